@@ -1,0 +1,3 @@
+from omk.cli.main import main
+
+raise SystemExit(main())

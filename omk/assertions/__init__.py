@@ -1,0 +1,1 @@
+"""Assertion types by family, a registry, and the engine that runs them."""

@@ -1,0 +1,89 @@
+"""Run a sample's assertions: `not` (D1), assert-set nesting, layers (D8), skipping.
+
+Results keep the sample's order (D11). A judge-scored assertion with no judge configured is
+SKIPPED, never failed; an assert-set's raw verdict is `any`/`all` over its children's final
+verdicts, and the set's own `not` inverts that.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from omk.assertions import registry
+from omk.assertions.context import CheckContext
+from omk.model import AssertionResult, AssertionSpec, Layer, Outcome, Status
+
+SET_TYPE = "assert-set"
+
+
+def display_value(spec: AssertionSpec) -> object:
+    """What the assertion checks for, as a reader of the report wants to see it."""
+    for key in ("value", "pattern", "values", "reference", "fn"):
+        if spec.raw.get(key) is not None:
+            return spec.raw[key]
+    return None
+
+
+def layer_of(spec: AssertionSpec) -> Layer:
+    """An explicit `layer:` wins; a set whose leaves all share a layer takes it, mixed → fact."""
+    if spec.layer is not None:
+        return spec.layer
+    if spec.type == SET_TYPE:
+        layers = {layer_of(child) for child in spec.children}
+        return layers.pop() if len(layers) == 1 else Layer.FACT
+    kind = registry.get(spec.type)
+    return kind.layer if kind else Layer.FACT
+
+
+async def evaluate(specs: list[AssertionSpec], ctx: CheckContext) -> list[AssertionResult]:
+    return [await evaluate_one(spec, ctx) for spec in specs]
+
+
+async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
+    layer = layer_of(spec)
+    result = AssertionResult(
+        type=spec.type,
+        layer=layer,
+        status=Status.FAILED,
+        weight=spec.weight,
+        negate=spec.negate,
+        value=display_value(spec),
+    )
+    if spec.type == SET_TYPE:
+        outcome = await _evaluate_set(spec, ctx, result)
+    else:
+        kind = registry.get(spec.type)
+        if kind is None:  # the loader rejects unknown types; this guards direct API use
+            result.message = f"unsupported assertion type: {spec.type!r}"
+            return result
+        if kind.kind == "judge" and ctx.judge is None:
+            result.status = Status.SKIPPED
+            result.message = "skipped: no judge configured"
+            return result
+        try:
+            outcome = kind.check(spec, ctx)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except Exception as exc:  # a bug or bad data in one check fails that check alone
+            outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}")
+    passed = outcome.passed != spec.negate
+    result.status = Status.PASSED if passed else Status.FAILED
+    result.metric = outcome.metric
+    result.score = outcome.score
+    result.message = outcome.message
+    if spec.negate and outcome.score is not None:
+        result.score = round(6 - outcome.score, 2)  # a 1-5 score mirrors under `not`
+    return result
+
+
+async def _evaluate_set(spec: AssertionSpec, ctx: CheckContext, result: AssertionResult) -> Outcome:
+    children = [await evaluate_one(child, ctx) for child in spec.children]
+    result.children = children
+    verdicts = [c.status is Status.PASSED for c in children if c.status is not Status.SKIPPED]
+    mode = spec.raw.get("mode", "all")
+    if not verdicts:
+        return Outcome(False, message="assert-set has no evaluated children")
+    raw = any(verdicts) if mode == "any" else all(verdicts)
+    passed_count = sum(verdicts)
+    message = f"{passed_count}/{len(verdicts)} children passed (mode {mode})"
+    return Outcome(raw, metric=passed_count / len(verdicts), message=message)

@@ -1,0 +1,121 @@
+"""The registry of assertion types.
+
+Adding a type is one decorated function in the module of its family:
+
+    @assertion("contains", layer=Layer.FACT, schema={"required": ["value"], "properties": {"value": TEXT}})
+    def contains(spec: AssertionSpec, ctx: CheckContext) -> Outcome: ...
+
+`schema` is the JSON Schema of the type's own fields; the shipped
+`omk/schema/eval-samples.schema.json` is generated from it (`python -m omk.schema.build`), and
+the loader validates each assertion against it. `prepare` runs once at load (compile a regex,
+build a schema validator) and raises `PrepareError(field, message)` for a bad value.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from omk.model import AssertionSpec, Layer, Outcome
+
+if TYPE_CHECKING:
+    from omk.assertions.context import CheckContext
+
+Kind = Literal["sync", "async", "judge"]
+CheckFn = Callable[[AssertionSpec, "CheckContext"], "Outcome | Awaitable[Outcome]"]
+
+# Reusable JSON Schema fragments for the `schema=` of a type.
+TEXT: dict[str, Any] = {"type": ["string", "number"], "minLength": 1}  # D3: numbers compare as text
+NON_NEGATIVE: dict[str, Any] = {"type": "number", "minimum": 0}
+STRINGS: dict[str, Any] = {
+    "type": "array",
+    "minItems": 1,
+    "items": {"type": "string", "minLength": 1},
+}
+RATIO: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+JUDGE_THRESHOLD: dict[str, Any] = {"type": "number", "minimum": 1, "maximum": 5}
+TOOL_NEEDLE: dict[str, Any] = {"type": "string", "pattern": "^[^:]+:"}  # "Tool:needle"
+
+
+class PrepareError(ValueError):
+    """A value that cannot be used, found while preparing an assertion at load time."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionType:
+    name: str
+    layer: Layer
+    check: CheckFn
+    kind: Kind = "sync"
+    schema: dict[str, Any] = field(default_factory=dict)
+    prepare: Callable[[AssertionSpec], Any] | None = None
+    description: str = ""
+
+    @property
+    def nestable(self) -> bool:
+        """Judge-scored types cannot sit inside an assert-set (omk 0.54 contract)."""
+        return self.kind != "judge"
+
+
+_REGISTRY: dict[str, AssertionType] = {}
+
+# The modules that define types; imported on first use so `omk --help` stays fast.
+FAMILIES = (
+    "omk.assertions.text",
+    "omk.assertions.structured",
+    "omk.assertions.similarity",
+    "omk.assertions.agent",
+    "omk.assertions.custom",
+    "omk.assertions.judged",
+    "omk.assertions.sets",
+)
+_loaded = False
+
+
+def assertion(
+    name: str,
+    *,
+    layer: Layer,
+    kind: Kind = "sync",
+    schema: dict[str, Any] | None = None,
+    prepare: Callable[[AssertionSpec], Any] | None = None,
+) -> Callable[[CheckFn], CheckFn]:
+    def register(fn: CheckFn) -> CheckFn:
+        if name in _REGISTRY:
+            raise RuntimeError(f"assertion type {name!r} registered twice")
+        doc = (fn.__doc__ or "").strip().splitlines()
+        _REGISTRY[name] = AssertionType(
+            name=name,
+            layer=layer,
+            check=fn,
+            kind=kind,
+            schema=schema or {},
+            prepare=prepare,
+            description=doc[0] if doc else "",
+        )
+        return fn
+
+    return register
+
+
+def _load_families() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in FAMILIES:
+            importlib.import_module(module)
+
+
+def registry() -> dict[str, AssertionType]:
+    _load_families()
+    return _REGISTRY
+
+
+def get(name: str) -> AssertionType | None:
+    return registry().get(name)

@@ -1,0 +1,45 @@
+"""`omk init`: a starter sample file and settings, never overwriting what exists."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from omk.cli.main import EXIT_OK
+from omk.errors import InputError
+
+SAMPLES = """\
+# yaml-language-server: $schema=https://omk.invalid/schema/eval-samples.schema.json
+samples:
+  - sample_id: greet-001
+    prompt: "Say hello to Ada in one short sentence."
+    rubric: "Excellent: greets Ada by name in one friendly sentence. Poor: no name, or more than one sentence."
+    capability: [greeting]
+    difficulty: easy
+    assertions:
+      - { type: contains, value: "Ada" }
+      - { type: max_length, value: 120 }
+"""
+
+RESPONSES = """\
+{"sample_id": "greet-001", "output": "Hello, Ada!", "trace": {"turns": 1, "latency_ms": 420, "cost_usd": 0.0001}}
+"""
+
+CONFIG = """\
+# omk settings; the command line and OMK_* environment variables override these.
+target: replay:responses.jsonl   # or openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest, cmd:python agent.py
+threshold: 3.5
+"""
+
+
+def run_init(args: argparse.Namespace) -> int:
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"eval-samples.yaml": SAMPLES, "responses.jsonl": RESPONSES, "omk.yaml": CONFIG}
+    existing = [name for name in files if (folder / name).exists()]
+    if existing:
+        raise InputError(f"{folder}: {', '.join(existing)} already exist; nothing was written")
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    print(f"wrote {', '.join(files)} in {folder}; run: omk eval {folder / 'eval-samples.yaml'}")
+    return EXIT_OK

@@ -1,0 +1,99 @@
+"""`omk` command line. Heavy modules are imported inside the commands so `omk --help` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from omk import __version__
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="omk",
+        description="Evaluate LLM prompts, skills and agents against sample files.",
+    )
+    parser.add_argument("--version", action="version", version=f"omk {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ev = sub.add_parser("eval", help="run samples through a target, check and score the outputs")
+    ev.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
+    ev.add_argument("--target", help="KIND:ARG — openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE")
+    judge = ev.add_mutually_exclusive_group()
+    judge.add_argument("--judge", help="judge SPEC[,SPEC...]")
+    judge.add_argument("--no-judge", action="store_true", help="do not run the LLM judge")
+    ev.add_argument("--concurrency", type=_positive_int, help="samples in flight at once (default 4)")
+    ev.add_argument("--timeout", type=_positive_float, help="seconds per target call (default 120)")
+    ev.add_argument("--threshold", type=float, help="pass mark for every layer score, 1-5 (default 3.5)")
+    ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
+    ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
+    ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
+    ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
+    ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
+
+    doc = sub.add_parser("doctor", help="validate a sample set and report what it covers")
+    doc.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
+    doc.add_argument("--json", action="store_true", help="machine-readable output")
+    doc.add_argument("--lang", choices=["en", "zh"], default="en")
+
+    init = sub.add_parser("init", help="write a starter eval-samples.yaml and omk.yaml")
+    init.add_argument("dir", nargs="?", default=".", help="folder to write into (default: .)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    from omk.errors import OmkError
+
+    try:
+        if args.command == "eval":
+            from omk.cli.eval_cmd import run_eval
+
+            return run_eval(args)
+        if args.command == "doctor":
+            from omk.cli.doctor_cmd import run_doctor
+
+            return run_doctor(args)
+        if args.command == "init":
+            from omk.cli.init_cmd import run_init
+
+            return run_init(args)
+    except OmkError as exc:
+        print(str(exc), file=sys.stderr)  # one line per problem: FILE:LINE: where field: what
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("omk: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    parser.error(f"unknown command {args.command!r}")
+    return EXIT_INPUT
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""Settings: built-in defaults < omk.yaml < environment < command line (spec §1)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.errors import ConfigError, Problem
+
+CONFIG_NAME = "omk.yaml"
+
+# key in omk.yaml -> expected Python type(s)
+KNOWN_KEYS: dict[str, tuple[type, ...]] = {
+    "target": (str,),
+    "judge": (str, list),
+    "threshold": (int, float),
+    "concurrency": (int,),
+    "timeout": (int, float),
+    "retries": (int,),
+    "out": (str,),
+    "format": (str, list),
+    "lang": (str,),
+    "system": (str,),
+    "skill": (str,),
+    "regex_timeout": (int, float),
+    "hook_timeout": (int, float),
+    "mcp_config": (str,),
+    "openai": (dict,),
+    "anthropic": (dict,),
+    "max_turns": (int,),
+}
+
+
+@dataclass(slots=True)
+class Settings:
+    target: str | None = None
+    target_base: Path = field(default_factory=Path.cwd)  # where a relative target path resolves
+    judge: list[str] = field(default_factory=list)
+    threshold: float = 3.5
+    concurrency: int = 4
+    timeout: float = 120.0
+    retries: int = 2
+    out: str | None = None
+    formats: list[str] = field(default_factory=lambda: ["json"])
+    lang: str = "en"
+    regex_timeout: float = 2.0
+    hook_timeout: float = 30.0
+    config_file: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # provider blocks etc., for later targets
+
+
+def find_config(samples_paths: list[Path], cwd: Path) -> Path | None:
+    """`omk.yaml` beside the first samples file (or in that folder), else in the current directory."""
+    for p in samples_paths[:1]:
+        folder = p if p.is_dir() else p.parent
+        if (folder / CONFIG_NAME).is_file():
+            return folder / CONFIG_NAME
+    return cwd / CONFIG_NAME if (cwd / CONFIG_NAME).is_file() else None
+
+
+def _split_list(value: str | list) -> list[str]:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    import yaml
+
+    name = str(path)
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Problem(name, None, "", "", f"cannot read: {exc}")]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        raise ConfigError([Problem(name, line, "", "", f"YAML parse error: {getattr(exc, 'problem', exc)}")]) from None
+    if node is None:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError([Problem(name, node.start_mark.line + 1, "", "", "omk.yaml must be a mapping")])
+    data = yaml.SafeLoader(path.read_text(encoding="utf-8-sig")).get_single_data() or {}
+    problems = []
+    for key_node, _ in node.value:
+        key = key_node.value
+        line = key_node.start_mark.line + 1
+        if key not in KNOWN_KEYS:
+            close = difflib.get_close_matches(key, KNOWN_KEYS, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            problems.append(Problem(name, line, "", key, f"unknown setting{hint}"))
+        elif not isinstance(data[key], KNOWN_KEYS[key]) or isinstance(data[key], bool):
+            expected = " or ".join(t.__name__ for t in KNOWN_KEYS[key])
+            problems.append(Problem(name, line, "", key, f"must be {expected}"))
+    if problems:
+        raise ConfigError(problems)
+    return data
+
+
+def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> Settings:
+    s = Settings()
+    cfg_path = find_config(samples_paths, cwd)
+    if cfg_path is not None:
+        data = read_config(cfg_path)
+        s.config_file = cfg_path
+        if "target" in data:
+            s.target = data["target"]
+            s.target_base = cfg_path.parent
+        if "judge" in data:
+            s.judge = _split_list(data["judge"])
+        if "format" in data:
+            s.formats = _split_list(data["format"])
+        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout"):
+            if key in data:
+                setattr(s, key, data[key])
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "system", "skill", "mcp_config", "max_turns")}
+    if os.environ.get("OMK_TARGET"):
+        s.target, s.target_base = os.environ["OMK_TARGET"], cwd
+    if os.environ.get("OMK_JUDGE"):
+        s.judge = _split_list(os.environ["OMK_JUDGE"])
+    if cli.get("target"):
+        s.target, s.target_base = cli["target"], cwd
+    if cli.get("judge"):
+        s.judge = _split_list(cli["judge"])
+    if cli.get("no_judge"):
+        s.judge = []
+    if cli.get("format"):
+        s.formats = _split_list(cli["format"])
+    for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang"):
+        if cli.get(key) is not None:
+            setattr(s, key, cli[key])
+    if "json" not in s.formats:
+        s.formats.insert(0, "json")
+    if s.concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    return s

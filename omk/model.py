@@ -1,0 +1,233 @@
+"""The data that flows through omk: samples in, traces and results out.
+
+Everything here is plain data. Loading fills `Sample`; a target fills `Trace` and the output;
+assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Layer(StrEnum):
+    FACT = "fact"
+    BEHAVIOR = "behavior"
+
+
+class Status(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # e.g. a judge-scored assertion with no judge configured
+
+
+@dataclass(slots=True)
+class SourceRef:
+    """Where something was written: file, 1-based line, and its path inside the file."""
+
+    file: str
+    line: int | None
+    path: str  # e.g. "samples[3].assertions[1]"
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass(slots=True)
+class AssertionSpec:
+    """One assertion as written, validated at load.
+
+    `raw` keeps every field as written (custom hooks receive it); the common fields are lifted
+    out. `compiled` holds whatever the type prepared once at load (a regex, a schema validator).
+    """
+
+    type: str
+    raw: dict[str, Any]
+    weight: float = 1.0
+    negate: bool = False
+    layer: Layer | None = None  # explicit `layer:` (D8); None means "the type's own layer"
+    children: list[AssertionSpec] = field(default_factory=list)
+    source: SourceRef | None = None
+    compiled: Any = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+
+@dataclass(slots=True)
+class Sample:
+    sample_id: str
+    prompt: str
+    context: str | None = None
+    cwd: str | None = None
+    rubric: str | None = None
+    assertions: list[AssertionSpec] = field(default_factory=list)
+    dimensions: dict[str, str] | None = None
+    capability: list[str] = field(default_factory=list)
+    difficulty: str | None = None
+    construct: str | None = None
+    provenance: str | None = None
+    mocks: list[dict[str, Any]] = field(default_factory=list)
+    mocks_strict: bool = False
+    tripwire: bool = False
+    environment: dict[str, Any] | None = None
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+    source: SourceRef | None = None
+    base_dir: Path = field(default_factory=Path.cwd)  # folder of the samples file: hooks, return_file
+
+    @property
+    def has_judge_work(self) -> bool:
+        return bool(self.rubric or self.dimensions)
+
+
+@dataclass(slots=True)
+class ToolCall:
+    tool: str
+    input: Any = None
+    output: Any = None
+    mocked: bool = False
+    mock_key: str | None = None
+    is_error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "input": self.input,
+            "output": self.output,
+            "mocked": self.mocked,
+            "mock_key": self.mock_key,
+            "is_error": self.is_error,
+        }
+
+
+@dataclass(slots=True)
+class MockStats:
+    hits: int = 0
+    misses: int = 0
+    per_mock: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hits": self.hits, "misses": self.misses, "per_mock": dict(self.per_mock)}
+
+
+@dataclass(slots=True)
+class Trace:
+    """What a target reports besides the output. None means "not reported", never zero."""
+
+    turns: int | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    tokens: dict[str, int | None] = field(default_factory=lambda: {"input": None, "output": None})
+    mock_stats: MockStats | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turns": self.turns,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "cost_usd": self.cost_usd,
+            "latency_ms": self.latency_ms,
+            "tokens": dict(self.tokens),
+            "mock_stats": self.mock_stats.to_dict() if self.mock_stats else None,
+        }
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What an assertion function returns: the raw verdict before `not` is applied."""
+
+    passed: bool
+    metric: float | None = None
+    message: str | None = None
+    score: float | None = None  # a 1-5 score for judge-scored and custom types that give one
+
+
+@dataclass(slots=True)
+class AssertionResult:
+    type: str
+    layer: Layer
+    status: Status
+    weight: float
+    negate: bool
+    metric: float | None = None
+    score: float | None = None
+    message: str | None = None
+    children: list[AssertionResult] = field(default_factory=list)
+    value: Any = None  # what was checked for, for people reading the report
+
+    @property
+    def passed(self) -> bool | None:
+        if self.status is Status.SKIPPED:
+            return None
+        return self.status is Status.PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "layer": self.layer.value,
+            "status": self.status.value,
+            "passed": self.passed,
+            "weight": self.weight,
+            "not": self.negate,
+            "value": self.value,
+            "metric": self.metric,
+            "score": self.score,
+            "message": self.message,
+            "children": [c.to_dict() for c in self.children],
+        }
+
+
+@dataclass(slots=True)
+class Scores:
+    fact: float | None = None
+    behavior: float | None = None
+    judge: float | None = None
+    composite: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fact": self.fact,
+            "behavior": self.behavior,
+            "judge": self.judge,
+            "composite": self.composite,
+        }
+
+
+@dataclass(slots=True)
+class SampleResult:
+    sample: Sample
+    status: str  # "ok" | "error"
+    prompt: str
+    error: str | None = None
+    output: str | None = None
+    trace: Trace = field(default_factory=Trace)
+    assertions: list[AssertionResult] = field(default_factory=list)
+    judge: dict[str, Any] | None = None
+    judge_skipped: str | None = None  # why the judge did not run, when the sample had judge work
+    scores: Scores = field(default_factory=Scores)
+    passed: bool = False
+    duration_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.sample
+        return {
+            "sample_id": s.sample_id,
+            "status": self.status,
+            "error": self.error,
+            "source": {"file": s.source.file, "line": s.source.line} if s.source else None,
+            "capability": s.capability,
+            "difficulty": s.difficulty,
+            "tripwire": s.tripwire,
+            "prompt": self.prompt,
+            "output": self.output,
+            "trace": self.trace.to_dict(),
+            "assertions": [a.to_dict() for a in self.assertions],
+            "judge": self.judge,
+            "judge_skipped": self.judge_skipped,
+            "scores": self.scores.to_dict(),
+            "passed": self.passed,
+            "duration_ms": round(self.duration_ms, 1),
+        }

@@ -1,0 +1,60 @@
+"""`report.json` (spec §3, `docs/report-format.md`), written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import omk
+from omk.model import SampleResult
+
+FORMAT = "omk-report/1"
+
+
+def build_report(
+    *,
+    run_id: str,
+    started_at: str,
+    finished_at: str,
+    samples_files: list[str],
+    target: dict[str, Any],
+    judge: dict[str, Any] | None,
+    summary: dict[str, Any],
+    results: list[SampleResult],
+) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "run_id": run_id,
+        "omk_version": omk.__version__,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "samples_files": samples_files,
+        "target": target,
+        "judge": judge,
+        "summary": summary,
+        "results": [r.to_dict() for r in results],
+    }
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file in the same folder, then rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_report(out_dir: Path, report: dict[str, Any]) -> Path:
+    path = out_dir / "report.json"
+    write_atomic(path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    return path

@@ -1,0 +1,104 @@
+"""The summary a person reads in the terminal after `omk eval`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from omk.report.i18n import t
+
+
+def _fmt(score: float | None) -> str:
+    return "—" if score is None else f"{score:.2f}"
+
+
+def _score_text(score: float | None, threshold: float) -> Text:
+    if score is None:
+        return Text("—", style="dim")
+    return Text(f"{score:.2f}", style="green" if score >= threshold else "red")
+
+
+def _failed_leaves(assertions: list[dict[str, Any]], prefix: str = "") -> list[str]:
+    lines = []
+    for a in assertions:
+        if a["status"] != "failed":
+            continue
+        label = f"{prefix}{'not ' if a['not'] else ''}{a['type']}"
+        msg = a.get("message") or ""
+        if a["not"] and a["type"] != "assert-set":
+            msg = f"{msg} (inverted by not: it passed, so this fails)" if msg else "passed, so `not` fails it"
+        lines.append(f"{label}: {msg}" if msg else label)
+        if a["children"] and not a["not"]:
+            lines.extend(_failed_leaves(a["children"], prefix=prefix + "  "))
+    return lines
+
+
+def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
+    summary = report["summary"]
+    threshold = summary["threshold"]
+    table = Table(title=t("Results", lang), show_lines=False, expand=False)
+    table.add_column(t("sample", lang), overflow="fold")
+    table.add_column(t("status", lang))
+    table.add_column("fact", justify="right")
+    table.add_column("behavior", justify="right")
+    table.add_column("judge", justify="right")
+    table.add_column(t("composite", lang), justify="right")
+    table.add_column(t("pass", lang), justify="center")
+    for r in report["results"]:
+        sc = r["scores"]
+        status = Text("ok") if r["status"] == "ok" else Text(t("error", lang), style="bold red")
+        mark = Text("✓", style="green") if r["passed"] else Text("✗", style="red")
+        table.add_row(
+            r["sample_id"],
+            status,
+            _score_text(sc["fact"], threshold),
+            _score_text(sc["behavior"], threshold),
+            _score_text(sc["judge"], threshold),
+            _score_text(sc["composite"] if r["status"] == "ok" else None, threshold),
+            mark,
+        )
+    console.print(table)
+
+    details = []
+    for r in report["results"]:
+        if r["status"] == "error":
+            details.append((r["sample_id"], [f"{t('error', lang)}: {r['error']}"]))
+            continue
+        lines = _failed_leaves(r["assertions"])
+        if not r["passed"] and not lines and r["status"] == "ok":
+            lines = [t("nothing was graded (no assertion ran and no judge score)", lang)]
+        if lines:
+            details.append((r["sample_id"], lines))
+    if details:
+        console.print(Text(t("Failures", lang), style="bold"))
+        for sid, lines in details:
+            console.print(Text(f"  {sid}", style="bold"))
+            for line in lines:
+                console.print(Text(f"    - {line}"))
+
+    s = summary["scores"]
+    head = (
+        f"{summary['total']} {t('samples', lang)} · {summary['passed']} {t('passed', lang)} · "
+        f"{summary['failed']} {t('failed', lang)} · {summary['errored']} {t('errored', lang)}"
+    )
+    layers = f"composite {_fmt(s['composite'])} (fact {_fmt(s['fact'])}, behavior {_fmt(s['behavior'])}, judge {_fmt(s['judge'])})"
+    console.print(Text(head, style="bold"))
+    console.print(f"{layers} · {t('threshold', lang)} {threshold:g}")
+    if summary.get("cost_usd") is not None:
+        console.print(f"{t('cost', lang)}: ${summary['cost_usd']:.4f}")
+    if summary.get("skipped_judge_items"):
+        console.print(
+            Text(
+                t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(
+                    n=summary["skipped_judge_items"]
+                ),
+                style="yellow",
+            )
+        )
+    verdict = t("gate passed", lang) if summary["gate_passed"] else t("gate failed", lang)
+    console.print(Text(verdict, style="bold green" if summary["gate_passed"] else "bold red"))
+    if report_path:
+        console.print(f"{t('report', lang)}: {report_path}")

@@ -1,0 +1,46 @@
+"""The run summary: counts, cost, and layer means over the samples that ran."""
+
+from __future__ import annotations
+
+from statistics import fmean
+from typing import Any
+
+from omk.model import SampleResult
+from omk.scoring.layers import round2
+
+LAYERS = ("fact", "behavior", "judge")
+
+
+def _mean(values: list[float]) -> float | None:
+    return round2(fmean(values)) if values else None
+
+
+def summarize(results: list[SampleResult], threshold: float, duration_ms: float) -> dict[str, Any]:
+    ok = [r for r in results if r.status == "ok"]
+    costs = [r.trace.cost_usd for r in results if r.trace.cost_usd is not None]
+    scores: dict[str, float | None] = {
+        layer: _mean([v for r in ok if (v := getattr(r.scores, layer)) is not None]) for layer in LAYERS
+    }
+    graded = [r.scores.composite for r in ok if any(getattr(r.scores, layer) is not None for layer in LAYERS)]
+    scores["composite"] = _mean(graded)
+    layer_means = [v for k, v in scores.items() if k in LAYERS and v is not None]
+    passed = sum(1 for r in results if r.passed)
+    judge_skipped = sum(1 for r in ok if r.judge_skipped) + sum(
+        1 for r in ok for a in r.assertions if a.status.value == "skipped"
+    )
+    return {
+        "total": len(results),
+        "ok": len(ok),
+        "errored": len(results) - len(ok),
+        "passed": passed,
+        "failed": len(results) - passed,
+        "cost_usd": round(sum(costs), 6) if costs else None,
+        "duration_ms": round(duration_ms, 1),
+        "scores": scores,
+        "threshold": threshold,
+        "gate_passed": bool(results)
+        and passed == len(results)
+        and bool(layer_means)
+        and all(v >= threshold for v in layer_means),
+        "skipped_judge_items": judge_skipped,
+    }

@@ -1,0 +1,29 @@
+"""Targets: what produces the output for a sample (spec §2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omk.errors import ConfigError
+from omk.targets.base import Target, TargetError, TargetResult
+
+__all__ = ["Target", "TargetError", "TargetResult", "make_target"]
+
+KINDS = ("openai", "anthropic", "cmd", "replay")
+
+
+def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
+    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`."""
+    kind, sep, arg = spec.partition(":")
+    if not sep or not arg.strip():
+        raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {', '.join(KINDS)}")
+    if kind == "replay":
+        from omk.targets.replay import ReplayTarget
+
+        path = Path(arg)
+        if not path.is_absolute() and base_dir is not None and not path.exists():
+            path = base_dir / path
+        return ReplayTarget(path, spec)
+    if kind in KINDS:
+        raise ConfigError(f"target {spec!r}: the {kind} target is not available yet")
+    raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {', '.join(KINDS)}")

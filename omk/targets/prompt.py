@@ -1,0 +1,43 @@
+"""Prompt composition (reference 0.54 §7): environment section, the prompt, the fenced context."""
+
+from __future__ import annotations
+
+from omk.model import Sample
+
+ENV_HEADER = "## 题设环境声明（仅作上下文）"
+ENV_CLI = "- 题设声明可用的 CLI（仅作上下文，不修改 PATH）："
+ENV_FILES = "- 题设引用的文件路径（仅作上下文，不会在 cwd 物化）："
+ENV_NOTES = "- 备注："
+# 0.54's exact closing sentence is not in our reference material; this one says the same thing.
+ENV_CLOSING = "以上声明仅是题设上下文：请据此作答，不要假设环境已被实际修改。"
+SEPARATOR = "\n\n---\n\n"
+
+
+def environment_section(environment: dict | None) -> str:
+    """The declared environment as a Markdown block, or '' when it declares nothing."""
+    if not environment:
+        return ""
+    lines: list[str] = []
+    clis = [c for c in environment.get("cli_available") or [] if str(c).strip()]
+    if clis:
+        lines.append(ENV_CLI)
+        lines.extend(f"  - `{c}`" for c in clis)
+    files = [f for f in environment.get("files_available") or [] if str(f).strip()]
+    if files:
+        lines.append(ENV_FILES)
+        lines.extend(f"  - `{f}`" for f in files)
+    notes = str(environment.get("notes") or "").strip()
+    if notes:
+        lines.append(ENV_NOTES + notes)
+    if not lines:
+        return ""
+    return "\n".join([ENV_HEADER, "", *lines, "", ENV_CLOSING])
+
+
+def compose_prompt(sample: Sample) -> str:
+    """The user message a target receives for this sample."""
+    env = environment_section(sample.environment)
+    text = sample.prompt
+    if sample.context:
+        text = f"{text}\n\n```\n{sample.context}\n```"
+    return f"{env}{SEPARATOR}{text}" if env else text

@@ -77,6 +77,7 @@ class Sample:
     raw: dict[str, Any] = field(default_factory=dict)
     source: SourceRef | None = None
     base_dir: Path = field(default_factory=Path.cwd)  # folder of the samples file: hooks, return_file
+    inlined_urls: list[dict[str, Any]] = field(default_factory=list)  # filled by omk.inline
 
     @property
     def has_judge_work(self) -> bool:
@@ -227,6 +228,7 @@ class SampleResult:
             "assertions": [a.to_dict() for a in self.assertions],
             "judge": self.judge,
             "judge_skipped": self.judge_skipped,
+            "urls": s.inlined_urls,
             "scores": self.scores.to_dict(),
             "passed": self.passed,
             "duration_ms": round(self.duration_ms, 1),

@@ -11,6 +11,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
 from omk.config import Settings, load_settings
@@ -74,16 +75,16 @@ def build_target(settings: Settings) -> Target:
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
-    if settings.judge:
-        raise ConfigError(f"judge {','.join(settings.judge)!r}: the LLM judge is not available yet; use --no-judge")
     return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
 
 
 async def _execute(
-    samples: list[Sample], settings: Settings, target: Target, stream: ResultsStream
+    samples: list[Sample], settings: Settings, target: Target, judge: Any, stream: ResultsStream
 ) -> list[SampleResult]:
+    from omk.inline import inline_urls
     from omk.run.runner import RunConfig, run_samples
 
+    await inline_urls(samples, settings)
     hooks = None
     if _needs_hooks(samples):
         from omk.assertions.hooks import HookRunner
@@ -94,12 +95,15 @@ async def _execute(
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         regex_timeout=settings.regex_timeout,
+        judge=judge,
         hooks=hooks,
     )
     try:
         return await run_samples(samples, target, cfg, on_result=stream.write)
     finally:
         await target.close()
+        if judge is not None:
+            await judge.close()
         if hooks is not None:
             await hooks.close()
 
@@ -107,9 +111,11 @@ async def _execute(
 def run_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from omk.judge import build_judge
     from omk.loader import load_samples
+    from omk.report import check_formats, write_formats
     from omk.report.i18n import t
-    from omk.report.json_report import build_report, write_json_report
+    from omk.report.json_report import build_report
     from omk.report.terminal import print_summary
     from omk.scoring.summary import summarize
 
@@ -119,6 +125,8 @@ def run_eval(args: argparse.Namespace) -> int:
     settings = load_settings(paths, cwd, vars(args))
     samples = select(loaded.samples, args.filter)
     target = build_target(settings)
+    judge = build_judge(settings)
+    check_formats(settings.formats)
     started = datetime.now(UTC)
     run_id = new_run_id(started)
     out_dir = Path(settings.out) if settings.out else cwd / ".omk" / "runs" / run_id
@@ -127,7 +135,7 @@ def run_eval(args: argparse.Namespace) -> int:
     interrupted = False
     results: list[SampleResult] = []
     try:
-        results = asyncio.run(_execute(samples, settings, target, stream))
+        results = asyncio.run(_execute(samples, settings, target, judge, stream))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -142,11 +150,11 @@ def run_eval(args: argparse.Namespace) -> int:
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         samples_files=[str(f) for f in loaded.files],
         target=target.describe(),
-        judge=None,
+        judge=judge.describe() if judge is not None else None,
         summary=summary,
         results=results,
     )
-    report_path = write_json_report(out_dir, report)
+    report_path = write_formats(out_dir, report, settings.formats, settings.lang)[0]
     console = Console(stderr=False, highlight=False)
     if args.quiet:
         verdict = "gate passed" if summary["gate_passed"] else "gate failed"

@@ -9,7 +9,16 @@ from omk.model import Sample, Trace
 
 
 class TargetError(Exception):
-    """The target could not produce an output for one sample; that sample is marked `error`."""
+    """The target could not produce an output for one sample; that sample is marked `error`.
+
+    `retryable` marks transient causes (429, 5xx, timeouts, dropped connections) that the run
+    engine retries with backoff; `retry_after` is the server's `Retry-After` in seconds, if any.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
 
 
 @dataclass(slots=True)
@@ -26,5 +35,12 @@ class Target(Protocol):
         ...
 
     async def run(self, sample: Sample, prompt: str) -> TargetResult: ...
+
+    def cache_identity(self) -> dict[str, Any] | None:
+        """What, besides the sample, determines the output (kind, model, params, system).
+
+        None means "do not cache" (replay is already free). Never include secrets.
+        """
+        ...
 
     async def close(self) -> None: ...

@@ -76,5 +76,8 @@ class ReplayTarget:
             raise TargetError(f"recorded response for {sample.sample_id!r} has no output")
         return TargetResult(output=output, trace=parse_trace(record.get("trace")))
 
+    def cache_identity(self) -> None:
+        return None
+
     async def close(self) -> None:
         return None

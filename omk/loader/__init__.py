@@ -1,1 +1,178 @@
+"""Load sample files: files or folders, JSON / YAML / JSON Lines, every problem reported at once.
 
+    loaded = load_samples(["evals/"])        # raises InputError listing every problem
+    loaded.samples, loaded.files, loaded.requires
+
+Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
+Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
+`json_lines`), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot
+say), `build` (dicts → `Sample`), `messages` (wording).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.errors import InputError, Problem
+from omk.loader.build import SourceInfo, build_sample, build_spec
+from omk.loader.discover import discover, expand
+from omk.loader.document import Document, Issue, ParseFailure, Path_
+from omk.loader.messages import did_you_mean, field_label, kind_of
+from omk.loader.read import read_file
+from omk.loader.validate import check_requires, check_sample
+from omk.model import Sample
+
+__all__ = ["LoadedSamples", "discover", "load_samples"]
+
+FILE_KEYS = ("samples", "requires", "$schema")
+SHAPE = 'expected an array of samples or an object with a "samples" field'
+
+
+@dataclass(slots=True)
+class LoadedSamples:
+    samples: list[Sample] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)  # in load order
+    requires: dict[str, list[str]] = field(default_factory=dict)  # union over the files
+
+
+def load_samples(paths: list[str | Path]) -> LoadedSamples:
+    """Load and validate every file; raise `InputError` with all problems if there is any."""
+    files, problems = expand(paths)
+    loaded = LoadedSamples(files=files)
+    first_ids: dict[str, tuple[str, int | None]] = {}
+    collecting = gc.isenabled()
+    gc.disable()  # a large set is many small containers: the collector would rescan them over and over
+    try:
+        for file in files:
+            problems += _FileLoader(file, loaded, first_ids).run()
+    finally:
+        if collecting:
+            gc.enable()
+    if problems:
+        raise InputError(problems)
+    return loaded
+
+
+class _FileLoader:
+    def __init__(self, file: Path, loaded: LoadedSamples, first_ids: dict[str, tuple[str, int | None]]):
+        self.file = file
+        self.name = str(file)
+        self.loaded = loaded
+        self.first_ids = first_ids
+        self.problems: list[Problem] = []
+
+    def run(self) -> list[Problem]:
+        try:
+            doc = read_file(self.file)
+        except ParseFailure as exc:
+            return [Problem(self.name, exc.line, "", "", str(exc))]
+        except RecursionError:
+            return [Problem(self.name, None, "", "", "the file is nested too deeply to read")]
+        unwrapped = self._unwrap(doc)
+        by_sample: dict[int, list[Issue]] = defaultdict(list)
+        if unwrapped is not None:
+            items, prefix = unwrapped
+            for issue in doc.issues:
+                inside = issue.path[: len(prefix)] == prefix and len(issue.path) > len(prefix)
+                if inside and isinstance(issue.path[len(prefix)], int):
+                    by_sample[issue.path[len(prefix)]].append(issue)  # type: ignore[index]
+                else:
+                    self._file_problem(issue.line, field_label(issue.path), issue.message)
+            base_dir = self.file.resolve().parent
+            for index, raw in enumerate(items):
+                self._sample(doc, prefix + (index,), index, raw, by_sample.get(index, []), base_dir)
+        else:
+            for issue in doc.issues:
+                self._file_problem(issue.line, field_label(issue.path), issue.message)
+        self.problems.sort(key=lambda p: p.line or 0)
+        return self.problems
+
+    def _file_problem(self, line: int | None, label: str, message: str) -> None:
+        self.problems.append(Problem(self.name, line, "", label, message))
+
+    def _unwrap(self, doc: Document) -> tuple[list[Any], Path_] | None:
+        data = doc.data
+        if isinstance(data, list):
+            if not data:
+                self._file_problem(doc.line(()), "", f"the file has no samples (an empty list); {SHAPE}")
+                return None
+            return data, ()
+        if not isinstance(data, dict):
+            self._file_problem(doc.line(()), "", f"{SHAPE} (got {kind_of(data)})")
+            return None
+        if "samples" not in data:
+            hint = ""
+            if "sample_id" in data or "prompt" in data:
+                hint = " (a single sample must still be in a list: start it with '- ' in YAML, wrap it in [ ] in JSON)"
+            self._file_problem(doc.line(()), "", SHAPE + hint)
+            return None
+        for key in data:
+            if key not in FILE_KEYS:
+                allowed = ", ".join(f'"{k}"' for k in FILE_KEYS)
+                message = f'unknown top-level field "{key}"{did_you_mean(key, FILE_KEYS)}; allowed: {allowed}'
+                self._file_problem(doc.line((key,)), key, message)
+        if "requires" in data:
+            self._requires(doc, data["requires"])
+        samples = data["samples"]
+        if not isinstance(samples, list):
+            self._file_problem(doc.line(("samples",)), "samples", f"must be a list of samples (got {kind_of(samples)})")
+            return None
+        if not samples:
+            self._file_problem(doc.line(("samples",)), "samples", "is empty: the file has no samples")
+            return None
+        return samples, ("samples",)
+
+    def _requires(self, doc: Document, requires: Any) -> None:
+        found = check_requires(requires)
+        for path, message in found:
+            self._file_problem(doc.line(("requires", *path)), field_label(("requires", *path)), message)
+        if not found:
+            for key, values in requires.items():
+                merged = self.loaded.requires.setdefault(key, [])
+                merged.extend(v for v in values if v not in merged)
+
+    def _sample(self, doc: Document, spath: Path_, index: int, raw: Any, issues: list[Issue], base_dir: Path) -> None:
+        sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
+        named = isinstance(sample_id, str) and sample_id != ""
+        where = f"samples[{index}] ({sample_id})" if named else f"samples[{index}]"
+        count = len(self.problems)
+
+        def add(rel: Path_, message: str, line: int | None = None) -> None:
+            self.problems.append(Problem(self.name, line or doc.line(spath + rel), where, field_label(rel), message))
+
+        for issue in issues:
+            add(issue.path[len(spath) :], issue.message, issue.line)
+        if raw is None and any(issue.path == spath for issue in issues):
+            return  # a JSON Lines record that did not parse
+        parsed_badly = {issue.path[len(spath) :] for issue in issues}
+        for rel, message in check_sample(raw):
+            if rel not in parsed_badly:  # e.g. the null left by an undefined alias
+                add(rel, message)
+        if named:
+            line = doc.line(spath + ("sample_id",))
+            first = self.first_ids.get(sample_id)  # type: ignore[arg-type]
+            if first is None:
+                self.first_ids[sample_id] = (self.name, line)  # type: ignore[index]
+            else:
+                at = f"line {first[1]}" if first[0] == self.name else f"{first[0]}:{first[1]}"
+                add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
+        src = SourceInfo(self.name, f"samples[{index}]", doc.line, spath)
+        found: list[tuple[Path_, str]] = []
+        if len(self.problems) > count:
+            # Still compile the assertions that are fine, so a bad regex shows up in this round too.
+            bad = {p.field for p in self.problems[count:]}
+            items = raw.get("assertions") if isinstance(raw, dict) else None
+            for i, item in enumerate(items if isinstance(items, list) else []):
+                label = field_label(("assertions", i))
+                if isinstance(item, dict) and not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
+                    build_spec(item, ("assertions", i), src, found)
+        else:
+            sample = build_sample(raw, src, base_dir, found)
+            if not found:
+                self.loaded.samples.append(sample)
+        for rel, message in found:
+            add(rel, message)

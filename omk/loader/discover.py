@@ -1,0 +1,72 @@
+"""Which files to load: the paths given (files or folders), or the discovered default.
+
+Folder rule (as omk 0.54, plus JSON Lines): every `*.json`, `*.yaml`, `*.yml` in the folder (not
+its subfolders), sorted by name, and `*.jsonl` only when the name ends in `samples.jsonl`
+(`eval-samples.jsonl`, `big.samples.jsonl`) so recorded replay files such as `responses.jsonl`
+beside the samples are left alone. Skipped: names starting with `report`, `health`, `_` or `.`
+(case-insensitive) and the settings files `omk.yaml` / `omk.yml`. A file named explicitly is
+always loaded, whatever its name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omk.errors import Problem
+
+DISCOVERED_NAMES = ("eval-samples.yaml", "eval-samples.yml", "eval-samples.json")
+DISCOVERY_FOLDERS = (".", "evals")
+FOLDER_SUFFIXES = (".json", ".yaml", ".yml")
+JSONL_SAMPLES_SUFFIX = "samples.jsonl"
+SKIPPED_PREFIXES = ("report", "health", "_", ".")
+SETTINGS_NAMES = ("omk.yaml", "omk.yml")
+FOLDER_RULE = (
+    "looking for *.json, *.yaml, *.yml and *samples.jsonl, "
+    "skipping report*, health*, _*, .* and omk.yaml"
+)
+
+
+def discover(cwd: Path) -> list[Path]:
+    """The default samples file: the first of DISCOVERED_NAMES in `cwd`, then in `cwd/evals`."""
+    for folder in DISCOVERY_FOLDERS:
+        for name in DISCOVERED_NAMES:
+            candidate = Path(cwd) / folder / name if folder != "." else Path(cwd) / name
+            if candidate.is_file():
+                return [candidate]
+    return []
+
+
+def is_samples_file(path: Path) -> bool:
+    """Would a folder scan pick this file up?"""
+    name = path.name.lower()
+    if name.startswith(SKIPPED_PREFIXES) or name in SETTINGS_NAMES:
+        return False
+    return name.endswith(FOLDER_SUFFIXES) or name.endswith(JSONL_SAMPLES_SUFFIX)
+
+
+def folder_files(folder: Path) -> list[Path]:
+    return sorted((p for p in folder.iterdir() if p.is_file() and is_samples_file(p)), key=lambda p: p.name)
+
+
+def expand(paths: list[str | Path]) -> tuple[list[Path], list[Problem]]:
+    """Files to load, in order and without repeats, and the problems with the paths given."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found = folder_files(path)
+            if not found:
+                problems.append(Problem(str(path), None, "", "", f"no sample files found in this folder ({FOLDER_RULE})"))
+        elif path.exists():
+            found = [path]
+        else:
+            problems.append(Problem(str(path), None, "", "", "file not found"))
+            continue
+        for file in found:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append(file)
+    return files, problems

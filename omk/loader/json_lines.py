@@ -1,0 +1,220 @@
+"""JSON and JSON Lines → data, with lines found lazily only when a problem needs one.
+
+`json.loads` (C) parses; a valid file never pays for line numbers. When a problem must be
+placed, `JsonLocator` walks the text to the path, skipping every value it does not descend
+into with the C decoder (`raw_decode`), so even a problem at the end of a 10,000-sample file
+costs a few tens of milliseconds. Duplicate keys (which `json.loads` silently collapses) are
+noticed by a cheap `object_pairs_hook` and then located with the same walker.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from itertools import accumulate
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from omk.loader.document import Document, Issue, ParseFailure, Path_
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+class _Hook:
+    """object_pairs_hook that notices duplicate keys at almost no cost."""
+
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            self.found = True
+        return result
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    hook = _Hook()
+    try:
+        return json.loads(text, object_pairs_hook=hook), hook.found
+    except json.JSONDecodeError as exc:
+        raise ParseFailure(f"JSON parse error: {exc.msg} (column {exc.colno})", exc.lineno) from None
+    except RecursionError:
+        raise ParseFailure("JSON parse error: nesting too deep") from None
+
+
+class JsonLocator:
+    """Positions and lines of paths in a JSON text, computed on demand and cached."""
+
+    def __init__(self, text: str, first_line: int = 1):
+        self.text = text
+        self.first_line = first_line
+        self._newlines: list[int] | None = None
+        self._members: dict[int, list[tuple[str, int, int]]] = {}
+        self._member_maps: dict[int, dict[str, tuple[int, int]]] = {}
+        self._items: dict[int, list[int]] = {}
+        self._values: dict[Path_, int | None] = {}
+
+    def line(self, path: Path_) -> int | None:
+        try:
+            return self.line_at(self.position(path))
+        except (ValueError, IndexError, RecursionError):  # cannot happen on text json.loads accepted
+            return self.first_line
+
+    def line_at(self, pos: int) -> int:
+        if self._newlines is None:  # offsets where lines 2, 3, ... start
+            self._newlines = list(accumulate(len(line) + 1 for line in self.text.split("\n")))
+        return self.first_line + bisect.bisect_right(self._newlines, pos)
+
+    def position(self, path: Path_) -> int:
+        """Where `path` is written: the key of an object member, the start of an item.
+
+        A path that does not exist resolves to its nearest existing parent."""
+        for cut in range(len(path), 0, -1):
+            parent = self._value(path[: cut - 1])
+            if parent is None:
+                continue
+            step = path[cut - 1]
+            if isinstance(step, str) and self.text[parent] == "{":
+                found = self._member_map(parent).get(step)
+                if found is not None:
+                    return found[0]
+            elif isinstance(step, int) and self.text[parent] == "[":
+                items = self.items(parent)
+                if 0 <= step < len(items):
+                    return items[step]
+        return self._value(())  # type: ignore[return-value]
+
+    def _value(self, path: Path_) -> int | None:
+        """Start of the value at `path`, or None when the path does not exist."""
+        if path in self._values:
+            return self._values[path]
+        if not path:
+            pos: int | None = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
+        else:
+            parent = self._value(path[:-1])
+            step = path[-1]
+            pos = None
+            if parent is not None:
+                char = self.text[parent]
+                if char == "{" and isinstance(step, str):
+                    found = self._member_map(parent).get(step)
+                    pos = found[1] if found else None
+                elif char == "[" and isinstance(step, int):
+                    items = self.items(parent)
+                    pos = items[step] if 0 <= step < len(items) else None
+        self._values[path] = pos
+        return pos
+
+    def _member_map(self, pos: int) -> dict[str, tuple[int, int]]:
+        found = self._member_maps.get(pos)
+        if found is None:
+            found = {key: (key_pos, value_pos) for key, key_pos, value_pos in self.members(pos)}  # last one wins
+            self._member_maps[pos] = found
+        return found
+
+    def members(self, pos: int) -> list[tuple[str, int, int]]:
+        """(key, key position, value position) of the object starting at `pos`."""
+        cached = self._members.get(pos)
+        if cached is not None:
+            return cached
+        text, out, ws, decode = self.text, [], _WS.match, _DECODER.raw_decode
+        i = ws(text, pos + 1).end()  # type: ignore[union-attr]
+        if text[i] != "}":
+            while True:
+                key, end = scanstring(text, i + 1)
+                value_pos = ws(text, ws(text, end).end() + 1).end()  # type: ignore[union-attr]
+                out.append((key, i, value_pos))
+                _, end = decode(text, value_pos)
+                i = ws(text, end).end()  # type: ignore[union-attr]
+                if text[i] == "}":
+                    break
+                i = ws(text, i + 1).end()  # type: ignore[union-attr]
+        self._members[pos] = out
+        return out
+
+    def items(self, pos: int) -> list[int]:
+        cached = self._items.get(pos)
+        if cached is not None:
+            return cached
+        text, out, ws, decode = self.text, [], _WS.match, _DECODER.raw_decode
+        i = ws(text, pos + 1).end()  # type: ignore[union-attr]
+        if text[i] != "]":
+            while True:
+                out.append(i)
+                _, end = decode(text, i)
+                i = ws(text, end).end()  # type: ignore[union-attr]
+                if text[i] == "]":
+                    break
+                i = ws(text, i + 1).end()  # type: ignore[union-attr]
+        self._items[pos] = out
+        return out
+
+    def duplicates(self, pos: int | None = None, path: Path_ = ()) -> list[Issue]:
+        """Every duplicate key in the value at `pos` (the whole document by default)."""
+        text = self.text
+        if pos is None:
+            pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+        issues: list[Issue] = []
+        char = text[pos : pos + 1]
+        if char == "{":
+            seen: dict[str, int] = {}
+            for key, key_pos, value_pos in self.members(pos):
+                if key in seen:
+                    first = self.line_at(seen[key])
+                    issues.append(
+                        Issue(path + (key,), self.line_at(key_pos), f'duplicate key "{key}" (first defined at line {first})')
+                    )
+                else:
+                    seen[key] = key_pos
+                issues += self.duplicates(value_pos, path + (key,))
+        elif char == "[":
+            for index, item_pos in enumerate(self.items(pos)):
+                issues += self.duplicates(item_pos, path + (index,))
+        return issues
+
+
+def parse_json(text: str) -> Document:
+    data, has_duplicates = _loads(text)
+    locator = JsonLocator(text)
+    issues = locator.duplicates() if has_duplicates else []
+    return Document(data, locator, issues)
+
+
+class RecordLines:
+    """JSON Lines: a path's line is the line of its record (`path[0]` is the record index)."""
+
+    def __init__(self, lines: list[int]):
+        self.lines = lines
+
+    def line(self, path: Path_) -> int | None:
+        if path and isinstance(path[0], int) and 0 <= path[0] < len(self.lines):
+            return self.lines[path[0]]
+        return 1
+
+
+def parse_jsonl(text: str) -> Document:
+    """One sample per non-blank line. A line that does not parse is an issue; the others load."""
+    records: list[Any] = []
+    lines: list[int] = []
+    issues: list[Issue] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        index = len(records)
+        lines.append(number)
+        try:
+            value, has_duplicates = _loads(raw)
+        except ParseFailure as exc:
+            issues.append(Issue((index,), number, str(exc)))
+            records.append(None)
+            continue
+        if has_duplicates:
+            for issue in JsonLocator(raw, number).duplicates():
+                issues.append(Issue((index, *issue.path), number, issue.message.split(" (first")[0]))
+        records.append(value)
+    return Document(records, RecordLines(lines), issues)

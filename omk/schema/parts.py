@@ -1,0 +1,162 @@
+"""The pieces of the samples-file JSON Schema that do not come from the assertion registry.
+
+`omk.schema.build` assembles them with the per-type fragments of the registry into the shipped
+`eval-samples.schema.json`; the loader composes the same pieces into the smaller schemas it
+validates with (`omk.loader.validate`), so the file editors see and the loader's rules agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_ID = "https://omk.invalid/schema/eval-samples.schema.json"
+
+NON_EMPTY: dict[str, Any] = {"type": "string", "minLength": 1}
+STRING_LIST: dict[str, Any] = {"type": "array", "items": NON_EMPTY}
+
+DIFFICULTIES = ["easy", "medium", "hard"]
+PROVENANCES = ["human", "llm-generated", "production-trace"]
+LAYERS = ["fact", "behavior"]
+MOCK_MATCH_FIELDS = ["file_path", "file_path_endswith", "url", "url_glob", "command_glob", "input_contains", "input"]
+RETURN_FORMS = ["return", "return_file", "return_seq"]
+
+# Keys anyone may add to a sample for their own notes: `x-owner: ana`.
+EXTENSION_PATTERN = "^x-"
+
+
+def _d(text: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": text, **schema}
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def sample_properties() -> dict[str, Any]:
+    """Every field a sample may have (the seed format page, plus `tools` and 0.54 leftovers)."""
+    return {
+        "sample_id": _d("Unique identifier of the sample.", NON_EMPTY),
+        "prompt": _d("The user prompt sent to the model.", {"type": "string", "pattern": r"\S"}),
+        "context": _d(
+            "Extra context (code, a document) appended to the prompt in a code block; URLs are fetched.",
+            {"type": "string"},
+        ),
+        "cwd": _d("Working directory for this sample (default: the samples file's folder).", {"type": "string"}),
+        "rubric": _d("What the judge grades against (1-5).", {"type": "string"}),
+        "assertions": _d("Checks run on the output and trace.", {"type": "array", "items": ref("assertion")}),
+        "dimensions": _d(
+            "Judge dimensions: name -> what that dimension grades; each is judged on its own and averaged.",
+            {
+                "type": "object",
+                "propertyNames": {"minLength": 1},
+                "additionalProperties": {"type": "string", "minLength": 1},
+            },
+        ),
+        "capability": _d("Capabilities this sample covers (coverage diagnostics).", STRING_LIST),
+        "difficulty": _d("Difficulty bucket.", {"enum": DIFFICULTIES}),
+        "construct": _d("What is measured: necessity, quality, capability or your own word.", {"type": "string"}),
+        "provenance": _d("Where the sample came from.", {"enum": PROVENANCES}),
+        "mocks": _d("Tool calls answered with fake data instead of the real tool.", {"type": "array", "items": ref("mock")}),
+        "mocksStrict": _d("Deny tool calls that no mock matches (default false).", {"type": "boolean"}),
+        "tripwire": _d("A trap sample the model is expected to fail (metadata only).", {"type": "boolean"}),
+        "environment": _d("Declared preconditions, rendered into the prompt.", ref("environment")),
+        "tools": _d("Tools offered to the model besides the mocked ones.", {"type": "array", "items": ref("tool")}),
+        # omk 0.54 fields: accepted so old files load, not used by omk.
+        "allowedTools": _d("omk 0.54 field, accepted and ignored.", STRING_LIST),
+        "expectedTools": _d("omk 0.54 field, accepted and ignored.", STRING_LIST),
+        "covers": _d("omk 0.54 field, accepted and ignored.", {"type": "array", "items": {"type": "object"}}),
+    }
+
+
+SAMPLE_REQUIRED = ["sample_id", "prompt"]
+
+
+def sample_def() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": SAMPLE_REQUIRED,
+        "properties": sample_properties(),
+        "patternProperties": {EXTENSION_PATTERN: {}},
+        "additionalProperties": False,
+    }
+
+
+def common_assertion_properties(type_names: list[str]) -> dict[str, Any]:
+    return {
+        "type": _d("Assertion type.", {"enum": type_names}),
+        "weight": _d("Weight in the layer score (default 1).", {"type": "number", "exclusiveMinimum": 0}),
+        "not": _d("Invert the pass/fail of this assertion (any type).", {"type": "boolean"}),
+        "layer": _d("Count this assertion in the fact or behavior layer instead of its type's own.", {"enum": LAYERS}),
+        "threshold": _d("Pass threshold; the default depends on the type.", {"type": "number"}),
+    }
+
+
+def mock_def() -> dict[str, Any]:
+    strings = {name: {"type": "string"} for name in MOCK_MATCH_FIELDS if name != "input"}
+    return {
+        "type": "object",
+        "required": ["tool"],
+        "properties": {
+            "tool": _d("Tool name, alias (bash, read, ...) or * for any tool.", NON_EMPTY),
+            "match": _d(
+                "Conditions on the call, all AND-ed.",
+                {
+                    "type": "object",
+                    "properties": {**strings, "input": _d("Recursive subset of the call's input.", {})},
+                    "additionalProperties": False,
+                },
+            ),
+            "return": _d("The result given to the model (objects as compact JSON).", {}),
+            "return_file": _d("A file (relative to the samples file) whose content is the result.", NON_EMPTY),
+            "return_seq": _d("Results for the 1st, 2nd, ... hit; then `return`.", {"type": "array", "minItems": 1}),
+        },
+        "anyOf": [{"required": [form]} for form in RETURN_FORMS],
+        "additionalProperties": False,
+    }
+
+
+def tool_def() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": NON_EMPTY,
+            "description": {"type": "string"},
+            "parameters": _d("JSON Schema of the tool's input.", {"type": "object"}),
+        },
+        "additionalProperties": False,
+    }
+
+
+def environment_def() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "cli_available": _d("Command-line tools the task assumes are installed.", STRING_LIST),
+            "files_available": _d("Files the task assumes exist under cwd.", STRING_LIST),
+            "notes": {"type": "string"},
+        },
+        "additionalProperties": False,
+    }
+
+
+def requires_def() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: STRING_LIST for name in ("tools", "files", "env", "preflight")},
+        "additionalProperties": False,
+    }
+
+
+def file_object_def() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["samples"],
+        "properties": {
+            "$schema": {"type": "string"},
+            "samples": {"type": "array", "minItems": 1, "items": ref("sample")},
+            "requires": _d("What the whole set needs (union over files).", ref("requires")),
+        },
+        "additionalProperties": False,
+    }

@@ -1,0 +1,88 @@
+"""No input gives a traceback: random documents load or raise InputError, nothing else."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from omk.errors import InputError
+from omk.loader import load_samples
+
+KEYS = ["sample_id", "prompt", "assertions", "type", "value", "values", "weight", "not", "layer", "children",
+        "mocks", "tool", "return", "mode", "pattern", "schema", "reference", "context", "dimensions", "x"]
+TYPES = ["contains", "regex", "assert-set", "mock_hit", "json_schema", "faithfulness", "custom", "max_length", "nope"]
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(TYPES), st.text(max_size=8),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)),
+    max_leaves=30,
+)
+
+
+def _load(name: str, text: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_text(text, encoding="utf-8")
+        try:
+            load_samples([path])
+        except InputError as exc:
+            assert exc.lines() and all(isinstance(line, str) for line in exc.lines())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_random_json_documents(doc):
+    _load("s.json", json.dumps(doc, allow_nan=True))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_random_yaml_documents(doc):
+    _load("s.yaml", yaml.safe_dump(doc, allow_unicode=True))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.sampled_from(list("[]{}:,-&*!|>'\"# \n\tab1.~?<")), max_size=60))
+def test_random_yaml_text(text):
+    _load("s.yaml", text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(values, min_size=1, max_size=3))
+def test_random_json_lines(records):
+    _load("s.samples.jsonl", "\n".join(json.dumps(r, allow_nan=True) for r in records))
+
+
+assertions = st.recursive(
+    st.fixed_dictionaries({"type": st.sampled_from(TYPES)}, optional={k: scalars for k in KEYS[4:16]}),
+    lambda inner: st.fixed_dictionaries({"type": st.just("assert-set"), "children": st.lists(inner, max_size=3)}),
+    max_leaves=10,
+)
+samples = st.lists(
+    st.fixed_dictionaries(
+        {"sample_id": st.sampled_from(["a", "b", ""]), "prompt": st.sampled_from(["p", " "])},
+        optional={
+            "assertions": st.lists(assertions, max_size=4),
+            "mocks": st.lists(st.dictionaries(st.sampled_from(["tool", "return", "match"]), scalars), max_size=2),
+            "context": scalars,
+        },
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(samples)
+def test_random_near_valid_samples(doc):
+    _load("s.yaml", yaml.safe_dump(doc, allow_unicode=True))
+    _load("s.json", json.dumps({"samples": doc}, allow_nan=True))

@@ -65,8 +65,9 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
             if inspect.isawaitable(outcome):
                 outcome = await outcome
         except Exception as exc:  # a bug or bad data in one check fails that check alone
-            outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}")
-    passed = outcome.passed != spec.negate
+            outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}", error=True)
+    # `not` inverts a verdict, never an error: a check that could not run fails either way
+    passed = False if outcome.error else outcome.passed != spec.negate
     result.status = Status.PASSED if passed else Status.FAILED
     result.metric = outcome.metric
     result.score = outcome.score

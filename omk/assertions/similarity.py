@@ -1,0 +1,126 @@
+"""Similarity to a reference text: ROUGE-N recall, BLEU-4, Levenshtein distance.
+
+The reference is `reference`, else `value` (omk 0.54). ROUGE and BLEU use the D6 tokenizer;
+rouge-score and sacrebleu are imported on first use (they pull numpy and nltk).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from omk.assertions.context import CheckContext
+from omk.assertions.registry import NON_NEGATIVE, RATIO, TEXT, assertion
+from omk.assertions.text import js_text
+from omk.assertions.tokenize import Tokenizer, tokenize
+from omk.model import AssertionSpec, Layer, Outcome
+
+DEFAULT_THRESHOLD = 0.5
+_REFERENCE = {"type": "string", "minLength": 1}
+_REFERENCE_OR_VALUE = {"anyOf": [{"required": ["reference"]}, {"required": ["value"]}]}
+
+
+def _reference(spec: AssertionSpec) -> str:
+    ref = spec.get("reference")
+    return js_text(ref if ref is not None else spec.get("value"))
+
+
+@functools.lru_cache(maxsize=9)
+def _rouge_scorer(n: int) -> Any:
+    from rouge_score import rouge_scorer  # slow import: only when a sample uses it
+
+    return rouge_scorer.RougeScorer([f"rouge{n}"], tokenizer=Tokenizer())
+
+
+def rouge_n_recall(candidate: str, reference: str, n: int = 1) -> float:
+    """Clipped n-gram overlap / reference n-gram count; 0 when the reference has none."""
+    score = _rouge_scorer(n).score(reference, candidate)[f"rouge{n}"]
+    return float(score.recall)
+
+
+@functools.lru_cache(maxsize=2)
+def _bleu(smooth: bool) -> Any:
+    from sacrebleu.metrics import BLEU  # slow import: only when a sample uses it
+
+    # Our tokens joined by spaces, no further tokenizing; BLEU-4, no effective order.
+    return BLEU(tokenize="none", smooth_method="add-k" if smooth else "none", smooth_value=1)
+
+
+def bleu4(candidate: str, reference: str, smooth: bool = False) -> float:
+    """BLEU-4 in [0, 1]; with `smooth`, add-one on the 2..4-gram precisions (D7)."""
+    cand, ref = tokenize(candidate), tokenize(reference)
+    if not cand or not ref:
+        return 0.0
+    # corpus_score of one segment == the sentence score, without sentence_score's warning
+    return _bleu(smooth).corpus_score([" ".join(cand)], [[" ".join(ref)]]).score / 100
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Unit-cost edit distance over code points (D4)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(a, b))
+
+
+def _min_check(name: str, value: float, threshold: float) -> Outcome:
+    ok = value >= threshold
+    sign = ">=" if ok else "<"
+    return Outcome(ok, metric=value, message=f"{name} {value:.2f} {sign} {js_text(threshold)}")
+
+
+@assertion(
+    "rouge_n_min",
+    layer=Layer.FACT,
+    schema={
+        "properties": {
+            "reference": _REFERENCE,
+            "value": TEXT,
+            "n": {"type": "integer", "minimum": 1, "maximum": 9},  # rouge-score's rouge1..rouge9
+            "threshold": RATIO,
+        },
+        **_REFERENCE_OR_VALUE,
+    },
+)
+def rouge_n_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """ROUGE-N recall of the output against `reference` is at least `threshold` (default 0.5)."""
+    n = int(spec.get("n") or 1)
+    threshold = spec.get("threshold", DEFAULT_THRESHOLD)
+    return _min_check(f"ROUGE-{n} recall", rouge_n_recall(ctx.output, _reference(spec), n), threshold)
+
+
+@assertion(
+    "bleu_min",
+    layer=Layer.FACT,
+    schema={
+        "properties": {
+            "reference": _REFERENCE,
+            "value": TEXT,
+            "threshold": RATIO,
+            "smooth": {"type": "boolean"},
+        },
+        **_REFERENCE_OR_VALUE,
+    },
+)
+def bleu_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """BLEU-4 of the output against `reference` is at least `threshold` (default 0.5)."""
+    threshold = spec.get("threshold", DEFAULT_THRESHOLD)
+    smooth = bool(spec.get("smooth", False))
+    name = "BLEU-4 (smoothed)" if smooth else "BLEU-4"
+    return _min_check(name, bleu4(ctx.output, _reference(spec), smooth), threshold)
+
+
+@assertion(
+    "levenshtein_max",
+    layer=Layer.FACT,
+    schema={
+        "required": ["value", "reference"],
+        "properties": {"value": NON_NEGATIVE, "reference": _REFERENCE},
+    },
+)
+def levenshtein_max(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """The edit distance from the output to `reference` is at most `value` (no trim, case-sensitive)."""
+    limit = spec.get("value")
+    distance = levenshtein(ctx.output, _reference(spec))
+    ok = distance <= limit
+    sign = "<=" if ok else ">"
+    return Outcome(ok, metric=distance, message=f"edit distance {distance} {sign} max {js_text(limit)}")

@@ -1,0 +1,66 @@
+"""Tool identity: one canonical name per tool, whatever the agent runtime called it.
+
+omk 0.54 maps the names that different agent runtimes give the same tool onto one identity
+(`bash`, `shell`, `exec_command` are all `Bash`; `mcp__srv__tool` is `srv.tool`). Assertions
+and mock matching both compare tools through `same_tool`.
+"""
+
+from __future__ import annotations
+
+_ALIASES: dict[str, str] = {
+    # shell
+    "bash": "Bash",
+    "shell": "Bash",
+    "exec_command": "Bash",
+    "command_execution": "Bash",
+    "execute_command": "Bash",
+    "run_shell_command": "Bash",
+    # files
+    "read": "Read",
+    "file_read": "Read",
+    "read_file": "Read",
+    "write": "Write",
+    "file_write": "Write",
+    "write_file": "Write",
+    "edit": "Edit",
+    "apply_patch": "Edit",
+    "file_change": "Edit",
+    "multiedit": "MultiEdit",
+    "multi_edit": "MultiEdit",
+    # search
+    "grep": "Grep",
+    "glob": "Glob",
+    "ls": "LS",
+    "list_dir": "LS",
+    # web
+    "web_search": "WebSearch",
+    "websearch": "WebSearch",
+    "web_fetch": "WebFetch",
+    "webfetch": "WebFetch",
+    # planning / agents
+    "todowrite": "TodoWrite",
+    "todo_write": "TodoWrite",
+    "task": "Task",
+}
+
+
+def canonical_tool(name: str) -> str:
+    """The canonical name of a tool: alias table, then `mcp__server__tool` → `server.tool`."""
+    name = name.strip()
+    alias = _ALIASES.get(name.lower())
+    if alias:
+        return alias
+    if name.lower().startswith("mcp__"):
+        server, sep, tool = name[5:].partition("__")
+        if server and sep and tool:
+            return f"{server}.{tool}"
+    return name
+
+
+def tool_key(name: str) -> str:
+    """A comparison key: canonical name, case-insensitive."""
+    return canonical_tool(name).lower()
+
+
+def same_tool(a: str, b: str) -> bool:
+    return tool_key(a) == tool_key(b)

@@ -1,0 +1,81 @@
+"""Every type's declared schema: valid JSON Schema that accepts good fields and rejects bad ones."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from omk.assertions import registry
+
+TYPES = sorted(registry.registry())
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_schema_is_valid_json_schema_and_type_is_documented(name):
+    kind = registry.get(name)
+    jsonschema.Draft202012Validator.check_schema(kind.schema)
+    assert kind.description, f"{name} has no one-line docstring"
+    for field in kind.schema.get("required", []):
+        assert field in kind.schema.get("properties", {}), (name, field)
+
+
+def valid(name: str, fields: dict) -> bool:
+    schema = {**registry.get(name).schema, "$defs": {"assertion": {"type": "object"}}}
+    return jsonschema.Draft202012Validator(schema).is_valid(fields)
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "ok"),
+    [
+        ("contains", {"value": "SQL 注入"}, True),  # D2
+        ("contains", {"value": 3}, True),  # D3
+        ("contains", {"value": ""}, False),
+        ("contains", {}, False),
+        ("contains_all", {"values": []}, False),
+        ("contains_all", {"values": ["a", ""]}, False),
+        ("regex", {"pattern": "a", "flags": "gi"}, True),
+        ("regex", {}, False),
+        ("min_length", {"value": -1}, False),
+        ("max_length", {"value": "5"}, False),
+        ("json_schema", {"schema": {"type": "object"}}, True),
+        ("json_schema", {"schema": "object"}, False),
+        ("rouge_n_min", {"reference": "r", "n": 2, "threshold": 0.3}, True),
+        ("rouge_n_min", {"value": "r"}, True),
+        ("rouge_n_min", {"threshold": 0.3}, False),
+        ("rouge_n_min", {"reference": "r", "n": 10}, False),
+        ("rouge_n_min", {"reference": "r", "n": 0}, False),
+        ("rouge_n_min", {"reference": "r", "threshold": 1.5}, False),
+        ("bleu_min", {"reference": "r", "smooth": True}, True),
+        ("bleu_min", {"reference": "r", "smooth": "yes"}, False),
+        ("levenshtein_max", {"reference": "r", "value": 3}, True),
+        ("levenshtein_max", {"reference": "r"}, False),
+        ("tool_output_contains", {"value": "Read:x"}, True),
+        ("tool_output_contains", {"value": ":x"}, False),
+        ("tool_input_contains", {"value": "Bash"}, False),
+        ("mock_hit", {"value": "Read:1", "threshold": 2}, True),
+        ("mock_hit", {"value": "Read:0"}, False),
+        ("mock_hit", {"value": "Read"}, False),
+        ("tools_called", {"values": ["Bash"]}, True),
+        ("tools_called", {"values": "Bash"}, False),
+        ("custom", {"fn": "checks/tone.py", "extra": 1}, True),
+        ("custom", {}, False),
+        ("semantic_similarity", {"reference": "r", "threshold": 4}, True),
+        ("semantic_similarity", {"reference": "r", "threshold": 0.5}, False),
+        ("answer_relevancy", {"uncertainty_weight": 0.3, "scale": 1}, True),
+        ("answer_relevancy", {"uncertainty_weight": 2}, False),
+    ],
+)
+def test_schemas_accept_and_reject(name, fields, ok):
+    assert valid(name, fields) is ok
+
+
+def test_importing_the_registry_does_not_import_heavy_metric_libraries():
+    code = (
+        "import sys; from omk.assertions import registry; registry.registry(); "
+        "print(sorted(m for m in ('rouge_score', 'sacrebleu', 'numpy', 'nltk', 'jsonschema') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

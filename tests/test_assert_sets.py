@@ -1,0 +1,214 @@
+"""The engine over every type: `not` (D1), nested assert-sets, layers (D8), order (D11)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from helpers import make_ctx, make_spec, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from omk.assertions import registry
+from omk.assertions.engine import layer_of
+from omk.model import Layer, MockStats, Status, ToolCall, Trace
+
+TRACE = Trace(
+    turns=2,
+    tool_calls=[
+        ToolCall("Bash", {"command": "ls"}, "a.txt"),
+        ToolCall("Read", {"file_path": "a.txt"}, {"x": 1}),
+    ],
+    cost_usd=0.01,
+    latency_ms=900.0,
+    mock_stats=MockStats(hits=1, per_mock={"Read:1": 1}),
+)
+
+# One spec per deterministic type (custom and judge-scored types are covered elsewhere).
+SYNC_SPECS: dict[str, dict[str, Any]] = {
+    "contains": {"value": "ab"},
+    "not_contains": {"value": "ab"},
+    "equals": {"value": "ab"},
+    "not_equals": {"value": "ab"},
+    "starts_with": {"value": "a"},
+    "ends_with": {"value": "b"},
+    "contains_all": {"values": ["a", "b"]},
+    "contains_any": {"values": ["a", "中"]},
+    "regex": {"pattern": "a.b"},
+    "min_length": {"value": 3},
+    "max_length": {"value": 3},
+    "word_count_min": {"value": 2},
+    "word_count_max": {"value": 2},
+    "json_valid": {},
+    "json_schema": {"schema": {"type": "array"}},
+    "rouge_n_min": {"reference": "a b c"},
+    "bleu_min": {"reference": "a b c d", "smooth": True},
+    "levenshtein_max": {"reference": "abc", "value": 2},
+    "cost_max": {"value": 0.01},
+    "latency_max": {"value": 500},
+    "turns_max": {"value": 2},
+    "turns_min": {"value": 3},
+    "tools_called": {"values": ["bash"]},
+    "tools_not_called": {"values": ["Write"]},
+    "tools_count_max": {"value": 1},
+    "tools_count_min": {"value": 2},
+    "tool_output_contains": {"value": 'Read:"x"'},
+    "tool_input_contains": {"value": "Bash:ls"},
+    "tool_input_not_contains": {"value": "Bash:rm"},
+    "mock_hit": {"value": "Read:1"},
+}
+
+
+def test_every_deterministic_type_is_covered():
+    deterministic = {n for n, t in registry.registry().items() if t.kind == "sync" and n != "assert-set"}
+    assert deterministic == set(SYNC_SPECS)
+
+
+OUTPUTS = st.one_of(
+    st.text(max_size=40),
+    st.text(alphabet='ab c中[]{}"1,', max_size=12),
+    st.sampled_from(["", "ab", "a b c", "[1, 2]", "a\nb", "AB", "中文 ab"]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(output=OUTPUTS, with_trace=st.booleans())
+def test_not_is_an_exact_inversion_for_every_sync_type(output, with_trace):
+    trace = TRACE if with_trace else Trace()
+    ctx = make_ctx(output, trace)
+    plain = [make_spec(name, **fields) for name, fields in SYNC_SPECS.items()]
+    negated = [make_spec(name, **fields, **{"not": True}) for name, fields in SYNC_SPECS.items()]
+    for a, b in zip(run(plain, ctx), run(negated, ctx), strict=True):
+        assert a.status is not Status.SKIPPED
+        assert a.passed is (not b.passed), (a.type, output)
+        assert a.metric == b.metric and b.negate
+
+
+def test_results_keep_the_sample_order_and_types():
+    specs = [make_spec(name, **fields) for name, fields in SYNC_SPECS.items()]
+    results = run(specs, make_ctx("ab", TRACE))
+    assert [r.type for r in results] == list(SYNC_SPECS)
+
+
+# --- assert-set -------------------------------------------------------------------------------
+
+SEED_SET = {
+    "type": "assert-set",
+    "mode": "any",
+    "children": [
+        {"type": "contains", "value": "参数化"},
+        {"type": "contains", "value": "prepared statement"},
+        {"type": "regex", "pattern": r"bind\(.*\?"},
+    ],
+}
+
+
+def test_seed_example_set_any():
+    assert run(make_spec(SEED_SET), make_ctx("use a Prepared Statement"))[0].passed
+    assert run(make_spec(SEED_SET), make_ctx("stmt.bind(x, ?)"))[0].passed
+    result = run(make_spec(SEED_SET), make_ctx("string concat"))[0]
+    assert not result.passed and len(result.children) == 3 and result.metric == 0
+
+
+def test_nested_sets_with_not_on_children_and_set():
+    nested = {
+        "type": "assert-set",
+        "children": [
+            {"type": "contains", "value": "SELECT"},
+            {"type": "regex", "pattern": "TODO|FIXME", "not": True},
+            {
+                "type": "assert-set",
+                "mode": "any",
+                "not": True,
+                "children": [
+                    {"type": "contains", "value": "DROP"},
+                    {"type": "contains", "value": "TRUNCATE"},
+                ],
+            },
+        ],
+    }
+    assert run(make_spec(nested), make_ctx("SELECT * FROM t"))[0].passed
+    assert not run(make_spec(nested), make_ctx("SELECT 1 -- TODO"))[0].passed
+    result = run(make_spec(nested), make_ctx("SELECT 1; drop table t"))[0]
+    assert not result.passed
+    inner = result.children[2]
+    assert inner.status is Status.FAILED and inner.children[0].status is Status.PASSED
+    assert run(make_spec({**nested, "not": True}), make_ctx("SELECT 1; drop table t"))[0].passed
+
+
+LEAVES = st.sampled_from(
+    [
+        {"type": "contains", "value": "a"},
+        {"type": "contains", "value": "b"},
+        {"type": "starts_with", "value": "a"},
+        {"type": "max_length", "value": 3},
+        {"type": "regex", "pattern": "^b"},
+    ]
+)
+
+
+def with_not(node: st.SearchStrategy) -> st.SearchStrategy:
+    return st.tuples(node, st.booleans()).map(lambda t: {**t[0], "not": t[1]})
+
+
+TREES = st.recursive(
+    with_not(LEAVES),
+    lambda kids: with_not(
+        st.builds(
+            lambda children, mode: {"type": "assert-set", "mode": mode, "children": children},
+            st.lists(kids, min_size=1, max_size=4),
+            st.sampled_from(["any", "all"]),
+        )
+    ),
+    max_leaves=12,
+)
+
+
+def expected(node: dict, output: str) -> bool:
+    """The boolean the tree means, computed without the engine."""
+    if node["type"] == "assert-set":
+        verdicts = [expected(child, output) for child in node["children"]]
+        raw = any(verdicts) if node["mode"] == "any" else all(verdicts)
+    else:
+        leaf = run(make_spec({**node, "not": False}), make_ctx(output))[0]
+        raw = bool(leaf.passed)
+    return raw != node["not"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(tree=TREES, output=st.sampled_from(["", "a", "ab", "ba", "bbbb", "abcd"]))
+def test_set_verdicts_and_scores_stay_consistent(tree, output):
+    result = run(make_spec(tree), make_ctx(output))[0]
+    assert result.passed is expected(tree, output)
+
+    def check_node(res):
+        if res.type != "assert-set":
+            return
+        passed_children = sum(c.passed for c in res.children)
+        assert res.metric == passed_children / len(res.children)
+        for child in res.children:
+            check_node(child)
+
+    check_node(result)
+
+
+# --- layers ---------------------------------------------------------------------------------
+
+
+def test_layers_of_types_and_sets():
+    assert layer_of(make_spec("contains", value="x")) is Layer.FACT
+    assert layer_of(make_spec("max_length", value=1)) is Layer.BEHAVIOR
+    assert layer_of(make_spec("rouge_n_min", reference="x")) is Layer.FACT
+    assert layer_of(make_spec("mock_hit", value="Read:1")) is Layer.BEHAVIOR
+    assert layer_of(make_spec("tool_input_not_contains", value="Bash:x")) is Layer.FACT
+    assert layer_of(make_spec("custom", fn="c.py")) is Layer.BEHAVIOR
+    behavior_set = {
+        "type": "assert-set",
+        "children": [{"type": "max_length", "value": 1}, {"type": "cost_max", "value": 1}],
+    }
+    assert layer_of(make_spec(behavior_set)) is Layer.BEHAVIOR
+    mixed = {
+        "type": "assert-set",
+        "children": [{"type": "max_length", "value": 1}, {"type": "contains", "value": "x"}],
+    }
+    assert layer_of(make_spec(mixed)) is Layer.FACT
+    assert layer_of(make_spec("contains", value="x", layer="behavior")) is Layer.BEHAVIOR

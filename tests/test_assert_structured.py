@@ -1,0 +1,89 @@
+"""json_valid and json_schema."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import check, make_spec
+
+from omk.assertions.registry import PrepareError
+from omk.assertions.structured import prepare_schema
+
+
+@pytest.mark.parametrize("output", ['{"a": 1}', "  [1, 2]\n", "42", "null", '"x"', '{"中": "文"}'])
+def test_json_valid_accepts_strict_json(output):
+    assert check("json_valid", output).passed
+
+
+@pytest.mark.parametrize(
+    "output", ["", "   ", "{a: 1}", "NaN", '{"a": Infinity}', "[1,]", "{'a': 1}", "\ufeff{}"]
+)
+def test_json_valid_rejects_non_json(output):
+    assert not check("json_valid", output).passed
+
+
+def test_json_valid_fenced_output_fails_with_a_hint():
+    result = check("json_valid", '```json\n{"a": 1}\n```')
+    assert not result.passed
+    assert result.message == "output is fenced in ```; json_valid wants raw JSON"
+
+
+def test_json_valid_empty_output_message():
+    assert check("json_valid", "").message == "output is empty"
+
+
+SCHEMA = {
+    "type": "object",
+    "required": ["name", "tags"],
+    "properties": {
+        "name": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "email": {"type": "string", "format": "email"},
+    },
+}
+
+
+def test_json_schema_passes_valid_document():
+    assert check("json_schema", '{"name": "x", "tags": ["a"]}', schema=SCHEMA).passed
+
+
+def test_json_schema_message_names_path_and_reason():
+    result = check("json_schema", '{"name": "x", "tags": ["a", 3]}', schema=SCHEMA)
+    assert not result.passed
+    assert result.message == "schema violation at $.tags[1]: 3 is not of type 'string'"
+
+
+def test_json_schema_missing_required_property():
+    result = check("json_schema", '{"name": "x"}', schema=SCHEMA)
+    assert not result.passed and "'tags' is a required property" in result.message
+
+
+def test_json_schema_checks_formats():
+    assert not check("json_schema", '{"name": "x", "tags": [], "email": "nope"}', schema=SCHEMA).passed
+    assert check("json_schema", '{"name": "x", "tags": [], "email": "a@b.co"}', schema=SCHEMA).passed
+
+
+def test_json_schema_on_fenced_or_invalid_output():
+    result = check("json_schema", '```\n{"name": "x", "tags": []}\n```', schema=SCHEMA)
+    assert not result.passed and "fenced" in result.message and "json_schema" in result.message
+    assert not check("json_schema", "not json", schema=SCHEMA).passed
+
+
+def test_invalid_schema_is_a_prepare_error():
+    with pytest.raises(PrepareError) as info:
+        make_spec("json_schema", schema={"type": "nonsense"})
+    assert info.value.field == "schema"
+    assert "invalid JSON Schema" in str(info.value)
+
+
+def test_draft_2020_12_by_default_and_dollar_schema_respected():
+    # prefixItems exists in 2020-12 only; draft-07 ignores it.
+    tuple_schema = {"type": "array", "prefixItems": [{"type": "integer"}]}
+    assert not check("json_schema", '["x"]', schema=tuple_schema).passed
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", **tuple_schema}
+    assert check("json_schema", '["x"]', schema=draft7).passed
+
+
+def test_validators_are_cached_per_schema():
+    first = prepare_schema(make_spec("json_valid", schema={"type": "object", "minProperties": 1}))
+    second = prepare_schema(make_spec("json_valid", schema={"minProperties": 1, "type": "object"}))
+    assert first is second

@@ -24,6 +24,16 @@ def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | Non
         if not path.is_absolute() and base_dir is not None and not path.exists():
             path = base_dir / path
         return ReplayTarget(path, spec)
-    if kind in KINDS:
-        raise ConfigError(f"target {spec!r}: the {kind} target is not available yet")
+    if kind == "openai":
+        from omk.targets.openai import OpenAITarget
+
+        return OpenAITarget(arg.strip(), spec, settings)
+    if kind == "anthropic":
+        from omk.targets.anthropic import AnthropicTarget
+
+        return AnthropicTarget(arg.strip(), spec, settings)
+    if kind == "cmd":
+        from omk.targets.cmd import CmdTarget
+
+        return CmdTarget(arg, spec, base_dir=base_dir, settings=settings)
     raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {', '.join(KINDS)}")

@@ -92,4 +92,5 @@ def parse_trace(data: Any) -> Trace:
         latency_ms=_number(_first(data, "latency_ms"), "latency_ms"),
         tokens=tokens,
         mock_stats=stats,
+        notes=[str(n) for n in notes_raw] if isinstance(notes_raw := data.get("notes"), list) else [],
     )

@@ -1,0 +1,142 @@
+"""The agent loop shared by the API targets: call the model, answer its tool calls, repeat.
+
+A provider (OpenAI, Anthropic) supplies a `Conversation`: it sends the messages so far and parses
+the reply into a `ModelTurn`, and appends tool results in its own wire format. The loop itself is
+provider-free: it stops at a reply with no tool calls (the final answer) or after `max_turns`
+model calls, and builds the trace (turns, tool calls, summed tokens, cost, wall-clock latency,
+mock statistics).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from omk.errors import ConfigError
+from omk.model import Trace
+from omk.targets.base import TargetResult
+from omk.targets.mocks import MockSandbox, ToolAnswer
+from omk.targets.pricing import cost_usd
+
+DEFAULT_MAX_TURNS = 10
+
+
+@dataclass(slots=True)
+class RequestedCall:
+    id: str
+    name: str
+    input: Any
+
+
+@dataclass(slots=True)
+class ModelTurn:
+    text: str
+    calls: list[RequestedCall] = field(default_factory=list)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class Conversation(Protocol):
+    async def step(self) -> ModelTurn:
+        """Send the conversation so far; parse the model's reply (and remember it)."""
+        ...
+
+    def add_results(self, results: list[tuple[RequestedCall, ToolAnswer]]) -> None:
+        """Append the answers to the last turn's tool calls."""
+        ...
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return more if total is None else total + more
+
+
+async def run_agent_loop(
+    conversation: Conversation,
+    sandbox: MockSandbox,
+    *,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    price: tuple[float, float] | None = None,
+) -> TargetResult:
+    started = time.perf_counter()
+    turns = 0
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    notes: list[str] = []
+    text = ""
+    while True:
+        turn = await conversation.step()
+        turns += 1
+        tokens_in = _add(tokens_in, turn.input_tokens)
+        tokens_out = _add(tokens_out, turn.output_tokens)
+        text = turn.text
+        if not turn.calls:
+            break
+        if turns >= max_turns:
+            notes.append(
+                f"stopped at max_turns ({max_turns}): the model still asked for {len(turn.calls)} tool call(s); "
+                "the output is its last text"
+            )
+            break
+        results = [(call, await sandbox.answer(call.name, call.input)) for call in turn.calls]
+        conversation.add_results(results)
+    trace = Trace(
+        turns=turns,
+        tool_calls=list(sandbox.calls),
+        cost_usd=cost_usd(price, tokens_in, tokens_out),
+        latency_ms=round((time.perf_counter() - started) * 1000, 1),
+        tokens={"input": tokens_in, "output": tokens_out},
+        mock_stats=sandbox.stats,
+        notes=notes,
+    )
+    return TargetResult(output=text, trace=trace)
+
+
+# --- settings shared by every target that talks to a model ----------------------------------
+
+
+@dataclass(slots=True)
+class SystemPrompt:
+    """The system prompt under test: omk.yaml `system:` (text) or `skill:` (a file)."""
+
+    text: str | None = None
+    source: str | None = None  # "system" | "skill"
+    path: str | None = None
+
+    def describe(self) -> dict[str, Any] | None:
+        if self.text is None:
+            return None
+        digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+        return {"source": self.source, "path": self.path, "sha256": digest, "chars": len(self.text)}
+
+
+def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
+    settings = settings or {}
+    text, skill = settings.get("system"), settings.get("skill")
+    if text is not None and skill is not None:
+        raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
+    if text is not None:
+        if not isinstance(text, str):
+            raise ConfigError("omk.yaml system: must be text")
+        return SystemPrompt(text=text, source="system")
+    if skill is not None:
+        path = Path(str(skill))
+        try:
+            content = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise ConfigError(f"omk.yaml skill: file not found: {path}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"omk.yaml skill: cannot read {path}: {exc}") from None
+        return SystemPrompt(text=content, source="skill", path=str(path))
+    return SystemPrompt()
+
+
+def max_turns(settings: dict[str, Any] | None) -> int:
+    value = (settings or {}).get("max_turns", DEFAULT_MAX_TURNS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"omk.yaml max_turns: must be a whole number of at least 1 (got {value!r})")
+    return value

@@ -1,0 +1,298 @@
+"""`cmd:COMMAND LINE`: a program speaking the command protocol (spec §2), once per sample.
+
+omk writes one JSON line `{"type": "request", …}` to the program's stdin. The program may ask
+for tools with `{"type": "tool_call", "id", "tool", "input"}` lines on stdout, which omk answers
+on stdin with `{"type": "tool_result", "id", "output", "is_error"}` from the mock sandbox, and
+ends with `{"type": "response", "output", …}`. omk 0.54 executors work unchanged: a program
+that prints one JSON object with `output` (and `costUSD`, `numTurns`, `toolCalls`, token
+fields), or plain text, is accepted too. When the sample offers no tools, stdin is closed after
+the request line, so a program that reads stdin to the end (0.54 style) does not wait forever.
+
+The command line is split like a shell would (shlex) but never run through one. The program
+runs in its own process group; a timeout or a cancelled run kills the whole group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from omk.errors import ConfigError
+from omk.model import Sample, Trace
+from omk.targets.agent_loop import system_prompt
+from omk.targets.base import TargetError, TargetResult
+from omk.targets.mocks import MockSandbox, offered_tools
+from omk.targets.trace_io import TraceFormatError, parse_trace
+
+INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")
+STDERR_TAIL = 4000
+LINE_LIMIT = 16 * 1024 * 1024  # longest stdout line accepted (a big JSON reply on one line)
+
+
+def _is_interpreter(name: str) -> bool:
+    base = Path(name).name.lower()
+    return base in INTERPRETERS or base.startswith("python")
+
+
+def _path_like(token: str) -> bool:
+    return "/" in token or "\\" in token or token.startswith(".")
+
+
+def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
+    """Split the command line; resolve a relative program or script path against `base_dir`."""
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        raise ConfigError(f"target {spec!r}: cannot split the command line: {exc}") from None
+    if not argv:
+        raise ConfigError(f"target {spec!r}: empty command line")
+
+    def resolve(token: str) -> str:
+        path = Path(token).expanduser()
+        if path.is_absolute():
+            return str(path)
+        candidate = base_dir / path
+        return str(candidate.resolve()) if candidate.exists() else token
+
+    if _path_like(argv[0]):
+        argv[0] = resolve(argv[0])
+    elif _is_interpreter(argv[0]):
+        for i, arg in enumerate(argv[1:], 1):
+            if arg in ("-m", "-c", "-e", "--eval"):
+                break  # a module or inline code, not a file
+            if arg.startswith("-"):
+                continue
+            if _path_like(arg) or arg.lower().endswith(SCRIPT_SUFFIXES):
+                argv[i] = resolve(arg)
+            break
+        if argv[0] in ("python", "python3") and shutil.which(argv[0]) is None:
+            argv[0] = sys.executable  # no `python` on PATH: use the interpreter running omk
+    if not Path(argv[0]).is_file() and shutil.which(argv[0]) is None:
+        raise ConfigError(f"target {spec!r}: command not found: {argv[0]}")
+    return argv
+
+
+def _tail(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    return text[-500:] if len(text) > 500 else text
+
+
+class CmdTarget:
+    def __init__(
+        self,
+        command: str,
+        spec: str,
+        *,
+        base_dir: Path | None = None,
+        settings: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ):
+        self.spec = spec
+        self.argv = command_argv(command, base_dir or Path.cwd(), spec)
+        self.system = system_prompt(settings)
+        self.timeout = timeout  # the run engine's --timeout applies too; either one kills the program
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe()}
+
+    def cache_identity(self) -> dict[str, Any]:
+        """The command and the content of every file it names, so editing the agent invalidates."""
+        files = {}
+        for token in self.argv:
+            path = Path(token)
+            if path.is_absolute() and path.is_file():
+                with contextlib.suppress(OSError):
+                    files[token] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return {"kind": "cmd", "command": self.argv, "files": files, "system": self.system.text}
+
+    def _cwd(self, sample: Sample) -> Path:
+        if not sample.cwd:
+            return sample.base_dir
+        cwd = Path(sample.cwd).expanduser()
+        return cwd if cwd.is_absolute() else sample.base_dir / cwd
+
+    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+        cwd = self._cwd(sample)
+        if not cwd.is_dir():
+            raise TargetError(f"cwd {str(cwd)!r} is not a folder")
+        tools = offered_tools(sample)
+        request = {
+            "type": "request",
+            "sample_id": sample.sample_id,
+            "model": None,
+            "system": self.system.text or "",
+            "prompt": prompt,
+            "messages": [{"role": "user", "content": prompt}],
+            "tools": tools,
+        }
+        started = time.perf_counter()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                start_new_session=True,  # its own process group, so a kill takes its children too
+                limit=LINE_LIMIT,
+            )
+        except OSError as exc:
+            raise TargetError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
+        try:
+            async with asyncio.timeout(self.timeout):
+                result = await _Exchange(proc, MockSandbox.for_sample(sample), keep_stdin=bool(tools)).run(request)
+        except TimeoutError:
+            raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
+        finally:
+            await _kill(proc)
+        result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        return result
+
+    async def close(self) -> None:
+        return None
+
+
+async def _kill(proc: asyncio.subprocess.Process) -> None:
+    """Kill the program's whole process group if it is still running, and reap it."""
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:  # pragma: no cover - not POSIX
+                proc.kill()
+    with contextlib.suppress(ProcessLookupError):
+        if proc.returncode is None:
+            await asyncio.shield(proc.wait())
+    if proc.stdin is not None and not proc.stdin.is_closing():
+        proc.stdin.close()
+
+
+class _Exchange:
+    """One conversation with a running program."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, sandbox: MockSandbox, keep_stdin: bool):
+        self.proc = proc
+        self.sandbox = sandbox
+        self.keep_stdin = keep_stdin
+        self.stderr = b""
+
+    async def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        while chunk := await self.proc.stderr.read(65536):
+            self.stderr = (self.stderr + chunk)[-STDERR_TAIL:]
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        stdin = self.proc.stdin
+        if stdin is None or stdin.is_closing():
+            return
+        stdin.write((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await stdin.drain()
+
+    def _close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.is_closing():
+            self.proc.stdin.close()
+
+    async def run(self, request: dict[str, Any]) -> TargetResult:
+        stderr_task = asyncio.create_task(self._read_stderr())
+        try:
+            await self._send(request)
+            if not self.keep_stdin:
+                self._close_stdin()
+            response, plain, exchanges = await self._converse()
+            self._close_stdin()
+            assert self.proc.stdout is not None
+            while await self.proc.stdout.read(65536):  # drain whatever follows the response
+                pass
+            code = await self.proc.wait()
+            await stderr_task
+        finally:
+            stderr_task.cancel()
+        if code != 0:
+            detail = _tail(self.stderr) or "(no stderr)"
+            raise TargetError(f"command exited with code {code}: {detail}")
+        if response is not None:
+            return self._from_response(response, exchanges)
+        return self._from_one_shot(plain, exchanges)
+
+    async def _converse(self) -> tuple[dict[str, Any] | None, bytes, int]:
+        """Read stdout lines until a `response` or EOF, answering `tool_call`s on the way."""
+        assert self.proc.stdout is not None
+        plain = bytearray()
+        exchanges = 0
+        while line := await self.proc.stdout.readline():
+            message = _protocol_message(line)
+            if message is None:
+                plain += line
+                continue
+            if message["type"] == "response":
+                return message, bytes(plain), exchanges
+            exchanges += 1
+            tool = message.get("tool")
+            if not isinstance(tool, str) or not tool:
+                await self._send({"type": "tool_result", "id": message.get("id"), "output": "[omk] tool_call needs a non-empty 'tool'", "is_error": True})
+                continue
+            answer = await self.sandbox.answer(tool, message.get("input"))
+            await self._send({"type": "tool_result", "id": message.get("id"), "output": answer.text, "is_error": answer.is_error})
+        return None, bytes(plain), exchanges
+
+    def _trace(self, reported: dict[str, Any], exchanges: int) -> Trace:
+        try:
+            trace = parse_trace(reported)
+        except TraceFormatError as exc:
+            raise TargetError(f"command returned malformed protocol JSON: {exc}") from None
+        trace.tool_calls = [*self.sandbox.calls, *trace.tool_calls]
+        if trace.turns is None:
+            trace.turns = 1 + exchanges
+        trace.mock_stats = self.sandbox.stats
+        return trace
+
+    def _from_response(self, response: dict[str, Any], exchanges: int) -> TargetResult:
+        output = response.get("output")
+        if not isinstance(output, str):
+            raise TargetError("command returned malformed protocol JSON: response.output must be a string")
+        reported = {k: response.get(k) for k in ("turns", "cost_usd", "tokens", "tool_calls")}
+        return TargetResult(output=output, trace=self._trace(reported, exchanges))
+
+    def _from_one_shot(self, stdout: bytes, exchanges: int) -> TargetResult:
+        text = stdout.decode("utf-8", errors="replace").strip()
+        data = None
+        if text.startswith("{"):
+            with contextlib.suppress(ValueError):
+                data = json.loads(text)
+        if isinstance(data, dict) and ("output" in data or "ok" in data):
+            if data.get("ok") is False:
+                raise TargetError(f"command reported failure: {data.get('error') or 'ok is false'}")
+            output = data.get("output")
+            if not isinstance(output, str) or not output.strip():
+                raise TargetError("command completed without model output")
+            reported = {k: v for k, v in data.items() if k not in ("latency_ms", "durationMs", "duration_ms", "mock_stats", "mockStats")}
+            return TargetResult(output=output, trace=self._trace(reported, exchanges))
+        if not text:
+            raise TargetError("command completed without model output")
+        return TargetResult(output=text, trace=self._trace({}, exchanges))
+
+
+def _protocol_message(line: bytes) -> dict[str, Any] | None:
+    """A `tool_call` or `response` line, else None (the line is plain output)."""
+    stripped = line.strip()
+    if not stripped.startswith(b"{"):
+        return None
+    try:
+        message = json.loads(stripped)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("type") in ("tool_call", "response"):
+        return message
+    return None

@@ -1,0 +1,203 @@
+"""Shared HTTP plumbing for the API targets: settings, the client, and error classification.
+
+Targets only classify failures (`TargetError.retryable`, `retry_after`); the run engine retries.
+Secrets are redacted from every message this module builds, because servers sometimes echo
+the key they were sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from omk.errors import ConfigError
+from omk.targets.base import TargetError
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
+PROVIDER_KEYS = {"base_url", "api_key_env", "params", "price"}
+EXCERPT_CHARS = 200
+
+
+@dataclass(slots=True)
+class ProviderSettings:
+    """One provider's connection settings, resolved from omk.yaml and the environment."""
+
+    name: str  # "openai" | "anthropic"
+    base_url: str
+    api_key: str | None = field(repr=False)
+    api_key_env: str
+    params: dict[str, Any]
+    price: tuple[float, float] | None = None  # USD per 1M tokens (input, output) from omk.yaml
+
+    @property
+    def is_local(self) -> bool:
+        return is_local_url(self.base_url)
+
+    def secrets(self) -> list[str]:
+        return [self.api_key] if self.api_key else []
+
+
+def is_local_url(url: str) -> bool:
+    return (urlsplit(url).hostname or "").lower() in LOCAL_HOSTS
+
+
+def public_url(url: str) -> str:
+    """The URL without any `user:password@` part, for reports."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def provider_settings(name: str, settings: dict[str, Any] | None, default_base: str, spec: str) -> ProviderSettings:
+    """Read `settings[name]` (the omk.yaml block) and the environment; ConfigError when unusable.
+
+    Precedence (spec §1): omk.yaml < environment. A key is required unless the base URL is local.
+    """
+    block = (settings or {}).get(name) or {}
+    if not isinstance(block, dict):
+        raise ConfigError(f"omk.yaml {name}: must be a mapping")
+    if "api_key" in block:
+        raise ConfigError(
+            f"omk.yaml {name}.api_key: keys do not belong in omk.yaml; put the key in an environment "
+            f"variable and name it with {name}.api_key_env"
+        )
+    unknown = sorted(set(block) - PROVIDER_KEYS)
+    if unknown:
+        raise ConfigError(f"omk.yaml {name}.{unknown[0]}: unknown setting; expected one of {', '.join(sorted(PROVIDER_KEYS))}")
+    env_prefix = name.upper()
+    base_url = os.environ.get(f"{env_prefix}_BASE_URL") or block.get("base_url") or default_base
+    if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
+        raise ConfigError(f"{name} base URL {base_url!r}: must be an http(s) URL")
+    key_env = block.get("api_key_env") or f"{env_prefix}_API_KEY"
+    if not isinstance(key_env, str):
+        raise ConfigError(f"omk.yaml {name}.api_key_env: must be the name of an environment variable")
+    params = block.get("params") or {}
+    if not isinstance(params, dict):
+        raise ConfigError(f"omk.yaml {name}.params: must be a mapping (temperature, max_tokens, …)")
+    price = block.get("price")
+    price_pair = None
+    if price is not None:
+        if not (isinstance(price, dict) and all(isinstance(price.get(k), int | float) for k in ("input", "output"))):
+            raise ConfigError(f"omk.yaml {name}.price: must be {{input: USD per 1M tokens, output: USD per 1M tokens}}")
+        price_pair = (float(price["input"]), float(price["output"]))
+    resolved = ProviderSettings(
+        name=name,
+        base_url=base_url.rstrip("/"),
+        api_key=os.environ.get(key_env) or None,
+        api_key_env=key_env,
+        params=dict(params),
+        price=price_pair,
+    )
+    if resolved.api_key is None and not resolved.is_local:
+        raise ConfigError(
+            f"target {spec!r}: no API key: set {key_env} (a local base URL such as http://127.0.0.1:8000 needs none)"
+        )
+    return resolved
+
+
+def new_client(timeout: float = 600.0) -> httpx.AsyncClient:
+    """One client per target; the run engine's `--timeout` bounds each call anyway."""
+    return httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=30.0), follow_redirects=False)
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """`Retry-After` as seconds: a number, or an HTTP date (seconds from now, at least 0)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds)
+
+
+def _error_detail(response: httpx.Response) -> str:
+    """The server's own message when the body is the usual `{"error": {"message": …}}`."""
+    text = response.text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return excerpt(text) if text.strip() else "(empty body)"
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return excerpt(err["message"])
+        if isinstance(err, str):
+            return excerpt(err)
+        if isinstance(data.get("message"), str):
+            return excerpt(data["message"])
+    return excerpt(text)
+
+
+def status_error(response: httpx.Response, provider: str, secrets: list[str]) -> TargetError:
+    """429 and 5xx are transient (with the server's Retry-After); any other status is final."""
+    status = response.status_code
+    retryable = status == 429 or status >= 500
+    retry_after = parse_retry_after(response.headers.get("retry-after")) if retryable else None
+    message = f"{provider}: HTTP {status}: {_error_detail(response)}"
+    return TargetError(redact(message, secrets), retryable=retryable, retry_after=retry_after)
+
+
+def transport_error(exc: httpx.HTTPError, provider: str, secrets: list[str]) -> TargetError:
+    """Timeouts and connection failures are transient."""
+    if isinstance(exc, httpx.TimeoutException):
+        message = f"{provider}: request timed out ({type(exc).__name__})"
+    else:
+        detail = str(exc) or type(exc).__name__
+        message = f"{provider}: connection failed: {detail}"
+    return TargetError(redact(message, secrets), retryable=isinstance(exc, httpx.TransportError))
+
+
+async def post_json(
+    client: httpx.AsyncClient,
+    url: str,
+    payload: dict[str, Any],
+    headers: dict[str, str],
+    provider: str,
+    secrets: list[str],
+) -> dict[str, Any]:
+    """POST JSON and return the JSON object reply, or raise a classified `TargetError`."""
+    try:
+        response = await client.post(url, json=payload, headers=headers)
+    except httpx.HTTPError as exc:
+        raise transport_error(exc, provider, secrets) from None
+    if response.status_code >= 400:
+        raise status_error(response, provider, secrets)
+    try:
+        data = response.json()
+    except ValueError:
+        raise TargetError(
+            redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {excerpt(response.text) or '(empty body)'}", secrets)
+        ) from None
+    if not isinstance(data, dict):
+        raise TargetError(redact(f"{provider}: reply is not a JSON object: {excerpt(response.text)}", secrets))
+    return data

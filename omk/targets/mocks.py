@@ -1,0 +1,270 @@
+"""The mock sandbox: answers an agent's tool calls from the sample's `mocks` (reference 0.54 §8).
+
+One `MockSandbox` per sample run. Each call is matched against the mocks in list order; the
+first match answers it. Keys are `<tool>:<N>`, N counting mocks with the same literal `tool`
+string (`[Read, Bash, Bash]` → `Read:1`, `Bash:1`, `Bash:2`). A call no mock matches is denied
+under `mocksStrict`; otherwise it goes to `fallback` (the seam for MCP tools from `.mcp.json`)
+and, when there is none or it declines, gets an error result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omk.assertions.toolnames import same_tool
+from omk.model import MockStats, Sample, ToolCall
+
+PERMISSIVE_SCHEMA: dict[str, Any] = {"type": "object"}
+
+
+@dataclass(slots=True)
+class ToolAnswer:
+    """What a tool call got back: `output` as kept in the trace, `text` as shown to the model."""
+
+    output: Any
+    text: str
+    is_error: bool = False
+    mocked: bool = False
+    mock_key: str | None = None
+
+
+# An answer for a call no mock matched (e.g. an MCP server offering the tool); None = "not mine".
+Fallback = Callable[[str, Any], Awaitable[ToolAnswer | None]]
+
+
+def compact_json(value: Any) -> str:
+    """Objects go to the model as compact JSON text (D9), non-ASCII kept."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else compact_json(value)
+
+
+def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
+    """`<tool>:<ordinal among mocks with the same literal tool string>`, one per mock, in order."""
+    seen: dict[str, int] = {}
+    keys = []
+    for mock in mocks:
+        tool = str(mock.get("tool", ""))
+        seen[tool] = seen.get(tool, 0) + 1
+        keys.append(f"{tool}:{seen[tool]}")
+    return keys
+
+
+# --- matching ---------------------------------------------------------------------------------
+
+
+def glob_match(pattern: str, text: str) -> bool:
+    """Only `*` is a wildcard (any run of characters, newlines included); anchored at both ends."""
+    regex = ".*".join(re.escape(part) for part in pattern.split("*"))
+    return re.fullmatch(regex, text, flags=re.DOTALL) is not None
+
+
+def _same_value(expected: Any, actual: Any) -> bool:
+    """Deep equality as JSON sees it (True is not 1)."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and expected.keys() == actual.keys() and all(
+            _same_value(v, actual[k]) for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(
+            _same_value(e, a) for e, a in zip(expected, actual, strict=True)
+        )
+    return expected == actual
+
+
+def is_subset(expected: Any, actual: Any) -> bool:
+    """`match.input`: every key of `expected` is in `actual` with a matching value (recursively);
+    arrays and scalars must be deep-equal."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and is_subset(v, actual[k]) for k, v in expected.items())
+    return _same_value(expected, actual)
+
+
+def _string_leaves(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _string_leaves(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _string_leaves(v)]
+    return []
+
+
+def _field(call_input: Any, *names: str) -> str | None:
+    if not isinstance(call_input, dict):
+        return None
+    for name in names:
+        value = call_input.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _path_field(call_input: Any) -> str | None:
+    return _field(call_input, "file_path", "path")
+
+
+def _ends_with_path(path: str, suffix: str) -> bool:
+    """Equal, or `suffix` follows a `/` or `\\` in `path`."""
+    return path == suffix or path.endswith("/" + suffix) or path.endswith("\\" + suffix)
+
+
+def _match_field(name: str, expected: Any, call_input: Any) -> bool:
+    if name == "file_path":
+        path = _path_field(call_input)
+        return path is not None and os.path.expanduser(path) == os.path.expanduser(str(expected))
+    if name == "file_path_endswith":
+        path = _path_field(call_input)
+        return path is not None and _ends_with_path(path, str(expected))
+    if name == "url":
+        return _field(call_input, "url") == expected
+    if name == "url_glob":
+        url = _field(call_input, "url")
+        return url is not None and glob_match(str(expected), url)
+    if name == "command_glob":
+        command = _field(call_input, "command", "cmd")
+        return command is not None and glob_match(str(expected), command)
+    if name == "input":
+        return is_subset(expected, call_input)
+    if name == "input_contains":
+        needle = str(expected).lower()
+        return any(needle in leaf.lower() for leaf in _string_leaves(call_input))
+    return False  # an unknown match field never matches (the loader reports it)
+
+
+def mock_matches(mock: dict[str, Any], tool: str, call_input: Any) -> bool:
+    """Tool equal, `*`, or the same tool identity; then every `match` field (AND)."""
+    mock_tool = str(mock.get("tool", ""))
+    if not (mock_tool == tool or mock_tool == "*" or same_tool(mock_tool, tool)):
+        return False
+    match = mock.get("match") or {}
+    return all(_match_field(name, expected, call_input) for name, expected in match.items())
+
+
+# --- tools offered ----------------------------------------------------------------------------
+
+
+def offered_tools(sample: Sample) -> list[dict[str, Any]]:
+    """`{name, description, parameters}` for the sample's declared tools, then for every tool a
+    mock names that is not declared (with a permissive schema). `*` is not a tool."""
+    tools: list[dict[str, Any]] = []
+    for tool in sample.tools:
+        tools.append(
+            {
+                "name": str(tool["name"]),
+                "description": str(tool.get("description") or ""),
+                "parameters": tool.get("parameters") or dict(PERMISSIVE_SCHEMA),
+            }
+        )
+    for mock in sample.mocks:
+        name = str(mock.get("tool", ""))
+        if not name or name == "*" or any(same_tool(name, t["name"]) for t in tools):
+            continue
+        tools.append({"name": name, "description": f"The {name} tool.", "parameters": dict(PERMISSIVE_SCHEMA)})
+    return tools
+
+
+# --- the sandbox ------------------------------------------------------------------------------
+
+
+class MockSandbox:
+    """Answers one sample's tool calls and records them (`calls`) and the mock statistics."""
+
+    def __init__(
+        self,
+        mocks: list[dict[str, Any]],
+        *,
+        strict: bool = False,
+        base_dir: Path | None = None,
+        fallback: Fallback | None = None,
+    ):
+        self.mocks = mocks
+        self.keys = mock_keys(mocks)
+        self.strict = strict
+        self.base_dir = base_dir or Path.cwd()
+        self.fallback = fallback
+        self.calls: list[ToolCall] = []
+        self.stats = MockStats()
+
+    @classmethod
+    def for_sample(cls, sample: Sample, fallback: Fallback | None = None) -> MockSandbox:
+        return cls(sample.mocks, strict=sample.mocks_strict, base_dir=sample.base_dir, fallback=fallback)
+
+    def find(self, tool: str, call_input: Any) -> int | None:
+        """Index of the first mock that matches, or None."""
+        return next((i for i, m in enumerate(self.mocks) if mock_matches(m, tool, call_input)), None)
+
+    async def answer(self, tool: str, call_input: Any) -> ToolAnswer:
+        """Answer a call and record it in `calls` and `stats`."""
+        index = self.find(tool, call_input)
+        if index is not None:
+            key = self.keys[index]
+            hit = self.stats.per_mock.get(key, 0)  # this is hit number hit+1 of this mock
+            self.stats.hits += 1
+            self.stats.per_mock[key] = hit + 1
+            result = self._mock_output(self.mocks[index], key, hit)
+        else:
+            self.stats.misses += 1
+            result = await self._unmatched(tool, call_input)
+        self.calls.append(
+            ToolCall(
+                tool=tool,
+                input=call_input,
+                output=result.output,
+                mocked=result.mocked,
+                mock_key=result.mock_key,
+                is_error=result.is_error,
+            )
+        )
+        return result
+
+    def _mock_output(self, mock: dict[str, Any], key: str, hit: int) -> ToolAnswer:
+        seq = mock.get("return_seq")
+        if isinstance(seq, list) and hit < len(seq):
+            value = seq[hit]
+        elif "return" in mock:
+            value = mock["return"]
+        elif mock.get("return_file"):
+            value = self._read_return_file(str(mock["return_file"]))
+        else:
+            value = ""
+        return ToolAnswer(output=value, text=as_text(value), mocked=True, mock_key=key)
+
+    def _read_return_file(self, name: str) -> Any:
+        """The file's text; a `.json` file that parses is returned as its value, like `return`."""
+        path = Path(os.path.expanduser(name))
+        if not path.is_absolute():
+            path = self.base_dir / path
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return f"[omk-mock-error] return_file not found: {name}"
+        if path.suffix.lower() == ".json":
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+        return text
+
+    async def _unmatched(self, tool: str, call_input: Any) -> ToolAnswer:
+        if self.strict:
+            text = f"[omk] tool call denied: no mock matches this {tool} call and mocksStrict is on"
+            return ToolAnswer(output=text, text=text, is_error=True)
+        if self.fallback is not None:
+            routed = await self.fallback(tool, call_input)
+            if routed is not None:
+                return routed
+        text = f"[omk] no mock or tool is available for {tool}; this call was not executed"
+        return ToolAnswer(output=text, text=text, is_error=True)

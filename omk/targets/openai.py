@@ -1,0 +1,151 @@
+"""`openai:MODEL`: any OpenAI-compatible Chat Completions endpoint, with the agent loop.
+
+Base URL from `OPENAI_BASE_URL` (or omk.yaml `openai.base_url`; it includes `/v1`, as in the
+official SDKs: `http://localhost:11434/v1` for Ollama), key from `OPENAI_API_KEY` (or the
+variable omk.yaml `openai.api_key_env` names), extra body fields from `openai.params`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from omk.model import Sample
+from omk.targets.agent_loop import (
+    ModelTurn,
+    RequestedCall,
+    max_turns,
+    run_agent_loop,
+    system_prompt,
+)
+from omk.targets.base import TargetError, TargetResult
+from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
+from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
+from omk.targets.pricing import price_of
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def _tokens(usage: Any, name: str) -> int | None:
+    value = usage.get(name) if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class _ChatConversation:
+    def __init__(self, target: OpenAITarget, system: str | None, prompt: str, tools: list[dict[str, Any]]):
+        self.target = target
+        self.messages: list[dict[str, Any]] = []
+        if system:
+            self.messages.append({"role": "system", "content": system})
+        self.messages.append({"role": "user", "content": prompt})
+        self.tools = [
+            {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}}
+            for t in tools
+        ]
+
+    async def step(self) -> ModelTurn:
+        payload: dict[str, Any] = {**self.target.provider.params, "model": self.target.model, "messages": self.messages}
+        if self.tools:
+            payload["tools"] = self.tools
+        data = await self.target.post(payload)
+        message = self._message(data)
+        calls = []
+        for i, raw in enumerate(message.get("tool_calls") or []):
+            fn = raw.get("function") if isinstance(raw, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                raise self.target.garbage("a tool call without a function name", data)
+            calls.append(RequestedCall(id=str(raw.get("id") or f"call_{i}"), name=fn["name"], input=_arguments(fn.get("arguments"))))
+        assistant: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+        if message.get("tool_calls"):
+            assistant["tool_calls"] = message["tool_calls"]
+        self.messages.append(assistant)
+        usage = data.get("usage")
+        content = message.get("content")
+        return ModelTurn(
+            text=content if isinstance(content, str) else "",
+            calls=calls,
+            input_tokens=_tokens(usage, "prompt_tokens"),
+            output_tokens=_tokens(usage, "completion_tokens"),
+        )
+
+    def _message(self, data: dict[str, Any]) -> dict[str, Any]:
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise self.target.garbage("no choices in the reply", data)
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            raise self.target.garbage("no message in choices[0]", data)
+        return message
+
+    def add_results(self, results: list[tuple[RequestedCall, ToolAnswer]]) -> None:
+        for call, answer in results:
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": answer.text})
+
+
+def _arguments(raw: Any) -> Any:
+    """Tool arguments arrive as a JSON string; keep the raw text when it is not JSON."""
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw if raw is not None else {}
+
+
+class OpenAITarget:
+    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+        self.model = model
+        self.spec = spec
+        self.provider = provider_settings("openai", settings, DEFAULT_BASE_URL, spec)
+        self.system = system_prompt(settings)
+        self.max_turns = max_turns(settings)
+        self.price = self.provider.price or price_of(model)
+        self._client: httpx.AsyncClient | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "openai",
+            "spec": self.spec,
+            "model": self.model,
+            "base_url": public_url(self.provider.base_url),
+            "params": self.provider.params,
+            "system": self.system.describe(),
+            "max_turns": self.max_turns,
+        }
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {
+            "kind": "openai",
+            "model": self.model,
+            "base_url": public_url(self.provider.base_url),
+            "params": self.provider.params,
+            "system": self.system.text,
+            "max_turns": self.max_turns,
+        }
+
+    async def post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        if self._client is None:
+            self._client = new_client()
+        headers = {"content-type": "application/json"}
+        if self.provider.api_key:
+            headers["authorization"] = f"Bearer {self.provider.api_key}"
+        url = f"{self.provider.base_url}/chat/completions"
+        return await post_json(self._client, url, payload, headers, "openai", self.provider.secrets())
+
+    def garbage(self, why: str, data: dict[str, Any]) -> TargetError:
+        body = json.dumps(data, ensure_ascii=False)[:200]
+        return TargetError(redact(f"openai: unexpected reply: {why}: {body}", self.provider.secrets()))
+
+    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+        conversation = _ChatConversation(self, self.system.text, prompt, offered_tools(sample))
+        sandbox = MockSandbox.for_sample(sample)
+        return await run_agent_loop(conversation, sandbox, max_turns=self.max_turns, price=self.price)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

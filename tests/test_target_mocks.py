@@ -1,0 +1,196 @@
+"""The mock sandbox (reference 0.54 §8): keys, matching rules, returns, strict mode, stats."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from omk.model import Sample
+from omk.targets.mocks import MockSandbox, ToolAnswer, glob_match, mock_keys, offered_tools
+
+
+def answer(sandbox: MockSandbox, tool: str, call_input: object) -> ToolAnswer:
+    return asyncio.run(sandbox.answer(tool, call_input))
+
+
+def sandbox(*mocks: dict, strict: bool = False, base_dir: Path | None = None, fallback=None) -> MockSandbox:
+    return MockSandbox(list(mocks), strict=strict, base_dir=base_dir, fallback=fallback)
+
+
+def matched_key(mock: dict, tool: str, call_input: object) -> str | None:
+    return answer(sandbox(mock), tool, call_input).mock_key
+
+
+# --- keys and order ---------------------------------------------------------------------------
+
+
+def test_keys_count_per_literal_tool_string():
+    assert mock_keys([{"tool": "Read"}, {"tool": "Bash"}, {"tool": "Bash"}, {"tool": "bash"}]) == [
+        "Read:1",
+        "Bash:1",
+        "Bash:2",
+        "bash:1",
+    ]
+
+
+def test_first_matching_mock_in_list_order_wins():
+    box = sandbox(
+        {"tool": "Bash", "match": {"command_glob": "git *"}, "return": "git"},
+        {"tool": "Bash", "return": "any"},
+        {"tool": "*", "return": "star"},
+    )
+    assert answer(box, "Bash", {"command": "git status"}).output == "git"
+    assert answer(box, "Bash", {"command": "ls"}).output == "any"
+    assert answer(box, "Other", {}).output == "star"
+    assert box.stats.to_dict() == {"hits": 3, "misses": 0, "per_mock": {"Bash:1": 1, "Bash:2": 1, "*:1": 1}}
+    assert [c.mock_key for c in box.calls] == ["Bash:1", "Bash:2", "*:1"]
+
+
+# --- tool identity --------------------------------------------------------------------------
+
+
+def test_tool_equal_star_and_alias_match_but_other_tools_do_not():
+    assert matched_key({"tool": "Read"}, "Read", {}) == "Read:1"
+    assert matched_key({"tool": "*"}, "anything", {}) == "*:1"
+    assert matched_key({"tool": "Bash"}, "exec_command", {}) == "Bash:1"  # alias normalisation
+    assert matched_key({"tool": "read"}, "file_read", {}) == "read:1"
+    assert matched_key({"tool": "github.create_issue"}, "mcp__github__create_issue", {}) == "github.create_issue:1"
+    assert matched_key({"tool": "Read"}, "Write", {}) is None
+
+
+# --- match fields, one each -----------------------------------------------------------------
+
+
+def test_file_path_is_exact_after_tilde_expansion():
+    home = os.path.expanduser("~")
+    mock = {"tool": "Read", "match": {"file_path": "~/notes.md"}}
+    assert matched_key(mock, "Read", {"file_path": f"{home}/notes.md"}) == "Read:1"
+    assert matched_key(mock, "Read", {"file_path": "~/notes.md"}) == "Read:1"
+    assert matched_key(mock, "Read", {"file_path": f"{home}/other/notes.md"}) is None
+    assert matched_key(mock, "Read", {"command": "cat notes.md"}) is None
+
+
+def test_file_path_endswith_needs_a_separator_before_the_suffix():
+    mock = {"tool": "Read", "match": {"file_path_endswith": "src/auth.py"}}
+    assert matched_key(mock, "Read", {"file_path": "src/auth.py"}) == "Read:1"
+    assert matched_key(mock, "Read", {"file_path": "/repo/src/auth.py"}) == "Read:1"
+    assert matched_key(mock, "Read", {"file_path": "C:\\repo\\x\\src/auth.py"}) == "Read:1"
+    assert matched_key(mock, "Read", {"file_path": "/repo/mysrc/auth.py"}) is None
+
+
+def test_url_is_exact():
+    mock = {"tool": "WebFetch", "match": {"url": "https://a.example/x"}}
+    assert matched_key(mock, "WebFetch", {"url": "https://a.example/x"}) == "WebFetch:1"
+    assert matched_key(mock, "WebFetch", {"url": "https://a.example/x?y=1"}) is None
+
+
+def test_url_glob_only_star_anchored():
+    mock = {"tool": "WebFetch", "match": {"url_glob": "https://*.example.com/docs/*"}}
+    assert matched_key(mock, "WebFetch", {"url": "https://api.example.com/docs/v1"}) == "WebFetch:1"
+    assert matched_key(mock, "WebFetch", {"url": "xhttps://api.example.com/docs/v1"}) is None  # anchored
+    assert not glob_match("a?c", "abc")  # `?` is literal
+    assert glob_match("a?c", "a?c")
+    assert not glob_match("a.c", "abc")  # `.` is literal
+
+
+def test_command_glob_spans_newlines():
+    mock = {"tool": "Bash", "match": {"command_glob": "psql *"}}
+    assert matched_key(mock, "Bash", {"command": "psql -c 'select 1'\n-- two lines"}) == "Bash:1"
+    assert matched_key(mock, "Bash", {"command": "sudo psql"}) is None
+
+
+def test_input_is_a_recursive_subset_with_arrays_deep_equal():
+    mock = {"tool": "t", "match": {"input": {"order": {"id": "A1"}, "tags": ["x", "y"]}}}
+    assert matched_key(mock, "t", {"order": {"id": "A1", "extra": 1}, "tags": ["x", "y"], "more": True}) == "t:1"
+    assert matched_key(mock, "t", {"order": {"id": "A1"}, "tags": ["x", "y", "z"]}) is None  # array not a subset
+    assert matched_key(mock, "t", {"order": {"id": "A2"}, "tags": ["x", "y"]}) is None
+    assert matched_key({"tool": "t", "match": {"input": {"n": 1}}}, "t", {"n": True}) is None  # true is not 1
+
+
+def test_input_contains_is_case_insensitive_in_any_string_leaf():
+    mock = {"tool": "t", "match": {"input_contains": "b2002"}}
+    assert matched_key(mock, "t", {"q": {"deep": ["x", "order B2002"]}}) == "t:1"
+    assert matched_key(mock, "t", {"B2002": "key only"}) is None  # keys are not leaves
+
+
+def test_match_fields_are_and_ed():
+    mock = {"tool": "Read", "match": {"file_path_endswith": "a.py", "input_contains": "secret"}}
+    assert matched_key(mock, "Read", {"file_path": "/x/a.py", "note": "SECRET"}) == "Read:1"
+    assert matched_key(mock, "Read", {"file_path": "/x/a.py"}) is None
+
+
+# --- returns --------------------------------------------------------------------------------
+
+
+def test_return_seq_then_return():
+    box = sandbox({"tool": "t", "return_seq": ["first", {"n": 2}], "return": "after"})
+    outs = [answer(box, "t", {}) for _ in range(3)]
+    assert [a.output for a in outs] == ["first", {"n": 2}, "after"]
+    assert outs[1].text == '{"n":2}'  # the model sees compact JSON; the trace keeps the object
+    assert box.calls[1].output == {"n": 2}
+
+
+def test_return_seq_then_return_file(tmp_path):
+    (tmp_path / "fx").mkdir()
+    (tmp_path / "fx" / "page.txt").write_text("from file", encoding="utf-8")
+    box = sandbox({"tool": "t", "return_seq": ["one"], "return_file": "fx/page.txt"}, base_dir=tmp_path)
+    assert [answer(box, "t", {}).output for _ in range(2)] == ["one", "from file"]
+
+
+def test_return_file_json_is_an_object_and_missing_file_is_a_marked_error(tmp_path):
+    (tmp_path / "o.json").write_text('{"status": "shipped", "名": "耳机"}', encoding="utf-8")
+    box = sandbox({"tool": "a", "return_file": "o.json"}, {"tool": "b", "return_file": "nope.txt"}, base_dir=tmp_path)
+    got = answer(box, "a", {})
+    assert got.output == {"status": "shipped", "名": "耳机"}
+    assert got.text == '{"status":"shipped","名":"耳机"}'
+    assert answer(box, "b", {}).output == "[omk-mock-error] return_file not found: nope.txt"
+
+
+# --- unmatched calls --------------------------------------------------------------------------
+
+
+def test_strict_denies_unmatched_calls():
+    box = sandbox({"tool": "Read", "match": {"file_path": "/a"}}, strict=True)
+    got = answer(box, "Read", {"file_path": "/b"})
+    assert got.is_error and not got.mocked and "denied" in got.text
+    assert box.calls[0].is_error and box.calls[0].mock_key is None
+    assert box.stats.to_dict() == {"hits": 0, "misses": 1, "per_mock": {}}
+
+
+def test_non_strict_unmatched_gets_an_error_result_saying_nothing_is_available():
+    box = sandbox()
+    got = answer(box, "lookup", {})
+    assert got.is_error and "no mock or tool is available for lookup" in got.text
+    assert box.stats.misses == 1
+
+
+def test_non_strict_unmatched_goes_to_the_fallback_seam_and_strict_never_does():
+    asked: list[str] = []
+
+    async def fallback(tool, call_input):
+        asked.append(tool)
+        return ToolAnswer(output="from mcp", text="from mcp") if tool == "srv.tool" else None
+
+    box = sandbox(fallback=fallback)
+    assert answer(box, "srv.tool", {}).output == "from mcp"
+    assert answer(box, "other", {}).is_error  # the fallback declined
+    strict = sandbox(strict=True, fallback=fallback)
+    assert answer(strict, "srv.tool", {}).is_error
+    assert asked == ["srv.tool", "other"]
+
+
+# --- tools offered -----------------------------------------------------------------------------
+
+
+def test_offered_tools_are_declared_tools_plus_undeclared_mock_tools():
+    sample = Sample(
+        "s",
+        "p",
+        tools=[{"name": "Read", "description": "read a file", "parameters": {"type": "object", "properties": {}}}],
+        mocks=[{"tool": "read_file"}, {"tool": "lookup"}, {"tool": "lookup"}, {"tool": "*"}],
+    )
+    tools = offered_tools(sample)
+    assert [t["name"] for t in tools] == ["Read", "lookup"]  # read_file is Read; `*` is no tool
+    assert tools[0]["description"] == "read a file"
+    assert tools[1]["parameters"] == {"type": "object"}

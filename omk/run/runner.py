@@ -8,16 +8,19 @@ in sample order (for the report).
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
 from omk.model import Sample, SampleResult
+from omk.run.cache import ResponseCache, cache_key
+from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
-from omk.targets.base import Target, TargetError
+from omk.targets.base import Target, TargetResult
 from omk.targets.prompt import compose_prompt
 
 
@@ -29,20 +32,32 @@ class RunConfig:
     regex_timeout: float = 2.0
     judge: Any = None
     hooks: Any = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
 
 
-async def run_sample(sample: Sample, target: Target, cfg: RunConfig) -> SampleResult:
+async def produce(
+    sample: Sample, prompt: str, target: Target, cfg: RunConfig, repeat: int = 0
+) -> tuple[TargetResult, int, bool]:
+    """(result, calls made, from cache). Only successful calls are cached; raises TargetFailure."""
+    identity = target.cache_identity() if cfg.cache is not None else None
+    key = cache_key(identity, sample, prompt, repeat) if identity is not None else None
+    if key is not None and (hit := cfg.cache.get(key)) is not None:
+        return hit, 0, True
+    produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
+    if key is not None:
+        cfg.cache.put(key, produced, identity.get("kind"))
+    return produced, attempts, False
+
+
+async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:
     started = time.perf_counter()
     prompt = compose_prompt(sample)
-    result = SampleResult(sample=sample, status="ok", prompt=prompt)
+    result = SampleResult(sample=sample, status="ok", prompt=prompt, repeat=repeat)
     try:
-        produced = await asyncio.wait_for(target.run(sample, prompt), timeout=cfg.timeout)
-    except TargetError as exc:
-        result.status, result.error = "error", str(exc)
-    except TimeoutError:
-        result.status, result.error = "error", f"target timed out after {cfg.timeout:g}s"
-    except Exception as exc:  # a target bug must not end the run
-        result.status, result.error = "error", f"target failed: {type(exc).__name__}: {exc}"
+        produced, result.attempts, result.cached = await produce(sample, prompt, target, cfg, repeat)
+    except TargetFailure as exc:
+        result.status, result.error, result.attempts = "error", str(exc), exc.attempts
     if result.status == "error":
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
@@ -65,6 +80,8 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig) -> SampleRe
             judge_score = result.judge.get("score") if result.judge else None
     result.scores = score_sample(result.assertions, judge_score)
     result.passed = passes(result.scores, cfg.threshold)
+    if cfg.judge is not None and (judge_error := cfg.judge.failure(ctx, result.judge)):
+        result.status, result.error, result.passed = "error", judge_error, False  # judge gave up (spec §7)
     result.duration_ms = (time.perf_counter() - started) * 1000
     return result
 
@@ -75,13 +92,29 @@ async def run_samples(
     cfg: RunConfig,
     on_result: Callable[[SampleResult], None] | None = None,
 ) -> list[SampleResult]:
+    return await run_jobs([(s, 0) for s in samples], target, cfg, on_result)
+
+
+async def run_jobs(
+    jobs: list[tuple[Sample, int]],
+    target: Target,
+    cfg: RunConfig,
+    on_result: Callable[[SampleResult], None] | None = None,
+) -> list[SampleResult]:
+    """Run (sample, repeat index) pairs, at most `cfg.concurrency` at once; results in job order."""
     gate = asyncio.Semaphore(cfg.concurrency)
 
-    async def one(sample: Sample) -> SampleResult:
+    async def one(sample: Sample, repeat: int) -> SampleResult:
         async with gate:
-            res = await run_sample(sample, target, cfg)
+            res = await run_sample(sample, target, cfg, repeat)
         if on_result is not None:
             on_result(res)
         return res
 
-    return list(await asyncio.gather(*(one(s) for s in samples)))
+    try:
+        return list(await asyncio.gather(*(one(s, r) for s, r in jobs)))
+    except asyncio.CancelledError:
+        # Ctrl-C: a call cut off while its subprocess or connection was starting can leave a
+        # transport no one holds; collect it now, while the loop can still close it quietly.
+        gc.collect()
+        raise

@@ -1,0 +1,124 @@
+"""The response cache: `.omk/cache.sqlite`, so an unchanged sample on rerun costs no call.
+
+The key is a sha256 over everything that decides what the target produces (see `cache_key`);
+the value is the output and the whole trace (tool calls, tokens, cost, latency), so assertions
+on a cached result see exactly what they saw the first time. Only successful target calls are
+stored. Keys are hashes and the target identity is never stored, so no secret lands here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from omk.model import Sample
+from omk.targets.base import TargetResult
+from omk.targets.trace_io import TraceFormatError, parse_trace
+
+KEY_VERSION = 1
+DEFAULT_PATH = Path(".omk") / "cache.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    target_kind TEXT,
+    output TEXT NOT NULL,
+    trace TEXT NOT NULL,
+    created_at REAL NOT NULL
+)
+"""
+
+
+def _return_files(value: Any, base_dir: Path, found: dict[str, str | None]) -> None:
+    """Hash the content of every `return_file` a mock names, wherever it is nested."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "return_file" and isinstance(v, str):
+                path = Path(v) if Path(v).is_absolute() else base_dir / v
+                try:
+                    found[v] = hashlib.sha256(path.read_bytes()).hexdigest()
+                except OSError:
+                    found[v] = None
+            else:
+                _return_files(v, base_dir, found)
+    elif isinstance(value, list):
+        for item in value:
+            _return_files(item, base_dir, found)
+
+
+def cache_key(identity: dict[str, Any], sample: Sample, prompt: str, repeat: int = 0) -> str:
+    """sha256 of the target identity (kind, model, params, system…), the composed prompt, the
+    sample's tools, mocks, mocksStrict and the content of its `return_file` files, its cwd, its
+    sample_id (two samples never share an entry) and the repeat index (so `--repeat 3` keeps
+    three distinct answers)."""
+    files: dict[str, str | None] = {}
+    _return_files(sample.mocks, sample.base_dir, files)
+    material = {
+        "v": KEY_VERSION,
+        "target": identity,
+        "sample_id": sample.sample_id,
+        "repeat": repeat,
+        "prompt": prompt,
+        "system": sample.raw.get("system"),
+        "cwd": sample.cwd,
+        "tools": sample.tools,
+        "mocks": sample.mocks,
+        "mocks_strict": sample.mocks_strict,
+        "return_files": files,
+    }
+    text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """A small SQLite table; each lookup or store is one indexed statement (well under 1 ms)."""
+
+    def __init__(self, path: Path = DEFAULT_PATH):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=10, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def get(self, key: str) -> TargetResult | None:
+        """The stored result, or None on a miss (an unreadable entry or a locked file is a miss too)."""
+        try:
+            row = self._db.execute("SELECT output, trace FROM responses WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            return TargetResult(output=row[0], trace=parse_trace(json.loads(row[1])))
+        except (sqlite3.Error, ValueError, TraceFormatError):
+            return None
+
+    def put(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
+        """Store a successful result. A cache that cannot be written never fails the sample."""
+        if not isinstance(result.output, str):
+            return
+        try:
+            trace = json.dumps(result.trace.to_dict(), ensure_ascii=False)
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, target_kind, output, trace, created_at) VALUES (?, ?, ?, ?, ?)",
+                (key, target_kind, result.output, trace, time.time()),
+            )
+        except (sqlite3.Error, TypeError, ValueError):
+            return
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def open_cache(path: Path | None = None) -> ResponseCache | None:
+    """The cache under the current directory, or None (with a warning) if it cannot be opened."""
+    import sys
+
+    path = path or Path.cwd() / DEFAULT_PATH
+    try:
+        return ResponseCache(path)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"warning: running without the response cache: {path}: {exc}", file=sys.stderr)
+        return None

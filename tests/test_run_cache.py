@@ -1,0 +1,160 @@
+"""The SQLite response cache: what its key covers, what it stores, and what it never stores."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sqlite3
+
+from omk.model import MockStats, Sample, ToolCall, Trace
+from omk.run.cache import ResponseCache, cache_key, open_cache
+from omk.run.runner import RunConfig, run_sample
+from omk.targets.base import TargetError, TargetResult
+from tests.helpers import make_spec
+
+IDENTITY = {"kind": "fake", "model": "m-1", "params": {"temperature": 0}, "system": "be brief"}
+
+
+def full_trace() -> Trace:
+    return Trace(
+        turns=3,
+        tool_calls=[
+            ToolCall(tool="search", input={"q": "x"}, output="found", mocked=True, mock_key="search"),
+            ToolCall(tool="rm", input={"path": "/"}, output="denied", mocked=False, is_error=True),
+        ],
+        cost_usd=0.0123,
+        latency_ms=850.0,
+        tokens={"input": 120, "output": 45},
+        mock_stats=MockStats(hits=1, misses=1, per_mock={"search": 1}),
+    )
+
+
+class CountingTarget:
+    spec = "fake:counting"
+
+    def __init__(self, fail_first: int = 0, identity: dict | None = IDENTITY):
+        self.calls = 0
+        self.fail_first = fail_first
+        self.identity = identity
+
+    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+        self.calls += 1
+        if self.calls <= self.fail_first:
+            raise TargetError("HTTP 401: no", retryable=False)
+        return TargetResult(output=f"answer {self.calls}", trace=full_trace())
+
+    def describe(self) -> dict:
+        return {"kind": "fake"}
+
+    def cache_identity(self) -> dict | None:
+        return self.identity
+
+    async def close(self) -> None:
+        return None
+
+
+def sample(tmp_path, **changes) -> Sample:
+    base = Sample(
+        sample_id="s1",
+        prompt="hello",
+        tools=[{"name": "search", "description": "find", "parameters": {"type": "object"}}],
+        mocks=[{"tool": "lookup", "return_file": "fixtures/order.json"}],
+        assertions=[make_spec("contains", value="answer")],
+        base_dir=tmp_path,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def test_the_key_covers_everything_that_decides_the_output(tmp_path):
+    (tmp_path / "fixtures").mkdir()
+    fixture = tmp_path / "fixtures" / "order.json"
+    fixture.write_text('{"status": "shipped"}', encoding="utf-8")
+    s = sample(tmp_path)
+    key = cache_key(IDENTITY, s, "hello")
+    assert key == cache_key(dict(IDENTITY), sample(tmp_path), "hello")  # deterministic
+    variants = [
+        cache_key({**IDENTITY, "model": "m-2"}, s, "hello"),
+        cache_key({**IDENTITY, "system": "be long"}, s, "hello"),
+        cache_key({**IDENTITY, "params": {"temperature": 1}}, s, "hello"),
+        cache_key(IDENTITY, s, "hello!"),
+        cache_key(IDENTITY, sample(tmp_path, tools=[]), "hello"),
+        cache_key(IDENTITY, sample(tmp_path, mocks=[{"tool": "lookup", "return": "x"}]), "hello"),
+        cache_key(IDENTITY, sample(tmp_path, mocks_strict=True), "hello"),
+        cache_key(IDENTITY, sample(tmp_path, sample_id="s2"), "hello"),
+        cache_key(IDENTITY, s, "hello", repeat=1),
+    ]
+    assert key not in variants and len(set(variants)) == len(variants)
+    fixture.write_text('{"status": "lost"}', encoding="utf-8")  # the mock now returns something else
+    assert cache_key(IDENTITY, s, "hello") != key
+
+
+def test_stored_trace_comes_back_whole(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", TargetResult(output="out", trace=full_trace()), "fake")
+    hit = cache.get("k")
+    assert hit is not None and hit.output == "out"
+    assert hit.trace.to_dict() == full_trace().to_dict()
+    assert cache.get("other") is None
+
+
+def test_second_run_calls_nothing_and_reports_the_cached_trace(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    target = CountingTarget()
+    cfg = RunConfig(cache=cache)
+    first = asyncio.run(run_sample(sample(tmp_path), target, cfg))
+    second = asyncio.run(run_sample(sample(tmp_path), target, cfg))
+    assert target.calls == 1
+    assert first.cached is False and first.attempts == 1
+    assert second.cached is True and second.attempts == 0 and second.to_dict()["cached"] is True
+    assert second.output == first.output == "answer 1"
+    assert second.trace.to_dict() == first.trace.to_dict()
+    assert len(second.trace.tool_calls) == 2 and second.trace.cost_usd == 0.0123
+    assert second.passed == first.passed is True
+
+
+def test_repeats_are_cached_apart(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    target = CountingTarget()
+    cfg = RunConfig(cache=cache)
+    outs = [asyncio.run(run_sample(sample(tmp_path), target, cfg, repeat=r)).output for r in (0, 1, 0, 1)]
+    assert outs == ["answer 1", "answer 2", "answer 1", "answer 2"] and target.calls == 2
+
+
+def test_errors_are_never_cached(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    target = CountingTarget(fail_first=1)
+    cfg = RunConfig(cache=cache)
+    first = asyncio.run(run_sample(sample(tmp_path), target, cfg))
+    second = asyncio.run(run_sample(sample(tmp_path), target, cfg))
+    assert first.status == "error" and second.status == "ok" and second.cached is False
+    assert target.calls == 2
+    rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    assert rows == 1
+
+
+def test_no_identity_means_no_caching(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    target = CountingTarget(identity=None)
+    cfg = RunConfig(cache=cache)
+    for _ in range(2):
+        assert asyncio.run(run_sample(sample(tmp_path), target, cfg)).cached is False
+    assert target.calls == 2
+
+
+def test_the_identity_is_hashed_never_stored(tmp_path):
+    path = tmp_path / "c.sqlite"
+    marker = "identity-marker-7f3a9c"
+    target = CountingTarget(identity={**IDENTITY, "base_url": f"http://{marker}"})
+    cache = ResponseCache(path)
+    asyncio.run(run_sample(sample(tmp_path), target, RunConfig(cache=cache)))
+    cache.close()
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("c.sqlite*"))
+    assert b"answer 1" in blob  # the output is there...
+    assert marker.encode() not in blob  # ...the identity is not
+
+
+def test_an_unusable_cache_file_is_skipped_with_a_warning(tmp_path, capsys):
+    bad = tmp_path / "cache.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    assert open_cache(bad) is None
+    assert "running without the response cache" in capsys.readouterr().err

@@ -1,0 +1,155 @@
+"""Reading a run folder back: run.json, results.jsonl with a torn tail, and the repeat figures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from omk.errors import InputError
+from omk.model import Sample, Trace
+from omk.run import resume as rs
+from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
+from omk.run.runner import RunConfig, run_jobs
+from omk.scoring.summary import summarize
+from omk.targets.base import TargetResult
+from tests.helpers import make_spec
+
+
+class EchoTarget:
+    spec = "fake:echo"
+
+    def __init__(self, outputs: dict[tuple[str, int], str] | None = None):
+        self.outputs = outputs or {}
+        self.n = 0
+
+    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+        self.n += 1
+        return TargetResult(output=f"{sample.sample_id} says hi", trace=Trace(turns=1, cost_usd=0.5, latency_ms=10.0))
+
+    def describe(self) -> dict:
+        return {"kind": "fake"}
+
+    def cache_identity(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+def samples() -> list[Sample]:
+    return [
+        Sample(sample_id=f"s{i}", prompt="p", assertions=[make_spec("contains", value="hi"), make_spec("max_length", value=100)])
+        for i in range(3)
+    ]
+
+
+def write_results(path, results) -> None:
+    path.write_text("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+
+
+def test_stored_results_restore_to_the_same_report_entries_and_summary(tmp_path):
+    ss = samples()
+    results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(2)], EchoTarget(), RunConfig()))
+    path = tmp_path / "results.jsonl"
+    write_results(path, results)
+    done = rs.read_finished(path, {s.sample_id: s for s in ss}, repeat=2)
+    assert done.dropped == 0 and len(done.results) == 6
+    restored = [done.results[(s.sample_id, r)] for s in ss for r in range(2)]
+    assert [r.to_dict() for r in restored] == [r.to_dict() for r in results]
+    assert summarize(restored, 3.5, 1.0) == summarize(results, 3.5, 1.0)
+
+
+def test_a_torn_last_line_is_dropped_and_cut_off(tmp_path):
+    ss = samples()
+    results = asyncio.run(run_jobs([(s, 0) for s in ss], EchoTarget(), RunConfig()))
+    path = tmp_path / "results.jsonl"
+    write_results(path, results[:2])
+    whole = path.read_bytes()
+    torn = json.dumps(results[2].to_dict()).encode()[:57]
+    path.write_bytes(whole + torn)
+    done = rs.read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
+    assert set(done.results) == {("s0", 0), ("s1", 0)} and done.dropped == 1
+    assert path.read_bytes() == whole  # the next append starts on a fresh line
+
+
+def test_a_whole_but_unterminated_last_line_is_kept_and_terminated(tmp_path):
+    ss = samples()
+    results = asyncio.run(run_jobs([(s, 0) for s in ss], EchoTarget(), RunConfig()))
+    path = tmp_path / "results.jsonl"
+    write_results(path, results[:2])
+    path.write_bytes(path.read_bytes() + json.dumps(results[2].to_dict()).encode())
+    done = rs.read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
+    assert len(done.results) == 3
+    assert path.read_bytes().endswith(b"}\n") and len(path.read_text().splitlines()) == 3
+
+
+def test_lines_for_other_samples_or_repeats_are_ignored_and_the_last_line_wins(tmp_path):
+    ss = samples()
+    results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(2)], EchoTarget(), RunConfig()))
+    path = tmp_path / "results.jsonl"
+    later = results[0].to_dict() | {"output": "second try"}
+    path.write_text(
+        "\n".join(json.dumps(r.to_dict()) for r in results) + "\n\n" + json.dumps(later) + "\n[1, 2]\n",
+        encoding="utf-8",
+    )
+    done = rs.read_finished(path, {s.sample_id: s for s in ss[:2]}, repeat=1)
+    assert set(done.results) == {("s0", 0), ("s1", 0)}
+    assert done.results[("s0", 0)].output == "second try"
+    assert done.dropped == 5  # s2 twice, repeat 1 of s0 and s1, and the list
+
+
+def test_resume_keeps_the_recorded_run_and_refuses_to_change_it():
+    manifest = {"cli": {"samples": ["a.yaml"], "target": "replay:r.jsonl", "concurrency": None, "repeat": 2}}
+    args = {"command": "eval", "resume": "dir", "samples": [], "target": None, "concurrency": 8, "quiet": True}
+    cli = rs.resume_cli(manifest, args)
+    assert cli["target"] == "replay:r.jsonl" and cli["repeat"] == 2 and cli["concurrency"] == 8
+    with pytest.raises(InputError, match="drop --target, --repeat"):
+        rs.resume_cli(manifest, {**args, "target": "openai:x", "repeat": 3})
+    with pytest.raises(InputError, match="drop SAMPLES"):
+        rs.resume_cli(manifest, {**args, "samples": ["b.yaml"]})
+
+
+def test_a_folder_that_is_not_a_run_is_a_clear_input_error(tmp_path):
+    with pytest.raises(InputError, match="no run.json"):
+        rs.read_manifest(tmp_path)
+    with pytest.raises(InputError, match="no such run folder"):
+        rs.read_manifest(tmp_path / "missing")
+    (tmp_path / "run.json").write_text("{oops", encoding="utf-8")
+    with pytest.raises(InputError, match=r"run\.json:1: invalid JSON"):
+        rs.read_manifest(tmp_path)
+
+
+def test_repeat_figures_per_sample(tmp_path):
+    ss = samples()[:2]
+    results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(3)], EchoTarget(), RunConfig()))
+    # make s1 flaky: its second run failed one of two assertions, its third errored
+    results[4].scores.composite, results[4].passed = 3.0, False
+    results[5].status, results[5].passed = "error", False
+    stats = repeat_stats(results)
+    assert stats[0] == {
+        "sample_id": "s0",
+        "runs": 3,
+        "errored": 0,
+        "passed": 3,
+        "pass_rate": 1.0,
+        "composite": {"mean": 5.0, "stddev": 0.0, "min": 5.0, "max": 5.0},
+    }
+    assert stats[1]["passed"] == 1 and stats[1]["pass_rate"] == 0.33 and stats[1]["errored"] == 1
+    assert stats[1]["composite"] == {"mean": 4.0, "stddev": 1.41, "min": 3.0, "max": 5.0}
+    assert repeat_summary(stats, 3) == {"n": 3, "samples": 2, "always_passed": 1, "flaky": 1, "never_passed": 0}
+
+
+def test_cached_results_cost_nothing_this_run():
+    ss = samples()
+    results = asyncio.run(run_jobs([(s, 0) for s in ss], EchoTarget(), RunConfig()))
+    assert spent_cost(results) == 1.5
+    results[0].cached = True
+    assert spent_cost(results) == 1.0 and results[0].trace.cost_usd == 0.5
+    for r in results:
+        r.cached = True
+    assert spent_cost(results) == 0.0
+    for r in results:
+        r.trace.cost_usd = None
+    assert spent_cost(results) is None  # unknown, not zero

@@ -2,16 +2,13 @@
 
 `inline_urls(samples, settings)` runs before any target call. It rewrites `prompt`/`context` in
 place and records, per sample, which URLs were inlined from where and which failed in
-`Sample.inlined_urls` (reported under `results[].urls`).
+`Sample.inlined_urls` (reported under `results[].urls`). Modules: `urls` (finding and splicing),
+`mcp_config` (.mcp.json), `mcp_fetch` (MCP stdio sessions), `http_fetch` (httpx), `html_text`
+(HTML → text), `inliner` (the run-level orchestration).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from omk.inline.inliner import inline_urls
 
-from omk.model import Sample
-
-
-async def inline_urls(samples: list[Sample], settings: Any) -> None:
-    """Not implemented yet: URLs stay as written."""
-    return None
+__all__ = ["inline_urls"]

@@ -1,0 +1,159 @@
+"""URL inlining for a run: find URLs, fetch each once (MCP first, then HTTP), splice, record.
+
+Failures never stop the run: the URL stays as written, one stderr line per failed URL names the
+samples it affects, and `Sample.inlined_urls` records every URL's fate for the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from omk.inline.http_fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HttpFetcher
+from omk.inline.mcp_config import McpConfig, load_mcp_config, resolve_config_path
+from omk.inline.outcome import Fetched, FetchFailure
+from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
+from omk.model import Sample
+
+REDACTED = "[redacted]"
+MIN_SECRET_CHARS = 4  # shorter env values ("1", "on") are settings, and replacing them would garble text
+
+
+class _Resolution:
+    """Everything tried for one URL, in order; the last attempt decides."""
+
+    def __init__(self, attempts: list[Fetched | FetchFailure]):
+        self.attempts = attempts
+
+    @property
+    def final(self) -> Fetched | FetchFailure:
+        return self.attempts[-1]
+
+
+class _Redactor:
+    def __init__(self, secrets: list[str]):
+        self._secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+
+def _project_dirs(samples: list[Sample]) -> list[Path]:
+    dirs = list(dict.fromkeys(Path(s.base_dir) for s in samples))
+    cwd = Path.cwd()
+    return dirs if cwd in dirs else [*dirs, cwd]
+
+
+def _read_settings(settings: Any) -> tuple[float, int, str | None, Path | None]:
+    extra = getattr(settings, "extra", None) or {}
+    timeout = float(extra.get("url_timeout") or DEFAULT_TIMEOUT)
+    max_bytes = int(extra.get("url_max_bytes") or DEFAULT_MAX_BYTES)
+    return timeout, max_bytes, extra.get("mcp_config"), getattr(settings, "config_file", None)
+
+
+async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetcher) -> dict[str, _Resolution]:
+    mcp = None
+    if config is not None and any(config.server_for(u) for u in urls):
+        from omk.inline.mcp_fetch import McpFetcher  # imports the SDK: only when a URL needs it
+
+        mcp = McpFetcher()
+
+    async def resolve(url: str) -> _Resolution:
+        attempts: list[Fetched | FetchFailure] = []
+        server = config.server_for(url) if config is not None else None
+        if server is not None and mcp is not None:
+            attempts.append(await mcp.fetch(server, url))
+            if isinstance(attempts[-1], Fetched):
+                return _Resolution(attempts)  # MCP resolved it: not fetched over HTTP
+        attempts.append(await http.fetch(url))
+        return _Resolution(attempts)
+
+    try:
+        resolutions = await asyncio.gather(*(resolve(u) for u in urls))
+    finally:
+        if mcp is not None:
+            await mcp.aclose()
+    return dict(zip(urls, resolutions, strict=True))
+
+
+def _record(url: str, fields: list[str], res: _Resolution, redact: _Redactor) -> dict[str, Any]:
+    failed = [{"source": a.source, "error": redact(a.reason)} for a in res.attempts if isinstance(a, FetchFailure)]
+    final = res.final
+    if isinstance(final, Fetched):
+        return {
+            "url": url,
+            "fields": fields,
+            "status": "inlined",
+            "source": final.source,
+            "chars": len(final.content),
+            "sha256": hashlib.sha256(final.content.encode("utf-8")).hexdigest(),
+            "failed_attempts": failed,
+        }
+    return {
+        "url": url,
+        "fields": fields,
+        "status": "failed",
+        "source": final.source,
+        "error": redact(final.reason),
+        "hint": final.hint,
+        "failed_attempts": failed,
+    }
+
+
+async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None) -> None:
+    """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to."""
+    err = err or sys.stderr
+    where: dict[str, dict[str, list[str]]] = {}  # url -> sample_id -> fields
+    per_sample: list[tuple[Sample, dict[str, list[str]]]] = []
+    for sample in samples:
+        found = {f: find_urls(getattr(sample, f)) for f in SCANNED_FIELDS}
+        if any(found.values()):
+            per_sample.append((sample, found))
+            for field_name, urls in found.items():
+                for url in urls:
+                    where.setdefault(url, {}).setdefault(sample.sample_id, []).append(field_name)
+    if not where:
+        return
+    timeout, max_bytes, explicit, config_file = _read_settings(settings)
+    config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples))
+    config = load_mcp_config(config_path, is_explicit)
+    redact = _Redactor(config.secrets() if config else [])
+
+    http = HttpFetcher(timeout=timeout, max_bytes=max_bytes)
+    try:
+        resolutions = await _resolve_all(list(where), config, http)
+    finally:
+        await http.aclose()
+
+    contents = {u: redact(r.final.content) for u, r in resolutions.items() if isinstance(r.final, Fetched)}
+    for sample, found in per_sample:
+        for field_name, urls in found.items():
+            mine = {u: contents[u] for u in urls if u in contents}
+            if mine:
+                setattr(sample, field_name, splice(getattr(sample, field_name), mine))
+        order = list(dict.fromkeys(u for urls in found.values() for u in urls))
+        sample.inlined_urls = [_record(u, where[u][sample.sample_id], resolutions[u], redact) for u in order]
+
+    _print_outcome(where, resolutions, redact, err)
+
+
+def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str, _Resolution], redact: _Redactor, err: TextIO) -> None:
+    failed = [u for u, r in resolutions.items() if isinstance(r.final, FetchFailure)]
+    inlined = len(resolutions) - len(failed)
+    via_mcp = sum(1 for r in resolutions.values() if isinstance(r.final, Fetched) and r.final.source != "http")
+    if inlined:
+        print(f"omk: inlined {inlined} URL(s) ({via_mcp} via MCP, {inlined - via_mcp} over HTTP)", file=err)
+    for url in failed:
+        final = resolutions[url].final
+        assert isinstance(final, FetchFailure)
+        tried = [a.source for a in resolutions[url].attempts]
+        samples = ", ".join(where[url])
+        line = f"omk: URL not inlined: {url} — {redact(final.reason)} [{' then '.join(tried)}]; {final.hint}; samples: {samples}"
+        print(line, file=err)
+    if failed:
+        print(f"omk: ⚠ {len(failed)} URL(s) failed to fetch; they stay as written in the prompt", file=err)

@@ -1,0 +1,143 @@
+"""Fetching documents through MCP servers: one stdio session per server for the whole run.
+
+The `mcp` SDK is imported here only, and this module only when some URL matches a server, so a
+run without MCP never pays the ~0.8 s import. Each session lives in a task of its own (the SDK's
+transports are anyio task groups, which must be entered and left by the same task); fetches
+from any task share it, and `aclose()` ends every session and its server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+from typing import Any
+
+from omk.inline.mcp_config import McpServer, TransformMismatch, extract_content
+from omk.inline.outcome import HINT_MCP, Fetched, FetchFailure
+
+START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
+CALL_TIMEOUT = 30.0  # seconds per tool call (reference 0.23)
+CLIENT_VERSION = "1.0.0"
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _root_cause(exc)
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    text = str(exc).strip()
+    return text or type(exc).__name__
+
+
+class _Connection:
+    """One server process and its initialized session, owned by a dedicated task."""
+
+    def __init__(self, server: McpServer, start_timeout: float):
+        self.server = server
+        self._start_timeout = start_timeout
+        self._stop = asyncio.Event()
+        self.ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._run(), name=f"omk-mcp-{server.name}")
+
+    async def _run(self) -> None:
+        # The server's stderr goes to a scratch file: shown (last line) only when it fails to start.
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                await self._serve(errlog)
+            except BaseException as exc:  # reported per URL, never raised into the run
+                if not self.ready.done():
+                    self.ready.set_exception(RuntimeError(self._start_failure(exc, errlog)))
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+
+    async def _serve(self, errlog: Any) -> None:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        from mcp.types import Implementation
+
+        s = self.server
+        params = StdioServerParameters(
+            command=s.command, args=list(s.args), env={**os.environ, **s.env}, cwd=str(s.cwd)
+        )
+        info = Implementation(name=f"omk-{s.name}", version=CLIENT_VERSION)
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, client_info=info) as session,
+        ):
+            with anyio.fail_after(self._start_timeout):
+                await session.initialize()
+            self.ready.set_result(session)
+            await self._stop.wait()
+
+    def _start_failure(self, exc: BaseException, errlog: Any) -> str:
+        message = f'MCP server "{self.server.name}" failed to start: {_describe(exc)}'
+        try:
+            errlog.flush()
+            errlog.seek(0)
+            lines = [ln.strip() for ln in errlog.read().splitlines() if ln.strip()]
+        except (OSError, ValueError):
+            lines = []
+        if lines:
+            message += f" (server stderr: {lines[-1][:300]})"
+        return message
+
+    async def close(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(Exception):  # closing must not fail the run
+            await asyncio.wait_for(self._task, timeout=10)
+
+
+class McpFetcher:
+    def __init__(self, start_timeout: float = START_TIMEOUT, call_timeout: float = CALL_TIMEOUT):
+        # Import the SDK now, before any fetch is in flight: an import inside a task would
+        # stall the event loop for most of a second while HTTP deadlines run.
+        import mcp.client.stdio  # noqa: F401
+
+        self._start_timeout = start_timeout
+        self._call_timeout = call_timeout
+        self._connections: dict[str, _Connection] = {}
+
+    def _connection(self, server: McpServer) -> _Connection:
+        conn = self._connections.get(server.name)
+        if conn is None:
+            conn = self._connections[server.name] = _Connection(server, self._start_timeout)
+        return conn
+
+    async def fetch(self, server: McpServer, url: str) -> Fetched | FetchFailure:
+        source = f"mcp:{server.name}"
+        tool = server.fetch_tool
+        try:
+            arguments = tool.arguments(url)
+        except TransformMismatch as exc:
+            return FetchFailure(source, str(exc), HINT_MCP)
+        try:
+            session = await asyncio.shield(self._connection(server).ready)
+        except RuntimeError as exc:
+            return FetchFailure(source, str(exc), HINT_MCP)
+        try:
+            result = await session.call_tool(tool.name, arguments, read_timeout_seconds=self._call_timeout)
+        except Exception as exc:  # noqa: BLE001 - any tool failure falls back to HTTP
+            return FetchFailure(source, f'tool "{tool.name}" call failed: {_describe(exc)}', HINT_MCP)
+        data = result.model_dump(by_alias=True)  # the same shape in SDK 1.x and 2.x
+        text = "\n".join(
+            item["text"]
+            for item in data.get("content") or []
+            if item.get("type") == "text" and isinstance(item.get("text"), str)
+        ).strip()
+        if data.get("isError"):
+            return FetchFailure(source, f'tool "{tool.name}" call failed: {text or "the tool reported an error"}', HINT_MCP)
+        if not text:
+            return FetchFailure(source, "MCP tool returned empty content", HINT_MCP)
+        return Fetched(extract_content(text, tool.content_extract), source)
+
+    async def aclose(self) -> None:
+        connections, self._connections = list(self._connections.values()), {}
+        await asyncio.gather(*(c.close() for c in connections))

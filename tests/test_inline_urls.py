@@ -1,0 +1,81 @@
+"""Finding URLs, telling placeholders apart, and splicing content in (reference 0.23 §1.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from omk.inline.urls import find_urls, inline_block, is_placeholder, splice
+
+
+def test_urls_stop_at_cjk_whitespace_quotes_and_angle_brackets():
+    text = '请看https://docs.corp.net/a/b?x=1&y=2#frag，然后 "https://q.io/z" <https://r.io/w> end'
+    assert find_urls(text) == ["https://docs.corp.net/a/b?x=1&y=2#frag", "https://q.io/z", "https://r.io/w"]
+
+
+def test_trailing_dot_and_paren_are_part_of_the_url_as_in_the_reference():
+    assert find_urls("see https://a.com/x. and (https://b.com/y)") == ["https://a.com/x.", "https://b.com/y)"]
+
+
+def test_each_url_once_in_first_occurrence_order():
+    assert find_urls("http://b.io/1 https://a.io/2 http://b.io/1") == ["http://b.io/1", "https://a.io/2"]
+
+
+def test_only_lowercase_scheme_and_no_text_gives_nothing():
+    assert find_urls("HTTPS://A.COM/x ftp://a.com/y") == []
+    assert find_urls(None) == [] and find_urls("") == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com",
+        "https://wiki.example.com/prd/feature-x",
+        "http://EXAMPLE.ORG:8080/x",
+        "https://a.b.example.net?q=1",
+        "http://localhost:3000/api",
+        "http://api.localhost/",
+        "https://svc.test/x",
+        "https://foo.invalid#top",
+        "https://docs.example/page",
+    ],
+)
+def test_placeholder_hosts_are_left_alone(url):
+    assert is_placeholder(url)
+    assert find_urls(f"read {url} now") == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.company.com/x",
+        "https://notexample.com/x",
+        "https://example.com.cn/x",
+        "http://127.0.0.1:8000/doc",
+        "https://testing.io/x",
+        "https://docs.corp.internal/a",
+    ],
+)
+def test_real_hosts_are_not_placeholders(url):
+    assert not is_placeholder(url)
+    assert find_urls(url) == [url]
+
+
+def test_splice_puts_the_content_after_the_first_occurrence_only():
+    text = "A https://a.io/x B https://a.io/x C"
+    assert splice(text, {"https://a.io/x": "DOC"}) == "A https://a.io/x\n\n---\nDOC\n---" + " B https://a.io/x C"
+
+
+def test_splice_does_not_touch_a_longer_url_sharing_the_prefix():
+    text = "first https://a.io/x/y then https://a.io/x"
+    out = splice(text, {"https://a.io/x": "SHORT"})
+    assert out == "first https://a.io/x/y then " + inline_block("https://a.io/x", "SHORT")
+
+
+def test_splice_never_expands_urls_inside_inlined_content():
+    text = "https://a.io/1 and https://b.io/2"
+    out = splice(text, {"https://a.io/1": "mentions https://b.io/2 inside", "https://b.io/2": "B"})
+    assert out == inline_block("https://a.io/1", "mentions https://b.io/2 inside") + " and " + inline_block("https://b.io/2", "B")
+
+
+def test_splice_leaves_urls_without_content_as_written():
+    assert splice("x https://a.io/1 y", {}) == "x https://a.io/1 y"

@@ -1,10 +1,13 @@
-"""The LLM judge: rubric, dimensions and judge-scored assertions (spec §5).
+"""The LLM judge: rubric, dimensions and judge-scored assertions (spec §5, docs/judge.md).
 
 `build_judge(settings)` returns None when no judge is configured; then rubric, dimensions and
-judge-scored assertions are reported as skipped. A judge object offers:
+judge-scored assertions are reported as skipped. Otherwise it returns a `Judge` (omk/judge/judge.py):
 
-    describe() -> dict                     # the report's "judge" block (models, prompt_hash)
-    async grade(sample, output, trace) -> dict | None   # {"score", "rubric", "dimensions"}
+    describe(results=None) -> dict          # the report's "judge" block (models, prompt hash, agreement)
+    async grade(sample, output, trace) -> dict | None   # {"score", "rubric", "dimensions", ...}
+    async check_assertion(spec, ctx) -> Outcome          # semantic_similarity, faithfulness, ...
+    failure(ctx, judge_block) -> str | None              # why the judge failed on a sample
+    spent_usd() -> float | None                          # judge cost of this run
     async close() -> None
 """
 
@@ -18,4 +21,19 @@ from omk.errors import ConfigError
 def build_judge(settings: Any) -> Any | None:
     if not settings.judge:
         return None
-    raise ConfigError(f"judge {','.join(settings.judge)!r}: the LLM judge is not available yet; use --no-judge")
+    from omk.judge.clients import make_client
+    from omk.judge.judge import Judge
+    from omk.run.retry import RetryPolicy
+
+    if len(settings.judge) > 8:
+        raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")
+    clients = [make_client(spec, settings.extra) for spec in settings.judge]
+    return Judge(
+        clients,
+        lang=settings.lang,
+        debias_length=getattr(settings, "debias_length", True),
+        repeat=getattr(settings, "judge_repeat", 1),
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        retry=RetryPolicy(retries=settings.retries),
+    )

@@ -1,0 +1,265 @@
+"""Judge backends: one `complete(system, prompt)` call each, failures classified for retry.
+
+`openai:MODEL` and `anthropic:MODEL` reuse the API targets' HTTP plumbing (provider settings
+from omk.yaml and the environment, error classification, secret redaction, the price table). A
+`@URL` suffix (`openai:llama3@http://127.0.0.1:8080/v1`) points the judge at its own server, so
+a local judge can grade a hosted target. `cmd:COMMAND` runs a program per call: it reads one JSON
+line `{"type": "judge_request", "system", "prompt", "model"}` on stdin and prints the reply text,
+or a JSON object with `output` (and optionally `cost_usd`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from omk.errors import ConfigError
+from omk.targets.base import TargetError
+from omk.targets.http import (
+    ProviderSettings,
+    is_local_url,
+    new_client,
+    post_json,
+    provider_settings,
+    public_url,
+    redact,
+)
+from omk.targets.pricing import cost_usd, price_of
+
+JUDGE_PARAMS = {"temperature": 0}
+ANTHROPIC_MAX_TOKENS = 2048
+STDERR_CHARS = 300
+
+
+@dataclass(slots=True)
+class Reply:
+    text: str
+    cost_usd: float | None = None
+    tokens: dict[str, int | None] = field(default_factory=lambda: {"input": None, "output": None})
+
+
+class JudgeClient(Protocol):
+    spec: str
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the reply besides the prompt (for the cache); never a secret."""
+        ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    async def complete(self, system: str, prompt: str, timeout: float) -> Reply: ...
+
+    async def close(self) -> None: ...
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _provider(name: str, arg: str, spec: str, settings: dict[str, Any], default_base: str) -> tuple[str, ProviderSettings]:
+    """(model, provider settings); `MODEL@URL` overrides the base URL for the judge alone."""
+    model, sep, url = arg.partition("@")
+    model = model.strip()
+    if not model:
+        raise ConfigError(f"judge {spec!r}: expected {name}:MODEL")
+    if not sep:
+        try:
+            return model, provider_settings(name, settings, default_base, f"judge {spec}")
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("target 'judge ", "judge '")) from None
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"judge {spec!r}: the part after @ must be an http(s) base URL")
+    block = (settings or {}).get(name) or {}
+    key_env = block.get("api_key_env") if isinstance(block, dict) and isinstance(block.get("api_key_env"), str) else f"{name.upper()}_API_KEY"
+    provider = ProviderSettings(
+        name=name, base_url=url.rstrip("/"), api_key=os.environ.get(key_env) or None, api_key_env=key_env, params={}
+    )
+    if provider.api_key is None and not is_local_url(url):
+        raise ConfigError(f"judge {spec!r}: no API key: set {key_env} (a local base URL needs none)")
+    return model, provider
+
+
+class _HttpJudge:
+    kind = "openai"
+
+    def __init__(self, spec: str, model: str, provider: ProviderSettings):
+        self.spec = spec
+        self.model = model
+        self.provider = provider
+        self.price = provider.price or price_of(model)
+        self._client: Any = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url), "params": self.provider.params}
+
+    def describe(self) -> dict[str, Any]:
+        return {"spec": self.spec, "kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url)}
+
+    async def _post(self, path: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> dict[str, Any]:
+        import httpx
+
+        if self._client is None:
+            self._client = new_client()
+        try:
+            return await asyncio.wait_for(
+                post_json(self._client, self.provider.base_url + path, payload, headers, self.spec, self.provider.secrets()),
+                timeout=timeout,
+            )
+        except (TimeoutError, httpx.TimeoutException):
+            raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
+
+    def _garbage(self, why: str, data: dict[str, Any]) -> TargetError:
+        body = json.dumps(data, ensure_ascii=False)[:200]
+        return TargetError(redact(f"{self.spec}: unexpected reply: {why}: {body}", self.provider.secrets()))
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+class OpenAIJudge(_HttpJudge):
+    kind = "openai"
+
+    async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
+        headers = {"content-type": "application/json"}
+        if self.provider.api_key:
+            headers["authorization"] = f"Bearer {self.provider.api_key}"
+        payload = {
+            **JUDGE_PARAMS,
+            **self.provider.params,
+            "model": self.model,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+        }
+        payload.pop("tools", None)
+        data = await self._post("/chat/completions", payload, headers, timeout)
+        choices = data.get("choices")
+        message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        if not isinstance(message, dict):
+            raise self._garbage("no choices[0].message", data)
+        content = message.get("content")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        tokens = {"input": _int(usage.get("prompt_tokens")), "output": _int(usage.get("completion_tokens"))}
+        return Reply(content if isinstance(content, str) else "", cost_usd(self.price, tokens["input"], tokens["output"]), tokens)
+
+
+class AnthropicJudge(_HttpJudge):
+    kind = "anthropic"
+    API_VERSION = "2023-06-01"
+
+    async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
+        headers = {"content-type": "application/json", "anthropic-version": self.API_VERSION}
+        if self.provider.api_key:
+            headers["x-api-key"] = self.provider.api_key
+        payload = {
+            "max_tokens": ANTHROPIC_MAX_TOKENS,
+            **JUDGE_PARAMS,
+            **self.provider.params,
+            "model": self.model,
+            "system": system,
+            "messages": [{"role": "user", "content": prompt}],
+        }
+        payload.pop("tools", None)
+        data = await self._post("/v1/messages", payload, headers, timeout)
+        content = data.get("content")
+        if not isinstance(content, list):
+            raise self._garbage("no content list", data)
+        text = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        tokens = {"input": _int(usage.get("input_tokens")), "output": _int(usage.get("output_tokens"))}
+        return Reply(text, cost_usd(self.price, tokens["input"], tokens["output"]), tokens)
+
+
+class CommandJudge:
+    """A program per judge call; stdin one JSON line, stdout the reply."""
+
+    kind = "cmd"
+
+    def __init__(self, spec: str, command: str):
+        self.spec = spec
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise ConfigError(f"judge {spec!r}: cannot split the command line: {exc}") from None
+        if not self.argv:
+            raise ConfigError(f"judge {spec!r}: expected cmd:COMMAND")
+        if shutil.which(self.argv[0]) is None:
+            raise ConfigError(f"judge {spec!r}: command not found: {self.argv[0]}")
+        self.model = command
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "cmd", "argv": self.argv}
+
+    def describe(self) -> dict[str, Any]:
+        return {"spec": self.spec, "kind": "cmd", "command": self.argv}
+
+    async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
+        request = json.dumps({"type": "judge_request", "system": system, "prompt": prompt, "model": None}, ensure_ascii=False)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise TargetError(f"{self.spec}: cannot start: {exc}") from None
+        try:
+            out, err = await asyncio.wait_for(proc.communicate((request + "\n").encode("utf-8")), timeout=timeout)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
+        except asyncio.CancelledError:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+            raise
+        if proc.returncode != 0:
+            tail = err.decode("utf-8", "replace").strip()[-STDERR_CHARS:]
+            raise TargetError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
+        return _command_reply(out.decode("utf-8", "replace"))
+
+    async def close(self) -> None:
+        return None
+
+
+def _command_reply(stdout: str) -> Reply:
+    """Plain text, one JSON object with `output`, or JSON lines ending in `{"type": "response"}`."""
+    text = stdout.strip()
+    candidates = [text] + [line for line in reversed(text.splitlines()) if line.strip().startswith("{")]
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("output"), str):
+            cost = data.get("cost_usd", data.get("costUSD"))
+            tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
+            return Reply(
+                data["output"],
+                float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+                {"input": _int(tokens.get("input")), "output": _int(tokens.get("output"))},
+            )
+    return Reply(text)
+
+
+def make_client(spec: str, settings: dict[str, Any] | None = None) -> JudgeClient:
+    kind, sep, arg = spec.partition(":")
+    kind = kind.strip().lower()
+    if not sep or not arg.strip():
+        raise ConfigError(f"judge {spec!r}: expected KIND:ARG — openai:MODEL, anthropic:MODEL or cmd:COMMAND")
+    if kind in ("openai", "anthropic"):
+        default_base = "https://api.openai.com/v1" if kind == "openai" else "https://api.anthropic.com"
+        model, provider = _provider(kind, arg, spec, settings or {}, default_base)
+        # the label reports carry: a `user:password@` in a judge URL never reaches them
+        label = f"{kind}:{model}@{public_url(provider.base_url)}" if "@" in arg else spec
+        return (OpenAIJudge if kind == "openai" else AnthropicJudge)(label, model, provider)
+    if kind == "cmd":
+        return CommandJudge(spec, arg.strip())
+    raise ConfigError(f"judge {spec!r}: unknown kind {kind!r}; expected openai:MODEL, anthropic:MODEL or cmd:COMMAND")

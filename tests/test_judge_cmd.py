@@ -1,0 +1,180 @@
+"""A `cmd:` judge (a real subprocess), alone and end to end through `omk eval`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from judge_support import graded, make_judge, run, sample
+
+import omk.loader
+
+JUDGE = Path(__file__).resolve().parent / "judges" / "scripted_judge.py"
+
+
+def cmd(*args: str) -> str:
+    return "cmd:" + " ".join([sys.executable, str(JUDGE), *args])
+
+
+def test_cmd_judge_json_reply_with_cost():
+    judge = make_judge([cmd("score", "4", "0.002")])
+    block = run(graded(judge, sample(rubric="r")))
+    assert block["score"] == 4.0 and block["rubric"]["reason"] == "cmd judge" and block["cost_usd"] == 0.002
+    assert judge.spent_usd() == 0.002
+
+
+def test_cmd_judge_plain_text_reply():
+    block = run(graded(make_judge([cmd("plain", "2")]), sample(rubric="r")))
+    assert block["score"] == 2.0 and block["cost_usd"] is None
+
+
+def test_cmd_judge_failure_is_an_error_with_its_stderr():
+    block = run(graded(make_judge([cmd("fail")], retries=2), sample(rubric="r")))
+    assert block["score"] is None and "exited with code 3: the judge model is not loaded" in block["error"]
+
+
+def test_cmd_judge_gets_the_request_line(tmp_path):
+    log = tmp_path / "requests.jsonl"
+    run(graded(make_judge([cmd("echo-file", str(log))], lang="zh"), sample(rubric="RUBRIC-Z")))
+    request = json.loads(log.read_text(encoding="utf-8"))
+    assert set(request) == {"type", "system", "prompt", "model"}
+    assert "RUBRIC-Z" in request["prompt"] and request["prompt"].startswith("请对以下 AI 输出进行质量评分")
+
+
+# --- end to end through `omk eval` ----------------------------------------------------------------
+
+SAMPLES = """\
+samples:
+  - sample_id: graded
+    prompt: How do I stop SQL injection?
+    rubric: Recommends parameterised queries.
+    dimensions:
+      clarity: easy to follow
+    assertions:
+      - { type: contains, value: parameter }
+      - { type: semantic_similarity, reference: use parameterised queries }
+  - sample_id: plain
+    prompt: Say hi.
+    assertions:
+      - { type: contains, value: hi }
+"""
+
+RESPONSES = [
+    {"sample_id": "graded", "output": "Use parameterised queries.", "trace": {"cost_usd": 0.01}},
+    {"sample_id": "plain", "output": "hi there", "trace": {"cost_usd": 0.02}},
+]
+
+
+def omk_eval(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    (tmp_path / "eval-samples.yaml").write_text(SAMPLES, encoding="utf-8")
+    (tmp_path / "responses.jsonl").write_text("\n".join(json.dumps(r) for r in RESPONSES) + "\n", encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160", "OMK_RETRY_BASE_S": "0"}
+    env.pop("OMK_JUDGE", None)
+    env.pop("OMK_TARGET", None)
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--target", "replay:responses.jsonl", "--out", str(out), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = json.loads((out / "report.json").read_text(encoding="utf-8")) if (out / "report.json").exists() else {}
+    return proc, report
+
+
+needs_loader = pytest.mark.skipif(not hasattr(omk.loader, "load_samples"), reason="the loader has not landed yet")
+
+
+@needs_loader
+def test_omk_eval_with_a_cmd_judge(tmp_path):
+    proc, report = omk_eval(tmp_path, "--judge", cmd("score", "4", "0.001"), "--judge-repeat", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    judge = report["judge"]
+    assert judge["models"] == [cmd("score", "4", "0.001")] and judge["repeat"] == 2
+    assert judge["prompt_version"] == "v3-cot-length-en" and judge["prompt_hash"] == "fb13d0948c38"
+    graded_result, plain = report["results"]
+    assert graded_result["judge"]["score"] == 4.0 and graded_result["scores"]["judge"] == 4.0
+    assert graded_result["judge"]["rubric"]["samples"] == [4.0, 4.0]
+    assert graded_result["judge"]["dimensions"]["clarity"]["score"] == 4.0
+    similarity = graded_result["assertions"][1]
+    assert similarity["type"] == "semantic_similarity" and similarity["status"] == "passed" and similarity["score"] == 4.0
+    assert plain["judge"] is None and plain["judge_skipped"] is None
+    summary = report["summary"]
+    assert summary["cost_usd"] == pytest.approx(0.03)  # the target's cost only
+    assert summary["judge_cost_usd"] == pytest.approx(0.006)  # (rubric + dimension + assertion) x 2 repeats
+    assert summary["scores"]["judge"] == 4.0
+
+
+@needs_loader
+def test_omk_eval_zh_without_debias_records_the_frozen_hash(tmp_path):
+    proc, report = omk_eval(tmp_path, "--judge", cmd("score", "5"), "--lang", "zh", "--no-debias-length")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert report["judge"]["prompt_hash"] == "fdc81b19c721" and report["judge"]["debias_length"] is False
+
+
+@needs_loader
+def test_omk_eval_judge_failure_errors_the_sample_and_the_run_goes_on(tmp_path):
+    proc, report = omk_eval(tmp_path, "--judge", cmd("fail"), "--retries", "0")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    graded_result, plain = report["results"]
+    assert graded_result["status"] == "error" and "the judge model is not loaded" in graded_result["error"]
+    assert plain["status"] == "ok" and plain["passed"] is True
+    assert report["summary"]["errored"] == 1
+
+
+@needs_loader
+def test_omk_eval_without_a_judge_skips_and_says_so(tmp_path):
+    proc, report = omk_eval(tmp_path, "--no-judge")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    graded_result = report["results"][0]
+    assert graded_result["judge"] is None and graded_result["judge_skipped"] == "no judge configured"
+    assert graded_result["assertions"][1]["status"] == "skipped"
+    assert report["judge"] is None and report["summary"]["judge_cost_usd"] is None
+    assert "judge item(s) skipped" in proc.stdout
+
+
+@needs_loader
+def test_omk_eval_bad_judge_spec_is_exit_2(tmp_path):
+    proc, _ = omk_eval(tmp_path, "--judge", "gemini:pro")
+    assert proc.returncode == 2 and "unknown kind" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@needs_loader
+def test_omk_eval_ensemble_reports_agreement(tmp_path):
+    proc, report = omk_eval(tmp_path, "--judge", f"{cmd('score', '4')},{cmd('score', '1')}")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the judge layer (2.5) is under 3.5
+    graded_result = report["results"][0]
+    assert graded_result["judge"]["score"] == 2.5
+    assert [j["score"] for j in graded_result["judge"]["judges"]] == [4.0, 1.0]
+    agreement = report["judge"]["agreement"]
+    assert agreement["sample_count"] == 1 and agreement["mean_abs_diff"] == 3.0 and agreement["pearson"] is None
+
+
+def test_judge_settings_from_omk_yaml_env_and_command_line(tmp_path, monkeypatch):
+    from omk.cli.main import build_parser
+    from omk.config import load_settings
+    from omk.judge import build_judge
+
+    monkeypatch.delenv("OMK_JUDGE", raising=False)
+    (tmp_path / "omk.yaml").write_text(f"judge: [{json.dumps(cmd('score', '3'))}]\njudge_repeat: 3\n", encoding="utf-8")
+    samples = [tmp_path / "s.yaml"]
+    s = load_settings(samples, tmp_path, {})
+    assert s.judge == [cmd("score", "3")] and s.judge_repeat == 3 and s.debias_length is True
+    judge = build_judge(s)
+    assert judge.describe()["repeat"] == 3 and judge.describe()["prompt_hash"] == "fb13d0948c38"
+    monkeypatch.setenv("OMK_JUDGE", f"{cmd('score', '1')},{cmd('score', '2')}")
+    assert len(load_settings(samples, tmp_path, {}).judge) == 2
+    args = vars(build_parser().parse_args(["eval", "--judge-repeat", "2", "--no-debias-length", "--lang", "zh"]))
+    s = load_settings(samples, tmp_path, args)
+    assert (s.judge_repeat, s.debias_length) == (2, False)
+    assert build_judge(s).describe()["prompt_hash"] == "fdc81b19c721"
+    assert build_judge(load_settings(samples, tmp_path, {"no_judge": True})) is None
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["eval", "--judge-repeat", "0"])

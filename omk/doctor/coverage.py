@@ -1,4 +1,4 @@
-"""What a sample set covers: counts by metadata, assertion type and layer."""
+"""What a sample set covers: counts by metadata, assertion type and layer (reference 0.23 §8.2)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,24 @@ def _walk(specs: list[AssertionSpec]):
         yield from _walk(spec.children)
 
 
-def coverage(samples: list[Sample]) -> dict[str, Any]:
-    capability: Counter[str] = Counter()
+def _capabilities(samples: list[Sample]) -> dict[str, int]:
+    """Samples per capability, grouped by normalised name and shown under its first spelling."""
+    from omk.doctor.diagnostics import normalize_capability
+
+    counts: Counter[str] = Counter()
+    shown: dict[str, str] = {}
     for s in samples:
-        for cap in dict.fromkeys(c.strip() for c in s.capability) or [UNSPECIFIED]:
-            capability[cap] += 1
+        caps = [c.strip() for c in s.capability if c.strip()]
+        if not caps:
+            counts[UNSPECIFIED] += 1
+            shown.setdefault(UNSPECIFIED, UNSPECIFIED)
+        for key, name in {normalize_capability(c): c for c in reversed(caps)}.items():
+            counts[key] += 1
+            shown.setdefault(key, name)
+    return {shown[k]: n for k, n in counts.most_common()}
+
+
+def coverage(samples: list[Sample]) -> dict[str, Any]:
     types: Counter[str] = Counter()
     layers: Counter[str] = Counter()
     for s in samples:
@@ -29,16 +42,25 @@ def coverage(samples: list[Sample]) -> dict[str, Any]:
             types[spec.type] += 1
         for spec in s.assertions:  # layers of the top-level assertions: what the scores see
             layers[layer_of(spec).value] += 1
+    rubrics = [len(s.rubric.strip()) for s in samples if s.rubric and s.rubric.strip()]
     return {
         "samples": len(samples),
-        "capability": dict(capability.most_common()),
+        "capability": _capabilities(samples),
         "difficulty": dict(Counter(s.difficulty or UNSPECIFIED for s in samples).most_common()),
         "construct": dict(Counter(s.construct or UNSPECIFIED for s in samples).most_common()),
         "provenance": dict(Counter(s.provenance or UNSPECIFIED for s in samples).most_common()),
         "assertion_types": dict(types.most_common()),
         "layers": dict(layers.most_common()),
+        "declared": {
+            "capability": sum(1 for s in samples if any(c.strip() for c in s.capability)),
+            "difficulty": sum(1 for s in samples if s.difficulty),
+            "construct": sum(1 for s in samples if s.construct),
+            "provenance": sum(1 for s in samples if s.provenance),
+        },
+        "avg_rubric_length": round(sum(rubrics) / len(rubrics)) if rubrics else None,
         "with_rubric": sum(1 for s in samples if s.rubric),
         "with_dimensions": sum(1 for s in samples if s.dimensions),
         "with_mocks": sum(1 for s in samples if s.mocks),
+        "with_environment": sum(1 for s in samples if s.environment),
         "tripwires": sum(1 for s in samples if s.tripwire),
     }

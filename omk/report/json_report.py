@@ -58,3 +58,25 @@ def write_json_report(out_dir: Path, report: dict[str, Any]) -> Path:
     path = out_dir / "report.json"
     write_atomic(path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     return path
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """Load a finished run's report.json (or the run folder holding it); bad input is an InputError."""
+    from omk.errors import InputError
+
+    if path.is_dir():
+        path = path / "report.json"
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such report (expected a run folder or its report.json)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(report, dict) or report.get("format") != FORMAT:
+        found = report.get("format") if isinstance(report, dict) else type(report).__name__
+        raise InputError(f"{path}: format: expected {FORMAT!r}, found {found!r}")
+    if not isinstance(report.get("results"), list) or not isinstance(report.get("summary"), dict):
+        raise InputError(f"{path}: results/summary: missing; is this an omk report?")
+    return report

@@ -1,0 +1,374 @@
+"""What is wrong with a sample set, or with the run it produced (spec §6; reference 0.23 §8.1).
+
+Each check returns `Diagnostic`s. Severities weigh into the health score
+`clamp(round(100 − 20·(8·errors + 3·warnings + 1·infos) / N), 0, 100)`. docs/doctor.md lists every
+kind, its severity and its rule, including how the variant-based run rules of omk 0.23 were
+adapted to repeats and judge ensembles.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import pstdev
+from typing import Any
+
+from omk.model import AssertionSpec, Sample
+
+SEVERITIES = ("error", "warning", "info")
+
+# thresholds (reference 0.23 §6.4 defaults)
+DUPLICATE_ROUGE = 0.7
+DUPLICATE_MAX_SAMPLES = 500
+AMBIGUOUS_STDDEV = 1.0
+OUTLIER_K = 3.0
+FLAT_SPREAD = 0.5
+FLAT_MIN_SAMPLES = 5
+THIN_MIN_SAMPLES = 10
+RUBRIC_SHORT = 20
+
+GRADE_KEYWORDS_ZH = (
+    "优秀", "良好", "合格", "不合格", "及格", "满分", "零分", "扣分", "加分", "得分",
+    "评分标准", "判分标准", "评分要点", "评分级别", "判定标准", "至少包含", "必须包含", "不应包含", "应当", "应识别",
+)  # fmt: skip
+GRADE_KEYWORDS_EN = (
+    "excellent", "good", "poor", "fail", "pass", "rubric", "criterion", "criteria", "must include",
+    "must contain", "should include", "should contain", "at least", "at most", "no more than",
+    "scored as", "graded as", "full marks", "full score",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    kind: str
+    severity: str  # "error" | "warning" | "info"
+    sample_id: str | None  # None for a finding about the whole set or run
+    message: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "sample_id": self.sample_id,
+            "message": self.message,
+            "detail": self.detail,
+        }
+
+
+def sort_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diags, key=lambda d: (SEVERITIES.index(d.severity), d.sample_id or "", d.kind))
+
+
+def health_score(diags: list[Diagnostic], n: int) -> int:
+    if n <= 0:
+        return 100
+    c = Counter(d.severity for d in diags)
+    penalty = 20 * (8 * c["error"] + 3 * c["warning"] + c["info"]) / n
+    return max(0, min(100, math.floor(100 - penalty + 0.5)))
+
+
+def normalize_capability(name: str) -> str:
+    """Reference §8.2: trim, lowercase, strip runs of `-`, `_` and whitespace."""
+    return re.sub(r"[-_\s]+", "", name.strip().lower())
+
+
+def walk(specs: list[AssertionSpec]):
+    for spec in specs:
+        yield spec
+        yield from walk(spec.children)
+
+
+# ---------------------------------------------------------------- the sample set
+
+
+def rubric_clarity_low(samples: list[Sample]) -> list[Diagnostic]:
+    out = []
+    for s in samples:
+        rubric = (s.rubric or "").strip()
+        if not rubric or len(rubric) >= RUBRIC_SHORT:
+            continue
+        lower = rubric.lower()
+        if any(k in rubric for k in GRADE_KEYWORDS_ZH) or any(k in lower for k in GRADE_KEYWORDS_EN):
+            continue
+        out.append(
+            Diagnostic(
+                "rubric_clarity_low",
+                "info",
+                s.sample_id,
+                f"rubric is {len(rubric)} characters and names no grading criterion: {rubric!r}",
+                {"rubric": rubric},
+            )
+        )
+    return out
+
+
+def rouge1_recall(candidate: Counter[str], reference: Counter[str]) -> float:
+    """ROUGE-1 recall of `candidate` against `reference`: clipped unigram overlap / reference length."""
+    total = sum(reference.values())
+    if not total:
+        return 0.0
+    overlap = sum(min(n, candidate[tok]) for tok, n in reference.items() if tok in candidate)
+    return overlap / total
+
+
+def near_duplicates(samples: list[Sample], threshold: float = DUPLICATE_ROUGE) -> list[Diagnostic]:
+    """Pairs i < j whose prompts reach ROUGE-1 ≥ threshold (recall against prompt j); flagged on i."""
+    if len(samples) > DUPLICATE_MAX_SAMPLES:
+        return []
+    from omk.assertions.tokenize import tokenize
+
+    bags = [Counter(tokenize(s.prompt)) for s in samples]
+    out = []
+    for i, si in enumerate(samples):
+        if not bags[i]:
+            continue
+        for j in range(i + 1, len(samples)):
+            if not bags[j]:
+                continue
+            score = rouge1_recall(bags[i], bags[j])
+            if score >= threshold:
+                out.append(
+                    Diagnostic(
+                        "near_duplicate",
+                        "warning",
+                        si.sample_id,
+                        f"prompt nearly duplicates {samples[j].sample_id!r} (ROUGE-1 {score:.2f})",
+                        {"duplicate_of": samples[j].sample_id, "rouge1": round(score, 4)},
+                    )
+                )
+    return out
+
+
+def capability_thin(samples: list[Sample]) -> list[Diagnostic]:
+    n = len(samples)
+    if n < THIN_MIN_SAMPLES:
+        return []
+    limit = max(2, math.floor(0.2 * n))
+    counts: Counter[str] = Counter()
+    first: dict[str, tuple[str, str]] = {}
+    for s in samples:
+        for cap in dict.fromkeys(normalize_capability(c) for c in s.capability if c.strip()):
+            counts[cap] += 1
+            first.setdefault(cap, (s.sample_id, next(c for c in s.capability if normalize_capability(c) == cap)))
+    return [
+        Diagnostic(
+            "capability_thin",
+            "warning",
+            first[cap][0],
+            f"capability {first[cap][1]!r} has only {count} sample(s) (thin at ≤ {limit} of {n})",
+            {"capability": cap, "count": count, "limit": limit},
+        )
+        for cap, count in counts.items()
+        if count <= limit
+    ]
+
+
+def ungraded(samples: list[Sample]) -> list[Diagnostic]:
+    return [
+        Diagnostic(
+            "no_grading",
+            "error",
+            s.sample_id,
+            "sample has no assertion, no rubric and no dimensions: it can never pass",
+        )
+        for s in samples
+        if not s.assertions and not s.rubric and not s.dimensions
+    ]
+
+
+def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
+    """Reference 0.54 §8: `<tool>:<1-based ordinal among mocks with the same literal tool>`."""
+    seen: Counter[str] = Counter()
+    keys = []
+    for m in mocks:
+        tool = str(m.get("tool", ""))
+        seen[tool] += 1
+        keys.append(f"{tool}:{seen[tool]}")
+    return keys
+
+
+def mock_coverage(samples: list[Sample]) -> list[Diagnostic]:
+    out = []
+    for s in samples:
+        keys = mock_keys(s.mocks)
+        checked = {str(a.get("value")) for a in walk(s.assertions) if a.type == "mock_hit"}
+        for key in keys:
+            if key not in checked:
+                out.append(
+                    Diagnostic(
+                        "mock_unchecked",
+                        "info",
+                        s.sample_id,
+                        f"mock {key} is never checked by a mock_hit assertion",
+                        {"mock": key},
+                    )
+                )
+        for key in sorted(checked - set(keys)):
+            out.append(
+                Diagnostic(
+                    "mock_hit_unknown",
+                    "error",
+                    s.sample_id,
+                    f"mock_hit references missing mock {key!r}; available mock keys: {', '.join(keys) or '(none)'}",
+                    {"mock": key},
+                )
+            )
+    return out
+
+
+def sample_cwd(s: Sample) -> Path:
+    return (s.base_dir / s.cwd).resolve() if s.cwd else s.base_dir
+
+
+def environment(samples: list[Sample]) -> list[Diagnostic]:
+    """`environment` prerequisites that do not hold on this machine (they only inform the prompt)."""
+    out = []
+    for s in samples:
+        env = s.environment or {}
+        for cli in env.get("cli_available") or []:
+            name = str(cli).strip()
+            if name and shutil.which(name) is None:
+                out.append(
+                    Diagnostic("env_cli_missing", "warning", s.sample_id, f"declared CLI {name!r} is not on PATH", {"cli": name})
+                )
+        cwd = sample_cwd(s)
+        for f in env.get("files_available") or []:
+            name = str(f).strip()
+            if name and not (cwd / Path(name).expanduser()).exists():
+                out.append(
+                    Diagnostic(
+                        "env_file_missing",
+                        "warning",
+                        s.sample_id,
+                        f"declared file {name!r} does not exist under {cwd}",
+                        {"file": name, "cwd": str(cwd)},
+                    )
+                )
+    return out
+
+
+def sample_diagnostics(samples: list[Sample]) -> list[Diagnostic]:
+    return [
+        *ungraded(samples),
+        *mock_coverage(samples),
+        *environment(samples),
+        *near_duplicates(samples),
+        *capability_thin(samples),
+        *rubric_clarity_low(samples),
+    ]
+
+
+# ---------------------------------------------------------------- a finished run (report.json)
+
+
+def upper_median(values: list[float]) -> float | None:
+    """Reference 0.23 §8.1: `sorted[floor(n/2)]` over the positive values."""
+    pos = sorted(v for v in values if v > 0)
+    return pos[len(pos) // 2] if pos else None
+
+
+def _graded(r: dict[str, Any]) -> float | None:
+    """The composite of a result that ran and was graded (composite > 0), else None."""
+    if r.get("status") != "ok":
+        return None
+    c = (r.get("scores") or {}).get("composite")
+    return c if isinstance(c, int | float) and c > 0 else None
+
+
+def judge_spreads(results: list[dict[str, Any]]) -> list[float]:
+    """Stddevs of judge scores for one sample: across ensemble members of each result, and across repeats."""
+    spreads = []
+    for r in results:
+        judge = r.get("judge")
+        if not isinstance(judge, dict):
+            continue
+        agreement = judge.get("agreement")
+        if isinstance(agreement, dict) and isinstance(agreement.get("stddev"), int | float):
+            spreads.append(float(agreement["stddev"]))
+        members = judge.get("ensemble") or judge.get("judges")
+        if isinstance(members, list):
+            scores = [m["score"] for m in members if isinstance(m, dict) and isinstance(m.get("score"), int | float)]
+            if len(scores) >= 2:
+                spreads.append(pstdev(scores))
+    repeat_scores = [
+        j for r in results if r.get("status") == "ok" and isinstance(j := (r.get("scores") or {}).get("judge"), int | float)
+    ]
+    if len(repeat_scores) >= 2:
+        spreads.append(pstdev(repeat_scores))
+    return spreads
+
+
+def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
+    by_sample: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in report.get("results") or []:
+        by_sample[r["sample_id"]].append(r)
+    out: list[Diagnostic] = []
+    costs: dict[str, float] = {}
+    latencies: dict[str, float] = {}
+    for sid, results in by_sample.items():
+        scores = [c for r in results if (c := _graded(r)) is not None]
+        if len(scores) >= 2 and max(scores) == min(scores) == 5:
+            out.append(Diagnostic("all_pass", "info", sid, f"scored 5 in all {len(scores)} repeats: too easy to tell targets apart"))
+        elif len(scores) >= 2 and max(scores) == min(scores) == 1:
+            out.append(
+                Diagnostic("all_fail", "error", sid, f"scored 1 in all {len(scores)} repeats: check the sample, not only the target")
+            )
+        errors = [r for r in results if r.get("status") == "error"]
+        if errors:
+            every = len(errors) == len(results)
+            out.append(
+                Diagnostic(
+                    "error_prone",
+                    "error" if every else "warning",
+                    sid,
+                    f"errored in {len(errors)} of {len(results)} run(s): {errors[0].get('error') or 'unknown error'}",
+                    {"errors": len(errors), "runs": len(results)},
+                )
+            )
+        spreads = judge_spreads(results)
+        if spreads and max(spreads) >= AMBIGUOUS_STDDEV:
+            out.append(
+                Diagnostic(
+                    "ambiguous_rubric",
+                    "warning",
+                    sid,
+                    f"judge scores disagree (stddev {max(spreads):.2f} ≥ {AMBIGUOUS_STDDEV:g}): make the rubric more specific",
+                    {"stddev": round(max(spreads), 4)},
+                )
+            )
+        ran = [r.get("trace") or {} for r in results if r.get("status") == "ok"]
+        cost = [t["cost_usd"] for t in ran if isinstance(t.get("cost_usd"), int | float)]
+        lat = [t["latency_ms"] for t in ran if isinstance(t.get("latency_ms"), int | float)]
+        if cost:
+            costs[sid] = sum(cost) / len(cost)
+        if lat:
+            latencies[sid] = sum(lat) / len(lat)
+    for kind, values, unit in (("cost_outlier", costs, "$"), ("latency_outlier", latencies, "ms")):
+        median = upper_median(list(values.values()))
+        if median is None:
+            continue
+        for sid, v in values.items():
+            if v >= OUTLIER_K * median:
+                shown = f"${v:.4f} vs median ${median:.4f}" if unit == "$" else f"{v:.0f} ms vs median {median:.0f} ms"
+                out.append(
+                    Diagnostic(kind, "info", sid, f"{kind.split('_')[0]} {v / median:.1f}× the median ({shown})", {"value": v, "median": median})
+                )
+    graded = {sid: [c for r in rs if (c := _graded(r)) is not None] for sid, rs in by_sample.items()}
+    means = [sum(v) / len(v) for v in graded.values() if v]
+    if len(means) >= FLAT_MIN_SAMPLES and max(means) - min(means) < FLAT_SPREAD:
+        out.append(
+            Diagnostic(
+                "flat_scores",
+                "warning",
+                None,
+                f"all {len(means)} graded samples scored between {min(means):.2f} and {max(means):.2f}: "
+                "the set does not separate good answers from bad ones",
+                {"min": min(means), "max": max(means), "samples": len(means)},
+            )
+        )
+    return out

@@ -1,0 +1,454 @@
+"""`report.html`: one self-contained file (inline CSS, JS and SVG; no network) that opens from disk.
+
+Built with plain string building and `html.escape`, not a template engine: the page is one
+fixed layout, and rendering every value through a single `esc()` on the server side means no
+run data ever reaches JavaScript or `innerHTML` (outputs are untrusted). The script only sorts,
+filters and shows pre-rendered detail panels. A Content-Security-Policy allows no network and
+only the page's own script (by hash), as a second line of defence.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from omk.report.i18n import t
+from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name
+
+FONT_SANS = (
+    'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", '
+    '"PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", '
+    '"WenQuanYi Micro Hei", sans-serif'
+)
+FONT_MONO = (
+    'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Noto Sans Mono CJK SC", '
+    '"Sarasa Mono SC", "Microsoft YaHei", monospace'
+)
+
+CSS = """
+:root{--fg:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#fff;--soft:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;
+--warn:#9a6700;--skip:#6e7781;--accent:#0969da}
+*{box-sizing:border-box}
+body{margin:0;font-family:__SANS__;color:var(--fg);background:var(--bg);line-height:1.5;font-size:14px}
+code,pre,.mono{font-family:__MONO__;font-size:12.5px}
+header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--soft)}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}h3{font-size:14px;margin:16px 0 6px}
+main{padding:8px 24px 48px;max-width:1400px}
+.meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
+.badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.error{background:var(--warn)}
+.badge.skip{background:var(--skip)}
+.cards{display:flex;flex-wrap:wrap;gap:12px}
+.card{border:1px solid var(--line);border-radius:6px;padding:10px 14px;min-width:120px}
+.card b{display:block;font-size:20px}.card small{color:var(--muted)}
+.bar{height:6px;background:var(--soft);border-radius:3px;margin-top:4px}.bar i{display:block;height:6px;border-radius:3px;background:var(--accent)}
+.charts{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
+svg text{font-family:__SANS__;font-size:11px;fill:var(--muted)}
+.controls{display:flex;gap:8px;align-items:center;margin:8px 0}
+.controls input,.controls select{padding:4px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
+th{background:var(--soft);position:sticky;top:0}
+#results th{cursor:pointer;user-select:none;white-space:nowrap}
+#results th[aria-sort=ascending]::after{content:" ▲"}#results th[aria-sort=descending]::after{content:" ▼"}
+#results tbody tr{cursor:pointer}#results tbody tr:hover{background:#eaeef2}
+#results tbody tr.selected{background:#ddf4ff}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.ok{color:var(--ok)}.bad{color:var(--bad)}.skip{color:var(--skip)}.warn{color:var(--warn)}
+.detail{border:1px solid var(--line);border-radius:6px;padding:8px 16px 16px;margin-top:16px}
+.detail[hidden]{display:none}
+pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px;white-space:pre-wrap;
+word-break:break-word;max-height:480px;overflow:auto;margin:4px 0}
+ul.asserts{list-style:none;padding-left:0;margin:4px 0}ul.asserts ul.asserts{padding-left:22px;border-left:2px solid var(--line)}
+ul.asserts li{padding:2px 0}
+.errbox{border:1px solid var(--bad);background:#ffebe9;border-radius:6px;padding:8px}
+.empty{color:var(--muted);font-style:italic}
+#count{color:var(--muted)}
+""".replace("__SANS__", FONT_SANS).replace("__MONO__", FONT_MONO)
+
+JS = """
+(function(){
+  var table=document.getElementById('results'), body=table.tBodies[0];
+  var rows=Array.prototype.slice.call(body.rows);
+  var q=document.getElementById('filter'), st=document.getElementById('status-filter');
+  var count=document.getElementById('count');
+  function apply(){
+    var text=q.value.trim().toLowerCase(), want=st.value, shown=0;
+    rows.forEach(function(r){
+      var ok=(!text||r.getAttribute('data-search').indexOf(text)!==-1)&&(!want||r.getAttribute('data-state')===want);
+      r.hidden=!ok; if(ok){shown++;}
+    });
+    count.textContent=shown+' / '+rows.length;
+  }
+  q.addEventListener('input',apply); st.addEventListener('change',apply);
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+    th.addEventListener('click',function(){
+      var asc=th.getAttribute('aria-sort')!=='ascending', numeric=th.classList.contains('num');
+      Array.prototype.forEach.call(table.tHead.rows[0].cells,function(o){o.removeAttribute('aria-sort');});
+      th.setAttribute('aria-sort',asc?'ascending':'descending');
+      var sorted=rows.slice().sort(function(a,b){
+        var x=a.cells[i].getAttribute('data-v'), y=b.cells[i].getAttribute('data-v'), c;
+        if(numeric){x=x===''?-Infinity:parseFloat(x); y=y===''?-Infinity:parseFloat(y); c=x<y?-1:x>y?1:0;}
+        else{c=x.localeCompare(y);}
+        return asc?c:-c;
+      });
+      sorted.forEach(function(r){body.appendChild(r);});
+    });
+  });
+  function show(id){
+    var panel=document.getElementById(id); if(!panel){return;}
+    Array.prototype.forEach.call(document.querySelectorAll('.detail'),function(d){d.hidden=d!==panel;});
+    rows.forEach(function(r){r.classList.toggle('selected',r.getAttribute('data-detail')===id);});
+    panel.scrollIntoView({block:'start'});
+  }
+  rows.forEach(function(r){
+    r.addEventListener('click',function(){var id=r.getAttribute('data-detail'); history.replaceState(null,'','#'+id); show(id);});
+  });
+  if(location.hash.length>1){show(decodeURIComponent(location.hash.slice(1)));}
+  apply();
+})();
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _num(v: Any, digits: int = 2) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def _json_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _pre(value: Any) -> str:
+    if value is None or value == "":
+        return '<p class="empty">(none)</p>'
+    return f"<pre>{esc(_json_text(value))}</pre>"
+
+
+def _state(r: dict[str, Any]) -> str:
+    if r.get("status") == "error":
+        return "errored"
+    return "passed" if r.get("passed") else "failed"
+
+
+def _badge(state: str, lang: str) -> str:
+    cls = {"passed": "pass", "failed": "fail", "errored": "error"}[state]
+    return f'<span class="badge {cls}">{esc(t(state, lang))}</span>'
+
+
+# ---------------------------------------------------------------- summary and chart
+
+
+def _layer_cards(summary: dict[str, Any], lang: str) -> str:
+    scores = summary.get("scores") or {}
+    cards = []
+    for key in ("composite", "fact", "behavior", "judge"):
+        v = scores.get(key)
+        width = 0 if v is None else max(0.0, min(100.0, (v - 1) / 4 * 100))
+        cards.append(
+            f'<div class="card" data-layer="{key}"><small>{esc(t(key, lang))}</small><b>{_num(v)}</b>'
+            f'<div class="bar"><i style="width:{width:.0f}%"></i></div></div>'
+        )
+    cost = summary.get("cost_usd")
+    counts = [
+        (t("samples", lang), summary.get("total", 0)),
+        (t("passed", lang), summary.get("passed", 0)),
+        (t("failed", lang), summary.get("failed", 0)),
+        (t("errored", lang), summary.get("errored", 0)),
+        (t("cost", lang), "—" if cost is None else f"${cost:.4f}"),
+        (t("duration", lang), f"{(summary.get('duration_ms') or 0) / 1000:.1f} s"),
+    ]
+    cards += [f'<div class="card"><small>{esc(k)}</small><b>{esc(v)}</b></div>' for k, v in counts]
+    return '<div class="cards">' + "".join(cards) + "</div>"
+
+
+def score_histogram(results: list[dict[str, Any]], threshold: float | None, lang: str) -> str:
+    """Inline SVG: composites of graded results in half-point bins from 1 to 5, plus errors."""
+    edges = [1 + 0.5 * i for i in range(9)]
+    bins = [0] * 8
+    errors = 0
+    for r in results:
+        if r.get("status") == "error":
+            errors += 1
+            continue
+        v = (r.get("scores") or {}).get("composite")
+        if v is None or v <= 0:
+            continue
+        bins[min(7, max(0, int((v - 1) // 0.5)))] += 1
+    labels = [f"{edges[i]:g}–{edges[i + 1]:g}" for i in range(8)] + [t("error", lang)]
+    values = bins + [errors]
+    w, h, pad, bw = 520, 180, 28, 52
+    top = max(values) or 1
+    parts = [
+        f'<svg id="score-chart" role="img" aria-label="{esc(t("score distribution", lang))}" '
+        f'width="{w}" height="{h + 40}" viewBox="0 0 {w} {h + 40}" xmlns="http://www.w3.org/2000/svg">'
+    ]
+    for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
+        x = pad + i * (bw + 4)
+        bh = 0 if not v else max(2, v / top * (h - 20))
+        color = "#bf8700" if i == 8 else ("#1a7f37" if threshold is not None and edges[i] >= threshold else "#0969da")
+        parts.append(
+            f'<rect class="bin" data-count="{v}" x="{x}" y="{h - bh:.1f}" width="{bw}" height="{bh:.1f}" fill="{color}">'
+            f"<title>{esc(lab)}: {v}</title></rect>"
+        )
+        if v:
+            parts.append(f'<text x="{x + bw / 2}" y="{h - bh - 4:.1f}" text-anchor="middle">{v}</text>')
+        parts.append(f'<text x="{x + bw / 2}" y="{h + 16}" text-anchor="middle">{esc(lab)}</text>')
+    if threshold is not None and 1 <= threshold <= 5:
+        tx = pad + (threshold - 1) / 0.5 * (bw + 4)
+        parts.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="0" y2="{h}" stroke="#cf222e" stroke-dasharray="4 3"/>')
+        parts.append(f'<text x="{tx + 4:.1f}" y="12">{esc(t("threshold", lang))} {threshold:g}</text>')
+    parts.append(f'<line x1="{pad}" x2="{w - 4}" y1="{h}" y2="{h}" stroke="#d0d7de"/>')
+    parts.append(f'<text x="{pad}" y="{h + 34}">composite</text></svg>')
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------- sample table
+
+
+def _row(i: int, r: dict[str, Any], has_repeat: bool, threshold: float | None, lang: str) -> str:
+    sc = r.get("scores") or {}
+    trace = r.get("trace") or {}
+    state = _state(r)
+    composite = sc.get("composite") if r.get("status") == "ok" else None
+
+    def score_cell(v: Any) -> str:
+        cls = "" if v is None or threshold is None else (" ok" if v >= threshold else " bad")
+        return f'<td class="num{cls}" data-v="{"" if v is None else v}">{_num(v)}</td>'
+
+    search = " ".join(
+        str(x) for x in (r.get("sample_id"), state, *(r.get("capability") or []), r.get("difficulty") or "")
+    ).lower()
+    cells = [f'<td data-v="{esc(r.get("sample_id"))}"><code>{esc(r.get("sample_id"))}</code></td>']
+    if has_repeat:
+        rep = r.get("repeat")
+        cells.append(f'<td class="num" data-v="{"" if rep is None else rep}">{esc("—" if rep is None else rep)}</td>')
+    cells.append(f'<td data-v="{state}">{_badge(state, lang)}</td>')
+    cells += [score_cell(sc.get(k)) for k in ("fact", "behavior", "judge")]
+    cells.append(score_cell(composite))
+    cost, latency = trace.get("cost_usd"), trace.get("latency_ms")
+    cells.append(f'<td class="num" data-v="{"" if cost is None else cost}">{"—" if cost is None else f"${cost:.4f}"}</td>')
+    cells.append(
+        f'<td class="num" data-v="{"" if latency is None else latency}">{"—" if latency is None else f"{latency:.0f} ms"}</td>'
+    )
+    return (
+        f'<tr data-detail="sample-{i}" data-state="{state}" data-search="{esc(search)}">' + "".join(cells) + "</tr>"
+    )
+
+
+def _table(results: list[dict[str, Any]], threshold: float | None, lang: str) -> str:
+    has_repeat = is_repeated(results)
+    heads = [(t("sample", lang), "")]
+    if has_repeat:
+        heads.append((t("repeat", lang), "num"))
+    heads += [(t("status", lang), "")] + [(t(k, lang), "num") for k in ("fact", "behavior", "judge", "composite")]
+    heads += [(t("cost", lang), "num"), (t("latency", lang), "num")]
+    head = "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in heads)
+    body = "".join(_row(i, r, has_repeat, threshold, lang) for i, r in enumerate(results))
+    options = "".join(
+        f'<option value="{v}">{esc(t(label_, lang))}</option>'
+        for v, label_ in (("", "all"), ("passed", "passed"), ("failed", "failed"), ("errored", "errored"))
+    )
+    return (
+        '<div class="controls">'
+        f'<input id="filter" type="search" placeholder="{esc(t("filter by sample id, capability…", lang))}" '
+        f'aria-label="{esc(t("filter", lang))}">'
+        f'<select id="status-filter" aria-label="{esc(t("status", lang))}">{options}</select>'
+        '<span id="count"></span></div>'
+        f'<table id="results"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
+# ---------------------------------------------------------------- detail panels
+
+
+def _assertion_list(assertions: list[dict[str, Any]]) -> str:
+    if not assertions:
+        return '<p class="empty">(no assertions)</p>'
+    items = []
+    for a in assertions:
+        status = a.get("status") or ("passed" if a.get("passed") else "failed")
+        icon, cls = {"passed": ("✓", "ok"), "failed": ("✗", "bad"), "skipped": ("○", "skip")}.get(status, ("?", ""))
+        bits = [f'<span class="{cls}" title="{esc(status)}">{icon}</span> <code>{esc(label(a))}</code>']
+        extra = [f"{esc(a.get('layer'))}", f"weight {esc(a.get('weight'))}"]
+        if a.get("metric") is not None:
+            extra.append(f"metric {esc(a['metric'])}")
+        if a.get("score") is not None:
+            extra.append(f"score {esc(a['score'])}")
+        bits.append(f' <small class="meta">[{" · ".join(extra)}]</small>')
+        if a.get("message"):
+            bits.append(f" — {esc(a['message'])}")
+        if a.get("children"):
+            bits.append(_assertion_list(a["children"]))
+        items.append(f'<li class="assertion {esc(status)}">{"".join(bits)}</li>')
+    return '<ul class="asserts">' + "".join(items) + "</ul>"
+
+
+def _judge(r: dict[str, Any], lang: str) -> str:
+    judge = r.get("judge")
+    if not judge:
+        if r.get("judge_skipped"):
+            return f'<p class="skip">{esc(t("judge skipped", lang))}: {esc(r["judge_skipped"])}</p>'
+        return '<p class="empty">(no judge)</p>'
+    rows = "".join(
+        f"<tr><td>{esc(what)}</td><td class='num'>{esc(score)}</td><td>{esc(reason)}</td></tr>"
+        for what, score, reason in judge_items(judge)
+    )
+    out = f"<p>{esc(t('judge', lang))} score <b>{esc(judge.get('score'))}</b></p>"
+    if rows:
+        out += f"<table><thead><tr><th>item</th><th class='num'>score</th><th>reason</th></tr></thead><tbody>{rows}</tbody></table>"
+    rest = {k: v for k, v in judge.items() if k not in ("score", "rubric", "dimensions")}
+    if rest:
+        out += _pre(rest)
+    return out
+
+
+def _trace(trace: dict[str, Any], lang: str) -> str:
+    tokens = trace.get("tokens") or {}
+    facts = [
+        ("turns", trace.get("turns")),
+        ("cost", None if trace.get("cost_usd") is None else f"${trace['cost_usd']:.6f}"),
+        ("latency", None if trace.get("latency_ms") is None else f"{trace['latency_ms']:.0f} ms"),
+        ("tokens in", tokens.get("input")),
+        ("tokens out", tokens.get("output")),
+    ]
+    out = '<p class="meta">' + "".join(f"<span>{esc(t(k, lang))}: {esc('—' if v is None else v)}</span>" for k, v in facts) + "</p>"
+    stats = trace.get("mock_stats")
+    if stats:
+        per = ", ".join(f"{k}×{v}" for k, v in (stats.get("per_mock") or {}).items()) or "—"
+        out += f"<p>mocks: {esc(stats.get('hits'))} hit(s), {esc(stats.get('misses'))} miss(es); {esc(per)}</p>"
+    calls = trace.get("tool_calls") or []
+    if not calls:
+        return out + '<p class="empty">(no tool calls)</p>'
+    rows = []
+    for n, c in enumerate(calls, 1):
+        mock = esc(c.get("mock_key")) if c.get("mocked") else "—"
+        err = ' <span class="bad">error</span>' if c.get("is_error") else ""
+        rows.append(
+            f"<tr class='tool-call'><td class='num'>{n}</td><td><code>{esc(c.get('tool'))}</code>{err}</td>"
+            f"<td>{_pre(c.get('input'))}</td><td>{_pre(c.get('output'))}</td><td>{mock}</td></tr>"
+        )
+    return out + (
+        "<table><thead><tr><th class='num'>#</th><th>tool</th><th>input</th><th>output</th><th>mock</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _urls(urls: list[Any]) -> str:
+    if not urls:
+        return ""
+    parts = []
+    for u in urls:
+        if isinstance(u, dict):
+            head = esc(u.get("url") or "")
+            meta = {k: v for k, v in u.items() if k not in ("url", "content", "text")}
+            body = u.get("content", u.get("text"))
+            parts.append(f"<h4><code>{head}</code></h4>{_pre(meta) if meta else ''}{_pre(body) if body else ''}")
+        else:
+            parts.append(_pre(u))
+    return "<h3>URLs inlined</h3>" + "".join(parts)
+
+
+def _detail(i: int, r: dict[str, Any], repeated: bool, lang: str) -> str:
+    state = _state(r)
+    source = r.get("source") or {}
+    where = f"{source.get('file')}:{source.get('line')}" if source.get("line") else source.get("file")
+    meta = [
+        ("source", where),
+        ("capability", ", ".join(r.get("capability") or []) or None),
+        ("difficulty", r.get("difficulty")),
+        ("tripwire", "yes" if r.get("tripwire") else None),
+        ("repeat", r.get("repeat") if repeated else None),
+        ("duration", f"{r.get('duration_ms') or 0:.0f} ms"),
+    ]
+    sc = r.get("scores") or {}
+    scores = " · ".join(f"{k} {_num(sc.get(k))}" for k in ("fact", "behavior", "judge", "composite"))
+    error = f'<div class="errbox"><b>error</b>: {esc(r.get("error"))}</div>' if r.get("error") else ""
+    return (
+        f'<article class="detail" id="sample-{i}" hidden>'
+        f"<h2><code>{esc(result_name(r, repeated))}</code> {_badge(state, lang)}</h2>"
+        '<p class="meta">' + "".join(f"<span>{esc(k)}: {esc(v)}</span>" for k, v in meta if v is not None) + "</p>"
+        f"<p>{esc(scores)}</p>{error}"
+        f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.get('prompt'))}"
+        f"<h3>{esc(t('Output', lang))}</h3>{_pre(r.get('output'))}"
+        f"<h3>{esc(t('Assertions', lang))}</h3>{_assertion_list(r.get('assertions') or [])}"
+        f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
+        f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.get('trace') or {}, lang)}"
+        f"{_urls(r.get('urls') or [])}"
+        "</article>"
+    )
+
+
+# ---------------------------------------------------------------- the page
+
+
+def _script_hash(script: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+
+
+def render_html(report: dict[str, Any], lang: str = "en") -> str:
+    summary = report.get("summary") or {}
+    results = report.get("results") or []
+    threshold = summary.get("threshold")
+    target = report.get("target") or {}
+    judge = report.get("judge")
+    gate = summary.get("gate_passed")
+    verdict = (
+        f'<span class="badge pass">{esc(t("gate passed", lang))}</span>'
+        if gate
+        else f'<span class="badge fail">{esc(t("gate failed", lang))}</span>'
+    )
+    judge_text = ", ".join(map(str, judge.get("models") or [])) if judge else t("none", lang)
+    meta = [
+        ("run", report.get("run_id")),
+        (t("target", lang), target.get("spec") or target.get("kind")),
+        (t("judge", lang), judge_text),
+        ("started", report.get("started_at")),
+        ("finished", report.get("finished_at")),
+        ("omk", report.get("omk_version")),
+        ("samples", ", ".join(report.get("samples_files") or [])),
+    ]
+    csp = (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src '{_script_hash(JS)}'; base-uri 'none'; form-action 'none'"
+    )
+    page_lang = "zh-CN" if lang == "zh" else "en"
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{page_lang}"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>omk report {esc(report.get('run_id'))}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>omk report {verdict}</h1>"
+        '<div class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in meta if v) + "</div></header>"
+        "<main>"
+        f"<h2>{esc(t('Summary', lang))}</h2>{_layer_cards(summary, lang)}"
+        + (
+            f'<p class="warn">{esc(t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=summary["skipped_judge_items"]))}</p>'
+            if summary.get("skipped_judge_items")
+            else ""
+        )
+        + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report)) else "")
+        + f"<h2>{esc(t('score distribution', lang))}</h2>"
+        f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
+        f"<h2>{esc(t('Results', lang))}</h2>{_table(results, threshold, lang)}"
+        '<div id="details">' + "".join(_detail(i, r, is_repeated(results), lang) for i, r in enumerate(results)) + "</div>"
+        f"</main><script>{JS}</script></body></html>\n"
+    )
+
+
+def write_html(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+    from omk.report.json_report import write_atomic
+
+    path = out_dir / "report.html"
+    write_atomic(path, render_html(report, lang))
+    return path

@@ -1,0 +1,112 @@
+"""`junit.xml`: the JUnit XML shape CI systems read (Jenkins, GitLab, GitHub test reporters).
+
+One `<testcase>` per result (sample × repeat). A result that ran and did not pass carries a
+`<failure>` listing the failed assertions and the judge's reasons; a result whose target or
+judge failed carries an `<error>`. The output goes to `<system-out>`.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from omk.report.reasons import failure_lines, is_repeated, result_name
+
+# XML 1.0 forbids most control characters even when escaped; model output may contain them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: Any) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if text is None else str(text))
+
+
+def _seconds(ms: Any) -> str:
+    return f"{(ms or 0) / 1000:.3f}"
+
+
+def _classname(result: dict[str, Any], fallback: str) -> str:
+    source = result.get("source") or {}
+    if source.get("file"):
+        return Path(source["file"]).stem
+    return fallback
+
+
+def build_junit(report: dict[str, Any]) -> ET.Element:
+    summary = report.get("summary") or {}
+    threshold = summary.get("threshold")
+    results = report.get("results") or []
+    suite_name = f"omk {report.get('run_id', '')}".strip()
+    failures = sum(1 for r in results if r.get("status") != "error" and not r.get("passed"))
+    errors = sum(1 for r in results if r.get("status") == "error")
+    total_time = _seconds(summary.get("duration_ms"))
+    counts = {"tests": str(len(results)), "failures": str(failures), "errors": str(errors), "skipped": "0"}
+
+    root = ET.Element("testsuites", {"name": "omk", **counts, "time": total_time})
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": _clean(suite_name),
+            **counts,
+            "time": total_time,
+            "timestamp": _clean(report.get("started_at") or ""),
+            "hostname": "localhost",
+            "id": "0",
+            "package": "omk",
+        },
+    )
+    props = ET.SubElement(suite, "properties")
+    target = report.get("target") or {}
+    judge = report.get("judge") or {}
+    for name, value in (
+        ("omk_version", report.get("omk_version")),
+        ("run_id", report.get("run_id")),
+        ("target", target.get("spec") or target.get("kind") or ""),
+        ("judge", ",".join(map(str, judge.get("models") or [])) if judge else "none"),
+        ("threshold", threshold),
+        ("composite", (summary.get("scores") or {}).get("composite")),
+    ):
+        ET.SubElement(props, "property", {"name": name, "value": _clean("" if value is None else value)})
+
+    repeated = is_repeated(results)
+    fallback = Path(report["samples_files"][0]).stem if report.get("samples_files") else "omk"
+    for r in results:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "name": _clean(result_name(r, repeated)),
+                "classname": _clean(_classname(r, fallback)),
+                "time": _seconds(r.get("duration_ms")),
+            },
+        )
+        if r.get("status") == "error":
+            err = ET.SubElement(case, "error", {"message": _clean(r.get("error") or "error"), "type": "error"})
+            err.text = _clean(r.get("error") or "")
+        elif not r.get("passed"):
+            lines = failure_lines(r, threshold)
+            composite = (r.get("scores") or {}).get("composite")
+            head = f"composite {composite}" + (f" (threshold {threshold:g})" if threshold is not None else "")
+            fail = ET.SubElement(
+                case, "failure", {"message": _clean(lines[0] if lines else head), "type": "omk.failed"}
+            )
+            fail.text = _clean("\n".join([head, *lines]))
+        if r.get("output"):
+            ET.SubElement(case, "system-out").text = _clean(r["output"])
+    return root
+
+
+def render_junit(report: dict[str, Any]) -> str:
+    root = build_junit(report)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(out_dir: Path, report: dict[str, Any]) -> Path:
+    from omk.report.json_report import write_atomic
+
+    path = out_dir / "junit.xml"
+    write_atomic(path, render_junit(report))
+    return path

@@ -1,0 +1,94 @@
+"""`summary.md`: a short Markdown summary fit for a CI job summary ($GITHUB_STEP_SUMMARY).
+
+GitHub and GitLab render inline HTML in Markdown, so every value from a run (outputs and
+messages are untrusted) is escaped for both Markdown tables and HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from omk.report.i18n import t
+from omk.report.reasons import failure_lines, is_repeated, repeats_line, result_name
+
+MAX_CELL = 300
+
+
+def cell(value: Any) -> str:
+    """One table cell: no line breaks, no pipes, no live HTML, not too long."""
+    text = "—" if value is None else str(value)
+    text = " ".join(text.split())
+    if len(text) > MAX_CELL:
+        text = text[: MAX_CELL - 1] + "…"
+    return html.escape(text, quote=False).replace("|", "\\|").replace("`", "\\`")
+
+
+def _score(v: Any) -> str:
+    return "—" if v is None else f"{v:.2f}"
+
+
+def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
+    summary = report.get("summary") or {}
+    scores = summary.get("scores") or {}
+    threshold = summary.get("threshold")
+    gate = summary.get("gate_passed")
+    verdict = "✅ " + t("gate passed", lang) if gate else "❌ " + t("gate failed", lang)
+    target = report.get("target") or {}
+    judge = report.get("judge")
+    out = [
+        f"## omk · {cell(report.get('run_id'))}",
+        "",
+        f"**{verdict}** · {summary.get('passed', 0)}/{summary.get('total', 0)} {t('passed', lang)}"
+        f" · {summary.get('failed', 0)} {t('failed', lang)} · {summary.get('errored', 0)} {t('errored', lang)}",
+        "",
+        f"{t('target', lang)}: `{cell(target.get('spec') or target.get('kind'))}` · "
+        f"{t('judge', lang)}: {cell(', '.join(map(str, judge.get('models') or [])) if judge else t('none', lang))}"
+        + (f" · {t('threshold', lang)} {threshold:g}" if threshold is not None else ""),
+        "",
+        "| fact | behavior | judge | composite | " + t("cost", lang) + " | " + t("duration", lang) + " |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {_score(scores.get('fact'))} | {_score(scores.get('behavior'))} | {_score(scores.get('judge'))} | "
+        f"{_score(scores.get('composite'))} | "
+        + ("—" if summary.get("cost_usd") is None else f"${summary['cost_usd']:.4f}")
+        + f" | {(summary.get('duration_ms') or 0) / 1000:.1f} s |",
+        "",
+    ]
+    if line := repeats_line(report):
+        out += [cell(line), ""]
+    results = report.get("results") or []
+    repeated = is_repeated(results)
+    bad = [r for r in results if not r.get("passed")]
+    if bad:
+        out += [f"### {t('Failures', lang)} ({len(bad)})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
+        for r in bad:
+            composite = "error" if r.get("status") == "error" else _score((r.get("scores") or {}).get("composite"))
+            why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
+            out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
+        out.append("")
+    if summary.get("skipped_judge_items"):
+        out += [t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=summary["skipped_judge_items"]), ""]
+    out += [
+        f"<details><summary>{t('All results', lang)} ({len(results)})</summary>",
+        "",
+        f"| {t('sample', lang)} | {t('status', lang)} | fact | behavior | judge | composite | {t('pass', lang)} |",
+        "| --- | --- | ---: | ---: | ---: | ---: | :---: |",
+    ]
+    for r in results:
+        sc = r.get("scores") or {}
+        out.append(
+            f"| {cell(result_name(r, repeated))} | {cell(r.get('status'))} | {_score(sc.get('fact'))} | "
+            f"{_score(sc.get('behavior'))} | {_score(sc.get('judge'))} | "
+            f"{_score(sc.get('composite')) if r.get('status') == 'ok' else '—'} | {'✅' if r.get('passed') else '❌'} |"
+        )
+    out += ["", "</details>", ""]
+    return "\n".join(out)
+
+
+def write_markdown(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+    from omk.report.json_report import write_atomic
+
+    path = out_dir / "summary.md"
+    write_atomic(path, render_markdown(report, lang))
+    return path

@@ -28,9 +28,12 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "regex_timeout": (int, float),
     "hook_timeout": (int, float),
     "mcp_config": (str,),
+    "url_timeout": (int, float),  # seconds per fetched URL (URL inlining)
+    "url_max_bytes": (int,),  # size cap per fetched URL (URL inlining)
     "openai": (dict,),
     "anthropic": (dict,),
     "max_turns": (int,),
+    "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
 }
 
 
@@ -48,6 +51,8 @@ class Settings:
     lang: str = "en"
     regex_timeout: float = 2.0
     hook_timeout: float = 30.0
+    judge_repeat: int = 1  # --judge-repeat N: calls per judge item, averaged
+    debias_length: bool = True  # --no-debias-length turns off the judge prompt's length-debias block
     config_file: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # provider blocks etc., for later targets
 
@@ -113,10 +118,12 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
             s.judge = _split_list(data["judge"])
         if "format" in data:
             s.formats = _split_list(data["format"])
-        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout"):
+        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat"):
             if key in data:
                 setattr(s, key, data[key])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "system", "skill", "mcp_config", "max_turns")}
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes")}
+        if "skill" in s.extra:  # a skill file is relative to omk.yaml's folder
+            s.extra["skill"] = str((cfg_path.parent / s.extra["skill"]).resolve())
     if os.environ.get("OMK_TARGET"):
         s.target, s.target_base = os.environ["OMK_TARGET"], cwd
     if os.environ.get("OMK_JUDGE"):
@@ -125,6 +132,10 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         s.target, s.target_base = cli["target"], cwd
     if cli.get("judge"):
         s.judge = _split_list(cli["judge"])
+    if cli.get("judge_repeat") is not None:
+        s.judge_repeat = cli["judge_repeat"]
+    if cli.get("no_debias_length"):
+        s.debias_length = False
     if cli.get("no_judge"):
         s.judge = []
     if cli.get("format"):
@@ -132,6 +143,8 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
     for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang"):
         if cli.get(key) is not None:
             setattr(s, key, cli[key])
+    if cli.get("mcp_config"):
+        s.extra["mcp_config"] = str(cwd / cli["mcp_config"])  # a command-line path is relative to cwd
     if "json" not in s.formats:
         s.formats.insert(0, "json")
     if s.concurrency < 1:

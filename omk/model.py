@@ -124,9 +124,10 @@ class Trace:
     latency_ms: float | None = None
     tokens: dict[str, int | None] = field(default_factory=lambda: {"input": None, "output": None})
     mock_stats: MockStats | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. "stopped at max_turns (10)"; omitted when empty
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "turns": self.turns,
             "tool_calls": [c.to_dict() for c in self.tool_calls],
             "cost_usd": self.cost_usd,
@@ -134,6 +135,9 @@ class Trace:
             "tokens": dict(self.tokens),
             "mock_stats": self.mock_stats.to_dict() if self.mock_stats else None,
         }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
 
 
 @dataclass(slots=True)
@@ -144,6 +148,7 @@ class Outcome:
     metric: float | None = None
     message: str | None = None
     score: float | None = None  # a 1-5 score for judge-scored and custom types that give one
+    error: bool = False  # the check could not run (timeout, crash): fails even under `not`
 
 
 @dataclass(slots=True)
@@ -211,6 +216,9 @@ class SampleResult:
     scores: Scores = field(default_factory=Scores)
     passed: bool = False
     duration_ms: float = 0.0
+    repeat: int = 0  # 0-based index under --repeat N (omk/run)
+    attempts: int = 0  # target calls made for this result (retries included; 0 when cached)
+    cached: bool = False  # output and trace came from .omk/cache.sqlite, no call was made
 
     def to_dict(self) -> dict[str, Any]:
         s = self.sample
@@ -232,4 +240,7 @@ class SampleResult:
             "scores": self.scores.to_dict(),
             "passed": self.passed,
             "duration_ms": round(self.duration_ms, 1),
+            "repeat": self.repeat,
+            "attempts": self.attempts,
+            "cached": self.cached,
         }

@@ -1,40 +1,151 @@
-"""`omk doctor`: validate a sample set (all problems at once) and show what it covers."""
+"""`omk doctor`: validate a sample set (all problems at once), show what it covers and what it lacks.
+
+Exit codes: 0 healthy; 1 an error-severity diagnostic or health below 70 (with `--strict`, any
+warning too); 2 the samples (or the `--report` file) are not valid input.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
-from omk.cli.eval_cmd import resolve_samples
-from omk.cli.main import EXIT_OK
+from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
+from omk.errors import InputError
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+TOP = 10
+
+
+def _samples_for(args: argparse.Namespace, report: dict[str, Any] | None) -> list[Path] | None:
+    """The sample files to examine: as given, else discovered, else (with --report) the run's own."""
+    from omk.cli.eval_cmd import resolve_samples
+
+    if args.samples or report is None:
+        return resolve_samples(args.samples, Path.cwd())
+    try:
+        return resolve_samples([], Path.cwd())
+    except InputError:
+        existing = [Path(f) for f in report.get("samples_files") or [] if Path(f).exists()]
+        return existing or None
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from omk.doctor.coverage import coverage
-    from omk.loader import load_samples
+    from omk.doctor import examine, verdict
+    from omk.report.json_report import read_report
 
-    paths = resolve_samples(args.samples, Path.cwd())
-    loaded = load_samples(paths)
-    report = {"files": [str(f) for f in loaded.files], "coverage": coverage(loaded.samples)}
+    report = read_report(Path(args.report)) if getattr(args, "report", None) else None
+    paths = _samples_for(args, report)
+    samples, files = None, []
+    if paths is not None:
+        from omk.loader import load_samples
+
+        try:
+            loaded = load_samples(paths)
+        except InputError as exc:
+            return _invalid(args, [str(p) for p in paths], exc)
+        samples, files = loaded.samples, [str(f) for f in loaded.files]
+    result = examine(samples, files, report)
+    healthy = verdict(result, strict=getattr(args, "strict", False))
+    result["healthy"] = healthy
     if args.json:
-        print(json.dumps(report, ensure_ascii=False, indent=2))
-        return EXIT_OK
-    from rich.console import Console
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        _print(result, healthy, strict=getattr(args, "strict", False))
+    return EXIT_OK if healthy else EXIT_GATE
+
+
+def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int:
+    problems = [
+        {"file": p.file, "line": p.line, "where": p.where, "field": p.field, "message": p.message, "text": p.render()}
+        for p in exc.problems
+    ]
+    if args.json:
+        print(json.dumps({"files": files, "valid": False, "problems": problems, "healthy": False}, ensure_ascii=False, indent=2))
+    else:
+        from rich.console import Console
+        from rich.text import Text
+
+        err = Console(stderr=True, highlight=False)
+        err.print(Text(f"{len(problems)} problem(s) found — the sample set is not valid", style="bold red"))
+        for p in problems:
+            err.print(Text(p["text"]), soft_wrap=True)
+    return EXIT_INPUT
+
+
+def _count_table(title: str, counts: dict[str, int], total: int):
     from rich.table import Table
 
+    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
+    table.add_column(title, overflow="fold")
+    table.add_column("n", justify="right")
+    table.add_column("%", justify="right", style="dim")
+    for name, n in counts.items():
+        table.add_row(name, str(n), f"{100 * n / total:.0f}%" if total else "")
+    return table
+
+
+def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
+    from rich.columns import Columns
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.text import Text
+
     console = Console(highlight=False)
-    cov = report["coverage"]
-    console.print(f"[bold]{cov['samples']} samples[/bold] valid in {', '.join(report['files'])}")
-    for key in ("capability", "difficulty", "construct", "provenance", "assertion_types", "layers"):
-        table = Table(title=key.replace("_", " "), title_justify="left", show_header=False)
-        table.add_column(key)
-        table.add_column("count", justify="right")
-        for name, count in cov[key].items():
-            table.add_row(name, str(count))
-        console.print(table)
-    console.print(
-        f"rubric {cov['with_rubric']} · dimensions {cov['with_dimensions']} · "
-        f"mocks {cov['with_mocks']} · tripwires {cov['tripwires']}"
+    health = result["health"]
+    style = "green" if health >= 90 else "yellow" if health >= 70 else "red"
+    totals = result["totals"]
+    head = Text.assemble(
+        ("omk doctor — health ", "bold"),
+        (f"{health}/100", f"bold {style}"),
+        f"   {totals['samples']} samples · {totals['errors']} error(s) · {totals['warnings']} warning(s) · {totals['infos']} info",
     )
-    return EXIT_OK
+    console.print(head)
+    if result["files"]:
+        console.print(Text(f"valid: {', '.join(result['files'])}", style="dim"), soft_wrap=True)
+    if result["run"]:
+        console.print(Text(f"run: {result['run']['run_id']} ({result['run']['results']} results)", style="dim"))
+
+    cov = result["coverage"]
+    if cov:
+        n = cov["samples"]
+        tables = [
+            _count_table("capability", dict(list(cov["capability"].items())[:8]), n),
+            _count_table("difficulty", cov["difficulty"], n),
+            _count_table("construct", cov["construct"], n),
+            _count_table("provenance", cov["provenance"], n),
+            _count_table("layers", cov["layers"], sum(cov["layers"].values())),
+            _count_table("assertion types", dict(list(cov["assertion_types"].items())[:10]), sum(cov["assertion_types"].values())),
+        ]
+        console.print(Panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
+        declared = cov["declared"]
+        console.print(
+            f"declared: capability {declared['capability']}/{n} · difficulty {declared['difficulty']}/{n} · "
+            f"construct {declared['construct']}/{n} · provenance {declared['provenance']}/{n}"
+        )
+        console.print(
+            f"rubric {cov['with_rubric']} (avg {cov['avg_rubric_length'] or 0} chars) · dimensions {cov['with_dimensions']} · "
+            f"mocks {cov['with_mocks']} · environment {cov['with_environment']} · tripwires {cov['tripwires']}"
+        )
+        if not any(declared.values()):
+            console.print(Text("hint: no sample declares capability, difficulty, construct or provenance", style="yellow"))
+
+    diags = result["diagnostics"]
+    if not diags:
+        console.print(Text("✓ no sample-quality issues found", style="green"))
+    else:
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for d in diags:
+            groups.setdefault((d["severity"], d["kind"]), []).append(d)
+        for (severity, kind), items in groups.items():
+            console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), f" — {len(items)}"))
+            for d in items[:TOP]:
+                who = f"{d['sample_id']}: " if d["sample_id"] else ""
+                console.print(Text(f"  {who}{d['message']}"), soft_wrap=True)
+            if len(items) > TOP:
+                console.print(Text(f"  … and {len(items) - TOP} more (see --json)", style="dim"))
+    for tip in result["recommendations"]:
+        console.print(Text(f"→ {tip}", style="dim"))
+    rule = "no error, health ≥ 70" + (", no warning (--strict)" if strict else "")
+    console.print(Text(f"{'healthy' if healthy else 'unhealthy'} ({rule})", style="bold green" if healthy else "bold red"))

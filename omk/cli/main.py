@@ -21,6 +21,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -45,10 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--judge", help="judge SPEC[,SPEC...]")
     judge.add_argument("--no-judge", action="store_true", help="do not run the LLM judge")
+    ev.add_argument("--judge-repeat", type=_positive_int, metavar="N", help="ask each judge N times per item and average (default 1)")
+    ev.add_argument("--no-debias-length", action="store_true", help="leave the length-debias block out of the judge prompt")
     ev.add_argument("--concurrency", type=_positive_int, help="samples in flight at once (default 4)")
     ev.add_argument("--timeout", type=_positive_float, help="seconds per target call (default 120)")
+    ev.add_argument("--retries", type=_non_negative_int, help="retries of a failed target call (429, 5xx, timeout; default 2)")
+    ev.add_argument("--repeat", type=_positive_int, metavar="N", help="run each sample N times and report the spread")
+    ev.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache (.omk/cache.sqlite)")
+    ev.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run: run only the samples it lacks")
     ev.add_argument("--threshold", type=float, help="pass mark for every layer score, 1-5 (default 3.5)")
     ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
+    ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
     ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
@@ -58,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     doc.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
     doc.add_argument("--json", action="store_true", help="machine-readable output")
     doc.add_argument("--lang", choices=["en", "zh"], default="en")
+    doc.add_argument("--report", metavar="REPORT_JSON", help="also diagnose a finished run (report.json or its folder)")
+    doc.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+
+    rep = sub.add_parser("report", help="re-render a finished run's report.json in other formats")
+    rep.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
+    rep.add_argument("--format", default="html", help="formats, comma-separated: json, junit, md, html (default html)")
+    rep.add_argument("--out", metavar="DIR", help="where to write (default: RUN_DIR)")
+    rep.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report text")
 
     init = sub.add_parser("init", help="write a starter eval-samples.yaml and omk.yaml")
     init.add_argument("dir", nargs="?", default=".", help="folder to write into (default: .)")
@@ -81,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from omk.cli.doctor_cmd import run_doctor
 
             return run_doctor(args)
+        if args.command == "report":
+            from omk.cli.report_cmd import run_report
+
+            return run_report(args)
         if args.command == "init":
             from omk.cli.init_cmd import run_init
 

@@ -1,0 +1,161 @@
+"""`omk eval` end to end, as a real subprocess, on the bundled samples and on broken input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples" / "eval-samples.yaml"
+RESPONSES = ROOT / "samples" / "responses.jsonl"
+
+
+def omk(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160", **(env or {})}
+    full_env.pop("OMK_TARGET", None)
+    full_env.pop("OMK_JUDGE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "omk", *args],
+        cwd=cwd or ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_bundled_replay_run_matches_the_report_contract(tmp_path):
+    out = tmp_path / "run"
+    proc = omk("eval", str(SAMPLES), "--target", f"replay:{RESPONSES}", "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["format"] == "omk-report/1"
+    for key in ("run_id", "omk_version", "started_at", "finished_at", "samples_files", "target", "judge", "summary", "results"):
+        assert key in report
+    written = yaml.safe_load(SAMPLES.read_text(encoding="utf-8"))["samples"]
+    assert [r["sample_id"] for r in report["results"]] == [s["sample_id"] for s in written]
+    summary = report["summary"]
+    assert summary["total"] == len(written) >= 10
+    assert summary["errored"] == 0 and summary["failed"] == 0
+    assert set(summary["scores"]) == {"fact", "behavior", "judge", "composite"}
+    assert summary["scores"]["judge"] is None  # no judge configured
+    for result, sample in zip(report["results"], written, strict=True):
+        assert result["status"] == "ok" and result["error"] is None
+        assert [a["type"] for a in result["assertions"]] == [a["type"] for a in sample["assertions"]]  # D11
+        assert set(result["trace"]) >= {"turns", "tool_calls", "cost_usd", "latency_ms", "tokens", "mock_stats"}
+        for a in result["assertions"]:
+            assert set(a) >= {"type", "layer", "passed", "weight", "not", "metric", "score", "message", "children"}
+            assert a["layer"] in ("fact", "behavior")
+        assert result["scores"]["composite"] > 0
+    by_id = {r["sample_id"]: r for r in report["results"]}
+    # judge-scored assertions are reported as skipped, not failed and not dropped
+    relevancy = by_id["cs-order-status-en"]["assertions"][-1]
+    assert relevancy["type"] == "answer_relevancy" and relevancy["status"] == "skipped" and relevancy["passed"] is None
+    # the slow order lookup fails latency_max but the sample still passes its layers
+    latency = next(a for a in by_id["cs-order-status-en"]["assertions"] if a["type"] == "latency_max")
+    assert latency["passed"] is False and "9200" in latency["message"]
+    assert by_id["cs-order-status-en"]["scores"]["behavior"] == 4.33
+    # the composed prompt carries the fenced context
+    assert by_id["cr-sql-injection-zh"]["prompt"].endswith("```")
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(written)
+    assert "judge item(s) skipped" in proc.stdout
+
+
+def test_omk_yaml_beside_the_samples_names_the_target(tmp_path):
+    proc = omk("eval", str(SAMPLES), "--out", str(tmp_path / "r"), "--quiet")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "gate passed" in proc.stdout
+
+
+def test_missing_recorded_response_errors_that_sample_only(tmp_path):
+    responses = tmp_path / "partial.jsonl"
+    kept = RESPONSES.read_text(encoding="utf-8").splitlines()[1:]
+    responses.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    proc = omk("eval", str(SAMPLES), "--target", f"replay:{responses}", "--out", str(out))
+    assert proc.returncode == 1
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    first, *rest = report["results"]
+    assert first["status"] == "error" and "no recorded response" in first["error"]
+    assert first["passed"] is False and first["assertions"] == []
+    assert all(r["status"] == "ok" for r in rest)
+    assert report["summary"]["errored"] == 1
+
+
+def test_failing_sample_gives_exit_1_and_names_the_assertion(tmp_path):
+    samples = tmp_path / "s.yaml"
+    samples.write_text(
+        "- sample_id: a\n  prompt: hi\n  assertions:\n    - {type: contains, value: bonjour}\n", encoding="utf-8"
+    )
+    (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "hello"}\n', encoding="utf-8")
+    proc = omk("eval", str(samples), "--target", "replay:r.jsonl", "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "contains" in proc.stdout and "bonjour" in proc.stdout
+    assert "gate failed" in proc.stdout
+
+
+def test_five_mistakes_give_five_lines_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "samples:\n"
+        "  - sample_id: a\n"
+        "    prompt: hi\n"
+        "    assertions:\n"
+        "      - {type: containz, value: x}\n"  # line 5: unknown type
+        "  - sample_id: a\n"  # line 6: duplicate id
+        "    prompt: again\n"
+        "  - sample_id: c\n"
+        "    prompt: ''\n"  # line 9: empty prompt
+        "    difficulty: extreme\n"  # line 10: bad enum
+        "  - sample_id: d\n"
+        "    prompt: ok\n"
+        "    assertions:\n"
+        "      - {type: regex, pattern: '(unclosed'}\n",  # line 14: invalid regex
+        encoding="utf-8",
+    )
+    proc = omk("eval", str(bad), "--target", "replay:x.jsonl")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 5, proc.stderr
+    assert all(line.startswith(f"{bad}:") for line in lines)
+    assert [int(line.split(":")[1]) for line in lines] == [5, 6, 9, 10, 14]
+    assert 'did you mean "contains"' in proc.stderr
+
+
+def test_configuration_errors_exit_2_without_traceback(tmp_path):
+    (tmp_path / "s.yaml").write_text("- {sample_id: a, prompt: hi}\n", encoding="utf-8")
+    for args in (["--target", "nope:x"], ["--target", "replay:missing.jsonl"], []):
+        proc = omk("eval", "s.yaml", *args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and proc.stderr.strip()
+    (tmp_path / "omk.yaml").write_text("targt: replay:r.jsonl\n", encoding="utf-8")
+    proc = omk("eval", "s.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"{tmp_path / 'omk.yaml'}:1: targt: unknown setting (did you mean \"target\"?)"
+
+
+def test_filter_selects_by_glob(tmp_path):
+    out = tmp_path / "run"
+    proc = omk("eval", str(SAMPLES), "--filter", "cs-*", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    ids = [r["sample_id"] for r in json.loads((out / "report.json").read_text())["results"]]
+    assert ids and all(i.startswith("cs-") for i in ids)
+    assert omk("eval", str(SAMPLES), "--filter", "zz-*").returncode == 2
+
+
+def test_help_and_doctor_counts():
+    assert omk("--help").returncode == 0
+    proc = omk("doctor", str(SAMPLES), "--json")
+    assert proc.returncode == 0, proc.stderr
+    cov = json.loads(proc.stdout)["coverage"]
+    assert cov["samples"] >= 10
+    assert cov["assertion_types"]["contains"] >= 5
+    assert "security-review" in cov["capability"]

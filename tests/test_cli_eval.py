@@ -139,7 +139,7 @@ def test_configuration_errors_exit_2_without_traceback(tmp_path):
     (tmp_path / "omk.yaml").write_text("targt: replay:r.jsonl\n", encoding="utf-8")
     proc = omk("eval", "s.yaml", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"{tmp_path / 'omk.yaml'}:1: targt: unknown setting (did you mean \"target\"?)"
+    assert proc.stderr.strip() == "omk.yaml:1: targt: unknown setting (did you mean \"target\"?)"
 
 
 def test_filter_selects_by_glob(tmp_path):

@@ -8,19 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from report_factory import make_report
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples" / "eval-samples.yaml"
 
-try:
-    from omk.loader import load_samples  # noqa: F401
-
-    HAVE_LOADER = True
-except ImportError:
-    HAVE_LOADER = False
-needs_loader = pytest.mark.skipif(not HAVE_LOADER, reason="omk.loader.load_samples has not landed yet")
 
 
 def omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -46,7 +38,6 @@ samples:
 """
 
 
-@needs_loader
 def test_bundled_samples_are_healthy_and_json_is_complete():
     proc = omk("doctor", str(SAMPLES), "--json")
     assert proc.returncode in (0, 1), proc.stderr
@@ -57,7 +48,6 @@ def test_bundled_samples_are_healthy_and_json_is_complete():
     assert result["healthy"] == (proc.returncode == 0)
 
 
-@needs_loader
 def test_clean_set_exits_0_with_a_readable_layout(tmp_path):
     f = write(tmp_path / "eval-samples.yaml", GOOD)
     proc = omk("doctor", str(f))
@@ -68,7 +58,6 @@ def test_clean_set_exits_0_with_a_readable_layout(tmp_path):
     assert proc.returncode == 0
 
 
-@needs_loader
 def test_error_diagnostic_exits_1_and_warning_only_under_strict(tmp_path):
     ungraded = write(tmp_path / "bare.yaml", GOOD + "  - sample_id: c\n    prompt: Nothing checks this\n")
     proc = omk("doctor", str(ungraded), "--json")
@@ -82,7 +71,6 @@ def test_error_diagnostic_exits_1_and_warning_only_under_strict(tmp_path):
     assert strict.returncode == 1 and "env_cli_missing" in strict.stdout
 
 
-@needs_loader
 def test_invalid_samples_print_every_problem_and_exit_2(tmp_path):
     bad = write(
         tmp_path / "bad.yaml",
@@ -96,7 +84,6 @@ def test_invalid_samples_print_every_problem_and_exit_2(tmp_path):
     assert as_json["valid"] is False and len(as_json["problems"]) >= 2
 
 
-@needs_loader
 def test_report_diagnostics(tmp_path):
     f = write(tmp_path / "eval-samples.yaml", GOOD)
     report = make_report(repeats=2)  # cs-refund-en errored in every run
@@ -109,7 +96,6 @@ def test_report_diagnostics(tmp_path):
     assert result["run"] == {"run_id": report["run_id"], "results": 6}
 
 
-@needs_loader  # sample discovery lives in the loader
 def test_doctor_report_only_and_a_bad_report(tmp_path):
     """Without a sample set (none here, none recorded), --report alone gives the run diagnostics."""
     report = make_report()

@@ -12,11 +12,7 @@ from pathlib import Path
 import pytest
 from inline_doc_server import DocServer, refused_url
 
-import omk.loader
 from omk.cli.main import main
-
-if not hasattr(omk.loader, "load_samples"):  # remove once the loader has landed
-    pytest.skip("omk.loader.load_samples has not landed yet", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "docs_server.py"

@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from judge_support import graded, make_judge, run, sample
 
-import omk.loader
-
 JUDGE = Path(__file__).resolve().parent / "judges" / "scripted_judge.py"
 
 
@@ -88,10 +86,7 @@ def omk_eval(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, d
     return proc, report
 
 
-needs_loader = pytest.mark.skipif(not hasattr(omk.loader, "load_samples"), reason="the loader has not landed yet")
 
-
-@needs_loader
 def test_omk_eval_with_a_cmd_judge(tmp_path):
     proc, report = omk_eval(tmp_path, "--judge", cmd("score", "4", "0.001"), "--judge-repeat", "2")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -112,14 +107,12 @@ def test_omk_eval_with_a_cmd_judge(tmp_path):
     assert summary["scores"]["judge"] == 4.0
 
 
-@needs_loader
 def test_omk_eval_zh_without_debias_records_the_frozen_hash(tmp_path):
     proc, report = omk_eval(tmp_path, "--judge", cmd("score", "5"), "--lang", "zh", "--no-debias-length")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert report["judge"]["prompt_hash"] == "fdc81b19c721" and report["judge"]["debias_length"] is False
 
 
-@needs_loader
 def test_omk_eval_judge_failure_errors_the_sample_and_the_run_goes_on(tmp_path):
     proc, report = omk_eval(tmp_path, "--judge", cmd("fail"), "--retries", "0")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
@@ -129,7 +122,6 @@ def test_omk_eval_judge_failure_errors_the_sample_and_the_run_goes_on(tmp_path):
     assert report["summary"]["errored"] == 1
 
 
-@needs_loader
 def test_omk_eval_without_a_judge_skips_and_says_so(tmp_path):
     proc, report = omk_eval(tmp_path, "--no-judge")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -140,13 +132,11 @@ def test_omk_eval_without_a_judge_skips_and_says_so(tmp_path):
     assert "judge item(s) skipped" in proc.stdout
 
 
-@needs_loader
 def test_omk_eval_bad_judge_spec_is_exit_2(tmp_path):
     proc, _ = omk_eval(tmp_path, "--judge", "gemini:pro")
     assert proc.returncode == 2 and "unknown kind" in proc.stderr and "Traceback" not in proc.stderr
 
 
-@needs_loader
 def test_omk_eval_ensemble_reports_agreement(tmp_path):
     proc, report = omk_eval(tmp_path, "--judge", f"{cmd('score', '4')},{cmd('score', '1')}")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the judge layer (2.5) is under 3.5

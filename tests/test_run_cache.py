@@ -6,11 +6,12 @@ import asyncio
 import dataclasses
 import sqlite3
 
+from helpers import make_spec
+
 from omk.model import MockStats, Sample, ToolCall, Trace
 from omk.run.cache import ResponseCache, cache_key, open_cache
 from omk.run.runner import RunConfig, run_sample
 from omk.targets.base import TargetError, TargetResult
-from tests.helpers import make_spec
 
 IDENTITY = {"kind": "fake", "model": "m-1", "params": {"temperature": 0}, "system": "be brief"}
 

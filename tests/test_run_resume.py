@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import pytest
+from helpers import make_spec
 
 from omk.errors import InputError
 from omk.model import Sample, Trace
@@ -14,7 +15,6 @@ from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
 from omk.run.runner import RunConfig, run_jobs
 from omk.scoring.summary import summarize
 from omk.targets.base import TargetResult
-from tests.helpers import make_spec
 
 
 class EchoTarget:

@@ -14,14 +14,8 @@ import pytest
 import yaml
 from servers.openai_fake import OpenAIFake, text_reply, tool_call_reply
 
-import omk.loader
-
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "sk-e2e-7d3f0a9c1b2e4f6a8c0d"
-
-pytestmark = pytest.mark.skipif(
-    not hasattr(omk.loader, "load_samples"), reason="omk.loader.load_samples is not there yet"
-)
 
 
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

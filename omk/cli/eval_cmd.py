@@ -98,7 +98,7 @@ async def _execute(
     if _needs_hooks(samples):
         from omk.assertions.hooks import HookRunner
 
-        hooks = HookRunner(timeout=settings.hook_timeout)
+        hooks = HookRunner(timeout_s=settings.hook_timeout)
     cfg = RunConfig(
         threshold=settings.threshold,
         concurrency=settings.concurrency,

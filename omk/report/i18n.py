@@ -16,6 +16,7 @@ ZH = {
     "errored": "出错",
     "threshold": "阈值",
     "cost": "成本",
+    "judge cost": "评委成本",
     "report": "报告",
     "gate passed": "门禁通过",
     "gate failed": "门禁未通过",

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from omk.report.i18n import t
+from omk.report.reasons import failed_assertions, failure_lines
 
 
 def _fmt(score: float | None) -> str:
@@ -19,21 +20,6 @@ def _score_text(score: float | None, threshold: float) -> Text:
     if score is None:
         return Text("—", style="dim")
     return Text(f"{score:.2f}", style="green" if score >= threshold else "red")
-
-
-def _failed_leaves(assertions: list[dict[str, Any]], prefix: str = "") -> list[str]:
-    lines = []
-    for a in assertions:
-        if a["status"] != "failed":
-            continue
-        label = f"{prefix}{'not ' if a['not'] else ''}{a['type']}"
-        msg = a.get("message") or ""
-        if a["not"] and a["type"] != "assert-set":
-            msg = f"{msg} (inverted by not: it passed, so this fails)" if msg else "passed, so `not` fails it"
-        lines.append(f"{label}: {msg}" if msg else label)
-        if a["children"] and not a["not"]:
-            lines.extend(_failed_leaves(a["children"], prefix=prefix + "  "))
-    return lines
 
 
 def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
@@ -65,11 +51,11 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
     details = []
     for r in report["results"]:
         if r["status"] == "error":
-            details.append((r["sample_id"], [f"{t('error', lang)}: {r['error']}"]))
-            continue
-        lines = _failed_leaves(r["assertions"])
-        if not r["passed"] and not lines and r["status"] == "ok":
-            lines = [t("nothing was graded (no assertion ran and no judge score)", lang)]
+            lines = [f"{t('error', lang)}: {r['error']}"]
+        elif not r["passed"]:
+            lines = failure_lines(r, threshold)  # assertions, judge reasons, layers under the bar
+        else:
+            lines = failed_assertions(r["assertions"])  # passed overall, but say what did fail
         if lines:
             details.append((r["sample_id"], lines))
     if details:
@@ -89,6 +75,8 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
     console.print(f"{layers} · {t('threshold', lang)} {threshold:g}")
     if summary.get("cost_usd") is not None:
         console.print(f"{t('cost', lang)}: ${summary['cost_usd']:.4f}")
+    if summary.get("judge_cost_usd"):
+        console.print(f"{t('judge cost', lang)}: ${summary['judge_cost_usd']:.4f}")
     if summary.get("skipped_judge_items"):
         console.print(
             Text(

@@ -62,6 +62,16 @@ class _State:
     stopping: threading.Event = field(default_factory=threading.Event)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that timed out and hung up is part of the test, not a server error to print."""
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeServer:
     """Subclasses set `path` (the endpoint) and `error_body(code)`; everything else is shared."""
 
@@ -157,7 +167,7 @@ class FakeServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()

@@ -57,6 +57,20 @@ class AssertionSpec:
 
 
 @dataclass(slots=True)
+class Turn:
+    """One user turn of a multi-turn sample: sent after the earlier turns, checked on its own."""
+
+    prompt: str
+    assertions: list[AssertionSpec] = field(default_factory=list)
+    rubric: str | None = None
+    dimensions: dict[str, str] | None = None
+    context: str | None = None
+    expected: str | None = None  # a reference answer, for formats that carry one (M365 `expected_response`)
+    raw: dict[str, Any] = field(default_factory=dict)
+    source: SourceRef | None = None
+
+
+@dataclass(slots=True)
 class Sample:
     sample_id: str
     prompt: str
@@ -78,6 +92,9 @@ class Sample:
     source: SourceRef | None = None
     base_dir: Path = field(default_factory=Path.cwd)  # folder of the samples file: hooks, return_file
     inlined_urls: list[dict[str, Any]] = field(default_factory=list)  # filled by omk.inline
+    turns: list[Turn] = field(default_factory=list)  # a conversation; empty for a single-prompt sample
+    category: str | None = None  # a grouping that reports break down by (M365 `category`)
+    source_format: str = "omk"  # "omk" | "m365" | "bigsky": the file format the sample came from
 
     @property
     def has_judge_work(self) -> bool:

@@ -159,3 +159,17 @@ def test_help_and_doctor_counts():
     assert cov["samples"] >= 10
     assert cov["assertion_types"]["contains"] >= 5
     assert "security-review" in cov["capability"]
+
+
+def test_init_writes_a_runnable_starter_with_its_schema(tmp_path):
+    proc = omk("init", "proj", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proj = tmp_path / "proj"
+    first = (proj / "eval-samples.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=eval-samples.schema.json"
+    schema = json.loads((proj / "eval-samples.schema.json").read_text(encoding="utf-8"))
+    assert "contains" in json.dumps(schema)
+    run = omk("eval", "eval-samples.yaml", "--out", str(tmp_path / "out"), cwd=proj)
+    assert run.returncode == 0, run.stdout + run.stderr
+    again = omk("init", "proj", cwd=tmp_path)
+    assert again.returncode == 2 and "already exist" in again.stderr

@@ -9,7 +9,7 @@ from omk.cli.main import EXIT_OK
 from omk.errors import InputError
 
 SAMPLES = """\
-# yaml-language-server: $schema=https://omk.invalid/schema/eval-samples.schema.json
+# yaml-language-server: $schema=eval-samples.schema.json
 samples:
   - sample_id: greet-001
     prompt: "Say hello to Ada in one short sentence."
@@ -35,7 +35,15 @@ threshold: 3.5
 def run_init(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
-    files = {"eval-samples.yaml": SAMPLES, "responses.jsonl": RESPONSES, "omk.yaml": CONFIG}
+    from omk.schema.build import SCHEMA_FILE
+
+    files = {
+        "eval-samples.yaml": SAMPLES,
+        "responses.jsonl": RESPONSES,
+        "omk.yaml": CONFIG,
+        # a copy of the sample-format schema, so editors complete and check offline
+        "eval-samples.schema.json": SCHEMA_FILE.read_text(encoding="utf-8"),
+    }
     existing = [name for name in files if (folder / name).exists()]
     if existing:
         raise InputError(f"{folder}: {', '.join(existing)} already exist; nothing was written")

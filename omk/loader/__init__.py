@@ -165,14 +165,28 @@ class _FileLoader:
         if len(self.problems) > count:
             # Still compile the assertions that are fine, so a bad regex shows up in this round too.
             bad = {p.field for p in self.problems[count:]}
-            items = raw.get("assertions") if isinstance(raw, dict) else None
-            for i, item in enumerate(items if isinstance(items, list) else []):
-                label = field_label(("assertions", i))
-                if isinstance(item, dict) and not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
-                    build_spec(item, ("assertions", i), src, found)
+            for base, items in _assertion_lists(raw):
+                for i, item in enumerate(items):
+                    label = field_label(base + (i,))
+                    if isinstance(item, dict) and not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
+                        build_spec(item, base + (i,), src, found)
         else:
             sample = build_sample(raw, src, base_dir, found)
             if not found:
                 self.loaded.samples.append(sample)
         for rel, message in found:
             add(rel, message)
+
+
+def _assertion_lists(raw: Any) -> list[tuple[Path_, list[Any]]]:
+    """The sample's assertion lists with their paths: its own, then each turn's."""
+    if not isinstance(raw, dict):
+        return []
+    found: list[tuple[Path_, list[Any]]] = []
+    if isinstance(raw.get("assertions"), list):
+        found.append((("assertions",), raw["assertions"]))
+    turns = raw.get("turns")
+    for j, turn in enumerate(turns if isinstance(turns, list) else []):
+        if isinstance(turn, dict) and isinstance(turn.get("assertions"), list):
+            found.append((("turns", j, "assertions"), turn["assertions"]))
+    return found

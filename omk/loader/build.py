@@ -13,7 +13,7 @@ from typing import Any
 from omk.assertions.registry import PrepareError, registry
 from omk.loader.document import Path_
 from omk.loader.messages import field_label
-from omk.model import AssertionSpec, Layer, Sample, SourceRef
+from omk.model import AssertionSpec, Layer, Sample, SourceRef, Turn
 
 Found = list[tuple[Path_, str]]
 
@@ -60,11 +60,32 @@ def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, 
     return spec
 
 
+def build_turn(raw: dict[str, Any], index: int, src: SourceInfo, found: Found) -> Turn:
+    label = f"{src.label}.turns[{index}]"
+    return Turn(
+        prompt=raw["prompt"],
+        assertions=[
+            build_spec(a, ("turns", index, "assertions", k), src, found, f"{label}.assertions[{k}]")
+            for k, a in enumerate(raw.get("assertions") or [])
+        ],
+        rubric=raw.get("rubric"),
+        dimensions=raw.get("dimensions"),
+        context=raw.get("context"),
+        raw=raw,
+        source=src.ref(("turns", index), label),
+    )
+
+
 def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Found) -> Sample:
-    """A `Sample` from a dict that passed validation; prepare problems go to `found`."""
+    """A `Sample` from a dict that passed validation; prepare problems go to `found`.
+
+    A conversation (`turns`) keeps its first turn's prompt as `prompt`, so whatever lists samples
+    has a text to show; the run sends `turns`.
+    """
+    turns = [build_turn(t, j, src, found) for j, t in enumerate(raw.get("turns") or [])]
     return Sample(
         sample_id=raw["sample_id"],
-        prompt=raw["prompt"],
+        prompt=turns[0].prompt if turns else raw["prompt"],
         context=raw.get("context"),
         cwd=raw.get("cwd"),
         rubric=raw.get("rubric"),
@@ -85,4 +106,5 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         raw=raw,
         source=src.ref((), src.label),
         base_dir=base_dir,
+        turns=turns,
     )

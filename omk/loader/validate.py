@@ -87,7 +87,8 @@ class Schemas:
         full = build_schema(types)
         defs = full["$defs"]
         self.types = types
-        self.sample = Checker(inline_refs(defs["sample"], defs, {"assertion": {}}))
+        shell = {k: v for k, v in defs["sample"].items() if k != "allOf"}  # prompt/turns: `_conversation`
+        self.sample = Checker(inline_refs(shell, defs, {"assertion": {}}))
         self.requires = Checker(defs["requires"])
         common = defs["assertion"]["properties"]
         self.by_type = {name: Checker(type_schema(kind, common), owner=name) for name, kind in types.items()}
@@ -115,9 +116,40 @@ def check_sample(sample: Any) -> Found:
         return [((), f"a sample must be a mapping with sample_id and prompt (got {kind_of(sample)})")]
     s = schemas()
     found = s.sample.errors(sample)
+    found += _conversation(sample)
+    turns = sample.get("turns")
+    turns = [t for t in turns if isinstance(t, dict)] if isinstance(turns, list) else None
     assertions = sample.get("assertions")
     if isinstance(assertions, list):
-        _check_assertions(s, assertions, ("assertions",), sample, found, depth=0, nested=False)
+        # In a conversation the sample's assertions run on every turn: their context is each turn's.
+        shared = sample if turns is None else {**sample, "context": all(t.get("context") for t in turns) or None}
+        mine: Found = []
+        _check_assertions(s, assertions, ("assertions",), shared, mine, depth=0, nested=False)
+        if turns is not None:
+            mine = [(p, m.replace(_SAMPLE_CONTEXT, 'a "context" on every turn')) for p, m in mine]
+        found += mine
+    for j, turn in enumerate(sample.get("turns") if turns is not None else []):
+        items = turn.get("assertions") if isinstance(turn, dict) else None
+        if isinstance(items, list):
+            view = {"mocks": sample.get("mocks"), "context": turn.get("context")}
+            mine = []
+            _check_assertions(s, items, ("turns", j, "assertions"), view, mine, depth=0, nested=False)
+            found += [(p, m.replace(_SAMPLE_CONTEXT, 'the turn\'s "context"')) for p, m in mine]
+    return found
+
+
+_SAMPLE_CONTEXT = 'the sample\'s "context"'  # rules' wording, said of a turn or of every turn instead
+
+
+def _conversation(sample: dict[str, Any]) -> Found:
+    """A sample has `prompt` or `turns`, not both; a conversation's context belongs to its turns."""
+    if "turns" not in sample:
+        return [] if "prompt" in sample else [((), '"prompt" is required')]
+    found: Found = []
+    if "prompt" in sample:
+        found.append((("prompt",), 'a sample has either "prompt" or "turns", not both: move this prompt into the first turn'))
+    if "context" in sample:
+        found.append((("context",), 'a conversation takes its context per turn: move "context" into the turn it belongs to'))
     return found
 
 

@@ -65,6 +65,7 @@ def build_schema(types: dict[str, AssertionType] | None = None) -> dict[str, Any
             "file": parts.file_object_def(),
             "requires": parts.requires_def(),
             "sample": parts.sample_def(),
+            "turn": parts.turn_def(),
             "assertion": assertion_def(types),
             "mock": parts.mock_def(),
             "tool": parts.tool_def(),

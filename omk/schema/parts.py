@@ -62,6 +62,12 @@ def sample_properties() -> dict[str, Any]:
         "tripwire": _d("A trap sample the model is expected to fail (metadata only).", {"type": "boolean"}),
         "environment": _d("Declared preconditions, rendered into the prompt.", ref("environment")),
         "tools": _d("Tools offered to the model besides the mocked ones.", {"type": "array", "items": ref("tool")}),
+        "turns": _d(
+            "A conversation instead of one prompt: the turns are sent in order, each with the earlier ones as "
+            "history, and each is checked on its own. A sample has either `prompt` or `turns`; the sample's "
+            "`assertions`, `rubric` and `dimensions` apply to every turn.",
+            {"type": "array", "minItems": 1, "items": ref("turn")},
+        ),
         # omk 0.54 fields: accepted so old files load, not used by omk.
         "allowedTools": _d("omk 0.54 field, accepted and ignored.", STRING_LIST),
         "expectedTools": _d("omk 0.54 field, accepted and ignored.", STRING_LIST),
@@ -69,7 +75,14 @@ def sample_properties() -> dict[str, Any]:
     }
 
 
-SAMPLE_REQUIRED = ["sample_id", "prompt"]
+SAMPLE_REQUIRED = ["sample_id"]
+
+# `prompt` XOR `turns`, and no sample-wide `context` in a conversation. The loader checks these
+# itself (`omk.loader.validate`) to word the messages; the schema says the same for editors.
+CONVERSATION_RULES: list[dict[str, Any]] = [
+    {"oneOf": [{"required": ["prompt"]}, {"required": ["turns"]}]},
+    {"if": {"required": ["turns"]}, "then": {"not": {"required": ["context"]}}},
+]
 
 
 def sample_def() -> dict[str, Any]:
@@ -77,6 +90,30 @@ def sample_def() -> dict[str, Any]:
         "type": "object",
         "required": SAMPLE_REQUIRED,
         "properties": sample_properties(),
+        "patternProperties": {EXTENSION_PATTERN: {}},
+        "additionalProperties": False,
+        "allOf": CONVERSATION_RULES,
+    }
+
+
+def turn_def() -> dict[str, Any]:
+    """One user turn of a conversation; its checks add to the sample's."""
+    return {
+        "type": "object",
+        "required": ["prompt"],
+        "properties": {
+            "prompt": _d("What the user says in this turn.", {"type": "string", "pattern": r"\S"}),
+            "context": _d("Extra context appended to this turn's prompt in a code block.", {"type": "string"}),
+            "assertions": _d(
+                "Checks run on this turn's output and trace, after the sample's own.",
+                {"type": "array", "items": ref("assertion")},
+            ),
+            "rubric": _d("What the judge grades this turn against (replaces the sample's rubric).", {"type": "string"}),
+            "dimensions": _d(
+                "Judge dimensions for this turn, added to the sample's (same name: this turn's wins).",
+                {k: v for k, v in sample_properties()["dimensions"].items() if k != "description"},
+            ),
+        },
         "patternProperties": {EXTENSION_PATTERN: {}},
         "additionalProperties": False,
     }

@@ -43,7 +43,7 @@ def valid(name: str, fields: dict) -> bool:
         ("json_schema", {"schema": {"type": "object"}}, True),
         ("json_schema", {"schema": "object"}, False),
         ("rouge_n_min", {"reference": "r", "n": 2, "threshold": 0.3}, True),
-        ("rouge_n_min", {"value": "r"}, True),
+        ("rouge_n_min", {"value": "r"}, False),  # the reference is `reference`, never `value`
         ("rouge_n_min", {"threshold": 0.3}, False),
         ("rouge_n_min", {"reference": "r", "n": 10}, False),
         ("rouge_n_min", {"reference": "r", "n": 0}, False),

@@ -121,9 +121,9 @@ def test_rouge_n_min_defaults_and_message():
     assert check("rouge_n_min", "the cat sat", reference="the cat sat on a mat").passed  # 0.5 >= 0.5
 
 
-def test_rouge_n_min_uses_value_when_no_reference_and_honours_n():
-    assert check("rouge_n_min", "the cat sat", value="cat the", n=1, threshold=1).passed
-    assert not check("rouge_n_min", "the cat sat", value="cat the", n=2, threshold=0.1).passed
+def test_rouge_n_min_honours_n():
+    assert check("rouge_n_min", "the cat sat", reference="cat the", n=1, threshold=1).passed
+    assert not check("rouge_n_min", "the cat sat", reference="cat the", n=2, threshold=0.1).passed
 
 
 def test_rouge_threshold_zero_passes_even_at_zero():

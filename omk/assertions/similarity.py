@@ -10,19 +10,17 @@ import functools
 from typing import Any
 
 from omk.assertions.context import CheckContext
-from omk.assertions.registry import NON_NEGATIVE, RATIO, TEXT, assertion
+from omk.assertions.registry import NON_NEGATIVE, RATIO, assertion
 from omk.assertions.text import js_text
 from omk.assertions.tokenize import Tokenizer, tokenize
 from omk.model import AssertionSpec, Layer, Outcome
 
 DEFAULT_THRESHOLD = 0.5
 _REFERENCE = {"type": "string", "minLength": 1}
-_REFERENCE_OR_VALUE = {"anyOf": [{"required": ["reference"]}, {"required": ["value"]}]}
 
 
 def _reference(spec: AssertionSpec) -> str:
-    ref = spec.get("reference")
-    return js_text(ref if ref is not None else spec.get("value"))
+    return js_text(spec.get("reference"))
 
 
 @functools.lru_cache(maxsize=9)
@@ -74,11 +72,10 @@ def _min_check(name: str, value: float, threshold: float) -> Outcome:
     schema={
         "properties": {
             "reference": _REFERENCE,
-            "value": TEXT,
             "n": {"type": "integer", "minimum": 1, "maximum": 9},  # rouge-score's rouge1..rouge9
             "threshold": RATIO,
         },
-        **_REFERENCE_OR_VALUE,
+        "required": ["reference"],  # 0.54 §5; the pass mark is `threshold`, never `value`
     },
 )
 def rouge_n_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
@@ -94,11 +91,10 @@ def rouge_n_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     schema={
         "properties": {
             "reference": _REFERENCE,
-            "value": TEXT,
             "threshold": RATIO,
             "smooth": {"type": "boolean"},
         },
-        **_REFERENCE_OR_VALUE,
+        "required": ["reference"],  # 0.54 §5; the pass mark is `threshold`, never `value`
     },
 )
 def bleu_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:

@@ -173,3 +173,14 @@ def test_init_writes_a_runnable_starter_with_its_schema(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     again = omk("init", "proj", cwd=tmp_path)
     assert again.returncode == 2 and "already exist" in again.stderr
+
+
+def test_report_files_are_readable_like_any_file_the_user_writes(tmp_path):
+    """Atomic writes go through mkstemp (0600); CI artifact uploaders run as other users."""
+    out = tmp_path / "run"
+    proc = omk("eval", str(SAMPLES), "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}",
+               "--out", str(out), "--format", "junit,md")
+    assert proc.returncode == 0, proc.stderr
+    expected = (out / "results.jsonl").stat().st_mode & 0o777  # plain open(): 0o666 & ~umask
+    for name in ("report.json", "junit.xml", "summary.md"):
+        assert (out / name).stat().st_mode & 0o777 == expected, name

@@ -39,6 +39,13 @@ def build_report(
     }
 
 
+def _shared_mode() -> int:
+    """0o666 minus the umask: the mode `open()` would have given the file."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write to a temporary file in the same folder, then rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,6 +55,7 @@ def write_atomic(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+            os.fchmod(f.fileno(), _shared_mode())  # mkstemp makes it 0600; reports are for sharing
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -57,6 +57,18 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)  # provider blocks etc., for later targets
 
 
+# Settings whose type is not enough: (test, what the message says it must be)
+RANGES: dict[str, tuple[Any, str]] = {
+    "threshold": (lambda v: 1 <= v <= 5, "between 1 and 5, like the scores"),
+    "concurrency": (lambda v: v >= 1, "at least 1"),
+    "timeout": (lambda v: v > 0, "greater than 0"),
+    "retries": (lambda v: v >= 0, "0 or more"),
+    "regex_timeout": (lambda v: v > 0, "greater than 0"),
+    "hook_timeout": (lambda v: v > 0, "greater than 0"),
+    "judge_repeat": (lambda v: v >= 1, "at least 1"),
+}
+
+
 def find_config(samples_paths: list[Path], cwd: Path) -> Path | None:
     """`omk.yaml` beside the first samples file (or in that folder), else in the current directory."""
     for p in samples_paths[:1]:
@@ -100,6 +112,8 @@ def read_config(path: Path) -> dict[str, Any]:
         elif not isinstance(data[key], KNOWN_KEYS[key]) or isinstance(data[key], bool):
             expected = " or ".join(t.__name__ for t in KNOWN_KEYS[key])
             problems.append(Problem(name, line, "", key, f"must be {expected}"))
+        elif key in RANGES and not RANGES[key][0](data[key]):
+            problems.append(Problem(name, line, "", key, f"must be {RANGES[key][1]} (got {data[key]!r})"))
     if problems:
         raise ConfigError(problems)
     return data

@@ -6,6 +6,7 @@ assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -23,16 +24,36 @@ class Status(StrEnum):
     SKIPPED = "skipped"  # e.g. a judge-scored assertion with no judge configured
 
 
-@dataclass(slots=True)
 class SourceRef:
-    """Where something was written: file, 1-based line, and its path inside the file."""
+    """Where something was written: file, 1-based line, and its path inside the file.
 
-    file: str
-    line: int | None
-    path: str  # e.g. "samples[3].assertions[1]"
+    `line` may be given as a function, called once on first use: placing a path in a large
+    JSON file costs a scan, and most lines of a valid file are never shown.
+    """
+
+    __slots__ = ("_line", "file", "path")
+
+    def __init__(self, file: str, line: int | None | Callable[[], int | None], path: str):
+        self.file = file
+        self._line = line
+        self.path = path  # e.g. "samples[3].assertions[1]"
+
+    @property
+    def line(self) -> int | None:
+        if callable(self._line):
+            self._line = self._line()
+        return self._line
 
     def where(self) -> str:
         return f"{self.file}:{self.line}" if self.line else self.file
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceRef):
+            return NotImplemented
+        return (self.file, self.line, self.path) == (other.file, other.line, other.path)
+
+    def __repr__(self) -> str:
+        return f"SourceRef(file={self.file!r}, line={self.line!r}, path={self.path!r})"
 
 
 @dataclass(slots=True)
@@ -95,6 +116,10 @@ class Sample:
     turns: list[Turn] = field(default_factory=list)  # a conversation; empty for a single-prompt sample
     category: str | None = None  # a grouping that reports break down by (M365 `category`)
     source_format: str = "omk"  # "omk" | "m365" | "bigsky": the file format the sample came from
+    history: list[dict[str, Any]] = field(default_factory=list)  # chat messages sent before the prompt (Big Sky `inputs.messages`)
+    variables: dict[str, Any] | None = None  # Big Sky `inputs.context`: rendered into the system prompt (targets/prompt.py)
+    single_step: bool = False  # one model call: the tool calls it asks for are recorded, not run (Big Sky)
+    comparisons: list[str] | None = None  # pairwise verdict keys under two --target; None: one default verdict
 
     @property
     def has_judge_work(self) -> bool:
@@ -180,6 +205,7 @@ class AssertionResult:
     message: str | None = None
     children: list[AssertionResult] = field(default_factory=list)
     value: Any = None  # what was checked for, for people reading the report
+    error: bool = False  # the check could not run (timeout, crash): failed, and `not` did not invert it
 
     @property
     def passed(self) -> bool | None:
@@ -199,6 +225,7 @@ class AssertionResult:
             "metric": self.metric,
             "score": self.score,
             "message": self.message,
+            "error": self.error,
             "children": [c.to_dict() for c in self.children],
         }
 
@@ -220,6 +247,44 @@ class Scores:
 
 
 @dataclass(slots=True)
+class TurnResult:
+    """One turn of a conversation as it ran: its output, checks and scores (docs/report-format.md).
+
+    `status` is "ok", "error" (the target failed on this turn) or "skipped" (not sent: an
+    earlier turn failed). `passed` is None for a turn with nothing graded: it does not count.
+    """
+
+    index: int  # 0-based
+    prompt: str  # the composed prompt sent for this turn
+    status: str = "ok"
+    error: str | None = None
+    output: str | None = None
+    trace: Trace = field(default_factory=Trace)
+    assertions: list[AssertionResult] = field(default_factory=list)
+    judge: dict[str, Any] | None = None
+    judge_skipped: str | None = None
+    scores: Scores = field(default_factory=Scores)
+    passed: bool | None = None
+    attempts: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "status": self.status,
+            "error": self.error,
+            "prompt": self.prompt,
+            "output": self.output,
+            "trace": self.trace.to_dict(),
+            "assertions": [a.to_dict() for a in self.assertions],
+            "judge": self.judge,
+            "judge_skipped": self.judge_skipped,
+            "scores": self.scores.to_dict(),
+            "passed": self.passed,
+            "attempts": self.attempts,
+        }
+
+
+@dataclass(slots=True)
 class SampleResult:
     sample: Sample
     status: str  # "ok" | "error"
@@ -236,10 +301,11 @@ class SampleResult:
     repeat: int = 0  # 0-based index under --repeat N (omk/run)
     attempts: int = 0  # target calls made for this result (retries included; 0 when cached)
     cached: bool = False  # output and trace came from .omk/cache.sqlite, no call was made
+    turns: list[TurnResult] = field(default_factory=list)  # a conversation's turns; empty otherwise
 
     def to_dict(self) -> dict[str, Any]:
         s = self.sample
-        return {
+        data = {
             "sample_id": s.sample_id,
             "status": self.status,
             "error": self.error,
@@ -247,6 +313,7 @@ class SampleResult:
             "capability": s.capability,
             "difficulty": s.difficulty,
             "tripwire": s.tripwire,
+            "category": s.category,
             "prompt": self.prompt,
             "output": self.output,
             "trace": self.trace.to_dict(),
@@ -261,3 +328,6 @@ class SampleResult:
             "attempts": self.attempts,
             "cached": self.cached,
         }
+        if self.turns:
+            data["turns"] = [t.to_dict() for t in self.turns]
+        return data

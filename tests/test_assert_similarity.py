@@ -151,3 +151,11 @@ def test_levenshtein_max_limit_is_inclusive():
     result = check("levenshtein_max", "kitten", reference="sitting", value=2)
     assert not result.passed and result.metric == 3 and result.message == "edit distance 3 > max 2"
     assert check("levenshtein_max", "", reference="", value=0).passed
+
+
+def test_bleu_of_identical_texts_is_exactly_one():
+    from omk.assertions.similarity import bleu4
+
+    text = "the quick brown fox jumps over the lazy dog today"
+    assert bleu4(text, text) == 1.0
+    assert bleu4(text, text, smooth=True) == 1.0

@@ -230,3 +230,11 @@ def test_word_count_limits():
     result = check("word_count_max", "one two three", value=2)
     assert not result.passed and result.metric == 3 and result.message == "word count 3 > max 2"
     assert check("word_count_max", "", value=0).passed
+
+
+def test_zero_width_characters_are_not_words():
+    from omk.assertions.text import word_count
+
+    assert word_count("我\u200b们") == 2
+    assert word_count("hello\u200bworld") == 1  # 0.54: not whitespace, so one word
+    assert word_count("\u200b") == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from omk.model import Sample, Trace
+from omk.model import Sample, Trace, Turn
 
 if TYPE_CHECKING:
     from omk.assertions.hooks import HookRunner
@@ -19,3 +19,7 @@ class CheckContext:
     judge: Any = None  # the judge client, when one is configured (judge-scored types)
     hooks: HookRunner | None = None  # the worker that runs custom hooks
     regex_timeout_s: float = 2.0
+    # In a conversation: the turn being checked (`sample` is then that turn's view: its prompt,
+    # context, rubric and assertions) and the earlier turns as (prompt, output) pairs.
+    turn: Turn | None = None
+    history: list[tuple[str, str]] | None = None

@@ -69,6 +69,7 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
     # `not` inverts a verdict, never an error: a check that could not run fails either way
     passed = False if outcome.error else outcome.passed != spec.negate
     result.status = Status.PASSED if passed else Status.FAILED
+    result.error = outcome.error
     result.metric = outcome.metric
     result.score = outcome.score
     result.message = outcome.message

@@ -32,6 +32,9 @@ CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\uff70"
 # "你好，世界" is four words, not five.
 _CJK_PUNCT = r"\u3001-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
 _WORD = regex.compile(rf"[{CJK_CLASS}]|[^{regex.escape(JS_WHITESPACE)}{_CJK_PUNCT}{CJK_CLASS}]+")
+# Zero-width space/joiners and the word joiner are invisible: dropped before counting, so they never
+# make a word of their own ("我\u200b们" is 2) and, as in 0.54, do not split "a\u200bb".
+_INVISIBLE = regex.compile("[\u200b\u200c\u200d\u2060]")
 
 
 def js_text(value: Any) -> str:
@@ -70,7 +73,7 @@ def js_trim(text: str) -> str:
 
 def word_count(text: str) -> int:
     """D5: each CJK ideograph, kana or hangul syllable is a word; other text splits on JS `\\s`."""
-    return len(_WORD.findall(text))
+    return len(_WORD.findall(_INVISIBLE.sub("", text)))
 
 
 def _quote(text: str, limit: int = 60) -> str:

@@ -147,5 +147,12 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
                 console.print(Text(f"  … and {len(items) - TOP} more (see --json)", style="dim"))
     for tip in result["recommendations"]:
         console.print(Text(f"→ {tip}", style="dim"))
-    rule = "no error, health ≥ 70" + (", no warning (--strict)" if strict else "")
-    console.print(Text(f"{'healthy' if healthy else 'unhealthy'} ({rule})", style="bold green" if healthy else "bold red"))
+    totals, health = result["totals"], result["health"]
+    facts = [
+        f"{totals['errors']} error(s)",
+        f"health {health} {'≥' if health >= 70 else '<'} 70",
+    ]
+    if strict:
+        facts.append(f"{totals['warnings']} warning(s) (--strict allows none)")
+    verdict = "healthy" if healthy else "unhealthy"
+    console.print(Text(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))

@@ -41,6 +41,16 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _score(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 1 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 5, like the scores; got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="omk",
@@ -51,7 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="run samples through a target, check and score the outputs")
     ev.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
-    ev.add_argument("--target", help="KIND:ARG — openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE")
+    ev.add_argument(
+        "--target",
+        action="append",
+        help="KIND:ARG — openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE; twice to compare two targets pairwise",
+    )
+    ev.add_argument("--prompts", nargs="+", metavar="PROMPT", help="run these prompts instead of sample files (as runevals does)")
+    ev.add_argument("--expected", nargs="+", metavar="TEXT", help="the expected answers of --prompts, in the same order")
+    ev.add_argument("--evaluators", metavar="NAMES", help="M365 evaluators for --prompts, comma-separated (default Relevance,Coherence)")
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--judge", help="judge SPEC[,SPEC...]")
     judge.add_argument("--no-judge", action="store_true", help="do not run the LLM judge")
@@ -63,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--repeat", type=_positive_int, metavar="N", help="run each sample N times and report the spread")
     ev.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache (.omk/cache.sqlite)")
     ev.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run: run only the samples it lacks")
-    ev.add_argument("--threshold", type=float, help="pass mark for every layer score, 1-5 (default 3.5)")
+    ev.add_argument("--threshold", type=_score, help="pass mark for every layer score, 1-5 (default 3.5)")
     ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
     ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
     ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
@@ -83,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--format", default="html", help="formats, comma-separated: json, junit, md, html (default html)")
     rep.add_argument("--out", metavar="DIR", help="where to write (default: RUN_DIR)")
     rep.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report text")
+
+    mig = sub.add_parser("migrate", help="upgrade a legacy M365 eval dataset (a bare array) to the versioned shape")
+    mig.add_argument("file", metavar="FILE", help="the M365 eval document to upgrade in place (a timestamped backup is written first)")
 
     init = sub.add_parser("init", help="write a starter eval-samples.yaml and omk.yaml")
     init.add_argument("dir", nargs="?", default=".", help="folder to write into (default: .)")
@@ -110,6 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from omk.cli.report_cmd import run_report
 
             return run_report(args)
+        if args.command == "migrate":
+            from omk.cli.migrate_cmd import run_migrate
+
+            return run_migrate(args)
         if args.command == "init":
             from omk.cli.init_cmd import run_init
 
@@ -120,6 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("omk: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `omk … | head`: the reader left; nothing more to say
+        sys.stdout = None  # type: ignore[assignment]  # keep the interpreter's final flush quiet
+        return EXIT_OK
     parser.error(f"unknown command {args.command!r}")
     return EXIT_INPUT
 

@@ -91,6 +91,16 @@ def combine(rubric: float | None, dimensions: list[float] | None) -> float | Non
     return round2(fmean(parts)) if parts else None
 
 
+def _judge_blocks(results: list[Any]) -> list[Any]:
+    """The judge block of each result, and of each turn of a conversation (objects or dicts)."""
+    blocks = []
+    for r in results:
+        turns = r.get("turns") if isinstance(r, dict) else getattr(r, "turns", None)
+        for unit in [r, *(turns or [])]:
+            blocks.append(unit.get("judge") if isinstance(unit, dict) else unit.judge)
+    return blocks
+
+
 class Judge:
     def __init__(
         self,
@@ -148,8 +158,7 @@ class Judge:
         """Pearson and mean |difference| across the samples every judge scored."""
         specs = [c.spec for c in self.clients]
         rows = []
-        for r in results:
-            judge = r.judge if not isinstance(r, dict) else r.get("judge")
+        for judge in _judge_blocks(results):
             members = (judge or {}).get("judges") if isinstance(judge, dict) else None
             if not isinstance(members, list):
                 continue
@@ -288,15 +297,20 @@ class Judge:
 
     # --- rubric and dimensions ----------------------------------------------------------------
 
-    async def grade(self, sample: Sample, output: str, trace: Trace) -> dict[str, Any] | None:
+    async def grade(
+        self, sample: Sample, output: str, trace: Trace, history: list[tuple[str, str]] | None = None
+    ) -> dict[str, Any] | None:
+        """Rubric and dimensions. `history`: a conversation's earlier turns as (prompt, output),
+        shown to the judge before this turn's prompt."""
         if not sample.has_judge_work:
             return None
         summary = prompts.trace_summary(trace, self.lang)
         system = prompts.RUBRIC_SYSTEM[self.lang]
+        task = prompts.with_history(sample.prompt, history, self.lang)
 
         def attempt_for(criterion: str) -> Attempt:
             # the judge sees sample.prompt (after URL inlining), never the context-wrapped prompt
-            text = prompts.rubric_prompt(sample.prompt, criterion, output, summary, self.lang, self.debias_length)
+            text = prompts.rubric_prompt(task, criterion, output, summary, self.lang, self.debias_length)
             return self._score_attempt(system, text)
 
         names = list((sample.dimensions or {}).keys())
@@ -375,7 +389,7 @@ class Judge:
 
     async def _relevancy(self, spec: AssertionSpec, ctx: Any) -> Outcome:
         weight = spec.get("uncertainty_weight", DEFAULT_UNCERTAINTY_WEIGHT)
-        question = ctx.sample.prompt
+        question = prompts.with_history(ctx.sample.prompt, getattr(ctx, "history", None), self.lang)
         system = prompts.RELEVANCY_SYSTEM[self.lang]
         ratios: list[float] = []
 

@@ -123,6 +123,26 @@ def rubric_prompt(prompt: str, rubric: str, output: str, trace_summary: str | No
     )
 
 
+_CONVERSATION_TEXT = {
+    "zh": {"earlier": "### 此前的对话", "user": "【用户】", "assistant": "【助手】", "now": "### 本轮（请评分的这一轮）"},
+    "en": {"earlier": "### The conversation so far", "user": "[User]", "assistant": "[Assistant]", "now": "### This turn (the one to score)"},
+}
+
+
+def with_history(prompt: str, history: list[tuple[str, str]] | None, lang: str) -> str:
+    """The task of one turn of a conversation: the earlier turns, then this turn's prompt.
+
+    It fills the template's task slot, so the template (and its hash) is the same as for a
+    single prompt; with no history the prompt is returned unchanged."""
+    if not history:
+        return prompt
+    t = _CONVERSATION_TEXT[lang]
+    lines = [t["earlier"]]
+    for user, assistant in history:
+        lines += [f"{t['user']} {user}", f"{t['assistant']} {assistant}", ""]
+    return "\n".join([*lines, t["now"], prompt])
+
+
 def _short_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 

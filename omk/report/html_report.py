@@ -68,6 +68,8 @@ ul.asserts li{padding:2px 0}
 .errbox{border:1px solid var(--bad);background:#ffebe9;border-radius:6px;padding:8px}
 .empty{color:var(--muted);font-style:italic}
 #count{color:var(--muted)}
+section.turn{border-left:3px solid var(--line);padding:0 0 4px 12px;margin:12px 0}
+section.turn h4{font-size:14px;margin:8px 0 4px}section.turn h5{font-size:13px;margin:10px 0 4px}
 """.replace("__SANS__", FONT_SANS).replace("__MONO__", FONT_MONO)
 
 JS = """
@@ -373,18 +375,51 @@ def _detail(i: int, r: dict[str, Any], repeated: bool, lang: str) -> str:
     sc = r.get("scores") or {}
     scores = " · ".join(f"{k} {_num(sc.get(k))}" for k in ("fact", "behavior", "judge", "composite"))
     error = f'<div class="errbox"><b>error</b>: {esc(r.get("error"))}</div>' if r.get("error") else ""
+    if r.get("turns"):  # a conversation: every turn with its own prompt, output, checks and trace
+        body = "".join(_turn_section(i, turn, lang) for turn in r["turns"])
+        body += f"<h3>{esc(t('Trace', lang))} ({esc(t('whole conversation', lang))})</h3>{_trace(r.get('trace') or {}, lang)}"
+    else:
+        body = (
+            f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.get('prompt'))}"
+            f"<h3>{esc(t('Output', lang))}</h3>{_pre(r.get('output'))}"
+            f"<h3>{esc(t('Assertions', lang))}</h3>{_assertion_list(r.get('assertions') or [])}"
+            f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
+            f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.get('trace') or {}, lang)}"
+        )
     return (
         f'<article class="detail" id="sample-{i}" hidden>'
         f"<h2><code>{esc(result_name(r, repeated))}</code> {_badge(state, lang)}</h2>"
         '<p class="meta">' + "".join(f"<span>{esc(k)}: {esc(v)}</span>" for k, v in meta if v is not None) + "</p>"
-        f"<p>{esc(scores)}</p>{error}"
-        f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.get('prompt'))}"
-        f"<h3>{esc(t('Output', lang))}</h3>{_pre(r.get('output'))}"
-        f"<h3>{esc(t('Assertions', lang))}</h3>{_assertion_list(r.get('assertions') or [])}"
-        f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
-        f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.get('trace') or {}, lang)}"
+        f"<p>{esc(scores)}</p>{error}{body}"
         f"{_urls(r.get('urls') or [])}"
         "</article>"
+    )
+
+
+def _turn_section(i: int, turn: dict[str, Any], lang: str) -> str:
+    n = (turn.get("index") or 0) + 1
+    status, passed = turn.get("status"), turn.get("passed")
+    if status == "error":
+        badge = _badge("errored", lang)
+    elif status == "ok" and passed is not None:
+        badge = _badge("passed" if passed else "failed", lang)
+    else:
+        word = t("skipped", lang) if status == "skipped" else t("not graded", lang)
+        badge = f'<span class="badge skip">{esc(word)}</span>'
+    sc = turn.get("scores") or {}
+    scores = " · ".join(f"{k} {_num(sc.get(k))}" for k in ("fact", "behavior", "judge", "composite"))
+    error = f'<div class="errbox"><b>error</b>: {esc(turn.get("error"))}</div>' if turn.get("error") else ""
+    head = f'<section class="turn" id="sample-{i}-turn-{n}"><h4>{esc(t("turn {n}", lang).format(n=n))} {badge}</h4>'
+    if status == "skipped":
+        return head + f'<p class="empty">{esc(t("not sent: an earlier turn failed", lang))}</p>{_pre(turn.get("prompt"))}</section>'
+    return (
+        head + f'<p class="meta">{esc(scores)}</p>{error}'
+        f"<h5>{esc(t('Prompt', lang))}</h5>{_pre(turn.get('prompt'))}"
+        f"<h5>{esc(t('Output', lang))}</h5>{_pre(turn.get('output'))}"
+        f"<h5>{esc(t('Assertions', lang))}</h5>{_assertion_list(turn.get('assertions') or [])}"
+        f"<h5>{esc(t('Judge', lang))}</h5>{_judge(turn, lang)}"
+        f"<h5>{esc(t('Trace', lang))}</h5>{_trace(turn.get('trace') or {}, lang)}"
+        "</section>"
     )
 
 

@@ -2,7 +2,8 @@
 
 One `<testcase>` per result (sample × repeat). A result that ran and did not pass carries a
 `<failure>` listing the failed assertions and the judge's reasons; a result whose target or
-judge failed carries an `<error>`. The output goes to `<system-out>`.
+judge failed carries an `<error>`. The output goes to `<system-out>` (a conversation's turns,
+each with its prompt and output).
 """
 
 from __future__ import annotations
@@ -93,9 +94,29 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
                 case, "failure", {"message": _clean(lines[0] if lines else head), "type": "omk.failed"}
             )
             fail.text = _clean("\n".join([head, *lines]))
-        if r.get("output"):
+        if r.get("turns"):
+            ET.SubElement(case, "system-out").text = _clean(_transcript(r["turns"]))
+        elif r.get("output"):
             ET.SubElement(case, "system-out").text = _clean(r["output"])
     return root
+
+
+def _transcript(turns: list[dict[str, Any]]) -> str:
+    """A conversation as CI shows it: each turn's prompt and output (or why there is none)."""
+    parts = []
+    for turn in turns:
+        n, status = (turn.get("index") or 0) + 1, turn.get("status")
+        mark = {True: "passed", False: "failed"}.get(turn.get("passed"), "not graded")
+        head = f"--- turn {n} ({status if status != 'ok' else mark})"
+        lines = [head, f"> {turn.get('prompt') or ''}"]
+        if turn.get("output") is not None:
+            lines.append(turn["output"])
+        if status == "error":
+            lines.append(f"error: {turn.get('error')}")
+        elif status == "skipped":
+            lines.append("(not sent: an earlier turn failed)")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
 
 
 def render_junit(report: dict[str, Any]) -> str:

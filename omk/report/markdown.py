@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.report.i18n import t
-from omk.report.reasons import failure_lines, is_repeated, repeats_line, result_name
+from omk.report.reasons import failure_lines, is_repeated, repeats_line, result_name, turn_label
 
 MAX_CELL = 300
 
@@ -82,6 +82,15 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
             f"{_score(sc.get('behavior'))} | {_score(sc.get('judge'))} | "
             f"{_score(sc.get('composite')) if r.get('status') == 'ok' else '—'} | {'✅' if r.get('passed') else '❌'} |"
         )
+        for turn in r.get("turns") or []:  # a conversation: one row per turn beneath it
+            ts = turn.get("scores") or {}
+            mark = {True: "✅", False: "❌"}.get(turn.get("passed"), "·")
+            graded = turn.get("status") == "ok" and turn.get("passed") is not None
+            out.append(
+                f"| ↳ {cell(turn_label(turn))} | {cell(turn.get('status'))} | {_score(ts.get('fact'))} | "
+                f"{_score(ts.get('behavior'))} | {_score(ts.get('judge'))} | "
+                f"{_score(ts.get('composite')) if graded else '—'} | {mark} |"
+            )
     out += ["", "</details>", ""]
     return "\n".join(out)
 

@@ -27,7 +27,7 @@ def failed_assertions(assertions: list[dict[str, Any]], depth: int = 0) -> list[
         if a.get("status") != "failed":
             continue
         msg = a.get("message") or ""
-        if a.get("not") and a.get("type") != "assert-set":
+        if a.get("not") and a.get("type") != "assert-set" and not a.get("error"):
             msg = f"{msg} (inverted by not)" if msg else "passed, so `not` fails it"
         metric = a.get("metric")
         if metric is not None and str(metric) not in msg:
@@ -60,6 +60,8 @@ def judge_reasons(judge: dict[str, Any] | None) -> list[str]:
 
 def failure_lines(result: dict[str, Any], threshold: float | None) -> list[str]:
     """Everything that explains a failed or errored result, most useful first."""
+    if result.get("turns"):
+        return _conversation_lines(result, threshold)
     if result.get("status") == "error":
         return [f"error: {result.get('error') or 'unknown error'}"]
     lines = failed_assertions(result.get("assertions") or [])
@@ -74,6 +76,39 @@ def failure_lines(result: dict[str, Any], threshold: float | None) -> list[str]:
     if not lines and not any(scores.get(k) is not None for k in ("fact", "behavior", "judge")):
         lines.append("nothing was graded (no assertion ran and no judge score)")
     return lines
+
+
+def _conversation_lines(result: dict[str, Any], threshold: float | None) -> list[str]:
+    """A conversation's reasons, turn by turn: `turn 2: contains "x": …`."""
+    lines: list[str] = []
+    for turn in result["turns"]:
+        n = (turn.get("index") or 0) + 1
+        if turn.get("status") == "error":
+            lines.append(f"turn {n}: error: {turn.get('error') or 'unknown error'}")
+        elif turn.get("status") == "ok" and turn.get("passed") is False:
+            lines += [f"turn {n}: {line}" for line in failure_lines(turn, threshold)]
+    if result.get("status") == "error" and not lines:
+        lines.append(f"error: {result.get('error') or 'unknown error'}")
+    if not lines and not any(t.get("passed") is not None for t in result["turns"]):
+        lines.append("nothing was graded (no turn had an assertion that ran or a judge score)")
+    return lines
+
+
+def passed_but_failed(result: dict[str, Any]) -> list[str]:
+    """The failed assertions of a result that passed overall (every turn's, in a conversation)."""
+    if not result.get("turns"):
+        return failed_assertions(result.get("assertions") or [])
+    return [
+        f"turn {(t.get('index') or 0) + 1}: {line}" for t in result["turns"] for line in failed_assertions(t.get("assertions") or [])
+    ]
+
+
+def turn_label(turn: dict[str, Any], width: int = 48) -> str:
+    """`turn 2: Where is my order…` — a turn as a row of a table names it."""
+    prompt = " ".join(str(turn.get("prompt") or "").split())
+    if len(prompt) > width:
+        prompt = prompt[: width - 1] + "…"
+    return f"turn {(turn.get('index') or 0) + 1}: {prompt}"
 
 
 def is_repeated(results: list[dict[str, Any]]) -> bool:

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from omk.report.i18n import t
-from omk.report.reasons import failed_assertions, failure_lines
+from omk.report.reasons import failure_lines, passed_but_failed, turn_label
 
 
 def _fmt(score: float | None) -> str:
@@ -20,6 +20,12 @@ def _score_text(score: float | None, threshold: float) -> Text:
     if score is None:
         return Text("—", style="dim")
     return Text(f"{score:.2f}", style="green" if score >= threshold else "red")
+
+
+def _turn_mark(passed: bool | None) -> Text:
+    if passed is None:
+        return Text("·", style="dim")  # nothing graded on this turn, or it was not sent
+    return Text("✓", style="green") if passed else Text("✗", style="red")
 
 
 def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
@@ -46,6 +52,18 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
             _score_text(sc["composite"] if r["status"] == "ok" else None, threshold),
             mark,
         )
+        for turn in r.get("turns") or []:  # a conversation: one row per turn beneath it
+            ts = turn["scores"]
+            done = turn["status"] == "ok"
+            table.add_row(
+                Text(f"  ↳ {turn_label(turn, 40)}", style="dim"),
+                Text(t(turn["status"], lang), style="dim" if done else "red"),
+                _score_text(ts["fact"], threshold),
+                _score_text(ts["behavior"], threshold),
+                _score_text(ts["judge"], threshold),
+                _score_text(ts["composite"] if done and turn["passed"] is not None else None, threshold),
+                _turn_mark(turn["passed"]),
+            )
     console.print(table)
 
     details = []
@@ -55,7 +73,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
         elif not r["passed"]:
             lines = failure_lines(r, threshold)  # assertions, judge reasons, layers under the bar
         else:
-            lines = failed_assertions(r["assertions"])  # passed overall, but say what did fail
+            lines = passed_but_failed(r)  # passed overall, but say what did fail
         if lines:
             details.append((r["sample_id"], lines))
     if details:

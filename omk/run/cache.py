@@ -31,6 +31,15 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at REAL NOT NULL
 )
 """
+# A conversation is one entry: every turn's output, trace and history messages, in order.
+_CONVERSATIONS = """
+CREATE TABLE IF NOT EXISTS conversations (
+    key TEXT PRIMARY KEY,
+    target_kind TEXT,
+    turns TEXT NOT NULL,
+    created_at REAL NOT NULL
+)
+"""
 
 
 def _return_files(value: Any, base_dir: Path, found: dict[str, str | None]) -> None:
@@ -55,9 +64,19 @@ def cache_key(identity: dict[str, Any], sample: Sample, prompt: str, repeat: int
     sample's tools, mocks, mocksStrict and the content of its `return_file` files, its cwd, its
     sample_id (two samples never share an entry) and the repeat index (so `--repeat 3` keeps
     three distinct answers)."""
+    return _digest(_material(identity, sample, prompt, repeat))
+
+
+def conversation_key(identity: dict[str, Any], sample: Sample, prompts: list[str], repeat: int = 0) -> str:
+    """Like `cache_key`, over the whole conversation: every turn's composed prompt, in order. An
+    edit to any turn (or to the mocks, tools, target…) makes it a new conversation."""
+    return _digest({**_material(identity, sample, None, repeat), "turns": prompts})
+
+
+def _material(identity: dict[str, Any], sample: Sample, prompt: str | None, repeat: int) -> dict[str, Any]:
     files: dict[str, str | None] = {}
     _return_files(sample.mocks, sample.base_dir, files)
-    material = {
+    return {
         "v": KEY_VERSION,
         "target": identity,
         "sample_id": sample.sample_id,
@@ -70,6 +89,9 @@ def cache_key(identity: dict[str, Any], sample: Sample, prompt: str, repeat: int
         "mocks_strict": sample.mocks_strict,
         "return_files": files,
     }
+
+
+def _digest(material: dict[str, Any]) -> str:
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -84,6 +106,7 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
+        self._db.execute(_CONVERSATIONS)
 
     def get(self, key: str) -> TargetResult | None:
         """The stored result, or None on a miss (an unreadable entry or a locked file is a miss too)."""
@@ -104,6 +127,32 @@ class ResponseCache:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, target_kind, output, trace, created_at) VALUES (?, ?, ?, ?, ?)",
                 (key, target_kind, result.output, trace, time.time()),
+            )
+        except (sqlite3.Error, TypeError, ValueError):
+            return
+
+    def get_turns(self, key: str) -> list[TargetResult] | None:
+        """A stored conversation, one result per turn, or None on a miss."""
+        try:
+            row = self._db.execute("SELECT turns FROM conversations WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            return [
+                TargetResult(output=t["output"], trace=parse_trace(t["trace"]), messages=list(t.get("messages") or []))
+                for t in json.loads(row[0])
+            ]
+        except (sqlite3.Error, ValueError, TypeError, KeyError, TraceFormatError):
+            return None
+
+    def put_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
+        """Store a conversation whose every turn succeeded."""
+        if not all(isinstance(r.output, str) for r in results):
+            return
+        try:
+            turns = [{"output": r.output, "trace": r.trace.to_dict(), "messages": r.messages} for r in results]
+            self._db.execute(
+                "INSERT OR REPLACE INTO conversations (key, target_kind, turns, created_at) VALUES (?, ?, ?, ?)",
+                (key, target_kind, json.dumps(turns, ensure_ascii=False), time.time()),
             )
         except (sqlite3.Error, TypeError, ValueError):
             return

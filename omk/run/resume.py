@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import InputError, Problem
-from omk.model import AssertionResult, Layer, Sample, SampleResult, Scores, Status
+from omk.model import AssertionResult, Layer, Sample, SampleResult, Scores, Status, TurnResult
 from omk.targets.trace_io import TraceFormatError, parse_trace
 
 MANIFEST = "run.json"
@@ -82,9 +82,35 @@ class RestoredResult(SampleResult):
         return dict(self.stored)
 
 
+def _scores(data: dict[str, Any]) -> Scores:
+    scores = data.get("scores") or {}
+    return Scores(
+        fact=scores.get("fact"),
+        behavior=scores.get("behavior"),
+        judge=scores.get("judge"),
+        composite=scores.get("composite") or 0.0,
+    )
+
+
+def _turn(data: dict[str, Any]) -> TurnResult:
+    return TurnResult(
+        index=int(data["index"]),
+        prompt=data.get("prompt") or "",
+        status=data["status"],
+        error=data.get("error"),
+        output=data.get("output"),
+        trace=parse_trace(data.get("trace")),
+        assertions=[_assertion(a) for a in data.get("assertions") or []],
+        judge=data.get("judge"),
+        judge_skipped=data.get("judge_skipped"),
+        scores=_scores(data),
+        passed=data.get("passed"),
+        attempts=int(data.get("attempts") or 0),
+    )
+
+
 def restore_result(data: dict[str, Any], sample: Sample) -> RestoredResult:
     """Rebuild what the summary needs from a stored line; raises KeyError/ValueError if malformed."""
-    scores = data.get("scores") or {}
     return RestoredResult(
         sample=sample,
         status=data["status"],
@@ -95,17 +121,13 @@ def restore_result(data: dict[str, Any], sample: Sample) -> RestoredResult:
         assertions=[_assertion(a) for a in data.get("assertions") or []],
         judge=data.get("judge"),
         judge_skipped=data.get("judge_skipped"),
-        scores=Scores(
-            fact=scores.get("fact"),
-            behavior=scores.get("behavior"),
-            judge=scores.get("judge"),
-            composite=scores.get("composite") or 0.0,
-        ),
+        scores=_scores(data),
         passed=bool(data.get("passed")),
         duration_ms=float(data.get("duration_ms") or 0.0),
         repeat=int(data.get("repeat") or 0),
         attempts=int(data.get("attempts") or 0),
         cached=bool(data.get("cached")),
+        turns=[_turn(t) for t in data.get("turns") or []],
         stored=data,
     )
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from omk.model import Sample
 from omk.targets.base import Target, TargetError, TargetResult
+from omk.targets.session import Session
 
 DEFAULT_BASE_S = 1.0
 
@@ -70,14 +71,24 @@ def _classify(exc: Exception, timeout: float) -> tuple[str, bool, float | None]:
 
 
 async def call_with_retries(
-    target: Target, sample: Sample, prompt: str, timeout: float, policy: RetryPolicy
+    target: Target, sample: Sample, prompt: str, timeout: float, policy: RetryPolicy, session: Session | None = None
 ) -> tuple[TargetResult, int]:
-    """The target's result and the number of calls it took; raises `TargetFailure`."""
+    """The target's result and the number of calls it took; raises `TargetFailure`.
+
+    With a `session` (one turn of a conversation) a retry starts the turn over: the mocks are
+    put back as they were when the turn began.
+    """
     attempt = 0
     while True:
         attempt += 1
         try:
-            return await asyncio.wait_for(target.run(sample, prompt), timeout=timeout), attempt
+            if session is None:
+                call = target.run(sample, prompt)
+            else:
+                if attempt > 1:
+                    session.sandbox.retry_turn()
+                call = target.run(sample, prompt, session=session)
+            return await asyncio.wait_for(call, timeout=timeout), attempt
         except Exception as exc:  # noqa: BLE001 - a target bug must not end the run
             cause, retryable, retry_after = _classify(exc, timeout)
         if not retryable or attempt > policy.retries:

@@ -16,7 +16,7 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
-from omk.model import Sample, SampleResult
+from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
 from omk.run.cache import ResponseCache, cache_key
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
@@ -51,6 +51,10 @@ async def produce(
 
 
 async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:
+    if sample.turns:
+        from omk.run.conversation import run_conversation
+
+        return await run_conversation(sample, target, cfg, repeat)
     started = time.perf_counter()
     prompt = compose_prompt(sample)
     result = SampleResult(sample=sample, status="ok", prompt=prompt, repeat=repeat)
@@ -62,28 +66,57 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
     result.output, result.trace = produced.output, produced.trace
+    graded = await grade(sample, produced.output, produced.trace, cfg)
+    result.assertions, result.judge, result.judge_skipped = graded.assertions, graded.judge, graded.judge_skipped
+    result.scores, result.passed = graded.scores, graded.passed
+    if graded.error:
+        result.status, result.error, result.passed = "error", graded.error, False  # judge gave up (spec §7)
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+@dataclass(slots=True)
+class Graded:
+    assertions: list[AssertionResult]
+    scores: Scores
+    passed: bool
+    judge: dict[str, Any] | None = None
+    judge_skipped: str | None = None
+    error: str | None = None  # the judge gave up on this output
+
+
+async def grade(
+    sample: Sample,
+    output: str,
+    trace: Trace,
+    cfg: RunConfig,
+    *,
+    turn: Turn | None = None,
+    history: list[tuple[str, str]] | None = None,
+) -> Graded:
+    """Assert, judge and score one output (a sample's, or one turn's with `sample` its view)."""
     ctx = CheckContext(
-        output=produced.output,
-        trace=produced.trace,
+        output=output,
+        trace=trace,
         sample=sample,
         judge=cfg.judge,
         hooks=cfg.hooks,
         regex_timeout_s=cfg.regex_timeout,
+        turn=turn,
+        history=history,
     )
-    result.assertions = await evaluate(sample.assertions, ctx)
-    judge_score = None
+    assertions = await evaluate(sample.assertions, ctx)
+    judge_block, judge_score, skipped = None, None, None
     if sample.has_judge_work:
         if cfg.judge is None:
-            result.judge_skipped = "no judge configured"
+            skipped = "no judge configured"
         else:
-            result.judge = await cfg.judge.grade(sample, produced.output, produced.trace)
-            judge_score = result.judge.get("score") if result.judge else None
-    result.scores = score_sample(result.assertions, judge_score)
-    result.passed = passes(result.scores, cfg.threshold)
-    if cfg.judge is not None and (judge_error := cfg.judge.failure(ctx, result.judge)):
-        result.status, result.error, result.passed = "error", judge_error, False  # judge gave up (spec §7)
-    result.duration_ms = (time.perf_counter() - started) * 1000
-    return result
+            extra = {"history": history} if history else {}  # the conversation so far, for a later turn
+            judge_block = await cfg.judge.grade(sample, output, trace, **extra)
+            judge_score = judge_block.get("score") if judge_block else None
+    scores = score_sample(assertions, judge_score)
+    error = cfg.judge.failure(ctx, judge_block) if cfg.judge is not None else None
+    return Graded(assertions, scores, passes(scores, cfg.threshold), judge_block, skipped, error)
 
 
 async def run_samples(

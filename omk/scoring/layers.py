@@ -39,3 +39,25 @@ def passes(scores: Scores, threshold: float) -> bool:
     """Every present layer must reach the threshold; a sample with no layer does not pass."""
     present = [s for s in (scores.fact, scores.behavior, scores.judge) if s is not None]
     return bool(present) and all(s >= threshold for s in present)
+
+
+def is_graded(scores: Scores) -> bool:
+    """Whether anything was scored: some layer is present."""
+    return any(s is not None for s in (scores.fact, scores.behavior, scores.judge))
+
+
+def score_turns(turns: list[Scores]) -> Scores:
+    """A conversation's scores (docs/scoring.md): each layer is the mean of that layer over the
+    turns that have it, and the composite is the mean of the graded turns' composites. Turns
+    with nothing graded count in neither; with no graded turn every layer is absent, composite 0."""
+
+    def mean(values: list[float]) -> float | None:
+        return round2(sum(values) / len(values)) if values else None
+
+    graded = [t for t in turns if is_graded(t)]
+    return Scores(
+        fact=mean([t.fact for t in graded if t.fact is not None]),
+        behavior=mean([t.behavior for t in graded if t.behavior is not None]),
+        judge=mean([t.judge for t in graded if t.judge is not None]),
+        composite=mean([t.composite for t in graded]) or 0.0,
+    )

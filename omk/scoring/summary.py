@@ -25,8 +25,9 @@ def summarize(results: list[SampleResult], threshold: float, duration_ms: float)
     scores["composite"] = _mean(graded)
     layer_means = [v for k, v in scores.items() if k in LAYERS and v is not None]
     passed = sum(1 for r in results if r.passed)
-    judge_skipped = sum(1 for r in ok if r.judge_skipped) + sum(
-        1 for r in ok for a in r.assertions if a.status.value == "skipped"
+    units = [u for r in ok for u in (r, *r.turns)]  # a conversation is checked turn by turn
+    judge_skipped = sum(1 for u in units if u.judge_skipped) + sum(
+        1 for u in units for a in u.assertions if a.status.value == "skipped"
     )
     return {
         "total": len(results),

@@ -20,6 +20,7 @@ from omk.model import Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 from omk.targets.pricing import cost_usd
+from omk.targets.session import Message, assistant_message, tool_message
 
 DEFAULT_MAX_TURNS = 10
 
@@ -67,6 +68,7 @@ async def run_agent_loop(
     tokens_in: int | None = None
     tokens_out: int | None = None
     notes: list[str] = []
+    messages: list[Message] = []  # neutral, for the next turn of a conversation (omk.targets.session)
     text = ""
     while True:
         turn = await conversation.step()
@@ -84,6 +86,9 @@ async def run_agent_loop(
             break
         results = [(call, await sandbox.answer(call.name, call.input)) for call in turn.calls]
         conversation.add_results(results)
+        messages.append(assistant_message(turn.text, [(c.id, c.name, c.input) for c in turn.calls]))
+        messages += [tool_message(c.id, c.name, a.text, a.is_error) for c, a in results]
+    messages.append(assistant_message(text))  # unanswered calls at max_turns are left out of the history
     trace = Trace(
         turns=turns,
         tool_calls=list(sandbox.calls),
@@ -93,7 +98,7 @@ async def run_agent_loop(
         mock_stats=sandbox.stats,
         notes=notes,
     )
-    return TargetResult(output=text, trace=trace)
+    return TargetResult(output=text, trace=trace, messages=messages)
 
 
 # --- settings shared by every target that talks to a model ----------------------------------

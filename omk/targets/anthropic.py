@@ -24,6 +24,7 @@ from omk.targets.base import TargetError, TargetResult
 from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
 from omk.targets.pricing import price_of
+from omk.targets.session import Message, Session, user_message
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -35,11 +36,43 @@ def _tokens(usage: Any, name: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _wire(messages: list[Message]) -> list[dict[str, Any]]:
+    """Neutral messages (omk.targets.session) as Messages API turns: text and tool_use blocks for
+    the assistant, the tool results of one step together in the user message that follows."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}] if message.get("content") else []
+            for call in message.get("tool_calls") or []:
+                value = call.get("input")
+                blocks.append(
+                    {"type": "tool_use", "id": call.get("id"), "name": call.get("tool"), "input": value if isinstance(value, dict) else {"input": value}}
+                )
+            if blocks:  # the API refuses an empty assistant message
+                out.append({"role": "assistant", "content": blocks})
+        elif role == "tool":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": message.get("tool_call_id"),
+                "content": message.get("content") or "",
+                "is_error": bool(message.get("is_error")),
+            }
+            last = out[-1] if out else None
+            if last and last["role"] == "user" and isinstance(last["content"], list):
+                last["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        else:
+            out.append({"role": "user", "content": message.get("content") or ""})
+    return out
+
+
 class _MessagesConversation:
-    def __init__(self, target: AnthropicTarget, system: str | None, prompt: str, tools: list[dict[str, Any]]):
+    def __init__(self, target: AnthropicTarget, system: str | None, messages: list[Message], tools: list[dict[str, Any]]):
         self.target = target
         self.system = system
-        self.messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        self.messages: list[dict[str, Any]] = _wire(messages)
         self.tools = [
             {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tools
         ]
@@ -127,9 +160,10 @@ class AnthropicTarget:
         body = json.dumps(data, ensure_ascii=False)[:200]
         return TargetError(redact(f"anthropic: unexpected reply: {why}: {body}", self.provider.secrets()))
 
-    async def run(self, sample: Sample, prompt: str) -> TargetResult:
-        conversation = _MessagesConversation(self, self.system.text, prompt, offered_tools(sample))
-        sandbox = MockSandbox.for_sample(sample)
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        messages = session.messages(prompt) if session else [user_message(prompt)]
+        conversation = _MessagesConversation(self, self.system.text, messages, offered_tools(sample))
+        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
         return await run_agent_loop(conversation, sandbox, max_turns=self.max_turns, price=self.price)
 
     async def close(self) -> None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.model import Sample, Trace
+
+if TYPE_CHECKING:
+    from omk.targets.session import Session
 
 
 class TargetError(Exception):
@@ -25,6 +28,9 @@ class TargetError(Exception):
 class TargetResult:
     output: str
     trace: Trace = field(default_factory=Trace)
+    # In a conversation: what this turn said after the user message, as neutral messages
+    # (omk.targets.session), so the next turn can send it as history. Empty = just `output`.
+    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Target(Protocol):
@@ -34,7 +40,9 @@ class Target(Protocol):
         """What the report records about the target (never a secret)."""
         ...
 
-    async def run(self, sample: Sample, prompt: str) -> TargetResult: ...
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        """One call. `session` is given for each turn of a conversation (history, shared mocks)."""
+        ...
 
     def cache_identity(self) -> dict[str, Any] | None:
         """What, besides the sample, determines the output (kind, model, params, system).

@@ -1,5 +1,8 @@
 """`cmd:COMMAND LINE`: a program speaking the command protocol (spec §2), once per sample.
 
+In a conversation the program is started once per turn: the request's `messages` carry the
+earlier turns (neutral messages, omk.targets.session) and `turn` says which turn this is.
+
 omk writes one JSON line `{"type": "request", …}` to the program's stdin. The program may ask
 for tools with `{"type": "tool_call", "id", "tool", "input"}` lines on stdout, which omk answers
 on stdin with `{"type": "tool_result", "id", "output", "is_error"}` from the mock sandbox, and
@@ -32,6 +35,7 @@ from omk.model import Sample, Trace
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
+from omk.targets.session import Message, Session, assistant_message, tool_message, user_message
 from omk.targets.trace_io import TraceFormatError, parse_trace
 
 INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
@@ -122,7 +126,7 @@ class CmdTarget:
         cwd = Path(sample.cwd).expanduser()
         return cwd if cwd.is_absolute() else sample.base_dir / cwd
 
-    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         cwd = self._cwd(sample)
         if not cwd.is_dir():
             raise TargetError(f"cwd {str(cwd)!r} is not a folder")
@@ -133,9 +137,12 @@ class CmdTarget:
             "model": None,
             "system": self.system.text or "",
             "prompt": prompt,
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": session.messages(prompt) if session else [user_message(prompt)],
             "tools": tools,
         }
+        if session is not None:  # a conversation: the program is started once per turn
+            request["turn"] = {"index": session.index, "count": session.count}
+        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
         started = time.perf_counter()
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -151,7 +158,7 @@ class CmdTarget:
             raise TargetError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
         try:
             async with asyncio.timeout(self.timeout):
-                result = await _Exchange(proc, MockSandbox.for_sample(sample), keep_stdin=bool(tools)).run(request)
+                result = await _Exchange(proc, sandbox, keep_stdin=bool(tools)).run(request)
         except TimeoutError:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
@@ -186,6 +193,7 @@ class _Exchange:
         self.sandbox = sandbox
         self.keep_stdin = keep_stdin
         self.stderr = b""
+        self.messages: list[Message] = []  # the tool exchange, for a conversation's next turn
 
     async def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -222,9 +230,9 @@ class _Exchange:
         if code != 0:
             detail = _tail(self.stderr) or "(no stderr)"
             raise TargetError(f"command exited with code {code}: {detail}")
-        if response is not None:
-            return self._from_response(response, exchanges)
-        return self._from_one_shot(plain, exchanges)
+        result = self._from_response(response, exchanges) if response is not None else self._from_one_shot(plain, exchanges)
+        result.messages = [*self.messages, assistant_message(result.output)]
+        return result
 
     async def _converse(self) -> tuple[dict[str, Any] | None, bytes, int]:
         """Read stdout lines until a `response` or EOF, answering `tool_call`s on the way."""
@@ -245,6 +253,9 @@ class _Exchange:
                 continue
             answer = await self.sandbox.answer(tool, message.get("input"))
             await self._send({"type": "tool_result", "id": message.get("id"), "output": answer.text, "is_error": answer.is_error})
+            call_id = str(message.get("id") if message.get("id") is not None else f"call_{exchanges}")
+            self.messages.append(assistant_message("", [(call_id, tool, message.get("input"))]))
+            self.messages.append(tool_message(call_id, tool, answer.text, answer.is_error))
         return None, bytes(plain), exchanges
 
     def _trace(self, reported: dict[str, Any], exchanges: int) -> Trace:

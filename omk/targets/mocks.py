@@ -180,7 +180,12 @@ def offered_tools(sample: Sample) -> list[dict[str, Any]]:
 
 
 class MockSandbox:
-    """Answers one sample's tool calls and records them (`calls`) and the mock statistics."""
+    """Answers one sample's tool calls and records them (`calls`) and the mock statistics.
+
+    In a conversation one sandbox serves every turn: `start_turn` gives each turn its own
+    `calls` and `stats`, while `totals` (what `return_seq` counts on) runs across the turns;
+    `retry_turn` forgets a failed attempt, so a retried turn sees the mocks as the turn began.
+    """
 
     def __init__(
         self,
@@ -197,10 +202,20 @@ class MockSandbox:
         self.fallback = fallback
         self.calls: list[ToolCall] = []
         self.stats = MockStats()
+        self.totals = MockStats()  # across the turns of a conversation
+        self._turn_start = MockStats()
 
     @classmethod
     def for_sample(cls, sample: Sample, fallback: Fallback | None = None) -> MockSandbox:
         return cls(sample.mocks, strict=sample.mocks_strict, base_dir=sample.base_dir, fallback=fallback)
+
+    def start_turn(self) -> None:
+        self.calls, self.stats = [], MockStats()
+        self._turn_start = _copy_stats(self.totals)
+
+    def retry_turn(self) -> None:
+        self.calls, self.stats = [], MockStats()
+        self.totals = _copy_stats(self._turn_start)
 
     def find(self, tool: str, call_input: Any) -> int | None:
         """Index of the first mock that matches, or None."""
@@ -211,12 +226,14 @@ class MockSandbox:
         index = self.find(tool, call_input)
         if index is not None:
             key = self.keys[index]
-            hit = self.stats.per_mock.get(key, 0)  # this is hit number hit+1 of this mock
-            self.stats.hits += 1
-            self.stats.per_mock[key] = hit + 1
+            hit = self.totals.per_mock.get(key, 0)  # this is hit number hit+1 of this mock
+            for stats in (self.stats, self.totals):
+                stats.hits += 1
+                stats.per_mock[key] = stats.per_mock.get(key, 0) + 1
             result = self._mock_output(self.mocks[index], key, hit)
         else:
             self.stats.misses += 1
+            self.totals.misses += 1
             result = await self._unmatched(tool, call_input)
         self.calls.append(
             ToolCall(
@@ -268,3 +285,7 @@ class MockSandbox:
                 return routed
         text = f"[omk] no mock or tool is available for {tool}; this call was not executed"
         return ToolAnswer(output=text, text=text, is_error=True)
+
+
+def _copy_stats(stats: MockStats) -> MockStats:
+    return MockStats(hits=stats.hits, misses=stats.misses, per_mock=dict(stats.per_mock))

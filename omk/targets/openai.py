@@ -24,6 +24,7 @@ from omk.targets.base import TargetError, TargetResult
 from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
 from omk.targets.pricing import price_of
+from omk.targets.session import Message, Session, user_message
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -33,13 +34,36 @@ def _tokens(usage: Any, name: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _wire(message: Message) -> dict[str, Any]:
+    """A neutral message (omk.targets.session) as a Chat Completions message."""
+    role = message.get("role")
+    if role == "tool":
+        return {"role": "tool", "tool_call_id": message.get("tool_call_id"), "content": message.get("content") or ""}
+    if role == "assistant":
+        out: dict[str, Any] = {"role": "assistant", "content": message.get("content") or None}
+        calls = message.get("tool_calls") or []
+        if calls:
+            out["tool_calls"] = [
+                {
+                    "id": c.get("id"),
+                    "type": "function",
+                    "function": {"name": c.get("tool"), "arguments": json.dumps(c.get("input"), ensure_ascii=False)},
+                }
+                for c in calls
+            ]
+        elif out["content"] is None:
+            out["content"] = ""
+        return out
+    return {"role": "user", "content": message.get("content") or ""}
+
+
 class _ChatConversation:
-    def __init__(self, target: OpenAITarget, system: str | None, prompt: str, tools: list[dict[str, Any]]):
+    def __init__(self, target: OpenAITarget, system: str | None, messages: list[Message], tools: list[dict[str, Any]]):
         self.target = target
         self.messages: list[dict[str, Any]] = []
         if system:
             self.messages.append({"role": "system", "content": system})
-        self.messages.append({"role": "user", "content": prompt})
+        self.messages += [_wire(m) for m in messages]
         self.tools = [
             {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}}
             for t in tools
@@ -140,9 +164,10 @@ class OpenAITarget:
         body = json.dumps(data, ensure_ascii=False)[:200]
         return TargetError(redact(f"openai: unexpected reply: {why}: {body}", self.provider.secrets()))
 
-    async def run(self, sample: Sample, prompt: str) -> TargetResult:
-        conversation = _ChatConversation(self, self.system.text, prompt, offered_tools(sample))
-        sandbox = MockSandbox.for_sample(sample)
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        messages = session.messages(prompt) if session else [user_message(prompt)]
+        conversation = _ChatConversation(self, self.system.text, messages, offered_tools(sample))
+        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
         return await run_agent_loop(conversation, sandbox, max_turns=self.max_turns, price=self.price)
 
     async def close(self) -> None:

@@ -34,10 +34,19 @@ def environment_section(environment: dict | None) -> str:
     return "\n".join([ENV_HEADER, "", *lines, "", ENV_CLOSING])
 
 
+def _compose(prompt: str, context: str | None, environment: dict | None) -> str:
+    env = environment_section(environment)
+    text = f"{prompt}\n\n```\n{context}\n```" if context else prompt
+    return f"{env}{SEPARATOR}{text}" if env else text
+
+
 def compose_prompt(sample: Sample) -> str:
     """The user message a target receives for this sample."""
-    env = environment_section(sample.environment)
-    text = sample.prompt
-    if sample.context:
-        text = f"{text}\n\n```\n{sample.context}\n```"
-    return f"{env}{SEPARATOR}{text}" if env else text
+    return _compose(sample.prompt, sample.context, sample.environment)
+
+
+def compose_turn_prompt(sample: Sample, index: int) -> str:
+    """The user message of turn `index` of a conversation: its prompt and its own context; the
+    declared environment opens the conversation (first turn only)."""
+    turn = sample.turns[index]
+    return _compose(turn.prompt, turn.context, sample.environment if index == 0 else None)

@@ -1,4 +1,8 @@
-"""`replay:FILE`: recorded outputs, one `{"sample_id", "output", "trace"}` per JSON line."""
+"""`replay:FILE`: recorded outputs, one `{"sample_id", "output", "trace"}` per JSON line.
+
+A conversation is recorded turn by turn: `{"sample_id", "turns": [{"output", "trace"}, …]}`,
+one entry per turn in order; an entry may be `{"error": "…"}` to replay a failed turn.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 from omk.errors import InputError, Problem
 from omk.model import Sample
 from omk.targets.base import TargetError, TargetResult
+from omk.targets.session import Session
 from omk.targets.trace_io import TraceFormatError, parse_trace
 
 
@@ -47,14 +52,9 @@ class ReplayTarget:
                 first = records[sid][0]
                 problems.append(Problem(name, lineno, "", "sample_id", f'"{sid}" recorded twice (first at line {first})'))
                 continue
-            output = record.get("output")
-            if output is not None and not isinstance(output, str):
-                problems.append(Problem(name, lineno, f"({sid})", "output", "must be a string"))
-                continue
-            try:
-                parse_trace(record.get("trace"))
-            except TraceFormatError as exc:
-                problems.append(Problem(name, lineno, f"({sid})", "trace", str(exc)))
+            found = _record_problems(record)
+            if found:
+                problems += [Problem(name, lineno, f"({sid})", field, message) for field, message in found]
                 continue
             records[sid] = (lineno, record)
         if problems:
@@ -64,16 +64,26 @@ class ReplayTarget:
     def describe(self) -> dict[str, Any]:
         return {"kind": "replay", "spec": self.spec, "file": str(self.path)}
 
-    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         found = self._records.get(sample.sample_id)
         if found is None:
             raise TargetError(f"no recorded response for {sample.sample_id!r} in {self.path}")
         _, record = found
+        turns = record.get("turns")
+        if session is not None:
+            if turns is None:
+                raise TargetError(f"recorded response for {sample.sample_id!r} has no turns, but the sample is a conversation")
+            if session.index >= len(turns):
+                raise TargetError(f"no recorded turn {session.index + 1} for {sample.sample_id!r} (the record has {len(turns)})")
+            record = turns[session.index]
+        elif turns is not None:
+            raise TargetError(f"recorded response for {sample.sample_id!r} is a conversation, but the sample has one prompt")
         if record.get("error"):
             raise TargetError(f"recorded error: {record['error']}")
         output = record.get("output")
         if output is None:
-            raise TargetError(f"recorded response for {sample.sample_id!r} has no output")
+            turn = f" turn {session.index + 1}" if session is not None else ""
+            raise TargetError(f"recorded response for {sample.sample_id!r}{turn} has no output")
         return TargetResult(output=output, trace=parse_trace(record.get("trace")))
 
     def cache_identity(self) -> None:
@@ -81,3 +91,32 @@ class ReplayTarget:
 
     async def close(self) -> None:
         return None
+
+
+def _record_problems(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, message) for what is wrong in one record besides its sample_id."""
+    if "turns" not in record:
+        return _entry_problems(record, "")
+    turns = record["turns"]
+    if "output" in record:
+        return [("turns", 'a record has either "output" or "turns", not both')]
+    if not isinstance(turns, list) or not turns:
+        return [("turns", "must be a non-empty list of {output, trace} objects, one per turn")]
+    found: list[tuple[str, str]] = []
+    for i, entry in enumerate(turns):
+        if not isinstance(entry, dict):
+            found.append((f"turns[{i}]", "must be an object with output and trace"))
+        else:
+            found += _entry_problems(entry, f"turns[{i}].")
+    return found
+
+
+def _entry_problems(entry: dict[str, Any], prefix: str) -> list[tuple[str, str]]:
+    output = entry.get("output")
+    if output is not None and not isinstance(output, str):
+        return [(prefix + "output", "must be a string")]
+    try:
+        parse_trace(entry.get("trace"))
+    except TraceFormatError as exc:
+        return [(prefix + "trace", str(exc))]
+    return []

@@ -1,0 +1,157 @@
+"""Run a conversation (a sample with `turns`): send the turns in order, check each on its own.
+
+Turn k is sent with turns 0..k-1 (prompts and replies, tool exchanges included) as history and
+with the conversation's one mock sandbox, so mocks keep their state across turns. Each turn is
+asserted and judged on its own (the judge also sees the conversation so far); the sample's
+scores are the means over the turns (`omk.scoring.layers.score_turns`) and it passes when every
+graded turn passes. A target failure on a turn makes the sample `error`: the turns before it
+keep their results and the turns after it are reported as `skipped` (never sent).
+
+The response cache holds whole conversations: a hit replays every turn, a miss runs them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+from omk.model import MockStats, Sample, SampleResult, Trace, TurnResult
+from omk.run.cache import conversation_key
+from omk.run.retry import TargetFailure, call_with_retries
+from omk.run.runner import RunConfig, grade
+from omk.scoring.layers import is_graded, score_turns
+from omk.targets.base import Target, TargetResult
+from omk.targets.mocks import MockSandbox
+from omk.targets.prompt import compose_turn_prompt
+from omk.targets.session import Session, reply_messages, user_message
+
+
+def turn_view(sample: Sample, index: int) -> Sample:
+    """The sample as one turn sees it: the turn's prompt and context, the sample's assertions
+    then the turn's, the turn's rubric (else the sample's) and the dimensions of both (the
+    turn's win on a shared name). Custom hooks get its `raw`: the sample's fields with this
+    turn's `prompt`/`context` and `turn: {index, count}`."""
+    turn = sample.turns[index]
+    raw = {**sample.raw, "prompt": turn.prompt, "turn": {"index": index, "count": len(sample.turns)}}
+    if turn.context is not None:
+        raw["context"] = turn.context
+    return dataclasses.replace(
+        sample,
+        prompt=turn.prompt,
+        context=turn.context,
+        assertions=[*sample.assertions, *turn.assertions],
+        rubric=turn.rubric or sample.rubric,
+        dimensions={**(sample.dimensions or {}), **(turn.dimensions or {})} or None,
+        raw=raw,
+        turns=[],
+    )
+
+
+async def produce_turns(
+    sample: Sample, prompts: list[str], target: Target, cfg: RunConfig, repeat: int
+) -> tuple[list[tuple[TargetResult, int]], TargetFailure | None, bool]:
+    """(each sent turn's result and calls made, the failure that stopped it or None, from cache)."""
+    identity = target.cache_identity() if cfg.cache is not None else None
+    key = conversation_key(identity, sample, prompts, repeat) if identity is not None else None
+    if key is not None and (hit := cfg.cache.get_turns(key)) is not None and len(hit) == len(prompts):
+        return [(r, 0) for r in hit], None, True
+    sandbox = MockSandbox.for_sample(sample)
+    history: list[dict] = []
+    done: list[tuple[TargetResult, int]] = []
+    for index, prompt in enumerate(prompts):
+        sandbox.start_turn()
+        session = Session(index=index, count=len(prompts), sandbox=sandbox, history=list(history))
+        try:
+            produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry, session)
+        except TargetFailure as exc:
+            return done, exc, False
+        done.append((produced, attempts))
+        history += [user_message(prompt), *reply_messages(produced.output, produced.messages)]
+    if key is not None:
+        cfg.cache.put_turns(key, [r for r, _ in done], identity.get("kind"))
+    return done, None, False
+
+
+async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:
+    started = time.perf_counter()
+    prompts = [compose_turn_prompt(sample, i) for i in range(len(sample.turns))]
+    result = SampleResult(sample=sample, status="ok", prompt=prompts[0], repeat=repeat)
+    produced, failure, result.cached = await produce_turns(sample, prompts, target, cfg, repeat)
+    turns = [TurnResult(index=i, prompt=p, status="skipped") for i, p in enumerate(prompts)]
+    for (out, attempts), turn in zip(produced, turns, strict=False):
+        turn.status, turn.output, turn.trace, turn.attempts = "ok", out.output, out.trace, attempts
+    if failure is not None:
+        failed = turns[len(produced)]
+        failed.status, failed.error, failed.attempts = "error", str(failure), failure.attempts
+    sent = turns[: len(produced)]
+    outputs = [t.output or "" for t in sent]
+    await asyncio.gather(*(_grade_turn(sample, t, outputs, cfg) for t in sent))
+    result.turns = turns
+    result.attempts = sum(t.attempts for t in turns)
+    result.trace = combine_traces([t.trace for t in sent])
+    result.output = sent[-1].output if sent else None
+    broken = next((t for t in turns if t.status == "error"), None)
+    if broken is not None:
+        result.status, result.error = "error", f"turn {broken.index + 1}: {broken.error}"
+    else:
+        result.scores = score_turns([t.scores for t in turns])
+        graded = [t for t in turns if t.passed is not None]
+        result.passed = bool(graded) and all(t.passed for t in graded)
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+async def _grade_turn(sample: Sample, turn: TurnResult, outputs: list[str], cfg: RunConfig) -> None:
+    history = [(sample.turns[k].prompt, outputs[k]) for k in range(turn.index)]
+    graded = await grade(
+        turn_view(sample, turn.index),
+        turn.output or "",
+        turn.trace,
+        cfg,
+        turn=sample.turns[turn.index],
+        history=history,
+    )
+    turn.assertions, turn.judge, turn.judge_skipped, turn.scores = (
+        graded.assertions,
+        graded.judge,
+        graded.judge_skipped,
+        graded.scores,
+    )
+    turn.passed = graded.passed if is_graded(graded.scores) else None
+    if graded.error:
+        turn.status, turn.error, turn.passed = "error", graded.error, False
+
+
+def _sum(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def combine_traces(traces: list[Trace]) -> Trace:
+    """The whole conversation's trace: every turn's tool calls in order, summed model turns,
+    cost, latency and tokens (None when no turn reported one), summed mock statistics."""
+    stats = [t.mock_stats for t in traces if t.mock_stats is not None]
+    mock_stats = None
+    if stats:
+        mock_stats = MockStats(hits=sum(s.hits for s in stats), misses=sum(s.misses for s in stats))
+        for s in stats:
+            for key, n in s.per_mock.items():
+                mock_stats.per_mock[key] = mock_stats.per_mock.get(key, 0) + n
+    cost = _sum([t.cost_usd for t in traces])
+    latency = _sum([t.latency_ms for t in traces])
+    tokens_in = _sum([t.tokens.get("input") for t in traces])
+    tokens_out = _sum([t.tokens.get("output") for t in traces])
+    model_turns = _sum([t.turns for t in traces])
+    return Trace(
+        turns=int(model_turns) if model_turns is not None else None,
+        tool_calls=[c for t in traces for c in t.tool_calls],
+        cost_usd=round(cost, 6) if cost is not None else None,
+        latency_ms=round(latency, 1) if latency is not None else None,
+        tokens={
+            "input": int(tokens_in) if tokens_in is not None else None,
+            "output": int(tokens_out) if tokens_out is not None else None,
+        },
+        mock_stats=mock_stats,
+        notes=[f"turn {i + 1}: {note}" for i, t in enumerate(traces) for note in t.notes],
+    )

@@ -54,9 +54,9 @@ def _network_reason(exc: BaseException, timeout: float) -> str:
         if isinstance(seen, socket.gaierror):
             return "the host name cannot be resolved (DNS): check the URL"
         if isinstance(seen, ConnectionRefusedError):
-            return "connection refused: check the network or proxy settings"
+            return "connection refused"
         if isinstance(seen, ConnectionResetError):
-            return "connection reset: check the network"
+            return "connection reset"
         seen = seen.__cause__ or seen.__context__
     text = str(exc)
     lowered = text.lower()
@@ -65,9 +65,9 @@ def _network_reason(exc: BaseException, timeout: float) -> str:
     if "name or service not known" in lowered or "nodename nor servname" in lowered or "name resolution" in lowered:
         return "the host name cannot be resolved (DNS): check the URL"
     if "connection refused" in lowered or "errno 111" in lowered:
-        return "connection refused: check the network or proxy settings"
+        return "connection refused"
     if "connection reset" in lowered:
-        return "connection reset: check the network"
+        return "connection reset"
     return text or type(exc).__name__
 
 

@@ -210,7 +210,7 @@ def score_histogram(results: list[dict[str, Any]], threshold: float | None, lang
         parts.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="0" y2="{h}" stroke="#cf222e" stroke-dasharray="4 3"/>')
         parts.append(f'<text x="{tx + 4:.1f}" y="12">{esc(t("threshold", lang))} {threshold:g}</text>')
     parts.append(f'<line x1="{pad}" x2="{w - 4}" y1="{h}" y2="{h}" stroke="#d0d7de"/>')
-    parts.append(f'<text x="{pad}" y="{h + 34}">composite</text></svg>')
+    parts.append(f'<text x="{pad}" y="{h + 34}">{esc(t("composite", lang))}</text></svg>')
     return "".join(parts)
 
 
@@ -295,6 +295,13 @@ def _assertion_list(assertions: list[dict[str, Any]]) -> str:
     return '<ul class="asserts">' + "".join(items) + "</ul>"
 
 
+def _judge_item(what: str, lang: str) -> str:
+    """`rubric` / `dimension NAME` in the report's language (the dimension's own name stays)."""
+    if what.startswith("dimension "):
+        return f"{t('dimension', lang)} {what[len('dimension '):]}"
+    return t(what, lang)
+
+
 def _judge(r: dict[str, Any], lang: str) -> str:
     judge = r.get("judge")
     if not judge:
@@ -302,12 +309,13 @@ def _judge(r: dict[str, Any], lang: str) -> str:
             return f'<p class="skip">{esc(t("judge skipped", lang))}: {esc(r["judge_skipped"])}</p>'
         return '<p class="empty">(no judge)</p>'
     rows = "".join(
-        f"<tr><td>{esc(what)}</td><td class='num'>{esc(score)}</td><td>{esc(reason)}</td></tr>"
+        f"<tr><td>{esc(_judge_item(what, lang))}</td><td class='num'>{esc(score)}</td><td>{esc(reason)}</td></tr>"
         for what, score, reason in judge_items(judge)
     )
-    out = f"<p>{esc(t('judge', lang))} score <b>{esc(judge.get('score'))}</b></p>"
+    out = f"<p>{esc(t('judge', lang))} {esc(t('score', lang))} <b>{esc(judge.get('score'))}</b></p>"
     if rows:
-        out += f"<table><thead><tr><th>item</th><th class='num'>score</th><th>reason</th></tr></thead><tbody>{rows}</tbody></table>"
+        heads = f"<th>{esc(t('item', lang))}</th><th class='num'>{esc(t('score', lang))}</th><th>{esc(t('reason', lang))}</th>"
+        out += f"<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>"
     rest = {k: v for k, v in judge.items() if k not in ("score", "rubric", "dimensions")}
     if rest:
         out += _pre(rest)

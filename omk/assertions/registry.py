@@ -73,6 +73,9 @@ FAMILIES = (
     "omk.assertions.agent",
     "omk.assertions.custom",
     "omk.assertions.judged",
+    "omk.assertions.likert",
+    "omk.assertions.m365",
+    "omk.assertions.bigsky",
     "omk.assertions.sets",
 )
 _loaded = False

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.judge import prompts
+from omk.judge import comparison, likert, prompts
 from omk.judge.agreement import run_agreement, sample_agreement
 from omk.judge.clients import JudgeClient, Reply
 from omk.judge.parse import ReplyError, parse_score_reply, parse_statements, parse_verdicts
@@ -148,7 +148,11 @@ class Judge:
             "lang": self.lang,
             "debias_length": self.debias_length,
             "repeat": self.repeat,
-            "templates": prompts.all_hashes(self.lang, self.debias_length),
+            "templates": {
+                **prompts.all_hashes(self.lang, self.debias_length),
+                **likert.hashes(self.lang),
+                **comparison.hashes(self.lang),
+            },
         }
         if results is not None and self.ensemble:
             block["agreement"] = self.run_agreement(results)
@@ -352,6 +356,10 @@ class Judge:
         sample: Sample = ctx.sample
         if kind == "answer_relevancy":
             return await self._relevancy(spec, ctx)
+        if kind in likert.KINDS:
+            return await self._likert(spec, ctx)
+        if kind == "compare_content":
+            return await self._compare_content(spec, ctx)
         if kind == "semantic_similarity":
             reference = spec.get("reference")
             if not isinstance(reference, str) or not reference.strip():
@@ -370,6 +378,59 @@ class Judge:
         system, prompt = prompts.assertion_prompt(kind, slots, self.lang)
         item = await self._item(self._score_attempt(system, prompt))
         return self._outcome(spec, ctx, item, metric=None)
+
+    async def _likert(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+        """M365 Relevance / Coherence / Groundedness / Similarity: one 1-5 call (omk/judge/likert.py)."""
+        filled = likert.slots(spec, ctx)
+        if isinstance(filled, Outcome):
+            return filled
+        system, prompt = likert.prompt(spec.type, filled, self.lang)
+        item = await self._item(self._score_attempt(system, prompt))
+        return self._outcome(spec, ctx, item, metric=None)
+
+    async def _compare_content(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+        """Big Sky compareContent: empty texts decide alone; else similar (5) or different (1)."""
+        expected, actual = spec.get("reference") or "", ctx.output or ""
+        if not expected or not actual:
+            same = not expected and not actual
+            why = "both texts are empty" if same else ("the output is empty" if not actual else "the expected text is empty")
+            return Outcome(same, metric=float(same), message=f"{'similar' if same else 'different'}: {why} (no judge call made)")
+        system = comparison.COMPARE_SYSTEM[self.lang]
+        prompt = comparison.compare_prompt(expected, actual, self.lang)
+
+        async def attempt(client: JudgeClient, n: int) -> Scored:
+            similar, book = await self._ask(client, system, prompt, n, comparison.parse_similar)
+            if similar is not None:
+                book.score, book.reason = (5.0, "similar") if similar else (1.0, "different")
+            return book
+
+        item = await self._item(attempt)
+        if item.get("error"):
+            return self._outcome(spec, ctx, item, metric=None)
+        similar = item["score"] >= 3  # an ensemble decides by majority
+        return Outcome(similar, metric=float(similar), message="similar" if similar else "different", score=item["score"])
+
+    async def prefer(self, messages: list[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
+        """Big Sky's pairwise preference (omk/judge/comparison.py): each judge votes 1 (A better),
+        2 (B better) or 0 (tie); the most votes win and an even split is a tie. Returns
+        `{"preference": 0|1|2|None, "reason", "votes": [...], "error"}`."""
+        system = comparison.PAIRWISE_SYSTEM[self.lang]
+        prompt = comparison.pairwise_prompt(messages, a, b, self.lang)
+        replies = await asyncio.gather(*(self._ask(c, system, prompt, 0, comparison.parse_preference) for c in self.clients))
+        votes, errors = [], []
+        for client, (value, book) in zip(self.clients, replies, strict=True):
+            if value is None:
+                errors.append(book.error or f"{client.spec}: no reply")
+            else:
+                votes.append({"judge": client.spec, "preference": value[0], "reason": value[1]})
+        if not votes:
+            return {"preference": None, "reason": "", "votes": [], "error": "; ".join(errors)}
+        counts = {p: sum(1 for v in votes if v["preference"] == p) for p in (1, 2, 0)}
+        top = max(counts.values())
+        winners = [p for p, n in counts.items() if n == top]
+        preference = winners[0] if len(winners) == 1 else 0
+        reason = next((v["reason"] for v in votes if v["preference"] == preference and v["reason"]), "")
+        return {"preference": preference, "reason": reason, "votes": votes, "error": "; ".join(errors) or None}
 
     def _outcome(self, spec: AssertionSpec, ctx: Any, item: dict[str, Any], metric: float | None) -> Outcome:
         if item.get("error"):

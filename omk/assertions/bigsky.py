@@ -1,0 +1,189 @@
+"""Big Sky Agents evaluators: `match_tool_call` (`chat:matchToolCall`) and `include_context`
+(`chat:includeContext`), with Big Sky's exact semantics (reference seed-systems §2.2).
+
+`match_tool_call` looks only at the first tool call: the name must equal `tool` (case-sensitive;
+no `tool` means any name) and the arguments must deep-equal `arguments` (default `{}`):
+
+* primitives compare strictly (`1` is not `"1"`, `true` is not `1`); objects need the same keys;
+* arrays need the same length and are compared after JavaScript's default sort (by string form),
+  so arrays of scalars are order-insensitive while arrays of objects keep their order;
+* an expected key whose value is the string `"IGNORE"` is dropped from both sides first, at any
+  depth (an `"IGNORE"` that is an array element is compared as a string, as in Big Sky).
+
+With no expected call, an agent that calls nothing passes, and so does one whose first call has
+empty arguments (the name check passes when no name is expected). Calls after the first are
+ignored. omk's own `tools_called` / `tool_input_contains` cover the other questions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from omk.assertions.context import CheckContext
+from omk.assertions.registry import assertion
+from omk.assertions.text import js_text
+from omk.model import AssertionSpec, Layer, Outcome
+
+IGNORE = "IGNORE"
+
+
+def js_string(value: Any) -> str:
+    """JavaScript's String(value) for JSON values (what Array.prototype.sort compares)."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return js_text(value)
+
+
+def _js_sort_key(value: Any) -> bytes:
+    # JS compares the strings by UTF-16 code units, which big-endian UTF-16 bytes order the same way
+    return js_string(value).encode("utf-16-be", "surrogatepass")
+
+
+def deep_equal(a: Any, b: Any) -> bool:
+    """Big Sky's deepEqual on JSON values."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return False
+        return all(deep_equal(x, y) for x, y in zip(sorted(a, key=_js_sort_key), sorted(b, key=_js_sort_key), strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(k in b and deep_equal(v, b[k]) for k, v in a.items())
+    return False  # an array against an object, and the like
+
+
+def drop_ignored(expected: Any, actual: Any) -> tuple[Any, Any]:
+    """Copies of both sides without the keys whose expected value is "IGNORE", at any depth."""
+    if isinstance(expected, dict):
+        exp_out: dict[str, Any] = {}
+        act_out = dict(actual) if isinstance(actual, dict) else actual
+        for key, value in expected.items():
+            if value == IGNORE:
+                if isinstance(act_out, dict):
+                    act_out.pop(key, None)
+                continue
+            sub_actual = act_out.get(key) if isinstance(act_out, dict) else None
+            new_exp, new_act = drop_ignored(value, sub_actual)
+            exp_out[key] = new_exp
+            if isinstance(act_out, dict) and key in act_out:
+                act_out[key] = new_act
+        return exp_out, act_out
+    if isinstance(expected, list):
+        act_list = list(actual) if isinstance(actual, list) else actual
+        exp_list = []
+        for i, value in enumerate(expected):
+            sub_actual = act_list[i] if isinstance(act_list, list) and i < len(act_list) else None
+            new_exp, new_act = drop_ignored(value, sub_actual)
+            exp_list.append(new_exp)
+            if isinstance(act_list, list) and i < len(act_list):
+                act_list[i] = new_act
+        return exp_list, act_list
+    return expected, actual
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+@assertion(
+    "match_tool_call",
+    layer=Layer.FACT,
+    schema={
+        "properties": {
+            "tool": {"type": "string"},
+            "arguments": {"type": "object"},
+        }
+    },
+)
+def match_tool_call(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """The first tool call has the name `tool` and arguments deep-equal to `arguments` ("IGNORE" skips a key)."""
+    expected_name = spec.get("tool") or ""
+    expected_args = spec.get("arguments") or {}
+    first = ctx.trace.tool_calls[0] if ctx.trace.tool_calls else None
+    actual_name = first.tool if first else None
+    actual_args: Any = first.input if first is not None and first.input is not None else {}
+    if isinstance(actual_args, str):
+        try:
+            actual_args = json.loads(actual_args) if actual_args.strip() else {}
+        except ValueError:
+            return Outcome(False, message=f"first tool call {actual_name}: arguments are not JSON: {actual_args[:80]!r}")
+    name_ok = not expected_name or actual_name == expected_name
+    exp, act = drop_ignored(expected_args, actual_args)
+    args_ok = deep_equal(exp, act)
+    if name_ok and args_ok:
+        what = f"{actual_name}({_short(actual_args)})" if first else "no tool call"
+        return Outcome(True, metric=1.0, message=f"first call matches: {what}")
+    if first is None:
+        return Outcome(False, metric=0.0, message=f"expected a call of {expected_name or 'a tool'}({_short(exp)}), got no tool call")
+    if not name_ok:
+        return Outcome(False, metric=0.0, message=f"first call is {actual_name}, expected {expected_name}")
+    return Outcome(
+        False, metric=0.0, message=f"first call {actual_name}: arguments {_short(act)} differ from expected {_short(exp)}"
+    )
+
+
+# --- include_context ----------------------------------------------------------------------------
+
+
+def lookup(context: Any, path: str) -> Any:
+    """`a.b.c` inside nested objects (and arrays by index); None when any step is missing."""
+    value = context
+    for part in path.split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+    return value
+
+
+def _falsy(value: Any) -> bool:
+    """JavaScript falsiness for JSON values: null, false, 0, ""."""
+    return value is None or value is False or value == "" or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+
+
+@assertion(
+    "include_context",
+    layer=Layer.FACT,
+    schema={
+        "required": ["path"],
+        "properties": {"path": {"type": "string", "minLength": 1}, "context": {"type": "object"}},
+    },
+)
+def include_context(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """The output contains the value at dot-path `path` of the context (case-sensitive)."""
+    path = spec.get("path")
+    context = spec.get("context")
+    if context is None:
+        context = ctx.sample.variables or {}
+    value = lookup(context, path)
+    if _falsy(value):
+        return Outcome(False, message=f"context {path} is missing or empty")
+    needle = js_string(value)
+    ok = needle in ctx.output
+    return Outcome(ok, message=f"output {'contains' if ok else 'does not contain'} context {path} = {needle[:80]!r}")
+
+
+# --- compare_content (judge) --------------------------------------------------------------------
+
+
+@assertion(
+    "compare_content",
+    layer=Layer.FACT,
+    kind="judge",
+    schema={"required": ["reference"], "properties": {"reference": {"type": "string"}}},
+)
+async def compare_content(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """The judge finds the output similar to `reference`; both empty passes, one empty fails."""
+    return await ctx.judge.check_assertion(spec, ctx)

@@ -34,9 +34,33 @@ def resolve_samples(paths: list[str], cwd: Path) -> list[Path]:
     if not found:
         raise InputError(
             "no samples given and none found: looked for eval-samples.yaml, eval-samples.yml and "
-            "eval-samples.json in the current directory and in ./evals/"
+            "eval-samples.json in the current directory and in ./evals/, then for the M365 names "
+            "prompts.json, evals.json and tests.json in both (or pass prompts with --prompts)"
         )
     return found
+
+
+def sample_paths(cli: dict[str, Any], cwd: Path) -> list[Path]:
+    """The files to load: none for inline prompts (`--prompts`), else the given or discovered ones."""
+    if cli.get("prompts"):
+        if cli.get("samples"):
+            raise InputError("give sample files or --prompts, not both")
+        return []
+    for option in ("expected", "evaluators"):
+        if cli.get(option):
+            raise InputError(f"--{option} goes with --prompts (inline prompts, as runevals takes them)")
+    return resolve_samples(cli.get("samples") or [], cwd)
+
+
+def load_inputs(cli: dict[str, Any], paths: list[Path], cwd: Path) -> Any:
+    """`LoadedSamples` from the files, or from the command line's `--prompts` (omk.formats.inline)."""
+    from omk.loader import LoadedSamples, load_samples
+
+    if cli.get("prompts"):
+        from omk.formats.inline import inline_samples
+
+        return LoadedSamples(samples=inline_samples(cli["prompts"], cli.get("expected"), cli.get("evaluators"), cwd))
+    return load_samples(paths)
 
 
 def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
@@ -98,7 +122,7 @@ async def _execute(
     if _needs_hooks(samples):
         from omk.assertions.hooks import HookRunner
 
-        hooks = HookRunner(timeout_s=settings.hook_timeout)
+        hooks = HookRunner(timeout_s=settings.hook_timeout, max_workers=settings.concurrency)  # a hung hook blocks only its own sample
     cfg = RunConfig(
         threshold=settings.threshold,
         concurrency=settings.concurrency,
@@ -123,7 +147,6 @@ def run_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from omk.judge import build_judge
-    from omk.loader import load_samples
     from omk.report import check_formats, write_formats
     from omk.report.i18n import t
     from omk.report.json_report import build_report
@@ -134,6 +157,12 @@ def run_eval(args: argparse.Namespace) -> int:
     from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
     from omk.scoring.summary import summarize
 
+    targets = args.target if isinstance(args.target, list) else [args.target] if args.target else []
+    if len(targets) > 1:  # --target A --target B: two runs and a pairwise comparison
+        from omk.run.pairwise import run_pairwise
+
+        return run_pairwise(args, targets)
+    args.target = targets[0] if targets else None
     manifest = None
     if args.resume:
         run_dir = Path(args.resume).resolve()
@@ -144,8 +173,8 @@ def run_eval(args: argparse.Namespace) -> int:
     else:
         cli = vars(args)
         cwd = Path.cwd()
-        paths = resolve_samples(args.samples, cwd)
-    loaded = load_samples(paths)
+        paths = sample_paths(cli, cwd)
+    loaded = load_inputs(cli, paths, cwd)
     settings = load_settings(paths, cwd, cli)
     samples = select(loaded.samples, cli.get("filter"))
     repeat = cli.get("repeat") or 1

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omk import formats
 from omk.errors import InputError, Problem
 from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
@@ -66,12 +67,16 @@ class _FileLoader:
         self.problems: list[Problem] = []
 
     def run(self) -> list[Problem]:
+        if (why := formats.refuse(self.file)) is not None:
+            return [Problem(self.name, None, "", "", why)]
         try:
             doc = read_file(self.file)
         except ParseFailure as exc:
             return [Problem(self.name, exc.line, "", "", str(exc))]
         except RecursionError:
             return [Problem(self.name, None, "", "", "the file is nested too deeply to read")]
+        if (shape := formats.detect(doc.data, self.file)) != formats.OMK:
+            return self._foreign(shape, doc)  # M365 or Big Sky (omk.formats)
         unwrapped = self._unwrap(doc)
         by_sample: dict[int, list[Issue]] = defaultdict(list)
         if unwrapped is not None:
@@ -90,6 +95,11 @@ class _FileLoader:
                 self._file_problem(issue.line, field_label(issue.path), issue.message)
         self.problems.sort(key=lambda p: p.line or 0)
         return self.problems
+
+    def _foreign(self, shape: str, doc: Document) -> list[Problem]:
+        samples, problems = formats.read_foreign(shape, doc, self.name, self.file.resolve().parent, self.first_ids)
+        self.loaded.samples.extend(samples)
+        return problems
 
     def _file_problem(self, line: int | None, label: str, message: str) -> None:
         self.problems.append(Problem(self.name, line, "", label, message))

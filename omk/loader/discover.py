@@ -15,6 +15,7 @@ from pathlib import Path
 from omk.errors import Problem
 
 DISCOVERED_NAMES = ("eval-samples.yaml", "eval-samples.yml", "eval-samples.json")
+M365_NAMES = ("prompts.json", "evals.json", "tests.json")  # runevals' own search, after omk's (spec §1)
 DISCOVERY_FOLDERS = (".", "evals")
 FOLDER_SUFFIXES = (".json", ".yaml", ".yml")
 JSONL_SAMPLES_SUFFIX = "samples.jsonl"
@@ -27,12 +28,14 @@ FOLDER_RULE = (
 
 
 def discover(cwd: Path) -> list[Path]:
-    """The default samples file: the first of DISCOVERED_NAMES in `cwd`, then in `cwd/evals`."""
-    for folder in DISCOVERY_FOLDERS:
-        for name in DISCOVERED_NAMES:
-            candidate = Path(cwd) / folder / name if folder != "." else Path(cwd) / name
-            if candidate.is_file():
-                return [candidate]
+    """The default samples file: the first of DISCOVERED_NAMES in `cwd`, then in `cwd/evals`; then
+    the first of M365_NAMES in `cwd`, then in `cwd/evals` (the order runevals searches)."""
+    for names in (DISCOVERED_NAMES, M365_NAMES):
+        for folder in DISCOVERY_FOLDERS:
+            for name in names:
+                candidate = Path(cwd) / folder / name if folder != "." else Path(cwd) / name
+                if candidate.is_file():
+                    return [candidate]
     return []
 
 

@@ -88,7 +88,16 @@ def _material(identity: dict[str, Any], sample: Sample, prompt: str | None, repe
         "mocks": sample.mocks,
         "mocks_strict": sample.mocks_strict,
         "return_files": files,
+        **_prelude(sample),
     }
+
+
+def _prelude(sample: Sample) -> dict[str, Any]:
+    """Big Sky samples: history, variables and single step decide the output too. Left out when
+    unset, so the keys of every other sample stay as they were."""
+    if not (sample.history or sample.variables or sample.single_step):
+        return {}
+    return {"history": sample.history, "variables": sample.variables, "single_step": sample.single_step}
 
 
 def _digest(material: dict[str, Any]) -> str:

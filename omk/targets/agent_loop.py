@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from omk.errors import ConfigError
-from omk.model import Trace
+from omk.model import ToolCall, Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 from omk.targets.pricing import cost_usd
@@ -62,12 +62,16 @@ async def run_agent_loop(
     *,
     max_turns: int = DEFAULT_MAX_TURNS,
     price: tuple[float, float] | None = None,
+    record_unanswered: bool = False,
 ) -> TargetResult:
+    """`record_unanswered`: tool calls asked for at the last allowed turn go into the trace (not
+    run, output None) instead of being dropped; a single-step sample's calls are the point."""
     started = time.perf_counter()
     turns = 0
     tokens_in: int | None = None
     tokens_out: int | None = None
     notes: list[str] = []
+    unanswered: list[ToolCall] = []
     messages: list[Message] = []  # neutral, for the next turn of a conversation (omk.targets.session)
     text = ""
     while True:
@@ -79,10 +83,14 @@ async def run_agent_loop(
         if not turn.calls:
             break
         if turns >= max_turns:
-            notes.append(
-                f"stopped at max_turns ({max_turns}): the model still asked for {len(turn.calls)} tool call(s); "
-                "the output is its last text"
-            )
+            if record_unanswered:
+                unanswered = [ToolCall(tool=c.name, input=c.input) for c in turn.calls]
+                notes.append(f"single step: {len(turn.calls)} tool call(s) recorded, not run")
+            else:
+                notes.append(
+                    f"stopped at max_turns ({max_turns}): the model still asked for {len(turn.calls)} tool call(s); "
+                    "the output is its last text"
+                )
             break
         results = [(call, await sandbox.answer(call.name, call.input)) for call in turn.calls]
         conversation.add_results(results)
@@ -91,7 +99,7 @@ async def run_agent_loop(
     messages.append(assistant_message(text))  # unanswered calls at max_turns are left out of the history
     trace = Trace(
         turns=turns,
-        tool_calls=list(sandbox.calls),
+        tool_calls=[*sandbox.calls, *unanswered],
         cost_usd=cost_usd(price, tokens_in, tokens_out),
         latency_ms=round((time.perf_counter() - started) * 1000, 1),
         tokens={"input": tokens_in, "output": tokens_out},

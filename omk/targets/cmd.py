@@ -35,6 +35,7 @@ from omk.model import Sample, Trace
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
+from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Message, Session, assistant_message, tool_message, user_message
 from omk.targets.trace_io import TraceFormatError, parse_trace
 
@@ -135,13 +136,17 @@ class CmdTarget:
             "type": "request",
             "sample_id": sample.sample_id,
             "model": None,
-            "system": self.system.text or "",
+            "system": system_for(self.system.text, sample) or "",
             "prompt": prompt,
-            "messages": session.messages(prompt) if session else [user_message(prompt)],
+            "messages": session.messages(prompt) if session else [*history_for(sample), user_message(prompt)],
             "tools": tools,
         }
         if session is not None:  # a conversation: the program is started once per turn
             request["turn"] = {"index": session.index, "count": session.count}
+        if sample.variables:  # Big Sky `inputs.context`, for programs that build their own instructions
+            request["context"] = sample.variables
+        if sample.single_step:  # answer after one model step: report tool calls, omk will not run them
+            request["single_step"] = True
         sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
         started = time.perf_counter()
         try:

@@ -23,6 +23,7 @@ from omk.targets.agent_loop import (
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
+from omk.targets.prelude import history_for, system_for
 from omk.targets.pricing import price_of
 from omk.targets.session import Message, Session, user_message
 
@@ -165,10 +166,11 @@ class OpenAITarget:
         return TargetError(redact(f"openai: unexpected reply: {why}: {body}", self.provider.secrets()))
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
-        messages = session.messages(prompt) if session else [user_message(prompt)]
-        conversation = _ChatConversation(self, self.system.text, messages, offered_tools(sample))
+        messages = session.messages(prompt) if session else [*history_for(sample), user_message(prompt)]
+        conversation = _ChatConversation(self, system_for(self.system.text, sample), messages, offered_tools(sample))
         sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
-        return await run_agent_loop(conversation, sandbox, max_turns=self.max_turns, price=self.price)
+        turns = 1 if sample.single_step else self.max_turns  # Big Sky: one model call, its tool calls recorded
+        return await run_agent_loop(conversation, sandbox, max_turns=turns, price=self.price, record_unanswered=sample.single_step)
 
     async def close(self) -> None:
         if self._client is not None:

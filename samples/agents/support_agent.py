@@ -7,6 +7,10 @@ refund words → issue_refund, a file path → Read), asks omk for them with `to
 reads each `tool_result` line omk answers from the sample's mocks, and writes its answer from
 those results as one `response` line. No model, no network, standard library only: the same
 request always gets the same answer, so the demo runs offline.
+
+For the Big Sky demo (samples/bigsky/) it also reads the conversation so far (`messages`: an order
+number said earlier counts), the dataset's `context` (the store's name), and `single_step`: then
+it answers after its first step, reporting the tool call it wants instead of asking omk to run it.
 """
 
 from __future__ import annotations
@@ -22,17 +26,28 @@ FILE_PATH = re.compile(r"\b[\w./-]+\.(?:py|js|ts|go|java|rb|md|json|yaml|yml|tom
 REFUND_WORDS = ("refund", "money back", "退款", "退货")
 
 
+class FirstStep(Exception):
+    """Single-step mode: the agent stops at its first tool call and reports it."""
+
+    def __init__(self, tool: str, tool_input: dict):
+        self.call = {"tool": tool, "input": tool_input}
+
+
 class Agent:
     def __init__(self, request: dict):
         self.request = request
         self.prompt: str = request.get("prompt") or ""
         self.tools = {t["name"] for t in request.get("tools") or []}
+        self.context: dict = request.get("context") or {}
+        self.earlier = " ".join(str(m.get("content") or "") for m in (request.get("messages") or [])[:-1] if m.get("role") == "user")
         self.rounds = 0
         self.next_id = 0
 
     # --- the protocol ---------------------------------------------------------------------
     def call(self, tool: str, tool_input: dict) -> object:
         """Ask omk to run a tool; the answer is the mock's output (parsed when it is JSON)."""
+        if self.request.get("single_step"):
+            raise FirstStep(tool, tool_input)
         self.next_id += 1
         send({"type": "tool_call", "id": f"t{self.next_id}", "tool": tool, "input": tool_input})
         self.rounds += 1
@@ -48,7 +63,7 @@ class Agent:
     # --- deciding -------------------------------------------------------------------------
     def answer(self) -> str:
         p, low = self.prompt, self.prompt.lower()
-        order = ORDER_ID.search(p)
+        order = ORDER_ID.search(p) or (ORDER_ID.search(self.earlier) if re.search(r"\b(it|its)\b|它", low + p) else None)
         if order and "lookup_order" in self.tools:
             return self.order(order.group(0), any(w in low for w in REFUND_WORDS))
         path = FILE_PATH.search(p)
@@ -72,6 +87,9 @@ class Agent:
             return self.escalate()
         if "no user message" in low:
             return GREETING
+        if "who am i talking to" in low or "你是谁" in p:
+            store = (self.context.get("store") or {}).get("name") or "Acme"
+            return GREETING.replace("Acme", store) if not CJK.search(p) else f"您好！我是 {store} 的客服 Nova，请问有什么可以帮您？"
         return "I'm sorry, I can't help with that yet. A teammate will follow up."
 
     def order(self, order_id: str, wants_refund: bool) -> str:
@@ -196,7 +214,11 @@ def send(message: dict) -> None:
 def main() -> None:
     request = json.loads(sys.stdin.readline())
     agent = Agent(request)
-    output = agent.answer()
+    try:
+        output = agent.answer()
+    except FirstStep as step:  # single step: the tool call is the answer; omk records it, does not run it
+        send({"type": "response", "output": "", "tool_calls": [step.call], "cost_usd": 0.0, "turns": 1})
+        return
     # A local program costs nothing; it reports its own turn count (one per model step).
     send({"type": "response", "output": output, "cost_usd": 0.0, "turns": 1 + agent.rounds})
 

@@ -1,0 +1,22 @@
+"""`omk migrate FILE`: upgrade a legacy M365 eval dataset in place (omk/formats/migrate.py)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from omk.cli.main import EXIT_OK
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    from omk.errors import InputError
+    from omk.formats.migrate import migrate
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise InputError(f"{path}: file not found")
+    done = migrate(path)
+    print(done.message)
+    if done.backup is not None:
+        print(f"backup: {done.backup}")
+    return EXIT_OK

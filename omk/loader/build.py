@@ -7,6 +7,7 @@ way rather than escaping as a traceback.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ class SourceInfo:
         self.prefix = prefix  # the sample's path in the document
 
     def ref(self, path: Path_, label: str) -> SourceRef:
-        return SourceRef(self.file, self.line_of(self.prefix + path), label)
+        return SourceRef(self.file, functools.partial(self.line_of, self.prefix + path), label)  # found on first use
 
 
 def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str = "") -> AssertionSpec:

@@ -16,10 +16,3 @@ _TOKEN = regex.compile(rf"[{CJK_CLASS}]|[[\p{{L}}\p{{M}}\p{{N}}]--[{CJK_CLASS}]]
 
 def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
-
-
-class Tokenizer:
-    """The `tokenize(text)` object that rouge-score accepts as `tokenizer=`."""
-
-    def tokenize(self, text: str) -> list[str]:
-        return tokenize(text)

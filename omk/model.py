@@ -125,6 +125,15 @@ class Sample:
     def has_judge_work(self) -> bool:
         return bool(self.rubric or self.dimensions)
 
+    def assertion_lists(self) -> list[list[AssertionSpec]]:
+        """The sample's own assertions, then each turn's: every check a conversation holds."""
+        return [self.assertions, *(t.assertions for t in self.turns)]
+
+    @property
+    def is_graded(self) -> bool:
+        """Whether anything checks it: an assertion, a rubric or dimensions (here or on a turn)."""
+        return any(self.assertion_lists()) or self.has_judge_work or any(t.rubric or t.dimensions for t in self.turns)
+
 
 @dataclass(slots=True)
 class ToolCall:

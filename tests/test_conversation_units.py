@@ -154,3 +154,28 @@ def test_failure_lines_name_the_turn():
     assert failure_lines(result, 3.5) == ["turn 2: below threshold 3.5: fact 1.00", "turn 2: contains 'x': no x"]
     nothing = {"status": "ok", "turns": [{"index": 0, "status": "ok", "passed": None, "assertions": [], "scores": {}}]}
     assert failure_lines(nothing, 3.5) == ["nothing was graded (no turn had an assertion that ran or a judge score)"]
+
+
+def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):
+    from omk.doctor.coverage import coverage
+    from omk.doctor.diagnostics import sample_diagnostics
+
+    text = """
+    - sample_id: c
+      mocks: [{tool: lookup, return: x}]
+      turns:
+        - prompt: hi
+        - prompt: where is it?
+          rubric: ok
+          assertions: [{type: mock_hit, value: "lookup:1"}, {type: contains, value: x}]
+    - sample_id: bare
+      turns: [{prompt: hi}]
+    """
+    samples = load(tmp_path, "s.yaml", text).samples
+    cov = coverage(samples)
+    assert cov["assertion_types"] == {"mock_hit": 1, "contains": 1} and cov["conversations"] == 2
+    assert cov["with_rubric"] == 1
+    found = {(d.kind, d.sample_id): d.message for d in sample_diagnostics(samples)}
+    assert ("no_grading", "c") not in found and ("mock_unchecked", "c") not in found  # its turn checks both
+    assert ("no_grading", "bare") in found
+    assert found[("rubric_clarity_low", "c")].startswith("turn 2 rubric is 2 characters")

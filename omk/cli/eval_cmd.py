@@ -76,7 +76,7 @@ def _needs_hooks(samples: list[Sample]) -> bool:
     def walk(specs: list) -> bool:
         return any(a.type == "custom" or walk(a.children) for a in specs)
 
-    return any(walk(s.assertions) for s in samples)
+    return any(walk(specs) for s in samples for specs in s.assertion_lists())
 
 
 class ResultsStream:

@@ -38,11 +38,12 @@ def coverage(samples: list[Sample]) -> dict[str, Any]:
     types: Counter[str] = Counter()
     layers: Counter[str] = Counter()
     for s in samples:
-        for spec in _walk(s.assertions):
-            types[spec.type] += 1
-        for spec in s.assertions:  # layers of the top-level assertions: what the scores see
-            layers[layer_of(spec).value] += 1
-    rubrics = [len(s.rubric.strip()) for s in samples if s.rubric and s.rubric.strip()]
+        for specs in s.assertion_lists():  # a conversation's turns count too
+            for spec in _walk(specs):
+                types[spec.type] += 1
+            for spec in specs:  # layers of the top-level assertions: what the scores see
+                layers[layer_of(spec).value] += 1
+    rubrics = [len(r.strip()) for s in samples for r in (s.rubric, *(t.rubric for t in s.turns)) if r and r.strip()]
     return {
         "samples": len(samples),
         "capability": _capabilities(samples),
@@ -58,8 +59,9 @@ def coverage(samples: list[Sample]) -> dict[str, Any]:
             "provenance": sum(1 for s in samples if s.provenance),
         },
         "avg_rubric_length": round(sum(rubrics) / len(rubrics)) if rubrics else None,
-        "with_rubric": sum(1 for s in samples if s.rubric),
-        "with_dimensions": sum(1 for s in samples if s.dimensions),
+        "with_rubric": sum(1 for s in samples if s.rubric or any(t.rubric for t in s.turns)),
+        "with_dimensions": sum(1 for s in samples if s.dimensions or any(t.dimensions for t in s.turns)),
+        "conversations": sum(1 for s in samples if s.turns),
         "with_mocks": sum(1 for s in samples if s.mocks),
         "with_environment": sum(1 for s in samples if s.environment),
         "tripwires": sum(1 for s in samples if s.tripwire),

@@ -89,21 +89,23 @@ def walk(specs: list[AssertionSpec]):
 def rubric_clarity_low(samples: list[Sample]) -> list[Diagnostic]:
     out = []
     for s in samples:
-        rubric = (s.rubric or "").strip()
-        if not rubric or len(rubric) >= RUBRIC_SHORT:
-            continue
-        lower = rubric.lower()
-        if any(k in rubric for k in GRADE_KEYWORDS_ZH) or any(k in lower for k in GRADE_KEYWORDS_EN):
-            continue
-        out.append(
-            Diagnostic(
-                "rubric_clarity_low",
-                "info",
-                s.sample_id,
-                f"rubric is {len(rubric)} characters and names no grading criterion: {rubric!r}",
-                {"rubric": rubric},
+        written = [("rubric", s.rubric)] + [(f"turn {i + 1} rubric", t.rubric) for i, t in enumerate(s.turns)]
+        for what, text in written:
+            rubric = (text or "").strip()
+            if not rubric or len(rubric) >= RUBRIC_SHORT:
+                continue
+            lower = rubric.lower()
+            if any(k in rubric for k in GRADE_KEYWORDS_ZH) or any(k in lower for k in GRADE_KEYWORDS_EN):
+                continue
+            out.append(
+                Diagnostic(
+                    "rubric_clarity_low",
+                    "info",
+                    s.sample_id,
+                    f"{what} is {len(rubric)} characters and names no grading criterion: {rubric!r}",
+                    {"rubric": rubric},
+                )
             )
-        )
     return out
 
 
@@ -177,7 +179,7 @@ def ungraded(samples: list[Sample]) -> list[Diagnostic]:
             "sample has no assertion, no rubric and no dimensions: it can never pass",
         )
         for s in samples
-        if not s.assertions and not s.rubric and not s.dimensions
+        if not s.is_graded
     ]
 
 
@@ -196,7 +198,7 @@ def mock_coverage(samples: list[Sample]) -> list[Diagnostic]:
     out = []
     for s in samples:
         keys = mock_keys(s.mocks)
-        checked = {str(a.get("value")) for a in walk(s.assertions) if a.type == "mock_hit"}
+        checked = {str(a.get("value")) for specs in s.assertion_lists() for a in walk(specs) if a.type == "mock_hit"}
         for key in keys:
             if key not in checked:
                 out.append(

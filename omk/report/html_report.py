@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omk.report import categories
 from omk.report.i18n import t
 from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name
 
@@ -481,6 +482,7 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
             else ""
         )
         + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report)) else "")
+        + categories.html_section(report, lang)
         + f"<h2>{esc(t('score distribution', lang))}</h2>"
         f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
         f"<h2>{esc(t('Results', lang))}</h2>{_table(results, threshold, lang)}"

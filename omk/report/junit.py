@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from omk.report import categories
 from omk.report.reasons import failure_lines, is_repeated, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -68,6 +69,7 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
         ("judge", ",".join(map(str, judge.get("models") or [])) if judge else "none"),
         ("threshold", threshold),
         ("composite", (summary.get("scores") or {}).get("composite")),
+        *categories.junit_properties(report),
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean("" if value is None else value)})
 
@@ -79,7 +81,7 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
             "testcase",
             {
                 "name": _clean(result_name(r, repeated)),
-                "classname": _clean(_classname(r, fallback)),
+                "classname": _clean(_classname(r, fallback) + (f".{r['category']}" if r.get("category") else "")),
                 "time": _seconds(r.get("duration_ms")),
             },
         )

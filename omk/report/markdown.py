@@ -10,6 +10,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from omk.report import categories
 from omk.report.i18n import t
 from omk.report.reasons import failure_lines, is_repeated, repeats_line, result_name, turn_label
 
@@ -57,6 +58,7 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
     ]
     if line := repeats_line(report):
         out += [cell(line), ""]
+    out += categories.markdown_lines(report, lang, cell)
     results = report.get("results") or []
     repeated = is_repeated(results)
     bad = [r for r in results if not r.get("passed")]

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from omk.report import categories
 from omk.report.i18n import t
 from omk.report.reasons import failure_lines, passed_but_failed, turn_label
 
@@ -83,6 +84,8 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
             for line in lines:
                 console.print(Text(f"    - {line}"))
 
+    if (by_category := categories.terminal_table(report, lang)) is not None:
+        console.print(by_category)
     s = summary["scores"]
     head = (
         f"{summary['total']} {t('samples', lang)} · {summary['passed']} {t('passed', lang)} · "

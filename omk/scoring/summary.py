@@ -6,6 +6,7 @@ from statistics import fmean
 from typing import Any
 
 from omk.model import SampleResult
+from omk.scoring.categories import category_breakdown
 from omk.scoring.layers import round2
 
 LAYERS = ("fact", "behavior", "judge")
@@ -44,4 +45,5 @@ def summarize(results: list[SampleResult], threshold: float, duration_ms: float)
         and bool(layer_means)
         and all(v >= threshold for v in layer_means),
         "skipped_judge_items": judge_skipped,
+        "categories": category_breakdown(results),  # [] when no sample has a category
     }

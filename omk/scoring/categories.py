@@ -1,0 +1,48 @@
+"""The run summary by category (M365 `category`, and any sample that sets one).
+
+`summary.categories` in report.json is a list, one entry per category in order of first
+appearance, results without a category last (category `null`); an empty list when no result has
+a category. Each entry counts like the run summary does: total, passed, failed, errored, the
+pass rate, and the mean composite over the results that ran and were graded.
+"""
+
+from __future__ import annotations
+
+from statistics import fmean
+from typing import Any
+
+from omk.model import SampleResult
+from omk.scoring.layers import round2
+
+LAYERS = ("fact", "behavior", "judge")
+
+
+def category_breakdown(results: list[SampleResult]) -> list[dict[str, Any]]:
+    if not any(r.sample.category for r in results):
+        return []
+    groups: dict[str | None, list[SampleResult]] = {}
+    for r in results:
+        groups.setdefault(r.sample.category or None, []).append(r)
+    if None in groups:
+        groups[None] = groups.pop(None)  # the uncategorised last
+    out = []
+    for category, members in groups.items():
+        passed = sum(1 for r in members if r.passed)
+        errored = sum(1 for r in members if r.status != "ok")
+        graded = [
+            r.scores.composite
+            for r in members
+            if r.status == "ok" and any(getattr(r.scores, layer) is not None for layer in LAYERS)
+        ]
+        out.append(
+            {
+                "category": category,
+                "total": len(members),
+                "passed": passed,
+                "failed": len(members) - passed,
+                "errored": errored,
+                "pass_rate": round(passed / len(members), 4),
+                "composite": round2(fmean(graded)) if graded else None,
+            }
+        )
+    return out

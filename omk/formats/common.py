@@ -54,9 +54,9 @@ class Reader:
             first = self.first_ids.get(given)
             if first is not None:
                 at = f"line {first[1]}" if first[0] == self.file else f"{first[0]}:{first[1]}"
-                self.problem(path, f'duplicate id "{given}" (first defined at {at})', where, rel)
+                self.problem(path + rel, f'duplicate id "{given}" (first defined at {at})', where, rel)
             else:
-                self.first_ids[given] = (self.file, line)
+                self.first_ids[given] = (self.file, self.line(path + rel))
             return given
         for candidate in fallbacks:
             if candidate and candidate not in self.first_ids:

@@ -1,0 +1,247 @@
+"""`omk eval` end to end on M365 and Big Sky datasets, as real subprocesses: the demo agent over the
+command protocol, the loopback OpenAI fake as target and as judge, replay, two targets pairwise,
+inline prompts, discovery, `omk migrate` and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from servers.openai_fake import OpenAIFake, text_reply, tool_call_reply
+
+ROOT = Path(__file__).resolve().parent.parent
+M365 = ROOT / "samples" / "m365" / "evals.json"
+BIGSKY = ROOT / "samples" / "bigsky" / "dataset.json"
+BIGSKY_V0 = ROOT / "samples" / "bigsky" / "responses-v0.jsonl"
+AGENT = ROOT / "samples" / "agents" / "support_agent.py"
+
+
+def omk(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OPENAI_API_KEY": "sk-test", **(env or {})}
+    for key in ("OMK_TARGET", "OMK_JUDGE"):
+        full.pop(key, None)
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120)
+
+
+def report_of(folder: Path) -> dict:
+    return json.loads((folder / "report.json").read_text(encoding="utf-8"))
+
+
+def user_text(req) -> str:
+    return next(m["content"] for m in reversed(req.json["messages"]) if m["role"] == "user")
+
+
+def system_text(req) -> str:
+    return next((m["content"] for m in req.json["messages"] if m["role"] == "system"), "")
+
+
+# --- M365 -----------------------------------------------------------------------------------------
+
+
+def test_m365_dataset_with_the_demo_agent_and_a_judge(tmp_path):
+    def judge(req):
+        return text_reply(json.dumps({"reason": "on point", "score": 4}))
+
+    with OpenAIFake(judge) as fake:
+        proc = omk("eval", str(M365), "--judge", f"openai:judge@{fake.url}", "--out", str(tmp_path / "run"), "--format", "md,junit,html", cwd=tmp_path)
+        prompts = [user_text(r) for r in fake.requests]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = report_of(tmp_path / "run")
+    by_id = {r["sample_id"]: r for r in report["results"]}
+    assert list(by_id) == ["KB-001", "KB-002", "TS-001", "ESC-001", "CONV-001"]
+    kb = by_id["KB-001"]
+    assert [(a["type"], a["status"]) for a in kb["assertions"]] == [
+        ("relevance", "passed"),
+        ("coherence", "passed"),
+        ("partial_match", "passed"),
+        ("similarity", "passed"),
+    ]
+    assert kb["category"] == "knowledge-base" and kb["assertions"][0]["score"] == 4
+    assert [a["type"] for a in by_id["ESC-001"]["assertions"]] == ["exact_match"]  # replace mode
+    grounded = by_id["KB-002"]["assertions"][3]
+    assert grounded["type"] == "groundedness" and grounded["status"] == "passed"
+    conv = by_id["CONV-001"]
+    assert [[a["type"] for a in t["assertions"]] for t in conv["turns"]] == [["relevance", "coherence", "partial_match"], ["exact_match"]]
+    assert conv["passed"] is True and conv["category"] == "conversation"
+    assert [c["category"] for c in report["summary"]["categories"]] == ["knowledge-base", "troubleshooting", "escalation", "conversation"]
+    assert report["summary"]["categories"][0]["total"] == 2
+    assert {"relevance", "coherence", "groundedness", "similarity"} <= set(report["judge"]["templates"])
+    # the judge saw the Chinese prompt, the grounding context and the expected answer
+    assert any(p.startswith("## Query\n这款耳机的保修期是多久？") for p in prompts)
+    assert any("## Context\nWarranty policy: 12 months" in p for p in prompts)
+    assert any("## Expected answer\n保修期为自签收之日起 12 个月" in p for p in prompts)
+    assert any("## Query\n那如果是进水坏的，还在保修范围内吗？" in p for p in prompts) is False  # turn 2 runs ExactMatch only
+    assert "By category" in proc.stdout
+    assert "### By category" in (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
+    assert 'classname="evals.conversation"' in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
+
+
+def test_m365_without_a_judge_skips_the_llm_evaluators(tmp_path):
+    proc = omk("eval", str(M365), "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    kb = report_of(tmp_path / "run")["results"][0]
+    assert [a["status"] for a in kb["assertions"]] == ["skipped", "skipped", "passed", "skipped"]
+    assert "judge item(s) skipped" in proc.stdout
+
+
+def test_bad_m365_file_exits_2_with_one_line_per_problem(tmp_path):
+    bad = tmp_path / "evals.json"
+    bad.write_text(
+        '{"schemaVersion": "1.2.0",\n "items": [\n  {"prompt": "p", "expeceted_response": "x"},\n'
+        '  {"prompt": "q", "evaluators": {"Similarity": {"threshold": 9}}}\n ]}\n',
+        encoding="utf-8",
+    )
+    proc = omk("eval", str(bad), "--target", "replay:none.jsonl", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0] == f'{bad}:3: items[0] expeceted_response: unknown field (did you mean "expected_response"?)'
+    assert lines[1] == f"{bad}:4: items[1] evaluators.Similarity.threshold: must be a number from 1 to 5 (got number 9)"
+
+
+def test_inline_prompts_like_runevals(tmp_path):
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text(
+        json.dumps({"sample_id": "prompt-1", "output": "Teams is a collaboration platform for chat and meetings."}) + "\n"
+        + json.dumps({"sample_id": "prompt-2", "output": "SharePoint 是一个内容管理系统。"}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    args = ["eval", "--prompts", "What is Teams?", "什么是 SharePoint？", "--expected", "Teams is a collaboration platform", "SharePoint 是内容管理系统"]
+    proc = omk(*args, "--evaluators", "PartialMatch,ExactMatch", "--target", f"replay:{replay}", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # prompt-2 does not contain the expected text
+    results = report_of(tmp_path / "run")["results"]
+    assert [r["sample_id"] for r in results] == ["prompt-1", "prompt-2"]
+    assert [(a["type"], a["status"]) for a in results[0]["assertions"]] == [("partial_match", "passed"), ("exact_match", "passed")]
+    assert [(a["type"], a["status"]) for a in results[1]["assertions"]] == [("partial_match", "passed"), ("exact_match", "failed")]
+    mismatch = omk("eval", "--prompts", "a", "b", "--expected", "x", "--target", f"replay:{replay}", cwd=tmp_path)
+    assert mismatch.returncode == 2 and mismatch.stderr.strip() == "--expected: 1 expected answer(s) for 2 prompt(s); give one per prompt, in the same order"
+    stray = omk("eval", str(M365), "--expected", "x", cwd=tmp_path)
+    assert stray.returncode == 2 and "--expected goes with --prompts" in stray.stderr
+
+
+def test_discovered_legacy_array_runs_as_is_and_migrate_upgrades_it(tmp_path):
+    legacy = [{"prompt": "What is Teams?", "expected_response": "A platform"}]
+    (tmp_path / "evals").mkdir()
+    path = tmp_path / "evals" / "prompts.json"
+    path.write_text(json.dumps(legacy), encoding="utf-8")
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(json.dumps({"sample_id": "prompts-1", "output": "A platform for teamwork."}) + "\n", encoding="utf-8")
+    proc = omk("eval", "--target", f"replay:{replay}", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    report = report_of(tmp_path / "run")
+    assert report["samples_files"] == [str(path)]
+    assert [a["status"] for a in report["results"][0]["assertions"]] == ["skipped", "skipped"]  # Relevance, Coherence
+    assert proc.returncode == 1  # graded by nothing without a judge
+    assert json.loads(path.read_text(encoding="utf-8")) == legacy and len(list((tmp_path / "evals").iterdir())) == 1
+
+    done = omk("migrate", str(path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    backups = [p for p in (tmp_path / "evals").iterdir() if ".bak." in p.name]
+    assert len(backups) == 1 and json.loads(backups[0].read_text(encoding="utf-8")) == legacy
+    assert json.loads(path.read_text(encoding="utf-8"))["schemaVersion"] == "1.2.0"
+    assert f"backup: {backups[0]}" in done.stdout
+    refused = omk("migrate", str(BIGSKY), cwd=tmp_path)
+    assert refused.returncode == 2 and "not an M365 eval document (a Big Sky dataset)" in refused.stderr
+    missing = omk("migrate", str(tmp_path / "nope.json"), cwd=tmp_path)
+    assert missing.returncode == 2 and "file not found" in missing.stderr
+
+
+# --- Big Sky ----------------------------------------------------------------------------------------
+
+
+def _agent_and_judge(req):
+    """The fake plays both: model `agent` is the agent under test, model `judge` the judge."""
+    if req.json["model"] == "judge":
+        prompt = user_text(req)
+        if '"preference"' in prompt:
+            return text_reply(json.dumps({"reason": "A looked the order up", "preference": 2 if "Who am I" in prompt else 1}))
+        return text_reply('{"value": "similar"}')
+    text = user_text(req)
+    if "A1001" in text:
+        return tool_call_reply([("lookup_order", {"order_id": "A1001"})])
+    if "它" in text:
+        earlier = " ".join(m["content"] or "" for m in req.json["messages"] if m["role"] == "user")
+        return tool_call_reply([("lookup_order", {"order_id": "B2002" if "B2002" in earlier else "?"})])
+    if "C3003" in text:
+        return tool_call_reply([("lookup_order", {"order_id": "C3003", "include_items": True})], text="Checking.")
+    return text_reply("Hi! I'm Nova from Acme Outdoor support. How can I help you today?")
+
+
+def test_bigsky_dataset_against_an_openai_agent_with_a_judge(tmp_path):
+    with OpenAIFake(_agent_and_judge) as fake:
+        env = {"OPENAI_BASE_URL": fake.url}
+        proc = omk("eval", str(BIGSKY), "--target", "openai:agent", "--judge", f"openai:judge@{fake.url}", "--out", str(tmp_path / "run"), cwd=tmp_path, env=env)
+        agent_calls = [r for r in fake.requests if r.json["model"] == "agent"]
+    assert len(agent_calls) == 4  # one model call per example: Big Sky's single step
+    first = agent_calls[0].json
+    assert system_text(agent_calls[0]) == "You are Nova, the support agent of Acme Outdoor. Use the tools to look orders up."
+    assert first["messages"][1:] == [{"role": "assistant", "content": "Hi! How can I help you today?"}, {"role": "user", "content": "Where is my order A1001?"}]
+    assert first["tools"][0]["function"]["name"] == "lookup_order"
+    assert set(first["tools"][0]["function"]["parameters"]["properties"]) == {"order_id", "include_items"}
+    report = report_of(tmp_path / "run")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # example 3 said "Checking." where nothing was expected
+    by_id = {r["sample_id"]: r for r in report["results"]}
+    assert [(a["type"], a["status"]) for a in by_id["1"]["assertions"]] == [("match_tool_call", "passed"), ("compare_content", "passed")]
+    assert by_id["1"]["trace"]["tool_calls"] == [
+        {"tool": "lookup_order", "input": {"order_id": "A1001"}, "output": None, "mocked": False, "mock_key": None, "is_error": False}
+    ]
+    assert by_id["1"]["trace"]["notes"] == ["single step: 1 tool call(s) recorded, not run"]
+    assert by_id["2"]["assertions"][0]["status"] == "passed"  # the order number came from the history
+    third = by_id["3"]["assertions"]
+    assert third[0]["status"] == "passed"  # include_items is IGNOREd
+    assert third[1]["status"] == "failed" and "the expected text is empty" in third[1]["message"]
+    assert by_id["4"]["assertions"][0]["message"] == "first call matches: no tool call"
+
+
+def test_two_targets_compared_pairwise(tmp_path):
+    with OpenAIFake(_agent_and_judge) as fake:
+        proc = omk(
+            "eval", str(BIGSKY),
+            "--target", f"cmd:{sys.executable} {AGENT}",
+            "--target", f"replay:{BIGSKY_V0}",
+            "--judge", f"openai:judge@{fake.url}",
+            "--out", str(tmp_path / "run"),
+            cwd=tmp_path,
+        )  # fmt: skip
+        pairwise_prompts = [user_text(r) for r in fake.requests if '"preference"' in user_text(r)]
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # target B fails its gate
+    a, b = report_of(tmp_path / "run"), report_of(tmp_path / "run" / "target-2")
+    assert a["summary"]["passed"] == 4 and b["summary"]["passed"] == 2
+    block = a["pairwise"]
+    assert block["reports"] == [".", "target-2"] and [t["kind"] for t in block["targets"]] == ["cmd", "replay"]
+    assert block["summary"] == {"compared": 4, "a_better": 3, "b_better": 1, "ties": 0, "errored": 0, "skipped": 0, "judge_cost_usd": None}
+    first = block["verdicts"][0]
+    assert first == {
+        "sample_id": "1",
+        "key": "llm_comparison",
+        "status": "ok",
+        "preference": 1,
+        "winner": "a",
+        "scores": {"a": 1, "b": 0},
+        "reason": "A looked the order up",
+        "error": None,
+    }
+    assert block["verdicts"][3]["scores"] == {"a": 0, "b": 1}
+    assert len(pairwise_prompts) == 4
+    second = next(p for p in pairwise_prompts if "B2002" in p)
+    assert "**user**: 你好，我的订单号是 B2002。" in second and 'Called Tool: lookup_order({"order_id": "B2002"})' in second
+    assert "请提供您的订单号" in second  # B's answer
+    assert "A better 3 · B better 1 · tie 0" in proc.stdout
+    assert "b_better" in (tmp_path / "run" / "report.json").read_text(encoding="utf-8")
+
+
+def test_two_targets_without_a_judge_skip_the_verdicts_and_refuse_resume(tmp_path):
+    samples = tmp_path / "eval-samples.yaml"
+    samples.write_text("- sample_id: a\n  prompt: hi\n  assertions: [{type: contains, value: hi}]\n", encoding="utf-8")
+    for name in ("x", "y"):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps({"sample_id": "a", "output": f"hi from {name}"}) + "\n", encoding="utf-8")
+    proc = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--out", "run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    block = report_of(tmp_path / "run")["pairwise"]
+    assert block["verdicts"][0]["key"] == "pairwise" and block["verdicts"][0]["status"] == "skipped"
+    assert block["summary"]["skipped"] == 1 and block["judge"] is None
+    three = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--target", "replay:x.jsonl", cwd=tmp_path)
+    assert three.returncode == 2 and "a pairwise comparison takes two targets, got 3" in three.stderr
+    resumed = omk("eval", "--resume", "run", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", cwd=tmp_path)
+    assert resumed.returncode == 2 and "resume each target's run folder" in resumed.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fnmatch
+import gc
 import json
 import secrets
 import sys
@@ -175,6 +176,7 @@ def run_eval(args: argparse.Namespace) -> int:
         cwd = Path.cwd()
         paths = sample_paths(cli, cwd)
     loaded = load_inputs(cli, paths, cwd)
+    gc.freeze()  # the samples live as long as the run: the collector need not rescan them (bench/)
     settings = load_settings(paths, cwd, cli)
     samples = select(loaded.samples, cli.get("filter"))
     repeat = cli.get("repeat") or 1

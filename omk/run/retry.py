@@ -88,7 +88,9 @@ async def call_with_retries(
                 if attempt > 1:
                     session.sandbox.retry_turn()
                 call = target.run(sample, prompt, session=session)
-            return await asyncio.wait_for(call, timeout=timeout), attempt
+            async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
+                result = await call
+            return result, attempt
         except Exception as exc:  # noqa: BLE001 - a target bug must not end the run
             cause, retryable, retry_after = _classify(exc, timeout)
         if not retryable or attempt > policy.retries:

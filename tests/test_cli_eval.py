@@ -47,11 +47,18 @@ def test_bundled_replay_run_matches_the_report_contract(tmp_path):
     assert summary["scores"]["judge"] is None  # no judge configured
     for result, sample in zip(report["results"], written, strict=True):
         assert result["status"] == "ok" and result["error"] is None
-        assert [a["type"] for a in result["assertions"]] == [a["type"] for a in sample["assertions"]]  # D11
-        assert set(result["trace"]) >= {"turns", "tool_calls", "cost_usd", "latency_ms", "tokens", "mock_stats"}
-        for a in result["assertions"]:
-            assert set(a) >= {"type", "layer", "passed", "weight", "not", "metric", "score", "message", "children"}
-            assert a["layer"] in ("fact", "behavior")
+        # a conversation is checked turn by turn: the sample's assertions, then the turn's own
+        checked = [(result, sample.get("assertions") or [])]
+        if "turns" in sample:
+            assert result["assertions"] == [] and len(result["turns"]) == len(sample["turns"])
+            shared = sample.get("assertions") or []
+            checked = [(t, shared + (w.get("assertions") or [])) for t, w in zip(result["turns"], sample["turns"], strict=True)]
+        for unit, expected in checked:
+            assert [a["type"] for a in unit["assertions"]] == [a["type"] for a in expected]  # D11
+            assert set(unit["trace"]) >= {"turns", "tool_calls", "cost_usd", "latency_ms", "tokens", "mock_stats"}
+            for a in unit["assertions"]:
+                assert set(a) >= {"type", "layer", "passed", "weight", "not", "metric", "score", "message", "children"}
+                assert a["layer"] in ("fact", "behavior")
         assert result["scores"]["composite"] > 0
     by_id = {r["sample_id"]: r for r in report["results"]}
     # judge-scored assertions are reported as skipped, not failed and not dropped
@@ -63,6 +70,12 @@ def test_bundled_replay_run_matches_the_report_contract(tmp_path):
     assert by_id["cs-order-status-en"]["scores"]["behavior"] == 4.33
     # the composed prompt carries the fenced context
     assert by_id["cr-sql-injection-zh"]["prompt"].endswith("```")
+    # the bundled conversations: every turn passed, and turn 2 refunded the order named in turn 1
+    followup = by_id["cs-order-followup-en"]
+    assert [t["passed"] for t in followup["turns"]] == [True, True, True]
+    assert followup["turns"][1]["trace"]["tool_calls"][-1]["input"]["order_id"] == "A1001"
+    assert "A1001" not in followup["turns"][1]["prompt"]
+    assert [t["passed"] for t in by_id["cs-warranty-chat-zh"]["turns"]] == [True, True]
     lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(written)
     assert "judge item(s) skipped" in proc.stdout

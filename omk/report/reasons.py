@@ -104,8 +104,13 @@ def passed_but_failed(result: dict[str, Any]) -> list[str]:
 
 
 def turn_label(turn: dict[str, Any], width: int = 48) -> str:
-    """`turn 2: Where is my order…` — a turn as a row of a table names it."""
-    prompt = " ".join(str(turn.get("prompt") or "").split())
+    """`turn 2: Where is my order…` — a turn as a row of a table names it: what the user said,
+    without the environment block before it or the fenced context after it."""
+    from omk.targets.prompt import SEPARATOR
+
+    said = str(turn.get("prompt") or "")
+    said = said.split(SEPARATOR, 1)[1] if said.startswith("## ") and SEPARATOR in said else said
+    prompt = " ".join(said.split("\n\n```\n", 1)[0].split())
     if len(prompt) > width:
         prompt = prompt[: width - 1] + "…"
     return f"turn {(turn.get('index') or 0) + 1}: {prompt}"

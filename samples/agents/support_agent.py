@@ -11,6 +11,8 @@ request always gets the same answer, so the demo runs offline.
 For the Big Sky demo (samples/bigsky/) it also reads the conversation so far (`messages`: an order
 number said earlier counts), the dataset's `context` (the store's name), and `single_step`: then
 it answers after its first step, reporting the tool call it wants instead of asking omk to run it.
+The bundled conversations (samples with `turns`) rely on the same `messages`: omk starts the agent
+once per turn, and it answers a follow-up from what was said and replied in the earlier turns.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Agent:
         self.tools = {t["name"] for t in request.get("tools") or []}
         self.context: dict = request.get("context") or {}
         self.earlier = " ".join(str(m.get("content") or "") for m in (request.get("messages") or [])[:-1] if m.get("role") == "user")
+        self.replied = " ".join(str(m.get("content") or "") for m in (request.get("messages") or [])[:-1] if m.get("role") == "assistant")
         self.rounds = 0
         self.next_id = 0
 
@@ -63,6 +66,11 @@ class Agent:
     # --- deciding -------------------------------------------------------------------------
     def answer(self) -> str:
         p, low = self.prompt, self.prompt.lower()
+        refund_issued = re.search(r"\bR-\d+\b", self.replied)  # this conversation already issued a refund
+        if refund_issued and re.search(r"\b(when|how long)\b", low):
+            return self.refund_timing(refund_issued.group(0))
+        if re.search("进水|摔", p) and "保修" in self.earlier + self.replied:
+            return self.damage_zh()
         order = ORDER_ID.search(p) or (ORDER_ID.search(self.earlier) if re.search(r"\b(it|its)\b|它", low + p) else None)
         if order and "lookup_order" in self.tools:
             return self.order(order.group(0), any(w in low for w in REFUND_WORDS))
@@ -167,6 +175,20 @@ class Agent:
         return (
             f"保修期为自签收之日起 {period}，期间非人为损坏可免费维修或更换。"
             "人为损坏（如进水、摔落）不在保修范围内，但可以付费维修。"
+        )
+
+    def refund_timing(self, refund_id: str) -> str:
+        return (
+            f"You're welcome! Refund {refund_id} goes back to your original payment method; banks usually "
+            "show it within 3–5 business days. If it hasn't arrived by then, reply here with the refund number."
+        )
+
+    def damage_zh(self) -> str:
+        months = re.search(r"(\d+)\s*个月", self.earlier)
+        period = f"签收后 {months.group(1)} 个月内" if months else "保修期内"
+        return (
+            f"进水属于人为损坏，不在免费保修范围内（{period}只免费维修非人为损坏）。"
+            "不过可以付费维修：寄回检测后我们先报价，您确认后再修。"
         )
 
     def escalate(self) -> str:

@@ -103,3 +103,18 @@ def test_old_reports_without_categories_still_render():
     del data["summary"]["categories"]
     assert "By category" not in render_markdown(data) and "By category" not in render_html(data)
     ET.fromstring(render_junit(data))
+
+
+def test_omk_samples_carry_a_category_too(tmp_path):
+    import pytest
+
+    from omk.errors import InputError
+    from omk.loader import load_samples
+
+    path = tmp_path / "eval-samples.yaml"
+    path.write_text("- sample_id: a\n  prompt: p\n  category: 知识库\n- sample_id: b\n  prompt: q\n", encoding="utf-8")
+    assert [s.category for s in load_samples([path]).samples] == ["知识库", None]
+    path.write_text("- sample_id: a\n  prompt: p\n  category: ''\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_samples([path])
+    assert info.value.lines() == [f"{path}:3: samples[0] (a) category: must not be empty"]

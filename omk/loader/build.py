@@ -96,6 +96,7 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         ],
         dimensions=raw.get("dimensions"),
         capability=list(raw.get("capability") or []),
+        category=raw.get("category"),
         difficulty=raw.get("difficulty"),
         construct=raw.get("construct"),
         provenance=raw.get("provenance"),

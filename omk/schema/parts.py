@@ -54,6 +54,7 @@ def sample_properties() -> dict[str, Any]:
             },
         ),
         "capability": _d("Capabilities this sample covers (coverage diagnostics).", STRING_LIST),
+        "category": _d("A group the reports break results down by (as M365 datasets' `category`).", NON_EMPTY),
         "difficulty": _d("Difficulty bucket.", {"enum": DIFFICULTIES}),
         "construct": _d("What is measured: necessity, quality, capability or your own word.", {"type": "string"}),
         "provenance": _d("Where the sample came from.", {"enum": PROVENANCES}),

@@ -79,6 +79,63 @@ def test_m365_dataset_with_the_demo_agent_and_a_judge(tmp_path):
     assert 'classname="evals.conversation"' in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
 
 
+def test_m365_seed_example_against_an_openai_agent(tmp_path):
+    seed = {
+        "schemaVersion": "1.2.0",
+        "default_evaluators": {"Relevance": {}, "Coherence": {}},
+        "items": [
+            {
+                "prompt": "What is Microsoft Graph?",
+                "expected_response": "A unified API endpoint for Microsoft services.",
+                "evaluators": {"Citations": {"citation_format": "mixed"}},
+                "evaluators_mode": "extend",
+            },
+            {
+                "name": "Expense policy flow",
+                "turns": [
+                    {"prompt": "I spent $250 on dinner. Is that okay?", "expected_response": "The per-diem meal allowance is $200."},
+                    {
+                        "prompt": "What should I do about the overage?",
+                        "expected_response": "Request manager approval.",
+                        "evaluators": {"ExactMatch": {"case_sensitive": False}},
+                        "evaluators_mode": "replace",
+                    },
+                ],
+            },
+        ],
+    }
+    (tmp_path / "evals.json").write_text(json.dumps(seed), encoding="utf-8")
+
+    def respond(req):
+        if req.json["model"] == "judge":
+            return text_reply(json.dumps({"reason": "fine", "score": 5}))
+        text = user_text(req)
+        if "Graph" in text:
+            return text_reply("Microsoft Graph is a unified API endpoint for Microsoft 365 data [1][2].")
+        if "overage" in text:
+            return text_reply("For the $50 over the per-diem, please request manager approval.")
+        return text_reply("The per-diem meal allowance is $200, so $250 is over it.")
+
+    with OpenAIFake(respond) as fake:
+        env = {"OPENAI_BASE_URL": fake.url}
+        proc = omk("eval", "--target", "openai:agent", "--judge", f"openai:judge@{fake.url}", "--out", "run", cwd=tmp_path, env=env)
+        agent = [r.json["messages"] for r in fake.requests if r.json["model"] == "agent"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # discovered ./evals.json
+    assert len(agent) == 3
+    assert [m["content"] for m in agent[2]] == [
+        "I spent $250 on dinner. Is that okay?",
+        "The per-diem meal allowance is $200, so $250 is over it.",
+        "What should I do about the overage?",
+    ]  # the second turn carries the first as history
+    graph, flow = report_of(tmp_path / "run")["results"]
+    citations = graph["assertions"][2]
+    assert (citations["type"], citations["status"], citations["metric"]) == ("citations", "passed", 2)
+    assert [[(a["type"], a["status"]) for a in t["assertions"]] for t in flow["turns"]] == [
+        [("relevance", "passed"), ("coherence", "passed")],
+        [("exact_match", "passed")],
+    ]
+
+
 def test_m365_without_a_judge_skips_the_llm_evaluators(tmp_path):
     proc = omk("eval", str(M365), "--out", str(tmp_path / "run"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -4,6 +4,7 @@ the mock sandbox across turns, and the renderers' turn rows."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 
 import pytest
@@ -179,3 +180,23 @@ def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):
     assert ("no_grading", "c") not in found and ("mock_unchecked", "c") not in found  # its turn checks both
     assert ("no_grading", "bare") in found
     assert found[("rubric_clarity_low", "c")].startswith("turn 2 rubric is 2 characters")
+
+
+def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
+    from inline_doc_server import DocServer
+
+    from omk.config import Settings
+    from omk.inline import inline_urls
+    from omk.model import Sample, Turn
+
+    with DocServer() as http:
+        plain = http.url("/plain.txt")
+        turns = [Turn(prompt="hello"), Turn(prompt=f"read {plain}", context=f"see {plain}")]
+        sample = Sample("c", prompt="hello", turns=turns, base_dir=tmp_path)
+        asyncio.run(inline_urls([sample], Settings(), err=io.StringIO()))
+        assert http.hits["/plain.txt"] == 1
+    assert "Release notes 2.4" in turns[1].prompt and "Release notes 2.4" in turns[1].context
+    assert turns[0].prompt == "hello" == sample.prompt
+    assert [(u["url"], u["fields"], u["status"]) for u in sample.inlined_urls] == [
+        (plain, ["turns[1].prompt", "turns[1].context"], "inlined")
+    ]

@@ -111,7 +111,7 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     where: dict[str, dict[str, list[str]]] = {}  # url -> sample_id -> fields
     per_sample: list[tuple[Sample, dict[str, list[str]]]] = []
     for sample in samples:
-        found = {f: find_urls(getattr(sample, f)) for f in SCANNED_FIELDS}
+        found = {label: find_urls(getattr(obj, attr)) for label, (obj, attr) in _texts(sample).items()}
         if any(found.values()):
             per_sample.append((sample, found))
             for field_name, urls in found.items():
@@ -132,14 +132,26 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
 
     contents = {u: redact(r.final.content) for u, r in resolutions.items() if isinstance(r.final, Fetched)}
     for sample, found in per_sample:
+        texts = _texts(sample)
         for field_name, urls in found.items():
             mine = {u: contents[u] for u in urls if u in contents}
             if mine:
-                setattr(sample, field_name, splice(getattr(sample, field_name), mine))
+                obj, attr = texts[field_name]
+                setattr(obj, attr, splice(getattr(obj, attr), mine))
+        if sample.turns:
+            sample.prompt = sample.turns[0].prompt  # a conversation's prompt is its first turn's
         order = list(dict.fromkeys(u for urls in found.values() for u in urls))
         sample.inlined_urls = [_record(u, where[u][sample.sample_id], resolutions[u], redact) for u in order]
 
     _print_outcome(where, resolutions, redact, err)
+
+
+def _texts(sample: Sample) -> dict[str, tuple[Any, str]]:
+    """Where URLs are looked for, by the field name the report gives: `prompt` and `context`, or a
+    conversation's `turns[i].prompt` and `turns[i].context` (its own prompt is turn 0's)."""
+    if sample.turns:
+        return {f"turns[{i}].{f}": (turn, f) for i, turn in enumerate(sample.turns) for f in SCANNED_FIELDS}
+    return {f: (sample, f) for f in SCANNED_FIELDS}
 
 
 def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str, _Resolution], redact: _Redactor, err: TextIO) -> None:

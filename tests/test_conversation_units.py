@@ -200,3 +200,13 @@ def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
     assert [(u["url"], u["fields"], u["status"]) for u in sample.inlined_urls] == [
         (plain, ["turns[1].prompt", "turns[1].context"], "inlined")
     ]
+
+
+def test_judge_spreads_and_agreement_look_into_turns():
+    from omk.doctor.diagnostics import judge_spreads
+    from omk.judge.judge import _judge_blocks
+
+    turn = {"judge": {"score": 3.0, "judges": [{"judge": "a", "score": 1.0}, {"judge": "b", "score": 5.0}]}}
+    result = {"status": "ok", "judge": None, "scores": {}, "turns": [turn, {"judge": None}]}
+    assert judge_spreads([result]) == [2.0]
+    assert _judge_blocks([result]) == [None, turn["judge"], None]

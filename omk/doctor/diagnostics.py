@@ -285,8 +285,7 @@ def _graded(r: dict[str, Any]) -> float | None:
 def judge_spreads(results: list[dict[str, Any]]) -> list[float]:
     """Stddevs of judge scores for one sample: across ensemble members of each result, and across repeats."""
     spreads = []
-    for r in results:
-        judge = r.get("judge")
+    for judge in (u.get("judge") for r in results for u in (r, *(r.get("turns") or []))):  # a conversation: per turn
         if not isinstance(judge, dict):
             continue
         agreement = judge.get("agreement")

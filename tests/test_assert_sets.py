@@ -55,6 +55,11 @@ SYNC_SPECS: dict[str, dict[str, Any]] = {
     "tool_input_contains": {"value": "Bash:ls"},
     "tool_input_not_contains": {"value": "Bash:rm"},
     "mock_hit": {"value": "Read:1"},
+    "citations": {"threshold": 1},
+    "exact_match": {"value": "ab"},
+    "partial_match": {"reference": "a b", "threshold": 0.5},
+    "match_tool_call": {"tool": "Bash", "arguments": {"command": "ls"}},
+    "include_context": {"path": "k", "context": {"k": "ab"}},
 }
 
 

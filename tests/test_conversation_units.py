@@ -135,6 +135,7 @@ def test_a_turn_with_nothing_graded_counts_in_neither_scores_nor_pass(tmp_path):
     md = render_markdown({"summary": {"threshold": 3.5}, "results": [result.to_dict()]})
     assert "| ↳ turn 1: hi | ok | — | — | — | — | · |" in md
     assert "| ↳ turn 2: check | ok | 5.00 | — | — | 5.00 | ✅ |" in md
+    assert "| ↳ 第 2 轮: check | ok |" in render_markdown({"summary": {}, "results": [result.to_dict()]}, lang="zh")
 
 
 def test_failure_lines_name_the_turn():

@@ -89,7 +89,7 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
             mark = {True: "✅", False: "❌"}.get(turn.get("passed"), "·")
             graded = turn.get("status") == "ok" and turn.get("passed") is not None
             out.append(
-                f"| ↳ {cell(turn_label(turn))} | {cell(turn.get('status'))} | {_score(ts.get('fact'))} | "
+                f"| ↳ {cell(turn_label(turn, lang=lang))} | {cell(turn.get('status'))} | {_score(ts.get('fact'))} | "
                 f"{_score(ts.get('behavior'))} | {_score(ts.get('judge'))} | "
                 f"{_score(ts.get('composite')) if graded else '—'} | {mark} |"
             )

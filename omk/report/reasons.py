@@ -103,7 +103,7 @@ def passed_but_failed(result: dict[str, Any]) -> list[str]:
     ]
 
 
-def turn_label(turn: dict[str, Any], width: int = 48) -> str:
+def turn_label(turn: dict[str, Any], width: int = 48, lang: str = "en") -> str:
     """`turn 2: Where is my order…` — a turn as a row of a table names it: what the user said,
     without the environment block before it or the fenced context after it."""
     from omk.targets.prompt import SEPARATOR
@@ -113,7 +113,9 @@ def turn_label(turn: dict[str, Any], width: int = 48) -> str:
     prompt = " ".join(said.split("\n\n```\n", 1)[0].split())
     if len(prompt) > width:
         prompt = prompt[: width - 1] + "…"
-    return f"turn {(turn.get('index') or 0) + 1}: {prompt}"
+    from omk.report.i18n import t
+
+    return f"{t('turn {n}', lang).format(n=(turn.get('index') or 0) + 1)}: {prompt}"
 
 
 def is_repeated(results: list[dict[str, Any]]) -> bool:

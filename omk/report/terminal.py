@@ -57,7 +57,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
             ts = turn["scores"]
             done = turn["status"] == "ok"
             table.add_row(
-                Text(f"  ↳ {turn_label(turn, 32)}", style="dim"),
+                Text(f"  ↳ {turn_label(turn, 32, lang)}", style="dim"),
                 Text(t(turn["status"], lang), style="dim" if done else "red"),
                 _score_text(ts["fact"], threshold),
                 _score_text(ts["behavior"], threshold),

@@ -122,7 +122,8 @@ def test_m365_seed_example_against_an_openai_agent(tmp_path):
         agent = [r.json["messages"] for r in fake.requests if r.json["model"] == "agent"]
     assert proc.returncode == 0, proc.stdout + proc.stderr  # discovered ./evals.json
     assert len(agent) == 3
-    assert [m["content"] for m in agent[2]] == [
+    second_turn = next(m for m in agent if m[-1]["content"] == "What should I do about the overage?")  # items run concurrently
+    assert [m["content"] for m in second_turn] == [
         "I spent $250 on dinner. Is that okay?",
         "The per-diem meal allowance is $200, so $250 is over it.",
         "What should I do about the overage?",
@@ -231,8 +232,9 @@ def test_bigsky_dataset_against_an_openai_agent_with_a_judge(tmp_path):
         proc = omk("eval", str(BIGSKY), "--target", "openai:agent", "--judge", f"openai:judge@{fake.url}", "--out", str(tmp_path / "run"), cwd=tmp_path, env=env)
         agent_calls = [r for r in fake.requests if r.json["model"] == "agent"]
     assert len(agent_calls) == 4  # one model call per example: Big Sky's single step
-    first = agent_calls[0].json
-    assert system_text(agent_calls[0]) == "You are Nova, the support agent of Acme Outdoor. Use the tools to look orders up."
+    request = next(r for r in agent_calls if "A1001" in user_text(r))  # samples run concurrently
+    first = request.json
+    assert system_text(request) == "You are Nova, the support agent of Acme Outdoor. Use the tools to look orders up."
     assert first["messages"][1:] == [{"role": "assistant", "content": "Hi! How can I help you today?"}, {"role": "user", "content": "Where is my order A1001?"}]
     assert first["tools"][0]["function"]["name"] == "lookup_order"
     assert set(first["tools"][0]["function"]["parameters"]["properties"]) == {"order_id", "include_items"}

@@ -12,11 +12,12 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from typing import Any
-
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from omk.loader.document import Path_
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 TOOL_NEEDLE_PATTERN = "^[^:]+:"
 MOCK_KEY_PATTERN = "^[^:]+:[1-9][0-9]*$"

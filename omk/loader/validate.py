@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Any
 
 import fastjsonschema
-from jsonschema import Draft202012Validator
 
 from omk.assertions.registry import AssertionType, registry
 from omk.loader import rules
@@ -36,7 +35,8 @@ class Checker:
         self._fast: Callable[[Any], Any] = fastjsonschema.compile(
             {**schema, "$schema": "http://json-schema.org/draft-07/schema#"}
         )
-        self._detail = Draft202012Validator(schema)
+        self._schema = schema
+        self._detail: Any = None  # jsonschema (~70 ms to import) is needed only to word errors
 
     def errors(self, value: Any) -> Found:
         try:
@@ -46,6 +46,10 @@ class Checker:
             pass
         except Exception:  # noqa: BLE001 - whatever the fast path trips on, the slow one decides
             pass
+        if self._detail is None:
+            from jsonschema import Draft202012Validator
+
+            self._detail = Draft202012Validator(self._schema)
         found: Found = []
         for error in self._detail.iter_errors(value):
             for item in translate(error, self.owner):
@@ -91,10 +95,22 @@ class Schemas:
         self.sample = Checker(inline_refs(shell, defs, {"assertion": {}}))
         self.requires = Checker(defs["requires"])
         common = defs["assertion"]["properties"]
-        self.by_type = {name: Checker(type_schema(kind, common), owner=name) for name, kind in types.items()}
+        self.by_type = _Checkers(types, common)
         self.with_children = {
             name for name, kind in types.items() if _refers_to_assertion(kind.schema.get("properties", {}))
         }
+
+
+class _Checkers(dict[str, Checker]):
+    """The checker of each assertion type, compiled on first use: a set uses a few of the types."""
+
+    def __init__(self, types: dict[str, AssertionType], common: dict[str, Any]):
+        super().__init__()
+        self._types, self._common = types, common
+
+    def __missing__(self, name: str) -> Checker:
+        checker = self[name] = Checker(type_schema(self._types[name], self._common), owner=name)
+        return checker
 
 
 def _refers_to_assertion(schema: Any) -> bool:

@@ -1,0 +1,155 @@
+"""Benchmarks 2 and 3: concurrency against the physical limit, then the cached rerun.
+
+    python bench/concurrency.py [--samples 500] [--concurrency 16] [--delay 0.05] [--runs 5]
+
+Starts `bench/openai_server.py` (answers each completion after `--delay` seconds) and, in a
+fresh folder each round, runs `omk eval samples.json --target openai:bench-model
+--concurrency 16` twice: the first run calls the server for every sample (the cache starts
+empty); the second is the unchanged rerun, served from `.omk/cache.sqlite`. The server counts
+the calls each run made. The physical limit of the first run is samples / concurrency × delay
+(500 / 16 × 50 ms ≈ 1.56 s; in whole waves, ⌈500/16⌉ × 50 ms = 1.60 s).
+
+Two times are reported for each run: the omk process from start to exit (Python start-up,
+imports, loading and the report included), and the run phase omk records in the report
+(`summary.duration_ms`: from the first call to the last result).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import BENCH, add_doc_args, machine, measure, median, omk_command, omk_version, publish
+
+
+def write_samples(path: Path, n: int) -> None:
+    samples = [
+        {
+            "sample_id": f"c{i:04d}",
+            "prompt": f"[c{i:04d}] Review query builder #{i} for injection risks.",
+            "assertions": [
+                {"type": "contains", "value": "injection"},
+                {"type": "regex", "pattern": r"parameteri[sz]ed quer(y|ies)"},
+                {"type": "max_length", "value": 500},
+            ],
+        }
+        for i in range(n)
+    ]
+    path.write_text(json.dumps({"samples": samples}, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+class FakeServer:
+    def __init__(self, delay: float):
+        self.proc = subprocess.Popen(
+            [sys.executable, str(BENCH / "openai_server.py"), "--delay", str(delay), "--max-seconds", "1800"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        first = self.proc.stdout.readline() if self.proc.stdout else ""
+        if not first.startswith("PORT "):
+            self.proc.kill()
+            raise RuntimeError(f"the bench server did not start: {first!r}")
+        self.url = f"http://127.0.0.1:{int(first.split()[1])}"
+
+    def calls(self) -> int:
+        with urllib.request.urlopen(f"{self.url}/stats", timeout=5) as reply:
+            return int(json.loads(reply.read())["calls"])
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def run_once(work: Path, samples: Path, args: argparse.Namespace, server: FakeServer, env: dict[str, str]) -> dict:
+    before = server.calls()
+    out = work / "run"
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [*omk_command(), "eval", str(samples), "--target", "openai:bench-model", "--no-judge",
+           "--concurrency", str(args.concurrency), "--out", str(out), "--quiet"]
+    m = measure(cmd, cwd=work, env=env, ok_codes=(0, 1))
+    summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
+    if summary["errored"]:
+        raise RuntimeError(f"{summary['errored']} samples errored: {m.stderr[-2000:]}")
+    return {
+        "wall": m.wall_s,
+        "phase": summary["duration_ms"] / 1000,
+        "calls": server.calls() - before,
+        "cached": summary.get("cached", 0),
+        "peak": m.peak_mb,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=500)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--delay", type=float, default=0.05, help="server answer time in seconds (default 0.05)")
+    add_doc_args(parser)
+    args = parser.parse_args()
+    work = (args.work / f"concurrency-{args.samples}").resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    samples = work / "samples.json"
+    write_samples(samples, args.samples)
+    server = FakeServer(args.delay)
+    env = {**os.environ, "OPENAI_BASE_URL": f"{server.url}/v1", "OPENAI_API_KEY": "bench-key"}
+    firsts, reruns = [], []
+    try:
+        for r in range(args.runs):
+            shutil.rmtree(work / ".omk", ignore_errors=True)  # an empty cache: every sample is called
+            first = run_once(work, samples, args, server, env)
+            again = run_once(work, samples, args, server, env)
+            firsts.append(first)
+            reruns.append(again)
+            print(
+                f"round {r + 1}/{args.runs}: first {first['wall']:.2f} s (run {first['phase']:.2f} s, "
+                f"{first['calls']} calls) · rerun {again['wall']:.2f} s ({again['calls']} calls)",
+                file=sys.stderr,
+            )
+    finally:
+        server.stop()
+    limit = args.samples / args.concurrency * args.delay
+    waves = -(-args.samples // args.concurrency) * args.delay
+
+    def col(rows: list[dict], key: str) -> list[float]:
+        return [row[key] for row in rows]
+
+    fw, fp, rw = median(col(firsts, "wall")), median(col(firsts, "phase")), median(col(reruns, "wall"))
+    from datetime import date
+
+    lines = [
+        f"Measured {date.today().isoformat()}: {args.samples} samples, `--concurrency {args.concurrency}`, a local "
+        f"OpenAI-compatible server (`bench/openai_server.py`) answering each call in {args.delay * 1000:.0f} ms; "
+        f"median of {args.runs} rounds (min–max in brackets). Physical limit {args.samples} / {args.concurrency} × "
+        f"{args.delay * 1000:.0f} ms = **{limit:.2f} s** ({waves:.2f} s in whole waves of {args.concurrency}).",
+        "",
+        f"- Machine: {machine()}",
+        f"- {omk_version()}",
+        "",
+        "| run | omk process, start to exit | run phase (`summary.duration_ms`) | calls made | cached results | peak memory |",
+        "|---|---|---|---|---|---|",
+        f"| first (empty cache) | {fw:.2f} s ({min(col(firsts, 'wall')):.2f}–{max(col(firsts, 'wall')):.2f}) = "
+        f"**{fw / limit:.2f}× the limit** | {fp:.2f} s ({min(col(firsts, 'phase')):.2f}–{max(col(firsts, 'phase')):.2f}) "
+        f"= **{fp / limit:.2f}× the limit** | {median(col(firsts, 'calls')):.0f} | {median(col(firsts, 'cached')):.0f} "
+        f"| {median(col(firsts, 'peak')):.0f} MB |",
+        f"| rerun (unchanged) | {rw:.2f} s ({min(col(reruns, 'wall')):.2f}–{max(col(reruns, 'wall')):.2f}) = "
+        f"**{rw / fw:.0%} of the first run** | {median(col(reruns, 'phase')):.2f} s | "
+        f"**{max(col(reruns, 'calls')):.0f}** (most in any round) | {median(col(reruns, 'cached')):.0f} "
+        f"| {median(col(reruns, 'peak')):.0f} MB |",
+        "",
+        f"Command (twice per round, in the same folder): `omk eval samples.json --target openai:bench-model "
+        f"--no-judge --concurrency {args.concurrency} --quiet` with `OPENAI_BASE_URL` pointing at the bench server.",
+    ]
+    publish(args, "concurrency", "\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,8 +22,13 @@ def prepare_custom(spec: AssertionSpec) -> None:
         raise PrepareError("fn", f"custom hook {fn!r} must be a .py, .js or .mjs file")
 
 
+def hook_file(fn: str, base_dir: Path) -> Path:
+    """The hook `fn` names, relative to the samples file's folder (the loader checks it exists)."""
+    return (Path(base_dir) / fn).resolve()
+
+
 def hook_path(spec: AssertionSpec, ctx: CheckContext) -> Path:
-    return (Path(ctx.sample.base_dir) / str(spec.get("fn"))).resolve()
+    return hook_file(str(spec.get("fn")), ctx.sample.base_dir)
 
 
 @assertion(

@@ -6,7 +6,7 @@
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
 `json_lines`), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot
-say), `build` (dicts → `Sample`), `messages` (wording).
+say), `files` (hook and mock files that must exist), `build` (dicts → `Sample`), `messages` (wording).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from omk.errors import InputError, Problem
 from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
 from omk.loader.document import Document, Issue, ParseFailure, Path_
+from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of
 from omk.loader.read import read_file
 from omk.loader.validate import check_requires, check_sample
@@ -172,6 +173,7 @@ class _FileLoader:
                 add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
         src = SourceInfo(self.name, f"samples[{index}]", doc.line, spath)
         found: list[tuple[Path_, str]] = []
+        sample = None
         if len(self.problems) > count:
             # Still compile the assertions that are fine, so a bad regex shows up in this round too.
             bad = {p.field for p in self.problems[count:]}
@@ -182,8 +184,11 @@ class _FileLoader:
                         build_spec(item, base + (i,), src, found)
         else:
             sample = build_sample(raw, src, base_dir, found)
-            if not found:
-                self.loaded.samples.append(sample)
+        if absent := missing_files(raw, base_dir):  # a hook or mock file that is not there
+            taken = {p.field for p in self.problems[count:]} | {field_label(rel) for rel, _ in found}
+            found += [(rel, message) for rel, message in absent if field_label(rel) not in taken]
+        if sample is not None and not found:
+            self.loaded.samples.append(sample)
         for rel, message in found:
             add(rel, message)
 

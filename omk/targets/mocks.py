@@ -261,9 +261,7 @@ class MockSandbox:
 
     def _read_return_file(self, name: str) -> Any:
         """The file's text; a `.json` file that parses is returned as its value, like `return`."""
-        path = Path(os.path.expanduser(name))
-        if not path.is_absolute():
-            path = self.base_dir / path
+        path = return_file_path(name, self.base_dir)
         try:
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError):
@@ -285,6 +283,13 @@ class MockSandbox:
                 return routed
         text = f"[omk] no mock or tool is available for {tool}; this call was not executed"
         return ToolAnswer(output=text, text=text, is_error=True)
+
+
+def return_file_path(name: str, base_dir: Path) -> Path:
+    """Where a mock's `return_file` is read: `~` expanded, relative to the samples file's folder.
+    The loader checks the file is there (omk/loader/files.py); a file gone by run time is a marked error."""
+    path = Path(os.path.expanduser(name))
+    return path if path.is_absolute() else base_dir / path
 
 
 def _copy_stats(stats: MockStats) -> MockStats:

@@ -68,7 +68,20 @@ def problems(path: Path) -> list[str]:
         ({"schemaVersion": "1.0.0", "items": []}, M365),
         ({"items": [{"prompt": "p"}]}, M365),
         ([{"prompt": "p", "expected_response": "e"}], M365),
-        ([{"prompt": "p"}], OMK),  # an omk sample that forgot its sample_id stays omk (and is told so)
+        ([{"prompt": "Tell me about returns"}], M365),  # seed 000: expected_response is optional
+        ([{"prompt": "p", "testId": "X-1", "category": "kb"}], M365),
+        ([{"prompt": "p", "expected_respons": "x"}], M365),  # a typo of an M365 key stays M365
+        ([{"turns": [{"prompt": "a"}, {"prompt": "b"}]}], M365),
+        # an omk sample that forgot its sample_id stays omk (and is told so): a key only omk has,
+        # a misspelling of one, an `x-` key, or omk checks on a turn
+        ([{"prompt": "p", "assertions": [{"type": "contains", "value": "x"}]}], OMK),
+        ([{"prompt": "p", "rubric": "r"}], OMK),
+        ([{"prompt": "p", "sampel_id": "a"}], OMK),
+        ([{"prompt": "p", "x-owner": "ana"}], OMK),
+        ([{"turns": [{"prompt": "a", "assertions": []}]}], OMK),
+        ([{"prompt": "p"}, {"sample_id": "b", "prompt": "q"}], OMK),
+        ([{"prmpt": "p"}], OMK),  # no prompt at all: omk's message
+        ([{"prompt": "p"}, "q"], OMK),
         ([{"sample_id": "a", "prompt": "p", "expected_response": "e"}], OMK),
         ([{"prompt": "p", "expected_response": "e", "assertions": []}], OMK),
         ({"samples": []}, OMK),
@@ -82,6 +95,36 @@ def test_detect_by_shape(data, shape):
 
 def test_a_legacy_shaped_yaml_list_is_omk():
     assert detect([{"prompt": "p", "expected_response": "e"}], Path("x.yaml")) == OMK
+    assert detect([{"prompt": "p"}], Path("x.jsonl")) == OMK
+
+
+def test_omk_only_keys_follow_the_sample_schema():
+    from omk.formats.detect import M365_ITEM_KEYS, omk_only_keys
+    from omk.schema.parts import sample_properties
+
+    sample_keys, turn_keys = omk_only_keys()
+    assert {"sample_id", "assertions", "rubric", "mocks"} <= sample_keys and {"assertions", "rubric"} <= turn_keys
+    assert sample_keys == set(sample_properties()) - M365_ITEM_KEYS
+
+
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        ([{"prompt": "Tell me about returns"}], None),
+        ([{"prompt": "p", "testId": "X-1", "category": "kb"}], None),
+        ([{"prompt": "p", "expected_respons": "x"}], 'items[0] expected_respons: unknown field (did you mean "expected_response"?)'),
+        ([{"prompt": "p", "assertions": [{"type": "contains", "value": "x"}]}], 'samples[0]: "sample_id" is required'),
+    ],
+)
+def test_a_legacy_array_without_expected_response_loads_as_m365(tmp_path, data, expected):
+    path = write(tmp_path, "prompts.json", data)
+    if expected is None:
+        (sample,) = load_samples([path]).samples
+        assert sample.source_format == "m365" and types(sample.assertions) == ["relevance", "coherence"]
+        assert migrate(path, NOW).changed  # `omk migrate` and `omk eval` agree on what a legacy array is
+    else:
+        (line,) = problems(path)
+        assert line.startswith(f"{path}:") and line.endswith(f": {expected}")
 
 
 # --- the seed's examples -------------------------------------------------------------------------

@@ -2,14 +2,20 @@
 
 * omk: an object with `samples`, or a list whose items carry `sample_id` (or anything that is
   neither of the others, so omk's own messages explain what is wrong);
-* M365 (`runevals`): an object with `items` or `schemaVersion`; or, in a `.json` file, a list
-  of objects that look like legacy M365 items: no `sample_id`, every key an M365 item key, and at
-  least one `expected_response` or `turns` (a legacy array is `[{prompt, expected_response}]`);
+* M365 (`runevals`): an object with `items` or `schemaVersion`; or, in a `.json` file, a legacy
+  bare array `[{prompt, expected_response?}, …]`: a list of objects that each have `prompt` or
+  `turns` and none of which has a key only omk has (`sample_id`, `assertions`, `rubric`, an
+  `x-` key…, also in a turn) or a misspelling closer to one of those than to an M365 key. So
+  `[{"prompt": "Tell me about returns"}]` is M365 (seed 000) and a typo such as
+  `expected_respons` is reported with M365's suggestions, while an omk sample that forgot its
+  `sample_id` but has checks still gets omk's own message; a YAML or JSONL list is always omk;
 * Big Sky: an object with `data` (and no `samples` / `items`).
 """
 
 from __future__ import annotations
 
+import difflib
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +48,44 @@ M365_ITEM_KEYS = frozenset(
 )
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs")
+CLOSE = 0.6  # difflib's cutoff, as the loader's "did you mean"
+
+
+@cache
+def omk_only_keys() -> tuple[frozenset[str], frozenset[str]]:
+    """Sample keys and turn keys that omk has and an M365 item or turn does not."""
+    from omk.schema.parts import sample_properties, turn_def
+
+    sample = frozenset(sample_properties()) - M365_ITEM_KEYS
+    turn = frozenset(turn_def()["properties"]) - M365_ITEM_KEYS
+    return sample, turn
+
+
+def _omk_key(key: Any, omk_keys: frozenset[str]) -> bool:
+    """Is `key` omk's own, an `x-` extension, or a misspelling nearer omk's keys than M365's?"""
+    if not isinstance(key, str) or key in M365_ITEM_KEYS:
+        return False
+    if key in omk_keys or key.startswith("x-"):
+        return True
+
+    def nearest(names: frozenset[str]) -> float:
+        return max((difflib.SequenceMatcher(None, key, n).ratio() for n in names), default=0.0)
+
+    to_omk = nearest(omk_keys)
+    return to_omk >= CLOSE and to_omk > nearest(M365_ITEM_KEYS)
+
+
+def _legacy_m365(items: list[Any]) -> bool:
+    sample_keys, turn_keys = omk_only_keys()
+    for item in items:
+        if not isinstance(item, dict) or not ("prompt" in item or "turns" in item):
+            return False
+        if any(_omk_key(k, sample_keys) for k in item):
+            return False
+        turns = item.get("turns")
+        if isinstance(turns, list) and any(isinstance(t, dict) and any(_omk_key(k, turn_keys) for k in t) for t in turns):
+            return False
+    return True
 
 
 def detect(data: Any, path: Path | None = None) -> str:
@@ -53,14 +97,8 @@ def detect(data: Any, path: Path | None = None) -> str:
         if "data" in data:
             return BIGSKY
         return OMK
-    if isinstance(data, list) and data and (path is None or path.suffix.lower() == ".json"):
-        items = [d for d in data if isinstance(d, dict)]
-        if (
-            len(items) == len(data)
-            and all(set(d) <= M365_ITEM_KEYS for d in items)
-            and any("expected_response" in d or "turns" in d for d in items)
-        ):
-            return M365  # no `sample_id`: M365_ITEM_KEYS does not have it
+    if isinstance(data, list) and data and (path is None or path.suffix.lower() == ".json") and _legacy_m365(data):
+        return M365
     return OMK
 
 

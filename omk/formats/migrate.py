@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from omk.errors import InputError, Problem
-from omk.formats.detect import M365, M365_ITEM_KEYS, detect
+from omk.formats.detect import M365, detect
 from omk.formats.m365 import CURRENT_VERSION, VERSION, read_m365
 from omk.loader.document import ParseFailure
 from omk.loader.json_lines import parse_json
@@ -43,11 +43,8 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 
 
 def _legacy(data: object) -> bool:
-    return (
-        isinstance(data, list)
-        and bool(data)
-        and all(isinstance(d, dict) and "prompt" in d and "sample_id" not in d and set(d) <= M365_ITEM_KEYS for d in data)
-    )
+    """A bare array `omk eval` reads as M365 (the same rule, so the two never disagree)."""
+    return isinstance(data, list) and detect(data, None) == M365
 
 
 def backup_path(path: Path, now: datetime) -> Path:

@@ -166,10 +166,7 @@ def test_history_with_tool_calls_and_system_messages(tmp_path):
             'evaluators[0].function: unknown evaluators function "chat:matchToolcall" (did you mean "chat:matchToolCall"?)',
         ),
         ({**SEED, "evaluators": [{"key": "x", "function": "chat:matchRegex"}]}, 'chat:matchRegex needs "arguments": {"pattern": "…"}'),
-        (
-            {**SEED, "evaluators": [{"key": "x", "function": "chat:matchRegex", "arguments": {"pattern": "(unclosed"}}]},
-            "evaluators[0]: invalid regular expression",
-        ),
+        ({**SEED, "evaluators": [{"key": "x", "description": "no function"}]}, 'evaluators[0]: missing "function": one of "chat:matchToolCall"'),
         ({**SEED, "comparativeEvaluators": [{"key": "x", "function": "chat:compareContent"}]}, "unknown comparativeEvaluators function"),
         ({**SEED, "summaryEvaluators": "all"}, "summaryEvaluators: must be a list of evaluators"),
         (with_example(inputs={"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}), "the last message is what the agent answers: it must be the user's"),
@@ -190,6 +187,16 @@ def test_dataset_problems(tmp_path, data, expected):
     lines = problems(tmp_path, data)
     assert any(expected in line for line in lines), lines
     assert all(":" in line.split(" ")[0] for line in lines)  # FILE:LINE first
+
+
+def test_a_bad_root_pattern_is_one_line_at_the_root_evaluator(tmp_path):
+    data = json.loads(json.dumps(SEED))
+    data["data"] = [{**data["data"][0], "id": str(i)} for i in range(3)]
+    data["evaluators"] = [{"key": "x", "function": "chat:matchRegex", "arguments": {"pattern": "(unclosed"}}]
+    path = write(tmp_path, data)
+    (line,) = problems(tmp_path, data)
+    pattern_line = next(i for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "(unclosed" in text)
+    assert line.startswith(f"{path}:{pattern_line}: evaluators[0].arguments.pattern: invalid regular expression"), line
 
 
 def test_duplicate_ids(tmp_path):

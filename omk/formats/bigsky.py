@@ -144,6 +144,9 @@ class _BigSkyReader(Reader):
                 self.problem(path, f'must be an object like {{"key", "function"}} (got {kind_of(entry)})')
                 continue
             function = entry.get("function")
+            if function is None:
+                self.problem(path, f'missing "function": one of {one_of(known)}')
+                continue
             if not isinstance(function, str) or function not in known:
                 shown = f'"{function}"' if isinstance(function, str) else kind_of(function)
                 hint = did_you_mean(function, known) if isinstance(function, str) else ""
@@ -160,8 +163,15 @@ class _BigSkyReader(Reader):
             if needed and not (isinstance(arguments.get(needed), str) and arguments[needed]):
                 self.problem(path + ("arguments",), f'{function} needs "arguments": {{"{needed}": "…"}} (a non-empty string)')
                 continue
+            if function == "chat:matchRegex" and not self._pattern_compiles(arguments["pattern"], path + ("arguments", "pattern")):
+                continue  # reported once here, not once per example
             out.append((entry, path))
         return out
+
+    def _pattern_compiles(self, pattern: str, path: Path_) -> bool:
+        count = len(self.problems)
+        self.spec({"type": "regex", "pattern": pattern, "flags": "u"}, path, "", "", path)
+        return len(self.problems) == count
 
     def _spec(self, entry: dict[str, Any], path: Path_, expected: dict[str, Any] | None, label: str, where: str) -> AssertionSpec | None:
         function = entry["function"]

@@ -304,3 +304,45 @@ def test_two_targets_without_a_judge_skip_the_verdicts_and_refuse_resume(tmp_pat
     assert three.returncode == 2 and "a pairwise comparison takes two targets, got 3" in three.stderr
     resumed = omk("eval", "--resume", "run", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", cwd=tmp_path)
     assert resumed.returncode == 2 and "resume each target's run folder" in resumed.stderr
+
+
+def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_path):
+    doc = {
+        "schemaVersion": "1.2.0",
+        "default_evaluators": {"ExactMatch": {}},
+        "items": [
+            {
+                "testId": "CONV",
+                "turns": [{"prompt": "第一个问题？", "expected_response": "reply"}, {"prompt": "Second question?", "expected_response": "reply"}],
+            }
+        ],
+    }
+    (tmp_path / "evals.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    for name in ("a", "b"):
+        turns = [
+            {"output": f"{name} reply one", "trace": {"tool_calls": [{"tool": f"look_{name}", "input": {"q": 1}}]}},
+            {"output": f"{name} reply two"},
+        ]
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps({"sample_id": "CONV", "turns": turns}) + "\n", encoding="utf-8")
+
+    def judge(req):
+        return text_reply(json.dumps({"reason": "A is better", "preference": 1}))
+
+    with OpenAIFake(judge) as fake:
+        proc = omk(
+            "eval", "evals.json", "--target", "replay:a.jsonl", "--target", "replay:b.jsonl",
+            "--judge", f"openai:judge@{fake.url}", "--out", "run", cwd=tmp_path,
+        )  # fmt: skip
+        (prompt,) = [user_text(r) for r in fake.requests]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert report_of(tmp_path / "run")["pairwise"]["verdicts"][0]["winner"] == "a"
+    conversation, answers = prompt.split("## Answer of assistant A")
+    answer_a, answer_b = answers.split("## Answer of assistant B")
+    assert "**user**: 第一个问题？\n**user**: Second question?" in conversation
+    for name, answer in (("a", answer_a), ("b", answer_b)):
+        assert (
+            f"**user**: 第一个问题？\n**assistant**: {name} reply one\n"
+            f'Called Tool: look_{name}({{"q": 1}})\n\n'
+            f"**user**: Second question?\n**assistant**: {name} reply two"
+        ) in answer
+    assert "a reply" not in answer_b and "b reply" not in answer_a

@@ -69,13 +69,15 @@ def run_pairwise(args: argparse.Namespace, targets: list[str]) -> int:
 
 
 async def _verdicts(samples: list[Sample], reports: list[dict[str, Any]], settings: Any, use_cache: bool) -> dict[str, Any]:
-    from omk.judge import build_judge
+    from omk.judge import NO_JUDGE, build_judge, why_no_judge
 
     judge = build_judge(settings)
     by_id = [{r["sample_id"]: r for r in report["results"] if r.get("repeat", 0) == 0} for report in reports]
     jobs = [(s, key) for s in samples for key in (s.comparisons if s.comparisons is not None else [DEFAULT_KEY])]
     if judge is None:
-        verdicts = [_entry(s, key, status="skipped", error="no judge configured (use --judge)") for s, key in jobs]
+        why = why_no_judge(settings)
+        why += " (use --judge)" if why == NO_JUDGE else ""
+        verdicts = [_entry(s, key, status="skipped", error=why) for s, key in jobs]
         return {"judge": None, "summary": _summary(verdicts), "verdicts": verdicts}
     if use_cache:
         judge.use_cache()
@@ -105,22 +107,37 @@ async def _one(judge: Any, sample: Sample, key: str, by_id: list[dict[str, dict[
 
 
 def transcript_of(sample: Sample, result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The conversation the judge reads: Big Sky's input messages as written, else the history,
-    the turns' prompts, or the composed prompt."""
+    """The conversation the judge reads: Big Sky's input messages as written, else the history
+    and the prompt; for a conversation (`turns`), the history and every user turn (the replies
+    differ between the targets from turn 1 on, so each answer carries its own: `answer_of`)."""
     if sample.source_format == "bigsky":
         messages = (sample.raw.get("inputs") or {}).get("messages")
         if isinstance(messages, list):
             return [m for m in messages if isinstance(m, dict)]
+    if turns := result.get("turns"):
+        return [*sample.history, *({"role": "user", "content": t.get("prompt") or ""} for t in turns)]
     if sample.turns:
-        return [{"role": "user", "content": t.prompt} for t in sample.turns]
+        return [*sample.history, *({"role": "user", "content": t.prompt} for t in sample.turns)]
     return [*sample.history, {"role": "user", "content": result.get("prompt") or sample.prompt}]
 
 
 def answer_of(result: dict[str, Any]) -> str:
+    """What the judge reads of one target: its reply and tool calls, or for a conversation every
+    turn (`**user**: prompt`, then `**assistant**: reply` and its tool calls)."""
     from omk.judge.comparison import answer_text
 
-    calls = [(c.get("tool"), c.get("input")) for c in (result.get("trace") or {}).get("tool_calls") or []]
-    return answer_text(result.get("output"), calls)
+    def one(unit: dict[str, Any]) -> str:
+        calls = [(c.get("tool"), c.get("input")) for c in (unit.get("trace") or {}).get("tool_calls") or []]
+        return answer_text(unit.get("output"), calls)
+
+    turns = result.get("turns")
+    if not turns:
+        return one(result)
+    blocks = []
+    for turn in turns:
+        reply = one(turn) if turn.get("status") == "ok" else f"(no reply: turn {turn.get('status')})"
+        blocks.append(f"**user**: {turn.get('prompt') or ''}\n**assistant**: {reply}")
+    return "\n\n".join(blocks)
 
 
 def _entry(

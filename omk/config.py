@@ -42,6 +42,7 @@ class Settings:
     target: str | None = None
     target_base: Path = field(default_factory=Path.cwd)  # where a relative target path resolves
     judge: list[str] = field(default_factory=list)
+    judge_off: bool = False  # --no-judge on a configured judge: skipped items say so (omk.judge.why_no_judge)
     threshold: float = 3.5
     concurrency: int = 4
     timeout: float = 120.0
@@ -150,8 +151,8 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         s.judge_repeat = cli["judge_repeat"]
     if cli.get("no_debias_length"):
         s.debias_length = False
-    if cli.get("no_judge"):
-        s.judge = []
+    if cli.get("no_judge"):  # "turned off" only when there was a judge to turn off
+        s.judge, s.judge_off = [], bool(s.judge)
     if cli.get("format"):
         s.formats = _split_list(cli["format"])
     for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang"):

@@ -17,6 +17,7 @@ class CheckContext:
     trace: Trace
     sample: Sample
     judge: Any = None  # the judge client, when one is configured (judge-scored types)
+    no_judge: str = "no judge configured"  # why judge-scored types are skipped when `judge` is None
     hooks: HookRunner | None = None  # the worker that runs custom hooks
     regex_timeout_s: float = 2.0
     # In a conversation: the turn being checked (`sample` is then that turn's view: its prompt,

@@ -58,7 +58,7 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
             return result
         if kind.kind == "judge" and ctx.judge is None:
             result.status = Status.SKIPPED
-            result.message = "skipped: no judge configured"
+            result.message = f"skipped: {ctx.no_judge}"
             return result
         try:
             outcome = kind.check(spec, ctx)

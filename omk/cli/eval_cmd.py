@@ -114,6 +114,7 @@ async def _execute(
 ) -> list[SampleResult]:
     """Run the (sample, repeat) pairs still to do; each result goes to `on_result` as it finishes."""
     from omk.inline import inline_urls
+    from omk.judge import why_no_judge
     from omk.run.retry import RetryPolicy
     from omk.run.runner import RunConfig, run_jobs
 
@@ -130,6 +131,7 @@ async def _execute(
         timeout=settings.timeout,
         regex_timeout=settings.regex_timeout,
         judge=judge,
+        no_judge=why_no_judge(settings),
         hooks=hooks,
         retry=RetryPolicy(retries=settings.retries),
         cache=cache,
@@ -147,7 +149,7 @@ async def _execute(
 def run_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from omk.judge import build_judge
+    from omk.judge import build_judge, why_no_judge
     from omk.report import check_formats, write_formats
     from omk.report.i18n import t
     from omk.report.json_report import build_report
@@ -240,6 +242,7 @@ def run_eval(args: argparse.Namespace) -> int:
     summary["cost_usd"] = spent_cost(results)  # cached results cost nothing this run
     summary["cached"] = sum(1 for r in results if r.cached)
     summary["judge_cost_usd"] = judge.spent_usd() if judge is not None else None  # apart from the target's cost_usd
+    summary["skipped_judge_reason"] = why_no_judge(settings) if summary["skipped_judge_items"] else None
     summary["repeat"] = repeat
     report = build_report(
         run_id=run_id,

@@ -17,6 +17,14 @@ from typing import Any
 
 from omk.errors import ConfigError
 
+NO_JUDGE = "no judge configured"
+JUDGE_OFF = "judge turned off (--no-judge)"
+
+
+def why_no_judge(settings: Any) -> str:
+    """Why judge items are skipped when `build_judge` gives None: none configured, or `--no-judge`."""
+    return JUDGE_OFF if getattr(settings, "judge_off", False) else NO_JUDGE
+
 
 def build_judge(settings: Any) -> Any | None:
     if not settings.judge:

@@ -18,7 +18,7 @@ from typing import Any
 
 from omk.report import categories
 from omk.report.i18n import t
-from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name
+from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name, skipped_judge_line
 
 FONT_SANS = (
     'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", '
@@ -476,11 +476,7 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
         '<div class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in meta if v) + "</div></header>"
         "<main>"
         f"<h2>{esc(t('Summary', lang))}</h2>{_layer_cards(summary, lang)}"
-        + (
-            f'<p class="warn">{esc(t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=summary["skipped_judge_items"]))}</p>'
-            if summary.get("skipped_judge_items")
-            else ""
-        )
+        + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
         + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report)) else "")
         + categories.html_section(report, lang)
         + f"<h2>{esc(t('score distribution', lang))}</h2>"

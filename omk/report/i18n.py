@@ -32,6 +32,7 @@ ZH = {
     "gate failed": "门禁未通过",
     "nothing was graded (no assertion ran and no judge score)": "没有可评分的内容（无断言执行，也无评委分）",
     "{n} judge item(s) skipped: no judge configured (use --judge)": "{n} 项评委打分被跳过：未配置评委（使用 --judge）",
+    "{n} judge item(s) skipped: judge turned off (--no-judge)": "{n} 项评委打分被跳过：评委已关闭（--no-judge）",
     "interrupted: the partial run is kept in {path}": "已中断：已完成的部分保存在 {path}",
     "{n} problem(s) found": "发现 {n} 个问题",
     "target": "目标",

@@ -12,7 +12,14 @@ from typing import Any
 
 from omk.report import categories
 from omk.report.i18n import t
-from omk.report.reasons import failure_lines, is_repeated, repeats_line, result_name, turn_label
+from omk.report.reasons import (
+    failure_lines,
+    is_repeated,
+    repeats_line,
+    result_name,
+    skipped_judge_line,
+    turn_label,
+)
 
 MAX_CELL = 300
 
@@ -69,8 +76,8 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
             why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
             out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
         out.append("")
-    if summary.get("skipped_judge_items"):
-        out += [t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=summary["skipped_judge_items"]), ""]
+    if line := skipped_judge_line(summary, lang):
+        out += [line, ""]
     out += [
         f"<details><summary>{t('All results', lang)} ({len(results)})</summary>",
         "",

@@ -138,3 +138,17 @@ def repeats_line(report: dict[str, Any]) -> str | None:
         f"{rep.get('n')} runs per sample: {rep.get('always_passed')} of {rep.get('samples')} samples passed every run, "
         f"{rep.get('flaky')} flaky, {rep.get('never_passed')} never passed"
     )
+
+
+def skipped_judge_line(summary: dict[str, Any], lang: str = "en") -> str | None:
+    """`N judge item(s) skipped: <why>`, None when none were; reports without a reason (older
+    runs) say no judge was configured."""
+    from omk.judge import JUDGE_OFF
+    from omk.report.i18n import t
+
+    n = summary.get("skipped_judge_items")
+    if not n:
+        return None
+    if summary.get("skipped_judge_reason") == JUDGE_OFF:
+        return t("{n} judge item(s) skipped: judge turned off (--no-judge)", lang).format(n=n)
+    return t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=n)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from omk.report import categories
 from omk.report.i18n import t
-from omk.report.reasons import failure_lines, passed_but_failed, turn_label
+from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label
 
 
 def _fmt(score: float | None) -> str:
@@ -98,15 +98,8 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
         console.print(f"{t('cost', lang)}: ${summary['cost_usd']:.4f}")
     if summary.get("judge_cost_usd"):
         console.print(f"{t('judge cost', lang)}: ${summary['judge_cost_usd']:.4f}")
-    if summary.get("skipped_judge_items"):
-        console.print(
-            Text(
-                t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(
-                    n=summary["skipped_judge_items"]
-                ),
-                style="yellow",
-            )
-        )
+    if skipped := skipped_judge_line(summary, lang):
+        console.print(Text(skipped, style="yellow"))
     verdict = t("gate passed", lang) if summary["gate_passed"] else t("gate failed", lang)
     console.print(Text(verdict, style="bold green" if summary["gate_passed"] else "bold red"))
     if report_path:

@@ -16,6 +16,7 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
+from omk.judge import NO_JUDGE
 from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
 from omk.run.cache import ResponseCache, cache_key
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
@@ -31,6 +32,7 @@ class RunConfig:
     timeout: float = 120.0
     regex_timeout: float = 2.0
     judge: Any = None
+    no_judge: str = NO_JUDGE  # why judge items are skipped when `judge` is None
     hooks: Any = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
@@ -100,6 +102,7 @@ async def grade(
         trace=trace,
         sample=sample,
         judge=cfg.judge,
+        no_judge=cfg.no_judge,
         hooks=cfg.hooks,
         regex_timeout_s=cfg.regex_timeout,
         turn=turn,
@@ -109,7 +112,7 @@ async def grade(
     judge_block, judge_score, skipped = None, None, None
     if sample.has_judge_work:
         if cfg.judge is None:
-            skipped = "no judge configured"
+            skipped = cfg.no_judge
         else:
             extra = {"history": history} if history else {}  # the conversation so far, for a later turn
             judge_block = await cfg.judge.grade(sample, output, trace, **extra)

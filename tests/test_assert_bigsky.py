@@ -140,3 +140,22 @@ def test_include_context(variables, path, output, passed):
 def test_include_context_from_the_assertion_itself():
     spec = make_spec({"type": "include_context", "path": "user.name", "context": {"user": {"name": "Ana"}}})
     assert run(spec, make_ctx("Hi Ana", sample=_ctx_sample(None)))[0].status is Status.PASSED
+
+
+# --- compareContent without a judge ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reference, output, status, message",
+    [
+        ("", "", Status.PASSED, "similar: both texts are empty (no judge call made)"),
+        ("", "Checking.", Status.FAILED, "different: the expected text is empty (no judge call made)"),
+        ("Your order shipped.", "", Status.FAILED, "different: the output is empty (no judge call made)"),
+        ("Your order shipped.", "It shipped.", Status.SKIPPED, "skipped: no judge configured"),  # the judge's case
+    ],
+)
+def test_compare_content_decides_empty_texts_without_a_judge(reference, output, status, message):
+    result = check({"type": "compare_content", "reference": reference}, output)  # make_ctx: judge None
+    assert (result.status, result.message) == (status, message)
+    negated = check({"type": "compare_content", "reference": reference, "not": True}, output)
+    assert negated.status is {Status.PASSED: Status.FAILED, Status.FAILED: Status.PASSED}.get(status, Status.SKIPPED)

@@ -346,3 +346,16 @@ def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_
             f"**user**: Second question?\n**assistant**: {name} reply two"
         ) in answer
     assert "a reply" not in answer_b and "b reply" not in answer_a
+
+
+def test_an_item_only_judge_evaluators_check_fails_without_a_judge_as_documented(tmp_path):
+    (tmp_path / "prompts.json").write_text('[{"prompt": "Tell me about returns"}]\n', encoding="utf-8")  # seed 000, verbatim
+    (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "prompts-1", "output": "Returns within 30 days."}) + "\n", encoding="utf-8")
+    proc = omk("eval", "prompts.json", "--target", "replay:r.jsonl", "--out", "run", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (result,) = report_of(tmp_path / "run")["results"]
+    assert [a["status"] for a in result["assertions"]] == ["skipped", "skipped"] and result["passed"] is False
+    assert "nothing was graded" in proc.stdout and "use --judge" in proc.stdout
+    doc = " ".join((ROOT / "docs" / "formats.md").read_text(encoding="utf-8").split())
+    assert "never as failures" not in doc  # what the docs used to promise
+    assert 'fails** with the reason "nothing was graded"' in doc and "run M365 documents with `--judge`" in doc

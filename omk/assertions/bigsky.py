@@ -178,12 +178,25 @@ def include_context(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
 # --- compare_content (judge) --------------------------------------------------------------------
 
 
+def empty_texts(spec: AssertionSpec, ctx: CheckContext) -> Outcome | None:
+    """Big Sky's verdict when a text is empty, which needs no judge: both empty → similar, one
+    empty → different. None when both have text (the judge decides)."""
+    expected, actual = spec.get("reference") or "", ctx.output or ""
+    if expected and actual:
+        return None
+    same = not expected and not actual
+    why = "both texts are empty" if same else ("the output is empty" if not actual else "the expected text is empty")
+    return Outcome(same, metric=float(same), message=f"{'similar' if same else 'different'}: {why} (no judge call made)")
+
+
 @assertion(
     "compare_content",
     layer=Layer.FACT,
     kind="judge",
     schema={"required": ["reference"], "properties": {"reference": {"type": "string"}}},
+    decides_alone=lambda spec, ctx: empty_texts(spec, ctx) is not None,
 )
 async def compare_content(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The judge finds the output similar to `reference`; both empty passes, one empty fails."""
-    return await ctx.judge.check_assertion(spec, ctx)
+    decided = empty_texts(spec, ctx)
+    return decided if decided is not None else await ctx.judge.check_assertion(spec, ctx)

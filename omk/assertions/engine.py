@@ -56,7 +56,7 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
         if kind is None:  # the loader rejects unknown types; this guards direct API use
             result.message = f"unsupported assertion type: {spec.type!r}"
             return result
-        if kind.kind == "judge" and ctx.judge is None:
+        if kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
             result.status = Status.SKIPPED
             result.message = f"skipped: {ctx.no_judge}"
             return result

@@ -56,6 +56,9 @@ class AssertionType:
     schema: dict[str, Any] = field(default_factory=dict)
     prepare: Callable[[AssertionSpec], Any] | None = None
     description: str = ""
+    # A judge type that can settle some cases itself (compare_content: an empty text): true for
+    # those, and the check then runs without a judge instead of being skipped.
+    decides_alone: Callable[[AssertionSpec, CheckContext], bool] | None = None
 
     @property
     def nestable(self) -> bool:
@@ -88,6 +91,7 @@ def assertion(
     kind: Kind = "sync",
     schema: dict[str, Any] | None = None,
     prepare: Callable[[AssertionSpec], Any] | None = None,
+    decides_alone: Callable[[AssertionSpec, CheckContext], bool] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     def register(fn: CheckFn) -> CheckFn:
         if name in _REGISTRY:
@@ -101,6 +105,7 @@ def assertion(
             schema=schema or {},
             prepare=prepare,
             description=doc[0] if doc else "",
+            decides_alone=decides_alone,
         )
         return fn
 

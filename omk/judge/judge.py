@@ -390,11 +390,11 @@ class Judge:
 
     async def _compare_content(self, spec: AssertionSpec, ctx: Any) -> Outcome:
         """Big Sky compareContent: empty texts decide alone; else similar (5) or different (1)."""
+        from omk.assertions.bigsky import empty_texts
+
+        if (decided := empty_texts(spec, ctx)) is not None:
+            return decided
         expected, actual = spec.get("reference") or "", ctx.output or ""
-        if not expected or not actual:
-            same = not expected and not actual
-            why = "both texts are empty" if same else ("the output is empty" if not actual else "the expected text is empty")
-            return Outcome(same, metric=float(same), message=f"{'similar' if same else 'different'}: {why} (no judge call made)")
         system = comparison.COMPARE_SYSTEM[self.lang]
         prompt = comparison.compare_prompt(expected, actual, self.lang)
 

@@ -25,7 +25,14 @@ from omk.model import Status
         ("Copilot \ue200cite\ue202turn0search3\ue201 says so", "oai_unicode", 1),
         ("[1] and [1](https://x.test) and【3:0†a】", "mixed", 2),  # [1] twice is one source
         ("no sources at all, just [brackets] and [a](b)", "mixed", 0),
-        ("数组 arr[0] 不是引用，[12] 是", "bracket", 2),
+        ("数组 arr[0] 不是引用，[12] 是", "bracket", 1),  # sources are numbered from 1: [0] is an index
+        ("arr[0] = 1", "mixed", 0),
+        ("Set arr[1] = 2, then m[1][2] = 3.", "bracket", 0),  # an assignment to an indexed name
+        ("[0, 1] is a list", "bracket", 0),
+        ("`arr[1]` and ``x[2]`` are code; [3] is a source", "bracket", 1),
+        ("```python\nrows[1] += rows[2]\n```\nAs the docs say [4].", "mixed", 1),  # a fenced block
+        ("保修期为 12 个月[1]，进水不在保修范围内[2]。", "bracket", 2),  # glued to the text: still citations
+        ("Returns within 30 days[1][2].", "bracket", 2),
     ],
 )
 def test_citation_formats_count_distinct_sources(text, fmt, count):

@@ -37,6 +37,10 @@ DEFAULT_CITATION_FORMAT = "mixed"
 _MARKDOWN = regex.compile(r"\[(\d{1,4})\]\((?:[^()\s]|\([^()\s]*\))+\)")
 # `[1]`, `[1, 2]`, `[^1]`, `[^1^]` — but not the label of a markdown link.
 _BRACKET = regex.compile(r"\[\^?(\d{1,4}(?:\s*[,，]\s*\d{1,4})*)\^?\](?!\()")
+# What is code, not prose: fenced blocks, inline code spans, and an assignment to an indexed name
+# (`arr[1] = 2`). Brackets there are indexes, never citations.
+_CODE = regex.compile(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1|\Z)|(`+)(?!`)[^\n]+?(?<!`)\2(?!`)")
+_INDEX_ASSIGNMENT = regex.compile(r"(?<=[A-Za-z0-9_)])(?:\[\d{1,4}\])+\s*=(?!=)")
 # OpenAI / Copilot markers: `【4:0†source】` (lenticular brackets, dagger) and the private-use
 # span `\ue200cite\ue202turn0search3\ue201`.
 _OAI_LENTICULAR = regex.compile(r"【([^【】†]{0,40})†([^【】]{0,200})】")
@@ -57,9 +61,13 @@ def find_citations(text: str, fmt: str = DEFAULT_CITATION_FORMAT) -> list[Citati
         for m in _MARKDOWN.finditer(text):
             found.append((m.start(), Citation(str(int(m.group(1))), m.group(0), "markdown")))
     if fmt in ("bracket", "mixed"):
+        code = [m.span() for m in _CODE.finditer(text)] + [m.span() for m in _INDEX_ASSIGNMENT.finditer(text)]
         for m in _BRACKET.finditer(text):
-            for number in regex.split(r"\s*[,，]\s*", m.group(1)):
-                found.append((m.start(), Citation(str(int(number)), m.group(0), "bracket")))
+            numbers = [int(n) for n in regex.split(r"\s*[,，]\s*", m.group(1))]
+            if 0 in numbers or any(start <= m.start() < end for start, end in code):
+                continue  # sources are numbered from 1 (runevals: index >= 1); `arr[0]` is code
+            for number in numbers:
+                found.append((m.start(), Citation(str(number), m.group(0), "bracket")))
     if fmt in ("oai_unicode", "mixed"):
         for m in _OAI_LENTICULAR.finditer(text):
             found.append((m.start(), Citation("oai:" + m.group(1).strip(), m.group(0), "oai_unicode")))

@@ -312,7 +312,8 @@ def test_inline_prompts_pair_by_position(tmp_path):
     "prompts, expected, evaluators, message",
     [
         (["a", "b"], ["x"], None, "--expected: 1 expected answer(s) for 2 prompt(s)"),
-        (["a"], None, "PartialMatch", "--prompts[0] --expected: missing: PartialMatch"),
+        (["a"], None, "PartialMatch", "--prompts[0] --expected: missing: PartialMatch (from --evaluators) compares the response with it"),
+        (["a"], None, "Similarity", "--prompts[0] --expected: missing: Similarity (from --evaluators)"),
         (["a"], None, "Relevence", '--evaluators Relevence: unknown evaluator "Relevence" (did you mean "Relevance"?)'),
         ([" "], None, None, "--prompts[0]: must be a non-empty string"),
     ],

@@ -50,4 +50,5 @@ def _cli_wording(p: Problem) -> Problem:
         field = "--expected"
     elif field == "prompt":
         field = ""
-    return Problem("", None, where, field, p.message)
+    message = p.message.replace("(from default_evaluators)", "(from --evaluators)")
+    return Problem("", None, where, field, message)

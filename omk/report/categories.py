@@ -17,8 +17,11 @@ def categories(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
+NONE = "(none)"  # the uncategorised, in every format (JUnit's `category:(none)` too)
+
+
 def name(entry: dict[str, Any], lang: str = "en") -> str:
-    return entry.get("category") or t("(no category)", lang)
+    return entry.get("category") or t(NONE, lang)
 
 
 def _score(v: Any) -> str:
@@ -73,4 +76,4 @@ def html_section(report: dict[str, Any], lang: str) -> str:
 
 def junit_properties(report: dict[str, Any]) -> list[tuple[str, str]]:
     """`category:<name>` = `passed/total` for the suite's properties."""
-    return [(f"category:{c.get('category') or '(none)'}", f"{c['passed']}/{c['total']}") for c in categories(report)]
+    return [(f"category:{c.get('category') or NONE}", f"{c['passed']}/{c['total']}") for c in categories(report)]

@@ -45,7 +45,7 @@ ZH = {
     "score distribution": "分数分布",
     "By category": "按类别",
     "category": "类别",
-    "(no category)": "（无类别）",
+    "(none)": "（无）",
     "repeat": "重复",
     "latency": "延迟",
     "all": "全部",

@@ -163,6 +163,20 @@ def test_sequential_items_with_labels_schema_1_0_0(tmp_path):
     assert b.raw["notes"] == "bug #456" and a.turns == []
 
 
+def test_a_1_0_0_document_may_use_fields_of_later_schemas(tmp_path):
+    doc = {
+        "schemaVersion": "1.0.0",  # turns came in 1.2.0, default_evaluators in 1.1/1.2: runevals upgrades on load
+        "default_evaluators": {"Coherence": {}},
+        "items": [
+            {"prompt": "p", "expected_response": "e", "evaluators": {"ExactMatch": {}}, "evaluators_mode": "replace"},
+            {"testId": "T", "turns": [{"prompt": "a"}, {"prompt": "b", "evaluators": {"Relevance": {"threshold": 4}}}]},
+        ],
+    }
+    single, thread = load_samples([write(tmp_path, "old.json", doc)]).samples
+    assert types(single.assertions) == ["exact_match"]
+    assert [types(t.assertions) for t in thread.turns] == [["coherence"], ["coherence", "relevance"]]
+
+
 def test_legacy_bare_array_is_read_as_is(tmp_path):
     path = write(tmp_path, "prompts.json", [{"prompt": "What is Teams?", "expected_response": "A collaboration platform"}])
     before = path.read_bytes()

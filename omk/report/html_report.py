@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories
+from omk.report import categories, pairwise
 from omk.report.i18n import t
 from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name, skipped_judge_line
 
@@ -42,7 +42,10 @@ main{padding:8px 24px 48px;max-width:1400px}
 .meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
 .badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.error{background:var(--warn)}
-.badge.skip{background:var(--skip)}
+.badge.skip{background:var(--skip);color:#fff}.badge.pw-a{background:var(--accent)}.badge.pw-b{background:#8250df}
+table.pairwise-tally{width:auto}table.pairwise-tally th,table.pairwise-tally td{min-width:96px}
+table.pairwise{margin-top:12px}table.pairwise td{overflow-wrap:anywhere}table.pairwise td.nw{white-space:nowrap}
+ul.votes{margin:4px 0;padding-left:18px;color:var(--muted)}
 .cards{display:flex;flex-wrap:wrap;gap:12px}
 .card{border:1px solid var(--line);border-radius:6px;padding:10px 14px;min-width:120px}
 .card b{display:block;font-size:20px}.card small{color:var(--muted)}
@@ -479,6 +482,7 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
         + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report)) else "")
         + categories.html_section(report, lang)
+        + pairwise.html_section(report, lang)
         + f"<h2>{esc(t('score distribution', lang))}</h2>"
         f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
         f"<h2>{esc(t('Results', lang))}</h2>{_table(results, threshold, lang)}"

@@ -62,8 +62,21 @@ ZH = {
     "turns": "轮次",
     "tokens in": "输入 token",
     "tokens out": "输出 token",
+    "Pairwise": "两两对比",
+    "vs": "对",
+    "A better": "A 更好",
+    "B better": "B 更好",
+    "tie": "平局",
+    "ties": "平局",
+    "verdict": "判定",
+    "Verdicts": "判定",
+    "key": "键",
+    "pairwise|skipped": "已跳过",  # a verdict not given; plain "skipped" is a turn not sent
 }
 
 
-def t(text: str, lang: str = "en") -> str:
-    return ZH.get(text, text) if lang == "zh" else text
+def t(text: str, lang: str = "en", context: str | None = None) -> str:
+    """`context` tells apart one English word said of two things (`pairwise|skipped`)."""
+    if lang != "zh":
+        return text
+    return ZH.get(f"{context}|{text}", ZH.get(text, text)) if context else ZH.get(text, text)

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories
+from omk.report import categories, pairwise
 from omk.report.reasons import failure_lines, is_repeated, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -70,8 +70,9 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
         ("threshold", threshold),
         ("composite", (summary.get("scores") or {}).get("composite")),
         *categories.junit_properties(report),
+        *pairwise.junit_properties(report),
     ):
-        ET.SubElement(props, "property", {"name": name, "value": _clean("" if value is None else value)})
+        ET.SubElement(props, "property", {"name": _clean(name), "value": _clean("" if value is None else value)})
 
     repeated = is_repeated(results)
     fallback = Path(report["samples_files"][0]).stem if report.get("samples_files") else "omk"

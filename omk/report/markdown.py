@@ -10,7 +10,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories
+from omk.report import categories, pairwise
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -66,6 +66,7 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
     if line := repeats_line(report):
         out += [cell(line), ""]
     out += categories.markdown_lines(report, lang, cell)
+    out += pairwise.markdown_lines(report, lang, cell)
     results = report.get("results") or []
     repeated = is_repeated(results)
     bad = [r for r in results if not r.get("passed")]

@@ -105,44 +105,9 @@ def provider_settings(name: str, settings: dict[str, Any] | None, default_base: 
     return resolved
 
 
-class ClientPool:
-    """What a target holds in place of one `httpx.AsyncClient`: each call borrows a client of
-    its own, returned for reuse when the call ends.
-
-    httpcore's pool does bookkeeping proportional to requests × connections on every request,
-    so one client shared by 16 concurrent calls spent about a third of omk's CPU there
-    (bench/concurrency.py); clients that each serve one call at a time do not. They share one
-    TLS context, the costly part of making a client."""
-
-    def __init__(self, timeout: float = 600.0):
-        self._timeout = httpx.Timeout(timeout, connect=30.0)
-        self._tls: Any = None
-        self._idle: list[httpx.AsyncClient] = []
-        self._all: list[httpx.AsyncClient] = []
-
-    def _new(self) -> httpx.AsyncClient:
-        if self._tls is None:
-            self._tls = httpx.create_ssl_context()
-        client = httpx.AsyncClient(timeout=self._timeout, follow_redirects=False, verify=self._tls)
-        self._all.append(client)
-        return client
-
-    async def post(self, url: str, **kwargs: Any) -> httpx.Response:
-        client = self._idle.pop() if self._idle else self._new()
-        try:
-            return await client.post(url, **kwargs)
-        finally:
-            self._idle.append(client)
-
-    async def aclose(self) -> None:
-        clients, self._all, self._idle = self._all, [], []
-        for client in clients:
-            await client.aclose()
-
-
-def new_client(timeout: float = 600.0) -> ClientPool:
-    """One pool per target or judge; the run engine's `--timeout` bounds each call anyway."""
-    return ClientPool(timeout)
+def new_client(timeout: float = 600.0) -> httpx.AsyncClient:
+    """One client per target; the run engine's `--timeout` bounds each call anyway."""
+    return httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=30.0), follow_redirects=False)
 
 
 def redact(text: str, secrets: list[str]) -> str:
@@ -213,7 +178,7 @@ def transport_error(exc: httpx.HTTPError, provider: str, secrets: list[str]) -> 
 
 
 async def post_json(
-    client: httpx.AsyncClient | ClientPool,
+    client: httpx.AsyncClient,
     url: str,
     payload: dict[str, Any],
     headers: dict[str, str],

@@ -9,6 +9,11 @@ empty); the second is the unchanged rerun, served from `.omk/cache.sqlite`. The 
 the calls each run made. The physical limit of the first run is samples / concurrency × delay
 (500 / 16 × 50 ms ≈ 1.56 s; in whole waves, ⌈500/16⌉ × 50 ms = 1.60 s).
 
+For scale, each round also times two bare clients against the same server at the same
+concurrency, in this script's own process: a minimal asyncio HTTP/1.1 client (keep-alive, one
+connection per slot), and an `httpx.AsyncClient` as omk's targets use it. They show what the
+machine and the HTTP client cost before omk does anything.
+
 Two times are reported for each run: the omk process from start to exit (Python start-up,
 imports, loading and the report included), and the run phase omk records in the report
 (`summary.duration_ms`: from the first call to the last result).
@@ -17,11 +22,13 @@ imports, loading and the report included), and the run phase omk records in the 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -68,6 +75,44 @@ class FakeServer:
         self.proc.wait(timeout=10)
 
 
+async def _raw_client(port: int, n: int, concurrency: int) -> float:
+    body = json.dumps({"model": "bench", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+    async def slot(count: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(count):
+            writer.write(request)
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(int(h.split(b":")[1]) for h in head.split(b"\r\n") if h.lower().startswith(b"content-length"))
+            await reader.readexactly(length)
+        writer.close()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(slot(n // concurrency + (i < n % concurrency)) for i in range(concurrency)))
+    return time.perf_counter() - start
+
+
+async def _httpx_client(url: str, n: int, concurrency: int) -> float:
+    import httpx
+
+    gate = asyncio.Semaphore(concurrency)
+    payload = {"model": "bench", "messages": [{"role": "user", "content": "hi"}]}
+    async with httpx.AsyncClient() as client:
+
+        async def one() -> None:
+            async with gate:
+                (await client.post(f"{url}/v1/chat/completions", json=payload)).raise_for_status()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(n)))
+        return time.perf_counter() - start
+
+
 def run_once(work: Path, samples: Path, args: argparse.Namespace, server: FakeServer, env: dict[str, str]) -> dict:
     before = server.calls()
     out = work / "run"
@@ -100,7 +145,8 @@ def main() -> int:
     write_samples(samples, args.samples)
     server = FakeServer(args.delay)
     env = {**os.environ, "OPENAI_BASE_URL": f"{server.url}/v1", "OPENAI_API_KEY": "bench-key"}
-    firsts, reruns = [], []
+    firsts, reruns, raw, bare = [], [], [], []
+    port = int(server.url.rsplit(":", 1)[1])
     try:
         for r in range(args.runs):
             shutil.rmtree(work / ".omk", ignore_errors=True)  # an empty cache: every sample is called
@@ -108,6 +154,8 @@ def main() -> int:
             again = run_once(work, samples, args, server, env)
             firsts.append(first)
             reruns.append(again)
+            raw.append(asyncio.run(_raw_client(port, args.samples, args.concurrency)))
+            bare.append(asyncio.run(_httpx_client(server.url, args.samples, args.concurrency)))
             print(
                 f"round {r + 1}/{args.runs}: first {first['wall']:.2f} s (run {first['phase']:.2f} s, "
                 f"{first['calls']} calls) · rerun {again['wall']:.2f} s ({again['calls']} calls)",
@@ -143,6 +191,10 @@ def main() -> int:
         f"**{rw / fw:.0%} of the first run** | {median(col(reruns, 'phase')):.2f} s | "
         f"**{max(col(reruns, 'calls')):.0f}** (most in any round) | {median(col(reruns, 'cached')):.0f} "
         f"| {median(col(reruns, 'peak')):.0f} MB |",
+        "",
+        f"Bare clients, same server, same {args.samples} calls at concurrency {args.concurrency} (no omk): minimal asyncio "
+        f"client {median(raw):.2f} s ({median(raw) / limit:.2f}× the limit), `httpx.AsyncClient` {median(bare):.2f} s "
+        f"({median(bare) / limit:.2f}× the limit).",
         "",
         f"Command (twice per round, in the same folder): `omk eval samples.json --target openai:bench-model "
         f"--no-judge --concurrency {args.concurrency} --quiet` with `OPENAI_BASE_URL` pointing at the bench server.",

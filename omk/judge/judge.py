@@ -353,38 +353,19 @@ class Judge:
 
     async def check_assertion(self, spec: AssertionSpec, ctx: Any) -> Outcome:
         kind = spec.type
-        sample: Sample = ctx.sample
         if kind == "answer_relevancy":
             return await self._relevancy(spec, ctx)
-        if kind in likert.KINDS:
-            return await self._likert(spec, ctx)
         if kind == "compare_content":
             return await self._compare_content(spec, ctx)
-        if kind == "semantic_similarity":
-            reference = spec.get("reference")
-            if not isinstance(reference, str) or not reference.strip():
-                return Outcome(False, message="semantic_similarity: needs a non-empty `reference` (no judge call made)", error=True)
-            slots = (reference, ctx.output)
-        elif kind in ("faithfulness", "context_recall"):
-            source = spec.get("reference") or sample.context
-            if not isinstance(source, str) or not source.strip():
-                # the check cannot run: it fails under `not` too, but the judge did nothing wrong
-                return Outcome(
-                    False, message=f"{kind}: needs sample.context or the assertion's `reference` (no judge call made)", error=True
-                )
-            slots = (source, ctx.output)
+        # one 1-5 call: M365 Relevance / Coherence / Groundedness / Similarity (omk/judge/likert.py)
+        # or omk's own semantic_similarity / faithfulness / context_recall (omk/judge/prompts.py)
+        if kind in likert.KINDS:
+            filled, render = likert.slots(spec, ctx), likert.prompt
         else:
-            return Outcome(False, message=f"{kind}: not a judge-scored type", error=True)
-        system, prompt = prompts.assertion_prompt(kind, slots, self.lang)
-        item = await self._item(self._score_attempt(system, prompt))
-        return self._outcome(spec, ctx, item, metric=None)
-
-    async def _likert(self, spec: AssertionSpec, ctx: Any) -> Outcome:
-        """M365 Relevance / Coherence / Groundedness / Similarity: one 1-5 call (omk/judge/likert.py)."""
-        filled = likert.slots(spec, ctx)
+            filled, render = _assertion_slots(spec, ctx), prompts.assertion_prompt
         if isinstance(filled, Outcome):
             return filled
-        system, prompt = likert.prompt(spec.type, filled, self.lang)
+        system, prompt = render(kind, filled, self.lang)
         item = await self._item(self._score_attempt(system, prompt))
         return self._outcome(spec, ctx, item, metric=None)
 
@@ -484,3 +465,20 @@ class Judge:
         if spec.get("scale") is not None and ratios and item.get("score") is not None:
             metric = mastra_score(fmean(ratios), float(spec.get("scale")))  # Mastra's own 0..scale number
         return self._outcome(spec, ctx, item, metric)
+
+
+def _assertion_slots(spec: AssertionSpec, ctx: Any) -> tuple[str, ...] | Outcome:
+    """What fills an omk judge-scored template, or an error Outcome when an input is missing (no call made)."""
+    kind = spec.type
+    if kind == "semantic_similarity":
+        reference = spec.get("reference")
+        if not isinstance(reference, str) or not reference.strip():
+            return Outcome(False, message="semantic_similarity: needs a non-empty `reference` (no judge call made)", error=True)
+        return (reference, ctx.output)
+    if kind in ("faithfulness", "context_recall"):
+        source = spec.get("reference") or ctx.sample.context
+        if not isinstance(source, str) or not source.strip():
+            # the check cannot run: it fails under `not` too, but the judge did nothing wrong
+            return Outcome(False, message=f"{kind}: needs sample.context or the assertion's `reference` (no judge call made)", error=True)
+        return (source, ctx.output)
+    return Outcome(False, message=f"{kind}: not a judge-scored type", error=True)

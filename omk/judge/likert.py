@@ -120,22 +120,13 @@ _SHORT_DEBIAS = {
 
 def prompt(kind: str, slots: tuple[str, ...], lang: str) -> tuple[str, str]:
     """(system, user) for one Likert judgement."""
-    tpl = TEMPLATES[kind][lang]
-    parts: list[str] = []
-    for heading, text in zip(tpl.sections, slots, strict=True):
-        parts += [heading, text, ""]
-    if tpl.debias:
-        parts += [_SHORT_DEBIAS[lang], ""]
-    if tpl.procedure:
-        parts += [tpl.procedure, ""]
-    parts += [_ASK[lang], "", tpl.scale]
-    return tpl.system, "\n".join(parts)
+    return prompts.render_template(TEMPLATES[kind][lang], slots, _ASK[lang], _SHORT_DEBIAS[lang])
 
 
 def hashes(lang: str) -> dict[str, str]:
     out = {}
     for kind, by_lang in TEMPLATES.items():
-        system, user = prompt(kind, tuple(f"<{i}>" for i in range(len(by_lang[lang].sections))), lang)
+        system, user = prompt(kind, prompts.placeholder_slots(by_lang[lang]), lang)
         out[kind] = prompts._short_hash(f"{kind}-likert-{lang}\n{system}\n{user}")
     return out
 

@@ -291,22 +291,34 @@ _SHORT_DEBIAS = {
 }
 
 
-def assertion_prompt(kind: str, slots: tuple[str, ...], lang: str) -> tuple[str, str]:
-    """(system, user) for a single-call 1-5 judge-scored assertion."""
-    tpl = ASSERTION_TEMPLATES[kind][lang]
+def render_template(tpl: AssertionTemplate, slots: tuple[str, ...], ask: str, debias_block: str) -> tuple[str, str]:
+    """(system, user) for one 1-5 call: each section's heading and slot, the debias block when the
+    template carries it, the procedure, then `ask` and the scale. Shared by the judge-scored
+    assertions here and the M365 Likert evaluators (omk/judge/likert.py), which differ only in
+    their templates, `ask` and debias wording."""
     parts: list[str] = []
     for heading, text in zip(tpl.sections, slots, strict=True):
         parts += [heading, text, ""]
     if tpl.debias:
-        parts += [_SHORT_DEBIAS[lang], ""]
+        parts += [debias_block, ""]
     if tpl.procedure:
         parts += [tpl.procedure, ""]
-    parts += [_ASK[lang], "", tpl.scale]
+    parts += [ask, "", tpl.scale]
     return tpl.system, "\n".join(parts)
 
 
+def placeholder_slots(tpl: AssertionTemplate) -> tuple[str, ...]:
+    """The slot fillers a template is hashed with: "<0>", "<1>", …"""
+    return tuple(f"<{i}>" for i in range(len(tpl.sections)))
+
+
+def assertion_prompt(kind: str, slots: tuple[str, ...], lang: str) -> tuple[str, str]:
+    """(system, user) for a single-call 1-5 judge-scored assertion."""
+    return render_template(ASSERTION_TEMPLATES[kind][lang], slots, _ASK[lang], _SHORT_DEBIAS[lang])
+
+
 def assertion_hash(kind: str, lang: str) -> str:
-    system, user = assertion_prompt(kind, tuple(f"<{i}>" for i in range(len(ASSERTION_TEMPLATES[kind][lang].sections))), lang)
+    system, user = assertion_prompt(kind, placeholder_slots(ASSERTION_TEMPLATES[kind][lang]), lang)
     return _short_hash(f"{kind}-{lang}\n{system}\n{user}")
 
 

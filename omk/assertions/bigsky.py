@@ -24,6 +24,7 @@ from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion
 from omk.assertions.text import js_text
 from omk.model import AssertionSpec, Layer, Outcome
+from omk.targets.prelude import lookup  # the same dot-path reading as the target's {{ placeholders }}
 
 IGNORE = "IGNORE"
 
@@ -133,19 +134,6 @@ def match_tool_call(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
 
 
 # --- include_context ----------------------------------------------------------------------------
-
-
-def lookup(context: Any, path: str) -> Any:
-    """`a.b.c` inside nested objects (and arrays by index); None when any step is missing."""
-    value = context
-    for part in path.split("."):
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
 
 
 def _falsy(value: Any) -> bool:

@@ -26,8 +26,11 @@ PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}
 CONTEXT_HEADING = "## Context"
 
 
-def _lookup(variables: dict[str, Any], path: str) -> Any:
-    value: Any = variables
+def lookup(variables: Any, path: str) -> Any:
+    """`a.b.c` inside nested objects (and arrays by index); None when any step is missing.
+
+    Also what Big Sky's `include_context` assertion reads (omk/assertions/bigsky.py)."""
+    value = variables
     for part in path.split("."):
         if isinstance(value, dict):
             value = value.get(part)
@@ -59,7 +62,7 @@ def system_for(base: str | None, sample: Sample) -> str | None:
     used = False
     if base:
         if variables and PLACEHOLDER.search(base):
-            base = PLACEHOLDER.sub(lambda m: _text(_lookup(variables, m.group(1))), base)
+            base = PLACEHOLDER.sub(lambda m: _text(lookup(variables, m.group(1))), base)
             used = True
         parts.append(base)
     parts += [str(m.get("content") or "") for m in sample.history if m.get("role") == "system" and m.get("content")]

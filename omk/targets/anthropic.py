@@ -7,34 +7,16 @@ official SDKs), key from `ANTHROPIC_API_KEY` (or `anthropic.api_key_env`), extra
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import httpx
-
-from omk.model import Sample
-from omk.targets.agent_loop import (
-    ModelTurn,
-    RequestedCall,
-    max_turns,
-    run_agent_loop,
-    system_prompt,
-)
-from omk.targets.base import TargetError, TargetResult
-from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
-from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
-from omk.targets.prelude import history_for, system_for
-from omk.targets.pricing import price_of
-from omk.targets.session import Message, Session, user_message
+from omk.targets.agent_loop import ModelTurn, RequestedCall
+from omk.targets.api import ApiTarget, usage_tokens
+from omk.targets.mocks import ToolAnswer
+from omk.targets.session import Message
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
-
-
-def _tokens(usage: Any, name: str) -> int | None:
-    value = usage.get(name) if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _wire(messages: list[Message]) -> list[dict[str, Any]]:
@@ -105,8 +87,8 @@ class _MessagesConversation:
         return ModelTurn(
             text="".join(texts),
             calls=calls,
-            input_tokens=_tokens(usage, "input_tokens"),
-            output_tokens=_tokens(usage, "output_tokens"),
+            input_tokens=usage_tokens(usage, "input_tokens"),
+            output_tokens=usage_tokens(usage, "output_tokens"),
         )
 
     def add_results(self, results: list[tuple[RequestedCall, ToolAnswer]]) -> None:
@@ -117,58 +99,15 @@ class _MessagesConversation:
         self.messages.append({"role": "user", "content": content})
 
 
-class AnthropicTarget:
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
-        self.model = model
-        self.spec = spec
-        self.provider = provider_settings("anthropic", settings, DEFAULT_BASE_URL, spec)
-        self.system = system_prompt(settings)
-        self.max_turns = max_turns(settings)
-        self.price = self.provider.price or price_of(model)
-        self._client: httpx.AsyncClient | None = None
+class AnthropicTarget(ApiTarget):
+    kind = "anthropic"
+    default_base_url = DEFAULT_BASE_URL
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "kind": "anthropic",
-            "spec": self.spec,
-            "model": self.model,
-            "base_url": public_url(self.provider.base_url),
-            "params": self.provider.params,
-            "system": self.system.describe(),
-            "max_turns": self.max_turns,
-        }
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {
-            "kind": "anthropic",
-            "model": self.model,
-            "base_url": public_url(self.provider.base_url),
-            "params": self.provider.params,
-            "system": self.system.text,
-            "max_turns": self.max_turns,
-        }
-
-    async def post(self, payload: dict[str, Any]) -> dict[str, Any]:
-        if self._client is None:
-            self._client = new_client()
+    def endpoint(self) -> tuple[str, dict[str, str]]:
         headers = {"content-type": "application/json", "anthropic-version": API_VERSION}
         if self.provider.api_key:
             headers["x-api-key"] = self.provider.api_key
-        url = f"{self.provider.base_url}/v1/messages"
-        return await post_json(self._client, url, payload, headers, "anthropic", self.provider.secrets())
+        return f"{self.provider.base_url}/v1/messages", headers
 
-    def garbage(self, why: str, data: dict[str, Any]) -> TargetError:
-        body = json.dumps(data, ensure_ascii=False)[:200]
-        return TargetError(redact(f"anthropic: unexpected reply: {why}: {body}", self.provider.secrets()))
-
-    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
-        messages = session.messages(prompt) if session else [*history_for(sample), user_message(prompt)]
-        conversation = _MessagesConversation(self, system_for(self.system.text, sample), messages, offered_tools(sample))
-        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
-        turns = 1 if sample.single_step else self.max_turns  # Big Sky: one model call, its tool calls recorded
-        return await run_agent_loop(conversation, sandbox, max_turns=turns, price=self.price, record_unanswered=sample.single_step)
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+    def conversation(self, system: str | None, messages: list[Message], tools: list[dict[str, Any]]) -> _MessagesConversation:
+        return _MessagesConversation(self, system, messages, tools)

@@ -10,29 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
-from omk.model import Sample
-from omk.targets.agent_loop import (
-    ModelTurn,
-    RequestedCall,
-    max_turns,
-    run_agent_loop,
-    system_prompt,
-)
-from omk.targets.base import TargetError, TargetResult
-from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
-from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
-from omk.targets.prelude import history_for, system_for
-from omk.targets.pricing import price_of
-from omk.targets.session import Message, Session, user_message
+from omk.targets.agent_loop import ModelTurn, RequestedCall
+from omk.targets.api import ApiTarget, usage_tokens
+from omk.targets.mocks import ToolAnswer
+from omk.targets.session import Message
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-def _tokens(usage: Any, name: str) -> int | None:
-    value = usage.get(name) if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _wire(message: Message) -> dict[str, Any]:
@@ -91,8 +74,8 @@ class _ChatConversation:
         return ModelTurn(
             text=content if isinstance(content, str) else "",
             calls=calls,
-            input_tokens=_tokens(usage, "prompt_tokens"),
-            output_tokens=_tokens(usage, "completion_tokens"),
+            input_tokens=usage_tokens(usage, "prompt_tokens"),
+            output_tokens=usage_tokens(usage, "completion_tokens"),
         )
 
     def _message(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -121,58 +104,15 @@ def _arguments(raw: Any) -> Any:
     return raw if raw is not None else {}
 
 
-class OpenAITarget:
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
-        self.model = model
-        self.spec = spec
-        self.provider = provider_settings("openai", settings, DEFAULT_BASE_URL, spec)
-        self.system = system_prompt(settings)
-        self.max_turns = max_turns(settings)
-        self.price = self.provider.price or price_of(model)
-        self._client: httpx.AsyncClient | None = None
+class OpenAITarget(ApiTarget):
+    kind = "openai"
+    default_base_url = DEFAULT_BASE_URL
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "kind": "openai",
-            "spec": self.spec,
-            "model": self.model,
-            "base_url": public_url(self.provider.base_url),
-            "params": self.provider.params,
-            "system": self.system.describe(),
-            "max_turns": self.max_turns,
-        }
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {
-            "kind": "openai",
-            "model": self.model,
-            "base_url": public_url(self.provider.base_url),
-            "params": self.provider.params,
-            "system": self.system.text,
-            "max_turns": self.max_turns,
-        }
-
-    async def post(self, payload: dict[str, Any]) -> dict[str, Any]:
-        if self._client is None:
-            self._client = new_client()
+    def endpoint(self) -> tuple[str, dict[str, str]]:
         headers = {"content-type": "application/json"}
         if self.provider.api_key:
             headers["authorization"] = f"Bearer {self.provider.api_key}"
-        url = f"{self.provider.base_url}/chat/completions"
-        return await post_json(self._client, url, payload, headers, "openai", self.provider.secrets())
+        return f"{self.provider.base_url}/chat/completions", headers
 
-    def garbage(self, why: str, data: dict[str, Any]) -> TargetError:
-        body = json.dumps(data, ensure_ascii=False)[:200]
-        return TargetError(redact(f"openai: unexpected reply: {why}: {body}", self.provider.secrets()))
-
-    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
-        messages = session.messages(prompt) if session else [*history_for(sample), user_message(prompt)]
-        conversation = _ChatConversation(self, system_for(self.system.text, sample), messages, offered_tools(sample))
-        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
-        turns = 1 if sample.single_step else self.max_turns  # Big Sky: one model call, its tool calls recorded
-        return await run_agent_loop(conversation, sandbox, max_turns=turns, price=self.price, record_unanswered=sample.single_step)
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+    def conversation(self, system: str | None, messages: list[Message], tools: list[dict[str, Any]]) -> _ChatConversation:
+        return _ChatConversation(self, system, messages, tools)

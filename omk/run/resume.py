@@ -92,43 +92,37 @@ def _scores(data: dict[str, Any]) -> Scores:
     )
 
 
+def _graded(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields a sample's line and a turn's entry share (SampleResult / TurnResult)."""
+    return {
+        "status": data["status"],
+        "prompt": data.get("prompt") or "",
+        "error": data.get("error"),
+        "output": data.get("output"),
+        "trace": parse_trace(data.get("trace")),
+        "assertions": [_assertion(a) for a in data.get("assertions") or []],
+        "judge": data.get("judge"),
+        "judge_skipped": data.get("judge_skipped"),
+        "scores": _scores(data),
+        "attempts": int(data.get("attempts") or 0),
+    }
+
+
 def _turn(data: dict[str, Any]) -> TurnResult:
-    return TurnResult(
-        index=int(data["index"]),
-        prompt=data.get("prompt") or "",
-        status=data["status"],
-        error=data.get("error"),
-        output=data.get("output"),
-        trace=parse_trace(data.get("trace")),
-        assertions=[_assertion(a) for a in data.get("assertions") or []],
-        judge=data.get("judge"),
-        judge_skipped=data.get("judge_skipped"),
-        scores=_scores(data),
-        passed=data.get("passed"),
-        attempts=int(data.get("attempts") or 0),
-    )
+    return TurnResult(index=int(data["index"]), passed=data.get("passed"), **_graded(data))
 
 
 def restore_result(data: dict[str, Any], sample: Sample) -> RestoredResult:
     """Rebuild what the summary needs from a stored line; raises KeyError/ValueError if malformed."""
     return RestoredResult(
         sample=sample,
-        status=data["status"],
-        prompt=data.get("prompt") or "",
-        error=data.get("error"),
-        output=data.get("output"),
-        trace=parse_trace(data.get("trace")),
-        assertions=[_assertion(a) for a in data.get("assertions") or []],
-        judge=data.get("judge"),
-        judge_skipped=data.get("judge_skipped"),
-        scores=_scores(data),
         passed=bool(data.get("passed")),
         duration_ms=float(data.get("duration_ms") or 0.0),
         repeat=int(data.get("repeat") or 0),
-        attempts=int(data.get("attempts") or 0),
         cached=bool(data.get("cached")),
         turns=[_turn(t) for t in data.get("turns") or []],
         stored=data,
+        **_graded(data),
     )
 
 

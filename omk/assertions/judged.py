@@ -6,40 +6,27 @@ judge (omk/judge/judge.py: prompts, parsing, ensembles, Mastra's answer relevanc
 
 from __future__ import annotations
 
-from omk.assertions.context import CheckContext
-from omk.assertions.registry import JUDGE_THRESHOLD, RATIO, assertion
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.assertions.registry import JUDGE_THRESHOLD, RATIO, judge_assertion
 
 DEFAULT_THRESHOLD = 3
 _REFERENCE = {"type": "string", "minLength": 1}
 
-
-@assertion(
+semantic_similarity = judge_assertion(
     "semantic_similarity",
-    layer=Layer.FACT,
-    kind="judge",
+    "The judge rates the output's meaning as close to `reference`.",
+    module=__name__,
     schema={"required": ["reference"], "properties": {"reference": _REFERENCE, "threshold": JUDGE_THRESHOLD}},
 )
-async def semantic_similarity(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """The judge rates the output's meaning as close to `reference`."""
-    return await ctx.judge.check_assertion(spec, ctx)
-
-
-@assertion(
+faithfulness = judge_assertion(
     "faithfulness",
-    layer=Layer.FACT,
-    kind="judge",
+    "The judge finds the output's claims supported by `reference` or the sample's context.",
+    module=__name__,
     schema={"properties": {"reference": _REFERENCE, "threshold": JUDGE_THRESHOLD}},
 )
-async def faithfulness(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """The judge finds the output's claims supported by `reference` or the sample's context."""
-    return await ctx.judge.check_assertion(spec, ctx)
-
-
-@assertion(
+answer_relevancy = judge_assertion(
     "answer_relevancy",
-    layer=Layer.FACT,
-    kind="judge",
+    "The judge finds the output's statements relevant to the prompt (Mastra's method).",
+    module=__name__,
     schema={
         "properties": {
             "threshold": JUDGE_THRESHOLD,
@@ -48,17 +35,9 @@ async def faithfulness(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         }
     },
 )
-async def answer_relevancy(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """The judge finds the output's statements relevant to the prompt (Mastra's method)."""
-    return await ctx.judge.check_assertion(spec, ctx)
-
-
-@assertion(
+context_recall = judge_assertion(
     "context_recall",
-    layer=Layer.FACT,
-    kind="judge",
+    "The judge finds the key facts of `reference` or the sample's context covered by the output.",
+    module=__name__,
     schema={"properties": {"reference": _REFERENCE, "threshold": JUDGE_THRESHOLD}},
 )
-async def context_recall(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """The judge finds the key facts of `reference` or the sample's context covered by the output."""
-    return await ctx.judge.check_assertion(spec, ctx)

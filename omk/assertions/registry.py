@@ -112,6 +112,26 @@ def assertion(
     return register
 
 
+def judge_assertion(
+    name: str,
+    description: str,
+    *,
+    module: str,
+    schema: dict[str, Any] | None = None,
+) -> CheckFn:
+    """Register a judge-scored type (a fact) whose whole check is the judge's: `Judge.check_assertion`
+    builds the prompt for `spec.type` and scores the reply. `module` is the family's `__name__`
+    (listings keep FAMILIES order); `description` is what a docstring would say."""
+
+    async def check(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+        return await ctx.judge.check_assertion(spec, ctx)
+
+    check.__name__ = check.__qualname__ = name
+    check.__module__ = module
+    check.__doc__ = description
+    return assertion(name, layer=Layer.FACT, kind="judge", schema=schema)(check)
+
+
 def _load_families() -> None:
     global _loaded
     if not _loaded:

@@ -159,3 +159,14 @@ def test_an_unusable_cache_file_is_skipped_with_a_warning(tmp_path, capsys):
     bad.write_bytes(b"this is not a database" * 100)
     assert open_cache(bad) is None
     assert "running without the response cache" in capsys.readouterr().err
+
+
+def test_a_home_relative_return_file_is_part_of_the_key(tmp_path, monkeypatch):
+    """`~/…` is read from the home folder by the sandbox, so its content must key the cache."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    fixture = tmp_path / "order.json"
+    fixture.write_text('{"status": "shipped"}', encoding="utf-8")
+    s = sample(tmp_path / "elsewhere", mocks=[{"tool": "lookup", "return_file": "~/order.json"}])
+    key = cache_key(IDENTITY, s, "hello")
+    fixture.write_text('{"status": "lost"}', encoding="utf-8")
+    assert cache_key(IDENTITY, s, "hello") != key

@@ -17,6 +17,7 @@ from typing import Any
 
 from omk.model import Sample
 from omk.targets.base import TargetResult
+from omk.targets.mocks import return_file_path
 from omk.targets.trace_io import TraceFormatError, parse_trace
 
 KEY_VERSION = 1
@@ -47,7 +48,7 @@ def _return_files(value: Any, base_dir: Path, found: dict[str, str | None]) -> N
     if isinstance(value, dict):
         for k, v in value.items():
             if k == "return_file" and isinstance(v, str):
-                path = Path(v) if Path(v).is_absolute() else base_dir / v
+                path = return_file_path(v, base_dir)  # the file the sandbox will read
                 try:
                     found[v] = hashlib.sha256(path.read_bytes()).hexdigest()
                 except OSError:

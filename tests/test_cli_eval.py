@@ -197,3 +197,17 @@ def test_report_files_are_readable_like_any_file_the_user_writes(tmp_path):
     expected = (out / "results.jsonl").stat().st_mode & 0o777  # plain open(): 0o666 & ~umask
     for name in ("report.json", "junit.xml", "summary.md"):
         assert (out / name).stat().st_mode & 0o777 == expected, name
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    """`omk doctor --json | head -c 10`: the pipe closes before omk writes; it stops quietly."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "omk", "doctor", str(SAMPLES), "--json"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0 and proc.stderr == ""

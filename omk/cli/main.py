@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Sequence
 
@@ -150,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("omk: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `omk … | head`: the reader left; nothing more to say
-        sys.stdout = None  # type: ignore[assignment]  # keep the interpreter's final flush quiet
+        # Python's documented recipe: point stdout at devnull so the final flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     parser.error(f"unknown command {args.command!r}")
     return EXIT_INPUT

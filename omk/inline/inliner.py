@@ -10,13 +10,15 @@ import asyncio
 import hashlib
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from omk.inline.http_fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HttpFetcher
-from omk.inline.mcp_config import McpConfig, load_mcp_config, resolve_config_path
 from omk.inline.outcome import Fetched, FetchFailure
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
+
+if TYPE_CHECKING:  # the fetchers (httpx, ~50 ms to import) load only when a sample has a URL
+    from omk.inline.http_fetch import HttpFetcher
+    from omk.inline.mcp_config import McpConfig
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 4  # shorter env values ("1", "on") are settings, and replacing them would garble text
@@ -50,6 +52,8 @@ def _project_dirs(samples: list[Sample]) -> list[Path]:
 
 
 def _read_settings(settings: Any) -> tuple[float, int, str | None, Path | None]:
+    from omk.inline.http_fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
+
     extra = getattr(settings, "extra", None) or {}
     timeout = float(extra.get("url_timeout") or DEFAULT_TIMEOUT)
     max_bytes = int(extra.get("url_max_bytes") or DEFAULT_MAX_BYTES)
@@ -119,6 +123,9 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
                     where.setdefault(url, {}).setdefault(sample.sample_id, []).append(field_name)
     if not where:
         return
+    from omk.inline.http_fetch import HttpFetcher
+    from omk.inline.mcp_config import load_mcp_config, resolve_config_path
+
     timeout, max_bytes, explicit, config_file = _read_settings(settings)
     config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples))
     config = load_mcp_config(config_path, is_explicit)

@@ -104,7 +104,7 @@ class _HttpJudge:
         import httpx
 
         if self._client is None:
-            self._client = new_client()
+            self._client = new_client(self.provider.base_url)
         try:
             return await asyncio.wait_for(
                 post_json(self._client, self.provider.base_url + path, payload, headers, self.spec, self.provider.secrets()),

@@ -10,9 +10,7 @@ request body and parses the reply (`conversation`).
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from omk.model import Sample
 from omk.targets.agent_loop import Conversation, max_turns, run_agent_loop, system_prompt
@@ -22,6 +20,9 @@ from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
 from omk.targets.pricing import price_of
 from omk.targets.session import Message, Session, user_message
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def usage_tokens(usage: Any, name: str) -> int | None:
@@ -77,7 +78,7 @@ class ApiTarget:
 
     async def post(self, payload: dict[str, Any]) -> dict[str, Any]:
         if self._client is None:
-            self._client = new_client()
+            self._client = new_client(self.provider.base_url)
         url, headers = self.endpoint()
         return await post_json(self._client, url, payload, headers, self.kind, self.provider.secrets())
 

@@ -116,6 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # threshold (700) the young collections rescan them so often that 10,000 samples spent ~30% of
     # their time in the collector (docs/benchmarks.md).
     gc.set_threshold(50_000, 20, 100)
+    # httpx imports its own command-line client (click, pygments, rich: ~50 ms) whenever those
+    # happen to be installed, and omk never runs it. Blocking that one optional import in the omk
+    # process makes httpx keep its stub `main`; omk imported as a library changes nothing.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -21,10 +21,9 @@ from typing import Any, Protocol
 from omk.errors import ConfigError
 from omk.targets.base import TargetError
 from omk.targets.http import (
+    ClientPool,
     ProviderSettings,
     is_local_url,
-    new_client,
-    post_json,
     provider_settings,
     public_url,
     redact,
@@ -92,7 +91,7 @@ class _HttpJudge:
         self.model = model
         self.provider = provider
         self.price = provider.price or price_of(model)
-        self._client: Any = None
+        self._http: ClientPool | None = None
 
     def identity(self) -> dict[str, Any]:
         return {"kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url), "params": self.provider.params}
@@ -103,11 +102,11 @@ class _HttpJudge:
     async def _post(self, path: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> dict[str, Any]:
         import httpx
 
-        if self._client is None:
-            self._client = new_client(self.provider.base_url)
+        if self._http is None:
+            self._http = ClientPool(self.provider.base_url)
         try:
             return await asyncio.wait_for(
-                post_json(self._client, self.provider.base_url + path, payload, headers, self.spec, self.provider.secrets()),
+                self._http.post_json(self.provider.base_url + path, payload, headers, self.spec, self.provider.secrets()),
                 timeout=timeout,
             )
         except (TimeoutError, httpx.TimeoutException):
@@ -118,9 +117,9 @@ class _HttpJudge:
         return TargetError(redact(f"{self.spec}: unexpected reply: {why}: {body}", self.provider.secrets()))
 
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
 
 
 class OpenAIJudge(_HttpJudge):

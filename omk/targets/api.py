@@ -10,19 +10,16 @@ request body and parses the reply (`conversation`).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from omk.model import Sample
 from omk.targets.agent_loop import Conversation, max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetError, TargetResult
-from omk.targets.http import new_client, post_json, provider_settings, public_url, redact
+from omk.targets.http import ClientPool, provider_settings, public_url, redact
 from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
 from omk.targets.pricing import price_of
 from omk.targets.session import Message, Session, user_message
-
-if TYPE_CHECKING:
-    import httpx
 
 
 def usage_tokens(usage: Any, name: str) -> int | None:
@@ -42,7 +39,7 @@ class ApiTarget:
         self.system = system_prompt(settings)
         self.max_turns = max_turns(settings)
         self.price = self.provider.price or price_of(model)
-        self._client: httpx.AsyncClient | None = None
+        self._http: ClientPool | None = None  # opened on the first call: a cached rerun never needs it
 
     # --- the provider's wire format -------------------------------------------------------------
 
@@ -77,10 +74,10 @@ class ApiTarget:
         }
 
     async def post(self, payload: dict[str, Any]) -> dict[str, Any]:
-        if self._client is None:
-            self._client = new_client(self.provider.base_url)
+        if self._http is None:
+            self._http = ClientPool(self.provider.base_url)
         url, headers = self.endpoint()
-        return await post_json(self._client, url, payload, headers, self.kind, self.provider.secrets())
+        return await self._http.post_json(url, payload, headers, self.kind, self.provider.secrets())
 
     def garbage(self, why: str, data: dict[str, Any]) -> TargetError:
         """The error for a reply that parsed as JSON but is not what the API returns."""
@@ -95,6 +92,6 @@ class ApiTarget:
         return await run_agent_loop(conversation, sandbox, max_turns=turns, price=self.price, record_unanswered=sample.single_step)
 
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None

@@ -106,21 +106,72 @@ def provider_settings(name: str, settings: dict[str, Any] | None, default_base: 
     return resolved
 
 
-def new_client(base_url: str, timeout: float = 600.0) -> httpx.AsyncClient:
-    """One client per target; the run engine's `--timeout` bounds each call anyway.
+CALLS_PER_CLIENT = 8
+
+
+class ClientPool:
+    """The httpx clients of one target (or judge), each carrying at most `CALLS_PER_CLIENT` calls.
+
+    httpcore's connection pool scans every connection (a poll() each) and every waiting request
+    twice per request, so its CPU cost grows with the square of the calls in flight: at
+    `--concurrency 64` one client spends over 1.5 ms of CPU per call and the run becomes CPU-bound
+    (docs/benchmarks.md). Clients of 8 keep each scan short; they are opened as the concurrency
+    reached needs them and share one TLS context.
 
     A plain-http base URL (a local server) gets an empty TLS context instead of the CA bundle,
-    which takes ~40 ms to load and would never be used: redirects are not followed. Empty is
-    not unverified: a TLS connection made through it anyway (an https proxy) fails closed.
+    which takes ~40 ms to load and would never be used: redirects are not followed. Empty is not
+    unverified: a TLS connection made through it anyway (an https proxy) fails closed.
     """
-    import httpx
 
-    verify: Any = True
-    if urlsplit(base_url).scheme == "http":
-        import ssl
+    def __init__(self, base_url: str, timeout: float = 600.0):  # the run engine's --timeout bounds each call anyway
+        self.base_url = base_url
+        self.timeout = timeout
+        self._tls: Any = None
+        self._clients: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []
 
-        verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    return httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(timeout, connect=30.0), follow_redirects=False)
+    async def post_json(
+        self, url: str, payload: dict[str, Any], headers: dict[str, str], provider: str, secrets: list[str]
+    ) -> dict[str, Any]:
+        """`post_json` through the least busy client."""
+        index = self._pick()
+        self._busy[index] += 1
+        try:
+            return await post_json(self._clients[index], url, payload, headers, provider, secrets)
+        finally:
+            self._busy[index] -= 1
+
+    def _pick(self) -> int:
+        busy = self._busy
+        if busy:
+            index = min(range(len(busy)), key=busy.__getitem__)
+            if busy[index] < CALLS_PER_CLIENT:
+                return index
+        self._clients.append(self._new_client())
+        busy.append(0)
+        return len(busy) - 1
+
+    def _new_client(self) -> httpx.AsyncClient:
+        import httpx
+
+        if self._tls is None:
+            if urlsplit(self.base_url).scheme == "http":
+                import ssl
+
+                self._tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            else:
+                self._tls = httpx.create_ssl_context(verify=True, trust_env=True)  # SSL_CERT_FILE/DIR, else certifi
+        timeout = httpx.Timeout(self.timeout, connect=30.0)
+        return httpx.AsyncClient(verify=self._tls, timeout=timeout, follow_redirects=False)
+
+    @property
+    def clients(self) -> int:
+        return len(self._clients)
+
+    async def aclose(self) -> None:
+        clients, self._clients, self._busy = self._clients, [], []
+        for client in clients:
+            await client.aclose()
 
 
 def redact(text: str, secrets: list[str]) -> str:

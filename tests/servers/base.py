@@ -65,6 +65,8 @@ class _State:
 class _QuietServer(ThreadingHTTPServer):
     """A client that timed out and hung up is part of the test, not a server error to print."""
 
+    request_queue_size = 128  # the default listen backlog (5) resets connections a concurrent run opens at once
+
     def handle_error(self, request, client_address) -> None:
         import sys
 

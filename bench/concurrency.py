@@ -11,12 +11,15 @@ the calls each run made. The physical limit of the first run is samples / concur
 
 For scale, each round also times two bare clients against the same server at the same
 concurrency, in this script's own process: a minimal asyncio HTTP/1.1 client (keep-alive, one
-connection per slot), and an `httpx.AsyncClient` as omk's targets use it. They show what the
-machine and the HTTP client cost before omk does anything.
+connection per slot), and one `httpx.AsyncClient`. They show what the machine and the HTTP
+client cost before omk does anything.
 
 Two times are reported for each run: the omk process from start to exit (Python start-up,
 imports, loading and the report included), and the run phase omk records in the report
-(`summary.duration_ms`: from the first call to the last result).
+(`summary.duration_ms`: from the start of the run, URL inlining included, to the last result).
+
+`--high 64` adds a first run at concurrency 64 with the samples scaled to keep the same limit
+(2,000), where the HTTP client's CPU rather than the server sets the pace.
 """
 
 from __future__ import annotations
@@ -113,12 +116,14 @@ async def _httpx_client(url: str, n: int, concurrency: int) -> float:
         return time.perf_counter() - start
 
 
-def run_once(work: Path, samples: Path, args: argparse.Namespace, server: FakeServer, env: dict[str, str]) -> dict:
+def run_once(
+    work: Path, samples: Path, concurrency: int, server: FakeServer, env: dict[str, str], *extra: str
+) -> dict:
     before = server.calls()
     out = work / "run"
     shutil.rmtree(out, ignore_errors=True)
     cmd = [*omk_command(), "eval", str(samples), "--target", "openai:bench-model", "--no-judge",
-           "--concurrency", str(args.concurrency), "--out", str(out), "--quiet"]
+           "--concurrency", str(concurrency), "--out", str(out), "--quiet", *extra]
     m = measure(cmd, cwd=work, env=env, ok_codes=(0, 1))
     summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
     if summary["errored"]:
@@ -137,25 +142,36 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--delay", type=float, default=0.05, help="server answer time in seconds (default 0.05)")
+    parser.add_argument(
+        "--high", type=int, default=64,
+        help="also run at this concurrency, with samples scaled to keep the same limit (0: skip; default 64)",
+    )
     add_doc_args(parser)
     args = parser.parse_args()
     work = (args.work / f"concurrency-{args.samples}").resolve()
     work.mkdir(parents=True, exist_ok=True)
     samples = work / "samples.json"
     write_samples(samples, args.samples)
+    high_n = args.samples * args.high // args.concurrency if args.high else 0
+    high_samples = work / "samples-high.json"
+    if high_n:
+        write_samples(high_samples, high_n)
     server = FakeServer(args.delay)
     env = {**os.environ, "OPENAI_BASE_URL": f"{server.url}/v1", "OPENAI_API_KEY": "bench-key"}
-    firsts, reruns, raw, bare = [], [], [], []
+    firsts, reruns, raw, bare, highs, high_bare = [], [], [], [], [], []
     port = int(server.url.rsplit(":", 1)[1])
     try:
         for r in range(args.runs):
             shutil.rmtree(work / ".omk", ignore_errors=True)  # an empty cache: every sample is called
-            first = run_once(work, samples, args, server, env)
-            again = run_once(work, samples, args, server, env)
+            first = run_once(work, samples, args.concurrency, server, env)
+            again = run_once(work, samples, args.concurrency, server, env)
             firsts.append(first)
             reruns.append(again)
             raw.append(asyncio.run(_raw_client(port, args.samples, args.concurrency)))
             bare.append(asyncio.run(_httpx_client(server.url, args.samples, args.concurrency)))
+            if high_n:
+                highs.append(run_once(work, high_samples, args.high, server, env, "--no-cache"))
+                high_bare.append(asyncio.run(_httpx_client(server.url, high_n, args.high)))
             print(
                 f"round {r + 1}/{args.runs}: first {first['wall']:.2f} s (run {first['phase']:.2f} s, "
                 f"{first['calls']} calls) · rerun {again['wall']:.2f} s ({again['calls']} calls)",
@@ -195,12 +211,26 @@ def main() -> int:
         f"Bare clients, same server, same {args.samples} calls at concurrency {args.concurrency} (no omk): minimal asyncio "
         f"client {median(raw):.2f} s ({median(raw) / limit:.2f}× the limit), `httpx.AsyncClient` {median(bare):.2f} s "
         f"({median(bare) / limit:.2f}× the limit).",
+        *(_high_lines(args, high_n, highs, high_bare) if high_n else []),
         "",
         f"Command (twice per round, in the same folder): `omk eval samples.json --target openai:bench-model "
         f"--no-judge --concurrency {args.concurrency} --quiet` with `OPENAI_BASE_URL` pointing at the bench server.",
     ]
     publish(args, "concurrency", "\n".join(lines))
     return 0
+
+
+def _high_lines(args: argparse.Namespace, n: int, highs: list[dict], bare: list[float]) -> list[str]:
+    """The same limit at a higher concurrency: where the HTTP client's CPU, not the network, sets the pace."""
+    limit = n / args.high * args.delay
+    wall, phase = median([h["wall"] for h in highs]), median([h["phase"] for h in highs])
+    return [
+        "",
+        f"Higher concurrency, same limit: {n} samples at `--concurrency {args.high}` (`--no-cache`), limit {n} / "
+        f"{args.high} × {args.delay * 1000:.0f} ms = {limit:.2f} s: omk process {wall:.2f} s ({wall / limit:.2f}× the "
+        f"limit), run phase {phase:.2f} s ({phase / limit:.2f}×), {median([h['calls'] for h in highs]):.0f} calls; "
+        f"one bare `httpx.AsyncClient` for the same calls {median(bare):.2f} s ({median(bare) / limit:.2f}×).",
+    ]
 
 
 if __name__ == "__main__":

@@ -34,11 +34,13 @@ def test_throughput_runs_the_suite_through_omk(tmp_path):
 
 
 def test_concurrency_calls_once_then_serves_the_rerun_from_the_cache(tmp_path):
-    out = bench("concurrency.py", "--samples", "12", "--concurrency", "4", "--delay", "0.01", tmp=tmp_path)
+    out = bench("concurrency.py", "--samples", "12", "--concurrency", "4", "--high", "8", "--delay", "0.01", tmp=tmp_path)
     first = next(line for line in out.splitlines() if line.startswith("| first"))
     rerun = next(line for line in out.splitlines() if line.startswith("| rerun"))
     assert "| 12 | 0 |" in first  # 12 calls, nothing cached
     assert "**0** (most in any round) | 12 |" in rerun  # no call, all 12 from the cache
+    high = next(line for line in out.splitlines() if line.startswith("Higher concurrency"))
+    assert "24 samples at `--concurrency 8`" in high and ", 24 calls;" in high  # same limit, every call made
 
 
 def test_startup_times_help_and_doctor(tmp_path):

@@ -79,3 +79,19 @@ def test_docs_list_every_assertion_type():
     text = (ROOT / "docs" / "samples.md").read_text(encoding="utf-8")
     missing = [name for name in registry() if f"| `{name}` |" not in text]
     assert missing == [], "add these types to the table in docs/samples.md"
+
+
+def test_the_fast_check_keeps_const_a_keyword_and_a_property_called_const_a_name():
+    from omk.loader.validate import Checker
+
+    checker = Checker(
+        {
+            "type": "object",
+            "properties": {"const": {"const": "yes"}, "kind": {"const": 2}},
+            "additionalProperties": False,
+        }
+    )
+    assert checker.errors({"const": "yes", "kind": 2}) == []
+    assert checker.errors({"const": "no"})  # the fast check said no, so jsonschema worded why
+    assert checker.errors({"kind": 3})
+    assert checker.errors({"other": 1})

@@ -32,8 +32,13 @@ class Checker:
 
     def __init__(self, schema: dict[str, Any], owner: str | None = None):
         self.owner = owner
+        # Only "valid?" is asked of the fast check: without messages its code is half the size and
+        # compiles in half the time (~13 ms instead of ~29 ms for the sample shell). `use_default`
+        # off: it would write schema defaults into the sample it checks.
         self._fast: Callable[[Any], Any] = fastjsonschema.compile(
-            {**schema, "$schema": "http://json-schema.org/draft-07/schema#"}
+            {**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"},
+            use_default=False,
+            detailed_exceptions=False,
         )
         self._schema = schema
         self._detail: Any = None  # jsonschema (~70 ms to import) is needed only to word errors
@@ -56,6 +61,25 @@ class Checker:
                 if item not in found:
                     found.append(item)
         return found
+
+
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")  # maps of name -> schema
+
+
+def _const_as_enum(schema: Any, names: bool = False) -> Any:
+    """`{"const": x}` as the equivalent `{"enum": [x]}`: fastjsonschema 2.21-2.22 fails to generate
+    `const` when `detailed_exceptions` is off (its message template needs the detail). `names`:
+    `schema` maps names to schemas (`properties`), so a key called "const" is a name there."""
+    if isinstance(schema, list):
+        return [_const_as_enum(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if names:
+        return {k: _const_as_enum(v) for k, v in schema.items()}
+    out = {k: _const_as_enum(v, names=k in _NAMED) for k, v in schema.items() if k != "const"}
+    if "const" in schema:
+        out["enum"] = [schema["const"]]
+    return out
 
 
 def inline_refs(schema: Any, defs: dict[str, Any], replace: dict[str, Any]) -> Any:

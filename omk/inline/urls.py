@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # `http(s)://` then RFC 3986 characters only: matching stops at whitespace, CJK, full-width
-# punctuation, quotes and angle brackets. A trailing `.` or `)` is part of the URL, as in 0.23.
+# punctuation, quotes and angle brackets.
 URL_RE = re.compile(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
+# Sentence punctuation right after a URL ends the URL, not the path (0.23 kept it, so "see
+# https://a.com/x." fetched "/x."): the rule Markdown autolinks follow (GFM).
+TRAILING = ".,:;!?'*"
+CLOSERS = {")": "(", "]": "["}
 
 # Hosts reserved for documentation (RFC 2606/6761) and their subdomains: never fetched.
 PLACEHOLDER_RE = re.compile(
@@ -21,13 +26,33 @@ def is_placeholder(url: str) -> bool:
     return PLACEHOLDER_RE.match(url) is not None
 
 
+def _trimmed(url: str) -> str:
+    """`url` without the punctuation a sentence put after it: trailing `.,:;!?'*`, and a closing
+    `)` or `]` that has no opening partner inside the URL (`(see https://a.com/x)`), while
+    `https://en.wikipedia.org/wiki/Python_(language)` keeps its own."""
+    while url:
+        last = url[-1]
+        if last in TRAILING or (last in CLOSERS and url.count(last) > url.count(CLOSERS[last])):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def url_spans(text: str) -> Iterator[tuple[str, int, int]]:
+    """(url, start, end) of every URL in `text`, in order, trailing punctuation left out."""
+    for m in URL_RE.finditer(text):
+        url = _trimmed(m.group(0))
+        if len(url) > len(m.group(0).split("://", 1)[0]) + 3:  # something after the scheme is left
+            yield url, m.start(), m.start() + len(url)
+
+
 def find_urls(text: str | None) -> list[str]:
     """Fetchable URLs in `text`, first occurrence order, each once; placeholders left out."""
     if not text:
         return []
     seen: dict[str, None] = {}
-    for m in URL_RE.finditer(text):
-        url = m.group(0)
+    for url, _, _ in url_spans(text):
         if not is_placeholder(url):
             seen.setdefault(url, None)
     return list(seen)
@@ -45,9 +70,9 @@ def splice(text: str, contents: dict[str, str]) -> str:
     position comes from one scan of the original text, so only the URL as written is expanded.
     """
     firsts: dict[str, tuple[int, int]] = {}
-    for m in URL_RE.finditer(text):
-        if m.group(0) in contents:
-            firsts.setdefault(m.group(0), m.span())
+    for url, start, end in url_spans(text):
+        if url in contents:
+            firsts.setdefault(url, (start, end))
     out = text
     for url, (start, end) in sorted(firsts.items(), key=lambda item: item[1][0], reverse=True):
         out = out[:start] + inline_block(url, contents[url]) + out[end:]

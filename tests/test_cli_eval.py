@@ -211,3 +211,25 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     finally:
         os.close(write_end)
     assert proc.returncode == 0 and proc.stderr == ""
+
+
+def _eval_into_a_closed_pipe(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "omk", "eval", str(SAMPLES), "--target", f"replay:{RESPONSES}",
+             "--out", str(tmp_path / "run"), *extra],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120, cwd=tmp_path,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_a_reader_that_leaves_during_the_summary_does_not_change_the_gate_verdict(tmp_path):
+    """`omk eval … | head -3` in CI: the summary table stops, the exit code is still the gate's."""
+    passed = _eval_into_a_closed_pipe(tmp_path)
+    assert passed.returncode == 0 and "Traceback" not in passed.stderr, passed.stderr
+    failed = _eval_into_a_closed_pipe(tmp_path, "--threshold", "4.5")
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr, failed.stderr
+    assert json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["summary"]["gate_passed"] is False

@@ -64,10 +64,11 @@ def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int
     if args.json:
         print(json.dumps({"files": files, "valid": False, "problems": problems, "healthy": False}, ensure_ascii=False, indent=2))
     else:
-        from rich.console import Console
         from rich.text import Text
 
-        err = Console(stderr=True, highlight=False)
+        from omk.cli.console import make_console
+
+        err = make_console(stderr=True)
         err.print(Text(f"{len(problems)} problem(s) found — the sample set is not valid", style="bold red"))
         for p in problems:
             err.print(Text(p["text"]), soft_wrap=True)
@@ -88,11 +89,12 @@ def _count_table(title: str, counts: dict[str, int], total: int):
 
 def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
     from rich.columns import Columns
-    from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from omk.cli.console import make_console
+
+    console = make_console()
     health = result["health"]
     style = "green" if health >= 90 else "yellow" if health >= 70 else "red"
     totals = result["totals"]

@@ -258,11 +258,10 @@ def run_eval(args: argparse.Namespace) -> int:
         verdict = "gate passed" if summary["gate_passed"] else "gate failed"
         print(f"{t(verdict, settings.lang)}: {summary['passed']}/{summary['total']} · {report_path}", flush=True)
     else:
-        from rich.console import Console
-
+        from omk.cli.console import make_console
         from omk.report.terminal import print_summary
 
-        console = Console(stderr=False, highlight=False)
+        console = make_console()
         print_summary(report, console, settings.lang, str(report_path))
         if stats:
             _print_repeats(report["repeats"], console)

@@ -29,8 +29,7 @@ WINNERS = {1: "a", 2: "b", 0: "tie"}
 
 
 def run_pairwise(args: argparse.Namespace, targets: list[str]) -> int:
-    from rich.console import Console
-
+    from omk.cli.console import make_console
     from omk.cli.eval_cmd import load_inputs, new_run_id, run_eval, sample_paths, select
     from omk.cli.main import EXIT_INTERRUPTED
     from omk.config import load_settings
@@ -44,7 +43,7 @@ def run_pairwise(args: argparse.Namespace, targets: list[str]) -> int:
     cwd = Path.cwd()
     out = Path(args.out) if args.out else cwd / ".omk" / "runs" / new_run_id(datetime.now(UTC))
     folders = [out, out / OTHER_FOLDER]
-    console = Console(highlight=False)
+    console = make_console()
     codes = []
     for n, (spec, folder) in enumerate(zip(targets, folders, strict=True), start=1):
         if not args.quiet:

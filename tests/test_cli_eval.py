@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -226,10 +227,11 @@ def _eval_into_a_closed_pipe(tmp_path: Path, *extra: str) -> subprocess.Complete
         os.close(write_end)
 
 
-def test_a_reader_that_leaves_during_the_summary_does_not_change_the_gate_verdict(tmp_path):
-    """`omk eval … | head -3` in CI: the summary table stops, the exit code is still the gate's."""
-    passed = _eval_into_a_closed_pipe(tmp_path)
+@pytest.mark.parametrize("quiet", [(), ("--quiet",)], ids=["summary table", "quiet line"])
+def test_a_reader_that_leaves_during_the_summary_does_not_change_the_gate_verdict(tmp_path, quiet):
+    """`omk eval … | head -3` in CI: the output stops, the exit code is still the gate's."""
+    passed = _eval_into_a_closed_pipe(tmp_path, *quiet)
     assert passed.returncode == 0 and "Traceback" not in passed.stderr, passed.stderr
-    failed = _eval_into_a_closed_pipe(tmp_path, "--threshold", "4.5")
+    failed = _eval_into_a_closed_pipe(tmp_path, "--threshold", "4.5", *quiet)
     assert failed.returncode == 1 and "Traceback" not in failed.stderr, failed.stderr
     assert json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["summary"]["gate_passed"] is False

@@ -1,8 +1,9 @@
-"""The rich console every command prints through.
+"""How commands write to the terminal: the rich console, or `say` for one plain line.
 
-rich's own answer to a reader that leaves early (`omk eval … | head -3`) is to exit with status 1,
-which would turn a passed gate into a failed CI step. This console stops writing instead (the rest
-goes to /dev/null, Python's recipe for SIGPIPE) and the command ends with its own exit code.
+A reader that leaves early (`omk eval … | head -3`) must not change a command's exit code: rich's
+own answer is to exit with status 1 (a passed gate would fail the CI step), a plain print raises
+BrokenPipeError (the command would stop before returning its code). Both stop writing instead
+(the rest goes to /dev/null, Python's recipe for SIGPIPE) and the command ends with its own code.
 """
 
 from __future__ import annotations
@@ -12,13 +13,24 @@ import sys
 from typing import Any
 
 
+def _to_devnull(stream: Any) -> None:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+def say(text: str) -> None:
+    """print(text) to stdout, flushed; once the reader has left, nothing more is written."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _to_devnull(sys.stdout)
+
+
 def make_console(stderr: bool = False, **options: Any) -> Any:
     from rich.console import Console
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
             self.quiet = True
-            stream = sys.stderr if stderr else sys.stdout
-            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            _to_devnull(sys.stderr if stderr else sys.stdout)
 
     return _Console(stderr=stderr, highlight=False, **options)

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
 from omk.errors import InputError
 
@@ -50,7 +51,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     healthy = verdict(result, strict=getattr(args, "strict", False))
     result["healthy"] = healthy
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        say(json.dumps(result, ensure_ascii=False, indent=2))
     else:
         _print(result, healthy, strict=getattr(args, "strict", False))
     return EXIT_OK if healthy else EXIT_GATE
@@ -62,7 +63,7 @@ def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int
         for p in exc.problems
     ]
     if args.json:
-        print(json.dumps({"files": files, "valid": False, "problems": problems, "healthy": False}, ensure_ascii=False, indent=2))
+        say(json.dumps({"files": files, "valid": False, "problems": problems, "healthy": False}, ensure_ascii=False, indent=2))
     else:
         from rich.text import Text
 

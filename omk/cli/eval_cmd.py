@@ -256,7 +256,9 @@ def run_eval(args: argparse.Namespace) -> int:
     report_path = write_formats(out_dir, report, settings.formats, settings.lang)[0]
     if args.quiet:  # one plain line, without loading rich (~30 ms)
         verdict = "gate passed" if summary["gate_passed"] else "gate failed"
-        print(f"{t(verdict, settings.lang)}: {summary['passed']}/{summary['total']} · {report_path}", flush=True)
+        from omk.cli.console import say
+
+        say(f"{t(verdict, settings.lang)}: {summary['passed']}/{summary['total']} · {report_path}")
     else:
         from omk.cli.console import make_console
         from omk.report.terminal import print_summary

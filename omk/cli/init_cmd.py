@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_OK
 from omk.errors import InputError
 
@@ -49,5 +50,5 @@ def run_init(args: argparse.Namespace) -> int:
         raise InputError(f"{folder}: {', '.join(existing)} already exist; nothing was written")
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
-    print(f"wrote {', '.join(files)} in {folder}; run: omk eval {folder / 'eval-samples.yaml'}")
+    say(f"wrote {', '.join(files)} in {folder}; run: omk eval {folder / 'eval-samples.yaml'}")
     return EXIT_OK

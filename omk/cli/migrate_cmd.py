@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_OK
 
 
@@ -16,7 +17,7 @@ def run_migrate(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise InputError(f"{path}: file not found")
     done = migrate(path)
-    print(done.message)
+    say(done.message)
     if done.backup is not None:
-        print(f"backup: {done.backup}")
+        say(f"backup: {done.backup}")
     return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_OK
 
 
@@ -18,5 +19,5 @@ def run_report(args: argparse.Namespace) -> int:
     check_formats(formats)
     out = Path(args.out) if args.out else (source if source.is_dir() else source.parent)
     for fmt in formats:  # json only when asked: the run's own report.json is left as it is
-        print(write_format(out, report, fmt, args.lang))
+        say(write_format(out, report, fmt, args.lang))
     return EXIT_OK

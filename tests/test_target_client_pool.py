@@ -8,6 +8,7 @@ import threading
 
 from servers.openai_fake import OpenAIFake, text_reply
 
+from omk.targets.base import TargetError
 from omk.targets.http import CALLS_PER_CLIENT, ClientPool
 
 
@@ -97,3 +98,30 @@ def test_https_loads_trusted_certificates():
     tls = _tls_of("https://api.example.com/v1")
     assert tls.cert_store_stats()["x509_ca"] > 0
     assert tls.verify_mode == ssl.CERT_REQUIRED and tls.check_hostname
+
+
+def test_closing_the_pool_with_calls_in_flight_lets_them_end_with_their_own_error():
+    """A run stopped mid-way closes the target, then cancels its calls: they must end cancelled."""
+    gauge = _Gauge()
+    with OpenAIFake(gauge) as fake:
+
+        async def go():
+            pool = ClientPool(fake.url)
+            calls = [
+                asyncio.create_task(pool.post_json(f"{fake.url}/chat/completions", {"n": i}, {}, "openai", []))
+                for i in range(3)
+            ]
+            for _ in range(500):
+                if gauge.now >= 3:
+                    break
+                await asyncio.sleep(0.01)
+            await pool.aclose()
+            for call in calls:
+                call.cancel()
+            outcomes = await asyncio.gather(*calls, return_exceptions=True)
+            gauge.release.set()
+            return outcomes, pool.clients
+
+        outcomes, clients = asyncio.run(go())
+    assert clients == 0
+    assert all(isinstance(o, asyncio.CancelledError | TargetError) for o in outcomes), outcomes

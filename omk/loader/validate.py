@@ -63,7 +63,8 @@ class Checker:
         return found
 
 
-_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")  # maps of name -> schema
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+_DATA = ("enum", "default", "examples")  # values, not schemas: a "const" key in them is data
 
 
 def _const_as_enum(schema: Any, names: bool = False) -> Any:
@@ -76,9 +77,14 @@ def _const_as_enum(schema: Any, names: bool = False) -> Any:
         return schema
     if names:
         return {k: _const_as_enum(v) for k, v in schema.items()}
-    out = {k: _const_as_enum(v, names=k in _NAMED) for k, v in schema.items() if k != "const"}
+    out = {
+        k: v if k in _DATA else _const_as_enum(v, names=k in _NAMED) for k, v in schema.items() if k != "const"
+    }
     if "const" in schema:
-        out["enum"] = [schema["const"]]
+        if "enum" in schema:  # both must hold
+            out["allOf"] = [*out.get("allOf", []), {"enum": [schema["const"]]}]
+        else:
+            out["enum"] = [schema["const"]]
     return out
 
 

@@ -127,29 +127,27 @@ class ClientPool:
         self.base_url = base_url
         self.timeout = timeout
         self._tls: Any = None
-        self._clients: list[httpx.AsyncClient] = []
-        self._busy: list[int] = []
+        self._slots: list[_Slot] = []
 
     async def post_json(
         self, url: str, payload: dict[str, Any], headers: dict[str, str], provider: str, secrets: list[str]
     ) -> dict[str, Any]:
         """`post_json` through the least busy client."""
-        index = self._pick()
-        self._busy[index] += 1
+        slot = self._pick()
+        slot.busy += 1
         try:
-            return await post_json(self._clients[index], url, payload, headers, provider, secrets)
+            return await post_json(slot.client, url, payload, headers, provider, secrets)
         finally:
-            self._busy[index] -= 1
+            slot.busy -= 1  # on the slot itself: `aclose` may have emptied the list meanwhile
 
-    def _pick(self) -> int:
-        busy = self._busy
-        if busy:
-            index = min(range(len(busy)), key=busy.__getitem__)
-            if busy[index] < CALLS_PER_CLIENT:
-                return index
-        self._clients.append(self._new_client())
-        busy.append(0)
-        return len(busy) - 1
+    def _pick(self) -> _Slot:
+        if self._slots:
+            slot = min(self._slots, key=_busy)
+            if slot.busy < CALLS_PER_CLIENT:
+                return slot
+        slot = _Slot(self._new_client())
+        self._slots.append(slot)
+        return slot
 
     def _new_client(self) -> httpx.AsyncClient:
         import httpx
@@ -166,12 +164,22 @@ class ClientPool:
 
     @property
     def clients(self) -> int:
-        return len(self._clients)
+        return len(self._slots)
 
     async def aclose(self) -> None:
-        clients, self._clients, self._busy = self._clients, [], []
-        for client in clients:
-            await client.aclose()
+        slots, self._slots = self._slots, []
+        for slot in slots:
+            await slot.client.aclose()
+
+
+@dataclass(slots=True)
+class _Slot:
+    client: httpx.AsyncClient
+    busy: int = 0  # calls in flight on this client
+
+
+def _busy(slot: _Slot) -> int:
+    return slot.busy
 
 
 def redact(text: str, secrets: list[str]) -> str:

@@ -124,7 +124,7 @@ def run_once(
     shutil.rmtree(out, ignore_errors=True)
     cmd = [*omk_command(), "eval", str(samples), "--target", "openai:bench-model", "--no-judge",
            "--concurrency", str(concurrency), "--out", str(out), "--quiet", *extra]
-    m = measure(cmd, cwd=work, env=env, ok_codes=(0, 1))
+    m = measure(cmd, cwd=work, env=env, ok_codes=(0, 1), tree=False)  # one process: nothing polls while it runs
     summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
     if summary["errored"]:
         raise RuntimeError(f"{summary['errored']} samples errored: {m.stderr[-2000:]}")

@@ -53,3 +53,18 @@ def test_loading_reports_the_line_of_a_mistake_in_every_format(tmp_path):
     for fmt in ("YAML", "JSON", "JSON Lines"):
         assert f"| {fmt} |" in out
     assert "eval-samples-broken.jsonl:30: samples[29] (s00029) assertions[2].value" in out
+
+
+def test_compare_interleaves_two_checkouts_and_tables_both(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "compare.py"), "--before", str(ROOT), "--rounds", "1", "--samples", "8",
+         "--concurrency", "4", "--high", "8", "--delay", "0.01", "--work", str(tmp_path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| measure | before (") and "| after (" in rows[0]
+    assert rows[1].startswith("| 8 calls at concurrency 4: process / run phase |")
+    assert rows[2].startswith("| cached rerun, process (share of the first run) |")
+    assert rows[3].startswith("| 16 calls at concurrency 8: process / run phase |")
+    assert (tmp_path / "compare" / "after" / ".omk" / "cache.sqlite").exists()  # the rerun had a cache to use

@@ -1,0 +1,54 @@
+"""The terminal summary of a real run, rendered at a fixed width: one line per sample and per turn."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from omk.report.terminal import print_summary
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTINUATION = re.compile(r"^│[^│]*│\s+│")  # a wrapped row: its status cell is blank
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("run")
+    proc = subprocess.run(
+        [sys.executable, "-m", "omk", "eval", str(ROOT / "samples" / "eval-samples.yaml"),
+         "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}", "--out", str(out), "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((out / "report.json").read_text(encoding="utf-8"))
+
+
+def _render(report: dict, width: int) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
+    print_summary(report, console)
+    return console.file.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("width", [100, 140])
+def test_each_turn_of_a_conversation_is_one_line_chinese_included(report, width):
+    lines = _render(report, width)
+    turns = [line for line in lines if "↳" in line]
+    assert len(turns) == sum(len(r.get("turns") or []) for r in report["results"]) == 5
+    assert not [line for line in lines if CONTINUATION.match(line)]  # nothing wrapped
+    zh = [line for line in turns if "耳机" in line or "进水" in line]
+    assert len(zh) == 2 and all(line.count("│") == 8 for line in zh)
+    assert all(len(line) <= width for line in lines)
+
+
+def test_a_narrow_terminal_cuts_turn_labels_instead_of_wrapping_them(report):
+    lines = _render(report, 70)
+    turns = [line for line in lines if "↳" in line]
+    assert len(turns) == 5 and all("…" in line for line in turns)
+    assert all(line.count("│") == 8 for line in turns)

@@ -41,7 +41,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
     table.add_column("judge", justify="right")
     table.add_column(t("composite", lang), justify="right")
     table.add_column(t("pass", lang), justify="center")
-    label_cells = max([36, *(cell_len(r["sample_id"]) for r in report["results"])])
+    label_cells = max([48, *(cell_len(r["sample_id"]) for r in report["results"])])
     for r in report["results"]:
         sc = r["scores"]
         status = Text("ok") if r["status"] == "ok" else Text(t("error", lang), style="bold red")
@@ -58,7 +58,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
         for turn in r.get("turns") or []:  # a conversation: one row per turn beneath it
             ts = turn["scores"]
             done = turn["status"] == "ok"
-            # one line per turn, cut to the width the sample ids take (at least 36 cells) by
+            # one line per turn, cut to the width the sample ids take (at least 48 cells) by
             # display width: a Chinese character takes two cells, so a cut by characters wrapped
             label = Text(f"  ↳ {turn_label(turn, 200, lang)}", style="dim", no_wrap=True, overflow="ellipsis")
             label.truncate(label_cells, overflow="ellipsis")

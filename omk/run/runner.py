@@ -8,6 +8,7 @@ in sample order (for the report).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
 from collections.abc import Callable
@@ -147,10 +148,19 @@ async def run_jobs(
             on_result(res)
         return res
 
+    tasks = [asyncio.ensure_future(one(s, r)) for s, r in jobs]
     try:
-        return list(await asyncio.gather(*(one(s, r) for s, r in jobs)))
+        return list(await asyncio.gather(*tasks))
     except asyncio.CancelledError:
-        # Ctrl-C: a call cut off while its subprocess or connection was starting can leave a
-        # transport no one holds; collect it now, while the loop can still close it quietly.
+        # Ctrl-C. gather gives up as soon as one job is cancelled, but the others may still be
+        # killing and reaping their programs: wait for every job, or asyncio.run closes the loop
+        # under them ("Event loop is closed" tracebacks, programs left running).
+        for task in tasks:
+            task.cancel()
+        while not all(task.done() for task in tasks):
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait(tasks)
+        # A call cut off while its subprocess or connection was starting can leave a transport
+        # no one holds; collect it now, while the loop can still close it quietly.
         gc.collect()
         raise

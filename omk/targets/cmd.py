@@ -183,11 +183,39 @@ async def _kill(proc: asyncio.subprocess.Process) -> None:
                 os.killpg(proc.pid, signal.SIGKILL)
             else:  # pragma: no cover - not POSIX
                 proc.kill()
-    with contextlib.suppress(ProcessLookupError):
-        if proc.returncode is None:
-            await asyncio.shield(proc.wait())
+    # Reap it, and see its pipes to the end, even when cancelled again meanwhile: on Ctrl-C
+    # asyncio.run cancels the run and then every task still going, and a program or pipe left
+    # behind meets a closed loop ("Event loop is closed" tracebacks at exit). A killed program
+    # ends in milliseconds.
+    cancelled = False
+    settling = asyncio.ensure_future(_settle(proc))
+    while not settling.done():
+        try:
+            await asyncio.shield(settling)
+        except asyncio.CancelledError:
+            cancelled = True
     if proc.stdin is not None and not proc.stdin.is_closing():
         proc.stdin.close()
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+PIPE_GRACE_S = 2.0
+
+
+async def _settle(proc: asyncio.subprocess.Process) -> None:
+    """Until the program has exited and its stdout and stderr have reached their end."""
+    with contextlib.suppress(ProcessLookupError):
+        await proc.wait()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(PIPE_GRACE_S):  # a grandchild that left the group may hold them open
+            for stream in (proc.stdout, proc.stderr):
+                while stream is not None and not stream.at_eof():
+                    try:
+                        await stream.read(65536)
+                    except RuntimeError:  # the stderr reader of the exchange is still winding down
+                        await asyncio.sleep(0.005)
+    await asyncio.sleep(0)  # the pipes' closing callbacks run on this turn of the loop
 
 
 class _Exchange:

@@ -156,7 +156,8 @@ async def run_jobs(
         # killing and reaping their programs: wait for every job, or asyncio.run closes the loop
         # under them ("Event loop is closed" tracebacks, programs left running).
         for task in tasks:
-            task.cancel()
+            if not task.cancelling():  # cancelling twice would cut short a clean-up under way
+                task.cancel()
         while not all(task.done() for task in tasks):
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait(tasks)

@@ -1,0 +1,55 @@
+"""Ctrl-C in the middle of a run: every job finishes cleaning up before the run reports cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from omk.model import Sample
+from omk.run.runner import RunConfig, run_jobs
+from omk.targets.base import TargetResult
+
+
+class SlowToStop:
+    """A target whose calls, when cancelled, take a while to stop (as a program being killed does)."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.stopped: list[str] = []
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "slow-to-stop"}
+
+    def cache_identity(self) -> None:
+        return None
+
+    async def run(self, sample: Sample, prompt: str, session: Any = None) -> TargetResult:
+        self.started.append(sample.sample_id)
+        try:
+            await asyncio.sleep(10)
+        finally:
+            await asyncio.shield(asyncio.sleep(0.05 * len(self.started)))  # the clean-up, not cancellable
+            self.stopped.append(sample.sample_id)
+        return TargetResult(output="never")
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_cancelled_run_returns_only_after_every_call_has_stopped():
+    target = SlowToStop()
+    samples = [Sample(f"s{i}", "hi") for i in range(6)]
+
+    async def go() -> tuple[list[str], list[str]]:
+        run = asyncio.ensure_future(run_jobs([(s, 0) for s in samples], target, RunConfig(concurrency=3)))
+        while len(target.started) < 3:
+            await asyncio.sleep(0.01)
+        run.cancel()  # what asyncio.run does to the main task on Ctrl-C
+        with contextlib.suppress(asyncio.CancelledError):
+            await run
+        return list(target.started), list(target.stopped)  # as they were when the run gave up
+
+    started, stopped = asyncio.run(go())
+    assert len(started) == 3  # the other three were waiting for a slot and never started
+    assert sorted(stopped) == sorted(started)  # none was still cleaning up when the run returned

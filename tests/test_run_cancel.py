@@ -53,3 +53,29 @@ def test_a_cancelled_run_returns_only_after_every_call_has_stopped():
     started, stopped = asyncio.run(go())
     assert len(started) == 3  # the other three were waiting for a slot and never started
     assert sorted(stopped) == sorted(started)  # none was still cleaning up when the run returned
+
+
+def test_gather_all_nested_waits_for_every_clean_up_on_cancel():
+    from omk.run.tasks import gather_all
+
+    stopped: list[str] = []
+
+    async def worker(name: str, clean_up_s: float) -> None:
+        try:
+            await asyncio.sleep(10)
+        finally:
+            await asyncio.shield(asyncio.sleep(clean_up_s))  # like reaping a killed judge program
+            stopped.append(name)
+
+    async def grade() -> None:  # a sample's judge ensemble: gathers of gathers
+        await gather_all(worker("fast", 0.01), gather_all(worker("slow", 0.2), worker("slower", 0.3)))
+
+    async def go() -> list[str]:
+        job = asyncio.ensure_future(grade())
+        await asyncio.sleep(0.05)
+        job.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await job
+        return list(stopped)
+
+    assert sorted(asyncio.run(go())) == ["fast", "slow", "slower"]

@@ -6,7 +6,6 @@ samples it affects, and `Sample.inlined_urls` records every URL's fate for the r
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from omk.inline.outcome import Fetched, FetchFailure
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
+from omk.run.tasks import gather_all
 
 if TYPE_CHECKING:  # the fetchers (httpx, ~50 ms to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher
@@ -78,7 +78,7 @@ async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetc
         return _Resolution(attempts)
 
     try:
-        resolutions = await asyncio.gather(*(resolve(u) for u in urls))
+        resolutions = await gather_all(*(resolve(u) for u in urls))
     finally:
         if mcp is not None:
             await mcp.aclose()

@@ -36,6 +36,7 @@ from omk.judge.relevancy import (
 )
 from omk.model import AssertionSpec, Outcome, Sample, Trace
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
+from omk.run.tasks import gather_all
 from omk.scoring.layers import round2
 from omk.targets.base import TargetResult
 
@@ -240,7 +241,7 @@ class Judge:
     # --- items: one judge's repeats, then the ensemble --------------------------------------
 
     async def _repeats(self, client: JudgeClient, attempt: Attempt) -> dict[str, Any]:
-        runs = await asyncio.gather(*(attempt(client, n) for n in range(self.repeat)))
+        runs = await gather_all(*(attempt(client, n) for n in range(self.repeat)))
         ok = [r for r in runs if r.score is not None]
         entry: dict[str, Any] = {
             "judge": client.spec,
@@ -268,7 +269,7 @@ class Judge:
         return entry
 
     async def _item(self, attempt: Attempt) -> dict[str, Any]:
-        entries = await asyncio.gather(*(self._repeats(c, attempt) for c in self.clients))
+        entries = await gather_all(*(self._repeats(c, attempt) for c in self.clients))
         if not self.ensemble:
             return dict(entries[0])
         good = [e for e in entries if e["score"] is not None]
@@ -320,7 +321,7 @@ class Judge:
         names = list((sample.dimensions or {}).keys())
         jobs = [self._item(attempt_for(sample.rubric))] if sample.rubric else []
         jobs += [self._item(attempt_for(prompts.dimension_criterion(n, sample.dimensions[n]))) for n in names]  # type: ignore[index]
-        items = await asyncio.gather(*jobs)
+        items = await gather_all(*jobs)
         rubric = items[0] if sample.rubric else None
         dims = dict(zip(names, items[1:] if sample.rubric else items, strict=True)) if names else None
         block: dict[str, Any] = {"score": None, "rubric": rubric, "dimensions": dims, "cost_usd": None, "error": None}
@@ -397,7 +398,7 @@ class Judge:
         `{"preference": 0|1|2|None, "reason", "votes": [...], "error"}`."""
         system = comparison.PAIRWISE_SYSTEM[self.lang]
         prompt = comparison.pairwise_prompt(messages, a, b, self.lang)
-        replies = await asyncio.gather(*(self._ask(c, system, prompt, 0, comparison.parse_preference) for c in self.clients))
+        replies = await gather_all(*(self._ask(c, system, prompt, 0, comparison.parse_preference) for c in self.clients))
         votes, errors = [], []
         for client, (value, book) in zip(self.clients, replies, strict=True):
             if value is None:

@@ -12,7 +12,6 @@ The response cache holds whole conversations: a hit replays every turn, a miss r
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 
@@ -20,6 +19,7 @@ from omk.model import MockStats, Sample, SampleResult, Trace, TurnResult
 from omk.run.cache import conversation_key
 from omk.run.retry import TargetFailure, call_with_retries
 from omk.run.runner import RunConfig, grade
+from omk.run.tasks import gather_all
 from omk.scoring.layers import is_graded, score_turns
 from omk.targets.base import Target, TargetResult
 from omk.targets.mocks import MockSandbox
@@ -86,7 +86,7 @@ async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repea
         failed.status, failed.error, failed.attempts = "error", str(failure), failure.attempts
     sent = turns[: len(produced)]
     outputs = [t.output or "" for t in sent]
-    await asyncio.gather(*(_grade_turn(sample, t, outputs, cfg) for t in sent))
+    await gather_all(*(_grade_turn(sample, t, outputs, cfg) for t in sent))
     result.turns = turns
     result.attempts = sum(t.attempts for t in turns)
     result.trace = combine_traces([t.trace for t in sent])

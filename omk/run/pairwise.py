@@ -21,6 +21,7 @@ from typing import Any
 
 from omk.errors import ConfigError, InputError
 from omk.model import Sample
+from omk.run.tasks import gather_all
 
 OTHER_FOLDER = "target-2"
 DEFAULT_KEY = "pairwise"
@@ -81,7 +82,7 @@ async def _verdicts(samples: list[Sample], reports: list[dict[str, Any]], settin
     if use_cache:
         judge.use_cache()
     try:
-        verdicts = list(await asyncio.gather(*(_one(judge, s, key, by_id) for s, key in jobs)))
+        verdicts = await gather_all(*(_one(judge, s, key, by_id) for s, key in jobs))
     finally:
         await judge.close()
     block = {"judge": [c.spec for c in judge.clients], "summary": _summary(verdicts), "verdicts": verdicts}

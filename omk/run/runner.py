@@ -8,7 +8,6 @@ in sample order (for the report).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from omk.judge import NO_JUDGE
 from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
 from omk.run.cache import ResponseCache, cache_key
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
+from omk.run.tasks import gather_all
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
 from omk.targets.prompt import compose_prompt
@@ -148,20 +148,10 @@ async def run_jobs(
             on_result(res)
         return res
 
-    tasks = [asyncio.ensure_future(one(s, r)) for s, r in jobs]
     try:
-        return list(await asyncio.gather(*tasks))
+        return await gather_all(*(one(s, r) for s, r in jobs))
     except asyncio.CancelledError:
-        # Ctrl-C. gather gives up as soon as one job is cancelled, but the others may still be
-        # killing and reaping their programs: wait for every job, or asyncio.run closes the loop
-        # under them ("Event loop is closed" tracebacks, programs left running).
-        for task in tasks:
-            if not task.cancelling():  # cancelling twice would cut short a clean-up under way
-                task.cancel()
-        while not all(task.done() for task in tasks):
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait(tasks)
-        # A call cut off while its subprocess or connection was starting can leave a transport
-        # no one holds; collect it now, while the loop can still close it quietly.
+        # Ctrl-C. A call cut off while its subprocess or connection was starting can leave a
+        # transport no one holds; collect it now, while the loop can still close it quietly.
         gc.collect()
         raise

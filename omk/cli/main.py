@@ -44,12 +44,15 @@ def _positive_float(text: str) -> float:
 
 
 def _score(text: str) -> float:
+    from omk.config import RANGES  # the same rule omk.yaml's `threshold` is checked by
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 1 <= value <= 5:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 5, like the scores; got {text}")
+    in_range, words = RANGES["threshold"]
+    if not in_range(value):
+        raise argparse.ArgumentTypeError(f"must be {words}; got {text}")
     return value
 
 

@@ -107,3 +107,21 @@ def test_a_broken_page_is_caught(browser, tmp_path):
     page.goto(bad.as_uri())
     errors = page.errors()
     assert any("boom" in e for e in errors) and any("undefinedFn" in e for e in errors)
+
+
+def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
+    from test_report_pairwise import with_pairwise
+
+    path = write_html(tmp_path, with_pairwise())
+    page = Page(browser)
+    page.goto(path.as_uri())
+    links = page.js("Array.from(document.querySelectorAll('table.pairwise a')).map(a => a.getAttribute('href'))")
+    assert links and all(h.startswith("#sample-") for h in links)
+    second = links[1]
+    page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').click()")
+    page.js("new Promise(r => setTimeout(r, 100))")  # the hashchange event fires after the click
+    shown = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
+    assert shown == [second[1:]]
+    sid = page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').textContent")
+    assert sid in page.js(f"document.getElementById('{second[1:]}').innerText")
+    assert page.errors() == []

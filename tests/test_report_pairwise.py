@@ -105,6 +105,11 @@ def test_html_section_in_the_category_tables_style():
     assert '<span class="badge error">error</span>' in rows[2][1] and '<span class="badge skip">tie</span>' in rows[3][1]
     assert "END-OF-REASON" in rows[1][1]  # the page keeps the whole reason
     assert '<ul class="votes"><li><code>openai:gpt-4o</code>: A — A is precise</li>' in rows[0][1]
+    for _, cells in rows:  # each sample links to its own panel (the page shows it on the hash change)
+        target, sid = re.search(r'<a href="#(sample-\d+)"><code>([^<]+)</code></a>', cells).groups()
+        panel = re.search(rf'<article class="detail" id="{target}" hidden>.*?</article>', page, re.S).group(0)
+        assert sid in panel
+    assert "addEventListener('hashchange'" in page
 
 
 def test_html_pairwise_stays_self_contained_and_escaped():

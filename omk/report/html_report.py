@@ -114,6 +114,7 @@ JS = """
   rows.forEach(function(r){
     r.addEventListener('click',function(){var id=r.getAttribute('data-detail'); history.replaceState(null,'','#'+id); show(id);});
   });
+  window.addEventListener('hashchange',function(){show(decodeURIComponent(location.hash.slice(1)));});
   if(location.hash.length>1){show(decodeURIComponent(location.hash.slice(1)));}
   apply();
 })();

@@ -128,11 +128,16 @@ def html_section(report: dict[str, Any], lang: str) -> str:
         return out
     keyed = _keyed(rows)
     cols = [t("sample", lang), *([t("key", lang)] if keyed else []), t("verdict", lang), t("reason", lang)]
+    panels: dict[str, int] = {}  # sample id -> index of its (first) panel, `sample-{i}` in report.html
+    for i, r in enumerate(report.get("results") or []):
+        panels.setdefault(str(r.get("sample_id")), i)
     trs = []
     for v in rows:
         status = v.get("status")
         cls = HTML_BADGE.get(v.get("winner"), "skip") if status == "ok" else ("error" if status == "error" else "skip")
-        cells = [f'<td><code>{esc(str(v.get("sample_id")))}</code></td>']
+        sid = str(v.get("sample_id"))
+        name = f"<code>{esc(sid)}</code>"
+        cells = [f'<td><a href="#sample-{panels[sid]}">{name}</a></td>' if sid in panels else f"<td>{name}</td>"]
         if keyed:
             cells.append(f'<td class="nw">{esc(str(v.get("key")))}</td>')
         cells.append(f'<td class="nw"><span class="badge {cls}">{esc(verdict_word(v, lang))}</span></td>')

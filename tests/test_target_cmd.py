@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -196,6 +197,32 @@ def test_own_timeout_kills_the_program_and_its_children(tmp_path):
         run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path), timeout=1.0)
     assert info.value.retryable and "timed out" in str(info.value)
     assert _gone(_wait_for_pids(tmp_path / "pids.txt"))
+
+
+ESCAPES = """
+import subprocess
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+with open("pids.txt", "w") as f:
+    f.write(f"{os.getpid()} {child.pid}")
+sys.stdin.read()
+time.sleep(60)
+"""
+
+
+def test_a_grandchild_that_left_the_group_and_holds_stdout_does_not_hold_the_run(tmp_path):
+    """It survives the group kill (setsid) and keeps the pipe open; omk gives up on the pipe."""
+    agent = program(tmp_path, ESCAPES)
+    try:
+        with pytest.raises(TargetError) as info:
+            run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path), timeout=1.0)
+        parent, grandchild = _wait_for_pids(tmp_path / "pids.txt")
+        assert info.value.retryable and "timed out" in str(info.value)
+        assert _gone([parent])
+        assert _alive(grandchild)  # omk returned without waiting for the pipe's last holder to die
+    finally:
+        for pid in _wait_for_pids(tmp_path / "pids.txt"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
 
 
 def test_the_engines_timeout_cancels_and_kills_too(tmp_path):

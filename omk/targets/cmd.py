@@ -204,17 +204,25 @@ PIPE_GRACE_S = 2.0
 
 
 async def _settle(proc: asyncio.subprocess.Process) -> None:
-    """Until the program has exited and its stdout and stderr have reached their end."""
-    with contextlib.suppress(ProcessLookupError):
-        await proc.wait()
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(PIPE_GRACE_S):  # a grandchild that left the group may hold them open
+    """Until the program has exited and its stdout and stderr have reached their end, for
+    `PIPE_GRACE_S` at most: a grandchild that left the process group (setsid) can hold the pipes
+    open for as long as it lives, and Python 3.11's `wait()` waits for the pipes too."""
+    try:
+        async with asyncio.timeout(PIPE_GRACE_S):
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
             for stream in (proc.stdout, proc.stderr):
                 while stream is not None and not stream.at_eof():
                     try:
                         await stream.read(65536)
                     except RuntimeError:  # the stderr reader of the exchange is still winding down
                         await asyncio.sleep(0.005)
+    except TimeoutError:
+        # Close our ends of the pipes (SubprocessTransport.close; asyncio.subprocess.Process keeps
+        # its transport private), so nothing is left for a closed loop to trip over.
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
     await asyncio.sleep(0)  # the pipes' closing callbacks run on this turn of the loop
 
 

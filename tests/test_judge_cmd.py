@@ -168,3 +168,52 @@ def test_judge_settings_from_omk_yaml_env_and_command_line(tmp_path, monkeypatch
     assert build_judge(load_settings(samples, tmp_path, {"no_judge": True})) is None
     with pytest.raises(SystemExit):
         build_parser().parse_args(["eval", "--judge-repeat", "0"])
+
+
+def test_a_judge_program_that_times_out_is_stopped_with_its_children(tmp_path):
+    """Killed as a process group; a grandchild that left the group and holds stdout does not hold omk."""
+    import asyncio
+    import contextlib
+    import time
+
+    from omk.judge.clients import make_client
+    from omk.targets.base import TargetError
+
+    judge = tmp_path / "judge.py"
+    judge.write_text(
+        "import subprocess, sys, time\n"
+        "kid = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "away = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True)\n"
+        "open('pids.txt', 'w').write(f'{kid.pid} {away.pid}')\n"
+        "time.sleep(60)\n",
+        encoding="utf-8",
+    )
+    client = make_client(f"cmd:{sys.executable} {judge}", {})
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        with pytest.raises(TargetError) as info:
+            asyncio.run(client.complete("system", "prompt", 2.0))
+    finally:
+        os.chdir(cwd)
+    assert "timed out" in str(info.value) and info.value.retryable
+    kid, away = (int(p) for p in (tmp_path / "pids.txt").read_text().split())
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split(")")[-1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    try:
+        for _ in range(200):  # the group kill reaches the child that stayed in the group
+            if not alive(kid):
+                break
+            time.sleep(0.01)
+        assert not alive(kid)
+        assert alive(away)  # omk returned without waiting for the pipe's last holder to die
+    finally:
+        for pid in (kid, away):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)

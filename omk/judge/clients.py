@@ -199,26 +199,25 @@ class CommandJudge:
 
     async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
         request = json.dumps({"type": "judge_request", "system": system, "prompt": prompt, "model": None}, ensure_ascii=False)
+        from omk.targets.cmd import stop_program
+
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group: a timeout or Ctrl-C stops its children too
             )
         except OSError as exc:
             raise TargetError(f"{self.spec}: cannot start: {exc}") from None
         try:
-            out, err = await asyncio.wait_for(proc.communicate((request + "\n").encode("utf-8")), timeout=timeout)
+            async with asyncio.timeout(timeout):
+                out, err = await proc.communicate((request + "\n").encode("utf-8"))
         except TimeoutError:
-            proc.kill()
-            await proc.wait()
             raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
-        except asyncio.CancelledError:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
-            raise
+        finally:
+            await stop_program(proc)  # reaped, pipes drained (2 s at most), even when cancelled
         if proc.returncode != 0:
             tail = err.decode("utf-8", "replace").strip()[-STDERR_CHARS:]
             raise TargetError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))

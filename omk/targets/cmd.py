@@ -167,7 +167,7 @@ class CmdTarget:
         except TimeoutError:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
-            await _kill(proc)
+            await stop_program(proc)
         result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
         return result
 
@@ -175,8 +175,9 @@ class CmdTarget:
         return None
 
 
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    """Kill the program's whole process group if it is still running, and reap it."""
+async def stop_program(proc: asyncio.subprocess.Process) -> None:
+    """Kill the program's whole process group if it is still running, and reap it (the command
+    judge stops its programs this way too; start them with `start_new_session=True`)."""
     if proc.returncode is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if hasattr(os, "killpg"):

@@ -235,3 +235,32 @@ def test_a_reader_that_leaves_during_the_summary_does_not_change_the_gate_verdic
     failed = _eval_into_a_closed_pipe(tmp_path, "--threshold", "4.5", *quiet)
     assert failed.returncode == 1 and "Traceback" not in failed.stderr, failed.stderr
     assert json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["summary"]["gate_passed"] is False
+
+
+def test_a_quiet_replay_of_a_json_file_loads_neither_rich_nor_httpx_nor_pyyaml(tmp_path):
+    """What a run does not use is not imported (docs/benchmarks.md §3: a cached rerun's start-up)."""
+    (tmp_path / "samples.json").write_text(
+        json.dumps({"samples": [{"sample_id": "s1", "prompt": "hi", "assertions": [{"type": "contains", "value": "hi"}]}]}),
+        encoding="utf-8",
+    )
+    (tmp_path / "out.jsonl").write_text(json.dumps({"sample_id": "s1", "output": "hi there"}) + "\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "omk", "eval", "samples.json", "--target", "replay:out.jsonl",
+         "--quiet", "--out", "run"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "omk.loader" in loaded and "omk.run.runner" in loaded  # the listing is real
+    assert not {m for m in loaded if m.split(".")[0] in ("rich", "httpx", "yaml", "click", "pygments")}
+
+
+def test_httpx_imported_by_the_omk_process_leaves_its_command_line_client_out():
+    code = (
+        "import sys\nfrom omk.cli.main import main\n"
+        "try:\n    main(['doctor', '--help'])\nexcept SystemExit:\n    pass\n"
+        "import httpx\nprint(sorted(n for n in ('click', 'pygments') if n in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

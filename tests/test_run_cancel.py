@@ -56,7 +56,7 @@ def test_a_cancelled_run_returns_only_after_every_call_has_stopped():
 
 
 def test_gather_all_nested_waits_for_every_clean_up_on_cancel():
-    from omk.run.tasks import gather_all
+    from omk.tasks import gather_all
 
     stopped: list[str] = []
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from omk.inline.outcome import Fetched, FetchFailure
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
-from omk.run.tasks import gather_all
+from omk.tasks import gather_all
 
 if TYPE_CHECKING:  # the fetchers (httpx, ~50 ms to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher

@@ -198,9 +198,9 @@ class CommandJudge:
         return {"spec": self.spec, "kind": "cmd", "command": self.argv}
 
     async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
-        request = json.dumps({"type": "judge_request", "system": system, "prompt": prompt, "model": None}, ensure_ascii=False)
         from omk.targets.cmd import stop_program
 
+        request = json.dumps({"type": "judge_request", "system": system, "prompt": prompt, "model": None}, ensure_ascii=False)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.argv,

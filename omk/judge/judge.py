@@ -36,9 +36,9 @@ from omk.judge.relevancy import (
 )
 from omk.model import AssertionSpec, Outcome, Sample, Trace
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
-from omk.run.tasks import gather_all
 from omk.scoring.layers import round2
 from omk.targets.base import TargetResult
+from omk.tasks import gather_all
 
 CACHE_KEY_VERSION = 1
 DEFAULT_THRESHOLD = 3

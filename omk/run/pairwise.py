@@ -21,7 +21,7 @@ from typing import Any
 
 from omk.errors import ConfigError, InputError
 from omk.model import Sample
-from omk.run.tasks import gather_all
+from omk.tasks import gather_all
 
 OTHER_FOLDER = "target-2"
 DEFAULT_KEY = "pairwise"

@@ -20,10 +20,10 @@ from omk.judge import NO_JUDGE
 from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
 from omk.run.cache import ResponseCache, cache_key
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
-from omk.run.tasks import gather_all
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
 from omk.targets.prompt import compose_prompt
+from omk.tasks import gather_all
 
 
 @dataclass(slots=True)

@@ -63,6 +63,8 @@ def parse_yaml(text: str) -> Document:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         reason = exc.problem or exc.context or "invalid YAML"
+        if "maximum nesting depth" in reason:  # PyYAML 6.0.4 stops deep nesting itself: say it as omk does
+            raise ParseFailure(f"YAML parse error: nesting deeper than {MAX_DEPTH} levels", mark.line + 1 if mark else None) from None
         if exc.context and exc.problem and exc.context_mark is not None and mark is not exc.context_mark:
             reason = f"{reason} ({exc.context} at line {exc.context_mark.line + 1})"
         raise ParseFailure(f"YAML parse error: {reason}", mark.line + 1 if mark else None) from None

@@ -55,6 +55,7 @@ class Settings:
     judge_repeat: int = 1  # --judge-repeat N: calls per judge item, averaged
     debias_length: bool = True  # --no-debias-length turns off the judge prompt's length-debias block
     config_file: Path | None = None
+    cwd: Path = field(default_factory=Path.cwd)  # the folder the run belongs to: .omk/, relative paths
     extra: dict[str, Any] = field(default_factory=dict)  # provider blocks etc., for later targets
 
 
@@ -121,7 +122,7 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> Settings:
-    s = Settings()
+    s = Settings(cwd=cwd)
     cfg_path = find_config(samples_paths, cwd)
     if cfg_path is not None:
         data = read_config(cfg_path)

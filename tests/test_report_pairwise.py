@@ -13,16 +13,17 @@ from pathlib import Path
 from report_factory import XSS, make_report, sample_results
 from test_report_formats import check_junit_shape
 
+from omk.engine.pairwise import entry as _entry
+from omk.engine.pairwise import summary as _summary
 from omk.report.html_report import JS, _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
 from omk.report.markdown import render_markdown
-from omk.run.pairwise import _entry, _summary
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
 
 
 def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False) -> dict:
-    """The factory report plus a pairwise block built by omk.run.pairwise's own entry/summary code."""
+    """The factory report plus a pairwise block built by omk.engine.pairwise's own entry/summary code."""
     report = make_report()
     zh, tool, errored = (r.sample for r in sample_results())
     verdicts = []

@@ -45,9 +45,8 @@ class _Redactor:
         return text
 
 
-def _project_dirs(samples: list[Sample]) -> list[Path]:
+def _project_dirs(samples: list[Sample], cwd: Path) -> list[Path]:
     dirs = list(dict.fromkeys(Path(s.base_dir) for s in samples))
-    cwd = Path.cwd()
     return dirs if cwd in dirs else [*dirs, cwd]
 
 
@@ -127,7 +126,7 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     from omk.inline.mcp_config import load_mcp_config, resolve_config_path
 
     timeout, max_bytes, explicit, config_file = _read_settings(settings)
-    config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples))
+    config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, getattr(settings, "cwd", None) or Path.cwd()))
     config = load_mcp_config(config_path, is_explicit)
     redact = _Redactor(config.secrets() if config else [])
 

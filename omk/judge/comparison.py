@@ -6,7 +6,7 @@ judge answers `{"value": "similar" | "different"}` (two-shot prompt, as Big Sky'
 
 Pairwise: an MT-Bench-style impartial judge sees the conversation and answers A and B (each the
 content plus one `Called Tool: name(args)` line per tool call; for a conversation, every turn
-of that target's own, omk/run/pairwise.py) and answers
+of that target's own, omk/engine/pairwise.py) and answers
 `{"reason", "preference": 1 | 2 | 0}` (1 = A better, 2 = B better, 0 = tie). Scores follow Big
 Sky: the winner 1, the other 0; a tie gives both 0. No position swap, as in Big Sky.
 """

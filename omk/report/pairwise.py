@@ -1,4 +1,4 @@
-"""The `pairwise` block of a two-target run (omk/run/pairwise.py) in the Markdown, HTML and JUnit
+"""The `pairwise` block of a two-target run (omk/engine/pairwise.py) in the Markdown, HTML and JUnit
 reports: the tally (A better / B better / ties / errored / skipped) and each verdict with the
 judge's reason. The terminal prints it where the run happens (`print_pairwise`).
 

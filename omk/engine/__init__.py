@@ -1,0 +1,52 @@
+"""The evaluation engine: the one place that knows the order of an evaluation.
+
+    load → select → plan → run (inline URLs, target, assertions, judge) → score → report
+
+The command line (omk.cli), the Python API (omk.api) and the pytest plugin all drive it the same
+way: build `EvalOptions`, `Evaluation.prepare`, `execute`, `finish`. Module map: `options` (the
+choices), `plan` (samples, settings, target, judge, run folder), `execute` (the jobs), `finish`
+(summary and report files), `report` (the typed `Report`), `pairwise` (two targets compared).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from omk.engine.options import EvalOptions
+from omk.engine.report import LayerMeans, Report, Summary
+from omk.engine.run import Evaluation, OnResult
+from omk.model import Sample
+from omk.targets.base import Target
+
+__all__ = ["EvalOptions", "Evaluation", "LayerMeans", "Report", "Summary", "run_evaluation", "run_evaluation_async"]
+
+
+async def run_evaluation_async(
+    options: EvalOptions,
+    *,
+    cwd: Path | None = None,
+    samples: list[Sample] | None = None,
+    target: Target | None = None,
+    write: bool = True,
+    on_result: OnResult | None = None,
+) -> Report:
+    """Prepare, run and finish one evaluation inside the caller's event loop."""
+    evaluation = Evaluation.prepare(options, cwd=cwd, samples=samples, target=target, write=write)
+    fresh = await evaluation.execute(on_result)
+    return evaluation.finish(fresh)
+
+
+def run_evaluation(
+    options: EvalOptions,
+    *,
+    cwd: Path | None = None,
+    samples: list[Sample] | None = None,
+    target: Target | None = None,
+    write: bool = True,
+    on_result: OnResult | None = None,
+) -> Report:
+    """`run_evaluation_async` in an event loop of its own."""
+    evaluation = Evaluation.prepare(options, cwd=cwd, samples=samples, target=target, write=write)
+    fresh = asyncio.run(evaluation.execute(on_result))
+    return evaluation.finish(fresh)

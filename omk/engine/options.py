@@ -1,0 +1,50 @@
+"""What one evaluation is asked to do: the choices `omk eval` takes, as a typed object.
+
+Every field left at None means "not given here": omk.yaml, then the environment, then omk's own
+default decide it, exactly as for the command line. Field names are the command line's (`--no-cache`
+is `no_cache`), so a run folder records them under the same names and `--resume` reads them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+# Choices that only shape how a run is shown or executed, never what it computes.
+PRESENTATION = ("quiet",)
+
+
+@dataclass(slots=True)
+class EvalOptions:
+    samples: list[str] = field(default_factory=list)  # files or folders; empty: discover eval-samples.*
+    target: str | None = None  # KIND:ARG
+    judge: str | None = None  # SPEC[,SPEC...]
+    no_judge: bool = False
+    judge_repeat: int | None = None
+    no_debias_length: bool = False
+    concurrency: int | None = None
+    timeout: float | None = None
+    retries: int | None = None
+    repeat: int | None = None
+    no_cache: bool = False
+    resume: str | None = None  # a run folder to finish
+    threshold: float | None = None
+    filter: str | None = None  # a glob over sample_id
+    mcp_config: str | None = None
+    out: str | None = None  # the run folder
+    format: str | None = None  # report formats, comma-separated
+    lang: str | None = None
+    quiet: bool = False
+    prompts: list[str] | None = None  # inline prompts instead of files (as runevals takes them)
+    expected: list[str] | None = None
+    evaluators: str | None = None
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any]) -> EvalOptions:
+        """From argparse's namespace (`vars(args)`) or a run folder's record; unknown keys are ignored."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names and v is not None})
+
+    def as_cli(self) -> dict[str, Any]:
+        """The choices as the settings loader and the run folder's record read them."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}

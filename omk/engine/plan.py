@@ -1,0 +1,137 @@
+"""Preparing an evaluation: samples, settings, target, judge and the run folder (new or resumed)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from omk.config import Settings, load_settings
+from omk.engine.options import EvalOptions
+from omk.errors import ConfigError
+from omk.model import Sample
+from omk.targets.base import Target
+
+if TYPE_CHECKING:
+    from omk.engine.run import Evaluation, RunFolder
+
+
+def prepare(
+    cls: type[Evaluation],
+    options: EvalOptions,
+    *,
+    cwd: Path,
+    samples: list[Sample] | None,
+    target: Target | None,
+    write: bool,
+) -> Evaluation:
+    from omk.engine.run import RunFolder, build_target, load_inputs, sample_paths, select
+    from omk.judge import build_judge
+    from omk.report import check_formats
+    from omk.run import resume as rs
+
+    manifest = None
+    if options.resume:
+        run_dir = _absolute(Path(options.resume), cwd)
+        manifest = rs.read_manifest(run_dir)
+        options = EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options)))
+        cwd = _recorded_cwd(manifest, cwd)
+        paths = [Path(p) for p in manifest["samples_files"]]
+    else:
+        paths = [] if samples is not None else sample_paths(options, cwd)
+    files = paths
+    if samples is None:
+        loaded = load_inputs(options, paths, cwd)
+        samples, files = loaded.samples, loaded.files
+    settings = load_settings(paths, cwd, options.as_cli())
+    settings.cwd = cwd
+    chosen = select(samples, options.filter)
+    repeat = options.repeat or 1
+    the_target = target if target is not None else build_target(settings)
+    judge = build_judge(settings)
+    check_formats(settings.formats)
+    if manifest is not None:
+        _same_target(manifest, the_target.describe(), run_dir)
+        folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
+    else:
+        folder = _new_folder(settings, cwd, write)
+    evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
+    if manifest is not None:
+        by_id = {s.sample_id: s for s in chosen}
+        evaluation.finished = dict(rs.read_finished(run_dir / rs.RESULTS, by_id, repeat).results)
+    elif folder.out_dir is not None:
+        _record(evaluation)
+    return evaluation
+
+
+def _absolute(path: Path, cwd: Path) -> Path:
+    return (path if path.is_absolute() else cwd / path).resolve()
+
+
+def _given(options: EvalOptions) -> dict[str, Any]:
+    """The choices given for a resume, as the run folder's record names them."""
+    return {k: v for k, v in options.as_cli().items() if k != "resume"}
+
+
+def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:
+    """A resumed run reads relative paths from the folder it started in, when that still exists."""
+    recorded = Path(manifest["cwd"])
+    return recorded if recorded.is_dir() else cwd
+
+
+def _new_folder(settings: Settings, cwd: Path, write: bool) -> RunFolder:
+    from omk.engine.run import RunFolder, new_run_id
+
+    started = datetime.now(UTC)
+    run_id, started_at = new_run_id(started), started.isoformat(timespec="seconds")
+    if not write:
+        return RunFolder(run_id, started_at, None)
+    out = _absolute(Path(settings.out), cwd) if settings.out else cwd / ".omk" / "runs" / run_id
+    return RunFolder(run_id, started_at, out.resolve())
+
+
+def _record(evaluation: Evaluation) -> None:
+    """run.json: what a later `--resume` needs to rebuild this run (never a secret)."""
+    from omk.run import resume as rs
+
+    folder, settings = evaluation.folder, evaluation.settings
+    assert folder.out_dir is not None
+    rs.write_manifest(
+        folder.out_dir,
+        {
+            "run_id": folder.run_id,
+            "started_at": folder.started_at,
+            "cwd": str(evaluation.cwd),
+            "samples_files": [str(p.resolve()) for p in evaluation.paths],
+            "cli": rs.recorded_cli(evaluation.options.as_cli()),
+            "settings": public_settings(settings, evaluation.repeat),
+            "target": evaluation.target.describe(),
+            "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
+        },
+    )
+
+
+def _same_target(manifest: dict[str, Any], describe: dict[str, Any], run_dir: Path) -> None:
+    recorded = manifest.get("target")
+    if recorded is not None and json.dumps(recorded, sort_keys=True) != json.dumps(describe, sort_keys=True, default=str):
+        raise ConfigError(
+            f"{run_dir / 'run.json'}: target: the run used {recorded.get('spec', recorded)!r} but it now resolves to "
+            f"{describe.get('spec', describe)!r} (omk.yaml or the environment changed); start a new run instead"
+        )
+
+
+def public_settings(settings: Settings, repeat: int) -> dict[str, Any]:
+    """What run.json records of the settings: everything but provider blocks, which may hold keys."""
+    return {
+        "target": settings.target,
+        "judge": settings.judge,
+        "threshold": settings.threshold,
+        "concurrency": settings.concurrency,
+        "timeout": settings.timeout,
+        "retries": settings.retries,
+        "repeat": repeat,
+        "formats": settings.formats,
+        "lang": settings.lang,
+        "config_file": str(settings.config_file) if settings.config_file else None,
+    }

@@ -1,0 +1,133 @@
+"""The outcome of an evaluation as typed objects: `Report` and its `Summary`.
+
+`Report.to_dict()` is exactly what `report.json` holds (docs/report-format.md); each result is the
+run's `SampleResult` (omk.model), so a caller reads `result.passed`, `result.scores.fact` or
+`result.assertions[0].message` instead of digging through dictionaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import omk
+from omk.model import SampleResult
+
+FORMAT = "omk-report/1"
+
+
+@dataclass(slots=True)
+class LayerMeans:
+    """Mean scores over the samples that ran; None where no sample had that layer."""
+
+    fact: float | None = None
+    behavior: float | None = None
+    judge: float | None = None
+    composite: float | None = None
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
+
+
+@dataclass(slots=True)
+class Summary:
+    total: int
+    ok: int
+    errored: int
+    passed: int
+    failed: int
+    cost_usd: float | None  # spent by the target this run (cached results cost nothing now)
+    duration_ms: float
+    scores: LayerMeans
+    threshold: float
+    gate_passed: bool
+    skipped_judge_items: int
+    categories: list[dict[str, Any]] = field(default_factory=list)
+    cached: int = 0
+    judge_cost_usd: float | None = None
+    skipped_judge_reason: str | None = None
+    repeat: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "ok": self.ok,
+            "errored": self.errored,
+            "passed": self.passed,
+            "failed": self.failed,
+            "cost_usd": self.cost_usd,
+            "duration_ms": self.duration_ms,
+            "scores": self.scores.to_dict(),
+            "threshold": self.threshold,
+            "gate_passed": self.gate_passed,
+            "skipped_judge_items": self.skipped_judge_items,
+            "categories": self.categories,
+            "cached": self.cached,
+            "judge_cost_usd": self.judge_cost_usd,
+            "skipped_judge_reason": self.skipped_judge_reason,
+            "repeat": self.repeat,
+        }
+
+
+@dataclass(slots=True)
+class Report:
+    run_id: str
+    started_at: str
+    finished_at: str
+    samples_files: list[str]
+    target: dict[str, Any]
+    judge: dict[str, Any] | None
+    summary: Summary
+    results: list[SampleResult]
+    repeats: dict[str, Any] | None = None  # spread per sample under --repeat N (N > 1)
+    pairwise: dict[str, Any] | None = None  # verdicts when two targets were compared
+    out_dir: Path | None = None  # the run folder, when the run wrote one
+    lang: str = "en"
+    omk_version: str = omk.__version__
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed: what `omk eval` turns into exit code 0."""
+        return self.summary.gate_passed
+
+    def __iter__(self) -> Iterator[SampleResult]:
+        return iter(self.results)
+
+    def result(self, sample_id: str, repeat: int = 0) -> SampleResult:
+        for r in self.results:
+            if r.sample.sample_id == sample_id and r.repeat == repeat:
+                return r
+        raise KeyError(f"no result for sample {sample_id!r} (repeat {repeat})")
+
+    def failures(self) -> list[SampleResult]:
+        """The results that did not pass: failed gates and errored samples, in sample order."""
+        return [r for r in self.results if not r.passed]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": FORMAT,
+            "run_id": self.run_id,
+            "omk_version": self.omk_version,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "samples_files": list(self.samples_files),
+            "target": self.target,
+            "judge": self.judge,
+            "summary": self.summary.to_dict(),
+            "results": [r.to_dict() for r in self.results],
+            "repeats": self.repeats,
+        }
+        if self.pairwise is not None:
+            data["pairwise"] = self.pairwise
+        return data
+
+    def write(self, formats: Iterable[str] = ("json",), out_dir: str | Path | None = None, lang: str | None = None) -> list[Path]:
+        """Write report.json and the other formats (json, junit, md, html); returns their paths."""
+        from omk.report import write_formats
+
+        folder = Path(out_dir) if out_dir is not None else self.out_dir
+        if folder is None:
+            raise ValueError("this report has no run folder: pass out_dir")
+        return write_formats(folder, self.to_dict(), list(formats), lang or self.lang)

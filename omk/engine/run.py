@@ -1,0 +1,189 @@
+"""One evaluation, from options to report: plan, run, score, write.
+
+    evaluation = Evaluation.prepare(options)            # load, settings, target, judge, run folder
+    fresh = await evaluation.execute(on_result)          # the samples still to run, streamed to disk
+    report = evaluation.finish(fresh)                    # summary, report.json and the other formats
+
+`prepare` raises `InputError` (exit code 2 at the command line) for anything wrong with the input,
+before any call is made. `execute` streams each finished result to `results.jsonl` as it comes, so
+a run cut short keeps what it finished and `--resume` continues it. Nothing here touches
+process-wide state (the working directory, signal handlers, the garbage collector): the command
+line does that, for itself.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from omk.config import Settings
+from omk.engine.options import EvalOptions
+from omk.engine.report import Report
+from omk.errors import ConfigError, InputError
+from omk.model import Sample, SampleResult
+from omk.targets.base import Target
+
+OnResult = Callable[[SampleResult], None]
+
+
+def new_run_id(now: datetime) -> str:
+    return now.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def resolve_samples(paths: list[str], cwd: Path) -> list[Path]:
+    from omk.loader import discover
+
+    if paths:
+        # Kept as written when they are relative to the process's own folder, so messages name
+        # them as the user typed them; joined to `cwd` when the caller runs elsewhere.
+        here = cwd == Path.cwd()
+        return [p if p.is_absolute() or here else cwd / p for p in map(Path, paths)]
+    found = discover(cwd)
+    if not found:
+        raise InputError(
+            "no samples given and none found: looked for eval-samples.yaml, eval-samples.yml and "
+            "eval-samples.json in the current directory and in ./evals/, then for the M365 names "
+            "prompts.json, evals.json and tests.json in both (or pass prompts with --prompts)"
+        )
+    return found
+
+
+def sample_paths(options: EvalOptions, cwd: Path) -> list[Path]:
+    """The files to load: none for inline prompts (`--prompts`), else the given or discovered ones."""
+    if options.prompts:
+        if options.samples:
+            raise InputError("give sample files or --prompts, not both")
+        return []
+    for name in ("expected", "evaluators"):
+        if getattr(options, name):
+            raise InputError(f"--{name} goes with --prompts (inline prompts, as runevals takes them)")
+    return resolve_samples(options.samples, cwd)
+
+
+def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
+    """`LoadedSamples` from the files, or from `--prompts` (inline prompts, read as M365 items)."""
+    from omk.loader import LoadedSamples, load_samples
+
+    if options.prompts:
+        from omk.formats.inline import inline_samples
+
+        return LoadedSamples(samples=inline_samples(options.prompts, options.expected, options.evaluators, cwd))
+    return load_samples(paths)
+
+
+def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
+    if not pattern:
+        return samples
+    chosen = [s for s in samples if fnmatch.fnmatchcase(s.sample_id, pattern)]
+    if not chosen:
+        raise InputError(f"--filter {pattern!r} matches no sample_id")
+    return chosen
+
+
+def build_target(settings: Settings) -> Target:
+    from omk.targets import make_target
+
+    if not settings.target:
+        raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
+    return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
+
+
+class ResultsStream:
+    """`results.jsonl`: one line per finished sample, appended and flushed as it finishes."""
+
+    def __init__(self, path: Path, fresh: bool = False):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._f = path.open("w" if fresh else "a", encoding="utf-8")  # a resume appends
+
+    def write(self, result: SampleResult) -> None:
+        self._f.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+
+@dataclass(slots=True)
+class RunFolder:
+    """Where a run is recorded: its id, start time and folder (None: an in-memory run)."""
+
+    run_id: str
+    started_at: str
+    out_dir: Path | None
+    manifest: dict[str, Any] | None = None  # run.json of the run being resumed
+
+
+@dataclass(slots=True)
+class Evaluation:
+    options: EvalOptions
+    cwd: Path
+    paths: list[Path]
+    files: list[Path]
+    settings: Settings
+    samples: list[Sample]
+    repeat: int
+    target: Target
+    judge: Any
+    folder: RunFolder
+    finished: dict[tuple[str, int], SampleResult] = field(default_factory=dict)
+    duration_ms: float = 0.0
+
+    @property
+    def out_dir(self) -> Path | None:
+        return self.folder.out_dir
+
+    @property
+    def plan(self) -> list[tuple[Sample, int]]:
+        """Every (sample, repeat index) of the run, in report order."""
+        return [(s, r) for s in self.samples for r in range(self.repeat)]
+
+    @property
+    def todo(self) -> list[tuple[Sample, int]]:
+        """What is left to run: all of the plan, less what a resumed run had finished."""
+        return [(s, r) for s, r in self.plan if (s.sample_id, r) not in self.finished]
+
+    @classmethod
+    def prepare(
+        cls,
+        options: EvalOptions,
+        *,
+        cwd: Path | None = None,
+        samples: list[Sample] | None = None,
+        target: Target | None = None,
+        write: bool = True,
+    ) -> Evaluation:
+        """Everything short of calling the target: raises `InputError` for bad input or settings.
+
+        `samples` given in memory replace loading files; `target` given as an object replaces the
+        `target` spec; `write=False` keeps the run in memory (no run folder, no results.jsonl).
+        """
+        from omk.engine import plan
+
+        return plan.prepare(cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write)
+
+    async def execute(self, on_result: OnResult | None = None) -> list[SampleResult]:
+        """Run what is left; each result goes to `results.jsonl` and to `on_result` as it finishes."""
+        from omk.engine.execute import execute
+
+        started = time.perf_counter()
+        try:
+            return await execute(self, on_result)
+        finally:
+            self.duration_ms = (time.perf_counter() - started) * 1000
+
+    def finish(self, fresh: list[SampleResult]) -> Report:
+        """Score the run (finished and fresh results), write its reports, return the `Report`."""
+        from omk.engine.finish import finish
+
+        return finish(self, fresh)
+
+    def describe_interruption(self) -> str | None:
+        return str(self.out_dir) if self.out_dir is not None else None

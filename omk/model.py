@@ -312,6 +312,15 @@ class SampleResult:
     cached: bool = False  # output and trace came from .omk/cache.sqlite, no call was made
     turns: list[TurnResult] = field(default_factory=list)  # a conversation's turns; empty otherwise
 
+    @property
+    def sample_id(self) -> str:
+        return self.sample.sample_id
+
+    @property
+    def composite(self) -> float:
+        """The sample's composite score (the mean of its layers; 0 when nothing was graded)."""
+        return self.scores.composite
+
     def to_dict(self) -> dict[str, Any]:
         s = self.sample
         data = {

@@ -67,6 +67,7 @@ class AssertionType:
 
 
 _REGISTRY: dict[str, AssertionType] = {}
+_revision = 0  # counts changes, so what was built from the registry (the loader's schemas) can tell it is stale
 
 # The modules that define types; imported on first use so `omk --help` stays fast.
 FAMILIES = (
@@ -94,6 +95,7 @@ def assertion(
     decides_alone: Callable[[AssertionSpec, CheckContext], bool] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     def register(fn: CheckFn) -> CheckFn:
+        global _revision
         if name in _REGISTRY:
             raise RuntimeError(f"assertion type {name!r} registered twice")
         doc = (fn.__doc__ or "").strip().splitlines()
@@ -107,6 +109,7 @@ def assertion(
             description=doc[0] if doc else "",
             decides_alone=decides_alone,
         )
+        _revision += 1
         return fn
 
     return register
@@ -144,6 +147,17 @@ def _load_families() -> None:
         ordered = sorted(_REGISTRY.values(), key=lambda t: rank.get(t.check.__module__, len(FAMILIES)))
         _REGISTRY.clear()
         _REGISTRY.update((t.name, t) for t in ordered)
+
+
+def revision() -> int:
+    """A number that changes whenever a type is added or removed."""
+    return _revision
+
+
+def remove(name: str) -> None:
+    global _revision
+    if _REGISTRY.pop(name, None) is not None:
+        _revision += 1
 
 
 def registry() -> dict[str, AssertionType]:

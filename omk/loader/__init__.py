@@ -28,7 +28,7 @@ from omk.loader.read import read_file
 from omk.loader.validate import check_requires, check_sample
 from omk.model import Sample
 
-__all__ = ["LoadedSamples", "discover", "load_samples"]
+__all__ = ["LoadedSamples", "discover", "load_data", "load_samples"]
 
 FILE_KEYS = ("samples", "requires", "$schema")
 SHAPE = 'expected an array of samples or an object with a "samples" field'
@@ -59,12 +59,34 @@ def load_samples(paths: list[str | Path]) -> LoadedSamples:
     return loaded
 
 
+class _NoLines:
+    """Data built in memory has no lines: problems name the item and field only."""
+
+    def line(self, path: Path_) -> int | None:
+        return None
+
+
+def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = None) -> LoadedSamples:
+    """Validate and build samples given as data (a list of sample mappings, or a document with
+    `samples`, an M365 or a Big Sky dataset) exactly as a file with that content would be.
+    `base_dir` is where hook and mock files resolve (default: the current directory). Raises
+    `InputError` with every problem, named `NAME: samples[i] (id) field: what is wrong`."""
+    loaded = LoadedSamples()
+    problems = _FileLoader(Path(name), loaded, {}, base_dir=base_dir or Path.cwd()).load(Document(data, _NoLines()))
+    if problems:
+        raise InputError(problems)
+    return loaded
+
+
 class _FileLoader:
-    def __init__(self, file: Path, loaded: LoadedSamples, first_ids: dict[str, tuple[str, int | None]]):
+    def __init__(
+        self, file: Path, loaded: LoadedSamples, first_ids: dict[str, tuple[str, int | None]], base_dir: Path | None = None
+    ):
         self.file = file
         self.name = str(file)
         self.loaded = loaded
         self.first_ids = first_ids
+        self.base_dir = base_dir
         self.problems: list[Problem] = []
 
     def run(self) -> list[Problem]:
@@ -76,6 +98,12 @@ class _FileLoader:
             return [Problem(self.name, exc.line, "", "", str(exc))]
         except RecursionError:
             return [Problem(self.name, None, "", "", "the file is nested too deeply to read")]
+        return self.load(doc)
+
+    def _base_dir(self) -> Path:
+        return self.base_dir if self.base_dir is not None else self.file.resolve().parent
+
+    def load(self, doc: Document) -> list[Problem]:
         if (shape := formats.detect(doc.data, self.file)) != formats.OMK:
             return self._foreign(shape, doc)  # M365 or Big Sky (omk.formats)
         unwrapped = self._unwrap(doc)
@@ -88,7 +116,7 @@ class _FileLoader:
                     by_sample[issue.path[len(prefix)]].append(issue)  # type: ignore[index]
                 else:
                     self._file_problem(issue.line, field_label(issue.path), issue.message)
-            base_dir = self.file.resolve().parent
+            base_dir = self._base_dir()
             for index, raw in enumerate(items):
                 self._sample(doc, prefix + (index,), index, raw, by_sample.get(index, []), base_dir)
         else:
@@ -98,7 +126,7 @@ class _FileLoader:
         return self.problems
 
     def _foreign(self, shape: str, doc: Document) -> list[Problem]:
-        samples, problems = formats.read_foreign(shape, doc, self.name, self.file.resolve().parent, self.first_ids)
+        samples, problems = formats.read_foreign(shape, doc, self.name, self._base_dir(), self.first_ids)
         self.loaded.samples.extend(samples)
         return problems
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 import fastjsonschema
 
-from omk.assertions.registry import AssertionType, registry
+from omk.assertions.registry import AssertionType, registry, revision
 from omk.loader import rules
 from omk.loader.document import Path_
 from omk.loader.messages import kind_of, translate, unknown_type
@@ -151,9 +150,16 @@ def _refers_to_assertion(schema: Any) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
+_built: tuple[int, Schemas] | None = None
+
+
 def schemas() -> Schemas:
-    return Schemas(registry())
+    """The checkers for the registry as it is now (built again after a type is registered)."""
+    global _built
+    types = registry()
+    if _built is None or _built[0] != revision():
+        _built = (revision(), Schemas(types))
+    return _built[1]
 
 
 def check_sample(sample: Any) -> Found:

@@ -1,3 +1,114 @@
-"""omk: an evaluation engine for LLM prompts, skills and agents."""
+"""omk: an evaluation engine for LLM prompts, skills and agents.
+
+    import omk
+
+    report = omk.evaluate("eval-samples.yaml", target="replay:responses.jsonl")
+    print(report.summary.passed, "of", report.summary.total, "passed")
+
+The names below are the public API (docs/python-api.md); they load on first use, so `import omk`
+stays cheap for the command line.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "load": "omk.api",
+    "evaluate": "omk.api",
+    "evaluate_async": "omk.api",
+    "prepare": "omk.api",
+    "assertion_type": "omk.api",
+    "CheckInput": "omk.assertions.python",
+    "Report": "omk.engine.report",
+    "Summary": "omk.engine.report",
+    "LayerMeans": "omk.engine.report",
+    "EvalOptions": "omk.engine.options",
+    "Evaluation": "omk.engine.run",
+    "Sample": "omk.model",
+    "SampleResult": "omk.model",
+    "TurnResult": "omk.model",
+    "AssertionResult": "omk.model",
+    "Scores": "omk.model",
+    "Trace": "omk.model",
+    "ToolCall": "omk.model",
+    "Outcome": "omk.model",
+    "Layer": "omk.model",
+    "Status": "omk.model",
+    "Target": "omk.targets.base",
+    "TargetResult": "omk.targets.base",
+    "TargetError": "omk.targets.base",
+    "OmkError": "omk.errors",
+    "InputError": "omk.errors",
+    "ConfigError": "omk.errors",
+    "Problem": "omk.errors",
+}
+
+__all__ = [
+    "__version__",
+    "load",
+    "evaluate",
+    "evaluate_async",
+    "prepare",
+    "assertion_type",
+    "CheckInput",
+    "Report",
+    "Summary",
+    "LayerMeans",
+    "EvalOptions",
+    "Evaluation",
+    "Sample",
+    "SampleResult",
+    "TurnResult",
+    "AssertionResult",
+    "Scores",
+    "Trace",
+    "ToolCall",
+    "Outcome",
+    "Layer",
+    "Status",
+    "Target",
+    "TargetResult",
+    "TargetError",
+    "OmkError",
+    "InputError",
+    "ConfigError",
+    "Problem",
+]
+
+if TYPE_CHECKING:
+    from omk.api import assertion_type, evaluate, evaluate_async, load, prepare
+    from omk.assertions.python import CheckInput
+    from omk.engine.options import EvalOptions
+    from omk.engine.report import LayerMeans, Report, Summary
+    from omk.engine.run import Evaluation
+    from omk.errors import ConfigError, InputError, OmkError, Problem
+    from omk.model import (
+        AssertionResult,
+        Layer,
+        Outcome,
+        Sample,
+        SampleResult,
+        Scores,
+        Status,
+        ToolCall,
+        Trace,
+        TurnResult,
+    )
+    from omk.targets.base import Target, TargetError, TargetResult
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'omk' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

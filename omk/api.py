@@ -1,0 +1,173 @@
+"""omk's Python API: load samples, evaluate them, read the report, add assertion types.
+
+    import omk
+
+    samples = omk.load("eval-samples.yaml")                 # raises omk.InputError with every problem
+    report = omk.evaluate(samples, target="replay:responses.jsonl")
+    for result in report.failures():
+        print(result.sample_id, [a.message for a in result.assertions if a.passed is False])
+
+See docs/python-api.md. Everything here drives the same engine as `omk eval` (omk.engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from omk.engine import EvalOptions, Evaluation, Report
+from omk.engine.run import OnResult
+from omk.errors import InputError
+from omk.model import Layer, Sample
+from omk.targets.base import Target
+
+PathArg = str | PathLike[str]
+SampleArg = PathArg | dict[str, Any] | Sample
+
+
+def load(paths: PathArg | Iterable[PathArg]) -> list[Sample]:
+    """The samples in these files or folders, in any format omk reads (omk YAML/JSON/JSONL,
+    Microsoft 365 Agents Toolkit eval documents, Big Sky datasets). Raises `InputError` whose
+    `problems` list every located error (file, line, sample, field, message)."""
+    from omk.loader import load_samples
+
+    items = [paths] if isinstance(paths, str | PathLike) else list(paths)
+    return load_samples([Path(p) for p in items]).samples
+
+
+def _split(samples: SampleArg | Iterable[SampleArg]) -> tuple[list[Path], list[Sample] | None, list[dict[str, Any]]]:
+    items = [samples] if isinstance(samples, str | PathLike | dict | Sample) else list(samples)
+    paths = [Path(i) for i in items if isinstance(i, str | PathLike)]
+    if len(paths) == len(items):
+        return paths, None, []
+    given = [i for i in items if isinstance(i, Sample)]
+    dicts = [i for i in items if isinstance(i, dict)]
+    if len(paths) + len(given) + len(dicts) != len(items):
+        odd = next(i for i in items if not isinstance(i, str | PathLike | dict | Sample))
+        raise TypeError(f"samples: expected paths, mappings or omk.Sample objects, got {type(odd).__name__}")
+    return paths, given, dicts
+
+
+def _in_memory(samples: SampleArg | Iterable[SampleArg], cwd: Path) -> tuple[list[str], list[Sample] | None]:
+    """(files to load as the CLI would, or the samples built here when any was given in memory)."""
+    from omk.loader import load_data
+
+    paths, given, dicts = _split(samples)
+    if given is None:
+        return [str(p) for p in paths], None
+    built = load(paths) if paths else []
+    if dicts:
+        built += load_data({"samples": dicts}, name="<samples>", base_dir=cwd).samples
+    _unique_ids([*built, *given])
+    return [], [*built, *given]
+
+
+def _unique_ids(samples: list[Sample]) -> None:
+    seen: set[str] = set()
+    for s in samples:
+        if s.sample_id in seen:
+            raise InputError(f"samples: duplicate sample_id {s.sample_id!r}")
+        seen.add(s.sample_id)
+
+
+def _options(
+    files: list[str], target: str | Target | None, judge: str | Sequence[str] | bool | None, settings: dict[str, Any]
+) -> EvalOptions:
+    options = EvalOptions(samples=files, **{k: v for k, v in settings.items() if v is not None})
+    if isinstance(target, str):
+        options.target = target
+    if judge is False:
+        options.no_judge = True
+    elif isinstance(judge, str):
+        options.judge = judge
+    elif judge not in (None, True):
+        options.judge = ",".join(judge)  # type: ignore[arg-type]
+    return options
+
+
+def prepare(
+    samples: SampleArg | Iterable[SampleArg],
+    *,
+    target: str | Target | None = None,
+    judge: str | Sequence[str] | bool | None = None,
+    threshold: float | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retries: int | None = None,
+    repeat: int | None = None,
+    cache: bool = True,
+    out: PathArg | None = None,
+    formats: Sequence[str] | None = None,
+    filter: str | None = None,
+    lang: str | None = None,
+    cwd: PathArg | None = None,
+) -> Evaluation:
+    """An evaluation ready to run: what `evaluate` does before it calls the target."""
+    folder = Path(cwd) if cwd is not None else Path.cwd()
+    files, built = _in_memory(samples, folder)
+    settings = {
+        "threshold": threshold,
+        "concurrency": concurrency,
+        "timeout": timeout,
+        "retries": retries,
+        "repeat": repeat,
+        "no_cache": not cache,
+        "out": str(out) if out is not None else None,
+        "format": ",".join(formats) if formats else None,
+        "filter": filter,
+        "lang": lang,
+    }
+    options = _options(files, target, judge, settings)
+    the_target = target if target is not None and not isinstance(target, str) else None
+    return Evaluation.prepare(options, cwd=folder, samples=built, target=the_target, write=out is not None)
+
+
+def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Any) -> Report:
+    """Run the samples through the target, check and score every output, and return the `Report`.
+
+    `samples`: paths (files or folders, any format), mappings written like a sample file's
+    samples, `omk.Sample` objects, or a mix. `target`: a spec string (`"replay:r.jsonl"`,
+    `"openai:MODEL"`, `"anthropic:MODEL"`, `"cmd:…"`) or a target object; None takes `target:`
+    from omk.yaml (beside the first samples file, else in `cwd`) or `OMK_TARGET`. `judge`: a spec
+    or a list of specs (an ensemble), False for none, None for whatever omk.yaml or `OMK_JUDGE`
+    says. `out`: a run folder to write report.json, results.jsonl and `formats` into; None keeps
+    the run in memory. `cache=False` neither reads nor writes `.omk/cache.sqlite`. Raises
+    `InputError` (bad samples or settings) before any call is made; a failing target or judge
+    marks that sample errored and the run goes on.
+    """
+    import asyncio
+
+    evaluation = prepare(samples, **options)
+    return evaluation.finish(asyncio.run(evaluation.execute(on_result)))
+
+
+async def evaluate_async(
+    samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Any
+) -> Report:
+    """`evaluate` for a caller already inside an event loop."""
+    evaluation = prepare(samples, **options)
+    return evaluation.finish(await evaluation.execute(on_result))
+
+
+def assertion_type(
+    name: str, *, layer: str | Layer = "fact", schema: dict[str, Any] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a Python function as assertion type `name`, usable from sample files.
+
+    The function is called as `fn(output, check)` (`check` is an `omk.CheckInput`) and returns a
+    bool, `(bool, message)`, `{"pass", "message", "score"}` or an `omk.Outcome`; it may be async.
+    `layer` is "fact" or "behavior". `schema` is the JSON Schema of the assertion's own fields
+    (its `properties` and `required`); by default any field is accepted.
+    """
+    from omk.assertions.python import register
+
+    if Layer(layer) not in (Layer.FACT, Layer.BEHAVIOR):
+        raise ValueError(f"layer must be 'fact' or 'behavior', got {layer!r}")
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        register(name, fn, layer=layer, schema=schema)
+        return fn
+
+    return decorate

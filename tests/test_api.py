@@ -1,0 +1,246 @@
+"""omk's public Python API, called as a user would: files and in-memory samples, real subprocess
+targets, target objects, the async twin, the typed report, Python assertion types."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import omk
+from tests.api_support import SAMPLES_YAML, write_agent
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> tuple[Path, str]:
+    (tmp_path / "eval-samples.yaml").write_text(SAMPLES_YAML, encoding="utf-8")
+    return tmp_path, write_agent(tmp_path)
+
+
+def test_every_public_name_resolves_and_import_omk_stays_light():
+    for name in omk.__all__:
+        assert getattr(omk, name) is not None, name
+    code = "import sys, omk; print(sorted(m for m in sys.modules if m.startswith('omk.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"  # the API loads on first use
+
+
+def test_load_reads_files_and_raises_one_error_with_every_problem(tmp_path: Path):
+    samples = omk.load(ROOT / "samples" / "eval-samples.yaml")
+    assert samples and all(isinstance(s, omk.Sample) for s in samples)
+    assert len(omk.load([ROOT / "samples" / "m365" / "evals.json"])) > 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("samples:\n  - sample_id: a\n    promt: x\n  - sample_id: b\n    prompt: y\n    assertions: [{type: nope}]\n")
+    with pytest.raises(omk.InputError) as caught:
+        omk.load(bad)
+    problems = caught.value.problems
+    assert len(problems) >= 2
+    assert {p.line for p in problems} >= {3, 6}
+    assert all(p.file == str(bad) for p in problems)
+    assert "unknown assertion type" in str(caught.value) or "nope" in str(caught.value)
+
+
+def test_evaluate_a_file_reports_pass_fail_and_error_without_stopping(project):
+    folder, target = project
+    report = omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder)
+    by_id = {r.sample_id: r for r in report}
+    assert by_id["passes-one"].passed and by_id["passes-one"].status == "ok"
+    failed = by_id["fails-one"]
+    assert failed.passed is False and failed.status == "ok"
+    messages = [a.message for a in failed.assertions if a.passed is False]
+    assert len(messages) == 2 and all(messages)
+    assert failed.output == "echo: say goodbye"
+    assert failed.scores.fact == 1.0 and failed.composite < 3.5
+    errored = by_id["errors-one"]
+    assert errored.status == "error" and "crashed on purpose" in (errored.error or "")
+    judged = by_id["judged-one"]
+    assert judged.passed and judged.judge_skipped  # rubric skipped with no judge, assertions decide
+    assert report.passed is False
+    assert report.summary.total == 4 and report.summary.errored == 1 and report.summary.passed == 2
+    assert {r.sample_id for r in report.failures()} == {"fails-one", "errors-one"}
+    assert report.out_dir is None and not (folder / ".omk" / "runs").exists()  # kept in memory
+
+
+def test_evaluate_in_memory_samples_and_located_errors(project):
+    folder, target = project
+    report = omk.evaluate(
+        [{"sample_id": "m1", "prompt": "你好", "assertions": [{"type": "contains", "value": "你好"}]}],
+        target=target,
+        judge=False,
+        cwd=folder,
+    )
+    assert report.result("m1").passed and report.result("m1").output == "echo: 你好"
+    with pytest.raises(omk.InputError) as caught:
+        omk.evaluate([{"sample_id": "m1", "prompt": "x", "assertions": [{"type": "contains"}]}], target=target)
+    assert str(caught.value).startswith("<samples>: samples[0] (m1) assertions[0]")
+    with pytest.raises(omk.InputError, match="duplicate sample_id"):
+        loaded = omk.load(folder / "eval-samples.yaml")
+        omk.evaluate([*loaded, {"sample_id": "passes-one", "prompt": "again"}], target=target)
+
+
+def test_out_writes_the_run_folder_and_to_dict_is_report_json(project):
+    folder, target = project
+    out = folder / "run"
+    report = omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, out=out, formats=["junit"], cwd=folder)
+    on_disk = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert on_disk == json.loads(json.dumps(report.to_dict()))
+    assert (out / "junit.xml").is_file() and (out / "run.json").is_file()
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sorted(json.loads(line)["sample_id"] for line in lines) == sorted(r.sample_id for r in report)
+    written = report.write(["md", "html"], out_dir=folder / "again")
+    assert [p.name for p in written] == ["report.json", "summary.md", "report.html"]
+    assert "fails-one" in (folder / "again" / "summary.md").read_text(encoding="utf-8")
+
+
+class Recorder:
+    """A target object: no subprocess, no HTTP; answers from a table and records its calls."""
+
+    spec = "python:recorder"
+
+    def __init__(self, answers: dict[str, str]):
+        self.answers = answers
+        self.calls: list[str] = []
+        self.closed = False
+
+    def describe(self):
+        return {"kind": "python", "spec": self.spec}
+
+    async def run(self, sample, prompt, session=None):
+        self.calls.append(sample.sample_id)
+        if sample.sample_id not in self.answers:
+            raise omk.TargetError(f"no answer for {sample.sample_id}")
+        return omk.TargetResult(output=self.answers[sample.sample_id])
+
+    def cache_identity(self):
+        return None
+
+    async def close(self):
+        self.closed = True
+
+
+def test_a_target_object_and_on_result(project):
+    folder, _ = project
+    target = Recorder({"passes-one": "hello there", "fails-one": "bonjour"})
+    seen = []
+    report = omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, retries=0, cwd=folder, on_result=seen.append)
+    assert sorted(target.calls) == sorted(["passes-one", "fails-one", "errors-one", "judged-one"])
+    assert target.closed
+    assert report.result("errors-one").status == "error" and "no answer" in report.result("errors-one").error
+    assert report.result("fails-one").assertions[0].passed is True  # "bonjour" found; max_length fails
+    assert sorted(r.sample_id for r in seen) == sorted(target.calls)
+    assert report.target == {"kind": "python", "spec": "python:recorder"}
+
+
+def test_evaluate_async_runs_inside_a_running_loop(project):
+    folder, target = project
+
+    async def main():
+        assert asyncio.get_running_loop() is not None
+        return await omk.evaluate_async(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder, filter="pass*")
+
+    report = asyncio.run(main())
+    assert [r.sample_id for r in report] == ["passes-one"] and report.passed
+
+
+def test_a_python_assertion_type_from_a_sample_file(project):
+    folder, target = project
+
+    @omk.assertion_type("api_test_mentions", layer="behavior", schema={"required": ["word"], "properties": {"word": {"type": "string"}}})
+    def mentions(output: str, check: omk.CheckInput):
+        return check.assertion["word"] in output, f"{check.assertion['word']!r} not in {check.sample.sample_id}"
+
+    @omk.assertion_type("api_test_explodes")
+    async def explodes(output: str, check: omk.CheckInput):
+        raise RuntimeError("kaboom")
+
+    try:
+        (folder / "custom.yaml").write_text(
+            "samples:\n"
+            "  - sample_id: c1\n    prompt: alpha\n    assertions:\n"
+            "      - { type: api_test_mentions, word: alpha }\n"
+            "      - { type: api_test_mentions, word: beta, not: true }\n"
+            "      - { type: api_test_explodes }\n",
+            encoding="utf-8",
+        )
+        report = omk.evaluate(folder / "custom.yaml", target=target, judge=False, cwd=folder)
+        first, negated, broken = report.result("c1").assertions
+        assert first.passed and first.layer == omk.Layer.BEHAVIOR
+        assert negated.passed  # "beta" is not there, and `not` inverts
+        assert broken.passed is False and broken.error and "kaboom" in broken.message
+        (folder / "bad.yaml").write_text("samples:\n  - sample_id: c2\n    prompt: x\n    assertions: [{type: api_test_mentions}]\n")
+        with pytest.raises(omk.InputError, match="word"):
+            omk.load(folder / "bad.yaml")  # the type's schema is checked at load, with the line
+        with pytest.raises(ValueError, match="built into omk"):
+            omk.assertion_type("contains")(lambda output, check: True)
+    finally:
+        from omk.assertions.python import unregister
+
+        unregister("api_test_mentions")
+        unregister("api_test_explodes")
+    with pytest.raises(omk.InputError, match="api_test_mentions"):
+        omk.load(folder / "custom.yaml")  # gone again
+
+
+def test_a_library_call_leaves_process_state_alone(project):
+    folder, target = project
+    before = (
+        os.getcwd(),
+        gc.isenabled(),
+        gc.get_threshold(),
+        gc.get_freeze_count(),
+        signal.getsignal(signal.SIGINT),
+        signal.getsignal(signal.SIGTERM),
+        "httpx._main" in sys.modules,
+        os.umask(0o022),
+    )
+    os.umask(before[-1])
+    omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder, out=folder / "r", formats=["html"])
+    run_json = json.loads((folder / "r" / "run.json").read_text(encoding="utf-8"))
+    after = (
+        os.getcwd(),
+        gc.isenabled(),
+        gc.get_threshold(),
+        gc.get_freeze_count(),
+        signal.getsignal(signal.SIGINT),
+        signal.getsignal(signal.SIGTERM),
+        "httpx._main" in sys.modules,
+        os.umask(0o022),
+    )
+    os.umask(after[-1])
+    assert after == before
+    assert run_json["cwd"] == str(folder)
+
+
+def test_resume_through_the_engine_runs_only_what_is_missing(project):
+    folder, target = project
+    calls = folder / "calls.log"
+    os.environ["OMK_TEST_CALLS"] = str(calls)
+    try:
+        out = folder / "run"
+        omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, out=out, cwd=folder, cache=False)
+        lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if json.loads(line)["sample_id"] != "fails-one"]
+        (out / "results.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
+        calls.write_text("", encoding="utf-8")
+        from omk.engine import EvalOptions, run_evaluation
+
+        report = run_evaluation(EvalOptions(resume=str(out)), cwd=folder / "r")  # a cwd elsewhere: the run's own is used
+        assert calls.read_text(encoding="utf-8").split() == ["fails-one"]
+        assert report.summary.total == 4 and report.run_id == json.loads((out / "run.json").read_text())["run_id"]
+    finally:
+        del os.environ["OMK_TEST_CALLS"]
+
+
+def test_all_and_the_lazy_table_agree():
+    from omk import _EXPORTS
+
+    assert sorted(omk.__all__) == sorted(["__version__", *_EXPORTS])

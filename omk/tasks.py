@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
-from typing import Any
+import gc
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 async def gather_all(*aws: Awaitable[Any]) -> list[Any]:
@@ -26,4 +29,21 @@ async def gather_all(*aws: Awaitable[Any]) -> list[Any]:
         while not all(task.done() for task in tasks):
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait(tasks)
+        raise
+
+
+async def run_bounded(thunks: list[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
+    """Await each thunk's coroutine, at most `limit` at once, started in list order; results in list order."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(thunk: Callable[[], Awaitable[T]]) -> T:
+        async with gate:
+            return await thunk()
+
+    try:
+        return await gather_all(*(one(t) for t in thunks))
+    except asyncio.CancelledError:
+        # Ctrl-C. A call cut off while its subprocess or connection was starting can leave a
+        # transport no one holds; collect it now, while the loop can still close it quietly.
+        gc.collect()
         raise

@@ -1,13 +1,21 @@
-"""Running an evaluation's jobs: URL inlining, hooks, the cache and the results stream around the runner."""
+"""Running an evaluation's jobs: URL inlining, hooks, the cache and the results stream around the runner.
+
+`Runtime` is one evaluation opened for running: its caches, results stream, hooks and run
+configuration, and `run_one(sample, repeat)`. A plain evaluation runs its own jobs through it; an
+experiment opens one per variant and interleaves their jobs under one concurrency limit.
+"""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from omk.model import Sample, SampleResult
+from omk.tasks import run_bounded
 
 if TYPE_CHECKING:
-    from omk.engine.run import Evaluation, OnResult
+    from omk.engine.run import Evaluation, OnResult, ResultsStream
+    from omk.run.runner import RunConfig
 
 
 def needs_hooks(samples: list[Sample]) -> bool:
@@ -34,62 +42,88 @@ def open_run_caches(evaluation: Evaluation) -> tuple[Any, Any]:
     return cache, judge_cache
 
 
-async def execute(evaluation: Evaluation, on_result: OnResult | None) -> list[SampleResult]:
-    """Run the jobs still to do; every result is streamed before it is handed to `on_result`."""
-    from omk.engine.run import ResultsStream
-    from omk.run import resume as rs
+class Runtime:
+    """One evaluation, opened for running (`async with Runtime(evaluation, on_result) as rt`)."""
 
-    todo = evaluation.todo
-    out_dir = evaluation.out_dir
-    stream = ResultsStream(out_dir / rs.RESULTS, fresh=evaluation.folder.manifest is None) if out_dir else None
-    cache, judge_cache = open_run_caches(evaluation)
+    def __init__(self, evaluation: Evaluation, on_result: OnResult | None = None):
+        self.evaluation = evaluation
+        self.on_result = on_result
+        self.stream: ResultsStream | None = None
+        self.caches: tuple[Any, Any] = (None, None)
+        self.hooks: Any = None
+        self.cfg: RunConfig | None = None
 
-    def finished(result: SampleResult) -> None:
-        if stream is not None:
-            stream.write(result)
-        if on_result is not None:
-            on_result(result)
+    async def __aenter__(self) -> Runtime:
+        from omk.engine.run import ResultsStream
+        from omk.run import resume as rs
 
-    try:
-        return await _run(evaluation, todo, finished, cache)
-    finally:
-        if stream is not None:
-            stream.close()
-        for opened in {id(c): c for c in (cache, judge_cache) if c is not None}.values():
-            opened.close()
-
-
-async def _run(evaluation: Evaluation, todo: list[tuple[Sample, int]], on_result: OnResult, cache: Any) -> list[SampleResult]:
-    from omk.inline import inline_urls
-    from omk.judge import why_no_judge
-    from omk.run.retry import RetryPolicy
-    from omk.run.runner import RunConfig, run_jobs
-
-    settings, target, judge = evaluation.settings, evaluation.target, evaluation.judge
-    samples = list({id(s): s for s, _ in todo}.values())
-    hooks = None
-    try:
-        await inline_urls(samples, settings)
-        if needs_hooks(samples):
+        ev = self.evaluation
+        if ev.out_dir is not None:
+            self.stream = ResultsStream(ev.out_dir / rs.RESULTS, fresh=ev.folder.manifest is None)
+        self.caches = open_run_caches(ev)
+        if needs_hooks(ev.samples):
             from omk.assertions.hooks import HookRunner
 
             # a hung hook blocks only its own sample
-            hooks = HookRunner(timeout_s=settings.hook_timeout, max_workers=settings.concurrency)
-        cfg = RunConfig(
+            self.hooks = HookRunner(timeout_s=ev.settings.hook_timeout, max_workers=ev.settings.concurrency)
+        self.cfg = self._config()
+        return self
+
+    def _config(self) -> RunConfig:
+        from omk.judge import why_no_judge
+        from omk.run.retry import RetryPolicy
+        from omk.run.runner import RunConfig
+
+        settings = self.evaluation.settings
+        return RunConfig(
             threshold=settings.threshold,
             concurrency=settings.concurrency,
             timeout=settings.timeout,
             regex_timeout=settings.regex_timeout,
-            judge=judge,
+            judge=self.evaluation.judge,
             no_judge=why_no_judge(settings),
-            hooks=hooks,
+            hooks=self.hooks,
             retry=RetryPolicy(retries=settings.retries),
-            cache=cache,
+            cache=self.caches[0],
         )
-        return await run_jobs(todo, target, cfg, on_result=on_result)
-    finally:
-        await target.close()
-        if judge is not None:
-            await judge.close()
-        if hooks is not None:
-            await hooks.close()
+
+    async def run_one(self, sample: Sample, repeat: int) -> SampleResult:
+        """Run one job; its result is streamed before `on_result` sees it."""
+        from omk.run.runner import run_sample
+
+        assert self.cfg is not None
+        result = await run_sample(sample, self.evaluation.target, self.cfg, repeat)
+        if self.stream is not None:
+            self.stream.write(result)
+        if self.on_result is not None:
+            self.on_result(result)
+        return result
+
+    async def __aexit__(self, *exc: object) -> None:
+        ev = self.evaluation
+        try:
+            await ev.target.close()
+            if ev.judge is not None:
+                await ev.judge.close()
+            if self.hooks is not None:
+                await self.hooks.close()
+        finally:
+            if self.stream is not None:
+                self.stream.close()
+            for opened in {id(c): c for c in self.caches if c is not None}.values():
+                opened.close()
+
+
+async def run_jobs(jobs: list[tuple[Runtime, Sample, int]], concurrency: int) -> list[SampleResult]:
+    """Run (runtime, sample, repeat) jobs, at most `concurrency` at once, started in list order."""
+    return await run_bounded([partial(rt.run_one, s, r) for rt, s, r in jobs], concurrency)
+
+
+async def execute(evaluation: Evaluation, on_result: OnResult | None) -> list[SampleResult]:
+    """Run the jobs still to do; every result is streamed before it is handed to `on_result`."""
+    from omk.inline import inline_urls
+
+    todo = evaluation.todo
+    async with Runtime(evaluation, on_result) as runtime:
+        await inline_urls(list({id(s): s for s, _ in todo}.values()), evaluation.settings)
+        return await run_jobs([(runtime, s, r) for s, r in todo], evaluation.settings.concurrency)

@@ -7,11 +7,10 @@ in sample order (for the report).
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from omk.assertions.context import CheckContext
@@ -23,7 +22,7 @@ from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
 from omk.targets.prompt import compose_prompt
-from omk.tasks import gather_all
+from omk.tasks import run_bounded
 
 
 @dataclass(slots=True)
@@ -139,19 +138,11 @@ async def run_jobs(
     on_result: Callable[[SampleResult], None] | None = None,
 ) -> list[SampleResult]:
     """Run (sample, repeat index) pairs, at most `cfg.concurrency` at once; results in job order."""
-    gate = asyncio.Semaphore(cfg.concurrency)
 
     async def one(sample: Sample, repeat: int) -> SampleResult:
-        async with gate:
-            res = await run_sample(sample, target, cfg, repeat)
+        res = await run_sample(sample, target, cfg, repeat)
         if on_result is not None:
             on_result(res)
         return res
 
-    try:
-        return await gather_all(*(one(s, r) for s, r in jobs))
-    except asyncio.CancelledError:
-        # Ctrl-C. A call cut off while its subprocess or connection was starting can leave a
-        # transport no one holds; collect it now, while the loop can still close it quietly.
-        gc.collect()
-        raise
+    return await run_bounded([partial(one, s, r) for s, r in jobs], cfg.concurrency)

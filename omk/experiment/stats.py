@@ -49,16 +49,29 @@ def min_detectable_effect(sd: float, n: int, alpha: float = 0.05, power: float =
 
 
 def samples_needed(sd: float, effect: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
-    """The smallest n whose MDE is at most `effect` for this sd; None when effect is 0."""
+    """The smallest n whose MDE is at most `effect` for this sd; None when effect is 0.
+
+    The normal-quantile formula gives a lower bound (t quantiles exceed normal ones); the
+    t-based n is then found by doubling and bisection.
+    """
     if effect <= 0.0:
         return None
-    if sd <= 0.0:
-        return 2
+
+    def enough(n: int) -> bool:
+        mde = min_detectable_effect(sd, n, alpha, power)
+        return mde is not None and mde <= effect
+
     z = normal_ppf(1.0 - alpha / 2.0) + normal_ppf(power)
-    n = max(2, math.ceil((z * sd / effect) ** 2))
-    while (mde := min_detectable_effect(sd, n, alpha, power)) is not None and mde > effect:
-        n += max(1, n // 50)
-    return n
+    lo = max(2, math.floor((z * sd / effect) ** 2))
+    if enough(lo):
+        return lo
+    hi = lo * 2
+    while not enough(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # not enough(lo), enough(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
 
 
 @dataclass(frozen=True, slots=True)

@@ -383,3 +383,12 @@ def test_interval_holds_the_mean_and_shifts_with_the_data(deltas, shift):
     assert moved.high == pytest.approx(ci.high + shift, abs=1e-9)
     s = delta_stats(deltas, 0, Settings(resamples=300), seed=1)
     assert s.wins + s.ties + s.losses == len(deltas)
+
+
+def test_a_bound_that_is_zero_up_to_float_error_does_not_exclude_zero():
+    # -0.2 twelve times and +0.3 eighteen times cancel exactly on paper; with seed 1 the
+    # lower bound comes out as +1.8e-17 in floats, which must not count as "above 0"
+    deltas = [-0.2] * 12 + [0.3] * 18
+    ci = bootstrap_mean_ci(deltas, resamples=2000, seed=1)
+    assert 0 < ci.low < 1e-9
+    assert not ci.excludes_zero

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from omk.experiment.distributions import normal_cdf, t_ppf
 
 Method = Literal["expanded", "percentile"]
+_ZERO = 1e-9
 METHODS: tuple[Method, ...] = ("expanded", "percentile")
 
 
@@ -54,7 +55,9 @@ class Interval:
 
     @property
     def excludes_zero(self) -> bool:
-        return self.low > 0.0 or self.high < 0.0
+        """Whether 0 lies outside the interval. A bound within 1e-9 of 0 counts as 0: a resample
+        mean that is exactly 0 on paper (differences that cancel) can come out as ±1e-16."""
+        return self.low > _ZERO or self.high < -_ZERO
 
     def to_dict(self) -> dict[str, Any]:
         return {

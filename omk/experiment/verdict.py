@@ -116,8 +116,8 @@ def _classify(
     comp: PairedComparison, control: VariantSummary, treatment: VariantSummary, s: Settings
 ) -> tuple[Level, str]:
     d, pr = comp.composite, comp.pass_rate
-    below = d.ci is not None and d.ci.high < 0.0
-    above = d.ci is not None and d.ci.low > 0.0
+    below = d.ci is not None and d.ci.excludes_zero and d.ci.high < 0.0
+    above = d.ci is not None and d.ci.excludes_zero and d.ci.low > 0.0
     if comp.samples == 0:
         return Level.UNDERPOWERED, "no-overlap"
     if below and d.mean is not None and d.mean <= -s.trivial + EPS:

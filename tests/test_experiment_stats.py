@@ -386,8 +386,8 @@ def test_interval_holds_the_mean_and_shifts_with_the_data(deltas, shift):
 
 
 def test_a_bound_that_is_zero_up_to_float_error_does_not_exclude_zero():
-    # -0.2 twelve times and +0.3 eighteen times cancel exactly on paper; with seed 1 the
-    # lower bound comes out as +1.8e-17 in floats, which must not count as "above 0"
+    # a resample of eighteen -0.2 and twelve +0.3 sums to 0 on paper; with seed 1 the lower
+    # bound is that resample's mean, +1.8e-17 in floats, which must not count as "above 0"
     deltas = [-0.2] * 12 + [0.3] * 18
     ci = bootstrap_mean_ci(deltas, resamples=2000, seed=1)
     assert 0 < ci.low < 1e-9

@@ -5,8 +5,9 @@ Each side is a mapping sample id → its record (or its records, one per repeat,
 experiment). A sample changes when it appears or disappears, starts or stops erroring, flips
 between passed and failed, or its composite moves by at least `trivial` either way. Changes are
 listed worst first: regressions (pass_to_fail, new_error, score_down), then improvements
-(fail_to_pass, error_fixed, score_up), then samples only one run has (new, removed); within a
-group, by composite change, largest drop first.
+(fail_to_pass, error_fixed, score_up), then samples only one run has (new, removed). Each
+change is grouped by its first kind; within a group regressions come largest drop first and
+improvements largest gain first.
 """
 
 from __future__ import annotations
@@ -130,9 +131,14 @@ def diff_runs(a: RunRecords, b: RunRecords, trivial: float = 0.1) -> RunDiff:
         kinds = _kinds(oa.get(sid), ob.get(sid), trivial)
         if kinds:
             changes.append(SampleChange(sid, tuple(kinds), *_interleave(_side(oa.get(sid)), _side(ob.get(sid)))))
-    changes.sort(key=lambda c: (KINDS.index(c.kinds[0]), c.delta if c.delta is not None else 0.0))
+    changes.sort(key=_order)
     unchanged = sum(1 for sid in oa if sid in ob) - sum(1 for c in changes if c.a_status and c.b_status)
     return RunDiff(len(oa), len(ob), unchanged, tuple(changes), trivial)
+
+
+def _order(change: SampleChange) -> tuple[int, float]:
+    delta = change.delta if change.delta is not None else 0.0
+    return KINDS.index(change.kinds[0]), (delta if change.regressed else -delta)
 
 
 def _interleave(sa: tuple[Any, Any, Any], sb: tuple[Any, Any, Any]) -> tuple[Any, ...]:

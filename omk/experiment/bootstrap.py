@@ -14,7 +14,7 @@ Two interval methods:
   that it matches the t interval's width for normal data: α′/2 = Φ(−√(n/(n−1)) · t_{1−α/2,n−1}).
   The plain percentile interval is too narrow with few samples, because it uses the sample's
   own spread (divided by n, not n − 1) and normal rather than t quantiles; at n = 30 a nominal
-  95% interval covers about 93.5% of the time, at n = 10 about 91%. The expansion fixes that
+  95% interval covers about 93.5% of the time, at n = 10 about 90%. The expansion fixes that
   and leaves the interval's shape (skewness) to the bootstrap. Reference: T. Hesterberg, "What
   teachers should know about the bootstrap", The American Statistician 69(4), 2015.
 

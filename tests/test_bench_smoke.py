@@ -68,3 +68,9 @@ def test_compare_interleaves_two_checkouts_and_tables_both(tmp_path):
     assert rows[2].startswith("| cached rerun, process (share of the first run) |")
     assert rows[3].startswith("| 16 calls at concurrency 8: process / run phase |")
     assert (tmp_path / "compare" / "after" / ".omk" / "cache.sqlite").exists()  # the rerun had a cache to use
+
+
+def test_experiment_stats_times_the_bootstrap_and_a_whole_analysis(tmp_path):
+    out = bench("experiment_stats.py", "--sizes", "5,12", "--resamples", "200", tmp=tmp_path)
+    assert "B = 200 resamples" in out
+    assert "| 5 | " in out and "| 12 | " in out

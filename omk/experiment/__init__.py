@@ -1,0 +1,69 @@
+"""Experiments: do variants of a prompt, skill or agent differ on the same samples, and can the
+answer be trusted? Paired statistics and the verdict, in pure Python (no numpy).
+
+The engine adapts its sample results to `Record`s, groups them per variant in `VariantRun`s and
+calls `analyze`; `Experiment.to_dict()` is report.json's `experiment` block. `diff_runs`
+compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
+"""
+
+from omk.experiment.analysis import Experiment, analyze
+from omk.experiment.bootstrap import Interval, bootstrap_mean_ci
+from omk.experiment.compare import PairedComparison, compare
+from omk.experiment.data import LAYERS, Record, SampleOutcome, Settings, VariantRun, fold, fold_variant
+from omk.experiment.diff import RunDiff, SampleChange, diff_runs
+from omk.experiment.stats import (
+    DeltaStats,
+    MeasureDelta,
+    PassRateChange,
+    Regression,
+    SampleDelta,
+    Spread,
+    min_detectable_effect,
+    samples_needed,
+)
+from omk.experiment.summary import VariantSummary, summarize
+from omk.experiment.verdict import (
+    Level,
+    PairVerdict,
+    PolicyResult,
+    Verdict,
+    decide,
+    decide_pair,
+    evaluate_policy,
+)
+
+__all__ = [
+    "LAYERS",
+    "DeltaStats",
+    "Experiment",
+    "Interval",
+    "Level",
+    "MeasureDelta",
+    "PairVerdict",
+    "PairedComparison",
+    "PassRateChange",
+    "PolicyResult",
+    "Record",
+    "Regression",
+    "RunDiff",
+    "SampleChange",
+    "SampleDelta",
+    "SampleOutcome",
+    "Settings",
+    "Spread",
+    "VariantRun",
+    "VariantSummary",
+    "Verdict",
+    "analyze",
+    "bootstrap_mean_ci",
+    "compare",
+    "decide",
+    "decide_pair",
+    "diff_runs",
+    "evaluate_policy",
+    "fold",
+    "fold_variant",
+    "min_detectable_effect",
+    "samples_needed",
+    "summarize",
+]

@@ -1,0 +1,70 @@
+"""The whole experiment: every variant summarised, every treatment compared with the control,
+and the verdict. `Experiment.to_dict()` is the `experiment` block of report.json.
+
+The control is the variant whose role is `control`; when no variant says so, the first variant
+is the control (as the original does). More than one control is an error: a comparison needs
+one reference. A single variant gives no comparison and a SOLO verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from omk.experiment.compare import PairedComparison, compare
+from omk.experiment.data import Settings, VariantRun, fold_variant
+from omk.experiment.summary import VariantSummary, summarize
+from omk.experiment.verdict import Verdict, decide
+
+FORMAT = "omk-experiment/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    settings: Settings
+    control: str
+    variants: tuple[VariantSummary, ...]
+    comparisons: tuple[PairedComparison, ...]
+    verdict: Verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "control": self.control,
+            "settings": asdict(self.settings),
+            "variants": [v.to_dict() for v in self.variants],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "verdict": self.verdict.to_dict(),
+        }
+
+
+def _control_first(variants: Sequence[VariantRun]) -> list[VariantRun]:
+    if not variants:
+        raise ValueError("an experiment needs at least one variant")
+    names = [v.name for v in variants]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"variant names must be unique; repeated: {', '.join(duplicates)}")
+    controls = [v for v in variants if v.role == "control"]
+    if len(controls) > 1:
+        raise ValueError(
+            f"an experiment has one control; {len(controls)} variants say control: "
+            + ", ".join(v.name for v in controls)
+        )
+    control = controls[0] if controls else variants[0]
+    return [control, *(v for v in variants if v is not control)]
+
+
+def analyze(variants: Sequence[VariantRun], settings: Settings | None = None) -> Experiment:
+    """Summarise each variant, compare each treatment with the control, and decide the verdict."""
+    settings = settings or Settings()
+    ordered = _control_first(variants)
+    folded = [fold_variant(v) for v in ordered]
+    summaries = tuple(summarize(v, f, settings) for v, f in zip(ordered, folded, strict=True))
+    control, control_outcomes = ordered[0], folded[0]
+    comparisons = tuple(
+        compare(control.name, control_outcomes, v.name, outcomes, settings)
+        for v, outcomes in zip(ordered[1:], folded[1:], strict=True)
+    )
+    return Experiment(settings, control.name, summaries, comparisons, decide(summaries, comparisons, settings))

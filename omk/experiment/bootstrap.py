@@ -1,0 +1,124 @@
+"""Seeded paired bootstrap confidence interval of a mean difference.
+
+The data are the per-sample differences (treatment − control) of samples run on both arms, so
+one resample draws n samples with replacement and takes the mean of their differences: the two
+arms of a sample always travel together. This is what makes the analysis paired. (The original
+omk resampled each arm on its own, which throws away the fact that a hard sample is hard for
+both arms and gives intervals several times too wide when samples differ in difficulty.)
+
+Two interval methods:
+
+- ``percentile``: the α/2 and 1 − α/2 quantiles of the resampled means (linear interpolation
+  at q·(B − 1)), as the original omk and `scipy.stats.bootstrap(method="percentile")` do.
+- ``expanded`` (the default): the same percentile interval, taken at a wider level chosen so
+  that it matches the t interval's width for normal data: α′/2 = Φ(−√(n/(n−1)) · t_{1−α/2,n−1}).
+  The plain percentile interval is too narrow with few samples, because it uses the sample's
+  own spread (divided by n, not n − 1) and normal rather than t quantiles; at n = 30 a nominal
+  95% interval covers about 93.5% of the time, at n = 10 about 90%. The expansion fixes that
+  and leaves the interval's shape (skewness) to the bootstrap. Reference: T. Hesterberg, "What
+  teachers should know about the bootstrap", The American Statistician 69(4), 2015.
+
+BCa is not offered: it corrects for skew and median bias but not for the small-sample
+narrowness above, and its jackknife acceleration is unstable on the heavily tied differences
+that 1–5 scores rounded to 0.01 produce.
+
+The random numbers come from `random.Random(seed)`, so an interval is reproducible from its
+seed on any platform and Python version that keeps `random`'s documented reproducibility.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from omk.experiment.distributions import normal_cdf, t_ppf
+
+Method = Literal["expanded", "percentile"]
+_ZERO = 1e-9
+METHODS: tuple[Method, ...] = ("expanded", "percentile")
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A confidence interval of a mean difference and how it was made."""
+
+    low: float
+    high: float
+    level: float  # the nominal confidence level, e.g. 0.95
+    method: Method
+    resamples: int
+    seed: int | str
+    quantile_level: float  # the level at which the resampled means were cut (wider when expanded)
+
+    @property
+    def excludes_zero(self) -> bool:
+        """Whether 0 lies outside the interval. A bound within 1e-9 of 0 counts as 0: a resample
+        mean that is exactly 0 on paper (differences that cancel) can come out as ±1e-16."""
+        return self.low > _ZERO or self.high < -_ZERO
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "low": round(self.low, 4),
+            "high": round(self.high, 4),
+            "level": self.level,
+            "method": self.method,
+            "resamples": self.resamples,
+            "seed": self.seed,
+        }
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation at q·(len − 1), numpy's default ("linear") method."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    frac = pos - lo
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
+
+
+def expanded_alpha(alpha: float, n: int) -> float:
+    """The tail probability at which the expanded percentile interval cuts (see the module text)."""
+    return 2.0 * normal_cdf(-math.sqrt(n / (n - 1)) * t_ppf(1.0 - alpha / 2.0, n - 1))
+
+
+def resampled_means(values: Sequence[float], resamples: int, seed: int | str) -> list[float]:
+    """`resamples` means of n values drawn with replacement, sorted."""
+    n = len(values)
+    choices = random.Random(seed).choices
+    pool = list(values)
+    return sorted([sum(choices(pool, k=n)) / n for _ in range(resamples)])
+
+
+def bootstrap_mean_ci(
+    values: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int | str = 0,
+    method: Method = "expanded",
+) -> Interval | None:
+    """The bootstrap interval of the mean of `values` (paired differences); None below 2 values."""
+    if method not in METHODS:
+        raise ValueError(f"unknown bootstrap method {method!r}; expected one of {', '.join(METHODS)}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be between 0 and 1, got {level}")
+    if resamples < 100:
+        raise ValueError(f"the bootstrap needs at least 100 resamples, got {resamples}")
+    n = len(values)
+    if n < 2:
+        return None
+    alpha = 1.0 - level
+    cut = expanded_alpha(alpha, n) if method == "expanded" else alpha
+    means = resampled_means(values, resamples, seed)
+    return Interval(
+        low=quantile(means, cut / 2.0),
+        high=quantile(means, 1.0 - cut / 2.0),
+        level=level,
+        method=method,
+        resamples=resamples,
+        seed=seed,
+        quantile_level=1.0 - cut,
+    )

@@ -1,0 +1,138 @@
+"""A treatment against the control, sample by sample (the measures are defined in `stats`).
+
+Every bootstrap of a measure uses the seed `"<seed>:<measure>"` whatever the pair, so the same
+settings give the same intervals on any machine, and swapping the two arms gives exactly the
+negated interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from omk.experiment.data import LAYERS, SampleOutcome, Settings, within_sample_sd
+from omk.experiment.stats import (
+    DeltaStats,
+    MeasureDelta,
+    PassRateChange,
+    Regression,
+    SampleDelta,
+    Spread,
+    delta_stats,
+    measure_delta,
+    pass_rate_change,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedComparison:
+    control: str
+    treatment: str
+    samples: int  # samples both arms ran
+    only_control: tuple[str, ...]  # ran on the control only: left out of every measure
+    only_treatment: tuple[str, ...]
+    errored_control: int  # of the shared samples, errored (every repeat) on the control
+    errored_treatment: int
+    errored_either: int
+    composite: DeltaStats
+    layers: Mapping[str, DeltaStats]  # the layers either arm has
+    pass_rate: PassRateChange
+    cost_usd: MeasureDelta
+    latency_ms: MeasureDelta
+    spread: Spread
+    regressions: tuple[Regression, ...]
+    per_sample: tuple[SampleDelta, ...]
+
+    @property
+    def error_rate(self) -> float:
+        return self.errored_either / self.samples if self.samples else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "control": self.control,
+            "treatment": self.treatment,
+            "samples": self.samples,
+            "only_control": list(self.only_control),
+            "only_treatment": list(self.only_treatment),
+            "errored": {
+                "control": self.errored_control,
+                "treatment": self.errored_treatment,
+                "either": self.errored_either,
+            },
+            "composite": self.composite.to_dict(),
+            "layers": {name: stats.to_dict() for name, stats in self.layers.items()},
+            "pass_rate": self.pass_rate.to_dict(),
+            "cost_usd": self.cost_usd.to_dict(6),
+            "latency_ms": self.latency_ms.to_dict(1),
+            "spread": self.spread.to_dict(),
+            "regressions": [r.to_dict() for r in self.regressions],
+            "per_sample": [s.to_dict() for s in self.per_sample],
+        }
+
+
+def _layer_stats(
+    pairs: list[tuple[SampleOutcome, SampleOutcome]], settings: Settings
+) -> dict[str, DeltaStats]:
+    out = {}
+    for layer in LAYERS:
+        if not any(layer in c.layers or layer in t.layers for c, t in pairs):
+            continue
+        deltas = [t.layers[layer] - c.layers[layer] for c, t in pairs if layer in c.layers and layer in t.layers]
+        out[layer] = delta_stats(deltas, len(pairs) - len(deltas), settings, f"{settings.seed}:{layer}")
+    return out
+
+
+def _sample_delta(c: SampleOutcome, t: SampleOutcome) -> SampleDelta:
+    return SampleDelta(
+        sample_id=c.sample_id,
+        control=None if c.errored else c.composite,
+        treatment=None if t.errored else t.composite,
+        control_passed=c.passed,
+        treatment_passed=t.passed,
+        control_errored=c.errored,
+        treatment_errored=t.errored,
+    )
+
+
+def _regressions(per_sample: list[SampleDelta], trivial: float) -> tuple[Regression, ...]:
+    found = [Regression(s.sample_id, s.delta, tuple(r)) for s in per_sample if (r := s.regression_reasons(trivial))]
+    found.sort(key=lambda r: (r.delta is None, r.delta if r.delta is not None else 0.0))
+    return tuple(found)
+
+
+def compare(
+    control: str,
+    control_outcomes: Mapping[str, SampleOutcome],
+    treatment: str,
+    treatment_outcomes: Mapping[str, SampleOutcome],
+    settings: Settings,
+) -> PairedComparison:
+    """Compare two variants' folded samples (`data.fold_variant`), treatment − control."""
+    shared = [sid for sid in control_outcomes if sid in treatment_outcomes]
+    pairs = [(control_outcomes[sid], treatment_outcomes[sid]) for sid in shared]
+    per_sample = [_sample_delta(c, t) for c, t in pairs]
+    deltas = [d for s in per_sample if (d := s.delta) is not None]
+    composite = delta_stats(deltas, len(pairs) - len(deltas), settings, f"{settings.seed}:composite")
+    spread_c = within_sample_sd([c for c, _ in pairs])
+    spread_t = within_sample_sd([t for _, t in pairs])
+    spreads = [s for s in (spread_c, spread_t) if s is not None]
+    exceeded = abs(composite.mean) > max(spreads) if spreads and composite.mean is not None else None
+    return PairedComparison(
+        control=control,
+        treatment=treatment,
+        samples=len(pairs),
+        only_control=tuple(sid for sid in control_outcomes if sid not in treatment_outcomes),
+        only_treatment=tuple(sid for sid in treatment_outcomes if sid not in control_outcomes),
+        errored_control=sum(1 for c, _ in pairs if c.errored),
+        errored_treatment=sum(1 for _, t in pairs if t.errored),
+        errored_either=sum(1 for c, t in pairs if c.errored or t.errored),
+        composite=composite,
+        layers=_layer_stats(pairs, settings),
+        pass_rate=pass_rate_change(pairs),
+        cost_usd=measure_delta([(c.cost_usd, t.cost_usd) for c, t in pairs]),
+        latency_ms=measure_delta([(c.latency_ms, t.latency_ms) for c, t in pairs]),
+        spread=Spread(spread_c, spread_t, exceeded),
+        regressions=_regressions(per_sample, settings.trivial),
+        per_sample=tuple(per_sample),
+    )

@@ -1,0 +1,128 @@
+"""One variant on its own: the usual run summary, plus its run-to-run stability with repeats.
+
+Layer and composite means are over the samples that have them (an errored sample has none).
+The layer gate is the original's: every layer present in the variant's means must reach the
+threshold, and a variant with no layer at all fails it (nothing was checked). With repeats,
+`run_means` are the variant's mean composite per repeat (repeat 1 of every sample, then repeat
+2, …) and `run_cv` is their coefficient of variation (sd / mean), the original's stability
+figure; `spread` is the typical change of one sample's composite from one repeat to the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from statistics import fmean, stdev
+from typing import Any
+
+from omk.experiment.data import LAYERS, Role, SampleOutcome, Settings, VariantRun, within_sample_sd
+from omk.experiment.stats import EPS, _r
+
+
+@dataclass(frozen=True, slots=True)
+class VariantSummary:
+    name: str
+    role: Role
+    samples: int
+    errored: int  # samples whose every repeat errored
+    errored_runs: int  # errored repeats, all samples
+    repeats: int  # the most repeats any sample has
+    passed: int
+    scores: Mapping[str, float | None]  # fact / behavior / judge / composite means
+    gate_failures: tuple[str, ...]  # layers below the threshold; ("none",) when no layer at all
+    cost_usd: float | None  # total over every record that reports one
+    latency_ms: float | None  # mean per sample
+    input_tokens: int | None
+    output_tokens: int | None
+    run_means: tuple[float, ...]
+    spread: float | None
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.samples if self.samples else None
+
+    @property
+    def gate_passed(self) -> bool:
+        return not self.gate_failures
+
+    @property
+    def run_cv(self) -> float | None:
+        if len(self.run_means) < 2 or not fmean(self.run_means):
+            return None
+        return stdev(self.run_means) / fmean(self.run_means)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "samples": self.samples,
+            "errored": self.errored,
+            "errored_runs": self.errored_runs,
+            "repeats": self.repeats,
+            "passed": self.passed,
+            "pass_rate": _r(self.pass_rate),
+            "scores": {k: _r(v) for k, v in self.scores.items()},
+            "gate": {"passed": self.gate_passed, "failing": list(self.gate_failures)},
+            "cost_usd": _r(self.cost_usd, 6),
+            "latency_ms": _r(self.latency_ms, 1),
+            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
+            "run_means": [round(m, 4) for m in self.run_means],
+            "run_cv": _r(self.run_cv),
+            "spread": _r(self.spread),
+        }
+
+
+def _sum(values: list[float | int | None]) -> Any:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def _run_means(run: VariantRun) -> tuple[float, ...]:
+    depth = max((len(rs) for rs in run.samples.values()), default=0)
+    means = []
+    for i in range(depth):
+        scores = [
+            rs[i].composite
+            for rs in run.samples.values()
+            if len(rs) > i and rs[i].status == "ok" and rs[i].composite is not None
+        ]
+        if scores:
+            means.append(fmean(scores))
+    return tuple(means) if len(means) >= 2 else ()
+
+
+def _gate_failures(scores: Mapping[str, float | None], threshold: float) -> tuple[str, ...]:
+    present = {k: v for k, v in scores.items() if k in LAYERS and v is not None}
+    if not present:
+        return ("none",)
+    return tuple(k for k, v in present.items() if v < threshold - EPS)
+
+
+def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: Settings) -> VariantSummary:
+    """The summary of one variant; `outcomes` are its folded samples (`data.fold_variant`)."""
+    scored = [o for o in outcomes.values() if not o.errored]
+    scores: dict[str, float | None] = {}
+    for layer in LAYERS:
+        values = [o.layers[layer] for o in scored if layer in o.layers]
+        scores[layer] = fmean(values) if values else None
+    composites = [o.composite for o in scored if o.composite is not None]
+    scores["composite"] = fmean(composites) if composites else None
+    records = [r for rs in run.samples.values() for r in rs]
+    latencies = [o.latency_ms for o in outcomes.values() if o.latency_ms is not None]
+    return VariantSummary(
+        name=run.name,
+        role=run.role,
+        samples=len(outcomes),
+        errored=sum(1 for o in outcomes.values() if o.errored),
+        errored_runs=sum(o.errors for o in outcomes.values()),
+        repeats=max((o.repeats for o in outcomes.values()), default=0),
+        passed=sum(1 for o in outcomes.values() if o.passed),
+        scores=scores,
+        gate_failures=_gate_failures(scores, settings.threshold),
+        cost_usd=_sum([r.cost_usd for r in records]),
+        latency_ms=fmean(latencies) if latencies else None,
+        input_tokens=_sum([r.input_tokens for r in records]),
+        output_tokens=_sum([r.output_tokens for r in records]),
+        run_means=_run_means(run),
+        spread=within_sample_sd(list(outcomes.values())),
+    )

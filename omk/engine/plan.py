@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,8 @@ def prepare(
     samples: list[Sample] | None,
     target: Target | None,
     write: bool,
+    paths: list[Path] | None = None,
+    adjust: Callable[[Settings], None] | None = None,
 ) -> Evaluation:
     from omk.engine.run import RunFolder, build_target, load_inputs, sample_paths, select
     from omk.judge import build_judge
@@ -38,14 +41,18 @@ def prepare(
         options = EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options)))
         cwd = _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
+    elif samples is not None:
+        paths = list(paths or [])
     else:
-        paths = [] if samples is not None else sample_paths(options, cwd)
+        paths = sample_paths(options, cwd)
     files = paths
     if samples is None:
         loaded = load_inputs(options, paths, cwd)
         samples, files = loaded.samples, loaded.files
     settings = load_settings(paths, cwd, options.as_cli())
     settings.cwd = cwd
+    if adjust is not None:
+        adjust(settings)  # an experiment's variant: its own system, skill, target or model
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)

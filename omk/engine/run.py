@@ -159,15 +159,21 @@ class Evaluation:
         samples: list[Sample] | None = None,
         target: Target | None = None,
         write: bool = True,
+        paths: list[Path] | None = None,
+        adjust: Callable[[Settings], None] | None = None,
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
         `samples` given in memory replace loading files; `target` given as an object replaces the
-        `target` spec; `write=False` keeps the run in memory (no run folder, no results.jsonl).
+        `target` spec; `write=False` keeps the run in memory (no run folder, no results.jsonl);
+        `paths` are the files in-memory samples came from (recorded for a resume); `adjust`
+        changes the settings before the target and judge are built (an experiment's variant).
         """
         from omk.engine import plan
 
-        return plan.prepare(cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write)
+        return plan.prepare(
+            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust
+        )
 
     async def execute(self, on_result: OnResult | None = None) -> list[SampleResult]:
         """Run what is left; each result goes to `results.jsonl` and to `on_result` as it finishes."""

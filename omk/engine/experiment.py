@@ -1,0 +1,174 @@
+"""An experiment: the same samples on several variants, interleaved, compared with paired statistics.
+
+Each variant is an ordinary evaluation with its own run folder (`<run>/variants/<name>/`: report.json,
+results.jsonl, run.json), so every variant can be read, re-rendered or resumed like any run. The
+jobs of all variants run under one concurrency limit, sample by sample: a sample's variants (and
+repeats) start back to back, in an order shuffled per sample with a recorded seed, so drift, rate
+limits and caches hit every arm alike. The judge grades each answer on its own and never learns
+which variant wrote it.
+
+Then `omk.experiment.analyze` compares each treatment with the control, sample by sample, and
+decides the verdict. `<run>/report.json` is the control's report with the `experiment` block
+(docs/report-format.md); `<run>/experiment.json` records the variants and the seed for `--resume`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from omk.engine.options import EvalOptions
+from omk.engine.report import Report
+from omk.engine.run import Evaluation, OnResult, new_run_id
+from omk.engine.variants import Variant
+from omk.errors import InputError, Problem
+from omk.model import Sample, SampleResult
+
+MANIFEST = "experiment.json"
+MANIFEST_FORMAT = "omk-experiment-run/1"
+VARIANTS_DIR = "variants"
+
+
+@dataclass(slots=True)
+class ExperimentOutcome:
+    reports: dict[str, Report]  # per variant, control first
+    analysis: Any  # omk.experiment.Experiment
+    block: dict[str, Any]  # report.json's `experiment` block
+    report: dict[str, Any]  # the experiment's report.json
+    out_dir: Path | None
+
+
+@dataclass(slots=True)
+class Experiment:
+    options: EvalOptions
+    variants: list[Variant]
+    evaluations: list[Evaluation]
+    seed: int
+    run_id: str
+    started_at: str
+    out_dir: Path | None
+    trivial: float = 0.1
+    fresh: dict[str, list[SampleResult]] = field(default_factory=dict)
+
+    @property
+    def control(self) -> Evaluation:
+        return self.evaluations[0]
+
+    def schedule(self) -> list[tuple[int, Sample, int]]:
+        """(variant index, sample, repeat) still to run: sample-major, variants shuffled per sample."""
+        rng = random.Random(self.seed)
+        control = self.control
+        jobs = []
+        for sample in control.samples:
+            for repeat in range(control.repeat):
+                order = list(range(len(self.evaluations)))
+                rng.shuffle(order)
+                jobs += [(i, sample, repeat) for i in order if (sample.sample_id, repeat) not in self.evaluations[i].finished]
+        return jobs
+
+    async def execute(self, on_result: Callable[[str, SampleResult], None] | None = None) -> None:
+        from omk.engine.execute import Runtime, run_jobs
+        from omk.inline import inline_urls
+
+        jobs = self.schedule()
+        async with contextlib.AsyncExitStack() as stack:
+            runtimes = []
+            for variant, evaluation in zip(self.variants, self.evaluations, strict=True):
+                report_to = _tagged(on_result, variant.name) if on_result else None
+                runtimes.append(await stack.enter_async_context(Runtime(evaluation, report_to)))
+            await inline_urls(list({id(s): s for _, s, _ in jobs}.values()), self.control.settings)
+            results = await run_jobs([(runtimes[i], s, r) for i, s, r in jobs], self.control.settings.concurrency)
+        for (i, _, _), result in zip(jobs, results, strict=True):
+            self.fresh.setdefault(self.variants[i].name, []).append(result)
+
+    def finish(self) -> ExperimentOutcome:
+        from omk.engine.analysis import analyze_reports
+
+        reports = {v.name: e.finish(self.fresh.get(v.name, [])) for v, e in zip(self.variants, self.evaluations, strict=True)}
+        return analyze_reports(self, reports)
+
+
+def _tagged(on_result: Callable[[str, SampleResult], None], name: str) -> OnResult:
+    return lambda result: on_result(name, result)
+
+
+def prepare_experiment(
+    options: EvalOptions, variants: list[Variant], *, cwd: Path | None = None, seed: int | None = None, trivial: float = 0.1
+) -> Experiment:
+    """Every variant's evaluation, ready to run; the samples are loaded once and shared."""
+    cwd = cwd or Path.cwd()
+    started = datetime.now(UTC)
+    run_id = new_run_id(started)
+    out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id
+    out = (out if out.is_absolute() else cwd / out).resolve()
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    evaluations: list[Evaluation] = []
+    for variant in variants:
+        sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name))
+        first = evaluations[0] if evaluations else None
+        evaluations.append(
+            Evaluation.prepare(
+                sub,
+                cwd=cwd,
+                samples=first.samples if first else None,
+                paths=first.paths if first else None,
+                adjust=variant.apply,
+            )
+        )
+    if first_files := evaluations[0].files:
+        for evaluation in evaluations[1:]:
+            evaluation.files = first_files
+    experiment = Experiment(options, variants, evaluations, seed, run_id, started.isoformat(timespec="seconds"), out, trivial)
+    _record(experiment)
+    return experiment
+
+
+def _record(experiment: Experiment) -> None:
+    from omk.fileio import write_atomic
+
+    assert experiment.out_dir is not None
+    experiment.out_dir.mkdir(parents=True, exist_ok=True)
+    data = {
+        "format": MANIFEST_FORMAT,
+        "run_id": experiment.run_id,
+        "started_at": experiment.started_at,
+        "seed": experiment.seed,
+        "trivial": experiment.trivial,
+        "variants": [dataclasses.asdict(v) for v in experiment.variants],
+    }
+    write_atomic(experiment.out_dir / MANIFEST, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def is_experiment(run_dir: Path) -> bool:
+    return (run_dir / MANIFEST).is_file()
+
+
+def resume_experiment(run_dir: Path, options: EvalOptions, *, cwd: Path | None = None) -> Experiment:
+    """The experiment recorded in `run_dir`, each variant resumed from its own folder."""
+    cwd = cwd or Path.cwd()
+    run_dir = (run_dir if run_dir.is_absolute() else cwd / run_dir).resolve()
+    path = run_dir / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        variants = [Variant(**v) for v in data["variants"]]
+        seed, run_id, started_at, trivial = int(data["seed"]), data["run_id"], data["started_at"], float(data["trivial"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError([Problem(str(path), None, "", "", f"--resume: not a readable experiment record ({exc})")]) from None
+    evaluations = []
+    for variant in variants:
+        sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name))
+        evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply))
+    return Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
+
+
+def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:
+    asyncio.run(experiment.execute(on_result))
+    return experiment.finish()

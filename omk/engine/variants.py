@@ -1,0 +1,213 @@
+"""Experiment variants: what differs between the arms of an experiment, and nothing else.
+
+A variant names its role (`control` or `treatment`) and what it changes: `system` (text), `skill`
+(a file, or a folder with SKILL.md), `baseline` (neither: no artifact at all), `target`, `model`
+(the target's model, same kind) or `params` (merged into the provider's request parameters).
+Everything it does not name comes from omk.yaml and the command line, the same for every arm.
+
+Declared in omk.yaml:
+
+    variants:
+      - { name: without, role: control, baseline: true }
+      - { name: with-skill, role: treatment, skill: skills/refunds }
+
+or on the command line, as the original omk takes them: `--control SPEC --treatment SPEC[,SPEC…]`
+with SPEC `baseline`, `skill:PATH` (or a bare path, or a NAME found as skills/NAME.md or
+skills/NAME/SKILL.md), `system:TEXT`, `model:NAME` or `target:KIND:ARG`, each optionally
+`LABEL=SPEC` to name it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.config import Settings
+from omk.errors import ConfigError, Problem
+
+ROLES = ("control", "treatment")
+FIELDS = ("name", "role", "baseline", "system", "skill", "target", "model", "params")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    name: str
+    role: str = "treatment"
+    baseline: bool = False
+    system: str | None = None
+    skill: str | None = None  # an absolute path
+    target: str | None = None
+    model: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        """What the report records: the variant's own choices, never a secret."""
+        data: dict[str, Any] = {"name": self.name, "role": self.role}
+        for key in ("baseline", "system", "skill", "target", "model"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        if self.params:
+            data["params"] = self.params
+        return data
+
+    def apply(self, settings: Settings) -> None:
+        """Change `settings` into this variant's: only what the variant names."""
+        extra = settings.extra
+        if self.baseline or self.system is not None or self.skill is not None:
+            extra.pop("system", None)
+            extra.pop("skill", None)
+        if self.system is not None:
+            extra["system"] = self.system
+        if self.skill is not None:
+            extra["skill"] = self.skill
+        if self.target is not None:
+            settings.target, settings.target_base = self.target, settings.cwd
+        if self.model is not None:
+            kind = (settings.target or "").partition(":")[0]
+            if not kind or kind in ("cmd", "replay"):
+                raise ConfigError(f"variant {self.name}: model: needs an openai:, anthropic: or claude: target (got {settings.target!r})")
+            settings.target = f"{kind}:{self.model}"
+        if self.params:
+            self._apply_params(settings)
+
+    def _apply_params(self, settings: Settings) -> None:
+        kind = (settings.target or "").partition(":")[0]
+        if kind not in ("openai", "anthropic"):
+            raise ConfigError(f"variant {self.name}: params: apply to openai: and anthropic: targets (got {settings.target!r})")
+        block = dict(settings.extra.get(kind) or {})
+        block["params"] = {**(block.get("params") or {}), **self.params}
+        settings.extra[kind] = block
+
+
+def check_roles(variants: list[Variant], where: str) -> list[Variant]:
+    """One control, unique names; the control first."""
+    names = [v.name for v in variants]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ConfigError(f"{where}: variant names must be unique; repeated: {', '.join(repeated)}")
+    controls = [v for v in variants if v.role == "control"]
+    if len(controls) != 1:
+        raise ConfigError(f"{where}: an experiment needs exactly one control variant, found {len(controls)}")
+    if len(variants) < 2:
+        raise ConfigError(f"{where}: an experiment needs a control and at least one treatment")
+    return [*controls, *(v for v in variants if v is not controls[0])]
+
+
+# --- omk.yaml ---------------------------------------------------------------------------------
+
+
+def from_config(path: Path, raw: Any) -> list[Variant]:
+    """The `variants:` list of omk.yaml, every problem reported with its line."""
+    lines = _item_lines(path)
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError([Problem(str(path), lines.get(-1), "", "variants", "must be a non-empty list of variants")])
+    problems: list[Problem] = []
+    variants = []
+    for i, item in enumerate(raw):
+        found = _check_item(item)
+        if found:
+            problems += [Problem(str(path), lines.get(i), f"variants[{i}]", f, m) for f, m in found]
+            continue
+        skill = item.get("skill")
+        variants.append(
+            Variant(
+                name=item["name"],
+                role=item["role"],
+                baseline=bool(item.get("baseline")),
+                system=item.get("system"),
+                skill=str((path.parent / skill).resolve()) if skill else None,
+                target=item.get("target"),
+                model=item.get("model"),
+                params=dict(item.get("params") or {}),
+            )
+        )
+    if problems:
+        raise ConfigError(problems)
+    return check_roles(variants, f"{path}: variants")
+
+
+def _check_item(item: Any) -> list[tuple[str, str]]:
+    if not isinstance(item, dict):
+        return [("", "must be a mapping with name and role")]
+    found = [(k, f"unknown field; a variant takes {', '.join(FIELDS)}") for k in item if k not in FIELDS]
+    name, role = item.get("name"), item.get("role")
+    if not isinstance(name, str) or not NAME.match(name):
+        found.append(("name", "required: letters, digits, '.', '_' or '-' (at most 64)"))
+    if role not in ROLES:
+        found.append(("role", "required: control or treatment"))
+    for key in ("system", "skill", "target", "model"):
+        if key in item and not (isinstance(item[key], str) and item[key].strip()):
+            found.append((key, "must be non-empty text"))
+    if "params" in item and not isinstance(item["params"], dict):
+        found.append(("params", "must be a mapping"))
+    if item.get("baseline") and ("system" in item or "skill" in item):
+        found.append(("baseline", "a baseline has no system or skill"))
+    if "system" in item and "skill" in item:
+        found.append(("skill", "set either system (text) or skill (a file or folder), not both"))
+    return found
+
+
+def _item_lines(path: Path) -> dict[int, int]:
+    """Line of each `variants` item (index -1: the key itself), from the YAML node tree."""
+    import yaml
+
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except (OSError, yaml.YAMLError):
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    for key, value in node.value:
+        if key.value == "variants":
+            found = {-1: key.start_mark.line + 1}
+            if isinstance(value, yaml.SequenceNode):
+                found.update({i: item.start_mark.line + 1 for i, item in enumerate(value.value)})
+            return found
+    return {}
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def from_cli(control: str, treatments: list[str], cwd: Path) -> list[Variant]:
+    specs = [(control, "control")] + [(t, "treatment") for spec in treatments for t in spec.split(",") if t.strip()]
+    variants = [parse_spec(spec.strip(), role, cwd) for spec, role in specs]
+    return check_roles(variants, "--control/--treatment")
+
+
+def parse_spec(spec: str, role: str, cwd: Path) -> Variant:
+    label, sep, rest = spec.partition("=")
+    if not sep or ":" in label or "/" in label:
+        label, rest = "", spec
+    flag = f"--{role}"
+    if rest == "baseline":
+        return Variant(label or "baseline", role, baseline=True)
+    kind, sep, arg = rest.partition(":")
+    if sep and kind in ("skill", "system", "model", "target"):
+        if not arg.strip():
+            raise ConfigError(f"{flag} {spec!r}: {kind}: needs a value")
+        if kind == "skill":
+            return _skill_variant(label, role, Path(arg), cwd, flag, spec)
+        if kind == "system":
+            return Variant(label or "system", role, system=arg)
+        if kind == "model":
+            return Variant(label or arg, role, model=arg)
+        return Variant(label or arg.replace(":", "-").replace("/", "-")[:64], role, target=arg)
+    return _skill_variant(label, role, Path(rest), cwd, flag, spec)
+
+
+def _skill_variant(label: str, role: str, given: Path, cwd: Path, flag: str, spec: str) -> Variant:
+    candidates = [given if given.is_absolute() else cwd / given]
+    if len(given.parts) == 1:  # a bare name: skills/NAME.md or skills/NAME/SKILL.md
+        candidates += [cwd / "skills" / f"{given}.md", cwd / "skills" / str(given)]
+    for path in candidates:
+        if path.is_file() or (path.is_dir() and (path / "SKILL.md").is_file()):
+            name = label or (path.name if path.is_dir() else path.stem)
+            return Variant(name, role, skill=str(path.resolve()))
+    raise ConfigError(
+        f"{flag} {spec!r}: no such skill (looked for {', '.join(str(c) for c in candidates)}); "
+        "give baseline, a skill file or folder, skill:PATH, system:TEXT, model:NAME or target:KIND:ARG"
+    )

@@ -58,7 +58,7 @@ def load_inputs(cli: dict[str, Any], paths: list[Path], cwd: Path) -> Any:
     from omk.loader import LoadedSamples, load_samples
 
     if cli.get("prompts"):
-        from omk.formats.inline import inline_samples
+        from omk.loader.formats.inline import inline_samples
 
         return LoadedSamples(samples=inline_samples(cli["prompts"], cli.get("expected"), cli.get("evaluators"), cwd))
     return load_samples(paths)

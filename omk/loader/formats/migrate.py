@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 
 from omk.errors import InputError, Problem
-from omk.formats.detect import M365, detect
-from omk.formats.m365 import CURRENT_VERSION, VERSION, read_m365
 from omk.loader.document import ParseFailure
+from omk.loader.formats.detect import M365, detect
+from omk.loader.formats.m365 import CURRENT_VERSION, VERSION, read_m365
 from omk.loader.json_lines import parse_json
 from omk.loader.read import read_text
 

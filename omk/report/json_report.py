@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import omk
+from omk.fileio import write_atomic
 from omk.model import SampleResult
 
 FORMAT = "omk-report/1"
@@ -37,29 +36,6 @@ def build_report(
         "summary": summary,
         "results": [r.to_dict() for r in results],
     }
-
-
-def _shared_mode() -> int:
-    """0o666 minus the umask: the mode `open()` would have given the file."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file in the same folder, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-            os.fchmod(f.fileno(), _shared_mode())  # mkstemp makes it 0600; reports are for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def dumps_report(report: dict[str, Any]) -> str:

@@ -129,7 +129,7 @@ def render_junit(report: dict[str, Any]) -> str:
 
 
 def write_junit(out_dir: Path, report: dict[str, Any]) -> Path:
-    from omk.report.json_report import write_atomic
+    from omk.fileio import write_atomic
 
     path = out_dir / "junit.xml"
     write_atomic(path, render_junit(report))

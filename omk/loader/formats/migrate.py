@@ -58,7 +58,7 @@ def backup_path(path: Path, now: datetime) -> Path:
 
 
 def migrate(path: Path, now: datetime | None = None) -> Migrated:
-    from omk.report.json_report import write_atomic
+    from omk.fileio import write_atomic
 
     name = str(path)
     try:

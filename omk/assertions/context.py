@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from omk.model import Sample, Trace, Turn
+from omk.model import NO_JUDGE, Sample, Trace, Turn
 
 if TYPE_CHECKING:
     from omk.assertions.hooks import HookRunner
@@ -17,7 +17,7 @@ class CheckContext:
     trace: Trace
     sample: Sample
     judge: Any = None  # the judge client, when one is configured (judge-scored types)
-    no_judge: str = "no judge configured"  # why judge-scored types are skipped when `judge` is None
+    no_judge: str = NO_JUDGE  # why judge-scored types are skipped when `judge` is None
     hooks: HookRunner | None = None  # the worker that runs custom hooks
     regex_timeout_s: float = 2.0
     # In a conversation: the turn being checked (`sample` is then that turn's view: its prompt,

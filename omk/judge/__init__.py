@@ -16,9 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from omk.errors import ConfigError
-
-NO_JUDGE = "no judge configured"
-JUDGE_OFF = "judge turned off (--no-judge)"
+from omk.model import JUDGE_OFF, NO_JUDGE
 
 
 def why_no_judge(settings: Any) -> str:

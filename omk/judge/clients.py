@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from omk.errors import ConfigError
-from omk.targets.base import TargetError
-from omk.targets.http import (
+from omk.llm.errors import CallError
+from omk.llm.http import (
     ClientPool,
     ProviderSettings,
     is_local_url,
@@ -28,7 +28,7 @@ from omk.targets.http import (
     public_url,
     redact,
 )
-from omk.targets.pricing import cost_usd, price_of
+from omk.llm.pricing import cost_usd, price_of
 
 JUDGE_PARAMS = {"temperature": 0}
 ANTHROPIC_MAX_TOKENS = 2048
@@ -110,11 +110,11 @@ class _HttpJudge:
                 timeout=timeout,
             )
         except (TimeoutError, httpx.TimeoutException):
-            raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
+            raise CallError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
 
-    def _garbage(self, why: str, data: dict[str, Any]) -> TargetError:
+    def _garbage(self, why: str, data: dict[str, Any]) -> CallError:
         body = json.dumps(data, ensure_ascii=False)[:200]
-        return TargetError(redact(f"{self.spec}: unexpected reply: {why}: {body}", self.provider.secrets()))
+        return CallError(redact(f"{self.spec}: unexpected reply: {why}: {body}", self.provider.secrets()))
 
     async def close(self) -> None:
         if self._http is not None:
@@ -210,17 +210,17 @@ class CommandJudge:
                 start_new_session=True,  # its own process group: a timeout or Ctrl-C stops its children too
             )
         except OSError as exc:
-            raise TargetError(f"{self.spec}: cannot start: {exc}") from None
+            raise CallError(f"{self.spec}: cannot start: {exc}") from None
         try:
             async with asyncio.timeout(timeout):
                 out, err = await proc.communicate((request + "\n").encode("utf-8"))
         except TimeoutError:
-            raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
+            raise CallError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
         finally:
             await stop_program(proc)  # reaped, pipes drained (2 s at most), even when cancelled
         if proc.returncode != 0:
             tail = err.decode("utf-8", "replace").strip()[-STDERR_CHARS:]
-            raise TargetError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
+            raise CallError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
         return _command_reply(out.decode("utf-8", "replace"))
 
     async def close(self) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from omk.errors import ConfigError
+from omk.llm.pricing import cost_usd
 from omk.model import ToolCall, Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
-from omk.targets.pricing import cost_usd
 from omk.targets.session import Message, assistant_message, tool_message
 
 DEFAULT_MAX_TURNS = 10

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from omk.llm.http import ClientPool, provider_settings, public_url, redact
+from omk.llm.pricing import price_of
 from omk.model import Sample
 from omk.targets.agent_loop import Conversation, max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetError, TargetResult
-from omk.targets.http import ClientPool, provider_settings, public_url, redact
 from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
-from omk.targets.pricing import price_of
 from omk.targets.session import Message, Session, user_message
 
 

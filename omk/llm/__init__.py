@@ -1,0 +1,7 @@
+"""Calling models: the one layer the API targets and the judge share.
+
+`http` holds the provider settings (omk.yaml and the environment), the pool of HTTP clients,
+the classification of failures into retryable or final, and the masking of API keys in every
+message; `pricing` the price table and the cost of a call. Importing this package loads
+nothing: httpx is imported on the first call.
+"""

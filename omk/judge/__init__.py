@@ -29,7 +29,7 @@ def build_judge(settings: Any) -> Any | None:
         return None
     from omk.judge.clients import make_client
     from omk.judge.judge import Judge
-    from omk.run.retry import RetryPolicy
+    from omk.llm.retry import RetryPolicy
 
     if len(settings.judge) > 8:
         raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")

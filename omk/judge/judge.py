@@ -1,7 +1,7 @@
 """The judge: rubric, dimensions and judge-scored assertions over one or more judge models.
 
 Every judge call goes through the same path: the cache (`.omk/cache.sqlite`, replies that parsed),
-a concurrency gate, the run engine's retries for transport failures (429, 5xx, timeouts), then
+a concurrency gate, the model-call layer's retries for transport failures (429, 5xx, timeouts), then
 parsing; an unparseable reply is asked again once, and a second bad reply makes the item an error
 with the raw replies kept. A judge item never turns into a silent 0:
 
@@ -34,8 +34,8 @@ from omk.judge.relevancy import (
     relevancy_ratio,
     relevancy_reason,
 )
+from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import AssertionSpec, Outcome, Sample, Trace
-from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import round2
 from omk.targets.base import TargetResult
 from omk.tasks import gather_all
@@ -59,19 +59,6 @@ class Scored:
 
 
 Attempt = Callable[[JudgeClient, int], Awaitable[Scored]]
-
-
-class _CallAdapter:
-    """Lets the run engine's `call_with_retries` drive one judge call."""
-
-    spec = "judge"
-
-    def __init__(self, client: JudgeClient, system: str, prompt: str, timeout: float):
-        self.client, self.system, self.prompt, self.timeout = client, system, prompt, timeout
-
-    async def run(self, sample: Any, prompt: str) -> TargetResult:
-        reply: Reply = await self.client.complete(self.system, self.prompt, self.timeout)
-        return TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens)))
 
 
 def _add(a: float | None, b: float | None) -> float | None:
@@ -213,27 +200,29 @@ class Judge:
                 pass
         if self._gate is None:
             self._gate = asyncio.Semaphore(self.concurrency)
-        adapter = _CallAdapter(client, system, prompt, self.timeout)
+        async def call(attempt: int) -> Reply:
+            return await client.complete(system, prompt, self.timeout)
+
         why = ""
         for _ in range(2):  # the second pass is the one retry of an unparseable reply
             try:
                 async with self._gate:
-                    produced, attempts = await call_with_retries(adapter, None, prompt, self.timeout + 5, self.retry)  # type: ignore[arg-type]
-            except TargetFailure as exc:
+                    reply, attempts = await call_with_retry(call, self.timeout + 5, self.retry)
+            except CallFailure as exc:
                 self.calls += exc.attempts
                 book.error = f"{client.spec}: {exc}" if not str(exc).startswith(client.spec) else str(exc)
                 return None, book
             self.calls += attempts
-            book.cost = _add(book.cost, produced.trace.cost_usd)
-            self._spent = _add(self._spent, produced.trace.cost_usd)
+            book.cost = _add(book.cost, reply.cost_usd)
+            self._spent = _add(self._spent, reply.cost_usd)
             try:
-                value = parse(produced.output)
+                value = parse(reply.text)
             except ReplyError as exc:
                 why = str(exc)
-                book.raw.append(_cut(produced.output))
+                book.raw.append(_cut(reply.text))
                 continue
             if self.cache is not None:
-                self.cache.put(key, produced, "judge")
+                self.cache.put(key, TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens))), "judge")
             return value, book
         book.error = f"{client.spec}: unparseable reply (asked twice): {why}"
         return None, book

@@ -2,6 +2,7 @@
 
 `http` holds the provider settings (omk.yaml and the environment), the pool of HTTP clients,
 the classification of failures into retryable or final, and the masking of API keys in every
-message; `pricing` the price table and the cost of a call. Importing this package loads
+message; `pricing` the price table and the cost of a call; `retry` the retry policy with
+backoff and the loop that makes a call under it. Importing this package loads
 nothing: httpx is imported on the first call.
 """

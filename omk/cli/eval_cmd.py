@@ -147,12 +147,12 @@ async def _execute(
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    from omk.cache import open_cache
     from omk.judge import build_judge, why_no_judge
     from omk.report import check_formats, write_formats
     from omk.report.i18n import t
     from omk.report.json_report import build_report
     from omk.run import resume as rs
-    from omk.run.cache import open_cache
     from omk.run.progress import make_progress
     from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
     from omk.scoring.summary import summarize

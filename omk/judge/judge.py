@@ -162,7 +162,7 @@ class Judge:
         """Keep parsed replies in the run's response cache, or open `.omk/cache.sqlite` when the
         target has none (a replay target): re-grading recorded outputs is then free."""
         if shared is None:
-            from omk.run.cache import open_cache
+            from omk.cache import open_cache
 
             self.cache, self._owns_cache = open_cache(), True
         else:

@@ -21,7 +21,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from statistics import fmean, stdev
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.judge import comparison, likert, prompts
 from omk.judge.agreement import run_agreement, sample_agreement
@@ -39,6 +39,10 @@ from omk.model import AssertionSpec, Outcome, Sample, Trace
 from omk.scoring.layers import round2
 from omk.targets.base import TargetResult
 from omk.tasks import gather_all
+
+if TYPE_CHECKING:
+    from omk.assertions.context import CheckContext
+    from omk.cache import ResponseCache
 
 CACHE_KEY_VERSION = 1
 DEFAULT_THRESHOLD = 3
@@ -110,7 +114,7 @@ class Judge:
         self.concurrency = concurrency
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
-        self.cache: Any = None
+        self.cache: ResponseCache | None = None
         self._owns_cache = False
         self.calls = 0
         self._spent: float | None = None
@@ -158,7 +162,7 @@ class Judge:
             rows.append([by_spec.get(s) for s in specs])
         return run_agreement(specs, rows)
 
-    def use_cache(self, shared: Any = None) -> None:
+    def use_cache(self, shared: ResponseCache | None = None) -> None:
         """Keep parsed replies in the run's response cache, or open `.omk/cache.sqlite` when the
         target has none (a replay target): re-grading recorded outputs is then free."""
         if shared is None:
@@ -168,7 +172,7 @@ class Judge:
         else:
             self.cache, self._owns_cache = shared, False
 
-    def failure(self, ctx: Any, judge_block: dict[str, Any] | None) -> str | None:
+    def failure(self, ctx: CheckContext, judge_block: dict[str, Any] | None) -> str | None:
         """Why the judge failed on this sample (rubric, dimension or assertion), else None."""
         assertion_failure = self._assertion_failures.pop(id(ctx), None)
         if judge_block and judge_block.get("error"):
@@ -341,7 +345,7 @@ class Judge:
 
     # --- judge-scored assertions --------------------------------------------------------------
 
-    async def check_assertion(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+    async def check_assertion(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         kind = spec.type
         if kind == "answer_relevancy":
             return await self._relevancy(spec, ctx)
@@ -359,7 +363,7 @@ class Judge:
         item = await self._item(self._score_attempt(system, prompt))
         return self._outcome(spec, ctx, item, metric=None)
 
-    async def _compare_content(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+    async def _compare_content(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         """Big Sky compareContent: empty texts decide alone; else similar (5) or different (1)."""
         from omk.assertions.bigsky import empty_texts
 
@@ -403,7 +407,7 @@ class Judge:
         reason = next((v["reason"] for v in votes if v["preference"] == preference and v["reason"]), "")
         return {"preference": preference, "reason": reason, "votes": votes, "error": "; ".join(errors) or None}
 
-    def _outcome(self, spec: AssertionSpec, ctx: Any, item: dict[str, Any], metric: float | None) -> Outcome:
+    def _outcome(self, spec: AssertionSpec, ctx: CheckContext, item: dict[str, Any], metric: float | None) -> Outcome:
         if item.get("error"):
             raw = [t for e in item.get("judges", [item]) for t in e.get("raw_replies", [])]
             message = f"{spec.type} judge error: {item['error']}" + (f"; last reply: {raw[-1][:300]!r}" if raw else "")
@@ -419,7 +423,7 @@ class Judge:
             score=score,
         )
 
-    async def _relevancy(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+    async def _relevancy(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         weight = spec.get("uncertainty_weight", DEFAULT_UNCERTAINTY_WEIGHT)
         question = prompts.with_history(ctx.sample.prompt, getattr(ctx, "history", None), self.lang)
         system = prompts.RELEVANCY_SYSTEM[self.lang]
@@ -457,7 +461,7 @@ class Judge:
         return self._outcome(spec, ctx, item, metric)
 
 
-def _assertion_slots(spec: AssertionSpec, ctx: Any) -> tuple[str, ...] | Outcome:
+def _assertion_slots(spec: AssertionSpec, ctx: CheckContext) -> tuple[str, ...] | Outcome:
     """What fills an omk judge-scored template, or an error Outcome when an input is missing (no call made)."""
     kind = spec.type
     if kind == "semantic_similarity":

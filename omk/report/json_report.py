@@ -53,7 +53,8 @@ def dumps_report(report: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(members) + "\n}\n"
 
 
-def write_json_report(out_dir: Path, report: dict[str, Any]) -> Path:
+def write_json_report(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+    """`report.json` in `out_dir` (its keys and values are the same in every language)."""
     path = out_dir / "report.json"
     write_atomic(path, dumps_report(report))
     return path

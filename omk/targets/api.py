@@ -7,6 +7,7 @@ and the reply are the model-call layer's (omk/llm): a subclass names its `ModelC
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from omk.llm.client import ModelClient, ModelTurn, RequestedCall, Tool, ToolResult
@@ -50,6 +51,10 @@ class ApiTarget:
         self.system = system_prompt(settings)
         self.max_turns = max_turns(settings)
         self.price = self.client.price
+
+    @classmethod
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ApiTarget:
+        return cls(arg.strip(), spec, settings)
 
     def describe(self) -> dict[str, Any]:
         return {

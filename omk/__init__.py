@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from omk.version import __version__
 
 _EXPORTS = {
     "load": "omk.api",

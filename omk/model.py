@@ -18,6 +18,11 @@ class Layer(StrEnum):
     BEHAVIOR = "behavior"
 
 
+# Why judge items (rubric, dimensions, judge-scored assertions) are skipped, as reports say it.
+NO_JUDGE = "no judge configured"
+JUDGE_OFF = "judge turned off (--no-judge)"
+
+
 class Status(StrEnum):
     PASSED = "passed"
     FAILED = "failed"

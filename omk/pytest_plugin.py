@@ -82,11 +82,12 @@ class SamplesFile(pytest.File):
     report: Report | None = None
 
     def collect(self) -> list[pytest.Item]:
-        import omk
+        from omk.api import load
+        from omk.errors import InputError
 
         try:
-            samples = omk.load(self.path)
-        except omk.InputError as exc:
+            samples = load(self.path)
+        except InputError as exc:
             raise SamplesError(str(exc)) from None
         return [SampleItem.from_parent(self, name=s.sample_id, line=s.source.line if s.source else None) for s in samples]
 

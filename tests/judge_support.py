@@ -10,8 +10,8 @@ from servers.openai_fake import text_reply
 
 from omk.judge.clients import make_client
 from omk.judge.judge import Judge
+from omk.llm.retry import RetryPolicy
 from omk.model import Sample
-from omk.run.retry import RetryPolicy
 
 
 async def _no_sleep(_: float) -> None:

@@ -190,7 +190,7 @@ def test_init_writes_a_runnable_starter_with_its_schema(tmp_path):
 
 
 def test_report_files_are_readable_like_any_file_the_user_writes(tmp_path):
-    """Atomic writes go through mkstemp (0600); CI artifact uploaders run as other users."""
+    """Atomic writes go through a temporary file; CI artifact uploaders run as other users."""
     out = tmp_path / "run"
     proc = omk("eval", str(SAMPLES), "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}",
                "--out", str(out), "--format", "junit,md")

@@ -278,7 +278,7 @@ def test_cmd_target_request_carries_context_history_and_single_step(tmp_path):
 
 
 def test_cache_key_covers_history_and_context(tmp_path):
-    from omk.run.cache import _prelude, cache_key
+    from omk.cache import _prelude, cache_key
 
     (s,) = load(tmp_path, SEED)
     base = cache_key({"kind": "x"}, s, s.prompt)

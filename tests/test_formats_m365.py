@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from omk.errors import InputError
-from omk.formats.detect import BIGSKY, M365, OMK, detect
-from omk.formats.inline import inline_samples
-from omk.formats.migrate import migrate
 from omk.loader import load_samples
 from omk.loader.discover import discover
+from omk.loader.formats.detect import BIGSKY, M365, OMK, detect
+from omk.loader.formats.inline import inline_samples
+from omk.loader.formats.migrate import migrate
 
 SEED_FULL = {
     "schemaVersion": "1.2.0",
@@ -99,7 +99,7 @@ def test_a_legacy_shaped_yaml_list_is_omk():
 
 
 def test_omk_only_keys_follow_the_sample_schema():
-    from omk.formats.detect import M365_ITEM_KEYS, omk_only_keys
+    from omk.loader.formats.detect import M365_ITEM_KEYS, omk_only_keys
     from omk.schema.parts import sample_properties
 
     sample_keys, turn_keys = omk_only_keys()

@@ -11,10 +11,10 @@ from servers.anthropic_fake import AnthropicFake
 from servers.anthropic_fake import text_reply as anthropic_reply
 from servers.openai_fake import Garbage, OpenAIFake, Slow, Status, text_reply
 
+from omk.cache import ResponseCache
 from omk.errors import ConfigError
 from omk.judge.clients import make_client
 from omk.model import Trace
-from omk.run.cache import ResponseCache
 
 
 @pytest.mark.parametrize(

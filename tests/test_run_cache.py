@@ -8,8 +8,8 @@ import sqlite3
 
 from helpers import make_spec
 
+from omk.cache import ResponseCache, cache_key, open_cache
 from omk.model import MockStats, Sample, ToolCall, Trace
-from omk.run.cache import ResponseCache, cache_key, open_cache
 from omk.run.runner import RunConfig, run_sample
 from omk.targets.base import TargetError, TargetResult
 

@@ -8,8 +8,8 @@ import threading
 
 from servers.openai_fake import OpenAIFake, text_reply
 
+from omk.llm.http import CALLS_PER_CLIENT, ClientPool
 from omk.targets.base import TargetError
-from omk.targets.http import CALLS_PER_CLIENT, ClientPool
 
 
 class _Gauge:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from omk.targets.http import is_local_url, parse_retry_after, public_url, redact
-from omk.targets.pricing import cost_usd, price_of
+from omk.llm.http import is_local_url, parse_retry_after, public_url, redact
+from omk.llm.pricing import cost_usd, price_of
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,28 @@
-"""What an assertion function gets to look at."""
+"""What an assertion function gets to look at, and what it may call: the judge and the hooks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from omk.model import Sample, Trace, Turn
+from omk.model import NO_JUDGE, AssertionSpec, Outcome, Sample, Trace, Turn
 
-if TYPE_CHECKING:
-    from omk.assertions.hooks import HookRunner
+
+class AssertionJudge(Protocol):
+    """What a judge-scored assertion asks of the judge (the run's judge, omk.judge.Judge, is one)."""
+
+    async def check_assertion(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome: ...
+
+
+class Hooks(Protocol):
+    """Runs the user's custom hook files (omk.assertions.hooks.HookRunner is the one omk has)."""
+
+    async def run(self, file: Path, output: str, ctx: dict[str, Any]) -> Outcome:
+        """Call the hook in `file` as `check(output, ctx)`; a failing hook is a failed Outcome."""
+        ...
+
+    async def close(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -16,9 +30,9 @@ class CheckContext:
     output: str
     trace: Trace
     sample: Sample
-    judge: Any = None  # the judge client, when one is configured (judge-scored types)
-    no_judge: str = "no judge configured"  # why judge-scored types are skipped when `judge` is None
-    hooks: HookRunner | None = None  # the worker that runs custom hooks
+    judge: AssertionJudge | None = None  # the judge, when one is configured (judge-scored types)
+    no_judge: str = NO_JUDGE  # why judge-scored types are skipped when `judge` is None
+    hooks: Hooks | None = None  # the worker that runs custom hooks
     regex_timeout_s: float = 2.0
     # In a conversation: the turn being checked (`sample` is then that turn's view: its prompt,
     # context, rubric and assertions) and the earlier turns as (prompt, output) pairs.

@@ -1,6 +1,6 @@
 """The Microsoft 365 Agents Toolkit string evaluators: `citations`, `exact_match`, `partial_match`.
 
-M365 eval datasets name them `Citations`, `ExactMatch` and `PartialMatch` (omk.formats.m365 maps
+M365 eval datasets name them `Citations`, `ExactMatch` and `PartialMatch` (omk.loader.formats.m365 maps
 them here); omk samples can use them directly. The choices where the M365 sources disagree are
 recorded in docs/formats.md:
 

@@ -141,7 +141,7 @@ def _load_families() -> None:
         _loaded = True
         for module in FAMILIES:
             importlib.import_module(module)
-        # A family imported early (omk.formats reads constants of omk.assertions.m365) registered
+        # A family imported early (omk.loader.formats reads constants of omk.assertions.m365) registered
         # its types first: put them back in FAMILIES order, so the schema and listings are stable.
         rank = {module: i for i, module in enumerate(FAMILIES)}
         ordered = sorted(_REGISTRY.values(), key=lambda t: rank.get(t.check.__module__, len(FAMILIES)))

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from omk import __version__
+from omk.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 

@@ -1,4 +1,4 @@
-"""`omk migrate FILE`: upgrade a legacy M365 eval dataset in place (omk/formats/migrate.py)."""
+"""`omk migrate FILE`: upgrade a legacy M365 eval dataset in place (omk/loader/formats/migrate.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from omk.cli.main import EXIT_OK
 
 def run_migrate(args: argparse.Namespace) -> int:
     from omk.errors import InputError
-    from omk.formats.migrate import migrate
+    from omk.loader.formats.migrate import migrate
 
     path = Path(args.file)
     if not path.is_file():

@@ -29,7 +29,7 @@ def open_run_caches(evaluation: Evaluation) -> tuple[Any, Any]:
     """(the target's response cache, the judge's) in `<cwd>/.omk/`; the same one when both are
     cached, a cache of the judge's own for a target that is not cached (a replay: re-grading
     recorded outputs is then free), None when turned off."""
-    from omk.run.cache import DEFAULT_PATH, open_cache
+    from omk.cache import DEFAULT_PATH, open_cache
 
     if evaluation.options.no_cache:
         return None, None

@@ -85,8 +85,8 @@ def run_pairwise(
 
 
 async def verdicts(samples: list[Sample], reports: list[Report], settings: Any, use_cache: bool, cwd: Path) -> dict[str, Any]:
+    from omk.cache import DEFAULT_PATH, open_cache
     from omk.judge import NO_JUDGE, build_judge, why_no_judge
-    from omk.run.cache import DEFAULT_PATH, open_cache
 
     judge = build_judge(settings)
     by_id = [{r.sample.sample_id: r.to_dict() for r in report.results if r.repeat == 0} for report in reports]

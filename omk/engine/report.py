@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import omk
 from omk.model import SampleResult
+from omk.version import __version__
 
 FORMAT = "omk-report/1"
 
@@ -85,7 +85,7 @@ class Report:
     pairwise: dict[str, Any] | None = None  # verdicts when two targets were compared
     out_dir: Path | None = None  # the run folder, when the run wrote one
     lang: str = "en"
-    omk_version: str = omk.__version__
+    omk_version: str = __version__
 
     @property
     def passed(self) -> bool:

@@ -72,7 +72,7 @@ def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
     from omk.loader import LoadedSamples, load_samples
 
     if options.prompts:
-        from omk.formats.inline import inline_samples
+        from omk.loader.formats.inline import inline_samples
 
         return LoadedSamples(samples=inline_samples(options.prompts, options.expected, options.evaluators, cwd))
     return load_samples(paths)

@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from omk import __version__
 from omk.inline.html_text import html_to_text
 from omk.inline.outcome import (
     HINT_AUTH,
@@ -21,6 +20,7 @@ from omk.inline.outcome import (
     FetchFailure,
     hint_for_status,
 )
+from omk.version import __version__
 
 DEFAULT_TIMEOUT = 30.0  # seconds per URL, redirects and body included (reference 0.23)
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024

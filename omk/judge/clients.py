@@ -1,7 +1,8 @@
 """Judge backends: one `complete(system, prompt)` call each, failures classified for retry.
 
-`openai:MODEL` and `anthropic:MODEL` reuse the API targets' HTTP plumbing (provider settings
-from omk.yaml and the environment, error classification, secret redaction, the price table). A
+`openai:MODEL` and `anthropic:MODEL` go through the model-call layer the API targets use
+(omk/llm: provider settings from omk.yaml and the environment, the request and reply formats,
+error classification, secret redaction, the price table). A
 `@URL` suffix (`openai:llama3@http://127.0.0.1:8080/v1`) points the judge at its own server, so
 a local judge can grade a hosted target. `cmd:COMMAND` runs a program per call: it reads one JSON
 line `{"type": "judge_request", "system", "prompt", "model"}` on stdin and prints the reply text,
@@ -19,20 +20,21 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from omk.errors import ConfigError
-from omk.targets.base import TargetError
-from omk.targets.http import (
-    ClientPool,
+from omk.llm.anthropic_messages import AnthropicMessages
+from omk.llm.client import ModelClient
+from omk.llm.errors import CallError
+from omk.llm.http import (
     ProviderSettings,
     is_local_url,
     provider_settings,
     public_url,
-    redact,
 )
-from omk.targets.pricing import cost_usd, price_of
+from omk.llm.openai_chat import OpenAIChat
 
 JUDGE_PARAMS = {"temperature": 0}
-ANTHROPIC_MAX_TOKENS = 2048
+JUDGE_DEFAULTS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 2048}}  # the API requires one
 STDERR_CHARS = 300
+CLIENTS: dict[str, type[ModelClient]] = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
 
 
 @dataclass(slots=True)
@@ -83,15 +85,15 @@ def _provider(name: str, arg: str, spec: str, settings: dict[str, Any], default_
     return model, provider
 
 
-class _HttpJudge:
-    kind = "openai"
+class ModelJudge:
+    """`openai:MODEL` or `anthropic:MODEL`: one request per call, through the model-call layer."""
 
-    def __init__(self, spec: str, model: str, provider: ProviderSettings):
+    def __init__(self, spec: str, client: ModelClient):
         self.spec = spec
-        self.model = model
-        self.provider = provider
-        self.price = provider.price or price_of(model)
-        self._http: ClientPool | None = None
+        self.client = client
+        self.kind = client.kind
+        self.model = client.model
+        self.provider = client.provider
 
     def identity(self) -> dict[str, Any]:
         return {"kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url), "params": self.provider.params}
@@ -99,79 +101,15 @@ class _HttpJudge:
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url)}
 
-    async def _post(self, path: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> dict[str, Any]:
-        import httpx
-
-        if self._http is None:
-            self._http = ClientPool(self.provider.base_url)
-        try:
-            return await asyncio.wait_for(
-                self._http.post_json(self.provider.base_url + path, payload, headers, self.spec, self.provider.secrets()),
-                timeout=timeout,
-            )
-        except (TimeoutError, httpx.TimeoutException):
-            raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
-
-    def _garbage(self, why: str, data: dict[str, Any]) -> TargetError:
-        body = json.dumps(data, ensure_ascii=False)[:200]
-        return TargetError(redact(f"{self.spec}: unexpected reply: {why}: {body}", self.provider.secrets()))
+    async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
+        params = {k: v for k, v in self.provider.params.items() if k != "tools"}  # the judge offers no tools
+        params = {**JUDGE_DEFAULTS.get(self.kind, {}), **JUDGE_PARAMS, **params}
+        payload = self.client.request(system, self.client.history([{"role": "user", "content": prompt}]), [], params)
+        turn = self.client.parse(await self.client.send(payload, timeout=timeout))
+        return Reply(turn.text, self.client.cost(turn), {"input": turn.input_tokens, "output": turn.output_tokens})
 
     async def close(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
-
-
-class OpenAIJudge(_HttpJudge):
-    kind = "openai"
-
-    async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
-        headers = {"content-type": "application/json"}
-        if self.provider.api_key:
-            headers["authorization"] = f"Bearer {self.provider.api_key}"
-        payload = {
-            **JUDGE_PARAMS,
-            **self.provider.params,
-            "model": self.model,
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
-        }
-        payload.pop("tools", None)
-        data = await self._post("/chat/completions", payload, headers, timeout)
-        choices = data.get("choices")
-        message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
-        if not isinstance(message, dict):
-            raise self._garbage("no choices[0].message", data)
-        content = message.get("content")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        tokens = {"input": _int(usage.get("prompt_tokens")), "output": _int(usage.get("completion_tokens"))}
-        return Reply(content if isinstance(content, str) else "", cost_usd(self.price, tokens["input"], tokens["output"]), tokens)
-
-
-class AnthropicJudge(_HttpJudge):
-    kind = "anthropic"
-    API_VERSION = "2023-06-01"
-
-    async def complete(self, system: str, prompt: str, timeout: float) -> Reply:
-        headers = {"content-type": "application/json", "anthropic-version": self.API_VERSION}
-        if self.provider.api_key:
-            headers["x-api-key"] = self.provider.api_key
-        payload = {
-            "max_tokens": ANTHROPIC_MAX_TOKENS,
-            **JUDGE_PARAMS,
-            **self.provider.params,
-            "model": self.model,
-            "system": system,
-            "messages": [{"role": "user", "content": prompt}],
-        }
-        payload.pop("tools", None)
-        data = await self._post("/v1/messages", payload, headers, timeout)
-        content = data.get("content")
-        if not isinstance(content, list):
-            raise self._garbage("no content list", data)
-        text = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        tokens = {"input": _int(usage.get("input_tokens")), "output": _int(usage.get("output_tokens"))}
-        return Reply(text, cost_usd(self.price, tokens["input"], tokens["output"]), tokens)
+        await self.client.close()
 
 
 class CommandJudge:
@@ -210,17 +148,17 @@ class CommandJudge:
                 start_new_session=True,  # its own process group: a timeout or Ctrl-C stops its children too
             )
         except OSError as exc:
-            raise TargetError(f"{self.spec}: cannot start: {exc}") from None
+            raise CallError(f"{self.spec}: cannot start: {exc}") from None
         try:
             async with asyncio.timeout(timeout):
                 out, err = await proc.communicate((request + "\n").encode("utf-8"))
         except TimeoutError:
-            raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
+            raise CallError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
         finally:
             await stop_program(proc)  # reaped, pipes drained (2 s at most), even when cancelled
         if proc.returncode != 0:
             tail = err.decode("utf-8", "replace").strip()[-STDERR_CHARS:]
-            raise TargetError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
+            raise CallError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
         return _command_reply(out.decode("utf-8", "replace"))
 
     async def close(self) -> None:
@@ -253,11 +191,11 @@ def make_client(spec: str, settings: dict[str, Any] | None = None) -> JudgeClien
     if not sep or not arg.strip():
         raise ConfigError(f"judge {spec!r}: expected KIND:ARG — openai:MODEL, anthropic:MODEL or cmd:COMMAND")
     if kind in ("openai", "anthropic"):
-        default_base = "https://api.openai.com/v1" if kind == "openai" else "https://api.anthropic.com"
-        model, provider = _provider(kind, arg, spec, settings or {}, default_base)
+        client_class = CLIENTS[kind]
+        model, provider = _provider(kind, arg, spec, settings or {}, client_class.default_base_url)
         # the label reports carry: a `user:password@` in a judge URL never reaches them
         label = f"{kind}:{model}@{public_url(provider.base_url)}" if "@" in arg else spec
-        return (OpenAIJudge if kind == "openai" else AnthropicJudge)(label, model, provider)
+        return ModelJudge(label, client_class(model, provider, label=label))
     if kind == "cmd":
         return CommandJudge(spec, arg.strip())
     raise ConfigError(f"judge {spec!r}: unknown kind {kind!r}; expected openai:MODEL, anthropic:MODEL or cmd:COMMAND")

@@ -1,7 +1,7 @@
 """The judge: rubric, dimensions and judge-scored assertions over one or more judge models.
 
 Every judge call goes through the same path: the cache (`.omk/cache.sqlite`, replies that parsed),
-a concurrency gate, the run engine's retries for transport failures (429, 5xx, timeouts), then
+a concurrency gate, the model-call layer's retries for transport failures (429, 5xx, timeouts), then
 parsing; an unparseable reply is asked again once, and a second bad reply makes the item an error
 with the raw replies kept. A judge item never turns into a silent 0:
 
@@ -21,7 +21,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from statistics import fmean, stdev
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.judge import comparison, likert, prompts
 from omk.judge.agreement import run_agreement, sample_agreement
@@ -34,11 +34,15 @@ from omk.judge.relevancy import (
     relevancy_ratio,
     relevancy_reason,
 )
+from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import AssertionSpec, Outcome, Sample, Trace
-from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import round2
 from omk.targets.base import TargetResult
 from omk.tasks import gather_all
+
+if TYPE_CHECKING:
+    from omk.assertions.context import CheckContext
+    from omk.cache import ResponseCache
 
 CACHE_KEY_VERSION = 1
 DEFAULT_THRESHOLD = 3
@@ -59,19 +63,6 @@ class Scored:
 
 
 Attempt = Callable[[JudgeClient, int], Awaitable[Scored]]
-
-
-class _CallAdapter:
-    """Lets the run engine's `call_with_retries` drive one judge call."""
-
-    spec = "judge"
-
-    def __init__(self, client: JudgeClient, system: str, prompt: str, timeout: float):
-        self.client, self.system, self.prompt, self.timeout = client, system, prompt, timeout
-
-    async def run(self, sample: Any, prompt: str) -> TargetResult:
-        reply: Reply = await self.client.complete(self.system, self.prompt, self.timeout)
-        return TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens)))
 
 
 def _add(a: float | None, b: float | None) -> float | None:
@@ -123,7 +114,7 @@ class Judge:
         self.concurrency = concurrency
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
-        self.cache: Any = None
+        self.cache: ResponseCache | None = None
         self._owns_cache = False
         self.calls = 0
         self._spent: float | None = None
@@ -171,17 +162,17 @@ class Judge:
             rows.append([by_spec.get(s) for s in specs])
         return run_agreement(specs, rows)
 
-    def use_cache(self, shared: Any = None) -> None:
+    def use_cache(self, shared: ResponseCache | None = None) -> None:
         """Keep parsed replies in the run's response cache, or open `.omk/cache.sqlite` when the
         target has none (a replay target): re-grading recorded outputs is then free."""
         if shared is None:
-            from omk.run.cache import open_cache
+            from omk.cache import open_cache
 
             self.cache, self._owns_cache = open_cache(), True
         else:
             self.cache, self._owns_cache = shared, False
 
-    def failure(self, ctx: Any, judge_block: dict[str, Any] | None) -> str | None:
+    def failure(self, ctx: CheckContext, judge_block: dict[str, Any] | None) -> str | None:
         """Why the judge failed on this sample (rubric, dimension or assertion), else None."""
         assertion_failure = self._assertion_failures.pop(id(ctx), None)
         if judge_block and judge_block.get("error"):
@@ -213,27 +204,29 @@ class Judge:
                 pass
         if self._gate is None:
             self._gate = asyncio.Semaphore(self.concurrency)
-        adapter = _CallAdapter(client, system, prompt, self.timeout)
+        async def call(attempt: int) -> Reply:
+            return await client.complete(system, prompt, self.timeout)
+
         why = ""
         for _ in range(2):  # the second pass is the one retry of an unparseable reply
             try:
                 async with self._gate:
-                    produced, attempts = await call_with_retries(adapter, None, prompt, self.timeout + 5, self.retry)  # type: ignore[arg-type]
-            except TargetFailure as exc:
+                    reply, attempts = await call_with_retry(call, self.timeout + 5, self.retry)
+            except CallFailure as exc:
                 self.calls += exc.attempts
                 book.error = f"{client.spec}: {exc}" if not str(exc).startswith(client.spec) else str(exc)
                 return None, book
             self.calls += attempts
-            book.cost = _add(book.cost, produced.trace.cost_usd)
-            self._spent = _add(self._spent, produced.trace.cost_usd)
+            book.cost = _add(book.cost, reply.cost_usd)
+            self._spent = _add(self._spent, reply.cost_usd)
             try:
-                value = parse(produced.output)
+                value = parse(reply.text)
             except ReplyError as exc:
                 why = str(exc)
-                book.raw.append(_cut(produced.output))
+                book.raw.append(_cut(reply.text))
                 continue
             if self.cache is not None:
-                self.cache.put(key, produced, "judge")
+                self.cache.put(key, TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens))), "judge")
             return value, book
         book.error = f"{client.spec}: unparseable reply (asked twice): {why}"
         return None, book
@@ -352,7 +345,7 @@ class Judge:
 
     # --- judge-scored assertions --------------------------------------------------------------
 
-    async def check_assertion(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+    async def check_assertion(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         kind = spec.type
         if kind == "answer_relevancy":
             return await self._relevancy(spec, ctx)
@@ -370,7 +363,7 @@ class Judge:
         item = await self._item(self._score_attempt(system, prompt))
         return self._outcome(spec, ctx, item, metric=None)
 
-    async def _compare_content(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+    async def _compare_content(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         """Big Sky compareContent: empty texts decide alone; else similar (5) or different (1)."""
         from omk.assertions.bigsky import empty_texts
 
@@ -414,7 +407,7 @@ class Judge:
         reason = next((v["reason"] for v in votes if v["preference"] == preference and v["reason"]), "")
         return {"preference": preference, "reason": reason, "votes": votes, "error": "; ".join(errors) or None}
 
-    def _outcome(self, spec: AssertionSpec, ctx: Any, item: dict[str, Any], metric: float | None) -> Outcome:
+    def _outcome(self, spec: AssertionSpec, ctx: CheckContext, item: dict[str, Any], metric: float | None) -> Outcome:
         if item.get("error"):
             raw = [t for e in item.get("judges", [item]) for t in e.get("raw_replies", [])]
             message = f"{spec.type} judge error: {item['error']}" + (f"; last reply: {raw[-1][:300]!r}" if raw else "")
@@ -430,7 +423,7 @@ class Judge:
             score=score,
         )
 
-    async def _relevancy(self, spec: AssertionSpec, ctx: Any) -> Outcome:
+    async def _relevancy(self, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         weight = spec.get("uncertainty_weight", DEFAULT_UNCERTAINTY_WEIGHT)
         question = prompts.with_history(ctx.sample.prompt, getattr(ctx, "history", None), self.lang)
         system = prompts.RELEVANCY_SYSTEM[self.lang]
@@ -468,7 +461,7 @@ class Judge:
         return self._outcome(spec, ctx, item, metric)
 
 
-def _assertion_slots(spec: AssertionSpec, ctx: Any) -> tuple[str, ...] | Outcome:
+def _assertion_slots(spec: AssertionSpec, ctx: CheckContext) -> tuple[str, ...] | Outcome:
     """What fills an omk judge-scored template, or an error Outcome when an input is missing (no call made)."""
     kind = spec.type
     if kind == "semantic_similarity":

@@ -11,11 +11,14 @@ turn of a conversation), else the current turn's prompt, else the sample's promp
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from omk.judge import prompts
 from omk.judge.prompts import AssertionTemplate
 from omk.model import AssertionSpec, Outcome
+
+if TYPE_CHECKING:
+    from omk.assertions.context import CheckContext
 
 KINDS = ("relevance", "coherence", "groundedness", "similarity")
 
@@ -131,7 +134,7 @@ def hashes(lang: str) -> dict[str, str]:
     return out
 
 
-def question(spec: AssertionSpec, ctx: Any) -> str:
+def question(spec: AssertionSpec, ctx: CheckContext) -> str:
     """The query this judgement is about: `query`, the current turn's prompt, the sample's prompt."""
     query = spec.get("query")
     if isinstance(query, str) and query.strip():
@@ -141,7 +144,7 @@ def question(spec: AssertionSpec, ctx: Any) -> str:
     return turn_prompt if isinstance(turn_prompt, str) and turn_prompt.strip() else ctx.sample.prompt
 
 
-def slots(spec: AssertionSpec, ctx: Any) -> tuple[str, ...] | Outcome:
+def slots(spec: AssertionSpec, ctx: CheckContext) -> tuple[str, ...] | Outcome:
     """What fills the template, or an error Outcome when a needed input is missing (no call made)."""
     kind = spec.type
     query = question(spec, ctx)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk import formats
 from omk.errors import InputError, Problem
+from omk.loader import formats
 from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
 from omk.loader.document import Document, Issue, ParseFailure, Path_
@@ -105,7 +105,7 @@ class _FileLoader:
 
     def load(self, doc: Document) -> list[Problem]:
         if (shape := formats.detect(doc.data, self.file)) != formats.OMK:
-            return self._foreign(shape, doc)  # M365 or Big Sky (omk.formats)
+            return self._foreign(shape, doc)  # M365 or Big Sky (omk.loader.formats)
         unwrapped = self._unwrap(doc)
         by_sample: dict[int, list[Issue]] = defaultdict(list)
         if unwrapped is not None:

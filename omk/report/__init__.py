@@ -6,44 +6,51 @@
 | junit | junit.xml | CI test reporters |
 | md | summary.md | a CI job summary |
 | html | report.html | people: one self-contained page |
+
+A format is one module with a `ReportWriter` function plus one line in `FORMATS`; only the
+formats asked for are imported.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from omk.errors import ConfigError
+from omk.lazy import LazyRegistry
 
-FORMATS = ("json", "junit", "md", "html")
+
+class ReportWriter(Protocol):
+    def __call__(self, out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+        """Write the report (the `report.json` shape) into `out_dir`; the path written."""
+        ...
+
+
+# format name -> its writer, as "module:attr"
+FORMATS: dict[str, str] = {
+    "json": "omk.report.json_report:write_json_report",
+    "junit": "omk.report.junit:write_junit",
+    "md": "omk.report.markdown:write_markdown",
+    "html": "omk.report.html_report:write_html",
+}
+WRITERS: LazyRegistry[ReportWriter] = LazyRegistry(FORMATS)
+
+
+def register_format(name: str, writer: str) -> None:
+    """Add a report format: `writer` is the `"module:attr"` of its `ReportWriter`."""
+    WRITERS.register(name, writer)
 
 
 def check_formats(formats: list[str]) -> None:
-    unknown = [f for f in formats if f not in FORMATS]
+    unknown = [f for f in formats if f not in WRITERS]
     if unknown:
-        raise ConfigError(f"--format: unknown format(s) {', '.join(unknown)}; available: {', '.join(FORMATS)}")
+        raise ConfigError(f"--format: unknown format(s) {', '.join(unknown)}; available: {', '.join(WRITERS.names())}")
 
 
 def write_format(out_dir: Path, report: dict[str, Any], fmt: str, lang: str = "en") -> Path:
     """Write one format into `out_dir` and return its path."""
-    if fmt == "json":
-        from omk.report.json_report import write_json_report
-
-        return write_json_report(out_dir, report)
-    if fmt == "junit":
-        from omk.report.junit import write_junit
-
-        return write_junit(out_dir, report)
-    if fmt == "md":
-        from omk.report.markdown import write_markdown
-
-        return write_markdown(out_dir, report, lang)
-    if fmt == "html":
-        from omk.report.html_report import write_html
-
-        return write_html(out_dir, report, lang)
     check_formats([fmt])
-    raise AssertionError(fmt)
+    return WRITERS.load(fmt)(out_dir, report, lang)
 
 
 def write_formats(out_dir: Path, report: dict[str, Any], formats: list[str], lang: str = "en") -> list[Path]:

@@ -493,7 +493,7 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
 
 
 def write_html(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
-    from omk.report.json_report import write_atomic
+    from omk.fileio import write_atomic
 
     path = out_dir / "report.html"
     write_atomic(path, render_html(report, lang))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import omk
+from omk.fileio import write_atomic
 from omk.model import SampleResult
+from omk.version import __version__
 
 FORMAT = "omk-report/1"
 
@@ -28,7 +27,7 @@ def build_report(
     return {
         "format": FORMAT,
         "run_id": run_id,
-        "omk_version": omk.__version__,
+        "omk_version": __version__,
         "started_at": started_at,
         "finished_at": finished_at,
         "samples_files": samples_files,
@@ -37,29 +36,6 @@ def build_report(
         "summary": summary,
         "results": [r.to_dict() for r in results],
     }
-
-
-def _shared_mode() -> int:
-    """0o666 minus the umask: the mode `open()` would have given the file."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file in the same folder, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-            os.fchmod(f.fileno(), _shared_mode())  # mkstemp makes it 0600; reports are for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def dumps_report(report: dict[str, Any]) -> str:
@@ -77,7 +53,8 @@ def dumps_report(report: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(members) + "\n}\n"
 
 
-def write_json_report(out_dir: Path, report: dict[str, Any]) -> Path:
+def write_json_report(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+    """`report.json` in `out_dir` (its keys and values are the same in every language)."""
     path = out_dir / "report.json"
     write_atomic(path, dumps_report(report))
     return path

@@ -128,8 +128,9 @@ def render_junit(report: dict[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(out_dir: Path, report: dict[str, Any]) -> Path:
-    from omk.report.json_report import write_atomic
+def write_junit(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+    """`junit.xml` in `out_dir`; its messages are in English whatever `lang`."""
+    from omk.fileio import write_atomic
 
     path = out_dir / "junit.xml"
     write_atomic(path, render_junit(report))

@@ -106,7 +106,7 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
 
 
 def write_markdown(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
-    from omk.report.json_report import write_atomic
+    from omk.fileio import write_atomic
 
     path = out_dir / "summary.md"
     write_atomic(path, render_markdown(report, lang))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from omk.model import JUDGE_OFF
+
 
 def label(a: dict[str, Any]) -> str:
     """`not contains "SQL"` — the assertion as a reader recognises it from the sample."""
@@ -143,7 +145,6 @@ def repeats_line(report: dict[str, Any]) -> str | None:
 def skipped_judge_line(summary: dict[str, Any], lang: str = "en") -> str | None:
     """`N judge item(s) skipped: <why>`, None when none were; reports without a reason (older
     runs) say no judge was configured."""
-    from omk.judge import JUDGE_OFF
     from omk.report.i18n import t
 
     n = summary.get("skipped_judge_items")

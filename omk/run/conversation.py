@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from omk.cache import conversation_key
 from omk.model import MockStats, Sample, SampleResult, Trace, TurnResult
-from omk.run.cache import conversation_key
 from omk.run.retry import TargetFailure, call_with_retries
 from omk.run.runner import RunConfig, grade
 from omk.scoring.layers import is_graded, score_turns

@@ -27,7 +27,7 @@ RESUME_MAY_CHANGE = ("concurrency", "timeout", "retries", "no_cache", "format", 
 
 
 def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> Path:
-    from omk.report.json_report import write_atomic
+    from omk.fileio import write_atomic
 
     path = out_dir / MANIFEST
     write_atomic(path, json.dumps({"format": MANIFEST_FORMAT, **manifest}, ensure_ascii=False, indent=2, default=str) + "\n")

@@ -15,9 +15,9 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
+from omk.cache import ResponseCache, cache_key
 from omk.judge import NO_JUDGE
 from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
-from omk.run.cache import ResponseCache, cache_key
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult

@@ -1,39 +1,49 @@
-"""Targets: what produces the output for a sample (spec §2)."""
+"""Targets: what produces the output for a sample.
+
+A target kind is one module with a class that has a `from_spec` classmethod (the `TargetFactory`
+below), plus one line in `KINDS`; `make_target` imports only the kind it is asked for.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Protocol
 
 from omk.errors import ConfigError
+from omk.lazy import LazyRegistry
 from omk.targets.base import Target, TargetError, TargetResult
 
-__all__ = ["Target", "TargetError", "TargetResult", "make_target"]
+__all__ = ["KINDS", "Target", "TargetError", "TargetFactory", "TargetResult", "make_target", "register_target"]
 
-KINDS = ("openai", "anthropic", "cmd", "replay")
+
+class TargetFactory(Protocol):
+    def __call__(self, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> Target:
+        """The target for `KIND:ARG`; `arg` is what follows the colon, `spec` the whole text."""
+        ...
+
+
+# kind -> its factory, as "module:attr" (in the order error messages list them)
+KINDS: LazyRegistry[TargetFactory] = LazyRegistry(
+    {
+        "openai": "omk.targets.openai:OpenAITarget.from_spec",
+        "anthropic": "omk.targets.anthropic:AnthropicTarget.from_spec",
+        "cmd": "omk.targets.cmd:CmdTarget.from_spec",
+        "replay": "omk.targets.replay:ReplayTarget.from_spec",
+    }
+)
+
+
+def register_target(kind: str, factory: str) -> None:
+    """Add a target kind: `factory` is the `"module:attr"` of its `TargetFactory`."""
+    KINDS.register(kind, factory)
 
 
 def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
     """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`."""
     kind, sep, arg = spec.partition(":")
+    expected = ", ".join(KINDS.names())
     if not sep or not arg.strip():
-        raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {', '.join(KINDS)}")
-    if kind == "replay":
-        from omk.targets.replay import ReplayTarget
-
-        path = Path(arg)
-        if not path.is_absolute() and base_dir is not None and not path.exists():
-            path = base_dir / path
-        return ReplayTarget(path, spec)
-    if kind == "openai":
-        from omk.targets.openai import OpenAITarget
-
-        return OpenAITarget(arg.strip(), spec, settings)
-    if kind == "anthropic":
-        from omk.targets.anthropic import AnthropicTarget
-
-        return AnthropicTarget(arg.strip(), spec, settings)
-    if kind == "cmd":
-        from omk.targets.cmd import CmdTarget
-
-        return CmdTarget(arg, spec, base_dir=base_dir, settings=settings)
-    raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {expected}")
+    if kind not in KINDS:
+        raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {expected}")
+    return KINDS.load(kind)(arg, spec, base_dir=base_dir, settings=settings)

@@ -11,33 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from omk.errors import ConfigError
+from omk.llm.client import ModelTurn, RequestedCall
+from omk.llm.pricing import cost_usd
 from omk.model import ToolCall, Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
-from omk.targets.pricing import cost_usd
 from omk.targets.session import Message, assistant_message, tool_message
 
 DEFAULT_MAX_TURNS = 10
-
-
-@dataclass(slots=True)
-class RequestedCall:
-    id: str
-    name: str
-    input: Any
-
-
-@dataclass(slots=True)
-class ModelTurn:
-    text: str
-    calls: list[RequestedCall] = field(default_factory=list)
-    input_tokens: int | None = None
-    output_tokens: int | None = None
 
 
 class Conversation(Protocol):

@@ -5,23 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from omk.llm.errors import CallError
 from omk.model import Sample, Trace
 
 if TYPE_CHECKING:
     from omk.targets.session import Session
 
 
-class TargetError(Exception):
-    """The target could not produce an output for one sample; that sample is marked `error`.
-
-    `retryable` marks transient causes (429, 5xx, timeouts, dropped connections) that the run
-    engine retries with backoff; `retry_after` is the server's `Retry-After` in seconds, if any.
-    """
-
-    def __init__(self, message: str, *, retryable: bool = False, retry_after: float | None = None):
-        super().__init__(message)
-        self.retryable = retryable
-        self.retry_after = retry_after
+# A target that could not produce an output for one sample raises this, and that sample is marked
+# `error`. It is the model-call layer's `CallError`: a target's failures and the judge's are
+# classified (`retryable`, `retry_after`) and retried alike.
+TargetError = CallError
 
 
 @dataclass(slots=True)

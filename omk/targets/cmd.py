@@ -108,6 +108,10 @@ class CmdTarget:
         self.system = system_prompt(settings)
         self.timeout = timeout  # the run engine's --timeout applies too; either one kills the program
 
+    @classmethod
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CmdTarget:
+        return cls(arg, spec, base_dir=base_dir, settings=settings)
+
     def describe(self) -> dict[str, Any]:
         return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe()}
 

@@ -20,25 +20,11 @@ import json
 import re
 from typing import Any
 
+from omk.dotpath import lookup
 from omk.model import Sample
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}")
 CONTEXT_HEADING = "## Context"
-
-
-def lookup(variables: Any, path: str) -> Any:
-    """`a.b.c` inside nested objects (and arrays by index); None when any step is missing.
-
-    Also what Big Sky's `include_context` assertion reads (omk/assertions/bigsky.py)."""
-    value = variables
-    for part in path.split("."):
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
 
 
 def _text(value: Any) -> str:

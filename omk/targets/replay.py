@@ -23,6 +23,14 @@ class ReplayTarget:
         self.spec = spec or f"replay:{path}"
         self._records = self._read()
 
+    @classmethod
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ReplayTarget:
+        """`replay:FILE`; a relative FILE that does not exist here is looked for under `base_dir`."""
+        path = Path(arg)
+        if not path.is_absolute() and base_dir is not None and not path.exists():
+            path = base_dir / path
+        return cls(path, spec)
+
     def _read(self) -> dict[str, tuple[int, dict[str, Any]]]:
         name = str(self.path)
         try:

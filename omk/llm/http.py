@@ -1,6 +1,7 @@
-"""Shared HTTP plumbing for the API targets: settings, the client, and error classification.
+"""HTTP plumbing for every model call (API targets and the judge): settings, clients, and error
+classification.
 
-Targets only classify failures (`TargetError.retryable`, `retry_after`); the run engine retries.
+Calls only classify failures (`CallError.retryable`, `retry_after`); the retry loop retries.
 Secrets are redacted from every message this module builds, because servers sometimes echo
 the key they were sent.
 """
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from omk.errors import ConfigError
-from omk.targets.base import TargetError
+from omk.llm.errors import CallError
 
 if TYPE_CHECKING:  # httpx (~50 ms to import) is loaded when the first call is made, not for a cached rerun
     import httpx
@@ -230,16 +231,16 @@ def _error_detail(response: httpx.Response) -> str:
     return excerpt(text)
 
 
-def status_error(response: httpx.Response, provider: str, secrets: list[str]) -> TargetError:
+def status_error(response: httpx.Response, provider: str, secrets: list[str]) -> CallError:
     """429 and 5xx are transient (with the server's Retry-After); any other status is final."""
     status = response.status_code
     retryable = status == 429 or status >= 500
     retry_after = parse_retry_after(response.headers.get("retry-after")) if retryable else None
     message = f"{provider}: HTTP {status}: {_error_detail(response)}"
-    return TargetError(redact(message, secrets), retryable=retryable, retry_after=retry_after)
+    return CallError(redact(message, secrets), retryable=retryable, retry_after=retry_after)
 
 
-def transport_error(exc: httpx.HTTPError, provider: str, secrets: list[str]) -> TargetError:
+def transport_error(exc: httpx.HTTPError, provider: str, secrets: list[str]) -> CallError:
     """Timeouts and connection failures are transient."""
     import httpx
 
@@ -248,7 +249,7 @@ def transport_error(exc: httpx.HTTPError, provider: str, secrets: list[str]) -> 
     else:
         detail = str(exc) or type(exc).__name__
         message = f"{provider}: connection failed: {detail}"
-    return TargetError(redact(message, secrets), retryable=isinstance(exc, httpx.TransportError))
+    return CallError(redact(message, secrets), retryable=isinstance(exc, httpx.TransportError))
 
 
 async def post_json(
@@ -259,7 +260,7 @@ async def post_json(
     provider: str,
     secrets: list[str],
 ) -> dict[str, Any]:
-    """POST JSON and return the JSON object reply, or raise a classified `TargetError`."""
+    """POST JSON and return the JSON object reply, or raise a classified `CallError`."""
     import httpx
 
     try:
@@ -271,9 +272,9 @@ async def post_json(
     try:
         data = response.json()
     except ValueError:
-        raise TargetError(
+        raise CallError(
             redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {excerpt(response.text) or '(empty body)'}", secrets)
         ) from None
     if not isinstance(data, dict):
-        raise TargetError(redact(f"{provider}: reply is not a JSON object: {excerpt(response.text)}", secrets))
+        raise CallError(redact(f"{provider}: reply is not a JSON object: {excerpt(response.text)}", secrets))
     return data

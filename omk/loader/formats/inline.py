@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import InputError, Problem
-from omk.formats.m365 import CURRENT_VERSION, read_m365
 from omk.loader.document import Document, Path_
+from omk.loader.formats.m365 import CURRENT_VERSION, read_m365
 
 SOURCE = "--prompts"
 

@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 
 from omk.errors import InputError, Problem
-from omk.formats.detect import M365, detect
-from omk.formats.m365 import CURRENT_VERSION, VERSION, read_m365
 from omk.loader.document import ParseFailure
+from omk.loader.formats.detect import M365, detect
+from omk.loader.formats.m365 import CURRENT_VERSION, VERSION, read_m365
 from omk.loader.json_lines import parse_json
 from omk.loader.read import read_text
 
@@ -58,7 +58,7 @@ def backup_path(path: Path, now: datetime) -> Path:
 
 
 def migrate(path: Path, now: datetime | None = None) -> Migrated:
-    from omk.report.json_report import write_atomic
+    from omk.fileio import write_atomic
 
     name = str(path)
     try:

@@ -32,8 +32,8 @@ from typing import Any
 
 from omk.assertions.m365 import CITATION_FORMATS
 from omk.errors import Problem
-from omk.formats.common import Reader
 from omk.loader.document import Document, Path_
+from omk.loader.formats.common import Reader
 from omk.loader.messages import did_you_mean, kind_of, one_of, show
 from omk.model import AssertionSpec, Sample, Turn
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from omk.errors import Problem
-from omk.formats.detect import BIGSKY, M365, OMK, detect, refuse
 from omk.loader.document import Document
+from omk.loader.formats.detect import BIGSKY, M365, OMK, detect, refuse
 from omk.model import Sample
 
 __all__ = ["BIGSKY", "M365", "OMK", "detect", "read_foreign", "refuse"]
@@ -29,11 +29,11 @@ def read_foreign(
     """Samples and problems for a file `detect` did not call omk's own. `first_ids` is shared
     with the loader, so ids stay unique across every file of the run."""
     if shape == M365:
-        from omk.formats.m365 import read_m365
+        from omk.loader.formats.m365 import read_m365
 
         return read_m365(doc, file, base_dir, first_ids)
     if shape == BIGSKY:
-        from omk.formats.bigsky import read_bigsky
+        from omk.loader.formats.bigsky import read_bigsky
 
         return read_bigsky(doc, file, base_dir, first_ids)
     raise ValueError(f"not a foreign shape: {shape!r}")

@@ -40,8 +40,8 @@ from typing import Any
 import regex
 
 from omk.errors import Problem
-from omk.formats.common import Reader
 from omk.loader.document import Document, Path_
+from omk.loader.formats.common import Reader
 from omk.loader.messages import did_you_mean, kind_of, one_of
 from omk.model import AssertionSpec, Sample
 from omk.targets.session import assistant_message, tool_message, user_message

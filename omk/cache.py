@@ -4,6 +4,7 @@ The key is a sha256 over everything that decides what the target produces (see `
 the value is the output and the whole trace (tool calls, tokens, cost, latency), so assertions
 on a cached result see exactly what they saw the first time. Only successful target calls are
 stored. Keys are hashes and the target identity is never stored, so no secret lands here.
+The judge keeps its parsed replies in the same table, under keys of its own (`judge:…`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,36 @@
+"""Writing files so that a reader never sees half of one."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _create_temporary(path: Path) -> tuple[int, Path]:
+    """A new file beside `path`, with the mode `open()` would give it (0o666 less the umask:
+    reports are for sharing), opened for writing."""
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+        try:
+            return os.open(tmp, _FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free name for a temporary file")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file in the same folder, then rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _create_temporary(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

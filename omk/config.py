@@ -33,7 +33,8 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "openai": (dict,),
     "anthropic": (dict,),
     "max_turns": (int,),
-    "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
+    "judge_repeat": (int,),
+    "variants": (list,),  # an experiment's arms (omk/engine/variants.py)  # judge calls per item, averaged (--judge-repeat)
 }
 
 

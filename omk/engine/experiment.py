@@ -172,3 +172,24 @@ def resume_experiment(run_dir: Path, options: EvalOptions, *, cwd: Path | None =
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:
     asyncio.run(experiment.execute(on_result))
     return experiment.finish()
+
+
+def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
+    """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
+    when the run is not an experiment."""
+    from omk.config import find_config, read_config
+    from omk.engine import variants as vs
+    from omk.engine.run import sample_paths
+    from omk.errors import ConfigError
+
+    if options.treatment and not options.control:
+        raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")
+    if options.control:
+        if not options.treatment:
+            raise ConfigError("--control needs at least one --treatment")
+        return vs.from_cli(options.control, options.treatment, cwd)
+    config = find_config(sample_paths(options, cwd), cwd)
+    if config is None:
+        return None
+    data = read_config(config)
+    return vs.from_config(config, data["variants"]) if "variants" in data else None

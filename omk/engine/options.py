@@ -38,6 +38,11 @@ class EvalOptions:
     prompts: list[str] | None = None  # inline prompts instead of files (as runevals takes them)
     expected: list[str] | None = None
     evaluators: str | None = None
+    control: str | None = None  # an experiment's control variant (SPEC)
+    treatment: list[str] | None = None  # its treatments (SPEC[,SPEC...], repeatable)
+    trivial: float | None = None  # the smallest composite difference worth acting on
+    require: str | None = None  # progress | no-regress: the verdict becomes the exit code
+    seed: int | None = None  # the experiment's schedule and bootstrap seed
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> EvalOptions:

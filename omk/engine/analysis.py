@@ -1,0 +1,108 @@
+"""From run results to the experiment block: records per variant, the analysis, the report files.
+
+Also what `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B` read back from report.json files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from omk.engine.report import Report
+from omk.errors import InputError, Problem
+from omk.experiment import Record, VariantRun, analyze
+from omk.experiment import Settings as AnalysisSettings
+from omk.model import SampleResult
+
+if TYPE_CHECKING:
+    from omk.engine.experiment import Experiment, ExperimentOutcome
+
+LAYERS = ("fact", "behavior", "judge")
+
+
+def record_of(result: SampleResult) -> Record:
+    s = result.scores
+    layers = {k: v for k in LAYERS if (v := getattr(s, k)) is not None}
+    return Record(
+        status="ok" if result.status == "ok" else "error",
+        composite=s.composite if layers else None,
+        layers=layers,
+        passed=result.passed,
+        cost_usd=result.trace.cost_usd,
+        latency_ms=result.trace.latency_ms if result.trace.latency_ms is not None else result.duration_ms,
+        input_tokens=result.trace.tokens.get("input"),
+        output_tokens=result.trace.tokens.get("output"),
+    )
+
+
+def record_from_dict(data: dict[str, Any]) -> Record:
+    """A report.json result as a record (for `omk diff` and `omk verdict`)."""
+    scores = data.get("scores") or {}
+    layers = {k: float(v) for k in LAYERS if isinstance(v := scores.get(k), int | float)}
+    trace = data.get("trace") or {}
+    tokens = trace.get("tokens") or {}
+    latency = trace.get("latency_ms")
+    return Record(
+        status="ok" if data.get("status") == "ok" else "error",
+        composite=float(scores.get("composite") or 0.0) if layers else None,
+        layers=layers,
+        passed=bool(data.get("passed")),
+        cost_usd=trace.get("cost_usd"),
+        latency_ms=latency if latency is not None else data.get("duration_ms"),
+        input_tokens=tokens.get("input"),
+        output_tokens=tokens.get("output"),
+    )
+
+
+def variant_run(name: str, role: str, results: list[SampleResult]) -> VariantRun:
+    samples: dict[str, list[Record]] = {}
+    for r in results:
+        samples.setdefault(r.sample.sample_id, []).append(record_of(r))
+    return VariantRun(name, samples, role)  # type: ignore[arg-type]
+
+
+def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> ExperimentOutcome:
+    from omk.engine.experiment import VARIANTS_DIR, ExperimentOutcome
+
+    settings = AnalysisSettings(trivial=experiment.trivial, threshold=experiment.control.settings.threshold, seed=experiment.seed)
+    runs = [variant_run(v.name, v.role, reports[v.name].results) for v in experiment.variants]
+    analysis = analyze(runs, settings)
+    block = analysis.to_dict()
+    block["seed"] = experiment.seed
+    block["schedule"] = "sample-major, variants shuffled per sample"
+    block["runs"] = {
+        v.name: {"variant": v.describe(), "report": f"{VARIANTS_DIR}/{v.name}", "target": reports[v.name].target}
+        for v in experiment.variants
+    }
+    control = reports[experiment.variants[0].name]
+    report = control.to_dict()
+    report["run_id"], report["started_at"] = experiment.run_id, experiment.started_at
+    report["experiment"] = block
+    if experiment.out_dir is not None:
+        from omk.report import write_formats
+
+        write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
+    return ExperimentOutcome(reports, analysis, block, report, experiment.out_dir)
+
+
+def read_report_json(path: Path) -> dict[str, Any]:
+    """report.json of a run folder (or the file itself), as data; a clear error when it is not one."""
+    file = path / "report.json" if path.is_dir() else path
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError([Problem(str(file), None, "", "", "no report.json here (give a run folder or its report.json)")]) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError([Problem(str(file), None, "", "", f"cannot read the report: {exc}")]) from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise InputError([Problem(str(file), None, "", "results", "not an omk report (no results list)")])
+    return data
+
+
+def records_of_report(data: dict[str, Any]) -> dict[str, list[Record]]:
+    found: dict[str, list[Record]] = {}
+    for item in data["results"]:
+        if isinstance(item, dict) and isinstance(item.get("sample_id"), str):
+            found.setdefault(item["sample_id"], []).append(record_from_dict(item))
+    return found

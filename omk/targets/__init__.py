@@ -9,12 +9,16 @@ from omk.targets.base import Target, TargetError, TargetResult
 
 __all__ = ["Target", "TargetError", "TargetResult", "make_target"]
 
-KINDS = ("openai", "anthropic", "cmd", "replay")
+KINDS = ("openai", "anthropic", "cmd", "replay", "claude")
 
 
 def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
     """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`."""
     kind, sep, arg = spec.partition(":")
+    if kind == "claude" and sep:  # `claude:` alone runs the CLI's default model
+        from omk.targets.claude import ClaudeTarget
+
+        return ClaudeTarget(arg.strip(), spec, settings)
     if not sep or not arg.strip():
         raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {', '.join(KINDS)}")
     if kind == "replay":

@@ -113,9 +113,9 @@ def test_bash_and_read_are_answered_by_the_mocks_and_mock_hit_passes(env):
     assert calls[1].output == {"version": "1.2.0"}  # the trace keeps the value
     assert result.trace.mock_stats.to_dict() == {"hits": 3, "misses": 0, "per_mock": {"Bash:1": 2, "Read:1": 1}}
     checks = [make_spec("mock_hit", value="Bash:1", threshold=2), make_spec("mock_hit", value="Read:1"),
-              make_spec("tools_called", value=["Bash", "Read"])]
+              make_spec("tools_called", values=["Bash", "Read"]), make_spec("tools_called", values=["Write"], **{"not": True})]
     the_sample = sample(env, mocks=mocks)
-    assert [r.passed for r in run(checks, make_ctx(result.output, result.trace, the_sample))] == [True, True, True]
+    assert [r.passed for r in run(checks, make_ctx(result.output, result.trace, the_sample))] == [True, True, True, True]
 
 
 def test_strict_mode_denies_an_unmatched_call_and_the_command_never_runs(env):

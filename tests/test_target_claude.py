@@ -269,3 +269,33 @@ def test_a_hung_cli_is_killed_at_the_timeout_with_its_children(env):
     assert seen, "the CLI should have been running in the workspace"
     assert wait_until(lambda: not processes_in(scratch), 5), processes_in(scratch)
     assert not list(scratch.glob("omk-claude-*"))
+
+
+def test_mcp_tools_named_by_mocks_are_offered_and_answered(env):
+    mocks = [
+        {"tool": "mcp__github__create_issue", "match": {"input": {"title": "Crash on start"}}, "return": {"number": 42}},
+        {"tool": "jira.search", "return": "JIRA-7 open"},
+    ]
+    declared = [{"name": "mcp__github__create_issue", "description": "Open an issue",
+                 "parameters": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}]
+    script = [
+        tool_use_reply([("mcp__github__create_issue", {"title": "Crash on start"})], id_prefix="a"),
+        tool_use_reply([("mcp__jira__search", {"q": "crash"})], id_prefix="b"),
+        tool_use_reply([("mcp__github__create_issue", {"title": "Other"})], id_prefix="c"),
+        text_reply("Opened #42"),
+    ]
+    result, requests = run_target(script, sample(env, mocks=mocks, tools=declared))
+    first = requests[0].body.decode()  # offered (as deferred tools, like any MCP server's in this CLI)
+    assert "mcp__github__create_issue" in first and "mcp__jira__search" in first
+    assert MOCK_PREFIX + '{"number":42}' in tool_results(requests[1])[0]["content"]
+    assert MOCK_PREFIX + "JIRA-7 open" in tool_results(requests[2])[0]["content"]
+    unmatched = tool_results(requests[3])[0]  # no mock matched: it reached the stand-in server
+    assert unmatched["is_error"] and "no mock matches this github.create_issue call" in json.dumps(unmatched)
+    calls = result.trace.tool_calls
+    assert [(c.tool, c.mocked, c.mock_key) for c in calls] == [
+        ("mcp__github__create_issue", True, "mcp__github__create_issue:1"),
+        ("mcp__jira__search", True, "jira.search:1"),
+        ("mcp__github__create_issue", False, None),
+    ]
+    checks = [make_spec("tools_called", values=["github.create_issue"]), make_spec("mock_hit", value="jira.search:1")]
+    assert [r.passed for r in run(checks, make_ctx(result.output, result.trace, sample(env, mocks=mocks)))] == [True, True]

@@ -203,3 +203,19 @@ def test_the_workspace_holds_the_skill_and_only_the_declared_files(tmp_path, mon
     finally:
         space.remove()
     assert not space.root.exists()
+
+
+def test_the_mcp_stand_in_offers_what_mocks_and_declared_tools_name():
+    from omk.targets.claude.mcp_stub import mcp_name, stub_tools
+
+    assert mcp_name("mcp__github__create_issue") == ("github", "create_issue")
+    assert mcp_name("jira.search") == ("jira", "search")
+    assert mcp_name("Bash") is None and mcp_name("mcp__broken") is None and mcp_name("*") is None
+    declared = [{"name": "github.create_issue", "description": "Open", "parameters": {"type": "object", "required": ["title"]}}]
+    mocks = [{"tool": "mcp__github__create_issue"}, {"tool": "mcp__github__list_prs"}, {"tool": "Read"}]
+    assert stub_tools(mocks, declared) == {
+        "github": [
+            {"name": "create_issue", "description": "Open", "inputSchema": {"type": "object", "required": ["title"]}},
+            {"name": "list_prs", "description": "The list_prs tool of github.", "inputSchema": {"type": "object"}},
+        ]
+    }

@@ -7,6 +7,7 @@ stops the run with exit 2 before work starts.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -158,6 +159,17 @@ def _artifact(settings: dict[str, Any]) -> tuple[Skill | None, str | None]:
     return skill, text
 
 
+def _check_mcp_config(path: Path) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"omk.yaml claude.mcp_config: file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"omk.yaml claude.mcp_config: cannot read {path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
+        raise ConfigError(f"omk.yaml claude.mcp_config: {path} must hold an object with `mcpServers`")
+
+
 def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> ClaudeSettings:
     settings = settings or {}
     block = settings.get("claude") or {}
@@ -169,8 +181,8 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cla
     if "api_key" in block:
         raise ConfigError("omk.yaml claude: keys are never written in omk.yaml; set ANTHROPIC_API_KEY")
     mcp = block.get("mcp_config")
-    if mcp is not None and not Path(str(mcp)).is_file():
-        raise ConfigError(f"omk.yaml claude.mcp_config: file not found: {mcp}")
+    if mcp is not None:
+        _check_mcp_config(Path(str(mcp)))
     user_config = block.get("user_config", False)
     if not isinstance(user_config, bool):
         raise ConfigError("omk.yaml claude.user_config: must be true or false")

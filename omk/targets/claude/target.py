@@ -118,8 +118,8 @@ class ClaudeTarget:
             argv += ["--append-system-prompt", system]
         if not cfg.user_config:
             argv += ["--setting-sources", "project,local", "--strict-mcp-config"]
-        if cfg.mcp_config is not None:
-            argv += ["--mcp-config", str(cfg.mcp_config)]
+        if space.mcp_config is not None:
+            argv += ["--mcp-config", str(space.mcp_config)]
         if space.session_id:
             argv += ["--resume", space.session_id]
         return argv + cfg.args

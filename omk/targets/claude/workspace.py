@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
-from omk.targets.claude import hook
+from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.setup import ClaudeSettings
 from omk.targets.mocks import MockSandbox
 
@@ -49,6 +49,7 @@ class Workspace:
         self.session_id: str | None = None  # set after the first turn of a conversation
         self.notes = self._materialise(cfg, sample)
         self._write_config(sample)
+        self.mcp_config = self._write_mcp(cfg, sample)
 
     # --- set-up -------------------------------------------------------------------------------
     def _materialise(self, cfg: ClaudeSettings, sample: Sample) -> list[str]:
@@ -83,6 +84,22 @@ class Workspace:
         }
         self._write("settings.json", settings)
         self._write(hook.MOCKS_FILE, {"mocks": sample.mocks, "strict": sample.mocks_strict, "base_dir": str(sample.base_dir)})
+
+    def _write_mcp(self, cfg: ClaudeSettings, sample: Sample) -> Path | None:
+        """One MCP config for the CLI: the user's servers (claude.mcp_config) and a stand-in
+        server for every other server whose tools the mocks name. None when there are neither."""
+        servers: dict[str, Any] = {}
+        if cfg.mcp_config is not None:
+            servers = dict(json.loads(cfg.mcp_config.read_text(encoding="utf-8")).get("mcpServers") or {})
+        stubs = {name: tools for name, tools in mcp_stub.stub_tools(sample.mocks, sample.tools).items() if name not in servers}
+        if not servers and not stubs:
+            return None
+        self._write("mcp-tools.json", stubs)
+        stub = str(Path(mcp_stub.__file__).resolve())
+        for name in stubs:
+            servers[name] = {"command": sys.executable, "args": ["-I", stub, str(self.state_dir / "mcp-tools.json"), name]}
+        self._write("mcp.json", {"mcpServers": servers})
+        return self.state_dir / "mcp.json"
 
     def _write(self, name: str, data: Any) -> None:
         (self.state_dir / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")

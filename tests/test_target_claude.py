@@ -299,3 +299,44 @@ def test_mcp_tools_named_by_mocks_are_offered_and_answered(env):
     ]
     checks = [make_spec("tools_called", values=["github.create_issue"]), make_spec("mock_hit", value="jira.search:1")]
     assert [r.passed for r in run(checks, make_ctx(result.output, result.trace, sample(env, mocks=mocks)))] == [True, True]
+
+
+def test_a_retried_turn_resumes_from_the_last_good_turn(env):
+    """A failed attempt of turn 2 leaves nothing in the session the retry resumes."""
+    from servers.anthropic_fake import Status
+
+    the_sample = sample(env)
+    sandbox = MockSandbox.for_sample(the_sample)
+    failure = Status(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "refused once"}})
+
+    def script(request):
+        body = request.body.decode()
+        if "FAILED-ATTEMPT-QUESTION" in body:
+            return failure  # every try of that attempt (the CLI retries some errors itself)
+        return text_reply("SECOND-ANSWER" if "SECOND-QUESTION" in body else "FIRST-ANSWER")
+
+    import os
+
+    with AnthropicFake(script) as fake:
+        os.environ["ANTHROPIC_BASE_URL"] = fake.url
+        target = make_target("claude:sonnet", settings={})
+
+        async def turns():
+            sandbox.start_turn()
+            await target.run(the_sample, "FIRST-QUESTION", Session(0, 2, sandbox))
+            sandbox.start_turn()
+            with pytest.raises(TargetError, match="refused once"):
+                await target.run(the_sample, "FAILED-ATTEMPT-QUESTION", Session(1, 2, sandbox))
+            sandbox.retry_turn()
+            result = await target.run(the_sample, "SECOND-QUESTION", Session(1, 2, sandbox))
+            await target.close()
+            return result
+
+        try:
+            second = asyncio.run(turns())
+        finally:
+            del os.environ["ANTHROPIC_BASE_URL"]
+        retried = fake.requests[-1].body.decode()
+    assert "FIRST-ANSWER" in retried and "SECOND-QUESTION" in retried
+    assert "FAILED-ATTEMPT-QUESTION" not in retried
+    assert second.output == "SECOND-ANSWER"

@@ -32,9 +32,10 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "url_max_bytes": (int,),  # size cap per fetched URL (URL inlining)
     "openai": (dict,),
     "anthropic": (dict,),
+    "claude": (dict,),  # the Claude Code CLI target: path, args, env, mcp_config, user_config
     "max_turns": (int,),
-    "judge_repeat": (int,),
-    "variants": (list,),  # an experiment's arms (omk/engine/variants.py)  # judge calls per item, averaged (--judge-repeat)
+    "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
+    "variants": (list,),  # an experiment's arms (omk/engine/variants.py)
 }
 
 
@@ -122,6 +123,18 @@ def read_config(path: Path) -> dict[str, Any]:
     return data
 
 
+def _claude_paths(block: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """`claude.path` (when path-like: a bare name is looked up on PATH) and `claude.mcp_config`
+    are relative to omk.yaml's folder."""
+    block = dict(block)
+    path = block.get("path")
+    if isinstance(path, str) and ("/" in path or path.startswith(".")):
+        block["path"] = str(folder / os.path.expanduser(path))
+    if isinstance(block.get("mcp_config"), str):
+        block["mcp_config"] = str(folder / os.path.expanduser(block["mcp_config"]))
+    return block
+
+
 def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> Settings:
     s = Settings(cwd=cwd)
     cfg_path = find_config(samples_paths, cwd)
@@ -138,9 +151,11 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat"):
             if key in data:
                 setattr(s, key, data[key])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes")}
-        if "skill" in s.extra:  # a skill file is relative to omk.yaml's folder
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes")}
+        if "skill" in s.extra:  # a skill file or folder is relative to omk.yaml's folder
             s.extra["skill"] = str((cfg_path.parent / s.extra["skill"]).resolve())
+        if "claude" in s.extra:
+            s.extra["claude"] = _claude_paths(s.extra["claude"], cfg_path.parent)
     if os.environ.get("OMK_TARGET"):
         s.target, s.target_base = os.environ["OMK_TARGET"], cwd
     if os.environ.get("OMK_JUDGE"):

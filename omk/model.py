@@ -172,7 +172,12 @@ class MockStats:
 
 @dataclass(slots=True)
 class Trace:
-    """What a target reports besides the output. None means "not reported", never zero."""
+    """What a target reports besides the output. None means "not reported", never zero.
+
+    `tokens` always has `input` and `output`; a target that reports prompt-cache tokens adds
+    `cache_read` and `cache_creation`. The agent CLI fields (`api_latency_ms`, `stop_reason`,
+    `session_id`) are written only when set, so other targets' traces keep their shape.
+    """
 
     turns: int | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
@@ -181,6 +186,9 @@ class Trace:
     tokens: dict[str, int | None] = field(default_factory=lambda: {"input": None, "output": None})
     mock_stats: MockStats | None = None
     notes: list[str] = field(default_factory=list)  # e.g. "stopped at max_turns (10)"; omitted when empty
+    api_latency_ms: float | None = None  # time spent waiting for the model API, as the CLI measured it
+    stop_reason: str | None = None  # the model's last stop reason (`end_turn`, `tool_use`, `max_tokens`…)
+    session_id: str | None = None  # the agent CLI's session (a conversation's turns share it)
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -193,6 +201,9 @@ class Trace:
         }
         if self.notes:
             data["notes"] = list(self.notes)
+        for name in ("api_latency_ms", "stop_reason", "session_id"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
         return data
 
 

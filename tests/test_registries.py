@@ -59,17 +59,17 @@ def test_the_built_in_entries_resolve_inside_their_own_package():
         assert ref.startswith("omk.targets.") and callable(load_ref(ref)), kind
     for name, ref in FORMATS.items():
         assert ref.startswith("omk.report.") and callable(load_ref(ref)), name
-    assert KINDS.names() == ("openai", "anthropic", "cmd", "replay")
+    assert KINDS.names() == ("openai", "anthropic", "cmd", "replay", "claude")
     assert WRITERS.names() == ("json", "junit", "md", "html")
 
 
 def test_unknown_kinds_and_formats_keep_their_messages():
     with pytest.raises(ConfigError) as bad:
         make_target("nonsense")
-    assert str(bad.value) == "target 'nonsense': expected KIND:ARG with KIND one of openai, anthropic, cmd, replay"
+    assert str(bad.value) == "target 'nonsense': expected KIND:ARG with KIND one of openai, anthropic, cmd, replay, claude"
     with pytest.raises(ConfigError) as unknown:
         make_target("foo:bar")
-    assert str(unknown.value) == "target 'foo:bar': unknown kind 'foo'; expected one of openai, anthropic, cmd, replay"
+    assert str(unknown.value) == "target 'foo:bar': unknown kind 'foo'; expected one of openai, anthropic, cmd, replay, claude"
     with pytest.raises(ConfigError) as fmt:
         write_formats(Path("."), {}, ["pdf", "md"])
     assert str(fmt.value) == "--format: unknown format(s) pdf; available: json, junit, md, html"
@@ -84,7 +84,7 @@ def test_a_registered_target_kind_is_built_and_run(plugin_module):
     assert plugin_module not in sys.modules  # registering imports nothing
     target = make_target("echo:said")
     assert asyncio.run(target.run(Sample("s", "hi"), "hi")) == TargetResult(output="said: hi")
-    with pytest.raises(ConfigError, match="expected one of openai, anthropic, cmd, replay, echo"):
+    with pytest.raises(ConfigError, match="expected one of openai, anthropic, cmd, replay, claude, echo"):
         make_target("nope:x")
 
 

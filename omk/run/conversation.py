@@ -130,7 +130,8 @@ def _sum(values: list[float | None]) -> float | None:
 
 def combine_traces(traces: list[Trace]) -> Trace:
     """The whole conversation's trace: every turn's tool calls in order, summed model turns,
-    cost, latency and tokens (None when no turn reported one), summed mock statistics."""
+    cost, latency and tokens (None when no turn reported one), summed mock statistics; the last
+    turn's stop reason and session."""
     stats = [t.mock_stats for t in traces if t.mock_stats is not None]
     mock_stats = None
     if stats:
@@ -140,18 +141,20 @@ def combine_traces(traces: list[Trace]) -> Trace:
                 mock_stats.per_mock[key] = mock_stats.per_mock.get(key, 0) + n
     cost = _sum([t.cost_usd for t in traces])
     latency = _sum([t.latency_ms for t in traces])
-    tokens_in = _sum([t.tokens.get("input") for t in traces])
-    tokens_out = _sum([t.tokens.get("output") for t in traces])
+    api_latency = _sum([t.api_latency_ms for t in traces])
+    token_keys = dict.fromkeys(k for t in traces for k in t.tokens)  # input, output, then cache_* if any
+    tokens = {k: _sum([t.tokens.get(k) for t in traces]) for k in {"input": None, "output": None, **token_keys}}
     model_turns = _sum([t.turns for t in traces])
+    last = traces[-1] if traces else Trace()
     return Trace(
         turns=int(model_turns) if model_turns is not None else None,
         tool_calls=[c for t in traces for c in t.tool_calls],
         cost_usd=round(cost, 6) if cost is not None else None,
         latency_ms=round(latency, 1) if latency is not None else None,
-        tokens={
-            "input": int(tokens_in) if tokens_in is not None else None,
-            "output": int(tokens_out) if tokens_out is not None else None,
-        },
+        tokens={k: int(v) if v is not None else None for k, v in tokens.items()},
         mock_stats=mock_stats,
         notes=[f"turn {i + 1}: {note}" for i, t in enumerate(traces) for note in t.notes],
+        api_latency_ms=round(api_latency, 1) if api_latency is not None else None,
+        stop_reason=last.stop_reason,
+        session_id=last.session_id,
     )

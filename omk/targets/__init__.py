@@ -29,8 +29,11 @@ KINDS: LazyRegistry[TargetFactory] = LazyRegistry(
         "anthropic": "omk.targets.anthropic:AnthropicTarget.from_spec",
         "cmd": "omk.targets.cmd:CmdTarget.from_spec",
         "replay": "omk.targets.replay:ReplayTarget.from_spec",
+        "claude": "omk.targets.claude.target:ClaudeTarget.from_spec",
     }
 )
+# kinds whose ARG may be empty: `claude:` runs the CLI's default model
+EMPTY_ARG = frozenset({"claude"})
 
 
 def register_target(kind: str, factory: str) -> None:
@@ -42,7 +45,7 @@ def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | Non
     """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`."""
     kind, sep, arg = spec.partition(":")
     expected = ", ".join(KINDS.names())
-    if not sep or not arg.strip():
+    if not sep or (not arg.strip() and kind not in EMPTY_ARG):
         raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {expected}")
     if kind not in KINDS:
         raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {expected}")

@@ -100,7 +100,8 @@ async def run_agent_loop(
 
 @dataclass(slots=True)
 class SystemPrompt:
-    """The system prompt under test: omk.yaml `system:` (text) or `skill:` (a file)."""
+    """The system prompt under test: omk.yaml `system:` (text) or `skill:` (a file, or a skill
+    folder, whose SKILL.md is the text; the `claude:` target installs the folder instead)."""
 
     text: str | None = None
     source: str | None = None  # "system" | "skill"
@@ -124,6 +125,8 @@ def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
         return SystemPrompt(text=text, source="system")
     if skill is not None:
         path = Path(str(skill))
+        if path.is_dir():  # a skill folder: an API model gets its SKILL.md as the system prompt
+            path = path / "SKILL.md"
         try:
             content = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:

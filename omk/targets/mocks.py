@@ -221,19 +221,44 @@ class MockSandbox:
         """Index of the first mock that matches, or None."""
         return next((i for i, m in enumerate(self.mocks) if mock_matches(m, tool, call_input)), None)
 
-    async def answer(self, tool: str, call_input: Any) -> ToolAnswer:
-        """Answer a call and record it in `calls` and `stats`."""
+    def match(self, tool: str, call_input: Any) -> ToolAnswer | None:
+        """The answer of the first matching mock, counted as a hit; None when no mock matches
+        (nothing counted: the caller decides what an unmatched call gets)."""
         index = self.find(tool, call_input)
-        if index is not None:
-            key = self.keys[index]
-            hit = self.totals.per_mock.get(key, 0)  # this is hit number hit+1 of this mock
+        if index is None:
+            return None
+        key = self.keys[index]
+        hit = self.totals.per_mock.get(key, 0)  # this is hit number hit+1 of this mock
+        for stats in (self.stats, self.totals):
+            stats.hits += 1
+            stats.per_mock[key] = stats.per_mock.get(key, 0) + 1
+        return self._mock_output(self.mocks[index], key, hit)
+
+    def count_miss(self) -> None:
+        self.stats.misses += 1
+        self.totals.misses += 1
+
+    def record(self, call: ToolCall) -> None:
+        """Add a call answered elsewhere (an agent CLI's hook process) as if answered here:
+        a hit on its `mock_key`, else a miss."""
+        if call.mock_key is not None:
             for stats in (self.stats, self.totals):
                 stats.hits += 1
-                stats.per_mock[key] = stats.per_mock.get(key, 0) + 1
-            result = self._mock_output(self.mocks[index], key, hit)
+                stats.per_mock[call.mock_key] = stats.per_mock.get(call.mock_key, 0) + 1
         else:
-            self.stats.misses += 1
-            self.totals.misses += 1
+            self.count_miss()
+        self.calls.append(call)
+
+    def denial(self, tool: str) -> ToolAnswer:
+        """What a call no mock matches gets under mocksStrict."""
+        text = f"[omk] tool call denied: no mock matches this {tool} call and mocksStrict is on"
+        return ToolAnswer(output=text, text=text, is_error=True)
+
+    async def answer(self, tool: str, call_input: Any) -> ToolAnswer:
+        """Answer a call and record it in `calls` and `stats`."""
+        result = self.match(tool, call_input)
+        if result is None:
+            self.count_miss()
             result = await self._unmatched(tool, call_input)
         self.calls.append(
             ToolCall(
@@ -275,8 +300,7 @@ class MockSandbox:
 
     async def _unmatched(self, tool: str, call_input: Any) -> ToolAnswer:
         if self.strict:
-            text = f"[omk] tool call denied: no mock matches this {tool} call and mocksStrict is on"
-            return ToolAnswer(output=text, text=text, is_error=True)
+            return self.denial(tool)
         if self.fallback is not None:
             routed = await self.fallback(tool, call_input)
             if routed is not None:

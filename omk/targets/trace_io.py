@@ -16,7 +16,12 @@ _ALIASES = {
     "cost_usd": ("cost_usd", "costUSD"),
     "latency_ms": ("latency_ms", "durationMs", "duration_ms"),
     "mock_stats": ("mock_stats", "mockStats"),
+    "api_latency_ms": ("api_latency_ms", "durationApiMs", "duration_api_ms"),
+    "stop_reason": ("stop_reason", "stopReason"),
+    "session_id": ("session_id", "sessionId"),
 }
+# Prompt-cache token counts: ours inside `tokens`, 0.54's camelCase at the top level.
+_CACHE_TOKENS = {"cache_read": "cacheReadTokens", "cache_creation": "cacheCreationTokens"}
 
 
 class TraceFormatError(ValueError):
@@ -72,6 +77,9 @@ def parse_trace(data: Any) -> Trace:
         "input": _number(tokens_raw.get("input", data.get("inputTokens")), "tokens.input", integer=True),
         "output": _number(tokens_raw.get("output", data.get("outputTokens")), "tokens.output", integer=True),
     }
+    for name, legacy in _CACHE_TOKENS.items():
+        if tokens_raw.get(name, data.get(legacy)) is not None:
+            tokens[name] = _number(tokens_raw.get(name, data.get(legacy)), f"tokens.{name}", integer=True)
     stats_raw = _first(data, "mock_stats")
     stats = None
     if stats_raw is not None:
@@ -93,4 +101,13 @@ def parse_trace(data: Any) -> Trace:
         tokens=tokens,
         mock_stats=stats,
         notes=[str(n) for n in notes_raw] if isinstance(notes_raw := data.get("notes"), list) else [],
+        api_latency_ms=_number(_first(data, "api_latency_ms"), "api_latency_ms"),
+        stop_reason=_text(_first(data, "stop_reason"), "stop_reason"),
+        session_id=_text(_first(data, "session_id"), "session_id"),
     )
+
+
+def _text(value: Any, field: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TraceFormatError(f"trace.{field} must be a string (got {value!r})")

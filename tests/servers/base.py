@@ -41,6 +41,17 @@ class Drop:
 
 
 @dataclass
+class Stream:
+    """A 200 `text/event-stream` reply: `(event name, data)` pairs, data sent as JSON.
+
+    `hang` keeps the connection open after the events without ending the stream (a stalled
+    server), until the server stops."""
+
+    events: list[tuple[str, Any]]
+    hang: bool = False
+
+
+@dataclass
 class Request:
     method: str
     path: str
@@ -100,6 +111,10 @@ class FakeServer:
     def error_body(self, code: int) -> dict[str, Any]:
         return {"error": {"message": f"injected error {code}"}}
 
+    def adapt(self, request: Request, step: Step) -> Step:
+        """The step as this server sends it for this request (e.g. streamed when asked)."""
+        return step
+
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> Self:
         state, fake = self._state, self
@@ -131,6 +146,7 @@ class FakeServer:
                     state.served += 1
                 if callable(state.script):
                     step = state.script(req)
+                step = fake.adapt(req, step)
                 if self.path.split("?")[0] != fake.path:
                     self._reply_json(404, {"error": {"message": f"no route {self.path}"}})
                     return
@@ -147,6 +163,9 @@ class FakeServer:
                 if isinstance(step, Garbage):
                     self._reply_raw(step.status, step.body, "text/html")
                     return
+                if isinstance(step, Stream):
+                    self._reply_stream(step)
+                    return
                 if isinstance(step, Status):
                     headers = {"retry-after": step.retry_after} if step.retry_after is not None else {}
                     body = step.body if step.body is not None else fake.error_body(step.code)
@@ -156,6 +175,19 @@ class FakeServer:
                         self._reply_json(step.code, body, headers)
                     return
                 self._reply_json(200, step)
+
+            def _reply_stream(self, stream: Stream) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                for name, data in stream.events:
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+                if stream.hang:
+                    state.stopping.wait()
 
             def _reply_json(self, code: int, data: Any, headers: dict[str, str] | None = None) -> None:
                 self._reply_raw(code, json.dumps(data).encode(), "application/json", headers)

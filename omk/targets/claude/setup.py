@@ -1,0 +1,229 @@
+"""What a `claude:` run is set up from: the CLI binary, omk.yaml's `claude:` block, the skill.
+
+Everything here is decided once per run, before any sample: a missing binary or a bad setting
+stops the run with exit 2 before work starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.errors import ConfigError
+from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
+
+INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
+BLOCK_KEYS = {"path", "args", "env", "mcp_config", "user_config"}
+
+# Variables the isolated CLI still gets from omk's environment: how to reach the model and the
+# network, and the locale. Everything else (the user's CLAUDE_* toggles, XDG folders…) stays out.
+PASSED_VARIABLES = (
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+)
+PASSED_PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_USE_", "AWS_", "GOOGLE_", "CLOUD_ML_", "VERTEX_")
+# Set for every run: no telemetry, error reports or update checks; nothing but the model calls.
+FIXED_VARIABLES = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+
+
+@dataclass(slots=True)
+class Skill:
+    """The artifact under test. A directory (with SKILL.md) is installed in the run's
+    `.claude/skills/<name>/`; a file's text goes through `--append-system-prompt`."""
+
+    path: Path
+    name: str
+    is_dir: bool
+    sha256: str  # of the directory's files (names and bytes) or the file's bytes
+
+    def describe(self) -> dict[str, Any]:
+        return {"path": str(self.path), "name": self.name, "installed_as": self.installed_as, "sha256": self.sha256[:16]}
+
+    @property
+    def installed_as(self) -> str:
+        return f".claude/skills/{self.name}/" if self.is_dir else "--append-system-prompt"
+
+
+@dataclass(slots=True)
+class ClaudeSettings:
+    binary: str
+    version: str
+    model: str | None
+    skill: Skill | None = None
+    system: str | None = None  # text for --append-system-prompt (`system:`, or a skill file's text)
+    max_turns: int = DEFAULT_MAX_TURNS
+    args: list[str] = field(default_factory=list)  # extra flags, after omk's own
+    env_names: list[str] = field(default_factory=list)  # more variables passed through by name
+    mcp_config: Path | None = None  # the user's MCP servers, only when omk.yaml names them
+    user_config: bool = False  # true: the user's own HOME and ~/.claude (no isolation)
+
+
+def find_binary(block: dict[str, Any], spec: str) -> str:
+    """`OMK_CLAUDE`, then omk.yaml `claude.path`, then `claude` on PATH."""
+    for where, candidate in (("OMK_CLAUDE", os.environ.get("OMK_CLAUDE")), ("claude.path", block.get("path"))):
+        if not candidate:
+            continue
+        found = shutil.which(str(candidate)) or (str(candidate) if Path(candidate).is_file() else None)
+        if found is None or not os.access(found, os.X_OK):
+            raise ConfigError(
+                f"target {spec!r}: {where} names {candidate}, which is not an executable file; "
+                f"install Claude Code with `{INSTALL_HINT}`"
+            )
+        return found
+    found = shutil.which("claude")
+    if found is None:
+        raise ConfigError(
+            f"target {spec!r}: the Claude Code CLI (`claude`) was not found on PATH; install it with "
+            f"`{INSTALL_HINT}`, or set OMK_CLAUDE or `claude: {{path: …}}` in omk.yaml"
+        )
+    return found
+
+
+def cli_version(binary: str, spec: str) -> str:
+    """`2.1.331` from `claude --version`; the cache key carries it, so an upgrade re-runs."""
+    try:
+        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ConfigError(f"target {spec!r}: cannot run {binary} --version: {exc}") from None
+    text = (done.stdout or "").strip()
+    if done.returncode != 0 or not text:
+        detail = (done.stderr or text or "no output").strip().splitlines()[-1:] or ["no output"]
+        raise ConfigError(f"target {spec!r}: {binary} --version failed: {detail[0]}")
+    match = re.search(r"\d+\.\d+\.\d+\S*", text)
+    return match.group(0) if match else text.splitlines()[0]
+
+
+def tree_sha256(root: Path) -> str:
+    """A hash of every file under `root`: relative names and contents, in a stable order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def read_skill(value: Any) -> Skill:
+    path = Path(str(value))
+    if path.is_dir():
+        if not (path / "SKILL.md").is_file():
+            raise ConfigError(f"omk.yaml skill: {path} is a folder without a SKILL.md")
+        return Skill(path=path, name=path.name, is_dir=True, sha256=tree_sha256(path))
+    if not path.is_file():
+        raise ConfigError(f"omk.yaml skill: file not found: {path}")
+    return Skill(path=path, name=path.stem, is_dir=False, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def _string_list(block: dict[str, Any], key: str) -> list[str]:
+    value = block.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"omk.yaml claude.{key}: must be a list of strings")
+    return list(value)
+
+
+def _artifact(settings: dict[str, Any]) -> tuple[Skill | None, str | None]:
+    """(the skill, the text for --append-system-prompt)."""
+    text, skill_value = settings.get("system"), settings.get("skill")
+    if text is not None and not isinstance(text, str):
+        raise ConfigError("omk.yaml system: must be text")
+    skill = read_skill(skill_value) if skill_value is not None else None
+    if skill is not None and not skill.is_dir:
+        if text is not None:
+            raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
+        try:
+            text = skill.path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"omk.yaml skill: cannot read {skill.path}: {exc}") from None
+    return skill, text
+
+
+def _check_mcp_config(path: Path) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"omk.yaml claude.mcp_config: file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"omk.yaml claude.mcp_config: cannot read {path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
+        raise ConfigError(f"omk.yaml claude.mcp_config: {path} must hold an object with `mcpServers`")
+
+
+def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> ClaudeSettings:
+    settings = settings or {}
+    block = settings.get("claude") or {}
+    if not isinstance(block, dict):
+        raise ConfigError("omk.yaml claude: must be a mapping")
+    unknown = sorted(set(block) - BLOCK_KEYS)
+    if unknown:
+        raise ConfigError(f"omk.yaml claude.{unknown[0]}: unknown setting; expected one of {', '.join(sorted(BLOCK_KEYS))}")
+    if "api_key" in block:
+        raise ConfigError("omk.yaml claude: keys are never written in omk.yaml; set ANTHROPIC_API_KEY")
+    mcp = block.get("mcp_config")
+    if mcp is not None:
+        _check_mcp_config(Path(str(mcp)))
+    user_config = block.get("user_config", False)
+    if not isinstance(user_config, bool):
+        raise ConfigError("omk.yaml claude.user_config: must be true or false")
+    binary = find_binary(block, spec)
+    skill, system = _artifact(settings)
+    return ClaudeSettings(
+        binary=binary,
+        version=cli_version(binary, spec),
+        model=model or None,
+        skill=skill,
+        system=system,
+        max_turns=max_turns(settings),
+        args=_string_list(block, "args"),
+        env_names=_string_list(block, "env"),
+        mcp_config=Path(str(mcp)) if mcp is not None else None,
+        user_config=user_config,
+    )
+
+
+def child_environment(cfg: ClaudeSettings, home: Path) -> dict[str, str]:
+    """The CLI's environment: isolated (its own HOME and config folder, only the variables that
+    reach the model), or omk's own under `claude.user_config: true`."""
+    if cfg.user_config:
+        return {**os.environ, **FIXED_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k in PASSED_VARIABLES or k.startswith(PASSED_PREFIXES)}
+    env.update({k: os.environ[k] for k in cfg.env_names if k in os.environ})
+    env.update(FIXED_VARIABLES)
+    env["HOME"] = str(home)
+    env["CLAUDE_CONFIG_DIR"] = str(home / ".claude")
+    return env
+
+
+def isolation(cfg: ClaudeSettings) -> dict[str, Any]:
+    """What the report says was kept out of the run (names only, never values)."""
+    if cfg.user_config:
+        return {"isolated": False, "note": "claude.user_config: the user's own HOME, ~/.claude and MCP servers are used"}
+    return {
+        "isolated": True,
+        "home": "a fresh folder per sample (HOME and CLAUDE_CONFIG_DIR): no user settings, skills, CLAUDE.md, plugins or sessions",
+        "setting_sources": ["project", "local"],
+        "working_dir": "a fresh folder per sample: the skill and the sample's files_available only",
+        "mcp_servers": "only claude.mcp_config and omk's mock stub (--strict-mcp-config)",
+        "environment": {"passed": list(PASSED_VARIABLES), "prefixes": list(PASSED_PREFIXES), "extra": list(cfg.env_names)},
+    }

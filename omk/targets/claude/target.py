@@ -1,0 +1,212 @@
+"""`claude:MODEL`: the Claude Code CLI, with the skill installed and its tool calls mocked.
+
+One `claude -p --output-format stream-json --verbose` process per sample (per turn for a
+conversation, which continues its session with `--resume`), the composed prompt on stdin, in a
+fresh workspace (omk.targets.claude.workspace). Tool calls go through omk's PreToolUse hook
+(omk.targets.claude.hook), which answers them from the sample's mocks. The trace is read from
+the stream (omk.targets.claude.stream). The process runs in its own process group: a timeout or
+a cancelled run kills the whole group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from omk.model import Sample, ToolCall
+from omk.targets.base import TargetError, TargetResult
+from omk.targets.claude import setup
+from omk.targets.claude.stream import StreamRun, build_trace, history, parse_stream, tool_calls
+from omk.targets.claude.workspace import Workspace
+from omk.targets.cmd import stop_program
+from omk.targets.mocks import MockSandbox
+from omk.targets.prelude import history_for, system_for
+from omk.targets.session import Session
+
+RETRYABLE_STATUS = {408, 409, 429}
+STDERR_TAIL = 600
+
+
+class ClaudeTarget:
+    kind = "claude"
+
+    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+        self.spec = spec
+        self.cfg = setup.load_settings(model, spec, settings)
+        # A conversation's workspace lives from its first turn to its last; the key is the
+        # conversation's mock sandbox, the one object every turn's Session shares.
+        self._conversations: weakref.WeakKeyDictionary[MockSandbox, Workspace] = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:
+        return cls(arg.strip(), spec, settings)
+
+    def describe(self) -> dict[str, Any]:
+        cfg = self.cfg
+        return {
+            "kind": self.kind,
+            "spec": self.spec,
+            "model": cfg.model,
+            "cli": {"path": cfg.binary, "version": cfg.version},
+            "skill": cfg.skill.describe() if cfg.skill is not None else None,
+            "system": _digest(cfg.system) if cfg.system is not None else None,
+            "max_turns": cfg.max_turns,
+            "args": cfg.args,
+            "mcp_config": str(cfg.mcp_config) if cfg.mcp_config else None,
+            "isolation": setup.isolation(cfg),
+        }
+
+    def cache_identity(self) -> dict[str, Any]:
+        cfg = self.cfg
+        mcp = hashlib.sha256(cfg.mcp_config.read_bytes()).hexdigest() if cfg.mcp_config is not None else None
+        return {
+            "kind": self.kind,
+            "model": cfg.model,
+            "cli_version": cfg.version,
+            "skill": cfg.skill.sha256 if cfg.skill is not None else None,
+            "skill_installed_as": cfg.skill.installed_as if cfg.skill is not None else None,
+            "system": cfg.system,
+            "max_turns": cfg.max_turns,
+            "args": cfg.args,
+            "mcp_config": mcp,
+            "user_config": cfg.user_config,
+        }
+
+    # --- one call -----------------------------------------------------------------------------
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        if history_for(sample):
+            raise TargetError("claude: a sample with a message history cannot be sent to Claude Code (use `turns:`)")
+        sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
+        space = self._workspace(sample, sandbox, session)
+        finished = False
+        try:
+            space.begin_call(sandbox)
+            started = time.perf_counter()
+            stdout, stderr, code = await self._execute(self._argv(sample, space), space, prompt)
+            records = space.hook_records()
+            for record in records:
+                sandbox.record(_recorded_call(record))
+            result = self._result(parse_stream(stdout), records, code, stderr, sandbox)
+            result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            result.trace.notes[:0] = space.notes if session is None or session.index == 0 else []
+            if session is not None:
+                space.keep_session(result.trace.session_id)
+            finished = session is None or session.index == session.count - 1
+            return result
+        finally:
+            if session is None or finished:
+                self._conversations.pop(sandbox, None)
+                space.remove()
+
+    def _workspace(self, sample: Sample, sandbox: MockSandbox, session: Session | None) -> Workspace:
+        if session is None:
+            return Workspace(self.cfg, sample)
+        space = self._conversations.get(sandbox)
+        if space is None or session.index == 0:
+            if space is not None:
+                space.remove()
+            space = self._conversations[sandbox] = Workspace(self.cfg, sample)
+        return space
+
+    def _argv(self, sample: Sample, space: Workspace) -> list[str]:
+        cfg = self.cfg
+        argv = [cfg.binary, "-p", "--output-format", "stream-json", "--verbose"]
+        argv += ["--max-turns", str(cfg.max_turns), "--settings", str(space.settings_file)]
+        if cfg.model:
+            argv += ["--model", cfg.model]
+        system = system_for(cfg.system, sample)
+        if system:
+            argv += ["--append-system-prompt", system]
+        if not cfg.user_config:
+            argv += ["--setting-sources", "project,local", "--strict-mcp-config"]
+        if space.mcp_config is not None:
+            argv += ["--mcp-config", str(space.mcp_config)]
+        if space.session_id:
+            argv += ["--resume", space.session_id]
+        return argv + cfg.args
+
+    async def _execute(self, argv: list[str], space: Workspace, prompt: str) -> tuple[bytes, bytes, int]:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=space.work,
+                env=setup.child_environment(self.cfg, space.home),
+                start_new_session=True,  # its own process group: a kill takes hooks and tools too
+            )
+        except OSError as exc:
+            raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        try:
+            stdout, stderr = await proc.communicate(prompt.encode("utf-8"))
+        finally:
+            await stop_program(proc)
+        return stdout, stderr, proc.returncode if proc.returncode is not None else -1
+
+    def _result(self, run: StreamRun, records: list[dict[str, Any]], code: int, stderr: bytes, sandbox: MockSandbox) -> TargetResult:
+        if run.result is None:
+            detail = _tail(stderr) or "no result line on stdout"
+            raise TargetError(f"claude exited with code {code}: {detail}" if code else f"claude gave no result: {detail}")
+        calls = tool_calls(run, records)
+        trace = build_trace(run, calls)
+        trace.mock_stats = sandbox.stats
+        output = run.result.get("result")
+        if run.result.get("subtype") == "error_max_turns":
+            output = run.last_text()
+            pending = len(run.steps[-1][1]) if run.steps else 0
+            trace.notes.append(
+                f"stopped at max_turns ({self.cfg.max_turns}): the model still asked for {pending} tool call(s); "
+                "the output is its last text"
+            )
+        elif run.result.get("is_error") or code != 0:
+            raise _failure(run.result, code, stderr)
+        if not isinstance(output, str):
+            raise TargetError("claude: the result line has no text `result`")
+        skill = self.cfg.skill
+        listed = run.init.get("skills")
+        if skill is not None and skill.is_dir and isinstance(listed, list) and skill.name not in listed:
+            trace.notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
+        return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
+
+    async def close(self) -> None:
+        for space in list(self._conversations.values()):
+            space.remove()
+        self._conversations.clear()
+
+
+def _recorded_call(record: dict[str, Any]) -> ToolCall:
+    decision = record.get("decision")
+    return ToolCall(
+        tool=str(record.get("tool")),
+        input=record.get("input"),
+        output=record.get("output"),
+        mocked=decision == "mock",
+        mock_key=record.get("mock_key") if decision == "mock" else None,
+        is_error=decision == "deny",
+    )
+
+
+def _failure(result: dict[str, Any], code: int, stderr: bytes) -> TargetError:
+    """The CLI's own message: the result text (`API Error: 400 …`), else its `errors`."""
+    message = result.get("result") if isinstance(result.get("result"), str) and result.get("result") else None
+    errors = result.get("errors")
+    if message is None and isinstance(errors, list) and errors:
+        message = "; ".join(str(e) for e in errors)
+    message = message or _tail(stderr) or f"{result.get('subtype') or 'error'} (exit code {code})"
+    status = result.get("api_error_status")
+    retryable = isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500)
+    return TargetError(f"claude: {message}", retryable=retryable)
+
+
+def _tail(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    return text[-STDERR_TAIL:]
+
+
+def _digest(text: str) -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], "chars": len(text)}

@@ -1,0 +1,137 @@
+"""The folder one `claude:` sample (or one conversation) runs in, made fresh and removed after.
+
+    <tmp>/omk-claude-XXXX/
+        home/          HOME and CLAUDE_CONFIG_DIR (home/.claude): empty, so no user settings,
+                       skills, CLAUDE.md or sessions; a conversation's session is kept here
+        work/          the CLI's working folder: .claude/skills/<name>/ (the skill under test)
+                       and the sample's `environment.files_available`, copied in
+        omk/           settings.json (the PreToolUse hook), mocks.json, state.json (the hook's
+                       records), mcp.json (the mock MCP servers), outside the working folder
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any
+
+from omk.model import Sample
+from omk.targets.claude import hook, mcp_stub
+from omk.targets.claude.setup import ClaudeSettings
+from omk.targets.mocks import MockSandbox
+
+HOOK_TIMEOUT_S = 30
+
+
+def source_folder(sample: Sample) -> Path:
+    """Where `files_available` are read: the sample's `cwd` (relative to the samples file), else
+    the samples file's folder."""
+    if not sample.cwd:
+        return sample.base_dir
+    cwd = Path(sample.cwd).expanduser()
+    return cwd if cwd.is_absolute() else sample.base_dir / cwd
+
+
+class Workspace:
+    def __init__(self, cfg: ClaudeSettings, sample: Sample):
+        self.root = Path(tempfile.mkdtemp(prefix="omk-claude-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)  # also at exit
+        self.home = self.root / "home"
+        self.work = self.root / "work"
+        self.state_dir = self.root / "omk"
+        for folder in (self.home / ".claude", self.work, self.state_dir):
+            folder.mkdir(parents=True)
+        self.session_id: str | None = None  # set after the first turn of a conversation
+        self.notes = self._materialise(cfg, sample)
+        self._write_config(sample)
+        self.mcp_config = self._write_mcp(cfg, sample)
+
+    # --- set-up -------------------------------------------------------------------------------
+    def _materialise(self, cfg: ClaudeSettings, sample: Sample) -> list[str]:
+        """Install the skill folder; copy the declared files. Returns notes on what was skipped."""
+        if cfg.skill is not None and cfg.skill.is_dir:
+            shutil.copytree(cfg.skill.path, self.work / ".claude" / "skills" / cfg.skill.name)
+        source = source_folder(sample).resolve()
+        notes = []
+        for entry in (sample.environment or {}).get("files_available") or []:
+            name = str(entry).strip()
+            relative = Path(name)
+            origin = (source / relative).resolve()
+            if not name or relative.is_absolute() or not origin.is_relative_to(source):
+                notes.append(f"files_available: {name!r} is outside {source}; not copied")
+            elif origin.is_dir():
+                shutil.copytree(origin, self.work / relative, dirs_exist_ok=True)
+            elif origin.is_file():
+                (self.work / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(origin, self.work / relative)
+            else:
+                notes.append(f"files_available: {name!r} not found in {source}; not copied")
+        return notes
+
+    def _write_config(self, sample: Sample) -> None:
+        command = shlex.join([sys.executable, "-I", str(Path(hook.__file__).resolve()), str(self.state_dir)])
+        settings = {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]}
+                ]
+            }
+        }
+        self._write("settings.json", settings)
+        self._write(hook.MOCKS_FILE, {"mocks": sample.mocks, "strict": sample.mocks_strict, "base_dir": str(sample.base_dir)})
+
+    def _write_mcp(self, cfg: ClaudeSettings, sample: Sample) -> Path | None:
+        """One MCP config for the CLI: the user's servers (claude.mcp_config) and a stand-in
+        server for every other server whose tools the mocks name. None when there are neither."""
+        servers: dict[str, Any] = {}
+        if cfg.mcp_config is not None:
+            servers = dict(json.loads(cfg.mcp_config.read_text(encoding="utf-8")).get("mcpServers") or {})
+        stubs = {name: tools for name, tools in mcp_stub.stub_tools(sample.mocks, sample.tools).items() if name not in servers}
+        if not servers and not stubs:
+            return None
+        self._write("mcp-tools.json", stubs)
+        stub = str(Path(mcp_stub.__file__).resolve())
+        for name in stubs:
+            servers[name] = {"command": sys.executable, "args": ["-I", stub, str(self.state_dir / "mcp-tools.json"), name]}
+        self._write("mcp.json", {"mcpServers": servers})
+        return self.state_dir / "mcp.json"
+
+    def _write(self, name: str, data: Any) -> None:
+        (self.state_dir / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    @property
+    def settings_file(self) -> Path:
+        return self.state_dir / "settings.json"
+
+    # --- per call -----------------------------------------------------------------------------
+    def begin_call(self, sandbox: MockSandbox) -> None:
+        """Before each call: the mock totals so far (a conversation's earlier turns), no records,
+        and the session as the last successful turn left it (a retried turn starts clean)."""
+        self._write(hook.STATE_FILE, {"totals": sandbox.totals.to_dict(), "calls": []})
+        snapshot = self.root / "sessions-snapshot"
+        if snapshot.is_dir():
+            shutil.rmtree(self.home / ".claude", ignore_errors=True)
+            shutil.copytree(snapshot, self.home / ".claude", symlinks=True)
+
+    def hook_records(self) -> list[dict[str, Any]]:
+        try:
+            state = json.loads((self.state_dir / hook.STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        calls = state.get("calls") if isinstance(state, dict) else None
+        return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+    def keep_session(self, session_id: str | None) -> None:
+        """After a successful turn of a conversation: remember the session and its files."""
+        self.session_id = session_id
+        snapshot = self.root / "sessions-snapshot"
+        shutil.rmtree(snapshot, ignore_errors=True)
+        shutil.copytree(self.home / ".claude", snapshot, symlinks=True)
+
+    def remove(self) -> None:
+        self._cleanup()

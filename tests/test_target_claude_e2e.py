@@ -1,0 +1,174 @@
+"""`omk eval --target claude:…` as a real subprocess: the bundled Claude Code example against a
+scripted loopback server, the cache, a conversation, a missing CLI and a CLI that hangs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from claude_support import alive, require_claude, wait_until
+from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "sk-ant-e2e-5c1d9e7f3a2b4c6d8e0f"
+GROUP = "python3 .claude/skills/release-notes/scripts/group_commits.py <<'EOF'\n{}\nEOF"
+
+
+def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
+    full.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
+        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def _calls_so_far(request: Request) -> int:
+    messages = (request.json or {}).get("messages") or []
+    return sum(
+        1
+        for m in messages
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    )
+
+
+def release_notes_model(request: Request) -> dict[str, Any]:
+    """The model, played per sample: load the skill, follow its steps, answer."""
+    body = request.body.decode("utf-8")
+    zh = "帮我写下一个版本的发布说明" in body
+    log = "c0ffee1 fix: 导出 CSV 时保留中文列名\nbadf00d fix: 修复时区解析错误" if zh else (
+        "3f2a9c1 feat(export): export reports as CSV\n8b7e6d2 fix: keep the time zone when parsing dates"
+    )
+    steps = [
+        ("Skill", {"skill": "release-notes"}),
+        ("Bash", {"command": "git describe --tags --abbrev=0", "description": "last tag"}),
+        ("Bash", {"command": f"git log --oneline {'v2.0.3' if zh else 'v1.4.0'}..HEAD", "description": "commits"}),
+        ("Bash", {"command": GROUP.format(log), "description": "group commits"}),
+        ("Read", {"file_path": "/work/CHANGELOG.md"}),
+    ]
+    step = _calls_so_far(request)
+    if step < len(steps):
+        return tool_use_reply([steps[step]], id_prefix=f"{'zh' if zh else 'en'}{step}_", cache_read_input_tokens=100)
+    if zh:
+        return text_reply("## v2.0.4\n\n### 修复\n- 导出 CSV 时保留中文列名 (c0ffee1)\n- 修复时区解析错误 (badf00d)")
+    return text_reply("## v1.5.0\n\n### Features\n- Export reports as CSV (3f2a9c1)\n\n### Fixes\n- Keep the time zone (8b7e6d2)")
+
+
+def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):
+    claude = require_claude()
+    project = tmp_path / "claude"
+    shutil.copytree(ROOT / "samples" / "claude", project)
+    out = tmp_path / "run"
+    with AnthropicFake(release_notes_model) as fake:
+        env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
+        proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=project, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        calls_first_run = len(fake.requests)
+        again = omk_eval(["eval-samples.yaml", "--out", str(tmp_path / "again")], cwd=project, env=env)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert len(fake.requests) == calls_first_run  # every sample came from the cache
+        assert "release-notes" in fake.requests[0].body.decode()  # the skill was listed to the model
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    target = report["target"]
+    assert target["kind"] == "claude" and target["model"] == "sonnet" and target["cli"]["version"]
+    assert target["skill"]["installed_as"] == ".claude/skills/release-notes/"
+    assert target["isolation"]["isolated"] is True
+    results = {r["sample_id"]: r for r in report["results"]}
+    assert all(r["status"] == "ok" and r["passed"] for r in results.values()), proc.stdout
+    en = results["rn-next-version-en"]["trace"]
+    assert [c["tool"] for c in en["tool_calls"]] == ["Skill", "Bash", "Bash", "Bash", "Read"]
+    grouped = en["tool_calls"][3]
+    assert not grouped["mocked"] and json.loads(grouped["output"])["feat"] == ["export reports as CSV (3f2a9c1)"]
+    assert en["tool_calls"][4]["output"].startswith("# Changelog")  # return_file
+    assert en["tokens"]["cache_read"] == 500 and en["session_id"] and en["cost_usd"] > 0
+    zh = results["rn-only-fixes-zh"]["trace"]
+    assert zh["tool_calls"][3]["mocked"] and zh["mock_stats"]["per_mock"]["Bash:3"] == 1
+    cached = json.loads((tmp_path / "again" / "report.json").read_text(encoding="utf-8"))
+    for result in cached["results"]:
+        assert result["cached"] and result["trace"] == results[result["sample_id"]]["trace"]
+    assert KEY not in "".join(p.read_text(encoding="utf-8", errors="replace") for p in out.rglob("*") if p.is_file())
+
+
+def test_a_conversation_through_omk_eval_keeps_one_session(tmp_path):
+    claude = require_claude()
+    (tmp_path / "eval-samples.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "samples": [
+                    {
+                        "sample_id": "two-turns",
+                        "turns": [
+                            {"prompt": "Remember the word HELIOTROPE.", "assertions": [{"type": "contains", "value": "noted"}]},
+                            {"prompt": "Which word?", "assertions": [{"type": "contains", "value": "HELIOTROPE"}]},
+                        ],
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+
+    def model(request: Request) -> dict[str, Any]:
+        body = request.body.decode()
+        return text_reply("It was HELIOTROPE" if "Which word?" in body and "noted" in body else "noted")
+
+    with AnthropicFake(model) as fake:
+        env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
+        proc = omk_eval(["eval-samples.yaml", "--target", "claude:", "--out", str(tmp_path / "run")], cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
+    sessions = [t["trace"]["session_id"] for t in result["turns"]]
+    assert sessions[0] and sessions[0] == sessions[1]
+    assert [t["output"] for t in result["turns"]] == ["noted", "It was HELIOTROPE"]
+    assert "--model" not in json.dumps(result)  # `claude:` alone: the CLI's default model
+
+
+def test_a_missing_cli_is_exit_2_naming_the_install_command(tmp_path):
+    (tmp_path / "eval-samples.yaml").write_text("samples:\n  - { sample_id: a, prompt: hi }\n", encoding="utf-8")
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    proc = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet"], cwd=tmp_path, env={"PATH": str(empty)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "npm install -g @anthropic-ai/claude-code" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / ".omk" / "runs").exists() or not any((tmp_path / ".omk" / "runs").iterdir())
+    bad = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet"], cwd=tmp_path,
+                   env={"PATH": str(empty), "OMK_CLAUDE": str(tmp_path / "nope")})
+    assert bad.returncode == 2 and "OMK_CLAUDE names" in bad.stderr
+
+
+FAKE_CLAUDE = """#!{python}
+import os, subprocess, sys, time
+if "--version" in sys.argv:
+    print("9.9.9 (Claude Code)")
+    sys.exit(0)
+child = subprocess.Popen(["sleep", "300"])
+with open(os.environ["PIDS_FILE"], "w") as f:
+    f.write(f"{{os.getpid()}} {{child.pid}}")
+time.sleep(300)
+"""
+
+
+def test_a_hung_cli_and_its_children_are_killed_at_the_timeout(tmp_path):
+    fake = tmp_path / "claude"
+    fake.write_text(FAKE_CLAUDE.format(python=sys.executable), encoding="utf-8")
+    fake.chmod(0o755)
+    pids_file = tmp_path / "pids"
+    (tmp_path / "eval-samples.yaml").write_text("samples:\n  - { sample_id: a, prompt: hi }\n", encoding="utf-8")
+    (tmp_path / "omk.yaml").write_text(f"claude: {{path: {fake}, env: [PIDS_FILE]}}\n", encoding="utf-8")
+    env = {"PIDS_FILE": str(pids_file), "OMK_RETRY_BASE_S": "0"}
+    proc = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet", "--timeout", "2", "--retries", "0",
+                     "--out", str(tmp_path / "run")], cwd=tmp_path, env=env, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
+    assert result["status"] == "error" and "timed out" in result["error"]
+    cli, child = (int(p) for p in pids_file.read_text().split())
+    assert wait_until(lambda: not alive(cli) and not alive(child), 5), (alive(cli), alive(child))

@@ -3,8 +3,8 @@
     python bench/experiment_stats.py [--runs 5]
 
 Times the paired bootstrap alone at several sample counts (B = 10,000, the default), and a
-whole `analyze()` of two variants with three layers, which runs four bootstraps per
-comparison (composite and each layer). In-process timings, median of the runs.
+whole `analyze()` of two variants with three layers, which computes four intervals per
+comparison (composite and each layer) from one set of random draws. In-process timings, median of the runs.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def main() -> int:
             f"Measured {date.today().isoformat()} with `python bench/experiment_stats.py`, {omk_version()}, "
             f"{machine()}; in-process, median of {args.runs} runs (min–max in brackets). B = "
             f"{args.resamples:,} resamples, pure Python (`random.Random.choices`). A whole `analyze()` of two "
-            "variants with three layers runs four bootstraps (composite, fact, behavior, judge).",
+            "variants with three layers computes four intervals (composite, fact, behavior, judge) from one set "
+            "of random draws.",
             "",
             "| paired samples | one bootstrap CI | whole analyze() |",
             "|---|---|---|",

@@ -10,6 +10,7 @@ comparison (composite and each layer) from one set of random draws. In-process t
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -66,7 +67,8 @@ def main() -> int:
             "## Experiment statistics",
             "",
             f"Measured {date.today().isoformat()} with `python bench/experiment_stats.py`, {omk_version()}, "
-            f"{machine()}; in-process, median of {args.runs} runs (min–max in brackets). B = "
+            f"{machine()}, load average {os.getloadavg()[0]:.1f} at the end (a shared machine: figures vary "
+            f"up to 2× with the load); in-process, median of {args.runs} runs (min–max in brackets). B = "
             f"{args.resamples:,} resamples, pure Python (`random.Random.choices`). A whole `analyze()` of two "
             "variants with three layers computes four intervals (composite, fact, behavior, judge) from one set "
             "of random draws.",

@@ -3,13 +3,14 @@
     python bench/experiment_stats.py [--runs 5]
 
 Times the paired bootstrap alone at several sample counts (B = 10,000, the default), and a
-whole `analyze()` of two variants with three layers, which runs four bootstraps per
-comparison (composite and each layer). In-process timings, median of the runs.
+whole `analyze()` of two variants with three layers, which computes four intervals per
+comparison (composite and each layer) from one set of random draws. In-process timings, median of the runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -66,9 +67,11 @@ def main() -> int:
             "## Experiment statistics",
             "",
             f"Measured {date.today().isoformat()} with `python bench/experiment_stats.py`, {omk_version()}, "
-            f"{machine()}; in-process, median of {args.runs} runs (min–max in brackets). B = "
+            f"{machine()}, load average {os.getloadavg()[0]:.1f} at the end (a shared machine: figures vary "
+            f"up to 2× with the load); in-process, median of {args.runs} runs (min–max in brackets). B = "
             f"{args.resamples:,} resamples, pure Python (`random.Random.choices`). A whole `analyze()` of two "
-            "variants with three layers runs four bootstraps (composite, fact, behavior, judge).",
+            "variants with three layers computes four intervals (composite, fact, behavior, judge) from one set "
+            "of random draws.",
             "",
             "| paired samples | one bootstrap CI | whole analyze() |",
             "|---|---|---|",

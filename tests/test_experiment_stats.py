@@ -24,7 +24,7 @@ from omk.experiment import (
     min_detectable_effect,
     samples_needed,
 )
-from omk.experiment.bootstrap import expanded_alpha, quantile
+from omk.experiment.bootstrap import bootstrap_mean_cis, expanded_alpha, quantile
 from omk.experiment.distributions import binomial_two_sided_p, t_cdf, t_ppf, t_two_sided_p
 from omk.experiment.stats import delta_stats, pass_rate_change
 
@@ -147,6 +147,16 @@ def test_bootstrap_is_reproducible_from_its_seed_and_moves_with_it():
     assert a != bootstrap_mean_ci(deltas, resamples=2000, seed=6)
 
 
+def test_measures_bootstrapped_together_get_the_intervals_they_would_get_alone():
+    rng = random.Random(12)
+    columns = [[rng.gauss(0.1, 0.5) for _ in range(40)] for _ in range(3)]
+    together = bootstrap_mean_cis(columns, resamples=1000, seed="s")
+    assert together == [bootstrap_mean_ci(c, resamples=1000, seed="s") for c in columns]
+    assert together[0] != together[1]
+    with pytest.raises(ValueError, match="same length"):
+        bootstrap_mean_cis([[0.1, 0.2], [0.3]])
+
+
 def test_bootstrap_needs_two_values_and_sane_settings():
     assert bootstrap_mean_ci([0.4]) is None
     assert bootstrap_mean_ci([]) is None
@@ -216,11 +226,16 @@ def test_no_effect_gives_progress_or_regress_about_5_percent_of_the_time():
 # ---------------------------------------------------------------- effect size, t-test, MDE
 
 
+def _stats(deltas, cfg, seed):
+    ci = bootstrap_mean_ci(deltas, resamples=cfg.resamples, seed=seed) if len(deltas) >= 2 else None
+    return delta_stats(deltas, 0, cfg, ci)
+
+
 def test_effect_size_t_test_and_mde_match_scipy():
     rng = random.Random(11)
     control, treatment = synthetic(rng, 25, 0.25)
     deltas = [t - c for c, t in zip(control, treatment, strict=True)]
-    s = delta_stats(deltas, 0, Settings(resamples=200), seed=0)
+    s = _stats(deltas, Settings(resamples=200), 0)
     sd = float(np.std(deltas, ddof=1))
     assert s.sd == pytest.approx(sd, rel=1e-12)
     assert s.d_z == pytest.approx(np.mean(deltas) / sd, rel=1e-12)
@@ -253,7 +268,7 @@ def test_samples_needed_is_the_smallest_sufficient_count():
 
 
 def test_constant_deltas_have_no_effect_size_but_an_interval():
-    s = delta_stats([0.2] * 10, 0, Settings(resamples=200), seed=0)
+    s = _stats([0.2] * 10, Settings(resamples=200), 0)
     assert (s.d_z, s.g_z, s.t_p) == (None, None, None)
     assert s.ci.low == pytest.approx(0.2) and s.ci.high == pytest.approx(0.2)
     assert s.mde == 0.0 and s.wins == 10
@@ -264,10 +279,10 @@ def test_constant_deltas_have_no_effect_size_but_an_interval():
 
 def test_wins_ties_losses_use_the_tie_tolerance():
     deltas = [0.5, 0.01, 0.005, 0.0, -0.004, -0.006, -1.0]
-    s = delta_stats(deltas, 0, Settings(resamples=200, tie=0.005), seed=0)
+    s = _stats(deltas, Settings(resamples=200, tie=0.005), 0)
     assert (s.wins, s.ties, s.losses) == (2, 3, 2)
     assert s.sign_p == pytest.approx(sps.binomtest(2, 4, 0.5).pvalue)
-    wide = delta_stats(deltas, 0, Settings(resamples=200, tie=0.1), seed=0)
+    wide = _stats(deltas, Settings(resamples=200, tie=0.1), 0)
     assert (wide.wins, wide.ties, wide.losses) == (1, 5, 1)
 
 
@@ -381,7 +396,7 @@ def test_interval_holds_the_mean_and_shifts_with_the_data(deltas, shift):
     moved = bootstrap_mean_ci([d + shift for d in deltas], resamples=300, seed=1)
     assert moved.low == pytest.approx(ci.low + shift, abs=1e-9)
     assert moved.high == pytest.approx(ci.high + shift, abs=1e-9)
-    s = delta_stats(deltas, 0, Settings(resamples=300), seed=1)
+    s = _stats(deltas, Settings(resamples=300), 1)
     assert s.wins + s.ties + s.losses == len(deltas)
 
 

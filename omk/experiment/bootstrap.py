@@ -84,12 +84,66 @@ def expanded_alpha(alpha: float, n: int) -> float:
     return 2.0 * normal_cdf(-math.sqrt(n / (n - 1)) * t_ppf(1.0 - alpha / 2.0, n - 1))
 
 
-def resampled_means(values: Sequence[float], resamples: int, seed: int | str) -> list[float]:
-    """`resamples` means of n values drawn with replacement, sorted."""
-    n = len(values)
+def resampled_means(columns: Sequence[Sequence[float]], resamples: int, seed: int | str) -> list[list[float]]:
+    """For each column (all of length n), `resamples` means of n values drawn with replacement,
+    sorted. Every column uses the same draws: which positions a resample picks depends only on
+    the seed and n, so a column gets exactly the means it would get on its own, and several
+    columns cost one set of random draws."""
+    n = len(columns[0])
     choices = random.Random(seed).choices
-    pool = list(values)
-    return sorted([sum(choices(pool, k=n)) / n for _ in range(resamples)])
+    if len(columns) == 1:
+        pool = list(columns[0])
+        return [sorted([sum(choices(pool, k=n)) / n for _ in range(resamples)])]
+    positions = range(n)
+    getters = [list(column).__getitem__ for column in columns]
+    means: list[list[float]] = [[] for _ in columns]
+    for _ in range(resamples):
+        picked = choices(positions, k=n)
+        for get, out in zip(getters, means, strict=True):
+            out.append(sum(map(get, picked)) / n)
+    return [sorted(m) for m in means]
+
+
+def _check(level: float, resamples: int, method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"unknown bootstrap method {method!r}; expected one of {', '.join(METHODS)}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be between 0 and 1, got {level}")
+    if resamples < 100:
+        raise ValueError(f"the bootstrap needs at least 100 resamples, got {resamples}")
+
+
+def bootstrap_mean_cis(
+    columns: Sequence[Sequence[float]],
+    *,
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int | str = 0,
+    method: Method = "expanded",
+) -> list[Interval | None]:
+    """`bootstrap_mean_ci` of several columns of the same length at once (shared draws)."""
+    _check(level, resamples, method)
+    if not columns:
+        return []
+    n = len(columns[0])
+    if any(len(c) != n for c in columns):
+        raise ValueError("columns bootstrapped together must have the same length")
+    if n < 2:
+        return [None] * len(columns)
+    alpha = 1.0 - level
+    cut = expanded_alpha(alpha, n) if method == "expanded" else alpha
+    return [
+        Interval(
+            low=quantile(means, cut / 2.0),
+            high=quantile(means, 1.0 - cut / 2.0),
+            level=level,
+            method=method,
+            resamples=resamples,
+            seed=seed,
+            quantile_level=1.0 - cut,
+        )
+        for means in resampled_means(columns, resamples, seed)
+    ]
 
 
 def bootstrap_mean_ci(
@@ -101,24 +155,4 @@ def bootstrap_mean_ci(
     method: Method = "expanded",
 ) -> Interval | None:
     """The bootstrap interval of the mean of `values` (paired differences); None below 2 values."""
-    if method not in METHODS:
-        raise ValueError(f"unknown bootstrap method {method!r}; expected one of {', '.join(METHODS)}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"confidence level must be between 0 and 1, got {level}")
-    if resamples < 100:
-        raise ValueError(f"the bootstrap needs at least 100 resamples, got {resamples}")
-    n = len(values)
-    if n < 2:
-        return None
-    alpha = 1.0 - level
-    cut = expanded_alpha(alpha, n) if method == "expanded" else alpha
-    means = resampled_means(values, resamples, seed)
-    return Interval(
-        low=quantile(means, cut / 2.0),
-        high=quantile(means, 1.0 - cut / 2.0),
-        level=level,
-        method=method,
-        resamples=resamples,
-        seed=seed,
-        quantile_level=1.0 - cut,
-    )
+    return bootstrap_mean_cis([values], level=level, resamples=resamples, seed=seed, method=method)[0]

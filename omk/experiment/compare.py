@@ -1,8 +1,11 @@
 """A treatment against the control, sample by sample (the measures are defined in `stats`).
 
-Every bootstrap of a measure uses the seed `"<seed>:<measure>"` whatever the pair, so the same
-settings give the same intervals on any machine, and swapping the two arms gives exactly the
-negated interval.
+Every bootstrap uses the settings' seed whatever the pair and the measure, so the same settings
+give the same intervals on any machine, and swapping the two arms gives exactly the negated
+interval. Which positions a resample picks depends only on the seed and the number of
+differences, so measures with as many differences (the composite and the layers every sample
+has) share one set of random draws: the same intervals as computed one by one, at a fraction of
+the cost.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from omk.experiment.bootstrap import bootstrap_mean_cis
 from omk.experiment.data import LAYERS, SampleOutcome, Settings, within_sample_sd
 from omk.experiment.stats import (
     DeltaStats,
@@ -71,16 +75,32 @@ class PairedComparison:
         }
 
 
-def _layer_stats(
-    pairs: list[tuple[SampleOutcome, SampleOutcome]], settings: Settings
+def _measures(
+    pairs: list[tuple[SampleOutcome, SampleOutcome]], per_sample: list[SampleDelta], settings: Settings
 ) -> dict[str, DeltaStats]:
-    out = {}
+    """The composite's differences, then each layer either side has; the bootstraps of measures
+    with the same number of differences run together."""
+    columns = {"composite": [d for s in per_sample if (d := s.delta) is not None]}
     for layer in LAYERS:
-        if not any(layer in c.layers or layer in t.layers for c, t in pairs):
-            continue
-        deltas = [t.layers[layer] - c.layers[layer] for c, t in pairs if layer in c.layers and layer in t.layers]
-        out[layer] = delta_stats(deltas, len(pairs) - len(deltas), settings, f"{settings.seed}:{layer}")
-    return out
+        if any(layer in c.layers or layer in t.layers for c, t in pairs):
+            columns[layer] = [t.layers[layer] - c.layers[layer] for c, t in pairs if layer in c.layers and layer in t.layers]
+    by_length: dict[int, list[str]] = {}
+    for name, deltas in columns.items():
+        by_length.setdefault(len(deltas), []).append(name)
+    intervals = {}
+    for names in by_length.values():
+        cis = bootstrap_mean_cis(
+            [columns[name] for name in names],
+            level=1.0 - settings.alpha,
+            resamples=settings.resamples,
+            seed=settings.seed,
+            method=settings.method,
+        )
+        intervals.update(zip(names, cis, strict=True))
+    return {
+        name: delta_stats(deltas, len(pairs) - len(deltas), settings, intervals[name])
+        for name, deltas in columns.items()
+    }
 
 
 def _sample_delta(c: SampleOutcome, t: SampleOutcome) -> SampleDelta:
@@ -112,8 +132,8 @@ def compare(
     shared = [sid for sid in control_outcomes if sid in treatment_outcomes]
     pairs = [(control_outcomes[sid], treatment_outcomes[sid]) for sid in shared]
     per_sample = [_sample_delta(c, t) for c, t in pairs]
-    deltas = [d for s in per_sample if (d := s.delta) is not None]
-    composite = delta_stats(deltas, len(pairs) - len(deltas), settings, f"{settings.seed}:composite")
+    measures = _measures(pairs, per_sample, settings)
+    composite = measures.pop("composite")
     spread_c = within_sample_sd([c for c, _ in pairs])
     spread_t = within_sample_sd([t for _, t in pairs])
     spreads = [s for s in (spread_c, spread_t) if s is not None]
@@ -128,7 +148,7 @@ def compare(
         errored_treatment=sum(1 for _, t in pairs if t.errored),
         errored_either=sum(1 for c, t in pairs if c.errored or t.errored),
         composite=composite,
-        layers=_layer_stats(pairs, settings),
+        layers=measures,
         pass_rate=pass_rate_change(pairs),
         cost_usd=measure_delta([(c.cost_usd, t.cost_usd) for c, t in pairs]),
         latency_ms=measure_delta([(c.latency_ms, t.latency_ms) for c, t in pairs]),

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.experiment.bootstrap import Interval, bootstrap_mean_ci
+from omk.experiment.bootstrap import Interval
 from omk.experiment.data import SampleOutcome, Settings
 from omk.experiment.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
 
@@ -115,7 +115,9 @@ class DeltaStats:
         }
 
 
-def delta_stats(deltas: Sequence[float], missing: int, settings: Settings, seed: int | str) -> DeltaStats:
+def delta_stats(deltas: Sequence[float], missing: int, settings: Settings, ci: Interval | None) -> DeltaStats:
+    """The statistics of one measure's differences; `ci` is their bootstrap interval, computed
+    by the caller so that several measures can share their draws (see `compare`)."""
     n = len(deltas)
     mean = fmean(deltas) if deltas else None
     sd = stdev(deltas) if n >= 2 else None
@@ -126,9 +128,6 @@ def delta_stats(deltas: Sequence[float], missing: int, settings: Settings, seed:
         d_z = mean / sd
         g_z = d_z * (1.0 - 3.0 / (4.0 * (n - 1) - 1.0)) if n > 2 else None
         t_p = t_two_sided_p(mean / (sd / math.sqrt(n)), n - 1)
-    ci = bootstrap_mean_ci(
-        deltas, level=1.0 - settings.alpha, resamples=settings.resamples, seed=seed, method=settings.method
-    )
     return DeltaStats(
         n=n,
         missing=missing,

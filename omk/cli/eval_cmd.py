@@ -23,7 +23,12 @@ def run_eval(args: argparse.Namespace) -> int:
     targets = args.target if isinstance(args.target, list) else [args.target] if args.target else []
     if len(targets) > 1:  # --target A --target B: two runs and a pairwise comparison
         return _run_pairwise(args, targets)
-    evaluation = Evaluation.prepare(options_from(args, targets[0] if targets else None))
+    options = options_from(args, targets[0] if targets else None)
+    from omk.cli.experiment_cmd import experiment_for, run_experiment_cli
+
+    if (experiment := experiment_for(args, options)) is not None:
+        return run_experiment_cli(args, experiment)
+    evaluation = Evaluation.prepare(options)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     report = execute(evaluation, quiet=args.quiet)
     if report is None:

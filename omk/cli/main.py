@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
     ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
+    exp = ev.add_argument_group("experiments (docs/experiments.md)")
+    exp.add_argument("--control", metavar="SPEC", help="the control variant: baseline, a skill file or folder, skill:PATH, system:TEXT, model:NAME, target:KIND:ARG")
+    exp.add_argument("--treatment", action="append", metavar="SPEC[,SPEC]", help="treatment variant(s) compared with the control")
+    exp.add_argument("--trivial", type=_positive_float, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
+    exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
+    exp.add_argument("--seed", type=_non_negative_int, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
 
     doc = sub.add_parser("doctor", help="validate a sample set and report what it covers")
     doc.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
@@ -111,7 +117,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = sub.add_parser("init", help="write a starter eval-samples.yaml and omk.yaml")
     init.add_argument("dir", nargs="?", default=".", help="folder to write into (default: .)")
+
+    ver = sub.add_parser("verdict", help="print an experiment's verdict again (from its run folder)")
+    ver.add_argument("run_dir", metavar="RUN_DIR", help="an experiment's run folder (or its report.json)")
+    ver.add_argument("--require", choices=["progress", "no-regress"], help="exit 1 when the verdict does not meet it")
+    ver.add_argument("--json", action="store_true", help="the experiment block as JSON")
+
+    dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
+    dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
+    dif.add_argument("run_b", metavar="RUN_B", help="the later run folder (or report.json), e.g. the pull request's")
+    dif.add_argument("--trivial", type=_positive_float, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
+    dif.add_argument("--json", action="store_true", help="machine-readable output")
+    dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
     return parser
+
+
+# command -> "module:function"; each module is imported only when its command runs
+COMMANDS = {
+    "eval": "omk.cli.eval_cmd:run_eval",
+    "doctor": "omk.cli.doctor_cmd:run_doctor",
+    "report": "omk.cli.report_cmd:run_report",
+    "migrate": "omk.cli.migrate_cmd:run_migrate",
+    "init": "omk.cli.init_cmd:run_init",
+    "verdict": "omk.cli.experiment_cmd:run_verdict",
+    "diff": "omk.cli.experiment_cmd:run_diff",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -131,26 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from omk.errors import OmkError
 
     try:
-        if args.command == "eval":
-            from omk.cli.eval_cmd import run_eval
+        module, _, name = COMMANDS[args.command].partition(":")
+        from importlib import import_module
 
-            return run_eval(args)
-        if args.command == "doctor":
-            from omk.cli.doctor_cmd import run_doctor
-
-            return run_doctor(args)
-        if args.command == "report":
-            from omk.cli.report_cmd import run_report
-
-            return run_report(args)
-        if args.command == "migrate":
-            from omk.cli.migrate_cmd import run_migrate
-
-            return run_migrate(args)
-        if args.command == "init":
-            from omk.cli.init_cmd import run_init
-
-            return run_init(args)
+        return getattr(import_module(module), name)(args)
     except OmkError as exc:
         print(str(exc), file=sys.stderr)  # one line per problem: FILE:LINE: where field: what
         return exc.exit_code
@@ -161,8 +175,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Python's documented recipe: point stdout at devnull so the final flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    parser.error(f"unknown command {args.command!r}")
-    return EXIT_INPUT
 
 
 if __name__ == "__main__":

@@ -233,11 +233,26 @@ def send(message: dict) -> None:
     sys.stdout.flush()
 
 
+RULE = re.compile(r'^\s*-\s*(Start|End) (English|Chinese) replies with:\s*"(.+)"\s*$', re.M)
+
+
+def follow_skill(system: str, prompt: str, output: str) -> str:
+    """What a model would do with the demo skill (samples/experiment/skills/support-tone): its
+    "Reply rules" say how to open and close a reply, per language. No skill: the reply as it was."""
+    language = "Chinese" if CJK.search(prompt) else "English"
+    rules = {where: text for where, lang, text in RULE.findall(system or "") if lang == language}
+    if "Start" in rules and not output.startswith(rules["Start"]):
+        output = f"{rules['Start']} {output}"
+    if "End" in rules and not output.endswith(rules["End"]):
+        output = f"{output} {rules['End']}"
+    return output
+
+
 def main() -> None:
     request = json.loads(sys.stdin.readline())
     agent = Agent(request)
     try:
-        output = agent.answer()
+        output = follow_skill(request.get("system") or "", agent.prompt, agent.answer())
     except FirstStep as step:  # single step: the tool call is the answer; omk records it, does not run it
         send({"type": "response", "output": "", "tool_calls": [step.call], "cost_usd": 0.0, "turns": 1})
         return

@@ -1,0 +1,183 @@
+"""`omk eval` as an experiment (variants), `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B`."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
+from omk.engine import EvalOptions
+from omk.engine.experiment import Experiment, ExperimentOutcome
+from omk.model import SampleResult
+
+
+def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
+    """Run every variant, interleaved, with one progress line; print the table and the verdict."""
+    import asyncio
+
+    from omk.run.progress import make_progress
+
+    gc.freeze()  # the samples live as long as the run: the collector need not rescan them
+    jobs = len(experiment.schedule())
+    total = sum(len(e.plan) for e in experiment.evaluations)
+    progress = make_progress(total, total - jobs, 0, quiet=args.quiet)
+
+    def on_result(_variant: str, result: SampleResult) -> None:
+        progress.advance(result)
+
+    try:
+        with progress:
+            asyncio.run(experiment.execute(on_result))
+    except KeyboardInterrupt:
+        print(f"interrupted: the partial experiment is kept in {experiment.out_dir}", file=sys.stderr)
+        print(f"resume it with: omk eval --resume {experiment.out_dir}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    outcome = experiment.finish()
+    return show_outcome(outcome, args.require, quiet=args.quiet)
+
+
+def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool) -> int:
+    from omk.experiment import evaluate_policy
+
+    verdict = outcome.analysis.verdict
+    if quiet:
+        from omk.cli.console import say
+
+        say(f"{verdict.headline} · {outcome.out_dir / 'report.json' if outcome.out_dir else ''}")
+    else:
+        from omk.cli.console import make_console
+
+        console = make_console()
+        print_variants(outcome.block, console)
+        for line in verdict.lines:
+            console.print(line, markup=False, highlight=False)
+        if outcome.out_dir is not None:
+            console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+    if require is None:
+        return EXIT_OK
+    policy = evaluate_policy(verdict, require)
+    print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
+    return EXIT_OK if policy.passed else EXIT_GATE
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def print_variants(block: dict[str, Any], console: Any) -> None:
+    """The variants side by side: gate, scores and errors in the table; cost and latency below it."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD)
+    for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
+        table.add_column(col, justify="left" if col in ("variant", "role") else "right", no_wrap=col != "variant")
+    for v in block["variants"]:
+        scores = v.get("scores") or {}
+        table.add_row(
+            v["name"],
+            v["role"],
+            f"{v['passed']}/{v['samples']}",
+            *(_fmt(scores.get(k)) for k in ("composite", "fact", "behavior", "judge")),
+            str(v.get("errored", 0)),
+        )
+    console.print(table)
+    costs = " · ".join(f"{v['name']} ${_fmt(v.get('cost_usd'), 4)}, {_fmt(v.get('latency_ms'), 0)} ms" for v in block["variants"])
+    console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False)
+
+
+def _experiment_block(run_dir: Path) -> dict[str, Any]:
+    from omk.engine.analysis import read_report_json
+    from omk.errors import InputError, Problem
+
+    data = read_report_json(run_dir)
+    block = data.get("experiment")
+    if not isinstance(block, dict) or not isinstance(block.get("verdict"), dict):
+        where = run_dir / "report.json" if run_dir.is_dir() else run_dir
+        raise InputError([Problem(str(where), None, "", "experiment", "this run is not an experiment (no experiment block)")])
+    return block
+
+
+def run_verdict(args: argparse.Namespace) -> int:
+    from omk.cli.console import say
+    from omk.experiment import Level, PolicyResult, Verdict, evaluate_policy
+
+    block = _experiment_block(Path(args.run_dir))
+    v = block["verdict"]
+    if args.json:
+        say(json.dumps(block, ensure_ascii=False, indent=2))
+    else:
+        for line in v.get("lines") or [v.get("headline", "")]:
+            say(line)
+    if not args.require:
+        return EXIT_OK
+    verdict = Verdict(Level(v["level"]), v["headline"], v["recommendation"], _pairs(v), tuple(v.get("lines") or ()))
+    policy: PolicyResult = evaluate_policy(verdict, args.require)
+    print(f"--require {args.require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
+    return EXIT_OK if policy.passed else EXIT_GATE
+
+
+def _pairs(v: dict[str, Any]) -> tuple[Any, ...]:
+    from omk.experiment import Level, PairVerdict
+
+    return tuple(
+        PairVerdict(p["control"], p["treatment"], Level(p["level"]), p["reason"], p["headline"], p["recommendation"])
+        for p in v.get("pairs") or []
+    )
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from omk.cli.console import say
+    from omk.engine.analysis import read_report_json, records_of_report
+    from omk.experiment import diff_runs
+
+    a, b = (records_of_report(read_report_json(Path(p))) for p in (args.run_a, args.run_b))
+    diff = diff_runs(a, b, trivial=args.trivial)
+    data = diff.to_dict()
+    if args.json:
+        say(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        for line in diff_lines(data):
+            say(line)
+    return EXIT_GATE if args.fail_on_regression and diff.regressed else EXIT_OK
+
+
+def _side(side: dict[str, Any]) -> str:
+    if side.get("status") is None:
+        return "absent"
+    if side.get("status") == "error":
+        return "error"
+    verdict = "pass" if side.get("passed") else "fail"
+    return f"{verdict} {_fmt(side.get('composite'))}"
+
+
+def diff_lines(data: dict[str, Any]) -> list[str]:
+    """The diff for a person: one line of counts, then each changed sample, worst first."""
+    counts = data["counts"]
+    improved = counts.get("fail_to_pass", 0) + counts.get("error_fixed", 0) + counts.get("score_up", 0)
+    lines = [
+        f"{len(data['changes'])} samples changed, {data['unchanged']} unchanged (A {data['a_samples']}, B {data['b_samples']} samples): "
+        f"{data['regressed']} got worse, {improved} better (score changes under {data['trivial']} ignored)"
+    ]
+    for c in data["changes"]:
+        delta = f" ({c['delta']:+.2f})" if c.get("delta") is not None else ""
+        lines.append(f"  {c['sample_id']}: {', '.join(k.replace('_', ' ') for k in c['kinds'])} · {_side(c['a'])} → {_side(c['b'])}{delta}")
+    return lines
+
+
+def experiment_for(args: argparse.Namespace, options: EvalOptions) -> Experiment | None:
+    """The experiment `omk eval` was asked to run (variants given or in omk.yaml), or None."""
+    from omk.engine.experiment import is_experiment, prepare_experiment, resume_experiment, variants_for
+
+    if options.resume and is_experiment(Path(options.resume)):
+        return resume_experiment(Path(options.resume), EvalOptions(quiet=options.quiet, concurrency=options.concurrency))
+    if options.resume:
+        return None
+    variants = variants_for(options, Path.cwd())
+    if variants is None:
+        return None
+    return prepare_experiment(options, variants, seed=options.seed, trivial=options.trivial or 0.1)

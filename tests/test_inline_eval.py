@@ -68,7 +68,8 @@ def sample(sid: str, prompt: str, context: str | None = None) -> dict:
 
 
 def run_subprocess(samples_file: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    # The loopback test server is an inside address: reached through the allow-list (CI's way).
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OMK_URL_ALLOW": "127.0.0.1"}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
     return subprocess.run(
@@ -260,7 +261,8 @@ def test_mcp_config_flag_and_size_cap_setting(tmp_path, http, capsys):
     doc = f"https://{MCP_HOST}/team/space/flag-page"
     samples_file = write_project(tmp_path / "p", [sample("s1", f"{doc} {http.url('/stream-big')}")], omk_yaml="url_max_bytes: 1000\n")
     out = tmp_path / "run"
-    code = main(["eval", str(samples_file), "--out", str(out), "--mcp-config", str(cfg_dir / "servers.json"), "--quiet"])
+    code = main(["eval", str(samples_file), "--out", str(out), "--mcp-config", str(cfg_dir / "servers.json"), "--quiet",
+                 "--url-allow", "127.0.0.1"])
     err = capsys.readouterr().err
     assert code == 0, err
     recs = urls_by_url(results_by_id(out)["s1"])

@@ -56,6 +56,16 @@ def _score(text: str) -> float:
     return value
 
 
+def _allow_entry(text: str) -> str:
+    from omk.inline.policy import AllowRuleError, parse_allow_rule
+
+    try:
+        parse_allow_rule(text)
+    except AllowRuleError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="omk",
@@ -88,6 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threshold", type=_score, help="pass mark for every layer score, 1-5 (default 3.5)")
     ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
     ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
+    urls = ev.add_mutually_exclusive_group()
+    urls.add_argument(
+        "--url-allow",
+        action="append",
+        type=_allow_entry,
+        metavar="HOST_OR_CIDR",
+        help="let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)",
+    )
+    urls.add_argument("--no-urls", action="store_true", help="do not fetch the URLs in prompts (no URL inlining)")
     ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")

@@ -10,8 +10,10 @@ import hashlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
 
 from omk.inline.outcome import Fetched, FetchFailure
+from omk.inline.policy import UrlPolicy, build_policy
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
 from omk.tasks import gather_all
@@ -58,6 +60,23 @@ def _read_settings(settings: Any) -> tuple[float, int, str | None, Path | None]:
     timeout = float(extra.get("url_timeout") or DEFAULT_TIMEOUT)
     max_bytes = int(extra.get("url_max_bytes") or DEFAULT_MAX_BYTES)
     return timeout, max_bytes, extra.get("mcp_config"), getattr(settings, "config_file", None)
+
+
+def url_policy(settings: Any) -> UrlPolicy:
+    """Where URL inlining may connect: the run's allow-list, or nowhere with `--no-urls`."""
+    return build_policy(list(getattr(settings, "url_allow", None) or []), enabled=not getattr(settings, "no_urls", False))
+
+
+def _allowed_by_name(policy: UrlPolicy) -> Any:
+    def wanted(url: str) -> bool:
+        try:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return False
+        return policy.allows_host(parts.hostname or "", port)
+
+    return wanted
 
 
 async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetcher) -> dict[str, _Resolution]:
@@ -109,13 +128,20 @@ def _record(url: str, fields: list[str], res: _Resolution, redact: _Redactor) ->
     }
 
 
-async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None) -> None:
-    """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to."""
+async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None, resolver: Any = None) -> None:
+    """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to.
+
+    Only addresses `url_policy(settings)` allows are connected to; `resolver` replaces the
+    system's name lookup (tests)."""
     err = err or sys.stderr
+    policy = url_policy(settings)
+    if not policy.enabled:
+        return
+    wanted = _allowed_by_name(policy) if policy.allow else None
     where: dict[str, dict[str, list[str]]] = {}  # url -> sample_id -> fields
     per_sample: list[tuple[Sample, dict[str, list[str]]]] = []
     for sample in samples:
-        found = {label: find_urls(getattr(obj, attr)) for label, (obj, attr) in _texts(sample).items()}
+        found = {label: find_urls(getattr(obj, attr), wanted) for label, (obj, attr) in _texts(sample).items()}
         if any(found.values()):
             per_sample.append((sample, found))
             for field_name, urls in found.items():
@@ -131,7 +157,8 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     config = load_mcp_config(config_path, is_explicit)
     redact = _Redactor(config.secrets() if config else [])
 
-    http = HttpFetcher(timeout=timeout, max_bytes=max_bytes)
+    extra = {"resolver": resolver} if resolver is not None else {}
+    http = HttpFetcher(timeout=timeout, max_bytes=max_bytes, policy=policy, **extra)
     try:
         resolutions = await _resolve_all(list(where), config, http)
     finally:

@@ -295,3 +295,18 @@ def test_broken_mcp_json_is_one_line_with_file_and_line(tmp_path):
     proc = run_subprocess(samples_file, tmp_path / "run")
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"{tmp_path / 'p' / '.mcp.json'}:3: invalid JSON: Expecting property name enclosed in double quotes"
+
+
+def test_an_mcp_server_gets_only_its_declared_env_not_omks_keys(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parent-env-1234567890abcdef")
+    monkeypatch.setenv("SOME_OTHER_SETTING", "from-the-parent")
+    doc = f"https://{MCP_HOST}/team/space/echo-env"
+    samples_file = write_project(tmp_path / "p", [sample("s1", doc)], mcp=mcp_config(tmp_path))
+    assert main(["eval", str(samples_file), "--out", str(tmp_path / "run"), "--quiet"]) == 0, capsys.readouterr().err
+    prompt = results_by_id(tmp_path / "run")["s1"]["prompt"]
+    names = set(prompt.split(" env=", 1)[1].split(" ", 1)[0].split(","))
+    declared = {"DOCS_API_TOKEN", "DOCS_EXPECTED_TOKEN", "DOCS_START_LOG", "DOCS_CALL_LOG"}
+    basics = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM"}  # the MCP SDK's non-secret defaults
+    basics.add("LC_CTYPE")  # set by the Python that runs the server itself (locale coercion)
+    assert declared <= names and names <= declared | basics, names - declared - basics
+    assert "openai=(none)" in prompt and "SOME_OTHER_SETTING" not in names

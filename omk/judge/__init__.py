@@ -32,6 +32,7 @@ def build_judge(settings: Any) -> Any | None:
     from omk.judge.clients import make_client
     from omk.judge.judge import Judge
     from omk.run.retry import RetryPolicy
+    from omk.secrets import Masker
 
     if len(settings.judge) > 8:
         raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")
@@ -44,4 +45,5 @@ def build_judge(settings: Any) -> Any | None:
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         retry=RetryPolicy(retries=settings.retries),
+        mask=Masker.for_run(settings.extra),
     )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from omk.errors import ConfigError
+from omk.secrets import Masker
 from omk.targets.base import TargetError
 from omk.targets.http import (
     ClientPool,
@@ -113,8 +114,8 @@ class _HttpJudge:
             raise TargetError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
 
     def _garbage(self, why: str, data: dict[str, Any]) -> TargetError:
-        body = json.dumps(data, ensure_ascii=False)[:200]
-        return TargetError(redact(f"{self.spec}: unexpected reply: {why}: {body}", self.provider.secrets()))
+        body = redact(json.dumps(data, ensure_ascii=False), self.provider.secrets())[:200]  # masked, then cut
+        return TargetError(f"{self.spec}: unexpected reply: {why}: {body}")
 
     async def close(self) -> None:
         if self._http is not None:
@@ -179,8 +180,9 @@ class CommandJudge:
 
     kind = "cmd"
 
-    def __init__(self, spec: str, command: str):
+    def __init__(self, spec: str, command: str, mask: Masker | None = None):
         self.spec = spec
+        self.mask = mask or Masker()
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
@@ -219,7 +221,7 @@ class CommandJudge:
         finally:
             await stop_program(proc)  # reaped, pipes drained (2 s at most), even when cancelled
         if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip()[-STDERR_CHARS:]
+            tail = self.mask.clip(err.decode("utf-8", "replace").strip(), STDERR_CHARS, keep_end=True)
             raise TargetError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
         return _command_reply(out.decode("utf-8", "replace"))
 
@@ -259,5 +261,5 @@ def make_client(spec: str, settings: dict[str, Any] | None = None) -> JudgeClien
         label = f"{kind}:{model}@{public_url(provider.base_url)}" if "@" in arg else spec
         return (OpenAIJudge if kind == "openai" else AnthropicJudge)(label, model, provider)
     if kind == "cmd":
-        return CommandJudge(spec, arg.strip())
+        return CommandJudge(spec, arg.strip(), Masker.for_run(settings))
     raise ConfigError(f"judge {spec!r}: unknown kind {kind!r}; expected openai:MODEL, anthropic:MODEL or cmd:COMMAND")

@@ -37,7 +37,8 @@ from omk.judge.relevancy import (
 from omk.model import AssertionSpec, Outcome, Sample, Trace
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import round2
-from omk.targets.base import TargetResult
+from omk.secrets import Masker
+from omk.targets.base import TargetError, TargetResult
 from omk.tasks import gather_all
 
 CACHE_KEY_VERSION = 1
@@ -66,12 +67,16 @@ class _CallAdapter:
 
     spec = "judge"
 
-    def __init__(self, client: JudgeClient, system: str, prompt: str, timeout: float):
-        self.client, self.system, self.prompt, self.timeout = client, system, prompt, timeout
+    def __init__(self, client: JudgeClient, system: str, prompt: str, timeout: float, mask: Masker):
+        self.client, self.system, self.prompt, self.timeout, self.mask = client, system, prompt, timeout, mask
 
     async def run(self, sample: Any, prompt: str) -> TargetResult:
-        reply: Reply = await self.client.complete(self.system, self.prompt, self.timeout)
-        return TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens)))
+        """One call; the reply (and an error's message) masked in full before it is kept or cut."""
+        try:
+            reply: Reply = await self.client.complete(self.system, self.prompt, self.timeout)
+        except TargetError as exc:
+            raise TargetError(self.mask(str(exc)), retryable=exc.retryable, retry_after=exc.retry_after) from None
+        return TargetResult(output=self.mask(reply.text), trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens)))
 
 
 def _add(a: float | None, b: float | None) -> float | None:
@@ -113,6 +118,7 @@ class Judge:
         concurrency: int = 4,
         timeout: float = 120.0,
         retry: RetryPolicy | None = None,
+        mask: Masker | None = None,
     ):
         if not clients:
             raise ValueError("a judge needs at least one client")
@@ -123,6 +129,7 @@ class Judge:
         self.concurrency = concurrency
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self.mask = mask or Masker()  # the run's secrets, out of every reply and error kept
         self.cache: Any = None
         self._owns_cache = False
         self.calls = 0
@@ -208,12 +215,12 @@ class Judge:
         key = self._key(client, system, prompt, n)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             try:
-                return parse(hit.output), book
+                return parse(self.mask(hit.output)), book
             except ReplyError:
                 pass
         if self._gate is None:
             self._gate = asyncio.Semaphore(self.concurrency)
-        adapter = _CallAdapter(client, system, prompt, self.timeout)
+        adapter = _CallAdapter(client, system, prompt, self.timeout, self.mask)
         why = ""
         for _ in range(2):  # the second pass is the one retry of an unparseable reply
             try:

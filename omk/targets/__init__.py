@@ -13,7 +13,15 @@ KINDS = ("openai", "anthropic", "cmd", "replay")
 
 
 def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
-    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`."""
+    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`. Whatever it
+    returns has the run's secrets masked (omk.targets.masked)."""
+    from omk.secrets import Masker
+    from omk.targets.masked import MaskedTarget
+
+    return MaskedTarget(_make(spec, base_dir, settings), Masker.for_run(settings))
+
+
+def _make(spec: str, base_dir: Path | None, settings: dict | None) -> Target:
     kind, sep, arg = spec.partition(":")
     if not sep or not arg.strip():
         raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {', '.join(KINDS)}")

@@ -81,8 +81,8 @@ class ApiTarget:
 
     def garbage(self, why: str, data: dict[str, Any]) -> TargetError:
         """The error for a reply that parsed as JSON but is not what the API returns."""
-        body = json.dumps(data, ensure_ascii=False)[:200]
-        return TargetError(redact(f"{self.kind}: unexpected reply: {why}: {body}", self.provider.secrets()))
+        body = redact(json.dumps(data, ensure_ascii=False), self.provider.secrets())[:200]  # masked, then cut
+        return TargetError(f"{self.kind}: unexpected reply: {why}: {body}")
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         messages = session.messages(prompt) if session else [*history_for(sample), user_message(prompt)]

@@ -32,6 +32,7 @@ from typing import Any
 
 from omk.errors import ConfigError
 from omk.model import Sample, Trace
+from omk.secrets import Masker
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
@@ -88,9 +89,10 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
     return argv
 
 
-def _tail(data: bytes) -> str:
-    text = data.decode("utf-8", errors="replace").strip()
-    return text[-500:] if len(text) > 500 else text
+def _tail(data: bytes, mask: Masker) -> str:
+    """The end of a program's stderr, masked before it is cut (the buffer may itself start
+    inside a key: its edges are masked too)."""
+    return mask.clip(mask.cut_edges(data.decode("utf-8", errors="replace").strip()), 500, keep_end=True)
 
 
 class CmdTarget:
@@ -107,6 +109,7 @@ class CmdTarget:
         self.argv = command_argv(command, base_dir or Path.cwd(), spec)
         self.system = system_prompt(settings)
         self.timeout = timeout  # the run engine's --timeout applies too; either one kills the program
+        self.mask = Masker.for_run(settings)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe()}
@@ -163,7 +166,7 @@ class CmdTarget:
             raise TargetError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
         try:
             async with asyncio.timeout(self.timeout):
-                result = await _Exchange(proc, sandbox, keep_stdin=bool(tools)).run(request)
+                result = await _Exchange(proc, sandbox, keep_stdin=bool(tools), mask=self.mask).run(request)
         except TimeoutError:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
@@ -230,8 +233,9 @@ async def _settle(proc: asyncio.subprocess.Process) -> None:
 class _Exchange:
     """One conversation with a running program."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, sandbox: MockSandbox, keep_stdin: bool):
+    def __init__(self, proc: asyncio.subprocess.Process, sandbox: MockSandbox, keep_stdin: bool, mask: Masker | None = None):
         self.proc = proc
+        self.mask = mask or Masker()
         self.sandbox = sandbox
         self.keep_stdin = keep_stdin
         self.stderr = b""
@@ -270,7 +274,7 @@ class _Exchange:
         finally:
             stderr_task.cancel()
         if code != 0:
-            detail = _tail(self.stderr) or "(no stderr)"
+            detail = _tail(self.stderr, self.mask) or "(no stderr)"
             raise TargetError(f"command exited with code {code}: {detail}")
         result = self._from_response(response, exchanges) if response is not None else self._from_one_shot(plain, exchanges)
         result.messages = [*self.messages, assistant_message(result.output)]

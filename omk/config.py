@@ -30,7 +30,8 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "mcp_config": (str,),
     "url_timeout": (int, float),  # seconds per fetched URL (URL inlining)
     "url_max_bytes": (int,),  # size cap per fetched URL (URL inlining)
-    "url_allow": (list, str),  # inside hosts / CIDRs URL inlining may fetch (omk.inline.policy)
+    "url_allow": (list, str),
+    "allow_paths": (list, str),  # folders outside the samples' own that return_file and hooks may use (omk.safe_files)  # inside hosts / CIDRs URL inlining may fetch (omk.inline.policy)
     "openai": (dict,),
     "anthropic": (dict,),
     "max_turns": (int,),

@@ -39,8 +39,12 @@ def decode(raw: bytes) -> str:
 
 
 def read_text(path: Path) -> str:
+    from omk.safe_files import UnsafeFile, read_regular_bytes, sample_file_cap
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path, sample_file_cap())
+    except UnsafeFile as exc:
+        raise ParseFailure(f"cannot read the file: {exc.strerror}") from None
     except FileNotFoundError:
         raise ParseFailure("file not found") from None
     except IsADirectoryError:

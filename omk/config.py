@@ -30,6 +30,7 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "mcp_config": (str,),
     "url_timeout": (int, float),  # seconds per fetched URL (URL inlining)
     "url_max_bytes": (int,),  # size cap per fetched URL (URL inlining)
+    "max_output_bytes": (int,),  # stdout kept from a cmd: target or a command judge per call
     "url_allow": (list, str),
     "allow_paths": (list, str),  # folders outside the samples' own that return_file and hooks may use (omk.safe_files)  # inside hosts / CIDRs URL inlining may fetch (omk.inline.policy)
     "openai": (dict,),
@@ -66,11 +67,14 @@ class Settings:
 RANGES: dict[str, tuple[Any, str]] = {
     "threshold": (lambda v: 1 <= v <= 5, "between 1 and 5, like the scores"),
     "concurrency": (lambda v: v >= 1, "at least 1"),
-    "timeout": (lambda v: v > 0, "greater than 0"),
+    "timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "retries": (lambda v: v >= 0, "0 or more"),
-    "regex_timeout": (lambda v: v > 0, "greater than 0"),
-    "hook_timeout": (lambda v: v > 0, "greater than 0"),
+    "regex_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
+    "hook_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "judge_repeat": (lambda v: v >= 1, "at least 1"),
+    "url_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
+    "url_max_bytes": (lambda v: v >= 1, "at least 1"),
+    "max_output_bytes": (lambda v: v >= 1, "at least 1"),
 }
 
 
@@ -178,7 +182,7 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
                 setattr(s, key, data[key])
         if "url_allow" in data:
             s.url_allow = _split_list(data["url_allow"])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes")}
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
         if "skill" in s.extra:  # a skill file is relative to omk.yaml's folder
             s.extra["skill"] = str((cfg_path.parent / s.extra["skill"]).resolve())
     if os.environ.get("OMK_TARGET"):
@@ -208,4 +212,6 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         s.formats.insert(0, "json")
     if s.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    if s.out and Path(s.out).exists() and not Path(s.out).is_dir():
+        raise ConfigError(f"--out {s.out}: exists and is not a folder; name a folder for the run")
     return s

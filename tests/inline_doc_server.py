@@ -4,7 +4,8 @@ Paths: /doc.html (an HTML page), /plain.txt, /missing (404), /private (401), /fo
 /boom (500), /slow (answers after `SLOW_SECONDS`), /huge (3 MB, with Content-Length),
 /stream-big (5,000 bytes without Content-Length), /redirect (302 → /doc.html),
 /login-redirect (302 → /login?next=…), /login (a sign-in form), /short, /image.png, /gbk.html,
-/redirect-to?to=URL (302 → URL, for redirects to addresses the policy refuses).
+/redirect-to?to=URL (302 → URL, for redirects to addresses the policy refuses), /deep.html (HTML
+nested 100,000 levels deep).
 `hits` counts requests per path, so a test can prove a URL was fetched once; `hosts` keeps each
 request's Host header, and `proxied` the absolute-form targets (`GET http://name/path`) of the
 requests it received as an HTTP proxy (it then serves the path as if it were the origin).
@@ -113,6 +114,8 @@ class _Handler(BaseHTTPRequestHandler):
             from urllib.parse import parse_qs
 
             self._send(302, "", headers={"Location": parse_qs(query)["to"][0]})
+        elif path == "/deep.html":  # hostile: nested 100,000 levels deep
+            self._send(200, "<html><body>" + "<div>" * 100_000 + "deep" + "</div>" * 100_000 + "</body></html>", "text/html")
         elif path == "/redirect":
             self._send(302, "", headers={"Location": "/doc.html"})
         elif path == "/login-redirect":

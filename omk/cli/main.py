@@ -34,10 +34,14 @@ def _non_negative_int(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
+    import math
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, got {text}")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
     return value
@@ -171,7 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_init(args)
     except OmkError as exc:
-        print(str(exc), file=sys.stderr)  # one line per problem: FILE:LINE: where field: what
+        from omk.textsafe import for_terminal
+
+        # one line per problem: FILE:LINE: where field: what (control characters escaped, per line)
+        print("\n".join(for_terminal(line) for line in str(exc).split("\n")), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("omk: interrupted", file=sys.stderr)

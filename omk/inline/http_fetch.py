@@ -166,7 +166,10 @@ class HttpFetcher:
             return FetchFailure("http", f"binary content ({content_type}) cannot be inlined", HINT_CONTENT)
         has_password = False
         if content_type in _HTML_TYPES or (not content_type and body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))):
-            page = html_to_text(body, charset)
+            try:
+                page = html_to_text(body, charset)
+            except RecursionError:  # hostile HTML nested tens of thousands of levels deep
+                return FetchFailure("http", "the page is nested too deeply to be turned into text", HINT_CONTENT)
             text, has_password = page.text, page.has_password_field
         else:
             if not content_type and b"\x00" in body[:4096]:

@@ -18,6 +18,7 @@ from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
 from omk.secrets import Masker
 from omk.tasks import gather_all
+from omk.textsafe import for_terminal
 
 if TYPE_CHECKING:  # the fetchers (httpx, ~50 ms to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher
@@ -188,6 +189,6 @@ def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str
         tried = [a.source for a in resolutions[url].attempts]
         samples = ", ".join(where[url])
         line = f"omk: URL not inlined: {url} — {redact(final.reason)} [{' then '.join(tried)}]; {final.hint}; samples: {samples}"
-        print(line, file=err)
+        print(for_terminal(line), file=err)  # a server's words: no escape sequence reaches the terminal
     if failed:
         print(f"omk: ⚠ {len(failed)} URL(s) failed to fetch; they stay as written in the prompt", file=err)

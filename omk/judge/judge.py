@@ -40,6 +40,7 @@ from omk.scoring.layers import round2
 from omk.secrets import Masker
 from omk.targets.base import TargetError, TargetResult
 from omk.tasks import gather_all
+from omk.textsafe import scrub
 
 CACHE_KEY_VERSION = 1
 DEFAULT_THRESHOLD = 3
@@ -75,8 +76,8 @@ class _CallAdapter:
         try:
             reply: Reply = await self.client.complete(self.system, self.prompt, self.timeout)
         except TargetError as exc:
-            raise TargetError(self.mask(str(exc)), retryable=exc.retryable, retry_after=exc.retry_after) from None
-        return TargetResult(output=self.mask(reply.text), trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens)))
+            raise TargetError(scrub(self.mask(str(exc))), retryable=exc.retryable, retry_after=exc.retry_after) from None
+        return TargetResult(output=scrub(self.mask(reply.text)), trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens)))
 
 
 def _add(a: float | None, b: float | None) -> float | None:

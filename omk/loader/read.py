@@ -70,4 +70,9 @@ def read_file(path: Path) -> Document:
     text = read_text(path)
     if not text.strip():
         raise ParseFailure('the file is empty; expected an array of samples or an object with a "samples" field')
-    return parse_text(text, path.suffix)
+    doc = parse_text(text, path.suffix)
+    from omk.textsafe import SURROGATE_ESCAPE, scrub_value
+
+    if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
+        doc.data = scrub_value(doc.data)
+    return doc

@@ -1,4 +1,5 @@
-"""A target whose every output, trace and error message has the run's secrets masked.
+"""A target whose every output, trace and error message has the run's secrets masked (and lone
+surrogates replaced, omk.textsafe).
 
 `make_target` wraps each target in one, so no kind (a model API whose server echoes the key, a
 `cmd:` program that prints its environment, a recording that holds a key) can put a secret into
@@ -14,23 +15,26 @@ from omk.model import Sample, ToolCall, Trace
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetError, TargetResult
 from omk.targets.session import Session
+from omk.textsafe import scrub, scrub_value
 
 
 def mask_trace(trace: Trace, mask: Masker) -> Trace:
+    def clean(value: Any) -> Any:
+        return scrub_value(mask.value(value))
+
     trace.tool_calls = [
-        ToolCall(mask(c.tool), mask.value(c.input), mask.value(c.output), c.mocked, c.mock_key, c.is_error)
-        for c in trace.tool_calls
+        ToolCall(clean(c.tool), clean(c.input), clean(c.output), c.mocked, c.mock_key, c.is_error) for c in trace.tool_calls
     ]
-    trace.notes = [mask(n) for n in trace.notes]
+    trace.notes = [clean(n) for n in trace.notes]
     return trace
 
 
 def mask_result(result: TargetResult, mask: Masker) -> TargetResult:
-    if not mask:
-        return result
-    result.output = mask(result.output)
+    """Secrets masked and lone surrogates replaced in everything the target returned."""
+    if isinstance(result.output, str):
+        result.output = scrub(mask(result.output))
     result.trace = mask_trace(result.trace, mask)
-    result.messages = mask.value(result.messages)
+    result.messages = scrub_value(mask.value(result.messages))
     return result
 
 
@@ -61,7 +65,7 @@ class MaskedTarget:
         try:
             result = await self.inner.run(sample, prompt, session)
         except TargetError as exc:
-            raise TargetError(self.mask(str(exc)), retryable=exc.retryable, retry_after=exc.retry_after) from None
+            raise TargetError(scrub(self.mask(str(exc))), retryable=exc.retryable, retry_after=exc.retry_after) from None
         return mask_result(result, self.mask)
 
     async def close(self) -> None:

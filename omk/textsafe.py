@@ -42,6 +42,6 @@ def scrub_value(value: Any) -> Any:
     return value
 
 
-def for_terminal(text: str) -> str:
+def for_terminal(text: object) -> str:
     """Control characters (but tab and newline) written as `\\x1b`; lone surrogates as U+FFFD."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", scrub(text))
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", scrub(str(text)))

@@ -30,6 +30,9 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "mcp_config": (str,),
     "url_timeout": (int, float),  # seconds per fetched URL (URL inlining)
     "url_max_bytes": (int,),  # size cap per fetched URL (URL inlining)
+    "max_output_bytes": (int,),  # stdout kept from a cmd: target or a command judge per call
+    "url_allow": (list, str),  # inside hosts / CIDRs URL inlining may fetch (omk.inline.policy)
+    "allow_paths": (list, str),  # folders outside the samples' own that return_file and hooks may use (omk.safe_files)
     "openai": (dict,),
     "anthropic": (dict,),
     "claude": (dict,),  # the Claude Code CLI target: path, args, env, mcp_config, user_config
@@ -56,6 +59,8 @@ class Settings:
     hook_timeout: float = 30.0
     judge_repeat: int = 1  # --judge-repeat N: calls per judge item, averaged
     debias_length: bool = True  # --no-debias-length turns off the judge prompt's length-debias block
+    url_allow: list[str] = field(default_factory=list)  # omk.yaml url_allow + OMK_URL_ALLOW + --url-allow
+    no_urls: bool = False  # --no-urls: no URL inlining at all
     config_file: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)  # the folder the run belongs to: .omk/, relative paths
     extra: dict[str, Any] = field(default_factory=dict)  # provider blocks etc., for later targets
@@ -65,11 +70,14 @@ class Settings:
 RANGES: dict[str, tuple[Any, str]] = {
     "threshold": (lambda v: 1 <= v <= 5, "between 1 and 5, like the scores"),
     "concurrency": (lambda v: v >= 1, "at least 1"),
-    "timeout": (lambda v: v > 0, "greater than 0"),
+    "timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "retries": (lambda v: v >= 0, "0 or more"),
-    "regex_timeout": (lambda v: v > 0, "greater than 0"),
-    "hook_timeout": (lambda v: v > 0, "greater than 0"),
+    "regex_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
+    "hook_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "judge_repeat": (lambda v: v >= 1, "at least 1"),
+    "url_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
+    "url_max_bytes": (lambda v: v >= 1, "at least 1"),
+    "max_output_bytes": (lambda v: v >= 1, "at least 1"),
 }
 
 
@@ -106,7 +114,7 @@ def read_config(path: Path) -> dict[str, Any]:
         raise ConfigError([Problem(name, node.start_mark.line + 1, "", "", "omk.yaml must be a mapping")])
     data = yaml.SafeLoader(path.read_text(encoding="utf-8-sig")).get_single_data() or {}
     problems = []
-    for key_node, _ in node.value:
+    for key_node, value_node in node.value:
         key = key_node.value
         line = key_node.start_mark.line + 1
         if key not in KNOWN_KEYS:
@@ -118,6 +126,8 @@ def read_config(path: Path) -> dict[str, Any]:
             problems.append(Problem(name, line, "", key, f"must be {expected}"))
         elif key in RANGES and not RANGES[key][0](data[key]):
             problems.append(Problem(name, line, "", key, f"must be {RANGES[key][1]} (got {data[key]!r})"))
+        elif key == "url_allow":
+            problems.extend(_allow_problems(name, value_node))
     if problems:
         raise ConfigError(problems)
     return data
@@ -133,6 +143,40 @@ def _claude_paths(block: dict[str, Any], folder: Path) -> dict[str, Any]:
     if isinstance(block.get("mcp_config"), str):
         block["mcp_config"] = str(folder / os.path.expanduser(block["mcp_config"]))
     return block
+
+
+def _allow_problems(name: str, node: Any) -> list[Problem]:
+    """Each `url_allow` entry checked, with the line it is on."""
+    import yaml
+
+    from omk.inline.policy import AllowRuleError, parse_allow_rule
+
+    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    problems = []
+    for item in items:
+        line = item.start_mark.line + 1
+        if not isinstance(item, yaml.ScalarNode):
+            problems.append(Problem(name, line, "", "url_allow", "each entry must be a host, host:port, IP address or CIDR"))
+            continue
+        for entry in _split_list(str(item.value)):
+            try:
+                parse_allow_rule(entry)
+            except AllowRuleError as exc:
+                problems.append(Problem(name, line, "", "url_allow", str(exc)))
+    return problems
+
+
+def env_url_allow(environ: dict[str, str] | None = None) -> list[str]:
+    """`OMK_URL_ALLOW` (comma-separated), each entry checked; ConfigError names the variable."""
+    from omk.inline.policy import AllowRuleError, parse_allow_rule
+
+    entries = _split_list((environ if environ is not None else os.environ).get("OMK_URL_ALLOW", ""))
+    for entry in entries:
+        try:
+            parse_allow_rule(entry)
+        except AllowRuleError as exc:
+            raise ConfigError(f"OMK_URL_ALLOW: {exc}") from None
+    return entries
 
 
 def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> Settings:
@@ -151,7 +195,9 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat"):
             if key in data:
                 setattr(s, key, data[key])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes")}
+        if "url_allow" in data:
+            s.url_allow = _split_list(data["url_allow"])
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
         if "skill" in s.extra:  # a skill file or folder is relative to omk.yaml's folder
             s.extra["skill"] = str((cfg_path.parent / s.extra["skill"]).resolve())
         if "claude" in s.extra:
@@ -175,10 +221,14 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
     for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang"):
         if cli.get(key) is not None:
             setattr(s, key, cli[key])
+    s.url_allow = [*s.url_allow, *env_url_allow(), *(cli.get("url_allow") or [])]  # allow-lists add up
+    s.no_urls = bool(cli.get("no_urls"))
     if cli.get("mcp_config"):
         s.extra["mcp_config"] = str(cwd / cli["mcp_config"])  # a command-line path is relative to cwd
     if "json" not in s.formats:
         s.formats.insert(0, "json")
     if s.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    if s.out and Path(s.out).exists() and not Path(s.out).is_dir():
+        raise ConfigError(f"--out {s.out}: exists and is not a folder; name a folder for the run")
     return s

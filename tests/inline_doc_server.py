@@ -3,8 +3,12 @@
 Paths: /doc.html (an HTML page), /plain.txt, /missing (404), /private (401), /forbidden (403),
 /boom (500), /slow (answers after `SLOW_SECONDS`), /huge (3 MB, with Content-Length),
 /stream-big (5,000 bytes without Content-Length), /redirect (302 → /doc.html),
-/login-redirect (302 → /login?next=…), /login (a sign-in form), /short, /image.png, /gbk.html.
-`hits` counts requests per path, so a test can prove a URL was fetched once.
+/login-redirect (302 → /login?next=…), /login (a sign-in form), /short, /image.png, /gbk.html,
+/redirect-to?to=URL (302 → URL, for redirects to addresses the policy refuses), /deep.html (HTML
+nested 100,000 levels deep).
+`hits` counts requests per path, so a test can prove a URL was fetched once; `hosts` keeps each
+request's Host header, and `proxied` the absolute-form targets (`GET http://name/path`) of the
+requests it received as an HTTP proxy (it then serves the path as if it were the origin).
 """
 
 from __future__ import annotations
@@ -72,9 +76,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802 - the stdlib's name
         server: DocServer = self.server.owner  # type: ignore[attr-defined]
-        path = self.path.split("?")[0]
+        target = self.path
+        if target.startswith(("http://", "https://")):  # absolute form: a request sent to a proxy
+            with server.lock:
+                server.proxied.append(target)
+            target = "/" + target.split("://", 1)[1].partition("/")[2]
+        path, _, query = target.partition("?")
         with server.lock:
             server.hits[path] += 1
+            server.hosts.append(self.headers.get("Host", ""))
         if path == "/doc.html":
             self._send(200, DOC_HTML, "text/html; charset=utf-8")
         elif path == "/plain.txt":
@@ -100,6 +110,12 @@ class _Handler(BaseHTTPRequestHandler):
             for _ in range(50):
                 self.wfile.write(b"y" * 100)
             self.close_connection = True
+        elif path == "/redirect-to":
+            from urllib.parse import parse_qs
+
+            self._send(302, "", headers={"Location": parse_qs(query)["to"][0]})
+        elif path == "/deep.html":  # hostile: nested 100,000 levels deep
+            self._send(200, "<html><body>" + "<div>" * 100_000 + "deep" + "</div>" * 100_000 + "</body></html>", "text/html")
         elif path == "/redirect":
             self._send(302, "", headers={"Location": "/doc.html"})
         elif path == "/login-redirect":
@@ -126,6 +142,8 @@ class DocServer:
 
     def __init__(self):
         self.hits: Counter[str] = Counter()
+        self.hosts: list[str] = []
+        self.proxied: list[str] = []
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)

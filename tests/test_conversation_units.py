@@ -194,7 +194,7 @@ def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
         plain = http.url("/plain.txt")
         turns = [Turn(prompt="hello"), Turn(prompt=f"read {plain}", context=f"see {plain}")]
         sample = Sample("c", prompt="hello", turns=turns, base_dir=tmp_path)
-        asyncio.run(inline_urls([sample], Settings(), err=io.StringIO()))
+        asyncio.run(inline_urls([sample], Settings(url_allow=["127.0.0.1"]), err=io.StringIO()))
         assert http.hits["/plain.txt"] == 1
     assert "Release notes 2.4" in turns[1].prompt and "Release notes 2.4" in turns[1].context
     assert turns[0].prompt == "hello" == sample.prompt

@@ -68,7 +68,8 @@ def sample(sid: str, prompt: str, context: str | None = None) -> dict:
 
 
 def run_subprocess(samples_file: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    # The loopback test server is an inside address: reached through the allow-list (CI's way).
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OMK_URL_ALLOW": "127.0.0.1"}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
     return subprocess.run(
@@ -260,7 +261,8 @@ def test_mcp_config_flag_and_size_cap_setting(tmp_path, http, capsys):
     doc = f"https://{MCP_HOST}/team/space/flag-page"
     samples_file = write_project(tmp_path / "p", [sample("s1", f"{doc} {http.url('/stream-big')}")], omk_yaml="url_max_bytes: 1000\n")
     out = tmp_path / "run"
-    code = main(["eval", str(samples_file), "--out", str(out), "--mcp-config", str(cfg_dir / "servers.json"), "--quiet"])
+    code = main(["eval", str(samples_file), "--out", str(out), "--mcp-config", str(cfg_dir / "servers.json"), "--quiet",
+                 "--url-allow", "127.0.0.1"])
     err = capsys.readouterr().err
     assert code == 0, err
     recs = urls_by_url(results_by_id(out)["s1"])
@@ -293,3 +295,18 @@ def test_broken_mcp_json_is_one_line_with_file_and_line(tmp_path):
     proc = run_subprocess(samples_file, tmp_path / "run")
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"{tmp_path / 'p' / '.mcp.json'}:3: invalid JSON: Expecting property name enclosed in double quotes"
+
+
+def test_an_mcp_server_gets_only_its_declared_env_not_omks_keys(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parent-env-1234567890abcdef")
+    monkeypatch.setenv("SOME_OTHER_SETTING", "from-the-parent")
+    doc = f"https://{MCP_HOST}/team/space/echo-env"
+    samples_file = write_project(tmp_path / "p", [sample("s1", doc)], mcp=mcp_config(tmp_path))
+    assert main(["eval", str(samples_file), "--out", str(tmp_path / "run"), "--quiet"]) == 0, capsys.readouterr().err
+    prompt = results_by_id(tmp_path / "run")["s1"]["prompt"]
+    names = set(prompt.split(" env=", 1)[1].split(" ", 1)[0].split(","))
+    declared = {"DOCS_API_TOKEN", "DOCS_EXPECTED_TOKEN", "DOCS_START_LOG", "DOCS_CALL_LOG"}
+    basics = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM"}  # the MCP SDK's non-secret defaults
+    basics.add("LC_CTYPE")  # set by the Python that runs the server itself (locale coercion)
+    assert declared <= names and names <= declared | basics, names - declared - basics
+    assert "openai=(none)" in prompt and "SOME_OTHER_SETTING" not in names

@@ -17,6 +17,7 @@ from omk.inline.outcome import (
     Fetched,
     FetchFailure,
 )
+from omk.inline.policy import build_policy
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +26,12 @@ def server():
         yield srv
 
 
+LOOPBACK = build_policy(["127.0.0.1"])  # the test server is reached through the allow-list
+
+
 def fetch(url: str, **kwargs) -> Fetched | FetchFailure:
     async def go():
-        fetcher = HttpFetcher(**kwargs)
+        fetcher = HttpFetcher(**{"policy": LOOPBACK, **kwargs})
         try:
             return await fetcher.fetch(url)
         finally:

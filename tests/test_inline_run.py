@@ -34,7 +34,7 @@ def test_both_fields_are_spliced_and_each_url_fetched_once(tmp_path, http):
     c = Sample("c", prompt="no links", context=None, base_dir=tmp_path)
     before = http.hits["/plain.txt"]
     err = io.StringIO()
-    asyncio.run(inline_urls([a, b, c], Settings(), err=err))
+    asyncio.run(inline_urls([a, b, c], Settings(url_allow=["127.0.0.1"]), err=err))
     assert http.hits["/plain.txt"] - before == 1
     block = f"{plain}\n\n---\n" + "Release notes 2.4\n\nThe importer now accepts YAML anchors. "
     assert a.prompt.startswith("Read " + block) and a.prompt.endswith(f"asked.\n--- and {plain} again")
@@ -69,7 +69,7 @@ def test_the_mcp_sdk_is_imported_only_when_a_url_needs_a_server(tmp_path, http):
         from omk.inline import inline_urls
         from omk.model import Sample
         s = Sample("a", prompt="{http.url('/plain.txt')}", base_dir=Path({str(tmp_path)!r}))
-        asyncio.run(inline_urls([s], Settings(), err=io.StringIO()))
+        asyncio.run(inline_urls([s], Settings(url_allow=["127.0.0.1"]), err=io.StringIO()))
         print(s.inlined_urls[0]["status"], "mcp" in sys.modules)
     """)
     proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)

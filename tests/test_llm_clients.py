@@ -37,7 +37,7 @@ async def one_request(client, payload, timeout=None):
 @pytest.mark.parametrize("kind, client_class", [("openai", OpenAIChat), ("anthropic", AnthropicMessages)])
 def test_the_target_and_the_judge_of_a_provider_use_the_same_client(monkeypatch, kind, client_class):
     monkeypatch.setenv(f"{kind.upper()}_BASE_URL", "http://127.0.0.1:9")
-    target = make_target(f"{kind}:m", settings={})
+    target = make_target(f"{kind}:m", settings={}).inner  # make_target masks secrets around the target
     judge = make_client(f"{kind}:m")
     assert isinstance(target, ApiTarget) and isinstance(judge, ModelJudge)
     assert type(target.client) is type(judge.client) is client_class
@@ -92,7 +92,7 @@ def test_a_reply_that_is_not_the_apis_shape_names_the_label_and_masks_the_key():
     with pytest.raises(CallError) as info:
         client.parse({"echo": KEY})
     assert str(info.value).startswith("openai:m@judge: unexpected reply: no choices in the reply")
-    assert KEY not in str(info.value) and "***" in str(info.value) and not info.value.retryable
+    assert KEY not in str(info.value) and "[redacted]" in str(info.value) and not info.value.retryable
 
 
 def test_a_slow_reply_past_the_call_timeout_is_a_retryable_error_named_by_the_label():
@@ -112,7 +112,7 @@ def test_http_errors_are_classified_alike_for_targets_and_judges():
             asyncio.run(one_request(client, {"model": "m", "messages": []}))
         assert fake.requests[0].headers["authorization"] == f"Bearer {KEY}"
     assert first.value.retryable and first.value.retry_after == 3 and "openai: HTTP 429" in str(first.value)
-    assert not second.value.retryable and str(second.value) == "openai: HTTP 400: bad key ***"
+    assert not second.value.retryable and str(second.value) == "openai: HTTP 400: bad key [redacted]"
 
 
 def test_httpx_is_imported_by_the_first_call_not_by_building_clients():

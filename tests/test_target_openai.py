@@ -187,7 +187,7 @@ def test_dropped_connection_is_retryable(monkeypatch):
 
 def test_an_echoed_key_is_redacted(monkeypatch):
     err = run_error(monkeypatch, Status(401, body={"error": {"message": f"Incorrect API key provided: {KEY}"}}))
-    assert not err.retryable and "Incorrect API key provided: ***" in str(err)
+    assert not err.retryable and "Incorrect API key provided: [redacted]" in str(err)
 
 
 def test_a_slow_server_is_cut_off_by_the_callers_timeout(monkeypatch):

@@ -41,7 +41,7 @@ def test_retry_after_seconds_and_http_date():
 
 
 def test_redact_local_and_public_urls():
-    assert redact("key sk-1 and sk-1 again", ["sk-1", ""]) == "key *** and *** again"
+    assert redact("key sk-1 and sk-1 again", ["sk-1", ""]) == "key [redacted] and [redacted] again"
     assert is_local_url("http://127.0.0.1:8000/v1") and is_local_url("http://localhost/v1")
     assert not is_local_url("https://api.openai.com/v1")
     assert public_url("https://u:p@host.example:8443/v1") == "https://host.example:8443/v1"

@@ -103,7 +103,10 @@ class _Worker:
         except (BrokenPipeError, ConnectionResetError):
             raise HookError(await self._death()) from None
         while True:
-            raw = await self.proc.stdout.readline()
+            try:
+                raw = await self.proc.stdout.readline()
+            except (ValueError, asyncio.LimitOverrunError):  # an answer over the 16 MB line limit
+                raise HookError("the hook's answer is larger than 16 MB") from None
             if not raw:
                 raise HookError(await self._death())
             if raw.startswith(MARKER):

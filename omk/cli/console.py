@@ -19,8 +19,10 @@ def _to_devnull(stream: Any) -> None:
 
 def say(text: str) -> None:
     """print(text) to stdout, flushed; once the reader has left, nothing more is written."""
+    from omk.textsafe import for_terminal
+
     try:
-        print(text, flush=True)
+        print(for_terminal(text), flush=True)
     except BrokenPipeError:
         _to_devnull(sys.stdout)
 

@@ -14,6 +14,7 @@ from typing import Any
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
 from omk.errors import InputError
+from omk.textsafe import for_terminal
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 TOP = 10
@@ -72,7 +73,7 @@ def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int
         err = make_console(stderr=True)
         err.print(Text(f"{len(problems)} problem(s) found — the sample set is not valid", style="bold red"))
         for p in problems:
-            err.print(Text(p["text"]), soft_wrap=True)
+            err.print(Text(for_terminal(p["text"])), soft_wrap=True)
     return EXIT_INPUT
 
 
@@ -145,7 +146,7 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
             console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), f" — {len(items)}"))
             for d in items[:TOP]:
                 who = f"{d['sample_id']}: " if d["sample_id"] else ""
-                console.print(Text(f"  {who}{d['message']}"), soft_wrap=True)
+                console.print(Text(for_terminal(f"  {who}{d['message']}")), soft_wrap=True)
             if len(items) > TOP:
                 console.print(Text(f"  … and {len(items) - TOP} more (see --json)", style="dim"))
     for tip in result["recommendations"]:

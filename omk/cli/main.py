@@ -34,10 +34,14 @@ def _non_negative_int(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
+    import math
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, got {text}")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
     return value
@@ -54,6 +58,16 @@ def _score(text: str) -> float:
     if not in_range(value):
         raise argparse.ArgumentTypeError(f"must be {words}; got {text}")
     return value
+
+
+def _allow_entry(text: str) -> str:
+    from omk.inline.policy import AllowRuleError, parse_allow_rule
+
+    try:
+        parse_allow_rule(text)
+    except AllowRuleError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threshold", type=_score, help="pass mark for every layer score, 1-5 (default 3.5)")
     ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
     ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
+    urls = ev.add_mutually_exclusive_group()
+    urls.add_argument(
+        "--url-allow",
+        action="append",
+        type=_allow_entry,
+        metavar="HOST_OR_CIDR",
+        help="let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)",
+    )
+    urls.add_argument("--no-urls", action="store_true", help="do not fetch the URLs in prompts (no URL inlining)")
     ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
@@ -166,7 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return getattr(import_module(module), name)(args)
     except OmkError as exc:
-        print(str(exc), file=sys.stderr)  # one line per problem: FILE:LINE: where field: what
+        from omk.textsafe import for_terminal
+
+        # one line per problem: FILE:LINE: where field: what (control characters escaped, per line)
+        print("\n".join(for_terminal(line) for line in str(exc).split("\n")), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("omk: interrupted", file=sys.stderr)

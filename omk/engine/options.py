@@ -31,6 +31,8 @@ class EvalOptions:
     threshold: float | None = None
     filter: str | None = None  # a glob over sample_id
     mcp_config: str | None = None
+    url_allow: list[str] | None = None  # inside hosts / CIDRs URL inlining may fetch
+    no_urls: bool = False  # no URL inlining at all
     out: str | None = None  # the run folder
     format: str | None = None  # report formats, comma-separated
     lang: str | None = None

@@ -10,8 +10,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from omk.inline.guard import Resolver, guarded_client, refusal_of, system_resolver
 from omk.inline.html_text import html_to_text
 from omk.inline.outcome import (
+    HINT_ALLOW,
     HINT_AUTH,
     HINT_CONTENT,
     HINT_NETWORK,
@@ -20,6 +22,7 @@ from omk.inline.outcome import (
     FetchFailure,
     hint_for_status,
 )
+from omk.inline.policy import UrlPolicy
 from omk.version import __version__
 
 DEFAULT_TIMEOUT = 30.0  # seconds per URL, redirects and body included (reference 0.23)
@@ -95,12 +98,26 @@ def _known_charset(name: str | None) -> str | None:
 
 
 class HttpFetcher:
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES):
+    """Fetches URLs for inlining. Every connection, redirects included, goes through `policy`
+    (omk.inline.guard): inside addresses are refused unless allowed. `resolver` is for tests."""
+
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        policy: UrlPolicy | None = None,
+        resolver: Resolver = system_resolver,
+    ):
         self.timeout = timeout
         self.max_bytes = max_bytes
         self._limit = asyncio.Semaphore(MAX_IN_FLIGHT)
-        self._client = httpx.AsyncClient(
-            headers=HEADERS, follow_redirects=True, timeout=httpx.Timeout(timeout), max_redirects=10
+        self._client = guarded_client(
+            policy or UrlPolicy(),
+            resolver,
+            headers=HEADERS,
+            follow_redirects=True,
+            timeout=httpx.Timeout(timeout),
+            max_redirects=10,
         )
 
     async def aclose(self) -> None:
@@ -115,9 +132,14 @@ class HttpFetcher:
                 return FetchFailure("http", f"larger than the {_mb(self.max_bytes)} size cap", HINT_TOO_LARGE)
             except httpx.TooManyRedirects:
                 return FetchFailure("http", "too many redirects", HINT_CONTENT)
-            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+            except httpx.UnsupportedProtocol as exc:
+                return FetchFailure("http", f"refused: only http and https URLs are fetched ({exc})", HINT_CONTENT)
+            except httpx.InvalidURL as exc:
                 return FetchFailure("http", f"invalid URL: {exc}", HINT_CONTENT)
             except (httpx.HTTPError, OSError, TimeoutError) as exc:
+                refused = refusal_of(exc)
+                if refused is not None:
+                    return FetchFailure("http", refused, HINT_ALLOW)
                 return FetchFailure("http", _network_reason(exc, self.timeout), HINT_NETWORK)
 
     async def _fetch(self, url: str) -> Fetched | FetchFailure:
@@ -144,7 +166,10 @@ class HttpFetcher:
             return FetchFailure("http", f"binary content ({content_type}) cannot be inlined", HINT_CONTENT)
         has_password = False
         if content_type in _HTML_TYPES or (not content_type and body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))):
-            page = html_to_text(body, charset)
+            try:
+                page = html_to_text(body, charset)
+            except RecursionError:  # hostile HTML nested tens of thousands of levels deep
+                return FetchFailure("http", "the page is nested too deeply to be turned into text", HINT_CONTENT)
             text, has_password = page.text, page.has_password_field
         else:
             if not content_type and b"\x00" in body[:4096]:

@@ -10,18 +10,19 @@ import hashlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
 
 from omk.inline.outcome import Fetched, FetchFailure
+from omk.inline.policy import UrlPolicy, build_policy
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
+from omk.secrets import Masker
 from omk.tasks import gather_all
+from omk.textsafe import for_terminal
 
 if TYPE_CHECKING:  # the fetchers (httpx, ~50 ms to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher
     from omk.inline.mcp_config import McpConfig
-
-REDACTED = "[redacted]"
-MIN_SECRET_CHARS = 4  # shorter env values ("1", "on") are settings, and replacing them would garble text
 
 
 class _Resolution:
@@ -33,16 +34,6 @@ class _Resolution:
     @property
     def final(self) -> Fetched | FetchFailure:
         return self.attempts[-1]
-
-
-class _Redactor:
-    def __init__(self, secrets: list[str]):
-        self._secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
-        return text
 
 
 def _project_dirs(samples: list[Sample], cwd: Path) -> list[Path]:
@@ -59,12 +50,29 @@ def _read_settings(settings: Any) -> tuple[float, int, str | None, Path | None]:
     return timeout, max_bytes, extra.get("mcp_config"), getattr(settings, "config_file", None)
 
 
-async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetcher) -> dict[str, _Resolution]:
+def url_policy(settings: Any) -> UrlPolicy:
+    """Where URL inlining may connect: the run's allow-list, or nowhere with `--no-urls`."""
+    return build_policy(list(getattr(settings, "url_allow", None) or []), enabled=not getattr(settings, "no_urls", False))
+
+
+def _allowed_by_name(policy: UrlPolicy) -> Any:
+    def wanted(url: str) -> bool:
+        try:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return False
+        return policy.allows_host(parts.hostname or "", port)
+
+    return wanted
+
+
+async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetcher, mask: Masker) -> dict[str, _Resolution]:
     mcp = None
     if config is not None and any(config.server_for(u) for u in urls):
         from omk.inline.mcp_fetch import McpFetcher  # imports the SDK: only when a URL needs it
 
-        mcp = McpFetcher()
+        mcp = McpFetcher(mask=mask)
 
     async def resolve(url: str) -> _Resolution:
         attempts: list[Fetched | FetchFailure] = []
@@ -84,7 +92,7 @@ async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetc
     return dict(zip(urls, resolutions, strict=True))
 
 
-def _record(url: str, fields: list[str], res: _Resolution, redact: _Redactor) -> dict[str, Any]:
+def _record(url: str, fields: list[str], res: _Resolution, redact: Masker) -> dict[str, Any]:
     failed = [{"source": a.source, "error": redact(a.reason)} for a in res.attempts if isinstance(a, FetchFailure)]
     final = res.final
     if isinstance(final, Fetched):
@@ -108,13 +116,20 @@ def _record(url: str, fields: list[str], res: _Resolution, redact: _Redactor) ->
     }
 
 
-async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None) -> None:
-    """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to."""
+async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None, resolver: Any = None) -> None:
+    """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to.
+
+    Only addresses `url_policy(settings)` allows are connected to; `resolver` replaces the
+    system's name lookup (tests)."""
     err = err or sys.stderr
+    policy = url_policy(settings)
+    if not policy.enabled:
+        return
+    wanted = _allowed_by_name(policy) if policy.allow else None
     where: dict[str, dict[str, list[str]]] = {}  # url -> sample_id -> fields
     per_sample: list[tuple[Sample, dict[str, list[str]]]] = []
     for sample in samples:
-        found = {label: find_urls(getattr(obj, attr)) for label, (obj, attr) in _texts(sample).items()}
+        found = {label: find_urls(getattr(obj, attr), wanted) for label, (obj, attr) in _texts(sample).items()}
         if any(found.values()):
             per_sample.append((sample, found))
             for field_name, urls in found.items():
@@ -128,11 +143,12 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     timeout, max_bytes, explicit, config_file = _read_settings(settings)
     config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, getattr(settings, "cwd", None) or Path.cwd()))
     config = load_mcp_config(config_path, is_explicit)
-    redact = _Redactor(config.secrets() if config else [])
+    redact = Masker.for_run(getattr(settings, "extra", None), config.secrets() if config else [])
 
-    http = HttpFetcher(timeout=timeout, max_bytes=max_bytes)
+    extra = {"resolver": resolver} if resolver is not None else {}
+    http = HttpFetcher(timeout=timeout, max_bytes=max_bytes, policy=policy, **extra)
     try:
-        resolutions = await _resolve_all(list(where), config, http)
+        resolutions = await _resolve_all(list(where), config, http, redact)
     finally:
         await http.aclose()
 
@@ -160,7 +176,7 @@ def _texts(sample: Sample) -> dict[str, tuple[Any, str]]:
     return {f: (sample, f) for f in SCANNED_FIELDS}
 
 
-def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str, _Resolution], redact: _Redactor, err: TextIO) -> None:
+def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str, _Resolution], redact: Masker, err: TextIO) -> None:
     failed = [u for u, r in resolutions.items() if isinstance(r.final, FetchFailure)]
     inlined = len(resolutions) - len(failed)
     via_mcp = sum(1 for r in resolutions.values() if isinstance(r.final, Fetched) and r.final.source != "http")
@@ -172,6 +188,6 @@ def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str
         tried = [a.source for a in resolutions[url].attempts]
         samples = ", ".join(where[url])
         line = f"omk: URL not inlined: {url} — {redact(final.reason)} [{' then '.join(tried)}]; {final.hint}; samples: {samples}"
-        print(line, file=err)
+        print(for_terminal(line), file=err)  # a server's words: no escape sequence reaches the terminal
     if failed:
         print(f"omk: ⚠ {len(failed)} URL(s) failed to fetch; they stay as written in the prompt", file=err)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import tempfile
 from typing import Any
 
 from omk.inline.mcp_config import McpServer, TransformMismatch, extract_content
 from omk.inline.outcome import HINT_MCP, Fetched, FetchFailure
+from omk.secrets import Masker
 
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
 CALL_TIMEOUT = 30.0  # seconds per tool call (reference 0.23)
@@ -39,8 +39,9 @@ def _describe(exc: BaseException) -> str:
 class _Connection:
     """One server process and its initialized session, owned by a dedicated task."""
 
-    def __init__(self, server: McpServer, start_timeout: float):
+    def __init__(self, server: McpServer, start_timeout: float, mask: Masker):
         self.server = server
+        self.mask = mask
         self._start_timeout = start_timeout
         self._stop = asyncio.Event()
         self.ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -64,9 +65,9 @@ class _Connection:
         from mcp.types import Implementation
 
         s = self.server
-        params = StdioServerParameters(
-            command=s.command, args=list(s.args), env={**os.environ, **s.env}, cwd=str(s.cwd)
-        )
+        # Only what the entry declares (over the SDK's few non-secret basics: PATH, HOME, USER,
+        # LOGNAME, SHELL, TERM), never omk's whole environment with its API keys.
+        params = StdioServerParameters(command=s.command, args=list(s.args), env=dict(s.env), cwd=str(s.cwd))
         info = Implementation(name=f"omk-{s.name}", version=CLIENT_VERSION)
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
@@ -78,7 +79,7 @@ class _Connection:
             await self._stop.wait()
 
     def _start_failure(self, exc: BaseException, errlog: Any) -> str:
-        message = f'MCP server "{self.server.name}" failed to start: {_describe(exc)}'
+        message = f'MCP server "{self.server.name}" failed to start: {self.mask(_describe(exc))}'
         try:
             errlog.flush()
             errlog.seek(0)
@@ -86,7 +87,7 @@ class _Connection:
         except (OSError, ValueError):
             lines = []
         if lines:
-            message += f" (server stderr: {lines[-1][:300]})"
+            message += f" (server stderr: {self.mask.clip(lines[-1], 300)})"  # masked, then cut
         return message
 
     async def close(self) -> None:
@@ -96,19 +97,20 @@ class _Connection:
 
 
 class McpFetcher:
-    def __init__(self, start_timeout: float = START_TIMEOUT, call_timeout: float = CALL_TIMEOUT):
+    def __init__(self, start_timeout: float = START_TIMEOUT, call_timeout: float = CALL_TIMEOUT, mask: Masker | None = None):
         # Import the SDK now, before any fetch is in flight: an import inside a task would
         # stall the event loop for most of a second while HTTP deadlines run.
         import mcp.client.stdio  # noqa: F401
 
         self._start_timeout = start_timeout
         self._call_timeout = call_timeout
+        self._mask = mask or Masker()
         self._connections: dict[str, _Connection] = {}
 
     def _connection(self, server: McpServer) -> _Connection:
         conn = self._connections.get(server.name)
         if conn is None:
-            conn = self._connections[server.name] = _Connection(server, self._start_timeout)
+            conn = self._connections[server.name] = _Connection(server, self._start_timeout, self._mask)
         return conn
 
     async def fetch(self, server: McpServer, url: str) -> Fetched | FetchFailure:

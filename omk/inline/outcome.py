@@ -10,6 +10,7 @@ HINT_SERVER = "the server failed: try again later"
 HINT_NETWORK = "check the network or proxy settings, or paste the content into `context`"
 HINT_TOO_LARGE = "raise `url_max_bytes` in omk.yaml, or paste the part you need into `context`"
 HINT_CONTENT = "paste the content into `context`"
+HINT_ALLOW = "inside addresses are refused by default: allow this one with --url-allow, OMK_URL_ALLOW or url_allow in omk.yaml (docs/security.md)"
 HINT_MCP = "check the MCP server named in .mcp.json"
 
 

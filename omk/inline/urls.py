@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 # `http(s)://` then RFC 3986 characters only: matching stops at whitespace, CJK, full-width
 # punctuation, quotes and angle brackets.
@@ -47,13 +47,14 @@ def url_spans(text: str) -> Iterator[tuple[str, int, int]]:
             yield url, m.start(), m.start() + len(url)
 
 
-def find_urls(text: str | None) -> list[str]:
-    """Fetchable URLs in `text`, first occurrence order, each once; placeholders left out."""
+def find_urls(text: str | None, wanted_placeholder: Callable[[str], bool] | None = None) -> list[str]:
+    """Fetchable URLs in `text`, first occurrence order, each once; placeholders left out unless
+    `wanted_placeholder(url)` says so (a `localhost` the user allowed by name)."""
     if not text:
         return []
     seen: dict[str, None] = {}
     for url, _, _ in url_spans(text):
-        if not is_placeholder(url):
+        if not is_placeholder(url) or (wanted_placeholder is not None and wanted_placeholder(url)):
             seen.setdefault(url, None)
     return list(seen)
 

@@ -66,6 +66,7 @@ def build_judge(settings: Settings) -> Judge | None:
     from omk.judge.clients import make_client
     from omk.judge.judge import Judge as LLMJudge
     from omk.llm.retry import RetryPolicy
+    from omk.secrets import Masker
 
     if len(settings.judge) > 8:
         raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")
@@ -78,4 +79,5 @@ def build_judge(settings: Settings) -> Judge | None:
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         retry=RetryPolicy(retries=settings.retries),
+        mask=Masker.for_run(settings.extra),
     )

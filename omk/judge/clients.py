@@ -12,6 +12,7 @@ or a JSON object with `output` (and optionally `cost_usd`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -30,6 +31,7 @@ from omk.llm.http import (
     public_url,
 )
 from omk.llm.openai_chat import OpenAIChat
+from omk.secrets import Masker
 
 JUDGE_PARAMS = {"temperature": 0}
 JUDGE_DEFAULTS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 2048}}  # the API requires one
@@ -117,8 +119,12 @@ class CommandJudge:
 
     kind = "cmd"
 
-    def __init__(self, spec: str, command: str):
+    def __init__(self, spec: str, command: str, mask: Masker | None = None, max_bytes: int | None = None):
+        from omk.targets.cmd import DEFAULT_MAX_OUTPUT_BYTES
+
         self.spec = spec
+        self.mask = mask or Masker()
+        self.max_bytes = max_bytes or DEFAULT_MAX_OUTPUT_BYTES
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
@@ -151,18 +157,47 @@ class CommandJudge:
             raise CallError(f"{self.spec}: cannot start: {exc}") from None
         try:
             async with asyncio.timeout(timeout):
-                out, err = await proc.communicate((request + "\n").encode("utf-8"))
+                out, err = await _talk(proc, (request + "\n").encode("utf-8"), self.max_bytes)
         except TimeoutError:
             raise CallError(f"{self.spec}: timed out after {timeout:g}s", retryable=True) from None
         finally:
             await stop_program(proc)  # reaped, pipes drained (2 s at most), even when cancelled
         if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip()[-STDERR_CHARS:]
+            tail = self.mask.clip(self.mask.cut_edges(err.decode("utf-8", "replace").strip()), STDERR_CHARS, keep_end=True)
             raise CallError(f"{self.spec}: exited with code {proc.returncode}" + (f": {tail}" if tail else ""))
         return _command_reply(out.decode("utf-8", "replace"))
 
     async def close(self) -> None:
         return None
+
+
+async def _talk(proc: asyncio.subprocess.Process, request: bytes, max_bytes: int) -> tuple[bytes, bytes]:
+    """Send the request, read stdout (at most `max_bytes`: a TargetError past it) and the tail of
+    stderr until both close; memory stays bounded whatever the program writes."""
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(request)
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        await proc.stdin.drain()
+    proc.stdin.close()
+
+    async def tail(stream: asyncio.StreamReader) -> bytes:
+        kept = b""
+        while chunk := await stream.read(65536):
+            kept = (kept + chunk)[-4 * STDERR_CHARS :]
+        return kept
+
+    errors = asyncio.ensure_future(tail(proc.stderr))
+    out = bytearray()
+    try:
+        while chunk := await proc.stdout.read(65536):
+            out += chunk
+            if len(out) > max_bytes:
+                raise CallError(f"judge command printed more than {max_bytes} bytes; raise max_output_bytes in omk.yaml if that is expected")
+        err = await errors
+    finally:
+        errors.cancel()
+    await proc.wait()
+    return bytes(out), err
 
 
 def _command_reply(stdout: str) -> Reply:
@@ -197,5 +232,7 @@ def make_client(spec: str, settings: dict[str, Any] | None = None) -> JudgeClien
         label = f"{kind}:{model}@{public_url(provider.base_url)}" if "@" in arg else spec
         return ModelJudge(label, client_class(model, provider, label=label))
     if kind == "cmd":
-        return CommandJudge(spec, arg.strip())
+        from omk.targets.cmd import max_output_bytes
+
+        return CommandJudge(spec, arg.strip(), Masker.for_run(settings), max_output_bytes(settings))
     raise ConfigError(f"judge {spec!r}: unknown kind {kind!r}; expected openai:MODEL, anthropic:MODEL or cmd:COMMAND")

@@ -34,11 +34,14 @@ from omk.judge.relevancy import (
     relevancy_ratio,
     relevancy_reason,
 )
+from omk.llm.errors import CallError
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import AssertionSpec, Outcome, Sample, Trace
 from omk.scoring.layers import round2
+from omk.secrets import Masker
 from omk.targets.base import TargetResult
 from omk.tasks import gather_all
+from omk.textsafe import scrub
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
@@ -104,6 +107,7 @@ class Judge:
         concurrency: int = 4,
         timeout: float = 120.0,
         retry: RetryPolicy | None = None,
+        mask: Masker | None = None,
     ):
         if not clients:
             raise ValueError("a judge needs at least one client")
@@ -114,6 +118,7 @@ class Judge:
         self.concurrency = concurrency
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self.mask = mask or Masker()  # the run's secrets, out of every reply and error kept
         self.cache: ResponseCache | None = None
         self._owns_cache = False
         self.calls = 0
@@ -199,13 +204,18 @@ class Judge:
         key = self._key(client, system, prompt, n)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             try:
-                return parse(hit.output), book
+                return parse(self.mask(hit.output)), book
             except ReplyError:
                 pass
         if self._gate is None:
             self._gate = asyncio.Semaphore(self.concurrency)
         async def call(attempt: int) -> Reply:
-            return await client.complete(system, prompt, self.timeout)
+            """One call; the reply (and an error's message) masked in full before it is kept or cut."""
+            try:
+                reply = await client.complete(system, prompt, self.timeout)
+            except CallError as exc:
+                raise CallError(scrub(self.mask(str(exc))), retryable=exc.retryable, retry_after=exc.retry_after) from None
+            return Reply(scrub(self.mask(reply.text)), reply.cost_usd, reply.tokens)
 
         why = ""
         for _ in range(2):  # the second pass is the one retry of an unparseable reply

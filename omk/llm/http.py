@@ -184,10 +184,11 @@ def _busy(slot: _Slot) -> int:
 
 
 def redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    """`text` with each secret replaced by `[redacted]`. Call it before any cut (`excerpt`): a key
+    cut in two is no longer found."""
+    from omk.secrets import Masker
+
+    return Masker(secrets)(text)
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -213,9 +214,10 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, seconds)
 
 
-def _error_detail(response: httpx.Response) -> str:
-    """The server's own message when the body is the usual `{"error": {"message": …}}`."""
-    text = response.text
+def _error_detail(response: httpx.Response, secrets: list[str]) -> str:
+    """The server's own message when the body is the usual `{"error": {"message": …}}`, masked
+    before it is shortened (a server may echo the key it was sent)."""
+    text = redact(response.text, secrets)
     try:
         data = json.loads(text)
     except ValueError:
@@ -236,7 +238,7 @@ def status_error(response: httpx.Response, provider: str, secrets: list[str]) ->
     status = response.status_code
     retryable = status == 429 or status >= 500
     retry_after = parse_retry_after(response.headers.get("retry-after")) if retryable else None
-    message = f"{provider}: HTTP {status}: {_error_detail(response)}"
+    message = f"{provider}: HTTP {status}: {_error_detail(response, secrets)}"
     return CallError(redact(message, secrets), retryable=retryable, retry_after=retry_after)
 
 
@@ -272,9 +274,8 @@ async def post_json(
     try:
         data = response.json()
     except ValueError:
-        raise CallError(
-            redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {excerpt(response.text) or '(empty body)'}", secrets)
-        ) from None
+        body = excerpt(redact(response.text, secrets)) or "(empty body)"
+        raise CallError(redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {body}", secrets)) from None
     if not isinstance(data, dict):
-        raise CallError(redact(f"{provider}: reply is not a JSON object: {excerpt(response.text)}", secrets))
+        raise CallError(redact(f"{provider}: reply is not a JSON object: {excerpt(redact(response.text, secrets))}", secrets))
     return data

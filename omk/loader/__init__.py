@@ -24,6 +24,7 @@ from omk.loader.discover import discover, expand
 from omk.loader.document import Document, Issue, ParseFailure, Path_
 from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of
+from omk.loader.paths import allowed_dirs
 from omk.loader.read import read_file
 from omk.loader.validate import check_requires, check_sample
 from omk.model import Sample
@@ -50,7 +51,7 @@ def load_samples(paths: list[str | Path]) -> LoadedSamples:
     gc.disable()  # a large set is many small containers: the collector would rescan them over and over
     try:
         for file in files:
-            problems += _FileLoader(file, loaded, first_ids).run()
+            problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file)).run()
     finally:
         if collecting:
             gc.enable()
@@ -80,9 +81,15 @@ def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = Non
 
 class _FileLoader:
     def __init__(
-        self, file: Path, loaded: LoadedSamples, first_ids: dict[str, tuple[str, int | None]], base_dir: Path | None = None
+        self,
+        file: Path,
+        loaded: LoadedSamples,
+        first_ids: dict[str, tuple[str, int | None]],
+        allowed: list[Path] | None = None,
+        base_dir: Path | None = None,
     ):
         self.file = file
+        self.allowed = allowed or []  # folders outside the samples file's own that its files may use
         self.name = str(file)
         self.loaded = loaded
         self.first_ids = first_ids
@@ -212,7 +219,7 @@ class _FileLoader:
                         build_spec(item, base + (i,), src, found)
         else:
             sample = build_sample(raw, src, base_dir, found)
-        if absent := missing_files(raw, base_dir):  # a hook or mock file that is not there
+        if absent := missing_files(raw, base_dir, self.allowed):  # a hook or mock file that is not there
             taken = {p.field for p in self.problems[count:]} | {field_label(rel) for rel, _ in found}
             found += [(rel, message) for rel, message in absent if field_label(rel) not in taken]
         if sample is not None and not found:

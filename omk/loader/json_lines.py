@@ -38,12 +38,34 @@ class _Hook:
         return result
 
 
+MAX_INT_DIGITS = 4300  # Python's own limit for turning digits into an int
+
+
+class _Unsupported(ValueError):
+    def __init__(self, message: str, token: str):
+        super().__init__(message)
+        self.token = token
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Unsupported(f"a number with {len(digits.lstrip('-'))} digits (at most {MAX_INT_DIGITS})", digits)
+    return int(digits)
+
+
+def _constant(name: str) -> Any:
+    raise _Unsupported(f"{name} is not valid JSON (write null or a number)", name)
+
+
 def _loads(text: str) -> tuple[Any, bool]:
     hook = _Hook()
     try:
-        return json.loads(text, object_pairs_hook=hook), hook.found
+        return json.loads(text, object_pairs_hook=hook, parse_int=_int, parse_constant=_constant), hook.found
     except json.JSONDecodeError as exc:
         raise ParseFailure(f"JSON parse error: {exc.msg} (column {exc.colno})", exc.lineno) from None
+    except _Unsupported as exc:
+        at = text.find(exc.token)
+        raise ParseFailure(f"JSON parse error: {exc}", text.count("\n", 0, at) + 1 if at >= 0 else None) from None
     except RecursionError:
         raise ParseFailure("JSON parse error: nesting too deep") from None
 

@@ -39,8 +39,12 @@ def decode(raw: bytes) -> str:
 
 
 def read_text(path: Path) -> str:
+    from omk.safe_files import UnsafeFile, read_regular_bytes, sample_file_cap
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path, sample_file_cap())
+    except UnsafeFile as exc:
+        raise ParseFailure(f"cannot read the file: {exc.strerror}") from None
     except FileNotFoundError:
         raise ParseFailure("file not found") from None
     except IsADirectoryError:
@@ -66,4 +70,9 @@ def read_file(path: Path) -> Document:
     text = read_text(path)
     if not text.strip():
         raise ParseFailure('the file is empty; expected an array of samples or an object with a "samples" field')
-    return parse_text(text, path.suffix)
+    doc = parse_text(text, path.suffix)
+    from omk.textsafe import SURROGATE_ESCAPE, scrub_value
+
+    if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
+        doc.data = scrub_value(doc.data)
+    return doc

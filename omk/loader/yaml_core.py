@@ -62,6 +62,8 @@ def resolve_plain(text: str) -> Any:
 
 
 def _number(text: str) -> int | float | None:
+    if len(text) > 4300:  # more digits than Python turns into an int: kept as the text it is
+        return None
     if _INT10.fullmatch(text):
         return int(text)
     if _INT8.fullmatch(text):

@@ -54,6 +54,14 @@ def write_format(out_dir: Path, report: dict[str, Any], fmt: str, lang: str = "e
 
 
 def write_formats(out_dir: Path, report: dict[str, Any], formats: list[str], lang: str = "en") -> list[Path]:
-    """Write report.json and every other requested format into `out_dir`; report.json comes first."""
+    """Write report.json and every other requested format into `out_dir`; report.json comes first.
+
+    Texts are masked where they come from (omk.secrets); this last pass masks the environment's
+    secrets once more, so a path nobody thought of (a hook's message) cannot write one either."""
+    from omk.secrets import Masker
+
     check_formats(formats)
+    mask = Masker.for_run()
+    if mask:
+        report = mask.value(report)
     return [write_format(out_dir, report, fmt, lang) for fmt in dict.fromkeys(["json", *formats])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -46,18 +47,47 @@ def dumps_report(report: dict[str, Any]) -> str:
     members = []
     for key, value in report.items():
         if key == "results" and isinstance(value, list) and value:
-            text = "[\n" + ",\n".join("    " + json.dumps(r, ensure_ascii=False) for r in value) + "\n  ]"
+            text = "[\n" + ",\n".join("    " + json.dumps(r, ensure_ascii=False, allow_nan=False) for r in value) + "\n  ]"
         else:
-            text = json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+            text = json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False).replace("\n", "\n  ")
         members.append(f"  {json.dumps(key, ensure_ascii=False)}: {text}")
     return "{\n" + ",\n".join(members) + "\n}\n"
 
 
 def write_json_report(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
-    """`report.json` in `out_dir` (its keys and values are the same in every language)."""
+    """report.json in `out_dir` (the same in every language), strict JSON: a NaN or an infinity
+    (which JSON cannot hold) is written as null, and `warnings` says where; a lone surrogate is
+    written as U+FFFD."""
     path = out_dir / "report.json"
-    write_atomic(path, dumps_report(report))
+    try:
+        text = dumps_report(report)
+    except ValueError:  # allow_nan=False met NaN or Infinity
+        where: list[str] = []
+        report = {**_finite(report, "", where), "warnings": [*(report.get("warnings") or []), *_nonfinite_warning(where)]}
+        text = dumps_report(report)
+    try:
+        write_atomic(path, text)
+    except UnicodeEncodeError:
+        from omk.textsafe import scrub
+
+        write_atomic(path, scrub(text))
     return path
+
+
+def _finite(value: Any, at: str, where: list[str]) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        where.append(at or "(top)")
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, f"{at}.{k}" if at else str(k), where) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v, f"{at}[{i}]", where) for i, v in enumerate(value)]
+    return value
+
+
+def _nonfinite_warning(where: list[str]) -> list[str]:
+    shown = ", ".join(where[:5]) + (f" and {len(where) - 5} more" if len(where) > 5 else "")
+    return [f"not-a-number or infinite values written as null (JSON has no such numbers): {shown}"]
 
 
 def read_report(path: Path) -> dict[str, Any]:
@@ -79,4 +109,26 @@ def read_report(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: format: expected {FORMAT!r}, found {found!r}")
     if not isinstance(report.get("results"), list) or not isinstance(report.get("summary"), dict):
         raise InputError(f"{path}: results/summary: missing; is this an omk report?")
+    for i, result in enumerate(report["results"]):
+        if (why := _bad_result(result)) is not None:
+            raise InputError(f"{path}: results[{i}]{why}; was report.json edited by hand?")
     return report
+
+
+# What every result must have for the renderers and the doctor to read it (docs/report-format.md).
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "sample_id": (str,),
+    "status": (str,),
+    "scores": (dict,),
+    "passed": (bool, type(None)),
+    "assertions": (list,),
+}
+
+
+def _bad_result(result: Any) -> str | None:
+    if not isinstance(result, dict):
+        return f": must be an object, found {type(result).__name__}"
+    for name, types in _RESULT_FIELDS.items():
+        if not isinstance(result.get(name), types):
+            return f".{name}: missing or of the wrong type ({type(result.get(name)).__name__})"
+    return None

@@ -30,6 +30,12 @@ def _turn_mark(passed: bool | None) -> Text:
     return Text("✓", style="green") if passed else Text("✗", style="red")
 
 
+def for_terminal(text: Any) -> str:
+    from omk.textsafe import for_terminal as escaped
+
+    return escaped(str(text))
+
+
 def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
     summary = report["summary"]
     threshold = summary["threshold"]
@@ -47,7 +53,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
         status = Text("ok") if r["status"] == "ok" else Text(t("error", lang), style="bold red")
         mark = Text("✓", style="green") if r["passed"] else Text("✗", style="red")
         table.add_row(
-            r["sample_id"],
+            Text(for_terminal(r["sample_id"])),  # never markup, never a raw escape sequence
             status,
             _score_text(sc["fact"], threshold),
             _score_text(sc["behavior"], threshold),
@@ -60,7 +66,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
             done = turn["status"] == "ok"
             # one line per turn, cut to the width the sample ids take (at least 48 cells) by
             # display width: a Chinese character takes two cells, so a cut by characters wrapped
-            label = Text(f"  ↳ {turn_label(turn, 200, lang)}", style="dim", no_wrap=True, overflow="ellipsis")
+            label = Text(f"  ↳ {for_terminal(turn_label(turn, 200, lang))}", style="dim", no_wrap=True, overflow="ellipsis")
             label.truncate(label_cells, overflow="ellipsis")
             table.add_row(
                 label,
@@ -86,9 +92,9 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
     if details:
         console.print(Text(t("Failures", lang), style="bold"))
         for sid, lines in details:
-            console.print(Text(f"  {sid}", style="bold"))
+            console.print(Text(f"  {for_terminal(sid)}", style="bold"))
             for line in lines:
-                console.print(Text(f"    - {line}"))
+                console.print(Text(f"    - {for_terminal(line)}"))
 
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)

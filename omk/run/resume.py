@@ -164,6 +164,10 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, done: Finished) 
     except (json.JSONDecodeError, UnicodeDecodeError):
         done.dropped += 1
         return None
+    if b"\\u" in line:  # a hand-edited "\ud800" must not stop the report being written
+        from omk.textsafe import scrub_value
+
+        data = scrub_value(data)
     sid = data.get("sample_id") if isinstance(data, dict) else None
     sample = samples.get(sid) if isinstance(sid, str) else None
     rep = data.get("repeat", 0) if isinstance(data, dict) else None

@@ -42,7 +42,15 @@ def register_target(kind: str, factory: str) -> None:
 
 
 def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
-    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`."""
+    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`. Whatever it
+    returns has the run's secrets masked (omk.targets.masked)."""
+    from omk.secrets import Masker
+    from omk.targets.masked import MaskedTarget
+
+    return MaskedTarget(_make(spec, base_dir, settings), Masker.for_run(settings))
+
+
+def _make(spec: str, base_dir: Path | None, settings: dict | None) -> Target:
     kind, sep, arg = spec.partition(":")
     expected = ", ".join(KINDS.names())
     if not sep or (not arg.strip() and kind not in EMPTY_ARG):

@@ -32,6 +32,7 @@ from typing import Any
 
 from omk.errors import ConfigError
 from omk.model import Sample, Trace
+from omk.secrets import Masker
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
@@ -43,6 +44,9 @@ INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")
 STDERR_TAIL = 4000
 LINE_LIMIT = 16 * 1024 * 1024  # longest stdout line accepted (a big JSON reply on one line)
+DEFAULT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024  # stdout kept per call (omk.yaml `max_output_bytes`)
+EXIT_POLL_S = 0.05  # after a response: how often to look whether the program has exited
+STDERR_GRACE_S = 0.5  # after it exited: how long its stderr may stay open (a child holding it)
 
 
 def _is_interpreter(name: str) -> bool:
@@ -88,9 +92,15 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
     return argv
 
 
-def _tail(data: bytes) -> str:
-    text = data.decode("utf-8", errors="replace").strip()
-    return text[-500:] if len(text) > 500 else text
+def max_output_bytes(settings: dict[str, Any] | None) -> int:
+    value = (settings or {}).get("max_output_bytes")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_MAX_OUTPUT_BYTES
+
+
+def _tail(data: bytes, mask: Masker) -> str:
+    """The end of a program's stderr, masked before it is cut (the buffer may itself start
+    inside a key: its edges are masked too)."""
+    return mask.clip(mask.cut_edges(data.decode("utf-8", errors="replace").strip()), 500, keep_end=True)
 
 
 class CmdTarget:
@@ -107,6 +117,8 @@ class CmdTarget:
         self.argv = command_argv(command, base_dir or Path.cwd(), spec)
         self.system = system_prompt(settings)
         self.timeout = timeout  # the run engine's --timeout applies too; either one kills the program
+        self.mask = Masker.for_run(settings)
+        self.max_output_bytes = max_output_bytes(settings)
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CmdTarget:
@@ -167,7 +179,8 @@ class CmdTarget:
             raise TargetError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
         try:
             async with asyncio.timeout(self.timeout):
-                result = await _Exchange(proc, sandbox, keep_stdin=bool(tools)).run(request)
+                exchange = _Exchange(proc, sandbox, keep_stdin=bool(tools), mask=self.mask, max_bytes=self.max_output_bytes)
+                result = await exchange.run(request)
         except TimeoutError:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
@@ -182,12 +195,13 @@ class CmdTarget:
 async def stop_program(proc: asyncio.subprocess.Process) -> None:
     """Kill the program's whole process group if it is still running, and reap it (the command
     judge stops its programs this way too; start them with `start_new_session=True`)."""
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            if hasattr(os, "killpg"):
-                os.killpg(proc.pid, signal.SIGKILL)
-            else:  # pragma: no cover - not POSIX
-                proc.kill()
+    # The group, even when the program itself has exited: a child it left behind (holding the
+    # pipes, or just running) must not outlive the call. An empty group is simply not found.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        elif proc.returncode is None:  # pragma: no cover - not POSIX
+            proc.kill()
     # Reap it, and see its pipes to the end, even when cancelled again meanwhile: on Ctrl-C
     # asyncio.run cancels the run and then every task still going, and a program or pipe left
     # behind meets a closed loop ("Event loop is closed" tracebacks at exit). A killed program
@@ -234,8 +248,17 @@ async def _settle(proc: asyncio.subprocess.Process) -> None:
 class _Exchange:
     """One conversation with a running program."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, sandbox: MockSandbox, keep_stdin: bool):
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        sandbox: MockSandbox,
+        keep_stdin: bool,
+        mask: Masker | None = None,
+        max_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ):
         self.proc = proc
+        self.max_bytes = max_bytes
+        self.mask = mask or Masker()
         self.sandbox = sandbox
         self.keep_stdin = keep_stdin
         self.stderr = b""
@@ -266,29 +289,59 @@ class _Exchange:
                 self._close_stdin()
             response, plain, exchanges = await self._converse()
             self._close_stdin()
-            assert self.proc.stdout is not None
-            while await self.proc.stdout.read(65536):  # drain whatever follows the response
-                pass
-            code = await self.proc.wait()
-            await stderr_task
+            if response is not None:  # complete: a child still holding the pipes cannot hold the run
+                code = await self._exit_after_response()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(stderr_task), STDERR_GRACE_S)
+            else:
+                assert self.proc.stdout is not None
+                while await self.proc.stdout.read(65536):
+                    pass
+                code = await self.proc.wait()
+                await stderr_task
         finally:
             stderr_task.cancel()
         if code != 0:
-            detail = _tail(self.stderr) or "(no stderr)"
+            detail = _tail(self.stderr, self.mask) or "(no stderr)"
             raise TargetError(f"command exited with code {code}: {detail}")
         result = self._from_response(response, exchanges) if response is not None else self._from_one_shot(plain, exchanges)
         result.messages = [*self.messages, assistant_message(result.output)]
         return result
 
+    async def _exit_after_response(self) -> int:
+        """The program's exit code once it has exited, reading (and dropping) what it still prints.
+
+        Not "once stdout closes": a child it started may hold the pipe for as long as it lives,
+        and the program's answer is complete already. The child goes with the process group."""
+        assert self.proc.stdout is not None
+        while self.proc.returncode is None:
+            try:
+                async with asyncio.timeout(EXIT_POLL_S):
+                    if not await self.proc.stdout.read(65536):  # everyone closed it
+                        return await self.proc.wait()
+            except TimeoutError:
+                pass
+        return self.proc.returncode
+
+    async def _readline(self) -> bytes:
+        assert self.proc.stdout is not None
+        try:
+            return await self.proc.stdout.readline()
+        except (ValueError, asyncio.LimitOverrunError):
+            raise TargetError(f"command printed a line longer than {LINE_LIMIT // (1024 * 1024)} MB") from None
+
     async def _converse(self) -> tuple[dict[str, Any] | None, bytes, int]:
         """Read stdout lines until a `response` or EOF, answering `tool_call`s on the way."""
-        assert self.proc.stdout is not None
         plain = bytearray()
         exchanges = 0
-        while line := await self.proc.stdout.readline():
+        while line := await self._readline():
             message = _protocol_message(line)
             if message is None:
                 plain += line
+                if len(plain) > self.max_bytes:
+                    raise TargetError(
+                        f"command printed more than {self.max_bytes} bytes on stdout; raise max_output_bytes in omk.yaml if that is expected"
+                    )
                 continue
             if message["type"] == "response":
                 return message, bytes(plain), exchanges

@@ -286,9 +286,13 @@ class MockSandbox:
 
     def _read_return_file(self, name: str) -> Any:
         """The file's text; a `.json` file that parses is returned as its value, like `return`."""
+        from omk.safe_files import MAX_MOCK_FILE_BYTES, UnsafeFile, read_regular_bytes
+
         path = return_file_path(name, self.base_dir)
-        try:
-            text = path.read_text(encoding="utf-8-sig")
+        try:  # a regular file only, size-capped (the loader also checked it is inside the project)
+            text = read_regular_bytes(path, MAX_MOCK_FILE_BYTES).decode("utf-8-sig")
+        except UnsafeFile as exc:
+            return f"[omk-mock-error] return_file refused: {exc.strerror}"
         except (OSError, UnicodeDecodeError):
             return f"[omk-mock-error] return_file not found: {name}"
         if path.suffix.lower() == ".json":

@@ -49,6 +49,9 @@ class ReplayTarget:
             except json.JSONDecodeError as exc:
                 problems.append(Problem(name, lineno, "", "", f"invalid JSON: {exc.msg}"))
                 continue
+            except (ValueError, RecursionError) as exc:  # a 10,000-digit number, nesting too deep
+                problems.append(Problem(name, lineno, "", "", f"invalid JSON: {str(exc).split(';')[0] or 'nested too deeply'}"))
+                continue
             if not isinstance(record, dict):
                 problems.append(Problem(name, lineno, "", "", "each line must be a JSON object"))
                 continue

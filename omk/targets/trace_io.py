@@ -6,6 +6,7 @@ Our field names (spec §3) are primary; omk 0.54's camelCase names are accepted 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from omk.model import MockStats, ToolCall, Trace
@@ -38,7 +39,7 @@ def _first(data: dict[str, Any], name: str) -> Any:
 def _number(value: Any, field: str, *, integer: bool = False) -> Any:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
         raise TraceFormatError(f"trace.{field} must be a non-negative number (got {value!r})")
     if integer and int(value) != value:
         raise TraceFormatError(f"trace.{field} must be a whole number (got {value!r})")

@@ -2,7 +2,8 @@
 
 Tools:
 - `fetch_doc(namespace, slug)`: JSON `{"data": {"body": ...}, "meta": {...}}` (for `contentExtract`);
-  it needs `DOCS_API_TOKEN` from the `env` block of `.mcp.json`.
+  it needs `DOCS_API_TOKEN` from the `env` block of `.mcp.json`. The slug `echo-token` puts that
+  token in the body, `echo-env` the names of its environment variables and `OPENAI_API_KEY`.
 - `fetch_broken(namespace, slug)`: always fails (a tool error).
 - `fetch_nothing(url)`: returns no content at all.
 - `fetch_plain(url)`: plain text naming the URL (the simple `urlParam` mode).
@@ -49,6 +50,9 @@ def fetch_doc(namespace: str, slug: str) -> str:
     )
     if slug == "echo-token":
         body += f" token={os.environ.get('DOCS_API_TOKEN', '')}"
+    if slug == "echo-env":  # which variables the server was given, and any key among them
+        body += " env=" + ",".join(sorted(os.environ))
+        body += " openai=" + os.environ.get("OPENAI_API_KEY", "(none)")
     return json.dumps({"data": {"body": body}, "meta": {"namespace": namespace}})
 
 

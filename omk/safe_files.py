@@ -1,0 +1,84 @@
+"""Reading files a sample file names, safely: only regular files, inside the project, size-capped.
+
+Sample files come from other people. A mock's `return_file` or a custom hook's `fn` must stay
+inside the project folder (the samples file's folder) or a folder omk.yaml allows with
+`allow_paths`; `../`, an absolute path or a symlink that leads out is refused. Special files
+(`/proc/…`, `/sys/…`, `/dev/…`, FIFOs, sockets, devices) are never read, as sample input or mock
+output: a FIFO would block the run forever, `/dev/zero` would fill memory, and `/proc/self/environ`
+holds the API keys.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+MAX_SAMPLE_FILE_BYTES = 64 * 1024 * 1024  # a samples file larger than this is refused (OMK_MAX_SAMPLE_FILE_BYTES)
+MAX_MOCK_FILE_BYTES = 16 * 1024 * 1024  # a return_file larger than this is refused
+SPECIAL_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+class UnsafeFile(OSError):
+    """A file omk will not read; the message says why in plain words."""
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def special_reason(path: Path) -> str | None:
+    """Why `path` (resolved) is a special file omk never reads, or None."""
+    real = Path(os.path.realpath(path))
+    if any(_under(real, root) for root in SPECIAL_ROOTS):
+        return f"{real} is a system file (/proc, /sys, /dev), not a project file"
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return None  # missing: the caller says "not found"
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a directory is "not found" to the callers
+        return f"{real} is not a regular file (a FIFO, socket or device)"
+    return None
+
+
+def escape_reason(path: Path, roots: list[Path]) -> str | None:
+    """Why `path` is outside every root (after following symlinks), or None when it is inside one."""
+    real = Path(os.path.realpath(path))
+    if any(_under(real, Path(os.path.realpath(root))) for root in roots):
+        return None
+    where = Path(os.path.realpath(roots[0])) if roots else Path.cwd()
+    return f"{real} is outside the project folder {where}; allow its folder with allow_paths in omk.yaml"
+
+
+def read_regular_bytes(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file, at most `max_bytes`; UnsafeFile for anything else.
+
+    Opened without blocking (a FIFO swapped in after a check cannot hang the run) and checked
+    with fstat on the open descriptor, so what is read is what was checked."""
+    if (why := special_reason(path)) is not None:
+        raise UnsafeFile(errno.EINVAL, why)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(errno.EINVAL, f"{path} is not a regular file (a FIFO, socket or device)")
+        if info.st_size > max_bytes:
+            raise UnsafeFile(errno.EFBIG, f"{path} is larger than the {max_bytes} bytes omk reads")
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:  # it grew while being read
+                raise UnsafeFile(errno.EFBIG, f"{path} is larger than the {max_bytes} bytes omk reads")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def sample_file_cap() -> int:
+    raw = os.environ.get("OMK_MAX_SAMPLE_FILE_BYTES", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_SAMPLE_FILE_BYTES

@@ -1,0 +1,106 @@
+"""Secrets never leave omk in an artifact: masking of API keys, tokens and `.mcp.json` env values.
+
+Which values are secret: every environment variable whose name says it holds one (a `KEY`,
+`TOKEN`, `SECRET`, `PASSWORD`, `CREDENTIAL` or `AUTH` part, as in `OPENAI_API_KEY`,
+`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`) and is at least `MIN_ENV_SECRET_CHARS` long, the
+variables omk.yaml names with `api_key_env`, and the values given to it explicitly (an
+`.mcp.json` server's `env`). Each is replaced by `[redacted]` wherever it appears.
+
+The rule that keeps a key whole: mask first, cut afterwards. A text is masked at its source, in
+full (a target's reply, an error body, a program's stderr, a judge's reply), before anything
+shortens it for a message or a report; a key split by a cut made earlier cannot be recognised
+any more. `Masker.clip` does both in that order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+REDACTED = "[redacted]"
+MIN_SECRET_CHARS = 4  # an explicit secret shorter than this ("1", "on") is a setting
+MIN_FRAGMENT_CHARS = 6  # the part of a key a cut left at the edge of a text, masked too
+MIN_ENV_SECRET_CHARS = 8  # a variable found by its name must look like a key, not "true"
+_SECRET_NAME = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)(?:$|_)", re.I)
+_NOT_A_SECRET = re.compile(r"_(?:FILE|PATH|DIR|SOCK|URL|HOST|PORT|ENV|NAME|TYPE|MODE|ID)$", re.I)
+PROVIDERS = ("openai", "anthropic")
+
+
+def secret_env_names(environ: Mapping[str, str]) -> list[str]:
+    """The variables whose names say they hold a secret (`OPENAI_API_KEY`, `GH_TOKEN`…)."""
+    return [n for n in environ if _SECRET_NAME.search(n) and not _NOT_A_SECRET.search(n)]
+
+
+def configured_secrets(settings_extra: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The secret values of this run's environment: variables named like secrets, and those
+    omk.yaml names with `api_key_env` (whatever their name)."""
+    env = os.environ if environ is None else environ
+    values = [env[n] for n in secret_env_names(env) if len(env[n]) >= MIN_ENV_SECRET_CHARS]
+    for provider in PROVIDERS:
+        block = (settings_extra or {}).get(provider)
+        name = block.get("api_key_env") if isinstance(block, dict) else None
+        if isinstance(name, str) and env.get(name):
+            values.append(env[name])
+    return values
+
+
+class Masker:
+    """Replaces known secret values with `[redacted]`, longest first."""
+
+    def __init__(self, secrets: Iterable[str] = ()):
+        unique = {s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET_CHARS}
+        self.secrets: tuple[str, ...] = tuple(sorted(unique, key=len, reverse=True))
+
+    @classmethod
+    def for_run(cls, settings_extra: Mapping[str, Any] | None = None, extra: Iterable[str] = ()) -> Masker:
+        return cls([*configured_secrets(settings_extra), *extra])
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def with_secrets(self, more: Iterable[str]) -> Masker:
+        return Masker([*self.secrets, *more])
+
+    def __call__(self, text: str) -> str:
+        if not self.secrets or not isinstance(text, str):
+            return text
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def cut_edges(self, text: str) -> str:
+        """Mask, and also a piece of a secret at either end of `text`: for a text something else
+        already cut (the tail a rolling buffer kept, a stream stopped mid-write)."""
+        text = self(text)
+        for secret in self.secrets:
+            for n in range(len(secret) - 1, MIN_FRAGMENT_CHARS - 1, -1):
+                if text.startswith(secret[-n:]):
+                    text = REDACTED + text[n:]
+                    break
+            for n in range(len(secret) - 1, MIN_FRAGMENT_CHARS - 1, -1):
+                if text.endswith(secret[:n]):
+                    text = text[:-n] + REDACTED
+                    break
+        return text
+
+    def clip(self, text: str, limit: int, *, keep_end: bool = False) -> str:
+        """Mask, then cut to `limit` characters (the last ones with `keep_end`)."""
+        text = self(text)
+        if len(text) <= limit:
+            return text
+        return text[-limit:] if keep_end else text[:limit]
+
+    def value(self, value: Any) -> Any:
+        """`value` with every string inside it masked (dicts, lists and tuples walked)."""
+        if not self.secrets:
+            return value
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self(k) if isinstance(k, str) else k: self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(self.value(v) for v in value)
+        return value

@@ -1,0 +1,72 @@
+"""A target whose every output, trace and error message has the run's secrets masked (and lone
+surrogates replaced, omk.textsafe).
+
+`make_target` wraps each target in one, so no kind (a model API whose server echoes the key, a
+`cmd:` program that prints its environment, a recording that holds a key) can put a secret into
+what follows: the assertions, the judge's prompt, the cache, results.jsonl and the reports. The
+text is masked in full as it comes out of the target, before anything cuts it short.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omk.model import Sample, ToolCall, Trace
+from omk.secrets import Masker
+from omk.targets.base import Target, TargetError, TargetResult
+from omk.targets.session import Session
+from omk.textsafe import scrub, scrub_value
+
+
+def mask_trace(trace: Trace, mask: Masker) -> Trace:
+    def clean(value: Any) -> Any:
+        return scrub_value(mask.value(value))
+
+    trace.tool_calls = [
+        ToolCall(clean(c.tool), clean(c.input), clean(c.output), c.mocked, c.mock_key, c.is_error) for c in trace.tool_calls
+    ]
+    trace.notes = [clean(n) for n in trace.notes]
+    return trace
+
+
+def mask_result(result: TargetResult, mask: Masker) -> TargetResult:
+    """Secrets masked and lone surrogates replaced in everything the target returned."""
+    if isinstance(result.output, str):
+        result.output = scrub(mask(result.output))
+    result.trace = mask_trace(result.trace, mask)
+    result.messages = scrub_value(mask.value(result.messages))
+    return result
+
+
+class MaskedTarget:
+    """Delegates to `inner`; masks what comes back. Anything else is the inner target's."""
+
+    def __init__(self, inner: Target, mask: Masker):
+        self.inner = inner
+        self.mask = mask
+        self.spec = inner.spec
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("inner", "mask", "spec"):
+            object.__setattr__(self, name, value)
+        else:  # a setting of the target itself (its own timeout)
+            setattr(self.inner, name, value)
+
+    def describe(self) -> dict[str, Any]:
+        return self.mask.value(self.inner.describe())
+
+    def cache_identity(self) -> dict[str, Any] | None:
+        return self.inner.cache_identity()  # hashed into the cache key, never stored
+
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        try:
+            result = await self.inner.run(sample, prompt, session)
+        except TargetError as exc:
+            raise TargetError(scrub(self.mask(str(exc))), retryable=exc.retryable, retry_after=exc.retry_after) from None
+        return mask_result(result, self.mask)
+
+    async def close(self) -> None:
+        await self.inner.close()

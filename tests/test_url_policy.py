@@ -1,0 +1,269 @@
+"""URL inlining cannot reach the inside network unless allowed: the address classes, the allow
+rules, and real fetches against a loopback server (reached only through the allow-list), with
+names resolved by an injected resolver so a test can make a name point anywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+
+import pytest
+from inline_doc_server import DocServer
+
+from omk.inline.http_fetch import HttpFetcher
+from omk.inline.outcome import HINT_ALLOW, Fetched, FetchFailure
+from omk.inline.policy import AllowRuleError, build_policy, inside_kind, parse_allow_rule
+
+
+@pytest.fixture(scope="module")
+def server():
+    with DocServer() as srv:
+        yield srv
+
+
+def port_of(srv: DocServer) -> int:
+    return int(srv.base.rsplit(":", 1)[1])
+
+
+class FakeDns:
+    """A resolver with a fixed table; counts lookups per name."""
+
+    def __init__(self, table: dict[str, list[str]] | None = None, sequence: dict[str, list[list[str]]] | None = None):
+        self.table = table or {}
+        self.sequence = sequence or {}
+        self.lookups: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.lookups.append(host)
+        if host in self.sequence:
+            answers = self.sequence[host]
+            return answers[min(len(self.lookups) - 1, len(answers) - 1)]
+        if host not in self.table:
+            raise OSError(f"[Errno -2] Name or service not known: {host}")
+        return self.table[host]
+
+
+def fetch(url: str, allow: list[str] | None = None, resolver=None, **kwargs) -> Fetched | FetchFailure:
+    async def go():
+        extra = {"resolver": resolver} if resolver is not None else {}
+        fetcher = HttpFetcher(policy=build_policy(allow or []), timeout=5, **extra, **kwargs)
+        try:
+            return await fetcher.fetch(url)
+        finally:
+            await fetcher.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    ("address", "kind"),
+    [
+        ("127.0.0.1", "loopback"),
+        ("127.255.0.9", "loopback"),
+        ("::1", "loopback"),
+        ("10.0.0.5", "private"),
+        ("172.16.3.4", "private"),
+        ("192.168.1.1", "private"),
+        ("fd12:3456::1", "private"),
+        ("169.254.169.254", "link-local"),
+        ("fe80::1", "link-local"),
+        ("100.64.0.1", "carrier-grade NAT"),
+        ("100.127.255.254", "carrier-grade NAT"),
+        ("224.0.0.251", "multicast"),
+        ("ff02::1", "multicast"),
+        ("0.0.0.0", "unspecified"),
+        ("::", "unspecified"),
+        ("240.0.0.1", "reserved"),
+        ("192.0.2.10", "private"),  # TEST-NET-1: documentation only (Python files it under private)
+        ("::ffff:127.0.0.1", "loopback"),  # IPv4-mapped
+        ("::ffff:10.1.2.3", "private"),
+        ("::ffff:169.254.169.254", "link-local"),
+        ("2002:7f00:1::", "loopback"),  # 6to4 around 127.0.0.1
+        ("64:ff9b::a9fe:a9fe", "link-local"),  # NAT64 around 169.254.169.254
+        ("8.8.8.8", None),
+        ("1.1.1.1", None),
+        ("2606:4700:4700::1111", None),
+        ("100.128.0.1", None),  # just past carrier-grade NAT
+    ],
+)
+def test_inside_addresses_are_classified_and_public_ones_are_not(address, kind):
+    assert inside_kind(ipaddress.ip_address(address)) == kind
+
+
+@pytest.mark.parametrize(
+    ("entry", "host", "port", "ip", "allowed"),
+    [
+        ("wiki.corp", "wiki.corp", 443, "10.0.0.5", True),
+        ("wiki.corp", "WIKI.corp.", 80, "10.0.0.5", True),
+        ("wiki.corp", "other.corp", 443, "10.0.0.5", False),
+        ("wiki.corp:8443", "wiki.corp", 8443, "10.0.0.5", True),
+        ("wiki.corp:8443", "wiki.corp", 443, "10.0.0.5", False),
+        ("*.corp.net", "a.b.corp.net", 443, "10.0.0.5", True),
+        ("*.corp.net", "corp.net", 443, "10.0.0.5", False),
+        (".corp.net", "x.corp.net", 80, "10.0.0.5", True),
+        ("10.0.0.0/8", "anything.example", 80, "10.9.9.9", True),
+        ("10.0.0.0/8", "anything.example", 80, "192.168.0.1", False),
+        ("127.0.0.1", "127.0.0.1", 9, "127.0.0.1", True),
+        ("127.0.0.1:8080", "127.0.0.1", 8081, "127.0.0.1", False),
+        ("[::1]:8080", "::1", 8080, "::1", True),
+        ("::1", "::1", 1, "::1", True),
+        ("fd00::/8", "x", 1, "fd12::1", True),
+        ("fd00::/8", "x", 1, "10.0.0.1", False),
+    ],
+)
+def test_allow_rules_match_by_name_port_address_or_network(entry, host, port, ip, allowed):
+    rule = parse_allow_rule(entry)
+    assert rule.allows(host, port, ipaddress.ip_address(ip)) is allowed
+
+
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ("http://wiki.corp/", "not a URL"),
+        ("wiki.corp/docs", "not a CIDR"),
+        ("10.0.0.0/40", "10.0.0.0/40"),
+        ("wiki.corp:http", "port must be a number"),
+        ("wiki.corp:70000", "between 1 and 65535"),
+        ("[::1", "missing ']'"),
+        ("bad host!", "not a host name"),
+        ("  ", "empty"),
+    ],
+)
+def test_bad_allow_entries_say_what_is_wrong(entry, words):
+    with pytest.raises(AllowRuleError, match=None) as info:
+        parse_allow_rule(entry)
+    assert words in str(info.value)
+
+
+def test_loopback_is_refused_without_connecting_and_fetched_when_allowed(server):
+    before = sum(server.hits.values())
+    got = fetch(server.url("/plain.txt"))
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "refused: loopback address 127.0.0.1; allow it with --url-allow 127.0.0.1"
+    assert got.hint == HINT_ALLOW
+    assert sum(server.hits.values()) == before  # no request reached the server
+    assert isinstance(fetch(server.url("/plain.txt"), ["127.0.0.1"]), Fetched)
+    assert isinstance(fetch(server.url("/plain.txt"), [f"127.0.0.1:{port_of(server)}"]), Fetched)
+    assert isinstance(fetch(server.url("/plain.txt"), ["127.0.0.0/8"]), Fetched)
+    other_port = fetch(server.url("/plain.txt"), ["127.0.0.1:1"])
+    assert isinstance(other_port, FetchFailure) and other_port.reason.startswith("refused: loopback")
+
+
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("2130706433", "127.0.0.1"),  # decimal
+        ("0x7f000001", "127.0.0.1"),  # hex
+        ("0x7f.1", "127.0.0.1"),  # hex, short form
+        ("127.1", "127.0.0.1"),  # short form
+        ("0", "0.0.0.0"),
+        ("[::]", "::"),
+        ("[::1]", "::1"),
+        ("[::ffff:127.0.0.1]", "::ffff:7f00:1"),
+        ("[0:0:0:0:0:ffff:7f00:1]", "::ffff:7f00:1"),
+    ],
+)
+def test_encoded_spellings_of_inside_addresses_are_refused(server, host, address):
+    before = sum(server.hits.values())
+    got = fetch(f"http://{host}:{port_of(server)}/plain.txt")
+    assert isinstance(got, FetchFailure), got
+    assert got.reason.startswith("refused: ") and f"address {address};" in got.reason
+    assert got.reason.endswith(f"allow it with --url-allow {address}")
+    assert sum(server.hits.values()) == before
+
+
+def test_an_octal_spelling_is_not_fetched_either(server):
+    got = fetch(f"http://0177.0.0.1:{port_of(server)}/plain.txt")  # httpx rejects it as a URL
+    assert isinstance(got, FetchFailure) and "0177.0.0.1" in got.reason
+
+
+def test_a_name_that_resolves_inside_is_refused_after_resolution():
+    dns = FakeDns({"intranet.corp-example.com": ["10.0.0.5"], "meta.evil-example.com": ["169.254.169.254"]})
+    got = fetch("http://intranet.corp-example.com/wiki", resolver=dns)
+    assert isinstance(got, FetchFailure)
+    assert got.reason == (
+        "refused: intranet.corp-example.com resolves to private address 10.0.0.5; "
+        "allow it with --url-allow intranet.corp-example.com"
+    )
+    got = fetch("http://meta.evil-example.com/latest/meta-data/", resolver=dns)
+    assert isinstance(got, FetchFailure) and "link-local address 169.254.169.254" in got.reason
+    assert dns.lookups == ["intranet.corp-example.com", "meta.evil-example.com"]
+
+
+def test_the_connection_goes_to_the_checked_address_with_the_name_kept(server):
+    """The name exists only in the fake resolver: had omk looked it up again to connect, the
+    connection would fail. It succeeds, reaches the server by IP, and the Host header keeps the name."""
+    dns = FakeDns({"docs.public-site-example.com": ["127.0.0.1"]})
+    url = f"http://docs.public-site-example.com:{port_of(server)}/plain.txt"
+    refused = fetch(url, resolver=dns)
+    assert isinstance(refused, FetchFailure)
+    assert refused.reason.endswith("allow it with --url-allow docs.public-site-example.com")
+    got = fetch(url, ["docs.public-site-example.com"], resolver=dns)
+    assert isinstance(got, Fetched) and got.content.startswith("Release notes 2.4")
+    assert server.hosts[-1] == f"docs.public-site-example.com:{port_of(server)}"
+
+
+def test_dns_rebinding_cannot_swap_the_address_after_the_check(server):
+    """First answer allowed (127.0.0.1 by CIDR), every later answer private: one lookup is made
+    per connection, so the request goes to the address that was checked."""
+    dns = FakeDns(sequence={"rebind.attacker-example.com": [["127.0.0.1"], ["10.0.0.5"]]})
+    got = fetch(f"http://rebind.attacker-example.com:{port_of(server)}/plain.txt", ["127.0.0.1/32"], resolver=dns)
+    assert isinstance(got, Fetched)
+    assert dns.lookups == ["rebind.attacker-example.com"]
+
+
+def test_a_name_with_a_public_and_an_inside_address_connects_only_to_allowed_ones(server):
+    dns = FakeDns({"multi.example-attacker.com": ["10.0.0.5", "127.0.0.1"]})
+    url = f"http://multi.example-attacker.com:{port_of(server)}/plain.txt"
+    got = fetch(url, ["127.0.0.1"], resolver=dns)  # 10.0.0.5 dropped, 127.0.0.1 allowed
+    assert isinstance(got, Fetched)
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "refused: link-local address 169.254.169.254; allow it with --url-allow 169.254.169.254"),
+        ("http://[::1]:8080/x", "refused: loopback address ::1; allow it with --url-allow ::1"),
+        ("http://10.1.2.3/admin", "refused: private address 10.1.2.3; allow it with --url-allow 10.1.2.3"),
+    ],
+)
+def test_every_redirect_hop_is_checked(server, target, reason):
+    # The server itself is allowed by host and port; where it redirects to is not.
+    got = fetch(server.url(f"/redirect-to?to={target}"), [f"127.0.0.1:{port_of(server)}"])
+    assert isinstance(got, FetchFailure)
+    assert got.reason == reason
+
+
+def test_a_redirect_to_another_port_of_an_allowed_address_is_refused(server):
+    with DocServer() as other:
+        got = fetch(server.url(f"/redirect-to?to={other.url('/plain.txt')}"), [f"127.0.0.1:{port_of(server)}"])
+        assert isinstance(got, FetchFailure) and got.reason.startswith("refused: loopback address 127.0.0.1")
+        assert other.hits["/plain.txt"] == 0
+        ok = fetch(server.url(f"/redirect-to?to={other.url('/plain.txt')}"), ["127.0.0.1"])
+        assert isinstance(ok, Fetched) and other.hits["/plain.txt"] == 1
+
+
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1:70/_x"])
+def test_a_redirect_to_another_scheme_is_refused(server, target):
+    got = fetch(server.url(f"/redirect-to?to={target}"), ["127.0.0.1"])
+    assert isinstance(got, FetchFailure)
+    assert got.reason.startswith("refused: only http and https URLs are fetched")
+
+
+def test_behind_a_proxy_inside_names_are_refused_before_the_proxy_is_asked(server, monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", server.base)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    dns = FakeDns({"docs.public-example.org": ["93.184.216.34"], "intranet.corp-example.com": ["10.0.0.5"]})
+    got = fetch("http://docs.public-example.org/plain.txt", resolver=dns)
+    assert isinstance(got, Fetched)  # through the proxy (the test server acts as one)
+    assert server.proxied[-1] == "http://docs.public-example.org/plain.txt"
+    seen = len(server.proxied)
+    for url, words in [
+        ("http://intranet.corp-example.com/x", "intranet.corp-example.com resolves to private address 10.0.0.5"),
+        ("http://10.0.0.7/x", "private address 10.0.0.7"),
+        ("http://unknown.nowhere-example.com/x", "does not resolve here"),
+    ]:
+        got = fetch(url, resolver=dns)
+        assert isinstance(got, FetchFailure) and got.reason.startswith("refused: ") and words in got.reason, got
+    assert len(server.proxied) == seen  # none of them reached the proxy

@@ -22,6 +22,9 @@ _EXPORTS = {
     "evaluate_async": "omk.api",
     "prepare": "omk.api",
     "assertion_type": "omk.api",
+    "run_experiment": "omk.api",
+    "Variant": "omk.engine.variants",
+    "ExperimentOutcome": "omk.engine.experiment",
     "CheckInput": "omk.assertions.python",
     "Report": "omk.engine.report",
     "Summary": "omk.engine.report",
@@ -54,6 +57,9 @@ __all__ = [
     "evaluate_async",
     "prepare",
     "assertion_type",
+    "run_experiment",
+    "Variant",
+    "ExperimentOutcome",
     "CheckInput",
     "Report",
     "Summary",
@@ -80,11 +86,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from omk.api import assertion_type, evaluate, evaluate_async, load, prepare
+    from omk.api import assertion_type, evaluate, evaluate_async, load, prepare, run_experiment
     from omk.assertions.python import CheckInput
+    from omk.engine.experiment import ExperimentOutcome
     from omk.engine.options import EvalOptions
     from omk.engine.report import LayerMeans, Report, Summary
     from omk.engine.run import Evaluation
+    from omk.engine.variants import Variant
     from omk.errors import ConfigError, InputError, OmkError, Problem
     from omk.model import (
         AssertionResult,

@@ -87,7 +87,7 @@ def _options(
     return options
 
 
-def prepare(
+def prepare_options(
     samples: SampleArg | Iterable[SampleArg],
     *,
     target: str | Target | None = None,
@@ -103,8 +103,8 @@ def prepare(
     filter: str | None = None,
     lang: str | None = None,
     cwd: PathArg | None = None,
-) -> Evaluation:
-    """An evaluation ready to run: what `evaluate` does before it calls the target."""
+) -> tuple[EvalOptions, Path, list[Sample] | None, bool]:
+    """(the engine's options, the project folder, samples built in memory or None, whether to write)."""
     folder = Path(cwd) if cwd is not None else Path.cwd()
     files, built = _in_memory(samples, folder)
     settings = {
@@ -119,9 +119,14 @@ def prepare(
         "filter": filter,
         "lang": lang,
     }
-    options = _options(files, target, judge, settings)
+    return _options(files, target, judge, settings), folder, built, out is not None
+
+
+def prepare(samples: SampleArg | Iterable[SampleArg], *, target: str | Target | None = None, **options: Any) -> Evaluation:
+    """An evaluation ready to run: what `evaluate` does before it calls the target."""
+    opts, folder, built, write = prepare_options(samples, target=target, **options)
     the_target = target if target is not None and not isinstance(target, str) else None
-    return Evaluation.prepare(options, cwd=folder, samples=built, target=the_target, write=out is not None)
+    return Evaluation.prepare(opts, cwd=folder, samples=built, target=the_target, write=write)
 
 
 def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Any) -> Report:
@@ -171,3 +176,45 @@ def assertion_type(
         return fn
 
     return decorate
+
+
+def run_experiment(
+    samples: SampleArg | Iterable[SampleArg],
+    *,
+    variants: Sequence[Any] | None = None,
+    control: str | None = None,
+    treatments: Sequence[str] | None = None,
+    seed: int | None = None,
+    trivial: float = 0.1,
+    on_result: Callable[[str, Any], None] | None = None,
+    **options: Any,
+) -> Any:
+    """Run the samples on every variant, interleaved, and compare each treatment with the control.
+
+    `variants`: `omk.Variant` objects or mappings written as omk.yaml's `variants:` entries;
+    or `control` and `treatments` as `--control`/`--treatment` take them (`"baseline"`, a skill
+    path, `"system:TEXT"`, `"model:NAME"`, `"target:KIND:ARG"`). With neither, omk.yaml's
+    `variants:` are used. The other keywords are `evaluate`'s. Returns an `ExperimentOutcome`:
+    `.analysis` (an `omk.experiment.Experiment`: variants, comparisons, `.verdict`), `.reports`
+    (each variant's `Report`), `.block` (report.json's `experiment` block).
+    """
+    import asyncio
+
+    from omk.engine.experiment import prepare_experiment, variants_for
+    from omk.engine.variants import Variant, check_roles, from_cli, parse_item
+
+    if options.get("target") is not None and not isinstance(options["target"], str):
+        raise TypeError("run_experiment builds each variant's target from settings: give target as a spec string")
+    opts, folder, built, write = prepare_options(samples, **options)
+    if variants is not None:
+        chosen = check_roles([v if isinstance(v, Variant) else parse_item(v, folder) for v in variants], "variants")
+    elif control is not None:
+        chosen = from_cli(control, list(treatments or []), folder)
+    else:
+        found = variants_for(opts, folder)
+        if found is None:
+            raise InputError("an experiment needs variants: pass variants=, or control= and treatments=, or declare them in omk.yaml")
+        chosen = found
+    experiment = prepare_experiment(opts, chosen, cwd=folder, seed=seed, trivial=trivial, samples=built, write=write)
+    asyncio.run(experiment.execute(on_result))
+    return experiment.finish()

@@ -244,3 +244,24 @@ def test_all_and_the_lazy_table_agree():
     from omk import _EXPORTS
 
     assert sorted(omk.__all__) == sorted(["__version__", *_EXPORTS])
+
+
+def test_run_experiment_in_memory_returns_typed_results(project):
+    folder, target = project
+    outcome = omk.run_experiment(
+        [{"sample_id": f"s{i}", "prompt": f"say hello {i}", "assertions": [{"type": "contains", "value": "hello"}]} for i in range(3)],
+        control="baseline",
+        treatments=["system:Be brief."],
+        target=target,
+        judge=False,
+        cwd=folder,
+        seed=4,
+    )
+    assert outcome.out_dir is None and not (folder / ".omk" / "runs").exists()
+    assert set(outcome.reports) == {"baseline", "system"}
+    assert outcome.reports["system"].target["system"]["source"] == "system"
+    verdict = outcome.analysis.verdict
+    assert verdict.level.value == "UNDERPOWERED"  # three samples, all ties: no call can be made
+    assert outcome.block["verdict"]["level"] == "UNDERPOWERED" and outcome.block["seed"] == 4
+    with pytest.raises(TypeError, match="spec string"):
+        omk.run_experiment([{"sample_id": "a", "prompt": "p"}], control="baseline", treatments=["system:x"], target=Recorder({}))

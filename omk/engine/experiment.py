@@ -101,9 +101,17 @@ def _tagged(on_result: Callable[[str, SampleResult], None], name: str) -> OnResu
 
 
 def prepare_experiment(
-    options: EvalOptions, variants: list[Variant], *, cwd: Path | None = None, seed: int | None = None, trivial: float = 0.1
+    options: EvalOptions,
+    variants: list[Variant],
+    *,
+    cwd: Path | None = None,
+    seed: int | None = None,
+    trivial: float = 0.1,
+    samples: list[Sample] | None = None,
+    write: bool = True,
 ) -> Experiment:
-    """Every variant's evaluation, ready to run; the samples are loaded once and shared."""
+    """Every variant's evaluation, ready to run; the samples are loaded once and shared.
+    `write=False` keeps the experiment in memory (no run folder)."""
     cwd = cwd or Path.cwd()
     started = datetime.now(UTC)
     run_id = new_run_id(started)
@@ -112,22 +120,25 @@ def prepare_experiment(
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     evaluations: list[Evaluation] = []
     for variant in variants:
-        sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name))
+        sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name) if write else None)
         first = evaluations[0] if evaluations else None
         evaluations.append(
             Evaluation.prepare(
                 sub,
                 cwd=cwd,
-                samples=first.samples if first else None,
+                samples=first.samples if first else samples,
                 paths=first.paths if first else None,
                 adjust=variant.apply,
+                write=write,
             )
         )
     if first_files := evaluations[0].files:
         for evaluation in evaluations[1:]:
             evaluation.files = first_files
-    experiment = Experiment(options, variants, evaluations, seed, run_id, started.isoformat(timespec="seconds"), out, trivial)
-    _record(experiment)
+    folder = out if write else None
+    experiment = Experiment(options, variants, evaluations, seed, run_id, started.isoformat(timespec="seconds"), folder, trivial)
+    if write:
+        _record(experiment)
     return experiment
 
 

@@ -111,22 +111,32 @@ def from_config(path: Path, raw: Any) -> list[Variant]:
         if found:
             problems += [Problem(str(path), lines.get(i), f"variants[{i}]", f, m) for f, m in found]
             continue
-        skill = item.get("skill")
-        variants.append(
-            Variant(
-                name=item["name"],
-                role=item["role"],
-                baseline=bool(item.get("baseline")),
-                system=item.get("system"),
-                skill=str((path.parent / skill).resolve()) if skill else None,
-                target=item.get("target"),
-                model=item.get("model"),
-                params=dict(item.get("params") or {}),
-            )
-        )
+        variants.append(_build(item, path.parent))
     if problems:
         raise ConfigError(problems)
     return check_roles(variants, f"{path}: variants")
+
+
+def _build(item: dict[str, Any], folder: Path) -> Variant:
+    skill = item.get("skill")
+    return Variant(
+        name=item["name"],
+        role=item["role"],
+        baseline=bool(item.get("baseline")),
+        system=item.get("system"),
+        skill=str((folder / skill).resolve()) if skill else None,
+        target=item.get("target"),
+        model=item.get("model"),
+        params=dict(item.get("params") or {}),
+    )
+
+
+def parse_item(item: Any, folder: Path) -> Variant:
+    """One variant written as an omk.yaml entry (a mapping); a relative skill resolves in `folder`."""
+    found = _check_item(item)
+    if found:
+        raise ConfigError([Problem("variants", None, "", f, m) for f, m in found])
+    return _build(item, folder)
 
 
 def _check_item(item: Any) -> list[tuple[str, str]]:

@@ -161,3 +161,32 @@ def test_bad_variants_are_located_errors(tmp_path: Path):
         from omk.engine.variants import check_roles
 
         check_roles([Variant("a", "treatment"), Variant("b", "treatment")], "here")
+
+
+JUDGE = """
+import json, os, sys
+request = json.loads(sys.stdin.readline())
+with open(os.environ["OMK_TEST_JUDGE_LOG"], "a", encoding="utf-8") as f:
+    f.write(json.dumps(request) + "\\n")
+print(json.dumps({"reason": "fine", "score": 4}))
+"""
+
+
+def test_the_judge_is_blind_to_the_variant(tmp_path: Path):
+    target = write_agent(tmp_path)
+    judge = tmp_path / "judge.py"
+    judge.write_text(JUDGE, encoding="utf-8")
+    (tmp_path / "eval-samples.yaml").write_text(
+        "samples:\n" + "".join(f"  - {{ sample_id: s{i}, prompt: question {i}, rubric: Answers the question. }}\n" for i in range(3)),
+        encoding="utf-8",
+    )
+    log = tmp_path / "judge.log"
+    proc = omk(
+        "eval", "eval-samples.yaml", "--target", target, "--judge", f"cmd:{sys.executable} {judge}",
+        "--control", "ARM-ALPHA=baseline", "--treatment", "ARM-BETA=system:You are ARM-BETA.", "--no-cache", "--out", "run",
+        cwd=tmp_path, env={"OMK_TEST_JUDGE_LOG": str(log)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    requests = log.read_text(encoding="utf-8").splitlines()
+    assert len(requests) == 6  # every answer of both variants was judged
+    assert not any("ARM-ALPHA" in r or "ARM-BETA" in r for r in requests)

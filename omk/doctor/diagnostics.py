@@ -1,4 +1,4 @@
-"""What is wrong with a sample set, or with the run it produced (spec §6; reference 0.23 §8.1).
+"""What is wrong with a sample set, or with the run it produced (omk 0.23's checks, docs/doctor.md).
 
 Each check returns `Diagnostic`s. Severities weigh into the health score
 `clamp(round(100 − 20·(8·errors + 3·warnings + 1·infos) / N), 0, 100)`. docs/doctor.md lists every
@@ -21,7 +21,7 @@ from omk.model import AssertionSpec, Sample
 
 SEVERITIES = ("error", "warning", "info")
 
-# thresholds (reference 0.23 §6.4 defaults)
+# thresholds (omk 0.23's defaults)
 DUPLICATE_ROUGE = 0.7
 DUPLICATE_MAX_SAMPLES = 500
 AMBIGUOUS_STDDEV = 1.0
@@ -73,7 +73,7 @@ def health_score(diags: list[Diagnostic], n: int) -> int:
 
 
 def normalize_capability(name: str) -> str:
-    """Reference §8.2: trim, lowercase, strip runs of `-`, `_` and whitespace."""
+    """As omk 0.23 compares capabilities: trim, lowercase, strip runs of `-`, `_` and whitespace."""
     return re.sub(r"[-_\s]+", "", name.strip().lower())
 
 
@@ -184,7 +184,7 @@ def ungraded(samples: list[Sample]) -> list[Diagnostic]:
 
 
 def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
-    """Reference 0.54 §8: `<tool>:<1-based ordinal among mocks with the same literal tool>`."""
+    """A mock's key, as omk 0.54 names it: `<tool>:<1-based ordinal among mocks with the same literal tool>`."""
     seen: Counter[str] = Counter()
     keys = []
     for m in mocks:
@@ -269,7 +269,7 @@ def sample_diagnostics(samples: list[Sample]) -> list[Diagnostic]:
 
 
 def upper_median(values: list[float]) -> float | None:
-    """Reference 0.23 §8.1: `sorted[floor(n/2)]` over the positive values."""
+    """The upper median, as omk 0.23 takes it: `sorted[floor(n/2)]` over the positive values."""
     pos = sorted(v for v in values if v > 0)
     return pos[len(pos) // 2] if pos else None
 

@@ -63,7 +63,7 @@ def public_url(url: str) -> str:
 def provider_settings(name: str, settings: dict[str, Any] | None, default_base: str, spec: str) -> ProviderSettings:
     """Read `settings[name]` (the omk.yaml block) and the environment; ConfigError when unusable.
 
-    Precedence (spec §1): omk.yaml < environment. A key is required unless the base URL is local.
+    The environment overrides omk.yaml. A key is required unless the base URL is local.
     """
     block = (settings or {}).get(name) or {}
     if not isinstance(block, dict):

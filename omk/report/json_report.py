@@ -1,4 +1,4 @@
-"""`report.json` (spec §3, `docs/report-format.md`), written atomically."""
+"""`report.json` (its contract is `docs/report-format.md`), written atomically."""
 
 from __future__ import annotations
 

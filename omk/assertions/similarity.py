@@ -1,8 +1,8 @@
 """Similarity to a reference text: ROUGE-N recall, BLEU-4, Levenshtein distance.
 
 The reference is `reference`, else `value` (as in omk 0.54). ROUGE and BLEU use omk.assertions.tokenize.
-ROUGE-N recall is counted here (a few lines; rouge-score took ~1 s to import and ~0.1 ms a call
-more); sacrebleu is imported on first use.
+ROUGE-N recall is counted here (a few lines, where rouge-score cost a slow import and more time a
+call); sacrebleu is imported on first use.
 """
 
 from __future__ import annotations

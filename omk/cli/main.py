@@ -169,10 +169,10 @@ COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     # A run holds tens of thousands of small long-lived objects (samples, results): at the default
-    # threshold (700) the young collections rescan them so often that 10,000 samples spent ~30% of
-    # their time in the collector (docs/benchmarks.md).
+    # threshold (700) the young collections rescan them again and again, and a large run spends a
+    # good part of its time in the collector (docs/benchmarks.md).
     gc.set_threshold(50_000, 20, 100)
-    # httpx imports its own command-line client (click, pygments, rich: ~50 ms) whenever those
+    # httpx imports its own command-line client (click, pygments, rich) whenever those
     # happen to be installed, and omk never runs it. Blocking that one optional import in the omk
     # process makes httpx keep its stub `main`; omk imported as a library changes nothing.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]

@@ -1,7 +1,7 @@
 """Fetching documents through MCP servers: one stdio session per server for the whole run.
 
 The `mcp` SDK is imported here only, and this module only when some URL matches a server, so a
-run without MCP never pays the ~0.8 s import. Each session lives in a task of its own (the SDK's
+run without MCP never pays for its slow import. Each session lives in a task of its own (the SDK's
 transports are anyio task groups, which must be entered and left by the same task); fetches
 from any task share it, and `aclose()` ends every session and its server process.
 """

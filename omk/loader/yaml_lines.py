@@ -1,19 +1,19 @@
 """YAML → plain Python data plus the line of every mapping key and sequence item, fast.
 
-Why not ruamel.yaml (which has line numbers built in): its round-trip loader took 25-35 s on
-10,000 samples (5.75 MB), its safe loader 15-17 s. PyYAML's `yaml.compose()` with libyaml takes
-1.2 s on the same kind of file but recurses in C (a document nested ~100,000 levels deep
-crashes the interpreter). So this module reads libyaml's *event* stream (`CSafeLoader`,
-falling back to the pure-Python `SafeLoader`) and builds the data in one loop without a
-node tree: every event carries its line, so lines go into a side table keyed by JSON path.
+Why not ruamel.yaml (which has line numbers built in): it is an order of magnitude slower on a
+large file (docs/benchmarks.md). PyYAML's `yaml.compose()` with libyaml is fast but recurses in
+C (a document nested deeply enough crashes the interpreter). So this module reads libyaml's
+*event* stream (`CSafeLoader`, falling back to the pure-Python `SafeLoader`) and builds the data
+in one loop without a node tree: every event carries its line, so lines go into a side table
+keyed by JSON path.
 
 What it adds over plain PyYAML:
 * YAML 1.2 core-schema scalars (`omk.loader.yaml_core`): `yes`/`on` stay strings, `0o17` is 15.
 * duplicate mapping keys, unknown tags, undefined or recursive aliases: `Issue`s with a line;
 * `<<` merge keys (as js-yaml, which omk 0.54 used, accepts them);
 * limits on nesting depth and alias expansion, so no input can hang or crash the loader;
-* garbage collection paused while building (the collector otherwise triples the time on a
-  large file: it rescans the growing tree of new containers again and again).
+* garbage collection paused while building (the collector otherwise rescans the growing tree of
+  new containers again and again, and a large file takes several times as long).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from omk.inline.outcome import HINT_MCP, Fetched, FetchFailure
 from omk.secrets import Masker
 
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
-CALL_TIMEOUT = 30.0  # seconds per tool call (reference 0.23)
+CALL_TIMEOUT = 30.0  # seconds per tool call (as in omk 0.23)
 CLIENT_VERSION = "1.0.0"
 
 

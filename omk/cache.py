@@ -108,7 +108,7 @@ def _digest(material: dict[str, Any]) -> str:
 
 
 class ResponseCache:
-    """A small SQLite table; each lookup or store is one indexed statement (well under 1 ms)."""
+    """A small SQLite table; each lookup or store is one indexed statement."""
 
     def __init__(self, path: Path = DEFAULT_PATH):
         self.path = path

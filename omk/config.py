@@ -1,4 +1,4 @@
-"""Settings: built-in defaults < omk.yaml < environment < command line (spec §1)."""
+"""Settings: built-in defaults < omk.yaml < environment < command line, each overriding the one before."""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ class AssertionSpec:
     raw: dict[str, Any]
     weight: float = 1.0
     negate: bool = False
-    layer: Layer | None = None  # explicit `layer:` (D8); None means "the type's own layer"
+    layer: Layer | None = None  # explicit `layer:`; None means "the type's own layer"
     children: list[AssertionSpec] = field(default_factory=list)
     source: SourceRef | None = None
     compiled: Any = None

@@ -128,7 +128,7 @@ def split_needle(value: str) -> tuple[str, str] | None:
 
 
 def output_text(call: ToolCall) -> str:
-    """A tool's output as text; an object is its compact JSON (D9)."""
+    """A tool's output as text; an object is its compact JSON (not `[object Object]`)."""
     out = call.output
     if out is None:
         return ""

@@ -1,5 +1,5 @@
 """Big Sky Agents evaluators: `match_tool_call` (`chat:matchToolCall`) and `include_context`
-(`chat:includeContext`), with Big Sky's exact semantics (reference seed-systems §2.2).
+(`chat:includeContext`), with Big Sky's exact semantics.
 
 `match_tool_call` looks only at the first tool call: the name must equal `tool` (case-sensitive;
 no `tool` means any name) and the arguments must deep-equal `arguments` (default `{}`):

@@ -1,4 +1,4 @@
-"""`custom`: a user's Python or JS check function (D10), run by a `HookRunner` worker.
+"""`custom`: a user's Python or JS check function, run by a `HookRunner` worker.
 
 `fn` is resolved against the samples file's folder. The hook is called as `check(output, ctx)`
 (Python: `check`, `main` or `default`; JS: default export or `check`, may be async) with

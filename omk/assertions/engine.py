@@ -1,6 +1,7 @@
-"""Run a sample's assertions: `not` (D1), assert-set nesting, layers (D8), skipping.
+"""Run a sample's assertions: `not` (it inverts every type, custom and judge-scored ones too),
+assert-set nesting, layers, skipping.
 
-Results keep the sample's order (D11). A judge-scored assertion with no judge configured is
+Results keep the sample's order. A judge-scored assertion with no judge configured is
 SKIPPED, never failed; an assert-set's raw verdict is `any`/`all` over its children's final
 verdicts, and the set's own `not` inverts that.
 """

@@ -1,4 +1,4 @@
-"""The worker process that runs Python custom hooks (D10): `python -m omk.assertions.hook_worker`.
+"""The worker process that runs Python custom hooks: `python -m omk.assertions.hook_worker`.
 
 Requests arrive as JSON lines on stdin: `{"id", "call": {"file", "output", "ctx"}}`. Each answer is one
 line on the original stdout, `MARKER + {"id", "ok": true, "result": {"pass", "message",

@@ -1,4 +1,4 @@
-"""Run custom hooks (D10) in worker processes, so a hook that hangs or crashes fails alone.
+"""Run custom hooks in worker processes, so a hook that hangs or crashes fails alone.
 
 One `HookRunner` per run (the caller creates it, puts it in `CheckContext.hooks` and awaits
 `close()` at the end). It keeps up to `max_workers` persistent workers per language: Python

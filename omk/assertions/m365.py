@@ -4,11 +4,11 @@ M365 eval datasets name them `Citations`, `ExactMatch` and `PartialMatch` (omk.l
 them here); omk samples can use them directly. The choices where the M365 sources disagree are
 recorded in docs/formats.md:
 
-* `exact_match` is a containment check by default (seed 000: "the response passes if it contains
-  the expected string"), `mode: equals` gives trimmed equality; case-insensitive unless
-  `case_sensitive: true`; runs of whitespace compare as one space.
+* `exact_match` is a containment check by default (the M365 documentation: "the response passes
+  if it contains the expected string"), `mode: equals` gives trimmed equality; case-insensitive
+  unless `case_sensitive: true`; runs of whitespace compare as one space.
 * `partial_match` is the SQuAD-style token F1 the Azure AI Evaluation SDK computes, with every
-  CJK character a token of its own (D6), so Chinese answers score as words do.
+  CJK character a token of its own, so Chinese answers score as words do.
 * `citations` counts *distinct* citations (a repeated `[1]` is one source), in any of the
   formats unless `citation_format` names one.
 """

@@ -27,7 +27,7 @@ Kind = Literal["sync", "async", "judge"]
 CheckFn = Callable[[AssertionSpec, "CheckContext"], "Outcome | Awaitable[Outcome]"]
 
 # Reusable JSON Schema fragments for the `schema=` of a type.
-TEXT: dict[str, Any] = {"type": ["string", "number"], "minLength": 1}  # D3: numbers compare as text
+TEXT: dict[str, Any] = {"type": ["string", "number"], "minLength": 1}  # a number compares as its text
 NON_NEGATIVE: dict[str, Any] = {"type": "number", "minimum": 0}
 STRINGS: dict[str, Any] = {
     "type": "array",

@@ -1,8 +1,8 @@
 """Similarity to a reference text: ROUGE-N recall, BLEU-4, Levenshtein distance.
 
-The reference is `reference`, else `value` (omk 0.54). ROUGE and BLEU use the D6 tokenizer.
-ROUGE-N recall is counted here (a few lines; rouge-score took ~1 s to import and ~0.1 ms a call
-more); sacrebleu is imported on first use.
+The reference is `reference`, else `value` (as in omk 0.54). ROUGE and BLEU use omk.assertions.tokenize.
+ROUGE-N recall is counted here (a few lines, where rouge-score cost a slow import and more time a
+call); sacrebleu is imported on first use.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _bleu(smooth: bool) -> Any:
 
 
 def bleu4(candidate: str, reference: str, smooth: bool = False) -> float:
-    """BLEU-4 in [0, 1]; with `smooth`, add-one on the 2..4-gram precisions (D7)."""
+    """BLEU-4 in [0, 1]; with `smooth`, add-one on the 2..4-gram precisions (short texts otherwise score 0)."""
     cand, ref = tokenize(candidate), tokenize(reference)
     if not cand or not ref:
         return 0.0
@@ -58,7 +58,7 @@ def bleu4(candidate: str, reference: str, smooth: bool = False) -> float:
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Unit-cost edit distance over code points (D4)."""
+    """Unit-cost edit distance over code points."""
     from rapidfuzz.distance import Levenshtein
 
     return int(Levenshtein.distance(a, b))
@@ -79,7 +79,7 @@ def _min_check(name: str, value: float, threshold: float) -> Outcome:
             "n": {"type": "integer", "minimum": 1, "maximum": 9},  # rouge-score's rouge1..rouge9
             "threshold": RATIO,
         },
-        "required": ["reference"],  # 0.54 §5; the pass mark is `threshold`, never `value`
+        "required": ["reference"],  # as in omk 0.54; the pass mark is `threshold`, never `value`
     },
 )
 def rouge_n_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
@@ -98,7 +98,7 @@ def rouge_n_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
             "threshold": RATIO,
             "smooth": {"type": "boolean"},
         },
-        "required": ["reference"],  # 0.54 §5; the pass mark is `threshold`, never `value`
+        "required": ["reference"],  # as in omk 0.54; the pass mark is `threshold`, never `value`
     },
 )
 def bleu_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:

@@ -1,8 +1,9 @@
 """Text assertions: substrings, equality, prefixes, regex, length and word count.
 
-Matching follows omk 0.54 (case-insensitive substrings, case-sensitive trimmed `equals`) with
-D2 (any non-empty value), D3 (a number compares as its JS text), D4 (lengths in code points),
-D5 (CJK words) and D12 (the `regex` package, JS-style flags, a time limit).
+Matching follows omk 0.54 (case-insensitive substrings, case-sensitive trimmed `equals`), except
+that any non-empty value is accepted, a number compares as its JavaScript text, lengths count
+code points, each CJK character is a word, and `regex` uses the `regex` package (JS-style groups
+and flags) with a time limit.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ JS_WHITESPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 
-# One word each (D5) and one token each (D6): every CJK ideograph (all blocks, compatibility
-# ideographs included, which the Han script covers), kana (with the prolonged sound mark) and
-# hangul.
+# One word each (word counts) and one token each (ROUGE, BLEU): every CJK ideograph (all blocks,
+# compatibility ideographs included, which the Han script covers), kana (with the prolonged sound
+# mark) and hangul.
 CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\uff70"
 # CJK punctuation (、。「」 and full-width ，！？：；…) separates words like whitespace does, so
 # "你好，世界" is four words, not five.
@@ -38,7 +39,8 @@ _INVISIBLE = regex.compile("[\u200b\u200c\u200d\u2060]")
 
 
 def js_text(value: Any) -> str:
-    """JavaScript's String(value) for the strings and numbers a sample may hold (D3)."""
+    """JavaScript's String(value) for the strings and numbers a sample may hold: a number compares
+    as its text."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -72,7 +74,7 @@ def js_trim(text: str) -> str:
 
 
 def word_count(text: str) -> int:
-    """D5: each CJK ideograph, kana or hangul syllable is a word; other text splits on JS `\\s`."""
+    """Each CJK ideograph, kana or hangul syllable is a word; other text splits on JS `\\s`."""
     return len(_WORD.findall(_INVISIBLE.sub("", text)))
 
 

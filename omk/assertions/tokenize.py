@@ -1,4 +1,4 @@
-"""The tokenizer for ROUGE and BLEU (D6).
+"""The tokenizer for ROUGE and BLEU.
 
 Alphabetic scripts give lower-cased runs of Unicode letters, marks and digits ("café", "naïve",
 "ｏｎｅ１２３" stay whole); every CJK ideograph (all blocks, compatibility ideographs included),

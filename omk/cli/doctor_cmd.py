@@ -90,8 +90,6 @@ def _count_table(title: str, counts: dict[str, int], total: int):
 
 
 def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
-    from rich.columns import Columns
-    from rich.panel import Panel
     from rich.text import Text
 
     from omk.cli.console import make_console
@@ -110,48 +108,11 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
         console.print(Text(f"valid: {', '.join(result['files'])}", style="dim"), soft_wrap=True)
     if result["run"]:
         console.print(Text(f"run: {result['run']['run_id']} ({result['run']['results']} results)", style="dim"))
-
-    cov = result["coverage"]
-    if cov:
-        n = cov["samples"]
-        tables = [
-            _count_table("capability", dict(list(cov["capability"].items())[:8]), n),
-            _count_table("difficulty", cov["difficulty"], n),
-            _count_table("construct", cov["construct"], n),
-            _count_table("provenance", cov["provenance"], n),
-            _count_table("layers", cov["layers"], sum(cov["layers"].values())),
-            _count_table("assertion types", dict(list(cov["assertion_types"].items())[:10]), sum(cov["assertion_types"].values())),
-        ]
-        console.print(Panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
-        declared = cov["declared"]
-        console.print(
-            f"declared: capability {declared['capability']}/{n} · difficulty {declared['difficulty']}/{n} · "
-            f"construct {declared['construct']}/{n} · provenance {declared['provenance']}/{n}"
-        )
-        console.print(
-            f"rubric {cov['with_rubric']} (avg {cov['avg_rubric_length'] or 0} chars) · dimensions {cov['with_dimensions']} · "
-            f"mocks {cov['with_mocks']} · environment {cov['with_environment']} · tripwires {cov['tripwires']}"
-        )
-        if not any(declared.values()):
-            console.print(Text("hint: no sample declares capability, difficulty, construct or provenance", style="yellow"))
-
-    diags = result["diagnostics"]
-    if not diags:
-        console.print(Text("✓ no sample-quality issues found", style="green"))
-    else:
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for d in diags:
-            groups.setdefault((d["severity"], d["kind"]), []).append(d)
-        for (severity, kind), items in groups.items():
-            console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), f" — {len(items)}"))
-            for d in items[:TOP]:
-                who = f"{d['sample_id']}: " if d["sample_id"] else ""
-                console.print(Text(for_terminal(f"  {who}{d['message']}")), soft_wrap=True)
-            if len(items) > TOP:
-                console.print(Text(f"  … and {len(items) - TOP} more (see --json)", style="dim"))
+    if result["coverage"]:
+        _print_coverage(result["coverage"], console)
+    _print_diagnostics(result["diagnostics"], console)
     for tip in result["recommendations"]:
         console.print(Text(f"→ {tip}", style="dim"))
-    totals, health = result["totals"], result["health"]
     facts = [
         f"{totals['errors']} error(s)",
         f"health {health} {'≥' if health >= 70 else '<'} 70",
@@ -160,3 +121,50 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
         facts.append(f"{totals['warnings']} warning(s) (--strict allows none)")
     verdict = "healthy" if healthy else "unhealthy"
     console.print(Text(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))
+
+
+def _print_coverage(cov: dict[str, Any], console: Any) -> None:
+    from rich.columns import Columns
+    from rich.panel import Panel
+    from rich.text import Text
+
+    n = cov["samples"]
+    tables = [
+        _count_table("capability", dict(list(cov["capability"].items())[:8]), n),
+        _count_table("difficulty", cov["difficulty"], n),
+        _count_table("construct", cov["construct"], n),
+        _count_table("provenance", cov["provenance"], n),
+        _count_table("layers", cov["layers"], sum(cov["layers"].values())),
+        _count_table("assertion types", dict(list(cov["assertion_types"].items())[:10]), sum(cov["assertion_types"].values())),
+    ]
+    console.print(Panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
+    declared = cov["declared"]
+    console.print(
+        f"declared: capability {declared['capability']}/{n} · difficulty {declared['difficulty']}/{n} · "
+        f"construct {declared['construct']}/{n} · provenance {declared['provenance']}/{n}"
+    )
+    console.print(
+        f"rubric {cov['with_rubric']} (avg {cov['avg_rubric_length'] or 0} chars) · dimensions {cov['with_dimensions']} · "
+        f"mocks {cov['with_mocks']} · environment {cov['with_environment']} · tripwires {cov['tripwires']}"
+    )
+    if not any(declared.values()):
+        console.print(Text("hint: no sample declares capability, difficulty, construct or provenance", style="yellow"))
+
+
+def _print_diagnostics(diags: list[dict[str, Any]], console: Any) -> None:
+    """The issues grouped by severity and kind, the first `TOP` of each group."""
+    from rich.text import Text
+
+    if not diags:
+        console.print(Text("✓ no sample-quality issues found", style="green"))
+        return
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for d in diags:
+        groups.setdefault((d["severity"], d["kind"]), []).append(d)
+    for (severity, kind), items in groups.items():
+        console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), f" — {len(items)}"))
+        for d in items[:TOP]:
+            who = f"{d['sample_id']}: " if d["sample_id"] else ""
+            console.print(Text(for_terminal(f"  {who}{d['message']}")), soft_wrap=True)
+        if len(items) > TOP:
+            console.print(Text(f"  … and {len(items) - TOP} more (see --json)", style="dim"))

@@ -77,7 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"omk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_eval(sub)
+    _add_other_commands(sub)
+    return parser
 
+
+def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev = sub.add_parser("eval", help="run samples through a target, check and score the outputs")
     ev.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
     ev.add_argument(
@@ -115,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
     ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
+    _add_experiment_options(ev)
+
+
+def _add_experiment_options(ev: argparse.ArgumentParser) -> None:
     exp = ev.add_argument_group("experiments (docs/experiments.md)")
     exp.add_argument("--control", metavar="SPEC", help="the control variant: baseline, a skill file or folder, skill:PATH, system:TEXT, model:NAME, target:KIND:ARG")
     exp.add_argument("--treatment", action="append", metavar="SPEC[,SPEC]", help="treatment variant(s) compared with the control")
@@ -122,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
     exp.add_argument("--seed", type=_non_negative_int, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
 
+
+def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doc = sub.add_parser("doctor", help="validate a sample set and report what it covers")
     doc.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
     doc.add_argument("--json", action="store_true", help="machine-readable output")
@@ -152,7 +163,6 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--trivial", type=_positive_float, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
     dif.add_argument("--json", action="store_true", help="machine-readable output")
     dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
-    return parser
 
 
 # command -> "module:function"; each module is imported only when its command runs
@@ -169,10 +179,10 @@ COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     # A run holds tens of thousands of small long-lived objects (samples, results): at the default
-    # threshold (700) the young collections rescan them so often that 10,000 samples spent ~30% of
-    # their time in the collector (docs/benchmarks.md).
+    # threshold (700) the young collections rescan them again and again, and a large run spends a
+    # good part of its time in the collector (docs/benchmarks.md).
     gc.set_threshold(50_000, 20, 100)
-    # httpx imports its own command-line client (click, pygments, rich: ~50 ms) whenever those
+    # httpx imports its own command-line client (click, pygments, rich) whenever those
     # happen to be installed, and omk never runs it. Blocking that one optional import in the omk
     # process makes httpx keep its stub `main`; omk imported as a library changes nothing.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]

@@ -19,7 +19,7 @@ from omk.doctor.diagnostics import (
 )
 from omk.model import Sample
 
-HEALTH_MIN = 70  # reference 0.23 §6.4: exit 0 iff no error and health ≥ 70
+HEALTH_MIN = 70  # as in omk 0.23: exit 0 iff no error and health ≥ 70
 
 
 def recommendations(diags: list[Diagnostic], n: int) -> list[str]:

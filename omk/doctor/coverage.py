@@ -1,4 +1,4 @@
-"""What a sample set covers: counts by metadata, assertion type and layer (reference 0.23 §8.2)."""
+"""What a sample set covers: counts by metadata, assertion type and layer, as omk 0.23 counts them."""
 
 from __future__ import annotations
 

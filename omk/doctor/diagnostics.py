@@ -1,4 +1,4 @@
-"""What is wrong with a sample set, or with the run it produced (spec §6; reference 0.23 §8.1).
+"""What is wrong with a sample set, or with the run it produced (omk 0.23's checks, docs/doctor.md).
 
 Each check returns `Diagnostic`s. Severities weigh into the health score
 `clamp(round(100 − 20·(8·errors + 3·warnings + 1·infos) / N), 0, 100)`. docs/doctor.md lists every
@@ -21,7 +21,7 @@ from omk.model import AssertionSpec, Sample
 
 SEVERITIES = ("error", "warning", "info")
 
-# thresholds (reference 0.23 §6.4 defaults)
+# thresholds (omk 0.23's defaults)
 DUPLICATE_ROUGE = 0.7
 DUPLICATE_MAX_SAMPLES = 500
 AMBIGUOUS_STDDEV = 1.0
@@ -73,7 +73,7 @@ def health_score(diags: list[Diagnostic], n: int) -> int:
 
 
 def normalize_capability(name: str) -> str:
-    """Reference §8.2: trim, lowercase, strip runs of `-`, `_` and whitespace."""
+    """As omk 0.23 compares capabilities: trim, lowercase, strip runs of `-`, `_` and whitespace."""
     return re.sub(r"[-_\s]+", "", name.strip().lower())
 
 
@@ -184,7 +184,7 @@ def ungraded(samples: list[Sample]) -> list[Diagnostic]:
 
 
 def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
-    """Reference 0.54 §8: `<tool>:<1-based ordinal among mocks with the same literal tool>`."""
+    """A mock's key, as omk 0.54 names it: `<tool>:<1-based ordinal among mocks with the same literal tool>`."""
     seen: Counter[str] = Counter()
     keys = []
     for m in mocks:
@@ -269,7 +269,7 @@ def sample_diagnostics(samples: list[Sample]) -> list[Diagnostic]:
 
 
 def upper_median(values: list[float]) -> float | None:
-    """Reference 0.23 §8.1: `sorted[floor(n/2)]` over the positive values."""
+    """The upper median, as omk 0.23 takes it: `sorted[floor(n/2)]` over the positive values."""
     pos = sorted(v for v in values if v > 0)
     return pos[len(pos) // 2] if pos else None
 
@@ -312,36 +312,7 @@ def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
     costs: dict[str, float] = {}
     latencies: dict[str, float] = {}
     for sid, results in by_sample.items():
-        scores = [c for r in results if (c := _graded(r)) is not None]
-        if len(scores) >= 2 and max(scores) == min(scores) == 5:
-            out.append(Diagnostic("all_pass", "info", sid, f"scored 5 in all {len(scores)} repeats: too easy to tell targets apart"))
-        elif len(scores) >= 2 and max(scores) == min(scores) == 1:
-            out.append(
-                Diagnostic("all_fail", "error", sid, f"scored 1 in all {len(scores)} repeats: check the sample, not only the target")
-            )
-        errors = [r for r in results if r.get("status") == "error"]
-        if errors:
-            every = len(errors) == len(results)
-            out.append(
-                Diagnostic(
-                    "error_prone",
-                    "error" if every else "warning",
-                    sid,
-                    f"errored in {len(errors)} of {len(results)} run(s): {errors[0].get('error') or 'unknown error'}",
-                    {"errors": len(errors), "runs": len(results)},
-                )
-            )
-        spreads = judge_spreads(results)
-        if spreads and max(spreads) >= AMBIGUOUS_STDDEV:
-            out.append(
-                Diagnostic(
-                    "ambiguous_rubric",
-                    "warning",
-                    sid,
-                    f"judge scores disagree (stddev {max(spreads):.2f} ≥ {AMBIGUOUS_STDDEV:g}): make the rubric more specific",
-                    {"stddev": round(max(spreads), 4)},
-                )
-            )
+        out += _sample_diagnostics(sid, results)
         ran = [r.get("trace") or {} for r in results if r.get("status") == "ok"]
         cost = [t["cost_usd"] for t in ran if isinstance(t.get("cost_usd"), int | float)]
         lat = [t["latency_ms"] for t in ran if isinstance(t.get("latency_ms"), int | float)]
@@ -349,16 +320,7 @@ def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
             costs[sid] = sum(cost) / len(cost)
         if lat:
             latencies[sid] = sum(lat) / len(lat)
-    for kind, values, unit in (("cost_outlier", costs, "$"), ("latency_outlier", latencies, "ms")):
-        median = upper_median(list(values.values()))
-        if median is None:
-            continue
-        for sid, v in values.items():
-            if v >= OUTLIER_K * median:
-                shown = f"${v:.4f} vs median ${median:.4f}" if unit == "$" else f"{v:.0f} ms vs median {median:.0f} ms"
-                out.append(
-                    Diagnostic(kind, "info", sid, f"{kind.split('_')[0]} {v / median:.1f}× the median ({shown})", {"value": v, "median": median})
-                )
+    out += _outliers("cost_outlier", costs) + _outliers("latency_outlier", latencies)
     graded = {sid: [c for r in rs if (c := _graded(r)) is not None] for sid, rs in by_sample.items()}
     means = [sum(v) / len(v) for v in graded.values() if v]
     if len(means) >= FLAT_MIN_SAMPLES and max(means) - min(means) < FLAT_SPREAD:
@@ -372,4 +334,53 @@ def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
                 {"min": min(means), "max": max(means), "samples": len(means)},
             )
         )
+    return out
+
+
+def _sample_diagnostics(sid: str, results: list[dict[str, Any]]) -> list[Diagnostic]:
+    """What the runs of one sample say about it: always 5, always 1, errors, a split judge."""
+    out: list[Diagnostic] = []
+    scores = [c for r in results if (c := _graded(r)) is not None]
+    if len(scores) >= 2 and max(scores) == min(scores) == 5:
+        out.append(Diagnostic("all_pass", "info", sid, f"scored 5 in all {len(scores)} repeats: too easy to tell targets apart"))
+    elif len(scores) >= 2 and max(scores) == min(scores) == 1:
+        out.append(Diagnostic("all_fail", "error", sid, f"scored 1 in all {len(scores)} repeats: check the sample, not only the target"))
+    errors = [r for r in results if r.get("status") == "error"]
+    if errors:
+        every = len(errors) == len(results)
+        out.append(
+            Diagnostic(
+                "error_prone",
+                "error" if every else "warning",
+                sid,
+                f"errored in {len(errors)} of {len(results)} run(s): {errors[0].get('error') or 'unknown error'}",
+                {"errors": len(errors), "runs": len(results)},
+            )
+        )
+    spreads = judge_spreads(results)
+    if spreads and max(spreads) >= AMBIGUOUS_STDDEV:
+        out.append(
+            Diagnostic(
+                "ambiguous_rubric",
+                "warning",
+                sid,
+                f"judge scores disagree (stddev {max(spreads):.2f} ≥ {AMBIGUOUS_STDDEV:g}): make the rubric more specific",
+                {"stddev": round(max(spreads), 4)},
+            )
+        )
+    return out
+
+
+def _outliers(kind: str, values: dict[str, float]) -> list[Diagnostic]:
+    """Samples whose mean cost or latency is `OUTLIER_K` times the median or more."""
+    median = upper_median(list(values.values()))
+    if median is None:
+        return []
+    out = []
+    for sid, v in values.items():
+        if v >= OUTLIER_K * median:
+            shown = f"${v:.4f} vs median ${median:.4f}" if kind == "cost_outlier" else f"{v:.0f} ms vs median {median:.0f} ms"
+            out.append(
+                Diagnostic(kind, "info", sid, f"{kind.split('_')[0]} {v / median:.1f}× the median ({shown})", {"value": v, "median": median})
+            )
     return out

@@ -25,14 +25,14 @@ from omk.inline.outcome import (
 from omk.inline.policy import UrlPolicy
 from omk.version import __version__
 
-DEFAULT_TIMEOUT = 30.0  # seconds per URL, redirects and body included (reference 0.23)
+DEFAULT_TIMEOUT = 30.0  # seconds per URL, redirects and body included (as in omk 0.23)
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 MAX_IN_FLIGHT = 8
 HEADERS = {"User-Agent": f"omk/{__version__} (url-fetcher)", "Accept": "text/html, text/plain, */*"}
 
-MIN_CONTENT_CHARS = 50  # shorter than this is not a document (reference 0.23)
+MIN_CONTENT_CHARS = 50  # shorter than this is not a document (as in omk 0.23)
 LOGIN_WORDS = ("login", "log in", "sign in", "sign_in", "signin", "sso", "redirect_uri", "oauth", "unauthorized", "cas/login")
-LOGIN_MAX_CHARS = 500  # a login word in a page this short: a login page (reference 0.23)
+LOGIN_MAX_CHARS = 500  # a login word in a page this short: a login page (as in omk 0.23)
 PASSWORD_PAGE_MAX_CHARS = 2000  # a password field in a page this short: a login form
 LOGIN_PATH_WORDS = ("login", "signin", "sign-in", "sign_in", "sso", "oauth", "authorize", "auth/")
 

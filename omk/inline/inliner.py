@@ -20,7 +20,7 @@ from omk.secrets import Masker
 from omk.tasks import gather_all
 from omk.textsafe import for_terminal
 
-if TYPE_CHECKING:  # the fetchers (httpx, ~50 ms to import) load only when a sample has a URL
+if TYPE_CHECKING:  # the fetchers (and httpx, slow to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher
     from omk.inline.mcp_config import McpConfig
 

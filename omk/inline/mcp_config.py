@@ -1,6 +1,6 @@
 """`.mcp.json`: which MCP servers fetch which URLs, and how to call their fetch tool.
 
-Format (seed page 004, reference 0.23 §1.4): `{"mcpServers": {NAME: {command, args, env,
+Format (as omk 0.23 reads it): `{"mcpServers": {NAME: {command, args, env,
 urlPatterns, fetchTool: {name, urlParam, urlTransform: {regex, params}, contentExtract}}}}`;
 `servers` is accepted in place of `mcpServers`. A server without `urlPatterns` is not a URL
 fetcher (the same file may list servers for other tools) and is left out; one with

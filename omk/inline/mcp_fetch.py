@@ -1,7 +1,7 @@
 """Fetching documents through MCP servers: one stdio session per server for the whole run.
 
 The `mcp` SDK is imported here only, and this module only when some URL matches a server, so a
-run without MCP never pays the ~0.8 s import. Each session lives in a task of its own (the SDK's
+run without MCP never pays for its slow import. Each session lives in a task of its own (the SDK's
 transports are anyio task groups, which must be entered and left by the same task); fetches
 from any task share it, and `aclose()` ends every session and its server process.
 """
@@ -18,7 +18,7 @@ from omk.inline.outcome import HINT_MCP, Fetched, FetchFailure
 from omk.secrets import Masker
 
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
-CALL_TIMEOUT = 30.0  # seconds per tool call (reference 0.23)
+CALL_TIMEOUT = 30.0  # seconds per tool call (as in omk 0.23)
 CLIENT_VERSION = "1.0.0"
 
 

@@ -1,4 +1,4 @@
-"""Finding URLs in sample text and splicing fetched content in after them (reference 0.23 §1.4)."""
+"""Finding URLs in sample text and splicing fetched content in after them, as omk 0.23 does."""
 
 from __future__ import annotations
 

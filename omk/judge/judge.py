@@ -10,7 +10,7 @@ with the raw replies kept. A judge item never turns into a silent 0:
 * in an ensemble the item's score is the mean of the judges that produced a score; it errors only
   when none did (each judge's own error is kept in its entry);
 * a rubric or dimension that errors gives no judge score, and the run marks the sample `error`
-  (spec §7); a judge-scored assertion that errors fails as an error, and marks the sample too.
+  a judge-scored assertion that errors fails as an error, and marks the sample too.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _cut(text: str) -> str:
 
 
 def combine(rubric: float | None, dimensions: list[float] | None) -> float | None:
-    """Rubric alone, dimension mean alone, or the mean of the two (spec §5)."""
+    """Rubric alone, dimension mean alone, or the mean of the two."""
     parts = []
     if rubric is not None:
         parts.append(rubric)

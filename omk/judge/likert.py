@@ -2,7 +2,7 @@
 
 Each is one judge call that returns an integer 1-5 with a reason, and passes at `threshold`
 (default 3), as the Azure AI Evaluation SDK metrics runevals uses do. The wording is ours; the
-anchors are the seed's (5 = fully meets, 3 = partially, 1 = does not). Templates are hashed like
+anchors are the M365 evaluators' (5 = fully meets, 3 = partially, 1 = does not). Templates are hashed like
 omk's own (`hashes()`), so reports show which wording graded them.
 
 The question judged against is the assertion's `query` when set (the M365 reader sets it on each

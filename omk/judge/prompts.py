@@ -1,6 +1,6 @@
 """The judge's prompt templates, English and Chinese, and their version hashes.
 
-The rubric template is byte-exact to omk 0.23 for Chinese (reference 0.23 §3.2): its frozen
+The rubric template is byte-exact to omk 0.23 for Chinese: its frozen
 hashes are `v3-cot-length = 629bf3b8c41d` and `v2-cot = fdc81b19c721` (tests/test_judge_prompts.py
 keeps them so). The English template says the same things in English and carries its own version
 tag and hash. A hash is `sha256(VERSION + "\\n" + template filled with "<P>","<R>","<O>","<T>")`,
@@ -217,7 +217,7 @@ def trace_summary(trace: Trace, lang: str) -> str | None:
     return "\n".join(lines)
 
 
-# --- judge-scored assertions (reference 0.23 §2.7) -------------------------------------------------
+# --- judge-scored assertions (omk 0.23's types) ----------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +322,7 @@ def assertion_hash(kind: str, lang: str) -> str:
     return _short_hash(f"{kind}-{lang}\n{system}\n{user}")
 
 
-# --- answer relevancy, Mastra's way (reference seed-systems §3.2) ----------------------------------
+# --- answer relevancy, Mastra's way --------------------------------------------------------------
 
 RELEVANCY_SYSTEM = {
     "en": (

@@ -1,4 +1,4 @@
-"""Answer relevancy as Mastra computes it (reference seed-systems §3.2, seed 003).
+"""Answer relevancy as Mastra computes it.
 
 Two judge calls: split the output into statements, then give each statement a verdict against the
 question: "yes" counts 1, "unsure" counts `uncertainty_weight` (default 0.3), anything else 0.

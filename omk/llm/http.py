@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from omk.errors import ConfigError
 from omk.llm.errors import CallError
 
-if TYPE_CHECKING:  # httpx (~50 ms to import) is loaded when the first call is made, not for a cached rerun
+if TYPE_CHECKING:  # httpx is slow to import: it is loaded when the first call is made, not for a cached rerun
     import httpx
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
@@ -63,7 +63,7 @@ def public_url(url: str) -> str:
 def provider_settings(name: str, settings: dict[str, Any] | None, default_base: str, spec: str) -> ProviderSettings:
     """Read `settings[name]` (the omk.yaml block) and the environment; ConfigError when unusable.
 
-    Precedence (spec §1): omk.yaml < environment. A key is required unless the base URL is local.
+    The environment overrides omk.yaml. A key is required unless the base URL is local.
     """
     block = (settings or {}).get(name) or {}
     if not isinstance(block, dict):
@@ -114,13 +114,12 @@ class ClientPool:
     """The httpx clients of one target (or judge), each carrying at most `CALLS_PER_CLIENT` calls.
 
     httpcore's connection pool scans every connection (a poll() each) and every waiting request
-    twice per request, so its CPU cost grows with the square of the calls in flight: at
-    `--concurrency 64` one client spends over 1.5 ms of CPU per call and the run becomes CPU-bound
-    (docs/benchmarks.md). Clients of 8 keep each scan short; they are opened as the concurrency
+    twice per request, so its CPU cost grows with the square of the calls in flight: at high
+    concurrency one client makes the run CPU-bound (docs/benchmarks.md). Clients of 8 keep each scan short; they are opened as the concurrency
     reached needs them and share one TLS context.
 
     A plain-http base URL (a local server) gets an empty TLS context instead of the CA bundle,
-    which takes ~40 ms to load and would never be used: redirects are not followed. Empty is not
+    which is slow to load and would never be used: redirects are not followed. Empty is not
     unverified: a TLS connection made through it anyway (an https proxy) fails closed.
     """
 

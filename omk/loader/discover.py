@@ -15,7 +15,7 @@ from pathlib import Path
 from omk.errors import Problem
 
 DISCOVERED_NAMES = ("eval-samples.yaml", "eval-samples.yml", "eval-samples.json")
-M365_NAMES = ("prompts.json", "evals.json", "tests.json")  # runevals' own search, after omk's (spec §1)
+M365_NAMES = ("prompts.json", "evals.json", "tests.json")  # runevals' own search, after omk's
 DISCOVERY_FOLDERS = (".", "evals")
 FOLDER_SUFFIXES = (".json", ".yaml", ".yml")
 JSONL_SAMPLES_SUFFIX = "samples.jsonl"

@@ -57,7 +57,7 @@ def read_text(path: Path) -> str:
 def parse_text(text: str, suffix: str) -> Document:
     suffix = suffix.lower()
     if suffix in YAML_SUFFIXES:
-        from omk.loader.yaml_lines import parse_yaml  # PyYAML (~15 ms to import) only for YAML files
+        from omk.loader.yaml_lines import parse_yaml  # PyYAML is imported only for YAML files
 
         return parse_yaml(text)
     if suffix == JSONL_SUFFIX:

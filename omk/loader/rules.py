@@ -1,8 +1,8 @@
-"""Rules a JSON Schema cannot express (omk 0.54 §5–§6), checked on an assertion of valid shape.
+"""Rules a JSON Schema cannot express (omk 0.54's), checked on an assertion of valid shape.
 
 * numbers must be finite (`.inf` / `.nan` are YAML numbers, not useful weights or limits);
 * `tool_*` values are `Tool:needle` with both sides non-blank;
-* `mock_hit` must name a mock of the sample (`Tool:N`, reference §8 keys);
+* `mock_hit` must name a mock of the sample (`Tool:N`, the keys the mock sandbox gives);
 * `faithfulness` and `context_recall` need the sample's `context` or their own `reference`.
 
 Duplicate sample ids, nesting depth and judge types inside assert-set are checked by the

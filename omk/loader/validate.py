@@ -1,10 +1,9 @@
 """Check one sample against the generated JSON Schema; every problem is returned, none raised.
 
 The shipped schema says the same as these checks, but evaluating it whole means 35 `if/then`
-branches per assertion in jsonschema, which is slow (about 3.5 s for 10,000 samples with five
-assertions each). So the loader validates the sample *shell* (its assertions left open) and
+branches per assertion in jsonschema, which is slow on a large set (docs/benchmarks.md). So the loader validates the sample *shell* (its assertions left open) and
 dispatches each assertion to the schema of its own type. Each of those schemas is checked
-twice over only when it fails: `fastjsonschema` (schemas compiled to Python code, ~20x faster)
+twice over only when it fails: `fastjsonschema` (schemas compiled to Python code, much faster)
 answers "valid?" and `jsonschema`'s `Draft202012Validator` then lists the errors to report.
 """
 
@@ -31,16 +30,16 @@ class Checker:
 
     def __init__(self, schema: dict[str, Any], owner: str | None = None):
         self.owner = owner
-        # Only "valid?" is asked of the fast check: without messages its code is half the size and
-        # compiles in half the time (~13 ms instead of ~29 ms for the sample shell). `use_default`
-        # off: it would write schema defaults into the sample it checks.
+        # Only "valid?" is asked of the fast check: without messages its code is smaller and
+        # compiles faster (docs/benchmarks.md). `use_default` off: it would write schema defaults
+        # into the sample it checks.
         self._fast: Callable[[Any], Any] = fastjsonschema.compile(
             {**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"},
             use_default=False,
             detailed_exceptions=False,
         )
         self._schema = schema
-        self._detail: Any = None  # jsonschema (~70 ms to import) is needed only to word errors
+        self._detail: Any = None  # jsonschema (slow to import) is needed only to word errors
 
     def errors(self, value: Any) -> Found:
         try:

@@ -1,19 +1,19 @@
 """YAML → plain Python data plus the line of every mapping key and sequence item, fast.
 
-Why not ruamel.yaml (which has line numbers built in): its round-trip loader took 25-35 s on
-10,000 samples (5.75 MB), its safe loader 15-17 s. PyYAML's `yaml.compose()` with libyaml takes
-1.2 s on the same kind of file but recurses in C (a document nested ~100,000 levels deep
-crashes the interpreter). So this module reads libyaml's *event* stream (`CSafeLoader`,
-falling back to the pure-Python `SafeLoader`) and builds the data in one loop without a
-node tree: every event carries its line, so lines go into a side table keyed by JSON path.
+Why not ruamel.yaml (which has line numbers built in): it is an order of magnitude slower on a
+large file (docs/benchmarks.md). PyYAML's `yaml.compose()` with libyaml is fast but recurses in
+C (a document nested deeply enough crashes the interpreter). So this module reads libyaml's
+*event* stream (`CSafeLoader`, falling back to the pure-Python `SafeLoader`) and builds the data
+in one loop without a node tree: every event carries its line, so lines go into a side table
+keyed by JSON path.
 
 What it adds over plain PyYAML:
 * YAML 1.2 core-schema scalars (`omk.loader.yaml_core`): `yes`/`on` stay strings, `0o17` is 15.
 * duplicate mapping keys, unknown tags, undefined or recursive aliases: `Issue`s with a line;
 * `<<` merge keys (as js-yaml, which omk 0.54 used, accepts them);
 * limits on nesting depth and alias expansion, so no input can hang or crash the loader;
-* garbage collection paused while building (the collector otherwise triples the time on a
-  large file: it rescans the growing tree of new containers again and again).
+* garbage collection paused while building (the collector otherwise rescans the growing tree of
+  new containers again and again, and a large file takes several times as long).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ ALIAS_BUDGET = 1_000_000  # nodes that aliases may add on top of 10x the written
 _NO_KEY = object()  # a mapping frame waiting for its next key
 _BAD_KEY = object()  # the key was not text: the value that follows is dropped
 _MERGE = object()  # the key was a plain `<<`: the value is merged at the end of the mapping
+_MAPPING_START = yaml.MappingStartEvent
 
 
 class _Frame:
@@ -82,187 +83,205 @@ def _reader_line(text: str, exc: yaml.YAMLError) -> int | None:
 
 
 def _build(loader: Any) -> Document:
-    """One pass over the events. The innermost open collection lives in locals (`container`,
-    `path`, `is_map`, `key`) for speed; `stack` keeps the outer ones as `_Frame`s."""
-    lines: dict[Path_, int] = {}
-    issues: list[Issue] = []
-    anchors: dict[str, tuple[Any, int]] = {}  # name -> (value, nodes it stands for)
-    open_anchors: set[str] = set()
-    stack: list[_Frame] = []
-    frame: _Frame | None = None  # the innermost open collection
+    """One pass over the events. Scalars, most of the events, are handled here, with the innermost
+    open collection in locals (`container`, `path`, `is_map`, `key`); the `_Builder` handles the
+    other events, and the locals are read from the frame it opens or returns to."""
+    builder = _Builder()
+    frames = {
+        yaml.MappingStartEvent: builder.start,
+        yaml.SequenceStartEvent: builder.start,
+        yaml.MappingEndEvent: builder.end,
+        yaml.SequenceEndEvent: builder.end,
+    }
+    get_event, scalar_event, alias_event = loader.get_event, yaml.ScalarEvent, yaml.AliasEvent
+    lines, anchors = builder.lines, builder.anchors
     container: Any = None
     path: Path_ = ()
-    is_map = False
-    key: Any = _NO_KEY
-    root: Any = None
-    documents = 0
-    nodes = 0  # written nodes
-    extra = 0  # nodes added by aliases
-
-    get_event = loader.get_event
-    scalar_event = yaml.ScalarEvent
-    mapping_start = yaml.MappingStartEvent
-    sequence_start = yaml.SequenceStartEvent
-    mapping_end = yaml.MappingEndEvent
-    sequence_end = yaml.SequenceEndEvent
-    alias_event = yaml.AliasEvent
-
+    is_map, key = False, _NO_KEY
     while True:
         event = get_event()
         cls = event.__class__
-
         if cls is scalar_event:
-            nodes += 1
+            builder.nodes += 1
             if is_map and key is _NO_KEY:  # a mapping key
                 text = event.value
-                line = event.start_mark.line + 1
                 if event.tag is None and not event.style and text == "<<":
-                    key = _MERGE
-                    frame.merge_line = line  # type: ignore[union-attr]
+                    key = builder.merge_key(event)
                     continue
                 key_path = path + (text,)
                 if text in container:
-                    issues.append(_duplicate(key_path, text, line, lines))
+                    builder.issues.append(_duplicate(key_path, text, event.start_mark.line + 1, lines))
                 else:
-                    lines[key_path] = line
+                    lines[key_path] = event.start_mark.line + 1
                 key = text
                 if event.anchor:
                     anchors[event.anchor] = (text, 1)
                 continue
-            tag = event.tag
-            if tag is None:
-                value = event.value if event.style else resolve_plain(event.value)
-            elif tag == "!":
-                value = event.value
-            else:
-                try:
-                    value = resolve_tagged(tag, event.value)
-                except TagError as exc:
-                    issues.append(Issue(_value_path(path, is_map, key, container), event.start_mark.line + 1, str(exc)))
-                    value = event.value
+            value = (event.value if event.style else resolve_plain(event.value)) if event.tag is None else builder.tagged(event, key)
             if event.anchor:
                 anchors[event.anchor] = (value, 1)
             if is_map:
                 if key.__class__ is str:
                     container[key] = value
                 elif key is _MERGE:
-                    frame.merges = [*(frame.merges or []), value]  # type: ignore[union-attr]
+                    builder.merge_value(value)
                 key = _NO_KEY
-            elif frame is not None:
-                item_path = path + (len(container),)
+            elif container is not None:
+                lines[path + (len(container),)] = event.start_mark.line + 1
                 container.append(value)
-                lines[item_path] = event.start_mark.line + 1
             else:
-                root = value
-
-        elif cls is mapping_end or cls is sequence_end:
-            done = frame
-            if done.merges is not None:  # type: ignore[union-attr]
-                _merge(done, lines, issues)  # type: ignore[arg-type]
-            if done.anchor:  # type: ignore[union-attr]
-                open_anchors.discard(done.anchor)  # type: ignore[union-attr]
-                anchors[done.anchor] = (done.container, nodes + extra - done.start + 1)  # type: ignore[union-attr]
-            frame = stack.pop() if stack else None
-            if frame is not None:
-                container, path, is_map, key = frame.container, frame.path, frame.is_map, frame.key
-            else:
-                container, path, is_map, key = None, (), False, _NO_KEY
-
-        elif cls is mapping_start or cls is sequence_start:
-            nodes += 1
-            line = event.start_mark.line + 1
-            if len(stack) >= MAX_DEPTH:
-                raise ParseFailure(f"YAML parse error: nesting deeper than {MAX_DEPTH} levels", line)
-            new: Any = {} if cls is mapping_start else []
-            tag = event.tag
-            if tag is not None and tag != "!" and tag != (MAP if cls is mapping_start else SEQ):
-                issues.append(Issue(_value_path(path, is_map, key, container), line, f"unsupported YAML tag {tag}"))
-            if frame is None:
-                new_path: Path_ = ()
-                root = new
-                lines[()] = line
-            elif is_map:
-                if key.__class__ is str:
-                    container[key] = new
-                    new_path = path + (key,)
-                elif key is _MERGE:
-                    frame.merges = [*(frame.merges or []), new]
-                    new_path = path + ("<<",)
-                else:
-                    if key is _NO_KEY:
-                        issues.append(Issue(path, line, "a mapping key must be text, not a mapping or a list"))
-                    new_path = path + ("?",)
-                    key = _BAD_KEY if key is _NO_KEY else _NO_KEY
-                    frame.key = key
-                    stack.append(frame)
-                    frame = _Frame(new, new_path, event.anchor, nodes + extra)
-                    container, path, is_map, key = new, new_path, frame.is_map, _NO_KEY
-                    continue
-                frame.key = _NO_KEY
-            else:
-                new_path = path + (len(container),)
-                container.append(new)
-                lines[new_path] = line
-            anchor = event.anchor
-            if anchor:
-                anchors[anchor] = (new, 1)
-                open_anchors.add(anchor)
-            if frame is not None:
-                stack.append(frame)
-            frame = _Frame(new, new_path, anchor, nodes + extra)
-            container, path, is_map, key = new, new_path, frame.is_map, _NO_KEY
-
+                builder.root = value
+        elif (change := frames.get(cls)) is not None:
+            frame = change(event, key)
+            container, path, is_map, key = (frame.container, frame.path, frame.is_map, frame.key) if frame else (None, (), False, _NO_KEY)
         elif cls is alias_event:
-            name = event.anchor
-            line = event.start_mark.line + 1
-            if name in open_anchors:
-                issues.append(Issue(_value_path(path, is_map, key, container), line, f"alias *{name} refers to a node that contains it"))
-                value = None
-            elif name not in anchors:
-                issues.append(Issue(_value_path(path, is_map, key, container), line, f"undefined alias *{name}"))
-                value = None
-            else:
-                value, size = anchors[name]
-                extra += size
-                if extra > ALIAS_BUDGET + 10 * nodes:
-                    raise ParseFailure("YAML parse error: aliases expand to too much data", line)
-            if is_map and key is _NO_KEY:  # an alias used as a key
-                if isinstance(value, str):
-                    key_path = path + (value,)
-                    if value in container:
-                        issues.append(_duplicate(key_path, value, line, lines))
-                    else:
-                        lines[key_path] = line
-                    key = value
-                else:
-                    issues.append(Issue(path, line, "a mapping key must be text"))
-                    key = _BAD_KEY
-                continue
-            if is_map:
-                if key.__class__ is str:
-                    container[key] = value
-                elif key is _MERGE:
-                    frame.merges = [*(frame.merges or []), value]  # type: ignore[union-attr]
-                key = _NO_KEY
-            elif frame is not None:
-                item_path = path + (len(container),)
-                container.append(value)
-                lines[item_path] = line
-            else:
-                root = value
-
+            key = builder.alias(event, key)
         elif cls is yaml.DocumentStartEvent:
-            documents += 1
-            if documents > 1:
-                raise ParseFailure(
-                    "YAML parse error: expected a single document, found another (remove the extra '---')",
-                    event.start_mark.line + 1,
-                )
-
+            builder.document_start(event)
         elif cls is yaml.StreamEndEvent:
-            break
+            return Document(builder.root, LineTable(lines), builder.issues)
 
-    return Document(root, LineTable(lines), issues)
+
+class _Builder:
+    """What `_build` does not keep in locals: the lines, issues and anchors so far, and the open
+    collections (`frame` the innermost, `stack` the outer ones)."""
+
+    __slots__ = ("lines", "issues", "anchors", "open_anchors", "stack", "frame", "root", "documents", "nodes", "extra")
+
+    def __init__(self) -> None:
+        self.lines: dict[Path_, int] = {}
+        self.issues: list[Issue] = []
+        self.anchors: dict[str, tuple[Any, int]] = {}  # name -> (value, nodes it stands for)
+        self.open_anchors: set[str] = set()
+        self.stack: list[_Frame] = []
+        self.frame: _Frame | None = None
+        self.root: Any = None
+        self.documents = 0
+        self.nodes = 0  # written nodes
+        self.extra = 0  # nodes added by aliases
+
+    def tagged(self, event: Any, key: Any) -> Any:
+        """A scalar with a tag (`!!int 3`, `! text`); an unknown tag is an issue and keeps the text."""
+        if event.tag == "!":
+            return event.value
+        try:
+            return resolve_tagged(event.tag, event.value)
+        except TagError as exc:
+            self.issues.append(Issue(self._value_path(key), event.start_mark.line + 1, str(exc)))
+            return event.value
+
+    def merge_key(self, event: Any) -> Any:
+        """A plain `<<` key: the value that follows is merged when the mapping ends."""
+        self.frame.merge_line = event.start_mark.line + 1  # type: ignore[union-attr]
+        return _MERGE
+
+    def merge_value(self, value: Any) -> None:
+        self.frame.merges = [*(self.frame.merges or []), value]  # type: ignore[union-attr]
+
+    def start(self, event: Any, key: Any) -> _Frame:
+        """A mapping or a sequence begins: attach it where it belongs; it is the new innermost frame."""
+        self.nodes += 1
+        line = event.start_mark.line + 1
+        if len(self.stack) >= MAX_DEPTH:
+            raise ParseFailure(f"YAML parse error: nesting deeper than {MAX_DEPTH} levels", line)
+        is_mapping = event.__class__ is _MAPPING_START
+        new: Any = {} if is_mapping else []
+        tag = event.tag
+        if tag is not None and tag != "!" and tag != (MAP if is_mapping else SEQ):
+            self.issues.append(Issue(self._value_path(key), line, f"unsupported YAML tag {tag}"))
+        parent, anchor = self.frame, event.anchor
+        if parent is None:
+            new_path: Path_ = ()
+            self.root = new
+            self.lines[()] = line
+        elif not parent.is_map:
+            new_path = parent.path + (len(parent.container),)
+            parent.container.append(new)
+            self.lines[new_path] = line
+        elif key.__class__ is str or key is _MERGE:
+            new_path = parent.path + (key if key is not _MERGE else "<<",)
+            if key is _MERGE:
+                self.merge_value(new)
+            else:
+                parent.container[key] = new
+            parent.key = _NO_KEY
+        else:  # a collection where a key should be: built, then dropped
+            if key is _NO_KEY:
+                self.issues.append(Issue(parent.path, line, "a mapping key must be text, not a mapping or a list"))
+            new_path, parent.key = parent.path + ("?",), _BAD_KEY if key is _NO_KEY else _NO_KEY
+            anchor = None  # registered when the collection ends
+        if anchor:
+            self.anchors[anchor] = (new, 1)
+            self.open_anchors.add(anchor)
+        if parent is not None:
+            self.stack.append(parent)
+        self.frame = _Frame(new, new_path, event.anchor, self.nodes + self.extra)
+        return self.frame
+
+    def end(self, event: Any, key: Any) -> _Frame | None:
+        """The innermost collection ends; the frame that is innermost again, if any."""
+        done: _Frame = self.frame  # type: ignore[assignment]
+        if done.merges is not None:
+            _merge(done, self.lines, self.issues)
+        if done.anchor:
+            self.open_anchors.discard(done.anchor)
+            self.anchors[done.anchor] = (done.container, self.nodes + self.extra - done.start + 1)
+        self.frame = self.stack.pop() if self.stack else None
+        return self.frame
+
+    def alias(self, event: Any, key: Any) -> Any:
+        """`*name`: its value goes where a scalar would; the key to use next."""
+        name = event.anchor
+        line = event.start_mark.line + 1
+        if name in self.open_anchors:
+            self.issues.append(Issue(self._value_path(key), line, f"alias *{name} refers to a node that contains it"))
+            value = None
+        elif name not in self.anchors:
+            self.issues.append(Issue(self._value_path(key), line, f"undefined alias *{name}"))
+            value = None
+        else:
+            value, size = self.anchors[name]
+            self.extra += size
+            if self.extra > ALIAS_BUDGET + 10 * self.nodes:
+                raise ParseFailure("YAML parse error: aliases expand to too much data", line)
+        frame = self.frame
+        if frame is None:
+            self.root = value
+            return key
+        if not frame.is_map:
+            self.lines[frame.path + (len(frame.container),)] = line
+            frame.container.append(value)
+            return key
+        if key is _NO_KEY:  # an alias used as a key
+            if not isinstance(value, str):
+                self.issues.append(Issue(frame.path, line, "a mapping key must be text"))
+                return _BAD_KEY
+            key_path = frame.path + (value,)
+            if value in frame.container:
+                self.issues.append(_duplicate(key_path, value, line, self.lines))
+            else:
+                self.lines[key_path] = line
+            return value
+        if key.__class__ is str:
+            frame.container[key] = value
+        elif key is _MERGE:
+            self.merge_value(value)
+        return _NO_KEY
+
+    def document_start(self, event: Any) -> None:
+        self.documents += 1
+        if self.documents > 1:
+            raise ParseFailure(
+                "YAML parse error: expected a single document, found another (remove the extra '---')",
+                event.start_mark.line + 1,
+            )
+
+    def _value_path(self, key: Any) -> Path_:
+        """The path of the value about to be attached to the innermost open collection."""
+        frame = self.frame
+        if frame is None:
+            return ()
+        return _value_path(frame.path, frame.is_map, key, frame.container)
 
 
 def _duplicate(key_path: Path_, key: str, line: int, lines: dict[Path_, int]) -> Issue:

@@ -1,4 +1,4 @@
-"""`report.json` (spec §3, `docs/report-format.md`), written atomically."""
+"""`report.json` (its contract is `docs/report-format.md`), written atomically."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def build_report(
 def dumps_report(report: dict[str, Any]) -> str:
     """The report's text: the top level indented for people, each result compact on a line of its own.
 
-    json's C encoder does not indent; with `indent=2` everything goes through the pure-Python
-    one: a 10,000-sample report took 2.5 s that way, 0.9 s this way."""
+    json's C encoder does not indent; with `indent=2` everything would go through the much slower
+    pure-Python one (docs/benchmarks.md)."""
     members = []
     for key, value in report.items():
         if key == "results" and isinstance(value, list) and value:

@@ -37,7 +37,6 @@ def _classname(result: dict[str, Any], fallback: str) -> str:
 
 def build_junit(report: dict[str, Any]) -> ET.Element:
     summary = report.get("summary") or {}
-    threshold = summary.get("threshold")
     results = report.get("results") or []
     suite_name = f"omk {report.get('run_id', '')}".strip()
     failures = sum(1 for r in results if r.get("status") != "error" and not r.get("passed"))
@@ -60,48 +59,55 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
         },
     )
     props = ET.SubElement(suite, "properties")
+    for name, value in _properties(report):
+        ET.SubElement(props, "property", {"name": _clean(name), "value": _clean("" if value is None else value)})
+    repeated = is_repeated(results)
+    fallback = Path(report["samples_files"][0]).stem if report.get("samples_files") else "omk"
+    for r in results:
+        _add_case(suite, r, result_name(r, repeated), _classname(r, fallback), summary.get("threshold"))
+    return root
+
+
+def _properties(report: dict[str, Any]) -> list[tuple[str, Any]]:
+    summary = report.get("summary") or {}
     target = report.get("target") or {}
     judge = report.get("judge") or {}
-    for name, value in (
+    return [
         ("omk_version", report.get("omk_version")),
         ("run_id", report.get("run_id")),
         ("target", target.get("spec") or target.get("kind") or ""),
         ("judge", ",".join(map(str, judge.get("models") or [])) if judge else "none"),
-        ("threshold", threshold),
+        ("threshold", summary.get("threshold")),
         ("composite", (summary.get("scores") or {}).get("composite")),
         *categories.junit_properties(report),
         *pairwise.junit_properties(report),
-    ):
-        ET.SubElement(props, "property", {"name": _clean(name), "value": _clean("" if value is None else value)})
+    ]
 
-    repeated = is_repeated(results)
-    fallback = Path(report["samples_files"][0]).stem if report.get("samples_files") else "omk"
-    for r in results:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            {
-                "name": _clean(result_name(r, repeated)),
-                "classname": _clean(_classname(r, fallback) + (f".{r['category']}" if r.get("category") else "")),
-                "time": _seconds(r.get("duration_ms")),
-            },
-        )
-        if r.get("status") == "error":
-            err = ET.SubElement(case, "error", {"message": _clean(r.get("error") or "error"), "type": "error"})
-            err.text = _clean(r.get("error") or "")
-        elif not r.get("passed"):
-            lines = failure_lines(r, threshold)
-            composite = (r.get("scores") or {}).get("composite")
-            head = f"composite {composite}" + (f" (threshold {threshold:g})" if threshold is not None else "")
-            fail = ET.SubElement(
-                case, "failure", {"message": _clean(lines[0] if lines else head), "type": "omk.failed"}
-            )
-            fail.text = _clean("\n".join([head, *lines]))
-        if r.get("turns"):
-            ET.SubElement(case, "system-out").text = _clean(_transcript(r["turns"]))
-        elif r.get("output"):
-            ET.SubElement(case, "system-out").text = _clean(r["output"])
-    return root
+
+def _add_case(suite: ET.Element, r: dict[str, Any], name: str, classname: str, threshold: float | None) -> None:
+    """One result as a testcase: an error, a failure with its reasons, or a pass; the output."""
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        {
+            "name": _clean(name),
+            "classname": _clean(classname + (f".{r['category']}" if r.get("category") else "")),
+            "time": _seconds(r.get("duration_ms")),
+        },
+    )
+    if r.get("status") == "error":
+        err = ET.SubElement(case, "error", {"message": _clean(r.get("error") or "error"), "type": "error"})
+        err.text = _clean(r.get("error") or "")
+    elif not r.get("passed"):
+        lines = failure_lines(r, threshold)
+        composite = (r.get("scores") or {}).get("composite")
+        head = f"composite {composite}" + (f" (threshold {threshold:g})" if threshold is not None else "")
+        fail = ET.SubElement(case, "failure", {"message": _clean(lines[0] if lines else head), "type": "omk.failed"})
+        fail.text = _clean("\n".join([head, *lines]))
+    if r.get("turns"):
+        ET.SubElement(case, "system-out").text = _clean(_transcript(r["turns"]))
+    elif r.get("output"):
+        ET.SubElement(case, "system-out").text = _clean(r["output"])
 
 
 def _transcript(turns: list[dict[str, Any]]) -> str:

@@ -39,13 +39,28 @@ def _score(v: Any) -> str:
 
 def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
     summary = report.get("summary") or {}
+    out = _head(report, lang)
+    if line := repeats_line(report):
+        out += [cell(line), ""]
+    out += categories.markdown_lines(report, lang, cell)
+    out += pairwise.markdown_lines(report, lang, cell)
+    results = report.get("results") or []
+    out += _failures(results, summary.get("threshold"), lang)
+    if line := skipped_judge_line(summary, lang):
+        out += [line, ""]
+    out += _all_results(results, lang)
+    return "\n".join(out)
+
+
+def _head(report: dict[str, Any], lang: str) -> list[str]:
+    """The verdict, the target and judge, and the run's scores, cost and duration."""
+    summary = report.get("summary") or {}
     scores = summary.get("scores") or {}
     threshold = summary.get("threshold")
-    gate = summary.get("gate_passed")
-    verdict = "✅ " + t("gate passed", lang) if gate else "❌ " + t("gate failed", lang)
+    verdict = "✅ " + t("gate passed", lang) if summary.get("gate_passed") else "❌ " + t("gate failed", lang)
     target = report.get("target") or {}
     judge = report.get("judge")
-    out = [
+    return [
         f"## omk · {cell(report.get('run_id'))}",
         "",
         f"**{verdict}** · {summary.get('passed', 0)}/{summary.get('total', 0)} {t('passed', lang)}"
@@ -63,23 +78,25 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
         + f" | {(summary.get('duration_ms') or 0) / 1000:.1f} s |",
         "",
     ]
-    if line := repeats_line(report):
-        out += [cell(line), ""]
-    out += categories.markdown_lines(report, lang, cell)
-    out += pairwise.markdown_lines(report, lang, cell)
-    results = report.get("results") or []
-    repeated = is_repeated(results)
+
+
+def _failures(results: list[dict[str, Any]], threshold: float | None, lang: str) -> list[str]:
     bad = [r for r in results if not r.get("passed")]
-    if bad:
-        out += [f"### {t('Failures', lang)} ({len(bad)})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
-        for r in bad:
-            composite = "error" if r.get("status") == "error" else _score((r.get("scores") or {}).get("composite"))
-            why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
-            out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
-        out.append("")
-    if line := skipped_judge_line(summary, lang):
-        out += [line, ""]
-    out += [
+    if not bad:
+        return []
+    repeated = is_repeated(results)
+    out = [f"### {t('Failures', lang)} ({len(bad)})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
+    for r in bad:
+        composite = "error" if r.get("status") == "error" else _score((r.get("scores") or {}).get("composite"))
+        why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
+        out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
+    return [*out, ""]
+
+
+def _all_results(results: list[dict[str, Any]], lang: str) -> list[str]:
+    """Every result in a folded table; beneath a conversation, one row per turn."""
+    repeated = is_repeated(results)
+    out = [
         f"<details><summary>{t('All results', lang)} ({len(results)})</summary>",
         "",
         f"| {t('sample', lang)} | {t('status', lang)} | fact | behavior | judge | composite | {t('pass', lang)} |",
@@ -92,7 +109,7 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
             f"{_score(sc.get('behavior'))} | {_score(sc.get('judge'))} | "
             f"{_score(sc.get('composite')) if r.get('status') == 'ok' else '—'} | {'✅' if r.get('passed') else '❌'} |"
         )
-        for turn in r.get("turns") or []:  # a conversation: one row per turn beneath it
+        for turn in r.get("turns") or []:
             ts = turn.get("scores") or {}
             mark = {True: "✅", False: "❌"}.get(turn.get("passed"), "·")
             graded = turn.get("status") == "ok" and turn.get("passed") is not None
@@ -101,8 +118,7 @@ def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
                 f"{_score(ts.get('behavior'))} | {_score(ts.get('judge'))} | "
                 f"{_score(ts.get('composite')) if graded else '—'} | {mark} |"
             )
-    out += ["", "</details>", ""]
-    return "\n".join(out)
+    return [*out, "", "</details>", ""]
 
 
 def write_markdown(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:

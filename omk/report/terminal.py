@@ -37,8 +37,19 @@ def for_terminal(text: Any) -> str:
 
 
 def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
-    summary = report["summary"]
-    threshold = summary["threshold"]
+    threshold = report["summary"]["threshold"]
+    console.print(_results_table(report, lang))
+    _print_failures(report["results"], threshold, console, lang)
+    if (by_category := categories.terminal_table(report, lang)) is not None:
+        console.print(by_category)
+    _print_totals(report["summary"], console, lang)
+    if report_path:
+        console.print(f"{t('report', lang)}: {report_path}")
+
+
+def _results_table(report: dict[str, Any], lang: str) -> Table:
+    """One row per sample, and beneath a conversation one row per turn."""
+    threshold = report["summary"]["threshold"]
     table = Table(title=t("Results", lang), show_lines=False, expand=False)
     table.add_column(t("sample", lang), overflow="fold")
     table.add_column(t("status", lang))
@@ -61,26 +72,32 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
             _score_text(sc["composite"] if r["status"] == "ok" else None, threshold),
             mark,
         )
-        for turn in r.get("turns") or []:  # a conversation: one row per turn beneath it
-            ts = turn["scores"]
-            done = turn["status"] == "ok"
-            # one line per turn, cut to the width the sample ids take (at least 48 cells) by
-            # display width: a Chinese character takes two cells, so a cut by characters wrapped
-            label = Text(f"  ↳ {for_terminal(turn_label(turn, 200, lang))}", style="dim", no_wrap=True, overflow="ellipsis")
-            label.truncate(label_cells, overflow="ellipsis")
-            table.add_row(
-                label,
-                Text(t(turn["status"], lang), style="dim" if done else "red"),
-                _score_text(ts["fact"], threshold),
-                _score_text(ts["behavior"], threshold),
-                _score_text(ts["judge"], threshold),
-                _score_text(ts["composite"] if done and turn["passed"] is not None else None, threshold),
-                _turn_mark(turn["passed"]),
-            )
-    console.print(table)
+        for turn in r.get("turns") or []:
+            table.add_row(*_turn_row(turn, threshold, label_cells, lang))
+    return table
 
+
+def _turn_row(turn: dict[str, Any], threshold: float, label_cells: int, lang: str) -> list[Text]:
+    ts = turn["scores"]
+    done = turn["status"] == "ok"
+    # one line per turn, cut to the width the sample ids take (at least 48 cells) by display
+    # width: a Chinese character takes two cells, so a cut by characters wrapped
+    label = Text(f"  ↳ {for_terminal(turn_label(turn, 200, lang))}", style="dim", no_wrap=True, overflow="ellipsis")
+    label.truncate(label_cells, overflow="ellipsis")
+    return [
+        label,
+        Text(t(turn["status"], lang), style="dim" if done else "red"),
+        _score_text(ts["fact"], threshold),
+        _score_text(ts["behavior"], threshold),
+        _score_text(ts["judge"], threshold),
+        _score_text(ts["composite"] if done and turn["passed"] is not None else None, threshold),
+        _turn_mark(turn["passed"]),
+    ]
+
+
+def _print_failures(results: list[dict[str, Any]], threshold: float, console: Console, lang: str) -> None:
     details = []
-    for r in report["results"]:
+    for r in results:
         if r["status"] == "error":
             lines = [f"{t('error', lang)}: {r['error']}"]
         elif not r["passed"]:
@@ -96,8 +113,8 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
             for line in lines:
                 console.print(Text(f"    - {for_terminal(line)}"))
 
-    if (by_category := categories.terminal_table(report, lang)) is not None:
-        console.print(by_category)
+
+def _print_totals(summary: dict[str, Any], console: Console, lang: str) -> None:
     s = summary["scores"]
     head = (
         f"{summary['total']} {t('samples', lang)} · {summary['passed']} {t('passed', lang)} · "
@@ -105,7 +122,7 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
     )
     layers = f"composite {_fmt(s['composite'])} (fact {_fmt(s['fact'])}, behavior {_fmt(s['behavior'])}, judge {_fmt(s['judge'])})"
     console.print(Text(head, style="bold"))
-    console.print(f"{layers} · {t('threshold', lang)} {threshold:g}")
+    console.print(f"{layers} · {t('threshold', lang)} {summary['threshold']:g}")
     if summary.get("cost_usd") is not None:
         console.print(f"{t('cost', lang)}: ${summary['cost_usd']:.4f}")
     if summary.get("judge_cost_usd"):
@@ -114,5 +131,3 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
         console.print(Text(skipped, style="yellow"))
     verdict = t("gate passed", lang) if summary["gate_passed"] else t("gate failed", lang)
     console.print(Text(verdict, style="bold green" if summary["gate_passed"] else "bold red"))
-    if report_path:
-        console.print(f"{t('report', lang)}: {report_path}")

@@ -34,7 +34,7 @@ def ref(name: str) -> dict[str, str]:
 
 
 def sample_properties() -> dict[str, Any]:
-    """Every field a sample may have (the seed format page, plus `tools` and 0.54 leftovers)."""
+    """Every field a sample may have (the omk sample format, plus `tools` and 0.54 leftovers)."""
     return {
         "sample_id": _d("Unique identifier of the sample.", NON_EMPTY),
         "prompt": _d("The user prompt sent to the model.", {"type": "string", "pattern": r"\S"}),

@@ -1,4 +1,4 @@
-"""Layer scores and the composite (spec §4): `1 + 4·ratio`, rounded half-up to 2 places."""
+"""Layer scores and the composite: `1 + 4·ratio`, rounded half-up to 2 places (docs/scoring.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`cmd:COMMAND LINE`: a program speaking the command protocol (spec §2), once per sample.
+"""`cmd:COMMAND LINE`: a program speaking the command protocol (docs/targets.md), once per sample.
 
 In a conversation the program is started once per turn: the request's `messages` carry the
 earlier turns (neutral messages, omk.targets.session) and `turn` says which turn this is.

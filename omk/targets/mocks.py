@@ -1,4 +1,4 @@
-"""The mock sandbox: answers an agent's tool calls from the sample's `mocks` (reference 0.54 §8).
+"""The mock sandbox: answers an agent's tool calls from the sample's `mocks`, as omk 0.54 does.
 
 One `MockSandbox` per sample run. Each call is matched against the mocks in list order; the
 first match answers it. Keys are `<tool>:<N>`, N counting mocks with the same literal `tool`
@@ -39,7 +39,7 @@ Fallback = Callable[[str, Any], Awaitable[ToolAnswer | None]]
 
 
 def compact_json(value: Any) -> str:
-    """Objects go to the model as compact JSON text (D9), non-ASCII kept."""
+    """Objects go to the model as compact JSON text, non-ASCII kept."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 

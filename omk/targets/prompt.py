@@ -1,4 +1,4 @@
-"""Prompt composition (reference 0.54 §7): environment section, the prompt, the fenced context."""
+"""Prompt composition, as omk 0.54 does it: environment section, the prompt, the fenced context."""
 
 from __future__ import annotations
 

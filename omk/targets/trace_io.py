@@ -1,6 +1,6 @@
 """Read a trace written by someone else (a replay file, a command's reply) into `Trace`.
 
-Our field names (spec §3) are primary; omk 0.54's camelCase names are accepted too, so recorded
+Our field names (those of report.json) are primary; omk 0.54's camelCase names are accepted too, so recorded
 0.54 outputs replay unchanged.
 """
 

@@ -6,7 +6,7 @@
   bare array `[{prompt, expected_response?}, …]`: a list of objects that each have `prompt` or
   `turns` and none of which has a key only omk has (`sample_id`, `assertions`, `rubric`, an
   `x-` key…, also in a turn) or a misspelling closer to one of those than to an M365 key. So
-  `[{"prompt": "Tell me about returns"}]` is M365 (seed 000) and a typo such as
+  `[{"prompt": "Tell me about returns"}]` is M365 and a typo such as
   `expected_respons` is reported with M365's suggestions, while an omk sample that forgot its
   `sample_id` but has checks still gets omk's own message; a YAML or JSONL list is always omk;
 * Big Sky: an object with `data` (and no `samples` / `items`).
@@ -21,7 +21,7 @@ from typing import Any
 
 OMK, M365, BIGSKY = "omk", "m365", "bigsky"
 
-# Keys a legacy M365 item may carry (schema 1.x input and output fields, plus the seed's labels).
+# Keys a legacy M365 item may carry (schema 1.x input and output fields, plus the labels the M365 documentation uses).
 M365_ITEM_KEYS = frozenset(
     {
         "prompt",

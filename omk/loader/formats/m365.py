@@ -19,8 +19,9 @@ the defaults are `default_evaluators`, else Relevance and Coherence.
 
 The item `context` is grounding material for Groundedness; it is not sent to the agent (runevals
 sends the prompt alone). `testId`, `category`, `notes` and `name` are accepted on every item (the
-seed documents them; the 1.7 JSON schema allows `name` on threads only). Output-only fields
-(`response`, `scores`, `status`…) are accepted and ignored, so a results file reads as a dataset.
+M365 documentation lists them; the 1.7 JSON schema allows `name` on threads only). Output-only
+fields (`response`, `scores`, `status`…) are accepted and ignored, so a results file reads as a
+dataset.
 Decisions where the M365 sources disagree are in docs/formats.md.
 """
 

@@ -4,11 +4,14 @@ preference between two targets' answers (`chat:evaluatePairwise`).
 compare_content: both texts empty → pass, exactly one empty → fail, with no judge call; else the
 judge answers `{"value": "similar" | "different"}` (two-shot prompt, as Big Sky's).
 
-Pairwise: an MT-Bench-style impartial judge sees the conversation and answers A and B (each the
+Pairwise: an MT-Bench-style impartial judge sees the conversation and two answers (each the
 content plus one `Called Tool: name(args)` line per tool call; for a conversation, every turn
-of that target's own, omk/engine/pairwise.py) and answers
-`{"reason", "preference": 1 | 2 | 0}` (1 = A better, 2 = B better, 0 = tie). Scores follow Big
-Sky: the winner 1, the other 0; a tie gives both 0. No position swap, as in Big Sky.
+of that variant's own, omk/engine/pairwise.py) and answers
+`{"reason", "preference": 1 | 2 | 0}` (1 = the first shown is better, 2 = the second, 0 = tie).
+Judges favour one position (usually the first) more often than chance, so omk asks twice, once
+in each order, and `combine_orders` keeps a winner only when both orders name it: a
+disagreement is a tie, counted as position-inconsistent (Big Sky asks once, A first). Scores
+follow Big Sky: the winner 1, the other 0; a tie gives both 0.
 """
 
 from __future__ import annotations
@@ -142,6 +145,25 @@ def answer_text(output: str | None, calls: list[tuple[str, Any]]) -> str:
 
 def pairwise_prompt(messages: list[dict[str, Any]], a: str, b: str, lang: str) -> str:
     return _PAIRWISE[lang].format(transcript=transcript(messages), a=a, b=b)
+
+
+FLIP = {1: 2, 2: 1, 0: 0}  # a preference asked with B shown first, in A/B terms
+
+
+def combine_orders(a_first: int, b_first: int) -> tuple[int, str | None]:
+    """The verdict of both orders, in A/B terms (1 = A better, 2 = B better, 0 = tie), and how the
+    orders disagreed: None when they agree; `first` when each order preferred the answer shown
+    first, `second` when each preferred the one shown second, `partial` when one order called a
+    tie and the other named a side. `a_first` is the judge's preference with A shown first,
+    `b_first` with B shown first (1 = B, the first shown, better)."""
+    mapped = FLIP[b_first]
+    if a_first == mapped:
+        return a_first, None
+    if a_first == 1 and b_first == 1:
+        return 0, "first"
+    if a_first == 2 and b_first == 2:
+        return 0, "second"
+    return 0, "partial"
 
 
 def parse_preference(text: str) -> tuple[int, str]:

@@ -186,6 +186,7 @@ def run_experiment(
     treatments: Sequence[str] | None = None,
     seed: int | None = None,
     trivial: float = 0.1,
+    pairwise: bool | None = None,
     on_result: Callable[[str, Any], None] | None = None,
     **options: Any,
 ) -> Any:
@@ -194,7 +195,10 @@ def run_experiment(
     `variants`: `omk.Variant` objects or mappings written as omk.yaml's `variants:` entries;
     or `control` and `treatments` as `--control`/`--treatment` take them (`"baseline"`, a skill
     path, `"system:TEXT"`, `"model:NAME"`, `"target:KIND:ARG"`). With neither, omk.yaml's
-    `variants:` are used. The other keywords are `evaluate`'s. Returns an `ExperimentOutcome`:
+    `variants:` are used. `pairwise`: whether the judge also compares each treatment's answers
+    with the control's, in both orders (`.block["pairwise"]`); None turns it on when the variants
+    differ by target only, as `omk eval --target A --target B` does (`control="target:KIND:ARG"`,
+    `treatments=["target:KIND:ARG"]`). The other keywords are `evaluate`'s. Returns an `ExperimentOutcome`:
     `.analysis` (an `omk.experiment.Experiment`: variants, comparisons, `.verdict`), `.reports`
     (each variant's `Report`), `.block` (report.json's `experiment` block).
     """
@@ -215,6 +219,6 @@ def run_experiment(
         if found is None:
             raise InputError("an experiment needs variants: pass variants=, or control= and treatments=, or declare them in omk.yaml")
         chosen = found
-    experiment = prepare_experiment(opts, chosen, cwd=folder, seed=seed, trivial=trivial, samples=built, write=write)
+    experiment = prepare_experiment(opts, chosen, cwd=folder, seed=seed, trivial=trivial, samples=built, write=write, pairwise=pairwise)
     asyncio.run(experiment.execute(on_result))
     return experiment.finish()

@@ -1,5 +1,6 @@
 """`omk eval` end to end on M365 and Big Sky datasets, as real subprocesses: the demo agent over the
-command protocol, the loopback OpenAI fake as target and as judge, replay, two targets pairwise,
+command protocol, the loopback OpenAI fake as target and as judge, replay, two targets compared
+(an experiment with the pairwise judge),
 inline prompts, discovery, `omk migrate` and bad input."""
 
 from __future__ import annotations
@@ -208,12 +209,32 @@ def test_discovered_legacy_array_runs_as_is_and_migrate_upgrades_it(tmp_path):
 # --- Big Sky ----------------------------------------------------------------------------------------
 
 
+V0_ANSWERS = ("请提供您的订单号", "issue_refund", "Hello! How can I help?")  # responses-v0.jsonl's answers
+
+
+def shown_answers(prompt: str) -> tuple[str, str]:
+    """The pairwise prompt's two answers: the one shown first, the one shown second."""
+    first, second = prompt.split("## Answer of assistant A")[1].split("## Answer of assistant B")
+    return first, second.split("Return only JSON")[0]
+
+
+def _pairwise_judge(prompt: str) -> dict:
+    """Judges by content, never by position: the same answers get the same verdict in either
+    order. The v0 replay's answer loses, except on "Who am I"; identical answers tie."""
+    first, second = shown_answers(prompt)
+    if first == second:
+        return {"reason": "the same answer", "preference": 0}
+    first_is_v0 = any(m in first for m in V0_ANSWERS)
+    first_wins = first_is_v0 == ("Who am I" in prompt)
+    return {"reason": "looked the order up" if "Who am I" not in prompt else "a plain greeting", "preference": 1 if first_wins else 2}
+
+
 def _agent_and_judge(req):
     """The fake plays both: model `agent` is the agent under test, model `judge` the judge."""
     if req.json["model"] == "judge":
         prompt = user_text(req)
         if '"preference"' in prompt:
-            return text_reply(json.dumps({"reason": "A looked the order up", "preference": 2 if "Who am I" in prompt else 1}))
+            return text_reply(json.dumps(_pairwise_judge(prompt)))
         return text_reply('{"value": "similar"}')
     text = user_text(req)
     if "A1001" in text:
@@ -264,46 +285,81 @@ def test_two_targets_compared_pairwise(tmp_path):
             cwd=tmp_path,
         )  # fmt: skip
         pairwise_prompts = [user_text(r) for r in fake.requests if '"preference"' in user_text(r)]
-    assert proc.returncode == 1, proc.stdout + proc.stderr  # target B fails its gate
-    a, b = report_of(tmp_path / "run"), report_of(tmp_path / "run" / "target-2")
+        judge = f"openai:judge@{fake.url}"
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # an experiment: 0 without --require, although B fails its gate
+    run = tmp_path / "run"
+    control, treatment = f"cmd-{Path(sys.executable).name}-support_agent.py", "replay-responses-v0.jsonl"  # named after the specs
+    a, b = report_of(run / "variants" / control), report_of(run / "variants" / treatment)
     assert a["summary"]["passed"] == 4 and b["summary"]["passed"] == 2
-    block = a["pairwise"]
-    assert block["reports"] == [".", "target-2"] and [t["kind"] for t in block["targets"]] == ["cmd", "replay"]
-    assert block["summary"] == {"compared": 4, "a_better": 3, "b_better": 1, "ties": 0, "errored": 0, "skipped": 0, "judge_cost_usd": None}
-    first = block["verdicts"][0]
+    assert not (run / "target-2").exists()
+    experiment = report_of(run)["experiment"]
+    assert [(v["name"], v["role"]) for v in experiment["variants"]] == [(control, "control"), (treatment, "treatment")]
+    assert experiment["comparisons"][0]["pass_rate"]["lost"] == 2 and experiment["verdict"]["level"]
+    block = experiment["pairwise"]
+    assert block["judge"] == [judge] and block["orders"] == "both" and block["judge_cost_usd"] is None
+    (pair,) = block["pairs"]
+    assert pair["reports"] == [f"variants/{control}", f"variants/{treatment}"] and [t["kind"] for t in pair["targets"]] == ["cmd", "replay"]
+    assert pair["summary"] == {"compared": 4, "a_better": 2, "b_better": 1, "ties": 1, "errored": 0, "skipped": 0}
+    assert pair["position"] == {"consistent": 4, "inconsistent": 0, "first": 0, "second": 0, "partial": 0}
+    assert pair["win_rate"] == [
+        {"key": "llm_comparison", "b_better": 1, "a_better": 2, "ties": 1, "decisive": 3, "rate": 0.3333,
+         "ci": {"low": 0.0615, "high": 0.7923, "level": 0.95, "method": "wilson"}, "p_value": 1.0, "tie_rate": 0.25}
+    ]  # fmt: skip
+    first = pair["verdicts"][0]  # the same answer from both targets: a tie in both orders
     assert first == {
         "sample_id": "1",
         "key": "llm_comparison",
         "status": "ok",
-        "preference": 1,
-        "winner": "a",
-        "scores": {"a": 1, "b": 0},
-        "reason": "A looked the order up",
+        "preference": 0,
+        "winner": "tie",
+        "scores": {"a": 0, "b": 0},
+        "reason": "the same answer",
         "error": None,
+        "orders": {"a_first": {"winner": "tie", "reason": "the same answer"}, "b_first": {"winner": "tie", "reason": "the same answer"}},
+        "position": None,
     }
-    assert block["verdicts"][3]["scores"] == {"a": 0, "b": 1}
-    assert len(pairwise_prompts) == 4
-    second = next(p for p in pairwise_prompts if "B2002" in p)
-    assert "**user**: 你好，我的订单号是 B2002。" in second and 'Called Tool: lookup_order({"order_id": "B2002"})' in second
-    assert "请提供您的订单号" in second  # B's answer
-    assert "A better 3 · B better 1 · tie 0" in proc.stdout
-    assert "b_better" in (tmp_path / "run" / "report.json").read_text(encoding="utf-8")
+    assert [v["winner"] for v in pair["verdicts"]] == ["tie", "a", "a", "b"]
+    assert pair["verdicts"][3]["scores"] == {"a": 0, "b": 1}
+    assert len(pairwise_prompts) == 8  # 4 examples × both orders
+    second = [p for p in pairwise_prompts if "B2002" in p]
+    assert len(second) == 2
+    for prompt in second:
+        assert "**user**: 你好，我的订单号是 B2002。" in prompt and 'Called Tool: lookup_order({"order_id": "B2002"})' in prompt
+        assert "请提供您的订单号" in prompt  # B's answer
+    shown_first = {"请提供您的订单号" in shown_answers(p)[0] for p in second}
+    assert shown_first == {True, False}  # B's answer was shown first once, second once
+    assert "A better 2 · B better 1 · tie 1" in proc.stdout
 
 
-def test_two_targets_without_a_judge_skip_the_verdicts_and_refuse_resume(tmp_path):
+def test_two_targets_without_a_judge_skip_the_verdicts(tmp_path):
     samples = tmp_path / "eval-samples.yaml"
     samples.write_text("- sample_id: a\n  prompt: hi\n  assertions: [{type: contains, value: hi}]\n", encoding="utf-8")
-    for name in ("x", "y"):
+    for name in ("x", "y", "z"):
         (tmp_path / f"{name}.jsonl").write_text(json.dumps({"sample_id": "a", "output": f"hi from {name}"}) + "\n", encoding="utf-8")
     proc = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--out", "run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    block = report_of(tmp_path / "run")["pairwise"]
-    assert block["verdicts"][0]["key"] == "pairwise" and block["verdicts"][0]["status"] == "skipped"
-    assert block["summary"]["skipped"] == 1 and block["judge"] is None
-    three = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--target", "replay:x.jsonl", cwd=tmp_path)
-    assert three.returncode == 2 and "a pairwise comparison takes two targets, got 3" in three.stderr
+    experiment = report_of(tmp_path / "run")["experiment"]
+    assert experiment["comparisons"][0]["composite"]["n"] == 1  # the paired statistics work without a judge
+    block = experiment["pairwise"]
+    (verdict,) = block["pairs"][0]["verdicts"]
+    assert (verdict["key"], verdict["status"], verdict["error"]) == ("pairwise", "skipped", "no judge configured (use --judge)")
+    assert block["pairs"][0]["summary"]["skipped"] == 1 and block["judge"] is None
+    assert block["pairs"][0]["win_rate"][0]["rate"] is None
+
+
+def test_three_targets_compare_two_treatments_with_the_first(tmp_path):
+    test_two_targets_without_a_judge_skip_the_verdicts(tmp_path)
+    three = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--target", "replay:z.jsonl", "--out", "three", cwd=tmp_path)
+    assert three.returncode == 0, three.stdout + three.stderr
+    experiment = report_of(tmp_path / "three")["experiment"]
+    assert [c["treatment"] for c in experiment["comparisons"]] == ["replay-y.jsonl", "replay-z.jsonl"]
+    assert [(p["control"], p["treatment"]) for p in experiment["pairwise"]["pairs"]] == [
+        ("replay-x.jsonl", "replay-y.jsonl"), ("replay-x.jsonl", "replay-z.jsonl")
+    ]  # fmt: skip
     resumed = omk("eval", "--resume", "run", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", cwd=tmp_path)
-    assert resumed.returncode == 2 and "resume each target's run folder" in resumed.stderr
+    assert resumed.returncode == 2 and "several --target make an experiment of their own: drop --resume" in resumed.stderr
+    mixed = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--control", "baseline", cwd=tmp_path)
+    assert mixed.returncode == 2 and "drop --control/--treatment" in mixed.stderr
 
 
 def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_path):
@@ -325,17 +381,21 @@ def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_
         ]
         (tmp_path / f"{name}.jsonl").write_text(json.dumps({"sample_id": "CONV", "turns": turns}) + "\n", encoding="utf-8")
 
-    def judge(req):
-        return text_reply(json.dumps({"reason": "A is better", "preference": 1}))
+    def judge(req):  # prefers target a's conversation wherever it is shown
+        first, _ = shown_answers(user_text(req))
+        return text_reply(json.dumps({"reason": "a is better", "preference": 1 if "a reply one" in first else 2}))
 
     with OpenAIFake(judge) as fake:
         proc = omk(
             "eval", "evals.json", "--target", "replay:a.jsonl", "--target", "replay:b.jsonl",
             "--judge", f"openai:judge@{fake.url}", "--out", "run", cwd=tmp_path,
         )  # fmt: skip
-        (prompt,) = [user_text(r) for r in fake.requests]
+        prompts = [user_text(r) for r in fake.requests]
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert report_of(tmp_path / "run")["pairwise"]["verdicts"][0]["winner"] == "a"
+    (verdict,) = report_of(tmp_path / "run")["experiment"]["pairwise"]["pairs"][0]["verdicts"]
+    assert (verdict["winner"], verdict["position"]) == ("a", None)
+    prompt = next(p for p in prompts if "a reply one" in shown_answers(p)[0])  # the order with a shown first
+    assert len(prompts) == 2 and any("b reply one" in shown_answers(p)[0] for p in prompts)
     conversation, answers = prompt.split("## Answer of assistant A")
     answer_a, answer_b = answers.split("## Answer of assistant B")
     assert "**user**: 第一个问题？\n**user**: Second question?" in conversation

@@ -102,5 +102,6 @@ def test_pairwise_verdicts_say_the_judge_was_turned_off(files):
     out = files / "pair"
     proc = omk(files, "s.yaml", "--target", "replay:r.jsonl", "--target", "replay:r.jsonl", "--out", str(out), "--no-judge", judge=JUDGE)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    block = json.loads((out / "report.json").read_text(encoding="utf-8"))["pairwise"]
-    assert [(v["status"], v["error"]) for v in block["verdicts"]] == [("skipped", OFF)]
+    block = json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]["pairwise"]
+    assert [(v["status"], v["error"]) for v in block["pairs"][0]["verdicts"]] == [("skipped", OFF)]
+    assert block["judge"] is None and "skipped" in proc.stdout

@@ -21,13 +21,16 @@ def options_from(args: argparse.Namespace, target: str | None) -> EvalOptions:
 
 def run_eval(args: argparse.Namespace) -> int:
     targets = args.target if isinstance(args.target, list) else [args.target] if args.target else []
-    if len(targets) > 1:  # --target A --target B: two runs and a pairwise comparison
-        return _run_pairwise(args, targets)
-    options = options_from(args, targets[0] if targets else None)
+    # --target A --target B: an experiment whose variants differ by target (A the control)
+    options = options_from(args, targets[0] if len(targets) == 1 else None)
     from omk.cli.experiment_cmd import experiment_for, run_experiment_cli
 
-    if (experiment := experiment_for(args, options)) is not None:
+    if (experiment := experiment_for(args, options, targets if len(targets) > 1 else None)) is not None:
         return run_experiment_cli(args, experiment)
+    if options.pairwise:
+        from omk.errors import ConfigError
+
+        raise ConfigError("--pairwise compares the variants of an experiment: give two --target, or --control and --treatment")
     evaluation = Evaluation.prepare(options)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     report = execute(evaluation, quiet=args.quiet)
@@ -79,34 +82,6 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
     print_summary(report.to_dict(), console, lang, str(report_path))
     if report.repeats:
         print_repeats(report.repeats, console)
-
-
-def _run_pairwise(args: argparse.Namespace, targets: list[str]) -> int:
-    from omk.cli.console import make_console
-    from omk.engine.pairwise import PairwiseInterrupted, run_pairwise
-
-    console = make_console()
-
-    def announce(n: int, spec: str) -> None:
-        if not args.quiet:
-            console.print(f"[bold]target {n} of 2 ({'A' if n == 1 else 'B'}): {spec}[/bold]")
-
-    def run_one(evaluation: Evaluation) -> Report | None:
-        gc.freeze()
-        report = execute(evaluation, quiet=args.quiet)
-        if report is not None:
-            show(report, evaluation, quiet=args.quiet)
-        return report
-
-    try:
-        outcome = run_pairwise(options_from(args, None), targets, run_one=run_one, announce=announce)
-    except PairwiseInterrupted:
-        return EXIT_INTERRUPTED
-    if not args.quiet:
-        from omk.report.pairwise_terminal import print_pairwise
-
-        print_pairwise(outcome.block, console)
-    return EXIT_OK if all(r.passed for r in outcome.reports) else EXIT_GATE
 
 
 def print_repeats(repeats: dict[str, Any], console: Any) -> None:

@@ -53,6 +53,10 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
         console = make_console()
         print_variants(outcome.block, console)
+        if isinstance(outcome.block.get("pairwise"), dict):
+            from omk.report.pairwise_terminal import print_pairwise
+
+            print_pairwise(outcome.block["pairwise"], console)
         for line in verdict.lines:
             console.print(line, markup=False, highlight=False)
         if outcome.out_dir is not None:
@@ -169,15 +173,25 @@ def diff_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def experiment_for(args: argparse.Namespace, options: EvalOptions) -> Experiment | None:
-    """The experiment `omk eval` was asked to run (variants given or in omk.yaml), or None."""
+def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list[str] | None = None) -> Experiment | None:
+    """The experiment `omk eval` was asked to run (several --target, variants given or in
+    omk.yaml), or None."""
     from omk.engine.experiment import is_experiment, prepare_experiment, resume_experiment, variants_for
+    from omk.engine.variants import target_variants
+    from omk.errors import ConfigError
 
+    if targets and (options.resume or options.control or options.treatment):
+        flag = "--resume" if options.resume else "--control/--treatment"
+        raise ConfigError(
+            f"several --target make an experiment of their own: drop {flag}"
+            + (" (omk eval --resume RUN_DIR continues a recorded experiment with its targets)" if options.resume else "")
+        )
     if options.resume and is_experiment(Path(options.resume)):
         return resume_experiment(Path(options.resume), EvalOptions(quiet=options.quiet, concurrency=options.concurrency))
     if options.resume:
         return None
-    variants = variants_for(options, Path.cwd())
+    variants = target_variants(targets) if targets else variants_for(options, Path.cwd())
     if variants is None:
         return None
-    return prepare_experiment(options, variants, seed=options.seed, trivial=options.trivial or 0.1)
+    trivial = options.trivial or 0.1
+    return prepare_experiment(options, variants, seed=options.seed, trivial=trivial, pairwise=options.pairwise)

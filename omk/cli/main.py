@@ -88,7 +88,8 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument(
         "--target",
         action="append",
-        help="KIND:ARG — openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE; twice to compare two targets pairwise",
+        help="KIND:ARG — openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE; twice or more for an experiment "
+        "(the first the control) with the pairwise judge",
     )
     ev.add_argument("--prompts", nargs="+", metavar="PROMPT", help="run these prompts instead of sample files (as runevals does)")
     ev.add_argument("--expected", nargs="+", metavar="TEXT", help="the expected answers of --prompts, in the same order")
@@ -130,6 +131,12 @@ def _add_experiment_options(ev: argparse.ArgumentParser) -> None:
     exp.add_argument("--trivial", type=_positive_float, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
     exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
     exp.add_argument("--seed", type=_non_negative_int, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
+    exp.add_argument(
+        "--pairwise",
+        action=argparse.BooleanOptionalAction,
+        help="let the judge compare each treatment's answers with the control's, in both orders "
+        "(default: on when the variants differ by target only, e.g. --target A --target B)",
+    )
 
 
 def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

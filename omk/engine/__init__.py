@@ -5,7 +5,9 @@
 The command line (omk.cli), the Python API (omk.api) and the pytest plugin all drive it the same
 way: build `EvalOptions`, `Evaluation.prepare`, `execute`, `finish`. Module map: `options` (the
 choices), `plan` (samples, settings, target, judge, run folder), `execute` (the jobs), `finish`
-(summary and report files), `report` (the typed `Report`), `pairwise` (two targets compared).
+(summary and report files), `report` (the typed `Report`), `experiment` and `variants` (the same
+samples on several variants), `analysis` (the experiment block), `pairwise` (the pairwise judge of
+an experiment: treatment and control answers compared in both orders).
 """
 
 from __future__ import annotations

@@ -75,6 +75,8 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
         v.name: {"variant": v.describe(), "report": f"{VARIANTS_DIR}/{v.name}", "target": reports[v.name].target}
         for v in experiment.variants
     }
+    if experiment.pairwise_block is not None:
+        block["pairwise"] = experiment.pairwise_block
     control = reports[experiment.variants[0].name]
     report = control.to_dict()
     report["run_id"], report["started_at"] = experiment.run_id, experiment.started_at

@@ -7,6 +7,10 @@ repeats) start back to back, in an order shuffled per sample with a recorded see
 limits and caches hit every arm alike. The judge grades each answer on its own and never learns
 which variant wrote it.
 
+With `pairwise` on (by default when the variants differ by target and nothing else, as
+`--target A --target B` makes them), the judge then also compares each treatment's answers with
+the control's, sample by sample, in both orders (omk/engine/pairwise.py).
+
 Then `omk.experiment.analyze` compares each treatment with the control, sample by sample, and
 decides the verdict. `<run>/report.json` is the control's report with the `experiment` block
 (docs/report-format.md); `<run>/experiment.json` records the variants and the seed for `--resume`.
@@ -56,7 +60,9 @@ class Experiment:
     started_at: str
     out_dir: Path | None
     trivial: float = 0.1
+    pairwise: bool = False  # the pairwise judge compares treatment and control answers
     fresh: dict[str, list[SampleResult]] = field(default_factory=dict)
+    pairwise_block: dict[str, Any] | None = None
 
     @property
     def control(self) -> Evaluation:
@@ -88,6 +94,23 @@ class Experiment:
             results = await run_jobs([(runtimes[i], s, r) for i, s, r in jobs], self.control.settings.concurrency)
         for (i, _, _), result in zip(jobs, results, strict=True):
             self.fresh.setdefault(self.variants[i].name, []).append(result)
+        if self.pairwise:
+            self.pairwise_block = await self.compare_pairwise()
+
+    async def compare_pairwise(self) -> dict[str, Any]:
+        """The pairwise judge's verdicts, every treatment against the control (each variant's
+        finished and fresh results)."""
+        from omk.engine.finish import all_results
+        from omk.engine.pairwise import Arm, pairwise_block
+
+        arms = [
+            Arm(v.name, e.target.describe(), f"{VARIANTS_DIR}/{v.name}", all_results(e, self.fresh.get(v.name, [])))
+            for v, e in zip(self.variants, self.evaluations, strict=True)
+        ]
+        control = self.control
+        return await pairwise_block(
+            control.samples, arms[0], arms[1:], control.settings, use_cache=not control.options.no_cache, cwd=control.cwd
+        )
 
     def finish(self) -> ExperimentOutcome:
         from omk.engine.analysis import analyze_reports
@@ -109,9 +132,13 @@ def prepare_experiment(
     trivial: float = 0.1,
     samples: list[Sample] | None = None,
     write: bool = True,
+    pairwise: bool | None = None,
 ) -> Experiment:
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
-    `write=False` keeps the experiment in memory (no run folder)."""
+    `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
+    also compares treatment and control answers; None: when the variants differ by target only."""
+    from omk.engine.variants import targets_only
+
     cwd = cwd or Path.cwd()
     started = datetime.now(UTC)
     run_id = new_run_id(started)
@@ -137,6 +164,7 @@ def prepare_experiment(
             evaluation.files = first_files
     folder = out if write else None
     experiment = Experiment(options, variants, evaluations, seed, run_id, started.isoformat(timespec="seconds"), folder, trivial)
+    experiment.pairwise = targets_only(variants) if pairwise is None else pairwise
     if write:
         _record(experiment)
     return experiment
@@ -153,6 +181,7 @@ def _record(experiment: Experiment) -> None:
         "started_at": experiment.started_at,
         "seed": experiment.seed,
         "trivial": experiment.trivial,
+        "pairwise": experiment.pairwise,
         "variants": [dataclasses.asdict(v) for v in experiment.variants],
     }
     write_atomic(experiment.out_dir / MANIFEST, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -177,7 +206,9 @@ def resume_experiment(run_dir: Path, options: EvalOptions, *, cwd: Path | None =
     for variant in variants:
         sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name))
         evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply))
-    return Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
+    experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
+    experiment.pairwise = bool(data.get("pairwise", False))
+    return experiment
 
 
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:

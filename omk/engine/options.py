@@ -45,6 +45,7 @@ class EvalOptions:
     trivial: float | None = None  # the smallest composite difference worth acting on
     require: str | None = None  # progress | no-regress: the verdict becomes the exit code
     seed: int | None = None  # the experiment's schedule and bootstrap seed
+    pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> EvalOptions:

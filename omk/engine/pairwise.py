@@ -1,135 +1,146 @@
-"""Two targets, one sample set: an ordinary evaluation per target, then the judge's verdicts.
+"""The pairwise judge of an experiment: control and treatment answers of each sample, compared.
 
-Each target gets a complete run (its own run folder, report.json and gate): A in the run folder
-(`out`, default `.omk/runs/<run_id>`), B in its `target-2/` subfolder. Then the judge compares the
-two answers of every sample, Big Sky's `chat:evaluatePairwise` (omk/judge/comparison.py): a Big
-Sky example gets one verdict per comparative evaluator it declares (none when it declares none, as
-in Big Sky); every other sample gets one verdict, keyed `pairwise`. The verdicts go into A's report
-as the `pairwise` block (docs/report-format.md) and A's report files are written again.
+`omk eval S --target A --target B` is an experiment whose variants differ by target (A the
+control, B the treatment; omk/engine/experiment.py). After the variants have run, and when a
+judge is configured, the judge compares each sample's A and B answers, Big Sky's
+`chat:evaluatePairwise` (omk/judge/comparison.py): a Big Sky example gets one verdict per
+comparative evaluator it declares (none when it declares none, as in Big Sky); every other
+sample gets one verdict, keyed `pairwise`.
 
-Verdicts never gate: the outcome passes when both runs' gates pass. Without a judge the verdicts
-are skipped, and say so.
+Each comparison is asked in both orders, A shown first and B shown first; a side wins only when
+both orders prefer it, and any disagreement is a tie counted as position-inconsistent
+(`combine_orders`). The answers compared are each variant's first repeat. The treatment's win
+rate over the decisive verdicts gets a Wilson interval per key (omk/experiment/winrate.py). The
+block goes into the experiment block as `experiment.pairwise` (docs/experiments.md); it never
+changes the verdict or the exit code. Without a judge every verdict is skipped and says why.
 """
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from omk.engine.options import EvalOptions
-from omk.engine.report import Report
-from omk.engine.run import Evaluation, new_run_id
-from omk.errors import ConfigError, InputError
-from omk.model import Sample
+from omk.judge.comparison import FLIP, combine_orders
+from omk.model import Sample, SampleResult
 from omk.tasks import gather_all
 
-OTHER_FOLDER = "target-2"
 DEFAULT_KEY = "pairwise"
+RULE = "a side wins only when the judge prefers it in both orders (A first, B first); otherwise a tie"
 SCORES = {1: {"a": 1, "b": 0}, 2: {"a": 0, "b": 1}, 0: {"a": 0, "b": 0}}
 WINNERS = {1: "a", 2: "b", 0: "tie"}
-
-
-class PairwiseInterrupted(Exception):
-    """One of the two runs was interrupted; its folder keeps what it finished."""
+POSITIONS = ("first", "second", "partial")
 
 
 @dataclass(slots=True)
-class PairwiseOutcome:
-    reports: list[Report]  # A's (with the `pairwise` block), then B's
-    block: dict[str, Any]  # the verdicts, as report.json's `pairwise` block
+class Arm:
+    """One variant as the pairwise judge sees it: its name, target, report folder and results."""
+
+    name: str
+    target: dict[str, Any]
+    report: str  # its run folder, relative to the experiment's report.json
+    results: Sequence[SampleResult]
+
+    def first_repeat(self) -> dict[str, dict[str, Any]]:
+        return {r.sample.sample_id: r.to_dict() for r in self.results if r.repeat == 0}
 
 
-def _default_run(evaluation: Evaluation) -> Report | None:
-    return evaluation.finish(asyncio.run(evaluation.execute()))
-
-
-def run_pairwise(
-    options: EvalOptions,
-    targets: list[str],
-    *,
-    cwd: Path | None = None,
-    run_one: Callable[[Evaluation], Report | None] = _default_run,
-    announce: Callable[[int, str], None] | None = None,
-) -> PairwiseOutcome:
-    """Run both targets (`run_one` runs a prepared evaluation; None means it was interrupted)."""
-    if len(targets) != 2:
-        raise ConfigError(f"--target: a pairwise comparison takes two targets, got {len(targets)}")
-    if options.resume:
-        raise InputError("--resume continues one run: resume each target's run folder on its own (omk eval --resume DIR)")
-    cwd = cwd or Path.cwd()
-    out = Path(options.out) if options.out else Path(".omk") / "runs" / new_run_id(datetime.now(UTC))
-    out = out if out.is_absolute() else cwd / out
-    folders = [out, out / OTHER_FOLDER]
-    reports, evaluations = [], []
-    for n, (spec, folder) in enumerate(zip(targets, folders, strict=True), start=1):
-        if announce is not None:
-            announce(n, spec)
-        evaluation = Evaluation.prepare(dataclasses.replace(options, target=spec, out=str(folder)), cwd=cwd)
-        report = run_one(evaluation)
-        if report is None:
-            raise PairwiseInterrupted(str(folder))
-        reports.append(report)
-        evaluations.append(evaluation)
-    first = evaluations[0]
-    block = asyncio.run(verdicts(first.samples, reports, first.settings, use_cache=not options.no_cache, cwd=cwd))
-    block["targets"] = [r.target for r in reports]
-    block["reports"] = [".", OTHER_FOLDER]
-    reports[0].pairwise = block
-    reports[0].write(first.settings.formats)
-    return PairwiseOutcome(reports, block)
-
-
-async def verdicts(samples: list[Sample], reports: list[Report], settings: Any, use_cache: bool, cwd: Path) -> dict[str, Any]:
+async def pairwise_block(
+    samples: list[Sample], control: Arm, treatments: list[Arm], settings: Any, *, use_cache: bool, cwd: Path, level: float = 0.95
+) -> dict[str, Any]:
+    """The verdicts of every treatment against the control, as the experiment's `pairwise` block."""
     from omk.cache import DEFAULT_PATH, open_cache
     from omk.judge import NO_JUDGE, build_judge, why_no_judge
 
-    judge = build_judge(settings)
-    by_id = [{r.sample.sample_id: r.to_dict() for r in report.results if r.repeat == 0} for report in reports]
     jobs = [(s, key) for s in samples for key in (s.comparisons if s.comparisons is not None else [DEFAULT_KEY])]
+    judge = build_judge(settings)
+    head: dict[str, Any] = {"judge": None, "orders": "both", "rule": RULE, "repeat": 0, "judge_cost_usd": None}
     if judge is None:
         why = why_no_judge(settings)
         why += " (use --judge)" if why == NO_JUDGE else ""
-        entries = [entry(s, key, status="skipped", error=why) for s, key in jobs]
-        return {"judge": None, "summary": summary(entries), "verdicts": entries}
+        pairs = [_pair(control, b, [entry(s, key, status="skipped", error=why) for s, key in jobs], level) for b in treatments]
+        return {**head, "pairs": pairs}
     cache = open_cache(cwd / DEFAULT_PATH) if use_cache else None
     if cache is not None:
         judge.use_cache(cache)
+    a = control.first_repeat()
     try:
-        entries = await gather_all(*(_one(judge, s, key, by_id) for s, key in jobs))
+        found = await gather_all(*(_compare(judge, control.name, a, b, jobs) for b in treatments))
     finally:
         await judge.close()
         if cache is not None:
             cache.close()
-    block = {"judge": [c.spec for c in judge.clients], "summary": summary(entries), "verdicts": entries}
-    block["summary"]["judge_cost_usd"] = judge.spent_usd()
-    return block
+    pairs = [_pair(control, b, entries, level) for b, entries in zip(treatments, found, strict=True)]
+    return {**head, "judge": [c.spec for c in judge.clients], "judge_cost_usd": judge.spent_usd(), "pairs": pairs}
 
 
-async def _one(judge: Any, sample: Sample, key: str, by_id: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    a, b = (side.get(sample.sample_id) for side in by_id)
-    for name, result in (("A", a), ("B", b)):
+async def _compare(judge: Any, a_name: str, a: dict[str, dict[str, Any]], arm: Arm, jobs: list[tuple[Sample, str]]) -> list[dict[str, Any]]:
+    b = arm.first_repeat()
+    names = (f"A ({a_name})", f"B ({arm.name})")
+    return await gather_all(*(_one(judge, s, key, (a.get(s.sample_id), b.get(s.sample_id)), names) for s, key in jobs))
+
+
+def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: float) -> dict[str, Any]:
+    from omk.experiment.winrate import WinRate
+
+    keys = list(dict.fromkeys(v["key"] for v in entries))
+    ok = [v for v in entries if v["status"] == "ok"]
+    rates = [
+        WinRate(key, *(sum(1 for v in ok if v["key"] == key and v["winner"] == w) for w in ("b", "a", "tie")), level=level)
+        for key in keys
+    ]
+    return {
+        "control": control.name,
+        "treatment": treatment.name,
+        "targets": [control.target, treatment.target],
+        "reports": [control.report, treatment.report],
+        "summary": summary(entries),
+        "position": position(entries),
+        "win_rate": [r.to_dict() for r in rates],
+        "verdicts": entries,
+    }
+
+
+async def _one(judge: Any, sample: Sample, key: str, pair: tuple[dict[str, Any] | None, dict[str, Any] | None], names: tuple[str, str]) -> dict[str, Any]:
+    a, b = pair
+    for name, result in zip(names, pair, strict=True):
         if result is None:
-            return entry(sample, key, status="skipped", error=f"target {name} has no result for this sample")
+            return entry(sample, key, status="skipped", error=f"{name} has no result for this sample")
         if result.get("status") != "ok":
-            return entry(sample, key, status="error", error=f"target {name} failed on this sample: {result.get('error')}")
-    verdict = await judge.prefer(transcript_of(sample, a), answer_of(a), answer_of(b))  # type: ignore[arg-type]
-    if verdict["preference"] is None:
-        return entry(sample, key, status="error", error=f"judge: {verdict['error']}")
-    found = entry(sample, key, status="ok", preference=verdict["preference"], reason=verdict["reason"])
+            return entry(sample, key, status="error", error=f"{name} failed on this sample: {result.get('error')}")
+    assert a is not None and b is not None
+    messages, answer_a, answer_b = transcript_of(sample, a), answer_of(a), answer_of(b)
+    first, second = await gather_all(judge.prefer(messages, answer_a, answer_b), judge.prefer(messages, answer_b, answer_a))
+    for order, verdict in (("A first", first), ("B first", second)):
+        if verdict["preference"] is None:
+            return entry(sample, key, status="error", error=f"judge ({order}): {verdict['error']}")
+    preference, bias = combine_orders(first["preference"], second["preference"])
+    orders = {"a_first": _order(first, flip=False), "b_first": _order(second, flip=True)}
+    if bias is None:
+        reason = first["reason"] or second["reason"]
+    else:
+        reason = f"the two orders disagree (A first: {_said(orders['a_first'])}; B first: {_said(orders['b_first'])}), so a tie"
+    return entry(sample, key, status="ok", preference=preference, reason=reason, orders=orders, position=bias)
+
+
+def _order(verdict: dict[str, Any], *, flip: bool) -> dict[str, Any]:
+    """One order's verdict in A/B terms (with B shown first, the judge's 1 means B)."""
+    turn = FLIP if flip else {1: 1, 2: 2, 0: 0}
+    found: dict[str, Any] = {"winner": WINNERS[turn[verdict["preference"]]], "reason": verdict["reason"]}
     if len(verdict["votes"]) > 1:
-        found["votes"] = verdict["votes"]
+        found["votes"] = [{**v, "preference": turn[v["preference"]]} for v in verdict["votes"]]
     return found
+
+
+def _said(order: dict[str, Any]) -> str:
+    return {"a": "A better", "b": "B better"}.get(order["winner"], "tie")
 
 
 def transcript_of(sample: Sample, result: dict[str, Any]) -> list[dict[str, Any]]:
     """The conversation the judge reads: Big Sky's input messages as written, else the history
     and the prompt; for a conversation (`turns`), the history and every user turn (the replies
-    differ between the targets from turn 1 on, so each answer carries its own: `answer_of`)."""
+    differ between the variants from turn 1 on, so each answer carries its own: `answer_of`)."""
     if sample.source_format == "bigsky":
         messages = (sample.raw.get("inputs") or {}).get("messages")
         if isinstance(messages, list):
@@ -142,7 +153,7 @@ def transcript_of(sample: Sample, result: dict[str, Any]) -> list[dict[str, Any]
 
 
 def answer_of(result: dict[str, Any]) -> str:
-    """What the judge reads of one target: its reply and tool calls, or for a conversation every
+    """What the judge reads of one variant: its reply and tool calls, or for a conversation every
     turn (`**user**: prompt`, then `**assistant**: reply` and its tool calls)."""
     from omk.judge.comparison import answer_text
 
@@ -161,8 +172,18 @@ def answer_of(result: dict[str, Any]) -> str:
 
 
 def entry(
-    sample: Sample, key: str, *, status: str, preference: int | None = None, reason: str = "", error: str | None = None
+    sample: Sample,
+    key: str,
+    *,
+    status: str,
+    preference: int | None = None,
+    reason: str = "",
+    error: str | None = None,
+    orders: dict[str, Any] | None = None,
+    position: str | None = None,
 ) -> dict[str, Any]:
+    """One verdict. `preference` and `winner` are the combined verdict of both orders; `orders`
+    what each order said (in A/B terms); `position` how they disagreed (None: they agreed)."""
     return {
         "sample_id": sample.sample_id,
         "key": key,
@@ -172,6 +193,8 @@ def entry(
         "scores": SCORES.get(preference) if preference is not None else None,  # type: ignore[arg-type]
         "reason": reason,
         "error": error,
+        "orders": orders,
+        "position": position,
     }
 
 
@@ -185,3 +208,13 @@ def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
         "errored": sum(1 for v in entries if v["status"] == "error"),
         "skipped": sum(1 for v in entries if v["status"] == "skipped"),
     }
+
+
+def position(entries: list[dict[str, Any]]) -> dict[str, int]:
+    """How often the two orders agreed, and how they disagreed: each order preferring the answer
+    shown first, the one shown second, or one order calling a tie."""
+    ok = [v for v in entries if v["status"] == "ok"]
+    found = {"consistent": sum(1 for v in ok if v.get("position") is None)}
+    found["inconsistent"] = len(ok) - found["consistent"]
+    found.update({kind: sum(1 for v in ok if v.get("position") == kind) for kind in POSITIONS})
+    return found

@@ -82,7 +82,6 @@ class Report:
     summary: Summary
     results: list[SampleResult]
     repeats: dict[str, Any] | None = None  # spread per sample under --repeat N (N > 1)
-    pairwise: dict[str, Any] | None = None  # verdicts when two targets were compared
     out_dir: Path | None = None  # the run folder, when the run wrote one
     lang: str = "en"
     omk_version: str = __version__
@@ -119,8 +118,6 @@ class Report:
             "results": [r.to_dict() for r in self.results],
             "repeats": self.repeats,
         }
-        if self.pairwise is not None:
-            data["pairwise"] = self.pairwise
         return data
 
     def write(self, formats: Iterable[str] = ("json",), out_dir: str | Path | None = None, lang: str | None = None) -> list[Path]:

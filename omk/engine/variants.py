@@ -29,7 +29,7 @@ from omk.errors import ConfigError, Problem
 
 ROLES = ("control", "treatment")
 FIELDS = ("name", "role", "baseline", "system", "skill", "target", "model", "params")
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")  # letters (any script), digits, '.', '_', '-': a folder name
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,9 @@ class Variant:
 def check_roles(variants: list[Variant], where: str) -> list[Variant]:
     """One control, unique names; the control first."""
     names = [v.name for v in variants]
+    unsafe = [n for n in names if not NAME.match(n)]
+    if unsafe:  # each variant's run folder is named after it
+        raise ConfigError(f"{where}: variant name {unsafe[0]!r}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ConfigError(f"{where}: variant names must be unique; repeated: {', '.join(repeated)}")
@@ -205,8 +208,45 @@ def parse_spec(spec: str, role: str, cwd: Path) -> Variant:
             return Variant(label or "system", role, system=arg)
         if kind == "model":
             return Variant(label or arg, role, model=arg)
-        return Variant(label or arg.replace(":", "-").replace("/", "-")[:64], role, target=arg)
+        return Variant(label or target_name(arg), role, target=arg)
     return _skill_variant(label, role, Path(rest), cwd, flag, spec)
+
+
+def target_name(spec: str) -> str:
+    """A variant name from a target spec, safe as a folder name: the kind, then each word of the
+    argument, a path by its last part (`cmd:python agents/v2.py` → `cmd-python-v2.py`,
+    `replay:runs/a.jsonl` → `replay-a.jsonl`)."""
+    import shlex
+
+    kind, _, arg = spec.partition(":")
+    try:
+        words = shlex.split(arg)
+    except ValueError:
+        words = arg.split()
+    parts = [kind, *(w.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] for w in words)]
+    name = re.sub(r"[^\w.-]+", "-", "-".join(p for p in parts if p)).strip("-._")
+    name = re.sub(r"-{2,}", "-", name)[:64].rstrip("-._")
+    return name if NAME.match(name) else "target"
+
+
+def target_variants(specs: list[str]) -> list[Variant]:
+    """`--target A --target B …`: A the control, the others treatments, each differing by target.
+    Names come from the specs (`target_name`); a repeated name gets `-2`, `-3`, … in order."""
+    variants, taken = [], set()
+    for n, spec in enumerate(specs):
+        base = target_name(spec)
+        name, k = base, 1
+        while name in taken:
+            k += 1
+            name = f"{base[: 64 - len(str(k)) - 1]}-{k}"
+        taken.add(name)
+        variants.append(Variant(name, "control" if n == 0 else "treatment", target=spec))
+    return check_roles(variants, "--target")
+
+
+def targets_only(variants: list[Variant]) -> bool:
+    """Whether the variants differ by target and nothing else (as `--target A --target B` makes them)."""
+    return all(v.target and v.describe().keys() == {"name", "role", "target"} for v in variants)
 
 
 def _skill_variant(label: str, role: str, given: Path, cwd: Path, flag: str, spec: str) -> Variant:

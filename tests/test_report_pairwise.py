@@ -1,5 +1,6 @@
-"""The `pairwise` block (two targets compared) in summary.md, report.html and junit.xml, from a
-report dict, from `omk report`, and from a real `omk eval --target A --target B` run."""
+"""The pairwise judge's verdicts (`experiment.pairwise`, two targets compared) in summary.md,
+report.html and junit.xml: from a report dict, from `omk report`, from a report written before
+two-target runs became experiments, and from a real `omk eval --target A --target B` run."""
 
 from __future__ import annotations
 
@@ -13,38 +14,80 @@ from pathlib import Path
 from report_factory import XSS, make_report, sample_results
 from test_report_formats import check_junit_shape
 
+from omk.engine.analysis import variant_run
 from omk.engine.pairwise import entry as _entry
+from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
+from omk.experiment import Settings, analyze
+from omk.experiment.winrate import WinRate
 from omk.report.html_report import JS, _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
 from omk.report.markdown import render_markdown
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
+TARGETS = [{"kind": "replay", "spec": "replay:a.jsonl"}, {"kind": "cmd", "spec": "cmd:python agent_v1.py"}]
 
 
-def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False) -> dict:
-    """The factory report plus a pairwise block built by omk.engine.pairwise's own entry/summary code."""
-    report = make_report()
+def _orders(a: str, b: str, votes: list | None = None) -> dict:
+    first = {"winner": a, "reason": f"A first: {a}"}
+    if votes:
+        first["votes"] = votes
+    return {"a_first": first, "b_first": {"winner": b, "reason": f"B first: {b}"}}
+
+
+def pair_block(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, treatment: str = "cmd-python-agent_v1.py") -> dict:
+    """One treatment-vs-control comparison built by omk.engine.pairwise's own entry/summary code."""
     zh, tool, errored = (r.sample for r in sample_results())
     verdicts = []
     for key in keys:
         verdicts += [
-            _entry(zh, key, status="ok", preference=1, reason="A 识别了 SQL 注入 | 并给出参数化查询"),
-            _entry(tool, key, status="ok", preference=2, reason=LONG + " " + XSS),
-            _entry(errored, key, status="error", error="target A failed on this sample: HTTP 503 <html>"),
+            _entry(zh, key, status="ok", preference=1, reason="A 识别了 SQL 注入 | 并给出参数化查询", orders=_orders("a", "a")),
+            _entry(tool, key, status="ok", preference=2, reason=LONG + " " + XSS, orders=_orders("b", "b")),
+            _entry(errored, key, status="error", error="A (replay-a.jsonl) failed on this sample: HTTP 503 <html>"),
         ]
-    verdicts.append(_entry(zh, "tie-" + keys[-1], status="ok", preference=0, reason="both fine"))
+    verdicts.append(_entry(zh, "tie-" + keys[-1], status="ok", preference=0, reason="both fine", orders=_orders("tie", "tie")))
     if votes:
-        verdicts[0]["votes"] = [
+        verdicts[0]["orders"]["a_first"]["votes"] = [
             {"judge": "openai:gpt-4o", "preference": 1, "reason": "A is precise"},
             {"judge": "anthropic:claude", "preference": 2, "reason": "B is " + XSS},
         ]
-    block = {"judge": ["openai:gpt-4o"], "summary": _summary(verdicts), "verdicts": verdicts}
-    block["summary"]["judge_cost_usd"] = 0.0042
-    block["targets"] = [{"kind": "replay", "spec": "replay:a.jsonl"}, {"kind": "cmd", "spec": "cmd:python agent_v1.py"}]
-    block["reports"] = [".", "target-2"]
-    report["pairwise"] = block
+    rates = []
+    for key in dict.fromkeys(v["key"] for v in verdicts):
+        ok = [v for v in verdicts if v["key"] == key and v["status"] == "ok"]
+        rates.append(WinRate(key, *(sum(1 for v in ok if v["winner"] == w) for w in ("b", "a", "tie"))).to_dict())
+    return {
+        "control": "replay-a.jsonl",
+        "treatment": treatment,
+        "targets": TARGETS,
+        "reports": ["variants/replay-a.jsonl", f"variants/{treatment}"],
+        "summary": _summary(verdicts),
+        "position": _position(verdicts),
+        "win_rate": rates,
+        "verdicts": verdicts,
+    }
+
+
+def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, pairs: int = 1) -> dict:
+    """The factory report as an experiment's report (a real experiment block from the factory's
+    results) with the pairwise judge's block."""
+    report = make_report()
+    results = sample_results()
+    runs = [variant_run("replay-a.jsonl", "control", results), variant_run("cmd-python-agent_v1.py", "treatment", results)]
+    block = analyze(runs, Settings(seed=0)).to_dict()
+    block["pairwise"] = {
+        "judge": ["openai:gpt-4o"],
+        "orders": "both",
+        "rule": "a side wins only when the judge prefers it in both orders (A first, B first); otherwise a tie",
+        "repeat": 0,
+        "judge_cost_usd": 0.0042,
+        "pairs": [pair_block(keys, votes, treatment=f"cmd-python-agent_v{n + 1}.py") for n in range(pairs)],
+    }
+    report["experiment"] = block
     return report
+
+
+def the_pair(report: dict) -> dict:
+    return report["experiment"]["pairwise"]["pairs"][0]
 
 
 # --- Markdown ---------------------------------------------------------------------------------------
@@ -57,7 +100,10 @@ def test_markdown_has_the_tally_and_each_verdict_with_its_reason():
     assert "| A better | B better | ties | errored | skipped |\n| ---: | ---: | ---: | ---: | ---: |\n| 1 | 1 | 1 | 1 | 0 |" in md
     assert "| sample | key | verdict | reason |" in md  # the tie verdict has its own key
     assert "| cr-sql-注入-zh | pairwise | A better | A 识别了 SQL 注入 \\| 并给出参数化查询 |" in md
-    assert "| cs-refund-en | pairwise | error | target A failed on this sample: HTTP 503 &lt;html&gt; |" in md
+    assert "| cs-refund-en | pairwise | error | A (replay-a.jsonl) failed on this sample: HTTP 503 &lt;html&gt; |" in md
+    assert "B's win rate (pairwise): 50% of 2 decisive verdicts (95% CI 9%–91%, Wilson; sign test p = 1) · ties 0" in md
+    assert "B's win rate (tie-pairwise): — (no decisive verdict)" in md
+    assert "both orders asked; position-inconsistent (a tie): 0 / 3" in md
     assert "| cr-sql-注入-zh | tie-pairwise | tie | both fine |" in md
     row = next(line for line in md.splitlines() if line.startswith("| cr-read-before-review |"))
     reason = row.split(" | ")[-1]
@@ -68,7 +114,7 @@ def test_markdown_has_the_tally_and_each_verdict_with_its_reason():
 
 def test_markdown_hides_the_key_column_when_every_verdict_is_the_default_one():
     report = with_pairwise()
-    report["pairwise"]["verdicts"] = report["pairwise"]["verdicts"][:3]
+    the_pair(report)["verdicts"] = the_pair(report)["verdicts"][:3]
     md = render_markdown(report)
     assert "| sample | verdict | reason |" in md and "| cr-sql-注入-zh | A better |" in md
 
@@ -105,7 +151,8 @@ def test_html_section_in_the_category_tables_style():
     assert '<span class="badge pw-a">A better</span>' in rows[0][1] and '<span class="badge pw-b">B better</span>' in rows[1][1]
     assert '<span class="badge error">error</span>' in rows[2][1] and '<span class="badge skip">tie</span>' in rows[3][1]
     assert "END-OF-REASON" in rows[1][1]  # the page keeps the whole reason
-    assert '<ul class="votes"><li><code>openai:gpt-4o</code>: A — A is precise</li>' in rows[0][1]
+    assert '<ul class="votes"><li>A first: <code>openai:gpt-4o</code>: A — A is precise</li>' in rows[0][1]
+    assert "B&#x27;s win rate (pairwise): 50% of 2 decisive verdicts" in section
     for _, cells in rows:  # each sample links to its own panel (the page shows it on the hash change)
         target, sid = re.search(r'<a href="#(sample-\d+)"><code>([^<]+)</code></a>', cells).groups()
         panel = re.search(rf'<article class="detail" id="{target}" hidden>.*?</article>', page, re.S).group(0)
@@ -140,6 +187,13 @@ def test_junit_carries_the_tally_and_verdicts_as_suite_properties():
         "pairwise:ties": "1",
         "pairwise:errored": "2",
         "pairwise:skipped": "0",
+        "pairwise:inconsistent": "0",
+        "pairwise:win_rate": "0.5",
+        "pairwise:win_rate:low": "0.0945",
+        "pairwise:win_rate:high": "0.9055",
+        "pairwise:win_rate:llm_comparison": "0.5",
+        "pairwise:win_rate:llm_comparison:low": "0.0945",
+        "pairwise:win_rate:llm_comparison:high": "0.9055",
     }
     assert props["pairwise:verdict:cr-sql-注入-zh"] == "a"
     assert props["pairwise:verdict:cr-read-before-review:llm_comparison"] == "b"
@@ -150,9 +204,64 @@ def test_junit_carries_the_tally_and_verdicts_as_suite_properties():
 
 def test_junit_property_names_stay_valid_xml_whatever_the_sample_id():
     report = with_pairwise()
-    report["pairwise"]["verdicts"][0]["sample_id"] = "bell\x07-id"
+    the_pair(report)["verdicts"][0]["sample_id"] = "bell\x07-id"
     props = {p.get("name") for p in check_junit_shape(render_junit(report)).iter("property")}
     assert "pairwise:verdict:bell\\x07-id" in props
+
+
+# --- both orders, several treatments, old reports ---------------------------------------------------
+
+
+def inconsistent_report() -> dict:
+    """The second verdict made position-inconsistent: each order preferred the answer shown first."""
+    report = with_pairwise()
+    pair = the_pair(report)
+    v = pair["verdicts"][1]
+    v.update(preference=0, winner="tie", scores={"a": 0, "b": 0}, position="first", orders=_orders("a", "b"))
+    v["reason"] = "the two orders disagree (A first: A better; B first: B better), so a tie"
+    pair["summary"], pair["position"] = _summary(pair["verdicts"]), _position(pair["verdicts"])
+    return report
+
+
+def test_a_position_inconsistent_verdict_is_a_tie_and_is_counted_everywhere():
+    report = inconsistent_report()
+    md = render_markdown(report)
+    assert "| 1 | 0 | 2 | 1 | 0 |" in md  # A better, B better, ties (one of them the disagreement), errored, skipped
+    assert "| cr-read-before-review | pairwise | tie (orders disagree) | the two orders disagree (A first: A better; B first: B better), so a tie |" in md
+    assert "both orders asked; position-inconsistent (a tie): 1 / 3 (each order preferred the answer shown first 1)" in md
+    page = render_html(report)
+    assert re.search(r'<tr class="verdict" data-status="ok" data-position="first">.*?tie \(orders disagree\)', page)
+    props = {p.get("name"): p.get("value") for p in build_junit(report).iter("property")}
+    assert props["pairwise:inconsistent"] == "1" and props["pairwise:verdict:cr-read-before-review"] == "tie"
+    zh = render_markdown(report, lang="zh")
+    assert "平局（两种顺序结论不一）" in zh and "两种顺序各问一次；顺序不一致（记为平局）: 1 / 3" in zh
+
+
+def test_several_treatments_get_a_section_each():
+    report = with_pairwise(pairs=2)
+    md = render_markdown(report)
+    assert "### Pairwise: A vs B — cmd-python-agent_v1.py" in md and "### Pairwise: A vs B — cmd-python-agent_v2.py" in md
+    page = render_html(report)
+    assert '<h2 id="pairwise">' in page and '<h2 id="pairwise-2">' in page
+    props = {p.get("name"): p.get("value") for p in build_junit(report).iter("property")}
+    assert props["pairwise[cmd-python-agent_v2.py]:b_better"] == "1" and props["pairwise[cmd-python-agent_v1.py]:verdict:cs-refund-en"] == "error"
+
+
+def test_a_report_from_before_experiments_still_shows_its_verdicts():
+    """Two-target runs used to write the verdicts as a top-level `pairwise` block of A's report."""
+    report = make_report()
+    old = pair_block()
+    for v in old["verdicts"]:
+        v.pop("orders"), v.pop("position")
+    for key in ("control", "treatment", "position", "win_rate"):
+        old.pop(key)
+    report["pairwise"] = {**old, "judge": ["openai:gpt-4o"], "reports": [".", "target-2"]}
+    old["verdicts"][0]["votes"] = [{"judge": "openai:gpt-4o", "preference": 1, "reason": "A is precise"}]
+    md = render_markdown(report)
+    assert "| 1 | 1 | 1 | 1 | 0 |" in md and "| cr-sql-注入-zh | pairwise | A better |" in md and "win rate" not in md
+    assert '<li><code>openai:gpt-4o</code>: A — A is precise</li>' in render_html(report)
+    props = {p.get("name"): p.get("value") for p in build_junit(report).iter("property")}
+    assert props["pairwise:a_better"] == "1" and "pairwise:win_rate" not in props
 
 
 # --- re-rendering and a real run --------------------------------------------------------------------
@@ -179,12 +288,21 @@ def test_omk_report_re_renders_the_pairwise_block(tmp_path):
 JUDGE = """
 import json, sys
 request = json.loads(sys.stdin.readline())
-prefer = 2 if "from y" in request["prompt"] else 1  # only target B (y.jsonl) says "from y"
+prompt = request["prompt"]
+first, second = prompt.split("## Answer of assistant B")  # the answer shown first, then the one shown second
+good = ("Ana", "from y")  # x greets by name on `greet`, y on `问候`
+prefer = 1 if any(g in first.split("## Answer of assistant A")[1] for g in good) else 2
 print(json.dumps({"output": json.dumps({"reason": "the answer that greets by name | wins", "preference": prefer})}))
 """
 
+FIRST_JUDGE = """
+import json, sys
+sys.stdin.readline()
+print(json.dumps({"output": json.dumps({"reason": "the first answer is better", "preference": 1})}))
+"""
 
-def test_a_two_target_run_writes_the_verdicts_into_every_format(tmp_path):
+
+def two_targets(tmp_path: Path, judge: str) -> subprocess.CompletedProcess:
     (tmp_path / "eval-samples.yaml").write_text(
         "- sample_id: greet\n  prompt: hi\n  assertions: [{type: contains, value: hi}]\n"
         "- sample_id: 问候\n  prompt: 你好\n  assertions: [{type: contains, value: hi}]\n",
@@ -193,20 +311,47 @@ def test_a_two_target_run_writes_the_verdicts_into_every_format(tmp_path):
     for name, outputs in (("x", ["hi Ana", "hi 你好"]), ("y", ["hi", "hi from y"])):
         lines = [json.dumps({"sample_id": sid, "output": out}, ensure_ascii=False) for sid, out in zip(["greet", "问候"], outputs, strict=True)]
         (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (tmp_path / "judge.py").write_text(JUDGE, encoding="utf-8")
-    proc = omk(
+    (tmp_path / "judge.py").write_text(judge, encoding="utf-8")
+    return omk(
         "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl",
         "--judge", f"cmd:{sys.executable} judge.py", "--format", "md,html,junit", "--out", "run", "--no-cache",
         cwd=tmp_path,
     )  # fmt: skip
+
+
+def test_a_two_target_run_writes_the_verdicts_into_every_format(tmp_path):
+    proc = two_targets(tmp_path, JUDGE)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = tmp_path / "run"
-    block = json.loads((run / "report.json").read_text(encoding="utf-8"))["pairwise"]
-    assert [(v["sample_id"], v["winner"]) for v in block["verdicts"]] == [("greet", "a"), ("问候", "b")]
+    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    assert "pairwise" not in report  # the verdicts live in the experiment block now
+    pair = the_pair(report)
+    assert (pair["control"], pair["treatment"]) == ("replay-x.jsonl", "replay-y.jsonl")
+    assert [(v["sample_id"], v["winner"], v["position"]) for v in pair["verdicts"]] == [("greet", "a", None), ("问候", "b", None)]
+    assert pair["verdicts"][1]["orders"] == {
+        "a_first": {"winner": "b", "reason": "the answer that greets by name | wins"},
+        "b_first": {"winner": "b", "reason": "the answer that greets by name | wins"},
+    }
+    assert pair["position"] == {"consistent": 2, "inconsistent": 0, "first": 0, "second": 0, "partial": 0}
+    assert pair["win_rate"][0]["rate"] == 0.5 and pair["win_rate"][0]["decisive"] == 2
     md = (run / "summary.md").read_text(encoding="utf-8")
     assert "| 1 | 1 | 0 | 0 | 0 |" in md and "| 问候 | B better | the answer that greets by name \\| wins |" in md
     page = (run / "report.html").read_text(encoding="utf-8")
     assert '<span class="badge pw-b">B better</span>' in page and "replay:y.jsonl" in page
     junit = (run / "junit.xml").read_text(encoding="utf-8")
     assert 'name="pairwise:verdict:问候" value="b"' in junit and 'name="pairwise:b_better" value="1"' in junit
-    assert not (run / "target-2" / "summary.md").read_text(encoding="utf-8").count("Pairwise")  # B's own run has no block
+    for name in ("replay-x.jsonl", "replay-y.jsonl"):  # each variant's own run has no block
+        assert "Pairwise" not in (run / "variants" / name / "summary.md").read_text(encoding="utf-8")
+    assert "A better 1 · B better 1 · tie 0 · errored 0 · skipped 0" in proc.stdout
+
+
+def test_a_judge_that_always_prefers_the_first_answer_gives_ties_not_wins(tmp_path):
+    proc = two_targets(tmp_path, FIRST_JUDGE)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    pair = the_pair(json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8")))
+    assert [(v["winner"], v["position"]) for v in pair["verdicts"]] == [("tie", "first"), ("tie", "first")]
+    assert pair["summary"]["a_better"] == pair["summary"]["b_better"] == 0 and pair["summary"]["ties"] == 2
+    assert pair["position"] == {"consistent": 0, "inconsistent": 2, "first": 2, "second": 0, "partial": 0}
+    assert pair["win_rate"][0]["rate"] is None and pair["win_rate"][0]["tie_rate"] == 1.0
+    assert pair["verdicts"][0]["orders"]["a_first"]["winner"] == "a" and pair["verdicts"][0]["orders"]["b_first"]["winner"] == "b"
+    assert "position-inconsistent (a tie): 2 / 2 (each order preferred the answer shown first 2)" in proc.stdout

@@ -72,6 +72,18 @@ ZH = {
     "Verdicts": "判定",
     "key": "键",
     "pairwise|skipped": "已跳过",  # a verdict not given; plain "skipped" is a turn not sent
+    "tie (orders disagree)": "平局（两种顺序结论不一）",
+    "B's win rate": "B 的胜率",
+    "of": "，共",
+    "decisive verdicts": "个分出胜负的判定",
+    "no decisive verdict": "没有分出胜负的判定",
+    "sign test": "符号检验",
+    "both orders asked; position-inconsistent (a tie)": "两种顺序各问一次；顺序不一致（记为平局）",
+    "each order preferred the answer shown first": "两次都偏向先出现的回答",
+    "each order preferred the answer shown second": "两次都偏向后出现的回答",
+    "one order called a tie": "一次判平局",
+    "A first": "A 在前",
+    "B first": "B 在前",
 }
 
 

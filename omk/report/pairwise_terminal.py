@@ -1,22 +1,29 @@
-"""The pairwise verdicts of a two-target run, as a table in the terminal."""
+"""The pairwise judge's verdicts of an experiment (`experiment.pairwise`), as tables in the terminal:
+per treatment compared with the control, every verdict, the tally, B's win rate and how often
+the two orders disagreed."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from omk.report.pairwise import judges, rate_lines, targets, verdict_word, why
 
 
 def print_pairwise(block: dict[str, Any], console: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    a, b = (t.get("spec") if isinstance(t, dict) else t for t in block["targets"])
-    table = Table(title=f"Pairwise: A = {a} · B = {b}", title_justify="left")
-    for col in ("sample", "key", "verdict", "reason"):
-        table.add_column(col, overflow="fold")
-    for v in block["verdicts"]:
-        verdict = {"a": "A better", "b": "B better", "tie": "tie"}.get(v["winner"]) if v["status"] == "ok" else v["status"]
-        table.add_row(v["sample_id"], v["key"], verdict or "—", v["reason"] if v["status"] == "ok" else (v["error"] or ""))
-    console.print(table)
-    s = block["summary"]
-    line = f"A better {s['a_better']} · B better {s['b_better']} · tie {s['ties']} · errored {s['errored']} · skipped {s['skipped']}"
-    console.print(Text(line, style="bold"))
+    for pair in block.get("pairs") or []:
+        pair = {**pair, "judge": block.get("judge")}
+        a, b = targets(pair)
+        table = Table(title=Text(f"Pairwise: A = {a} · B = {b} · judge: {judges(pair, 'en')}"), title_justify="left")
+        for col in ("sample", "key", "verdict", "reason"):
+            table.add_column(col, overflow="fold")
+        for v in pair["verdicts"]:
+            table.add_row(Text(v["sample_id"]), Text(v["key"]), Text(verdict_word(v, "en")), Text(why(v)))
+        console.print(table)
+        s = pair["summary"]
+        line = f"A better {s['a_better']} · B better {s['b_better']} · tie {s['ties']} · errored {s['errored']} · skipped {s['skipped']}"
+        console.print(Text(line, style="bold"))
+        for text in rate_lines(pair, "en"):
+            console.print(Text(text))

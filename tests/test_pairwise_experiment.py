@@ -94,10 +94,11 @@ def test_the_python_api_gives_the_same_block(project):
 
     def same(pair: dict) -> dict:  # the API names the replay files and the judge by their absolute paths
         verdicts = [{**v, "error": (v["error"] or "").split(":")[0]} for v in pair["verdicts"]]
-        return {**pair, "targets": [t["spec"] for t in pair["targets"]], "verdicts": verdicts}
+        return {**pair, "targets": [t["spec"] for t in pair["targets"]], "verdicts": verdicts, "reports": None}
 
     (api,) = outcome.block["pairwise"]["pairs"]
     assert api["summary"]["b_better"] == 1 and same(api) == same(pairs_of(project / "cli")[0])
+    assert api["reports"] == [None, None]  # no run folders
     assert [c.treatment for c in outcome.analysis.comparisons] == ["replay-y.jsonl"]
     off = omk_api.run_experiment(
         [project / "eval-samples.yaml"], control="target:replay:x.jsonl", treatments=["target:replay:y.jsonl"],

@@ -104,7 +104,7 @@ class Experiment:
         from omk.engine.pairwise import Arm, pairwise_block
 
         arms = [
-            Arm(v.name, e.target.describe(), f"{VARIANTS_DIR}/{v.name}", all_results(e, self.fresh.get(v.name, [])))
+            Arm(v.name, e.target.describe(), f"{VARIANTS_DIR}/{v.name}" if self.out_dir else None, all_results(e, self.fresh.get(v.name, [])))
             for v, e in zip(self.variants, self.evaluations, strict=True)
         ]
         control = self.control

@@ -39,7 +39,7 @@ class Arm:
 
     name: str
     target: dict[str, Any]
-    report: str  # its run folder, relative to the experiment's report.json
+    report: str | None  # its run folder, relative to the experiment's report.json (None: in memory)
     results: Sequence[SampleResult]
 
     def first_repeat(self) -> dict[str, dict[str, Any]]:

@@ -265,3 +265,23 @@ def test_run_experiment_in_memory_returns_typed_results(project):
     assert outcome.block["verdict"]["level"] == "UNDERPOWERED" and outcome.block["seed"] == 4
     with pytest.raises(TypeError, match="spec string"):
         omk.run_experiment([{"sample_id": "a", "prompt": "p"}], control="baseline", treatments=["system:x"], target=Recorder({}))
+
+
+def test_loading_leaves_the_collector_running():
+    """A library call does not pause the garbage collector: collections still happen while it loads."""
+    seen = []
+
+    def record(phase: str, info: dict) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    before = gc.get_threshold()
+    gc.set_threshold(100, 10, 10)
+    gc.callbacks.append(record)
+    try:
+        omk.load(ROOT / "samples" / "eval-samples.yaml")
+    finally:
+        gc.callbacks.remove(record)
+        gc.set_threshold(*before)
+    assert seen, "the collector did not run while loading"
+    assert gc.isenabled() and gc.get_threshold() == before

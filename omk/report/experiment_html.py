@@ -262,6 +262,7 @@ def _figure(exp: dict[str, Any], comp: dict[str, Any], i: int) -> str:
 COLORS = {"win": "#1a7f37", "tie": "#8c959f", "loss": "#cf222e"}
 W, LEFT, RIGHT, TOP, AXIS = 760, 24, 24, 44, 46
 MAX_PLOT = 240  # the dots' area grows with the tallest stack up to this height; then bars
+MAX_DOTS = 250  # more samples than this read better as a histogram
 
 
 def _domain(values: list[float], trivial: float) -> tuple[float, float]:
@@ -284,7 +285,7 @@ def _stacks(values: list[float], x: Any, r: float) -> list[int]:
 
 def delta_chart(comp: dict[str, Any], trivial: float, i: int = 1) -> str:
     """Inline SVG: each sample's composite change as a dot (stacked where they meet; a histogram
-    when the stacks would be too tall), the 95% interval as a band, 0, ±trivial and the mean."""
+    for many samples or stacks too tall), the 95% interval as a band, 0, ±trivial and the mean."""
     d = comp.get("composite") or {}
     points = sorted(
         ((float(s["delta"]), str(s.get("sample_id"))) for s in ex.per_sample(comp) if isinstance(s.get("delta"), int | float)),
@@ -303,7 +304,7 @@ def delta_chart(comp: dict[str, Any], trivial: float, i: int = 1) -> str:
     while heights and (max(heights) + 1) * 2 * r > MAX_PLOT and r > 2:
         r -= 0.5
         heights = _stacks([p[0] for p in points], x, r)
-    bars = bool(heights) and (max(heights) + 1) * 2 * r > MAX_PLOT
+    bars = len(points) > MAX_DOTS or (bool(heights) and (max(heights) + 1) * 2 * r > MAX_PLOT)
     plot = MAX_PLOT if bars else max(90.0, (max(heights, default=0) + 1) * 2 * r + 8)
     base = TOP + plot
     t = esc(comp.get("treatment"))
@@ -327,11 +328,11 @@ def delta_chart(comp: dict[str, Any], trivial: float, i: int = 1) -> str:
             f"<title>95% CI of the mean change: {esc(ex.ci(d))}</title></rect>"
         )
     out += _guides(x, trivial, base, plot)
-    out += _bars(points, x, reach, base, plot) if bars else _dots(points, heights, x, r, base)
-    if isinstance(d.get("mean"), int | float):
+    if isinstance(d.get("mean"), int | float):  # under the dots, so that none hides behind it
         mx = x(float(d["mean"]))
         out.append(f'<line class="mean" x1="{mx:.1f}" x2="{mx:.1f}" y1="{TOP - 12}" y2="{base}" stroke="#0969da" stroke-width="2"/>')
         out.append(f'<text x="{mx:.1f}" y="{TOP - 16}" text-anchor="middle" style="fill:#0969da">mean {esc(ex.signed(d["mean"]))}</text>')
+    out += _bars(points, x, reach, base, plot) if bars else _dots(points, heights, x, r, base)
     out += _axis(x, reach, step, base, t)
     return "".join(out) + "</svg>"
 

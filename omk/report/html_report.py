@@ -39,7 +39,7 @@ code,pre,.mono{font-family:__MONO__;font-size:12.5px}
 header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--soft)}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}h3{font-size:14px;margin:16px 0 6px}
 main{padding:8px 24px 48px;max-width:1400px}
-.meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}
+.meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}header .meta{display:flex;flex-wrap:wrap}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
 .badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.error{background:var(--warn)}
 .badge.skip{background:var(--skip);color:#fff}.badge.pw-a{background:var(--accent)}.badge.pw-b{background:#8250df}

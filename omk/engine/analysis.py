@@ -62,8 +62,7 @@ def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
     reports to show every variant's outcome without reading the variant's own folder."""
     from omk.report.reasons import failure_lines
 
-    data = result.to_dict()
-    lines = [] if result.passed else failure_lines(data, threshold)
+    lines = [] if result.passed else failure_lines(result.to_dict(), threshold)
     if len(lines) > MAX_MESSAGES:
         lines = [*lines[: MAX_MESSAGES - 1], f"… and {len(lines) - MAX_MESSAGES + 1} more (see the variant's report)"]
     return {
@@ -71,8 +70,8 @@ def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
         "repeat": result.repeat,
         "status": "ok" if result.status == "ok" else "error",
         "passed": result.passed,
-        "composite": data["scores"]["composite"] if result.status == "ok" else None,
-        "duration_ms": data["duration_ms"],
+        "composite": result.scores.composite if result.status == "ok" else None,
+        "duration_ms": round(result.duration_ms, 1),
         "messages": [line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…" for line in lines],
     }
 

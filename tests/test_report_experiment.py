@@ -151,6 +151,22 @@ def test_markdown_of_several_treatments_and_repeats():
     check_tables(md)
 
 
+def test_a_single_variant_and_a_comparison_without_scores_render_in_every_format():
+    solo = synthetic_report({"only": [4.0, 3.0]})
+    md = render_markdown(solo)
+    assert md.splitlines()[2] == "### 🔵 SOLO · single variant, three-layer gate PASS @ threshold 3.5" and "Δ" not in md
+    assert 'id="delta-chart' not in render_html(solo) and "SOLO" in render_html(solo)
+    assert [s.get("name")[-4:] for s in check_junit_shape(render_junit(solo)).findall("testsuite")] == ["only"]
+    unscored = synthetic_report({"c": [None, None, None], "t": [4.0, 4.0, 4.0]})
+    md = render_markdown(unscored)
+    assert "| composite | — | — | 0 / 0 / 0 | — | — | 0 |" in md
+    page = render_html(unscored)
+    assert "no confidence interval" in page and 'class="ci-band"' not in page and 'class="mean"' not in page
+    root = check_junit_shape(render_junit(unscored))
+    assert root.findall("testsuite")[0].get("errors") == "3"
+    check_tables(md)
+
+
 def test_markdown_without_an_experiment_is_the_run_summary(progress_run):
     _, out = progress_run
     report = json.loads(read(out / "report.json"))

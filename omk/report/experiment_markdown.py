@@ -190,6 +190,8 @@ def _outcome(results: list[dict[str, Any]]) -> str:
 
 
 def _footer(exp: dict[str, Any], cell: Cell) -> list[str]:
+    if not ex.comparisons(exp):
+        return []
     s = exp.get("settings") or {}
     method = "paired bootstrap" + (f", {s['resamples']:,} resamples" if s.get("resamples") else "")
     return [

@@ -37,7 +37,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
         print(f"resume it with: omk eval --resume {experiment.out_dir}", file=sys.stderr)
         return EXIT_INTERRUPTED
     outcome = experiment.finish()
-    return show_outcome(outcome, args.require, quiet=args.quiet)
+    return show_outcome(outcome, experiment.options.require, quiet=args.quiet)
 
 
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool) -> int:
@@ -174,7 +174,17 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions) -> Experiment
     from omk.engine.experiment import is_experiment, prepare_experiment, resume_experiment, variants_for
 
     if options.resume and is_experiment(Path(options.resume)):
-        return resume_experiment(Path(options.resume), EvalOptions(quiet=options.quiet, concurrency=options.concurrency))
+        given = EvalOptions(
+            quiet=options.quiet,
+            concurrency=options.concurrency,
+            timeout=options.timeout,
+            retries=options.retries,
+            no_cache=options.no_cache,
+            format=options.format,
+            lang=options.lang,
+            require=options.require,
+        )
+        return resume_experiment(Path(options.resume), given)
     if options.resume:
         return None
     variants = variants_for(options, Path.cwd())

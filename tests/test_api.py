@@ -190,33 +190,27 @@ def test_a_python_assertion_type_from_a_sample_file(project):
         omk.load(folder / "custom.yaml")  # gone again
 
 
+def process_state() -> tuple:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return (
+        os.getcwd(),
+        gc.isenabled(),
+        gc.get_threshold(),
+        gc.get_freeze_count(),
+        signal.getsignal(signal.SIGINT),
+        signal.getsignal(signal.SIGTERM),
+        "httpx._main" in sys.modules,
+        umask,
+    )
+
+
 def test_a_library_call_leaves_process_state_alone(project):
     folder, target = project
-    before = (
-        os.getcwd(),
-        gc.isenabled(),
-        gc.get_threshold(),
-        gc.get_freeze_count(),
-        signal.getsignal(signal.SIGINT),
-        signal.getsignal(signal.SIGTERM),
-        "httpx._main" in sys.modules,
-        os.umask(0o022),
-    )
-    os.umask(before[-1])
+    before = process_state()
     omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder, out=folder / "r", formats=["html"])
+    assert process_state() == before
     run_json = json.loads((folder / "r" / "run.json").read_text(encoding="utf-8"))
-    after = (
-        os.getcwd(),
-        gc.isenabled(),
-        gc.get_threshold(),
-        gc.get_freeze_count(),
-        signal.getsignal(signal.SIGINT),
-        signal.getsignal(signal.SIGTERM),
-        "httpx._main" in sys.modules,
-        os.umask(0o022),
-    )
-    os.umask(after[-1])
-    assert after == before
     assert run_json["cwd"] == str(folder)
 
 
@@ -265,3 +259,23 @@ def test_run_experiment_in_memory_returns_typed_results(project):
     assert outcome.block["verdict"]["level"] == "UNDERPOWERED" and outcome.block["seed"] == 4
     with pytest.raises(TypeError, match="spec string"):
         omk.run_experiment([{"sample_id": "a", "prompt": "p"}], control="baseline", treatments=["system:x"], target=Recorder({}))
+
+
+def test_loading_leaves_the_collector_running():
+    """A library call does not pause the garbage collector: collections still happen while it loads."""
+    seen = []
+
+    def record(phase: str, info: dict) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    before = gc.get_threshold()
+    gc.set_threshold(100, 10, 10)
+    gc.callbacks.append(record)
+    try:
+        omk.load(ROOT / "samples" / "eval-samples.yaml")
+    finally:
+        gc.callbacks.remove(record)
+        gc.set_threshold(*before)
+    assert seen, "the collector did not run while loading"
+    assert gc.isenabled() and gc.get_threshold() == before

@@ -131,11 +131,14 @@ def test_resume_runs_only_the_missing_jobs_of_each_variant(tmp_path: Path):
     lines = results.read_text(encoding="utf-8").splitlines()
     results.write_text("\n".join(line for line in lines if '"s2"' not in line) + "\n", encoding="utf-8")
     calls.write_text("", encoding="utf-8")
-    resumed = omk("eval", "--resume", str(out), "--no-cache", cwd=tmp_path, env={"OMK_TEST_CALLS": str(calls)})
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = omk(
+        "eval", "--resume", str(out), "--no-cache", "--require", "progress", cwd=tmp_path, env={"OMK_TEST_CALLS": str(calls)}
+    )
+    assert resumed.returncode == 1, resumed.stderr  # four ties are no progress: --require given on resume decides
     assert calls.read_text(encoding="utf-8").split() == ["s2"]
     block = json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]
     assert [v["samples"] for v in block["variants"]] == [4, 4]
+    assert block["require"]["policy"] == "progress" and block["require"]["passed"] is False
 
 
 def test_bad_variants_are_located_errors(tmp_path: Path):

@@ -37,7 +37,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
         print(f"resume it with: omk eval --resume {experiment.out_dir}", file=sys.stderr)
         return EXIT_INTERRUPTED
     outcome = experiment.finish()
-    return show_outcome(outcome, args.require, quiet=args.quiet)
+    return show_outcome(outcome, experiment.options.require, quiet=args.quiet)
 
 
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool) -> int:
@@ -187,7 +187,17 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             + (" (omk eval --resume RUN_DIR continues a recorded experiment with its targets)" if options.resume else "")
         )
     if options.resume and is_experiment(Path(options.resume)):
-        return resume_experiment(Path(options.resume), EvalOptions(quiet=options.quiet, concurrency=options.concurrency))
+        given = EvalOptions(
+            quiet=options.quiet,
+            concurrency=options.concurrency,
+            timeout=options.timeout,
+            retries=options.retries,
+            no_cache=options.no_cache,
+            format=options.format,
+            lang=options.lang,
+            require=options.require,
+        )
+        return resume_experiment(Path(options.resume), given)
     if options.resume:
         return None
     variants = target_variants(targets) if targets else variants_for(options, Path.cwd())

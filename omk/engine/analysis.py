@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.engine.report import Report
 from omk.errors import InputError, Problem
-from omk.experiment import Record, VariantRun, analyze
+from omk.experiment import Record, VariantRun, analyze, evaluate_policy
 from omk.experiment import Settings as AnalysisSettings
 from omk.model import SampleResult
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from omk.engine.experiment import Experiment, ExperimentOutcome
 
 LAYERS = ("fact", "behavior", "judge")
+MAX_MESSAGES = 8  # failure lines kept per result in the block (the variant's report.json has all)
+MAX_MESSAGE = 300  # characters per line
 
 
 def record_of(result: SampleResult) -> Record:
@@ -55,6 +57,25 @@ def record_from_dict(data: dict[str, Any]) -> Record:
     )
 
 
+def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
+    """One result as the block's `runs[name].results` keep it: enough for the JUnit and Markdown
+    reports to show every variant's outcome without reading the variant's own folder."""
+    from omk.report.reasons import failure_lines
+
+    lines = [] if result.passed else failure_lines(result.to_dict(), threshold)
+    if len(lines) > MAX_MESSAGES:
+        lines = [*lines[: MAX_MESSAGES - 1], f"… and {len(lines) - MAX_MESSAGES + 1} more (see the variant's report)"]
+    return {
+        "sample_id": result.sample.sample_id,
+        "repeat": result.repeat,
+        "status": "ok" if result.status == "ok" else "error",
+        "passed": result.passed,
+        "composite": result.scores.composite if result.status == "ok" else None,
+        "duration_ms": round(result.duration_ms, 1),
+        "messages": [line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…" for line in lines],
+    }
+
+
 def variant_run(name: str, role: str, results: list[SampleResult]) -> VariantRun:
     samples: dict[str, list[Record]] = {}
     for r in results:
@@ -71,10 +92,18 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
     block = analysis.to_dict()
     block["seed"] = experiment.seed
     block["schedule"] = "sample-major, variants shuffled per sample"
+    threshold = experiment.control.settings.threshold
     block["runs"] = {
-        v.name: {"variant": v.describe(), "report": f"{VARIANTS_DIR}/{v.name}", "target": reports[v.name].target}
+        v.name: {
+            "variant": v.describe(),
+            "report": f"{VARIANTS_DIR}/{v.name}",
+            "target": reports[v.name].target,
+            "results": [case_of(r, threshold) for r in reports[v.name].results],
+        }
         for v in experiment.variants
     }
+    if experiment.options.require:
+        block["require"] = evaluate_policy(analysis.verdict, experiment.options.require).to_dict()
     if experiment.pairwise_block is not None:
         block["pairwise"] = experiment.pairwise_block
     control = reports[experiment.variants[0].name]

@@ -181,6 +181,7 @@ def _record(experiment: Experiment) -> None:
         "started_at": experiment.started_at,
         "seed": experiment.seed,
         "trivial": experiment.trivial,
+        "require": experiment.options.require,
         "pairwise": experiment.pairwise,
         "variants": [dataclasses.asdict(v) for v in experiment.variants],
     }
@@ -202,9 +203,11 @@ def resume_experiment(run_dir: Path, options: EvalOptions, *, cwd: Path | None =
         seed, run_id, started_at, trivial = int(data["seed"]), data["run_id"], data["started_at"], float(data["trivial"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError([Problem(str(path), None, "", "", f"--resume: not a readable experiment record ({exc})")]) from None
+    options = dataclasses.replace(options, require=options.require or data.get("require"))  # a resume may set its own
     evaluations = []
     for variant in variants:
-        sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name))
+        # each variant resumes its own run: only the choices a resume may change are passed on
+        sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name), require=None)
         evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply))
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))

@@ -27,6 +27,7 @@ from omk.config import Settings
 from omk.engine.options import EvalOptions
 from omk.engine.report import Report
 from omk.errors import ConfigError, InputError
+from omk.judge import Judge
 from omk.model import Sample, SampleResult
 from omk.targets.base import Target
 
@@ -131,7 +132,7 @@ class Evaluation:
     samples: list[Sample]
     repeat: int
     target: Target
-    judge: Any
+    judge: Judge | None
     folder: RunFolder
     finished: dict[tuple[str, int], SampleResult] = field(default_factory=dict)
     duration_ms: float = 0.0

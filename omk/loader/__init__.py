@@ -11,7 +11,6 @@ say), `files` (hook and mock files that must exist), `build` (dicts → `Sample`
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,14 +46,10 @@ def load_samples(paths: list[str | Path]) -> LoadedSamples:
     files, problems = expand(paths)
     loaded = LoadedSamples(files=files)
     first_ids: dict[str, tuple[str, int | None]] = {}
-    collecting = gc.isenabled()
-    gc.disable()  # a large set is many small containers: the collector would rescan them over and over
-    try:
-        for file in files:
-            problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file)).run()
-    finally:
-        if collecting:
-            gc.enable()
+    # The collector is left as the caller set it: a library call does not change process-wide
+    # state. `omk eval` raises its thresholds, which a program loading very large sets may do too.
+    for file in files:
+        problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file)).run()
     if problems:
         raise InputError(problems)
     return loaded

@@ -18,7 +18,6 @@ What it adds over plain PyYAML:
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 import yaml
@@ -56,8 +55,6 @@ class _Frame:
 
 def parse_yaml(text: str) -> Document:
     """Parse one YAML document. Raises `ParseFailure` (with a line) for a syntax error."""
-    enabled = gc.isenabled()
-    gc.disable()
     loader = _Loader(text)
     try:
         return _build(loader)
@@ -73,8 +70,6 @@ def parse_yaml(text: str) -> Document:
         raise ParseFailure(f"YAML parse error: {exc}", _reader_line(text, exc)) from None
     finally:
         loader.dispose()
-        if enabled:
-            gc.enable()
 
 
 def _reader_line(text: str, exc: yaml.YAMLError) -> int | None:

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, pairwise
+from omk.report import categories, experiment, pairwise
 from omk.report.i18n import t
 from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name, skipped_judge_line
 
@@ -39,7 +39,7 @@ code,pre,.mono{font-family:__MONO__;font-size:12.5px}
 header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--soft)}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}h3{font-size:14px;margin:16px 0 6px}
 main{padding:8px 24px 48px;max-width:1400px}
-.meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}
+.meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}header .meta{display:flex;flex-wrap:wrap}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
 .badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.error{background:var(--warn)}
 .badge.skip{background:var(--skip);color:#fff}.badge.pw-a{background:var(--accent)}.badge.pw-b{background:#8250df}
@@ -455,6 +455,15 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
         if gate
         else f'<span class="badge fail">{esc(t("gate failed", lang))}</span>'
     )
+    exp = experiment.block(report)
+    css, scripts, lead, heading = CSS, [JS], "", t("Summary", lang)
+    if exp is not None:  # an experiment: its verdict heads the page, the control's run follows
+        from omk.report import experiment_html
+
+        verdict = experiment_html.level_badge(exp["verdict"].get("level"))
+        css, scripts = CSS + experiment_html.CSS, [JS, experiment_html.JS]
+        lead = experiment_html.section(report, exp, lang)
+        heading += f" · {experiment.tx('control', lang)}: {exp.get('control')}"
     judge_text = ", ".join(map(str, judge.get("models") or [])) if judge else t("none", lang)
     meta = [
         ("run", report.get("run_id")),
@@ -467,7 +476,7 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
     ]
     csp = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-        f"script-src '{_script_hash(JS)}'; base-uri 'none'; form-action 'none'"
+        "script-src " + " ".join(f"'{_script_hash(js)}'" for js in scripts) + "; base-uri 'none'; form-action 'none'"
     )
     page_lang = "zh-CN" if lang == "zh" else "en"
     return (
@@ -475,11 +484,11 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
         f'<html lang="{page_lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>omk report {esc(report.get('run_id'))}</title><style>{CSS}</style></head><body>"
+        f"<title>omk report {esc(report.get('run_id'))}</title><style>{css}</style></head><body>"
         f"<header><h1>omk report {verdict}</h1>"
         '<div class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in meta if v) + "</div></header>"
-        "<main>"
-        f"<h2>{esc(t('Summary', lang))}</h2>{_layer_cards(summary, lang)}"
+        f"<main>{lead}"
+        f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
         + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report)) else "")
         + categories.html_section(report, lang)
@@ -488,7 +497,7 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
         f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
         f"<h2>{esc(t('Results', lang))}</h2>{_table(results, threshold, lang)}"
         '<div id="details">' + "".join(_detail(i, r, is_repeated(results), lang) for i, r in enumerate(results)) + "</div>"
-        f"</main><script>{JS}</script></body></html>\n"
+        "</main>" + "".join(f"<script>{js}</script>" for js in scripts) + "</body></html>\n"
     )
 
 

@@ -4,6 +4,9 @@ One `<testcase>` per result (sample × repeat). A result that ran and did not pa
 `<failure>` listing the failed assertions and the judge's reasons; a result whose target or
 judge failed carries an `<error>`. The output goes to `<system-out>` (a conversation's turns,
 each with its prompt and output).
+
+An experiment (a report with an `experiment` block) has a suite per variant instead, one case per
+sample and variant (omk/report/experiment_junit.py).
 """
 
 from __future__ import annotations
@@ -13,18 +16,18 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, pairwise
+from omk.report import categories, experiment, pairwise
 from omk.report.reasons import failure_lines, is_repeated, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _clean(text: Any) -> str:
+def clean(text: Any) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if text is None else str(text))
 
 
-def _seconds(ms: Any) -> str:
+def seconds(ms: Any) -> str:
     return f"{(ms or 0) / 1000:.3f}"
 
 
@@ -36,12 +39,16 @@ def _classname(result: dict[str, Any], fallback: str) -> str:
 
 
 def build_junit(report: dict[str, Any]) -> ET.Element:
+    if (exp := experiment.block(report)) is not None:  # a suite per variant (and the verdict)
+        from omk.report import experiment_junit
+
+        return experiment_junit.build(report, exp)
     summary = report.get("summary") or {}
     results = report.get("results") or []
     suite_name = f"omk {report.get('run_id', '')}".strip()
     failures = sum(1 for r in results if r.get("status") != "error" and not r.get("passed"))
     errors = sum(1 for r in results if r.get("status") == "error")
-    total_time = _seconds(summary.get("duration_ms"))
+    total_time = seconds(summary.get("duration_ms"))
     counts = {"tests": str(len(results)), "failures": str(failures), "errors": str(errors), "skipped": "0"}
 
     root = ET.Element("testsuites", {"name": "omk", **counts, "time": total_time})
@@ -49,10 +56,10 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
         root,
         "testsuite",
         {
-            "name": _clean(suite_name),
+            "name": clean(suite_name),
             **counts,
             "time": total_time,
-            "timestamp": _clean(report.get("started_at") or ""),
+            "timestamp": clean(report.get("started_at") or ""),
             "hostname": "localhost",
             "id": "0",
             "package": "omk",
@@ -60,7 +67,7 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
     )
     props = ET.SubElement(suite, "properties")
     for name, value in _properties(report):
-        ET.SubElement(props, "property", {"name": _clean(name), "value": _clean("" if value is None else value)})
+        ET.SubElement(props, "property", {"name": clean(name), "value": clean("" if value is None else value)})
     repeated = is_repeated(results)
     fallback = Path(report["samples_files"][0]).stem if report.get("samples_files") else "omk"
     for r in results:
@@ -90,24 +97,24 @@ def _add_case(suite: ET.Element, r: dict[str, Any], name: str, classname: str, t
         suite,
         "testcase",
         {
-            "name": _clean(name),
-            "classname": _clean(classname + (f".{r['category']}" if r.get("category") else "")),
-            "time": _seconds(r.get("duration_ms")),
+            "name": clean(name),
+            "classname": clean(classname + (f".{r['category']}" if r.get("category") else "")),
+            "time": seconds(r.get("duration_ms")),
         },
     )
     if r.get("status") == "error":
-        err = ET.SubElement(case, "error", {"message": _clean(r.get("error") or "error"), "type": "error"})
-        err.text = _clean(r.get("error") or "")
+        err = ET.SubElement(case, "error", {"message": clean(r.get("error") or "error"), "type": "error"})
+        err.text = clean(r.get("error") or "")
     elif not r.get("passed"):
         lines = failure_lines(r, threshold)
         composite = (r.get("scores") or {}).get("composite")
         head = f"composite {composite}" + (f" (threshold {threshold:g})" if threshold is not None else "")
-        fail = ET.SubElement(case, "failure", {"message": _clean(lines[0] if lines else head), "type": "omk.failed"})
-        fail.text = _clean("\n".join([head, *lines]))
+        fail = ET.SubElement(case, "failure", {"message": clean(lines[0] if lines else head), "type": "omk.failed"})
+        fail.text = clean("\n".join([head, *lines]))
     if r.get("turns"):
-        ET.SubElement(case, "system-out").text = _clean(_transcript(r["turns"]))
+        ET.SubElement(case, "system-out").text = clean(_transcript(r["turns"]))
     elif r.get("output"):
-        ET.SubElement(case, "system-out").text = _clean(r["output"])
+        ET.SubElement(case, "system-out").text = clean(r["output"])
 
 
 def _transcript(turns: list[dict[str, Any]]) -> str:

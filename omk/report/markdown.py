@@ -1,5 +1,8 @@
 """`summary.md`: a short Markdown summary fit for a CI job summary ($GITHUB_STEP_SUMMARY).
 
+An experiment's summary (a report with an `experiment` block) is the verdict and the variants
+side by side instead, fit for a pull request (omk/report/experiment_markdown.py).
+
 GitHub and GitLab render inline HTML in Markdown, so every value from a run (outputs and
 messages are untrusted) is escaped for both Markdown tables and HTML.
 """
@@ -10,7 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, pairwise
+from omk.report import categories, experiment, pairwise
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -38,6 +41,10 @@ def _score(v: Any) -> str:
 
 
 def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
+    if (exp := experiment.block(report)) is not None:  # an experiment: the verdict and the variants
+        from omk.report import experiment_markdown
+
+        return experiment_markdown.render(report, exp, lang, cell)
     summary = report.get("summary") or {}
     out = _head(report, lang)
     if line := repeats_line(report):

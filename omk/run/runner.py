@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from omk.assertions.context import CheckContext
+from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.engine import evaluate
 from omk.cache import ResponseCache, cache_key
-from omk.judge import NO_JUDGE
+from omk.judge import NO_JUDGE, Judge
 from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
@@ -31,9 +31,9 @@ class RunConfig:
     concurrency: int = 4
     timeout: float = 120.0
     regex_timeout: float = 2.0
-    judge: Any = None
+    judge: Judge | None = None
     no_judge: str = NO_JUDGE  # why judge items are skipped when `judge` is None
-    hooks: Any = None
+    hooks: Hooks | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
 
@@ -72,7 +72,7 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
     result.assertions, result.judge, result.judge_skipped = graded.assertions, graded.judge, graded.judge_skipped
     result.scores, result.passed = graded.scores, graded.passed
     if graded.error:
-        result.status, result.error, result.passed = "error", graded.error, False  # judge gave up (spec §7)
+        result.status, result.error, result.passed = "error", graded.error, False  # the judge gave up: the sample errored, it did not fail
     result.duration_ms = (time.perf_counter() - started) * 1000
     return result
 

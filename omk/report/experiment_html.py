@@ -1,0 +1,394 @@
+"""The experiment section of `report.html`: the verdict, the variants in columns, and per
+treatment its paired measures, a chart of the per-sample changes with the confidence interval
+(inline SVG), and a sortable table of those changes.
+
+Everything from the run goes through `esc()` here, on the server side; the section's script
+(`JS`, allowed by its hash in the page's Content-Security-Policy) only reorders rows that are
+already rendered.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+from urllib.parse import quote
+
+from omk.report import experiment as ex
+
+LEVEL_CLASS = {
+    "PROGRESS": "progress",
+    "CAUTIOUS": "cautious",
+    "REGRESS": "regress",
+    "NOISE": "noise",
+    "UNDERPOWERED": "underpowered",
+    "SOLO": "solo",
+}
+
+CSS = """
+.lvl{color:#fff}.lvl-progress{--lvl:#1a7f37}.lvl-cautious{--lvl:#9a6700}.lvl-regress{--lvl:#cf222e}
+.lvl-noise{--lvl:#6e7781}.lvl-underpowered{--lvl:#bc4c00}.lvl-solo{--lvl:#0969da}.badge.lvl{background:var(--lvl)}
+.verdict{border:1px solid var(--line);border-left:6px solid var(--lvl);border-radius:6px;padding:10px 16px;margin:8px 0 16px}
+.verdict .vhead{font-size:16px}.verdict .rec{font-weight:600;margin:6px 0}.verdict .require{margin:6px 0 0}
+.verdict ul{margin:4px 0;padding-left:18px;color:var(--muted)}
+table.variants,table.measures{width:auto;min-width:480px}table.variants td,table.measures td{white-space:nowrap}
+table.variants th small{font-weight:400;color:var(--muted);margin-left:4px}
+section.comparison{border-top:1px solid var(--line);margin-top:20px}
+figure.delta-chart{margin:12px 0}figure.delta-chart svg{max-width:100%;height:auto}
+figure.delta-chart figcaption{color:var(--muted);font-size:12.5px;max-width:760px}
+.sw{display:inline-block;width:10px;height:10px;border-radius:5px;vertical-align:-1px;margin-right:3px}
+.sw.band{border-radius:2px;background:rgba(9,105,218,.18);border:1px solid rgba(9,105,218,.45)}
+table.deltas{width:auto;min-width:640px}
+table.sortable th{cursor:pointer;user-select:none;white-space:nowrap}
+table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
+table.deltas tr.regressed{background:#ffebe9}
+"""
+
+# Sorts every `table.sortable` by the clicked header (Enter or Space too): by each cell's
+# `data-v`, numerically under a `num` header; empty values (no score) last in both directions,
+# ties in the original order.
+JS = """
+(function(){
+  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),function(table){
+    var body=table.tBodies[0], heads=table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads,function(th,i){
+      function sort(){
+        var asc=th.getAttribute('aria-sort')!=='ascending', numeric=th.classList.contains('num');
+        Array.prototype.forEach.call(heads,function(o){o.removeAttribute('aria-sort');});
+        th.setAttribute('aria-sort',asc?'ascending':'descending');
+        var rows=Array.prototype.slice.call(body.rows);
+        rows.sort(function(a,b){
+          var x=a.cells[i].getAttribute('data-v'), y=b.cells[i].getAttribute('data-v'), c;
+          if(x===''||y===''){c=(x==='')-(y==='');}
+          else{
+            if(numeric){x=parseFloat(x); y=parseFloat(y); c=x<y?-1:x>y?1:0;}
+            else{c=x.localeCompare(y);}
+            if(!asc){c=-c;}
+          }
+          return c||(parseInt(a.getAttribute('data-i'),10)-parseInt(b.getAttribute('data-i'),10));
+        });
+        rows.forEach(function(r){body.appendChild(r);});
+      }
+      th.tabIndex=0;
+      th.addEventListener('click',sort);
+      th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();sort();}});
+    });
+  });
+})();
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def level_badge(level: Any) -> str:
+    cls = LEVEL_CLASS.get(str(level), "noise")
+    return f'<span class="badge lvl lvl-{cls}">{esc(level)}</span>'
+
+
+def section(report: dict[str, Any], exp: dict[str, Any], lang: str) -> str:
+    parts = [
+        f'<section id="experiment"><h2>{esc(ex.tx("Experiment", lang))}</h2>',
+        _verdict(exp),
+        _variants(exp, lang),
+    ]
+    for i, comp in enumerate(ex.comparisons(exp), 1):
+        parts.append(_comparison(exp, comp, i, lang))
+    parts.append(_variant_links(exp))
+    return "".join(parts) + "</section>"
+
+
+def _verdict(exp: dict[str, Any]) -> str:
+    v = exp["verdict"]
+    cls = LEVEL_CLASS.get(str(v.get("level")), "noise")
+    context = "".join(f"<li>{esc(line.strip())}</li>" for line in (v.get("lines") or [])[2:-1])
+    out = (
+        f'<div class="verdict lvl-{cls}" data-level="{esc(v.get("level"))}">'
+        f'<div class="vhead">{level_badge(v.get("level"))} <b>{esc(_without_level(v))}</b></div>'
+        f'<p class="rec">{esc(v.get("recommendation"))}</p>'
+        + (f"<ul>{context}</ul>" if context else "")
+    )
+    require = exp.get("require")
+    if isinstance(require, dict):
+        ok = bool(require.get("passed"))
+        out += (
+            f'<p class="require {"ok" if ok else "bad"}"><code>--require {esc(require.get("policy"))}</code>: '
+            f'{"met" if ok else "NOT met"} — {esc(require.get("reason"))}</p>'
+        )
+    return out + "</div>"
+
+
+def _without_level(v: dict[str, Any]) -> str:
+    """The headline after its `LEVEL · `, which the badge beside it already says."""
+    headline, prefix = str(v.get("headline") or ""), f"{v.get('level')} · "
+    return headline[len(prefix) :] if headline.startswith(prefix) else headline
+
+
+def _variants(exp: dict[str, Any], lang: str) -> str:
+    heads = "".join(
+        f'<th class="num" data-variant="{esc(v.get("name"))}">{esc(v.get("name"))}<small>{esc(ex.tx(str(v.get("role")), lang))}</small></th>'
+        for v in ex.variants(exp)
+    )
+    rows = []
+    for label, values in ex.variant_rows(exp, lang):
+        if label == ex.tx("role", lang):
+            continue
+        cells = "".join(f'<td class="num{_gate_class(x)}">{esc(x)}</td>' for x in values)
+        rows.append(f"<tr><th>{esc(label)}</th>{cells}</tr>")
+    return f'<table class="variants"><thead><tr><th></th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _gate_class(value: str) -> str:
+    return " ok" if value == "pass" else " bad" if value.startswith("fail") else ""
+
+
+def _comparison(exp: dict[str, Any], comp: dict[str, Any], i: int, lang: str) -> str:
+    pair = ex.pair_verdict(exp, comp)
+    t, c = esc(comp.get("treatment")), esc(comp.get("control"))
+    heads = ["measure", "change", "95% CI", "wins / ties / losses", "effect size d_z", "detects ≥", "n"]
+    head = "".join(f'<th{"" if h == "measure" else " class=num"}>{esc(ex.tx(h, lang))}</th>' for h in heads)
+    rows = "".join(
+        f'<tr data-measure="{esc(r.measure)}"><td>{esc(ex.tx(r.measure, lang))}</td>'
+        f'<td class="num">{"<b>" + esc(r.mean) + "</b>" if r.significant else esc(r.mean)}</td>'
+        f'<td class="num">{esc(r.ci)}</td><td class="num">{esc(r.wins_ties_losses)}</td>'
+        f'<td class="num">{esc(r.effect)}</td><td class="num">{esc(r.mde)}</td><td class="num">{r.n}</td></tr>'
+        for r in ex.measure_rows(comp)
+    )
+    return (
+        f'<section class="comparison" id="comparison-{i}" data-treatment="{t}">'
+        f"<h3>{t} vs {c} {level_badge(pair.get('level'))}</h3>"
+        f'<p class="meta">{esc(pair.get("headline"))}<br>{esc(pair.get("recommendation"))}</p>'
+        f'<table class="measures"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        f"<p>{esc(ex.pass_rate_text(comp, lang))} · {esc(ex.resources_text(comp))}</p>"
+        f'<p class="meta">{esc(ex.coverage_text(comp))}</p>'
+        f"{_figure(exp, comp, i)}"
+        f"<h4>{esc(ex.tx('Per-sample changes', lang))}</h4>{_regressed_line(comp)}{_deltas(comp, i, lang)}"
+        "</section>"
+    )
+
+
+def _regressed_line(comp: dict[str, Any]) -> str:
+    n = len(ex.regressions(comp))
+    what = f"{n} sample{'s' if n != 1 else ''} regressed (highlighted)" if n else "No sample regressed"
+    return f'<p class="meta regressed-count" data-count="{n}">{what}. Click a column to sort it; Δ sorts the worst first.</p>'
+
+
+def _deltas(comp: dict[str, Any], i: int, lang: str) -> str:
+    """Every shared sample: both composites, the change, what happened, whether it regressed."""
+    t, c = str(comp.get("treatment")), str(comp.get("control"))
+    why = {str(r.get("sample_id")): ex.regression_why(r) for r in ex.regressions(comp)}
+    cols = [(ex.tx("sample", lang), ""), (c, "num"), (t, "num"), ("Δ", "num"), (ex.tx("status", lang), ""), (ex.tx("regressed", lang), "")]
+    head = "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in cols)
+    rows = []
+    for n, s in enumerate(ex.per_sample(comp)):
+        sid = str(s.get("sample_id"))
+        delta = s.get("delta")
+        outcome = f"{_state(s, 'control')} → {_state(s, 'treatment')}"
+        cells = [
+            f'<td data-v="{esc(sid)}"><code>{esc(sid)}</code></td>',
+            _score_cell(None if s.get("control_errored") else s.get("control")),
+            _score_cell(None if s.get("treatment_errored") else s.get("treatment")),
+            f'<td class="num" data-v="{"" if delta is None else delta}">{esc(ex.signed(delta))}</td>',
+            f'<td data-v="{esc(outcome)}">{_outcome(s)}</td>',
+            f'<td data-v="{esc(why.get(sid, ""))}">{esc(why.get(sid, ""))}</td>',
+        ]
+        cls = ' class="regressed"' if sid in why else ""
+        rows.append(f'<tr data-i="{n}" data-sample="{esc(sid)}"{cls}>' + "".join(cells) + "</tr>")
+    return (
+        f'<table class="deltas sortable" id="deltas-{i}"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _outcome(s: dict[str, Any]) -> str:
+    cls = {"pass": "ok", "fail": "bad", "error": "warn"}
+    sides = [_state(s, side) for side in ("control", "treatment")]
+    return " → ".join(f'<span class="{cls[x]}">{x}</span>' for x in sides)
+
+
+def _state(s: dict[str, Any], side: str) -> str:
+    if s.get(f"{side}_errored"):
+        return "error"
+    return "pass" if s.get(f"{side}_passed") else "fail"
+
+
+def _score_cell(v: Any) -> str:
+    return f'<td class="num" data-v="{"" if v is None else v}">{esc(ex.num(v))}</td>'
+
+
+def _variant_links(exp: dict[str, Any]) -> str:
+    runs = exp.get("runs") if isinstance(exp.get("runs"), dict) else {}
+    links = []
+    for v in ex.variants(exp):
+        name = str(v.get("name"))
+        folder = (runs.get(name) or {}).get("report") if isinstance(runs.get(name), dict) else None
+        href = f"{quote(str(folder))}/report.html" if folder else f"variants/{quote(name)}/report.html"
+        links.append(f'<a href="{esc(href)}">{esc(name)}</a>')
+    control = esc(exp.get("control"))
+    return (
+        f'<p class="meta">The sections below are the control\'s run ({control}). Each variant\'s own report '
+        f"(when written as HTML): {' · '.join(links)}</p>"
+    )
+
+
+# ---------------------------------------------------------------- the chart
+
+
+def _figure(exp: dict[str, Any], comp: dict[str, Any], i: int) -> str:
+    settings = exp.get("settings") or {}
+    trivial = float(settings.get("trivial") or 0.0)
+    d = comp.get("composite") or {}
+    t = esc(comp.get("treatment"))
+    interval = d.get("ci") if isinstance(d.get("ci"), dict) else None
+    ci_text = (
+        f'<span class="sw band"></span>shaded: the 95% confidence interval of the mean change, '
+        f"{esc(ex.signed(interval.get('low')))} to {esc(ex.signed(interval.get('high')))}; "
+        if interval
+        else "no confidence interval (fewer than 2 samples scored on both sides); "
+    )
+    errored = sum(1 for s in ex.per_sample(comp) if s.get("delta") is None)
+    left_out = f" {errored} sample(s) without a score on both sides are not shown." if errored else ""
+    caption = (
+        f'Each dot is one sample: <span class="sw" style="background:{COLORS["win"]}"></span>better with {t}, '
+        f'<span class="sw" style="background:{COLORS["tie"]}"></span>unchanged, '
+        f'<span class="sw" style="background:{COLORS["loss"]}"></span>worse. {ci_text}'
+        f"blue line: the mean change {esc(ex.signed(d.get('mean')))}; black line: no change; "
+        f"dashed lines: ±{esc(ex.num(trivial))}, the smallest change worth acting on.{left_out}"
+    )
+    return f'<figure class="delta-chart">{delta_chart(comp, trivial, i)}<figcaption>{caption}</figcaption></figure>'
+
+
+COLORS = {"win": "#1a7f37", "tie": "#8c959f", "loss": "#cf222e"}
+W, LEFT, RIGHT, TOP, AXIS = 760, 24, 24, 44, 46
+MAX_PLOT = 240  # the dots' area grows with the tallest stack up to this height; then bars
+MAX_DOTS = 250  # more samples than this read better as a histogram
+
+
+def _domain(values: list[float], trivial: float) -> tuple[float, float]:
+    """A symmetric axis around 0 that holds every value, the interval and ±trivial; its tick step."""
+    reach = max([abs(v) * 1.06 for v in values] + [trivial * 1.5, 0.5])  # no dot on the frame
+    step = 0.25 if reach <= 1 else 0.5 if reach <= 2.5 else 1.0
+    return math.ceil(reach / step - 1e-9) * step, step
+
+
+def _stacks(values: list[float], x: Any, r: float) -> list[int]:
+    """The height (in dots) of each dot in a dot plot of columns 2r wide."""
+    seen: dict[int, int] = {}
+    heights = []
+    for v in values:
+        col = round((x(v) - LEFT) / (2 * r))
+        heights.append(seen.get(col, 0))
+        seen[col] = seen.get(col, 0) + 1
+    return heights
+
+
+def delta_chart(comp: dict[str, Any], trivial: float, i: int = 1) -> str:
+    """Inline SVG: each sample's composite change as a dot (stacked where they meet; a histogram
+    for many samples or stacks too tall), the 95% interval as a band, 0, ±trivial and the mean."""
+    d = comp.get("composite") or {}
+    points = sorted(
+        ((float(s["delta"]), str(s.get("sample_id"))) for s in ex.per_sample(comp) if isinstance(s.get("delta"), int | float)),
+        key=lambda p: p[0],
+    )
+    interval = d.get("ci") if isinstance(d.get("ci"), dict) else None
+    bounds = [p[0] for p in points] + ([interval["low"], interval["high"]] if interval else [])
+    reach, step = _domain([float(b) for b in bounds if isinstance(b, int | float)], trivial)
+    span = W - LEFT - RIGHT
+
+    def x(v: float) -> float:
+        return LEFT + (v + reach) / (2 * reach) * span
+
+    r = 4.5
+    heights = _stacks([p[0] for p in points], x, r)
+    while heights and (max(heights) + 1) * 2 * r > MAX_PLOT and r > 2:
+        r -= 0.5
+        heights = _stacks([p[0] for p in points], x, r)
+    bars = len(points) > MAX_DOTS or (bool(heights) and (max(heights) + 1) * 2 * r > MAX_PLOT)
+    plot = MAX_PLOT if bars else max(90.0, (max(heights, default=0) + 1) * 2 * r + 8)
+    base = TOP + plot
+    t = esc(comp.get("treatment"))
+    label = (
+        f"Per-sample composite change, {t} minus {esc(comp.get('control'))}: mean {esc(ex.signed(d.get('mean')))}, "
+        f"95% CI {esc(ex.ci(d))}"
+    )
+    out = [
+        f'<svg id="delta-chart-{i}" class="delta-chart" role="img" aria-label="{label}" width="{W}" '
+        f'height="{base + AXIS:.0f}" viewBox="0 0 {W} {base + AXIS:.0f}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{LEFT}" y="14" style="font-size:12px;fill:#1f2328;font-weight:600">'
+        f"How much each sample changed: {t} − {esc(comp.get('control'))} (composite, 1–5 scale)</text>",
+    ]
+    if interval:
+        lo, hi = x(float(interval["low"])), x(float(interval["high"]))
+        if hi - lo < 3:
+            lo, hi = (lo + hi) / 2 - 1.5, (lo + hi) / 2 + 1.5
+        out.append(
+            f'<rect class="ci-band" data-low="{interval["low"]}" data-high="{interval["high"]}" x="{lo:.1f}" y="{TOP - 6}" '
+            f'width="{hi - lo:.1f}" height="{plot + 6:.0f}" fill="#0969da" fill-opacity="0.13" stroke="#0969da" stroke-opacity="0.35">'
+            f"<title>95% CI of the mean change: {esc(ex.ci(d))}</title></rect>"
+        )
+    out += _guides(x, trivial, base, plot)
+    if isinstance(d.get("mean"), int | float):  # under the dots, so that none hides behind it
+        mx = x(float(d["mean"]))
+        out.append(f'<line class="mean" x1="{mx:.1f}" x2="{mx:.1f}" y1="{TOP - 12}" y2="{base}" stroke="#0969da" stroke-width="2"/>')
+        out.append(f'<text x="{mx:.1f}" y="{TOP - 16}" text-anchor="middle" style="fill:#0969da">mean {esc(ex.signed(d["mean"]))}</text>')
+    out += _bars(points, x, reach, base, plot) if bars else _dots(points, heights, x, r, base)
+    out += _axis(x, reach, step, base, t)
+    return "".join(out) + "</svg>"
+
+
+def _guides(x: Any, trivial: float, base: float, plot: float) -> list[str]:
+    out = [f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{base - plot}" y2="{base}" stroke="#1f2328" stroke-width="1.2"/>']
+    if trivial > 0:
+        for sign in (-1, 1):
+            tx_ = x(sign * trivial)
+            out.append(
+                f'<line class="trivial" x1="{tx_:.1f}" x2="{tx_:.1f}" y1="{base - plot}" y2="{base}" '
+                'stroke="#9a6700" stroke-dasharray="4 3"/>'
+            )
+        out.append(f'<text x="{x(trivial) + 3:.1f}" y="{base - plot + 10:.0f}" style="fill:#9a6700">±{trivial:g} trivial</text>')
+    return out
+
+
+def _dots(points: list[tuple[float, str]], heights: list[int], x: Any, r: float, base: float) -> list[str]:
+    out = []
+    for (v, sid), h in zip(points, heights, strict=True):
+        kind = "win" if v > 0.005 else "loss" if v < -0.005 else "tie"
+        out.append(
+            f'<circle class="dot {kind}" data-sample="{esc(sid)}" data-delta="{v}" cx="{x(v):.1f}" cy="{base - r - h * 2 * r:.1f}" '
+            f'r="{r - 0.4:.1f}" fill="{COLORS[kind]}" fill-opacity="0.85"><title>{esc(sid)}: {v:+.2f}</title></circle>'
+        )
+    return out
+
+
+def _bars(points: list[tuple[float, str]], x: Any, reach: float, base: float, plot: float) -> list[str]:
+    """Too many samples for dots: a histogram of the changes in 40 bins across the axis."""
+    width = 2 * reach / 40
+    counts = [0] * 40
+    for v, _ in points:
+        counts[min(39, max(0, int((v + reach) / width)))] += 1
+    top = max(counts) or 1
+    out = []
+    for k, n in enumerate(counts):
+        if not n:
+            continue
+        lo, hi = -reach + k * width, -reach + (k + 1) * width
+        kind = "win" if lo >= 0.005 else "loss" if hi <= -0.005 else "tie"
+        h = n / top * (plot - 8)
+        out.append(
+            f'<rect class="bin {kind}" data-count="{n}" x="{x(lo) + 0.5:.1f}" y="{base - h:.1f}" width="{x(hi) - x(lo) - 1:.1f}" '
+            f'height="{h:.1f}" fill="{COLORS[kind]}" fill-opacity="0.8"><title>{lo:+.2f} to {hi:+.2f}: {n} samples</title></rect>'
+        )
+    return out
+
+
+def _axis(x: Any, reach: float, step: float, base: float, t: str) -> list[str]:
+    out = [f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{base}" y2="{base}" stroke="#d0d7de"/>']
+    n = round(reach / step)
+    for k in range(-n, n + 1):
+        v = k * step
+        out.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{base}" y2="{base + 4}" stroke="#8c959f"/>')
+        out.append(f'<text class="tick" x="{x(v):.1f}" y="{base + 16}" text-anchor="middle">{"0" if k == 0 else f"{v:+g}"}</text>')
+    out.append(f'<text x="{LEFT}" y="{base + 36}">← worse with {t}</text>')
+    out.append(f'<text x="{W - RIGHT}" y="{base + 36}" text-anchor="end">better with {t} →</text>')
+    return out

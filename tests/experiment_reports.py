@@ -1,0 +1,113 @@
+"""Experiment run folders for the report tests: the bundled experiment (PROGRESS), the same with the
+arms swapped (a REGRESS), and one whose treatment crashes on a sample (errored results), each run
+by the real CLI with every format; and synthetic experiment reports built with `analyze`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omk.experiment import Record, Settings, VariantRun, analyze
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "samples" / "experiment"
+SKILL = EXPERIMENT / "skills" / "support-tone"
+
+
+def omk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    env.pop("OMK_TARGET", None)
+    env.pop("OMK_JUDGE", None)
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _bundled(out: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    proc = omk("eval", str(EXPERIMENT / "eval-samples.yaml"), "--seed", "7", "--out", str(out), "--no-cache", "--format", "md,html,junit", *extra)
+    return proc, out
+
+
+@pytest.fixture(scope="session")
+def progress_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The bundled experiment: the support-tone skill against no skill, `--require progress`."""
+    return _bundled(tmp_path_factory.mktemp("progress") / "run", "--require", "progress")
+
+
+@pytest.fixture(scope="session")
+def regress_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The arms swapped: the skill is the control, no skill the treatment; `--require no-regress`."""
+    return _bundled(tmp_path_factory.mktemp("regress") / "run", "--control", f"tone={SKILL}", "--treatment", "baseline", "--require", "no-regress")
+
+
+# Answers "hello"; with a system prompt saying CRASH it crashes on the prompt "fragile".
+CRASHY = textwrap.dedent(
+    """
+    import json, sys
+    request = json.loads(sys.stdin.readline())
+    if "CRASH" in (request.get("system") or "") and "fragile" in request["prompt"]:
+        print("crashed on purpose", file=sys.stderr)
+        sys.exit(3)
+    print(json.dumps({"type": "response", "output": "hello " + request["prompt"]}))
+    """
+)
+
+CRASHY_SAMPLES = """\
+samples:
+  - { sample_id: "greets", prompt: "say it", assertions: [{ type: contains, value: hello }] }
+  - { sample_id: "fragile", prompt: "fragile one", assertions: [{ type: contains, value: hello }] }
+  - { sample_id: "never", prompt: "say it", assertions: [{ type: contains, value: bonjour }] }
+"""
+
+
+@pytest.fixture(scope="session")
+def crash_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """A treatment that errors on one sample: an <error> in JUnit, an errored row in the reports."""
+    folder = tmp_path_factory.mktemp("crash")
+    (folder / "agent.py").write_text(CRASHY, encoding="utf-8")
+    (folder / "eval-samples.yaml").write_text(CRASHY_SAMPLES, encoding="utf-8")
+    proc = omk(
+        "eval", "eval-samples.yaml", "--target", f"cmd:{sys.executable} agent.py", "--control", "baseline",
+        "--treatment", "crashy=system:CRASH", "--out", str(folder / "run"), "--no-cache", "--format", "md,html,junit", cwd=folder,
+    )  # fmt: skip
+    return proc, folder / "run"
+
+
+def synthetic_report(
+    variants: dict[str, list[float | None]], *, repeats: int = 1, settings: Settings | None = None, ids: list[str] | None = None
+) -> dict[str, Any]:
+    """An experiment report from composites per variant (the first is the control; None: errored),
+    with the block's `runs[name].results` as the engine writes them."""
+    n = len(next(iter(variants.values())))
+    ids = ids or [f"s{i:03d}" for i in range(n)]
+    runs = []
+    cases: dict[str, list[dict[str, Any]]] = {}
+    for k, (name, scores) in enumerate(variants.items()):
+        samples: dict[str, list[Record]] = {}
+        for sid, score in zip(ids, scores, strict=True):
+            for rep in range(repeats):
+                ok = score is not None
+                passed = ok and score >= 3.5
+                samples.setdefault(sid, []).append(
+                    Record(status="ok" if ok else "error", composite=score, layers={"fact": score} if ok else {}, passed=passed)
+                )
+                messages = [] if passed else ["error: the agent crashed"] if not ok else [f"below threshold 3.5: fact {score:.2f}"]
+                cases.setdefault(name, []).append(
+                    {"sample_id": sid, "repeat": rep, "status": "ok" if ok else "error", "passed": passed,
+                     "composite": score, "duration_ms": 12.5, "messages": messages}
+                )  # fmt: skip
+        runs.append(VariantRun(name, samples, "control" if k == 0 else "treatment"))
+    block = analyze(runs, settings or Settings(resamples=2000)).to_dict()
+    block["runs"] = {name: {"variant": {"name": name}, "report": f"variants/{name}", "target": {"spec": "cmd:x"}, "results": cases[name]} for name in variants}
+    return {
+        "format": "omk-report/1",
+        "run_id": "20250101-000000-abcdef",
+        "started_at": "2025-01-01T00:00:00+00:00",
+        "summary": {"threshold": 3.5, "total": n, "passed": 0, "scores": {}},
+        "results": [],
+        "experiment": block,
+    }

@@ -20,6 +20,7 @@ from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
 from omk.experiment import Settings, analyze
 from omk.experiment.winrate import WinRate
+from omk.report.experiment_html import JS as EXPERIMENT_JS
 from omk.report.html_report import JS, _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
 from omk.report.markdown import render_markdown
@@ -165,7 +166,7 @@ def test_html_pairwise_stays_self_contained_and_escaped():
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "no network resource"
     assert not re.search(r"""url\(|@import|<link|<iframe|<img""", page)
     assert "<script>window.__pwned" not in page and 'onerror="window' not in page
-    assert page.count("<script>") == 1 and _script_hash(JS) in page
+    assert page.count("<script>") == 2 and _script_hash(JS) in page and _script_hash(EXPERIMENT_JS) in page  # an experiment's page
     zh = render_html(with_pairwise(), lang="zh")
     assert "两两对比: A 对 B" in zh and "<th>A 更好</th>" in zh and "<th>已跳过</th>" in zh and ">A 更好</span>" in zh
 
@@ -199,7 +200,10 @@ def test_junit_carries_the_tally_and_verdicts_as_suite_properties():
     assert props["pairwise:verdict:cr-read-before-review:llm_comparison"] == "b"
     assert props["pairwise:verdict:cs-refund-en"] == "error"
     assert props["pairwise:verdict:cr-sql-注入-zh:tie-llm_comparison"] == "tie"
-    assert len(root.findall(".//testcase")) == 3  # verdicts never become test cases: they do not gate
+    assert len(root.findall(".//testcase")) == 6  # a case per sample and variant; verdicts never become test cases
+    control_suite = root.findall("testsuite")[0]
+    assert any(p.get("name") == "pairwise:a_better" for p in control_suite.iter("property"))  # on the control's suite, once
+    assert sum(1 for p in root.iter("property") if p.get("name") == "pairwise:a_better") == 1
 
 
 def test_junit_property_names_stay_valid_xml_whatever_the_sample_id():

@@ -10,7 +10,8 @@ repeat) and variant, and, when the run had `--require`, one more suite holding t
   does not meet the policy, the same outcome as the exit code. Without `--require` the verdict
   is not a test (an experiment that runs is a success, as its exit code 0 says); it is in every
   suite's properties (`experiment:verdict`, `experiment:headline`, one `experiment:pair:<treatment>`
-  per comparison).
+  per comparison). The pairwise judge's verdicts, when it ran, are properties of the control's
+  suite (`pairwise:…`, omk/report/pairwise.py).
 
 Each variant's results come from the block's `runs[name].results` (their reasons included); the
 outputs are not there: each variant's own `variants/<name>/junit.xml` has them.
@@ -22,6 +23,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from omk.report import experiment as ex
+from omk.report import pairwise
 from omk.report.junit import clean, seconds
 from omk.report.reasons import is_repeated, result_name
 
@@ -102,6 +104,7 @@ def _variant_suite(
             ("composite", (v.get("scores") or {}).get("composite")),
             ("passed", f"{v.get('passed', 0)}/{v.get('samples', 0)}"),
             *_experiment_properties(report, exp),
+            *(pairwise.junit_properties(report) if v.get("role") == "control" else []),  # the pairwise judge's, once
         ],
     )
     repeated = is_repeated(results)

@@ -4,7 +4,8 @@ The verdict and its recommendation come first, then the variants side by side, t
 treatment against the control (the paired change of the composite and of each layer with its
 95% interval, wins / ties / losses, effect size, the smallest change the sample count can
 detect, the pass-rate change with McNemar's test, cost and latency) and the samples that
-regressed; long lists fold into `<details>`. Each variant's failures and a sample-by-variant
+regressed; long lists fold into `<details>`; the pairwise judge's verdicts, when it ran
+(omk/report/pairwise.py). Each variant's failures and a sample-by-variant
 table close it. Every value from the run goes through `cell` (escaped for Markdown tables and
 HTML: GitHub renders both).
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from omk.report import experiment as ex
+from omk.report import pairwise
 from omk.report.reasons import is_repeated, result_name
 
 OPEN_ROWS = 10  # more regressed samples than this fold into <details>
@@ -29,6 +31,7 @@ def render(report: dict[str, Any], exp: dict[str, Any], lang: str, cell: Cell) -
     out += _variants(exp, lang, cell)
     for comp in ex.comparisons(exp):
         out += _comparison(exp, comp, lang, cell)
+    out += pairwise.markdown_lines(report, lang, cell)  # the pairwise judge's verdicts, when it ran
     out += _failures(exp, lang, cell)
     out += _all_samples(exp, lang, cell)
     out += _footer(exp, cell)

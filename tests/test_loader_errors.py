@@ -24,7 +24,7 @@ def test_five_mistakes_in_one_yaml_file_give_five_lines(tmp_path):
           - {type: contains, value: ok, weight: 0}
     """
     assert problems(tmp_path, "s.yaml", text) == [
-        's.yaml:4: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?)',
+        's.yaml:4: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?); ignored',
         's.yaml:7: samples[1] (b) difficulty: must be one of "easy", "medium" or "hard" (got "extreme")',
         's.yaml:9: samples[1] (b) assertions[0].type: unknown assertion type "containz" (did you mean "contains"?)',
         's.yaml:11: samples[1] (b) assertions[1]: "value" is required for type "contains"',
@@ -49,7 +49,7 @@ def test_five_mistakes_in_one_json_file_give_five_lines(tmp_path):
     ]
     """
     assert problems(tmp_path, "s.json", text) == [
-        's.json:3: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?)',
+        's.json:3: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?); ignored',
         's.json:6: samples[1] (b) difficulty: must be one of "easy", "medium" or "hard" (got "extreme")',
         's.json:8: samples[1] (b) assertions[0].type: unknown assertion type "containz" (did you mean "contains"?)',
         's.json:9: samples[1] (b) assertions[1]: "value" is required for type "contains"',

@@ -39,7 +39,7 @@ def run_doctor(args: argparse.Namespace) -> int:
 
     report = read_report(Path(args.report)) if getattr(args, "report", None) else None
     paths = _samples_for(args, report)
-    samples, files = None, []
+    samples, files, ignored = None, [], []
     if paths is not None:
         from omk.loader import load_samples
 
@@ -47,8 +47,8 @@ def run_doctor(args: argparse.Namespace) -> int:
             loaded = load_samples(paths)
         except InputError as exc:
             return _invalid(args, [str(p) for p in paths], exc)
-        samples, files = loaded.samples, [str(f) for f in loaded.files]
-    result = examine(samples, files, report)
+        samples, files, ignored = loaded.samples, [str(f) for f in loaded.files], loaded.warnings
+    result = examine(samples, files, report, ignored)
     healthy = verdict(result, strict=getattr(args, "strict", False))
     result["healthy"] = healthy
     if args.json:

@@ -10,6 +10,7 @@ from typing import Any
 
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions, Evaluation, Report
+from omk.errors import Problem
 from omk.model import SampleResult
 
 
@@ -29,12 +30,23 @@ def run_eval(args: argparse.Namespace) -> int:
     if (experiment := experiment_for(args, options)) is not None:
         return run_experiment_cli(args, experiment)
     evaluation = Evaluation.prepare(options)
+    print_warnings(evaluation.warnings)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     report = execute(evaluation, quiet=args.quiet)
     if report is None:
         return EXIT_INTERRUPTED
     show(report, evaluation, quiet=args.quiet)
     return EXIT_OK if report.passed else EXIT_GATE
+
+
+def print_warnings(warnings: list[Problem]) -> None:
+    """What loading ignored, on stderr, one `FILE:LINE: … ; ignored` line each, before the run."""
+    if not warnings:
+        return
+    from omk.textsafe import for_terminal
+
+    head = f"omk: {len(warnings)} warning(s) in the samples (--strict makes them errors):"
+    print("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), file=sys.stderr)
 
 
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
@@ -91,7 +103,12 @@ def _run_pairwise(args: argparse.Namespace, targets: list[str]) -> int:
         if not args.quiet:
             console.print(f"[bold]target {n} of 2 ({'A' if n == 1 else 'B'}): {spec}[/bold]")
 
+    warned: list[bool] = []
+
     def run_one(evaluation: Evaluation) -> Report | None:
+        if not warned:  # both targets run the same samples: say it once
+            print_warnings(evaluation.warnings)
+            warned.append(True)
         gc.freeze()
         report = execute(evaluation, quiet=args.quiet)
         if report is not None:

@@ -86,6 +86,7 @@ class Report:
     out_dir: Path | None = None  # the run folder, when the run wrote one
     lang: str = "en"
     omk_version: str = __version__
+    warnings: list[str] = field(default_factory=list)  # what loading ignored, `FILE:LINE: … ; ignored`
 
     @property
     def passed(self) -> bool:
@@ -121,6 +122,8 @@ class Report:
         }
         if self.pairwise is not None:
             data["pairwise"] = self.pairwise
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
         return data
 
     def write(self, formats: Iterable[str] = ("json",), out_dir: str | Path | None = None, lang: str | None = None) -> list[Path]:

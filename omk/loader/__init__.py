@@ -1,7 +1,12 @@
 """Load sample files: files or folders, JSON / YAML / JSON Lines, every problem reported at once.
 
     loaded = load_samples(["evals/"])        # raises InputError listing every problem
-    loaded.samples, loaded.files, loaded.requires
+    loaded.samples, loaded.files, loaded.requires, loaded.warnings
+
+An unknown field on a sample (or one of its turns) is a warning: the sample loads without it and
+`loaded.warnings` says where (`strict=True` makes it an error). When there are errors, the
+`InputError` lists the warnings among them, in file and line order (a misspelled `promt` explains
+the missing `prompt`).
 
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
@@ -25,7 +30,7 @@ from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of
 from omk.loader.paths import allowed_dirs
 from omk.loader.read import read_file
-from omk.loader.validate import check_requires, check_sample
+from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.model import Sample
 
 __all__ = ["LoadedSamples", "discover", "load_data", "load_samples"]
@@ -39,20 +44,32 @@ class LoadedSamples:
     samples: list[Sample] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)  # in load order
     requires: dict[str, list[str]] = field(default_factory=dict)  # union over the files
+    warnings: list[Problem] = field(default_factory=list)  # unknown fields, ignored (severity "warning")
 
 
-def load_samples(paths: list[str | Path]) -> LoadedSamples:
-    """Load and validate every file; raise `InputError` with all problems if there is any."""
+def load_samples(paths: list[str | Path], *, strict: bool = False) -> LoadedSamples:
+    """Load and validate every file; raise `InputError` with all problems if there is any.
+    `strict`: an unknown field on a sample is an error instead of a warning."""
     files, problems = expand(paths)
     loaded = LoadedSamples(files=files)
     first_ids: dict[str, tuple[str, int | None]] = {}
     # The collector is left as the caller set it: a library call does not change process-wide
     # state. `omk eval` raises its thresholds, which a program loading very large sets may do too.
     for file in files:
-        problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file)).run()
+        problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file), strict=strict).run()
     if problems:
-        raise InputError(problems)
+        raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
+
+
+def _with_warnings(problems: list[Problem], warnings: list[Problem]) -> list[Problem]:
+    """Errors and warnings together, each file's in line order (files in the order they loaded)."""
+    if not warnings:
+        return problems
+    order: dict[str, int] = {}
+    for p in (*problems, *warnings):
+        order.setdefault(p.file, len(order))
+    return sorted([*problems, *warnings], key=lambda p: (order[p.file], p.line or 0))
 
 
 class _NoLines:
@@ -62,15 +79,16 @@ class _NoLines:
         return None
 
 
-def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = None) -> LoadedSamples:
+def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = None, strict: bool = False) -> LoadedSamples:
     """Validate and build samples given as data (a list of sample mappings, or a document with
     `samples`, an M365 or a Big Sky dataset) exactly as a file with that content would be.
     `base_dir` is where hook and mock files resolve (default: the current directory). Raises
     `InputError` with every problem, named `NAME: samples[i] (id) field: what is wrong`."""
     loaded = LoadedSamples()
-    problems = _FileLoader(Path(name), loaded, {}, base_dir=base_dir or Path.cwd()).load(Document(data, _NoLines()))
+    loader = _FileLoader(Path(name), loaded, {}, base_dir=base_dir or Path.cwd(), strict=strict)
+    problems = loader.load(Document(data, _NoLines()))
     if problems:
-        raise InputError(problems)
+        raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
 
 
@@ -82,8 +100,10 @@ class _FileLoader:
         first_ids: dict[str, tuple[str, int | None]],
         allowed: list[Path] | None = None,
         base_dir: Path | None = None,
+        strict: bool = False,
     ):
         self.file = file
+        self.strict = strict
         self.allowed = allowed or []  # folders outside the samples file's own that its files may use
         self.name = str(file)
         self.loaded = loaded
@@ -193,6 +213,13 @@ class _FileLoader:
         for rel, message in check_sample(raw):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
                 add(rel, message)
+        for rel, name in unknown_fields(raw):
+            message = unknown_field_message(name, rel, strict=self.strict)
+            if self.strict:
+                add(rel, message)
+            else:
+                line = doc.line(spath + rel)
+                self.loaded.warnings.append(Problem(self.name, line, where, field_label(rel), message, "warning"))
         if named:
             line = doc.line(spath + ("sample_id",))
             first = self.first_ids.get(sample_id)  # type: ignore[arg-type]

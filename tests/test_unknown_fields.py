@@ -112,3 +112,24 @@ def test_omk_doctor_lists_each_unknown_field_once(tmp_path):
     assert found[0]["detail"]["places"] == [{"file": "s.yaml", "line": 4, "where": "samples[0] (a)", "field": "author"}]
     text = _omk("doctor", "s.yaml", cwd=tmp_path).stdout
     assert 'unknown field "author" ignored, at s.yaml:4' in text
+
+
+def test_hundreds_of_problems_print_the_first_20_and_a_count(tmp_path):
+    lines = ["samples:"] + [f"  - {{sample_id: s{i}, prompt: p, difficulty: extreme}}" for i in range(300)]
+    (tmp_path / "s.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", cwd=tmp_path)
+    assert proc.returncode == 2
+    out = proc.stderr.splitlines()
+    assert len(out) == 21 and out[0].startswith("s.yaml:2: samples[0] (s0) difficulty: must be one of")
+    assert out[19].startswith("s.yaml:21: samples[19] (s19)")
+    assert out[20] == "… and 280 more problem(s) (300 in all; --all-errors prints every one)"
+    every = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--all-errors", cwd=tmp_path)
+    assert every.returncode == 2
+    assert len(every.stderr.splitlines()) == 300 and every.stderr.splitlines()[-1].startswith("s.yaml:301: samples[299]")
+
+
+def test_twenty_one_problems_print_in_full(tmp_path):
+    lines = ["samples:"] + [f"  - {{sample_id: s{i}, prompt: p, difficulty: extreme}}" for i in range(21)]
+    (tmp_path / "s.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", cwd=tmp_path).stderr.splitlines()
+    assert len(out) == 21 and "more problem" not in out[-1]

@@ -27,15 +27,16 @@ from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
 from omk.loader.document import Document, Issue, ParseFailure, Path_
 from omk.loader.files import missing_files
-from omk.loader.messages import did_you_mean, field_label, kind_of
+from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.read import read_file
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.model import Sample
+from omk.version import __version__
 
 __all__ = ["LoadedSamples", "discover", "load_data", "load_samples"]
 
-FILE_KEYS = ("samples", "requires", "$schema")
+FILE_KEYS = ("schemaVersion", "samples", "requires", "$schema")
 SHAPE = 'expected an array of samples or an object with a "samples" field'
 
 
@@ -165,6 +166,8 @@ class _FileLoader:
         if not isinstance(data, dict):
             self._file_problem(doc.line(()), "", f"{SHAPE} (got {kind_of(data)})")
             return None
+        if "schemaVersion" in data:
+            self._version(doc, data["schemaVersion"])
         if "samples" not in data:
             hint = ""
             if "sample_id" in data or "prompt" in data:
@@ -186,6 +189,21 @@ class _FileLoader:
             self._file_problem(doc.line(("samples",)), "samples", "is empty: the file has no samples")
             return None
         return samples, ("samples",)
+
+    def _version(self, doc: Document, version: Any) -> None:
+        from omk.loader.formats.m365 import VERSION
+        from omk.schema.parts import SAMPLE_SET_VERSIONS
+
+        if version in SAMPLE_SET_VERSIONS:
+            return
+        reads = f"omk {__version__} reads {one_of(SAMPLE_SET_VERSIONS)} (omk samples) and M365 eval documents of schema 1.x"
+        if isinstance(version, str) and VERSION.match(version):
+            why = f'{show(version)} is an M365 eval document version, but the file has "samples"; {reads}'
+        elif isinstance(version, str) and version.startswith("omk.eval-sample-set/"):
+            why = f"{show(version)} is a newer sample-set format than this omk reads: {reads}; upgrade omk"
+        else:
+            why = f"{show(version)} is not a version omk knows: {reads}"
+        self._file_problem(doc.line(("schemaVersion",)), "schemaVersion", why)
 
     def _requires(self, doc: Document, requires: Any) -> None:
         found = check_requires(requires)

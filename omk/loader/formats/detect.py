@@ -1,6 +1,6 @@
 """Which format a parsed file is in, from its shape alone (no name or marker needed).
 
-* omk: an object with `samples`, or a list whose items carry `sample_id` (or anything that is
+* omk: an object with `samples` or an omk `schemaVersion` (`omk.eval-sample-set/v1`), or a list whose items carry `sample_id` (or anything that is
   neither of the others, so omk's own messages explain what is wrong);
 * M365 (`runevals`): an object with `items` or `schemaVersion`; or, in a `.json` file, a legacy
   bare array `[{prompt, expected_response?}, …]`: a list of objects that each have `prompt` or
@@ -88,9 +88,14 @@ def _legacy_m365(items: list[Any]) -> bool:
     return True
 
 
+def omk_version(value: Any) -> bool:
+    """A `schemaVersion` of omk's own (`omk.eval-sample-set/v1`, or a later one omk must refuse)."""
+    return isinstance(value, str) and value.startswith("omk.")
+
+
 def detect(data: Any, path: Path | None = None) -> str:
     if isinstance(data, dict):
-        if "samples" in data:
+        if "samples" in data or omk_version(data.get("schemaVersion")):
             return OMK
         if "items" in data or "schemaVersion" in data:
             return M365

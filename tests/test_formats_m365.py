@@ -380,8 +380,8 @@ def test_migrate_refuses_bad_or_foreign_files_and_touches_nothing(tmp_path):
         migrate(bad, NOW)
     assert "items[0] prompt: must be a non-empty string" in info.value.lines()[0]
     omk = write(tmp_path, "eval-samples.json", [{"sample_id": "a", "prompt": "p"}])
-    with pytest.raises(InputError, match="not an M365 eval document"):
-        migrate(omk, NOW)
+    done = migrate(omk, NOW)
+    assert not done.changed and "already an omk samples file (JSON); nothing to migrate" in done.message
     broken = write(tmp_path, "tests.json", '[{"prompt": "p",]')
     with pytest.raises(InputError, match="tests.json:1: JSON parse error"):
         migrate(broken, NOW)

@@ -39,3 +39,78 @@ def test_an_omk_version_without_samples_is_still_read_as_omk(tmp_path):
     assert detect({"schemaVersion": "omk.eval-sample-set/v2", "items": []}) == OMK
     found = problems(tmp_path, "s.json", '{"schemaVersion": "omk.eval-sample-set/v2", "items": []}')
     assert found[0].startswith('s.json:1: schemaVersion: "omk.eval-sample-set/v2" is a newer sample-set format')
+
+
+LEGACY_PAIRS = """{
+  "prompts": [
+    "What is the return policy?",
+    "如何退货？"
+  ],
+  "expected_responses": [
+    "Returns are accepted within 30 days.",
+    "30 天内可以退货。"
+  ]
+}
+"""
+
+
+def test_m365_legacy_prompt_and_expected_lists_load_paired_by_position(tmp_path):
+    samples = load(tmp_path, "evals.json", LEGACY_PAIRS).samples
+    assert [(s.sample_id, s.prompt, s.raw.get("expected_response")) for s in samples] == [
+        ("evals-1", "What is the return policy?", "Returns are accepted within 30 days."),
+        ("evals-2", "如何退货？", "30 天内可以退货。"),
+    ]
+    assert [[a.type for a in s.assertions] for s in samples] == [["relevance", "coherence"]] * 2
+    assert samples[1].source.line == 4 and samples[1].source.path == "prompts[1]"
+
+
+def test_m365_legacy_lists_of_different_lengths_are_a_located_error(tmp_path):
+    text = '{\n  "prompts": ["a", "b", "c"],\n  "expected_responses": ["x", "y"]\n}\n'
+    assert problems(tmp_path, "evals.json", text) == [
+        "evals.json:3: expected_responses: has 2 entries but prompts has 3; the lists pair by position, so they must be the same length"
+    ]
+    text = '{\n  "prompts": ["a", 5],\n  "expected_responses": ["x", ["y"]]\n}\n'
+    assert problems(tmp_path, "evals.json", text) == [
+        "evals.json:2: prompts[1]: must be a non-empty string (got number 5)",
+        "evals.json:3: expected_responses[1]: must be a string (got a list)",
+    ]
+
+
+def test_omk_migrate_upgrades_legacy_lists_as_runevals_does(tmp_path):
+    from datetime import datetime
+
+    from omk.loader.formats.migrate import migrate
+
+    path = tmp_path / "evals.json"
+    path.write_text(LEGACY_PAIRS, encoding="utf-8")
+    done = migrate(path, datetime(2026, 2, 5, 14, 30, 52))
+    assert done.changed and done.backup == tmp_path / "evals.json.bak.20260205143052"
+    assert done.backup.read_text(encoding="utf-8") == LEGACY_PAIRS
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "schemaVersion": "1.2.0",
+        "items": [
+            {"prompt": "What is the return policy?", "expected_response": "Returns are accepted within 30 days."},
+            {"prompt": "如何退货？", "expected_response": "30 天内可以退货。"},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("eval-samples.yaml", "samples:\n  - {sample_id: a, prompt: hi}\n", "YAML"),
+        ("eval-samples.yml", "- sample_id: a\n  prompt: hi\n", "YAML"),
+        ("eval-samples.jsonl", '{"sample_id": "a", "prompt": "hi"}\n', "JSON Lines"),
+    ],
+)
+def test_omk_migrate_on_an_omk_file_says_it_is_one(tmp_path, name, text, kind):
+    import subprocess
+    import sys
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "omk", "migrate", name], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"{name}: already an omk samples file ({kind}); nothing to migrate (omk doctor {name} checks it)"
+    assert "parse error" not in proc.stdout + proc.stderr
+    assert path.read_text(encoding="utf-8") == text and len(list(tmp_path.iterdir())) == 1

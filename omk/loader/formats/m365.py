@@ -74,6 +74,34 @@ MAX_TURNS = 20
 Evaluators = dict[str, tuple[dict[str, Any], Path_]]  # name -> (options, where it was written)
 
 
+def is_pairs(data: dict[str, Any]) -> bool:
+    """The legacy `{"prompts": [...], "expected_responses": [...]}` document (no `items`)."""
+    return "prompts" in data and "items" not in data and "samples" not in data
+
+
+def legacy_pairs(data: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Path_]]] | str:
+    """Items `{prompt, expected_response?}` paired by position, each with where its fields were
+    written; or `"FIELD: what is wrong"` when the two lists do not pair up."""
+    prompts, expected = data["prompts"], data.get("expected_responses")
+    if not isinstance(prompts, list) or not prompts:
+        return f"prompts: must be a non-empty list of prompts (got {kind_of(prompts) if prompts != [] else 'an empty list'})"
+    if expected is not None and not isinstance(expected, list):
+        return f"expected_responses: must be a list, one expected response per prompt (got {kind_of(expected)})"
+    if expected is not None and len(expected) != len(prompts):
+        return (
+            f"expected_responses: has {len(expected)} entries but prompts has {len(prompts)}; "
+            "the lists pair by position, so they must be the same length"
+        )
+    out = []
+    for i, prompt in enumerate(prompts):
+        item: dict[str, Any] = {"prompt": prompt}
+        at: dict[str, Path_] = {"prompt": ("prompts", i)}
+        if expected is not None and expected[i] is not None:  # null: this prompt has none
+            item["expected_response"], at["expected_response"] = expected[i], ("expected_responses", i)
+        out.append((item, at))
+    return out
+
+
 def read_m365(
     doc: Document, file: str, base_dir: Path, first_ids: dict[str, tuple[str, int | None]], stem: str | None = None
 ) -> tuple[list[Sample], list[Problem]]:
@@ -89,6 +117,8 @@ class _M365Reader(Reader):
     def run(self) -> list[Sample]:
         self.parse_issues()
         data = self.doc.data
+        if isinstance(data, dict) and is_pairs(data):
+            return self._pairs(data)
         if isinstance(data, list):
             items, prefix = data, ()
             defaults: Evaluators | None = None
@@ -108,6 +138,24 @@ class _M365Reader(Reader):
         for index, item in enumerate(items):
             sample = self._item(item, prefix + (index,), index, defaults)
             if sample is not None:
+                samples.append(sample)
+        return samples
+
+    def _pairs(self, data: dict[str, Any]) -> list[Sample]:
+        """The oldest legacy shape, `{"prompts": [...], "expected_responses": [...]}`: each prompt
+        is an item with the expected response at the same position (what runevals upgrades it to)."""
+        pairs = legacy_pairs(data)
+        if isinstance(pairs, str):
+            key = "expected_responses" if "expected_responses" in pairs.split(":")[0] else "prompts"
+            self.problem((key,), pairs.split(": ", 1)[1], "", (key,))
+            return []
+        samples = []
+        for index, (item, at) in enumerate(pairs):
+            bad = [k for k, v in item.items() if not isinstance(v, str) or (k == "prompt" and not v.strip())]
+            for key in bad:
+                what = "a non-empty string" if key == "prompt" else "a string"
+                self.problem(at[key], f"must be {what} (got {kind_of(item[key])})", "", at[key])
+            if not bad and (sample := self._item(item, ("prompts", index), index, None)) is not None:
                 samples.append(sample)
         return samples
 
@@ -262,7 +310,7 @@ class _M365Reader(Reader):
         return ok
 
     def _item(self, item: Any, path: Path_, index: int, defaults: Evaluators | None) -> Sample | None:
-        label = f"items[{index}]"
+        label = f"prompts[{index}]" if path[:1] == ("prompts",) else f"items[{index}]"
         if not isinstance(item, dict):
             self.problem(path, f"each item must be an object with a prompt (got {kind_of(item)})", label, ())
             return None

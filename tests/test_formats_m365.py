@@ -260,7 +260,6 @@ def test_every_problem_is_reported_with_its_line(tmp_path):
         ({"schemaVersion": "1.2.0", "items": []}, "items: must be a non-empty list of items (got an empty list)"),
         ({"schemaVersion": "1.2.0"}, 'missing "items"'),
         ({"items": [{"prompt": "p", "evaluators": {"Similarity": {}}}]}, "items[0] expected_response: missing: Similarity (from evaluators) compares"),
-        ({"items": [{"prompt": "p", "evaluators": {"Groundedness": {}}}]}, "items[0] context: missing: Groundedness (from evaluators)"),
         (
             {"default_evaluators": {"PartialMatch": {}}, "items": [{"prompt": "p"}]},
             "items[0] expected_response: missing: PartialMatch (from default_evaluators)",

@@ -114,3 +114,40 @@ def test_omk_migrate_on_an_omk_file_says_it_is_one(tmp_path, name, text, kind):
     assert proc.stdout.strip() == f"{name}: already an omk samples file ({kind}); nothing to migrate (omk doctor {name} checks it)"
     assert "parse error" not in proc.stdout + proc.stderr
     assert path.read_text(encoding="utf-8") == text and len(list(tmp_path.iterdir())) == 1
+
+
+def test_m365_groundedness_on_items_without_context_is_skipped_visibly_not_refused(tmp_path):
+    """Microsoft's own datasets list Groundedness in default_evaluators while some items carry no
+    context: the file loads, the metric is skipped on those items with a reason, the rest score."""
+    import omk
+    from omk.model import Status
+
+    doc = {
+        "schemaVersion": "1.2.0",
+        "default_evaluators": {"Groundedness": {}, "Citations": {}},
+        "items": [
+            {"prompt": "What is the per-diem?", "context": "The per-diem is $200."},
+            {"prompt": "Hello!"},
+        ],
+    }
+    path = tmp_path / "evals.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    samples = omk.load(path)
+    assert [[a.type for a in s.assertions] for s in samples] == [["groundedness", "citations"]] * 2
+    replies = tmp_path / "r.jsonl"
+    replies.write_text(
+        '{"sample_id": "evals-1", "output": "It is $200 [1]."}\n{"sample_id": "evals-2", "output": "Hi [1]."}\n', encoding="utf-8"
+    )
+    from judge_support import score_json
+    from servers.openai_fake import OpenAIFake, text_reply
+
+    with OpenAIFake([text_reply(score_json(5, "supported"))]) as fake:
+        report = omk.evaluate(samples, target=f"replay:{replies}", judge=f"openai:m@{fake.url}", cache=False)
+        assert len(fake.requests) == 1  # only the item with a context is judged
+    first, second = report.result("evals-1"), report.result("evals-2")
+    assert first.assertions[0].status is Status.PASSED and first.assertions[0].score == 5
+    grounded = second.assertions[0]
+    assert grounded.status is Status.SKIPPED and grounded.passed is None
+    assert grounded.message.startswith("skipped: no context to judge groundedness against")
+    assert second.assertions[1].type == "citations" and second.assertions[1].passed is True
+    assert second.status == "ok" and second.passed

@@ -11,7 +11,7 @@ upgrades the file). Each item becomes one `Sample` (`source_format="m365"`); a `
 becomes a conversation (`Sample.turns`, one `Turn` per turn, each with its own checks).
 
 Evaluators become assertions: Relevance → `relevance`, Coherence → `coherence`, Groundedness →
-`groundedness` (with the item's `context`), Similarity → `similarity` (with `expected_response`),
+`groundedness` (with the item's `context`; an item without one has the metric skipped, visibly), Similarity → `similarity` (with `expected_response`),
 Citations → `citations`, ExactMatch → `exact_match`, PartialMatch → `partial_match`. Which run:
 the item's (or turn's) `evaluators` on top of the defaults (`evaluators_mode: extend`, the
 default; the item's options win for an evaluator named in both) or instead of them (`replace`);
@@ -272,17 +272,13 @@ class _M365Reader(Reader):
                 self.problem(path + ("expected_response",), f"missing: {name} (from {origin}) compares the response with it", where, rel + ("expected_response",))
                 ok = False
                 continue
-            if name == "Groundedness" and not (isinstance(context, str) and context.strip()):
-                self.problem(path + ("context",), f"missing: Groundedness (from {origin}) judges the response against it", where, rel + ("context",))
-                ok = False
-                continue
             raw: dict[str, Any] = {"type": ASSERTION_TYPE[name], **options}
             if name in ("Similarity", "PartialMatch"):
                 raw["reference"] = expected
             elif name == "ExactMatch":
                 raw["value"] = expected
-            elif name == "Groundedness":
-                raw["context"] = context
+            elif name == "Groundedness" and isinstance(context, str) and context.strip():
+                raw["context"] = context  # without one the metric is skipped at run time, as runevals
             if query is not None and name in LIKERT:
                 raw["query"] = query
             specs.append(self.spec(raw, at, f"{label}.evaluators.{name}", where, rel + ("evaluators", name)))

@@ -247,7 +247,7 @@ def test_every_problem_is_reported_with_its_line(tmp_path):
     assert ':5: items[1] evaluators_mode: must be "extend" or "replace"' in joined
     assert ':6: items[2] prompt: unknown field (a conversation has "turns"' in joined
     assert ":6: items[2] turns[0].evaluators.Citations.threshold: must be a whole number of at least 1" in joined
-    assert ':6: items[2] turns[0].evaluators.Citations.citation_format: must be "oai_unicode", "bracket", "markdown" or "mixed"' in joined
+    assert ':6: items[2] turns[0].evaluators.Citations.citation_format: must be "oai_unicode", "bracket", "markdown", "inline" or "mixed"' in joined
     assert ":7: items[3] evaluators.ExactMatch.mode: must be \"contains\" or \"equals\"" in joined
     assert ":7: items[3] evaluators.ExactMatch.case: unknown option for ExactMatch (did you mean \"case_sensitive\"?)" in joined
     assert "Traceback" not in joined

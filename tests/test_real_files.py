@@ -151,3 +151,59 @@ def test_m365_groundedness_on_items_without_context_is_skipped_visibly_not_refus
     assert grounded.message.startswith("skipped: no context to judge groundedness against")
     assert second.assertions[1].type == "citations" and second.assertions[1].passed is True
     assert second.status == "ok" and second.passed
+
+
+def _m365(tmp_path, item: dict) -> list:
+    import omk
+
+    path = tmp_path / "evals.json"
+    path.write_text(json.dumps({"schemaVersion": "1.11.0", "items": [item]}), encoding="utf-8")
+    return omk.load(path)
+
+
+def test_m365_inline_citation_format_loads_and_counts_markers_in_the_text(tmp_path):
+    from omk.assertions.m365 import find_citations
+
+    (sample,) = _m365(tmp_path, {"prompt": "p", "evaluators": {"Citations": {"citation_format": "inline", "threshold": 2}}})
+    assert sample.assertions[-1].raw == {"type": "citations", "citation_format": "inline", "threshold": 2}
+    text = "See [1] and [2](https://a.example/x) but not 【4:0†source】."
+    assert [c.text for c in find_citations(text, "inline")] == ["[1]", "[2](https://a.example/x)"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "types"),
+    [(None, ["tools_only"]), ("subset", ["tools_only"]), ("all", ["tools_called"]), ("exact", ["tools_only", "tools_called"])],
+)
+def test_m365_allowed_tools_map_onto_tool_assertions(tmp_path, mode, types):
+    item = {"prompt": "p", "evaluators_mode": "replace", "evaluators": {}, "allowed_tools": ["Search", "Calendar"]}
+    if mode:
+        item["allowed_tools_mode"] = mode
+    (sample,) = _m365(tmp_path, item)
+    assert [(a.type, a.raw["values"]) for a in sample.assertions] == [(t, ["Search", "Calendar"]) for t in types]
+
+
+def test_tools_only_fails_on_a_call_outside_the_list():
+    from helpers import check
+
+    from omk.model import ToolCall, Trace
+
+    trace = Trace(tool_calls=[ToolCall(tool="search", input={}), ToolCall(tool="Delete", input={})])
+    bad = check({"type": "tools_only", "values": ["Search"]}, "x", trace)
+    assert bad.passed is False and bad.message == "called outside the allowed tools (Search): Delete"
+    assert check({"type": "tools_only", "values": ["Search"]}, "x", Trace()).passed is True
+
+
+def test_m365_unsupported_fields_say_so_instead_of_an_unrelated_suggestion(tmp_path):
+    doc = {"schemaVersion": "1.11.0", "items": [{"prompt": "p", "grounding_sources": ["x"]}]}
+    found = problems(tmp_path, "evals.json", json.dumps(doc, indent=1))
+    assert found == [
+        'evals.json:6: items[0] grounding_sources: is not a field omk reads on an M365 item (a newer M365 schema\'s field omk '
+        'does not support yet, or your own): remove it, or keep custom labels in "extensions"',
+    ]
+    mode = {"schemaVersion": "1.11.0", "items": [{"prompt": "p", "allowed_tools_mode": "fuzzy", "allowed_tools": ["A"]}]}
+    assert problems(tmp_path, "evals.json", json.dumps(mode, indent=1)) == [
+        'evals.json:6: items[0] allowed_tools_mode: must be "subset", "all" or "exact" (got string "fuzzy")'
+    ]
+    assert "did you mean" not in " ".join(found)
+    typo = problems(tmp_path, "evals.json", json.dumps({"items": [{"prompt": "p", "expected_respons": "x"}]}))
+    assert typo == ['evals.json:1: items[0] expected_respons: unknown field (did you mean "expected_response"?)']

@@ -27,6 +27,7 @@ Decisions where the M365 sources disagree are in docs/formats.md.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -66,12 +67,27 @@ MODES = ("extend", "replace")
 
 OUTPUT_ONLY = ("response", "citations", "scores", "diagnostics", "status", "error")
 LABELS = ("testId", "category", "notes", "name", "description", "extensions")
-SINGLE_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", *LABELS, *OUTPUT_ONLY)
+TOOL_KEYS = ("allowed_tools", "allowed_tools_mode")  # schema 1.11
+# allowed_tools_mode → omk's tool assertions: only the listed tools may be called, each listed
+# tool must be called, or both.
+TOOL_MODES = {"subset": ("tools_only",), "all": ("tools_called",), "exact": ("tools_only", "tools_called")}
+SINGLE_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", *TOOL_KEYS, *LABELS, *OUTPUT_ONLY)
 THREAD_KEYS = ("turns", "conversation_id", "summary", *LABELS)
-TURN_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", "extensions", *OUTPUT_ONLY)
+TURN_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", *TOOL_KEYS, "extensions", *OUTPUT_ONLY)
 MAX_TURNS = 20
 
 Evaluators = dict[str, tuple[dict[str, Any], Path_]]  # name -> (options, where it was written)
+
+
+def _unknown_field(key: str, allowed: tuple[str, ...], note: str) -> str:
+    """A misspelling gets its suggestion; any other field is said to be unsupported, as it is."""
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+    if close or note:
+        return f'unknown field{did_you_mean(key, close) if close else ""}{note}'
+    return (
+        "is not a field omk reads on an M365 item (a newer M365 schema's field omk does not support yet, "
+        "or your own): remove it, or keep custom labels in \"extensions\""
+    )
 
 
 def is_pairs(data: dict[str, Any]) -> bool:
@@ -282,7 +298,28 @@ class _M365Reader(Reader):
             if query is not None and name in LIKERT:
                 raw["query"] = query
             specs.append(self.spec(raw, at, f"{label}.evaluators.{name}", where, rel + ("evaluators", name)))
-        return specs if ok else None
+        tools = self._tools(unit, path, where, rel, label)
+        return specs + tools if ok and tools is not None else None
+
+    def _tools(self, unit: dict[str, Any], path: Path_, where: str, rel: Path_, label: str) -> list[AssertionSpec] | None:
+        """`allowed_tools` (+ `allowed_tools_mode`, default "subset") as omk tool assertions."""
+        if "allowed_tools" not in unit:
+            if "allowed_tools_mode" in unit:
+                self.problem(path + ("allowed_tools_mode",), 'goes with "allowed_tools" (the list it applies to)', where, rel + ("allowed_tools_mode",))
+                return None
+            return []
+        names, mode = unit["allowed_tools"], unit.get("allowed_tools_mode", "subset")
+        ok = True
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            self.problem(path + ("allowed_tools",), f"must be a non-empty list of tool names (got {show(names)})", where, rel + ("allowed_tools",))
+            ok = False
+        if mode not in TOOL_MODES:
+            self.problem(path + ("allowed_tools_mode",), f"must be {one_of(TOOL_MODES)} (got {kind_of(mode)})", where, rel + ("allowed_tools_mode",))
+            ok = False
+        if not ok:
+            return None
+        at = path + ("allowed_tools",)
+        return [self.spec({"type": kind, "values": names}, at, f"{label}.allowed_tools", where, rel + ("allowed_tools",)) for kind in TOOL_MODES[mode]]
 
     # --- items ------------------------------------------------------------------------------
 
@@ -301,7 +338,7 @@ class _M365Reader(Reader):
         ok = True
         for key in unit:
             if key not in allowed:
-                self.problem(path + (key,), f"unknown field{did_you_mean(key, allowed)}{note}", where, rel + (key,))
+                self.problem(path + (key,), _unknown_field(key, allowed, note), where, rel + (key,))
                 ok = False
         return ok
 

@@ -56,6 +56,8 @@ def prepare(
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)
+    if (check := getattr(the_target, "check_samples", None)) is not None:
+        check(chosen)  # a replay file that records none of the samples
     judge = build_judge(settings)
     check_formats(settings.formats)
     if manifest is not None:

@@ -123,7 +123,7 @@ def test_single_sample_not_in_a_list_gets_a_hint(tmp_path):
 def test_unknown_top_level_field(tmp_path):
     text = HEAD + "sample: []\n"
     assert one_problem(tmp_path, text) == (
-        's.yaml:4: sample: unknown top-level field "sample" (did you mean "samples"?); allowed: "samples", "requires", "$schema"'
+        's.yaml:4: sample: unknown top-level field "sample" (did you mean "samples"?); allowed: "schemaVersion", "samples", "requires", "$schema"'
     )
 
 
@@ -138,7 +138,7 @@ def test_requires_must_hold_string_lists(tmp_path):
 def test_yaml_syntax_error_has_its_line(tmp_path):
     text = "samples:\n  - sample_id: a\n    prompt: [unclosed\n  - sample_id: b\n"
     line = one_problem(tmp_path, text)
-    assert line.startswith("s.yaml:4: YAML parse error: ")
+    assert line.startswith("s.yaml:4: YAML parse error at column ")
 
 
 def test_json_syntax_error_has_its_line(tmp_path):

@@ -207,3 +207,39 @@ def test_m365_unsupported_fields_say_so_instead_of_an_unrelated_suggestion(tmp_p
     assert "did you mean" not in " ".join(found)
     typo = problems(tmp_path, "evals.json", json.dumps({"items": [{"prompt": "p", "expected_respons": "x"}]}))
     assert typo == ['evals.json:1: items[0] expected_respons: unknown field (did you mean "expected_response"?)']
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'samples:\n  - sample_id: a\n    prompt: "unclosed\n  - sample_id: b\n',
+            "s.yaml:5: YAML parse error at column 1: found unexpected end of stream (while scanning a quoted scalar at line 3); "
+            "hint: a quoted string is not closed: add its closing quote",
+        ),
+        (
+            "samples:\n  - sample_id: a\n   prompt: x\n",
+            "s.yaml:3: YAML parse error at column 4: did not find expected '-' indicator (while parsing a block collection at line 2); "
+            "hint: the items of one list must start at the same column",
+        ),
+        (
+            "samples:\n\t- sample_id: a\n",
+            "s.yaml:2: YAML parse error at column 1: found character that cannot start any token (while scanning for the next token "
+            "at line 2); hint: YAML indents with spaces, not tabs",
+        ),
+        (
+            "samples:\n  - sample_id: a\n    prompt: Note: read this\n",
+            "s.yaml:3: YAML parse error at column 17: mapping values are not allowed in this context; "
+            'hint: a value that contains ": " must be quoted, e.g. prompt: "Note: read this"',
+        ),
+        (
+            'samples:\n  - sample_id: a\n    prompt: "C:\\qtemp"\n',
+            "s.yaml:3: YAML parse error at column 16: found unknown escape character (while parsing a quoted scalar at line 3); "
+            'hint: in "double quotes" a backslash starts an escape: use \\\\ or single quotes',
+        ),
+    ],
+)
+def test_yaml_syntax_errors_are_one_line_with_line_column_and_hint(tmp_path, text, expected):
+    (found,) = problems(tmp_path, "s.yaml", text)
+    assert found == expected
+    assert "\n" not in found and "<unicode string>" not in found

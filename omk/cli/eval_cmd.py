@@ -82,7 +82,8 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
         from omk.cli.console import say
 
         verdict = "gate passed" if summary.gate_passed else "gate failed"
-        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total} · {report_path}")
+        runs = f" runs ({summary.total // summary.repeat} samples × {summary.repeat})" if summary.repeat > 1 else ""
+        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total}{runs} · {report_path}")
         return
     from omk.cli.console import make_console
     from omk.report.terminal import print_summary

@@ -243,3 +243,27 @@ def test_yaml_syntax_errors_are_one_line_with_line_column_and_hint(tmp_path, tex
     (found,) = problems(tmp_path, "s.yaml", text)
     assert found == expected
     assert "\n" not in found and "<unicode string>" not in found
+
+
+def test_an_assert_set_in_an_unknown_mode_names_it_and_still_reports_its_children(tmp_path):
+    text = """
+    samples:
+      - sample_id: a
+        prompt: hi
+        assertions:
+          - type: assert-set
+            mode: most
+            children:
+              - {type: contains}
+              - {type: regex, pattern: "("}
+              - type: assert-set
+                children:
+                  - {type: regex, pattern: "[", flags: i}
+    """
+    assert problems(tmp_path, "s.yaml", text) == [
+        's.yaml:6: samples[0] (a) assertions[0].mode: must be one of "any" or "all" (got "most")',
+        's.yaml:8: samples[0] (a) assertions[0].children[0]: "value" is required for type "contains"',
+        "s.yaml:9: samples[0] (a) assertions[0].children[1].pattern: invalid regular expression: missing ) at position 1",
+        "s.yaml:12: samples[0] (a) assertions[0].children[2].children[0].pattern: invalid regular expression: "
+        "unterminated character set at position 1",
+    ]

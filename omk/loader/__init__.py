@@ -253,10 +253,7 @@ class _FileLoader:
             # Still compile the assertions that are fine, so a bad regex shows up in this round too.
             bad = {p.field for p in self.problems[count:]}
             for base, items in _assertion_lists(raw):
-                for i, item in enumerate(items):
-                    label = field_label(base + (i,))
-                    if isinstance(item, dict) and not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
-                        build_spec(item, base + (i,), src, found)
+                _compile_fine(items, base, src, found, bad)
         else:
             sample = build_sample(raw, src, base_dir, found)
         if absent := missing_files(raw, base_dir, self.allowed):  # a hook or mock file that is not there
@@ -266,6 +263,19 @@ class _FileLoader:
             self.loaded.samples.append(sample)
         for rel, message in found:
             add(rel, message)
+
+
+def _compile_fine(items: list[Any], base: Path_, src: SourceInfo, found: list[tuple[Path_, str]], bad: set[str]) -> None:
+    """Compile the assertions without a problem of their own; under a set that has one (an
+    unknown mode), still its children, so their own errors show up in the same round."""
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        label = field_label(base + (i,))
+        if not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
+            build_spec(item, base + (i,), src, found)
+        elif isinstance(item.get("children"), list):
+            _compile_fine(item["children"], base + (i, "children"), src, found, bad)
 
 
 def _assertion_lists(raw: Any) -> list[tuple[Path_, list[Any]]]:

@@ -267,3 +267,22 @@ def test_an_assert_set_in_an_unknown_mode_names_it_and_still_reports_its_childre
         "s.yaml:12: samples[0] (a) assertions[0].children[2].children[0].pattern: invalid regular expression: "
         "unterminated character set at position 1",
     ]
+
+
+def test_omk_doctor_shows_every_assertion_type_in_use(tmp_path):
+    import subprocess
+    import sys
+
+    kinds = [
+        "{type: contains, value: a}", "{type: not_contains, value: b}", "{type: equals, value: c}",
+        "{type: starts_with, value: d}", "{type: ends_with, value: e}", "{type: regex, pattern: f}",
+        "{type: min_length, value: 1}", "{type: max_length, value: 900}", "{type: word_count_min, value: 1}",
+        "{type: word_count_max, value: 900}", "{type: json_valid}", "{type: contains_any, values: [g, h]}",
+        "{type: tools_only, values: [Read]}",
+    ]  # fmt: skip
+    lines = ["samples:"] + [f"  - {{sample_id: s{i}, prompt: p, assertions: [{k}]}}" for i, k in enumerate(kinds)]
+    (tmp_path / "s.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {"COLUMNS": "200", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-m", "omk", "doctor", "s.yaml"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
+    for kind in ("contains", "not_contains", "json_valid", "contains_any", "tools_only", "word_count_max"):
+        assert f" {kind} " in proc.stdout, kind

@@ -19,7 +19,7 @@ from typing import Any
 
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.engine.run import OnResult
-from omk.errors import InputError
+from omk.errors import InputError, Problem
 from omk.model import Layer, Sample
 from omk.targets.base import Target
 
@@ -27,14 +27,27 @@ PathArg = str | PathLike[str]
 SampleArg = PathArg | dict[str, Any] | Sample
 
 
-def load(paths: PathArg | Iterable[PathArg]) -> list[Sample]:
+class LoadedList(list[Sample]):
+    """The samples `omk.load` returns: a list, plus `warnings` (`omk.Problem`s with severity
+    "warning": fields omk ignored, each with file, line, sample and field)."""
+
+    warnings: list[Problem]
+
+    def __init__(self, samples: Iterable[Sample] = (), warnings: Iterable[Problem] = ()):
+        super().__init__(samples)
+        self.warnings = list(warnings)
+
+
+def load(paths: PathArg | Iterable[PathArg], *, strict: bool = False) -> LoadedList:
     """The samples in these files or folders, in any format omk reads (omk YAML/JSON/JSONL,
     Microsoft 365 Agents Toolkit eval documents, Big Sky datasets). Raises `InputError` whose
-    `problems` list every located error (file, line, sample, field, message)."""
+    `problems` list every located error (file, line, sample, field, message). An unknown field on
+    a sample is ignored and listed in the result's `warnings`; `strict=True` makes it an error."""
     from omk.loader import load_samples
 
     items = [paths] if isinstance(paths, str | PathLike) else list(paths)
-    return load_samples([Path(p) for p in items]).samples
+    loaded = load_samples([Path(p) for p in items], strict=strict)
+    return LoadedList(loaded.samples, loaded.warnings)
 
 
 def _split(samples: SampleArg | Iterable[SampleArg]) -> tuple[list[Path], list[Sample] | None, list[dict[str, Any]]]:
@@ -50,18 +63,20 @@ def _split(samples: SampleArg | Iterable[SampleArg]) -> tuple[list[Path], list[S
     return paths, given, dicts
 
 
-def _in_memory(samples: SampleArg | Iterable[SampleArg], cwd: Path) -> tuple[list[str], list[Sample] | None]:
+def _in_memory(samples: SampleArg | Iterable[SampleArg], cwd: Path, strict: bool = False) -> tuple[list[str], LoadedList | None]:
     """(files to load as the CLI would, or the samples built here when any was given in memory)."""
     from omk.loader import load_data
 
     paths, given, dicts = _split(samples)
     if given is None:
         return [str(p) for p in paths], None
-    built = load(paths) if paths else []
+    built = load(paths, strict=strict) if paths else LoadedList()
     if dicts:
-        built += load_data({"samples": dicts}, name="<samples>", base_dir=cwd).samples
+        data = load_data({"samples": dicts}, name="<samples>", base_dir=cwd, strict=strict)
+        built.extend(data.samples)
+        built.warnings += data.warnings
     _unique_ids([*built, *given])
-    return [], [*built, *given]
+    return [], LoadedList([*built, *given], built.warnings)
 
 
 def _unique_ids(samples: list[Sample]) -> None:
@@ -103,10 +118,11 @@ def prepare_options(
     filter: str | None = None,
     lang: str | None = None,
     cwd: PathArg | None = None,
-) -> tuple[EvalOptions, Path, list[Sample] | None, bool]:
+    strict: bool = False,
+) -> tuple[EvalOptions, Path, LoadedList | None, bool]:
     """(the engine's options, the project folder, samples built in memory or None, whether to write)."""
     folder = Path(cwd) if cwd is not None else Path.cwd()
-    files, built = _in_memory(samples, folder)
+    files, built = _in_memory(samples, folder, strict)
     settings = {
         "threshold": threshold,
         "concurrency": concurrency,
@@ -118,6 +134,7 @@ def prepare_options(
         "format": ",".join(formats) if formats else None,
         "filter": filter,
         "lang": lang,
+        "strict": strict,
     }
     return _options(files, target, judge, settings), folder, built, out is not None
 
@@ -126,7 +143,10 @@ def prepare(samples: SampleArg | Iterable[SampleArg], *, target: str | Target | 
     """An evaluation ready to run: what `evaluate` does before it calls the target."""
     opts, folder, built, write = prepare_options(samples, target=target, **options)
     the_target = target if target is not None and not isinstance(target, str) else None
-    return Evaluation.prepare(opts, cwd=folder, samples=built, target=the_target, write=write)
+    evaluation = Evaluation.prepare(opts, cwd=folder, samples=built, target=the_target, write=write)
+    if built is not None:
+        evaluation.warnings = list(built.warnings)
+    return evaluation
 
 
 def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Any) -> Report:
@@ -138,7 +158,8 @@ def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | 
     from omk.yaml (beside the first samples file, else in `cwd`) or `OMK_TARGET`. `judge`: a spec
     or a list of specs (an ensemble), False for none, None for whatever omk.yaml or `OMK_JUDGE`
     says. `out`: a run folder to write report.json, results.jsonl and `formats` into; None keeps
-    the run in memory. `cache=False` neither reads nor writes `.omk/cache.sqlite`. Raises
+    the run in memory. `cache=False` neither reads nor writes `.omk/cache.sqlite`. An unknown
+    field on a sample is ignored and listed in `report.warnings` (`strict=True`: an error). Raises
     `InputError` (bad samples or settings) before any call is made; a failing target or judge
     marks that sample errored and the run goes on.
     """

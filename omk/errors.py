@@ -14,6 +14,7 @@ class Problem:
     where: str  # "samples[3] (s004)", "" for file-level problems
     field: str  # "assertions[1].type", "" when the whole item is wrong
     message: str
+    severity: str = "error"  # "warning": reported, and the run goes on (an unknown field on a sample)
 
     def render(self) -> str:
         loc = f"{self.file}:{self.line}" if self.line else self.file

@@ -216,6 +216,7 @@ class Outcome:
     message: str | None = None
     score: float | None = None  # a 1-5 score for judge-scored and custom types that give one
     error: bool = False  # the check could not run (timeout, crash): fails even under `not`
+    skipped: bool = False  # nothing to check against (groundedness without context): not scored
 
 
 @dataclass(slots=True)

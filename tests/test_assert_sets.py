@@ -49,6 +49,7 @@ SYNC_SPECS: dict[str, dict[str, Any]] = {
     "turns_min": {"value": 3},
     "tools_called": {"values": ["bash"]},
     "tools_not_called": {"values": ["Write"]},
+    "tools_only": {"values": ["Read", "Bash"]},
     "tools_count_max": {"value": 1},
     "tools_count_min": {"value": 2},
     "tool_output_contains": {"value": 'Read:"x"'},

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 from loader_helpers import load, one_problem, problems
 
+from omk.errors import InputError
+from omk.loader import load_samples
 from omk.schema.build import SCHEMA_FILE
 
 
@@ -107,9 +110,16 @@ def test_unknown_turn_field_names_the_near_one(tmp_path):
         - prompt: a
           asertions: []
     """
-    assert one_problem(tmp_path, text) == (
+    loaded = load(tmp_path, "s.yaml", text)
+    assert [w.render().replace(f"{tmp_path}/", "") for w in loaded.warnings] == [
+        's.yaml:4: samples[0] (c) turns[0].asertions: unknown field "asertions" (did you mean "assertions"?); ignored'
+    ]
+    path = tmp_path / "s.yaml"
+    with pytest.raises(InputError) as info:
+        load_samples([path], strict=True)
+    assert [line.replace(f"{tmp_path}/", "") for line in info.value.lines()] == [
         's.yaml:4: samples[0] (c) turns[0].asertions: unknown field "asertions" (did you mean "assertions"?)'
-    )
+    ]
 
 
 def test_turn_extension_keys_are_allowed(tmp_path):

@@ -24,7 +24,7 @@ def test_five_mistakes_in_one_yaml_file_give_five_lines(tmp_path):
           - {type: contains, value: ok, weight: 0}
     """
     assert problems(tmp_path, "s.yaml", text) == [
-        's.yaml:4: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?)',
+        's.yaml:4: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?); ignored',
         's.yaml:7: samples[1] (b) difficulty: must be one of "easy", "medium" or "hard" (got "extreme")',
         's.yaml:9: samples[1] (b) assertions[0].type: unknown assertion type "containz" (did you mean "contains"?)',
         's.yaml:11: samples[1] (b) assertions[1]: "value" is required for type "contains"',
@@ -49,7 +49,7 @@ def test_five_mistakes_in_one_json_file_give_five_lines(tmp_path):
     ]
     """
     assert problems(tmp_path, "s.json", text) == [
-        's.json:3: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?)',
+        's.json:3: samples[0] (a) asertions: unknown field "asertions" (did you mean "assertions"?); ignored',
         's.json:6: samples[1] (b) difficulty: must be one of "easy", "medium" or "hard" (got "extreme")',
         's.json:8: samples[1] (b) assertions[0].type: unknown assertion type "containz" (did you mean "contains"?)',
         's.json:9: samples[1] (b) assertions[1]: "value" is required for type "contains"',
@@ -123,7 +123,7 @@ def test_single_sample_not_in_a_list_gets_a_hint(tmp_path):
 def test_unknown_top_level_field(tmp_path):
     text = HEAD + "sample: []\n"
     assert one_problem(tmp_path, text) == (
-        's.yaml:4: sample: unknown top-level field "sample" (did you mean "samples"?); allowed: "samples", "requires", "$schema"'
+        's.yaml:4: sample: unknown top-level field "sample" (did you mean "samples"?); allowed: "schemaVersion", "samples", "requires", "$schema"'
     )
 
 
@@ -138,7 +138,7 @@ def test_requires_must_hold_string_lists(tmp_path):
 def test_yaml_syntax_error_has_its_line(tmp_path):
     text = "samples:\n  - sample_id: a\n    prompt: [unclosed\n  - sample_id: b\n"
     line = one_problem(tmp_path, text)
-    assert line.startswith("s.yaml:4: YAML parse error: ")
+    assert line.startswith("s.yaml:4: YAML parse error at column ")
 
 
 def test_json_syntax_error_has_its_line(tmp_path):

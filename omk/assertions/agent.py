@@ -96,6 +96,17 @@ def tools_not_called(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     return Outcome(True, message=f"not called: {_names(values)}")
 
 
+@assertion("tools_only", layer=Layer.BEHAVIOR, schema=_TOOLS)
+def tools_only(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """Every tool called is one of `values` (no call at all passes): an allow-list."""
+    values = spec.get("values") or []
+    allowed = {tool_key(v) for v in values}
+    other = sorted({call.tool for call in ctx.trace.tool_calls if tool_key(call.tool) not in allowed})
+    if other:
+        return Outcome(False, message=f"called outside the allowed tools ({_names(values)}): {_names(other)}")
+    return Outcome(True, message=f"only allowed tools called ({_names(values)})")
+
+
 def _count(ctx: CheckContext, limit: float, at_least: bool) -> Outcome:
     count = len(ctx.trace.tool_calls)
     ok = count >= limit if at_least else count <= limit

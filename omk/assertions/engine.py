@@ -67,6 +67,9 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
                 outcome = await outcome
         except Exception as exc:  # a bug or bad data in one check fails that check alone
             outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}", error=True)
+    if outcome.skipped:
+        result.status, result.message = Status.SKIPPED, outcome.message
+        return result
     # `not` inverts a verdict, never an error: a check that could not run fails either way
     passed = False if outcome.error else outcome.passed != spec.negate
     result.status = Status.PASSED if passed else Status.FAILED

@@ -30,7 +30,7 @@ from omk.model import AssertionSpec, Layer, Outcome
 
 # --- citations --------------------------------------------------------------------------------
 
-CITATION_FORMATS = ("oai_unicode", "bracket", "markdown", "mixed")
+CITATION_FORMATS = ("oai_unicode", "bracket", "markdown", "inline", "mixed")
 DEFAULT_CITATION_FORMAT = "mixed"
 
 # `[1](https://…)`: a numbered link (CLI 1.13 "markdown" citations).
@@ -57,10 +57,10 @@ class Citation:
 def find_citations(text: str, fmt: str = DEFAULT_CITATION_FORMAT) -> list[Citation]:
     """Distinct citations in `text`, in order of first appearance, for one format or all."""
     found: list[tuple[int, Citation]] = []
-    if fmt in ("markdown", "mixed"):
+    if fmt in ("markdown", "inline", "mixed"):
         for m in _MARKDOWN.finditer(text):
             found.append((m.start(), Citation(str(int(m.group(1))), m.group(0), "markdown")))
-    if fmt in ("bracket", "mixed"):
+    if fmt in ("bracket", "inline", "mixed"):
         code = [m.span() for m in _CODE.finditer(text)] + [m.span() for m in _INDEX_ASSIGNMENT.finditer(text)]
         for m in _BRACKET.finditer(text):
             numbers = [int(n) for n in regex.split(r"\s*[,，]\s*", m.group(1))]

@@ -39,7 +39,7 @@ def run_doctor(args: argparse.Namespace) -> int:
 
     report = read_report(Path(args.report)) if getattr(args, "report", None) else None
     paths = _samples_for(args, report)
-    samples, files = None, []
+    samples, files, ignored = None, [], []
     if paths is not None:
         from omk.loader import load_samples
 
@@ -47,8 +47,8 @@ def run_doctor(args: argparse.Namespace) -> int:
             loaded = load_samples(paths)
         except InputError as exc:
             return _invalid(args, [str(p) for p in paths], exc)
-        samples, files = loaded.samples, [str(f) for f in loaded.files]
-    result = examine(samples, files, report)
+        samples, files, ignored = loaded.samples, [str(f) for f in loaded.files], loaded.warnings
+    result = examine(samples, files, report, ignored)
     healthy = verdict(result, strict=getattr(args, "strict", False))
     result["healthy"] = healthy
     if args.json:
@@ -135,7 +135,7 @@ def _print_coverage(cov: dict[str, Any], console: Any) -> None:
         _count_table("construct", cov["construct"], n),
         _count_table("provenance", cov["provenance"], n),
         _count_table("layers", cov["layers"], sum(cov["layers"].values())),
-        _count_table("assertion types", dict(list(cov["assertion_types"].items())[:10]), sum(cov["assertion_types"].values())),
+        _count_table("assertion types", cov["assertion_types"], sum(cov["assertion_types"].values())),  # every type in use
     ]
     console.print(Panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
     declared = cov["declared"]

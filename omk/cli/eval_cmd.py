@@ -10,6 +10,7 @@ from typing import Any
 
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions, Evaluation, Report
+from omk.errors import Problem
 from omk.model import SampleResult
 
 
@@ -32,12 +33,23 @@ def run_eval(args: argparse.Namespace) -> int:
 
         raise ConfigError("--pairwise compares the variants of an experiment: give two --target, or --control and --treatment")
     evaluation = Evaluation.prepare(options)
+    print_warnings(evaluation.warnings)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     report = execute(evaluation, quiet=args.quiet)
     if report is None:
         return EXIT_INTERRUPTED
     show(report, evaluation, quiet=args.quiet)
     return EXIT_OK if report.passed else EXIT_GATE
+
+
+def print_warnings(warnings: list[Problem]) -> None:
+    """What loading ignored, on stderr, one `FILE:LINE: … ; ignored` line each, before the run."""
+    if not warnings:
+        return
+    from omk.textsafe import for_terminal
+
+    head = f"omk: {len(warnings)} warning(s) in the samples (--strict makes them errors):"
+    print("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), file=sys.stderr)
 
 
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
@@ -73,7 +85,8 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
         from omk.cli.console import say
 
         verdict = "gate passed" if summary.gate_passed else "gate failed"
-        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total} · {report_path}")
+        runs = f" runs ({summary.total // summary.repeat} samples × {summary.repeat})" if summary.repeat > 1 else ""
+        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total}{runs} · {report_path}")
         return
     from omk.cli.console import make_console
     from omk.report.terminal import print_summary

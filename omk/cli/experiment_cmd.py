@@ -19,8 +19,10 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     """Run every variant, interleaved, with one progress line; print the table and the verdict."""
     import asyncio
 
+    from omk.cli.eval_cmd import print_warnings
     from omk.run.progress import make_progress
 
+    print_warnings(experiment.evaluations[0].warnings if experiment.evaluations else [])
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     jobs = len(experiment.schedule())
     total = sum(len(e.plan) for e in experiment.evaluations)

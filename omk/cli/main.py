@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from omk.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-errors` prints them all)
 
 
 def _positive_int(text: str) -> int:
@@ -121,6 +122,8 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
     ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
+    ev.add_argument("--strict", action="store_true", help="an unknown field on a sample is an error (exit 2), not a warning")
+    ev.add_argument("--all-errors", action="store_true", help=f"print every input problem (default: the first {ERROR_LINES} and a count)")
     _add_experiment_options(ev)
 
 
@@ -206,10 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return getattr(import_module(module), name)(args)
     except OmkError as exc:
-        from omk.textsafe import for_terminal
-
-        # one line per problem: FILE:LINE: where field: what (control characters escaped, per line)
-        print("\n".join(for_terminal(line) for line in str(exc).split("\n")), file=sys.stderr)
+        print_problems(str(exc).split("\n"), all_errors=getattr(args, "all_errors", False))
         return exc.exit_code
     except KeyboardInterrupt:
         print("omk: interrupted", file=sys.stderr)
@@ -218,6 +218,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Python's documented recipe: point stdout at devnull so the final flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def print_problems(lines: list[str], *, all_errors: bool = False) -> None:
+    """One line per problem on stderr, `FILE:LINE: where field: what` (control characters escaped);
+    past ERROR_LINES, a count and how to see the rest, unless `all_errors`."""
+    from omk.textsafe import for_terminal
+
+    shown = lines if all_errors or len(lines) <= ERROR_LINES + 1 else lines[:ERROR_LINES]
+    out = [for_terminal(line) for line in shown]
+    if len(shown) < len(lines):
+        out.append(f"… and {len(lines) - len(shown)} more problem(s) ({len(lines)} in all; --all-errors prints every one)")
+    print("\n".join(out), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ from omk.doctor.diagnostics import (
     run_diagnostics,
     sample_diagnostics,
     sort_diagnostics,
+    unknown_fields,
 )
+from omk.errors import Problem
 from omk.model import Sample
 
 HEALTH_MIN = 70  # as in omk 0.23: exit 0 iff no error and health ≥ 70
@@ -39,6 +41,8 @@ def recommendations(diags: list[Diagnostic], n: int) -> list[str]:
         tips.append("short rubrics without criteria grade loosely: name what must be included")
     if kinds["capability_thin"]:
         tips.append("thin capabilities: add samples so each capability has a few")
+    if kinds["unknown_field"]:
+        tips.append('omk ignores unknown fields: fix the spelling, or prefix your own labels with "x-"')
     if kinds["no_grading"]:
         tips.append("give every sample at least one assertion or a rubric")
     if kinds["mock_unchecked"]:
@@ -48,8 +52,11 @@ def recommendations(diags: list[Diagnostic], n: int) -> list[str]:
     return tips
 
 
-def examine(samples: list[Sample] | None, files: list[str], report: dict[str, Any] | None = None) -> dict[str, Any]:
-    diags: list[Diagnostic] = []
+def examine(
+    samples: list[Sample] | None, files: list[str], report: dict[str, Any] | None = None, ignored: list[Problem] | None = None
+) -> dict[str, Any]:
+    """`ignored`: the loader's warnings (unknown fields), one `unknown_field` diagnostic per name."""
+    diags: list[Diagnostic] = unknown_fields(ignored or [])
     if samples is not None:
         diags += sample_diagnostics(samples)
     if report is not None:

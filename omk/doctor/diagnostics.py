@@ -17,6 +17,7 @@ from pathlib import Path
 from statistics import pstdev
 from typing import Any
 
+from omk.errors import Problem
 from omk.model import AssertionSpec, Sample
 
 SEVERITIES = ("error", "warning", "info")
@@ -251,6 +252,30 @@ def environment(samples: list[Sample]) -> list[Diagnostic]:
                         {"file": name, "cwd": str(cwd)},
                     )
                 )
+    return out
+
+
+def unknown_fields(warnings: list[Problem]) -> list[Diagnostic]:
+    """One `unknown_field` warning per field name the loader ignored, with every place it is written."""
+    by_name: dict[str, list[Problem]] = {}
+    for w in warnings:
+        name = w.field.rsplit(".", 1)[-1]
+        by_name.setdefault(name, []).append(w)
+    out = []
+    for name, found in by_name.items():
+        first = found[0]
+        at = f"{first.file}:{first.line}" if first.line else first.file
+        more = f" and {len(found) - 1} more place(s)" if len(found) > 1 else ""
+        out.append(
+            Diagnostic(
+                "unknown_field",
+                "warning",
+                None,
+                f'unknown field "{name}" ignored, at {at} ({first.where}){more}; rename it "x-{name}" to keep it as a note, '
+                "or remove it (omk eval --strict refuses it)",
+                {"field": name, "places": [{"file": w.file, "line": w.line, "where": w.where, "field": w.field} for w in found]},
+            )
+        )
     return out
 
 

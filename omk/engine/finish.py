@@ -67,6 +67,7 @@ def finish(evaluation: Evaluation, fresh: list[SampleResult]) -> Report:
         repeats=repeats_block(results, evaluation.repeat),
         out_dir=evaluation.out_dir,
         lang=evaluation.settings.lang,
+        warnings=[w.render() for w in evaluation.warnings],
     )
     if report.out_dir is not None:
         report.write(evaluation.settings.formats)

@@ -37,6 +37,7 @@ class EvalOptions:
     format: str | None = None  # report formats, comma-separated
     lang: str | None = None
     quiet: bool = False
+    strict: bool = False  # an unknown field on a sample is an error, not a warning
     prompts: list[str] | None = None  # inline prompts instead of files (as runevals takes them)
     expected: list[str] | None = None
     evaluators: str | None = None

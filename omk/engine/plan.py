@@ -45,10 +45,10 @@ def prepare(
         paths = list(paths or [])
     else:
         paths = sample_paths(options, cwd)
-    files = paths
+    files, warnings = paths, []
     if samples is None:
         loaded = load_inputs(options, paths, cwd)
-        samples, files = loaded.samples, loaded.files
+        samples, files, warnings = loaded.samples, loaded.files, loaded.warnings
     settings = load_settings(paths, cwd, options.as_cli())
     settings.cwd = cwd
     if adjust is not None:
@@ -56,6 +56,8 @@ def prepare(
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)
+    if (check := getattr(the_target, "check_samples", None)) is not None:
+        check(chosen)  # a replay file that records none of the samples
     judge = build_judge(settings)
     check_formats(settings.formats)
     if manifest is not None:
@@ -64,6 +66,7 @@ def prepare(
     else:
         folder = _new_folder(settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
+    evaluation.warnings = list(warnings)
     if manifest is not None:
         by_id = {s.sample_id: s for s in chosen}
         evaluation.finished = dict(rs.read_finished(run_dir / rs.RESULTS, by_id, repeat).results)

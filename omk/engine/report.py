@@ -85,6 +85,7 @@ class Report:
     out_dir: Path | None = None  # the run folder, when the run wrote one
     lang: str = "en"
     omk_version: str = __version__
+    warnings: list[str] = field(default_factory=list)  # what loading ignored, `FILE:LINE: … ; ignored`
 
     @property
     def passed(self) -> bool:
@@ -118,6 +119,8 @@ class Report:
             "results": [r.to_dict() for r in self.results],
             "repeats": self.repeats,
         }
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
         return data
 
     def write(self, formats: Iterable[str] = ("json",), out_dir: str | Path | None = None, lang: str | None = None) -> list[Path]:

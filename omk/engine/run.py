@@ -26,7 +26,7 @@ from typing import Any
 from omk.config import Settings
 from omk.engine.options import EvalOptions
 from omk.engine.report import Report
-from omk.errors import ConfigError, InputError
+from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample, SampleResult
 from omk.targets.base import Target
@@ -76,7 +76,7 @@ def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
         from omk.loader.formats.inline import inline_samples
 
         return LoadedSamples(samples=inline_samples(options.prompts, options.expected, options.evaluators, cwd))
-    return load_samples(paths)
+    return load_samples(paths, strict=options.strict)
 
 
 def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
@@ -136,6 +136,7 @@ class Evaluation:
     folder: RunFolder
     finished: dict[tuple[str, int], SampleResult] = field(default_factory=dict)
     duration_ms: float = 0.0
+    warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
 
     @property
     def out_dir(self) -> Path | None:

@@ -1,7 +1,12 @@
 """Load sample files: files or folders, JSON / YAML / JSON Lines, every problem reported at once.
 
     loaded = load_samples(["evals/"])        # raises InputError listing every problem
-    loaded.samples, loaded.files, loaded.requires
+    loaded.samples, loaded.files, loaded.requires, loaded.warnings
+
+An unknown field on a sample (or one of its turns) is a warning: the sample loads without it and
+`loaded.warnings` says where (`strict=True` makes it an error). When there are errors, the
+`InputError` lists the warnings among them, in file and line order (a misspelled `promt` explains
+the missing `prompt`).
 
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
@@ -22,15 +27,16 @@ from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
 from omk.loader.document import Document, Issue, ParseFailure, Path_
 from omk.loader.files import missing_files
-from omk.loader.messages import did_you_mean, field_label, kind_of
+from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.read import read_file
-from omk.loader.validate import check_requires, check_sample
+from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.model import Sample
+from omk.version import __version__
 
 __all__ = ["LoadedSamples", "discover", "load_data", "load_samples"]
 
-FILE_KEYS = ("samples", "requires", "$schema")
+FILE_KEYS = ("schemaVersion", "samples", "requires", "$schema")
 SHAPE = 'expected an array of samples or an object with a "samples" field'
 
 
@@ -39,20 +45,32 @@ class LoadedSamples:
     samples: list[Sample] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)  # in load order
     requires: dict[str, list[str]] = field(default_factory=dict)  # union over the files
+    warnings: list[Problem] = field(default_factory=list)  # unknown fields, ignored (severity "warning")
 
 
-def load_samples(paths: list[str | Path]) -> LoadedSamples:
-    """Load and validate every file; raise `InputError` with all problems if there is any."""
+def load_samples(paths: list[str | Path], *, strict: bool = False) -> LoadedSamples:
+    """Load and validate every file; raise `InputError` with all problems if there is any.
+    `strict`: an unknown field on a sample is an error instead of a warning."""
     files, problems = expand(paths)
     loaded = LoadedSamples(files=files)
     first_ids: dict[str, tuple[str, int | None]] = {}
     # The collector is left as the caller set it: a library call does not change process-wide
     # state. `omk eval` raises its thresholds, which a program loading very large sets may do too.
     for file in files:
-        problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file)).run()
+        problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file), strict=strict).run()
     if problems:
-        raise InputError(problems)
+        raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
+
+
+def _with_warnings(problems: list[Problem], warnings: list[Problem]) -> list[Problem]:
+    """Errors and warnings together, each file's in line order (files in the order they loaded)."""
+    if not warnings:
+        return problems
+    order: dict[str, int] = {}
+    for p in (*problems, *warnings):
+        order.setdefault(p.file, len(order))
+    return sorted([*problems, *warnings], key=lambda p: (order[p.file], p.line or 0))
 
 
 class _NoLines:
@@ -62,15 +80,16 @@ class _NoLines:
         return None
 
 
-def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = None) -> LoadedSamples:
+def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = None, strict: bool = False) -> LoadedSamples:
     """Validate and build samples given as data (a list of sample mappings, or a document with
     `samples`, an M365 or a Big Sky dataset) exactly as a file with that content would be.
     `base_dir` is where hook and mock files resolve (default: the current directory). Raises
     `InputError` with every problem, named `NAME: samples[i] (id) field: what is wrong`."""
     loaded = LoadedSamples()
-    problems = _FileLoader(Path(name), loaded, {}, base_dir=base_dir or Path.cwd()).load(Document(data, _NoLines()))
+    loader = _FileLoader(Path(name), loaded, {}, base_dir=base_dir or Path.cwd(), strict=strict)
+    problems = loader.load(Document(data, _NoLines()))
     if problems:
-        raise InputError(problems)
+        raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
 
 
@@ -82,8 +101,10 @@ class _FileLoader:
         first_ids: dict[str, tuple[str, int | None]],
         allowed: list[Path] | None = None,
         base_dir: Path | None = None,
+        strict: bool = False,
     ):
         self.file = file
+        self.strict = strict
         self.allowed = allowed or []  # folders outside the samples file's own that its files may use
         self.name = str(file)
         self.loaded = loaded
@@ -145,6 +166,8 @@ class _FileLoader:
         if not isinstance(data, dict):
             self._file_problem(doc.line(()), "", f"{SHAPE} (got {kind_of(data)})")
             return None
+        if "schemaVersion" in data:
+            self._version(doc, data["schemaVersion"])
         if "samples" not in data:
             hint = ""
             if "sample_id" in data or "prompt" in data:
@@ -166,6 +189,21 @@ class _FileLoader:
             self._file_problem(doc.line(("samples",)), "samples", "is empty: the file has no samples")
             return None
         return samples, ("samples",)
+
+    def _version(self, doc: Document, version: Any) -> None:
+        from omk.loader.formats.m365 import VERSION
+        from omk.schema.parts import SAMPLE_SET_VERSIONS
+
+        if version in SAMPLE_SET_VERSIONS:
+            return
+        reads = f"omk {__version__} reads {one_of(SAMPLE_SET_VERSIONS)} (omk samples) and M365 eval documents of schema 1.x"
+        if isinstance(version, str) and VERSION.match(version):
+            why = f'{show(version)} is an M365 eval document version, but the file has "samples"; {reads}'
+        elif isinstance(version, str) and version.startswith("omk.eval-sample-set/"):
+            why = f"{show(version)} is a newer sample-set format than this omk reads: {reads}; upgrade omk"
+        else:
+            why = f"{show(version)} is not a version omk knows: {reads}"
+        self._file_problem(doc.line(("schemaVersion",)), "schemaVersion", why)
 
     def _requires(self, doc: Document, requires: Any) -> None:
         found = check_requires(requires)
@@ -193,6 +231,13 @@ class _FileLoader:
         for rel, message in check_sample(raw):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
                 add(rel, message)
+        for rel, name in unknown_fields(raw):
+            message = unknown_field_message(name, rel, strict=self.strict)
+            if self.strict:
+                add(rel, message)
+            else:
+                line = doc.line(spath + rel)
+                self.loaded.warnings.append(Problem(self.name, line, where, field_label(rel), message, "warning"))
         if named:
             line = doc.line(spath + ("sample_id",))
             first = self.first_ids.get(sample_id)  # type: ignore[arg-type]
@@ -208,10 +253,7 @@ class _FileLoader:
             # Still compile the assertions that are fine, so a bad regex shows up in this round too.
             bad = {p.field for p in self.problems[count:]}
             for base, items in _assertion_lists(raw):
-                for i, item in enumerate(items):
-                    label = field_label(base + (i,))
-                    if isinstance(item, dict) and not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
-                        build_spec(item, base + (i,), src, found)
+                _compile_fine(items, base, src, found, bad)
         else:
             sample = build_sample(raw, src, base_dir, found)
         if absent := missing_files(raw, base_dir, self.allowed):  # a hook or mock file that is not there
@@ -221,6 +263,19 @@ class _FileLoader:
             self.loaded.samples.append(sample)
         for rel, message in found:
             add(rel, message)
+
+
+def _compile_fine(items: list[Any], base: Path_, src: SourceInfo, found: list[tuple[Path_, str]], bad: set[str]) -> None:
+    """Compile the assertions without a problem of their own; under a set that has one (an
+    unknown mode), still its children, so their own errors show up in the same round."""
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        label = field_label(base + (i,))
+        if not any(f == label or f.startswith((label + ".", label + "[")) for f in bad):
+            build_spec(item, base + (i,), src, found)
+        elif isinstance(item.get("children"), list):
+            _compile_fine(item["children"], base + (i, "children"), src, found, bad)
 
 
 def _assertion_lists(raw: Any) -> list[tuple[Path_, list[Any]]]:

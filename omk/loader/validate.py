@@ -10,6 +10,7 @@ answers "valid?" and `jsonschema`'s `Draft202012Validator` then lists the errors
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ import fastjsonschema
 from omk.assertions.registry import AssertionType, registry, revision
 from omk.loader import rules
 from omk.loader.document import Path_
-from omk.loader.messages import kind_of, translate, unknown_type
+from omk.loader.messages import did_you_mean, kind_of, translate, unknown_type
 from omk.schema.build import ASSERTION_REF, build_schema
 
 MAX_NESTING = 16  # assert-set levels (omk 0.54 contract)
@@ -161,10 +162,64 @@ def schemas() -> Schemas:
     return _built[1]
 
 
+@functools.cache
+def _known_keys() -> tuple[frozenset[str], frozenset[str]]:
+    from omk.schema.parts import sample_properties, turn_def
+
+    return frozenset(sample_properties()), frozenset(turn_def()["properties"])
+
+
+def _unknown_in(value: dict[str, Any], known: frozenset[str]) -> list[str]:
+    if value.keys() <= known:
+        return []
+    return [k for k in value if k not in known and not (isinstance(k, str) and k.startswith("x-"))]
+
+
+def unknown_fields(sample: Any) -> list[tuple[Path_, str]]:
+    """Fields omk does not know on a sample or on one of its turns, as (path, the field's name).
+
+    They are warnings, not errors, as in omk 0.54: a file written for a newer omk, or with a
+    team's own labels, still runs (`--strict` makes them errors). `x-` fields are never reported."""
+    if not isinstance(sample, dict):
+        return []
+    sample_keys, turn_keys = _known_keys()
+    found: list[tuple[Path_, str]] = [((k,), k) for k in _unknown_in(sample, sample_keys)]
+    turns = sample.get("turns")
+    for j, turn in enumerate(turns if isinstance(turns, list) and "turns" in sample_keys else []):
+        if isinstance(turn, dict):
+            found += [(("turns", j, k), k) for k in _unknown_in(turn, turn_keys)]
+    return found
+
+
+def unknown_field_message(name: str, path: Path_, *, strict: bool) -> str:
+    sample_keys, turn_keys = _known_keys()
+    hint = did_you_mean(name, turn_keys if len(path) > 1 else sample_keys)
+    if strict:
+        return f'unknown field "{name}"{hint}'
+    own = "" if hint else f' (name your own fields with an "x-" prefix, e.g. "x-{name}")'
+    return f'unknown field "{name}"{hint}{own}; ignored'
+
+
+def _without_unknown(sample: dict[str, Any], unknown: list[tuple[Path_, str]]) -> dict[str, Any]:
+    """The sample without its unknown fields, so the schema checks only what omk reads."""
+    top = {path[0] for path, _ in unknown if len(path) == 1}
+    out = {k: v for k, v in sample.items() if k not in top}
+    in_turns = {path[1] for path, _ in unknown if len(path) == 3}
+    if in_turns:
+        out["turns"] = [
+            {k: v for k, v in turn.items() if (("turns", j, k), k) not in unknown} if j in in_turns else turn
+            for j, turn in enumerate(sample["turns"])
+        ]
+    return out
+
+
 def check_sample(sample: Any) -> Found:
-    """Problems in one sample, as (path inside the sample, message)."""
+    """Problems in one sample, as (path inside the sample, message). Unknown fields are not
+    among them (`unknown_fields` lists those)."""
     if not isinstance(sample, dict):
         return [((), f"a sample must be a mapping with sample_id and prompt (got {kind_of(sample)})")]
+    if unknown := unknown_fields(sample):
+        sample = _without_unknown(sample, unknown)
     s = schemas()
     found = s.sample.errors(sample)
     found += _conversation(sample)

@@ -60,16 +60,56 @@ def parse_yaml(text: str) -> Document:
         return _build(loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        reason = exc.problem or exc.context or "invalid YAML"
+        reason = " ".join((exc.problem or exc.context or "invalid YAML").split())
         if "maximum nesting depth" in reason:  # PyYAML 6.0.4 stops deep nesting itself: say it as omk does
             raise ParseFailure(f"YAML parse error: nesting deeper than {MAX_DEPTH} levels", mark.line + 1 if mark else None) from None
         if exc.context and exc.problem and exc.context_mark is not None and mark is not exc.context_mark:
-            reason = f"{reason} ({exc.context} at line {exc.context_mark.line + 1})"
-        raise ParseFailure(f"YAML parse error: {reason}", mark.line + 1 if mark else None) from None
+            reason = f"{reason} ({' '.join(exc.context.split())} at line {exc.context_mark.line + 1})"
+        column = f" at column {mark.column + 1}" if mark else ""
+        hint = _hint(exc, text, mark)
+        raise ParseFailure(f"YAML parse error{column}: {reason}{hint}", mark.line + 1 if mark else None) from None
     except yaml.YAMLError as exc:  # ReaderError (control characters) and the like
-        raise ParseFailure(f"YAML parse error: {exc}", _reader_line(text, exc)) from None
+        raise ParseFailure(f"YAML parse error: {_reader_reason(exc)}", _reader_line(text, exc)) from None
     finally:
         loader.dispose()
+
+
+# What PyYAML says → what to do about it (the first that matches).
+_HINTS = (
+    ("mapping values are not allowed", 'a value that contains ": " must be quoted, e.g. prompt: "Note: read this"'),
+    ("could not find expected ':'", 'each line of a mapping is "key: value"; text over several lines needs | or quotes'),
+    ("did not find expected '-' indicator", "the items of one list must start at the same column"),
+    ("expected <block end>", "check the indentation: this line is not aligned with the lines above it"),
+    ("did not find expected ',' or '}'", "a { … } mapping is not closed, or a value in it needs quotes (a comma or a colon)"),
+    ("did not find expected ',' or ']'", "a [ … ] list is not closed, or an item in it needs quotes (a comma or a colon)"),
+    ("found undefined alias", "an *alias must name an &anchor defined above it"),
+    ("found unknown escape character", 'in "double quotes" a backslash starts an escape: use \\\\ or single quotes'),
+    ("found duplicate anchor", "each &anchor name may be defined once"),
+)
+
+
+def _hint(exc: yaml.MarkedYAMLError, text: str, mark: Any) -> str:
+    problem, context = exc.problem or "", exc.context or ""
+    if mark is not None and "cannot start any token" in problem:
+        lines = text.splitlines()
+        line = lines[mark.line] if mark.line < len(lines) else ""
+        if "\t" in line[: mark.column + 1]:
+            return "; hint: YAML indents with spaces, not tabs"
+        return "; hint: quote a value that starts with a special character (@, `, %, |, >)"
+    if "end of stream" in problem and "quoted scalar" in context:
+        return "; hint: a quoted string is not closed: add its closing quote"
+    for needle, hint in _HINTS:
+        if needle in problem:
+            return f"; hint: {hint}"
+    return ""
+
+
+def _reader_reason(exc: yaml.YAMLError) -> str:
+    """PyYAML's reader error, on one line and without its own position text."""
+    character = getattr(exc, "character", None)
+    if isinstance(character, str) and len(character) == 1:
+        return f"unacceptable character U+{ord(character):04X} (a control character); remove it"
+    return " ".join(str(exc).split("\n")[0].split())
 
 
 def _reader_line(text: str, exc: yaml.YAMLError) -> int | None:

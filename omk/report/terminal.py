@@ -1,4 +1,10 @@
-"""The summary a person reads in the terminal after `omk eval`."""
+"""The summary a person reads in the terminal after `omk eval`.
+
+It fits an 80-column terminal: long sample ids and turn labels are cut with an ellipsis (never
+folded over two rows), the score columns keep their width. A failing sample shows each failed
+check's message and the start of the output it judged; a passing run prints no "Failures"
+heading. Under `--repeat N` the counts are of runs, and say so (`14 samples × 3 runs`).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,8 @@ from rich.text import Text
 from omk.report import categories
 from omk.report.i18n import t
 from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label
+
+OUTPUT_CELLS = 160  # how much of a failing output the terminal shows (cells, on one line)
 
 
 def _fmt(score: float | None) -> str:
@@ -38,8 +46,9 @@ def for_terminal(text: Any) -> str:
 
 def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
     threshold = report["summary"]["threshold"]
-    console.print(_results_table(report, lang))
-    _print_failures(report["results"], threshold, console, lang)
+    console.print(_results_table(report, lang, console.width))
+    repeated = (report["summary"].get("repeat") or 1) > 1
+    _print_failures(report["results"], threshold, console, lang, repeated)
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)
     _print_totals(report["summary"], console, lang)
@@ -47,24 +56,28 @@ def print_summary(report: dict[str, Any], console: Console, lang: str = "en", re
         console.print(f"{t('report', lang)}: {report_path}")
 
 
-def _results_table(report: dict[str, Any], lang: str) -> Table:
-    """One row per sample, and beneath a conversation one row per turn."""
+def _results_table(report: dict[str, Any], lang: str, width: int = 120) -> Table:
+    """One row per sample, and beneath a conversation one row per turn, in `width` cells."""
     threshold = report["summary"]["threshold"]
     table = Table(title=t("Results", lang), show_lines=False, expand=False)
-    table.add_column(t("sample", lang), overflow="fold")
-    table.add_column(t("status", lang))
-    table.add_column("fact", justify="right")
-    table.add_column("behavior", justify="right")
-    table.add_column("judge", justify="right")
-    table.add_column(t("composite", lang), justify="right")
-    table.add_column(t("pass", lang), justify="center")
-    label_cells = max([48, *(cell_len(r["sample_id"]) for r in report["results"])])
+    # The label column gives way first: cut with an ellipsis, never folded into ragged rows.
+    others = [t("status", lang), "fact", "behavior", "judge", t("composite", lang), t("pass", lang)]
+    fixed = [max(cell_len(name), 4 if name == others[-1] else 5) for name in others]  # a header and "5.00" stay whole
+    room = width - sum(fixed) - 3 * (len(fixed) + 1) - 1  # each column: 2 cells of padding, 1 of border
+    repeated = (report["summary"].get("repeat") or 1) > 1
+    widest = max([0, *(cell_len(r["sample_id"]) + (4 if repeated else 0) for r in report["results"])])
+    label_cells = max(10, min(room, max(widest, 48)))
+    table.add_column(t("sample", lang), no_wrap=True, overflow="ellipsis", max_width=label_cells)
+    for name, wide in zip(others, fixed, strict=True):
+        justify = "left" if name == t("status", lang) else "center" if name == t("pass", lang) else "right"
+        table.add_column(name, no_wrap=True, min_width=wide, justify=justify)
     for r in report["results"]:
         sc = r["scores"]
         status = Text("ok") if r["status"] == "ok" else Text(t("error", lang), style="bold red")
         mark = Text("✓", style="green") if r["passed"] else Text("✗", style="red")
+        run = f"#{r.get('repeat', 0) + 1} " if repeated else ""  # first: a cut id keeps its run number
         table.add_row(
-            Text(for_terminal(r["sample_id"])),  # never markup, never a raw escape sequence
+            Text(run + for_terminal(r["sample_id"]), no_wrap=True, overflow="ellipsis"),  # never markup, never a raw escape
             status,
             _score_text(sc["fact"], threshold),
             _score_text(sc["behavior"], threshold),
@@ -95,31 +108,63 @@ def _turn_row(turn: dict[str, Any], threshold: float, label_cells: int, lang: st
     ]
 
 
-def _print_failures(results: list[dict[str, Any]], threshold: float, console: Console, lang: str) -> None:
-    details = []
+def _print_failures(results: list[dict[str, Any]], threshold: float, console: Console, lang: str, repeated: bool = False) -> None:
+    failed, noted = [], []
     for r in results:
+        name = for_terminal(r["sample_id"]) + (f" · {t('run {n}', lang).format(n=r.get('repeat', 0) + 1)}" if repeated else "")
         if r["status"] == "error":
-            lines = [f"{t('error', lang)}: {r['error']}"]
+            failed.append((name, [f"{t('error', lang)}: {r['error']}"], None))
         elif not r["passed"]:
-            lines = failure_lines(r, threshold)  # assertions, judge reasons, layers under the bar
-        else:
-            lines = passed_but_failed(r)  # passed overall, but say what did fail
-        if lines:
-            details.append((r["sample_id"], lines))
-    if details:
-        console.print(Text(t("Failures", lang), style="bold"))
-        for sid, lines in details:
-            console.print(Text(f"  {for_terminal(sid)}", style="bold"))
+            # assertions, judge reasons, layers under the bar; then what the model said
+            failed.append((name, failure_lines(r, threshold), _judged_output(r)))
+        elif lines := passed_but_failed(r):  # passed overall, but say what did fail
+            noted.append((name, lines, None))
+    for heading, details in ((t("Failures", lang), failed), (t("Passed, with failed checks", lang), noted)):
+        if not details:
+            continue
+        console.print(Text(heading, style="bold"))
+        for name, lines, output in details:
+            console.print(Text(f"  {name}", style="bold"))
             for line in lines:
                 console.print(Text(f"    - {for_terminal(line)}"))
+            if output is not None:
+                console.print(_output_line(output, console, lang))
+
+
+def _judged_output(result: dict[str, Any]) -> str:
+    """The output the failed checks judged: a conversation's first failing turn's, else the sample's."""
+    for turn in result.get("turns") or []:
+        if turn.get("passed") is False or turn.get("status") == "error":
+            return turn.get("output") or ""
+    return result.get("output") or ""
+
+
+def _output_line(output: str, console: Console, lang: str) -> Text:
+    """`    output: The start of what the model said…` on one line, within the terminal's width."""
+    flat = " ".join(for_terminal(output).split())
+    label = f"    {t('output', lang)}: "
+    text = Text(label, style="dim")
+    text.append(flat or t("(no output)", lang), style="italic")
+    width = min(OUTPUT_CELLS, max(console.width, 40)) if console.width else OUTPUT_CELLS
+    text.truncate(width, overflow="ellipsis")
+    text.no_wrap = True
+    return text
 
 
 def _print_totals(summary: dict[str, Any], console: Console, lang: str) -> None:
     s = summary["scores"]
-    head = (
-        f"{summary['total']} {t('samples', lang)} · {summary['passed']} {t('passed', lang)} · "
-        f"{summary['failed']} {t('failed', lang)} · {summary['errored']} {t('errored', lang)}"
-    )
+    repeat = summary.get("repeat") or 1
+    if repeat > 1:  # the counts below are of runs: say so, and how many samples made them
+        runs = t("{samples} samples × {n} runs", lang).format(samples=summary["total"] // repeat, n=repeat)
+        head = (
+            f"{runs} · {summary['passed']}/{summary['total']} {t('runs', lang)} {t('passed', lang)} · "
+            f"{summary['failed']} {t('failed', lang)} · {summary['errored']} {t('errored', lang)}"
+        )
+    else:
+        head = (
+            f"{summary['total']} {t('samples', lang)} · {summary['passed']} {t('passed', lang)} · "
+            f"{summary['failed']} {t('failed', lang)} · {summary['errored']} {t('errored', lang)}"
+        )
     layers = f"composite {_fmt(s['composite'])} (fact {_fmt(s['fact'])}, behavior {_fmt(s['behavior'])}, judge {_fmt(s['judge'])})"
     console.print(Text(head, style="bold"))
     console.print(f"{layers} · {t('threshold', lang)} {summary['threshold']:g}")

@@ -21,6 +21,9 @@ LAYERS = ["fact", "behavior"]
 MOCK_MATCH_FIELDS = ["file_path", "file_path_endswith", "url", "url_glob", "command_glob", "input_contains", "input"]
 RETURN_FORMS = ["return", "return_file", "return_seq"]
 
+# The `schemaVersion` values of an omk samples file this omk reads (the key is optional).
+SAMPLE_SET_VERSIONS = ("omk.eval-sample-set/v1",)
+
 # Keys anyone may add to a sample for their own notes: `x-owner: ana`.
 EXTENSION_PATTERN = "^x-"
 
@@ -193,6 +196,7 @@ def file_object_def() -> dict[str, Any]:
         "required": ["samples"],
         "properties": {
             "$schema": {"type": "string"},
+            "schemaVersion": _d("The format's version; omk reads this one (optional).", {"enum": list(SAMPLE_SET_VERSIONS)}),
             "samples": {"type": "array", "minItems": 1, "items": ref("sample")},
             "requires": _d("What the whole set needs (union over files).", ref("requires")),
         },

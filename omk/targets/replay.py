@@ -2,6 +2,11 @@
 
 A conversation is recorded turn by turn: `{"sample_id", "turns": [{"output", "trace"}, …]}`,
 one entry per turn in order; an entry may be `{"error": "…"}` to replay a failed turn.
+
+A run's own `results.jsonl` replays as it is: its conversation lines also carry the last turn's
+`output` (the turns win), and the lines of later repeats (`"repeat": 1`, …) are skipped, so each
+sample replays its first run. A replay file none of whose `sample_id`s is among the samples run
+is refused before the run (`check_samples`), naming a few ids of each side.
 """
 
 from __future__ import annotations
@@ -59,6 +64,8 @@ class ReplayTarget:
             if not isinstance(sid, str) or not sid:
                 problems.append(Problem(name, lineno, "", "sample_id", "must be a non-empty string"))
                 continue
+            if isinstance(record.get("repeat"), int) and record["repeat"] > 0:
+                continue  # a later repeat of a recorded run: the first run is the one replayed
             if sid in records:
                 first = records[sid][0]
                 problems.append(Problem(name, lineno, "", "sample_id", f'"{sid}" recorded twice (first at line {first})'))
@@ -74,6 +81,23 @@ class ReplayTarget:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "replay", "spec": self.spec, "file": str(self.path)}
+
+    def check_samples(self, samples: list[Sample]) -> None:
+        """Refuse a replay file that records none of these samples: every one would error."""
+        if not samples or any(s.sample_id in self._records for s in samples):
+            return
+
+        def few(ids: list[str]) -> str:
+            shown = ", ".join(f'"{i}"' for i in ids[:3])
+            return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+
+        recorded = list(self._records)
+        what = f"it records {few(recorded)}" if recorded else "it records nothing"
+        message = (
+            f"no recorded response matches any sample: {what}; the samples are {few([s.sample_id for s in samples])} "
+            "(was this file recorded from other samples?)"
+        )
+        raise InputError([Problem(str(self.path), None, "", "", message)])
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         found = self._records.get(sample.sample_id)
@@ -109,7 +133,7 @@ def _record_problems(record: dict[str, Any]) -> list[tuple[str, str]]:
     if "turns" not in record:
         return _entry_problems(record, "")
     turns = record["turns"]
-    if "output" in record:
+    if "output" in record and "status" not in record:  # a results.jsonl line carries both
         return [("turns", 'a record has either "output" or "turns", not both')]
     if not isinstance(turns, list) or not turns:
         return [("turns", "must be a non-empty list of {output, trace} objects, one per turn")]

@@ -1,8 +1,9 @@
 """Which format a parsed file is in, from its shape alone (no name or marker needed).
 
-* omk: an object with `samples`, or a list whose items carry `sample_id` (or anything that is
+* omk: an object with `samples` or an omk `schemaVersion` (`omk.eval-sample-set/v1`), or a list whose items carry `sample_id` (or anything that is
   neither of the others, so omk's own messages explain what is wrong);
-* M365 (`runevals`): an object with `items` or `schemaVersion`; or, in a `.json` file, a legacy
+* M365 (`runevals`): an object with `items` or `schemaVersion`, or the oldest legacy object
+  `{"prompts": [...], "expected_responses": [...]}`; or, in a `.json` file, a legacy
   bare array `[{prompt, expected_response?}, …]`: a list of objects that each have `prompt` or
   `turns` and none of which has a key only omk has (`sample_id`, `assertions`, `rubric`, an
   `x-` key…, also in a turn) or a misspelling closer to one of those than to an M365 key. So
@@ -88,11 +89,16 @@ def _legacy_m365(items: list[Any]) -> bool:
     return True
 
 
+def omk_version(value: Any) -> bool:
+    """A `schemaVersion` of omk's own (`omk.eval-sample-set/v1`, or a later one omk must refuse)."""
+    return isinstance(value, str) and value.startswith("omk.")
+
+
 def detect(data: Any, path: Path | None = None) -> str:
     if isinstance(data, dict):
-        if "samples" in data:
+        if "samples" in data or omk_version(data.get("schemaVersion")):
             return OMK
-        if "items" in data or "schemaVersion" in data:
+        if "items" in data or "schemaVersion" in data or "prompts" in data:
             return M365
         if "data" in data:
             return BIGSKY

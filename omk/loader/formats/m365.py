@@ -11,7 +11,7 @@ upgrades the file). Each item becomes one `Sample` (`source_format="m365"`); a `
 becomes a conversation (`Sample.turns`, one `Turn` per turn, each with its own checks).
 
 Evaluators become assertions: Relevance → `relevance`, Coherence → `coherence`, Groundedness →
-`groundedness` (with the item's `context`), Similarity → `similarity` (with `expected_response`),
+`groundedness` (with the item's `context`; an item without one has the metric skipped, visibly), Similarity → `similarity` (with `expected_response`),
 Citations → `citations`, ExactMatch → `exact_match`, PartialMatch → `partial_match`. Which run:
 the item's (or turn's) `evaluators` on top of the defaults (`evaluators_mode: extend`, the
 default; the item's options win for an evaluator named in both) or instead of them (`replace`);
@@ -27,6 +27,7 @@ Decisions where the M365 sources disagree are in docs/formats.md.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -66,12 +67,55 @@ MODES = ("extend", "replace")
 
 OUTPUT_ONLY = ("response", "citations", "scores", "diagnostics", "status", "error")
 LABELS = ("testId", "category", "notes", "name", "description", "extensions")
-SINGLE_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", *LABELS, *OUTPUT_ONLY)
+TOOL_KEYS = ("allowed_tools", "allowed_tools_mode")  # schema 1.11
+# allowed_tools_mode → omk's tool assertions: only the listed tools may be called, each listed
+# tool must be called, or both.
+TOOL_MODES = {"subset": ("tools_only",), "all": ("tools_called",), "exact": ("tools_only", "tools_called")}
+SINGLE_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", *TOOL_KEYS, *LABELS, *OUTPUT_ONLY)
 THREAD_KEYS = ("turns", "conversation_id", "summary", *LABELS)
-TURN_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", "extensions", *OUTPUT_ONLY)
+TURN_KEYS = ("prompt", "expected_response", "context", "evaluators", "evaluators_mode", *TOOL_KEYS, "extensions", *OUTPUT_ONLY)
 MAX_TURNS = 20
 
 Evaluators = dict[str, tuple[dict[str, Any], Path_]]  # name -> (options, where it was written)
+
+
+def _unknown_field(key: str, allowed: tuple[str, ...], note: str) -> str:
+    """A misspelling gets its suggestion; any other field is said to be unsupported, as it is."""
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+    if close or note:
+        return f'unknown field{did_you_mean(key, close) if close else ""}{note}'
+    return (
+        "is not a field omk reads on an M365 item (a newer M365 schema's field omk does not support yet, "
+        "or your own): remove it, or keep custom labels in \"extensions\""
+    )
+
+
+def is_pairs(data: dict[str, Any]) -> bool:
+    """The legacy `{"prompts": [...], "expected_responses": [...]}` document (no `items`)."""
+    return "prompts" in data and "items" not in data and "samples" not in data
+
+
+def legacy_pairs(data: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Path_]]] | str:
+    """Items `{prompt, expected_response?}` paired by position, each with where its fields were
+    written; or `"FIELD: what is wrong"` when the two lists do not pair up."""
+    prompts, expected = data["prompts"], data.get("expected_responses")
+    if not isinstance(prompts, list) or not prompts:
+        return f"prompts: must be a non-empty list of prompts (got {kind_of(prompts) if prompts != [] else 'an empty list'})"
+    if expected is not None and not isinstance(expected, list):
+        return f"expected_responses: must be a list, one expected response per prompt (got {kind_of(expected)})"
+    if expected is not None and len(expected) != len(prompts):
+        return (
+            f"expected_responses: has {len(expected)} entries but prompts has {len(prompts)}; "
+            "the lists pair by position, so they must be the same length"
+        )
+    out = []
+    for i, prompt in enumerate(prompts):
+        item: dict[str, Any] = {"prompt": prompt}
+        at: dict[str, Path_] = {"prompt": ("prompts", i)}
+        if expected is not None and expected[i] is not None:  # null: this prompt has none
+            item["expected_response"], at["expected_response"] = expected[i], ("expected_responses", i)
+        out.append((item, at))
+    return out
 
 
 def read_m365(
@@ -89,6 +133,8 @@ class _M365Reader(Reader):
     def run(self) -> list[Sample]:
         self.parse_issues()
         data = self.doc.data
+        if isinstance(data, dict) and is_pairs(data):
+            return self._pairs(data)
         if isinstance(data, list):
             items, prefix = data, ()
             defaults: Evaluators | None = None
@@ -108,6 +154,24 @@ class _M365Reader(Reader):
         for index, item in enumerate(items):
             sample = self._item(item, prefix + (index,), index, defaults)
             if sample is not None:
+                samples.append(sample)
+        return samples
+
+    def _pairs(self, data: dict[str, Any]) -> list[Sample]:
+        """The oldest legacy shape, `{"prompts": [...], "expected_responses": [...]}`: each prompt
+        is an item with the expected response at the same position (what runevals upgrades it to)."""
+        pairs = legacy_pairs(data)
+        if isinstance(pairs, str):
+            key = "expected_responses" if "expected_responses" in pairs.split(":")[0] else "prompts"
+            self.problem((key,), pairs.split(": ", 1)[1], "", (key,))
+            return []
+        samples = []
+        for index, (item, at) in enumerate(pairs):
+            bad = [k for k, v in item.items() if not isinstance(v, str) or (k == "prompt" and not v.strip())]
+            for key in bad:
+                what = "a non-empty string" if key == "prompt" else "a string"
+                self.problem(at[key], f"must be {what} (got {kind_of(item[key])})", "", at[key])
+            if not bad and (sample := self._item(item, ("prompts", index), index, None)) is not None:
                 samples.append(sample)
         return samples
 
@@ -224,21 +288,38 @@ class _M365Reader(Reader):
                 self.problem(path + ("expected_response",), f"missing: {name} (from {origin}) compares the response with it", where, rel + ("expected_response",))
                 ok = False
                 continue
-            if name == "Groundedness" and not (isinstance(context, str) and context.strip()):
-                self.problem(path + ("context",), f"missing: Groundedness (from {origin}) judges the response against it", where, rel + ("context",))
-                ok = False
-                continue
             raw: dict[str, Any] = {"type": ASSERTION_TYPE[name], **options}
             if name in ("Similarity", "PartialMatch"):
                 raw["reference"] = expected
             elif name == "ExactMatch":
                 raw["value"] = expected
-            elif name == "Groundedness":
-                raw["context"] = context
+            elif name == "Groundedness" and isinstance(context, str) and context.strip():
+                raw["context"] = context  # without one the metric is skipped at run time, as runevals
             if query is not None and name in LIKERT:
                 raw["query"] = query
             specs.append(self.spec(raw, at, f"{label}.evaluators.{name}", where, rel + ("evaluators", name)))
-        return specs if ok else None
+        tools = self._tools(unit, path, where, rel, label)
+        return specs + tools if ok and tools is not None else None
+
+    def _tools(self, unit: dict[str, Any], path: Path_, where: str, rel: Path_, label: str) -> list[AssertionSpec] | None:
+        """`allowed_tools` (+ `allowed_tools_mode`, default "subset") as omk tool assertions."""
+        if "allowed_tools" not in unit:
+            if "allowed_tools_mode" in unit:
+                self.problem(path + ("allowed_tools_mode",), 'goes with "allowed_tools" (the list it applies to)', where, rel + ("allowed_tools_mode",))
+                return None
+            return []
+        names, mode = unit["allowed_tools"], unit.get("allowed_tools_mode", "subset")
+        ok = True
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            self.problem(path + ("allowed_tools",), f"must be a non-empty list of tool names (got {show(names)})", where, rel + ("allowed_tools",))
+            ok = False
+        if mode not in TOOL_MODES:
+            self.problem(path + ("allowed_tools_mode",), f"must be {one_of(TOOL_MODES)} (got {kind_of(mode)})", where, rel + ("allowed_tools_mode",))
+            ok = False
+        if not ok:
+            return None
+        at = path + ("allowed_tools",)
+        return [self.spec({"type": kind, "values": names}, at, f"{label}.allowed_tools", where, rel + ("allowed_tools",)) for kind in TOOL_MODES[mode]]
 
     # --- items ------------------------------------------------------------------------------
 
@@ -257,12 +338,12 @@ class _M365Reader(Reader):
         ok = True
         for key in unit:
             if key not in allowed:
-                self.problem(path + (key,), f"unknown field{did_you_mean(key, allowed)}{note}", where, rel + (key,))
+                self.problem(path + (key,), _unknown_field(key, allowed, note), where, rel + (key,))
                 ok = False
         return ok
 
     def _item(self, item: Any, path: Path_, index: int, defaults: Evaluators | None) -> Sample | None:
-        label = f"items[{index}]"
+        label = f"prompts[{index}]" if path[:1] == ("prompts",) else f"items[{index}]"
         if not isinstance(item, dict):
             self.problem(path, f"each item must be an object with a prompt (got {kind_of(item)})", label, ())
             return None

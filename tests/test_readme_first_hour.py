@@ -1,0 +1,87 @@
+"""Every command of the README's quick start and "Your first hour" runs as written, in order, in a
+fresh copy of the repository.
+
+Substitutions, each because a test cannot do the real thing, and nothing else:
+* `python3 -m venv .venv && .venv/bin/pip install -e . && …`: the copy's `.venv` is a link to the
+  virtual environment running these tests (omk installed from this tree), so the pip step is
+  skipped (it would download from the registry and take minutes) and the rest of the line runs;
+* `python3 -m webbrowser FILE`: no browser here; the test checks the file is the HTML report;
+* the judge command runs as written against a loopback OpenAI-compatible server
+  (`OPENAI_BASE_URL`), which scores the rubric, instead of api.openai.com;
+* the quick start's test-suite command (`… -m pytest`) is not run from inside the test suite: it
+  is what CI runs (`bash .ci/run`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from judge_support import score_json
+from servers.openai_fake import OpenAIFake, text_reply
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("## Quick start", "## Your first hour")
+INSTALL = "python3 -m venv .venv && .venv/bin/pip install -e . && "
+BROWSER = "python3 -m webbrowser "
+SKIP = {".git", ".venv", ".omk", "node_modules", ".ci", "__pycache__", ".pytest_cache", ".ruff_cache"}
+
+
+def readme_commands() -> list[str]:
+    """The shell lines of the sections' ```sh blocks, in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands: list[str] = []
+    for heading in SECTIONS:
+        start = text.index(heading)
+        end = text.find("\n## ", start + len(heading))
+        body = text[start : end if end != -1 else len(text)]
+        for block in re.findall(r"```sh\n(.*?)```", body, flags=re.S):
+            commands += [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return [c for c in commands if not c.endswith("-m pytest")]
+
+
+def _copy(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT, repo, ignore=lambda _dir, names: [n for n in names if n in SKIP or n.endswith(".egg-info")])
+    (repo / ".venv").symlink_to(Path(sys.prefix))  # the venv running the tests, omk installed in it
+    return repo
+
+
+def _run(command: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_readme_lists_the_first_hour_in_order():
+    commands = readme_commands()
+    assert commands[0].startswith(INSTALL)
+    assert any(c.startswith(BROWSER) for c in commands)
+    assert any("omk init" in c for c in commands) and any("--judge" in c for c in commands)
+    assert len(commands) >= 6
+
+
+def test_every_first_hour_command_runs(tmp_path):
+    repo = _copy(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_"))}
+    env.update(NO_COLOR="1", COLUMNS="100")
+    ran = []
+    with OpenAIFake([text_reply(score_json(5, "greets Ada by name"))] * 4) as fake:
+        for command in readme_commands():
+            if command.startswith(BROWSER):
+                page = repo / command[len(BROWSER) :]
+                assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html"), command
+                ran.append(command)
+                continue
+            line = command[len(INSTALL) :] if command.startswith(INSTALL) else command
+            proc = _run(line, repo, {**env, "OPENAI_BASE_URL": fake.url} if "--judge" in line else env)
+            assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
+            assert "Traceback" not in proc.stderr
+            if "--judge" in line:
+                assert len(fake.requests) >= 1 and "judge —" not in proc.stdout, proc.stdout
+            ran.append(command)
+    assert ran == readme_commands()
+    assert (repo / "my-evals" / "eval-samples.yaml").exists()
+    assert (repo / ".omk" / "runs" / "first" / "report.json").exists()

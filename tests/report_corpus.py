@@ -10,7 +10,6 @@ format is meant to change (and read the diff):
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess

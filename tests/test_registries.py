@@ -39,7 +39,7 @@ def plugin_module(tmp_path, monkeypatch):
         "        return None\n"
         "def write_count(out_dir, report, lang='en'):\n"
         "    path = Path(out_dir) / 'count.txt'\n"
-        "    path.write_text(str(len(report['results'])) + ' ' + lang)\n"
+        "    path.write_text(' '.join([str(len(report.results)), *(r.sample_id for r in report.results), lang]))\n"
         "    return path\n",
         encoding="utf-8",
     )
@@ -90,10 +90,10 @@ def test_a_registered_target_kind_is_built_and_run(plugin_module):
 
 def test_a_registered_report_format_is_written(plugin_module, tmp_path):
     register_format("count", f"{plugin_module}:write_count")
-    report = {"format": "omk-report/1", "summary": {}, "results": [{}, {}]}
-    written = write_formats(tmp_path, report, ["count"], "zh")
+    results = [{"sample_id": "a", "status": "ok"}, {"sample_id": "b", "status": "error"}]  # older reports lack the rest
+    written = write_formats(tmp_path, {"format": "omk-report/1", "summary": {}, "results": results}, ["count"], "zh")
     assert [p.name for p in written] == ["report.json", "count.txt"]
-    assert (tmp_path / "count.txt").read_text() == "2 zh"
+    assert (tmp_path / "count.txt").read_text() == "2 a b zh"
 
 
 def test_a_bad_reference_says_what_is_wrong():
@@ -111,7 +111,7 @@ def test_only_the_kind_and_formats_asked_for_are_imported(tmp_path):
         "from omk.targets import make_target\n"
         "from omk.report import write_formats\n"
         f"make_target('replay:{tmp_path / 'r.jsonl'}')\n"
-        "write_formats(__import__('pathlib').Path(sys.argv[1]), {'results': [], 'summary': {}}, ['md'])\n"
+        "write_formats(__import__('pathlib').Path(sys.argv[1]), {'format': 'omk-report/1', 'results': [], 'summary': {}}, ['md'])\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('omk.targets.', 'omk.report.', 'omk.llm')))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True, check=False)

@@ -8,21 +8,24 @@
 | html | report.html | people: one self-contained page |
 
 A format is one module with a `ReportWriter` function plus one line in `FORMATS`; only the
-formats asked for are imported.
+formats asked for are imported. Every writer reads the report typed (omk/report/document.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.errors import ConfigError
 from omk.lazy import LazyRegistry
 
+if TYPE_CHECKING:
+    from omk.report.document import ReportDocument
+
 
 class ReportWriter(Protocol):
-    def __call__(self, out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
-        """Write the report (the `report.json` shape) into `out_dir`; the path written."""
+    def __call__(self, out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
+        """Write the report into `out_dir`; the path written."""
         ...
 
 
@@ -47,21 +50,29 @@ def check_formats(formats: list[str]) -> None:
         raise ConfigError(f"--format: unknown format(s) {', '.join(unknown)}; available: {', '.join(WRITERS.names())}")
 
 
-def write_format(out_dir: Path, report: dict[str, Any], fmt: str, lang: str = "en") -> Path:
+def write_format(out_dir: Path, report: ReportDocument, fmt: str, lang: str = "en") -> Path:
     """Write one format into `out_dir` and return its path."""
     check_formats([fmt])
     return WRITERS.load(fmt)(out_dir, report, lang)
 
 
 def write_formats(out_dir: Path, report: dict[str, Any], formats: list[str], lang: str = "en") -> list[Path]:
-    """Write report.json and every other requested format into `out_dir`; report.json comes first.
+    """Write report.json (from `report`, the dictionary `Report.to_dict()` gives) and every other
+    requested format into `out_dir`; report.json comes first.
 
     Texts are masked where they come from (omk.secrets); this last pass masks the environment's
     secrets once more, so a path nobody thought of (a hook's message) cannot write one either."""
+    from omk.report.document import ReportDocument
+    from omk.report.json_report import write_json
     from omk.secrets import Masker
 
     check_formats(formats)
     mask = Masker.for_run()
     if mask:
         report = mask.value(report)
-    return [write_format(out_dir, report, fmt, lang) for fmt in dict.fromkeys(["json", *formats])]
+    others = [fmt for fmt in dict.fromkeys(formats) if fmt != "json"]
+    written = [write_json(out_dir, report)]
+    if others:  # the typed view only when a format reads it: a run that writes report.json alone never builds it
+        document = ReportDocument.from_dict(report)
+        written += [write_format(out_dir, document, fmt, lang) for fmt in others]
+    return written

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.report import categories, experiment, pairwise
+from omk.report.document import ReportDocument
 from omk.report.i18n import t
 from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name, skipped_judge_line
 
@@ -501,9 +502,9 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
     )
 
 
-def write_html(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+def write_html(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
     from omk.fileio import write_atomic
 
     path = out_dir / "report.html"
-    write_atomic(path, render_html(report, lang))
+    write_atomic(path, render_html(dict(report.data), lang))
     return path

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.fileio import write_atomic
 from omk.model import SampleResult
 from omk.version import __version__
+
+if TYPE_CHECKING:
+    from omk.report.document import ReportDocument
 
 FORMAT = "omk-report/1"
 
@@ -39,7 +43,7 @@ def build_report(
     }
 
 
-def dumps_report(report: dict[str, Any]) -> str:
+def dumps_report(report: Mapping[str, Any]) -> str:
     """The report's text: the top level indented for people, each result compact on a line of its own.
 
     json's C encoder does not indent; with `indent=2` everything would go through the much slower
@@ -54,10 +58,15 @@ def dumps_report(report: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(members) + "\n}\n"
 
 
-def write_json_report(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
-    """report.json in `out_dir` (the same in every language), strict JSON: a NaN or an infinity
-    (which JSON cannot hold) is written as null, and `warnings` says where; a lone surrogate is
-    written as U+FFFD."""
+def write_json_report(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
+    """report.json in `out_dir` (the same in every language), from the dictionary the typed report
+    was read from: fields the typed view leaves out are kept."""
+    return write_json(out_dir, report.data)
+
+
+def write_json(out_dir: Path, report: Mapping[str, Any]) -> Path:
+    """report.json in `out_dir`, strict JSON: a NaN or an infinity (which JSON cannot hold) is
+    written as null, and `warnings` says where; a lone surrogate is written as U+FFFD."""
     path = out_dir / "report.json"
     try:
         text = dumps_report(report)
@@ -91,44 +100,8 @@ def _nonfinite_warning(where: list[str]) -> list[str]:
 
 
 def read_report(path: Path) -> dict[str, Any]:
-    """Load a finished run's report.json (or the run folder holding it); bad input is an InputError."""
-    from omk.errors import InputError
+    """Load a finished run's report.json (or the run folder holding it), its shape checked as the
+    formats read it (omk/report/document.py); bad input is an InputError."""
+    from omk.report.document import read_document
 
-    if path.is_dir():
-        path = path / "report.json"
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such report (expected a run folder or its report.json)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    if not isinstance(report, dict) or report.get("format") != FORMAT:
-        found = report.get("format") if isinstance(report, dict) else type(report).__name__
-        raise InputError(f"{path}: format: expected {FORMAT!r}, found {found!r}")
-    if not isinstance(report.get("results"), list) or not isinstance(report.get("summary"), dict):
-        raise InputError(f"{path}: results/summary: missing; is this an omk report?")
-    for i, result in enumerate(report["results"]):
-        if (why := _bad_result(result)) is not None:
-            raise InputError(f"{path}: results[{i}]{why}; was report.json edited by hand?")
-    return report
-
-
-# What every result must have for the renderers and the doctor to read it (docs/report-format.md).
-_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
-    "sample_id": (str,),
-    "status": (str,),
-    "scores": (dict,),
-    "passed": (bool, type(None)),
-    "assertions": (list,),
-}
-
-
-def _bad_result(result: Any) -> str | None:
-    if not isinstance(result, dict):
-        return f": must be an object, found {type(result).__name__}"
-    for name, types in _RESULT_FIELDS.items():
-        if not isinstance(result.get(name), types):
-            return f".{name}: missing or of the wrong type ({type(result.get(name)).__name__})"
-    return None
+    return dict(read_document(path).data)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.report import categories, experiment, pairwise
+from omk.report.document import ReportDocument
 from omk.report.reasons import failure_lines, is_repeated, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -141,10 +142,10 @@ def render_junit(report: dict[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+def write_junit(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
     """`junit.xml` in `out_dir`; its messages are in English whatever `lang`."""
     from omk.fileio import write_atomic
 
     path = out_dir / "junit.xml"
-    write_atomic(path, render_junit(report))
+    write_atomic(path, render_junit(dict(report.data)))
     return path

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.report import categories, experiment, pairwise
+from omk.report.document import ReportDocument
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -128,9 +129,9 @@ def _all_results(results: list[dict[str, Any]], lang: str) -> list[str]:
     return [*out, "", "</details>", ""]
 
 
-def write_markdown(out_dir: Path, report: dict[str, Any], lang: str = "en") -> Path:
+def write_markdown(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
     from omk.fileio import write_atomic
 
     path = out_dir / "summary.md"
-    write_atomic(path, render_markdown(report, lang))
+    write_atomic(path, render_markdown(dict(report.data), lang))
     return path

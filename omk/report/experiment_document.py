@@ -1,0 +1,431 @@
+"""The `experiment` block of report.json, typed (docs/experiments.md, docs/report-format.md): the
+variants, each treatment's paired comparison with the control, the verdict, `--require`, every
+variant's results, and the pairwise judge's verdicts (also the top-level `pairwise` block of a
+report written before two-target runs became experiments). Parsed with omk/report/fields.py:
+missing fields take their defaults, wrong types are an `InputError` naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from omk.report.document import Scores, Target
+from omk.report.fields import Fields, Number
+
+# ---------------------------------------------------------------- the variants and the verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    name: str
+    role: str | None
+    passed: int
+    samples: int
+    pass_rate: Number | None
+    scores: Scores
+    gate_passed: bool
+    gate_failing: tuple[str, ...]
+    errored: int
+    cost_usd: Number | None
+    latency_ms: Number | None
+    tokens_in: int | None
+    tokens_out: int | None
+    spread: Number | None
+
+    @classmethod
+    def parse(cls, f: Fields) -> Variant:
+        gate = f.obj("gate") or Fields({}, f.origin)
+        tokens = f.obj("tokens") or Fields({}, f.origin)
+        return cls(
+            name=str(f.raw("name")),
+            role=f.str("role"),
+            passed=f.int("passed"),
+            samples=f.int("samples"),
+            pass_rate=f.num("pass_rate"),
+            scores=Scores.parse(f.obj("scores")),
+            gate_passed=gate.bool("passed"),
+            gate_failing=tuple(str(x) for x in gate.list("failing")),
+            errored=f.int("errored"),
+            cost_usd=f.num("cost_usd"),
+            latency_ms=f.num("latency_ms"),
+            tokens_in=tokens.int("input", None),
+            tokens_out=tokens.int("output", None),
+            spread=f.num("spread"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PairVerdict:
+    """The verdict on one treatment against the control."""
+
+    treatment: str | None
+    control: str | None
+    level: str | None
+    headline: str | None
+    recommendation: str | None
+
+    @classmethod
+    def parse(cls, f: Fields) -> PairVerdict:
+        return cls(f.str("treatment"), f.str("control"), f.str("level"), f.str("headline"), f.str("recommendation"))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    level: str | None
+    headline: str | None
+    recommendation: str | None
+    lines: tuple[str, ...]
+    pairs: tuple[PairVerdict, ...]
+
+    @classmethod
+    def parse(cls, f: Fields) -> Verdict:
+        pairs = tuple(PairVerdict.parse(p) for p in f.objs("pairs"))
+        return cls(f.str("level"), f.str("headline"), f.str("recommendation"), f.strs("lines"), pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class Require:
+    """`--require POLICY`: whether the verdict met it, and why."""
+
+    policy: str | None
+    passed: bool
+    reason: str | None
+
+
+# ---------------------------------------------------------------- one comparison
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """The paired change of the composite or of a layer."""
+
+    n: int
+    mean: Number | None
+    ci_low: Number | None
+    ci_high: Number | None
+    has_ci: bool
+    significant: bool
+    wins: int
+    ties: int
+    losses: int
+    d_z: Number | None
+    mde: Number | None
+
+    @classmethod
+    def parse(cls, f: Fields | None) -> Delta | None:
+        if f is None:
+            return None
+        ci = f.obj("ci")
+        low, high = (ci.num("low"), ci.num("high")) if ci else (None, None)
+        return cls(
+            f.int("n"), f.num("mean"), low, high, ci is not None, f.bool("significant"),
+            f.int("wins"), f.int("ties"), f.int("losses"), f.num("d_z"), f.num("mde"),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PassRate:
+    control_rate: Number | None = None
+    treatment_rate: Number | None = None
+    change: Number | None = None
+    gained: int = 0
+    lost: int = 0
+    p_value: Number | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A resource's change per sample (cost, latency): absolute and relative."""
+
+    delta: Number | None = None
+    relative: Number | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    sample_id: str | None
+    delta: Number | None
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PerSample:
+    """One shared sample: both sides' composites, pass and error, and the change."""
+
+    sample_id: str | None
+    control: Number | None
+    treatment: Number | None
+    delta: Number | None
+    control_passed: bool
+    treatment_passed: bool
+    control_errored: bool
+    treatment_errored: bool
+
+    @classmethod
+    def parse(cls, f: Fields) -> PerSample:
+        sides = [f.bool(f"{side}_{what}") for what in ("passed", "errored") for side in ("control", "treatment")]
+        return cls(f.str("sample_id"), f.num("control"), f.num("treatment"), f.num("delta"), *sides)
+
+    def passed(self, side: str) -> bool:
+        return self.control_passed if side == "control" else self.treatment_passed
+
+    def errored(self, side: str) -> bool:
+        return self.control_errored if side == "control" else self.treatment_errored
+
+    def score(self, side: str) -> Number | None:
+        return self.control if side == "control" else self.treatment
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """One treatment against the control."""
+
+    control: str | None
+    treatment: str | None
+    samples: int
+    composite: Delta | None
+    layers: tuple[tuple[str, Delta], ...]
+    pass_rate: PassRate
+    cost_usd: Change
+    latency_ms: Change
+    errored_either: int
+    errored_control: int
+    errored_treatment: int
+    only_control: int
+    only_treatment: int
+    spread_exceeded: bool | None
+    regressions: tuple[Regression, ...]
+    per_sample: tuple[PerSample, ...]
+
+    @classmethod
+    def parse(cls, f: Fields) -> Comparison:
+        layers = f.obj("layers") or Fields({}, f.origin)
+        pr = f.obj("pass_rate") or Fields({}, f.origin)
+        err = f.obj("errored") or Fields({}, f.origin)
+        spread = f.obj("spread") or Fields({}, f.origin)
+        return cls(
+            control=f.str("control"),
+            treatment=f.str("treatment"),
+            samples=f.int("samples"),
+            composite=Delta.parse(f.obj("composite")),
+            layers=tuple((k, d) for k in ("fact", "behavior", "judge") if (d := Delta.parse(layers.obj(k))) is not None),
+            pass_rate=PassRate(pr.num("control_rate"), pr.num("treatment_rate"), pr.num("change"), pr.int("gained"), pr.int("lost"), pr.num("p_value")),
+            cost_usd=_change(f.obj("cost_usd")),
+            latency_ms=_change(f.obj("latency_ms")),
+            errored_either=err.int("either"),
+            errored_control=err.int("control"),
+            errored_treatment=err.int("treatment"),
+            only_control=len(f.list("only_control")),
+            only_treatment=len(f.list("only_treatment")),
+            spread_exceeded=spread.bool("exceeded", None),
+            regressions=tuple(Regression(r.str("sample_id"), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
+            per_sample=tuple(PerSample.parse(s) for s in f.objs("per_sample")),
+        )
+
+
+def _change(f: Fields | None) -> Change:
+    return Change(f.num("delta"), f.num("relative")) if f is not None else Change()
+
+
+# ---------------------------------------------------------------- every variant's results
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One result of one variant (`runs[name].results[]`): why it failed in `messages`."""
+
+    sample_id: str | None
+    repeat: int
+    status: str | None
+    passed: bool
+    composite: Number | None
+    duration_ms: Number | None
+    messages: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, f: Fields) -> Case:
+        return cls(
+            f.str("sample_id"), f.int("repeat"), f.str("status"), f.bool("passed"), f.num("composite"),
+            f.num("duration_ms"), tuple(str(m) for m in f.list("messages")),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A variant's run: its folder (relative to the report), its target, its results."""
+
+    report: str | None
+    target: Target
+    results: tuple[Case, ...] | None  # None in a block written before the results were added
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    resamples: Any = None
+    seed: Any = None
+    trivial: Any = None
+
+
+# ---------------------------------------------------------------- the pairwise judge
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """One judge of an ensemble: its preference (1 = A, 2 = B, 0 = tie) and its reason."""
+
+    judge: Any
+    preference: Any
+    reason: str
+
+    @classmethod
+    def parse(cls, f: Fields) -> Vote:
+        return cls(f.raw("judge"), f.raw("preference"), str(f.raw("reason") or ""))
+
+
+@dataclass(frozen=True, slots=True)
+class PairwiseVerdict:
+    sample_id: str | None
+    key: str | None
+    status: str | None
+    winner: str | None
+    position: str | None  # which side each order preferred, when they disagreed
+    reason: str | None
+    error: str | None
+    votes: tuple[tuple[str, tuple[Vote, ...]], ...]  # (order: "", "a_first", "b_first"; its votes)
+
+    @classmethod
+    def parse(cls, f: Fields) -> PairwiseVerdict:
+        orders = f.obj("orders") or Fields({}, f.origin)
+        groups = [("", f)] + [(key, order) for key in ("a_first", "b_first") if (order := orders.obj(key)) is not None]
+        votes = tuple((key, tuple(Vote.parse(v) for v in g.objs("votes"))) for key, g in groups if isinstance(g.data.get("votes"), list))
+        return cls(f.str("sample_id"), f.str("key"), f.str("status"), f.str("winner"), f.str("position"), f.str("reason"), f.str("error"), votes)
+
+    @property
+    def why(self) -> str:
+        """The judge's reason for the verdict, or why there is none."""
+        return (self.reason or "") if self.status == "ok" else (self.error or "")
+
+
+@dataclass(frozen=True, slots=True)
+class WinRate:
+    key: str | None
+    rate: Number | None
+    decisive: int
+    ci_level: Number | None
+    ci_low: Number | None
+    ci_high: Number | None
+    p_value: Number | None
+    ties: int
+
+    @classmethod
+    def parse(cls, f: Fields) -> WinRate:
+        ci = f.obj("ci") or Fields({}, f.origin)
+        return cls(f.str("key"), f.num("rate"), f.int("decisive"), ci.num("level"), ci.num("low"), ci.num("high"), f.num("p_value"), f.int("ties"))
+
+
+TALLY_KEYS = ("a_better", "b_better", "ties", "errored", "skipped")
+POSITION_KEYS = ("consistent", "inconsistent", "first", "second", "partial")
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """The pairwise judge's verdicts on one treatment against the control."""
+
+    treatment: str | None
+    targets: tuple[str, str]  # A's and B's specs, "?" where the block does not say
+    judges: tuple[str, ...]
+    tally: Mapping[str, int]  # TALLY_KEYS and `compared`
+    position: Mapping[str, int] | None  # POSITION_KEYS; None in a report from before both orders
+    win_rate: tuple[WinRate, ...]
+    verdicts: tuple[PairwiseVerdict, ...]
+
+    @classmethod
+    def parse(cls, f: Fields, judge: Any) -> Pair:
+        names = [(x.get("spec") or x.get("kind") if isinstance(x, Mapping) else x) for x in f.list("targets")[:2]]
+        names += [None] * (2 - len(names))
+        summary = f.obj("summary") or Fields({}, f.origin)
+        position = f.obj("position")
+        return cls(
+            treatment=f.str("treatment"),
+            targets=(str(names[0] or "?"), str(names[1] or "?")),
+            judges=tuple(map(str, judge)) if isinstance(judge, list) else (),
+            tally={k: summary.int(k) for k in (*TALLY_KEYS, "compared")},
+            position={k: position.int(k) for k in POSITION_KEYS} if position is not None else None,
+            win_rate=tuple(WinRate.parse(r) for r in f.objs("win_rate")),
+            verdicts=tuple(PairwiseVerdict.parse(v) for v in f.objs("verdicts")),
+        )
+
+
+def pairs_of(block: Fields | None) -> tuple[Pair, ...]:
+    """The comparisons of an `experiment.pairwise` block, each with the block's judge."""
+    if block is None:
+        return ()
+    judge = block.raw("judge")
+    return tuple(Pair.parse(p, judge) for p in block.objs("pairs"))
+
+
+def report_pairs(report: Fields) -> tuple[Pair, ...]:
+    """Every comparison of the pairwise judge: `experiment.pairwise`, else the top-level
+    `pairwise` block of a report written before two-target runs became experiments."""
+    experiment = report.obj("experiment")
+    block = experiment.obj("pairwise") if experiment is not None else None
+    if block is not None and isinstance(block.data.get("pairs"), list):
+        return pairs_of(block)
+    legacy = report.obj("pairwise")
+    return (Pair.parse(legacy, legacy.raw("judge")),) if legacy is not None else ()
+
+
+def parse_pairwise(block: Mapping[str, Any], origin: str = "experiment.pairwise") -> tuple[Pair, ...]:
+    """The pairs of an engine's pairwise block (what the terminal prints after a run)."""
+    return pairs_of(Fields.of(block, origin, "pairwise"))
+
+
+# ---------------------------------------------------------------- the block
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    control: str | None
+    settings: Settings
+    variants: tuple[Variant, ...]
+    comparisons: tuple[Comparison, ...]
+    verdict: Verdict
+    require: Require | None
+    runs: Mapping[str, Run]
+
+    @classmethod
+    def parse(cls, f: Fields | None) -> Experiment | None:
+        """The block; None when the report has none (or one without a verdict)."""
+        verdict = f.obj("verdict") if f is not None else None
+        if f is None or verdict is None:
+            return None
+        s = f.obj("settings") or Fields({}, f.origin)
+        req = f.obj("require")
+        return cls(
+            control=f.str("control"),
+            settings=Settings(s.raw("resamples"), s.raw("seed"), s.raw("trivial")),
+            variants=tuple(Variant.parse(v) for v in f.objs("variants")),
+            comparisons=tuple(Comparison.parse(c) for c in f.objs("comparisons")),
+            verdict=Verdict.parse(verdict),
+            require=Require(req.str("policy"), req.bool("passed"), req.str("reason")) if req is not None else None,
+            runs=_runs(f.obj("runs")),
+        )
+
+    def pair_verdict(self, comp: Comparison) -> PairVerdict | None:
+        for p in self.verdict.pairs:
+            if p.treatment == comp.treatment and p.control == comp.control:
+                return p
+        return None
+
+
+def _runs(f: Fields | None) -> dict[str, Run]:
+    runs: dict[str, Run] = {}
+    for name in f.data if f is not None else ():
+        run = f.obj(name)  # type: ignore[union-attr]
+        if run is None:
+            continue
+        results = tuple(Case.parse(r) for r in run.objs("results")) if isinstance(run.data.get("results"), list) else None
+        runs[str(name)] = Run(run.str("report"), Target.parse(run.obj("target")), results)
+    return runs

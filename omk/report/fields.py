@@ -1,0 +1,114 @@
+"""Reading one object of report.json with its types checked: what the typed report
+(omk/report/document.py) is parsed with.
+
+A field that is missing or null takes its default (reports written by older omk lack fields added
+since); a field of the wrong type is an `InputError` naming the file and the field, e.g.
+`run/report.json: results[3].scores.fact: expected a number or null, found "high"`.
+Values are kept as written (an integer stays an integer), so every format prints them as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from omk.errors import InputError
+
+Number = int | float
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value[:40])
+    return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), type(value).__name__)
+
+
+class Fields:
+    """One JSON object at `path` (`results[3].trace`) of the report read from `origin`."""
+
+    __slots__ = ("data", "origin", "path")
+
+    def __init__(self, data: Mapping[str, Any], origin: str, path: str = "") -> None:
+        self.data, self.origin, self.path = data, origin, path
+
+    @classmethod
+    def of(cls, value: Any, origin: str, path: str) -> Fields:
+        if not isinstance(value, Mapping):
+            raise cls.error(origin, path, "an object", value)
+        return cls(value, origin, path)
+
+    @staticmethod
+    def error(origin: str, path: str, expected: str, found: Any) -> InputError:
+        where = f"{origin}: {path or '(top)'}"
+        return InputError(f"{where}: expected {expected}, found {_shown(found)}; was report.json edited by hand?")
+
+    def at(self, key: str | int) -> str:
+        step = f"[{key}]" if isinstance(key, int) else key
+        return f"{self.path}{step}" if isinstance(key, int) or not self.path else f"{self.path}.{step}"
+
+    def fail(self, key: str, expected: str) -> InputError:
+        return self.error(self.origin, self.at(key), expected, self.data.get(key))
+
+    def str(self, key: str, default: str | None = None) -> Any:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise self.fail(key, "a string or null")
+        return value
+
+    def num(self, key: str, default: Number | None = None) -> Any:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(key, "a number or null")
+        return value
+
+    def int(self, key: str, default: int | None = 0) -> Any:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, "an integer or null")
+        return value
+
+    def bool(self, key: str, default: bool | None = False) -> Any:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.fail(key, "true, false or null")
+        return value
+
+    def obj(self, key: str) -> Fields | None:
+        """The object under `key`; None when missing or null."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise self.fail(key, "an object or null")
+        return Fields(value, self.origin, self.at(key))
+
+    def objs(self, key: str) -> list[Fields]:
+        """The list of objects under `key`; [] when missing or null."""
+        return [Fields.of(item, self.origin, f"{self.at(key)}[{i}]") for i, item in enumerate(self.list(key))]
+
+    def list(self, key: str) -> list[Any]:
+        value = self.data.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(key, "a list or null")
+        return value
+
+    def strs(self, key: str) -> tuple[str, ...]:
+        values = self.list(key)
+        for i, v in enumerate(values):
+            if not isinstance(v, str):
+                raise self.error(self.origin, f"{self.at(key)}[{i}]", "a string", v)
+        return tuple(values)
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        """Any JSON value (what an assertion checked for, a tool call's input), unchecked."""
+        return self.data.get(key, default)

@@ -106,17 +106,18 @@ def terminal_text(report: object, lang: str) -> str:
 
 def render(folder: Path) -> dict[str, str]:
     """Every format of `folder/report.json` in every language: file name -> text."""
+    from omk.report.document import read_document
     from omk.report.html_report import render_html
-    from omk.report.json_report import read_report
     from omk.report.junit import render_junit
     from omk.report.markdown import render_markdown
 
-    report = read_report(folder)
+    document = read_document(folder)
+    report = dict(document.data)
     out = {"junit.xml": render_junit(report)}
     for lang in LANGS:
         out[f"summary.{lang}.md"] = render_markdown(report, lang)
         out[f"report.{lang}.html"] = render_html(report, lang)
-        out[f"terminal.{lang}.txt"] = terminal_text(report, lang)
+        out[f"terminal.{lang}.txt"] = terminal_text(document, lang)
     return out
 
 

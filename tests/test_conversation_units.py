@@ -12,6 +12,7 @@ from loader_helpers import load
 
 from omk.errors import InputError
 from omk.model import MockStats, Scores, ToolCall, Trace
+from omk.report.document import Result
 from omk.report.markdown import render_markdown
 from omk.report.reasons import failure_lines
 from omk.run.conversation import combine_traces, run_conversation, turn_view
@@ -132,10 +133,10 @@ def test_a_turn_with_nothing_graded_counts_in_neither_scores_nor_pass(tmp_path):
     result = asyncio.run(run_conversation(sample, ReplayTarget(path), RunConfig()))
     assert [t.passed for t in result.turns] == [None, True]
     assert result.passed is True and result.scores == Scores(fact=5.0, composite=5.0)
-    md = render_markdown({"summary": {"threshold": 3.5}, "results": [result.to_dict()]})
+    md = render_markdown({"format": "omk-report/1", "summary": {"threshold": 3.5}, "results": [result.to_dict()]})
     assert "| ↳ turn 1: hi | ok | — | — | — | — | · |" in md
     assert "| ↳ turn 2: check | ok | 5.00 | — | — | 5.00 | ✅ |" in md
-    assert "| ↳ 第 2 轮: check | ok |" in render_markdown({"summary": {}, "results": [result.to_dict()]}, lang="zh")
+    assert "| ↳ 第 2 轮: check | ok |" in render_markdown({"format": "omk-report/1", "summary": {}, "results": [result.to_dict()]}, lang="zh")
 
 
 def test_failure_lines_name_the_turn():
@@ -153,9 +154,9 @@ def test_failure_lines_name_the_turn():
             },
         ],
     }
-    assert failure_lines(result, 3.5) == ["turn 2: below threshold 3.5: fact 1.00", "turn 2: contains 'x': no x"]
+    assert failure_lines(Result.from_dict({"sample_id": "c", **result}), 3.5) == ["turn 2: below threshold 3.5: fact 1.00", "turn 2: contains 'x': no x"]
     nothing = {"status": "ok", "turns": [{"index": 0, "status": "ok", "passed": None, "assertions": [], "scores": {}}]}
-    assert failure_lines(nothing, 3.5) == ["nothing was graded (no turn had an assertion that ran or a judge score)"]
+    assert failure_lines(Result.from_dict({"sample_id": "c", **nothing}), 3.5) == ["nothing was graded (no turn had an assertion that ran or a judge score)"]
 
 
 def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):

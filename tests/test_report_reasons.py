@@ -9,12 +9,13 @@ from helpers import make_spec
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
 from omk.model import Sample, Trace
+from omk.report.document import Assertion
 from omk.report.reasons import failed_assertions
 
 
 def _results(specs, output="plain answer"):
     ctx = CheckContext(sample=Sample(sample_id="s", prompt="p"), output=output, trace=Trace())
-    return [r.to_dict() for r in asyncio.run(evaluate(specs, ctx))]
+    return [Assertion.from_dict(r.to_dict()) for r in asyncio.run(evaluate(specs, ctx))]
 
 
 def test_a_not_that_really_inverted_says_so():
@@ -27,6 +28,6 @@ def test_an_error_under_not_is_not_called_an_inversion(tmp_path):
     hook.write_text("def check(output, ctx):\n    raise RuntimeError('boom')\n", encoding="utf-8")
     spec = make_spec({"type": "custom", "fn": str(hook), "not": True})
     [result] = _results([spec])
-    assert result["status"] == "failed" and result["error"] is True
+    assert result.status == "failed" and result.error is True
     [line] = failed_assertions([result])
     assert "boom" in line and "inverted" not in line

@@ -78,6 +78,7 @@ def test_a_passing_run_prints_no_failures_heading(tmp_path):
 
 def test_a_passing_sample_with_a_failed_check_is_not_listed_as_a_failure():
     report = {
+        "format": "omk-report/1",
         "summary": {"threshold": 3.5, "total": 1, "passed": 1, "failed": 0, "errored": 0, "gate_passed": True,
                     "scores": {"fact": 4.0, "behavior": None, "judge": None, "composite": 4.0}},
         "results": [{

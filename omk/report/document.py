@@ -146,6 +146,10 @@ class Assertion:
             children=tuple(cls.parse(c) for c in f.objs("children")),
         )
 
+    @classmethod
+    def from_dict(cls, data: Any, origin: str = "assertion") -> Assertion:
+        return cls.parse(Fields.of(data, origin, ""))
+
 
 @dataclass(frozen=True, slots=True)
 class JudgeItem:
@@ -304,6 +308,11 @@ class Result:
             cached=f.bool("cached"),
             turns=tuple(Turn.parse(t) for t in f.objs("turns")),
         )
+
+    @classmethod
+    def from_dict(cls, data: Any, origin: str = "result") -> Result:
+        """One result as `SampleResult.to_dict()` (or report.json's `results[i]`) holds it."""
+        return cls.parse(Fields.of(data, origin, ""))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import math
 from typing import Any
 from urllib.parse import quote
 
-from omk.report import experiment as ex
+from omk.report import _legacy_experiment as ex
 
 LEVEL_CLASS = {
     "PROGRESS": "progress",

@@ -22,10 +22,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from omk.report import experiment as ex
-from omk.report import pairwise
+from omk.report import _legacy_experiment as ex
+from omk.report import _legacy_pairwise as pairwise
+from omk.report._legacy_reasons import is_repeated, result_name
 from omk.report.junit import clean, seconds
-from omk.report.reasons import is_repeated, result_name
 
 
 def build(report: dict[str, Any], exp: dict[str, Any]) -> ET.Element:

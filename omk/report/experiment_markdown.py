@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from omk.report import experiment as ex
-from omk.report import pairwise
-from omk.report.reasons import is_repeated, result_name
+from omk.report import _legacy_experiment as ex
+from omk.report import _legacy_pairwise as pairwise
+from omk.report._legacy_reasons import is_repeated, result_name
 
 OPEN_ROWS = 10  # more regressed samples than this fold into <details>
 MARK = {"PROGRESS": "🟢", "CAUTIOUS": "🟡", "REGRESS": "🔴", "NOISE": "⚪", "UNDERPOWERED": "🟠", "SOLO": "🔵"}

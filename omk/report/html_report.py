@@ -16,10 +16,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, experiment, pairwise
+from omk.report import _legacy_categories as categories
+from omk.report import _legacy_experiment as experiment
+from omk.report import _legacy_pairwise as pairwise
+from omk.report._legacy_reasons import (
+    is_repeated,
+    judge_items,
+    label,
+    repeats_line,
+    result_name,
+    skipped_judge_line,
+)
 from omk.report.document import ReportDocument
 from omk.report.i18n import t
-from omk.report.reasons import is_repeated, judge_items, label, repeats_line, result_name, skipped_judge_line
 
 FONT_SANS = (
     'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", '

@@ -16,9 +16,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, experiment, pairwise
+from omk.report import _legacy_categories as categories
+from omk.report import _legacy_experiment as experiment
+from omk.report import _legacy_pairwise as pairwise
+from omk.report._legacy_reasons import failure_lines, is_repeated, result_name
 from omk.report.document import ReportDocument
-from omk.report.reasons import failure_lines, is_repeated, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

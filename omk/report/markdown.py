@@ -13,10 +13,10 @@ import html
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, experiment, pairwise
-from omk.report.document import ReportDocument
-from omk.report.i18n import t
-from omk.report.reasons import (
+from omk.report import _legacy_categories as categories
+from omk.report import _legacy_experiment as experiment
+from omk.report import _legacy_pairwise as pairwise
+from omk.report._legacy_reasons import (
     failure_lines,
     is_repeated,
     repeats_line,
@@ -24,6 +24,8 @@ from omk.report.reasons import (
     skipped_judge_line,
     turn_label,
 )
+from omk.report.document import ReportDocument
+from omk.report.i18n import t
 
 MAX_CELL = 300
 

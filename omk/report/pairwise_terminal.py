@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.report.pairwise import judges, rate_lines, targets, verdict_word, why
+from omk.report._legacy_pairwise import judges, rate_lines, targets, verdict_word, why
 
 
 def print_pairwise(block: dict[str, Any], console: Any) -> None:

@@ -1,20 +1,49 @@
-"""Why a result failed, in short lines: shared by the JUnit, Markdown and HTML reports.
+"""Why a result failed, in short lines: shared by the terminal, JUnit, Markdown and HTML reports.
 
-Every function reads the `report.json` shape (dicts), so a finished run can be re-rendered.
+Every function reads the typed report (omk/report/document.py), so a finished run can be
+re-rendered from its report.json.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from omk.model import JUDGE_OFF
+from omk.report.document import Assertion, JudgeBlock, Repeats, Scores, Summary, Turn
 
 
-def label(a: dict[str, Any]) -> str:
+class Graded(Protocol):
+    """A result or a turn of a conversation: what failure_lines reads."""
+
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def assertions(self) -> Sequence[Assertion]: ...
+    @property
+    def judge(self) -> JudgeBlock | None: ...
+    @property
+    def scores(self) -> Scores: ...
+    @property
+    def turns(self) -> Sequence[Turn]: ...
+
+
+class Named(Protocol):
+    """A result, or a variant's result in an experiment: what names it in a table."""
+
+    @property
+    def sample_id(self) -> str | None: ...
+    @property
+    def repeat(self) -> int: ...
+
+
+def label(a: Assertion) -> str:
     """`not contains "SQL"` — the assertion as a reader recognises it from the sample."""
-    text = f"{'not ' if a.get('not') else ''}{a.get('type', '?')}"
-    value = a.get("value")
-    if value is not None and a.get("type") != "assert-set":
+    text = f"{'not ' if a.negate else ''}{a.type or '?'}"
+    value = a.value
+    if value is not None and a.type != "assert-set":
         shown = value if isinstance(value, str) else repr(value)
         if len(shown) > 80:
             shown = shown[:77] + "…"
@@ -22,134 +51,113 @@ def label(a: dict[str, Any]) -> str:
     return text
 
 
-def failed_assertions(assertions: list[dict[str, Any]], depth: int = 0) -> list[str]:
+def failed_assertions(assertions: Iterable[Assertion], depth: int = 0) -> list[str]:
     """One line per failed assertion, children of a failed set indented beneath it."""
     lines: list[str] = []
     for a in assertions:
-        if a.get("status") != "failed":
+        if a.status != "failed":
             continue
-        msg = a.get("message") or ""
-        if a.get("not") and a.get("type") != "assert-set" and not a.get("error"):
+        msg = a.message or ""
+        if a.negate and a.type != "assert-set" and not a.error:
             msg = f"{msg} (inverted by not)" if msg else "passed, so `not` fails it"
-        metric = a.get("metric")
-        if metric is not None and str(metric) not in msg:
-            msg = f"{msg} [metric {metric}]" if msg else f"metric {metric}"
+        if a.metric is not None and str(a.metric) not in msg:
+            msg = f"{msg} [metric {a.metric}]" if msg else f"metric {a.metric}"
         lines.append(f"{'  ' * depth}{label(a)}: {msg}" if msg else f"{'  ' * depth}{label(a)}")
-        if a.get("children") and not a.get("not"):
-            lines.extend(failed_assertions(a["children"], depth + 1))
+        if a.children and not a.negate:
+            lines.extend(failed_assertions(a.children, depth + 1))
     return lines
 
 
-def judge_items(judge: dict[str, Any] | None) -> list[tuple[str, Any, str]]:
-    """(what, score, reason) for the rubric and each dimension of a judge block."""
-    if not isinstance(judge, dict):
-        return []
-    items: list[tuple[str, Any, str]] = []
-    rubric = judge.get("rubric")
-    if isinstance(rubric, dict):
-        items.append(("rubric", rubric.get("score"), str(rubric.get("reason") or "")))
-    dims = judge.get("dimensions")
-    if isinstance(dims, dict):
-        for name, d in dims.items():
-            if isinstance(d, dict):
-                items.append((f"dimension {name}", d.get("score"), str(d.get("reason") or "")))
-    return items
+def judge_reasons(judge: JudgeBlock | None) -> list[str]:
+    items = judge.items() if judge is not None else []
+    return [f"judge {what} {score}/5: {reason}" if reason else f"judge {what} {score}/5" for what, score, reason in items]
 
 
-def judge_reasons(judge: dict[str, Any] | None) -> list[str]:
-    return [f"judge {what} {score}/5: {reason}" if reason else f"judge {what} {score}/5" for what, score, reason in judge_items(judge)]
-
-
-def failure_lines(result: dict[str, Any], threshold: float | None) -> list[str]:
-    """Everything that explains a failed or errored result, most useful first."""
-    if result.get("turns"):
+def failure_lines(result: Graded, threshold: float | None) -> list[str]:
+    """Everything that explains a failed or errored result (or turn), most useful first."""
+    if result.turns:
         return _conversation_lines(result, threshold)
-    if result.get("status") == "error":
-        return [f"error: {result.get('error') or 'unknown error'}"]
-    lines = failed_assertions(result.get("assertions") or [])
-    scores = result.get("scores") or {}
-    judge_score = scores.get("judge")
-    if judge_score is not None and (threshold is None or judge_score < threshold or not lines):
-        lines.extend(judge_reasons(result.get("judge")))
+    if result.status == "error":
+        return [f"error: {result.error or 'unknown error'}"]
+    lines = failed_assertions(result.assertions)
+    scores = result.scores
+    if scores.judge is not None and (threshold is None or scores.judge < threshold or not lines):
+        lines.extend(judge_reasons(result.judge))
+    layers = [("fact", scores.fact), ("behavior", scores.behavior), ("judge", scores.judge)]
     if threshold is not None:
-        low = [f"{k} {v:.2f}" for k in ("fact", "behavior", "judge") if (v := scores.get(k)) is not None and v < threshold]
+        low = [f"{k} {v:.2f}" for k, v in layers if v is not None and v < threshold]
         if low:
             lines.insert(0, f"below threshold {threshold:g}: {', '.join(low)}")
-    if not lines and not any(scores.get(k) is not None for k in ("fact", "behavior", "judge")):
+    if not lines and all(v is None for _, v in layers):
         lines.append("nothing was graded (no assertion ran and no judge score)")
     return lines
 
 
-def _conversation_lines(result: dict[str, Any], threshold: float | None) -> list[str]:
+def _conversation_lines(result: Graded, threshold: float | None) -> list[str]:
     """A conversation's reasons, turn by turn: `turn 2: contains "x": …`."""
     lines: list[str] = []
-    for turn in result["turns"]:
-        n = (turn.get("index") or 0) + 1
-        if turn.get("status") == "error":
-            lines.append(f"turn {n}: error: {turn.get('error') or 'unknown error'}")
-        elif turn.get("status") == "ok" and turn.get("passed") is False:
+    for turn in result.turns:
+        n = turn.index + 1
+        if turn.status == "error":
+            lines.append(f"turn {n}: error: {turn.error or 'unknown error'}")
+        elif turn.status == "ok" and turn.passed is False:
             lines += [f"turn {n}: {line}" for line in failure_lines(turn, threshold)]
-    if result.get("status") == "error" and not lines:
-        lines.append(f"error: {result.get('error') or 'unknown error'}")
-    if not lines and not any(t.get("passed") is not None for t in result["turns"]):
+    if result.status == "error" and not lines:
+        lines.append(f"error: {result.error or 'unknown error'}")
+    if not lines and not any(t.passed is not None for t in result.turns):
         lines.append("nothing was graded (no turn had an assertion that ran or a judge score)")
     return lines
 
 
-def passed_but_failed(result: dict[str, Any]) -> list[str]:
+def passed_but_failed(result: Graded) -> list[str]:
     """The failed assertions of a result that passed overall (every turn's, in a conversation)."""
-    if not result.get("turns"):
-        return failed_assertions(result.get("assertions") or [])
-    return [
-        f"turn {(t.get('index') or 0) + 1}: {line}" for t in result["turns"] for line in failed_assertions(t.get("assertions") or [])
-    ]
+    if not result.turns:
+        return failed_assertions(result.assertions)
+    return [f"turn {t.index + 1}: {line}" for t in result.turns for line in failed_assertions(t.assertions)]
 
 
-def turn_label(turn: dict[str, Any], width: int = 48, lang: str = "en") -> str:
+def turn_label(turn: Turn, width: int = 48, lang: str = "en") -> str:
     """`turn 2: Where is my order…` — a turn as a row of a table names it: what the user said,
     without the environment block before it or the fenced context after it."""
+    from omk.report.i18n import t
     from omk.targets.prompt import SEPARATOR
 
-    said = str(turn.get("prompt") or "")
+    said = turn.prompt or ""
     said = said.split(SEPARATOR, 1)[1] if said.startswith("## ") and SEPARATOR in said else said
     prompt = " ".join(said.split("\n\n```\n", 1)[0].split())
     if len(prompt) > width:
         prompt = prompt[: width - 1] + "…"
-    from omk.report.i18n import t
-
-    return f"{t('turn {n}', lang).format(n=(turn.get('index') or 0) + 1)}: {prompt}"
+    return f"{t('turn {n}', lang).format(n=turn.index + 1)}: {prompt}"
 
 
-def is_repeated(results: list[dict[str, Any]]) -> bool:
+def is_repeated(results: Iterable[Named]) -> bool:
     """Whether the run repeated samples (`--repeat N`): some result has a repeat index above 0."""
-    return any((r.get("repeat") or 0) > 0 for r in results)
+    return any(r.repeat > 0 for r in results)
 
 
-def result_name(result: dict[str, Any], repeated: bool) -> str:
+def result_name(result: Named, repeated: bool) -> str:
     """`sample_id`, or `sample_id#r` (the 0-based repeat index) when the run repeated samples."""
-    repeat = result.get("repeat")
-    return f"{result['sample_id']}#{repeat}" if repeated and repeat is not None else str(result["sample_id"])
+    return f"{result.sample_id}#{result.repeat}" if repeated else str(result.sample_id)
 
 
-def repeats_line(report: dict[str, Any]) -> str | None:
+def repeats_line(rep: Repeats | None) -> str | None:
     """One sentence on the `--repeat` spread, when the run repeated samples."""
-    rep = report.get("repeats")
-    if not isinstance(rep, dict):
+    if rep is None:
         return None
     return (
-        f"{rep.get('n')} runs per sample: {rep.get('always_passed')} of {rep.get('samples')} samples passed every run, "
-        f"{rep.get('flaky')} flaky, {rep.get('never_passed')} never passed"
+        f"{rep.n} runs per sample: {rep.always_passed} of {rep.samples} samples passed every run, "
+        f"{rep.flaky} flaky, {rep.never_passed} never passed"
     )
 
 
-def skipped_judge_line(summary: dict[str, Any], lang: str = "en") -> str | None:
+def skipped_judge_line(summary: Summary, lang: str = "en") -> str | None:
     """`N judge item(s) skipped: <why>`, None when none were; reports without a reason (older
     runs) say no judge was configured."""
     from omk.report.i18n import t
 
-    n = summary.get("skipped_judge_items")
+    n = summary.skipped_judge_items
     if not n:
         return None
-    if summary.get("skipped_judge_reason") == JUDGE_OFF:
+    if summary.skipped_judge_reason == JUDGE_OFF:
         return t("{n} judge item(s) skipped: judge turned off (--no-judge)", lang).format(n=n)
     return t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=n)

@@ -8,6 +8,7 @@ heading. Under `--repeat N` the counts are of runs, and say so (`14 samples × 3
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.cells import cell_len
@@ -16,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from omk.report import categories
+from omk.report.document import ReportDocument, Result, Summary, Turn
 from omk.report.i18n import t
 from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label
 
@@ -44,77 +46,79 @@ def for_terminal(text: Any) -> str:
     return escaped(str(text))
 
 
-def print_summary(report: dict[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
-    threshold = report["summary"]["threshold"]
+def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
+    """The results table, the failures with their reasons, the categories and the totals."""
+    report = ReportDocument.of(report)
+    threshold = report.summary.threshold
     console.print(_results_table(report, lang, console.width))
-    repeated = (report["summary"].get("repeat") or 1) > 1
-    _print_failures(report["results"], threshold, console, lang, repeated)
+    repeated = report.summary.repeat > 1
+    _print_failures(report.results, threshold, console, lang, repeated)
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)
-    _print_totals(report["summary"], console, lang)
+    _print_totals(report.summary, console, lang)
     if report_path:
         console.print(f"{t('report', lang)}: {report_path}")
 
 
-def _results_table(report: dict[str, Any], lang: str, width: int = 120) -> Table:
+def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table:
     """One row per sample, and beneath a conversation one row per turn, in `width` cells."""
-    threshold = report["summary"]["threshold"]
+    threshold = report.summary.threshold
     table = Table(title=t("Results", lang), show_lines=False, expand=False)
     # The label column gives way first: cut with an ellipsis, never folded into ragged rows.
     others = [t("status", lang), "fact", "behavior", "judge", t("composite", lang), t("pass", lang)]
     fixed = [max(cell_len(name), 4 if name == others[-1] else 5) for name in others]  # a header and "5.00" stay whole
     room = width - sum(fixed) - 3 * (len(fixed) + 1) - 1  # each column: 2 cells of padding, 1 of border
-    repeated = (report["summary"].get("repeat") or 1) > 1
-    widest = max([0, *(cell_len(r["sample_id"]) + (4 if repeated else 0) for r in report["results"])])
+    repeated = report.summary.repeat > 1
+    widest = max([0, *(cell_len(r.sample_id) + (4 if repeated else 0) for r in report.results)])
     label_cells = max(10, min(room, max(widest, 48)))
     table.add_column(t("sample", lang), no_wrap=True, overflow="ellipsis", max_width=label_cells)
     for name, wide in zip(others, fixed, strict=True):
         justify = "left" if name == t("status", lang) else "center" if name == t("pass", lang) else "right"
         table.add_column(name, no_wrap=True, min_width=wide, justify=justify)
-    for r in report["results"]:
-        sc = r["scores"]
-        status = Text("ok") if r["status"] == "ok" else Text(t("error", lang), style="bold red")
-        mark = Text("✓", style="green") if r["passed"] else Text("✗", style="red")
-        run = f"#{r.get('repeat', 0) + 1} " if repeated else ""  # first: a cut id keeps its run number
+    for r in report.results:
+        sc = r.scores
+        status = Text("ok") if r.status == "ok" else Text(t("error", lang), style="bold red")
+        mark = Text("✓", style="green") if r.passed else Text("✗", style="red")
+        run = f"#{r.repeat + 1} " if repeated else ""  # first: a cut id keeps its run number
         table.add_row(
-            Text(run + for_terminal(r["sample_id"]), no_wrap=True, overflow="ellipsis"),  # never markup, never a raw escape
+            Text(run + for_terminal(r.sample_id), no_wrap=True, overflow="ellipsis"),  # never markup, never a raw escape
             status,
-            _score_text(sc["fact"], threshold),
-            _score_text(sc["behavior"], threshold),
-            _score_text(sc["judge"], threshold),
-            _score_text(sc["composite"] if r["status"] == "ok" else None, threshold),
+            _score_text(sc.fact, threshold),
+            _score_text(sc.behavior, threshold),
+            _score_text(sc.judge, threshold),
+            _score_text(sc.composite if r.status == "ok" else None, threshold),
             mark,
         )
-        for turn in r.get("turns") or []:
+        for turn in r.turns:
             table.add_row(*_turn_row(turn, threshold, label_cells, lang))
     return table
 
 
-def _turn_row(turn: dict[str, Any], threshold: float, label_cells: int, lang: str) -> list[Text]:
-    ts = turn["scores"]
-    done = turn["status"] == "ok"
+def _turn_row(turn: Turn, threshold: Any, label_cells: int, lang: str) -> list[Text]:
+    ts = turn.scores
+    done = turn.status == "ok"
     # one line per turn, cut to the width the sample ids take (at least 48 cells) by display
     # width: a Chinese character takes two cells, so a cut by characters wrapped
     label = Text(f"  ↳ {for_terminal(turn_label(turn, 200, lang))}", style="dim", no_wrap=True, overflow="ellipsis")
     label.truncate(label_cells, overflow="ellipsis")
     return [
         label,
-        Text(t(turn["status"], lang), style="dim" if done else "red"),
-        _score_text(ts["fact"], threshold),
-        _score_text(ts["behavior"], threshold),
-        _score_text(ts["judge"], threshold),
-        _score_text(ts["composite"] if done and turn["passed"] is not None else None, threshold),
-        _turn_mark(turn["passed"]),
+        Text(t(str(turn.status), lang), style="dim" if done else "red"),
+        _score_text(ts.fact, threshold),
+        _score_text(ts.behavior, threshold),
+        _score_text(ts.judge, threshold),
+        _score_text(ts.composite if done and turn.passed is not None else None, threshold),
+        _turn_mark(turn.passed),
     ]
 
 
-def _print_failures(results: list[dict[str, Any]], threshold: float, console: Console, lang: str, repeated: bool = False) -> None:
+def _print_failures(results: tuple[Result, ...], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
     failed, noted = [], []
     for r in results:
-        name = for_terminal(r["sample_id"]) + (f" · {t('run {n}', lang).format(n=r.get('repeat', 0) + 1)}" if repeated else "")
-        if r["status"] == "error":
-            failed.append((name, [f"{t('error', lang)}: {r['error']}"], None))
-        elif not r["passed"]:
+        name = for_terminal(r.sample_id) + (f" · {t('run {n}', lang).format(n=r.repeat + 1)}" if repeated else "")
+        if r.status == "error":
+            failed.append((name, [f"{t('error', lang)}: {r.error}"], None))
+        elif not r.passed:
             # assertions, judge reasons, layers under the bar; then what the model said
             failed.append((name, failure_lines(r, threshold), _judged_output(r)))
         elif lines := passed_but_failed(r):  # passed overall, but say what did fail
@@ -131,12 +135,12 @@ def _print_failures(results: list[dict[str, Any]], threshold: float, console: Co
                 console.print(_output_line(output, console, lang))
 
 
-def _judged_output(result: dict[str, Any]) -> str:
+def _judged_output(result: Result) -> str:
     """The output the failed checks judged: a conversation's first failing turn's, else the sample's."""
-    for turn in result.get("turns") or []:
-        if turn.get("passed") is False or turn.get("status") == "error":
-            return turn.get("output") or ""
-    return result.get("output") or ""
+    for turn in result.turns:
+        if turn.passed is False or turn.status == "error":
+            return turn.output or ""
+    return result.output or ""
 
 
 def _output_line(output: str, console: Console, lang: str) -> Text:
@@ -151,28 +155,28 @@ def _output_line(output: str, console: Console, lang: str) -> Text:
     return text
 
 
-def _print_totals(summary: dict[str, Any], console: Console, lang: str) -> None:
-    s = summary["scores"]
-    repeat = summary.get("repeat") or 1
+def _print_totals(summary: Summary, console: Console, lang: str) -> None:
+    s = summary.scores
+    repeat = summary.repeat
     if repeat > 1:  # the counts below are of runs: say so, and how many samples made them
-        runs = t("{samples} samples × {n} runs", lang).format(samples=summary["total"] // repeat, n=repeat)
+        runs = t("{samples} samples × {n} runs", lang).format(samples=summary.total // repeat, n=repeat)
         head = (
-            f"{runs} · {summary['passed']}/{summary['total']} {t('runs', lang)} {t('passed', lang)} · "
-            f"{summary['failed']} {t('failed', lang)} · {summary['errored']} {t('errored', lang)}"
+            f"{runs} · {summary.passed}/{summary.total} {t('runs', lang)} {t('passed', lang)} · "
+            f"{summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}"
         )
     else:
         head = (
-            f"{summary['total']} {t('samples', lang)} · {summary['passed']} {t('passed', lang)} · "
-            f"{summary['failed']} {t('failed', lang)} · {summary['errored']} {t('errored', lang)}"
+            f"{summary.total} {t('samples', lang)} · {summary.passed} {t('passed', lang)} · "
+            f"{summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}"
         )
-    layers = f"composite {_fmt(s['composite'])} (fact {_fmt(s['fact'])}, behavior {_fmt(s['behavior'])}, judge {_fmt(s['judge'])})"
+    layers = f"composite {_fmt(s.composite)} (fact {_fmt(s.fact)}, behavior {_fmt(s.behavior)}, judge {_fmt(s.judge)})"
     console.print(Text(head, style="bold"))
-    console.print(f"{layers} · {t('threshold', lang)} {summary['threshold']:g}")
-    if summary.get("cost_usd") is not None:
-        console.print(f"{t('cost', lang)}: ${summary['cost_usd']:.4f}")
-    if summary.get("judge_cost_usd"):
-        console.print(f"{t('judge cost', lang)}: ${summary['judge_cost_usd']:.4f}")
+    console.print(f"{layers} · {t('threshold', lang)} {summary.threshold:g}")
+    if summary.cost_usd is not None:
+        console.print(f"{t('cost', lang)}: ${summary.cost_usd:.4f}")
+    if summary.judge_cost_usd:
+        console.print(f"{t('judge cost', lang)}: ${summary.judge_cost_usd:.4f}")
     if skipped := skipped_judge_line(summary, lang):
         console.print(Text(skipped, style="yellow"))
-    verdict = t("gate passed", lang) if summary["gate_passed"] else t("gate failed", lang)
-    console.print(Text(verdict, style="bold green" if summary["gate_passed"] else "bold red"))
+    verdict = t("gate passed", lang) if summary.gate_passed else t("gate failed", lang)
+    console.print(Text(verdict, style="bold green" if summary.gate_passed else "bold red"))

@@ -115,7 +115,7 @@ def render(folder: Path) -> dict[str, str]:
     report = dict(document.data)
     out = {"junit.xml": render_junit(report)}
     for lang in LANGS:
-        out[f"summary.{lang}.md"] = render_markdown(report, lang)
+        out[f"summary.{lang}.md"] = render_markdown(document, lang)
         out[f"report.{lang}.html"] = render_html(report, lang)
         out[f"terminal.{lang}.txt"] = terminal_text(document, lang)
     return out

@@ -2,8 +2,8 @@
 reports show it: what the three formats share — reading the block, the variants side by side,
 each comparison's measures, each variant's per-sample outcomes — as plain text, unescaped.
 
-Every function reads the report.json shape (dicts), so a finished experiment can be re-rendered
-with `omk report`. A report without the block yields nothing here. Sample ids and variant names
+Every function reads the typed block (omk/report/experiment_document.py), so a finished
+experiment can be re-rendered with `omk report`. A report without the block yields nothing here. Sample ids and variant names
 are untrusted text: each format escapes what it prints.
 """
 
@@ -12,6 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from omk.report.experiment_document import (
+    Case,
+    Comparison,
+    Delta,
+    Experiment,
+    PairVerdict,
+    Regression,
+    Variant,
+)
 from omk.report.i18n import t
 
 LAYERS = ("fact", "behavior", "judge")
@@ -50,27 +59,8 @@ def tx(text: str, lang: str) -> str:
     return ZH.get(text, t(text, lang)) if lang == "zh" else text
 
 
-def block(report: dict[str, Any]) -> dict[str, Any] | None:
-    """The experiment block, or None when the report has none (or one omk never writes)."""
-    found = report.get("experiment")
-    if not isinstance(found, dict) or not isinstance(found.get("verdict"), dict):
-        return None
-    return found
-
-
-def variants(exp: dict[str, Any]) -> list[dict[str, Any]]:
-    return [v for v in exp.get("variants") or [] if isinstance(v, dict)]
-
-
-def comparisons(exp: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for c in exp.get("comparisons") or [] if isinstance(c, dict)]
-
-
-def pair_verdict(exp: dict[str, Any], comp: dict[str, Any]) -> dict[str, Any]:
-    for p in exp["verdict"].get("pairs") or []:
-        if p.get("treatment") == comp.get("treatment") and p.get("control") == comp.get("control"):
-            return p
-    return {}
+def pair_verdict(exp: Experiment, comp: Comparison) -> PairVerdict | None:
+    return exp.pair_verdict(comp)
 
 
 # ---------------------------------------------------------------- numbers as text
@@ -95,11 +85,10 @@ def p_value(p: Any) -> str:
     return f"{p:.2g}" if p < 0.001 else f"{p:.3g}"
 
 
-def ci(delta: dict[str, Any] | None) -> str:
-    interval = (delta or {}).get("ci")
-    if not isinstance(interval, dict):
+def ci(delta: Delta | None) -> str:
+    if delta is None or not delta.has_ci:
         return "—"
-    return f"[{signed(interval.get('low'))}, {signed(interval.get('high'))}]"
+    return f"[{signed(delta.ci_low)}, {signed(delta.ci_high)}]"
 
 
 def money(v: Any) -> str:
@@ -117,46 +106,44 @@ def relative(v: Any) -> str:
 # ---------------------------------------------------------------- the variants side by side
 
 
-def variant_rows(exp: dict[str, Any], lang: str) -> list[tuple[str, list[str]]]:
+def variant_rows(exp: Experiment, lang: str) -> list[tuple[str, list[str]]]:
     """(measure, one value per variant) rows: pass counts, scores, gate, errors, cost, latency."""
-    vs = variants(exp)
+    vs = exp.variants
 
     def row(label: str, fn: Any) -> tuple[str, list[str]]:
         return tx(label, lang), [fn(v) for v in vs]
 
     rows = [
-        row("role", lambda v: tx(str(v.get("role")), lang)),
-        row("passed", lambda v: f"{v.get('passed', 0)}/{v.get('samples', 0)} ({pct(v.get('pass_rate'))})"),
-        row("composite", lambda v: num((v.get("scores") or {}).get("composite"))),
+        row("role", lambda v: tx(str(v.role), lang)),
+        row("passed", lambda v: f"{v.passed}/{v.samples} ({pct(v.pass_rate)})"),
+        row("composite", lambda v: num(v.scores.composite)),
     ]
-    rows += [row(layer, lambda v, k=layer: num((v.get("scores") or {}).get(k))) for layer in LAYERS if _has_layer(vs, layer)]
+    rows += [row(layer, lambda v, k=layer: num(v.scores.layer(k))) for layer in LAYERS if _has_layer(vs, layer)]
     rows += [
         row("layer gate", _gate),
-        row("errored", lambda v: str(v.get("errored", 0))),
-        row("cost / sample", lambda v: money(v.get("cost_usd"))),
-        row("latency / sample", lambda v: ms(v.get("latency_ms"))),
+        row("errored", lambda v: str(v.errored)),
+        row("cost / sample", lambda v: money(v.cost_usd)),
+        row("latency / sample", lambda v: ms(v.latency_ms)),
     ]
-    if any((v.get("tokens") or {}).get("input") is not None for v in vs):
-        rows.append(row("tokens in / out", lambda v: "{} / {}".format(*(_tok((v.get("tokens") or {}).get(k)) for k in ("input", "output")))))
-    if any(v.get("spread") is not None for v in vs):
-        rows.append(row("run-to-run spread", lambda v: "—" if v.get("spread") is None else f"±{v['spread']:.2f}"))
+    if any(v.tokens_in is not None for v in vs):
+        rows.append(row("tokens in / out", lambda v: f"{_tok(v.tokens_in)} / {_tok(v.tokens_out)}"))
+    if any(v.spread is not None for v in vs):
+        rows.append(row("run-to-run spread", lambda v: "—" if v.spread is None else f"±{v.spread:.2f}"))
     return rows
 
 
-def _has_layer(vs: list[dict[str, Any]], layer: str) -> bool:
-    return any((v.get("scores") or {}).get(layer) is not None for v in vs)
+def _has_layer(vs: tuple[Variant, ...], layer: str) -> bool:
+    return any(v.scores.layer(layer) is not None for v in vs)
 
 
 def _tok(v: Any) -> str:
     return "—" if v is None else f"{v:,}"
 
 
-def _gate(v: dict[str, Any]) -> str:
-    gate = v.get("gate") or {}
-    if gate.get("passed"):
+def _gate(v: Variant) -> str:
+    if v.gate_passed:
         return "pass"
-    failing = [str(x) for x in gate.get("failing") or []]
-    return "fail" + (f": {', '.join(failing)}" if failing else "")
+    return "fail" + (f": {', '.join(v.gate_failing)}" if v.gate_failing else "")
 
 
 # ---------------------------------------------------------------- one comparison
@@ -176,109 +163,95 @@ class MeasureRow:
     mde: str
 
 
-def measure_rows(comp: dict[str, Any]) -> list[MeasureRow]:
-    layers = comp.get("layers") or {}
-    found = [("composite", comp.get("composite"))] + [(k, layers.get(k)) for k in LAYERS if isinstance(layers.get(k), dict)]
-    rows = []
-    for name, d in found:
-        if not isinstance(d, dict):
-            continue
-        rows.append(
-            MeasureRow(
-                measure=name,
-                n=int(d.get("n") or 0),
-                mean=signed(d.get("mean")),
-                ci=ci(d),
-                significant=bool(d.get("significant")),
-                wins_ties_losses=f"{d.get('wins', 0)} / {d.get('ties', 0)} / {d.get('losses', 0)}",
-                effect=num(d.get("d_z")),
-                mde=num(d.get("mde")),
-            )
+def measure_rows(comp: Comparison) -> list[MeasureRow]:
+    found = [("composite", comp.composite), *comp.layers]
+    return [
+        MeasureRow(
+            measure=name,
+            n=d.n,
+            mean=signed(d.mean),
+            ci=ci(d),
+            significant=d.significant,
+            wins_ties_losses=f"{d.wins} / {d.ties} / {d.losses}",
+            effect=num(d.d_z),
+            mde=num(d.mde),
         )
-    return rows
+        for name, d in found
+        if d is not None
+    ]
 
 
-def pass_rate_text(comp: dict[str, Any], lang: str) -> str:
-    pr = comp.get("pass_rate") or {}
-    change = pr.get("change")
-    points = "" if change is None else f" ({100 * change:+.0f} pts)"
+def pass_rate_text(comp: Comparison, lang: str) -> str:
+    pr = comp.pass_rate
+    points = "" if pr.change is None else f" ({100 * pr.change:+.0f} pts)"
     return (
-        f"{tx('Pass rate', lang)} {pct(pr.get('control_rate'))} → {pct(pr.get('treatment_rate'))}{points}: "
-        f"{pr.get('gained', 0)} gained, {pr.get('lost', 0)} lost, McNemar p = {p_value(pr.get('p_value'))}"
+        f"{tx('Pass rate', lang)} {pct(pr.control_rate)} → {pct(pr.treatment_rate)}{points}: "
+        f"{pr.gained} gained, {pr.lost} lost, McNemar p = {p_value(pr.p_value)}"
     )
 
 
-def resources_text(comp: dict[str, Any]) -> str:
-    cost, lat = comp.get("cost_usd") or {}, comp.get("latency_ms") or {}
-    cost_delta = "—" if cost.get("delta") is None else f"{'+' if cost['delta'] >= 0 else '−'}${abs(cost['delta']):.4f}"
-    lat_delta = "—" if lat.get("delta") is None else f"{lat['delta']:+.0f} ms"
-    return f"cost {cost_delta}{relative(cost.get('relative'))} · latency {lat_delta}{relative(lat.get('relative'))} per sample"
+def resources_text(comp: Comparison) -> str:
+    cost, lat = comp.cost_usd, comp.latency_ms
+    cost_delta = "—" if cost.delta is None else f"{'+' if cost.delta >= 0 else '−'}${abs(cost.delta):.4f}"
+    lat_delta = "—" if lat.delta is None else f"{lat.delta:+.0f} ms"
+    return f"cost {cost_delta}{relative(cost.relative)} · latency {lat_delta}{relative(lat.relative)} per sample"
 
 
-def coverage_text(comp: dict[str, Any]) -> str:
+def coverage_text(comp: Comparison) -> str:
     """How many samples the comparison rests on, and what it leaves out."""
-    d = comp.get("composite") or {}
-    err = comp.get("errored") or {}
-    parts = [f"n={d.get('n', 0)} paired of {comp.get('samples', 0)} shared samples"]
-    if err.get("either"):
-        parts.append(f"{err['either']} errored ({comp.get('control')} {err.get('control', 0)}, {comp.get('treatment')} {err.get('treatment', 0)})")
-    for key, who in (("only_control", comp.get("control")), ("only_treatment", comp.get("treatment"))):
-        if comp.get(key):
-            parts.append(f"{len(comp[key])} ran on {who} only")
-    spread = comp.get("spread") or {}
-    if spread.get("exceeded") is not None:
-        parts.append("the change exceeds run-to-run spread" if spread["exceeded"] else "the change is within run-to-run spread")
+    n = comp.composite.n if comp.composite is not None else 0
+    parts = [f"n={n} paired of {comp.samples} shared samples"]
+    if comp.errored_either:
+        parts.append(
+            f"{comp.errored_either} errored ({comp.control} {comp.errored_control}, {comp.treatment} {comp.errored_treatment})"
+        )
+    for count, who in ((comp.only_control, comp.control), (comp.only_treatment, comp.treatment)):
+        if count:
+            parts.append(f"{count} ran on {who} only")
+    if comp.spread_exceeded is not None:
+        parts.append("the change exceeds run-to-run spread" if comp.spread_exceeded else "the change is within run-to-run spread")
     return " · ".join(parts)
-
-
-def regressions(comp: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in comp.get("regressions") or [] if isinstance(r, dict)]
-
-
-def per_sample(comp: dict[str, Any]) -> list[dict[str, Any]]:
-    return [s for s in comp.get("per_sample") or [] if isinstance(s, dict)]
 
 
 REASONS = {"score": "score down", "pass_to_fail": "pass → fail", "error": "errored"}
 
 
-def regression_why(r: dict[str, Any]) -> str:
-    return ", ".join(REASONS.get(x, str(x)) for x in r.get("reasons") or [])
+def regression_why(r: Regression) -> str:
+    return ", ".join(REASONS.get(x, str(x)) for x in r.reasons)
 
 
 # ---------------------------------------------------------------- every variant's results
 
 
-def cases(exp: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Per variant, one entry per result (sample × repeat): `sample_id`, `repeat`, `status`,
-    `passed`, `composite`, `duration_ms`, `messages` (why it failed), from `runs[name].results`.
+def cases(exp: Experiment) -> dict[str, list[Case]]:
+    """Per variant, one entry per result (sample × repeat), from `runs[name].results`, with why
+    it failed (`messages`).
 
     A block written without those (an older omk) still has each comparison's per-sample
     outcomes; they give every variant's status and pass, without the reasons."""
-    runs = exp.get("runs") if isinstance(exp.get("runs"), dict) else {}
-    names = [str(v.get("name")) for v in variants(exp)]
-    found = {n: runs[n]["results"] for n in names if isinstance(runs.get(n), dict) and isinstance(runs[n].get("results"), list)}
+    names = [v.name for v in exp.variants]
+    found = {n: list(run.results) for n in names if (run := exp.runs.get(n)) is not None and run.results is not None}
     if len(found) == len(names):
         return found
     return _cases_from_comparisons(exp, names)
 
 
-def _cases_from_comparisons(exp: dict[str, Any], names: list[str]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
-    for comp in comparisons(exp):
-        for s in per_sample(comp):
+def _cases_from_comparisons(exp: Experiment, names: list[str]) -> dict[str, list[Case]]:
+    out: dict[str, dict[str, Case]] = {n: {} for n in names}
+    for comp in exp.comparisons:
+        for s in comp.per_sample:
             for side in ("control", "treatment"):
-                errored = bool(s.get(f"{side}_errored"))
-                out.setdefault(str(comp.get(side)), {}).setdefault(
-                    str(s.get("sample_id")),
-                    {
-                        "sample_id": s.get("sample_id"),
-                        "repeat": 0,
-                        "status": "error" if errored else "ok",
-                        "passed": bool(s.get(f"{side}_passed")),
-                        "composite": s.get(side),
-                        "duration_ms": None,
-                        "messages": ["errored (see the variant's report)"] if errored else [],
-                    },
+                errored = s.errored(side)
+                out.setdefault(str(getattr(comp, side)), {}).setdefault(
+                    str(s.sample_id),
+                    Case(
+                        sample_id=s.sample_id,
+                        repeat=0,
+                        status="error" if errored else "ok",
+                        passed=s.passed(side),
+                        composite=s.score(side),
+                        duration_ms=None,
+                        messages=("errored (see the variant's report)",) if errored else (),
+                    ),
                 )
     return {n: list(v.values()) for n, v in out.items()}

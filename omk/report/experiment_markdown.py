@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from omk.report import _legacy_experiment as ex
-from omk.report import _legacy_pairwise as pairwise
-from omk.report._legacy_reasons import is_repeated, result_name
+from omk.report import experiment as ex
+from omk.report import pairwise
+from omk.report.document import ReportDocument
+from omk.report.experiment_document import Case, Comparison, Experiment, PerSample
+from omk.report.reasons import is_repeated, result_name
 
 OPEN_ROWS = 10  # more regressed samples than this fold into <details>
 MARK = {"PROGRESS": "🟢", "CAUTIOUS": "🟡", "REGRESS": "🔴", "NOISE": "⚪", "UNDERPOWERED": "🟠", "SOLO": "🔵"}
@@ -26,10 +28,10 @@ PASS = {True: "✅", False: "❌"}
 Cell = Callable[[Any], str]
 
 
-def render(report: dict[str, Any], exp: dict[str, Any], lang: str, cell: Cell) -> str:
+def render(report: ReportDocument, exp: Experiment, lang: str, cell: Cell) -> str:
     out = _head(report, exp, lang, cell)
     out += _variants(exp, lang, cell)
-    for comp in ex.comparisons(exp):
+    for comp in exp.comparisons:
         out += _comparison(exp, comp, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)  # the pairwise judge's verdicts, when it ran
     out += _failures(exp, lang, cell)
@@ -42,32 +44,32 @@ def _mark(level: str) -> str:
     return f"{MARK[level]} " if level in MARK else ""
 
 
-def _head(report: dict[str, Any], exp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
-    v = exp["verdict"]
-    level = str(v.get("level"))
+def _head(report: ReportDocument, exp: Experiment, lang: str, cell: Cell) -> list[str]:
+    v = exp.verdict
+    level = str(v.level)
     out = [
-        f"## omk {ex.tx('experiment', lang)} · {cell(report.get('run_id'))}",
+        f"## omk {ex.tx('experiment', lang)} · {cell(report.run_id)}",
         "",
-        f"### {_mark(level)}{cell(v.get('headline'))}",
+        f"### {_mark(level)}{cell(v.headline)}",
         "",
-        f"**{cell(v.get('recommendation'))}**",
+        f"**{cell(v.recommendation)}**",
         "",
     ]
-    context = [line.strip() for line in (v.get("lines") or [])[2:-1]]
+    context = [line.strip() for line in v.lines[2:-1]]
     if context:
         out += [" · ".join(cell(line) for line in context), ""]
-    require = exp.get("require")
-    if isinstance(require, dict):
-        met = "✅ met" if require.get("passed") else "❌ NOT met"
-        out += [f"`--require {cell(require.get('policy'))}`: {met} — {cell(require.get('reason'))}", ""]
+    require = exp.require
+    if require is not None:
+        met = "✅ met" if require.passed else "❌ NOT met"
+        out += [f"`--require {cell(require.policy)}`: {met} — {cell(require.reason)}", ""]
     return out
 
 
-def _variants(exp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
+def _variants(exp: Experiment, lang: str, cell: Cell) -> list[str]:
     names = []
-    for v in ex.variants(exp):
-        name = f"**{cell(v.get('name'))}**"
-        names.append(name + (f" ({ex.tx('control', lang)})" if v.get("role") == "control" else ""))
+    for v in exp.variants:
+        name = f"**{cell(v.name)}**"
+        names.append(name + (f" ({ex.tx('control', lang)})" if v.role == "control" else ""))
     out = ["| | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
     for label, values in ex.variant_rows(exp, lang):
         if label == ex.tx("role", lang):
@@ -82,10 +84,10 @@ def _gate_mark(value: str) -> str:
     return "❌ " + value if value.startswith("fail") else value
 
 
-def _comparison(exp: dict[str, Any], comp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
-    pair = ex.pair_verdict(exp, comp)
-    t, c = cell(comp.get("treatment")), cell(comp.get("control"))
-    level = str(pair.get("level") or "")
+def _comparison(exp: Experiment, comp: Comparison, lang: str, cell: Cell) -> list[str]:
+    pair = exp.pair_verdict(comp)
+    t, c = cell(comp.treatment), cell(comp.control)
+    level = str(pair.level or "") if pair is not None else ""
     out = [
         f"### {t} vs {c} · {_mark(level)}{cell(level)}",
         "",
@@ -108,38 +110,38 @@ def _comparison(exp: dict[str, Any], comp: dict[str, Any], lang: str, cell: Cell
     return out + _regressions(comp, lang, cell)
 
 
-def _regressions(comp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
-    found = ex.regressions(comp)
+def _regressions(comp: Comparison, lang: str, cell: Cell) -> list[str]:
+    found = comp.regressions
     title = f"{ex.tx('Regressed samples', lang)} ({len(found)})"
     if not found:
         return [f"**{title}**: {ex.tx('none', lang)}.", ""]
-    scores = {str(s.get("sample_id")): s for s in ex.per_sample(comp)}
-    c, t = cell(comp.get("control")), cell(comp.get("treatment"))
+    scores = {str(s.sample_id): s for s in comp.per_sample}
+    c, t = cell(comp.control), cell(comp.treatment)
     table = [f"| {ex.tx('sample', lang)} | {c} | {t} | Δ | {ex.tx('why', lang)} |", "| --- | ---: | ---: | ---: | --- |"]
     for r in found:
-        s = scores.get(str(r.get("sample_id")), {})
+        s = scores.get(str(r.sample_id))
         table.append(
-            f"| {cell(r.get('sample_id'))} | {_side(s, 'control')} | {_side(s, 'treatment')} | "
-            f"{ex.signed(r.get('delta'))} | {cell(ex.regression_why(r))} |"
+            f"| {cell(r.sample_id)} | {_side(s, 'control')} | {_side(s, 'treatment')} | "
+            f"{ex.signed(r.delta)} | {cell(ex.regression_why(r))} |"
         )
     if len(found) > OPEN_ROWS:
         return [f"<details><summary>{title}</summary>", "", *table, "", "</details>", ""]
     return [f"**{title}**", "", *table, ""]
 
 
-def _side(s: dict[str, Any], side: str) -> str:
-    if not s:
+def _side(s: PerSample | None, side: str) -> str:
+    if s is None:
         return "—"
-    if s.get(f"{side}_errored"):
+    if s.errored(side):
         return "error"
-    return f"{PASS[bool(s.get(f'{side}_passed'))]} {ex.num(s.get(side))}"
+    return f"{PASS[s.passed(side)]} {ex.num(s.score(side))}"
 
 
-def _failures(exp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
+def _failures(exp: Experiment, lang: str, cell: Cell) -> list[str]:
     """Per variant, its failed and errored results with their reasons, folded."""
     out = []
     for name, results in ex.cases(exp).items():
-        bad = [r for r in results if not r.get("passed")]
+        bad = [r for r in results if not r.passed]
         if not bad:
             continue
         repeated = is_repeated(results)
@@ -150,22 +152,22 @@ def _failures(exp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
             "| --- | ---: | --- |",
         ]
         for r in bad:
-            score = "error" if r.get("status") == "error" else ex.num(r.get("composite"))
-            why = "; ".join(str(m).strip() for m in (r.get("messages") or [])[:6])
+            score = "error" if r.status == "error" else ex.num(r.composite)
+            why = "; ".join(m.strip() for m in r.messages[:6])
             out.append(f"| {cell(result_name(r, repeated))} | {score} | {cell(why)} |")
         out += ["", "</details>", ""]
     return out
 
 
-def _all_samples(exp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
+def _all_samples(exp: Experiment, lang: str, cell: Cell) -> list[str]:
     """Every sample: each variant's outcome, then each treatment's Δ against the control."""
     per_variant = ex.cases(exp)
     names = list(per_variant)
-    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    rows: dict[str, dict[str, list[Case]]] = {}
     for name, results in per_variant.items():
         for r in results:
-            rows.setdefault(str(r.get("sample_id")), {}).setdefault(name, []).append(r)
-    deltas = {str(comp.get("treatment")): {str(s.get("sample_id")): s.get("delta") for s in ex.per_sample(comp)} for comp in ex.comparisons(exp)}
+            rows.setdefault(str(r.sample_id), {}).setdefault(name, []).append(r)
+    deltas = {str(comp.treatment): {str(s.sample_id): s.delta for s in comp.per_sample} for comp in exp.comparisons}
     head = [ex.tx("sample", lang), *(cell(n) for n in names), *(f"Δ {cell(n)}" for n in deltas)]
     out = [
         f"<details><summary>{ex.tx('All samples', lang)} ({len(rows)})</summary>",
@@ -179,27 +181,27 @@ def _all_samples(exp: dict[str, Any], lang: str, cell: Cell) -> list[str]:
     return [*out, "", "</details>", ""]
 
 
-def _outcome(results: list[dict[str, Any]]) -> str:
+def _outcome(results: list[Case]) -> str:
     """One sample on one variant: ✅ 4.50, ❌ 3.00, error; repeats as their passes (2/3 ✅)."""
     if not results:
         return "—"
     if len(results) > 1:
-        passes = sum(1 for r in results if r.get("passed"))
+        passes = sum(1 for r in results if r.passed)
         return f"{passes}/{len(results)} ✅"
     r = results[0]
-    if r.get("status") == "error":
+    if r.status == "error":
         return "error"
-    return f"{PASS[bool(r.get('passed'))]} {ex.num(r.get('composite'))}"
+    return f"{PASS[r.passed]} {ex.num(r.composite)}"
 
 
-def _footer(exp: dict[str, Any], cell: Cell) -> list[str]:
-    if not ex.comparisons(exp):
+def _footer(exp: Experiment, cell: Cell) -> list[str]:
+    if not exp.comparisons:
         return []
-    s = exp.get("settings") or {}
-    method = "paired bootstrap" + (f", {s['resamples']:,} resamples" if s.get("resamples") else "")
+    s = exp.settings
+    method = "paired bootstrap" + (f", {s.resamples:,} resamples" if s.resamples else "")
     return [
         f"<sub>Δ: treatment − control composite per sample (1–5 scale), averaged over the samples both scored; "
-        f"95% CI: {cell(method)}, seed {cell(s.get('seed'))}; trivial ±{cell(s.get('trivial'))}; **bold**: CI excludes 0. "
+        f"95% CI: {cell(method)}, seed {cell(s.seed)}; trivial ±{cell(s.trivial)}; **bold**: CI excludes 0. "
         "Each variant's full report is in <code>variants/&lt;name&gt;/</code>.</sub>",
         "",
     ]

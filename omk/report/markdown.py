@@ -10,22 +10,20 @@ messages are untrusted) is escaped for both Markdown tables and HTML.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from omk.report import _legacy_categories as categories
-from omk.report import _legacy_experiment as experiment
-from omk.report import _legacy_pairwise as pairwise
-from omk.report._legacy_reasons import (
+from omk.report import categories, pairwise
+from omk.report.document import ReportDocument, Scores
+from omk.report.i18n import t
+from omk.report.reasons import (
     failure_lines,
-    is_repeated,
     repeats_line,
     result_name,
     skipped_judge_line,
     turn_label,
 )
-from omk.report.document import ReportDocument
-from omk.report.i18n import t
 
 MAX_CELL = 300
 
@@ -43,97 +41,91 @@ def _score(v: Any) -> str:
     return "—" if v is None else f"{v:.2f}"
 
 
-def render_markdown(report: dict[str, Any], lang: str = "en") -> str:
-    if (exp := experiment.block(report)) is not None:  # an experiment: the verdict and the variants
+def render_markdown(report: ReportDocument | Mapping[str, Any], lang: str = "en") -> str:
+    report = ReportDocument.of(report)
+    if report.experiment is not None:  # an experiment: the verdict and the variants
         from omk.report import experiment_markdown
 
-        return experiment_markdown.render(report, exp, lang, cell)
-    summary = report.get("summary") or {}
+        return experiment_markdown.render(report, report.experiment, lang, cell)
     out = _head(report, lang)
-    if line := repeats_line(report):
+    if line := repeats_line(report.repeats):
         out += [cell(line), ""]
     out += categories.markdown_lines(report, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)
-    results = report.get("results") or []
-    out += _failures(results, summary.get("threshold"), lang)
-    if line := skipped_judge_line(summary, lang):
+    out += _failures(report, lang)
+    if line := skipped_judge_line(report.summary, lang):
         out += [line, ""]
-    out += _all_results(results, lang)
+    out += _all_results(report, lang)
     return "\n".join(out)
 
 
-def _head(report: dict[str, Any], lang: str) -> list[str]:
+def _head(report: ReportDocument, lang: str) -> list[str]:
     """The verdict, the target and judge, and the run's scores, cost and duration."""
-    summary = report.get("summary") or {}
-    scores = summary.get("scores") or {}
-    threshold = summary.get("threshold")
-    verdict = "✅ " + t("gate passed", lang) if summary.get("gate_passed") else "❌ " + t("gate failed", lang)
-    target = report.get("target") or {}
-    judge = report.get("judge")
+    summary = report.summary
+    scores = summary.scores
+    threshold = summary.threshold
+    verdict = "✅ " + t("gate passed", lang) if summary.gate_passed else "❌ " + t("gate failed", lang)
+    judge = ", ".join(report.judge_models) if report.judge_models is not None else t("none", lang)
     return [
-        f"## omk · {cell(report.get('run_id'))}",
+        f"## omk · {cell(report.run_id)}",
         "",
-        f"**{verdict}** · {summary.get('passed', 0)}/{summary.get('total', 0)} {t('passed', lang)}"
-        f" · {summary.get('failed', 0)} {t('failed', lang)} · {summary.get('errored', 0)} {t('errored', lang)}",
+        f"**{verdict}** · {summary.passed}/{summary.total} {t('passed', lang)}"
+        f" · {summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}",
         "",
-        f"{t('target', lang)}: `{cell(target.get('spec') or target.get('kind'))}` · "
-        f"{t('judge', lang)}: {cell(', '.join(map(str, judge.get('models') or [])) if judge else t('none', lang))}"
+        f"{t('target', lang)}: `{cell(report.target.name)}` · {t('judge', lang)}: {cell(judge)}"
         + (f" · {t('threshold', lang)} {threshold:g}" if threshold is not None else ""),
         "",
         "| fact | behavior | judge | composite | " + t("cost", lang) + " | " + t("duration", lang) + " |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
-        f"| {_score(scores.get('fact'))} | {_score(scores.get('behavior'))} | {_score(scores.get('judge'))} | "
-        f"{_score(scores.get('composite'))} | "
-        + ("—" if summary.get("cost_usd") is None else f"${summary['cost_usd']:.4f}")
-        + f" | {(summary.get('duration_ms') or 0) / 1000:.1f} s |",
+        f"| {_score(scores.fact)} | {_score(scores.behavior)} | {_score(scores.judge)} | "
+        f"{_score(scores.composite)} | "
+        + ("—" if summary.cost_usd is None else f"${summary.cost_usd:.4f}")
+        + f" | {(summary.duration_ms or 0) / 1000:.1f} s |",
         "",
     ]
 
 
-def _failures(results: list[dict[str, Any]], threshold: float | None, lang: str) -> list[str]:
-    bad = [r for r in results if not r.get("passed")]
+def _failures(report: ReportDocument, lang: str) -> list[str]:
+    bad = [r for r in report.results if not r.passed]
     if not bad:
         return []
-    repeated = is_repeated(results)
+    repeated, threshold = report.repeated, report.summary.threshold
     out = [f"### {t('Failures', lang)} ({len(bad)})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
     for r in bad:
-        composite = "error" if r.get("status") == "error" else _score((r.get("scores") or {}).get("composite"))
+        composite = "error" if r.status == "error" else _score(r.scores.composite)
         why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
         out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
     return [*out, ""]
 
 
-def _all_results(results: list[dict[str, Any]], lang: str) -> list[str]:
+def _all_results(report: ReportDocument, lang: str) -> list[str]:
     """Every result in a folded table; beneath a conversation, one row per turn."""
-    repeated = is_repeated(results)
+    repeated = report.repeated
     out = [
-        f"<details><summary>{t('All results', lang)} ({len(results)})</summary>",
+        f"<details><summary>{t('All results', lang)} ({len(report.results)})</summary>",
         "",
         f"| {t('sample', lang)} | {t('status', lang)} | fact | behavior | judge | composite | {t('pass', lang)} |",
         "| --- | --- | ---: | ---: | ---: | ---: | :---: |",
     ]
-    for r in results:
-        sc = r.get("scores") or {}
-        out.append(
-            f"| {cell(result_name(r, repeated))} | {cell(r.get('status'))} | {_score(sc.get('fact'))} | "
-            f"{_score(sc.get('behavior'))} | {_score(sc.get('judge'))} | "
-            f"{_score(sc.get('composite')) if r.get('status') == 'ok' else '—'} | {'✅' if r.get('passed') else '❌'} |"
-        )
-        for turn in r.get("turns") or []:
-            ts = turn.get("scores") or {}
-            mark = {True: "✅", False: "❌"}.get(turn.get("passed"), "·")
-            graded = turn.get("status") == "ok" and turn.get("passed") is not None
-            out.append(
-                f"| ↳ {cell(turn_label(turn, lang=lang))} | {cell(turn.get('status'))} | {_score(ts.get('fact'))} | "
-                f"{_score(ts.get('behavior'))} | {_score(ts.get('judge'))} | "
-                f"{_score(ts.get('composite')) if graded else '—'} | {mark} |"
-            )
+    for r in report.results:
+        out.append(_row(cell(result_name(r, repeated)), r.status, r.scores, r.status == "ok", "✅" if r.passed else "❌"))
+        for turn in r.turns:
+            mark = {True: "✅", False: "❌"}.get(turn.passed, "·")  # type: ignore[arg-type]
+            graded = turn.status == "ok" and turn.passed is not None
+            out.append(_row(f"↳ {cell(turn_label(turn, lang=lang))}", turn.status, turn.scores, graded, mark))
     return [*out, "", "</details>", ""]
+
+
+def _row(name: str, status: str | None, sc: Scores, graded: bool, mark: str) -> str:
+    return (
+        f"| {name} | {cell(status)} | {_score(sc.fact)} | {_score(sc.behavior)} | {_score(sc.judge)} | "
+        f"{_score(sc.composite) if graded else '—'} | {mark} |"
+    )
 
 
 def write_markdown(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
     from omk.fileio import write_atomic
 
     path = out_dir / "summary.md"
-    write_atomic(path, render_markdown(dict(report.data), lang))
+    write_atomic(path, render_markdown(report, lang))
     return path

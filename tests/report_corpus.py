@@ -113,7 +113,7 @@ def render(folder: Path) -> dict[str, str]:
 
     document = read_document(folder)
     report = dict(document.data)
-    out = {"junit.xml": render_junit(report)}
+    out = {"junit.xml": render_junit(document)}
     for lang in LANGS:
         out[f"summary.{lang}.md"] = render_markdown(document, lang)
         out[f"report.{lang}.html"] = render_html(report, lang)

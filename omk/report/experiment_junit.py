@@ -22,33 +22,33 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from omk.report import _legacy_experiment as ex
-from omk.report import _legacy_pairwise as pairwise
-from omk.report._legacy_reasons import is_repeated, result_name
+from omk.report import experiment as ex
+from omk.report import pairwise
+from omk.report.document import ReportDocument
+from omk.report.experiment_document import Case, Experiment, Require, Variant
 from omk.report.junit import clean, seconds
+from omk.report.reasons import is_repeated, result_name
 
 
-def build(report: dict[str, Any], exp: dict[str, Any]) -> ET.Element:
+def build(report: ReportDocument, exp: Experiment) -> ET.Element:
     per_variant = ex.cases(exp)
     root = ET.Element("testsuites", {"name": "omk"})
-    threshold = (report.get("summary") or {}).get("threshold")
-    for i, v in enumerate(ex.variants(exp)):
-        name = str(v.get("name"))
-        _variant_suite(root, report, exp, v, per_variant.get(name) or [], i, threshold)
-    require = exp.get("require")
-    if isinstance(require, dict):
-        _verdict_suite(root, report, exp, require, len(ex.variants(exp)))
+    threshold = report.summary.threshold
+    for i, v in enumerate(exp.variants):
+        _variant_suite(root, report, exp, v, per_variant.get(v.name) or [], i, threshold)
+    if exp.require is not None:
+        _verdict_suite(root, report, exp, exp.require, len(exp.variants))
     _count(root, root.findall("testsuite"))
     return root
 
 
-def _suite(root: ET.Element, report: dict[str, Any], title: str, i: int) -> ET.Element:
+def _suite(root: ET.Element, report: ReportDocument, title: str, i: int) -> ET.Element:
     return ET.SubElement(
         root,
         "testsuite",
         {
-            "name": clean(f"omk {report.get('run_id', '')} · {title}"),
-            "timestamp": clean(report.get("started_at") or ""),
+            "name": clean(f"omk {report.run_id or ''} · {title}"),
+            "timestamp": clean(report.started_at or ""),
             "hostname": "localhost",
             "id": str(i),
             "package": "omk",
@@ -73,69 +73,65 @@ def _properties(suite: ET.Element, items: list[tuple[str, Any]]) -> None:
         ET.SubElement(props, "property", {"name": clean(name), "value": clean("" if value is None else value)})
 
 
-def _experiment_properties(report: dict[str, Any], exp: dict[str, Any]) -> list[tuple[str, Any]]:
-    verdict = exp["verdict"]
+def _experiment_properties(report: ReportDocument, exp: Experiment) -> list[tuple[str, Any]]:
+    verdict = exp.verdict
     items: list[tuple[str, Any]] = [
-        ("omk_version", report.get("omk_version")),
-        ("run_id", report.get("run_id")),
-        ("experiment:control", exp.get("control")),
-        ("experiment:verdict", verdict.get("level")),
-        ("experiment:headline", verdict.get("headline")),
-        ("experiment:recommendation", verdict.get("recommendation")),
+        ("omk_version", report.omk_version),
+        ("run_id", report.run_id),
+        ("experiment:control", exp.control),
+        ("experiment:verdict", verdict.level),
+        ("experiment:headline", verdict.headline),
+        ("experiment:recommendation", verdict.recommendation),
     ]
-    items += [(f"experiment:pair:{p.get('treatment')}", p.get("level")) for p in verdict.get("pairs") or [] if isinstance(p, dict)]
+    items += [(f"experiment:pair:{p.treatment}", p.level) for p in verdict.pairs]
     return items
 
 
-def _variant_suite(
-    root: ET.Element, report: dict[str, Any], exp: dict[str, Any], v: dict[str, Any], results: list[dict[str, Any]], i: int, threshold: Any
-) -> None:
-    name = str(v.get("name"))
-    suite = _suite(root, report, name, i)
-    runs = exp.get("runs") if isinstance(exp.get("runs"), dict) else {}
-    target = ((runs.get(name) or {}).get("target") or {}) if isinstance(runs.get(name), dict) else {}
+def _variant_suite(root: ET.Element, report: ReportDocument, exp: Experiment, v: Variant, results: list[Case], i: int, threshold: Any) -> None:
+    suite = _suite(root, report, v.name, i)
+    run = exp.runs.get(v.name)
     _properties(
         suite,
         [
-            ("variant", name),
-            ("role", v.get("role")),
-            ("target", target.get("spec") or target.get("kind") or ""),
+            ("variant", v.name),
+            ("role", v.role),
+            ("target", (run.target.name if run is not None else None) or ""),
             ("threshold", threshold),
-            ("composite", (v.get("scores") or {}).get("composite")),
-            ("passed", f"{v.get('passed', 0)}/{v.get('samples', 0)}"),
+            ("composite", v.scores.composite),
+            ("passed", f"{v.passed}/{v.samples}"),
             *_experiment_properties(report, exp),
-            *(pairwise.junit_properties(report) if v.get("role") == "control" else []),  # the pairwise judge's, once
+            *(pairwise.junit_properties(report) if v.role == "control" else []),  # the pairwise judge's, once
         ],
     )
     repeated = is_repeated(results)
     for r in results:
-        _case(suite, r, result_name(r, repeated), name, threshold)
+        _case(suite, r, result_name(r, repeated), v.name, threshold)
     _count(suite, [])
 
 
-def _case(suite: ET.Element, r: dict[str, Any], name: str, variant: str, threshold: Any) -> None:
-    case = ET.SubElement(suite, "testcase", {"name": clean(name), "classname": clean(variant), "time": seconds(r.get("duration_ms"))})
-    messages = [str(m) for m in r.get("messages") or []]
-    if r.get("status") == "error":
+def _case(suite: ET.Element, r: Case, name: str, variant: str, threshold: Any) -> None:
+    case = ET.SubElement(suite, "testcase", {"name": clean(name), "classname": clean(variant), "time": seconds(r.duration_ms)})
+    messages = list(r.messages)
+    if r.status == "error":
         first = messages[0] if messages else "error"
         text = first[len("error: ") :] if first.startswith("error: ") else first
         err = ET.SubElement(case, "error", {"message": clean(text), "type": "error"})
         err.text = clean("\n".join(messages) or text)
-    elif not r.get("passed"):
-        composite = r.get("composite")
+    elif not r.passed:
+        composite = r.composite
         head = f"composite {ex.num(composite)}" + (f" (threshold {threshold:g})" if isinstance(threshold, int | float) else "")
         fail = ET.SubElement(case, "failure", {"message": clean(messages[0] if messages else head), "type": "omk.failed"})
         fail.text = clean("\n".join([head, *messages]))
 
 
-def _verdict_suite(root: ET.Element, report: dict[str, Any], exp: dict[str, Any], require: dict[str, Any], i: int) -> None:
+def _verdict_suite(root: ET.Element, report: ReportDocument, exp: Experiment, require: Require, i: int) -> None:
     suite = _suite(root, report, "verdict", i)
     _properties(suite, _experiment_properties(report, exp))
-    policy = str(require.get("policy"))
+    policy = str(require.policy)
     case = ET.SubElement(suite, "testcase", {"name": clean(f"require {policy}"), "classname": "experiment", "time": "0.000"})
-    lines = [str(x) for x in exp["verdict"].get("lines") or []]
-    if not require.get("passed"):
-        fail = ET.SubElement(case, "failure", {"message": clean(require.get("reason")), "type": "omk.verdict"})
-        fail.text = clean("\n".join([str(require.get("reason")), *lines]))
+    lines = list(exp.verdict.lines)
+    if not require.passed:
+        fail = ET.SubElement(case, "failure", {"message": clean(require.reason), "type": "omk.verdict"})
+        fail.text = clean("\n".join([str(require.reason), *lines]))
     ET.SubElement(case, "system-out").text = clean("\n".join(lines))
     _count(suite, [])

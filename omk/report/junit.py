@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from omk.report import _legacy_categories as categories
-from omk.report import _legacy_experiment as experiment
-from omk.report import _legacy_pairwise as pairwise
-from omk.report._legacy_reasons import failure_lines, is_repeated, result_name
-from omk.report.document import ReportDocument
+from omk.report import categories, pairwise
+from omk.report.document import ReportDocument, Result, Turn
+from omk.report.reasons import failure_lines, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -34,24 +33,20 @@ def seconds(ms: Any) -> str:
     return f"{(ms or 0) / 1000:.3f}"
 
 
-def _classname(result: dict[str, Any], fallback: str) -> str:
-    source = result.get("source") or {}
-    if source.get("file"):
-        return Path(source["file"]).stem
-    return fallback
+def _classname(result: Result, fallback: str) -> str:
+    return Path(result.source_file).stem if result.source_file else fallback
 
 
-def build_junit(report: dict[str, Any]) -> ET.Element:
-    if (exp := experiment.block(report)) is not None:  # a suite per variant (and the verdict)
+def build_junit(report: ReportDocument | Mapping[str, Any]) -> ET.Element:
+    report = ReportDocument.of(report)
+    if report.experiment is not None:  # a suite per variant (and the verdict)
         from omk.report import experiment_junit
 
-        return experiment_junit.build(report, exp)
-    summary = report.get("summary") or {}
-    results = report.get("results") or []
-    suite_name = f"omk {report.get('run_id', '')}".strip()
-    failures = sum(1 for r in results if r.get("status") != "error" and not r.get("passed"))
-    errors = sum(1 for r in results if r.get("status") == "error")
-    total_time = seconds(summary.get("duration_ms"))
+        return experiment_junit.build(report, report.experiment)
+    results = report.results
+    failures = sum(1 for r in results if r.status != "error" and not r.passed)
+    errors = sum(1 for r in results if r.status == "error")
+    total_time = seconds(report.summary.duration_ms)
     counts = {"tests": str(len(results)), "failures": str(failures), "errors": str(errors), "skipped": "0"}
 
     root = ET.Element("testsuites", {"name": "omk", **counts, "time": total_time})
@@ -59,10 +54,10 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
         root,
         "testsuite",
         {
-            "name": clean(suite_name),
+            "name": clean(f"omk {report.run_id or ''}".strip()),
             **counts,
             "time": total_time,
-            "timestamp": clean(report.get("started_at") or ""),
+            "timestamp": clean(report.started_at or ""),
             "hostname": "localhost",
             "id": "0",
             "package": "omk",
@@ -71,74 +66,70 @@ def build_junit(report: dict[str, Any]) -> ET.Element:
     props = ET.SubElement(suite, "properties")
     for name, value in _properties(report):
         ET.SubElement(props, "property", {"name": clean(name), "value": clean("" if value is None else value)})
-    repeated = is_repeated(results)
-    fallback = Path(report["samples_files"][0]).stem if report.get("samples_files") else "omk"
+    repeated = report.repeated
+    fallback = Path(report.samples_files[0]).stem if report.samples_files else "omk"
     for r in results:
-        _add_case(suite, r, result_name(r, repeated), _classname(r, fallback), summary.get("threshold"))
+        _add_case(suite, r, result_name(r, repeated), _classname(r, fallback), report.summary.threshold)
     return root
 
 
-def _properties(report: dict[str, Any]) -> list[tuple[str, Any]]:
-    summary = report.get("summary") or {}
-    target = report.get("target") or {}
-    judge = report.get("judge") or {}
+def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
     return [
-        ("omk_version", report.get("omk_version")),
-        ("run_id", report.get("run_id")),
-        ("target", target.get("spec") or target.get("kind") or ""),
-        ("judge", ",".join(map(str, judge.get("models") or [])) if judge else "none"),
-        ("threshold", summary.get("threshold")),
-        ("composite", (summary.get("scores") or {}).get("composite")),
+        ("omk_version", report.omk_version),
+        ("run_id", report.run_id),
+        ("target", report.target.name or ""),
+        ("judge", ",".join(report.judge_models) if report.judge_models is not None else "none"),
+        ("threshold", report.summary.threshold),
+        ("composite", report.summary.scores.composite),
         *categories.junit_properties(report),
         *pairwise.junit_properties(report),
     ]
 
 
-def _add_case(suite: ET.Element, r: dict[str, Any], name: str, classname: str, threshold: float | None) -> None:
+def _add_case(suite: ET.Element, r: Result, name: str, classname: str, threshold: float | None) -> None:
     """One result as a testcase: an error, a failure with its reasons, or a pass; the output."""
     case = ET.SubElement(
         suite,
         "testcase",
         {
             "name": clean(name),
-            "classname": clean(classname + (f".{r['category']}" if r.get("category") else "")),
-            "time": seconds(r.get("duration_ms")),
+            "classname": clean(classname + (f".{r.category}" if r.category else "")),
+            "time": seconds(r.duration_ms),
         },
     )
-    if r.get("status") == "error":
-        err = ET.SubElement(case, "error", {"message": clean(r.get("error") or "error"), "type": "error"})
-        err.text = clean(r.get("error") or "")
-    elif not r.get("passed"):
+    if r.status == "error":
+        err = ET.SubElement(case, "error", {"message": clean(r.error or "error"), "type": "error"})
+        err.text = clean(r.error or "")
+    elif not r.passed:
         lines = failure_lines(r, threshold)
-        composite = (r.get("scores") or {}).get("composite")
-        head = f"composite {composite}" + (f" (threshold {threshold:g})" if threshold is not None else "")
+        head = f"composite {r.scores.composite}" + (f" (threshold {threshold:g})" if threshold is not None else "")
         fail = ET.SubElement(case, "failure", {"message": clean(lines[0] if lines else head), "type": "omk.failed"})
         fail.text = clean("\n".join([head, *lines]))
-    if r.get("turns"):
-        ET.SubElement(case, "system-out").text = clean(_transcript(r["turns"]))
-    elif r.get("output"):
-        ET.SubElement(case, "system-out").text = clean(r["output"])
+    if r.turns:
+        ET.SubElement(case, "system-out").text = clean(_transcript(r.turns))
+    elif r.output:
+        ET.SubElement(case, "system-out").text = clean(r.output)
 
 
-def _transcript(turns: list[dict[str, Any]]) -> str:
+def _transcript(turns: tuple[Turn, ...]) -> str:
     """A conversation as CI shows it: each turn's prompt and output (or why there is none)."""
     parts = []
     for turn in turns:
-        n, status = (turn.get("index") or 0) + 1, turn.get("status")
-        mark = {True: "passed", False: "failed"}.get(turn.get("passed"), "not graded")
+        n, status = turn.index + 1, turn.status
+        mark = {True: "passed", False: "failed"}.get(turn.passed, "not graded")  # type: ignore[arg-type]
         head = f"--- turn {n} ({status if status != 'ok' else mark})"
-        lines = [head, f"> {turn.get('prompt') or ''}"]
-        if turn.get("output") is not None:
-            lines.append(turn["output"])
+        lines = [head, f"> {turn.prompt or ''}"]
+        if turn.output is not None:
+            lines.append(turn.output)
         if status == "error":
-            lines.append(f"error: {turn.get('error')}")
+            lines.append(f"error: {turn.error}")
         elif status == "skipped":
             lines.append("(not sent: an earlier turn failed)")
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
 
-def render_junit(report: dict[str, Any]) -> str:
+def render_junit(report: ReportDocument | Mapping[str, Any]) -> str:
     root = build_junit(report)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -149,5 +140,5 @@ def write_junit(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path
     from omk.fileio import write_atomic
 
     path = out_dir / "junit.xml"
-    write_atomic(path, render_junit(dict(report.data)))
+    write_atomic(path, render_junit(report))
     return path

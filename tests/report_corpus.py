@@ -112,11 +112,10 @@ def render(folder: Path) -> dict[str, str]:
     from omk.report.markdown import render_markdown
 
     document = read_document(folder)
-    report = dict(document.data)
     out = {"junit.xml": render_junit(document)}
     for lang in LANGS:
         out[f"summary.{lang}.md"] = render_markdown(document, lang)
-        out[f"report.{lang}.html"] = render_html(report, lang)
+        out[f"report.{lang}.html"] = render_html(document, lang)
         out[f"terminal.{lang}.txt"] = terminal_text(document, lang)
     return out
 

@@ -14,7 +14,9 @@ import math
 from typing import Any
 from urllib.parse import quote
 
-from omk.report import _legacy_experiment as ex
+from omk.report import experiment as ex
+from omk.report.document import ReportDocument
+from omk.report.experiment_document import Comparison, Experiment, PerSample, Verdict
 
 LEVEL_CLASS = {
     "PROGRESS": "progress",
@@ -87,48 +89,48 @@ def level_badge(level: Any) -> str:
     return f'<span class="badge lvl lvl-{cls}">{esc(level)}</span>'
 
 
-def section(report: dict[str, Any], exp: dict[str, Any], lang: str) -> str:
+def section(report: ReportDocument, exp: Experiment, lang: str) -> str:
     parts = [
         f'<section id="experiment"><h2>{esc(ex.tx("Experiment", lang))}</h2>',
         _verdict(exp),
         _variants(exp, lang),
     ]
-    for i, comp in enumerate(ex.comparisons(exp), 1):
+    for i, comp in enumerate(exp.comparisons, 1):
         parts.append(_comparison(exp, comp, i, lang))
     parts.append(_variant_links(exp))
     return "".join(parts) + "</section>"
 
 
-def _verdict(exp: dict[str, Any]) -> str:
-    v = exp["verdict"]
-    cls = LEVEL_CLASS.get(str(v.get("level")), "noise")
-    context = "".join(f"<li>{esc(line.strip())}</li>" for line in (v.get("lines") or [])[2:-1])
+def _verdict(exp: Experiment) -> str:
+    v = exp.verdict
+    cls = LEVEL_CLASS.get(str(v.level), "noise")
+    context = "".join(f"<li>{esc(line.strip())}</li>" for line in v.lines[2:-1])
     out = (
-        f'<div class="verdict lvl-{cls}" data-level="{esc(v.get("level"))}">'
-        f'<div class="vhead">{level_badge(v.get("level"))} <b>{esc(_without_level(v))}</b></div>'
-        f'<p class="rec">{esc(v.get("recommendation"))}</p>'
+        f'<div class="verdict lvl-{cls}" data-level="{esc(v.level)}">'
+        f'<div class="vhead">{level_badge(v.level)} <b>{esc(_without_level(v))}</b></div>'
+        f'<p class="rec">{esc(v.recommendation)}</p>'
         + (f"<ul>{context}</ul>" if context else "")
     )
-    require = exp.get("require")
-    if isinstance(require, dict):
-        ok = bool(require.get("passed"))
+    require = exp.require
+    if require is not None:
+        ok = require.passed
         out += (
-            f'<p class="require {"ok" if ok else "bad"}"><code>--require {esc(require.get("policy"))}</code>: '
-            f'{"met" if ok else "NOT met"} — {esc(require.get("reason"))}</p>'
+            f'<p class="require {"ok" if ok else "bad"}"><code>--require {esc(require.policy)}</code>: '
+            f'{"met" if ok else "NOT met"} — {esc(require.reason)}</p>'
         )
     return out + "</div>"
 
 
-def _without_level(v: dict[str, Any]) -> str:
+def _without_level(v: Verdict) -> str:
     """The headline after its `LEVEL · `, which the badge beside it already says."""
-    headline, prefix = str(v.get("headline") or ""), f"{v.get('level')} · "
+    headline, prefix = v.headline or "", f"{v.level} · "
     return headline[len(prefix) :] if headline.startswith(prefix) else headline
 
 
-def _variants(exp: dict[str, Any], lang: str) -> str:
+def _variants(exp: Experiment, lang: str) -> str:
     heads = "".join(
-        f'<th class="num" data-variant="{esc(v.get("name"))}">{esc(v.get("name"))}<small>{esc(ex.tx(str(v.get("role")), lang))}</small></th>'
-        for v in ex.variants(exp)
+        f'<th class="num" data-variant="{esc(v.name)}">{esc(v.name)}<small>{esc(ex.tx(str(v.role), lang))}</small></th>'
+        for v in exp.variants
     )
     rows = []
     for label, values in ex.variant_rows(exp, lang):
@@ -143,9 +145,9 @@ def _gate_class(value: str) -> str:
     return " ok" if value == "pass" else " bad" if value.startswith("fail") else ""
 
 
-def _comparison(exp: dict[str, Any], comp: dict[str, Any], i: int, lang: str) -> str:
-    pair = ex.pair_verdict(exp, comp)
-    t, c = esc(comp.get("treatment")), esc(comp.get("control"))
+def _comparison(exp: Experiment, comp: Comparison, i: int, lang: str) -> str:
+    pair = exp.pair_verdict(comp)
+    t, c = esc(comp.treatment), esc(comp.control)
     heads = ["measure", "change", "95% CI", "wins / ties / losses", "effect size d_z", "detects ≥", "n"]
     head = "".join(f'<th{"" if h == "measure" else " class=num"}>{esc(ex.tx(h, lang))}</th>' for h in heads)
     rows = "".join(
@@ -157,8 +159,8 @@ def _comparison(exp: dict[str, Any], comp: dict[str, Any], i: int, lang: str) ->
     )
     return (
         f'<section class="comparison" id="comparison-{i}" data-treatment="{t}">'
-        f"<h3>{t} vs {c} {level_badge(pair.get('level'))}</h3>"
-        f'<p class="meta">{esc(pair.get("headline"))}<br>{esc(pair.get("recommendation"))}</p>'
+        f"<h3>{t} vs {c} {level_badge(pair.level if pair else None)}</h3>"
+        f'<p class="meta">{esc(pair.headline if pair else None)}<br>{esc(pair.recommendation if pair else None)}</p>'
         f'<table class="measures"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
         f"<p>{esc(ex.pass_rate_text(comp, lang))} · {esc(ex.resources_text(comp))}</p>"
         f'<p class="meta">{esc(ex.coverage_text(comp))}</p>'
@@ -168,27 +170,27 @@ def _comparison(exp: dict[str, Any], comp: dict[str, Any], i: int, lang: str) ->
     )
 
 
-def _regressed_line(comp: dict[str, Any]) -> str:
-    n = len(ex.regressions(comp))
+def _regressed_line(comp: Comparison) -> str:
+    n = len(comp.regressions)
     what = f"{n} sample{'s' if n != 1 else ''} regressed (highlighted)" if n else "No sample regressed"
     return f'<p class="meta regressed-count" data-count="{n}">{what}. Click a column to sort it; Δ sorts the worst first.</p>'
 
 
-def _deltas(comp: dict[str, Any], i: int, lang: str) -> str:
+def _deltas(comp: Comparison, i: int, lang: str) -> str:
     """Every shared sample: both composites, the change, what happened, whether it regressed."""
-    t, c = str(comp.get("treatment")), str(comp.get("control"))
-    why = {str(r.get("sample_id")): ex.regression_why(r) for r in ex.regressions(comp)}
+    t, c = str(comp.treatment), str(comp.control)
+    why = {str(r.sample_id): ex.regression_why(r) for r in comp.regressions}
     cols = [(ex.tx("sample", lang), ""), (c, "num"), (t, "num"), ("Δ", "num"), (ex.tx("status", lang), ""), (ex.tx("regressed", lang), "")]
     head = "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in cols)
     rows = []
-    for n, s in enumerate(ex.per_sample(comp)):
-        sid = str(s.get("sample_id"))
-        delta = s.get("delta")
+    for n, s in enumerate(comp.per_sample):
+        sid = str(s.sample_id)
+        delta = s.delta
         outcome = f"{_state(s, 'control')} → {_state(s, 'treatment')}"
         cells = [
             f'<td data-v="{esc(sid)}"><code>{esc(sid)}</code></td>',
-            _score_cell(None if s.get("control_errored") else s.get("control")),
-            _score_cell(None if s.get("treatment_errored") else s.get("treatment")),
+            _score_cell(None if s.control_errored else s.control),
+            _score_cell(None if s.treatment_errored else s.treatment),
             f'<td class="num" data-v="{"" if delta is None else delta}">{esc(ex.signed(delta))}</td>',
             f'<td data-v="{esc(outcome)}">{_outcome(s)}</td>',
             f'<td data-v="{esc(why.get(sid, ""))}">{esc(why.get(sid, ""))}</td>',
@@ -201,31 +203,30 @@ def _deltas(comp: dict[str, Any], i: int, lang: str) -> str:
     )
 
 
-def _outcome(s: dict[str, Any]) -> str:
+def _outcome(s: PerSample) -> str:
     cls = {"pass": "ok", "fail": "bad", "error": "warn"}
     sides = [_state(s, side) for side in ("control", "treatment")]
     return " → ".join(f'<span class="{cls[x]}">{x}</span>' for x in sides)
 
 
-def _state(s: dict[str, Any], side: str) -> str:
-    if s.get(f"{side}_errored"):
+def _state(s: PerSample, side: str) -> str:
+    if s.errored(side):
         return "error"
-    return "pass" if s.get(f"{side}_passed") else "fail"
+    return "pass" if s.passed(side) else "fail"
 
 
 def _score_cell(v: Any) -> str:
     return f'<td class="num" data-v="{"" if v is None else v}">{esc(ex.num(v))}</td>'
 
 
-def _variant_links(exp: dict[str, Any]) -> str:
-    runs = exp.get("runs") if isinstance(exp.get("runs"), dict) else {}
+def _variant_links(exp: Experiment) -> str:
     links = []
-    for v in ex.variants(exp):
-        name = str(v.get("name"))
-        folder = (runs.get(name) or {}).get("report") if isinstance(runs.get(name), dict) else None
-        href = f"{quote(str(folder))}/report.html" if folder else f"variants/{quote(name)}/report.html"
-        links.append(f'<a href="{esc(href)}">{esc(name)}</a>')
-    control = esc(exp.get("control"))
+    for v in exp.variants:
+        run = exp.runs.get(v.name)
+        folder = run.report if run is not None else None
+        href = f"{quote(folder)}/report.html" if folder else f"variants/{quote(v.name)}/report.html"
+        links.append(f'<a href="{esc(href)}">{esc(v.name)}</a>')
+    control = esc(exp.control)
     return (
         f'<p class="meta">The sections below are the control\'s run ({control}). Each variant\'s own report '
         f"(when written as HTML): {' · '.join(links)}</p>"
@@ -235,25 +236,23 @@ def _variant_links(exp: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- the chart
 
 
-def _figure(exp: dict[str, Any], comp: dict[str, Any], i: int) -> str:
-    settings = exp.get("settings") or {}
-    trivial = float(settings.get("trivial") or 0.0)
-    d = comp.get("composite") or {}
-    t = esc(comp.get("treatment"))
-    interval = d.get("ci") if isinstance(d.get("ci"), dict) else None
+def _figure(exp: Experiment, comp: Comparison, i: int) -> str:
+    trivial = float(exp.settings.trivial or 0.0)
+    d = comp.composite
+    t = esc(comp.treatment)
     ci_text = (
         f'<span class="sw band"></span>shaded: the 95% confidence interval of the mean change, '
-        f"{esc(ex.signed(interval.get('low')))} to {esc(ex.signed(interval.get('high')))}; "
-        if interval
+        f"{esc(ex.signed(d.ci_low))} to {esc(ex.signed(d.ci_high))}; "
+        if d is not None and d.has_ci
         else "no confidence interval (fewer than 2 samples scored on both sides); "
     )
-    errored = sum(1 for s in ex.per_sample(comp) if s.get("delta") is None)
+    errored = sum(1 for s in comp.per_sample if s.delta is None)
     left_out = f" {errored} sample(s) without a score on both sides are not shown." if errored else ""
     caption = (
         f'Each dot is one sample: <span class="sw" style="background:{COLORS["win"]}"></span>better with {t}, '
         f'<span class="sw" style="background:{COLORS["tie"]}"></span>unchanged, '
         f'<span class="sw" style="background:{COLORS["loss"]}"></span>worse. {ci_text}'
-        f"blue line: the mean change {esc(ex.signed(d.get('mean')))}; black line: no change; "
+        f"blue line: the mean change {esc(ex.signed(d.mean if d is not None else None))}; black line: no change; "
         f"dashed lines: ±{esc(ex.num(trivial))}, the smallest change worth acting on.{left_out}"
     )
     return f'<figure class="delta-chart">{delta_chart(comp, trivial, i)}<figcaption>{caption}</figcaption></figure>'
@@ -283,16 +282,14 @@ def _stacks(values: list[float], x: Any, r: float) -> list[int]:
     return heights
 
 
-def delta_chart(comp: dict[str, Any], trivial: float, i: int = 1) -> str:
+def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
     """Inline SVG: each sample's composite change as a dot (stacked where they meet; a histogram
     for many samples or stacks too tall), the 95% interval as a band, 0, ±trivial and the mean."""
-    d = comp.get("composite") or {}
-    points = sorted(
-        ((float(s["delta"]), str(s.get("sample_id"))) for s in ex.per_sample(comp) if isinstance(s.get("delta"), int | float)),
-        key=lambda p: p[0],
-    )
-    interval = d.get("ci") if isinstance(d.get("ci"), dict) else None
-    bounds = [p[0] for p in points] + ([interval["low"], interval["high"]] if interval else [])
+    d = comp.composite
+    points = sorted(((float(s.delta), str(s.sample_id)) for s in comp.per_sample if s.delta is not None), key=lambda p: p[0])
+    interval = (d.ci_low, d.ci_high) if d is not None and d.ci_low is not None and d.ci_high is not None else None
+    mean = d.mean if d is not None else None
+    bounds = [p[0] for p in points] + (list(interval) if interval else [])
     reach, step = _domain([float(b) for b in bounds if isinstance(b, int | float)], trivial)
     span = W - LEFT - RIGHT
 
@@ -307,31 +304,28 @@ def delta_chart(comp: dict[str, Any], trivial: float, i: int = 1) -> str:
     bars = len(points) > MAX_DOTS or (bool(heights) and (max(heights) + 1) * 2 * r > MAX_PLOT)
     plot = MAX_PLOT if bars else max(90.0, (max(heights, default=0) + 1) * 2 * r + 8)
     base = TOP + plot
-    t = esc(comp.get("treatment"))
-    label = (
-        f"Per-sample composite change, {t} minus {esc(comp.get('control'))}: mean {esc(ex.signed(d.get('mean')))}, "
-        f"95% CI {esc(ex.ci(d))}"
-    )
+    t = esc(comp.treatment)
+    label = f"Per-sample composite change, {t} minus {esc(comp.control)}: mean {esc(ex.signed(mean))}, 95% CI {esc(ex.ci(d))}"
     out = [
         f'<svg id="delta-chart-{i}" class="delta-chart" role="img" aria-label="{label}" width="{W}" '
         f'height="{base + AXIS:.0f}" viewBox="0 0 {W} {base + AXIS:.0f}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{LEFT}" y="14" style="font-size:12px;fill:#1f2328;font-weight:600">'
-        f"How much each sample changed: {t} − {esc(comp.get('control'))} (composite, 1–5 scale)</text>",
+        f"How much each sample changed: {t} − {esc(comp.control)} (composite, 1–5 scale)</text>",
     ]
     if interval:
-        lo, hi = x(float(interval["low"])), x(float(interval["high"]))
+        lo, hi = x(float(interval[0])), x(float(interval[1]))  # type: ignore[arg-type]
         if hi - lo < 3:
             lo, hi = (lo + hi) / 2 - 1.5, (lo + hi) / 2 + 1.5
         out.append(
-            f'<rect class="ci-band" data-low="{interval["low"]}" data-high="{interval["high"]}" x="{lo:.1f}" y="{TOP - 6}" '
+            f'<rect class="ci-band" data-low="{interval[0]}" data-high="{interval[1]}" x="{lo:.1f}" y="{TOP - 6}" '
             f'width="{hi - lo:.1f}" height="{plot + 6:.0f}" fill="#0969da" fill-opacity="0.13" stroke="#0969da" stroke-opacity="0.35">'
             f"<title>95% CI of the mean change: {esc(ex.ci(d))}</title></rect>"
         )
     out += _guides(x, trivial, base, plot)
-    if isinstance(d.get("mean"), int | float):  # under the dots, so that none hides behind it
-        mx = x(float(d["mean"]))
+    if mean is not None:  # under the dots, so that none hides behind it
+        mx = x(float(mean))
         out.append(f'<line class="mean" x1="{mx:.1f}" x2="{mx:.1f}" y1="{TOP - 12}" y2="{base}" stroke="#0969da" stroke-width="2"/>')
-        out.append(f'<text x="{mx:.1f}" y="{TOP - 16}" text-anchor="middle" style="fill:#0969da">mean {esc(ex.signed(d["mean"]))}</text>')
+        out.append(f'<text x="{mx:.1f}" y="{TOP - 16}" text-anchor="middle" style="fill:#0969da">mean {esc(ex.signed(mean))}</text>')
     out += _bars(points, x, reach, base, plot) if bars else _dots(points, heights, x, r, base)
     out += _axis(x, reach, step, base, t)
     return "".join(out) + "</svg>"

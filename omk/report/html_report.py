@@ -13,22 +13,14 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from omk.report import _legacy_categories as categories
-from omk.report import _legacy_experiment as experiment
-from omk.report import _legacy_pairwise as pairwise
-from omk.report._legacy_reasons import (
-    is_repeated,
-    judge_items,
-    label,
-    repeats_line,
-    result_name,
-    skipped_judge_line,
-)
-from omk.report.document import ReportDocument
+from omk.report import categories, experiment, pairwise
+from omk.report.document import Assertion, InlinedUrl, ReportDocument, Result, Summary, Trace, Turn
 from omk.report.i18n import t
+from omk.report.reasons import label, repeats_line, result_name, skipped_judge_line
 
 FONT_SANS = (
     'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", '
@@ -151,10 +143,10 @@ def _pre(value: Any) -> str:
     return f"<pre>{esc(_json_text(value))}</pre>"
 
 
-def _state(r: dict[str, Any]) -> str:
-    if r.get("status") == "error":
+def _state(r: Result) -> str:
+    if r.status == "error":
         return "errored"
-    return "passed" if r.get("passed") else "failed"
+    return "passed" if r.passed else "failed"
 
 
 def _badge(state: str, lang: str) -> str:
@@ -165,39 +157,38 @@ def _badge(state: str, lang: str) -> str:
 # ---------------------------------------------------------------- summary and chart
 
 
-def _layer_cards(summary: dict[str, Any], lang: str) -> str:
-    scores = summary.get("scores") or {}
+def _layer_cards(summary: Summary, lang: str) -> str:
     cards = []
     for key in ("composite", "fact", "behavior", "judge"):
-        v = scores.get(key)
+        v = summary.scores.layer(key)
         width = 0 if v is None else max(0.0, min(100.0, (v - 1) / 4 * 100))
         cards.append(
             f'<div class="card" data-layer="{key}"><small>{esc(t(key, lang))}</small><b>{_num(v)}</b>'
             f'<div class="bar"><i style="width:{width:.0f}%"></i></div></div>'
         )
-    cost = summary.get("cost_usd")
+    cost = summary.cost_usd
     counts = [
-        (t("samples", lang), summary.get("total", 0)),
-        (t("passed", lang), summary.get("passed", 0)),
-        (t("failed", lang), summary.get("failed", 0)),
-        (t("errored", lang), summary.get("errored", 0)),
+        (t("samples", lang), summary.total),
+        (t("passed", lang), summary.passed),
+        (t("failed", lang), summary.failed),
+        (t("errored", lang), summary.errored),
         (t("cost", lang), "—" if cost is None else f"${cost:.4f}"),
-        (t("duration", lang), f"{(summary.get('duration_ms') or 0) / 1000:.1f} s"),
+        (t("duration", lang), f"{(summary.duration_ms or 0) / 1000:.1f} s"),
     ]
     cards += [f'<div class="card"><small>{esc(k)}</small><b>{esc(v)}</b></div>' for k, v in counts]
     return '<div class="cards">' + "".join(cards) + "</div>"
 
 
-def score_histogram(results: list[dict[str, Any]], threshold: float | None, lang: str) -> str:
+def score_histogram(results: tuple[Result, ...], threshold: float | None, lang: str) -> str:
     """Inline SVG: composites of graded results in half-point bins from 1 to 5, plus errors."""
     edges = [1 + 0.5 * i for i in range(9)]
     bins = [0] * 8
     errors = 0
     for r in results:
-        if r.get("status") == "error":
+        if r.status == "error":
             errors += 1
             continue
-        v = (r.get("scores") or {}).get("composite")
+        v = r.scores.composite
         if v is None or v <= 0:
             continue
         bins[min(7, max(0, int((v - 1) // 0.5)))] += 1
@@ -232,27 +223,23 @@ def score_histogram(results: list[dict[str, Any]], threshold: float | None, lang
 # ---------------------------------------------------------------- sample table
 
 
-def _row(i: int, r: dict[str, Any], has_repeat: bool, threshold: float | None, lang: str) -> str:
-    sc = r.get("scores") or {}
-    trace = r.get("trace") or {}
+def _row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str) -> str:
+    sc = r.scores
     state = _state(r)
-    composite = sc.get("composite") if r.get("status") == "ok" else None
+    composite = sc.composite if r.status == "ok" else None
 
     def score_cell(v: Any) -> str:
         cls = "" if v is None or threshold is None else (" ok" if v >= threshold else " bad")
         return f'<td class="num{cls}" data-v="{"" if v is None else v}">{_num(v)}</td>'
 
-    search = " ".join(
-        str(x) for x in (r.get("sample_id"), state, *(r.get("capability") or []), r.get("difficulty") or "")
-    ).lower()
-    cells = [f'<td data-v="{esc(r.get("sample_id"))}"><code>{esc(r.get("sample_id"))}</code></td>']
+    search = " ".join(str(x) for x in (r.sample_id, state, *r.capability, r.difficulty or "")).lower()
+    cells = [f'<td data-v="{esc(r.sample_id)}"><code>{esc(r.sample_id)}</code></td>']
     if has_repeat:
-        rep = r.get("repeat")
-        cells.append(f'<td class="num" data-v="{"" if rep is None else rep}">{esc("—" if rep is None else rep)}</td>')
+        cells.append(f'<td class="num" data-v="{r.repeat}">{esc(r.repeat)}</td>')
     cells.append(f'<td data-v="{state}">{_badge(state, lang)}</td>')
-    cells += [score_cell(sc.get(k)) for k in ("fact", "behavior", "judge")]
+    cells += [score_cell(v) for v in (sc.fact, sc.behavior, sc.judge)]
     cells.append(score_cell(composite))
-    cost, latency = trace.get("cost_usd"), trace.get("latency_ms")
+    cost, latency = r.trace.cost_usd, r.trace.latency_ms
     cells.append(f'<td class="num" data-v="{"" if cost is None else cost}">{"—" if cost is None else f"${cost:.4f}"}</td>')
     cells.append(
         f'<td class="num" data-v="{"" if latency is None else latency}">{"—" if latency is None else f"{latency:.0f} ms"}</td>'
@@ -262,8 +249,8 @@ def _row(i: int, r: dict[str, Any], has_repeat: bool, threshold: float | None, l
     )
 
 
-def _table(results: list[dict[str, Any]], threshold: float | None, lang: str) -> str:
-    has_repeat = is_repeated(results)
+def _table(report: ReportDocument, threshold: float | None, lang: str) -> str:
+    results, has_repeat = report.results, report.repeated
     heads = [(t("sample", lang), "")]
     if has_repeat:
         heads.append((t("repeat", lang), "num"))
@@ -288,24 +275,24 @@ def _table(results: list[dict[str, Any]], threshold: float | None, lang: str) ->
 # ---------------------------------------------------------------- detail panels
 
 
-def _assertion_list(assertions: list[dict[str, Any]]) -> str:
+def _assertion_list(assertions: tuple[Assertion, ...]) -> str:
     if not assertions:
         return '<p class="empty">(no assertions)</p>'
     items = []
     for a in assertions:
-        status = a.get("status") or ("passed" if a.get("passed") else "failed")
+        status = a.status or ("passed" if a.passed else "failed")
         icon, cls = {"passed": ("✓", "ok"), "failed": ("✗", "bad"), "skipped": ("○", "skip")}.get(status, ("?", ""))
         bits = [f'<span class="{cls}" title="{esc(status)}">{icon}</span> <code>{esc(label(a))}</code>']
-        extra = [f"{esc(a.get('layer'))}", f"weight {esc(a.get('weight'))}"]
-        if a.get("metric") is not None:
-            extra.append(f"metric {esc(a['metric'])}")
-        if a.get("score") is not None:
-            extra.append(f"score {esc(a['score'])}")
+        extra = [f"{esc(a.layer)}", f"weight {esc(a.weight)}"]
+        if a.metric is not None:
+            extra.append(f"metric {esc(a.metric)}")
+        if a.score is not None:
+            extra.append(f"score {esc(a.score)}")
         bits.append(f' <small class="meta">[{" · ".join(extra)}]</small>')
-        if a.get("message"):
-            bits.append(f" — {esc(a['message'])}")
-        if a.get("children"):
-            bits.append(_assertion_list(a["children"]))
+        if a.message:
+            bits.append(f" — {esc(a.message)}")
+        if a.children:
+            bits.append(_assertion_list(a.children))
         items.append(f'<li class="assertion {esc(status)}">{"".join(bits)}</li>')
     return '<ul class="asserts">' + "".join(items) + "</ul>"
 
@@ -317,50 +304,47 @@ def _judge_item(what: str, lang: str) -> str:
     return t(what, lang)
 
 
-def _judge(r: dict[str, Any], lang: str) -> str:
-    judge = r.get("judge")
-    if not judge:
-        if r.get("judge_skipped"):
-            return f'<p class="skip">{esc(t("judge skipped", lang))}: {esc(r["judge_skipped"])}</p>'
+def _judge(r: Result | Turn, lang: str) -> str:
+    judge = r.judge
+    if judge is None:
+        if r.judge_skipped:
+            return f'<p class="skip">{esc(t("judge skipped", lang))}: {esc(r.judge_skipped)}</p>'
         return '<p class="empty">(no judge)</p>'
     rows = "".join(
         f"<tr><td>{esc(_judge_item(what, lang))}</td><td class='num'>{esc(score)}</td><td>{esc(reason)}</td></tr>"
-        for what, score, reason in judge_items(judge)
+        for what, score, reason in judge.items()
     )
-    out = f"<p>{esc(t('judge', lang))} {esc(t('score', lang))} <b>{esc(judge.get('score'))}</b></p>"
+    out = f"<p>{esc(t('judge', lang))} {esc(t('score', lang))} <b>{esc(judge.score)}</b></p>"
     if rows:
         heads = f"<th>{esc(t('item', lang))}</th><th class='num'>{esc(t('score', lang))}</th><th>{esc(t('reason', lang))}</th>"
         out += f"<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>"
-    rest = {k: v for k, v in judge.items() if k not in ("score", "rubric", "dimensions")}
-    if rest:
-        out += _pre(rest)
+    if judge.extra:
+        out += _pre(dict(judge.extra))
     return out
 
 
-def _trace(trace: dict[str, Any], lang: str) -> str:
-    tokens = trace.get("tokens") or {}
+def _trace(trace: Trace, lang: str) -> str:
     facts = [
-        ("turns", trace.get("turns")),
-        ("cost", None if trace.get("cost_usd") is None else f"${trace['cost_usd']:.6f}"),
-        ("latency", None if trace.get("latency_ms") is None else f"{trace['latency_ms']:.0f} ms"),
-        ("tokens in", tokens.get("input")),
-        ("tokens out", tokens.get("output")),
+        ("turns", trace.turns),
+        ("cost", None if trace.cost_usd is None else f"${trace.cost_usd:.6f}"),
+        ("latency", None if trace.latency_ms is None else f"{trace.latency_ms:.0f} ms"),
+        ("tokens in", trace.tokens_in),
+        ("tokens out", trace.tokens_out),
     ]
     out = '<p class="meta">' + "".join(f"<span>{esc(t(k, lang))}: {esc('—' if v is None else v)}</span>" for k, v in facts) + "</p>"
-    stats = trace.get("mock_stats")
-    if stats:
-        per = ", ".join(f"{k}×{v}" for k, v in (stats.get("per_mock") or {}).items()) or "—"
-        out += f"<p>mocks: {esc(stats.get('hits'))} hit(s), {esc(stats.get('misses'))} miss(es); {esc(per)}</p>"
-    calls = trace.get("tool_calls") or []
-    if not calls:
+    stats = trace.mock_stats
+    if stats is not None:
+        per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
+        out += f"<p>mocks: {esc(stats.hits)} hit(s), {esc(stats.misses)} miss(es); {esc(per)}</p>"
+    if not trace.tool_calls:
         return out + '<p class="empty">(no tool calls)</p>'
     rows = []
-    for n, c in enumerate(calls, 1):
-        mock = esc(c.get("mock_key")) if c.get("mocked") else "—"
-        err = ' <span class="bad">error</span>' if c.get("is_error") else ""
+    for n, c in enumerate(trace.tool_calls, 1):
+        mock = esc(c.mock_key) if c.mocked else "—"
+        err = ' <span class="bad">error</span>' if c.is_error else ""
         rows.append(
-            f"<tr class='tool-call'><td class='num'>{n}</td><td><code>{esc(c.get('tool'))}</code>{err}</td>"
-            f"<td>{_pre(c.get('input'))}</td><td>{_pre(c.get('output'))}</td><td>{mock}</td></tr>"
+            f"<tr class='tool-call'><td class='num'>{n}</td><td><code>{esc(c.tool)}</code>{err}</td>"
+            f"<td>{_pre(c.input)}</td><td>{_pre(c.output)}</td><td>{mock}</td></tr>"
         )
     return out + (
         "<table><thead><tr><th class='num'>#</th><th>tool</th><th>input</th><th>output</th><th>mock</th></tr></thead>"
@@ -368,60 +352,57 @@ def _trace(trace: dict[str, Any], lang: str) -> str:
     )
 
 
-def _urls(urls: list[Any]) -> str:
+def _urls(urls: tuple[Any, ...]) -> str:
     if not urls:
         return ""
     parts = []
     for u in urls:
-        if isinstance(u, dict):
-            head = esc(u.get("url") or "")
-            meta = {k: v for k, v in u.items() if k not in ("url", "content", "text")}
-            body = u.get("content", u.get("text"))
-            parts.append(f"<h4><code>{head}</code></h4>{_pre(meta) if meta else ''}{_pre(body) if body else ''}")
+        if isinstance(u, InlinedUrl):
+            head = esc(u.url or "")
+            meta = dict(u.meta)
+            parts.append(f"<h4><code>{head}</code></h4>{_pre(meta) if meta else ''}{_pre(u.body) if u.body else ''}")
         else:
             parts.append(_pre(u))
     return "<h3>URLs inlined</h3>" + "".join(parts)
 
 
-def _detail(i: int, r: dict[str, Any], repeated: bool, lang: str) -> str:
+def _detail(i: int, r: Result, repeated: bool, lang: str) -> str:
     state = _state(r)
-    source = r.get("source") or {}
-    where = f"{source.get('file')}:{source.get('line')}" if source.get("line") else source.get("file")
+    where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
     meta = [
         ("source", where),
-        ("capability", ", ".join(r.get("capability") or []) or None),
-        ("difficulty", r.get("difficulty")),
-        ("tripwire", "yes" if r.get("tripwire") else None),
-        ("repeat", r.get("repeat") if repeated else None),
-        ("duration", f"{r.get('duration_ms') or 0:.0f} ms"),
+        ("capability", ", ".join(r.capability) or None),
+        ("difficulty", r.difficulty),
+        ("tripwire", "yes" if r.tripwire else None),
+        ("repeat", r.repeat if repeated else None),
+        ("duration", f"{r.duration_ms or 0:.0f} ms"),
     ]
-    sc = r.get("scores") or {}
-    scores = " · ".join(f"{k} {_num(sc.get(k))}" for k in ("fact", "behavior", "judge", "composite"))
-    error = f'<div class="errbox"><b>error</b>: {esc(r.get("error"))}</div>' if r.get("error") else ""
-    if r.get("turns"):  # a conversation: every turn with its own prompt, output, checks and trace
-        body = "".join(_turn_section(i, turn, lang) for turn in r["turns"])
-        body += f"<h3>{esc(t('Trace', lang))} ({esc(t('whole conversation', lang))})</h3>{_trace(r.get('trace') or {}, lang)}"
+    scores = " · ".join(f"{k} {_num(r.scores.layer(k))}" for k in ("fact", "behavior", "judge", "composite"))
+    error = f'<div class="errbox"><b>error</b>: {esc(r.error)}</div>' if r.error else ""
+    if r.turns:  # a conversation: every turn with its own prompt, output, checks and trace
+        body = "".join(_turn_section(i, turn, lang) for turn in r.turns)
+        body += f"<h3>{esc(t('Trace', lang))} ({esc(t('whole conversation', lang))})</h3>{_trace(r.trace, lang)}"
     else:
         body = (
-            f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.get('prompt'))}"
-            f"<h3>{esc(t('Output', lang))}</h3>{_pre(r.get('output'))}"
-            f"<h3>{esc(t('Assertions', lang))}</h3>{_assertion_list(r.get('assertions') or [])}"
+            f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.prompt)}"
+            f"<h3>{esc(t('Output', lang))}</h3>{_pre(r.output)}"
+            f"<h3>{esc(t('Assertions', lang))}</h3>{_assertion_list(r.assertions)}"
             f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
-            f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.get('trace') or {}, lang)}"
+            f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.trace, lang)}"
         )
     return (
         f'<article class="detail" id="sample-{i}" hidden>'
         f"<h2><code>{esc(result_name(r, repeated))}</code> {_badge(state, lang)}</h2>"
         '<p class="meta">' + "".join(f"<span>{esc(k)}: {esc(v)}</span>" for k, v in meta if v is not None) + "</p>"
         f"<p>{esc(scores)}</p>{error}{body}"
-        f"{_urls(r.get('urls') or [])}"
+        f"{_urls(r.urls)}"
         "</article>"
     )
 
 
-def _turn_section(i: int, turn: dict[str, Any], lang: str) -> str:
-    n = (turn.get("index") or 0) + 1
-    status, passed = turn.get("status"), turn.get("passed")
+def _turn_section(i: int, turn: Turn, lang: str) -> str:
+    n = turn.index + 1
+    status, passed = turn.status, turn.passed
     if status == "error":
         badge = _badge("errored", lang)
     elif status == "ok" and passed is not None:
@@ -429,19 +410,18 @@ def _turn_section(i: int, turn: dict[str, Any], lang: str) -> str:
     else:
         word = t("skipped", lang) if status == "skipped" else t("not graded", lang)
         badge = f'<span class="badge skip">{esc(word)}</span>'
-    sc = turn.get("scores") or {}
-    scores = " · ".join(f"{k} {_num(sc.get(k))}" for k in ("fact", "behavior", "judge", "composite"))
-    error = f'<div class="errbox"><b>error</b>: {esc(turn.get("error"))}</div>' if turn.get("error") else ""
+    scores = " · ".join(f"{k} {_num(turn.scores.layer(k))}" for k in ("fact", "behavior", "judge", "composite"))
+    error = f'<div class="errbox"><b>error</b>: {esc(turn.error)}</div>' if turn.error else ""
     head = f'<section class="turn" id="sample-{i}-turn-{n}"><h4>{esc(t("turn {n}", lang).format(n=n))} {badge}</h4>'
     if status == "skipped":
-        return head + f'<p class="empty">{esc(t("not sent: an earlier turn failed", lang))}</p>{_pre(turn.get("prompt"))}</section>'
+        return head + f'<p class="empty">{esc(t("not sent: an earlier turn failed", lang))}</p>{_pre(turn.prompt)}</section>'
     return (
         head + f'<p class="meta">{esc(scores)}</p>{error}'
-        f"<h5>{esc(t('Prompt', lang))}</h5>{_pre(turn.get('prompt'))}"
-        f"<h5>{esc(t('Output', lang))}</h5>{_pre(turn.get('output'))}"
-        f"<h5>{esc(t('Assertions', lang))}</h5>{_assertion_list(turn.get('assertions') or [])}"
+        f"<h5>{esc(t('Prompt', lang))}</h5>{_pre(turn.prompt)}"
+        f"<h5>{esc(t('Output', lang))}</h5>{_pre(turn.output)}"
+        f"<h5>{esc(t('Assertions', lang))}</h5>{_assertion_list(turn.assertions)}"
         f"<h5>{esc(t('Judge', lang))}</h5>{_judge(turn, lang)}"
-        f"<h5>{esc(t('Trace', lang))}</h5>{_trace(turn.get('trace') or {}, lang)}"
+        f"<h5>{esc(t('Trace', lang))}</h5>{_trace(turn.trace, lang)}"
         "</section>"
     )
 
@@ -453,36 +433,49 @@ def _script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-def render_html(report: dict[str, Any], lang: str = "en") -> str:
-    summary = report.get("summary") or {}
-    results = report.get("results") or []
-    threshold = summary.get("threshold")
-    target = report.get("target") or {}
-    judge = report.get("judge")
-    gate = summary.get("gate_passed")
+def render_html(report: ReportDocument | Mapping[str, Any], lang: str = "en") -> str:
+    report = ReportDocument.of(report)
+    summary, results, threshold, repeated = report.summary, report.results, report.summary.threshold, report.repeated
     verdict = (
         f'<span class="badge pass">{esc(t("gate passed", lang))}</span>'
-        if gate
+        if summary.gate_passed
         else f'<span class="badge fail">{esc(t("gate failed", lang))}</span>'
     )
-    exp = experiment.block(report)
+    exp = report.experiment
     css, scripts, lead, heading = CSS, [JS], "", t("Summary", lang)
     if exp is not None:  # an experiment: its verdict heads the page, the control's run follows
         from omk.report import experiment_html
 
-        verdict = experiment_html.level_badge(exp["verdict"].get("level"))
+        verdict = experiment_html.level_badge(exp.verdict.level)
         css, scripts = CSS + experiment_html.CSS, [JS, experiment_html.JS]
         lead = experiment_html.section(report, exp, lang)
-        heading += f" · {experiment.tx('control', lang)}: {exp.get('control')}"
-    judge_text = ", ".join(map(str, judge.get("models") or [])) if judge else t("none", lang)
+        heading += f" · {experiment.tx('control', lang)}: {exp.control}"
+    return (
+        _page_head(report, css, scripts, verdict, lang) + f"<main>{lead}"
+        f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"
+        + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
+        + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report.repeats)) else "")
+        + categories.html_section(report, lang)
+        + pairwise.html_section(report, lang)
+        + f"<h2>{esc(t('score distribution', lang))}</h2>"
+        f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
+        f"<h2>{esc(t('Results', lang))}</h2>{_table(report, threshold, lang)}"
+        '<div id="details">' + "".join(_detail(i, r, repeated, lang) for i, r in enumerate(results)) + "</div>"
+        "</main>" + "".join(f"<script>{js}</script>" for js in scripts) + "</body></html>\n"
+    )
+
+
+def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: str, lang: str) -> str:
+    """The document head (its policy allows the page's own scripts by hash) and the page header."""
+    judge_text = ", ".join(report.judge_models) if report.judge_models is not None else t("none", lang)
     meta = [
-        ("run", report.get("run_id")),
-        (t("target", lang), target.get("spec") or target.get("kind")),
+        ("run", report.run_id),
+        (t("target", lang), report.target.name),
         (t("judge", lang), judge_text),
-        ("started", report.get("started_at")),
-        ("finished", report.get("finished_at")),
-        ("omk", report.get("omk_version")),
-        ("samples", ", ".join(report.get("samples_files") or [])),
+        ("started", report.started_at),
+        ("finished", report.finished_at),
+        ("omk", report.omk_version),
+        ("samples", ", ".join(report.samples_files)),
     ]
     csp = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
@@ -494,20 +487,9 @@ def render_html(report: dict[str, Any], lang: str = "en") -> str:
         f'<html lang="{page_lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>omk report {esc(report.get('run_id'))}</title><style>{css}</style></head><body>"
+        f"<title>omk report {esc(report.run_id)}</title><style>{css}</style></head><body>"
         f"<header><h1>omk report {verdict}</h1>"
         '<div class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in meta if v) + "</div></header>"
-        f"<main>{lead}"
-        f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"
-        + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
-        + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report)) else "")
-        + categories.html_section(report, lang)
-        + pairwise.html_section(report, lang)
-        + f"<h2>{esc(t('score distribution', lang))}</h2>"
-        f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
-        f"<h2>{esc(t('Results', lang))}</h2>{_table(results, threshold, lang)}"
-        '<div id="details">' + "".join(_detail(i, r, is_repeated(results), lang) for i, r in enumerate(results)) + "</div>"
-        "</main>" + "".join(f"<script>{js}</script>" for js in scripts) + "</body></html>\n"
     )
 
 
@@ -515,5 +497,5 @@ def write_html(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
     from omk.fileio import write_atomic
 
     path = out_dir / "report.html"
-    write_atomic(path, render_html(dict(report.data), lang))
+    write_atomic(path, render_html(report, lang))
     return path

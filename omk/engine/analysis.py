@@ -60,9 +60,10 @@ def record_from_dict(data: dict[str, Any]) -> Record:
 def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
     """One result as the block's `runs[name].results` keep it: enough for the JUnit and Markdown
     reports to show every variant's outcome without reading the variant's own folder."""
-    from omk.report._legacy_reasons import failure_lines
+    from omk.report.document import Result
+    from omk.report.reasons import failure_lines
 
-    lines = [] if result.passed else failure_lines(result.to_dict(), threshold)
+    lines = [] if result.passed else failure_lines(Result.from_dict(result.to_dict()), threshold)
     if len(lines) > MAX_MESSAGES:
         lines = [*lines[: MAX_MESSAGES - 1], f"… and {len(lines) - MAX_MESSAGES + 1} more (see the variant's report)"]
     return {

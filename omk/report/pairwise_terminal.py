@@ -4,25 +4,27 @@ the two orders disagreed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from omk.report._legacy_pairwise import judges, rate_lines, targets, verdict_word, why
+from omk.report.experiment_document import parse_pairwise
+from omk.report.pairwise import judges, rate_lines, verdict_word
 
 
-def print_pairwise(block: dict[str, Any], console: Any) -> None:
+def print_pairwise(block: Mapping[str, Any], console: Any) -> None:
+    """Print an experiment's `pairwise` block (omk/engine/pairwise.py) as the run ends."""
     from rich.table import Table
     from rich.text import Text
 
-    for pair in block.get("pairs") or []:
-        pair = {**pair, "judge": block.get("judge")}
-        a, b = targets(pair)
+    for pair in parse_pairwise(block):
+        a, b = pair.targets
         table = Table(title=Text(f"Pairwise: A = {a} · B = {b} · judge: {judges(pair, 'en')}"), title_justify="left")
         for col in ("sample", "key", "verdict", "reason"):
             table.add_column(col, overflow="fold")
-        for v in pair["verdicts"]:
-            table.add_row(Text(v["sample_id"]), Text(v["key"]), Text(verdict_word(v, "en")), Text(why(v)))
+        for v in pair.verdicts:
+            table.add_row(Text(str(v.sample_id)), Text(str(v.key)), Text(verdict_word(v, "en")), Text(v.why))
         console.print(table)
-        s = pair["summary"]
+        s = pair.tally
         line = f"A better {s['a_better']} · B better {s['b_better']} · tie {s['ties']} · errored {s['errored']} · skipped {s['skipped']}"
         console.print(Text(line, style="bold"))
         for text in rate_lines(pair, "en"):

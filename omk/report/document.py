@@ -179,11 +179,12 @@ class JudgeBlock:
             return None
         rubric = f.data.get("rubric")
         dims = f.data.get("dimensions")
+        holder = Fields({}, f.origin, f, "dimensions")
         return cls(
             score=f.raw("score"),
-            rubric=JudgeItem.parse(Fields(rubric, f.origin, f.at("rubric"))) if isinstance(rubric, Mapping) else None,
+            rubric=JudgeItem.parse(Fields(rubric, f.origin, f, "rubric")) if isinstance(rubric, Mapping) else None,
             dimensions=tuple(
-                (str(name), JudgeItem.parse(Fields(d, f.origin, f"{f.at('dimensions')}.{name}")))
+                (str(name), JudgeItem.parse(Fields(d, f.origin, holder, str(name))))
                 for name, d in (dims.items() if isinstance(dims, Mapping) else ())
                 if isinstance(d, Mapping)
             ),

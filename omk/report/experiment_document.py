@@ -263,9 +263,11 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    resamples: Any = None
+    """How the comparisons were computed: bootstrap resamples, seed, the trivial change."""
+
+    resamples: int | None = None
     seed: Any = None
-    trivial: Any = None
+    trivial: Number | None = None
 
 
 # ---------------------------------------------------------------- the pairwise judge
@@ -276,12 +278,12 @@ class Vote:
     """One judge of an ensemble: its preference (1 = A, 2 = B, 0 = tie) and its reason."""
 
     judge: Any
-    preference: Any
+    preference: int | None
     reason: str
 
     @classmethod
     def parse(cls, f: Fields) -> Vote:
-        return cls(f.raw("judge"), f.raw("preference"), str(f.raw("reason") or ""))
+        return cls(f.raw("judge"), f.int("preference", None), str(f.raw("reason") or ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,7 +407,7 @@ class Experiment:
         req = f.obj("require")
         return cls(
             control=f.str("control"),
-            settings=Settings(s.raw("resamples"), s.raw("seed"), s.raw("trivial")),
+            settings=Settings(s.int("resamples", None), s.raw("seed"), s.num("trivial")),
             variants=tuple(Variant.parse(v) for v in f.objs("variants")),
             comparisons=tuple(Comparison.parse(c) for c in f.objs("comparisons")),
             verdict=Verdict.parse(verdict),

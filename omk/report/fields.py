@@ -24,27 +24,36 @@ def _shown(value: Any) -> str:
 
 
 class Fields:
-    """One JSON object at `path` (`results[3].trace`) of the report read from `origin`."""
+    """One JSON object of the report read from `origin`; where it sits (`results[3].trace`) is
+    worked out only for an error message, so reading a large report stays cheap."""
 
-    __slots__ = ("data", "origin", "path")
+    __slots__ = ("data", "origin", "parent", "step")
 
-    def __init__(self, data: Mapping[str, Any], origin: str, path: str = "") -> None:
-        self.data, self.origin, self.path = data, origin, path
+    def __init__(self, data: Mapping[str, Any], origin: str, parent: Fields | None = None, step: str | int = "") -> None:
+        self.data, self.origin, self.parent, self.step = data, origin, parent, step
 
     @classmethod
     def of(cls, value: Any, origin: str, path: str) -> Fields:
         if not isinstance(value, Mapping):
             raise cls.error(origin, path, "an object", value)
-        return cls(value, origin, path)
+        return cls(value, origin, None, path)
 
     @staticmethod
     def error(origin: str, path: str, expected: str, found: Any) -> InputError:
         where = f"{origin}: {path or '(top)'}"
         return InputError(f"{where}: expected {expected}, found {_shown(found)}; was report.json edited by hand?")
 
+    @property
+    def path(self) -> str:
+        if self.parent is None:
+            return str(self.step)
+        return self.parent.at(self.step)
+
     def at(self, key: str | int) -> str:
-        step = f"[{key}]" if isinstance(key, int) else key
-        return f"{self.path}{step}" if isinstance(key, int) or not self.path else f"{self.path}.{step}"
+        path = self.path
+        if isinstance(key, int):
+            return f"{path}[{key}]"
+        return f"{path}.{key}" if path else key
 
     def fail(self, key: str, expected: str) -> InputError:
         return self.error(self.origin, self.at(key), expected, self.data.get(key))
@@ -53,7 +62,7 @@ class Fields:
         value = self.data.get(key)
         if value is None:
             return default
-        if not isinstance(value, str):
+        if type(value) is not str and not isinstance(value, str):
             raise self.fail(key, "a string or null")
         return value
 
@@ -61,7 +70,8 @@ class Fields:
         value = self.data.get(key)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        kind = type(value)
+        if kind is not float and kind is not int and (isinstance(value, bool) or not isinstance(value, int | float)):
             raise self.fail(key, "a number or null")
         return value
 
@@ -69,7 +79,7 @@ class Fields:
         value = self.data.get(key)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, int):
+        if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
             raise self.fail(key, "an integer or null")
         return value
 
@@ -77,7 +87,7 @@ class Fields:
         value = self.data.get(key)
         if value is None:
             return default
-        if not isinstance(value, bool):
+        if value is not True and value is not False:
             raise self.fail(key, "true, false or null")
         return value
 
@@ -88,17 +98,24 @@ class Fields:
             return None
         if not isinstance(value, Mapping):
             raise self.fail(key, "an object or null")
-        return Fields(value, self.origin, self.at(key))
+        return Fields(value, self.origin, self, key)
 
     def objs(self, key: str) -> list[Fields]:
         """The list of objects under `key`; [] when missing or null."""
-        return [Fields.of(item, self.origin, f"{self.at(key)}[{i}]") for i, item in enumerate(self.list(key))]
+        values = self.list(key)
+        if not values:
+            return []
+        holder = Fields({}, self.origin, self, key)  # names the list in an error: `results[3]`
+        for i, item in enumerate(values):
+            if not isinstance(item, Mapping):
+                raise self.error(self.origin, holder.at(i), "an object", item)
+        return [Fields(item, self.origin, holder, i) for i, item in enumerate(values)]
 
     def list(self, key: str) -> list[Any]:
         value = self.data.get(key)
         if value is None:
             return []
-        if not isinstance(value, list):
+        if type(value) is not list and not isinstance(value, list):
             raise self.fail(key, "a list or null")
         return value
 

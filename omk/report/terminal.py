@@ -28,9 +28,11 @@ def _fmt(score: float | None) -> str:
     return "—" if score is None else f"{score:.2f}"
 
 
-def _score_text(score: float | None, threshold: float) -> Text:
+def _score_text(score: float | None, threshold: float | None) -> Text:
     if score is None:
         return Text("—", style="dim")
+    if threshold is None:  # a report without its pass mark (edited by hand): no colour says pass or fail
+        return Text(f"{score:.2f}")
     return Text(f"{score:.2f}", style="green" if score >= threshold else "red")
 
 
@@ -171,7 +173,7 @@ def _print_totals(summary: Summary, console: Console, lang: str) -> None:
         )
     layers = f"composite {_fmt(s.composite)} (fact {_fmt(s.fact)}, behavior {_fmt(s.behavior)}, judge {_fmt(s.judge)})"
     console.print(Text(head, style="bold"))
-    console.print(f"{layers} · {t('threshold', lang)} {summary.threshold:g}")
+    console.print(layers if summary.threshold is None else f"{layers} · {t('threshold', lang)} {summary.threshold:g}")
     if summary.cost_usd is not None:
         console.print(f"{t('cost', lang)}: ${summary.cost_usd:.4f}")
     if summary.judge_cost_usd:

@@ -15,10 +15,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.report.fields import Fields, Number
+
+if TYPE_CHECKING:  # the experiment block's types read this module's
+    from omk.report.experiment_document import Experiment, Pair
 
 FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
@@ -424,8 +427,8 @@ class ReportDocument:
     results: tuple[Result, ...]
     repeats: Repeats | None
     warnings: tuple[str, ...]
-    experiment: Any  # omk.report.experiment_document.Experiment, or None
-    pairs: tuple[Any, ...]  # the pairwise judge's comparisons (omk.report.experiment_document.Pair)
+    experiment: Experiment | None  # only in an experiment's report
+    pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "report") -> ReportDocument:

@@ -37,16 +37,15 @@ def _env(monkeypatch):
 
 
 def test_a_reply_over_the_cap_with_a_declared_length_fails_the_call():
-    with OpenAIFake([Garbage(body=b"x" * (CAP + 1))]) as fake:
-        with pytest.raises(TargetError, match=rf"reply is {CAP + 1} bytes, over the {CAP}-byte cap \(max_reply_bytes"):
-            run(fake.url)
+    pattern = rf"reply is {CAP + 1} bytes, over the {CAP}-byte cap \(max_reply_bytes"
+    with OpenAIFake([Garbage(body=b"x" * (CAP + 1))]) as fake, pytest.raises(TargetError, match=pattern):
+        run(fake.url)
 
 
 def test_a_streamed_reply_over_the_cap_fails_the_call_without_a_declared_length():
     events = [("chunk", "y" * 20_000) for _ in range(5)]  # about 100 KB, sent without Content-Length
-    with OpenAIFake([Stream(events)]) as fake:
-        with pytest.raises(TargetError, match=rf"over the {CAP}-byte cap"):
-            run(fake.url)
+    with OpenAIFake([Stream(events)]) as fake, pytest.raises(TargetError, match=rf"over the {CAP}-byte cap"):
+        run(fake.url)
 
 
 def test_a_reply_under_the_cap_is_read_as_usual():

@@ -57,6 +57,7 @@ class Side:
         self.folder.mkdir(parents=True, exist_ok=True)
         compileall.compile_dir(self.checkout / "omk", quiet=1)  # as pip install would
         self.rows: dict[str, list[float]] = {}
+        self.cpu = 0.0  # CPU seconds of the last omk process
 
     def add(self, key: str, value: float) -> None:
         self.rows.setdefault(key, []).append(value)
@@ -72,12 +73,14 @@ class Side:
         return out.stdout.strip() or str(self.checkout)
 
     def eval(self, env: dict[str, str], samples: Path, target: str, concurrency: int, *extra: str) -> tuple[float, float, dict]:
-        """(wall, peak MB, summary) of one `omk eval` process; raises if it wrote no report or a sample errored."""
+        """(wall, peak MB, summary) of one `omk eval` process (its CPU time goes to `self.cpu`);
+        raises if it wrote no report or a sample errored."""
         out = self.folder / "run"
         shutil.rmtree(out, ignore_errors=True)
         cmd = [self.python, "-m", "omk", "eval", str(samples), "--target", target, "--no-judge",
                "--concurrency", str(concurrency), "--out", str(out), "--quiet", *extra]
         m = measure(cmd, cwd=self.folder, env=env, ok_codes=(0, 1), tree=False)  # one process: nothing polls
+        self.cpu = m.cpu_s
         report = out / "report.json"
         if not report.exists():
             raise RuntimeError(f"{self.name}: no report ({m.returncode}): {m.stderr[-2000:]}")
@@ -94,18 +97,25 @@ class Side:
         shutil.rmtree(self.folder / ".omk", ignore_errors=True)  # an empty cache: every sample is called
         for key, value in zip(("first", "phase", "first_peak"), self.run(server, samples, args.concurrency), strict=True):
             self.add(key, value)
+        self.add("first_cpu", self.cpu)
         wall, _, peak = self.run(server, samples, args.concurrency)
         self.add("rerun", wall)
+        self.add("rerun_cpu", self.cpu)
         self.add("rerun_peak", peak)
         if high_samples is not None:
             for key, value in zip(("high", "high_phase", "high_peak"), self.run(server, high_samples, args.high, "--no-cache"), strict=True):
                 self.add(key, value)
-        for _ in range(args.help_runs):
-            self.add("help", measure([self.python, "-m", "omk", "--help"], env=self.env(), tree=False).wall_s)
+            self.add("high_cpu", self.cpu)
+
+    def help(self) -> None:
+        m = measure([self.python, "-m", "omk", "--help"], env=self.env(), tree=False)
+        self.add("help", m.wall_s)
+        self.add("help_cpu", m.cpu_s)
 
     def suite(self, paths: dict[str, Path], args: argparse.Namespace) -> None:
         wall, peak, _ = self.eval(self.env(), paths["samples"], f"replay:{paths['replay']}", 4, "--no-cache")
         self.add("suite", wall)
+        self.add("suite_cpu", self.cpu)
         self.add("suite_peak", peak)
 
     def load(self, files: dict[str, Path]) -> None:
@@ -170,16 +180,21 @@ def _megabytes(side: Side, key: str) -> str:
 
 def _extra_rows(side: Side, args: argparse.Namespace) -> list[tuple[str, str, object]]:
     rows: list[tuple[str, str, object]] = [
+        (f"CPU time, {args.samples} calls at concurrency {args.concurrency}", "first_cpu", _seconds()),
+        ("CPU time, cached rerun", "rerun_cpu", _seconds()),
         (f"peak memory, {args.samples} calls at concurrency {args.concurrency}", "first_peak", _megabytes),
         ("peak memory, cached rerun", "rerun_peak", _megabytes),
     ]
     if "high_peak" in side.rows:
+        rows.append((f"CPU time, calls at concurrency {args.high}", "high_cpu", _seconds()))
         rows.append((f"peak memory, calls at concurrency {args.high}", "high_peak", _megabytes))
     if "help" in side.rows:
-        rows.append(("`omk --help`", "help", _seconds(3)))
+        rows.append(("`omk --help`: wall", "help", _seconds(3)))
+        rows.append(("`omk --help`: CPU time", "help_cpu", _seconds(3)))
     if "suite" in side.rows:
         rows += [
             (f"suite 1 ({args.suite:,} × 10 assertions, replay, concurrency 4): wall", "suite", _seconds()),
+            ("suite 1: CPU time", "suite_cpu", _seconds()),
             ("suite 1: peak memory", "suite_peak", _megabytes),
         ]
     rows += [(f"loading {args.load:,} samples, {k.removeprefix('load ')}", k, _seconds()) for k in side.rows if k.startswith("load ")]
@@ -207,7 +222,7 @@ def main() -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     samples = work / "samples.json"
-    write_samples(samples, args.samples)
+    write_samples(samples, args.samples)  # small: 2,000 samples are a few MB
     high_n = args.samples * args.high // args.concurrency if args.high else 0
     high_samples = work / "samples-high.json" if high_n else None
     if high_samples is not None:
@@ -220,6 +235,9 @@ def main() -> int:
     server = FakeServer(args.delay)
     try:
         for r in range(args.rounds):
+            for _ in range(args.help_runs):  # alternating run by run: a start-up is short, the load is not
+                for side in sides:
+                    side.help()
             for side in sides:
                 side.round(server, samples, high_samples, args)
                 if suite is not None:
@@ -244,18 +262,25 @@ def _uptime() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _suite(work: Path, n: int) -> dict[str, Path]:
-    from suite import write_suite
+def _generated(call: str) -> dict[str, Path]:
+    """Files written by a bench module's function in a child process (which returns their paths):
+    this process stays small, so it sets no floor under the peaks it measures (bench/common.py)."""
+    code = f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); {call}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return {k: Path(v) for k, v in json.loads(out).items()}
 
-    return write_suite(work / "suite", n)
+
+def _suite(work: Path, n: int) -> dict[str, Path]:
+    folder = str(work / "suite")
+    return _generated(f"from pathlib import Path; from suite import write_suite; "
+                      f"print(json.dumps({{k: str(v) for k, v in write_suite(Path({folder!r}), {n}).items()}}))")
 
 
 def _load_files(work: Path, n: int) -> dict[str, Path]:
-    from load_bench import write_all
-
     folder = work / "load"
     folder.mkdir(parents=True, exist_ok=True)
-    return write_all(folder, n)
+    return _generated(f"from pathlib import Path; from load_bench import write_all; "
+                      f"print(json.dumps({{k: str(v) for k, v in write_all(Path({str(folder)!r}), {n}).items()}}))")
 
 
 def _promptfoo(peers: Peers, paths: dict[str, Path], work: Path) -> tuple[float, float]:

@@ -49,6 +49,7 @@ def test_the_bundled_experiment_shows_progress_for_the_skill(bundled):
     for name in ("baseline", "support-tone"):
         variant = json.loads((out / "variants" / name / "report.json").read_text(encoding="utf-8"))
         assert variant["summary"]["total"] == 24
+        assert variant["summary"]["duration_ms"] > 0  # the run phase, shared by the interleaved variants
     # the skill folder's rules reached the agent only in the treatment
     tone = json.loads((out / "variants" / "support-tone" / "report.json").read_text(encoding="utf-8"))
     base = json.loads((out / "variants" / "baseline" / "report.json").read_text(encoding="utf-8"))

@@ -63,5 +63,5 @@ def write_formats(out_dir: Path, report: dict[str, Any], formats: list[str], lan
     check_formats(formats)
     mask = Masker.for_run()
     if mask:
-        report = mask.value(report)
+        report = mask.value_if_present(report)
     return [write_format(out_dir, report, fmt, lang) for fmt in dict.fromkeys(["json", *formats])]

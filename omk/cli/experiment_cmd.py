@@ -63,11 +63,15 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             console.print(line, markup=False, highlight=False)
         if outcome.out_dir is not None:
             console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+    errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
+    if errored:  # a sample whose target or judge failed is not evidence either way: the run needs attention
+        counts = ", ".join(f"{name} {n}" for name, n in errored.items())
+        print(f"errored samples ({counts}): exit 1 whatever the verdict; see each variant's report", file=sys.stderr)
     if require is None:
-        return EXIT_OK
+        return EXIT_GATE if errored else EXIT_OK
     policy = evaluate_policy(verdict, require)
     print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
-    return EXIT_OK if policy.passed else EXIT_GATE
+    return EXIT_OK if policy.passed and not errored else EXIT_GATE
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -119,11 +123,12 @@ def run_verdict(args: argparse.Namespace) -> int:
     else:
         for line in v.get("lines") or [v.get("headline", "")]:
             say(line)
-    if not args.require:
+    require = args.require or (block.get("require") or {}).get("policy")  # the run's own, unless given another
+    if not require:
         return EXIT_OK
     verdict = Verdict(Level(v["level"]), v["headline"], v["recommendation"], _pairs(v), tuple(v.get("lines") or ()))
-    policy: PolicyResult = evaluate_policy(verdict, args.require)
-    print(f"--require {args.require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
+    policy: PolicyResult = evaluate_policy(verdict, require)
+    print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
     return EXIT_OK if policy.passed else EXIT_GATE
 
 
@@ -164,7 +169,8 @@ def _side(side: dict[str, Any]) -> str:
 def diff_lines(data: dict[str, Any]) -> list[str]:
     """The diff for a person: one line of counts, then each changed sample, worst first."""
     counts = data["counts"]
-    improved = counts.get("fail_to_pass", 0) + counts.get("error_fixed", 0) + counts.get("score_up", 0)
+    better, worse = {"fail_to_pass", "error_fixed", "score_up"}, {"pass_to_fail", "new_error", "score_down"}
+    improved = sum(1 for c in data["changes"] if better & set(c["kinds"]) and not worse & set(c["kinds"]))  # samples, not kinds
     lines = [
         f"{len(data['changes'])} samples changed, {data['unchanged']} unchanged (A {data['a_samples']}, B {data['b_samples']} samples): "
         f"{data['regressed']} got worse, {improved} better (score changes under {data['trivial']} ignored)"

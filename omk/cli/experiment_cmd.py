@@ -168,7 +168,6 @@ def _side(side: dict[str, Any]) -> str:
 
 def diff_lines(data: dict[str, Any]) -> list[str]:
     """The diff for a person: one line of counts, then each changed sample, worst first."""
-    counts = data["counts"]
     better, worse = {"fail_to_pass", "error_fixed", "score_up"}, {"pass_to_fail", "new_error", "score_down"}
     improved = sum(1 for c in data["changes"] if better & set(c["kinds"]) and not worse & set(c["kinds"]))  # samples, not kinds
     lines = [

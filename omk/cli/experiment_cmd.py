@@ -59,8 +59,8 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             from omk.report.pairwise_terminal import print_pairwise
 
             print_pairwise(outcome.block["pairwise"], console)
-        for line in verdict.lines:
-            console.print(line, markup=False, highlight=False)
+        for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.out_dir is not None:
             console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
@@ -75,7 +75,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "—" if value is None else f"{value:.{digits}f}"
 
 
 def print_variants(block: dict[str, Any], console: Any) -> None:
@@ -83,9 +83,12 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
     from rich import box
     from rich.table import Table
 
-    table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD)
+    table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
-        table.add_column(col, justify="left" if col in ("variant", "role") else "right", no_wrap=col != "variant")
+        if col == "variant":
+            table.add_column(col, overflow="fold", min_width=min(24, max(len(v["name"]) for v in block["variants"])))
+        else:
+            table.add_column(col, justify="left" if col == "role" else "right", no_wrap=True)
     for v in block["variants"]:
         scores = v.get("scores") or {}
         table.add_row(
@@ -97,7 +100,7 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
         )
     console.print(table)
     costs = " · ".join(f"{v['name']} ${_fmt(v.get('cost_usd'), 4)}, {_fmt(v.get('latency_ms'), 0)} ms" for v in block["variants"])
-    console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False)
+    console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _experiment_block(run_dir: Path) -> dict[str, Any]:

@@ -4,7 +4,11 @@ machine description, the peers' install, and writing a section of docs/benchmark
 Peak memory is the larger of two figures: the kernel's exact peak RSS of the largest single
 process (`ru_maxrss` from `wait4`, which covers reaped descendants too) and the highest sum of
 RSS over the whole process tree, sampled every 20 ms from /proc (a sampled figure can miss a
-short spike; the exact one cannot, but counts one process only).
+short spike; the exact one cannot, but counts one process only). The kernel's figure includes
+the moment between spawning and `exec`, when the child still maps the parent's memory: so the
+bench's own process must stay small (no generated suite held in memory, no omk imported), or
+its size becomes the floor of every peak it reports. CPU time (user + system, from `wait4`)
+is reported beside wall time: on a shared machine it moves much less with the other work.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class Measurement:
     returncode: int
     stdout: str = ""
     stderr: str = ""
+    cpu_s: float = 0.0  # user + system time of the process and its reaped descendants
 
 
 def _tree_rss(pid: int) -> int:
@@ -119,7 +124,9 @@ def measure(
         r.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     peak = max(peak, usage.ru_maxrss * 1024)
-    m = Measurement(wall, peak / 1e6, proc.returncode, chunks.get("out", ""), chunks.get("err", ""))
+    m = Measurement(
+        wall, peak / 1e6, proc.returncode, chunks.get("out", ""), chunks.get("err", ""), usage.ru_utime + usage.ru_stime
+    )
     if m.returncode not in ok_codes:
         raise RuntimeError(
             f"{' '.join(cmd)} exited {m.returncode} (expected {ok_codes}):\n{m.stderr[-3000:]}\n{m.stdout[-2000:]}"

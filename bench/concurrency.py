@@ -57,9 +57,9 @@ def write_samples(path: Path, n: int) -> None:
 
 
 class FakeServer:
-    def __init__(self, delay: float):
+    def __init__(self, delay: float, *extra: str):
         self.proc = subprocess.Popen(
-            [sys.executable, str(BENCH / "openai_server.py"), "--delay", str(delay), "--max-seconds", "1800"],
+            [sys.executable, str(BENCH / "openai_server.py"), "--delay", str(delay), "--max-seconds", "1800", *extra],
             stdout=subprocess.PIPE,
             text=True,
         )

@@ -64,19 +64,28 @@ def _split(samples: SampleArg | Iterable[SampleArg]) -> tuple[list[Path], list[S
 
 
 def _in_memory(samples: SampleArg | Iterable[SampleArg], cwd: Path, strict: bool = False) -> tuple[list[str], LoadedList | None]:
-    """(files to load as the CLI would, or the samples built here when any was given in memory)."""
+    """(files to load as the CLI would, or the samples built here, in the order given, when any
+    was given in memory)."""
     from omk.loader import load_data
 
     paths, given, dicts = _split(samples)
     if given is None:
         return [str(p) for p in paths], None
-    built = load(paths, strict=strict) if paths else LoadedList()
-    if dicts:
-        data = load_data({"samples": dicts}, name="<samples>", base_dir=cwd, strict=strict)
-        built.extend(data.samples)
-        built.warnings += data.warnings
-    _unique_ids([*built, *given])
-    return [], LoadedList([*built, *given], built.warnings)
+    items = [samples] if isinstance(samples, str | PathLike | dict | Sample) else list(samples)
+    data = load_data({"samples": dicts}, name="<samples>", base_dir=cwd, strict=strict) if dicts else None
+    built_dicts = iter(data.samples if data else [])
+    ordered = LoadedList(warnings=data.warnings if data else [])
+    for item in items:
+        if isinstance(item, Sample):
+            ordered.append(item)
+        elif isinstance(item, dict):
+            ordered.append(next(built_dicts))
+        else:
+            from_file = load([item], strict=strict)
+            ordered.extend(from_file)
+            ordered.warnings += from_file.warnings
+    _unique_ids(ordered)
+    return [], ordered
 
 
 def _unique_ids(samples: list[Sample]) -> None:

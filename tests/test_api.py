@@ -279,3 +279,25 @@ def test_loading_leaves_the_collector_running():
         gc.set_threshold(*before)
     assert seen, "the collector did not run while loading"
     assert gc.isenabled() and gc.get_threshold() == before
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [("threshold", 9), ("timeout", -1), ("timeout", float("nan")), ("timeout", float("inf")), ("repeat", 0),
+     ("retries", -1), ("concurrency", 0), ("lang", "fr"), ("repeat", 1.5)],
+)  # fmt: skip
+def test_the_api_checks_options_as_the_command_line_does(option, value):
+    with pytest.raises(omk.ConfigError, match=option):
+        omk.evaluate([{"sample_id": "a", "prompt": "hi"}], target="cmd:echo hi", judge=False, **{option: value})
+
+
+def test_a_target_that_is_neither_a_spec_nor_a_target_is_a_type_error():
+    with pytest.raises(TypeError, match="target: expected a spec string"):
+        omk.evaluate([{"sample_id": "a", "prompt": "hi"}], target=123, judge=False)
+
+
+def test_mixed_in_memory_samples_keep_the_order_given(project):
+    folder, target = project
+    loaded = omk.load(folder / "eval-samples.yaml")
+    report = omk.evaluate([loaded[1], {"sample_id": "x", "prompt": "p"}, loaded[0]], target=target, judge=False, cwd=folder)
+    assert [r.sample_id for r in report] == [loaded[1].sample_id, "x", loaded[0].sample_id]

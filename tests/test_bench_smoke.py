@@ -74,3 +74,15 @@ def test_experiment_stats_times_the_bootstrap_and_a_whole_analysis(tmp_path):
     out = bench("experiment_stats.py", "--sizes", "5,12", "--resamples", "200", tmp=tmp_path)
     assert "B = 200 resamples" in out
     assert "| 5 | " in out and "| 12 | " in out
+
+
+def test_experiment_runs_both_variants_and_times_the_statistics_apart(tmp_path):
+    out = bench("experiment.py", "--samples", "12", "--concurrency", "4", "--delay", "0.01", tmp=tmp_path)
+    assert "12 samples × 2 variants (baseline, and a system prompt) = 24 calls" in out
+    assert "Physical limit ⌈24/4⌉ × 10 ms = **0.06 s**" in out
+    assert "Calls made per experiment: 24." in out  # the server counted every variant's call
+    stats = next(line for line in out.splitlines() if line.startswith("| experiment, statistics"))
+    assert " s (" in stats
+    phase = next(line for line in out.splitlines() if line.startswith("| experiment, run phase"))
+    assert "| 0.00 s" not in phase  # the variants' summaries record the run phase
+    assert (tmp_path / "experiment-12" / "run" / "variants" / "reviewer" / "report.json").exists()

@@ -49,6 +49,7 @@ def test_the_bundled_experiment_shows_progress_for_the_skill(bundled):
     for name in ("baseline", "support-tone"):
         variant = json.loads((out / "variants" / name / "report.json").read_text(encoding="utf-8"))
         assert variant["summary"]["total"] == 24
+        assert variant["summary"]["duration_ms"] > 0  # the run phase, shared by the interleaved variants
     # the skill folder's rules reached the agent only in the treatment
     tone = json.loads((out / "variants" / "support-tone" / "report.json").read_text(encoding="utf-8"))
     base = json.loads((out / "variants" / "baseline" / "report.json").read_text(encoding="utf-8"))
@@ -77,6 +78,9 @@ def test_a_regression_fails_require(tmp_path: Path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Verdict: REGRESS" in proc.stdout and "DO NOT SHIP" in proc.stdout
     assert "--require no-regress: NOT met" in proc.stderr
+    again = omk("verdict", str(tmp_path / "run"))  # the run's own --require applies
+    assert again.returncode == 1 and "--require no-regress: NOT met" in again.stderr
+    assert omk("verdict", str(tmp_path / "run"), "--require", "progress").returncode == 1
 
 
 def test_diff_lists_what_changed_sample_by_sample(bundled):
@@ -84,7 +88,7 @@ def test_diff_lists_what_changed_sample_by_sample(bundled):
     a, b = out / "variants" / "baseline", out / "variants" / "support-tone"
     better = omk("diff", str(a), str(b), "--fail-on-regression")
     assert better.returncode == 0, better.stderr
-    assert "0 got worse" in better.stdout and "en-hours: fail to pass" in better.stdout
+    assert "0 got worse, 18 better" in better.stdout and "en-hours: fail to pass" in better.stdout
     worse = omk("diff", str(b), str(a), "--fail-on-regression")
     assert worse.returncode == 1 and "en-hours: pass to fail" in worse.stdout
     data = json.loads(omk("diff", str(a), str(b), "--json").stdout)

@@ -407,3 +407,21 @@ def test_a_bound_that_is_zero_up_to_float_error_does_not_exclude_zero():
     ci = bootstrap_mean_ci(deltas, resamples=2000, seed=1)
     assert 0 < ci.low < 1e-9
     assert not ci.excludes_zero
+
+
+def test_large_sets_use_fewer_resamples_and_keep_the_same_interval():
+    from omk.experiment import Settings, analyze
+    from omk.experiment.compare import effective_resamples
+
+    assert effective_resamples(10_000, 200) == 10_000
+    assert effective_resamples(10_000, 1_000) == 2_000
+    assert effective_resamples(10_000, 100_000) == 2_000  # never fewer than 2,000
+    assert effective_resamples(500, 100_000) == 500  # never more than asked
+    rng = random.Random(3)
+    control, treatment = synthetic(rng, 1_000, 0.15)
+    runs = [variant("c", control, "control"), variant("t", treatment)]
+    fast = analyze(runs, Settings(seed=1)).comparisons[0].composite.ci
+    full = bootstrap_mean_ci([t - c for c, t in zip(control, treatment, strict=True)], resamples=10_000, seed=1, method="expanded")
+    assert fast.resamples == 2_000 and full.resamples == 10_000
+    width = full.high - full.low
+    assert abs(fast.low - full.low) < 0.05 * width and abs(fast.high - full.high) < 0.05 * width

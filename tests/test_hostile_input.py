@@ -94,6 +94,22 @@ def test_a_complete_response_is_a_success_although_a_child_holds_the_pipe(tmp_pa
     assert _gone(child), "the child was left running"
 
 
+@pytest.mark.parametrize(
+    "printed, expected",
+    [("print('final answer hi')", "final answer hi"),  # plain text, as omk 0.54 executors may print
+     ("print(json.dumps({'output': 'legacy json'}))", "legacy json"),  # 0.54's one JSON object
+     ("sys.stdout.write('no newline at the end')", "no newline at the end")],
+)  # fmt: skip
+def test_a_one_shot_program_that_exits_is_a_success_although_a_child_holds_the_pipe(tmp_path, printed, expected):
+    agent = RESPONDS_AND_LEAVES_A_CHILD.replace('print(json.dumps({"type": "response", "output": "done"}), flush=True)', printed + "; sys.stdout.flush()")
+    (tmp_path / "agent.py").write_text(agent, encoding="utf-8")
+    started = time.monotonic()
+    result = run_target(f"cmd:{PY} agent.py", tmp_path, timeout=20.0)
+    assert result.output.strip() == expected
+    assert time.monotonic() - started < 10  # not the timeout, not the child's lifetime
+    assert _gone(int((tmp_path / "child.pid").read_text())), "the child was left running"
+
+
 FLOODS = """
 import sys
 sys.stdin.readline()

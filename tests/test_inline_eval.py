@@ -310,3 +310,17 @@ def test_an_mcp_server_gets_only_its_declared_env_not_omks_keys(tmp_path, monkey
     basics.add("LC_CTYPE")  # set by the Python that runs the server itself (locale coercion)
     assert declared <= names and names <= declared | basics, names - declared - basics
     assert "openai=(none)" in prompt and "SOME_OTHER_SETTING" not in names
+
+
+def test_an_mcp_reply_over_url_max_bytes_is_refused_and_falls_back(tmp_path, http, capsys):
+    """The same size cap as a fetched page applies to what an MCP server returns."""
+    url = http.url("/missing?via=tiny-cap")
+    mcp = mcp_config(tmp_path)
+    mcp["mcpServers"]["plain"] = {**mcp["mcpServers"]["crashy"], "args": [str(DOCS_SERVER)], "urlPatterns": ["via=tiny-cap"]}
+    samples_file = write_project(tmp_path / "p", [sample("s1", f"Read {url}")], mcp=mcp, omk_yaml="url_max_bytes: 40\n")
+    out = tmp_path / "run"
+    code = main(["eval", str(samples_file), "--out", str(out), "--quiet", "--url-allow", "127.0.0.1"])
+    assert code == 0, capsys.readouterr().err
+    rec = urls_by_url(results_by_id(out)["s1"])[url]
+    first = rec["failed_attempts"][0]
+    assert first["source"] == "mcp:plain" and "over the 40-byte cap (url_max_bytes in omk.yaml)" in first["error"]

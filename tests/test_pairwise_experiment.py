@@ -62,7 +62,8 @@ def pairs_of(run: Path) -> list[dict]:
 
 def test_every_verdict_with_errored_cases(project):
     proc = omk(project, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "run", "--no-cache", "--seed", "4")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "errored samples (replay-y.jsonl 1): exit 1 whatever the verdict" in proc.stderr  # B missed s3
     (pair,) = pairs_of(project / "run")
     found = [(v["sample_id"], v["status"], v["winner"], v["error"]) for v in pair["verdicts"]]
     assert found[:3] == [
@@ -80,7 +81,7 @@ def test_every_verdict_with_errored_cases(project):
 
 def test_the_python_api_gives_the_same_block(project):
     cli = omk(project, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "cli", "--no-cache", "--seed", "4")
-    assert cli.returncode == 0, cli.stderr
+    assert cli.returncode == 1, cli.stderr
     outcome = omk_api.run_experiment(
         [project / "eval-samples.yaml"],
         control="target:replay:x.jsonl",
@@ -109,7 +110,7 @@ def test_the_python_api_gives_the_same_block(project):
 
 def test_turning_the_pairwise_judge_on_and_off(project):
     off = omk(project, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--no-pairwise", "--out", "off")
-    assert off.returncode == 0, off.stderr
+    assert off.returncode == 1, off.stderr
     assert "pairwise" not in json.loads((project / "off" / "report.json").read_text(encoding="utf-8"))["experiment"]
     agent = write_agent(project)
     on = omk(
@@ -129,12 +130,12 @@ def test_turning_the_pairwise_judge_on_and_off(project):
 
 def test_resume_finishes_the_variants_and_judges_again(project):
     args = ("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "run", "--seed", "2")
-    assert omk(project, *args).returncode == 0
+    assert omk(project, *args).returncode == 1
     before = pairs_of(project / "run")
     results = project / "run" / "variants" / "replay-y.jsonl" / "results.jsonl"
     results.write_text(results.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")  # as if cut short
     resumed = omk(project, "eval", "--resume", "run")
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     assert len(results.read_text(encoding="utf-8").splitlines()) == 4
     assert pairs_of(project / "run") == before
 

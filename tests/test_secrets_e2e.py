@@ -182,3 +182,15 @@ def test_masking_comes_before_the_cut_and_pieces_at_the_edges_are_masked():
     assert mask.cut_edges("short abc") == "short abc"
     nested = {"a": [OPENAI_KEY, {"k": f"x{OPENAI_KEY}y"}], OPENAI_KEY: 1}
     assert mask.value(nested) == {"a": [REDACTED, {"k": f"x{REDACTED}y"}], REDACTED: 1}
+
+
+def test_the_last_pass_walks_a_report_only_when_a_secret_is_in_it():
+    from omk.secrets import Masker
+
+    mask = Masker(["sk-live-0123456789abcdef"])
+    clean = {"results": [{"output": "nothing to hide", "trace": {"tool_calls": [{"input": {"q": "x"}}]}}]}
+    assert mask.value_if_present(clean) is clean  # untouched: no walk, no copy
+    dirty = {"results": [{"output": "key sk-live-0123456789abcdef here", "n": 1.5}]}
+    assert mask.value_if_present(dirty) == {"results": [{"output": "key [redacted] here", "n": 1.5}]}
+    quoted = Masker(['sk-"quoted"-0123456789'])  # escaped in JSON text: always walked
+    assert quoted.value_if_present({"o": 'a sk-"quoted"-0123456789 b'}) == {"o": "a [redacted] b"}

@@ -59,19 +59,23 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             from omk.report.pairwise_terminal import print_pairwise
 
             print_pairwise(outcome.block["pairwise"], console)
-        for line in verdict.lines:
-            console.print(line, markup=False, highlight=False)
+        for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.out_dir is not None:
             console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+    errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
+    if errored:  # a sample whose target or judge failed is not evidence either way: the run needs attention
+        counts = ", ".join(f"{name} {n}" for name, n in errored.items())
+        print(f"errored samples ({counts}): exit 1 whatever the verdict; see each variant's report", file=sys.stderr)
     if require is None:
-        return EXIT_OK
+        return EXIT_GATE if errored else EXIT_OK
     policy = evaluate_policy(verdict, require)
     print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
-    return EXIT_OK if policy.passed else EXIT_GATE
+    return EXIT_OK if policy.passed and not errored else EXIT_GATE
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "—" if value is None else f"{value:.{digits}f}"
 
 
 def print_variants(block: dict[str, Any], console: Any) -> None:
@@ -79,9 +83,12 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
     from rich import box
     from rich.table import Table
 
-    table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD)
+    table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
-        table.add_column(col, justify="left" if col in ("variant", "role") else "right", no_wrap=col != "variant")
+        if col == "variant":
+            table.add_column(col, overflow="fold", min_width=min(24, max(len(v["name"]) for v in block["variants"])))
+        else:
+            table.add_column(col, justify="left" if col == "role" else "right", no_wrap=True)
     for v in block["variants"]:
         scores = v.get("scores") or {}
         table.add_row(
@@ -93,7 +100,7 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
         )
     console.print(table)
     costs = " · ".join(f"{v['name']} ${_fmt(v.get('cost_usd'), 4)}, {_fmt(v.get('latency_ms'), 0)} ms" for v in block["variants"])
-    console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False)
+    console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _experiment_block(run_dir: Path) -> dict[str, Any]:
@@ -119,11 +126,12 @@ def run_verdict(args: argparse.Namespace) -> int:
     else:
         for line in v.get("lines") or [v.get("headline", "")]:
             say(line)
-    if not args.require:
+    require = args.require or (block.get("require") or {}).get("policy")  # the run's own, unless given another
+    if not require:
         return EXIT_OK
     verdict = Verdict(Level(v["level"]), v["headline"], v["recommendation"], _pairs(v), tuple(v.get("lines") or ()))
-    policy: PolicyResult = evaluate_policy(verdict, args.require)
-    print(f"--require {args.require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
+    policy: PolicyResult = evaluate_policy(verdict, require)
+    print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
     return EXIT_OK if policy.passed else EXIT_GATE
 
 
@@ -163,8 +171,8 @@ def _side(side: dict[str, Any]) -> str:
 
 def diff_lines(data: dict[str, Any]) -> list[str]:
     """The diff for a person: one line of counts, then each changed sample, worst first."""
-    counts = data["counts"]
-    improved = counts.get("fail_to_pass", 0) + counts.get("error_fixed", 0) + counts.get("score_up", 0)
+    better, worse = {"fail_to_pass", "error_fixed", "score_up"}, {"pass_to_fail", "new_error", "score_down"}
+    improved = sum(1 for c in data["changes"] if better & set(c["kinds"]) and not worse & set(c["kinds"]))  # samples, not kinds
     lines = [
         f"{len(data['changes'])} samples changed, {data['unchanged']} unchanged (A {data['a_samples']}, B {data['b_samples']} samples): "
         f"{data['regressed']} got worse, {improved} better (score changes under {data['trivial']} ignored)"

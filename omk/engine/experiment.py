@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -85,13 +86,18 @@ class Experiment:
         from omk.inline import inline_urls
 
         jobs = self.schedule()
-        async with contextlib.AsyncExitStack() as stack:
-            runtimes = []
-            for variant, evaluation in zip(self.variants, self.evaluations, strict=True):
-                report_to = _tagged(on_result, variant.name) if on_result else None
-                runtimes.append(await stack.enter_async_context(Runtime(evaluation, report_to)))
-            await inline_urls(list({id(s): s for _, s, _ in jobs}.values()), self.control.settings)
-            results = await run_jobs([(runtimes[i], s, r) for i, s, r in jobs], self.control.settings.concurrency)
+        started = time.perf_counter()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                runtimes = []
+                for variant, evaluation in zip(self.variants, self.evaluations, strict=True):
+                    report_to = _tagged(on_result, variant.name) if on_result else None
+                    runtimes.append(await stack.enter_async_context(Runtime(evaluation, report_to)))
+                await inline_urls(list({id(s): s for _, s, _ in jobs}.values()), self.control.settings)
+                results = await run_jobs([(runtimes[i], s, r) for i, s, r in jobs], self.control.settings.concurrency)
+        finally:  # the variants ran together: each one's summary records the whole run phase
+            for evaluation in self.evaluations:
+                evaluation.duration_ms = (time.perf_counter() - started) * 1000
         for (i, _, _), result in zip(jobs, results, strict=True):
             self.fresh.setdefault(self.variants[i].name, []).append(result)
         if self.pairwise:

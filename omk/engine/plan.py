@@ -29,11 +29,15 @@ def prepare(
     paths: list[Path] | None = None,
     adjust: Callable[[Settings], None] | None = None,
 ) -> Evaluation:
+    from omk.engine.checks import check_options
     from omk.engine.run import RunFolder, build_target, load_inputs, sample_paths, select
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.run import resume as rs
 
+    check_options(options)
+    if target is not None and not all(callable(getattr(target, m, None)) for m in ("run", "describe", "cache_identity", "close")):
+        raise TypeError(f"target: expected a spec string or an object with run, describe, cache_identity and close, got {type(target).__name__}")
     manifest = None
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)

@@ -72,7 +72,7 @@ async def _resolve_all(urls: list[str], config: McpConfig | None, http: HttpFetc
     if config is not None and any(config.server_for(u) for u in urls):
         from omk.inline.mcp_fetch import McpFetcher  # imports the SDK: only when a URL needs it
 
-        mcp = McpFetcher(mask=mask)
+        mcp = McpFetcher(mask=mask, max_bytes=http.max_bytes)  # the same cap as a fetched page
 
     async def resolve(url: str) -> _Resolution:
         attempts: list[Fetched | FetchFailure] = []

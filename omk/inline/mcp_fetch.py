@@ -97,7 +97,13 @@ class _Connection:
 
 
 class McpFetcher:
-    def __init__(self, start_timeout: float = START_TIMEOUT, call_timeout: float = CALL_TIMEOUT, mask: Masker | None = None):
+    def __init__(
+        self,
+        start_timeout: float = START_TIMEOUT,
+        call_timeout: float = CALL_TIMEOUT,
+        mask: Masker | None = None,
+        max_bytes: int | None = None,
+    ):
         # Import the SDK now, before any fetch is in flight: an import inside a task would
         # stall the event loop for most of a second while HTTP deadlines run.
         import mcp.client.stdio  # noqa: F401
@@ -105,6 +111,7 @@ class McpFetcher:
         self._start_timeout = start_timeout
         self._call_timeout = call_timeout
         self._mask = mask or Masker()
+        self._max_bytes = max_bytes  # what omk keeps of a reply (url_max_bytes); the SDK reads the message whole
         self._connections: dict[str, _Connection] = {}
 
     def _connection(self, server: McpServer) -> _Connection:
@@ -138,6 +145,10 @@ class McpFetcher:
             return FetchFailure(source, f'tool "{tool.name}" call failed: {text or "the tool reported an error"}', HINT_MCP)
         if not text:
             return FetchFailure(source, "MCP tool returned empty content", HINT_MCP)
+        size = len(text.encode("utf-8"))
+        if self._max_bytes is not None and size > self._max_bytes:
+            why = f"the reply is {size} bytes, over the {self._max_bytes}-byte cap (url_max_bytes in omk.yaml)"
+            return FetchFailure(source, why, HINT_MCP)
         return Fetched(extract_content(text, tool.content_extract), source)
 
     async def aclose(self) -> None:

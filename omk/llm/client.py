@@ -98,7 +98,7 @@ class ModelClient:
         """POST the request; the JSON reply, or a classified `CallError`. With `timeout`, a call
         that takes longer fails as a retryable timeout."""
         if self._http is None:
-            self._http = ClientPool(self.provider.base_url)
+            self._http = ClientPool(self.provider.base_url, max_bytes=self.provider.max_reply_bytes)
         url, headers = self.endpoint()
         call = self._http.post_json(url, payload, headers, self.label, self.provider.secrets())
         if timeout is None:

@@ -23,8 +23,9 @@ if TYPE_CHECKING:  # httpx is slow to import: it is loaded when the first call i
     import httpx
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
-PROVIDER_KEYS = {"base_url", "api_key_env", "params", "price"}
+PROVIDER_KEYS = {"base_url", "api_key_env", "params", "price", "max_reply_bytes"}
 EXCERPT_CHARS = 200
+MAX_REPLY_BYTES = 64 * 1024 * 1024  # a model's reply larger than this is an error, not a memory blow-up
 
 
 @dataclass(slots=True)
@@ -37,6 +38,7 @@ class ProviderSettings:
     api_key_env: str
     params: dict[str, Any]
     price: tuple[float, float] | None = None  # USD per 1M tokens (input, output) from omk.yaml
+    max_reply_bytes: int = MAX_REPLY_BYTES  # omk.yaml `<provider>.max_reply_bytes`
 
     @property
     def is_local(self) -> bool:
@@ -99,12 +101,20 @@ def provider_settings(name: str, settings: dict[str, Any] | None, default_base: 
         api_key_env=key_env,
         params=dict(params),
         price=price_pair,
+        max_reply_bytes=_reply_cap(block, name),
     )
     if resolved.api_key is None and not resolved.is_local:
         raise ConfigError(
             f"target {spec!r}: no API key: set {key_env} (a local base URL such as http://127.0.0.1:8000 needs none)"
         )
     return resolved
+
+
+def _reply_cap(block: dict[str, Any], name: str) -> int:
+    cap = block.get("max_reply_bytes", MAX_REPLY_BYTES)
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1024:
+        raise ConfigError(f"omk.yaml {name}.max_reply_bytes: must be a whole number of bytes, at least 1024 (got {cap!r})")
+    return cap
 
 
 CALLS_PER_CLIENT = 8
@@ -123,9 +133,10 @@ class ClientPool:
     unverified: a TLS connection made through it anyway (an https proxy) fails closed.
     """
 
-    def __init__(self, base_url: str, timeout: float = 600.0):  # the run engine's --timeout bounds each call anyway
+    def __init__(self, base_url: str, timeout: float = 600.0, max_bytes: int = MAX_REPLY_BYTES):
         self.base_url = base_url
-        self.timeout = timeout
+        self.timeout = timeout  # the run engine's --timeout bounds each call anyway
+        self.max_bytes = max_bytes
         self._tls: Any = None
         self._slots: list[_Slot] = []
 
@@ -136,7 +147,7 @@ class ClientPool:
         slot = self._pick()
         slot.busy += 1
         try:
-            return await post_json(slot.client, url, payload, headers, provider, secrets)
+            return await post_json(slot.client, url, payload, headers, provider, secrets, self.max_bytes)
         finally:
             slot.busy -= 1  # on the slot itself: `aclose` may have emptied the list meanwhile
 
@@ -260,21 +271,38 @@ async def post_json(
     headers: dict[str, str],
     provider: str,
     secrets: list[str],
+    max_bytes: int = MAX_REPLY_BYTES,
 ) -> dict[str, Any]:
-    """POST JSON and return the JSON object reply, or raise a classified `CallError`."""
+    """POST JSON and return the JSON object reply, or raise a classified `CallError`. The reply is
+    read up to `max_bytes`: a server that sends more fails the call instead of filling memory."""
     import httpx
 
     try:
-        response = await client.post(url, json=payload, headers=headers)
+        async with client.stream("POST", url, json=payload, headers=headers) as streamed:
+            body = await _read_capped(streamed, max_bytes, provider)
     except httpx.HTTPError as exc:
         raise transport_error(exc, provider, secrets) from None
+    response = httpx.Response(streamed.status_code, headers=streamed.headers, content=body, request=streamed.request)
     if response.status_code >= 400:
         raise status_error(response, provider, secrets)
     try:
         data = response.json()
     except ValueError:
-        body = excerpt(redact(response.text, secrets)) or "(empty body)"
-        raise CallError(redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {body}", secrets)) from None
+        body_text = excerpt(redact(response.text, secrets)) or "(empty body)"
+        raise CallError(redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {body_text}", secrets)) from None
     if not isinstance(data, dict):
         raise CallError(redact(f"{provider}: reply is not a JSON object: {excerpt(redact(response.text, secrets))}", secrets))
     return data
+
+
+async def _read_capped(response: httpx.Response, max_bytes: int, provider: str) -> bytes:
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise CallError(f"{provider}: the reply is {declared} bytes, over the {max_bytes}-byte cap (max_reply_bytes in omk.yaml)")
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise CallError(f"{provider}: the reply is over the {max_bytes}-byte cap (max_reply_bytes in omk.yaml)")
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -69,7 +69,7 @@ def write_formats(out_dir: Path, report: dict[str, Any], formats: list[str], lan
     check_formats(formats)
     mask = Masker.for_run()
     if mask:
-        report = mask.value(report)
+        report = mask.value_if_present(report)
     others = [fmt for fmt in dict.fromkeys(formats) if fmt != "json"]
     written = [write_json(out_dir, report)]
     if others:  # the typed view only when a format reads it: a run that writes report.json alone never builds it

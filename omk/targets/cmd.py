@@ -289,16 +289,11 @@ class _Exchange:
                 self._close_stdin()
             response, plain, exchanges = await self._converse()
             self._close_stdin()
-            if response is not None:  # complete: a child still holding the pipes cannot hold the run
-                code = await self._exit_after_response()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(stderr_task), STDERR_GRACE_S)
-            else:
-                assert self.proc.stdout is not None
-                while await self.proc.stdout.read(65536):
-                    pass
-                code = await self.proc.wait()
-                await stderr_task
+            # A response, or the end of a one-shot program's output: a child still holding the
+            # pipes cannot hold the run; it goes with the process group.
+            code = await self._exit_after_response()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(stderr_task), STDERR_GRACE_S)
         finally:
             stderr_task.cancel()
         if code != 0:
@@ -324,11 +319,28 @@ class _Exchange:
         return self.proc.returncode
 
     async def _readline(self) -> bytes:
+        """The next stdout line; b"" at the end of the output: when stdout closes, or once the
+        program has exited and nothing more comes (a child it started may keep the pipe open)."""
         assert self.proc.stdout is not None
         try:
-            return await self.proc.stdout.readline()
+            while True:
+                try:
+                    async with asyncio.timeout(EXIT_POLL_S):  # a cancelled readline leaves the buffer as it was
+                        return await self.proc.stdout.readline()
+                except TimeoutError:
+                    if self.proc.returncode is not None:
+                        return await self._last_bytes()
         except (ValueError, asyncio.LimitOverrunError):
             raise TargetError(f"command printed a line longer than {LINE_LIMIT // (1024 * 1024)} MB") from None
+
+    async def _last_bytes(self) -> bytes:
+        """What an exited program left in the pipe without a final newline (b"": nothing)."""
+        assert self.proc.stdout is not None
+        try:
+            async with asyncio.timeout(EXIT_POLL_S):
+                return await self.proc.stdout.read(LINE_LIMIT)
+        except TimeoutError:
+            return b""
 
     async def _converse(self) -> tuple[dict[str, Any] | None, bytes, int]:
         """Read stdout lines until a `response` or EOF, answering `tool_call`s on the way."""

@@ -34,7 +34,7 @@ ZH = {
     "control": "对照",
     "treatment": "实验组",
     "layer gate": "分层门禁",
-    "cost / sample": "每条成本",
+    "cost, total": "总成本",
     "latency / sample": "每条延迟",
     "tokens in / out": "输入 / 输出 token",
     "measure": "指标",
@@ -122,7 +122,7 @@ def variant_rows(exp: Experiment, lang: str) -> list[tuple[str, list[str]]]:
     rows += [
         row("layer gate", _gate),
         row("errored", lambda v: str(v.errored)),
-        row("cost / sample", lambda v: money(v.cost_usd)),
+        row("cost, total", lambda v: money(v.cost_usd)),  # the variant's whole cost (the comparison gives the per-sample change)
         row("latency / sample", lambda v: ms(v.latency_ms)),
     ]
     if any(v.tokens_in is not None for v in vs):

@@ -10,7 +10,7 @@ import pytest
 from cdp_pipe import Browser, Page, find_chromium
 from report_factory import make_report
 
-from omk.report.html_report import write_html
+from omk.report.html_report import render_html, write_html
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,3 +218,26 @@ def test_narrow_no_sideways_scrolling_and_the_colour_scheme(browser, failing_run
     assert text != page.js("getComputedStyle(document.body).backgroundColor")
     assert page.errors() == []  # the page's scripts still pass its policy
     page.screenshot(ARTIFACTS / f"report-narrow-{'dark' if dark else 'light'}.png")
+
+
+CORPUS = sorted(p.parent for p in (ROOT / "tests" / "fixtures" / "reports").glob("*/report.json"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("folder", CORPUS, ids=lambda p: p.name)
+def test_every_corpus_report_fits_375_px_with_every_panel_open(browser, tmp_path, folder, lang):
+    """Experiments, categories, pairwise votes, conversations: no page scrolls sideways on a phone."""
+    from omk.report.document import read_document
+
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(read_document(folder), lang), encoding="utf-8")
+    page = Page(browser)
+    at_size(page, 375, dark=True)
+    page.goto(page_file.as_uri())
+    page.js("document.querySelectorAll('.detail').forEach(d => { d.hidden = false; })")
+    too_wide = page.js(
+        "Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('pre')"
+        " && e.getBoundingClientRect().right > 376).map(e => e.tagName + '.' + e.className)"
+    )
+    assert too_wide == [] and page.js("document.documentElement.scrollWidth") <= 375
+    assert page.errors() == []

@@ -44,6 +44,8 @@ table.deltas{width:auto;min-width:640px}
 table.sortable th{cursor:pointer;user-select:none;white-space:nowrap}
 table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
 table.deltas tr.regressed{background:var(--bad-bg)}
+@media (max-width: 480px){table.variants,table.measures,table.deltas{min-width:0;width:100%}table.measures,table.deltas{font-size:11px}
+table.variants td,table.measures td,table.sortable th{white-space:normal}}
 """
 
 # Sorts every `table.sortable` by the clicked header (Enter or Space too): by each cell's

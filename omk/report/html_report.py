@@ -97,6 +97,9 @@ td[data-label]::before{content:attr(data-label);display:block;font-size:11px;col
 .detail table,.detail thead,.detail tbody,.detail tr,.detail td,.detail th{display:block;width:auto}
 .detail thead{display:none}.detail tr{border-bottom:1px solid var(--line);padding:4px 0}.detail td{border:0;padding:2px 4px}
 table.pairwise td.nw{white-space:normal}
+main table{font-size:12px}main th,main td{padding:3px 4px;overflow-wrap:break-word}main td{overflow-wrap:anywhere}
+main td.num{overflow-wrap:normal;word-break:normal}table.categories{font-size:11px}
+table.pairwise-tally th,table.pairwise-tally td{min-width:0}
 }
 """.replace("__SANS__", FONT_SANS).replace("__MONO__", FONT_MONO)
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from cdp_pipe import Browser, Page, find_chromium
 from report_factory import make_report
 
-from omk.report.html_report import write_html
+from omk.report.html_report import render_html, write_html
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = find_chromium()
 
 pytestmark = pytest.mark.skipif(
@@ -39,7 +42,9 @@ def test_report_opens_filters_sorts_and_shows_details(browser, tmp_path):
 
     assert page.js("document.title").startswith("omk report")
     assert page.js("document.characterSet") == "UTF-8"
-    assert visible_rows(page) == ["cr-sql-注入-zh", "cr-read-before-review", "cs-refund-en"]
+    # failed and errored first, then passed, each group in run order (the run order is sql, read, refund)
+    assert visible_rows(page) == ["cr-read-before-review", "cs-refund-en", "cr-sql-注入-zh"]
+    assert "failed and errored samples first" in page.js("document.querySelector('#results caption').textContent").lower()
     assert page.js("document.getElementById('count').textContent") == "3 / 3"  # the script ran
     assert page.js("document.querySelectorAll('#score-chart rect.bin').length") == 9
 
@@ -54,6 +59,9 @@ def test_report_opens_filters_sorts_and_shows_details(browser, tmp_path):
     assert visible_rows(page) == ["cs-refund-en"]
     page.js("st.value = ''; st.dispatchEvent(new Event('change'))")
     assert len(visible_rows(page)) == 3
+    # the detail panels come in the table's order
+    panels = page.js("Array.from(document.querySelectorAll('.detail h2 code')).map(c => c.textContent)")
+    assert panels == ["cr-read-before-review", "cs-refund-en", "cr-sql-注入-zh"]
 
     # sorting by composite: ascending puts the errored (no score) first, descending the best first
     composite = "Array.from(document.querySelectorAll('#results th')).find(th => th.textContent === 'composite')"
@@ -124,4 +132,112 @@ def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
     assert shown == [second[1:]]
     sid = page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').textContent")
     assert sid in page.js(f"document.getElementById('{second[1:]}').innerText")
+    assert page.errors() == []
+
+
+@pytest.fixture(scope="module")
+def failing_run(tmp_path_factory) -> Path:
+    """report.html of a real run with failures: the bundled samples replayed, gated at 4.5."""
+    out = tmp_path_factory.mktemp("failing-run")
+    cmd = [sys.executable, "-m", "omk", "eval", "samples/eval-samples.yaml", "--target", "replay:samples/responses.jsonl"]
+    cmd += ["--threshold", "4.5", "--format", "html", "--out", str(out), "--no-cache"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr  # the gate fails: some samples are under 4.5
+    assert (out / "report.html").is_file()
+    return out / "report.html"
+
+
+def at_size(page: Page, width: int, height: int = 800, dark: bool = False) -> None:
+    page.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    scheme = "dark" if dark else "light"
+    page.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def luminance(page: Page, expression: str) -> float:
+    """Relative brightness (0 black .. 1 white) of a computed `rgb(...)` colour."""
+    rgb = page.js(f"getComputedStyle({expression}).backgroundColor")
+    r, g, b = (int(x) for x in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def open_first_row(page: Page) -> str:
+    page.js("document.querySelector('#results tbody tr').click()")
+    return page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden)[0].id")
+
+
+def test_a_failing_run_lists_its_failures_first(browser, failing_run):
+    page = Page(browser)
+    page.goto(failing_run.as_uri())
+    states = page.js("Array.from(document.querySelectorAll('#results tbody tr')).map(r => r.getAttribute('data-state'))")
+    assert "passed" in states and states[0] in ("failed", "errored")
+    first_pass = states.index("passed")
+    assert all(s == "passed" for s in states[first_pass:])  # no failure after the first pass
+    # each group keeps the run order: the panel ids (run positions) rise within a group
+    ids = page.js("Array.from(document.querySelectorAll('#results tbody tr')).map(r => +r.getAttribute('data-detail').slice(7))")
+    assert ids[:first_pass] == sorted(ids[:first_pass]) and ids[first_pass:] == sorted(ids[first_pass:])
+    panels = page.js("Array.from(document.querySelectorAll('.detail')).map(d => +d.id.slice(7))")
+    assert panels == ids
+    assert page.errors() == []
+
+
+def test_wide_the_output_sits_beside_its_assertions(browser, failing_run):
+    page = Page(browser)
+    at_size(page, 1280)
+    page.goto(failing_run.as_uri())
+    panel = open_first_row(page)
+    box = (
+        f"(sel => document.querySelector('#{panel} ' + sel).getBoundingClientRect().toJSON())"
+    )
+    out, checks = page.js(f"{box}('.judged-output')"), page.js(f"{box}('.judged-assertions')")
+    assert out["right"] <= checks["left"] and abs(out["top"] - checks["top"]) < 2  # side by side
+    assert page.js(f"document.querySelector('#{panel} .judged-assertions li.assertion.failed') !== null")
+    assert page.errors() == []
+    page.screenshot(ARTIFACTS / "report-wide.png")
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_narrow_no_sideways_scrolling_and_the_colour_scheme(browser, failing_run, dark):
+    page = Page(browser)
+    at_size(page, 375, dark=dark)
+    page.goto(failing_run.as_uri())
+    panel = open_first_row(page)
+    assert page.js("document.documentElement.clientWidth") == 375
+    assert page.js("document.documentElement.scrollWidth") <= 375
+    box = f"(sel => document.querySelector('#{panel} ' + sel).getBoundingClientRect().toJSON())"
+    out, checks = page.js(f"{box}('.judged-output')"), page.js(f"{box}('.judged-assertions')")
+    assert out["bottom"] <= checks["top"] + 1 and abs(out["left"] - checks["left"]) < 2  # output right above
+    # nothing but code blocks is wider than its box
+    wide = page.js(
+        "Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('pre') && e.offsetParent !== null"
+        " && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible').map(e => e.tagName)"
+    )
+    assert wide == []
+    body = luminance(page, "document.body")
+    assert (body < 0.2) if dark else (body > 0.9)
+    text = page.js("getComputedStyle(document.body).color")
+    assert text != page.js("getComputedStyle(document.body).backgroundColor")
+    assert page.errors() == []  # the page's scripts still pass its policy
+    page.screenshot(ARTIFACTS / f"report-narrow-{'dark' if dark else 'light'}.png")
+
+
+CORPUS = sorted(p.parent for p in (ROOT / "tests" / "fixtures" / "reports").glob("*/report.json"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("folder", CORPUS, ids=lambda p: p.name)
+def test_every_corpus_report_fits_375_px_with_every_panel_open(browser, tmp_path, folder, lang):
+    """Experiments, categories, pairwise votes, conversations: no page scrolls sideways on a phone."""
+    from omk.report.document import read_document
+
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(read_document(folder), lang), encoding="utf-8")
+    page = Page(browser)
+    at_size(page, 375, dark=True)
+    page.goto(page_file.as_uri())
+    page.js("document.querySelectorAll('.detail').forEach(d => { d.hidden = false; })")
+    too_wide = page.js(
+        "Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('pre')"
+        " && e.getBoundingClientRect().right > 376).map(e => e.tagName + '.' + e.className)"
+    )
+    assert too_wide == [] and page.js("document.documentElement.scrollWidth") <= 375
     assert page.errors() == []

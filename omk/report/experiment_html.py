@@ -43,7 +43,9 @@ figure.delta-chart figcaption{color:var(--muted);font-size:12.5px;max-width:760p
 table.deltas{width:auto;min-width:640px}
 table.sortable th{cursor:pointer;user-select:none;white-space:nowrap}
 table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
-table.deltas tr.regressed{background:#ffebe9}
+table.deltas tr.regressed{background:var(--bad-bg)}
+@media (max-width: 480px){table.variants,table.measures,table.deltas{min-width:0;width:100%}table.measures,table.deltas{font-size:11px}
+table.variants td,table.measures td,table.sortable th{white-space:normal}}
 """
 
 # Sorts every `table.sortable` by the clicked header (Enter or Space too): by each cell's
@@ -309,7 +311,7 @@ def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
     out = [
         f'<svg id="delta-chart-{i}" class="delta-chart" role="img" aria-label="{label}" width="{W}" '
         f'height="{base + AXIS:.0f}" viewBox="0 0 {W} {base + AXIS:.0f}" xmlns="http://www.w3.org/2000/svg">',
-        f'<text x="{LEFT}" y="14" style="font-size:12px;fill:#1f2328;font-weight:600">'
+        f'<text x="{LEFT}" y="14" style="font-size:12px;fill:var(--fg);font-weight:600">'
         f"How much each sample changed: {t} − {esc(comp.control)} (composite, 1–5 scale)</text>",
     ]
     if interval:
@@ -332,7 +334,7 @@ def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
 
 
 def _guides(x: Any, trivial: float, base: float, plot: float) -> list[str]:
-    out = [f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{base - plot}" y2="{base}" stroke="#1f2328" stroke-width="1.2"/>']
+    out = [f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{base - plot}" y2="{base}" style="stroke:var(--fg)" stroke-width="1.2"/>']
     if trivial > 0:
         for sign in (-1, 1):
             tx_ = x(sign * trivial)

@@ -34,7 +34,11 @@ FONT_MONO = (
 
 CSS = """
 :root{--fg:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#fff;--soft:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;
---warn:#9a6700;--skip:#6e7781;--accent:#0969da}
+--warn:#9a6700;--skip:#6e7781;--accent:#0969da;--purple:#8250df;--on-badge:#fff;--hover:#eaeef2;--selected:#ddf4ff;
+--bad-bg:#ffebe9;color-scheme:light dark}
+@media (prefers-color-scheme: dark){:root{--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--bg:#0d1117;--soft:#151b23;
+--ok:#3fb950;--bad:#f85149;--warn:#d29922;--skip:#9198a1;--accent:#4493f8;--purple:#ab7df8;--on-badge:#0d1117;
+--hover:#262c36;--selected:#1b3251;--bad-bg:#3c1618}}
 *{box-sizing:border-box}
 body{margin:0;font-family:__SANS__;color:var(--fg);background:var(--bg);line-height:1.5;font-size:14px}
 code,pre,.mono{font-family:__MONO__;font-size:12.5px}
@@ -42,9 +46,9 @@ header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--so
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}h3{font-size:14px;margin:16px 0 6px}
 main{padding:8px 24px 48px;max-width:1400px}
 .meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}header .meta{display:flex;flex-wrap:wrap}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:var(--on-badge)}
 .badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.error{background:var(--warn)}
-.badge.skip{background:var(--skip);color:#fff}.badge.pw-a{background:var(--accent)}.badge.pw-b{background:#8250df}
+.badge.skip{background:var(--skip)}.badge.pw-a{background:var(--accent)}.badge.pw-b{background:var(--purple)}
 table.pairwise-tally{width:auto}table.pairwise-tally th,table.pairwise-tally td{min-width:96px}
 table.pairwise{margin-top:12px}table.pairwise td{overflow-wrap:anywhere}table.pairwise td.nw{white-space:nowrap}
 ul.votes{margin:4px 0;padding-left:18px;color:var(--muted)}
@@ -53,16 +57,18 @@ ul.votes{margin:4px 0;padding-left:18px;color:var(--muted)}
 .card b{display:block;font-size:20px}.card small{color:var(--muted)}
 .bar{height:6px;background:var(--soft);border-radius:3px;margin-top:4px}.bar i{display:block;height:6px;border-radius:3px;background:var(--accent)}
 .charts{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
+svg{max-width:100%;height:auto}
 svg text{font-family:__SANS__;font-size:11px;fill:var(--muted)}
-.controls{display:flex;gap:8px;align-items:center;margin:8px 0}
+.controls{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:8px 0}
 .controls input,.controls select{padding:4px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 table{border-collapse:collapse;width:100%}
 th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 th{background:var(--soft);position:sticky;top:0}
 #results th{cursor:pointer;user-select:none;white-space:nowrap}
 #results th[aria-sort=ascending]::after{content:" ▲"}#results th[aria-sort=descending]::after{content:" ▼"}
-#results tbody tr{cursor:pointer}#results tbody tr:hover{background:#eaeef2}
-#results tbody tr.selected{background:#ddf4ff}
+#results tbody tr{cursor:pointer}#results tbody tr:hover{background:var(--hover)}
+#results tbody tr.selected{background:var(--selected)}
+#results caption{caption-side:top;text-align:left;color:var(--muted);padding:2px 0 6px}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:var(--ok)}.bad{color:var(--bad)}.skip{color:var(--skip)}.warn{color:var(--warn)}
 .detail{border:1px solid var(--line);border-radius:6px;padding:8px 16px 16px;margin-top:16px}
@@ -71,11 +77,30 @@ pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;paddin
 word-break:break-word;max-height:480px;overflow:auto;margin:4px 0}
 ul.asserts{list-style:none;padding-left:0;margin:4px 0}ul.asserts ul.asserts{padding-left:22px;border-left:2px solid var(--line)}
 ul.asserts li{padding:2px 0}
-.errbox{border:1px solid var(--bad);background:#ffebe9;border-radius:6px;padding:8px}
+.errbox{border:1px solid var(--bad);background:var(--bad-bg);border-radius:6px;padding:8px}
 .empty{color:var(--muted);font-style:italic}
 #count{color:var(--muted)}
 section.turn{border-left:3px solid var(--line);padding:0 0 4px 12px;margin:12px 0}
 section.turn h4{font-size:14px;margin:8px 0 4px}section.turn h5{font-size:13px;margin:10px 0 4px}
+.judged{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 20px;align-items:start}
+@media (max-width: 900px){.judged{grid-template-columns:minmax(0,1fr)}}
+@media (max-width: 480px){
+header{padding:12px}main{padding:4px 12px 32px}
+.meta span{white-space:normal;overflow-wrap:anywhere}code{overflow-wrap:anywhere}
+.card{min-width:0;flex:1 1 96px;padding:6px 10px}.controls input{flex:1 1 100%}
+th{position:static}
+#results thead tr{display:flex;flex-wrap:wrap;gap:4px}#results thead th{border:1px solid var(--line);border-radius:6px;padding:2px 6px}
+#results tbody tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));border-bottom:1px solid var(--line);padding:4px 0}
+#results tbody td{border:0;padding:2px 6px;text-align:left}#results tbody td:first-child{grid-column:1/-1}
+td[data-label]::before{content:attr(data-label);display:block;font-size:11px;color:var(--muted)}
+.detail{padding:6px 10px 12px}
+.detail table,.detail thead,.detail tbody,.detail tr,.detail td,.detail th{display:block;width:auto}
+.detail thead{display:none}.detail tr{border-bottom:1px solid var(--line);padding:4px 0}.detail td{border:0;padding:2px 4px}
+table.pairwise td.nw{white-space:normal}
+main table{font-size:12px}main th,main td{padding:3px 4px;overflow-wrap:break-word}main td{overflow-wrap:anywhere}
+main td.num{overflow-wrap:normal;word-break:normal}table.categories{font-size:11px}
+table.pairwise-tally th,table.pairwise-tally td{min-width:0}
+}
 """.replace("__SANS__", FONT_SANS).replace("__MONO__", FONT_MONO)
 
 JS = """
@@ -147,6 +172,14 @@ def _state(r: Result) -> str:
     if r.status == "error":
         return "errored"
     return "passed" if r.passed else "failed"
+
+
+def failing_first(results: tuple[Result, ...]) -> list[tuple[int, Result]]:
+    """(index, result) with failed and errored results first, then passed; each group keeps run order.
+
+    The index is the result's place in the run, so `#sample-N` links stay the same whatever the order."""
+    indexed = list(enumerate(results))
+    return [p for p in indexed if _state(p[1]) != "passed"] + [p for p in indexed if _state(p[1]) == "passed"]
 
 
 def _badge(state: str, lang: str) -> str:
@@ -228,25 +261,29 @@ def _row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str
     state = _state(r)
     composite = sc.composite if r.status == "ok" else None
 
-    def score_cell(v: Any) -> str:
+    def score_cell(key: str, v: Any) -> str:
         cls = "" if v is None or threshold is None else (" ok" if v >= threshold else " bad")
-        return f'<td class="num{cls}" data-v="{"" if v is None else v}">{_num(v)}</td>'
+        return f'<td class="num{cls}" data-label="{esc(t(key, lang))}" data-v="{"" if v is None else v}">{_num(v)}</td>'
 
     search = " ".join(str(x) for x in (r.sample_id, state, *r.capability, r.difficulty or "")).lower()
     cells = [f'<td data-v="{esc(r.sample_id)}"><code>{esc(r.sample_id)}</code></td>']
     if has_repeat:
-        cells.append(f'<td class="num" data-v="{r.repeat}">{esc(r.repeat)}</td>')
-    cells.append(f'<td data-v="{state}">{_badge(state, lang)}</td>')
-    cells += [score_cell(v) for v in (sc.fact, sc.behavior, sc.judge)]
-    cells.append(score_cell(composite))
+        cells.append(f'<td class="num" data-label="{esc(t("repeat", lang))}" data-v="{r.repeat}">{esc(r.repeat)}</td>')
+    cells.append(f'<td data-label="{esc(t("status", lang))}" data-v="{state}">{_badge(state, lang)}</td>')
+    cells += [score_cell(k, v) for k, v in (("fact", sc.fact), ("behavior", sc.behavior), ("judge", sc.judge))]
+    cells.append(score_cell("composite", composite))
     cost, latency = r.trace.cost_usd, r.trace.latency_ms
-    cells.append(f'<td class="num" data-v="{"" if cost is None else cost}">{"—" if cost is None else f"${cost:.4f}"}</td>')
+    cost_text, latency_text = "—" if cost is None else f"${cost:.4f}", "—" if latency is None else f"{latency:.0f} ms"
+    cells.append(f'<td class="num" data-label="{esc(t("cost", lang))}" data-v="{"" if cost is None else cost}">{cost_text}</td>')
     cells.append(
-        f'<td class="num" data-v="{"" if latency is None else latency}">{"—" if latency is None else f"{latency:.0f} ms"}</td>'
+        f'<td class="num" data-label="{esc(t("latency", lang))}" data-v="{"" if latency is None else latency}">{latency_text}</td>'
     )
     return (
         f'<tr data-detail="sample-{i}" data-state="{state}" data-search="{esc(search)}">' + "".join(cells) + "</tr>"
     )
+
+
+ORDER_NOTE = "Failed and errored samples first, then passed ones, each group in run order; click a column to sort."
 
 
 def _table(report: ReportDocument, threshold: float | None, lang: str) -> str:
@@ -257,7 +294,7 @@ def _table(report: ReportDocument, threshold: float | None, lang: str) -> str:
     heads += [(t("status", lang), "")] + [(t(k, lang), "num") for k in ("fact", "behavior", "judge", "composite")]
     heads += [(t("cost", lang), "num"), (t("latency", lang), "num")]
     head = "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in heads)
-    body = "".join(_row(i, r, has_repeat, threshold, lang) for i, r in enumerate(results))
+    body = "".join(_row(i, r, has_repeat, threshold, lang) for i, r in failing_first(results))
     options = "".join(
         f'<option value="{v}">{esc(t(label_, lang))}</option>'
         for v, label_ in (("", "all"), ("passed", "passed"), ("failed", "failed"), ("errored", "errored"))
@@ -268,7 +305,8 @@ def _table(report: ReportDocument, threshold: float | None, lang: str) -> str:
         f'aria-label="{esc(t("filter", lang))}">'
         f'<select id="status-filter" aria-label="{esc(t("status", lang))}">{options}</select>'
         '<span id="count"></span></div>'
-        f'<table id="results"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        f'<table id="results"><caption>{esc(t(ORDER_NOTE, lang))}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
 
 
@@ -344,7 +382,8 @@ def _trace(trace: Trace, lang: str) -> str:
         err = ' <span class="bad">error</span>' if c.is_error else ""
         rows.append(
             f"<tr class='tool-call'><td class='num'>{n}</td><td><code>{esc(c.tool)}</code>{err}</td>"
-            f"<td>{_pre(c.input)}</td><td>{_pre(c.output)}</td><td>{mock}</td></tr>"
+            f"<td data-label='input'>{_pre(c.input)}</td><td data-label='output'>{_pre(c.output)}</td>"
+            f"<td data-label='mock'>{mock}</td></tr>"
         )
     return out + (
         "<table><thead><tr><th class='num'>#</th><th>tool</th><th>input</th><th>output</th><th>mock</th></tr></thead>"
@@ -366,6 +405,14 @@ def _urls(urls: tuple[Any, ...]) -> str:
     return "<h3>URLs inlined</h3>" + "".join(parts)
 
 
+def _judged(h: str, output: Any, assertions: tuple[Assertion, ...], lang: str) -> str:
+    """The output beside the assertions that judged it (stacked, output first, on narrow screens)."""
+    return (
+        f'<div class="judged"><div class="judged-output"><{h}>{esc(t("Output", lang))}</{h}>{_pre(output)}</div>'
+        f'<div class="judged-assertions"><{h}>{esc(t("Assertions", lang))}</{h}>{_assertion_list(assertions)}</div></div>'
+    )
+
+
 def _detail(i: int, r: Result, repeated: bool, lang: str) -> str:
     state = _state(r)
     where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
@@ -385,9 +432,8 @@ def _detail(i: int, r: Result, repeated: bool, lang: str) -> str:
     else:
         body = (
             f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.prompt)}"
-            f"<h3>{esc(t('Output', lang))}</h3>{_pre(r.output)}"
-            f"<h3>{esc(t('Assertions', lang))}</h3>{_assertion_list(r.assertions)}"
-            f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
+            + _judged("h3", r.output, r.assertions, lang)
+            + f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
             f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.trace, lang)}"
         )
     return (
@@ -418,9 +464,8 @@ def _turn_section(i: int, turn: Turn, lang: str) -> str:
     return (
         head + f'<p class="meta">{esc(scores)}</p>{error}'
         f"<h5>{esc(t('Prompt', lang))}</h5>{_pre(turn.prompt)}"
-        f"<h5>{esc(t('Output', lang))}</h5>{_pre(turn.output)}"
-        f"<h5>{esc(t('Assertions', lang))}</h5>{_assertion_list(turn.assertions)}"
-        f"<h5>{esc(t('Judge', lang))}</h5>{_judge(turn, lang)}"
+        + _judged("h5", turn.output, turn.assertions, lang)
+        + f"<h5>{esc(t('Judge', lang))}</h5>{_judge(turn, lang)}"
         f"<h5>{esc(t('Trace', lang))}</h5>{_trace(turn.trace, lang)}"
         "</section>"
     )
@@ -460,7 +505,7 @@ def render_html(report: ReportDocument | Mapping[str, Any], lang: str = "en") ->
         + f"<h2>{esc(t('score distribution', lang))}</h2>"
         f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
         f"<h2>{esc(t('Results', lang))}</h2>{_table(report, threshold, lang)}"
-        '<div id="details">' + "".join(_detail(i, r, repeated, lang) for i, r in enumerate(results)) + "</div>"
+        '<div id="details">' + "".join(_detail(i, r, repeated, lang) for i, r in failing_first(results)) + "</div>"
         "</main>" + "".join(f"<script>{js}</script>" for js in scripts) + "</body></html>\n"
     )
 

@@ -63,6 +63,9 @@ ZH = {
     "Prompt": "提示词",
     "Output": "输出",
     "Assertions": "断言",
+    "Failed and errored samples first, then passed ones, each group in run order; click a column to sort.": (
+        "未通过与出错的用例在前，通过的在后，各组内保持运行顺序；点击列标题可排序。"
+    ),
     "Judge": "评委",
     "Trace": "轨迹",
     "turns": "轮次",

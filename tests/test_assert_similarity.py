@@ -159,3 +159,19 @@ def test_bleu_of_identical_texts_is_exactly_one():
     text = "the quick brown fox jumps over the lazy dog today"
     assert bleu4(text, text) == 1.0
     assert bleu4(text, text, smooth=True) == 1.0
+
+
+_WORDS = st.lists(st.sampled_from(["a", "b", "c", "d", "猫", "犬"]), max_size=14).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_WORDS, _WORDS, st.booleans())
+def test_bleu_equals_sacrebleu(out, ref, smooth):
+    # bleu4 is counted here so the default install needs no sacrebleu (numpy, lxml); sacrebleu's
+    # corpus BLEU of one segment, over our tokens, is the reference (a test-only dependency).
+    from sacrebleu.metrics import BLEU
+
+    metric = BLEU(tokenize="none", smooth_method="add-k" if smooth else "none", smooth_value=1)
+    cand, refs = " ".join(tokenize(out)), " ".join(tokenize(ref))
+    expected = metric.corpus_score([cand], [[refs]]).score / 100 if cand and refs else 0.0
+    assert bleu4(out, ref, smooth) == pytest.approx(min(1.0, expected), abs=1e-9)

@@ -1,15 +1,15 @@
 """Similarity to a reference text: ROUGE-N recall, BLEU-4, Levenshtein distance.
 
 The reference is `reference`, else `value` (as in omk 0.54). ROUGE and BLEU use omk.assertions.tokenize.
-ROUGE-N recall is counted here (a few lines, where rouge-score cost a slow import and more time a
-call); sacrebleu is imported on first use.
+ROUGE-N recall and BLEU-4 are counted here (a few lines each): rouge-score cost a slow import and
+more time a call, and sacrebleu pulls numpy and lxml into every install (docs/benchmarks.md). The
+tests check BLEU-4 against sacrebleu (a test-only dependency) on random texts.
 """
 
 from __future__ import annotations
 
-import functools
+import math
 from collections import Counter
-from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, RATIO, assertion
@@ -39,22 +39,24 @@ def rouge_n_recall(candidate: str, reference: str, n: int = 1) -> float:
     return sum(min(count, cand[gram]) for gram, count in ref.items()) / total
 
 
-@functools.lru_cache(maxsize=2)
-def _bleu(smooth: bool) -> Any:
-    from sacrebleu.metrics import BLEU  # slow import: only when a sample uses it
-
-    # Our tokens joined by spaces, no further tokenizing; BLEU-4, no effective order.
-    return BLEU(tokenize="none", smooth_method="add-k" if smooth else "none", smooth_value=1)
-
-
 def bleu4(candidate: str, reference: str, smooth: bool = False) -> float:
-    """BLEU-4 in [0, 1]; with `smooth`, add-one on the 2..4-gram precisions (short texts otherwise score 0)."""
+    """BLEU-4 in [0, 1] as sacrebleu's corpus BLEU of one segment (our tokens, no effective order);
+    with `smooth`, add-one on the 2..4-gram precisions (short texts otherwise score 0)."""
     cand, ref = tokenize(candidate), tokenize(reference)
     if not cand or not ref:
         return 0.0
-    # corpus_score of one segment == the sentence score, without sentence_score's warning
-    score = _bleu(smooth).corpus_score([" ".join(cand)], [[" ".join(ref)]]).score / 100
-    return min(1.0, score)  # sacrebleu's float arithmetic gives 1.0000000000000004 on identical texts
+    log_sum = 0.0
+    for n in range(1, 5):
+        grams, ref_grams = _ngrams(cand, n), _ngrams(ref, n)
+        correct = sum(min(count, ref_grams[gram]) for gram, count in grams.items())
+        total = sum(grams.values())
+        if smooth and n > 1:
+            correct, total = correct + 1, total + 1
+        if correct == 0 or total == 0:
+            return 0.0  # a zero precision (or no n-gram in common at all) makes the score 0
+        log_sum += math.log(correct / total)
+    brevity = math.exp(1 - len(ref) / len(cand)) if len(cand) < len(ref) else 1.0
+    return min(1.0, brevity * math.exp(log_sum / 4))
 
 
 def levenshtein(a: str, b: str) -> int:

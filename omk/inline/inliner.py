@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
+from omk import extras
+from omk.errors import ConfigError, Problem
 from omk.inline.outcome import Fetched, FetchFailure
 from omk.inline.policy import UrlPolicy, build_policy
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
@@ -143,6 +145,7 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     timeout, max_bytes, explicit, config_file = _read_settings(settings)
     config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, getattr(settings, "cwd", None) or Path.cwd()))
     config = load_mcp_config(config_path, is_explicit)
+    _require_sdk(config, list(where))
     redact = Masker.for_run(getattr(settings, "extra", None), config.secrets() if config else [])
 
     extra = {"resolver": resolver} if resolver is not None else {}
@@ -166,6 +169,14 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
         sample.inlined_urls = [_record(u, where[u][sample.sample_id], resolutions[u], redact) for u in order]
 
     _print_outcome(where, resolutions, redact, err)
+
+
+def _require_sdk(config: McpConfig | None, urls: list[str]) -> None:
+    """ConfigError, before any fetch, when a URL goes to an MCP server and the SDK is not installed."""
+    if config is None or extras.installed("mcp") or not any(config.server_for(u) for u in urls):
+        return
+    message = extras.missing_message("mcp", "URL inlining through the MCP servers here")
+    raise ConfigError([Problem(str(config.path), None, "", "", message)])
 
 
 def _texts(sample: Sample) -> dict[str, tuple[Any, str]]:

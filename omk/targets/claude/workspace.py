@@ -20,7 +20,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from omk import extras
 from omk.model import Sample
+from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.setup import ClaudeSettings
 from omk.targets.mocks import MockSandbox
@@ -37,8 +39,21 @@ def source_folder(sample: Sample) -> Path:
     return cwd if cwd.is_absolute() else sample.base_dir / cwd
 
 
+def _mcp_servers(cfg: ClaudeSettings, sample: Sample) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """The user's servers (claude.mcp_config) and the tools of a stand-in server for every other
+    server whose tools the mocks name. The stand-in runs on the MCP SDK (the omk[mcp] extra)."""
+    servers: dict[str, Any] = {}
+    if cfg.mcp_config is not None:
+        servers = dict(json.loads(cfg.mcp_config.read_text(encoding="utf-8")).get("mcpServers") or {})
+    stubs = {name: tools for name, tools in mcp_stub.stub_tools(sample.mocks, sample.tools).items() if name not in servers}
+    if stubs and not extras.installed("mcp"):
+        raise TargetError(extras.missing_message("mcp", f"claude: the stand-in MCP server for the mocked {min(stubs)} tools"))
+    return servers, stubs
+
+
 class Workspace:
     def __init__(self, cfg: ClaudeSettings, sample: Sample):
+        servers, stubs = _mcp_servers(cfg, sample)  # checked first: nothing to clean up when it fails
         self.root = Path(tempfile.mkdtemp(prefix="omk-claude-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)  # also at exit
         self.home = self.root / "home"
@@ -49,7 +64,7 @@ class Workspace:
         self.session_id: str | None = None  # set after the first turn of a conversation
         self.notes = self._materialise(cfg, sample)
         self._write_config(sample)
-        self.mcp_config = self._write_mcp(cfg, sample)
+        self.mcp_config = self._write_mcp(servers, stubs)
 
     # --- set-up -------------------------------------------------------------------------------
     def _materialise(self, cfg: ClaudeSettings, sample: Sample) -> list[str]:
@@ -85,13 +100,8 @@ class Workspace:
         self._write("settings.json", settings)
         self._write(hook.MOCKS_FILE, {"mocks": sample.mocks, "strict": sample.mocks_strict, "base_dir": str(sample.base_dir)})
 
-    def _write_mcp(self, cfg: ClaudeSettings, sample: Sample) -> Path | None:
-        """One MCP config for the CLI: the user's servers (claude.mcp_config) and a stand-in
-        server for every other server whose tools the mocks name. None when there are neither."""
-        servers: dict[str, Any] = {}
-        if cfg.mcp_config is not None:
-            servers = dict(json.loads(cfg.mcp_config.read_text(encoding="utf-8")).get("mcpServers") or {})
-        stubs = {name: tools for name, tools in mcp_stub.stub_tools(sample.mocks, sample.tools).items() if name not in servers}
+    def _write_mcp(self, servers: dict[str, Any], stubs: dict[str, list[dict[str, Any]]]) -> Path | None:
+        """One MCP config for the CLI (see _mcp_servers). None when there are no servers."""
         if not servers and not stubs:
             return None
         self._write("mcp-tools.json", stubs)

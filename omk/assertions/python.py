@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omk.assertions.context import CheckContext
-from omk.assertions.registry import AssertionType, assertion, registry, remove
+from omk.assertions.registry import assertion, registry, remove
 from omk.model import AssertionSpec, Layer, Outcome, Sample, Trace, Turn
 
 ANY_FIELDS: dict[str, Any] = {"additionalProperties": True}
@@ -88,8 +88,3 @@ def unregister(name: str) -> None:
     if name in _USER_TYPES:
         remove(name)
         _USER_TYPES.discard(name)
-
-
-def user_types() -> dict[str, AssertionType]:
-    types = registry()
-    return {name: types[name] for name in _USER_TYPES if name in types}

@@ -104,10 +104,10 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
 
 
 def _experiment_block(run_dir: Path) -> dict[str, Any]:
-    from omk.engine.analysis import read_report_json
     from omk.errors import InputError, Problem
+    from omk.report.json_report import read_report
 
-    data = read_report_json(run_dir)
+    data = read_report(run_dir)
     block = data.get("experiment")
     if not isinstance(block, dict) or not isinstance(block.get("verdict"), dict):
         where = run_dir / "report.json" if run_dir.is_dir() else run_dir
@@ -146,10 +146,11 @@ def _pairs(v: dict[str, Any]) -> tuple[Any, ...]:
 
 def run_diff(args: argparse.Namespace) -> int:
     from omk.cli.console import say
-    from omk.engine.analysis import read_report_json, records_of_report
+    from omk.engine.analysis import records_of_report
     from omk.experiment import diff_runs
+    from omk.report.json_report import read_report
 
-    a, b = (records_of_report(read_report_json(Path(p))) for p in (args.run_a, args.run_b))
+    a, b = (records_of_report(read_report(Path(p))) for p in (args.run_a, args.run_b))
     diff = diff_runs(a, b, trivial=args.trivial)
     data = diff.to_dict()
     if args.json:

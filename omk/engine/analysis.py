@@ -5,12 +5,9 @@ Also what `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B` read back from report
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.report import Report
-from omk.errors import InputError, Problem
 from omk.experiment import Record, VariantRun, analyze, evaluate_policy
 from omk.experiment import Settings as AnalysisSettings
 from omk.model import SampleResult
@@ -116,20 +113,6 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
 
         write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
     return ExperimentOutcome(reports, analysis, block, report, experiment.out_dir)
-
-
-def read_report_json(path: Path) -> dict[str, Any]:
-    """report.json of a run folder (or the file itself), as data; a clear error when it is not one."""
-    file = path / "report.json" if path.is_dir() else path
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError([Problem(str(file), None, "", "", "no report.json here (give a run folder or its report.json)")]) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError([Problem(str(file), None, "", "", f"cannot read the report: {exc}")]) from None
-    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise InputError([Problem(str(file), None, "", "results", "not an omk report (no results list)")])
-    return data
 
 
 def records_of_report(data: dict[str, Any]) -> dict[str, list[Record]]:

@@ -192,6 +192,3 @@ class Evaluation:
         from omk.engine.finish import finish
 
         return finish(self, fresh)
-
-    def describe_interruption(self) -> str | None:
-        return str(self.out_dir) if self.out_dir is not None else None

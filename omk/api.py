@@ -175,7 +175,8 @@ def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | 
     import asyncio
 
     evaluation = prepare(samples, **options)
-    return evaluation.finish(asyncio.run(evaluation.execute(on_result)))
+    asyncio.run(evaluation.execute(on_result))
+    return evaluation.finish()
 
 
 async def evaluate_async(
@@ -183,7 +184,8 @@ async def evaluate_async(
 ) -> Report:
     """`evaluate` for a caller already inside an event loop."""
     evaluation = prepare(samples, **options)
-    return evaluation.finish(await evaluation.execute(on_result))
+    await evaluation.execute(on_result)
+    return evaluation.finish()
 
 
 def assertion_type(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
@@ -23,11 +26,19 @@ def _create_temporary(path: Path) -> tuple[int, Path]:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write to a temporary file in the same folder, then rename: readers never see half a file."""
+    with open_atomic(path) as f:
+        f.write(text)
+
+
+@contextmanager
+def open_atomic(path: Path) -> Iterator[TextIO]:
+    """`with open_atomic(path) as f`: a text file (UTF-8) written piece by piece into a temporary
+    file beside `path`, renamed onto it when the block ends without an error (removed otherwise)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _create_temporary(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -125,7 +125,8 @@ def _evaluate(path: Path, wanted: set[str], config: pytest.Config) -> Report:
     cwd = Path(config.invocation_params.dir)
     evaluation = Evaluation.prepare(options, cwd=cwd, write=out is not None)
     evaluation.samples = [s for s in evaluation.samples if s.sample_id in wanted]
-    return evaluation.finish(asyncio.run(evaluation.execute()))
+    asyncio.run(evaluation.execute())
+    return evaluation.finish()
 
 
 class SampleItem(pytest.Item):

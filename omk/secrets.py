@@ -108,6 +108,13 @@ class Masker:
                 return value
         return self.value(value)
 
+    def may_be_in_json(self, text: str) -> bool:
+        """Whether a secret may show in this JSON text: as it is, or (for a secret with a character
+        JSON escapes) always."""
+        import json
+
+        return any(json.dumps(s, ensure_ascii=False)[1:-1] != s or s in text for s in self.secrets)
+
     def value(self, value: Any) -> Any:
         """`value` with every string inside it masked (dicts, lists and tuples walked)."""
         if not self.secrets:

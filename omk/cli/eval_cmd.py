@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import sys
+from pathlib import Path
 from typing import Any
 
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
@@ -57,7 +58,7 @@ def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
     from omk.report.i18n import t
     from omk.run.progress import make_progress
 
-    plan, done = len(evaluation.plan), evaluation.finished
+    plan, done = len(evaluation.plan), evaluation.log.digests
     errors_before = sum(1 for r in done.values() if r.status == "error")
     progress = make_progress(plan, len(done), errors_before, quiet=quiet)
 
@@ -66,13 +67,13 @@ def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
 
     try:
         with progress:
-            fresh = asyncio.run(evaluation.execute(on_result))
+            asyncio.run(evaluation.execute(on_result))
     except KeyboardInterrupt:
         lang = evaluation.settings.lang
         print(t("interrupted: the partial run is kept in {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)
         print(t("resume it with: omk eval --resume {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)
         return None
-    return evaluation.finish(fresh)
+    return evaluation.finish()
 
 
 def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
@@ -92,9 +93,16 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
     from omk.report.terminal import print_summary
 
     console = make_console()
-    print_summary(report.to_dict(), console, lang, str(report_path))
+    print_summary(_document(report, report_path), console, lang, str(report_path))
     if report.repeats:
         print_repeats(report.repeats, console)
+
+
+def _document(report: Report, report_path: Path | None) -> Any:
+    """The report as the formats read it: from the report.json just written (one result at a time)."""
+    from omk.report.document import ReportDocument, read_document
+
+    return read_document(report_path) if report_path is not None else ReportDocument.from_dict(report.to_dict())
 
 
 def print_repeats(repeats: dict[str, Any], console: Any) -> None:

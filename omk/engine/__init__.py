@@ -35,8 +35,8 @@ async def run_evaluation_async(
 ) -> Report:
     """Prepare, run and finish one evaluation inside the caller's event loop."""
     evaluation = Evaluation.prepare(options, cwd=cwd, samples=samples, target=target, write=write)
-    fresh = await evaluation.execute(on_result)
-    return evaluation.finish(fresh)
+    await evaluation.execute(on_result)
+    return evaluation.finish()
 
 
 def run_evaluation(options: EvalOptions, **kwargs: object) -> Report:

@@ -105,7 +105,7 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
     if experiment.pairwise_block is not None:
         block["pairwise"] = experiment.pairwise_block
     control = reports[experiment.variants[0].name]
-    report = control.to_dict()
+    report = control.header()  # its results are the control's, read from its results file when written
     report["run_id"], report["started_at"] = experiment.run_id, experiment.started_at
     report["experiment"] = block
     if experiment.out_dir is not None:

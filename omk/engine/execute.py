@@ -10,11 +10,11 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from omk.model import Sample, SampleResult
+from omk.model import Sample
 from omk.tasks import run_bounded
 
 if TYPE_CHECKING:
-    from omk.engine.run import Evaluation, OnResult, ResultsStream
+    from omk.engine.run import Evaluation, OnResult
     from omk.run.runner import RunConfig
 
 
@@ -48,18 +48,13 @@ class Runtime:
     def __init__(self, evaluation: Evaluation, on_result: OnResult | None = None):
         self.evaluation = evaluation
         self.on_result = on_result
-        self.stream: ResultsStream | None = None
         self.caches: tuple[Any, Any] = (None, None)
         self.hooks: Any = None
         self.cfg: RunConfig | None = None
 
     async def __aenter__(self) -> Runtime:
-        from omk.engine.run import ResultsStream
-        from omk.run import resume as rs
-
         ev = self.evaluation
-        if ev.out_dir is not None:
-            self.stream = ResultsStream(ev.out_dir / rs.RESULTS, fresh=ev.folder.manifest is None)
+        ev.log.open(fresh=ev.folder.manifest is None)
         self.caches = open_run_caches(ev)
         if needs_hooks(ev.samples):
             from omk.assertions.hooks import HookRunner
@@ -87,17 +82,16 @@ class Runtime:
             cache=self.caches[0],
         )
 
-    async def run_one(self, sample: Sample, repeat: int) -> SampleResult:
-        """Run one job; its result is streamed before `on_result` sees it."""
+    async def run_one(self, sample: Sample, repeat: int) -> None:
+        """Run one job; its result is in the log (and on disk) before `on_result` sees it, and is
+        not kept here."""
         from omk.run.runner import run_sample
 
         assert self.cfg is not None
         result = await run_sample(sample, self.evaluation.target, self.cfg, repeat)
-        if self.stream is not None:
-            self.stream.write(result)
+        self.evaluation.log.add(result)
         if self.on_result is not None:
             self.on_result(result)
-        return result
 
     async def __aexit__(self, *exc: object) -> None:
         ev = self.evaluation
@@ -108,19 +102,19 @@ class Runtime:
             if self.hooks is not None:
                 await self.hooks.close()
         finally:
-            if self.stream is not None:
-                self.stream.close()
+            ev.log.close()
             for opened in {id(c): c for c in self.caches if c is not None}.values():
                 opened.close()
 
 
-async def run_jobs(jobs: list[tuple[Runtime, Sample, int]], concurrency: int) -> list[SampleResult]:
-    """Run (runtime, sample, repeat) jobs, at most `concurrency` at once, started in list order."""
-    return await run_bounded([partial(rt.run_one, s, r) for rt, s, r in jobs], concurrency)
+async def run_jobs(jobs: list[tuple[Runtime, Sample, int]], concurrency: int) -> int:
+    """Run (runtime, sample, repeat) jobs, at most `concurrency` at once, started in list order;
+    each result goes to its runtime's log. The number of jobs run."""
+    return len(await run_bounded([partial(rt.run_one, s, r) for rt, s, r in jobs], concurrency))
 
 
-async def execute(evaluation: Evaluation, on_result: OnResult | None) -> list[SampleResult]:
-    """Run the jobs still to do; every result is streamed before it is handed to `on_result`."""
+async def execute(evaluation: Evaluation, on_result: OnResult | None) -> int:
+    """Run the jobs still to do; every result is logged before it is handed to `on_result`."""
     from omk.inline import inline_urls
 
     todo = evaluation.todo

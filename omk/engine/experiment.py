@@ -25,7 +25,7 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ class ExperimentOutcome:
     reports: dict[str, Report]  # per variant, control first
     analysis: Any  # omk.experiment.Experiment
     block: dict[str, Any]  # report.json's `experiment` block
-    report: dict[str, Any]  # the experiment's report.json
+    report: dict[str, Any]  # the experiment's report.json (`Report.header()`: results read when written)
     out_dir: Path | None
 
 
@@ -62,7 +62,6 @@ class Experiment:
     out_dir: Path | None
     trivial: float = 0.1
     pairwise: bool = False  # the pairwise judge compares treatment and control answers
-    fresh: dict[str, list[SampleResult]] = field(default_factory=dict)
     pairwise_block: dict[str, Any] | None = None
 
     @property
@@ -78,7 +77,7 @@ class Experiment:
             for repeat in range(control.repeat):
                 order = list(range(len(self.evaluations)))
                 rng.shuffle(order)
-                jobs += [(i, sample, repeat) for i in order if (sample.sample_id, repeat) not in self.evaluations[i].finished]
+                jobs += [(i, sample, repeat) for i in order if (sample.sample_id, repeat) not in self.evaluations[i].log]
         return jobs
 
     async def execute(self, on_result: Callable[[str, SampleResult], None] | None = None) -> None:
@@ -94,12 +93,10 @@ class Experiment:
                     report_to = _tagged(on_result, variant.name) if on_result else None
                     runtimes.append(await stack.enter_async_context(Runtime(evaluation, report_to)))
                 await inline_urls(list({id(s): s for _, s, _ in jobs}.values()), self.control.settings)
-                results = await run_jobs([(runtimes[i], s, r) for i, s, r in jobs], self.control.settings.concurrency)
+                await run_jobs([(runtimes[i], s, r) for i, s, r in jobs], self.control.settings.concurrency)
         finally:  # the variants ran together: each one's summary records the whole run phase
             for evaluation in self.evaluations:
                 evaluation.duration_ms = (time.perf_counter() - started) * 1000
-        for (i, _, _), result in zip(jobs, results, strict=True):
-            self.fresh.setdefault(self.variants[i].name, []).append(result)
         if self.pairwise:
             self.pairwise_block = await self.compare_pairwise()
 
@@ -110,7 +107,7 @@ class Experiment:
         from omk.engine.pairwise import Arm, pairwise_block
 
         arms = [
-            Arm(v.name, e.target.describe(), f"{VARIANTS_DIR}/{v.name}" if self.out_dir else None, all_results(e, self.fresh.get(v.name, [])))
+            Arm(v.name, e.target.describe(), f"{VARIANTS_DIR}/{v.name}" if self.out_dir else None, all_results(e))
             for v, e in zip(self.variants, self.evaluations, strict=True)
         ]
         control = self.control
@@ -121,7 +118,7 @@ class Experiment:
     def finish(self) -> ExperimentOutcome:
         from omk.engine.analysis import analyze_reports
 
-        reports = {v.name: e.finish(self.fresh.get(v.name, [])) for v, e in zip(self.variants, self.evaluations, strict=True)}
+        reports = {v.name: e.finish() for v, e in zip(self.variants, self.evaluations, strict=True)}
         return analyze_reports(self, reports)
 
 

@@ -1,4 +1,5 @@
-"""Finishing an evaluation: the summary, the typed `Report`, and the report files."""
+"""Finishing an evaluation: the summary (from the results' digests), the typed `Report`, and the
+report files (written from the results file, one result at a time)."""
 
 from __future__ import annotations
 
@@ -6,24 +7,30 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.report import LayerMeans, Report, Summary
-from omk.model import SampleResult
+from omk.engine.results import Results
+from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
     from omk.engine.run import Evaluation
 
 
-def all_results(evaluation: Evaluation, fresh: list[SampleResult]) -> list[SampleResult]:
-    """The finished and the fresh results, in plan order (sample, then repeat)."""
-    done = {**evaluation.finished, **{(r.sample.sample_id, r.repeat): r for r in fresh}}
-    return [done[(s.sample_id, r)] for s, r in evaluation.plan]
+def plan_keys(evaluation: Evaluation) -> list[tuple[str, int]]:
+    """The (sample_id, repeat) of every result the run has, in plan order (sample, then repeat)."""
+    log = evaluation.log
+    return [key for s, r in evaluation.plan if (key := (s.sample_id, r)) in log]
 
 
-def build_summary(evaluation: Evaluation, results: list[SampleResult]) -> Summary:
+def all_results(evaluation: Evaluation) -> Results:
+    """The run's results in plan order, read from its log when iterated."""
+    return Results(evaluation.log, plan_keys(evaluation))
+
+
+def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
     from omk.judge import why_no_judge
     from omk.run.repeats import spent_cost
     from omk.scoring.summary import summarize
 
-    data = summarize(results, evaluation.settings.threshold, evaluation.duration_ms)
+    data = summarize(digests, evaluation.settings.threshold, evaluation.duration_ms)
     judge = evaluation.judge
     return Summary(
         total=data["total"],
@@ -31,29 +38,30 @@ def build_summary(evaluation: Evaluation, results: list[SampleResult]) -> Summar
         errored=data["errored"],
         passed=data["passed"],
         failed=data["failed"],
-        cost_usd=spent_cost(results),  # cached results cost nothing this run
+        cost_usd=spent_cost(digests),  # cached results cost nothing this run
         duration_ms=data["duration_ms"],
         scores=LayerMeans(**data["scores"]),
         threshold=data["threshold"],
         gate_passed=data["gate_passed"],
         skipped_judge_items=data["skipped_judge_items"],
         categories=data["categories"],
-        cached=sum(1 for r in results if r.cached),
+        cached=sum(1 for r in digests if r.cached),
         judge_cost_usd=judge.spent_usd() if judge is not None else None,  # apart from the target's cost_usd
         skipped_judge_reason=why_no_judge(evaluation.settings) if data["skipped_judge_items"] else None,
         repeat=evaluation.repeat,
     )
 
 
-def repeats_block(results: list[SampleResult], repeat: int) -> dict[str, Any] | None:
+def repeats_block(digests: list[Digest], repeat: int) -> dict[str, Any] | None:
     from omk.run.repeats import repeat_stats, repeat_summary
 
-    stats = repeat_stats(results) if repeat > 1 else []
+    stats = repeat_stats(digests) if repeat > 1 else []
     return {**repeat_summary(stats, repeat), "per_sample": stats} if stats else None
 
 
-def finish(evaluation: Evaluation, fresh: list[SampleResult]) -> Report:
-    results = all_results(evaluation, fresh)
+def finish(evaluation: Evaluation) -> Report:
+    results = all_results(evaluation)
+    digests = [evaluation.log.digests[key] for key in results.keys]
     judge = evaluation.judge
     report = Report(
         run_id=evaluation.folder.run_id,
@@ -61,10 +69,10 @@ def finish(evaluation: Evaluation, fresh: list[SampleResult]) -> Report:
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         samples_files=[str(f) for f in evaluation.files],
         target=evaluation.target.describe(),
-        judge=judge.describe(results) if judge is not None else None,  # with agreement across samples
-        summary=build_summary(evaluation, results),
+        judge=judge.describe(digests) if judge is not None else None,  # with agreement across samples
+        summary=build_summary(evaluation, digests),
         results=results,
-        repeats=repeats_block(results, evaluation.repeat),
+        repeats=repeats_block(digests, evaluation.repeat),
         out_dir=evaluation.out_dir,
         lang=evaluation.settings.lang,
         warnings=[w.render() for w in evaluation.warnings],

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.config import Settings, load_settings
 from omk.engine.options import EvalOptions
+from omk.engine.results import ResultLog
 from omk.errors import ConfigError
 from omk.model import Sample
 from omk.targets.base import Target
@@ -71,9 +72,9 @@ def prepare(
         folder = _new_folder(settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
+    evaluation.log = ResultLog(chosen, folder.out_dir / rs.RESULTS if folder.out_dir is not None else None)
     if manifest is not None:
-        by_id = {s.sample_id: s for s in chosen}
-        evaluation.finished = dict(rs.read_finished(run_dir / rs.RESULTS, by_id, repeat).results)
+        evaluation.log.restore(repeat)
     elif folder.out_dir is not None:
         _record(evaluation)
     return evaluation

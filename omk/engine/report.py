@@ -2,12 +2,15 @@
 
 `Report.to_dict()` is exactly what `report.json` holds (docs/report-format.md); each result is the
 run's `SampleResult` (omk.model), so a caller reads `result.passed`, `result.scores.fact` or
-`result.assertions[0].message` instead of digging through dictionaries.
+`result.assertions[0].message` instead of digging through dictionaries. A run with a folder reads
+its results back from `results.jsonl` as they are asked for (`report.results` is a sequence that
+holds none of them), so a large run's report costs no memory until a caller walks it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,7 +83,7 @@ class Report:
     target: dict[str, Any]
     judge: dict[str, Any] | None
     summary: Summary
-    results: list[SampleResult]
+    results: Sequence[SampleResult]  # in plan order; read from the run's results file when iterated
     repeats: dict[str, Any] | None = None  # spread per sample under --repeat N (N > 1)
     out_dir: Path | None = None  # the run folder, when the run wrote one
     lang: str = "en"
@@ -96,6 +99,10 @@ class Report:
         return iter(self.results)
 
     def result(self, sample_id: str, repeat: int = 0) -> SampleResult:
+        if (get := getattr(self.results, "get", None)) is not None:  # by its place in the results file
+            if (found := get((sample_id, repeat))) is not None:
+                return found
+            raise KeyError(f"no result for sample {sample_id!r} (repeat {repeat})")
         for r in self.results:
             if r.sample.sample_id == sample_id and r.repeat == repeat:
                 return r
@@ -106,6 +113,14 @@ class Report:
         return [r for r in self.results if not r.passed]
 
     def to_dict(self) -> dict[str, Any]:
+        """The whole report.json as a dictionary (every result in memory)."""
+        texts = getattr(self.results, "texts", None)
+        results = [json.loads(t) for t in texts()] if texts else [r.to_dict() for r in self.results]
+        return {**self.header(), "results": results}
+
+    def header(self) -> dict[str, Any]:
+        """report.json with its results as `ResultTexts` (omk/report/json_report.py): read one at a
+        time while the report is written."""
         data: dict[str, Any] = {
             "format": FORMAT,
             "run_id": self.run_id,
@@ -116,7 +131,7 @@ class Report:
             "target": self.target,
             "judge": self.judge,
             "summary": self.summary.to_dict(),
-            "results": [r.to_dict() for r in self.results],
+            "results": self.results if hasattr(self.results, "texts") else _Texts(self.results),
             "repeats": self.repeats,
         }
         if self.warnings:
@@ -130,4 +145,17 @@ class Report:
         folder = Path(out_dir) if out_dir is not None else self.out_dir
         if folder is None:
             raise ValueError("this report has no run folder: pass out_dir")
-        return write_formats(folder, self.to_dict(), list(formats), lang or self.lang)
+        return write_formats(folder, self.header(), list(formats), lang or self.lang)
+
+
+class _Texts:
+    """Results kept in memory, given as their JSON texts."""
+
+    def __init__(self, results: Sequence[SampleResult]):
+        self.results = results
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def texts(self) -> Iterator[str]:
+        return (json.dumps(r.to_dict(), ensure_ascii=False) for r in self.results)

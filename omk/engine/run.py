@@ -1,12 +1,13 @@
 """One evaluation, from options to report: plan, run, score, write.
 
     evaluation = Evaluation.prepare(options)            # load, settings, target, judge, run folder
-    fresh = await evaluation.execute(on_result)          # the samples still to run, streamed to disk
-    report = evaluation.finish(fresh)                    # summary, report.json and the other formats
+    await evaluation.execute(on_result)                  # the samples still to run, streamed to disk
+    report = evaluation.finish()                         # summary, report.json and the other formats
 
 `prepare` raises `InputError` (exit code 2 at the command line) for anything wrong with the input,
-before any call is made. `execute` streams each finished result to `results.jsonl` as it comes, so
-a run cut short keeps what it finished and `--resume` continues it. Nothing here touches
+before any call is made. `execute` streams each finished result to `results.jsonl` as it comes and
+keeps only its digest (omk/engine/results.py), so a run cut short keeps what it finished,
+`--resume` continues it, and memory does not grow with the number of results. Nothing here touches
 process-wide state (the working directory, signal handlers, the garbage collector): the command
 line does that, for itself.
 """
@@ -14,7 +15,6 @@ line does that, for itself.
 from __future__ import annotations
 
 import fnmatch
-import json
 import secrets
 import time
 from collections.abc import Callable
@@ -26,6 +26,7 @@ from typing import Any
 from omk.config import Settings
 from omk.engine.options import EvalOptions
 from omk.engine.report import Report
+from omk.engine.results import ResultLog
 from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample, SampleResult
@@ -96,22 +97,6 @@ def build_target(settings: Settings) -> Target:
     return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
 
 
-class ResultsStream:
-    """`results.jsonl`: one line per finished sample, appended and flushed as it finishes."""
-
-    def __init__(self, path: Path, fresh: bool = False):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._f = path.open("w" if fresh else "a", encoding="utf-8")  # a resume appends
-
-    def write(self, result: SampleResult) -> None:
-        self._f.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-        self._f.flush()
-
-    def close(self) -> None:
-        self._f.close()
-
-
 @dataclass(slots=True)
 class RunFolder:
     """Where a run is recorded: its id, start time and folder (None: an in-memory run)."""
@@ -134,7 +119,7 @@ class Evaluation:
     target: Target
     judge: Judge | None
     folder: RunFolder
-    finished: dict[tuple[str, int], SampleResult] = field(default_factory=dict)
+    log: ResultLog = field(default_factory=lambda: ResultLog(()))  # finished results, by (sample_id, repeat)
     duration_ms: float = 0.0
     warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
 
@@ -150,7 +135,7 @@ class Evaluation:
     @property
     def todo(self) -> list[tuple[Sample, int]]:
         """What is left to run: all of the plan, less what a resumed run had finished."""
-        return [(s, r) for s, r in self.plan if (s.sample_id, r) not in self.finished]
+        return [(s, r) for s, r in self.plan if (s.sample_id, r) not in self.log]
 
     @classmethod
     def prepare(
@@ -177,8 +162,9 @@ class Evaluation:
             cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust
         )
 
-    async def execute(self, on_result: OnResult | None = None) -> list[SampleResult]:
-        """Run what is left; each result goes to `results.jsonl` and to `on_result` as it finishes."""
+    async def execute(self, on_result: OnResult | None = None) -> int:
+        """Run what is left; each result goes to the log (`results.jsonl`) and to `on_result` as it
+        finishes, and is not kept: the number of results this call produced."""
         from omk.engine.execute import execute
 
         started = time.perf_counter()
@@ -187,8 +173,8 @@ class Evaluation:
         finally:
             self.duration_ms = (time.perf_counter() - started) * 1000
 
-    def finish(self, fresh: list[SampleResult]) -> Report:
-        """Score the run (finished and fresh results), write its reports, return the `Report`."""
+    def finish(self) -> Report:
+        """Score the run (everything in its log), write its reports, return the `Report`."""
         from omk.engine.finish import finish
 
-        return finish(self, fresh)
+        return finish(self)

@@ -13,6 +13,7 @@ formats asked for are imported. Every writer reads the report typed (omk/report/
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,23 +57,22 @@ def write_format(out_dir: Path, report: ReportDocument, fmt: str, lang: str = "e
     return WRITERS.load(fmt)(out_dir, report, lang)
 
 
-def write_formats(out_dir: Path, report: dict[str, Any], formats: list[str], lang: str = "en") -> list[Path]:
-    """Write report.json (from `report`, the dictionary `Report.to_dict()` gives) and every other
-    requested format into `out_dir`; report.json comes first.
+def write_formats(out_dir: Path, report: Mapping[str, Any], formats: list[str], lang: str = "en") -> list[Path]:
+    """Write report.json and every other requested format into `out_dir`; report.json comes first.
 
+    `report` is the dictionary `Report.to_dict()` gives, or `Report.header()`: its `results` then
+    are read from the run's results file as they are written. The other formats read the
+    report.json just written, one result at a time, exactly as `omk report RUN_DIR` does.
     Texts are masked where they come from (omk.secrets); this last pass masks the environment's
     secrets once more, so a path nobody thought of (a hook's message) cannot write one either."""
-    from omk.report.document import ReportDocument
+    from omk.report.document import read_document
     from omk.report.json_report import write_json
     from omk.secrets import Masker
 
     check_formats(formats)
-    mask = Masker.for_run()
-    if mask:
-        report = mask.value_if_present(report)
     others = [fmt for fmt in dict.fromkeys(formats) if fmt != "json"]
-    written = [write_json(out_dir, report)]
+    written = [write_json(out_dir, report, Masker.for_run())]
     if others:  # the typed view only when a format reads it: a run that writes report.json alone never builds it
-        document = ReportDocument.from_dict(report)
+        document = read_document(written[0])
         written += [write_format(out_dir, document, fmt, lang) for fmt in others]
     return written

@@ -12,7 +12,7 @@ a judge block's extra fields) stay plain JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from omk.report.fields import Fields, Number
 
 if TYPE_CHECKING:  # the experiment block's types read this module's
     from omk.report.experiment_document import Experiment, Pair
+    from omk.report.result_rows import ResultRows
 
 FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
@@ -424,15 +425,16 @@ class ReportDocument:
     target: Target
     judge_models: tuple[str, ...] | None  # None when no judge ran
     summary: Summary
-    results: tuple[Result, ...]
+    results: Sequence[Result]  # a tuple, or `ResultRows` read from report.json one at a time
     repeats: Repeats | None
     warnings: tuple[str, ...]
     experiment: Experiment | None  # only in an experiment's report
     pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
 
     @classmethod
-    def from_dict(cls, data: Any, origin: str = "report") -> ReportDocument:
-        """The typed report of a `report.json` dictionary read from `origin` (a file, or "report")."""
+    def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
+        """The typed report of a `report.json` dictionary read from `origin` (a file, or "report");
+        `rows`: its results, read lazily from the file (`data` then holds none)."""
         from omk.report import experiment_document as ed
 
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
@@ -442,6 +444,7 @@ class ReportDocument:
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
         judge = f.obj("judge")
+        results: Sequence[Result] = rows if rows is not None else tuple(Result.parse(r) for r in f.objs("results"))
         return cls(
             data=data,
             run_id=f.str("run_id"),
@@ -452,7 +455,7 @@ class ReportDocument:
             target=Target.parse(f.obj("target")),
             judge_models=tuple(str(m) for m in judge.list("models")) if judge and judge.data else None,
             summary=Summary.parse(f.obj("summary")),  # type: ignore[arg-type]
-            results=tuple(Result.parse(r) for r in f.objs("results")),
+            results=results,
             repeats=Repeats.parse(f.obj("repeats")),
             warnings=f.strs("warnings"),
             experiment=ed.Experiment.parse(f.obj("experiment")),
@@ -464,17 +467,35 @@ class ReportDocument:
         """`report` typed: as it is when it already is, else read from its dictionary."""
         return report if isinstance(report, ReportDocument) else cls.from_dict(report)
 
+    def whole(self) -> dict[str, Any]:
+        """report.json as a dictionary, every result in it (read from the file if need be)."""
+        texts = getattr(self.results, "texts", None)
+        if texts is None:
+            return dict(self.data)
+        return {**self.data, "results": [json.loads(t) for t in texts()]}
+
     @property
     def repeated(self) -> bool:
         """Whether the run repeated samples (`--repeat N`): some result has a repeat index above 0."""
+        if self.repeats is not None and self.repeats.n is not None:
+            return self.repeats.n > 1
         return any(r.repeat > 0 for r in self.results)
 
 
 def read_document(path: Path) -> ReportDocument:
-    """A finished run's report (its folder or its report.json), typed; bad input is an InputError."""
+    """A finished run's report (its folder or its report.json), typed; bad input is an InputError.
+
+    A report.json as omk writes it (one result per line) is read without its results, which are
+    parsed one at a time when a format walks them (`ResultRows`); any other layout is read whole."""
+    from omk.report.result_rows import read_lazily
+
     if path.is_dir():
         path = path / "report.json"
     try:
+        found = read_lazily(path)
+        if found is not None:
+            data, rows = found
+            return ReportDocument.from_dict(data, str(path), rows)
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"{path}: no such report (expected a run folder or its report.json)") from None

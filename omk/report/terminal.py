@@ -8,7 +8,8 @@ heading. Under `--repeat N` the counts are of runs, and say so (`14 samples × 3
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any
 
 from rich.cells import cell_len
@@ -21,6 +22,8 @@ from omk.report.document import ReportDocument, Result, Summary, Turn
 from omk.report.i18n import t
 from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label
 
+TABLE_ROWS = 200  # a larger run's table shows this many results, those that did not pass first
+FAILURES_SHOWN = 100  # and the reasons of this many; the rest are in the report files
 OUTPUT_CELLS = 160  # how much of a failing output the terminal shows (cells, on one line)
 
 
@@ -71,13 +74,18 @@ def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table
     fixed = [max(cell_len(name), 4 if name == others[-1] else 5) for name in others]  # a header and "5.00" stay whole
     room = width - sum(fixed) - 3 * (len(fixed) + 1) - 1  # each column: 2 cells of padding, 1 of border
     repeated = report.summary.repeat > 1
-    widest = max([0, *(cell_len(r.sample_id) + (4 if repeated else 0) for r in report.results)])
+    shown = _table_rows(report)
+    widest = max([0, *(cell_len(r.sample_id) + (4 if repeated else 0) for r in shown)])
     label_cells = max(10, min(room, max(widest, 48)))
     table.add_column(t("sample", lang), no_wrap=True, overflow="ellipsis", max_width=label_cells)
     for name, wide in zip(others, fixed, strict=True):
         justify = "left" if name == t("status", lang) else "center" if name == t("pass", lang) else "right"
         table.add_column(name, no_wrap=True, min_width=wide, justify=justify)
-    for r in report.results:
+    if len(shown) < len(report.results):
+        table.caption = t("{shown} of {total} results shown (those that did not pass first); all are in the report", lang).format(
+            shown=len(shown), total=len(report.results)
+        )
+    for r in shown:
         sc = r.scores
         status = Text("ok") if r.status == "ok" else Text(t("error", lang), style="bold red")
         mark = Text("✓", style="green") if r.passed else Text("✗", style="red")
@@ -94,6 +102,16 @@ def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table
         for turn in r.turns:
             table.add_row(*_turn_row(turn, threshold, label_cells, lang))
     return table
+
+
+def _table_rows(report: ReportDocument) -> list[Result]:
+    """The results the table shows: all of a run of up to `TABLE_ROWS`; of a larger one, those that
+    did not pass (up to `TABLE_ROWS`) in run order, then passed ones until the table is full."""
+    results = report.results
+    if len(results) <= TABLE_ROWS:
+        return list(results)
+    shown = list(islice((r for r in results if not r.passed), TABLE_ROWS))
+    return shown + list(islice((r for r in results if r.passed), TABLE_ROWS - len(shown)))
 
 
 def _turn_row(turn: Turn, threshold: Any, label_cells: int, lang: str) -> list[Text]:
@@ -114,9 +132,12 @@ def _turn_row(turn: Turn, threshold: Any, label_cells: int, lang: str) -> list[T
     ]
 
 
-def _print_failures(results: tuple[Result, ...], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
-    failed, noted = [], []
+def _print_failures(results: Iterable[Result], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
+    failed, noted, more = [], [], 0
     for r in results:
+        if len(failed) + len(noted) >= FAILURES_SHOWN:
+            more += 1 if not r.passed or passed_but_failed(r) else 0
+            continue
         name = for_terminal(r.sample_id) + (f" · {t('run {n}', lang).format(n=r.repeat + 1)}" if repeated else "")
         if r.status == "error":
             failed.append((name, [f"{t('error', lang)}: {r.error}"], None))
@@ -135,6 +156,8 @@ def _print_failures(results: tuple[Result, ...], threshold: Any, console: Consol
                 console.print(Text(f"    - {for_terminal(line)}"))
             if output is not None:
                 console.print(_output_line(output, console, lang))
+    if more:
+        console.print(Text(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
 
 
 def _judged_output(result: Result) -> str:

@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from statistics import fmean, stdev
 from typing import Any
 
 from omk.model import SampleResult
+from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2
 
 
-def spent_cost(results: list[SampleResult]) -> float | None:
+def spent_cost(results: Iterable[SampleResult | Digest]) -> float | None:
     """Money this run spent: cached results cost nothing now (their trace keeps the original cost)."""
-    known = [r for r in results if r.trace.cost_usd is not None]
+    known = [r for r in digests(results) if r.cost_usd is not None]
     if not known:
         return None  # no result reported a cost: unknown, not zero
-    return round(float(sum(r.trace.cost_usd for r in known if not r.cached)), 6)
+    return round(float(sum(r.cost_usd for r in known if not r.cached)), 6)  # type: ignore[misc]
 
 
-def repeat_stats(results: list[SampleResult]) -> list[dict[str, Any]]:
+def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[dict[str, Any]]:
     """Per sample, in first-seen order: runs, pass rate, and composite mean / stddev / min / max.
 
     The composite figures use the runs that produced an output (an errored run has no score);
     errored runs still count in `runs` and against the pass rate. `stddev` is the sample standard
     deviation, null with fewer than two scored runs.
     """
-    by_sample: dict[str, list[SampleResult]] = {}
+    by_sample: dict[str, list[SampleResult | Digest]] = {}
     for r in results:
         by_sample.setdefault(r.sample.sample_id, []).append(r)
     stats = []

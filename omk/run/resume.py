@@ -10,9 +10,10 @@ it is dropped, and cut off the file so the next append starts on a fresh line.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from omk.errors import InputError, Problem
 from omk.model import AssertionResult, Layer, Sample, SampleResult, Scores, Status, TurnResult
@@ -126,6 +127,39 @@ def restore_result(data: dict[str, Any], sample: Sample) -> RestoredResult:
     )
 
 
+class Dropped(Protocol):
+    dropped: int
+
+
+Found = tuple[tuple[str, int], int, int, "RestoredResult"]
+
+
+def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dropped) -> Iterator[Found]:
+    """The results already in `results.jsonl`, one line at a time, in file order (a later line of
+    the same (sample_id, repeat) replaces an earlier one): ((sample_id, repeat), where the line
+    starts, its length in bytes, the result). Lines that cannot be used are counted in
+    `tally.dropped`. A torn or unreadable tail is truncated away so appends start on a fresh line.
+    """
+    if not path.is_file():
+        return
+    offset = 0
+    with path.open("r+b") as f:
+        for line in iter(f.readline, b""):
+            start, offset = offset, offset + len(line)
+            whole = line.endswith(b"\n")
+            found = _take(line.rstrip(b"\n"), samples, repeat, tally)
+            if found is _TORN and not whole:
+                f.truncate(start)  # torn by a kill: cut it off
+                return
+            if not whole:
+                f.write(b"\n")  # whole but unterminated: terminate it
+            if isinstance(found, RestoredResult):
+                yield (found.sample.sample_id, found.repeat), start, len(line.rstrip(b"\n")), found
+
+
+_TORN = object()
+
+
 @dataclass(slots=True)
 class Finished:
     results: dict[tuple[str, int], RestoredResult] = field(default_factory=dict)
@@ -133,37 +167,23 @@ class Finished:
 
 
 def read_finished(path: Path, samples: dict[str, Sample], repeat: int) -> Finished:
-    """The results already in `results.jsonl`, keyed by (sample_id, repeat); the last line wins.
-
-    A torn or unreadable tail is truncated away so appends start on a fresh line.
-    """
+    """Every result in `results.jsonl` as an object, keyed by (sample_id, repeat), the last line
+    winning. A run does not hold them all: it reads the file with `scan_finished`."""
     done = Finished()
-    if not path.is_file():
-        return done
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline, else a line the kill may have torn
-    for line in lines:
-        _take(line, samples, repeat, done)
-    if tail.strip():
-        with path.open("r+b") as f:
-            if _take(tail, samples, repeat, done) is None:
-                f.truncate(len(raw) - len(tail))  # torn: cut it off
-            else:
-                f.seek(0, 2)
-                f.write(b"\n")  # whole but unterminated: terminate it
+    for key, _, _, result in scan_finished(path, samples, repeat, done):
+        done.results[key] = result
     return done
 
 
-def _take(line: bytes, samples: dict[str, Sample], repeat: int, done: Finished) -> dict | None:
-    """Record one stored line; returns the parsed object, or None if the line is not JSON."""
+def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped) -> Any:
+    """The result on one stored line; `_TORN` when it is not JSON, None when it cannot be used."""
     if not line.strip():
-        return {}
+        return None
     try:
         data = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        done.dropped += 1
-        return None
+        tally.dropped += 1
+        return _TORN
     if b"\\u" in line:  # a hand-edited "\ud800" must not stop the report being written
         from omk.textsafe import scrub_value
 
@@ -172,13 +192,13 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, done: Finished) 
     sample = samples.get(sid) if isinstance(sid, str) else None
     rep = data.get("repeat", 0) if isinstance(data, dict) else None
     if sample is None or not isinstance(rep, int) or not 0 <= rep < repeat:
-        done.dropped += 1
-        return data
+        tally.dropped += 1
+        return None
     try:
-        done.results[(sample.sample_id, rep)] = restore_result(data, sample)
+        return restore_result(data, sample)
     except (KeyError, ValueError, TypeError, TraceFormatError):
-        done.dropped += 1
-    return data
+        tally.dropped += 1
+        return None
 
 
 def recorded_cli(args: dict[str, Any]) -> dict[str, Any]:

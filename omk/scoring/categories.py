@@ -8,19 +8,24 @@ pass rate, and the mean composite over the results that ran and were graded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.model import SampleResult
 from omk.scoring.layers import round2
 
+if TYPE_CHECKING:
+    from omk.scoring.digest import Digest
+
 LAYERS = ("fact", "behavior", "judge")
 
 
-def category_breakdown(results: list[SampleResult]) -> list[dict[str, Any]]:
+def category_breakdown(results: Sequence[SampleResult | Digest]) -> list[dict[str, Any]]:
+    """Per category, in order of first appearance; results (or their digests) in plan order."""
     if not any(r.sample.category for r in results):
         return []
-    groups: dict[str | None, list[SampleResult]] = {}
+    groups: dict[str | None, list[SampleResult | Digest]] = {}
     for r in results:
         groups.setdefault(r.sample.category or None, []).append(r)
     if None in groups:

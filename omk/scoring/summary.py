@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from statistics import fmean
 from typing import Any
 
 from omk.model import SampleResult
 from omk.scoring.categories import category_breakdown
+from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2
 
 LAYERS = ("fact", "behavior", "judge")
@@ -16,20 +18,18 @@ def _mean(values: list[float]) -> float | None:
     return round2(fmean(values)) if values else None
 
 
-def summarize(results: list[SampleResult], threshold: float, duration_ms: float) -> dict[str, Any]:
+def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration_ms: float) -> dict[str, Any]:
+    """The run summary of results (or of their digests, which is all it reads), in plan order."""
+    results = digests(items)
     ok = [r for r in results if r.status == "ok"]
-    costs = [r.trace.cost_usd for r in results if r.trace.cost_usd is not None]
+    costs = [r.cost_usd for r in results if r.cost_usd is not None]
     scores: dict[str, float | None] = {
         layer: _mean([v for r in ok if (v := getattr(r.scores, layer)) is not None]) for layer in LAYERS
     }
-    graded = [r.scores.composite for r in ok if any(getattr(r.scores, layer) is not None for layer in LAYERS)]
-    scores["composite"] = _mean(graded)
+    scores["composite"] = _mean([r.scores.composite for r in ok if r.graded])
     layer_means = [v for k, v in scores.items() if k in LAYERS and v is not None]
     passed = sum(1 for r in results if r.passed)
-    units = [u for r in ok for u in (r, *r.turns)]  # a conversation is checked turn by turn
-    judge_skipped = sum(1 for u in units if u.judge_skipped) + sum(
-        1 for u in units for a in u.assertions if a.status.value == "skipped"
-    )
+    judge_skipped = sum(r.skipped_judge_items for r in results)
     return {
         "total": len(results),
         "ok": len(ok),

@@ -1,0 +1,174 @@
+"""Where a run's results are: `results.jsonl` on disk, or memory for a run without a folder.
+
+Every finished result is appended to `results.jsonl` (one JSON line, flushed before anyone is
+told it finished) and dropped: what stays in memory is its `Digest`, the few figures the summary
+needs, and where its line starts. The report reads the results back from the file in plan order,
+one at a time, so memory does not grow with the size of the run. A resumed run reads the file
+once, line by line, to learn what it had finished; the last line of a (sample, repeat) wins.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO, overload
+
+from omk.model import Sample, SampleResult
+from omk.scoring.digest import Digest
+
+Key = tuple[str, int]  # (sample_id, repeat)
+
+
+class ResultLog:
+    """The results of one run, by (sample_id, repeat): lines of `results.jsonl` when the run has a
+    folder (`path`), else the result objects themselves."""
+
+    def __init__(self, samples: Iterable[Sample], path: Path | None = None):
+        self.samples = {s.sample_id: s for s in samples}
+        self.path = path
+        self.spans: dict[Key, tuple[int, int]] = {}  # where each line starts, and its length
+        self.kept: dict[Key, SampleResult] = {}  # a run without a folder keeps its results
+        self.digests: dict[Key, Digest] = {}
+        self.dropped = 0  # stored lines that could not be used (torn, unreadable, not planned)
+        self._out: BinaryIO | None = None
+        self._end = 0
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.digests
+
+    def __len__(self) -> int:
+        return len(self.digests)
+
+    def restore(self, repeat: int) -> None:
+        """Learn what `results.jsonl` holds (a resumed run): positions and digests, line by line."""
+        from omk.run.resume import scan_finished
+
+        assert self.path is not None
+        for key, offset, length, result in scan_finished(self.path, self.samples, repeat, self):
+            self.spans[key] = (offset, length)
+            self.digests[key] = Digest.of(result)
+
+    def open(self, fresh: bool) -> None:
+        """Open `results.jsonl` to append to (`fresh`: start it empty)."""
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._out = self.path.open("wb" if fresh else "ab")
+        self._end = self._out.seek(0, 2)
+
+    def add(self, result: SampleResult) -> None:
+        """Record a finished result: its line is written and flushed before this returns."""
+        key = (result.sample.sample_id, result.repeat)
+        if self._out is None:
+            self.kept[key] = result
+        else:
+            line = _encode(json.dumps(result.to_dict(), ensure_ascii=False))
+            self._out.write(line)
+            self._out.flush()
+            self.spans[key] = (self._end, len(line) - 1)
+            self._end += len(line)
+        self.digests[key] = Digest.of(result)
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+    def text(self, key: Key, reader: BinaryIO | None = None) -> str:
+        """The JSON text of one result, as report.json holds it."""
+        if self.path is None or key in self.kept:
+            return json.dumps(self.kept[key].to_dict(), ensure_ascii=False)
+        offset, length = self.spans[key]
+        if reader is None:
+            with self.path.open("rb") as f:
+                return self.text(key, f)
+        reader.seek(offset)
+        return reader.read(length).decode("utf-8")
+
+    def result(self, key: Key, reader: BinaryIO | None = None) -> SampleResult:
+        """One result as an object: the one kept, or rebuilt from its line."""
+        if key in self.kept:
+            return self.kept[key]
+        from omk.run.resume import restore_result
+
+        return restore_result(_loads(self.text(key, reader)), self.samples[key[0]])
+
+    def texts(self, keys: Iterable[Key]) -> Iterator[str]:
+        """The JSON texts of `keys`, in that order, read one at a time."""
+        with _reader(self.path if self.spans else None) as reader:
+            for key in keys:
+                yield self.text(key, reader)
+
+    def results(self, keys: Iterable[Key]) -> Iterator[SampleResult]:
+        with _reader(self.path if self.spans else None) as reader:
+            for key in keys:
+                yield self.result(key, reader)
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in a model's output
+        from omk.textsafe import scrub
+
+        return (scrub(text) + "\n").encode("utf-8")
+
+
+def _loads(text: str) -> dict[str, Any]:
+    data = json.loads(text)
+    if "\\u" in text:  # a hand-edited "\ud800" must not stop the report being written
+        from omk.textsafe import scrub_value
+
+        data = scrub_value(data)
+    return data
+
+
+class _reader:
+    """`with _reader(path) as f`: the file opened for reading, or None without a path."""
+
+    def __init__(self, path: Path | None):
+        self.path, self.f = path, None
+
+    def __enter__(self) -> BinaryIO | None:
+        self.f = self.path.open("rb") if self.path is not None else None
+        return self.f
+
+    def __exit__(self, *exc: object) -> None:
+        if self.f is not None:
+            self.f.close()
+
+
+class Results(Sequence[SampleResult]):
+    """A run's results in plan order, read from the run's `ResultLog` when asked for: iterating
+    holds one result at a time; `list(report.results)` holds them all."""
+
+    def __init__(self, log: ResultLog, keys: list[Key]):
+        self.log = log
+        self.keys = keys
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, index: int) -> SampleResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SampleResult]: ...
+    def __getitem__(self, index: int | slice) -> SampleResult | list[SampleResult]:
+        if isinstance(index, slice):
+            return list(self.log.results(self.keys[index]))
+        return self.log.result(self.keys[index])
+
+    def __iter__(self) -> Iterator[SampleResult]:
+        return self.log.results(self.keys)
+
+    def get(self, key: Key) -> SampleResult | None:
+        """The result of (sample_id, repeat), or None."""
+        return self.log.result(key) if key in self.log else None
+
+    def texts(self) -> Iterator[str]:
+        """Each result's JSON text, as report.json holds it."""
+        return self.log.texts(self.keys)
+
+    def __repr__(self) -> str:
+        return f"<Results: {len(self.keys)} results>"

@@ -1,0 +1,111 @@
+"""A report.json's results read one at a time, so a format can render a run of any size.
+
+omk writes report.json with its top level indented and each result compact on a line of its own
+(omk/report/json_report.py). `read_lazily` reads such a file once, line by line: the top level is
+parsed, the results are not; it notes where each result's line starts. `ResultRows` then parses
+one result each time a format asks for it. A report.json in any other layout (edited by hand,
+written by another tool) is read whole by the caller instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, overload
+
+from omk.errors import InputError
+from omk.report.fields import Fields
+
+if TYPE_CHECKING:
+    from omk.report.document import Result
+
+START = b'  "results": [\n'
+ITEM = b"    {"
+END = b"  ]"
+
+
+class ResultRows(Sequence["Result"]):
+    """The results of a report.json, each parsed (and checked) when it is reached."""
+
+    def __init__(self, path: Path, spans: list[tuple[int, int]]):
+        self.path = path
+        self.spans = spans  # where each result's JSON text starts in the file, and its length
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    @overload
+    def __getitem__(self, index: int) -> Result: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Result]: ...
+    def __getitem__(self, index: int | slice) -> Result | list[Result]:
+        if isinstance(index, slice):
+            return [self._parse(i, t) for i, t in zip(range(len(self))[index], self._texts(self.spans[index]), strict=True)]
+        i = range(len(self))[index]
+        return self._parse(i, next(self._texts([self.spans[i]])))
+
+    def __iter__(self) -> Iterator[Result]:
+        for i, text in enumerate(self._texts(self.spans)):
+            yield self._parse(i, text)
+
+    def texts(self) -> Iterator[str]:
+        """Each result's JSON text, as the file holds it."""
+        return self._texts(self.spans)
+
+    def _texts(self, spans: list[tuple[int, int]]) -> Iterator[str]:
+        with self.path.open("rb") as f:
+            for offset, length in spans:
+                f.seek(offset)
+                yield f.read(length).decode("utf-8")
+
+    def _parse(self, i: int, text: str) -> Result:
+        from omk.report.document import Result
+
+        origin = str(self.path)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{origin}: results[{i}]: not valid JSON: {exc.msg}") from None
+        holder = Fields({}, origin, Fields({}, origin), "results")
+        if not isinstance(data, dict):
+            raise Fields.error(origin, holder.at(i), "an object", data)
+        return Result.parse(Fields(data, origin, holder, i))
+
+
+def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
+    """(the report without its results, the results to read) for a report.json in omk's own
+    layout; None for any other (then read it whole). OSError, UnicodeDecodeError and
+    JSONDecodeError come through for the caller to report."""
+    with path.open("rb") as f:
+        if f.readline() != b"{\n":
+            return None
+        found = _scan(f)
+        if found is None:
+            return None
+        head, spans, tail = found
+    data = json.loads(head + b'  "results": []' + tail)
+    return (data, ResultRows(path, spans)) if isinstance(data, dict) else None
+
+
+def _scan(f: BinaryIO) -> tuple[bytes, list[tuple[int, int]], bytes] | None:
+    """The text before the results, each result's place, and the text after them."""
+    head = [b"{\n"]
+    for line in iter(f.readline, b""):
+        if line == START:
+            break
+        head.append(line)
+    else:
+        return None  # no results on lines of their own (none at all, or another layout)
+    spans: list[tuple[int, int]] = []
+    offset = f.tell()
+    for line in iter(f.readline, b""):
+        if line.startswith(END) and not line.startswith(ITEM):
+            return b"".join(head), spans, line[len(END) :] + f.read()
+        if not line.startswith(ITEM):
+            return None
+        body = line.rstrip(b"\n")
+        body = body[:-1] if body.endswith(b",") else body
+        spans.append((offset + 4, len(body) - 4))
+        offset += len(line)
+    return None

@@ -1,0 +1,64 @@
+"""A result's digest: the few figures the run summary needs from it, so a run need not keep its
+results in memory to summarise them (omk/engine/results.py keeps these, the results go to disk)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from omk.model import Sample, SampleResult, Scores
+
+LAYERS = ("fact", "behavior", "judge")
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """What the run summary, the categories, the `--repeat` spread and an ensemble's agreement
+    need from one result; it reads like a `SampleResult` for those fields."""
+
+    sample: Sample
+    repeat: int
+    status: str
+    passed: bool
+    scores: Scores
+    cost_usd: float | None
+    cached: bool
+    skipped_judge_items: int  # judge work skipped: whole judge passes and judge-scored assertions
+    judge_scores: tuple[dict[Any, Any], ...] = ()  # per graded unit: ensemble member -> score
+
+    @property
+    def graded(self) -> bool:
+        """Ran, and some layer scored it (a sample with no checks at all has no composite)."""
+        return self.status == "ok" and any(getattr(self.scores, layer) is not None for layer in LAYERS)
+
+    @classmethod
+    def of(cls, r: SampleResult) -> Digest:
+        units = [r, *r.turns]  # a conversation is checked turn by turn
+        skipped = 0
+        if r.status == "ok":
+            skipped = sum(1 for u in units if u.judge_skipped)
+            skipped += sum(1 for u in units for a in u.assertions if a.status.value == "skipped")
+        return cls(
+            sample=r.sample,
+            repeat=r.repeat,
+            status=r.status,
+            passed=r.passed,
+            scores=r.scores,
+            cost_usd=r.trace.cost_usd,
+            cached=r.cached,
+            skipped_judge_items=skipped,
+            judge_scores=tuple(_members(u.judge) for u in units if _members(u.judge) is not None),
+        )
+
+
+def _members(judge: Any) -> dict[Any, Any] | None:
+    members = judge.get("judges") if isinstance(judge, dict) else None
+    if not isinstance(members, list):
+        return None
+    return {m.get("judge"): m.get("score") for m in members if isinstance(m, dict)}
+
+
+def digests(results: Iterable[SampleResult | Digest]) -> list[Digest]:
+    """Digests of results (a digest is kept as it is)."""
+    return [r if isinstance(r, Digest) else Digest.of(r) for r in results]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 ZH = {
     "Results": "结果",
+    "… and {n} more: see report.html or report.json": "……另有 {n} 条：见 report.html 或 report.json",
     "{shown} of {total} results shown (those that did not pass first); all are in the report": "显示 {total} 条结果中的 {shown} 条（未通过的在前）；全部结果见报告",
     "… and {n} more that did not pass or had failed checks: see the report": "……另有 {n} 条未通过或有检查未通过：见报告",
     "sample": "用例",

@@ -44,32 +44,31 @@ def build_junit(report: ReportDocument | Mapping[str, Any]) -> ET.Element:
 
         return experiment_junit.build(report, report.experiment)
     results = report.results
-    failures = sum(1 for r in results if r.status != "error" and not r.passed)
-    errors = sum(1 for r in results if r.status == "error")
     total_time = seconds(report.summary.duration_ms)
+    root = ET.Element("testsuites", {"name": "omk"})
+    suite = ET.SubElement(root, "testsuite", {"name": clean(f"omk {report.run_id or ''}".strip())})
+    props = ET.SubElement(suite, "properties")
+    for name, value in _properties(report):
+        ET.SubElement(props, "property", {"name": clean(name), "value": clean("" if value is None else value)})
+    repeated = report.repeated
+    fallback = Path(report.samples_files[0]).stem if report.samples_files else "omk"
+    failures = errors = 0
+    for r in results:  # one pass: the counts are known when the cases are written
+        errors += r.status == "error"
+        failures += r.status != "error" and not r.passed
+        _add_case(suite, r, result_name(r, repeated), _classname(r, fallback), report.summary.threshold)
     counts = {"tests": str(len(results)), "failures": str(failures), "errors": str(errors), "skipped": "0"}
-
-    root = ET.Element("testsuites", {"name": "omk", **counts, "time": total_time})
-    suite = ET.SubElement(
-        root,
-        "testsuite",
+    root.attrib.update({**counts, "time": total_time})
+    suite.attrib.update(
         {
-            "name": clean(f"omk {report.run_id or ''}".strip()),
             **counts,
             "time": total_time,
             "timestamp": clean(report.started_at or ""),
             "hostname": "localhost",
             "id": "0",
             "package": "omk",
-        },
+        }
     )
-    props = ET.SubElement(suite, "properties")
-    for name, value in _properties(report):
-        ET.SubElement(props, "property", {"name": clean(name), "value": clean("" if value is None else value)})
-    repeated = report.repeated
-    fallback = Path(report.samples_files[0]).stem if report.samples_files else "omk"
-    for r in results:
-        _add_case(suite, r, result_name(r, repeated), _classname(r, fallback), report.summary.threshold)
     return root
 
 

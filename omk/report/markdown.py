@@ -26,6 +26,7 @@ from omk.report.reasons import (
 )
 
 MAX_CELL = 300
+ROWS_SHOWN = 1000  # rows per table: a CI job summary has a size limit; every result is in the other reports
 
 
 def cell(value: Any) -> str:
@@ -86,20 +87,31 @@ def _head(report: ReportDocument, lang: str) -> list[str]:
 
 
 def _failures(report: ReportDocument, lang: str) -> list[str]:
-    bad = [r for r in report.results if not r.passed]
-    if not bad:
-        return []
+    """The results that did not pass, with why: the first `ROWS_SHOWN` of them."""
     repeated, threshold = report.repeated, report.summary.threshold
-    out = [f"### {t('Failures', lang)} ({len(bad)})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
-    for r in bad:
+    out, more = [], 0
+    for r in report.results:
+        if r.passed:
+            continue
+        if len(out) >= ROWS_SHOWN:
+            more += 1
+            continue
         composite = "error" if r.status == "error" else _score(r.scores.composite)
         why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
         out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
-    return [*out, ""]
+    if not out:
+        return []
+    head = [f"### {t('Failures', lang)} ({len(out) + more})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
+    return [*head, *out, *_more(more, lang), ""]
+
+
+def _more(n: int, lang: str) -> list[str]:
+    return ["", t("… and {n} more: see report.html or report.json", lang).format(n=n)] if n else []
 
 
 def _all_results(report: ReportDocument, lang: str) -> list[str]:
-    """Every result in a folded table; beneath a conversation, one row per turn."""
+    """Every result (the first `ROWS_SHOWN` of a large run) in a folded table; beneath a
+    conversation, one row per turn."""
     repeated = report.repeated
     out = [
         f"<details><summary>{t('All results', lang)} ({len(report.results)})</summary>",
@@ -107,13 +119,15 @@ def _all_results(report: ReportDocument, lang: str) -> list[str]:
         f"| {t('sample', lang)} | {t('status', lang)} | fact | behavior | judge | composite | {t('pass', lang)} |",
         "| --- | --- | ---: | ---: | ---: | ---: | :---: |",
     ]
-    for r in report.results:
+    for n, r in enumerate(report.results):
+        if n == ROWS_SHOWN:
+            break
         out.append(_row(cell(result_name(r, repeated)), r.status, r.scores, r.status == "ok", "✅" if r.passed else "❌"))
         for turn in r.turns:
             mark = {True: "✅", False: "❌"}.get(turn.passed, "·")  # type: ignore[arg-type]
             graded = turn.status == "ok" and turn.passed is not None
             out.append(_row(f"↳ {cell(turn_label(turn, lang=lang))}", turn.status, turn.scores, graded, mark))
-    return [*out, "", "</details>", ""]
+    return [*out, *_more(max(len(report.results) - ROWS_SHOWN, 0), lang), "", "</details>", ""]
 
 
 def _row(name: str, status: str | None, sc: Scores, graded: bool, mark: str) -> str:

@@ -1,0 +1,213 @@
+"""Results stream to disk: a run with a folder keeps no result in memory, its report is the same
+as a run kept in memory, a killed large run resumes with nothing lost or repeated, and the report
+writers read results one at a time."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from omk.engine import EvalOptions, Evaluation
+from omk.engine.results import Results
+from omk.model import SampleResult
+from omk.report import write_format
+from omk.report.document import Result, read_document
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from suite import write_suite  # noqa: E402  (the benchmark's suite: 10 assertions, passes and failures)
+
+TIMINGS = ("duration_ms", "latency_ms", "api_latency_ms", "started_at", "finished_at", "run_id")
+
+
+def untimed(value):
+    """`value` without the fields that measure time (they differ between any two runs)."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("suite")
+    return write_suite(folder, 400)
+
+
+def run(suite, out: Path | None, **more):
+    options = EvalOptions(
+        samples=[str(suite["samples"])],
+        target=f"replay:{suite['replay']}",
+        no_judge=True,
+        no_cache=True,
+        out=str(out) if out else None,
+        **{"format": "json,junit,md,html", **more},
+    )
+    return Evaluation.prepare(options, cwd=suite["samples"].parent, write=out is not None)
+
+
+def test_a_streamed_run_writes_the_report_a_run_kept_in_memory_writes(suite, tmp_path):
+    import asyncio
+
+    streamed = run(suite, tmp_path / "streamed")
+    asyncio.run(streamed.execute())
+    assert streamed.log.kept == {}, "a run with a folder keeps no result object"
+    on_disk = streamed.finish()
+    assert isinstance(on_disk.results, Results) and len(on_disk.results) == 400
+
+    kept = run(suite, None)
+    asyncio.run(kept.execute())
+    assert len(kept.log.kept) == 400
+    in_memory = kept.finish()
+    in_memory.write(["json", "junit", "md", "html"], out_dir=tmp_path / "memory")
+
+    a = json.loads((tmp_path / "streamed" / "report.json").read_text(encoding="utf-8"))
+    b = json.loads((tmp_path / "memory" / "report.json").read_text(encoding="utf-8"))
+    assert untimed(a) == untimed(b)
+    assert a["summary"]["passed"] == on_disk.summary.passed
+    assert any(c["status"] == "failed" for r in a["results"] for c in r["assertions"]), "the suite has failing checks"
+    # byte for byte, once the timings are taken out of the result lines
+    lines_a = [json.dumps(untimed(json.loads(t)), ensure_ascii=False) for t in on_disk.results.texts()]
+    lines_b = [json.dumps(untimed(r.to_dict()), ensure_ascii=False) for r in in_memory.results]
+    assert lines_a == lines_b
+    # the objects read back are the results: same checks, same messages
+    for x, y in zip(on_disk.results, in_memory.results, strict=True):
+        assert (x.sample_id, x.passed, x.scores, x.output) == (y.sample_id, y.passed, y.scores, y.output)
+        assert [(c.type, c.status, c.message) for c in x.assertions] == [(c.type, c.status, c.message) for c in y.assertions]
+    assert on_disk.result("s00007").output == in_memory.result("s00007").output
+    assert on_disk.to_dict()["results"] == [json.loads(t) for t in on_disk.results.texts()]
+
+
+def test_the_other_formats_render_the_same_from_either_run(suite, tmp_path):
+    import asyncio
+
+    for out in (tmp_path / "s", None):
+        ev = run(suite, out)
+        asyncio.run(ev.execute())
+        report = ev.finish()
+        if out is None:
+            report.write(["json", "junit", "md"], out_dir=tmp_path / "m")
+    for fmt in ("junit.xml", "summary.md"):
+        a = (tmp_path / "s" / fmt).read_text(encoding="utf-8")
+        b = (tmp_path / "m" / fmt).read_text(encoding="utf-8")
+        strip = re.compile(r'(time|timestamp)="[^"]*"|\d+\.\d s \||\d{8}-\d{6}-[0-9a-f]{6}|\d{4}-\d\d-\d\dT[\d:+]+')
+        assert strip.sub("", a) == strip.sub("", b), fmt
+
+
+def test_a_killed_large_run_resumes_with_nothing_lost_or_repeated(tmp_path):
+    paths = write_suite(tmp_path, 6000)
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "omk", "eval", str(paths["samples"]), "--target", f"replay:{paths['replay']}",
+            "--no-judge", "--no-cache", "--concurrency", "1", "--quiet", "--out", str(out)]
+    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if results.is_file() and results.stat().st_size > 2_000_000:  # some hundreds of results
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run ended before it could be killed: " + proc.stderr.read().decode()[-500:]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = [json.loads(line) for line in results.read_bytes().split(b"\n") if line.strip().startswith(b"{") and line.endswith(b"}")]
+    assert 100 < len(before) < 6000
+    # the kill may have torn the last line; the resume cuts it off and runs that sample again
+    done = subprocess.run([sys.executable, "-m", "omk", "eval", "--resume", str(out), "--quiet"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1), done.stderr
+    lines = results.read_text(encoding="utf-8").splitlines()
+    keys = [(d["sample_id"], d["repeat"]) for d in map(json.loads, lines)]
+    assert len(keys) == len(set(keys)) == 6000, "every sample exactly once: none lost, none run twice"
+    assert [json.loads(line) for line in lines[: len(before)]] == before, "what had finished is kept as it was"
+    report = read_document(out)
+    assert [r.sample_id for r in report.results] == [f"s{i:05d}" for i in range(6000)]
+    assert report.summary.total == 6000 and report.summary.passed == sum(1 for r in report.results if r.passed)
+
+
+class Tracked(Result):
+    """A report result that says when it is collected."""
+
+    __slots__ = ("__weakref__",)
+
+
+class CountingRows:
+    """Results made one at a time, counting how many are alive at once."""
+
+    def __init__(self, template: Result, n: int):
+        self.template, self.n = template, n
+        self.alive = self.most = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        values = {f.name: getattr(self.template, f.name) for f in fields(Result)}
+        for i in range(self.n):
+            passed = i % 3 != 0
+            r = Tracked(**{**values, "sample_id": f"s{i:05d}", "passed": passed, "status": "ok" if i % 7 else "error"})
+            self.alive += 1
+            self.most = max(self.most, self.alive)
+            weakref.finalize(r, self._gone)
+            yield r
+
+    def _gone(self) -> None:
+        self.alive -= 1
+
+
+@pytest.mark.parametrize("fmt", ["junit", "md"])
+def test_a_writer_holds_a_bounded_number_of_results(fmt, suite, tmp_path):
+    import asyncio
+
+    ev = run(suite, tmp_path / "run", format="json")
+    asyncio.run(ev.execute())
+    ev.finish()
+    doc = read_document(tmp_path / "run")
+    rows = CountingRows(next(iter(doc.results)), 5000)
+    object.__setattr__(doc, "results", rows)
+    gc.collect()
+    write_format(tmp_path / "out", doc, fmt)
+    assert rows.most <= 2, f"{fmt} held {rows.most} of 5000 results at once"
+
+
+def test_the_terminal_shows_a_bounded_table_of_a_large_run(suite, tmp_path):
+    import asyncio
+
+    from rich.console import Console
+
+    from omk.report.terminal import print_summary
+
+    ev = run(suite, tmp_path / "run", format="json")
+    asyncio.run(ev.execute())
+    ev.finish()
+    doc = read_document(tmp_path / "run")
+    rows = CountingRows(next(iter(doc.results)), 5000)
+    object.__setattr__(doc, "results", rows)
+    console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
+    print_summary(doc, console)
+    text = console.export_text()
+    assert "200 of 5000 results shown" in text and "more that did not pass" in text
+    assert rows.most <= 250
+
+
+def test_sample_results_read_back_are_full_objects(suite, tmp_path):
+    import asyncio
+
+    ev = run(suite, tmp_path / "run", format="json")
+    asyncio.run(ev.execute())
+    report = ev.finish()
+    first = report.results[0]
+    assert isinstance(first, SampleResult) and first.sample is ev.samples[0]
+    assert report.results[-1].sample.sample_id == "s00399" and len(report.results[10:20]) == 10
+    assert len(report.failures()) == 400 - report.summary.passed

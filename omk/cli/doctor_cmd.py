@@ -37,7 +37,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     from omk.doctor import examine, verdict
     from omk.report.json_report import read_report
 
-    report = read_report(Path(args.report)) if getattr(args, "report", None) else None
+    report = read_report(Path(args.report), lazily=True) if getattr(args, "report", None) else None
     paths = _samples_for(args, report)
     samples, files, ignored = None, [], []
     if paths is not None:

@@ -12,7 +12,9 @@ import math
 import re
 import shutil
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from statistics import pstdev
 from typing import Any
@@ -329,14 +331,30 @@ def judge_spreads(results: list[dict[str, Any]]) -> list[float]:
     return spreads
 
 
+def by_sample(results: Iterable[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Each sample's results, in order of first appearance. A report lists a sample's repeats one
+    after another, so they are grouped as they are read (one sample in memory at a time); a report
+    that does not is grouped whole."""
+    ids = [r["sample_id"] for r in results]
+    adjacent = len({sid for sid, _ in groupby(ids)}) == sum(1 for _ in groupby(ids))
+    if adjacent:
+        for sid, group in groupby(results, key=lambda r: r["sample_id"]):
+            yield sid, list(group)
+        return
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        grouped[r["sample_id"]].append(r)
+    yield from grouped.items()
+
+
 def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
-    by_sample: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in report.get("results") or []:
-        by_sample[r["sample_id"]].append(r)
+    """What a finished run shows; `report["results"]` may be read lazily (it is walked twice)."""
     out: list[Diagnostic] = []
     costs: dict[str, float] = {}
     latencies: dict[str, float] = {}
-    for sid, results in by_sample.items():
+    graded: dict[str, list[float]] = {}
+    for sid, results in by_sample(report.get("results") or []):
+        graded[sid] = [c for r in results if (c := _graded(r)) is not None]
         out += _sample_diagnostics(sid, results)
         ran = [r.get("trace") or {} for r in results if r.get("status") == "ok"]
         cost = [t["cost_usd"] for t in ran if isinstance(t.get("cost_usd"), int | float)]
@@ -346,7 +364,6 @@ def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
         if lat:
             latencies[sid] = sum(lat) / len(lat)
     out += _outliers("cost_outlier", costs) + _outliers("latency_outlier", latencies)
-    graded = {sid: [c for r in rs if (c := _graded(r)) is not None] for sid, rs in by_sample.items()}
     means = [sum(v) / len(v) for v in graded.values() if v]
     if len(means) >= FLAT_MIN_SAMPLES and max(means) - min(means) < FLAT_SPREAD:
         out.append(

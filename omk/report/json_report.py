@@ -171,9 +171,14 @@ def _nonfinite_warning(where: list[str]) -> list[str]:
     return [f"not-a-number or infinite values written as null (JSON has no such numbers): {shown}"]
 
 
-def read_report(path: Path) -> dict[str, Any]:
+def read_report(path: Path, *, lazily: bool = False) -> dict[str, Any]:
     """Load a finished run's report.json (or the run folder holding it), its shape checked as the
-    formats read it (omk/report/document.py); bad input is an InputError."""
+    formats read it (omk/report/document.py); bad input is an InputError. `lazily`: `results` is
+    a sized iterable that parses one result each time it is reached (omk/report/result_rows.py)."""
     from omk.report.document import read_document
+    from omk.report.result_rows import ResultDicts, ResultRows
 
-    return read_document(path).whole()
+    document = read_document(path)
+    if lazily and isinstance(document.results, ResultRows):
+        return {**document.data, "results": ResultDicts(document.results)}
+    return document.whole()

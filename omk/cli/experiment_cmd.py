@@ -107,7 +107,7 @@ def _experiment_block(run_dir: Path) -> dict[str, Any]:
     from omk.errors import InputError, Problem
     from omk.report.json_report import read_report
 
-    data = read_report(run_dir)
+    data = read_report(run_dir, lazily=True)  # the block only: its results are not read
     block = data.get("experiment")
     if not isinstance(block, dict) or not isinstance(block.get("verdict"), dict):
         where = run_dir / "report.json" if run_dir.is_dir() else run_dir
@@ -150,7 +150,7 @@ def run_diff(args: argparse.Namespace) -> int:
     from omk.experiment import diff_runs
     from omk.report.json_report import read_report
 
-    a, b = (records_of_report(read_report(Path(p))) for p in (args.run_a, args.run_b))
+    a, b = (records_of_report(read_report(Path(p), lazily=True)) for p in (args.run_a, args.run_b))
     diff = diff_runs(a, b, trivial=args.trivial)
     data = diff.to_dict()
     if args.json:

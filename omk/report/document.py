@@ -479,6 +479,8 @@ class ReportDocument:
         """Whether the run repeated samples (`--repeat N`): some result has a repeat index above 0."""
         if self.repeats is not None and self.repeats.n is not None:
             return self.repeats.n > 1
+        if "repeat" in (self.data.get("summary") or {}):  # the summary says (reports since --repeat)
+            return self.summary.repeat > 1
         return any(r.repeat > 0 for r in self.results)
 
 

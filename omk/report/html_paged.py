@@ -83,8 +83,7 @@ font:inherit;cursor:pointer}
 .pager button:disabled{opacity:.5;cursor:default}
 #table-note:empty{display:none}
 @media (max-width: 480px){
-table.listing thead tr{display:flex;flex-wrap:wrap;gap:4px}table.listing thead th{border:1px solid var(--line);
-border-radius:6px;padding:2px 6px}
+table.listing thead{display:none}
 table.listing tbody tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));border-bottom:1px solid var(--line);padding:4px 0}
 table.listing tbody td{border:0;padding:2px 6px;text-align:left}table.listing tbody td:first-child{grid-column:1/-1}
 .pager{flex-wrap:wrap}
@@ -198,18 +197,25 @@ def _extremes(key: str, title: str, heap: list[tuple[float, int, Extreme]], repe
 def _full_table(repeated: bool, threshold: float | None, lang: str) -> str:
     """The full table's frame: the script fills its body from the embedded rows."""
     limit = "" if threshold is None else f' data-threshold="{threshold}"'
-    pager = (
-        f'<span class="pager"><button type="button" id="prev">‹ {esc(tp("previous", lang))}</button>'
-        f'<span id="page"></span><button type="button" id="next">{esc(tp("next", lang))} ›</button></span>'
-    )
     return (
         f"<h2 id=\"all-results\">{esc(t('All results', lang))}</h2>"
-        + table_controls(lang) + pager + "</div>"
+        + table_controls(lang) + _pager(lang, "prev", "page", "next") + "</div>"
         f'<p class="meta" id="table-note">{esc(tp("loading the table…", lang))}</p>'
         f'<table id="results" data-repeated="{int(repeated)}" data-page-size="{PAGE_SIZE}"{limit}>'
         f"<caption>{esc(t(ORDER_NOTE, lang))}</caption>"
         f"<thead><tr>{table_heads(repeated, lang)}</tr></thead><tbody></tbody></table>"
+        f'<div class="controls">{_pager(lang)}</div>'
         '<article class="detail" id="sample-view" hidden></article>'
+    )
+
+
+def _pager(lang: str, *ids: str) -> str:
+    """Previous, "page N of M", next; `ids` name the three (the pager above the table has them)."""
+    prev, where, next_ = (f' id="{i}"' for i in ids) if ids else ("", "", "")
+    return (
+        f'<span class="pager"><button type="button" data-step="-1"{prev}>‹ {esc(tp("previous", lang))}</button>'
+        f'<span class="page-label"{where}></span>'
+        f'<button type="button" data-step="1"{next_}>{esc(tp("next", lang))} ›</button></span>'
     )
 
 
@@ -241,7 +247,8 @@ JS = """
   var D=document, $=function(id){return D.getElementById(id);};
   var L=JSON.parse($('omk-labels').textContent);
   var table=$('results'), body=table.tBodies[0], view=$('sample-view'), note=$('table-note');
-  var q=$('filter'), st=$('status-filter'), count=$('count'), where=$('page'), prev=$('prev'), next=$('next');
+  var q=$('filter'), st=$('status-filter'), count=$('count');
+  var labels=D.querySelectorAll('.pager .page-label'), steps=D.querySelectorAll('.pager button[data-step]');
   var repeated=table.getAttribute('data-repeated')==='1', SIZE=+table.getAttribute('data-page-size');
   var threshold=table.hasAttribute('data-threshold')?parseFloat(table.getAttribute('data-threshold')):null;
   var CHUNK=+$('omk-rows').getAttribute('data-chunk');
@@ -306,8 +313,8 @@ JS = """
     });
     body.textContent=''; body.appendChild(frag);
     count.textContent=shown.length+' / '+rows.length;
-    where.textContent=L.page.replace('{n}',page+1).replace('{m}',pages);
-    prev.disabled=page===0; next.disabled=page>=pages-1;
+    Array.prototype.forEach.call(labels,function(s){s.textContent=L.page.replace('{n}',page+1).replace('{m}',pages);});
+    Array.prototype.forEach.call(steps,function(b){b.disabled=b.getAttribute('data-step')<0?page===0:page>=pages-1;});
   }
   function apply(){
     var text=q.value.trim().toLowerCase(), want=st.value;
@@ -449,8 +456,9 @@ JS = """
   }
   var ready=unpack('omk-rows').then(load,function(){note.textContent=L.unreadable;});
   q.addEventListener('input',apply); st.addEventListener('change',apply);
-  prev.addEventListener('click',function(){page--; draw();});
-  next.addEventListener('click',function(){page++; draw();});
+  Array.prototype.forEach.call(steps,function(b){
+    b.addEventListener('click',function(){page+=+b.getAttribute('data-step'); draw();});
+  });
   Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEventListener('click',function(){sortBy(th,i);});});
   body.addEventListener('click',function(e){
     var tr=e.target.closest('tr'); if(tr){go('sample-'+tr.getAttribute('data-index'),true);}

@@ -489,7 +489,7 @@ def _script_hash(script: str) -> str:
 # the page then shows the summary, the failures and the extremes, and carries the full table as
 # compressed data that it draws one page at a time (omk/report/html_paged.py).
 MAX_FULL_RESULTS = 2000
-MAX_FULL_DATA_BYTES = 8 * 1024 * 1024  # the results' data (html_data) as JSON, a proxy for the page's size
+MAX_FULL_DATA_BYTES = 6 * 1024 * 1024  # the results' data (html_data) as JSON, a proxy for the page's size
 
 
 class FirstPass:

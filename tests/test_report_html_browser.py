@@ -348,3 +348,33 @@ def test_a_large_report_fits_a_phone(browser, large_page):
     assert page.js("document.documentElement.scrollWidth") <= 375
     assert page.errors() == []
     page.screenshot(ARTIFACTS / "report-large-narrow.png")
+
+
+@pytest.mark.parametrize("folder", CORPUS, ids=lambda p: p.name)
+def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, tmp_path, folder, monkeypatch):
+    """Every result of the corpus (conversations, judges, tool calls, URLs, repeats, errors): its
+    panel drawn by the large page's script from the embedded data shows the same text as the
+    panel a small page renders on the server."""
+    from omk.report import html_report
+    from omk.report.document import read_document
+
+    report = read_document(folder)
+    lang = "zh" if folder.name in ("judged", "repeats") else "en"
+    full = tmp_path / "full.html"
+    full.write_text(render_html(report, lang), encoding="utf-8")
+    monkeypatch.setattr(html_report, "MAX_FULL_RESULTS", 0)
+    paged = write_html(tmp_path, report, lang)
+    assert "omk-rows" in paged.read_text(encoding="utf-8")
+
+    page = Page(browser)
+    page.goto(full.as_uri())
+    page.js("document.querySelectorAll('.detail').forEach(d => { d.hidden = false; })")
+    expected = page.js("Array.from(document.querySelectorAll('#details .detail')).map(d => [+d.id.slice(7), d.innerText])")
+    page = Page(browser)
+    page.goto(paged.as_uri())
+    wait_for(page, "document.querySelectorAll('#results tbody tr').length > 0")
+    for i, text in expected:
+        page.js(f"document.querySelector('#results tbody tr[data-index=\"{i}\"]').click()")
+        wait_for(page, f"document.getElementById('sample-view').dataset.index === '{i}'")
+        assert page.js("document.getElementById('sample-view').innerText") == text, f"sample-{i}"
+    assert expected and page.errors() == []

@@ -58,6 +58,11 @@ def text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def _str(value: Any) -> str:
+    """A value as the server-rendered page prints it (None as nothing)."""
+    return "" if value is None else str(value)
+
+
 def row(i: int, r: Result) -> dict[str, Any]:
     """What the table shows of one result (and searches and sorts by); `index` is its place in the run."""
     sc = r.scores
@@ -118,7 +123,7 @@ def graded(r: Result | Turn, lang: str) -> dict[str, Any]:
 
 def assertion(a: Assertion) -> dict[str, Any]:
     status = a.status or ("passed" if a.passed else "failed")
-    extra = [f"{a.layer}", f"weight {a.weight}"]
+    extra = [_str(a.layer), f"weight {_str(a.weight)}"]
     if a.metric is not None:
         extra.append(f"metric {a.metric}")
     if a.score is not None:
@@ -138,8 +143,8 @@ def judge(block: JudgeBlock | None, lang: str) -> dict[str, Any] | None:
     items = []
     for what, score, reason in block.items():
         shown = f"{t('dimension', lang)} {what[len('dimension '):]}" if what.startswith("dimension ") else t(what, lang)
-        items.append([shown, "" if score is None else str(score), reason])
-    return {"score": "" if block.score is None else str(block.score), "items": items, "extra": text(dict(block.extra)) if block.extra else None}
+        items.append([shown, _str(score), reason])
+    return {"score": _str(block.score), "items": items, "extra": text(dict(block.extra)) if block.extra else None}
 
 
 def trace(tr: Trace, lang: str) -> dict[str, Any]:
@@ -154,10 +159,10 @@ def trace(tr: Trace, lang: str) -> dict[str, Any]:
     stats = tr.mock_stats
     if stats is not None:
         per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
-        out["mocks"] = f"mocks: {stats.hits} hit(s), {stats.misses} miss(es); {per}"
+        out["mocks"] = f"mocks: {_str(stats.hits)} hit(s), {_str(stats.misses)} miss(es); {per}"
     out["calls"] = [
         {
-            "tool": "" if c.tool is None else c.tool,
+            "tool": _str(c.tool),
             "error": c.is_error,
             "input": text(c.input),
             "output": text(c.output),
@@ -171,7 +176,7 @@ def trace(tr: Trace, lang: str) -> dict[str, Any]:
 def url(u: Any) -> dict[str, Any]:
     if isinstance(u, InlinedUrl):
         meta = dict(u.meta)
-        return {"url": "" if u.url is None else str(u.url), "meta": text(meta) if meta else None, "body": text(u.body) if u.body else None}
+        return {"url": _str(u.url or ""), "meta": text(meta) if meta else None, "body": text(u.body) if u.body else None}
     return {"raw": text(u)}
 
 

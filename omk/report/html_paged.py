@@ -277,17 +277,19 @@ JS = """
     }
     return v.toFixed(d);
   }
+  // text as it reads in a page rendered on the server, whose parser drops NUL characters
+  function clean(s){return String(s).replace(/\\u0000/g,'');}
   function el(tag,cls,text){
     var e=D.createElement(tag);
     if(cls){e.className=cls;}
-    if(text!==undefined&&text!==null){e.textContent=String(text);}
+    if(text!==undefined&&text!==null){e.textContent=clean(text);}
     return e;
   }
   function add(parent){
     for(var i=1;i<arguments.length;i++){if(arguments[i]){parent.appendChild(arguments[i]);}}
     return parent;
   }
-  function txt(s){return D.createTextNode(s);}
+  function txt(s){return D.createTextNode(clean(s));}
   function badge(state,word){return el('span','badge '+(BADGE[state]||'skip'),word||L[state]||state);}
   function labelled(td,name){td.setAttribute('data-label',name);return td;}
 

@@ -5,6 +5,12 @@ fixed layout, and rendering every value through a single `esc()` on the server s
 run data ever reaches JavaScript or `innerHTML` (outputs are untrusted). The script only sorts,
 filters and shows pre-rendered detail panels. A Content-Security-Policy allows no network and
 only the page's own script (by hash), as a second line of defence.
+
+The results are read only by iterating them (twice at most) and counting them, never all held:
+a report can hand over a collection that reads them lazily from a file. A large run (more
+results, or more text, than a browser handles well as one page) gets the page of
+omk/report/html_paged.py instead: the same summary, its failures and extremes rendered here, and
+the full table as embedded data that its script shows as text (`textContent`), never as markup.
 """
 
 from __future__ import annotations

@@ -353,8 +353,8 @@ def test_a_large_report_fits_a_phone(browser, large_page):
 @pytest.mark.parametrize("folder", CORPUS, ids=lambda p: p.name)
 def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, tmp_path, folder, monkeypatch):
     """Every result of the corpus (conversations, judges, tool calls, URLs, repeats, errors): its
-    panel drawn by the large page's script from the embedded data shows the same text as the
-    panel a small page renders on the server."""
+    row and its panel drawn by the large page's script from the embedded data show the same text
+    as those a small page renders on the server."""
     from omk.report import html_report
     from omk.report.document import read_document
 
@@ -370,9 +370,12 @@ def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, 
     page.goto(full.as_uri())
     page.js("document.querySelectorAll('.detail').forEach(d => { d.hidden = false; })")
     expected = page.js("Array.from(document.querySelectorAll('#details .detail')).map(d => [+d.id.slice(7), d.innerText])")
+    cells = "Array.from(r.cells).map(c => [c.className, c.textContent, c.dataset.label || null])"
+    rows = page.js(f"Array.from(document.querySelectorAll('#results tbody tr')).map(r => [+r.dataset.detail.slice(7), r.dataset.state, {cells}])")
     page = Page(browser)
     page.goto(paged.as_uri())
     wait_for(page, "document.querySelectorAll('#results tbody tr').length > 0")
+    assert page.js(f"Array.from(document.querySelectorAll('#results tbody tr')).map(r => [+r.dataset.index, r.dataset.state, {cells}])") == rows
     for i, text in expected:
         page.js(f"document.querySelector('#results tbody tr[data-index=\"{i}\"]').click()")
         wait_for(page, f"document.getElementById('sample-view').dataset.index === '{i}'")

@@ -241,3 +241,143 @@ def test_every_corpus_report_fits_375_px_with_every_panel_open(browser, tmp_path
     )
     assert too_wide == [] and page.js("document.documentElement.scrollWidth") <= 375
     assert page.errors() == []
+
+
+# ---------------------------------------------------------------- a large run: the paged page
+
+LARGE = 5000
+
+
+@pytest.fixture(scope="module")
+def large_page(tmp_path_factory) -> Path:
+    from large_report import large_report
+
+    report, _ = large_report(LARGE)
+    return write_html(tmp_path_factory.mktemp("large"), report)
+
+
+def wait_for(page: Page, condition: str) -> None:
+    page.js(
+        "new Promise((ok, fail) => { const t0 = Date.now(); const f = () => (" + condition + ") ? ok() :"
+        " Date.now() - t0 > 20000 ? fail(new Error('timed out: ' + " + repr(condition) + ")) : setTimeout(f, 20); f(); })"
+    )
+
+
+def type_in(page: Page, element: str, value: str, event: str = "input") -> None:
+    page.js(f"(e => {{ e.value = {value!r}; e.dispatchEvent(new Event({event!r})); }})(document.getElementById({element!r}))")
+
+
+def panel_text(page: Page) -> str:
+    wait_for(page, "!document.getElementById('sample-view').hidden")
+    return page.js("document.getElementById('sample-view').innerText")
+
+
+def test_a_large_report_pages_searches_sorts_and_opens_details(browser, large_page):
+    from large_report import result_dict
+
+    states = ["errored" if d["status"] == "error" else "passed" if d["passed"] else "failed" for d in map(result_dict, range(LARGE))]
+    order = [f"case-{i:05d}" for i, s in enumerate(states) if s != "passed"] + [f"case-{i:05d}" for i, s in enumerate(states) if s == "passed"]
+    page = Page(browser)
+    page.goto(large_page.as_uri())  # a file: URL, offline; the policy allows no network at all
+    wait_for(page, "document.querySelectorAll('#results tbody tr').length > 0")
+    assert visible_rows(page) == order[:100]  # page 1: 100 rows, failed and errored first
+    assert page.js("document.getElementById('count').textContent") == f"{LARGE} / {LARGE}"
+    assert page.js("document.getElementById('page').textContent") == "page 1 of 50"
+    page.js("document.getElementById('next').click()")
+    assert visible_rows(page) == order[100:200]
+    assert page.js("document.getElementById('page').textContent") == "page 2 of 50"
+    page.js("document.querySelectorAll('.pager [data-step=\"1\"]')[1].click()")  # the pager under the table
+    assert visible_rows(page) == order[200:300]
+    assert page.js("Array.from(document.querySelectorAll('.page-label')).map(s => s.textContent)") == ["page 3 of 50"] * 2
+    page.js("document.getElementById('prev').click()")
+    assert visible_rows(page) == order[100:200]
+
+    type_in(page, "filter", "CASE-04321")  # the search, by sample id, case-insensitive
+    assert visible_rows(page) == ["case-04321"] and page.js("document.getElementById('page').textContent") == "page 1 of 1"
+    type_in(page, "filter", "")
+    type_in(page, "status-filter", "errored", "change")
+    assert page.js("document.getElementById('count').textContent") == f"{states.count('errored')} / {LARGE}"
+    assert set(page.js("Array.from(document.querySelectorAll('#results tbody tr')).map(r => r.dataset.state)")) == {"errored"}
+    type_in(page, "status-filter", "", "change")
+
+    composite = "Array.from(document.querySelectorAll('#results th')).find(th => th.textContent === 'composite')"
+    page.js(f"{composite}.click()")
+    page.js(f"{composite}.click()")  # descending: the best first
+    best = max((d["scores"]["composite"], -i) for i, d in enumerate(map(result_dict, range(LARGE))) if d["status"] == "ok")
+    assert visible_rows(page)[0] == f"case-{-best[1]:05d}"
+
+    type_in(page, "filter", "case-00011")  # exact halves round to even, as on the server
+    assert page.js("Array.from(document.querySelectorAll('#results tbody td.num')).map(c => c.textContent)")[:4] == ["4.12", "4.38", "—", "4.25"]
+    page.js("document.querySelector('#results tbody tr').click()")
+    text = panel_text(page)
+    assert "Review snippet 11 for SQL injection" in text and "names the fix" not in text
+    assert page.js("document.querySelectorAll('#sample-view li.assertion').length") == 5  # 3 top-level + 2 in the set
+    assert page.js("location.hash") == "#sample-11"
+    assert page.js("document.querySelector('#results tbody tr').classList.contains('selected')")
+
+    type_in(page, "filter", "case-00003")  # an output with markup: shown as text, never run
+    page.js("document.querySelector('#results tbody tr').click()")
+    wait_for(page, "document.getElementById('sample-view').dataset.index === '3'")
+    assert "<script>window.__pwned=1</script>" in panel_text(page)
+    assert page.js("typeof window.__pwned") == "undefined"
+    assert page.errors() == []
+
+
+def test_a_large_report_deep_links_conversations_and_failures(browser, large_page):
+    page = Page(browser)
+    page.goto(large_page.as_uri() + "#sample-4013")  # a conversation, deep in the run
+    text = panel_text(page)
+    assert "case-04013" in text and "turn one of 4013" in text and "not sent: an earlier turn failed" in text
+    assert page.js("document.querySelectorAll('#sample-view section.turn').length") == 2
+    # a failure's panel is rendered on the server, beside the failures
+    page.js("document.querySelector('#failures-table tbody tr').click()")
+    shown = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
+    assert shown == ["sample-1"] and page.js("location.hash") == "#sample-1"
+    page.js("document.querySelector('#slowest-table a').click()")  # a link to a sample's panel
+    wait_for(page, "!document.getElementById('sample-view').hidden")
+    first = page.js("document.querySelector('#slowest-table a').textContent")
+    assert first in page.js("document.getElementById('sample-view').innerText")
+    assert page.errors() == []
+
+
+def test_a_large_report_fits_a_phone(browser, large_page):
+    page = Page(browser)
+    at_size(page, 375, dark=True)
+    page.goto(large_page.as_uri() + "#sample-10")
+    assert "Read" in panel_text(page)
+    assert page.js("document.documentElement.scrollWidth") <= 375
+    assert page.errors() == []
+    page.screenshot(ARTIFACTS / "report-large-narrow.png")
+
+
+@pytest.mark.parametrize("folder", CORPUS, ids=lambda p: p.name)
+def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, tmp_path, folder, monkeypatch):
+    """Every result of the corpus (conversations, judges, tool calls, URLs, repeats, errors): its
+    row and its panel drawn by the large page's script from the embedded data show the same text
+    as those a small page renders on the server."""
+    from omk.report import html_report
+    from omk.report.document import read_document
+
+    report = read_document(folder)
+    lang = "zh" if folder.name in ("judged", "repeats") else "en"
+    full = tmp_path / "full.html"
+    full.write_text(render_html(report, lang), encoding="utf-8")
+    monkeypatch.setattr(html_report, "MAX_FULL_RESULTS", 0)
+    paged = write_html(tmp_path, report, lang)
+    assert "omk-rows" in paged.read_text(encoding="utf-8")
+
+    page = Page(browser)
+    page.goto(full.as_uri())
+    page.js("document.querySelectorAll('.detail').forEach(d => { d.hidden = false; })")
+    expected = page.js("Array.from(document.querySelectorAll('#details .detail')).map(d => [+d.id.slice(7), d.innerText])")
+    cells = "Array.from(r.cells).map(c => [c.className, c.textContent, c.dataset.label || null])"
+    rows = page.js(f"Array.from(document.querySelectorAll('#results tbody tr')).map(r => [+r.dataset.detail.slice(7), r.dataset.state, {cells}])")
+    page = Page(browser)
+    page.goto(paged.as_uri())
+    wait_for(page, "document.querySelectorAll('#results tbody tr').length > 0")
+    assert page.js(f"Array.from(document.querySelectorAll('#results tbody tr')).map(r => [+r.dataset.index, r.dataset.state, {cells}])") == rows
+    for i, text in expected:
+        page.js(f"document.querySelector('#results tbody tr[data-index=\"{i}\"]').click()")
+        wait_for(page, f"document.getElementById('sample-view').dataset.index === '{i}'")
+        assert page.js("document.getElementById('sample-view').innerText") == text, f"sample-{i}"
+    assert expected and page.errors() == []

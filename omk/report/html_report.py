@@ -5,6 +5,12 @@ fixed layout, and rendering every value through a single `esc()` on the server s
 run data ever reaches JavaScript or `innerHTML` (outputs are untrusted). The script only sorts,
 filters and shows pre-rendered detail panels. A Content-Security-Policy allows no network and
 only the page's own script (by hash), as a second line of defence.
+
+The results are read only by iterating them (twice at most) and counting them, never all held:
+a report can hand over a collection that reads them lazily from a file. A large run (more
+results, or more text, than a browser handles well as one page) gets the page of
+omk/report/html_paged.py instead: the same summary, its failures and extremes rendered here, and
+the full table as embedded data that its script shows as text (`textContent`), never as markup.
 """
 
 from __future__ import annotations
@@ -13,12 +19,19 @@ import base64
 import hashlib
 import html
 import json
-from collections.abc import Mapping
+import os
+import secrets
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from omk.report import categories, experiment, pairwise
 from omk.report.document import Assertion, InlinedUrl, ReportDocument, Result, Summary, Trace, Turn
+from omk.report.html_data import detail as detail_data
+from omk.report.html_data import dumps
+from omk.report.html_data import num as _num
+from omk.report.html_data import row as row_data
+from omk.report.html_data import state as _state
 from omk.report.i18n import t
 from omk.report.reasons import label, repeats_line, result_name, skipped_judge_line
 
@@ -152,10 +165,6 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _num(v: Any, digits: int = 2) -> str:
-    return "—" if v is None else f"{v:.{digits}f}"
-
-
 def _json_text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -168,21 +177,7 @@ def _pre(value: Any) -> str:
     return f"<pre>{esc(_json_text(value))}</pre>"
 
 
-def _state(r: Result) -> str:
-    if r.status == "error":
-        return "errored"
-    return "passed" if r.passed else "failed"
-
-
-def failing_first(results: tuple[Result, ...]) -> list[tuple[int, Result]]:
-    """(index, result) with failed and errored results first, then passed; each group keeps run order.
-
-    The index is the result's place in the run, so `#sample-N` links stay the same whatever the order."""
-    indexed = list(enumerate(results))
-    return [p for p in indexed if _state(p[1]) != "passed"] + [p for p in indexed if _state(p[1]) == "passed"]
-
-
-def _badge(state: str, lang: str) -> str:
+def badge(state: str, lang: str) -> str:
     cls = {"passed": "pass", "failed": "fail", "errored": "error"}[state]
     return f'<span class="badge {cls}">{esc(t(state, lang))}</span>'
 
@@ -212,51 +207,60 @@ def _layer_cards(summary: Summary, lang: str) -> str:
     return '<div class="cards">' + "".join(cards) + "</div>"
 
 
-def score_histogram(results: tuple[Result, ...], threshold: float | None, lang: str) -> str:
-    """Inline SVG: composites of graded results in half-point bins from 1 to 5, plus errors."""
-    edges = [1 + 0.5 * i for i in range(9)]
-    bins = [0] * 8
-    errors = 0
-    for r in results:
+class Histogram:
+    """The composites of graded results in half-point bins from 1 to 5, plus errors, counted one
+    result at a time."""
+
+    EDGES = tuple(1 + 0.5 * i for i in range(9))
+
+    def __init__(self) -> None:
+        self.bins = [0] * 8
+        self.errors = 0
+
+    def add(self, r: Result) -> None:
         if r.status == "error":
-            errors += 1
-            continue
+            self.errors += 1
+            return
         v = r.scores.composite
         if v is None or v <= 0:
-            continue
-        bins[min(7, max(0, int((v - 1) // 0.5)))] += 1
-    labels = [f"{edges[i]:g}–{edges[i + 1]:g}" for i in range(8)] + [t("error", lang)]
-    values = bins + [errors]
-    w, h, pad, bw = 520, 180, 28, 52
-    top = max(values) or 1
-    parts = [
-        f'<svg id="score-chart" role="img" aria-label="{esc(t("score distribution", lang))}" '
-        f'width="{w}" height="{h + 40}" viewBox="0 0 {w} {h + 40}" xmlns="http://www.w3.org/2000/svg">'
-    ]
-    for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
-        x = pad + i * (bw + 4)
-        bh = 0 if not v else max(2, v / top * (h - 20))
-        color = "#bf8700" if i == 8 else ("#1a7f37" if threshold is not None and edges[i] >= threshold else "#0969da")
-        parts.append(
-            f'<rect class="bin" data-count="{v}" x="{x}" y="{h - bh:.1f}" width="{bw}" height="{bh:.1f}" fill="{color}">'
-            f"<title>{esc(lab)}: {v}</title></rect>"
-        )
-        if v:
-            parts.append(f'<text x="{x + bw / 2}" y="{h - bh - 4:.1f}" text-anchor="middle">{v}</text>')
-        parts.append(f'<text x="{x + bw / 2}" y="{h + 16}" text-anchor="middle">{esc(lab)}</text>')
-    if threshold is not None and 1 <= threshold <= 5:
-        tx = pad + (threshold - 1) / 0.5 * (bw + 4)
-        parts.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="0" y2="{h}" stroke="#cf222e" stroke-dasharray="4 3"/>')
-        parts.append(f'<text x="{tx + 4:.1f}" y="12">{esc(t("threshold", lang))} {threshold:g}</text>')
-    parts.append(f'<line x1="{pad}" x2="{w - 4}" y1="{h}" y2="{h}" stroke="#d0d7de"/>')
-    parts.append(f'<text x="{pad}" y="{h + 34}">{esc(t("composite", lang))}</text></svg>')
-    return "".join(parts)
+            return
+        self.bins[min(7, max(0, int((v - 1) // 0.5)))] += 1
+
+    def svg(self, threshold: float | None, lang: str) -> str:
+        """The chart as inline SVG."""
+        edges = self.EDGES
+        labels = [f"{edges[i]:g}–{edges[i + 1]:g}" for i in range(8)] + [t("error", lang)]
+        values = [*self.bins, self.errors]
+        w, h, pad, bw = 520, 180, 28, 52
+        top = max(values) or 1
+        parts = [
+            f'<svg id="score-chart" role="img" aria-label="{esc(t("score distribution", lang))}" '
+            f'width="{w}" height="{h + 40}" viewBox="0 0 {w} {h + 40}" xmlns="http://www.w3.org/2000/svg">'
+        ]
+        for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
+            x = pad + i * (bw + 4)
+            bh = 0 if not v else max(2, v / top * (h - 20))
+            color = "#bf8700" if i == 8 else ("#1a7f37" if threshold is not None and edges[i] >= threshold else "#0969da")
+            parts.append(
+                f'<rect class="bin" data-count="{v}" x="{x}" y="{h - bh:.1f}" width="{bw}" height="{bh:.1f}" fill="{color}">'
+                f"<title>{esc(lab)}: {v}</title></rect>"
+            )
+            if v:
+                parts.append(f'<text x="{x + bw / 2}" y="{h - bh - 4:.1f}" text-anchor="middle">{v}</text>')
+            parts.append(f'<text x="{x + bw / 2}" y="{h + 16}" text-anchor="middle">{esc(lab)}</text>')
+        if threshold is not None and 1 <= threshold <= 5:
+            tx = pad + (threshold - 1) / 0.5 * (bw + 4)
+            parts.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="0" y2="{h}" stroke="#cf222e" stroke-dasharray="4 3"/>')
+            parts.append(f'<text x="{tx + 4:.1f}" y="12">{esc(t("threshold", lang))} {threshold:g}</text>')
+        parts.append(f'<line x1="{pad}" x2="{w - 4}" y1="{h}" y2="{h}" stroke="#d0d7de"/>')
+        parts.append(f'<text x="{pad}" y="{h + 34}">{esc(t("composite", lang))}</text></svg>')
+        return "".join(parts)
 
 
 # ---------------------------------------------------------------- sample table
 
 
-def _row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str) -> str:
+def table_row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str) -> str:
     sc = r.scores
     state = _state(r)
     composite = sc.composite if r.status == "ok" else None
@@ -269,7 +273,7 @@ def _row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str
     cells = [f'<td data-v="{esc(r.sample_id)}"><code>{esc(r.sample_id)}</code></td>']
     if has_repeat:
         cells.append(f'<td class="num" data-label="{esc(t("repeat", lang))}" data-v="{r.repeat}">{esc(r.repeat)}</td>')
-    cells.append(f'<td data-label="{esc(t("status", lang))}" data-v="{state}">{_badge(state, lang)}</td>')
+    cells.append(f'<td data-label="{esc(t("status", lang))}" data-v="{state}">{badge(state, lang)}</td>')
     cells += [score_cell(k, v) for k, v in (("fact", sc.fact), ("behavior", sc.behavior), ("judge", sc.judge))]
     cells.append(score_cell("composite", composite))
     cost, latency = r.trace.cost_usd, r.trace.latency_ms
@@ -286,27 +290,36 @@ def _row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str
 ORDER_NOTE = "Failed and errored samples first, then passed ones, each group in run order; click a column to sort."
 
 
-def _table(report: ReportDocument, threshold: float | None, lang: str) -> str:
-    results, has_repeat = report.results, report.repeated
+def table_heads(has_repeat: bool, lang: str) -> str:
+    """The results table's header cells."""
     heads = [(t("sample", lang), "")]
     if has_repeat:
         heads.append((t("repeat", lang), "num"))
     heads += [(t("status", lang), "")] + [(t(k, lang), "num") for k in ("fact", "behavior", "judge", "composite")]
     heads += [(t("cost", lang), "num"), (t("latency", lang), "num")]
-    head = "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in heads)
-    body = "".join(_row(i, r, has_repeat, threshold, lang) for i, r in failing_first(results))
+    return "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in heads)
+
+
+def table_controls(lang: str, placeholder: str = "filter by sample id, capability…") -> str:
+    """The text filter and the status filter above the results table (without their closing tag)."""
     options = "".join(
         f'<option value="{v}">{esc(t(label_, lang))}</option>'
         for v, label_ in (("", "all"), ("passed", "passed"), ("failed", "failed"), ("errored", "errored"))
     )
     return (
         '<div class="controls">'
-        f'<input id="filter" type="search" placeholder="{esc(t("filter by sample id, capability…", lang))}" '
+        f'<input id="filter" type="search" placeholder="{esc(t(placeholder, lang))}" '
         f'aria-label="{esc(t("filter", lang))}">'
         f'<select id="status-filter" aria-label="{esc(t("status", lang))}">{options}</select>'
-        '<span id="count"></span></div>'
+        '<span id="count"></span>'
+    )
+
+
+def _table(rows: str, has_repeat: bool, lang: str) -> str:
+    return (
+        table_controls(lang) + "</div>"
         f'<table id="results"><caption>{esc(t(ORDER_NOTE, lang))}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<thead><tr>{table_heads(has_repeat, lang)}</tr></thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -413,7 +426,7 @@ def _judged(h: str, output: Any, assertions: tuple[Assertion, ...], lang: str) -
     )
 
 
-def _detail(i: int, r: Result, repeated: bool, lang: str) -> str:
+def detail_panel(i: int, r: Result, repeated: bool, lang: str) -> str:
     state = _state(r)
     where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
     meta = [
@@ -438,7 +451,7 @@ def _detail(i: int, r: Result, repeated: bool, lang: str) -> str:
         )
     return (
         f'<article class="detail" id="sample-{i}" hidden>'
-        f"<h2><code>{esc(result_name(r, repeated))}</code> {_badge(state, lang)}</h2>"
+        f"<h2><code>{esc(result_name(r, repeated))}</code> {badge(state, lang)}</h2>"
         '<p class="meta">' + "".join(f"<span>{esc(k)}: {esc(v)}</span>" for k, v in meta if v is not None) + "</p>"
         f"<p>{esc(scores)}</p>{error}{body}"
         f"{_urls(r.urls)}"
@@ -450,15 +463,15 @@ def _turn_section(i: int, turn: Turn, lang: str) -> str:
     n = turn.index + 1
     status, passed = turn.status, turn.passed
     if status == "error":
-        badge = _badge("errored", lang)
+        mark = badge("errored", lang)
     elif status == "ok" and passed is not None:
-        badge = _badge("passed" if passed else "failed", lang)
+        mark = badge("passed" if passed else "failed", lang)
     else:
         word = t("skipped", lang) if status == "skipped" else t("not graded", lang)
-        badge = f'<span class="badge skip">{esc(word)}</span>'
+        mark = f'<span class="badge skip">{esc(word)}</span>'
     scores = " · ".join(f"{k} {_num(turn.scores.layer(k))}" for k in ("fact", "behavior", "judge", "composite"))
     error = f'<div class="errbox"><b>error</b>: {esc(turn.error)}</div>' if turn.error else ""
-    head = f'<section class="turn" id="sample-{i}-turn-{n}"><h4>{esc(t("turn {n}", lang).format(n=n))} {badge}</h4>'
+    head = f'<section class="turn" id="sample-{i}-turn-{n}"><h4>{esc(t("turn {n}", lang).format(n=n))} {mark}</h4>'
     if status == "skipped":
         return head + f'<p class="empty">{esc(t("not sent: an earlier turn failed", lang))}</p>{_pre(turn.prompt)}</section>'
     return (
@@ -478,21 +491,67 @@ def _script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
+# Above either limit a page of every row and every detail panel grows too heavy for a browser;
+# the page then shows the summary, the failures and the extremes, and carries the full table as
+# compressed data that it draws one page at a time (omk/report/html_paged.py).
+MAX_FULL_RESULTS = 2000
+MAX_FULL_DATA_BYTES = 6 * 1024 * 1024  # the results' data (html_data) as JSON, a proxy for the page's size
+
+
+class FirstPass:
+    """What one pass over the results learns before a full page is rendered: the chart, whether
+    samples repeated, and how large the results' data is."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.histogram = Histogram()
+        self.repeated = False
+        self.data_bytes = 0
+
+    def add(self, i: int, r: Result) -> None:
+        self.histogram.add(r)
+        self.repeated = self.repeated or r.repeat > 0
+        self.data_bytes += len(dumps(row_data(i, r))) + len(dumps(detail_data(r, self.lang)))
+
+    @classmethod
+    def over(cls, results: Iterable[Result], lang: str) -> FirstPass:
+        scan = cls(lang)
+        for i, r in enumerate(results):
+            scan.add(i, r)
+        return scan
+
+
+def page_pieces(report: ReportDocument, lang: str = "en") -> Iterator[str]:
+    """The page, in pieces (a large page's data arrives in many)."""
+    if len(report.results) <= MAX_FULL_RESULTS:
+        scan = FirstPass.over(report.results, lang)
+        if scan.data_bytes <= MAX_FULL_DATA_BYTES:
+            yield _full_page(report, scan, lang)
+            return
+    from omk.report import html_paged
+
+    yield from html_paged.page_pieces(report, lang)
+
+
 def render_html(report: ReportDocument | Mapping[str, Any], lang: str = "en") -> str:
-    report = ReportDocument.of(report)
-    summary, results, threshold, repeated = report.summary, report.results, report.summary.threshold, report.repeated
+    return "".join(page_pieces(ReportDocument.of(report), lang))
+
+
+def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: str) -> tuple[str, list[str]]:
+    """The page from its head to the score chart, and the scripts it allows (its own `js` first)."""
+    summary = report.summary
     verdict = (
         f'<span class="badge pass">{esc(t("gate passed", lang))}</span>'
         if summary.gate_passed
         else f'<span class="badge fail">{esc(t("gate failed", lang))}</span>'
     )
     exp = report.experiment
-    css, scripts, lead, heading = CSS, [JS], "", t("Summary", lang)
+    scripts, lead, heading = [js], "", t("Summary", lang)
     if exp is not None:  # an experiment: its verdict heads the page, the control's run follows
         from omk.report import experiment_html
 
         verdict = experiment_html.level_badge(exp.verdict.level)
-        css, scripts = CSS + experiment_html.CSS, [JS, experiment_html.JS]
+        css, scripts = css + experiment_html.CSS, [js, experiment_html.JS]
         lead = experiment_html.section(report, exp, lang)
         heading += f" · {experiment.tx('control', lang)}: {exp.control}"
     return (
@@ -503,10 +562,29 @@ def render_html(report: ReportDocument | Mapping[str, Any], lang: str = "en") ->
         + categories.html_section(report, lang)
         + pairwise.html_section(report, lang)
         + f"<h2>{esc(t('score distribution', lang))}</h2>"
-        f'<div class="charts">{score_histogram(results, threshold, lang)}</div>'
-        f"<h2>{esc(t('Results', lang))}</h2>{_table(report, threshold, lang)}"
-        '<div id="details">' + "".join(_detail(i, r, repeated, lang) for i, r in failing_first(results)) + "</div>"
-        "</main>" + "".join(f"<script>{js}</script>" for js in scripts) + "</body></html>\n"
+        f'<div class="charts">{chart}</div>'
+    ), scripts
+
+
+def page_closing(scripts: list[str]) -> str:
+    return "</main>" + "".join(f"<script>{js}</script>" for js in scripts) + "</body></html>\n"
+
+
+def _full_page(report: ReportDocument, scan: FirstPass, lang: str) -> str:
+    """Every row and every detail panel, failed and errored results first, each group in run order.
+
+    A panel's id is its result's place in the run (`#sample-N`), so links stay the same whatever the order."""
+    threshold, repeated = report.summary.threshold, scan.repeated
+    failing: list[tuple[str, str]] = []
+    passing: list[tuple[str, str]] = []
+    for i, r in enumerate(report.results):
+        group = passing if _state(r) == "passed" else failing
+        group.append((table_row(i, r, repeated, threshold, lang), detail_panel(i, r, repeated, lang)))
+    ordered = failing + passing
+    opening, scripts = page_opening(report, lang, scan.histogram.svg(threshold, lang), CSS, JS)
+    return (
+        opening + f"<h2>{esc(t('Results', lang))}</h2>{_table(''.join(row for row, _ in ordered), repeated, lang)}"
+        '<div id="details">' + "".join(panel for _, panel in ordered) + "</div>" + page_closing(scripts)
     )
 
 
@@ -538,9 +616,25 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
     )
 
 
-def write_html(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
-    from omk.fileio import write_atomic
-
+def write_html(out_dir: Path, report: ReportDocument | Mapping[str, Any], lang: str = "en") -> Path:
+    """Write report.html into `out_dir`, piece by piece, into a temporary file renamed at the end
+    (a reader never sees half a page)."""
     path = out_dir / "report.html"
-    write_atomic(path, render_html(report, lang))
+    _write_atomic(path, page_pieces(ReportDocument.of(report), lang))
     return path
+
+
+def _write_atomic(path: Path, pieces: Iterable[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(tmp, flags, 0o666)  # the mode open() gives (less the umask): reports are for sharing
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.writelines(pieces)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

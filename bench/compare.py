@@ -236,7 +236,7 @@ def main() -> int:
         write_samples(high_samples, high_n)
     sides = [Side("before", args.before, args.before_python, work), Side("after", args.after, args.after_python, work)]
     suite = _suite(work, args.suite) if args.suite else None
-    peers = ensure_peers() if args.suite and args.peers else None
+    peers = ensure_peers(args.work / "npm") if args.suite and args.peers else None
     load_files = _load_files(work, args.load) if args.load else None
     promptfoo: list[tuple[float, float]] = []
     server = FakeServer(args.delay)

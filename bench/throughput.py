@@ -197,7 +197,7 @@ def main() -> int:
     work = (args.work / f"throughput-{args.samples}").resolve()
     work.mkdir(parents=True, exist_ok=True)
     paths = write_suite(work / "suite", args.samples)
-    peers = None if args.no_peers else ensure_peers()
+    peers = None if args.no_peers else ensure_peers(args.work / "npm")
     tools = tools_for(args, paths, work, peers)
     for r in range(args.runs):
         for t in tools:

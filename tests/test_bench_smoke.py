@@ -6,6 +6,7 @@ scripts still work against the current omk, and that what they report is the wor
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +87,35 @@ def test_experiment_runs_both_variants_and_times_the_statistics_apart(tmp_path):
     phase = next(line for line in out.splitlines() if line.startswith("| experiment, run phase"))
     assert "| 0.00 s" not in phase  # the variants' summaries record the run phase
     assert (tmp_path / "experiment-12" / "run" / "variants" / "reviewer" / "report.json").exists()
+
+
+def test_scale_runs_each_size_and_counts_what_omk_graded(tmp_path):
+    out = bench("scale.py", "--sizes", "40,20", "--no-peers", tmp=tmp_path)
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| samples | tool | wall time |") and "time ÷ 20's (wall / CPU)" in rows[0]
+    assert [r.split(" | ")[:2] for r in rows[1:4]] == [["| 20", "omk"], ["| 20", "omk, JSON"], ["| 40", "omk"]]
+    assert "(linear 2×)" in rows[3]  # 40 samples against the smallest size, 20
+    # passes per assertion, read from each run's report.json: the suite's flaws fail 2 of 20 contains
+    assert "| 20 | omk | 20 (0) | 18 | 18 | 18 | 18 | 18 |" in out
+    assert "| 20 | omk, JSON | 20 (0) | 18 | 18 | 18 | 18 | 18 |" in out
+    assert "| 40 | omk | 40 (0) | 36 | 36 | 36 | 36 | 36 |" in out
+    assert "none errored; omk's verdicts are the same on JSON and on JSON Lines" in out
+    assert "| peak memory at 40,000 ≤ 400 MB | not measured | — |" in out  # tiny sizes: no target is judged
+    lines = (tmp_path / "scale-40" / "suite" / "eval-samples.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 40 and lines[39].startswith('{"sample_id": "s00039"')  # one sample per line
+    assert not (tmp_path / "scale-40" / "suite" / "eval-samples.json").exists()  # JSON at the smallest size only
+
+
+def test_scale_records_a_run_that_did_not_finish_and_a_refused_file(tmp_path):
+    env = {**os.environ, "OMK_MAX_SAMPLE_FILE_BYTES": "2000"}  # a cap below the suite's files: omk refuses them
+    cmd = [sys.executable, str(BENCH / "scale.py"), "--no-doc", "--runs", "2", "--work", str(tmp_path), "--no-peers"]
+    proc = subprocess.run([*cmd, "--sizes", "10"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "omk refused the 10-sample eval-samples.jsonl" in proc.stdout
+    assert "its runs set `OMK_MAX_SAMPLE_FILE_BYTES=" in proc.stdout
+    assert "| 10 | omk | 10 (0) | 9 | 9 | 9 |" in proc.stdout  # and then it ran
+
+    proc = subprocess.run([*cmd, "--sizes", "10,20", "--max-mb", "1"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "| 10 | omk | did not finish: memory limit of 1 MB reached (after " in proc.stdout
+    assert "| 20 | omk | not run: did not finish 10 |" in proc.stdout

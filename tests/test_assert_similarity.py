@@ -175,3 +175,13 @@ def test_bleu_equals_sacrebleu(out, ref, smooth):
     cand, refs = " ".join(tokenize(out)), " ".join(tokenize(ref))
     expected = metric.corpus_score([cand], [[refs]]).score / 100 if cand and refs else 0.0
     assert bleu4(out, ref, smooth) == pytest.approx(min(1.0, expected), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=80))
+def test_ascii_text_is_tokenized_as_the_unicode_rule_does(text):
+    """ASCII text takes a shortcut ([a-z0-9]+ once lower-cased): the same tokens as the full rule."""
+    from omk.assertions.tokenize import _TOKEN, tokens
+
+    assert tokenize(text) == list(tokens(text)) == _TOKEN.findall(text.lower())
+    assert tokenize("Snake_case, CamelCase42 x-y") == ["snake", "case", "camelcase42", "x", "y"]

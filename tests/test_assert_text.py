@@ -6,6 +6,8 @@ import time
 
 import pytest
 from helpers import check, make_ctx, make_spec, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from omk.assertions.registry import PrepareError
 from omk.assertions.text import js_text, word_count
@@ -238,3 +240,17 @@ def test_zero_width_characters_are_not_words():
     assert word_count("我\u200b们") == 2
     assert word_count("hello\u200bworld") == 1  # 0.54: not whitespace, so one word
     assert word_count("\u200b") == 0
+
+
+_ASCII = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ASCII)
+def test_word_count_of_ascii_text_is_the_unicode_rule(text):
+    """ASCII text takes a shortcut (bytes split on JS's ASCII whitespace): the same count as the
+    full rule, the \\x1c-\\x1f separators (whitespace to Python's str.split, not to JS) included."""
+    from omk.assertions.text import _unicode_word_count
+
+    assert word_count(text) == _unicode_word_count.__wrapped__(text)
+    assert word_count("a\x1cb \x1f c\x0bd") == 4  # "a\x1cb", "\x1f", "c", "d"

@@ -27,12 +27,15 @@ def display_value(spec: AssertionSpec) -> object:
 
 def layer_of(spec: AssertionSpec) -> Layer:
     """An explicit `layer:` wins; a set whose leaves all share a layer takes it, mixed → fact."""
+    return _layer(spec, None if spec.type == SET_TYPE else registry.get(spec.type))
+
+
+def _layer(spec: AssertionSpec, kind: registry.AssertionType | None) -> Layer:
     if spec.layer is not None:
         return spec.layer
     if spec.type == SET_TYPE:
         layers = {layer_of(child) for child in spec.children}
         return layers.pop() if len(layers) == 1 else Layer.FACT
-    kind = registry.get(spec.type)
     return kind.layer if kind else Layer.FACT
 
 
@@ -41,10 +44,10 @@ async def evaluate(specs: list[AssertionSpec], ctx: CheckContext) -> list[Assert
 
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
-    layer = layer_of(spec)
+    kind = None if spec.type == SET_TYPE else registry.get(spec.type)
     result = AssertionResult(
         type=spec.type,
-        layer=layer,
+        layer=_layer(spec, kind),
         status=Status.FAILED,
         weight=spec.weight,
         negate=spec.negate,
@@ -53,7 +56,6 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
     if spec.type == SET_TYPE:
         outcome = await _evaluate_set(spec, ctx, result)
     else:
-        kind = registry.get(spec.type)
         if kind is None:  # the loader rejects unknown types; this guards direct API use
             result.message = f"unsupported assertion type: {spec.type!r}"
             return result
@@ -61,12 +63,7 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
             result.status = Status.SKIPPED
             result.message = f"skipped: {ctx.no_judge}"
             return result
-        try:
-            outcome = kind.check(spec, ctx)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-        except Exception as exc:  # a bug or bad data in one check fails that check alone
-            outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}", error=True)
+        outcome = await _check(kind, spec, ctx)
     if outcome.skipped:
         result.status, result.message = Status.SKIPPED, outcome.message
         return result
@@ -80,6 +77,16 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
     if spec.negate and outcome.score is not None:
         result.score = round(6 - outcome.score, 2)  # a 1-5 score mirrors under `not`
     return result
+
+
+async def _check(kind: registry.AssertionType, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    try:
+        outcome = kind.check(spec, ctx)
+        if type(outcome) is not Outcome and inspect.isawaitable(outcome):
+            outcome = await outcome
+    except Exception as exc:  # a bug or bad data in one check fails that check alone
+        outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}", error=True)
+    return outcome
 
 
 async def _evaluate_set(spec: AssertionSpec, ctx: CheckContext, result: AssertionResult) -> Outcome:

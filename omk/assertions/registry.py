@@ -166,4 +166,6 @@ def registry() -> dict[str, AssertionType]:
 
 
 def get(name: str) -> AssertionType | None:
-    return registry().get(name)
+    if not _loaded:
+        _load_families()
+    return _REGISTRY.get(name)

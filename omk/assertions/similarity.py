@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import repeat
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, RATIO, assertion
 from omk.assertions.text import js_text
-from omk.assertions.tokenize import tokenize
+from omk.assertions.tokenize import tokens
 from omk.model import AssertionSpec, Layer, Outcome
 
 DEFAULT_THRESHOLD = 0.5
@@ -25,24 +26,27 @@ def _reference(spec: AssertionSpec) -> str:
     return js_text(spec.get("reference"))
 
 
-def _ngrams(tokens: list[str], n: int) -> Counter[tuple[str, ...]]:
-    return Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
+def _ngrams(words: tuple[str, ...], n: int) -> Counter:
+    """The n-grams of `words` with their counts (unigrams as the words themselves)."""
+    if n == 1:
+        return Counter(words)
+    return Counter(zip(*(words[i:] for i in range(n)), strict=False))
 
 
 def rouge_n_recall(candidate: str, reference: str, n: int = 1) -> float:
     """Clipped n-gram overlap / reference n-gram count; 0 when the reference has none."""
-    ref = _ngrams(tokenize(reference), n)
+    ref = _ngrams(tokens(reference), n)
     total = sum(ref.values())
     if not total:
         return 0.0
-    cand = _ngrams(tokenize(candidate), n)
-    return sum(min(count, cand[gram]) for gram, count in ref.items()) / total
+    cand = _ngrams(tokens(candidate), n)
+    return sum(map(min, ref.values(), map(cand.get, ref.keys(), repeat(0)))) / total
 
 
 def bleu4(candidate: str, reference: str, smooth: bool = False) -> float:
     """BLEU-4 in [0, 1] as sacrebleu's corpus BLEU of one segment (our tokens, no effective order);
     with `smooth`, add-one on the 2..4-gram precisions (short texts otherwise score 0)."""
-    cand, ref = tokenize(candidate), tokenize(reference)
+    cand, ref = tokens(candidate), tokens(reference)
     if not cand or not ref:
         return 0.0
     log_sum = 0.0

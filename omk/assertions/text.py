@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -75,6 +76,13 @@ def js_trim(text: str) -> str:
 
 def word_count(text: str) -> int:
     """Each CJK ideograph, kana or hangul syllable is a word; other text splits on JS `\\s`."""
+    if text.isascii():  # bytes split on exactly JS's ASCII whitespace (space, \t \n \v \f \r)
+        return len(text.encode("ascii").split())
+    return _unicode_word_count(text)
+
+
+@lru_cache(maxsize=8)  # word_count_min and word_count_max of one output count it once
+def _unicode_word_count(text: str) -> int:
     return len(_WORD.findall(_INVISIBLE.sub("", text)))
 
 

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from omk.errors import ConfigError
 from omk.llm.errors import CallError
+from omk.version import __version__
 
 if TYPE_CHECKING:  # httpx is slow to import: it is loaded when the first call is made, not for a cached rerun
     import httpx
@@ -117,16 +118,30 @@ def _reply_cap(block: dict[str, Any], name: str) -> int:
     return cap
 
 
-CALLS_PER_CLIENT = 8
+CALLS_PER_CLIENT = 8  # calls per httpx client, on the proxy path
+CONNECT_TIMEOUT = 30.0
+REQUEST_HEADERS = (  # gzip and deflate replies are decoded (`_decoded`)
+    (b"accept", b"*/*"),
+    (b"accept-encoding", b"gzip, deflate"),
+    (b"user-agent", f"omk/{__version__}".encode("ascii")),
+)
+
+
+def _environment_proxy() -> bool:
+    """Whether the environment names a proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY): those calls
+    go through httpx, which applies proxies and NO_PROXY."""
+    from urllib.request import getproxies
+
+    return any(scheme in getproxies() for scheme in ("http", "https", "all"))
 
 
 class ClientPool:
-    """The httpx clients of one target (or judge), each carrying at most `CALLS_PER_CLIENT` calls.
+    """How one target (or judge) posts its calls: keep-alive connections of its own, reused
+    across calls (`omk.llm.connections`), one per call in flight.
 
-    httpcore's connection pool scans every connection (a poll() each) and every waiting request
-    twice per request, so its CPU cost grows with the square of the calls in flight: at high
-    concurrency one client makes the run CPU-bound (docs/benchmarks.md). Clients of 8 keep each scan short; they are opened as the concurrency
-    reached needs them and share one TLS context.
+    When the environment names a proxy the calls go through httpx clients instead, each carrying
+    at most `CALLS_PER_CLIENT` calls (httpx's own pool does work proportional to the square of the
+    calls in flight). Either way replies are read up to `max_bytes` and every error is classified.
 
     A plain-http base URL (a local server) gets an empty TLS context instead of the CA bundle,
     which is slow to load and would never be used: redirects are not followed. Empty is not
@@ -138,16 +153,76 @@ class ClientPool:
         self.timeout = timeout  # the run engine's --timeout bounds each call anyway
         self.max_bytes = max_bytes
         self._tls: Any = None
+        self._proxied = _environment_proxy()
+        self._pool: Any = None  # omk.llm.connections.ConnectionPool, opened on the first call
+        self._urls: dict[str, tuple[Any, bytes]] = {}  # url -> (httpcore.URL, Host header)
         self._slots: list[_Slot] = []
 
     async def post_json(
         self, url: str, payload: dict[str, Any], headers: dict[str, str], provider: str, secrets: list[str]
     ) -> dict[str, Any]:
-        """`post_json` through the least busy client."""
+        """POST JSON; the JSON object reply, or a classified `CallError`."""
+        if self._proxied:
+            status, head, raw = await self._post_httpx(url, payload, headers, provider, secrets)
+        else:
+            status, head, raw = await self._post_direct(url, payload, headers, provider, secrets)
+        return json_reply(status, head, raw, provider, secrets, self.max_bytes)
+
+    async def _post_direct(
+        self, url: str, payload: dict[str, Any], headers: dict[str, str], provider: str, secrets: list[str]
+    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        import httpcore
+
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        target, host = self._url(url)
+        head = [(b"host", host), *REQUEST_HEADERS, *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items())]
+        if "content-type" not in headers:
+            head.append((b"content-type", b"application/json"))
+        head.append((b"content-length", str(len(body)).encode("ascii")))
+        timeouts = {"connect": CONNECT_TIMEOUT, "read": self.timeout, "write": self.timeout, "pool": self.timeout}
+        request = httpcore.Request(b"POST", target, headers=head, content=body, extensions={"timeout": timeouts})
+        try:
+            return await self._connections(target).request(request, self._reader(provider))
+        except transport_errors() as exc:
+            raise transport_error(exc, provider, secrets) from None
+
+    def _url(self, url: str) -> tuple[Any, bytes]:
+        known = self._urls.get(url)
+        if known is None:
+            import httpcore
+
+            netloc = urlsplit(url).netloc.rpartition("@")[2]
+            known = self._urls[url] = (httpcore.URL(url), netloc.encode("idna"))
+        return known
+
+    def _connections(self, target: Any) -> Any:
+        if self._pool is None:
+            from omk.llm.connections import ConnectionPool
+
+            self._pool = ConnectionPool(target.origin, self._tls_context())
+        return self._pool
+
+    def _reader(self, provider: str) -> Any:
+        async def read(response: Any) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+            body = await read_capped(response.headers, response.aiter_stream(), self.max_bytes, provider)
+            return response.status, response.headers, body
+
+        return read
+
+    async def _post_httpx(
+        self, url: str, payload: dict[str, Any], headers: dict[str, str], provider: str, secrets: list[str]
+    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The proxy path: the least busy httpx client."""
+        import httpx
+
         slot = self._pick()
         slot.busy += 1
         try:
-            return await post_json(slot.client, url, payload, headers, provider, secrets, self.max_bytes)
+            async with slot.client.stream("POST", url, json=payload, headers=headers) as streamed:
+                body = await read_capped(streamed.headers.raw, streamed.aiter_raw(), self.max_bytes, provider)
+            return streamed.status_code, streamed.headers.raw, body
+        except httpx.HTTPError as exc:
+            raise transport_error(exc, provider, secrets) from None
         finally:
             slot.busy -= 1  # on the slot itself: `aclose` may have emptied the list meanwhile
 
@@ -160,25 +235,39 @@ class ClientPool:
         self._slots.append(slot)
         return slot
 
-    def _new_client(self) -> httpx.AsyncClient:
-        import httpx
-
+    def _tls_context(self) -> Any:
         if self._tls is None:
             if urlsplit(self.base_url).scheme == "http":
                 import ssl
 
                 self._tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             else:
+                import httpx
+
                 self._tls = httpx.create_ssl_context(verify=True, trust_env=True)  # SSL_CERT_FILE/DIR, else certifi
-        timeout = httpx.Timeout(self.timeout, connect=30.0)
-        return httpx.AsyncClient(verify=self._tls, timeout=timeout, follow_redirects=False)
+        return self._tls
+
+    def _new_client(self) -> httpx.AsyncClient:
+        import httpx
+
+        timeout = httpx.Timeout(self.timeout, connect=CONNECT_TIMEOUT)
+        return httpx.AsyncClient(verify=self._tls_context(), timeout=timeout, follow_redirects=False)
 
     @property
     def clients(self) -> int:
+        """httpx clients open (the proxy path)."""
         return len(self._slots)
+
+    @property
+    def connections(self) -> int:
+        """Connections open on the direct path, idle or busy."""
+        return self._pool.connections if self._pool is not None else 0
 
     async def aclose(self) -> None:
         slots, self._slots = self._slots, []
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.aclose()
         for slot in slots:
             await slot.client.aclose()
 
@@ -224,10 +313,34 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, seconds)
 
 
-def _error_detail(response: httpx.Response, secrets: list[str]) -> str:
+RawHeaders = list[tuple[bytes, bytes]]
+
+
+def header(headers: RawHeaders, name: bytes) -> str | None:
+    """The first value of header `name` (lower case), or None."""
+    for key, value in headers:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _text(body: bytes, headers: RawHeaders) -> str:
+    """The body as text: the charset of its Content-Type, else UTF-8; undecodable bytes replaced."""
+    from email.message import Message
+
+    message = Message()
+    message["content-type"] = header(headers, b"content-type") or ""
+    charset = message.get_content_charset() or "utf-8"
+    try:
+        return body.decode(charset, errors="replace")
+    except LookupError:
+        return body.decode("utf-8", errors="replace")
+
+
+def _error_detail(text: str, secrets: list[str]) -> str:
     """The server's own message when the body is the usual `{"error": {"message": …}}`, masked
     before it is shortened (a server may echo the key it was sent)."""
-    text = redact(response.text, secrets)
+    text = redact(text, secrets)
     try:
         data = json.loads(text)
     except ValueError:
@@ -243,66 +356,88 @@ def _error_detail(response: httpx.Response, secrets: list[str]) -> str:
     return excerpt(text)
 
 
-def status_error(response: httpx.Response, provider: str, secrets: list[str]) -> CallError:
+def status_error(status: int, headers: RawHeaders, body: bytes, provider: str, secrets: list[str]) -> CallError:
     """429 and 5xx are transient (with the server's Retry-After); any other status is final."""
-    status = response.status_code
     retryable = status == 429 or status >= 500
-    retry_after = parse_retry_after(response.headers.get("retry-after")) if retryable else None
-    message = f"{provider}: HTTP {status}: {_error_detail(response, secrets)}"
+    retry_after = parse_retry_after(header(headers, b"retry-after")) if retryable else None
+    message = f"{provider}: HTTP {status}: {_error_detail(_text(body, headers), secrets)}"
     return CallError(redact(message, secrets), retryable=retryable, retry_after=retry_after)
 
 
-def transport_error(exc: httpx.HTTPError, provider: str, secrets: list[str]) -> CallError:
-    """Timeouts and connection failures are transient."""
+def transport_errors() -> tuple[type[Exception], ...]:
+    """httpcore's failures of a call in flight (imported when the first call is made)."""
+    import httpcore
+
+    return (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError,
+            httpcore.UnsupportedProtocol)
+
+
+def transport_error(exc: Exception, provider: str, secrets: list[str]) -> CallError:
+    """Timeouts and connection failures (httpx's or httpcore's, whose classes share their names) are transient."""
+    import httpcore
     import httpx
 
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpx.TimeoutException | httpcore.TimeoutException):
         message = f"{provider}: request timed out ({type(exc).__name__})"
     else:
         detail = str(exc) or type(exc).__name__
         message = f"{provider}: connection failed: {detail}"
-    return CallError(redact(message, secrets), retryable=isinstance(exc, httpx.TransportError))
+    retryable = isinstance(exc, (httpx.TransportError, *transport_errors()))
+    return CallError(redact(message, secrets), retryable=retryable)
 
 
-async def post_json(
-    client: httpx.AsyncClient,
-    url: str,
-    payload: dict[str, Any],
-    headers: dict[str, str],
-    provider: str,
-    secrets: list[str],
-    max_bytes: int = MAX_REPLY_BYTES,
+def json_reply(
+    status: int, headers: RawHeaders, raw: bytes, provider: str, secrets: list[str], max_bytes: int = MAX_REPLY_BYTES
 ) -> dict[str, Any]:
-    """POST JSON and return the JSON object reply, or raise a classified `CallError`. The reply is
-    read up to `max_bytes`: a server that sends more fails the call instead of filling memory."""
-    import httpx
-
+    """The JSON object of a reply (`raw`: its body as sent), or a classified `CallError`."""
+    body = _decoded(headers, raw, max_bytes, provider)
+    if status >= 400:
+        raise status_error(status, headers, body, provider, secrets)
     try:
-        async with client.stream("POST", url, json=payload, headers=headers) as streamed:
-            body = await _read_capped(streamed, max_bytes, provider)
-    except httpx.HTTPError as exc:
-        raise transport_error(exc, provider, secrets) from None
-    response = httpx.Response(streamed.status_code, headers=streamed.headers, content=body, request=streamed.request)
-    if response.status_code >= 400:
-        raise status_error(response, provider, secrets)
-    try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
-        body_text = excerpt(redact(response.text, secrets)) or "(empty body)"
-        raise CallError(redact(f"{provider}: reply is not JSON (HTTP {response.status_code}): {body_text}", secrets)) from None
+        body_text = excerpt(redact(_text(body, headers), secrets)) or "(empty body)"
+        raise CallError(redact(f"{provider}: reply is not JSON (HTTP {status}): {body_text}", secrets)) from None
     if not isinstance(data, dict):
-        raise CallError(redact(f"{provider}: reply is not a JSON object: {excerpt(redact(response.text, secrets))}", secrets))
+        raise CallError(redact(f"{provider}: reply is not a JSON object: {excerpt(redact(_text(body, headers), secrets))}", secrets))
     return data
 
 
-async def _read_capped(response: httpx.Response, max_bytes: int, provider: str) -> bytes:
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-        raise CallError(f"{provider}: the reply is {declared} bytes, over the {max_bytes}-byte cap (max_reply_bytes in omk.yaml)")
+def _over_cap(provider: str, max_bytes: int, size: str = "") -> CallError:
+    what = f"the reply is {size} bytes," if size else "the reply is"
+    return CallError(f"{provider}: {what} over the {max_bytes}-byte cap (max_reply_bytes in omk.yaml)")
+
+
+def _decoded(headers: RawHeaders, raw: bytes, max_bytes: int, provider: str) -> bytes:
+    """The body with its Content-Encoding (gzip, deflate, …) undone by httpx's decoders; the
+    decoded size is capped too."""
+    encoding = header(headers, b"content-encoding")
+    if encoding is None or encoding.strip().lower() in ("", "identity"):
+        return raw
+    import httpx
+
+    response = httpx.Response(200, headers=headers, stream=httpx.ByteStream(raw))
     chunks, size = [], 0
-    async for chunk in response.aiter_bytes():
+    try:
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > max_bytes:
+                raise _over_cap(provider, max_bytes)
+            chunks.append(chunk)
+    except httpx.DecodingError as exc:
+        raise CallError(f"{provider}: cannot decode the reply (Content-Encoding {encoding}): {exc}") from None
+    return b"".join(chunks)
+
+
+async def read_capped(headers: RawHeaders, chunks: Any, max_bytes: int, provider: str) -> bytes:
+    """The body from the async iterator `chunks`, failing once it passes `max_bytes` (or says it will)."""
+    declared = header(headers, b"content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise _over_cap(provider, max_bytes, declared)
+    parts, size = [], 0
+    async for chunk in chunks:
         size += len(chunk)
         if size > max_bytes:
-            raise CallError(f"{provider}: the reply is over the {max_bytes}-byte cap (max_reply_bytes in omk.yaml)")
-        chunks.append(chunk)
-    return b"".join(chunks)
+            raise _over_cap(provider, max_bytes)
+        parts.append(chunk)
+    return b"".join(parts)

@@ -6,7 +6,7 @@ assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +29,17 @@ class Status(StrEnum):
     SKIPPED = "skipped"  # e.g. a judge-scored assertion with no judge configured
 
 
+Part = tuple[str | int, ...]  # a path inside a sample: ("assertions", 2, "children", 0)
+
+
+def part_label(rel: Part) -> str:
+    """`("assertions", 2, "children", 0)` → `assertions[2].children[0]`."""
+    out = ""
+    for step in rel:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out
+
+
 class SourceRef:
     """Where something was written: file, 1-based line, and its path inside the file.
 
@@ -49,6 +60,11 @@ class SourceRef:
             self._line = self._line()
         return self._line
 
+    def part(self, rel: Part) -> SourceRef:
+        """Where a part of this (an assertion, a turn; `rel` is its path from here) was written.
+        Placed on this line: a subclass that can read the file again places it exactly."""
+        return SourceRef(self.file, self.line, f"{self.path}.{part_label(rel)}")
+
     def where(self) -> str:
         return f"{self.file}:{self.line}" if self.line else self.file
 
@@ -61,25 +77,74 @@ class SourceRef:
         return f"SourceRef(file={self.file!r}, line={self.line!r}, path={self.path!r})"
 
 
-@dataclass(slots=True)
 class AssertionSpec:
     """One assertion as written, validated at load.
 
     `raw` keeps every field as written (custom hooks receive it); the common fields are lifted
     out. `compiled` holds whatever the type prepared once at load (a regex, a schema validator).
+
+    Samples that write the same assertion share its `raw` dict and its `compiled` object (the
+    loader makes equal content one object), so both are read-only at run time: a check that
+    needs a changed copy makes one.
+
+    `source` is where it was written. The loader does not build it for every assertion: it
+    keeps the sample's place and this assertion's path in the sample (a tuple shared by every
+    sample), and `source` is made from them when asked for, which is rare (a message about
+    this assertion).
     """
 
-    type: str
-    raw: dict[str, Any]
-    weight: float = 1.0
-    negate: bool = False
-    layer: Layer | None = None  # explicit `layer:`; None means "the type's own layer"
-    children: list[AssertionSpec] = field(default_factory=list)
-    source: SourceRef | None = None
-    compiled: Any = None
+    __slots__ = ("type", "raw", "weight", "negate", "layer", "children", "compiled", "_origin", "_rel")
+
+    def __init__(
+        self,
+        type: str,
+        raw: dict[str, Any],
+        weight: float = 1.0,
+        negate: bool = False,
+        layer: Layer | None = None,  # explicit `layer:`; None means "the type's own layer"
+        children: Sequence[AssertionSpec] = (),  # an assert-set's; a shared empty tuple for the others
+        source: SourceRef | None = None,
+        compiled: Any = None,
+    ):
+        self.type = type
+        self.raw = raw
+        self.weight = weight
+        self.negate = negate
+        self.layer = layer
+        self.children = children
+        self.compiled = compiled
+        self._origin: SourceRef | None = source
+        self._rel: Part | None = None
+
+    @property
+    def source(self) -> SourceRef | None:
+        if self._rel is None or self._origin is None:
+            return self._origin
+        return self._origin.part(self._rel)
+
+    @source.setter
+    def source(self, value: SourceRef | None) -> None:
+        self._origin, self._rel = value, None
+
+    def place(self, origin: SourceRef, rel: Part) -> None:
+        """Written at `rel` inside the sample whose place is `origin` (see `source`)."""
+        self._origin, self._rel = origin, rel
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AssertionSpec):
+            return NotImplemented
+        mine = (self.type, self.raw, self.weight, self.negate, self.layer, list(self.children), self.source, self.compiled)
+        theirs = (other.type, other.raw, other.weight, other.negate, other.layer, list(other.children), other.source, other.compiled)
+        return mine == theirs
+
+    def __repr__(self) -> str:
+        return (
+            f"AssertionSpec(type={self.type!r}, raw={self.raw!r}, weight={self.weight!r}, negate={self.negate!r}, "
+            f"layer={self.layer!r}, children={self.children!r}, source={self.source!r})"
+        )
 
 
 @dataclass(slots=True)

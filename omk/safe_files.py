@@ -14,8 +14,11 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
-MAX_SAMPLE_FILE_BYTES = 64 * 1024 * 1024  # a samples file larger than this is refused (OMK_MAX_SAMPLE_FILE_BYTES)
+# A JSON or YAML samples file larger than this is refused, and so is one line of a JSON Lines
+# file, which is read one line at a time and has no limit on its size (OMK_MAX_SAMPLE_FILE_BYTES).
+MAX_SAMPLE_FILE_BYTES = 64 * 1024 * 1024
 MAX_MOCK_FILE_BYTES = 16 * 1024 * 1024  # a return_file larger than this is refused
 SPECIAL_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
@@ -51,8 +54,8 @@ def escape_reason(path: Path, roots: list[Path]) -> str | None:
     return f"{real} is outside the project folder {where}; allow its folder with allow_paths in omk.yaml"
 
 
-def read_regular_bytes(path: Path, max_bytes: int) -> bytes:
-    """The bytes of a regular file, at most `max_bytes`; UnsafeFile for anything else.
+def open_regular(path: Path) -> BinaryIO:
+    """A regular file opened for reading in binary; UnsafeFile for anything else.
 
     Opened without blocking (a FIFO swapped in after a check cannot hang the run) and checked
     with fstat on the open descriptor, so what is read is what was checked."""
@@ -66,17 +69,24 @@ def read_regular_bytes(path: Path, max_bytes: int) -> bytes:
             raise IsADirectoryError(errno.EISDIR, "is a directory")
         if not stat.S_ISREG(info.st_mode):
             raise UnsafeFile(errno.EINVAL, f"{path} is not a regular file (a FIFO, socket or device)")
-        if info.st_size > max_bytes:
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_regular_bytes(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file (`open_regular`), at most `max_bytes`; UnsafeFile for anything else."""
+    with open_regular(path) as f:
+        if os.fstat(f.fileno()).st_size > max_bytes:
             raise UnsafeFile(errno.EFBIG, f"{path} is larger than the {max_bytes} bytes omk reads")
         chunks, total = [], 0
-        while chunk := os.read(fd, 1 << 20):
+        while chunk := f.read(1 << 20):
             chunks.append(chunk)
             total += len(chunk)
             if total > max_bytes:  # it grew while being read
                 raise UnsafeFile(errno.EFBIG, f"{path} is larger than the {max_bytes} bytes omk reads")
         return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def sample_file_cap() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Any
 
 from omk.assertions.context import CheckContext
@@ -37,29 +38,39 @@ def json_valid(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     return Outcome(True, message="output is valid JSON")
 
 
-# Validators per schema text: checking a schema is slow and samples repeat schemas.
-_VALIDATORS: dict[str, Any] = {}
+# Validators by schema text: checking a schema is slow and samples repeat schemas. Bounded (the
+# least recently used goes first), so a long-lived process does not grow with every schema it sees.
+_VALIDATORS: OrderedDict[str, Any] = OrderedDict()
+MAX_VALIDATORS = 256
 
 
 def prepare_schema(spec: AssertionSpec) -> Any:
-    """Build (or reuse) a validator; a schema that is itself invalid is a load error."""
+    """Build (or reuse) a validator; a schema that is itself invalid is a load error. Every
+    assertion with the same schema (keys in any order) shares one validator, which is read-only."""
+    schema = spec.get("schema")
+    key = json.dumps(schema, sort_keys=True, ensure_ascii=False)
+    found = _VALIDATORS.get(key)
+    if found is not None:
+        _VALIDATORS.move_to_end(key)
+        return found
+    validator = _validator(schema)
+    _VALIDATORS[key] = validator
+    if len(_VALIDATORS) > MAX_VALIDATORS:
+        _VALIDATORS.popitem(last=False)
+    return validator
+
+
+def _validator(schema: Any) -> Any:
     import jsonschema
     from jsonschema.exceptions import SchemaError
 
-    schema = spec.get("schema")
-    key = json.dumps(schema, sort_keys=True, ensure_ascii=False)
-    cached = _VALIDATORS.get(key)
-    if cached is not None:
-        return cached
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except SchemaError as exc:
         where = exc.json_path if exc.path else "the schema"
         raise PrepareError("schema", f"invalid JSON Schema at {where}: {exc.message}") from None
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    _VALIDATORS[key] = validator
-    return validator
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 @assertion(

@@ -8,6 +8,7 @@ and flags) with a time limit.
 
 from __future__ import annotations
 
+import functools
 import math
 from decimal import Decimal
 from functools import lru_cache
@@ -200,7 +201,13 @@ class CompiledRegex:
 
 def prepare_regex(spec: AssertionSpec) -> CompiledRegex:
     """Compile once at load. Flags are JS-style: explicit flags replace the default "i"."""
-    flags = spec.get("flags") or "i"  # `flags: ""` is falsy in JS: back to "i"
+    return compile_regex(spec.get("pattern", ""), spec.get("flags") or "i")  # `flags: ""` is falsy in JS: back to "i"
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_regex(pattern: str, flags: str) -> CompiledRegex:
+    """One compiled pattern per distinct (pattern, flags), shared by every assertion that writes
+    it (read-only); the cache is bounded, so a long-lived process does not grow with it."""
     bits = 0
     sticky = False
     for flag in flags:
@@ -215,7 +222,7 @@ def prepare_regex(spec: AssertionSpec) -> CompiledRegex:
                 "flags", f"unsupported regular expression flag {flag!r} (use any of i, m, s, u, g, y)"
             )
     try:
-        compiled = regex.compile(spec.get("pattern", ""), bits)
+        compiled = regex.compile(pattern, bits)
     except regex.error as exc:
         raise PrepareError("pattern", f"invalid regular expression: {exc}") from None
     return CompiledRegex(compiled, flags, sticky)

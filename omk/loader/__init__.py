@@ -17,6 +17,7 @@ say), `files` (hook and mock files that must exist), `build` (dicts → `Sample`
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,9 @@ from omk.loader.document import Document, Issue, ParseFailure, Path_
 from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
-from omk.loader.read import read_file
+from omk.loader.places import PartLines, SampleRef
+from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, Record, jsonl_records, read_file
+from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.model import Sample
 from omk.version import __version__
@@ -37,6 +40,8 @@ from omk.version import __version__
 __all__ = ["LoadedSamples", "discover", "load_data", "load_samples"]
 
 FILE_KEYS = ("schemaVersion", "samples", "requires", "$schema")
+LineOf = Callable[[Path_], int | None]
+Add = Callable[..., None]  # add(path in the sample, message, line=None): a problem of the sample
 SHAPE = 'expected an array of samples or an object with a "samples" field'
 
 
@@ -54,10 +59,11 @@ def load_samples(paths: list[str | Path], *, strict: bool = False) -> LoadedSamp
     files, problems = expand(paths)
     loaded = LoadedSamples(files=files)
     first_ids: dict[str, tuple[str, int | None]] = {}
+    shared = Sharer()  # equal content in any of the files is one object (omk.loader.share)
     # The collector is left as the caller set it: a library call does not change process-wide
     # state. `omk eval` raises its thresholds, which a program loading very large sets may do too.
     for file in files:
-        problems += _FileLoader(file, loaded, first_ids, allowed_dirs(file), strict=strict).run()
+        problems += _FileLoader(file, loaded, first_ids, shared, allowed_dirs(file), strict=strict).run()
     if problems:
         raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
@@ -86,8 +92,8 @@ def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = Non
     `base_dir` is where hook and mock files resolve (default: the current directory). Raises
     `InputError` with every problem, named `NAME: samples[i] (id) field: what is wrong`."""
     loaded = LoadedSamples()
-    loader = _FileLoader(Path(name), loaded, {}, base_dir=base_dir or Path.cwd(), strict=strict)
-    problems = loader.load(Document(data, _NoLines()))
+    loader = _FileLoader(Path(name), loaded, {}, Sharer(data=False), base_dir=base_dir or Path.cwd(), strict=strict)
+    problems = loader.load(Document(data, _NoLines()), from_file=False)
     if problems:
         raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
@@ -99,6 +105,7 @@ class _FileLoader:
         file: Path,
         loaded: LoadedSamples,
         first_ids: dict[str, tuple[str, int | None]],
+        shared: Sharer,
         allowed: list[Path] | None = None,
         base_dir: Path | None = None,
         strict: bool = False,
@@ -109,12 +116,16 @@ class _FileLoader:
         self.name = str(file)
         self.loaded = loaded
         self.first_ids = first_ids
+        self.shared = shared
         self.base_dir = base_dir
         self.problems: list[Problem] = []
+        self.claimed: list[str] = []  # the sample ids this file added to `first_ids`
 
     def run(self) -> list[Problem]:
         if (why := formats.refuse(self.file)) is not None:
             return [Problem(self.name, None, "", "", why)]
+        if self.file.suffix.lower() == JSONL_SUFFIX:
+            return self._stream()
         try:
             doc = read_file(self.file)
         except ParseFailure as exc:
@@ -123,10 +134,41 @@ class _FileLoader:
             return [Problem(self.name, None, "", "", "the file is nested too deeply to read")]
         return self.load(doc)
 
+    def _stream(self) -> list[Problem]:
+        """A JSON Lines file, one record at a time: each is checked and built before the next
+        line is read, so the file is never in memory whole. A file that turns out not to be
+        UTF-8 text is one problem, as a JSON or YAML file is: what it added is taken back."""
+        before = len(self.loaded.samples), len(self.loaded.warnings)
+        base_dir, seen = self._base_dir(), False
+        try:
+            for record in jsonl_records(self.file):
+                seen = True
+                self._record(record, base_dir)
+        except ParseFailure as exc:
+            del self.loaded.samples[before[0] :], self.loaded.warnings[before[1] :]
+            for sample_id in self.claimed:
+                del self.first_ids[sample_id]
+            return [Problem(self.name, exc.line, "", "", str(exc))]
+        if not seen:
+            return [Problem(self.name, None, "", "", EMPTY_FILE)]
+        self.problems.sort(key=lambda p: p.line or 0)
+        return self.problems
+
+    def _record(self, record: Record, base_dir: Path) -> None:
+        if record.too_long:
+            from omk.safe_files import sample_file_cap
+
+            message = f"this line is longer than the {sample_file_cap()} bytes omk reads in one line (OMK_MAX_SAMPLE_FILE_BYTES)"
+            self.problems.append(Problem(self.name, record.line, f"samples[{record.index}]", "", message))
+            return
+        line = record.line
+        self._sample(lambda _path: line, (record.index,), record.index, record.value, record.issues, base_dir, None)
+
     def _base_dir(self) -> Path:
         return self.base_dir if self.base_dir is not None else self.file.resolve().parent
 
-    def load(self, doc: Document) -> list[Problem]:
+    def load(self, doc: Document, from_file: bool = True) -> list[Problem]:
+        """`from_file`: the lines of the samples' parts can be found again by reading the file."""
         if (shape := formats.detect(doc.data, self.file)) != formats.OMK:
             return self._foreign(shape, doc)  # M365 or Big Sky (omk.loader.formats)
         unwrapped = self._unwrap(doc)
@@ -140,8 +182,9 @@ class _FileLoader:
                 else:
                     self._file_problem(issue.line, field_label(issue.path), issue.message)
             base_dir = self._base_dir()
+            parts = PartLines(self.file, prefix) if from_file else None
             for index, raw in enumerate(items):
-                self._sample(doc, prefix + (index,), index, raw, by_sample.get(index, []), base_dir)
+                self._sample(doc.line, prefix + (index,), index, raw, by_sample.get(index, []), base_dir, parts)
         else:
             for issue in doc.issues:
                 self._file_problem(issue.line, field_label(issue.path), issue.message)
@@ -214,19 +257,32 @@ class _FileLoader:
                 merged = self.loaded.requires.setdefault(key, [])
                 merged.extend(v for v in values if v not in merged)
 
-    def _sample(self, doc: Document, spath: Path_, index: int, raw: Any, issues: list[Issue], base_dir: Path) -> None:
+    def _sample(
+        self, line_of: LineOf, spath: Path_, index: int, raw: Any, issues: list[Issue], base_dir: Path, parts: PartLines | None
+    ) -> None:
+        raw = self.shared.sample(raw)
         sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
         named = isinstance(sample_id, str) and sample_id != ""
         where = f"samples[{index}] ({sample_id})" if named else f"samples[{index}]"
         count = len(self.problems)
 
         def add(rel: Path_, message: str, line: int | None = None) -> None:
-            self.problems.append(Problem(self.name, line or doc.line(spath + rel), where, field_label(rel), message))
+            self.problems.append(Problem(self.name, line or line_of(spath + rel), where, field_label(rel), message))
 
+        if not self._check(raw, spath, issues, where, add, line_of):
+            return
+        if named:
+            self._claim(sample_id, line_of(spath + ("sample_id",)), add)  # type: ignore[arg-type]
+        label = f"samples[{index}]"
+        origin = SampleRef(self.name, line_of(spath), label, index, parts)
+        self._build(raw, SourceInfo(self.name, label, line_of, spath, origin, self.shared), base_dir, count, add)
+
+    def _check(self, raw: Any, spath: Path_, issues: list[Issue], where: str, add: Add, line_of: LineOf) -> bool:
+        """Report what is wrong with the sample; False when it did not even parse."""
         for issue in issues:
             add(issue.path[len(spath) :], issue.message, issue.line)
         if raw is None and any(issue.path == spath for issue in issues):
-            return  # a JSON Lines record that did not parse
+            return False  # a JSON Lines record that did not parse
         parsed_badly = {issue.path[len(spath) :] for issue in issues}
         for rel, message in check_sample(raw):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
@@ -236,17 +292,20 @@ class _FileLoader:
             if self.strict:
                 add(rel, message)
             else:
-                line = doc.line(spath + rel)
+                line = line_of(spath + rel)
                 self.loaded.warnings.append(Problem(self.name, line, where, field_label(rel), message, "warning"))
-        if named:
-            line = doc.line(spath + ("sample_id",))
-            first = self.first_ids.get(sample_id)  # type: ignore[arg-type]
-            if first is None:
-                self.first_ids[sample_id] = (self.name, line)  # type: ignore[index]
-            else:
-                at = f"line {first[1]}" if first[0] == self.name else f"{first[0]}:{first[1]}"
-                add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
-        src = SourceInfo(self.name, f"samples[{index}]", doc.line, spath)
+        return True
+
+    def _claim(self, sample_id: str, line: int | None, add: Add) -> None:
+        first = self.first_ids.get(sample_id)
+        if first is None:
+            self.first_ids[sample_id] = (self.name, line)
+            self.claimed.append(sample_id)
+        else:
+            at = f"line {first[1]}" if first[0] == self.name else f"{first[0]}:{first[1]}"
+            add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
+
+    def _build(self, raw: Any, src: SourceInfo, base_dir: Path, count: int, add: Add) -> None:
         found: list[tuple[Path_, str]] = []
         sample = None
         if len(self.problems) > count:

@@ -7,58 +7,91 @@ way rather than escaping as a traceback.
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omk.assertions.registry import PrepareError, registry
+from omk.assertions.registry import AssertionType, PrepareError, registry
 from omk.loader.document import Path_
 from omk.loader.messages import field_label
+from omk.loader.share import Sharer
 from omk.model import AssertionSpec, Layer, Sample, SourceRef, Turn
 
 Found = list[tuple[Path_, str]]
 
 
 class SourceInfo:
-    """Where a sample was written, to give it and each of its specs a `SourceRef`."""
+    """Where a sample was written, to place it and its parts.
 
-    __slots__ = ("file", "label", "line_of", "prefix")
+    With `origin` (a sample in omk's own format), assertions and turns are placed inside the
+    sample: their lines are found when asked for (omk.loader.places). Without it (the foreign
+    formats, which name their parts their own way), each spec's line is found now with
+    `line_of`, so nothing keeps the parsed file once loading is done."""
 
-    def __init__(self, file: str, label: str, line_of: Any, prefix: Path_):
+    __slots__ = ("file", "label", "line_of", "prefix", "origin", "shared")
+
+    def __init__(
+        self,
+        file: str,
+        label: str,
+        line_of: Callable[[Path_], int | None] | None,
+        prefix: Path_,
+        origin: SourceRef | None = None,
+        shared: Sharer | None = None,
+    ):
         self.file = file
         self.label = label  # "samples[3]"
-        self.line_of = line_of  # Callable[[Path_], int | None] on document paths
+        self.line_of = line_of  # on document paths
         self.prefix = prefix  # the sample's path in the document
+        self.origin = origin
+        self.shared = shared if shared is not None else Sharer(data=False)
 
     def ref(self, path: Path_, label: str) -> SourceRef:
-        return SourceRef(self.file, functools.partial(self.line_of, self.prefix + path), label)  # found on first use
+        if self.origin is not None:
+            return self.origin.part(self.shared.path(path))
+        return SourceRef(self.file, self.line_of(self.prefix + path) if self.line_of else None, label)
+
 
 
 def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str = "") -> AssertionSpec:
-    label = label or f"{src.label}.{field_label(path)}"
+    weight = raw.get("weight", 1)
     spec = AssertionSpec(
         type=raw["type"],
         raw=raw,
-        weight=float(raw.get("weight", 1)),
+        weight=1.0 if weight == 1 else float(weight),  # one shared 1.0, not one float per assertion
         negate=raw.get("not", False) is True,
         layer=Layer(raw["layer"]) if "layer" in raw else None,
-        source=src.ref(path, label),
     )
+    if src.origin is not None and not label:
+        spec.place(src.origin, src.shared.path(path))
+    else:
+        spec.source = src.ref(path, label or f"{src.label}.{field_label(path)}")
     children = raw.get("children")
     if isinstance(children, list):
         spec.children = [
-            build_spec(child, path + ("children", i), src, found, f"{label}.children[{i}]")
+            build_spec(child, path + ("children", i), src, found, f"{label}.children[{i}]" if label else "")
             for i, child in enumerate(children)
         ]
     kind = registry().get(spec.type)
     if kind is not None and kind.prepare is not None:
-        try:
-            spec.compiled = kind.prepare(spec)
-        except PrepareError as exc:
-            found.append((path + (exc.field,) if exc.field else path, str(exc)))
-        except Exception as exc:  # noqa: BLE001 - a bad value must never become a traceback
-            found.append((path, f"cannot use this assertion: {exc}"))
+        _prepare(kind, spec, path, src.shared, found)
     return spec
+
+
+def _prepare(kind: AssertionType, spec: AssertionSpec, path: Path_, shared: Sharer, found: Found) -> None:
+    """Run the type's `prepare`, once per load for an assertion dict that samples share."""
+    done, compiled = shared.prepared(spec.raw)
+    if done:
+        spec.compiled = compiled
+        return
+    try:
+        spec.compiled = kind.prepare(spec)  # type: ignore[misc]
+    except PrepareError as exc:
+        found.append((path + (exc.field,) if exc.field else path, str(exc)))
+    except Exception as exc:  # noqa: BLE001 - a bad value must never become a traceback
+        found.append((path, f"cannot use this assertion: {exc}"))
+    else:
+        shared.remember(spec.raw, spec.compiled)
 
 
 def build_turn(raw: dict[str, Any], index: int, src: SourceInfo, found: Found) -> Turn:
@@ -66,7 +99,7 @@ def build_turn(raw: dict[str, Any], index: int, src: SourceInfo, found: Found) -
     return Turn(
         prompt=raw["prompt"],
         assertions=[
-            build_spec(a, ("turns", index, "assertions", k), src, found, f"{label}.assertions[{k}]")
+            build_spec(a, ("turns", index, "assertions", k), src, found, "" if src.origin else f"{label}.assertions[{k}]")
             for k, a in enumerate(raw.get("assertions") or [])
         ],
         rubric=raw.get("rubric"),
@@ -77,11 +110,17 @@ def build_turn(raw: dict[str, Any], index: int, src: SourceInfo, found: Found) -
     )
 
 
+def _list(value: Any) -> list[Any]:
+    """The sample's own list (shared with `raw`, not copied), or a new empty one."""
+    return value if isinstance(value, list) else []
+
+
 def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Found) -> Sample:
     """A `Sample` from a dict that passed validation; prepare problems go to `found`.
 
     A conversation (`turns`) keeps its first turn's prompt as `prompt`, so whatever lists samples
-    has a text to show; the run sends `turns`.
+    has a text to show; the run sends `turns`. Lists such as `capability` and `mocks` are the
+    ones in `raw` (shared, read-only), not copies.
     """
     turns = [build_turn(t, j, src, found) for j, t in enumerate(raw.get("turns") or [])]
     return Sample(
@@ -91,22 +130,22 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         cwd=raw.get("cwd"),
         rubric=raw.get("rubric"),
         assertions=[
-            build_spec(a, ("assertions", i), src, found, f"{src.label}.assertions[{i}]")
+            build_spec(a, ("assertions", i), src, found, "" if src.origin else f"{src.label}.assertions[{i}]")
             for i, a in enumerate(raw.get("assertions") or [])
         ],
         dimensions=raw.get("dimensions"),
-        capability=list(raw.get("capability") or []),
+        capability=_list(raw.get("capability")),
         category=raw.get("category"),
         difficulty=raw.get("difficulty"),
         construct=raw.get("construct"),
         provenance=raw.get("provenance"),
-        mocks=list(raw.get("mocks") or []),
+        mocks=_list(raw.get("mocks")),
         mocks_strict=raw.get("mocksStrict", False) is True,
         tripwire=raw.get("tripwire", False) is True,
         environment=raw.get("environment"),
-        tools=list(raw.get("tools") or []),
+        tools=_list(raw.get("tools")),
         raw=raw,
-        source=src.ref((), src.label),
+        source=src.origin if src.origin is not None else src.ref((), src.label),
         base_dir=base_dir,
         turns=turns,
     )

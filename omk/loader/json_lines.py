@@ -13,7 +13,6 @@ import bisect
 import json
 import re
 from collections.abc import Iterator
-from itertools import accumulate
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -79,7 +78,8 @@ class JsonLocator:
         # No object repeats a key (json.loads saw none): a member lookup may stop at the first
         # match instead of reading the whole object, which matters for 10,000 samples.
         self.unique_keys = unique_keys
-        self._newlines: list[int] | None = None
+        self._marks: list[int] = [0]  # positions placed, in increasing order, and their lines
+        self._mark_lines: list[int] = [first_line]
         self._members: dict[int, list[tuple[str, int, int]]] = {}
         self._member_maps: dict[int, dict[str, tuple[int, int]]] = {}
         self._items: dict[int, list[int]] = {}
@@ -92,9 +92,15 @@ class JsonLocator:
             return self.first_line
 
     def line_at(self, pos: int) -> int:
-        if self._newlines is None:  # offsets where lines 2, 3, ... start
-            self._newlines = list(accumulate(len(line) + 1 for line in self.text.split("\n")))
-        return self.first_line + bisect.bisect_right(self._newlines, pos)
+        """Newlines are counted from the nearest position placed before (the loader asks in
+        about file order), so no table of every line's offset is built."""
+        marks = self._marks
+        k = bisect.bisect_right(marks, pos) - 1
+        line = self._mark_lines[k] + self.text.count("\n", marks[k], pos)
+        if k == len(marks) - 1 and pos > marks[k]:
+            marks.append(pos)
+            self._mark_lines.append(line)
+        return line
 
     def position(self, path: Path_) -> int:
         """Where `path` is written: the key of an object member, the start of an item.
@@ -236,24 +242,31 @@ class RecordLines:
         return 1
 
 
+def parse_record(text: str, number: int, index: int) -> tuple[Any, list[Issue]]:
+    """One JSON Lines record (line `number`, the `index`-th record): its value, or None and
+    the issue that says why it did not parse; duplicate keys are issues on the record's line."""
+    try:
+        value, has_duplicates = _loads(text)
+    except ParseFailure as exc:
+        return None, [Issue((index,), number, str(exc))]
+    issues = []
+    if has_duplicates:
+        for issue in JsonLocator(text, number).duplicates():
+            issues.append(Issue((index, *issue.path), number, issue.message.split(" (first")[0]))
+    return value, issues
+
+
 def parse_jsonl(text: str) -> Document:
-    """One sample per non-blank line. A line that does not parse is an issue; the others load."""
+    """One sample per non-blank line. A line that does not parse is an issue; the others load.
+    (The loader reads a JSON Lines samples file record by record instead: omk.loader.read.)"""
     records: list[Any] = []
     lines: list[int] = []
     issues: list[Issue] = []
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        index = len(records)
         lines.append(number)
-        try:
-            value, has_duplicates = _loads(raw)
-        except ParseFailure as exc:
-            issues.append(Issue((index,), number, str(exc)))
-            records.append(None)
-            continue
-        if has_duplicates:
-            for issue in JsonLocator(raw, number).duplicates():
-                issues.append(Issue((index, *issue.path), number, issue.message.split(" (first")[0]))
+        value, found = parse_record(raw, number, len(records))
         records.append(value)
+        issues += found
     return Document(records, RecordLines(lines), issues)

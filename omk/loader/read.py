@@ -2,15 +2,22 @@
 
 `.yaml` / `.yml` are YAML (1.2 core schema), `.jsonl` is JSON Lines (one sample per line), and
 everything else is JSON (as omk 0.54). Text must be UTF-8; a leading BOM is accepted.
+
+A JSON Lines samples file is not read whole: `jsonl_records` reads it one line at a time, so
+its size has no limit (one line has the limit a JSON or YAML file has).
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, BinaryIO
 
-from omk.loader.document import Document, ParseFailure
-from omk.loader.json_lines import parse_json, parse_jsonl
+from omk.loader.document import Document, Issue, ParseFailure
+from omk.loader.json_lines import parse_json, parse_jsonl, parse_record
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSONL_SUFFIX = ".jsonl"
@@ -23,14 +30,18 @@ _OTHER_BOMS = {
 }
 
 
-def decode(raw: bytes) -> str:
+def _other_bom(raw: bytes) -> None:
     for bom, name in _OTHER_BOMS.items():  # UTF-32 first: its LE BOM starts like UTF-16's
         if raw.startswith(bom):
             raise ParseFailure(f"the file is {name} text; save it as UTF-8")
+
+
+def decode(raw: bytes, first_line: int = 1) -> str:
+    _other_bom(raw)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + first_line
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         byte = raw[exc.start]
         raise ParseFailure(
@@ -38,19 +49,30 @@ def decode(raw: bytes) -> str:
         ) from None
 
 
+EMPTY_FILE = 'the file is empty; expected an array of samples or an object with a "samples" field'
+NO_SIZE_LIMIT = "a JSON Lines file (*.jsonl, one sample per line) has no file-size limit"
+
+
+def _unreadable(exc: OSError) -> ParseFailure:
+    from omk.safe_files import UnsafeFile
+
+    if isinstance(exc, UnsafeFile):
+        hint = f"; {NO_SIZE_LIMIT}" if exc.errno == errno.EFBIG else ""
+        return ParseFailure(f"cannot read the file: {exc.strerror}{hint}")
+    if isinstance(exc, FileNotFoundError):
+        return ParseFailure("file not found")
+    if isinstance(exc, IsADirectoryError):
+        return ParseFailure("is a directory, not a file")
+    return ParseFailure(f"cannot read the file: {exc.strerror or exc}")
+
+
 def read_text(path: Path) -> str:
-    from omk.safe_files import UnsafeFile, read_regular_bytes, sample_file_cap
+    from omk.safe_files import read_regular_bytes, sample_file_cap
 
     try:
         raw = read_regular_bytes(path, sample_file_cap())
-    except UnsafeFile as exc:
-        raise ParseFailure(f"cannot read the file: {exc.strerror}") from None
-    except FileNotFoundError:
-        raise ParseFailure("file not found") from None
-    except IsADirectoryError:
-        raise ParseFailure("is a directory, not a file") from None
     except OSError as exc:
-        raise ParseFailure(f"cannot read the file: {exc.strerror or exc}") from None
+        raise _unreadable(exc) from None
     return decode(raw)
 
 
@@ -69,10 +91,76 @@ def read_file(path: Path) -> Document:
     """Raises `ParseFailure` for a file that cannot be read or parsed at all."""
     text = read_text(path)
     if not text.strip():
-        raise ParseFailure('the file is empty; expected an array of samples or an object with a "samples" field')
+        raise ParseFailure(EMPTY_FILE)
     doc = parse_text(text, path.suffix)
     from omk.textsafe import SURROGATE_ESCAPE, scrub_value
 
     if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
         doc.data = scrub_value(doc.data)
     return doc
+
+
+@dataclass(slots=True)
+class Record:
+    """One non-blank line of a JSON Lines file: the `index`-th record, on line `line`.
+
+    `value` is None when it did not parse (`issues` says why, on paths from the file's root:
+    `(index, ...)`) or was too long to read (`too_long`)."""
+
+    line: int
+    index: int
+    value: Any = None
+    issues: list[Issue] = field(default_factory=list)
+    too_long: bool = False
+
+
+def jsonl_records(path: Path) -> Iterator[Record]:
+    """The records of a JSON Lines file, read one line at a time: what one line holds is all
+    that is in memory. Raises `ParseFailure` when the file cannot be read as UTF-8 text, at
+    the first line that is not (as for a JSON or YAML file: the file must be saved again)."""
+    from omk.safe_files import open_regular, sample_file_cap
+    from omk.textsafe import SURROGATE_ESCAPE, scrub_value
+
+    index = 0
+    try:
+        f = open_regular(path)
+    except OSError as exc:
+        raise _unreadable(exc) from None
+    with f:
+        for number, raw in _lines(f, sample_file_cap()):
+            if raw is None:
+                yield Record(number, index, too_long=True)
+                index += 1
+                continue
+            text = decode(raw, number) if number == 1 else _decode_line(raw, number)
+            if not text.strip():
+                continue
+            value, issues = parse_record(text, number, index)
+            if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
+                value = scrub_value(value)
+            yield Record(number, index, value, issues)
+            index += 1
+
+
+def _decode_line(raw: bytes, number: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return decode(raw, number)  # raises, saying where
+
+
+def _lines(f: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, its bytes) for each line; None for a line longer than `cap` bytes (the
+    rest of it is skipped, never held in memory)."""
+    number = 0
+    try:
+        while raw := f.readline(cap + 1):
+            number += 1
+            if len(raw) - raw.endswith(b"\n") <= cap:
+                yield number, raw
+                continue
+            while not raw.endswith(b"\n") and (raw := f.readline(1 << 20)):
+                pass
+            yield number, None
+    except OSError as exc:
+        raise _unreadable(exc) from None

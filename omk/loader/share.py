@@ -1,0 +1,113 @@
+"""Equal content loaded from sample files becomes one object.
+
+A large suite repeats itself: the same assertions, the same JSON Schema, the same dimensions,
+the same field names in every record of a JSON Lines file. The loader passes each sample
+through the load's `Sharer` before checking it, so equal containers (equal as JSON text, key
+order included: `1`, `1.0` and `true` stay apart) and equal strings become one object, and
+what is derived from them once (a compiled regex or JSON Schema validator) is shared as well.
+Shared data is read-only: nothing in omk writes into a sample's or an assertion's `raw` after
+loading (a run that needs a changed sample builds a new dict).
+
+A list of containers (a sample's assertions, turns or mocks) is not shared as a whole, only its
+items: two samples rarely list exactly the same ones, and comparing whole lists would cost
+more than it saves. The tables live for one load and are bounded: a full table starts over, so
+a file of unique content costs no more than the table, and content that repeats is shared
+again from its next occurrence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from omk.loader.document import Path_
+
+LIMIT = 1 << 14  # entries per table
+DEEP = 32  # containers nested deeper than this are kept as they are
+
+
+class Sharer:
+    """`data=False` leaves the samples' data as it is (data given by a program rather than read
+    from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
+
+    __slots__ = ("limit", "data", "_containers", "_strings", "_paths", "_prepared")
+
+    def __init__(self, limit: int = LIMIT, data: bool = True):
+        self.limit = limit
+        self.data = data
+        self._containers: dict[bytes, Any] = {}
+        self._strings: dict[str, str] = {}
+        self._paths: dict[Path_, Path_] = {}
+        self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
+
+    def sample(self, raw: Any) -> Any:
+        """A sample's mapping with its keys and values shared (the mapping itself is its own)."""
+        if raw.__class__ is not dict or not self.data:
+            return raw
+        return {self.text(k): self._value(v, 1) for k, v in raw.items()}
+
+    def text(self, value: str) -> str:
+        found = self._strings.get(value)
+        if found is not None:
+            return found
+        if len(self._strings) >= self.limit:
+            self._strings.clear()
+        self._strings[value] = value
+        return value
+
+    def path(self, path: Path_) -> Path_:
+        """One tuple for each path inside a sample (`("assertions", 3)`), shared by every sample."""
+        found = self._paths.get(path)
+        if found is not None:
+            return found
+        if len(self._paths) >= self.limit:
+            self._paths.clear()
+        self._paths[path] = path
+        return path
+
+    def prepared(self, raw: dict[str, Any]) -> tuple[bool, Any]:
+        """(True, compiled) when the `raw` object itself was prepared before in this load."""
+        found = self._prepared.get(id(raw))
+        if found is not None and found[0] is raw:
+            return True, found[1]
+        return False, None
+
+    def remember(self, raw: dict[str, Any], compiled: Any) -> None:
+        if len(self._prepared) >= self.limit:
+            self._prepared.clear()
+        self._prepared[id(raw)] = (raw, compiled)  # holding `raw` keeps its id from being reused
+
+    def _value(self, value: Any, depth: int) -> Any:
+        cls = value.__class__
+        if cls is str:
+            return self.text(value)
+        if (cls is dict or cls is list) and depth < DEEP:
+            return self._container(value, depth)
+        return value
+
+    def _container(self, value: dict[str, Any] | list[Any], depth: int) -> Any:
+        key = None
+        if value.__class__ is dict or not any(v.__class__ is dict or v.__class__ is list for v in value):
+            key = _key(value)
+            found = self._containers.get(key) if key is not None else None
+            if found is not None:
+                return found
+        if value.__class__ is dict:
+            out: Any = {self.text(k): self._value(v, depth + 1) for k, v in value.items()}  # type: ignore[union-attr]
+        else:
+            out = [self._value(v, depth + 1) for v in value]
+        if key is not None:
+            if len(self._containers) >= self.limit:
+                self._containers.clear()
+            self._containers[key] = out
+        return out
+
+
+def _key(value: Any) -> bytes | None:
+    """A digest of the JSON text, or None for what has none (a cycle, a value JSON cannot write)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()

@@ -111,7 +111,7 @@ def test_scale_records_a_run_that_did_not_finish_and_a_refused_file(tmp_path):
     cmd = [sys.executable, str(BENCH / "scale.py"), "--no-doc", "--runs", "2", "--work", str(tmp_path), "--no-peers"]
     proc = subprocess.run([*cmd, "--sizes", "10"], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "omk refused the 10-sample eval-samples.jsonl" in proc.stdout
+    assert "omk refused the 10-sample eval-samples.json " in proc.stdout  # JSON Lines has no file cap, JSON has
     assert "its runs set `OMK_MAX_SAMPLE_FILE_BYTES=" in proc.stdout
     assert "| 10 | omk | 10 (0) | 9 | 9 | 9 |" in proc.stdout  # and then it ran
 

@@ -381,3 +381,16 @@ def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, 
         wait_for(page, f"document.getElementById('sample-view').dataset.index === '{i}'")
         assert page.js("document.getElementById('sample-view').innerText") == text, f"sample-{i}"
     assert expected and page.errors() == []
+
+
+def test_a_large_report_without_decompression_still_lists_the_failures(browser, large_page):
+    """A browser without DecompressionStream: the page says why the table is empty, and the
+    failures, slowest and costliest rendered on the server still work."""
+    page = Page(browser)
+    page.send("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.DecompressionStream;"})
+    page.goto(large_page.as_uri())
+    wait_for(page, "document.getElementById('table-note').textContent.indexOf('DecompressionStream') !== -1")
+    assert page.js("document.querySelectorAll('#results tbody tr').length") == 0
+    page.js("document.querySelector('#failures-table tbody tr').click()")
+    assert page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)") == ["sample-1"]
+    assert page.errors() == []

@@ -122,18 +122,17 @@ def graded(r: Result | Turn, lang: str) -> dict[str, Any]:
 
 
 def assertion(a: Assertion) -> dict[str, Any]:
-    status = a.status or ("passed" if a.passed else "failed")
-    extra = [_str(a.layer), f"weight {_str(a.weight)}"]
+    meta = f"{_str(a.layer)} · weight {_str(a.weight)}"
     if a.metric is not None:
-        extra.append(f"metric {a.metric}")
+        meta += f" · metric {a.metric}"
     if a.score is not None:
-        extra.append(f"score {a.score}")
+        meta += f" · score {a.score}"
     return {
         "label": label(a),
-        "status": status,
-        "meta": " · ".join(extra),
+        "status": a.status or ("passed" if a.passed else "failed"),
+        "meta": meta,
         "message": a.message or None,
-        "children": [assertion(c) for c in a.children],
+        "children": [assertion(c) for c in a.children] if a.children else [],
     }
 
 

@@ -305,11 +305,12 @@ class AssertionResult:
         return self.status is Status.PASSED
 
     def to_dict(self) -> dict[str, Any]:
+        status = self.status
         return {
             "type": self.type,
             "layer": self.layer.value,
-            "status": self.status.value,
-            "passed": self.passed,
+            "status": status.value,
+            "passed": None if status is Status.SKIPPED else status is Status.PASSED,
             "weight": self.weight,
             "not": self.negate,
             "value": self.value,
@@ -317,7 +318,7 @@ class AssertionResult:
             "score": self.score,
             "message": self.message,
             "error": self.error,
-            "children": [c.to_dict() for c in self.children],
+            "children": [c.to_dict() for c in self.children] if self.children else [],
         }
 
 

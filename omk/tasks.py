@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -32,18 +32,27 @@ async def gather_all(*aws: Awaitable[Any]) -> list[Any]:
         raise
 
 
-async def run_bounded(thunks: list[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
-    """Await each thunk's coroutine, at most `limit` at once, started in list order; results in list order."""
-    gate = asyncio.Semaphore(limit)
+async def run_bounded(thunks: Iterable[Callable[[], Awaitable[T]]], limit: int, *, keep: bool = True) -> list[T]:
+    """Await each thunk's coroutine, at most `limit` at once, started in order; results in that
+    order (none kept with `keep=False`, for a caller that streams them as they come).
 
-    async def one(thunk: Callable[[], Awaitable[T]]) -> T:
-        async with gate:
-            return await thunk()
+    `limit` workers take the thunks one after another, so no task waits for its turn: the cost
+    of a job not yet started is its thunk alone, and `thunks` may be a generator.
+    """
+    done: dict[int, T] = {}
+    queue = enumerate(thunks)
+
+    async def worker() -> None:
+        for i, thunk in queue:
+            value = await thunk()
+            if keep:
+                done[i] = value
 
     try:
-        return await gather_all(*(one(t) for t in thunks))
+        await gather_all(*(worker() for _ in range(max(1, limit))))
     except asyncio.CancelledError:
         # Ctrl-C. A call cut off while its subprocess or connection was starting can leave a
         # transport no one holds; collect it now, while the loop can still close it quietly.
         gc.collect()
         raise
+    return [done[i] for i in range(len(done))]

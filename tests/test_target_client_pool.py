@@ -108,12 +108,13 @@ class _Proxy(BaseHTTPRequestHandler):
         pass
 
 
-def test_a_proxy_from_the_environment_is_used_through_httpx_clients_of_eight(monkeypatch):
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "http_proxy", "ALL_PROXY"])
+def test_a_proxy_from_the_environment_is_used_through_httpx_clients_of_eight(monkeypatch, variable):
     server = _Server(("127.0.0.1", 0), _Proxy)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.server_port}")
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{server.server_port}")
     _Proxy.seen = []
     try:
         base = "http://models.example.test/v1"

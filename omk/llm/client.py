@@ -103,11 +103,10 @@ class ModelClient:
         call = self._http.post_json(url, payload, headers, self.label, self.provider.secrets())
         if timeout is None:
             return await call
-        import httpx
-
         try:
-            return await asyncio.wait_for(call, timeout=timeout)
-        except (TimeoutError, httpx.TimeoutException):
+            async with asyncio.timeout(timeout):
+                return await call
+        except TimeoutError:  # the pool turns its own timeouts into CallError: this one is ours
             raise CallError(f"{self.label}: timed out after {timeout:g}s", retryable=True) from None
 
     def garbage(self, why: str, data: dict[str, Any]) -> CallError:

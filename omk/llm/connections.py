@@ -100,8 +100,10 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         return self
 
     def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable":
-            return self._reader.at_eof() or _readable(self._writer.get_extra_info("socket"))
+        if info == "is_readable":  # asked of an idle connection: anything to read means it is done for
+            if self._writer.is_closing() or self._reader.at_eof() or self._reader.exception() is not None:
+                return True
+            return _readable(self._writer.get_extra_info("socket"))
         if info in ("ssl_object", "socket"):
             return self._writer.get_extra_info(info)
         if info == "client_addr":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -127,9 +128,16 @@ REQUEST_HEADERS = (  # gzip and deflate replies are decoded (`_decoded`)
 )
 
 
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")  # any case
+
+
 def _environment_proxy() -> bool:
-    """Whether the environment names a proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY): those calls
-    go through httpx, which applies proxies and NO_PROXY."""
+    """Whether a proxy is set (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, or the system's settings on
+    macOS and Windows): those calls go through httpx, which applies proxies and NO_PROXY."""
+    if any(value and name.lower() in PROXY_VARIABLES for name, value in os.environ.items()):
+        return True
+    if sys.platform.startswith("linux"):
+        return False  # the environment is all urllib's getproxies reads there; its import is not free
     from urllib.request import getproxies
 
     return any(scheme in getproxies() for scheme in ("http", "https", "all"))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 from omk.model import AssertionResult, Layer, Scores, Status
 
 
+@lru_cache(maxsize=4096)  # scores repeat (a few assertions per sample give a few ratios)
 def round2(x: float) -> float:
     """JS `Number(x.toFixed(2))`: half-up on the float's exact binary value."""
     return float(Decimal(x).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))

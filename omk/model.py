@@ -40,6 +40,32 @@ def part_label(rel: Part) -> str:
     return out
 
 
+class _NoItems(list):  # type: ignore[type-arg]
+    """An empty list that cannot be filled. The loader gives this one instance to every sample
+    whose `mocks`, `tools`, `turns`, `history` or `inlined_urls` is empty, instead of an empty
+    list each: assign a new list to fill such a field (`+=` does, giving a new list)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("this empty list is shared by samples and cannot be filled; assign a new list instead")
+
+    append = extend = insert = __setitem__ = __delitem__ = __imul__ = _refuse  # type: ignore[assignment]
+
+    def __iadd__(self, other: Any) -> list[Any]:  # type: ignore[override,misc]
+        return [*other]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _no_items, ()
+
+
+def _no_items() -> list[Any]:
+    return NO_ITEMS
+
+
+NO_ITEMS: list[Any] = _NoItems()
+
+
 class SourceRef:
     """Where something was written: file, 1-based line, and its path inside the file.
 
@@ -77,23 +103,54 @@ class SourceRef:
         return f"SourceRef(file={self.file!r}, line={self.line!r}, path={self.path!r})"
 
 
+class _Core:
+    """An assertion's content: what samples that write the same assertion at the same place share."""
+
+    __slots__ = ("type", "raw", "weight", "negate", "layer", "children", "compiled", "rel", "shared")
+
+    def __init__(
+        self, type: str, raw: dict[str, Any], weight: float, negate: bool, layer: Layer | None,
+        children: Sequence[AssertionSpec], compiled: Any, rel: Part | None = None,
+    ):  # fmt: skip
+        self.type = type
+        self.raw = raw
+        self.weight = weight
+        self.negate = negate
+        self.layer = layer
+        self.children = children
+        self.compiled = compiled
+        self.rel = rel  # its path inside the sample, when the loader placed it there
+        self.shared = False
+
+    def copy(self) -> _Core:
+        c = self
+        return _Core(c.type, c.raw, c.weight, c.negate, c.layer, c.children, c.compiled, c.rel)
+
+
+def _field(name: str) -> property:
+    def get(self: AssertionSpec) -> Any:
+        return getattr(self._core, name)
+
+    def set_(self: AssertionSpec, value: Any) -> None:
+        setattr(self._own(), name, value)
+
+    return property(get, set_)
+
+
 class AssertionSpec:
     """One assertion as written, validated at load.
 
     `raw` keeps every field as written (custom hooks receive it); the common fields are lifted
     out. `compiled` holds whatever the type prepared once at load (a regex, a schema validator).
 
-    Samples that write the same assertion share its `raw` dict and its `compiled` object (the
-    loader makes equal content one object), so both are read-only at run time: a check that
-    needs a changed copy makes one.
-
-    `source` is where it was written. The loader does not build it for every assertion: it
-    keeps the sample's place and this assertion's path in the sample (a tuple shared by every
-    sample), and `source` is made from them when asked for, which is rare (a message about
-    this assertion).
+    Samples that write the same assertion at the same place (`assertions[4]` of each) share
+    one content object: `raw`, `compiled` and the rest are read-only at run time (a check that
+    needs a changed copy makes one; setting a field here gives this spec its own copy first).
+    The spec itself is small: the shared content and the sample's place. `source` is made from
+    that place and the assertion's path when asked for, which is rare (a message about it).
     """
 
-    __slots__ = ("type", "raw", "weight", "negate", "layer", "children", "compiled", "_origin", "_rel")
+    __slots__ = ("_core", "_origin")
 
     def __init__(
         self,
@@ -102,48 +159,83 @@ class AssertionSpec:
         weight: float = 1.0,
         negate: bool = False,
         layer: Layer | None = None,  # explicit `layer:`; None means "the type's own layer"
-        children: Sequence[AssertionSpec] = (),  # an assert-set's; a shared empty tuple for the others
+        children: Sequence[AssertionSpec] = (),  # an assert-set's
         source: SourceRef | None = None,
         compiled: Any = None,
     ):
-        self.type = type
-        self.raw = raw
-        self.weight = weight
-        self.negate = negate
-        self.layer = layer
-        self.children = children
-        self.compiled = compiled
-        self._origin: SourceRef | None = source
-        self._rel: Part | None = None
+        self._core = _Core(type, raw, weight, negate, layer, children, compiled)
+        self._origin = source
 
-    @property
-    def source(self) -> SourceRef | None:
-        if self._rel is None or self._origin is None:
-            return self._origin
-        return self._origin.part(self._rel)
+    type: str = _field("type")  # type: ignore[assignment]
+    raw: dict[str, Any] = _field("raw")  # type: ignore[assignment]
+    weight: float = _field("weight")  # type: ignore[assignment]
+    negate: bool = _field("negate")  # type: ignore[assignment]
+    layer: Layer | None = _field("layer")  # type: ignore[assignment]
+    compiled: Any = _field("compiled")
 
-    @source.setter
-    def source(self, value: SourceRef | None) -> None:
-        self._origin, self._rel = value, None
+    @classmethod
+    def _placed(cls, core: _Core, origin: SourceRef | None) -> AssertionSpec:
+        spec = object.__new__(cls)
+        spec._core, spec._origin = core, origin
+        core.shared = True
+        return spec
+
+    def share_with(self, origin: SourceRef) -> AssertionSpec:
+        """The same assertion, at the same place, in another sample (whose place is `origin`):
+        a new spec that shares this one's content."""
+        return AssertionSpec._placed(self._core, origin)
 
     def place(self, origin: SourceRef, rel: Part) -> None:
         """Written at `rel` inside the sample whose place is `origin` (see `source`)."""
-        self._origin, self._rel = origin, rel
+        self._own().rel = rel
+        self._origin = origin
+
+    def _own(self) -> _Core:
+        if self._core.shared:
+            self._core = self._core.copy()
+        return self._core
+
+    @property
+    def children(self) -> Sequence[AssertionSpec]:
+        kids, origin = self._core.children, self._origin
+        if origin is None or all(k._origin is origin or k._core.rel is None for k in kids):
+            return kids
+        return [k if k._core.rel is None else AssertionSpec._placed(k._core, origin) for k in kids]
+
+    @children.setter
+    def children(self, value: Sequence[AssertionSpec]) -> None:
+        self._own().children = value
+
+    @property
+    def source(self) -> SourceRef | None:
+        rel, origin = self._core.rel, self._origin
+        if rel is None or origin is None:
+            return origin
+        return origin.part(rel)
+
+    @source.setter
+    def source(self, value: SourceRef | None) -> None:
+        if self._core.rel is not None:
+            self._own().rel = None
+        self._origin = value
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self.raw.get(key, default)
+        return self._core.raw.get(key, default)
+
+    def _fields(self) -> tuple[Any, ...]:
+        c = self._core
+        return c.type, c.raw, c.weight, c.negate, c.layer, list(self.children), self.source, c.compiled
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AssertionSpec):
             return NotImplemented
-        mine = (self.type, self.raw, self.weight, self.negate, self.layer, list(self.children), self.source, self.compiled)
-        theirs = (other.type, other.raw, other.weight, other.negate, other.layer, list(other.children), other.source, other.compiled)
-        return mine == theirs
+        return self._fields() == other._fields()
 
     def __repr__(self) -> str:
+        c = self._core
         return (
-            f"AssertionSpec(type={self.type!r}, raw={self.raw!r}, weight={self.weight!r}, negate={self.negate!r}, "
-            f"layer={self.layer!r}, children={self.children!r}, source={self.source!r})"
+            f"AssertionSpec(type={c.type!r}, raw={c.raw!r}, weight={c.weight!r}, negate={c.negate!r}, "
+            f"layer={c.layer!r}, children={list(self.children)!r}, source={self.source!r})"
         )
 
 

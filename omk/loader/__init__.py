@@ -273,9 +273,8 @@ class _FileLoader:
             return
         if named:
             self._claim(sample_id, line_of(spath + ("sample_id",)), add)  # type: ignore[arg-type]
-        label = f"samples[{index}]"
-        origin = SampleRef(self.name, line_of(spath), label, index, parts)
-        self._build(raw, SourceInfo(self.name, label, line_of, spath, origin, self.shared), base_dir, count, add)
+        origin = SampleRef(self.name, line_of(spath), index, parts)
+        self._build(raw, SourceInfo(self.name, origin.path, line_of, spath, origin, self.shared), base_dir, count, add)
 
     def _check(self, raw: Any, spath: Path_, issues: list[Issue], where: str, add: Add, line_of: LineOf) -> bool:
         """Report what is wrong with the sample; False when it did not even parse."""

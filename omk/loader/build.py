@@ -15,7 +15,7 @@ from omk.assertions.registry import AssertionType, PrepareError, registry
 from omk.loader.document import Path_
 from omk.loader.messages import field_label
 from omk.loader.share import Sharer
-from omk.model import AssertionSpec, Layer, Sample, SourceRef, Turn
+from omk.model import NO_ITEMS, AssertionSpec, Layer, Sample, SourceRef, Turn
 
 Found = list[tuple[Path_, str]]
 
@@ -54,6 +54,19 @@ class SourceInfo:
 
 
 def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str = "") -> AssertionSpec:
+    placed = src.origin is not None and not label
+    if placed:
+        path = src.shared.path(path)
+        if (first := src.shared.spec(raw, path)) is not None:  # an earlier sample wrote the same here
+            return first.share_with(src.origin)  # type: ignore[arg-type]
+    before = len(found)
+    spec = _new_spec(raw, path, src, found, label)
+    if placed and len(found) == before:
+        src.shared.keep(spec, path)
+    return spec
+
+
+def _new_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str) -> AssertionSpec:
     weight = raw.get("weight", 1)
     spec = AssertionSpec(
         type=raw["type"],
@@ -63,7 +76,7 @@ def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, 
         layer=Layer(raw["layer"]) if "layer" in raw else None,
     )
     if src.origin is not None and not label:
-        spec.place(src.origin, src.shared.path(path))
+        spec.place(src.origin, path)
     else:
         spec.source = src.ref(path, label or f"{src.label}.{field_label(path)}")
     children = raw.get("children")
@@ -111,8 +124,8 @@ def build_turn(raw: dict[str, Any], index: int, src: SourceInfo, found: Found) -
 
 
 def _list(value: Any) -> list[Any]:
-    """The sample's own list (shared with `raw`, not copied), or a new empty one."""
-    return value if isinstance(value, list) else []
+    """The sample's own list (shared with `raw`, not copied), or the shared empty one."""
+    return value if isinstance(value, list) and value else NO_ITEMS
 
 
 def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Found) -> Sample:
@@ -120,9 +133,9 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
 
     A conversation (`turns`) keeps its first turn's prompt as `prompt`, so whatever lists samples
     has a text to show; the run sends `turns`. Lists such as `capability` and `mocks` are the
-    ones in `raw` (shared, read-only), not copies.
+    ones in `raw` (shared, read-only), not copies; an empty one is `NO_ITEMS`.
     """
-    turns = [build_turn(t, j, src, found) for j, t in enumerate(raw.get("turns") or [])]
+    turns = [build_turn(t, j, src, found) for j, t in enumerate(raw.get("turns") or [])] or NO_ITEMS
     return Sample(
         sample_id=raw["sample_id"],
         prompt=turns[0].prompt if turns else raw["prompt"],
@@ -148,4 +161,6 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         source=src.origin if src.origin is not None else src.ref((), src.label),
         base_dir=base_dir,
         turns=turns,
+        inlined_urls=NO_ITEMS,
+        history=NO_ITEMS,
     )

@@ -67,14 +67,20 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 class SampleRef(SourceRef):
-    """A sample's place, which places its parts: through `parts` when given, else on its line."""
+    """The place of `samples[index]`, which places its parts: through `parts` when given, else
+    on the sample's line. Its `path` is written out when asked for, not kept."""
 
     __slots__ = ("_index", "_parts")
 
-    def __init__(self, file: str, line: int | None, path: str, index: int, parts: PartLines | None):
-        super().__init__(file, line, path)
+    def __init__(self, file: str, line: int | None, index: int, parts: PartLines | None):
+        self.file = file
+        self._line = line
         self._index = index
         self._parts = parts
+
+    @property  # type: ignore[override]
+    def path(self) -> str:
+        return f"samples[{self._index}]"
 
     def part(self, rel: Part) -> SourceRef:
         if self._parts is None:

@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from omk.loader.document import Path_
+from omk.model import AssertionSpec
 
 LIMIT = 1 << 14  # entries per table
 DEEP = 32  # containers nested deeper than this are kept as they are
@@ -31,15 +32,17 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_paths", "_prepared")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
         self.data = data
         self._containers: dict[bytes, Any] = {}
         self._strings: dict[str, str] = {}
+        self._numbers: dict[float, float] = {}  # floats only: 1 == 1.0 == True in a dict
         self._paths: dict[Path_, Path_] = {}
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
+        self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
 
     def sample(self, raw: Any) -> Any:
         """A sample's mapping with its keys and values shared (the mapping itself is its own)."""
@@ -78,12 +81,29 @@ class Sharer:
             self._prepared.clear()
         self._prepared[id(raw)] = (raw, compiled)  # holding `raw` keeps its id from being reused
 
+    def spec(self, raw: dict[str, Any], rel: Path_) -> AssertionSpec | None:
+        """A spec built in this load from this very `raw` at this path in its sample, if any."""
+        found = self._specs.get((id(raw), rel))
+        return found if found is not None and found.raw is raw else None
+
+    def keep(self, spec: AssertionSpec, rel: Path_) -> None:
+        if len(self._specs) >= self.limit:
+            self._specs.clear()
+        self._specs[(id(spec.raw), rel)] = spec  # the spec holds `raw`, so its id is not reused
+
     def _value(self, value: Any, depth: int) -> Any:
         cls = value.__class__
         if cls is str:
             return self.text(value)
         if (cls is dict or cls is list) and depth < DEEP:
             return self._container(value, depth)
+        if cls is float:
+            found = self._numbers.get(value)
+            if found is not None and str(found) == str(value):  # not 0.0 for -0.0
+                return found
+            if len(self._numbers) >= self.limit:
+                self._numbers.clear()
+            self._numbers[value] = value
         return value
 
     def _container(self, value: dict[str, Any] | list[Any], depth: int) -> Any:

@@ -166,8 +166,8 @@ class CountingRows:
         self.alive -= 1
 
 
-@pytest.mark.parametrize("fmt", ["junit", "md"])
-def test_a_writer_holds_a_bounded_number_of_results(fmt, suite, tmp_path):
+def counted_report(suite, tmp_path):
+    """A real run's report whose results are 5,000 made one at a time and counted."""
     import asyncio
 
     ev = run(suite, tmp_path / "run", format="json")
@@ -176,24 +176,25 @@ def test_a_writer_holds_a_bounded_number_of_results(fmt, suite, tmp_path):
     doc = read_document(tmp_path / "run")
     rows = CountingRows(next(iter(doc.results)), 5000)
     object.__setattr__(doc, "results", rows)
+    return doc, rows
+
+
+@pytest.mark.parametrize("fmt", ["junit", "md"])
+def test_a_writer_holds_a_bounded_number_of_results(fmt, suite, tmp_path):
+
+    doc, rows = counted_report(suite, tmp_path)
     gc.collect()
     write_format(tmp_path / "out", doc, fmt)
     assert rows.most <= 2, f"{fmt} held {rows.most} of 5000 results at once"
 
 
 def test_the_terminal_shows_a_bounded_table_of_a_large_run(suite, tmp_path):
-    import asyncio
 
     from rich.console import Console
 
     from omk.report.terminal import print_summary
 
-    ev = run(suite, tmp_path / "run", format="json")
-    asyncio.run(ev.execute())
-    ev.finish()
-    doc = read_document(tmp_path / "run")
-    rows = CountingRows(next(iter(doc.results)), 5000)
-    object.__setattr__(doc, "results", rows)
+    doc, rows = counted_report(suite, tmp_path)
     console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
     print_summary(doc, console)
     text = console.export_text()

@@ -19,8 +19,6 @@ import base64
 import hashlib
 import html
 import json
-import os
-import secrets
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -620,21 +618,8 @@ def write_html(out_dir: Path, report: ReportDocument | Mapping[str, Any], lang: 
     """Write report.html into `out_dir`, piece by piece, into a temporary file renamed at the end
     (a reader never sees half a page)."""
     path = out_dir / "report.html"
-    _write_atomic(path, page_pieces(ReportDocument.of(report), lang))
+    from omk.fileio import open_atomic
+
+    with open_atomic(path) as f:
+        f.writelines(page_pieces(ReportDocument.of(report), lang))
     return path
-
-
-def _write_atomic(path: Path, pieces: Iterable[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(tmp, flags, 0o666)  # the mode open() gives (less the umask): reports are for sharing
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.writelines(pieces)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -185,9 +185,12 @@ def test_agreement_across_samples():
         return text_reply(score_json(scores[sid][0 if req.json["model"] == "a" else 1]))
 
     async def go(judge):
+        from omk.model import SampleResult
+
         results = []
         for sid in scores:
-            results.append({"judge": await judge.grade(sample(sample_id=sid, prompt=f"PROMPT-{sid}", rubric="r"), "o", Trace())})
+            s = sample(sample_id=sid, prompt=f"PROMPT-{sid}", rubric="r")
+            results.append(SampleResult(sample=s, status="ok", prompt=s.prompt, judge=await judge.grade(s, "o", Trace())))
         await judge.close()
         return judge.describe(results)
 

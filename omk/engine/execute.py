@@ -110,7 +110,8 @@ class Runtime:
 async def run_jobs(jobs: list[tuple[Runtime, Sample, int]], concurrency: int) -> int:
     """Run (runtime, sample, repeat) jobs, at most `concurrency` at once, started in list order;
     each result goes to its runtime's log. The number of jobs run."""
-    return len(await run_bounded([partial(rt.run_one, s, r) for rt, s, r in jobs], concurrency))
+    await run_bounded((partial(rt.run_one, s, r) for rt, s, r in jobs), concurrency, keep=False)
+    return len(jobs)
 
 
 async def execute(evaluation: Evaluation, on_result: OnResult | None) -> int:

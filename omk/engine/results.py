@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, BinaryIO, overload
 
@@ -96,14 +97,18 @@ class ResultLog:
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
-        with _reader(self.path if self.spans else None) as reader:
+        with self._reader() as reader:
             for key in keys:
                 yield self.text(key, reader)
 
     def results(self, keys: Iterable[Key]) -> Iterator[SampleResult]:
-        with _reader(self.path if self.spans else None) as reader:
+        with self._reader() as reader:
             for key in keys:
                 yield self.result(key, reader)
+
+    def _reader(self) -> AbstractContextManager[BinaryIO | None]:
+        """The results file opened for reading; nothing for results kept in memory."""
+        return self.path.open("rb") if self.path is not None and self.spans else nullcontext()
 
 
 def _encode(text: str) -> bytes:
@@ -122,21 +127,6 @@ def _loads(text: str) -> dict[str, Any]:
 
         data = scrub_value(data)
     return data
-
-
-class _reader:
-    """`with _reader(path) as f`: the file opened for reading, or None without a path."""
-
-    def __init__(self, path: Path | None):
-        self.path, self.f = path, None
-
-    def __enter__(self) -> BinaryIO | None:
-        self.f = self.path.open("rb") if self.path is not None else None
-        return self.f
-
-    def __exit__(self, *exc: object) -> None:
-        if self.f is not None:
-            self.f.close()
 
 
 class Results(Sequence[SampleResult]):

@@ -86,26 +86,6 @@ def combine(rubric: float | None, dimensions: list[float] | None) -> float | Non
     return round2(fmean(parts)) if parts else None
 
 
-def _member_scores(result: Any) -> list[dict[Any, Any]]:
-    """Per judge block of a result (and of its turns) with ensemble members: member -> score."""
-    found = []
-    for judge in _judge_blocks([result]):
-        members = (judge or {}).get("judges") if isinstance(judge, dict) else None
-        if isinstance(members, list):
-            found.append({m.get("judge"): m.get("score") for m in members if isinstance(m, dict)})
-    return found
-
-
-def _judge_blocks(results: list[Any]) -> list[Any]:
-    """The judge block of each result, and of each turn of a conversation (objects or dicts)."""
-    blocks = []
-    for r in results:
-        turns = r.get("turns") if isinstance(r, dict) else getattr(r, "turns", None)
-        for unit in [r, *(turns or [])]:
-            blocks.append(unit.get("judge") if isinstance(unit, dict) else unit.judge)
-    return blocks
-
-
 class Judge:
     def __init__(
         self,
@@ -167,12 +147,11 @@ class Judge:
 
     def run_agreement(self, results: list[Any]) -> dict[str, Any] | None:
         """Pearson and mean |difference| across the samples every judge scored; `results` are
-        results or their digests (omk/scoring/digest.py), which keep each member's score."""
+        `SampleResult`s or their digests (omk/scoring/digest.py), which keep each member's score."""
+        from omk.scoring.digest import digests
+
         specs = [c.spec for c in self.clients]
-        rows = []
-        for r in results:
-            for by_spec in r.judge_scores if hasattr(r, "judge_scores") else _member_scores(r):
-                rows.append([by_spec.get(s) for s in specs])
+        rows = [[by_spec.get(s) for s in specs] for d in digests(results) for by_spec in d.judge_scores]
         return run_agreement(specs, rows)
 
     def use_cache(self, shared: ResponseCache | None = None) -> None:

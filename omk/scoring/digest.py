@@ -48,7 +48,7 @@ class Digest:
             cost_usd=r.trace.cost_usd,
             cached=r.cached,
             skipped_judge_items=skipped,
-            judge_scores=tuple(_members(u.judge) for u in units if _members(u.judge) is not None),
+            judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
         )
 
 

@@ -283,7 +283,7 @@ class _FileLoader:
         if raw is None and any(issue.path == spath for issue in issues):
             return False  # a JSON Lines record that did not parse
         parsed_badly = {issue.path[len(spath) :] for issue in issues}
-        for rel, message in check_sample(raw):
+        for rel, message in check_sample(raw, self.shared.checked):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
                 add(rel, message)
         for rel, name in unknown_fields(raw):

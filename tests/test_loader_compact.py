@@ -83,6 +83,22 @@ def test_the_parsed_document_is_garbage_once_loading_returns(tmp_path, monkeypat
     assert [ref() for ref in seen] == [None, None]  # neither the document nor its line map
 
 
+@pytest.mark.parametrize("name", ["m365/evals.json", "bigsky/dataset.json"])
+def test_foreign_formats_keep_no_document_either(monkeypatch, name):
+    seen: list[weakref.ref[Document]] = []
+
+    def reading(path: Path) -> Document:
+        doc = read_file(path)
+        seen.append(weakref.ref(doc))
+        return doc
+
+    monkeypatch.setattr(omk.loader, "read_file", reading)
+    loaded = load_samples([Path(__file__).resolve().parent.parent / "samples" / name])
+    gc.collect()
+    assert loaded.samples and all(s.source.line for s in loaded.samples) and seen and seen[0]() is None
+    assert all(a.source.line for s in loaded.samples for a in s.assertions)  # placed while loading
+
+
 def test_a_json_lines_file_makes_no_document(tmp_path, monkeypatch):
     def reading(path: Path) -> Document:
         raise AssertionError("a JSON Lines samples file is not read whole")

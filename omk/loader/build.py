@@ -81,10 +81,10 @@ def _new_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, l
         spec.source = src.ref(path, label or f"{src.label}.{field_label(path)}")
     children = raw.get("children")
     if isinstance(children, list):
-        spec.children = [
+        spec.children = tuple(  # shared with other samples: a tuple, which nothing can change
             build_spec(child, path + ("children", i), src, found, f"{label}.children[{i}]" if label else "")
             for i, child in enumerate(children)
-        ]
+        )
     kind = registry().get(spec.type)
     if kind is not None and kind.prepare is not None:
         _prepare(kind, spec, path, src.shared, found)

@@ -301,6 +301,13 @@ def test_json_lines_problems_ids_and_warnings_keep_their_lines(tmp_path):
     assert found[0].endswith("; ignored") and found[2].endswith('duplicate sample_id "a" (first defined at line 1)')
 
 
+def test_a_record_cut_short_is_reported_at_its_own_line_and_column(tmp_path):
+    text = '{"sample_id": "a", "prompt": "p"\r\n{"sample_id": "b", "prompt": "p"\n{"sample_id": "c", "prompt": "p"'
+    assert problems(tmp_path, "x.jsonl", text) == [
+        f"x.jsonl:{n}: samples[{n - 1}]: JSON parse error: Expecting ',' delimiter (column {33 + (n == 1)})" for n in (1, 2, 3)
+    ]
+
+
 def test_a_json_lines_file_that_is_not_utf8_is_one_problem(tmp_path):
     text = b'{"sample_id": "a", "prompt": "p"}\n{"sample_id": "b", "difficulty": "x"}\n{"sample_id": "c", "prompt": "\xff"}\n'
     other = write(tmp_path, "b.jsonl", '{"sample_id": "a", "prompt": "p"}\n')

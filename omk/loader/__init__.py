@@ -10,8 +10,13 @@ the missing `prompt`).
 
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
-`json_lines`), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot
-say), `files` (hook and mock files that must exist), `build` (dicts → `Sample`), `messages` (wording).
+`json_lines`; a JSON Lines file record by record), `share` (equal content of a load becomes one
+object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
+`files` (hook and mock files that must exist), `build` (dicts → `Sample`), `places` (where a
+sample's parts were written, found after loading), `messages` (wording).
+
+Nothing keeps the parsed file once `load_samples` returns: samples hold their own data (shared
+where equal) and their line, not the document.
 """
 
 from __future__ import annotations

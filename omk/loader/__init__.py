@@ -190,6 +190,8 @@ class _FileLoader:
             parts = PartLines(self.file, prefix) if from_file else None
             for index, raw in enumerate(items):
                 self._sample(doc.line, prefix + (index,), index, raw, by_sample.get(index, []), base_dir, parts)
+                if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
+                    items[index] = None
         else:
             for issue in doc.issues:
                 self._file_problem(issue.line, field_label(issue.path), issue.message)

@@ -1,5 +1,8 @@
 """Validated dicts → `Sample` / `AssertionSpec`, running each type's `prepare` once.
 
+Samples that write the same assertion at the same place get specs over one shared content (the
+first one built in the load), so `prepare` runs once per distinct assertion, not per sample.
+
 A `PrepareError` (a regex that does not compile, a JSON Schema that is itself invalid) is a
 problem on that assertion's field; any other exception from `prepare` is reported the same
 way rather than escaping as a traceback.
@@ -50,7 +53,6 @@ class SourceInfo:
         if self.origin is not None:
             return self.origin.part(self.shared.path(path))
         return SourceRef(self.file, self.line_of(self.prefix + path) if self.line_of else None, label)
-
 
 
 def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str = "") -> AssertionSpec:

@@ -13,8 +13,9 @@ column comes from one process per format that only loads the file (see below).
 `--suite` measures memory on benchmark 1's suite instead (bench/suite.py: 10 assertions a
 sample, one JSON Schema repeated in every sample), as JSON and JSON Lines at each size: for
 each file, processes that only load it (`--child`): wall and CPU time, the process's peak RSS
-(`ru_maxrss`), and, in one more process under tracemalloc, what stays allocated once loading
-returns (after a one-sample warm-up load, so imports are not counted). `--before` runs another
+(`VmHWM`, which the process reads itself: the kernel's `ru_maxrss` of a child also counts the
+parent it was forked from), and, in one more process under tracemalloc, what stays allocated
+once loading returns (after a one-sample warm-up load, so imports are not counted). `--before` runs another
 checkout's omk (its folder, put first on PYTHONPATH) in the same rounds, allowed any file size.
 """
 
@@ -197,19 +198,22 @@ def child(path: Path, warm: Path | None, trace: bool) -> int:
     gc.collect()
     retained = tracemalloc.get_traced_memory()[0] / 1e6 if trace else None
     cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
-    print(json.dumps({"samples": len(loaded.samples), "wall": wall, "cpu": cpu, "retained_mb": retained}))
+    status = Path("/proc/self/status").read_text(encoding="utf-8")
+    peak = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) * 1024 / 1e6  # KiB
+    print(json.dumps({"samples": len(loaded.samples), "wall": wall, "cpu": cpu, "retained_mb": retained, "peak_mb": peak}))
     return 0
 
 
 def run_child(path: Path, warm: Path, trace: bool, pythonpath: Path | None = None) -> tuple[dict[str, Any], float]:
-    """(what the child printed, its peak RSS in MB)."""
+    """(what the child printed, its own peak RSS in MB)."""
     env = dict(os.environ)
     if pythonpath is not None:  # another checkout's omk; it may refuse files above its size cap
         env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         env["OMK_MAX_SAMPLE_FILE_BYTES"] = str(1 << 40)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(path), "--warm", str(warm)]
     m = measure(cmd + (["--trace"] if trace else []), env=env, tree=False)
-    return json.loads(m.stdout.strip().splitlines()[-1]), m.peak_mb
+    printed = json.loads(m.stdout.strip().splitlines()[-1])
+    return printed, printed["peak_mb"]
 
 
 def loaded_memory(path: Path, folder: Path) -> tuple[float, float]:

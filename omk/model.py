@@ -6,6 +6,7 @@ assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -104,37 +105,28 @@ class SourceRef:
 
 
 class _Core:
-    """An assertion's content: what samples that write the same assertion at the same place share."""
+    """What samples that write the same assertion at the same place share, besides `raw` and
+    `compiled` (which each spec also holds itself, being read on every check)."""
 
-    __slots__ = ("type", "raw", "weight", "negate", "layer", "children", "compiled", "rel", "shared")
+    __slots__ = ("weight", "negate", "layer", "children", "rel", "shared")
 
-    def __init__(
-        self, type: str, raw: dict[str, Any], weight: float, negate: bool, layer: Layer | None,
-        children: Sequence[AssertionSpec], compiled: Any, rel: Part | None = None,
-    ):  # fmt: skip
-        self.type = type
-        self.raw = raw
+    def __init__(self, weight: float, negate: bool, layer: Layer | None, children: Sequence[AssertionSpec], rel: Part | None = None):
         self.weight = weight
         self.negate = negate
         self.layer = layer
         self.children = children
-        self.compiled = compiled
         self.rel = rel  # its path inside the sample, when the loader placed it there
         self.shared = False
 
     def copy(self) -> _Core:
-        c = self
-        return _Core(c.type, c.raw, c.weight, c.negate, c.layer, c.children, c.compiled, c.rel)
+        return _Core(self.weight, self.negate, self.layer, self.children, self.rel)
 
 
 def _field(name: str) -> property:
-    def get(self: AssertionSpec) -> Any:
-        return getattr(self._core, name)
-
     def set_(self: AssertionSpec, value: Any) -> None:
         setattr(self._own(), name, value)
 
-    return property(get, set_)
+    return property(operator.attrgetter(f"_core.{name}"), set_)
 
 
 class AssertionSpec:
@@ -144,13 +136,14 @@ class AssertionSpec:
     out. `compiled` holds whatever the type prepared once at load (a regex, a schema validator).
 
     Samples that write the same assertion at the same place (`assertions[4]` of each) share
-    one content object: `raw`, `compiled` and the rest are read-only at run time (a check that
-    needs a changed copy makes one; setting a field here gives this spec its own copy first).
-    The spec itself is small: the shared content and the sample's place. `source` is made from
-    that place and the assertion's path when asked for, which is rare (a message about it).
+    their content: `raw`, `compiled` and the rest are read-only at run time (a check that needs
+    a changed copy makes one; setting a field here changes this spec alone). The spec itself is
+    small: its type, `raw` and `compiled`, the shared rest, and the sample's place. `source` is
+    made from that place and the assertion's path when asked for, which is rare (a message
+    about this assertion).
     """
 
-    __slots__ = ("_core", "_origin")
+    __slots__ = ("type", "raw", "compiled", "_core", "_origin")
 
     def __init__(
         self,
@@ -163,27 +156,24 @@ class AssertionSpec:
         source: SourceRef | None = None,
         compiled: Any = None,
     ):
-        self._core = _Core(type, raw, weight, negate, layer, children, compiled)
+        self.type = type
+        self.raw = raw
+        self.compiled = compiled
+        self._core = _Core(weight, negate, layer, children)
         self._origin = source
 
-    type: str = _field("type")  # type: ignore[assignment]
-    raw: dict[str, Any] = _field("raw")  # type: ignore[assignment]
     weight: float = _field("weight")  # type: ignore[assignment]
     negate: bool = _field("negate")  # type: ignore[assignment]
     layer: Layer | None = _field("layer")  # type: ignore[assignment]
-    compiled: Any = _field("compiled")
 
-    @classmethod
-    def _placed(cls, core: _Core, origin: SourceRef | None) -> AssertionSpec:
-        spec = object.__new__(cls)
-        spec._core, spec._origin = core, origin
-        core.shared = True
-        return spec
-
-    def share_with(self, origin: SourceRef) -> AssertionSpec:
+    def share_with(self, origin: SourceRef | None) -> AssertionSpec:
         """The same assertion, at the same place, in another sample (whose place is `origin`):
         a new spec that shares this one's content."""
-        return AssertionSpec._placed(self._core, origin)
+        spec = object.__new__(AssertionSpec)
+        spec.type, spec.raw, spec.compiled = self.type, self.raw, self.compiled
+        spec._core, spec._origin = self._core, origin
+        self._core.shared = True
+        return spec
 
     def place(self, origin: SourceRef, rel: Part) -> None:
         """Written at `rel` inside the sample whose place is `origin` (see `source`)."""
@@ -200,7 +190,7 @@ class AssertionSpec:
         kids, origin = self._core.children, self._origin
         if origin is None or all(k._origin is origin or k._core.rel is None for k in kids):
             return kids
-        return [k if k._core.rel is None else AssertionSpec._placed(k._core, origin) for k in kids]
+        return [k if k._core.rel is None else k.share_with(origin) for k in kids]
 
     @children.setter
     def children(self, value: Sequence[AssertionSpec]) -> None:
@@ -220,11 +210,11 @@ class AssertionSpec:
         self._origin = value
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._core.raw.get(key, default)
+        return self.raw.get(key, default)
 
     def _fields(self) -> tuple[Any, ...]:
         c = self._core
-        return c.type, c.raw, c.weight, c.negate, c.layer, list(self.children), self.source, c.compiled
+        return self.type, self.raw, c.weight, c.negate, c.layer, list(self.children), self.source, self.compiled
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AssertionSpec):
@@ -234,7 +224,7 @@ class AssertionSpec:
     def __repr__(self) -> str:
         c = self._core
         return (
-            f"AssertionSpec(type={c.type!r}, raw={c.raw!r}, weight={c.weight!r}, negate={c.negate!r}, "
+            f"AssertionSpec(type={self.type!r}, raw={self.raw!r}, weight={c.weight!r}, negate={c.negate!r}, "
             f"layer={c.layer!r}, children={list(self.children)!r}, source={self.source!r})"
         )
 

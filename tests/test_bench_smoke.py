@@ -56,6 +56,13 @@ def test_loading_reports_the_line_of_a_mistake_in_every_format(tmp_path):
     assert "eval-samples-broken.jsonl:30: samples[29] (s00029) assertions[2].value" in out
 
 
+def test_loading_memory_measures_processes_that_only_load_the_suite(tmp_path):
+    out = bench("load_bench.py", "--suite", "20", "--before", str(ROOT), "--before-name", "this checkout", tmp=tmp_path)
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 20 ")]
+    assert [(r[0], r[2]) for r in rows] == [("| 20 JSON", "before"), ("| 20 JSON", "after"), ("| 20 JSON Lines", "before"), ("| 20 JSON Lines", "after")]
+    assert "- before: this checkout" in out and all(r[-1].endswith(" MB |") for r in rows)
+
+
 def test_compare_interleaves_two_checkouts_and_tables_both(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(BENCH / "compare.py"), "--before", str(ROOT), "--rounds", "1", "--samples", "8",

@@ -7,8 +7,10 @@ Adding a type is one decorated function in the module of its family:
 
 `schema` is the JSON Schema of the type's own fields; the shipped
 `omk/schema/eval-samples.schema.json` is generated from it (`python -m omk.schema.build`), and
-the loader validates each assertion against it. `prepare` runs once at load (compile a regex,
-build a schema validator) and raises `PrepareError(field, message)` for a bad value.
+the loader validates each assertion against it. `prepare` runs at load (compile a regex, build
+a schema validator) and raises `PrepareError(field, message)` for a bad value. It runs once per
+distinct assertion of a load: samples that write the same assertion share what it returns, so
+that must depend on `spec.raw` alone and never change at run time.
 """
 
 from __future__ import annotations

@@ -10,8 +10,13 @@ the missing `prompt`).
 
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
-`json_lines`), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot
-say), `files` (hook and mock files that must exist), `build` (dicts → `Sample`), `messages` (wording).
+`json_lines`; a JSON Lines file record by record), `share` (equal content of a load becomes one
+object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
+`files` (hook and mock files that must exist), `build` (dicts → `Sample`), `places` (where a
+sample's parts were written, found after loading), `messages` (wording).
+
+Nothing keeps the parsed file once `load_samples` returns: samples hold their own data (shared
+where equal) and their line, not the document.
 """
 
 from __future__ import annotations
@@ -185,6 +190,8 @@ class _FileLoader:
             parts = PartLines(self.file, prefix) if from_file else None
             for index, raw in enumerate(items):
                 self._sample(doc.line, prefix + (index,), index, raw, by_sample.get(index, []), base_dir, parts)
+                if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
+                    items[index] = None
         else:
             for issue in doc.issues:
                 self._file_problem(issue.line, field_label(issue.path), issue.message)
@@ -283,7 +290,7 @@ class _FileLoader:
         if raw is None and any(issue.path == spath for issue in issues):
             return False  # a JSON Lines record that did not parse
         parsed_badly = {issue.path[len(spath) :] for issue in issues}
-        for rel, message in check_sample(raw):
+        for rel, message in check_sample(raw, self.shared.checked):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
                 add(rel, message)
         for rel, name in unknown_fields(raw):

@@ -1,5 +1,8 @@
 """Validated dicts → `Sample` / `AssertionSpec`, running each type's `prepare` once.
 
+Samples that write the same assertion at the same place get specs over one shared content (the
+first one built in the load), so `prepare` runs once per distinct assertion, not per sample.
+
 A `PrepareError` (a regex that does not compile, a JSON Schema that is itself invalid) is a
 problem on that assertion's field; any other exception from `prepare` is reported the same
 way rather than escaping as a traceback.
@@ -52,7 +55,6 @@ class SourceInfo:
         return SourceRef(self.file, self.line_of(self.prefix + path) if self.line_of else None, label)
 
 
-
 def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str = "") -> AssertionSpec:
     placed = src.origin is not None and not label
     if placed:
@@ -81,10 +83,10 @@ def _new_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, l
         spec.source = src.ref(path, label or f"{src.label}.{field_label(path)}")
     children = raw.get("children")
     if isinstance(children, list):
-        spec.children = [
+        spec.children = tuple(  # shared with other samples: a tuple, which nothing can change
             build_spec(child, path + ("children", i), src, found, f"{label}.children[{i}]" if label else "")
             for i, child in enumerate(children)
-        ]
+        )
     kind = registry().get(spec.type)
     if kind is not None and kind.prepare is not None:
         _prepare(kind, spec, path, src.shared, found)

@@ -37,7 +37,7 @@ class ParseFailure(Exception):
 class LineTable:
     """Lines recorded while parsing: one entry per mapping key and sequence item."""
 
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "__weakref__")
 
     def __init__(self, lines: dict[Path_, int] | None = None):
         self.lines = lines if lines is not None else {}
@@ -52,7 +52,7 @@ class LineTable:
         return lines.get((), 1)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # a test checks it is gone once loading returns
 class Document:
     data: Any
     lines: LineLookup

@@ -56,7 +56,8 @@ def _assertions(items: Any, base: Path_, roots: list[Path], found: Found, depth:
         fn = item.get("fn")
         if item.get("type") == "custom" and isinstance(fn, str) and fn.strip() and (why := _unusable(hook_file, fn, roots, "hook file")):
             found.append((base + (k, "fn"), why))
-        _assertions(item.get("children"), base + (k, "children"), roots, found, depth + 1)
+        if "children" in item:
+            _assertions(item["children"], base + (k, "children"), roots, found, depth + 1)
 
 
 def _unusable(resolve: Callable[[str, Path], Path], name: str, roots: list[Path], what: str) -> str | None:

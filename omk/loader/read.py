@@ -150,14 +150,14 @@ def _decode_line(raw: bytes, number: int) -> str:
 
 
 def _lines(f: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, its bytes) for each line; None for a line longer than `cap` bytes (the
-    rest of it is skipped, never held in memory)."""
+    """(line number, its bytes without the newline) for each line; None for a line longer than
+    `cap` bytes (the rest of it is skipped, never held in memory)."""
     number = 0
     try:
         while raw := f.readline(cap + 1):
             number += 1
             if len(raw) - raw.endswith(b"\n") <= cap:
-                yield number, raw
+                yield number, raw[:-1] if raw.endswith(b"\n") else raw  # a parse error's column stays on its line
                 continue
             while not raw.endswith(b"\n") and (raw := f.readline(1 << 20)):
                 pass

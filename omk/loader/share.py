@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 from omk.loader.document import Path_
@@ -32,17 +33,18 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "checked")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
         self.data = data
-        self._containers: dict[bytes, Any] = {}
+        self._containers: dict[str | bytes, Any] = {}
         self._strings: dict[str, str] = {}
         self._numbers: dict[float, float] = {}  # floats only: 1 == 1.0 == True in a dict
         self._paths: dict[Path_, Path_] = {}
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
         self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
+        self.checked: dict[int, tuple[Any, Any]] = {}  # the validator's memo (omk.loader.validate.check_sample)
 
     def sample(self, raw: Any) -> Any:
         """A sample's mapping with its keys and values shared (the mapping itself is its own)."""
@@ -124,10 +126,20 @@ class Sharer:
         return out
 
 
-def _key(value: Any) -> bytes | None:
-    """A digest of the JSON text, or None for what has none (a cycle, a value JSON cannot write)."""
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+# The C encoder, made once (json.dumps makes one per call), compact, no circular check: a cycle
+# ends in RecursionError, which `_key` takes as "no key".
+_ENCODE = c_make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, True) if c_make_encoder else None
+SHORT = 256  # a JSON text up to this long is its own key; a longer one is keyed by its digest
+
+
+def _key(value: Any) -> str | bytes | None:
+    """The JSON text, or a digest of it; None for what has none (a cycle, what JSON cannot write)."""
     try:
-        text = json.dumps(value)
+        text = "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return None
-    return hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()
+    return text if len(text) <= SHORT else hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()

@@ -24,6 +24,7 @@ from omk.schema.build import ASSERTION_REF, build_schema
 
 MAX_NESTING = 16  # assert-set levels (omk 0.54 contract)
 Found = list[tuple[Path_, str]]
+Seen = dict[int, tuple[Any, Found]]  # id(assertion dict) → (the dict, its type schema's errors)
 
 
 class Checker:
@@ -213,9 +214,10 @@ def _without_unknown(sample: dict[str, Any], unknown: list[tuple[Path_, str]]) -
     return out
 
 
-def check_sample(sample: Any) -> Found:
+def check_sample(sample: Any, seen: Seen | None = None) -> Found:
     """Problems in one sample, as (path inside the sample, message). Unknown fields are not
-    among them (`unknown_fields` lists those)."""
+    among them (`unknown_fields` lists those). `seen`, kept by the caller across the samples
+    of a load, remembers the verdicts on assertion dicts that samples share (omk.loader.share)."""
     if not isinstance(sample, dict):
         return [((), f"a sample must be a mapping with sample_id and prompt (got {kind_of(sample)})")]
     if unknown := unknown_fields(sample):
@@ -230,7 +232,7 @@ def check_sample(sample: Any) -> Found:
         # In a conversation the sample's assertions run on every turn: their context is each turn's.
         shared = sample if turns is None else {**sample, "context": all(t.get("context") for t in turns) or None}
         mine: Found = []
-        _check_assertions(s, assertions, ("assertions",), shared, mine, depth=0, nested=False)
+        _check_assertions(s, assertions, ("assertions",), shared, mine, 0, False, seen)
         if turns is not None:
             mine = [(p, m.replace(_SAMPLE_CONTEXT, 'a "context" on every turn')) for p, m in mine]
         found += mine
@@ -239,7 +241,7 @@ def check_sample(sample: Any) -> Found:
         if isinstance(items, list):
             view = {"mocks": sample.get("mocks"), "context": turn.get("context")}
             mine = []
-            _check_assertions(s, items, ("turns", j, "assertions"), view, mine, depth=0, nested=False)
+            _check_assertions(s, items, ("turns", j, "assertions"), view, mine, 0, False, seen)
             found += [(p, m.replace(_SAMPLE_CONTEXT, 'the turn\'s "context"')) for p, m in mine]
     return found
 
@@ -260,7 +262,7 @@ def _conversation(sample: dict[str, Any]) -> Found:
 
 
 def _check_assertions(
-    s: Schemas, items: list[Any], base: Path_, sample: dict[str, Any], found: Found, depth: int, nested: bool
+    s: Schemas, items: list[Any], base: Path_, sample: dict[str, Any], found: Found, depth: int, nested: bool, seen: Seen | None
 ) -> None:
     for index, item in enumerate(items):
         path = base + (index,)
@@ -278,7 +280,7 @@ def _check_assertions(
         if nested and not kind.nestable:
             found.append((path + ("type",), f'"{name}" is judge-scored and cannot be nested in an assert-set'))
             continue
-        errors = s.by_type[name].errors(item) or rules.check_assertion(item, kind, sample)
+        errors = _schema_errors(s, name, item, seen) or rules.check_assertion(item, kind, sample)
         if errors:
             found.extend((path + p, m) for p, m in errors)
         children = item.get("children") if name in s.with_children else None
@@ -286,7 +288,24 @@ def _check_assertions(
             if depth + 1 >= MAX_NESTING:
                 found.append((path + ("children",), f"assert-set nesting is too deep (at most {MAX_NESTING} levels)"))
             else:
-                _check_assertions(s, children, path + ("children",), sample, found, depth + 1, nested=True)
+                _check_assertions(s, children, path + ("children",), sample, found, depth + 1, True, seen)
+
+
+SEEN_LIMIT = 1 << 14
+
+
+def _schema_errors(s: Schemas, name: str, item: dict[str, Any], seen: Seen | None) -> Found:
+    """The type schema's verdict on `item`, once per load for a dict that samples share."""
+    if seen is None:
+        return s.by_type[name].errors(item)
+    found = seen.get(id(item))
+    if found is not None and found[0] is item:
+        return found[1]
+    errors = s.by_type[name].errors(item)
+    if len(seen) >= SEEN_LIMIT:
+        seen.clear()
+    seen[id(item)] = (item, errors)  # holding `item` keeps its id from being reused
+    return errors
 
 
 def check_requires(requires: Any) -> Found:

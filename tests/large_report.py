@@ -112,6 +112,7 @@ class LiveResults:
     def __init__(self, n: int) -> None:
         self.n = n
         self.passes = 0
+        self.read = 0  # results made, over every pass
         self.alive = 0
         self.most_alive = 0
 
@@ -122,6 +123,7 @@ class LiveResults:
         self.passes += 1
         for i in range(self.n):
             r = TrackedResult.from_dict(result_dict(i))
+            self.read += 1
             self.alive += 1
             self.most_alive = max(self.most_alive, self.alive)
             weakref.finalize(r, self._gone)

@@ -179,3 +179,12 @@ def test_a_run_with_no_failure_and_no_cost():
     assert "Failures and errors (0)" in page and "no failed or errored samples" in page
     assert "no result has a cost" in page and 'id="slowest-table"' in page
     assert blocks(page)["omk-rows"][0]["state"] == "passed"
+
+
+def test_heavy_results_stop_the_first_pass_early(monkeypatch):
+    monkeypatch.setattr(html_report, "MAX_FULL_DATA_BYTES", 50_000)
+    report, results = large_report(1000)
+    page = render_html(report)
+    assert 'id="omk-rows"' in page and len(blocks(page)["omk-rows"]) == 1000
+    assert results.passes == 2 and results.most_alive <= html_paged.FAILURES_SHOWN + 2
+    assert results.read < 1100  # the first pass stopped after about 50 KB of data

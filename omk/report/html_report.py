@@ -512,17 +512,20 @@ class FirstPass:
         self.data_bytes += len(dumps(row_data(i, r))) + len(dumps(detail_data(r, self.lang)))
 
     @classmethod
-    def over(cls, results: Iterable[Result], lang: str) -> FirstPass:
+    def over(cls, results: Iterable[Result], lang: str, limit: int | None = None) -> FirstPass:
+        """The pass, stopped as soon as the data are over `limit` bytes (then the page is a large one)."""
         scan = cls(lang)
         for i, r in enumerate(results):
             scan.add(i, r)
+            if limit is not None and scan.data_bytes > limit:
+                break
         return scan
 
 
 def page_pieces(report: ReportDocument, lang: str = "en") -> Iterator[str]:
     """The page, in pieces (a large page's data arrives in many)."""
     if len(report.results) <= MAX_FULL_RESULTS:
-        scan = FirstPass.over(report.results, lang)
+        scan = FirstPass.over(report.results, lang, MAX_FULL_DATA_BYTES)
         if scan.data_bytes <= MAX_FULL_DATA_BYTES:
             yield _full_page(report, scan, lang)
             return

@@ -29,10 +29,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -53,6 +54,8 @@ from suite import ASSERTION_NAMES, omk_sample, promptfoo_test, recorded_output
 
 SUITE_SOURCE = Path(__file__).resolve().parent / "suite.py"
 CAP_MESSAGE = "bytes omk reads"  # omk's refusal of a samples file above its size cap
+OMK, OMK_JSON = "omk", "omk, JSON samples"  # the rows' names
+PROMPTFOO, PROMPTFOO_JSON = "promptfoo", "promptfoo, JSON report"
 ROUGE = ASSERTION_NAMES.index("rouge_n_min")  # a different metric in promptfoo (docs/benchmarks.md, section 1)
 
 
@@ -150,16 +153,25 @@ def promptfoo_counts(path: Path) -> tuple[list[int], int, int]:
     return counts, total, errored
 
 
-def _print_promptfoo_counts(path: Path) -> None:
-    data = json.loads(path.read_text(encoding="utf-8"))
+def _promptfoo_tally(results: Iterable[dict[str, Any]]) -> tuple[list[int], int, int]:
     counts, total, errored = [0] * len(ASSERTION_NAMES), 0, 0
-    for result in data["results"]["results"]:
+    for result in results:
         total += 1
         errored += result.get("failureReason") == 2  # promptfoo's ResultFailureReason.ERROR (1 is a failed assertion)
         # componentResults lists the ten assertions, then the assert-set's children: take the ten
         for i, a in enumerate(result["gradingResult"]["componentResults"][: len(ASSERTION_NAMES)]):
             counts[i] += bool(a["pass"])
-    print(json.dumps([counts, total, errored]))
+    return counts, total, errored
+
+
+def promptfoo_jsonl_counts(path: Path) -> tuple[list[int], int, int]:
+    """The same from promptfoo's JSON Lines report (one result per line), read one line at a time."""
+    with path.open(encoding="utf-8") as f:
+        return _promptfoo_tally(json.loads(line) for line in f if line.strip())
+
+
+def _print_promptfoo_counts(path: Path) -> None:
+    print(json.dumps(_promptfoo_tally(json.loads(path.read_text(encoding="utf-8"))["results"]["results"])))
 
 
 # --- tools, rows, runs ------------------------------------------------------------------------
@@ -230,34 +242,52 @@ class OmkTool:
         return omk_counts(self.out(suite) / "report.json")
 
 
+class PromptfooTool:
+    """promptfoo with the echo provider, writing its report as JSON Lines (what it asks for on a large
+    suite: "Dataset too large for JSON export … Consider using JSONL format") or as JSON (section 1)."""
+
+    FLAGS = ("--no-cache", "--no-write", "--no-table", "--no-progress-bar")
+
+    def __init__(self, args: argparse.Namespace, peers: Peers, fmt: str):
+        self.args, self.peers, self.fmt = args, peers, fmt
+
+    def shown(self) -> str:
+        return f"promptfoo eval -c promptfooconfig.yaml -o results.{self.fmt} {' '.join(self.FLAGS)} -j {self.args.concurrency}"
+
+    def results(self, suite: Suite) -> Path:
+        return suite.work / f"promptfoo-results.{self.fmt}"
+
+    def run(self, suite: Suite) -> Measurement:
+        self.results(suite).unlink(missing_ok=True)
+        cmd = [str(self.peers.node), str(self.peers.promptfoo), "eval", "-c", "promptfooconfig.yaml",
+               "-o", str(self.results(suite)), *self.FLAGS, "-j", str(self.args.concurrency)]
+        return measure(cmd, cwd=suite.folder, env=self.peers.env(self.args.work / "scale-home"), ok_codes=(0, 100),
+                       timeout=self.args.time_limit, max_mb=self.args.max_mb)
+
+    def counts(self, suite: Suite) -> tuple[list[int], int, int]:
+        if self.fmt == "jsonl":
+            return promptfoo_jsonl_counts(self.results(suite))
+        return promptfoo_counts(self.results(suite))
+
+
 def tools_for(args: argparse.Namespace, peers: Peers | None, notes: list[str]) -> list[Tool]:
-    c = args.concurrency
+    """omk on JSON Lines at every size and on JSON at the smallest; promptfoo likewise with its report."""
+    def smallest(suite: Suite) -> bool:
+        return suite.with_json
+
     omk_jsonl, omk_json = OmkTool(args, "jsonl", notes), OmkTool(args, "json", notes)
     shown = "omk eval {} --target replay:responses.jsonl --no-judge --no-cache --concurrency {} --quiet --out DIR"
     tools = [
-        Tool("omk", omk_version(), shown.format("eval-samples.jsonl", c), omk_jsonl.run, omk_jsonl.counts),
-        Tool("omk, JSON", omk_version(), shown.format("eval-samples.json", c), omk_json.run, omk_json.counts,
-             at=lambda suite: suite.with_json),
+        Tool(OMK, omk_version(), shown.format("eval-samples.jsonl", args.concurrency), omk_jsonl.run, omk_jsonl.counts),
+        Tool(OMK_JSON, omk_version(), shown.format("eval-samples.json", args.concurrency), omk_json.run,
+             omk_json.counts, at=smallest),
     ]
     if peers is None:
         return tools
-    flags = ["--no-cache", "--no-write", "--no-table", "--no-progress-bar", "-j", str(c)]
-
-    def results(suite: Suite) -> Path:
-        return suite.work / "promptfoo-results.json"
-
-    def run_promptfoo(suite: Suite) -> Measurement:
-        results(suite).unlink(missing_ok=True)
-        cmd = [str(peers.node), str(peers.promptfoo), "eval", "-c", "promptfooconfig.yaml", "-o", str(results(suite)),
-               *flags]
-        return measure(cmd, cwd=suite.folder, env=peers.env(args.work / "scale-home"), ok_codes=(0, 100),
-                       timeout=args.time_limit, max_mb=args.max_mb)
-
-    tools.append(Tool(
-        "promptfoo", f"{peers.version('promptfoo')} on node {peers.node_version()}",
-        f"promptfoo eval -c promptfooconfig.yaml -o results.json {' '.join(flags)}",
-        run_promptfoo, lambda suite: promptfoo_counts(results(suite)),
-    ))
+    version = f"{peers.version('promptfoo')} on node {peers.node_version()}"
+    jsonl, whole = PromptfooTool(args, peers, "jsonl"), PromptfooTool(args, peers, "json")
+    tools.append(Tool(PROMPTFOO, version, jsonl.shown(), jsonl.run, jsonl.counts))
+    tools.append(Tool(PROMPTFOO_JSON, version, whole.shown(), whole.run, whole.counts, at=smallest))
     return tools
 
 
@@ -297,13 +327,13 @@ def run_round(r: int, args: argparse.Namespace, suites: list[Suite], tools: list
                     other = rows.get((tool.name, later.n))
                     if later.n > suite.n and other is not None and not other.failed:
                         other.failed = f"not run: did not finish {suite.n:,}"
-                print(f"round {r + 1}/{args.runs} {suite.n:>7,} {tool.name:10s} {row.failed} ({log})", file=sys.stderr)
+                print(f"round {r + 1}/{args.runs} {suite.n:>7,} {tool.name:22s} {row.failed} ({log})", file=sys.stderr)
                 continue
             row.walls.append(m.wall_s)
             row.cpus.append(m.cpu_s)
             row.peaks.append(m.peak_mb)
             print(
-                f"round {r + 1}/{args.runs} {suite.n:>7,} {tool.name:10s} {m.wall_s:7.2f} s {m.cpu_s:7.2f} s CPU "
+                f"round {r + 1}/{args.runs} {suite.n:>7,} {tool.name:22s} {m.wall_s:7.2f} s {m.cpu_s:7.2f} s CPU "
                 f"{m.peak_mb:6.0f} MB  load {os.getloadavg()[0]:.1f}",
                 file=sys.stderr,
             )
@@ -353,22 +383,26 @@ def _target(name: str, measured: str, met: bool | None) -> str:
 
 
 def targets(rows: dict[tuple[str, int], Row]) -> list[str]:
-    """Issue 19's targets, from the omk rows (JSON Lines) at 10,000, 40,000 and 100,000 samples."""
+    """Issue 19's targets, from the omk rows (JSON Lines) at 10,000, 40,000 and 100,000 samples.
+
+    Time is judged on CPU time (user + system of the process tree): the other work on a shared
+    machine moves it much less than wall time, which is shown beside it.
+    """
     lines = ["| target (issue 19) | measured | met? |", "|---|---|---|"]
-    base = rows.get(("omk", 10_000))
+    base = rows.get((OMK, 10_000))
     for n, limit in ((40_000, 4.6), (100_000, 11.5)):
         name = f"time grows linearly: {n:,} / 10,000 ≤ {limit}× " + (
             "(linear 10×, the same margin as at 40,000)" if n == 100_000 else "(linear 4×)")
-        row = rows.get(("omk", n))
+        row = rows.get((OMK, n))
         if base is None or row is None or not (base.walls and row.walls):
             failed = row.failed if row is not None else ""
             lines.append(_target(name, failed or "not measured", False if failed else None))
             continue
         wall, cpu = median(row.walls) / median(base.walls), median(row.cpus) / median(base.cpus)
-        lines.append(_target(name, f"{wall:.2f}× wall ({cpu:.2f}× CPU)", wall <= limit))
+        lines.append(_target(name, f"{cpu:.2f}× CPU ({wall:.2f}× wall)", cpu <= limit))
     for n, limit in ((40_000, 400), (100_000, 1000)):
         name = f"peak memory at {n:,} ≤ {limit:,} MB"
-        row = rows.get(("omk", n))
+        row = rows.get((OMK, n))
         if row is None or not row.walls:
             failed = row.failed if row is not None else ""
             lines.append(_target(name, failed or "not measured", False if failed else None))
@@ -378,17 +412,23 @@ def targets(rows: dict[tuple[str, int], Row]) -> list[str]:
 
 
 def _against_promptfoo(rows: dict[tuple[str, int], Row]) -> str:
-    name = "10,000 × 10 throughput ≥ 10× promptfoo's (aim; met on the JSON Lines row)"
-    peer, base, whole = (rows.get((tool, 10_000)) for tool in ("promptfoo", "omk", "omk, JSON"))
-    if peer is None or base is None or not base.walls:
+    name = "10,000 × 10 throughput ≥ 10× promptfoo's (aim; met when both pairs are)"
+    measured, ratios = [], []
+    for mine, theirs, label in ((OMK, PROMPTFOO, "JSON Lines"), (OMK_JSON, PROMPTFOO_JSON, "JSON, as section 1")):
+        a, b = rows.get((mine, 10_000)), rows.get((theirs, 10_000))
+        if a is None or b is None or not a.walls:
+            continue
+        if not b.walls:
+            measured.append(f"{label}: promptfoo {b.failed}")
+            continue
+        ratios.append(median(b.cpus) / median(a.cpus))
+        measured.append(
+            f"{label}: **{ratios[-1]:.1f}×** CPU ({median(b.walls) / median(a.walls):.1f}× wall; CPU omk "
+            f"{median(a.cpus):.2f} s, promptfoo {median(b.cpus):.2f} s)"
+        )
+    if not measured:
         return _target(name, "not measured", None)
-    if not peer.walls:
-        return _target(name, f"promptfoo {peer.failed}", None)
-    ratio = median(peer.walls) / median(base.walls)
-    measured = f"promptfoo {median(peer.walls):,.2f} s: **{ratio:.1f}×** (JSON Lines)"
-    if whole is not None and whole.walls:
-        measured += f", {median(peer.walls) / median(whole.walls):.1f}× (JSON)"
-    return _target(name, measured, ratio >= 10)
+    return _target(name, "; ".join(measured), min(ratios) >= 10 if ratios else None)
 
 
 def counts_table(rows: dict[tuple[str, int], Row]) -> list[str]:
@@ -412,10 +452,10 @@ def same_work(rows: dict[tuple[str, int], Row]) -> list[str]:
         counts, total, errored = row.counts
         if total != n or errored:
             found.append(f"{tool} at {n:,}: {total:,} results, {errored} errored (expected {n:,}, none errored)")
-        mine = rows.get(("omk", n))
-        if tool == "omk" or mine is None or mine.counts is None:
+        mine = rows.get((OMK, n))
+        if tool == OMK or mine is None or mine.counts is None:
             continue
-        skip = {ROUGE} if tool == "promptfoo" else set()
+        skip = {ROUGE} if tool.startswith(PROMPTFOO) else set()
         differ = [ASSERTION_NAMES[i] for i, (a, b) in enumerate(zip(counts, mine.counts[0], strict=True))
                   if a != b and i not in skip]
         if differ:
@@ -423,7 +463,7 @@ def same_work(rows: dict[tuple[str, int], Row]) -> list[str]:
     if found:
         return ["**The tools did not do the same work:** " + "; ".join(found) + "."]
     said = ["Every finished tool graded every sample and none errored; omk's verdicts are the same on JSON and on JSON Lines"]
-    if any(tool == "promptfoo" and row.counts for (tool, _), row in rows.items()):
+    if any(tool.startswith(PROMPTFOO) and row.counts for (tool, _), row in rows.items()):
         said.append("promptfoo's agree with omk's on every assertion but `rouge_n_min` (a different ROUGE: see section 1)")
     return ["; ".join(said) + "."]
 
@@ -436,16 +476,17 @@ def render(args: argparse.Namespace, suites: list[Suite], tools: list[Tool], row
         f"recorded outputs) at {sizes} samples, concurrency {args.concurrency}, median of {args.runs} runs (min–max "
         f"in brackets), every size and tool interleaved round by round. A run is stopped at {args.time_limit:,.0f} s "
         f"or {args.max_mb:,.0f} MB (its process tree's RSS). Load average (1 min) after each round: "
-        + ", ".join(f"{x:.1f}" for x in loads) + " (2 cores, shared).",
+        + ", ".join(f"{x:.1f}" for x in loads) + " (2 cores, shared). Targets on time are judged on CPU time "
+        "(user + system), which the other work on a shared machine moves much less than wall time.",
         "",
         f"- Machine: {machine()}",
-        *(f"- {t.name}: {t.version}" for t in tools if t.name != "omk, JSON"),
+        *(f"- {t.name}: {t.version}" for t in tools if t.name in (OMK, PROMPTFOO)),
         "",
         *table(rows, suites, tools),
         "",
         *targets(rows),
         "",
-        "Passes per assertion, from each tool's report (omk's report.json read one line at a time):",
+        "Passes per assertion, from each tool's report (the JSON Lines ones and omk's report.json read one line at a time):",
         "",
         *counts_table(rows),
         "",

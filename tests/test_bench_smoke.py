@@ -100,11 +100,11 @@ def test_scale_runs_each_size_and_counts_what_omk_graded(tmp_path):
     out = bench("scale.py", "--sizes", "40,20", "--no-peers", tmp=tmp_path)
     rows = [line for line in out.splitlines() if line.startswith("| ")]
     assert rows[0].startswith("| samples | tool | wall time |") and "time ÷ 20's (wall / CPU)" in rows[0]
-    assert [r.split(" | ")[:2] for r in rows[1:4]] == [["| 20", "omk"], ["| 20", "omk, JSON"], ["| 40", "omk"]]
+    assert [r.split(" | ")[:2] for r in rows[1:4]] == [["| 20", "omk"], ["| 20", "omk, JSON samples"], ["| 40", "omk"]]
     assert "(linear 2×)" in rows[3]  # 40 samples against the smallest size, 20
     # passes per assertion, read from each run's report.json: the suite's flaws fail 2 of 20 contains
     assert "| 20 | omk | 20 (0) | 18 | 18 | 18 | 18 | 18 |" in out
-    assert "| 20 | omk, JSON | 20 (0) | 18 | 18 | 18 | 18 | 18 |" in out
+    assert "| 20 | omk, JSON samples | 20 (0) | 18 | 18 | 18 | 18 | 18 |" in out
     assert "| 40 | omk | 40 (0) | 36 | 36 | 36 | 36 | 36 |" in out
     assert "none errored; omk's verdicts are the same on JSON and on JSON Lines" in out
     assert "| peak memory at 40,000 ≤ 400 MB | not measured | — |" in out  # tiny sizes: no target is judged

@@ -25,38 +25,7 @@ from omk.report.i18n import t
 
 LAYERS = ("fact", "behavior", "judge")
 
-# Labels only the experiment sections use, in Chinese for `--lang zh` (the rest come from i18n).
-ZH = {
-    "Experiment": "实验",
-    "experiment": "实验",
-    "variant": "变体",
-    "role": "角色",
-    "control": "对照",
-    "treatment": "实验组",
-    "layer gate": "分层门禁",
-    "cost, total": "总成本",
-    "latency / sample": "每条延迟",
-    "tokens in / out": "输入 / 输出 token",
-    "measure": "指标",
-    "change": "变化",
-    "95% CI": "95% 置信区间",
-    "wins / ties / losses": "胜 / 平 / 负",
-    "effect size d_z": "效应量 d_z",
-    "detects ≥": "可检出 ≥",
-    "Pass rate": "通过率",
-    "Regressed samples": "退步的用例",
-    "none": "无",
-    "All samples": "全部用例",
-    "Failures": "失败详情",
-    "why": "原因",
-    "regressed": "退步",
-    "Per-sample changes": "逐条变化",
-    "run-to-run spread": "重复运行波动",
-}
 
-
-def tx(text: str, lang: str) -> str:
-    return ZH.get(text, t(text, lang)) if lang == "zh" else text
 
 
 def pair_verdict(exp: Experiment, comp: Comparison) -> PairVerdict | None:
@@ -111,10 +80,10 @@ def variant_rows(exp: Experiment, lang: str) -> list[tuple[str, list[str]]]:
     vs = exp.variants
 
     def row(label: str, fn: Any) -> tuple[str, list[str]]:
-        return tx(label, lang), [fn(v) for v in vs]
+        return t(label, lang), [fn(v) for v in vs]
 
     rows = [
-        row("role", lambda v: tx(str(v.role), lang)),
+        row("role", lambda v: t(str(v.role), lang)),
         row("passed", lambda v: f"{v.passed}/{v.samples} ({pct(v.pass_rate)})"),
         row("composite", lambda v: num(v.scores.composite)),
     ]
@@ -185,7 +154,7 @@ def pass_rate_text(comp: Comparison, lang: str) -> str:
     pr = comp.pass_rate
     points = "" if pr.change is None else f" ({100 * pr.change:+.0f} pts)"
     return (
-        f"{tx('Pass rate', lang)} {pct(pr.control_rate)} → {pct(pr.treatment_rate)}{points}: "
+        f"{t('Pass rate', lang)} {pct(pr.control_rate)} → {pct(pr.treatment_rate)}{points}: "
         f"{pr.gained} gained, {pr.lost} lost, McNemar p = {p_value(pr.p_value)}"
     )
 

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from omk.report import experiment as ex
+from omk.report import i18n
 from omk.report.document import ReportDocument
 from omk.report.experiment_document import Comparison, Experiment, PerSample, Verdict
 
@@ -93,7 +94,7 @@ def level_badge(level: Any) -> str:
 
 def section(report: ReportDocument, exp: Experiment, lang: str) -> str:
     parts = [
-        f'<section id="experiment"><h2>{esc(ex.tx("Experiment", lang))}</h2>',
+        f'<section id="experiment"><h2>{esc(i18n.t("Experiment", lang))}</h2>',
         _verdict(exp),
         _variants(exp, lang),
     ]
@@ -131,12 +132,12 @@ def _without_level(v: Verdict) -> str:
 
 def _variants(exp: Experiment, lang: str) -> str:
     heads = "".join(
-        f'<th class="num" data-variant="{esc(v.name)}">{esc(v.name)}<small>{esc(ex.tx(str(v.role), lang))}</small></th>'
+        f'<th class="num" data-variant="{esc(v.name)}">{esc(v.name)}<small>{esc(i18n.t(str(v.role), lang))}</small></th>'
         for v in exp.variants
     )
     rows = []
     for label, values in ex.variant_rows(exp, lang):
-        if label == ex.tx("role", lang):
+        if label == i18n.t("role", lang):
             continue
         cells = "".join(f'<td class="num{_gate_class(x)}">{esc(x)}</td>' for x in values)
         rows.append(f"<tr><th>{esc(label)}</th>{cells}</tr>")
@@ -151,9 +152,9 @@ def _comparison(exp: Experiment, comp: Comparison, i: int, lang: str) -> str:
     pair = exp.pair_verdict(comp)
     t, c = esc(comp.treatment), esc(comp.control)
     heads = ["measure", "change", "95% CI", "wins / ties / losses", "effect size d_z", "detects ≥", "n"]
-    head = "".join(f'<th{"" if h == "measure" else " class=num"}>{esc(ex.tx(h, lang))}</th>' for h in heads)
+    head = "".join(f'<th{"" if h == "measure" else " class=num"}>{esc(i18n.t(h, lang))}</th>' for h in heads)
     rows = "".join(
-        f'<tr data-measure="{esc(r.measure)}"><td>{esc(ex.tx(r.measure, lang))}</td>'
+        f'<tr data-measure="{esc(r.measure)}"><td>{esc(i18n.t(r.measure, lang))}</td>'
         f'<td class="num">{"<b>" + esc(r.mean) + "</b>" if r.significant else esc(r.mean)}</td>'
         f'<td class="num">{esc(r.ci)}</td><td class="num">{esc(r.wins_ties_losses)}</td>'
         f'<td class="num">{esc(r.effect)}</td><td class="num">{esc(r.mde)}</td><td class="num">{r.n}</td></tr>'
@@ -167,7 +168,7 @@ def _comparison(exp: Experiment, comp: Comparison, i: int, lang: str) -> str:
         f"<p>{esc(ex.pass_rate_text(comp, lang))} · {esc(ex.resources_text(comp))}</p>"
         f'<p class="meta">{esc(ex.coverage_text(comp))}</p>'
         f"{_figure(exp, comp, i)}"
-        f"<h4>{esc(ex.tx('Per-sample changes', lang))}</h4>{_regressed_line(comp)}{_deltas(comp, i, lang)}"
+        f"<h4>{esc(i18n.t('Per-sample changes', lang))}</h4>{_regressed_line(comp)}{_deltas(comp, i, lang)}"
         "</section>"
     )
 
@@ -182,7 +183,7 @@ def _deltas(comp: Comparison, i: int, lang: str) -> str:
     """Every shared sample: both composites, the change, what happened, whether it regressed."""
     t, c = str(comp.treatment), str(comp.control)
     why = {str(r.sample_id): ex.regression_why(r) for r in comp.regressions}
-    cols = [(ex.tx("sample", lang), ""), (c, "num"), (t, "num"), ("Δ", "num"), (ex.tx("status", lang), ""), (ex.tx("regressed", lang), "")]
+    cols = [(i18n.t("sample", lang), ""), (c, "num"), (t, "num"), ("Δ", "num"), (i18n.t("status", lang), ""), (i18n.t("regressed", lang), "")]
     head = "".join(f'<th class="{cls}">{esc(name)}</th>' for name, cls in cols)
     rows = []
     for n, s in enumerate(comp.per_sample):

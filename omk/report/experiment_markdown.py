@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from omk.report import experiment as ex
-from omk.report import pairwise
+from omk.report import i18n, pairwise
 from omk.report.document import ReportDocument
 from omk.report.experiment_document import Case, Comparison, Experiment, PerSample
 from omk.report.reasons import is_repeated, result_name
@@ -48,7 +48,7 @@ def _head(report: ReportDocument, exp: Experiment, lang: str, cell: Cell) -> lis
     v = exp.verdict
     level = str(v.level)
     out = [
-        f"## omk {ex.tx('experiment', lang)} · {cell(report.run_id)}",
+        f"## omk {i18n.t('experiment', lang)} · {cell(report.run_id)}",
         "",
         f"### {_mark(level)}{cell(v.headline)}",
         "",
@@ -69,10 +69,10 @@ def _variants(exp: Experiment, lang: str, cell: Cell) -> list[str]:
     names = []
     for v in exp.variants:
         name = f"**{cell(v.name)}**"
-        names.append(name + (f" ({ex.tx('control', lang)})" if v.role == "control" else ""))
+        names.append(name + (f" ({i18n.t('control', lang)})" if v.role == "control" else ""))
     out = ["| | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
     for label, values in ex.variant_rows(exp, lang):
-        if label == ex.tx("role", lang):
+        if label == i18n.t("role", lang):
             continue  # the header says which is the control
         out.append(f"| {cell(label)} | " + " | ".join(cell(_gate_mark(x)) for x in values) + " |")
     return [*out, ""]
@@ -91,14 +91,14 @@ def _comparison(exp: Experiment, comp: Comparison, lang: str, cell: Cell) -> lis
     out = [
         f"### {t} vs {c} · {_mark(level)}{cell(level)}",
         "",
-        f"| {ex.tx('measure', lang)} | Δ ({t} − {c}) | {ex.tx('95% CI', lang)} | {ex.tx('wins / ties / losses', lang)} "
-        f"| {ex.tx('effect size d_z', lang)} | {ex.tx('detects ≥', lang)} (MDE) | n |",
+        f"| {i18n.t('measure', lang)} | Δ ({t} − {c}) | {i18n.t('95% CI', lang)} | {i18n.t('wins / ties / losses', lang)} "
+        f"| {i18n.t('effect size d_z', lang)} | {i18n.t('detects ≥', lang)} (MDE) | n |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in ex.measure_rows(comp):
         mean = f"**{row.mean}**" if row.significant else row.mean
         out.append(
-            f"| {cell(ex.tx(row.measure, lang))} | {mean} | {row.ci} | {row.wins_ties_losses} | {row.effect} | {row.mde} | {row.n} |"
+            f"| {cell(i18n.t(row.measure, lang))} | {mean} | {row.ci} | {row.wins_ties_losses} | {row.effect} | {row.mde} | {row.n} |"
         )
     out += [
         "",
@@ -112,12 +112,12 @@ def _comparison(exp: Experiment, comp: Comparison, lang: str, cell: Cell) -> lis
 
 def _regressions(comp: Comparison, lang: str, cell: Cell) -> list[str]:
     found = comp.regressions
-    title = f"{ex.tx('Regressed samples', lang)} ({len(found)})"
+    title = f"{i18n.t('Regressed samples', lang)} ({len(found)})"
     if not found:
-        return [f"**{title}**: {ex.tx('none', lang)}.", ""]
+        return [f"**{title}**: {i18n.t('none', lang)}.", ""]
     scores = {str(s.sample_id): s for s in comp.per_sample}
     c, t = cell(comp.control), cell(comp.treatment)
-    table = [f"| {ex.tx('sample', lang)} | {c} | {t} | Δ | {ex.tx('why', lang)} |", "| --- | ---: | ---: | ---: | --- |"]
+    table = [f"| {i18n.t('sample', lang)} | {c} | {t} | Δ | {i18n.t('why', lang)} |", "| --- | ---: | ---: | ---: | --- |"]
     for r in found:
         s = scores.get(str(r.sample_id))
         table.append(
@@ -146,9 +146,9 @@ def _failures(exp: Experiment, lang: str, cell: Cell) -> list[str]:
             continue
         repeated = is_repeated(results)
         out += [
-            f"<details><summary>{ex.tx('Failures', lang)}: {cell(name)} ({len(bad)})</summary>",
+            f"<details><summary>{i18n.t('Failures', lang)}: {cell(name)} ({len(bad)})</summary>",
             "",
-            f"| {ex.tx('sample', lang)} | composite | {ex.tx('why', lang)} |",
+            f"| {i18n.t('sample', lang)} | composite | {i18n.t('why', lang)} |",
             "| --- | ---: | --- |",
         ]
         for r in bad:
@@ -168,9 +168,9 @@ def _all_samples(exp: Experiment, lang: str, cell: Cell) -> list[str]:
         for r in results:
             rows.setdefault(str(r.sample_id), {}).setdefault(name, []).append(r)
     deltas = {str(comp.treatment): {str(s.sample_id): s.delta for s in comp.per_sample} for comp in exp.comparisons}
-    head = [ex.tx("sample", lang), *(cell(n) for n in names), *(f"Δ {cell(n)}" for n in deltas)]
+    head = [i18n.t("sample", lang), *(cell(n) for n in names), *(f"Δ {cell(n)}" for n in deltas)]
     out = [
-        f"<details><summary>{ex.tx('All samples', lang)} ({len(rows)})</summary>",
+        f"<details><summary>{i18n.t('All samples', lang)} ({len(rows)})</summary>",
         "",
         "| " + " | ".join(head) + " |",
         "| --- |" + " :---: |" * len(names) + " ---: |" * len(deltas),

@@ -41,28 +41,7 @@ FAILURES_SHOWN = 100  # failed and errored results rendered with their panels
 TOP = 10  # results in the slowest and in the costliest list
 PAGE_SIZE = 100  # rows of the full table drawn at once
 
-# The page's own words in Chinese (the rest come from omk/report/i18n.py).
-ZH = {
-    "Failures and errors": "未通过与出错",
-    "showing the first {n} of {m}, in run order": "按运行顺序显示前 {n} 个，共 {m} 个",
-    "no failed or errored samples": "没有未通过或出错的用例",
-    "Slowest samples": "最慢的用例",
-    "Costliest samples": "成本最高的用例",
-    "no result has a cost": "没有结果带有成本",
-    "no result has a duration": "没有结果带有耗时",
-    "A large run: this page lists the failures and errors, the slowest and the costliest samples, "
-    "and shows the full table {n} rows at a time.": "大规模运行：本页列出未通过与出错的用例、最慢和成本最高的用例，完整表格每次显示 {n} 行。",
-    "page {n} of {m}": "第 {n} / {m} 页",
-    "previous": "上一页",
-    "next": "下一页",
-    "loading the table…": "正在加载表格…",
-    "This browser cannot read the table's embedded data (it needs DecompressionStream); "
-    "the sections above still list the failures.": "此浏览器无法读取表格的内嵌数据（需要 DecompressionStream）；上方各节仍列出了失败的用例。",
-}
 
-
-def tp(text: str, lang: str) -> str:
-    return ZH.get(text, t(text, lang)) if lang == "zh" else text
 
 
 LARGE_NOTE = (
@@ -151,10 +130,10 @@ def page_pieces(report: ReportDocument, lang: str) -> Iterator[str]:
         chart = seen.histogram.svg(threshold, lang)
         opening, scripts = page_opening(report, lang, chart, CSS + CSS_PAGED, JS)
         yield opening
-        yield f'<p class="meta" id="large-note">{esc(tp(LARGE_NOTE, lang).format(n=PAGE_SIZE))}</p>'
+        yield f'<p class="meta" id="large-note">{esc(t(LARGE_NOTE, lang).format(n=PAGE_SIZE))}</p>'
         yield _failures(seen, threshold, lang)
-        yield _extremes("slowest", tp("Slowest samples", lang), seen.slowest, seen.repeated, lang)
-        yield _extremes("costliest", tp("Costliest samples", lang), seen.costliest, seen.repeated, lang)
+        yield _extremes("slowest", t("Slowest samples", lang), seen.slowest, seen.repeated, lang)
+        yield _extremes("costliest", t("Costliest samples", lang), seen.costliest, seen.repeated, lang)
         yield _full_table(seen.repeated, threshold, lang)
         yield _labels(lang)
         yield from data.blocks()
@@ -162,11 +141,11 @@ def page_pieces(report: ReportDocument, lang: str) -> Iterator[str]:
 
 
 def _failures(seen: LargePass, threshold: float | None, lang: str) -> str:
-    head = f'<h2 id="failures">{esc(tp("Failures and errors", lang))} ({seen.failing})</h2>'
+    head = f'<h2 id="failures">{esc(t("Failures and errors", lang))} ({seen.failing})</h2>'
     if not seen.failing:
-        return head + f'<p class="empty">{esc(tp("no failed or errored samples", lang))}</p>'
+        return head + f'<p class="empty">{esc(t("no failed or errored samples", lang))}</p>'
     if seen.failing > len(seen.failures):
-        head += f'<p class="meta">{esc(tp("showing the first {n} of {m}, in run order", lang).format(n=len(seen.failures), m=seen.failing))}</p>'
+        head += f'<p class="meta">{esc(t("showing the first {n} of {m}, in run order", lang).format(n=len(seen.failures), m=seen.failing))}</p>'
     rows = "".join(table_row(i, r, seen.repeated, threshold, lang) for i, r in seen.failures)
     panels = "".join(detail_panel(i, r, seen.repeated, lang) for i, r in seen.failures)
     return (
@@ -180,7 +159,7 @@ def _extremes(key: str, title: str, heap: list[tuple[float, int, Extreme]], repe
     head = f'<h2 id="{key}">{esc(title)}</h2>'
     if not heap:
         word = "no result has a duration" if key == "slowest" else "no result has a cost"
-        return head + f'<p class="empty">{esc(tp(word, lang))}</p>'
+        return head + f'<p class="empty">{esc(t(word, lang))}</p>'
     measure = t("duration", lang) if key == "slowest" else t("cost", lang)
     heads = f'<th>{esc(t("sample", lang))}</th><th>{esc(t("status", lang))}</th>'
     heads += f'<th class="num">{esc(measure)}</th><th class="num">{esc(t("composite", lang))}</th>'
@@ -200,7 +179,7 @@ def _full_table(repeated: bool, threshold: float | None, lang: str) -> str:
     return (
         f"<h2 id=\"all-results\">{esc(t('All results', lang))}</h2>"
         + table_controls(lang) + _pager(lang, "prev", "page", "next") + "</div>"
-        f'<p class="meta" id="table-note">{esc(tp("loading the table…", lang))}</p>'
+        f'<p class="meta" id="table-note">{esc(t("loading the table…", lang))}</p>'
         f'<table id="results" data-repeated="{int(repeated)}" data-page-size="{PAGE_SIZE}"{limit}>'
         f"<caption>{esc(t(ORDER_NOTE, lang))}</caption>"
         f"<thead><tr>{table_heads(repeated, lang)}</tr></thead><tbody></tbody></table>"
@@ -213,9 +192,9 @@ def _pager(lang: str, *ids: str) -> str:
     """Previous, "page N of M", next; `ids` name the three (the pager above the table has them)."""
     prev, where, next_ = (f' id="{i}"' for i in ids) if ids else ("", "", "")
     return (
-        f'<span class="pager"><button type="button" data-step="-1"{prev}>‹ {esc(tp("previous", lang))}</button>'
+        f'<span class="pager"><button type="button" data-step="-1"{prev}>‹ {esc(t("previous", lang))}</button>'
         f'<span class="page-label"{where}></span>'
-        f'<button type="button" data-step="1"{next_}>{esc(tp("next", lang))} ›</button></span>'
+        f'<button type="button" data-step="1"{next_}>{esc(t("next", lang))} ›</button></span>'
     )
 
 
@@ -225,8 +204,8 @@ def _labels(lang: str) -> str:
     words = {
         **{k: t(k, lang) for k in ("passed", "failed", "errored")},
         "columns": {**columns, "state": columns["status"]},
-        "page": tp("page {n} of {m}", lang),
-        "unreadable": tp(UNREADABLE, lang),
+        "page": t("page {n} of {m}", lang),
+        "unreadable": t(UNREADABLE, lang),
         "judgeSkipped": t("judge skipped", lang),
         "judge": t("judge", lang),
         "score": t("score", lang),

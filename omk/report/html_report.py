@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from omk.report import categories, experiment, pairwise
+from omk.report import categories, pairwise
 from omk.report.document import Assertion, InlinedUrl, ReportDocument, Result, Summary, Trace, Turn
 from omk.report.html_data import detail as detail_data
 from omk.report.html_data import dumps
@@ -554,7 +554,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         verdict = experiment_html.level_badge(exp.verdict.level)
         css, scripts = css + experiment_html.CSS, [js, experiment_html.JS]
         lead = experiment_html.section(report, exp, lang)
-        heading += f" · {experiment.tx('control', lang)}: {exp.control}"
+        heading += f" · {t('control', lang)}: {exp.control}"
     return (
         _page_head(report, css, scripts, verdict, lang) + f"<main>{lead}"
         f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"

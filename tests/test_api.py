@@ -301,3 +301,40 @@ def test_mixed_in_memory_samples_keep_the_order_given(project):
     loaded = omk.load(folder / "eval-samples.yaml")
     report = omk.evaluate([loaded[1], {"sample_id": "x", "prompt": "p"}, loaded[0]], target=target, judge=False, cwd=folder)
     assert [r.sample_id for r in report] == [loaded[1].sample_id, "x", loaded[0].sample_id]
+
+
+def test_a_python_assertion_changes_only_its_own_copies(project):
+    folder, target = project
+    seen: list[tuple[str, str, list, dict]] = []
+
+    @omk.assertion_type("api_test_vandal", schema={"properties": {"word": {"type": "string"}, "tags": {"type": "array"}}})
+    def vandal(output: str, check: omk.CheckInput):
+        seen.append((check.sample.sample_id, check.assertion["word"], list(check.assertion["tags"]), dict(check.sample.raw["meta"])))
+        check.assertion["word"] = "changed"
+        check.assertion["tags"].append("added")
+        check.sample.raw["meta"]["owner"] = "changed"
+        check.sample.capability.append("added")
+        check.trace.tokens["input"] = -1
+        return True
+
+    (folder / "shared.yaml").write_text(
+        "samples:\n"
+        + "".join(
+            f"  - sample_id: s{i}\n    prompt: alpha\n    capability: [search]\n    meta: {{owner: team}}\n"
+            "    assertions: [{ type: api_test_vandal, word: alpha, tags: [a] }]\n"
+            for i in range(3)
+        ),
+        encoding="utf-8",
+    )
+    try:
+        samples = omk.load(folder / "shared.yaml")
+        assert samples[0].assertions[0].raw is samples[1].assertions[0].raw  # the loader shares equal content
+        report = omk.evaluate(samples, target=target, judge=False, cwd=folder)
+    finally:
+        from omk.assertions.python import unregister
+
+        unregister("api_test_vandal")
+    assert [s[1:] for s in seen] == [("alpha", ["a"], {"owner": "team"})] * 3  # no check saw another's change
+    assert samples[0].assertions[0].raw == {"type": "api_test_vandal", "word": "alpha", "tags": ["a"]}
+    assert [s.capability for s in samples] == [["search"]] * 3
+    assert all(r.trace.tokens["input"] != -1 for r in report)  # the report's trace is not the check's copy

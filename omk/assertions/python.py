@@ -9,10 +9,15 @@ the trace, the turn of a conversation) and returns a bool, a score-free verdict,
 `(passed, message)` pair, a mapping `{"pass", "message", "score"}` or an `Outcome`. It may be
 `async`. An exception it raises fails that assertion with the exception's text (also under
 `not`), never the run.
+
+The function gets its own copies of the assertion's fields, the sample and the trace: samples
+that write the same content share it once loaded, so a change made here must not reach another
+sample's check or the report.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,6 +64,18 @@ def to_outcome(result: Any, name: str) -> Outcome:
     )
 
 
+def own_input(spec: AssertionSpec, ctx: CheckContext) -> CheckInput:
+    """What the user's function sees, copied. The specs and the places in the file stay
+    themselves: what they hold is read-only (a compiled check, a line found on demand), and
+    copying a schema validator would cost far more than the check."""
+    turns = [*ctx.sample.turns, *([ctx.turn] if ctx.turn else [])]
+    kept = [ctx.sample.source, *(t.source for t in turns)]
+    kept += [s for specs in (ctx.sample.assertions, *(t.assertions for t in turns)) for s in specs]
+    memo: dict[int, Any] = {id(x): x for x in kept if x is not None}
+    sample, turn, trace = copy.deepcopy((ctx.sample, ctx.turn, ctx.trace), memo)  # one copy: a turn of the sample stays one
+    return CheckInput(ctx.output, copy.deepcopy(spec.raw), sample, trace, turn)
+
+
 def register(
     name: str, fn: Callable[..., Any], *, layer: str | Layer = Layer.FACT, schema: dict[str, Any] | None = None
 ) -> None:
@@ -70,7 +87,7 @@ def register(
     is_async = inspect.iscoroutinefunction(fn)
 
     async def check(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-        given = CheckInput(ctx.output, spec.raw, ctx.sample, ctx.trace, ctx.turn)
+        given = own_input(spec, ctx)
         try:
             result = (await fn(ctx.output, given)) if is_async else fn(ctx.output, given)
         except Exception as exc:  # the user's code: its failure is this assertion's, not the run's

@@ -16,12 +16,38 @@ from omk.model import (
     ToolCall,
     Trace,
 )
-from omk.report.json_report import build_report
+from omk.report.json_report import FORMAT
 from omk.scoring.layers import passes, score_sample
 from omk.scoring.summary import summarize
+from omk.version import __version__
 
 XSS = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 THRESHOLD = 3.5
+
+
+def build_report(
+    *,
+    run_id: str,
+    started_at: str,
+    finished_at: str,
+    samples_files: list[str],
+    target: dict[str, Any],
+    judge: dict[str, Any] | None,
+    summary: dict[str, Any],
+    results: list[SampleResult],
+) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "run_id": run_id,
+        "omk_version": __version__,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "samples_files": samples_files,
+        "target": target,
+        "judge": judge,
+        "summary": summary,
+        "results": [r.to_dict() for r in results],
+    }
 
 
 def leaf(type_: str, passed: bool, *, layer: Layer = Layer.FACT, message: str | None = None, **kw: Any) -> AssertionResult:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 
-from report_factory import THRESHOLD, XSS, _result, leaf
+from report_factory import THRESHOLD, XSS, _result, build_report, leaf
 from rich.console import Console
 
 from omk.model import Sample
 from omk.report.html_report import render_html
-from omk.report.json_report import build_report
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
 from omk.report.terminal import print_summary

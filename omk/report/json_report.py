@@ -10,40 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from omk.fileio import open_atomic
-from omk.model import SampleResult
 from omk.textsafe import SURROGATE_ESCAPE, scrub, scrub_value
-from omk.version import __version__
 
 if TYPE_CHECKING:
     from omk.report.document import ReportDocument
     from omk.secrets import Masker
 
 FORMAT = "omk-report/1"
-
-
-def build_report(
-    *,
-    run_id: str,
-    started_at: str,
-    finished_at: str,
-    samples_files: list[str],
-    target: dict[str, Any],
-    judge: dict[str, Any] | None,
-    summary: dict[str, Any],
-    results: list[SampleResult],
-) -> dict[str, Any]:
-    return {
-        "format": FORMAT,
-        "run_id": run_id,
-        "omk_version": __version__,
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "samples_files": samples_files,
-        "target": target,
-        "judge": judge,
-        "summary": summary,
-        "results": [r.to_dict() for r in results],
-    }
 
 
 class ResultTexts(Protocol):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import select
+import socket
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from servers.openai_fake import OpenAIFake, text_reply
 
+from omk.llm.connections import _readable
 from omk.llm.http import CALLS_PER_CLIENT, ClientPool
 from omk.targets.base import TargetError
 
@@ -83,6 +86,64 @@ def test_calls_one_after_another_reuse_one_connection():
         assert asyncio.run(go()) == 1  # kept alive: the server did not close it
         assert len(fake.requests) == 5
 
+
+
+class _ClosesWhenIdle(BaseHTTPRequestHandler):
+    """Answers one request on a keep-alive connection, then closes it without saying so (as a
+    server does to an idle connection after its own timeout)."""
+
+    protocol_version = "HTTP/1.1"
+    peers: list[int] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        _ClosesWhenIdle.peers.append(self.client_address[1])
+        body = json.dumps(text_reply("ok")).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.close_connection = True
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.mark.parametrize("poll", [True, False], ids=["poll", "select"])
+def test_a_socket_with_something_to_read_is_told_apart_from_an_idle_one(monkeypatch, poll):
+    if not poll:  # as on Windows, where select has no poll()
+        monkeypatch.delattr(select, "poll")
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        assert _readable(ours) is False  # idle: still usable
+        theirs.close()  # the other end hung up
+        assert _readable(ours) is True
+    assert _readable(None) is True  # no socket to ask: not reusable
+
+
+def test_an_idle_connection_the_server_closed_is_not_reused():
+    server = _Server(("127.0.0.1", 0), _ClosesWhenIdle)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _ClosesWhenIdle.peers = []
+    url = f"http://127.0.0.1:{server.server_port}/v1"
+
+    async def go():
+        pool = ClientPool(url)
+        try:
+            replies = []
+            for _ in range(3):
+                replies.append(await pool.post_json(f"{url}/chat/completions", {}, {}, "openai", []))
+                await asyncio.sleep(0.05)  # the server's close reaches the client
+            return [r["choices"][0]["message"]["content"] for r in replies]
+        finally:
+            await pool.aclose()
+
+    try:
+        assert asyncio.run(go()) == ["ok"] * 3  # no call failed on a closed connection
+    finally:
+        server.shutdown()
+    assert len(set(_ClosesWhenIdle.peers)) == 3  # each call on a new connection
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default backlog (5) resets calls that connect at once

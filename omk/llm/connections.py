@@ -37,7 +37,9 @@ def _readable(sock: Any) -> bool:
     if sock is None:
         return True
     try:
-        poller = select.poll()
+        if not hasattr(select, "poll"):  # Windows: select() has no descriptor limit there
+            return bool(select.select([sock], [], [], 0)[0])
+        poller = select.poll()  # select() refuses descriptors above 1023 on Linux
         poller.register(sock, select.POLLIN)
         return bool(poller.poll(0))
     except (OSError, ValueError):

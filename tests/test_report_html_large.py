@@ -188,3 +188,25 @@ def test_heavy_results_stop_the_first_pass_early(monkeypatch):
     assert 'id="omk-rows"' in page and len(blocks(page)["omk-rows"]) == 1000
     assert results.passes == 2 and results.most_alive <= html_paged.FAILURES_SHOWN + 2
     assert results.read < 1100  # the first pass stopped after about 50 KB of data
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_text_is_cut_in_the_large_page_and_says_how_much_more_there_is(monkeypatch, lang):
+    import large_report as factory
+
+    made = factory.result_dict
+
+    def long_output(i: int) -> dict[str, object]:
+        d = made(i)
+        if i % 2 == 0 and not d.get("turns"):
+            d["output"] = "长" * (html_data.TEXT_SHOWN + 12_345)  # whole characters, not bytes
+        return d
+
+    monkeypatch.setattr(factory, "result_dict", long_output)
+    report, _ = large_report(2 * html_data.CHUNK)
+    page = render_html(report, lang=lang)
+    details = [d for k in range(2) for d in blocks(page)[f"omk-details-{k}"]]
+    more = "……另有 12,345 个字符：见 report.json" if lang == "zh" else "… 12,345 more characters: see report.json"
+    assert details[0]["output"] == "长" * html_data.TEXT_SHOWN + "\n" + more
+    assert details[1]["output"] == made(1)["output"]  # a short text is whole
+    assert len(page) < 2 * html_data.CHUNK * html_data.TEXT_SHOWN  # not every long output in full

@@ -5,7 +5,10 @@ results as data instead and its script draws the table one page at a time and a 
 when one is asked for. The data is text, never markup: every value here is a string, a number or
 a list of them, shown by the page's script through `textContent`, so nothing from the run can
 become HTML. Texts are formatted here exactly as the server-rendered panels format them (numbers,
-labels, translated words), so a panel drawn in the browser reads like one rendered in Python.
+labels, translated words), so a panel drawn in the browser reads like one rendered in Python,
+with one difference: the page carries at most `TEXT_SHOWN` characters of any one text (a prompt,
+an output, a tool call's input or output, a fetched page) and says how much more report.json
+holds, so a run of long outputs still makes a page a browser can open.
 
 Two kinds of block, each `<script type="application/octet-stream">` holding base64 of gzip of
 JSON (not a script to run; the page's policy never has to allow it):
@@ -36,6 +39,7 @@ CHUNK = 100  # results per details block: a panel decompresses this many results
 GZIP = 31  # zlib's wbits for a gzip stream, which the browser's DecompressionStream("gzip") reads
 B64_READ = 3 * 64 * 1024  # a multiple of 3, so the base64 of each piece joins into one valid text
 LAYERS = ("fact", "behavior", "judge", "composite")
+TEXT_SHOWN = 20_000  # characters of one text a large page carries; report.json keeps all of it
 
 
 def state(r: Result) -> str:
@@ -194,6 +198,21 @@ def turn(x: Turn, lang: str) -> dict[str, Any]:
     return out
 
 
+def cut(value: Any, lang: str) -> Any:
+    """`value` (a detail) with each text longer than `TEXT_SHOWN` characters cut there, followed
+    by how many more characters report.json holds."""
+    if isinstance(value, str):
+        if len(value) <= TEXT_SHOWN:
+            return value
+        more = t("… {n} more characters: see report.json", lang).format(n=f"{len(value) - TEXT_SHOWN:,}")
+        return f"{value[:TEXT_SHOWN]}\n{more}"
+    if isinstance(value, dict):
+        return {k: cut(v, lang) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cut(v, lang) for v in value]
+    return value
+
+
 def dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -233,7 +252,7 @@ class EmbeddedData:
 
     def add(self, i: int, r: Result) -> None:
         self.rows.add(dumps(row(i, r)))
-        self.chunk.add(dumps(detail(r, self.lang)))
+        self.chunk.add(dumps(cut(detail(r, self.lang), self.lang)))
         if self.chunk.count == CHUNK:
             self._end_chunk()
 

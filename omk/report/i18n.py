@@ -97,6 +97,7 @@ ZH = {
     "A first": "A 在前",
     "B first": "B 在前",
     # the large paged report.html
+    "… {n} more characters: see report.json": "……另有 {n} 个字符：见 report.json",
     "Failures and errors": "未通过与出错",
     "showing the first {n} of {m}, in run order": "按运行顺序显示前 {n} 个，共 {m} 个",
     "no failed or errored samples": "没有未通过或出错的用例",

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -338,3 +339,23 @@ def test_a_python_assertion_changes_only_its_own_copies(project):
     assert samples[0].assertions[0].raw == {"type": "api_test_vandal", "word": "alpha", "tags": ["a"]}
     assert [s.capability for s in samples] == [["search"]] * 3
     assert all(r.trace.tokens["input"] != -1 for r in report)  # the report's trace is not the check's copy
+
+
+def test_a_python_assertion_is_given_what_cannot_be_copied_as_it_is(project):
+    folder, target = project
+    lock = threading.Lock()
+
+    @omk.assertion_type("api_test_lock")
+    def has_lock(output: str, check: omk.CheckInput):
+        return check.sample.raw["lock"] is lock
+
+    try:
+        report = omk.evaluate(
+            [{"sample_id": "l1", "prompt": "alpha", "lock": lock, "assertions": [{"type": "api_test_lock"}]}],
+            target=target, judge=False, cwd=folder,
+        )  # fmt: skip
+    finally:
+        from omk.assertions.python import unregister
+
+        unregister("api_test_lock")
+    assert report.result("l1").assertions[0].passed

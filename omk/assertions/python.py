@@ -87,7 +87,10 @@ def register(
     is_async = inspect.iscoroutinefunction(fn)
 
     async def check(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-        given = own_input(spec, ctx)
+        try:
+            given = own_input(spec, ctx)
+        except Exception:  # a program's own objects in its samples (a lock, a client) cannot be copied: given as they are
+            given = CheckInput(ctx.output, spec.raw, ctx.sample, ctx.trace, ctx.turn)
         try:
             result = (await fn(ctx.output, given)) if is_async else fn(ctx.output, given)
         except Exception as exc:  # the user's code: its failure is this assertion's, not the run's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 
 import pytest
 from helpers import make_spec
@@ -15,6 +16,20 @@ from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
 from omk.run.runner import RunConfig, run_jobs
 from omk.scoring.summary import summarize
 from omk.targets.base import TargetResult
+
+
+@dataclass(slots=True)
+class Finished:
+    results: dict[tuple[str, int], rs.RestoredResult] = field(default_factory=dict)
+    dropped: int = 0  # lines that could not be used
+
+
+def read_finished(path, samples, repeat: int) -> Finished:
+    """Every result in `results.jsonl` by (sample_id, repeat), the last line winning."""
+    done = Finished()
+    for key, _, _, result in rs.scan_finished(path, samples, repeat, done):
+        done.results[key] = result
+    return done
 
 
 class EchoTarget:
@@ -54,7 +69,7 @@ def test_stored_results_restore_to_the_same_report_entries_and_summary(tmp_path)
     results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(2)], EchoTarget(), RunConfig()))
     path = tmp_path / "results.jsonl"
     write_results(path, results)
-    done = rs.read_finished(path, {s.sample_id: s for s in ss}, repeat=2)
+    done = read_finished(path, {s.sample_id: s for s in ss}, repeat=2)
     assert done.dropped == 0 and len(done.results) == 6
     restored = [done.results[(s.sample_id, r)] for s in ss for r in range(2)]
     assert [r.to_dict() for r in restored] == [r.to_dict() for r in results]
@@ -69,7 +84,7 @@ def test_a_torn_last_line_is_dropped_and_cut_off(tmp_path):
     whole = path.read_bytes()
     torn = json.dumps(results[2].to_dict()).encode()[:57]
     path.write_bytes(whole + torn)
-    done = rs.read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
+    done = read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
     assert set(done.results) == {("s0", 0), ("s1", 0)} and done.dropped == 1
     assert path.read_bytes() == whole  # the next append starts on a fresh line
 
@@ -80,7 +95,7 @@ def test_a_whole_but_unterminated_last_line_is_kept_and_terminated(tmp_path):
     path = tmp_path / "results.jsonl"
     write_results(path, results[:2])
     path.write_bytes(path.read_bytes() + json.dumps(results[2].to_dict()).encode())
-    done = rs.read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
+    done = read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
     assert len(done.results) == 3
     assert path.read_bytes().endswith(b"}\n") and len(path.read_text().splitlines()) == 3
 
@@ -94,7 +109,7 @@ def test_lines_for_other_samples_or_repeats_are_ignored_and_the_last_line_wins(t
         "\n".join(json.dumps(r.to_dict()) for r in results) + "\n\n" + json.dumps(later) + "\n[1, 2]\n",
         encoding="utf-8",
     )
-    done = rs.read_finished(path, {s.sample_id: s for s in ss[:2]}, repeat=1)
+    done = read_finished(path, {s.sample_id: s for s in ss[:2]}, repeat=1)
     assert set(done.results) == {("s0", 0), ("s1", 0)}
     assert done.results[("s0", 0)].output == "second try"
     assert done.dropped == 5  # s2 twice, repeat 1 of s0 and s1, and the list

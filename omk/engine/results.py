@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, BinaryIO, overload
+from typing import BinaryIO, overload
 
 from omk.model import Sample, SampleResult
 from omk.scoring.digest import Digest
@@ -91,9 +91,9 @@ class ResultLog:
         """One result as an object: the one kept, or rebuilt from its line."""
         if key in self.kept:
             return self.kept[key]
-        from omk.run.resume import restore_result
+        from omk.run.resume import load_line, restore_result
 
-        return restore_result(_loads(self.text(key, reader)), self.samples[key[0]])
+        return restore_result(load_line(self.text(key, reader)), self.samples[key[0]])
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
@@ -118,15 +118,6 @@ def _encode(text: str) -> bytes:
         from omk.textsafe import scrub
 
         return (scrub(text) + "\n").encode("utf-8")
-
-
-def _loads(text: str) -> dict[str, Any]:
-    data = json.loads(text)
-    if "\\u" in text:  # a hand-edited "\ud800" must not stop the report being written
-        from omk.textsafe import scrub_value
-
-        data = scrub_value(data)
-    return data
 
 
 class Results(Sequence[SampleResult]):

@@ -160,19 +160,15 @@ def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dr
 _TORN = object()
 
 
-@dataclass(slots=True)
-class Finished:
-    results: dict[tuple[str, int], RestoredResult] = field(default_factory=dict)
-    dropped: int = 0  # lines that could not be used (torn by a kill, or for samples no longer planned)
+def load_line(line: bytes | str) -> Any:
+    """One stored result line parsed, its lone surrogates (a hand-edited "\\ud800") made U+FFFD
+    so they cannot stop a report being written."""
+    data = json.loads(line)
+    if (b"\\u" in line) if isinstance(line, bytes) else ("\\u" in line):
+        from omk.textsafe import scrub_value
 
-
-def read_finished(path: Path, samples: dict[str, Sample], repeat: int) -> Finished:
-    """Every result in `results.jsonl` as an object, keyed by (sample_id, repeat), the last line
-    winning. A run does not hold them all: it reads the file with `scan_finished`."""
-    done = Finished()
-    for key, _, _, result in scan_finished(path, samples, repeat, done):
-        done.results[key] = result
-    return done
+        data = scrub_value(data)
+    return data
 
 
 def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped) -> Any:
@@ -180,14 +176,10 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped) 
     if not line.strip():
         return None
     try:
-        data = json.loads(line)
+        data = load_line(line)
     except (json.JSONDecodeError, UnicodeDecodeError):
         tally.dropped += 1
         return _TORN
-    if b"\\u" in line:  # a hand-edited "\ud800" must not stop the report being written
-        from omk.textsafe import scrub_value
-
-        data = scrub_value(data)
     sid = data.get("sample_id") if isinstance(data, dict) else None
     sample = samples.get(sid) if isinstance(sid, str) else None
     rep = data.get("repeat", 0) if isinstance(data, dict) else None

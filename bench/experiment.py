@@ -47,12 +47,12 @@ STATS_SCRIPT = """
 import json, sys, time
 from pathlib import Path
 from omk.engine.analysis import records_of_report
-from omk.report.json_report import read_report
+from omk.records.report import read_document
 from omk.experiment import Settings, VariantRun, analyze
 
 run = Path(sys.argv[1])
 manifest = json.loads((run / "experiment.json").read_text(encoding="utf-8"))
-runs = [VariantRun(v["name"], records_of_report(read_report(run / "variants" / v["name"])), v["role"])
+runs = [VariantRun(v["name"], records_of_report(read_document(run / "variants" / v["name"])), v["role"])
         for v in manifest["variants"]]
 threshold = json.loads((run / "report.json").read_text(encoding="utf-8"))["summary"]["threshold"]
 settings = Settings(trivial=manifest["trivial"], threshold=threshold, seed=manifest["seed"])

@@ -27,17 +27,17 @@ _EXPORTS = {
     "ExperimentOutcome": "omk.engine.experiment",
     "CheckInput": "omk.assertions.python",
     "Report": "omk.engine.report",
-    "Summary": "omk.engine.report",
-    "LayerMeans": "omk.engine.report",
+    "Summary": "omk.records.report",
+    "LayerMeans": "omk.records.report",
     "EvalOptions": "omk.engine.options",
     "Evaluation": "omk.engine.run",
     "Sample": "omk.model",
-    "SampleResult": "omk.model",
-    "TurnResult": "omk.model",
-    "AssertionResult": "omk.model",
-    "Scores": "omk.model",
-    "Trace": "omk.model",
-    "ToolCall": "omk.model",
+    "SampleResult": "omk.records",
+    "TurnResult": "omk.records",
+    "AssertionResult": "omk.records",
+    "Scores": "omk.records",
+    "Trace": "omk.records",
+    "ToolCall": "omk.records",
     "Outcome": "omk.model",
     "Layer": "omk.model",
     "Status": "omk.model",
@@ -90,22 +90,13 @@ if TYPE_CHECKING:
     from omk.assertions.python import CheckInput
     from omk.engine.experiment import ExperimentOutcome
     from omk.engine.options import EvalOptions
-    from omk.engine.report import LayerMeans, Report, Summary
+    from omk.engine.report import Report
     from omk.engine.run import Evaluation
     from omk.engine.variants import Variant
     from omk.errors import ConfigError, InputError, OmkError, Problem
-    from omk.model import (
-        AssertionResult,
-        Layer,
-        Outcome,
-        Sample,
-        SampleResult,
-        Scores,
-        Status,
-        ToolCall,
-        Trace,
-        TurnResult,
-    )
+    from omk.model import Layer, Outcome, Sample, Status
+    from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult
+    from omk.records.report import LayerMeans, Summary
     from omk.targets.base import Target, TargetError, TargetResult
 
 

@@ -134,7 +134,7 @@ class ResponseCache:
         if not isinstance(result.output, str):
             return
         try:
-            trace = json.dumps(result.trace.to_dict(), ensure_ascii=False)
+            trace = json.dumps(result.trace.to_json(), ensure_ascii=False)
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, target_kind, output, trace, created_at) VALUES (?, ?, ?, ?, ?)",
                 (key, target_kind, result.output, trace, time.time()),
@@ -160,7 +160,7 @@ class ResponseCache:
         if not all(isinstance(r.output, str) for r in results):
             return
         try:
-            turns = [{"output": r.output, "trace": r.trace.to_dict(), "messages": r.messages} for r in results]
+            turns = [{"output": r.output, "trace": r.trace.to_json(), "messages": r.messages} for r in results]
             self._db.execute(
                 "INSERT OR REPLACE INTO conversations (key, target_kind, turns, created_at) VALUES (?, ?, ?, ?)",
                 (key, target_kind, json.dumps(turns, ensure_ascii=False), time.time()),

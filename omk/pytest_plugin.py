@@ -23,7 +23,7 @@ import pytest
 
 if TYPE_CHECKING:
     from omk.engine.report import Report
-    from omk.model import AssertionResult, SampleResult
+    from omk.records import AssertionResult, SampleResult
 
 SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 OUTPUT_CHARS = 400  # of the output shown under a failed sample

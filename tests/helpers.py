@@ -9,7 +9,8 @@ from typing import Any
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
-from omk.model import AssertionResult, AssertionSpec, Layer, Sample, Trace
+from omk.model import AssertionSpec, Layer, Sample
+from omk.records import AssertionResult, Trace
 
 _COMMON = {"type", "not", "weight", "layer", "children"}
 

@@ -52,7 +52,7 @@ def run(coro):
 
 
 async def graded(judge: Judge, s: Sample, output: str = "use parameters", trace=None):
-    from omk.model import Trace
+    from omk.records import Trace
 
     try:
         return await judge.grade(s, output, trace or Trace())

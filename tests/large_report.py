@@ -2,7 +2,7 @@
 made one at a time and parsed as a writer receives them, in a collection that can be read only by
 iterating it and that counts how many of its results are alive at once.
 
-Result `i` is deterministic: some fail, some error, some carry a judge block, tool calls, an
+SampleResult `i` is deterministic: some fail, some error, some carry a judge block, tool calls, an
 inlined URL or a conversation; durations and costs vary so the slowest and the costliest are
 well defined; every 97th output carries markup that must never run.
 """
@@ -17,7 +17,8 @@ from typing import Any
 
 from report_factory import XSS
 
-from omk.report.document import ReportDocument, Result
+from omk.records.report import ReportDocument
+from omk.records.result import SampleResult
 
 THRESHOLD = 3.5
 CAPABILITIES = ("security-review", "refunds", "tool-use", "summaries")
@@ -101,8 +102,8 @@ def result_dict(i: int) -> dict[str, Any]:
     return result
 
 
-class TrackedResult(Result):
-    """A Result that can be watched with a weak reference (Result itself has slots and none)."""
+class TrackedResult(SampleResult):
+    """A SampleResult that can be watched with a weak reference (SampleResult itself has slots and none)."""
 
 
 class LiveResults:
@@ -119,10 +120,10 @@ class LiveResults:
     def __len__(self) -> int:
         return self.n
 
-    def __iter__(self) -> Iterator[Result]:
+    def __iter__(self) -> Iterator[SampleResult]:
         self.passes += 1
         for i in range(self.n):
-            r = TrackedResult.from_dict(result_dict(i))
+            r = TrackedResult.read(result_dict(i))
             self.read += 1
             self.alive += 1
             self.most_alive = max(self.most_alive, self.alive)

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from omk.model import (
-    AssertionResult,
-    Layer,
-    MockStats,
-    Sample,
-    SampleResult,
-    Scores,
-    SourceRef,
-    Status,
-    ToolCall,
-    Trace,
-)
+from omk.model import Layer, Sample, SourceRef, Status
+from omk.records import AssertionResult, JudgeBlock, MockStats, SampleResult, Scores, ToolCall, Trace
 from omk.report.json_report import FORMAT
 from omk.scoring.layers import passes, score_sample
 from omk.scoring.summary import summarize
@@ -46,7 +37,7 @@ def build_report(
         "target": target,
         "judge": judge,
         "summary": summary,
-        "results": [r.to_dict() for r in results],
+        "results": [r.to_json() for r in results],
     }
 
 
@@ -62,18 +53,27 @@ def leaf(type_: str, passed: bool, *, layer: Layer = Layer.FACT, message: str | 
     )
 
 
+SAMPLES: dict[str, Sample] = {}  # the samples behind the results made here, by id
+
+
+def sample_of(result: SampleResult) -> Sample:
+    """The sample a result of `sample_results()` was made from."""
+    return SAMPLES[result.sample_id]
+
+
 def _result(sample: Sample, output: str | None, assertions: list[AssertionResult], *, judge=None, trace=None, error=None) -> SampleResult:
     judge_score = judge["score"] if judge else None
     scores = score_sample(assertions, judge_score) if error is None else Scores()
-    return SampleResult(
-        sample=sample,
+    SAMPLES[sample.sample_id] = sample
+    prompt = sample.prompt + (f"\n\n```\n{sample.context}\n```" if sample.context else "")
+    return dataclasses.replace(
+        SampleResult.start(sample, prompt),
         status="error" if error else "ok",
-        prompt=sample.prompt + (f"\n\n```\n{sample.context}\n```" if sample.context else ""),
         error=error,
         output=output,
         trace=trace or Trace(),
         assertions=assertions,
-        judge=judge,
+        judge=JudgeBlock.read(judge),
         scores=scores,
         passed=error is None and passes(scores, THRESHOLD),
         duration_ms=123.4,
@@ -147,7 +147,7 @@ def sample_results() -> list[SampleResult]:
             mock_stats=MockStats(hits=1, misses=0, per_mock={"Read:1": 1}),
         ),
     )
-    failed_tool.sample.inlined_urls = [{"url": "https://example.com/doc", "status": 200, "content": "doc text " + XSS}]
+    failed_tool.urls = [{"url": "https://example.com/doc", "status": 200, "content": "doc text " + XSS}]
     errored = _result(
         Sample(sample_id="cs-refund-en", prompt="Refund order 42", source=SourceRef(src, 120, "samples[2]")),
         None,

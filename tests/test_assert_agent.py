@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import check
 
-from omk.model import MockStats, ToolCall, Trace
+from omk.records import MockStats, ToolCall, Trace
 from omk.toolnames import canonical_tool, same_tool
 
 

@@ -6,7 +6,8 @@ import pytest
 from helpers import check, make_ctx, make_spec, run
 
 from omk.assertions.bigsky import deep_equal, drop_ignored, js_string
-from omk.model import Sample, Status, ToolCall, Trace
+from omk.model import Sample, Status
+from omk.records import ToolCall, Trace
 
 
 def calls(*pairs) -> Trace:

@@ -13,7 +13,8 @@ from helpers import make_ctx, make_spec, run
 from omk.assertions.engine import evaluate
 from omk.assertions.hooks import HookRunner
 from omk.assertions.registry import PrepareError
-from omk.model import Sample, Status, ToolCall, Trace
+from omk.model import Sample, Status
+from omk.records import ToolCall, Trace
 
 GOOD = """
 def check(output, ctx):

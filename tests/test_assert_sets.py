@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from omk.assertions import registry
 from omk.assertions.engine import layer_of
-from omk.model import Layer, MockStats, Status, ToolCall, Trace
+from omk.model import Layer, Status
+from omk.records import MockStats, ToolCall, Trace
 
 TRACE = Trace(
     turns=2,

@@ -15,7 +15,8 @@ import omk
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
 from omk.assertions.registry import registry
-from omk.model import MockStats, Status, ToolCall, Trace
+from omk.model import Status
+from omk.records import MockStats, ToolCall, Trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = omk.load(ROOT / "samples" / "eval-samples.yaml")

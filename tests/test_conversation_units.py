@@ -11,8 +11,8 @@ import pytest
 from loader_helpers import load
 
 from omk.errors import InputError
-from omk.model import MockStats, Scores, ToolCall, Trace
-from omk.report.document import Result
+from omk.records import MockStats, Scores, ToolCall, Trace
+from omk.records.result import SampleResult
 from omk.report.markdown import render_markdown
 from omk.report.reasons import failure_lines
 from omk.run.conversation import combine_traces, run_conversation, turn_view
@@ -69,7 +69,7 @@ def test_the_conversation_trace_sums_what_the_turns_reported():
               mock_stats=MockStats(1, 1, {"lookup:1": 1}))
     whole = combine_traces([a, b])
     assert whole.turns == 2 and whole.cost_usd == 0.001 and whole.latency_ms == 15.5
-    assert whole.tokens == {"input": 12, "output": None}  # none reported stays None, never 0
+    assert whole.tokens.to_json() == {"input": 12, "output": None}  # none reported stays None, never 0
     assert whole.mock_stats == MockStats(2, 1, {"lookup:1": 2})
     assert whole.notes == ["turn 1: stopped at max_turns (2)"]
     assert combine_traces([Trace()]).mock_stats is None
@@ -133,10 +133,10 @@ def test_a_turn_with_nothing_graded_counts_in_neither_scores_nor_pass(tmp_path):
     result = asyncio.run(run_conversation(sample, ReplayTarget(path), RunConfig()))
     assert [t.passed for t in result.turns] == [None, True]
     assert result.passed is True and result.scores == Scores(fact=5.0, composite=5.0)
-    md = render_markdown({"format": "omk-report/1", "summary": {"threshold": 3.5}, "results": [result.to_dict()]})
+    md = render_markdown({"format": "omk-report/1", "summary": {"threshold": 3.5}, "results": [result.to_json()]})
     assert "| ↳ turn 1: hi | ok | — | — | — | — | · |" in md
     assert "| ↳ turn 2: check | ok | 5.00 | — | — | 5.00 | ✅ |" in md
-    assert "| ↳ 第 2 轮: check | ok |" in render_markdown({"format": "omk-report/1", "summary": {}, "results": [result.to_dict()]}, lang="zh")
+    assert "| ↳ 第 2 轮: check | ok |" in render_markdown({"format": "omk-report/1", "summary": {}, "results": [result.to_json()]}, lang="zh")
 
 
 def test_failure_lines_name_the_turn():
@@ -154,9 +154,9 @@ def test_failure_lines_name_the_turn():
             },
         ],
     }
-    assert failure_lines(Result.from_dict({"sample_id": "c", **result}), 3.5) == ["turn 2: below threshold 3.5: fact 1.00", "turn 2: contains 'x': no x"]
+    assert failure_lines(SampleResult.read({"sample_id": "c", **result}), 3.5) == ["turn 2: below threshold 3.5: fact 1.00", "turn 2: contains 'x': no x"]
     nothing = {"status": "ok", "turns": [{"index": 0, "status": "ok", "passed": None, "assertions": [], "scores": {}}]}
-    assert failure_lines(Result.from_dict({"sample_id": "c", **nothing}), 3.5) == ["nothing was graded (no turn had an assertion that ran or a judge score)"]
+    assert failure_lines(SampleResult.read({"sample_id": "c", **nothing}), 3.5) == ["nothing was graded (no turn had an assertion that ran or a judge score)"]
 
 
 def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):
@@ -206,7 +206,8 @@ def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
 
 def test_judge_spreads_and_agreement_look_into_turns():
     from omk.doctor.diagnostics import judge_spreads
-    from omk.model import Sample, SampleResult, TurnResult
+    from omk.model import Sample
+    from omk.records import SampleResult, TurnResult
     from omk.scoring.digest import Digest
 
     turn = {"judge": {"score": 3.0, "judges": [{"judge": "a", "score": 1.0}, {"judge": "b", "score": 5.0}]}}

@@ -19,6 +19,7 @@ from omk.doctor.diagnostics import (
     upper_median,
 )
 from omk.model import AssertionSpec, Sample
+from omk.records.report import ReportDocument
 
 
 def spec(type_: str, **raw) -> AssertionSpec:
@@ -184,8 +185,8 @@ def res(sid: str, composite: float | None = None, *, status: str = "ok", repeat:
     }
 
 
-def run(*results) -> dict:
-    return {"run_id": "r1", "results": list(results)}
+def run(*results) -> ReportDocument:
+    return ReportDocument.from_dict({"format": "omk-report/1", "run_id": "r1", "summary": {}, "results": list(results)})
 
 
 def test_all_pass_and_all_fail_across_repeats():

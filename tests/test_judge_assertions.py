@@ -12,7 +12,7 @@ from servers.openai_fake import OpenAIFake, Status, text_reply
 from omk.assertions.engine import evaluate
 from omk.judge.relevancy import mastra_score, ratio_to_five, relevancy_ratio
 from omk.model import Status as AStatus
-from omk.model import Trace
+from omk.records import Trace
 from omk.run.runner import RunConfig, run_sample
 from omk.targets.base import TargetResult
 
@@ -217,4 +217,4 @@ def test_a_judge_that_gives_up_marks_the_sample_error_and_the_composite_has_no_z
     assert result.status == "error" and result.error.startswith("judge: rubric: ") and result.passed is False
     assert result.scores.judge is None and result.scores.composite == 5.0
     assert result.judge["rubric"]["raw_replies"] == ["nope", "still nope"]
-    assert result.to_dict()["judge"]["error"].startswith("rubric: ")
+    assert result.to_json()["judge"]["error"].startswith("rubric: ")

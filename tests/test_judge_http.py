@@ -14,7 +14,7 @@ from servers.openai_fake import Garbage, OpenAIFake, Slow, Status, text_reply
 from omk.cache import ResponseCache
 from omk.errors import ConfigError
 from omk.judge.clients import make_client
-from omk.model import Trace
+from omk.records import Trace
 
 
 @pytest.mark.parametrize(
@@ -147,7 +147,7 @@ def test_a_failed_dimension_fails_the_whole_judge_block():
 
 
 def test_tool_calls_add_an_agent_trace_summary():
-    from omk.model import ToolCall
+    from omk.records import ToolCall
 
     with OpenAIFake([text_reply(score_json(4))]) as fake:
         trace = Trace(tool_calls=[ToolCall("lookup_order", {"id": "A1"}, {"status": "shipped"})])
@@ -185,7 +185,7 @@ def test_agreement_across_samples():
         return text_reply(score_json(scores[sid][0 if req.json["model"] == "a" else 1]))
 
     async def go(judge):
-        from omk.model import SampleResult
+        from omk.records import SampleResult
 
         results = []
         for sid in scores:

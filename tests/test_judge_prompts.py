@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from omk.judge import prompts
-from omk.model import ToolCall, Trace
+from omk.records import ToolCall, Trace
 
 # Chinese rubric hashes are omk 0.23's (reference 0.23 §3.2); the others are ours, frozen here.
 FROZEN = {

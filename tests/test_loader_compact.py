@@ -27,7 +27,8 @@ from omk.loader import load_samples
 from omk.loader.document import Document
 from omk.loader.read import read_file
 from omk.loader.share import Sharer
-from omk.model import NO_ITEMS, AssertionSpec, Sample, SampleResult, Status, Trace
+from omk.model import NO_ITEMS, AssertionSpec, Sample, Status
+from omk.records import SampleResult, Trace
 
 SCHEMA = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"enum": ["safe", "vulnerable"]}}}
 
@@ -141,7 +142,7 @@ def test_every_line_is_the_one_the_parsed_file_gives(tmp_path, fmt):
             checked += 1
     assert checked == 2 * 7 + 2 * 5
     for i, s in enumerate(loaded.samples):  # what every result says of its sample
-        assert SampleResult(s, "ok", "p").to_dict()["source"] == {"file": str(path), "line": doc.line((*prefix, i))}
+        assert SampleResult.start(s, "p").to_json()["source"] == {"file": str(path), "line": doc.line((*prefix, i))}
     if fmt != "jsonl":  # the lines of a pretty-printed file differ from part to part
         assert len({src.line for src, _ in places(loaded.samples[0])}) == 7
 

@@ -185,7 +185,7 @@ def test_m365_allowed_tools_map_onto_tool_assertions(tmp_path, mode, types):
 def test_tools_only_fails_on_a_call_outside_the_list():
     from helpers import check
 
-    from omk.model import ToolCall, Trace
+    from omk.records import ToolCall, Trace
 
     trace = Trace(tool_calls=[ToolCall(tool="search", input={}), ToolCall(tool="Delete", input={})])
     bad = check({"type": "tools_only", "values": ["Search"]}, "x", trace)

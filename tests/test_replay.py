@@ -28,7 +28,7 @@ def test_replays_output_and_full_trace(tmp_path):
     path = write_lines(tmp_path / "r.jsonl", [{"sample_id": "a", "output": "hi", "trace": trace}])
     got = asyncio.run(ReplayTarget(path).run(Sample("a", "p"), "p"))
     assert got.output == "hi"
-    assert got.trace.to_dict() == {**trace, "tool_calls": [{**trace["tool_calls"][0], "is_error": False}]}
+    assert got.trace.to_json() == {**trace, "tool_calls": [{**trace["tool_calls"][0], "is_error": False}]}
 
 
 def test_missing_sample_is_a_target_error_not_a_crash(tmp_path):

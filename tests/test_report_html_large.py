@@ -14,8 +14,9 @@ import pytest
 from large_report import LiveResults, large_report, result_dict
 from report_factory import XSS, make_report
 
+from omk.records.report import ReportDocument
+from omk.records.result import SampleResult
 from omk.report import html_data, html_paged, html_report
-from omk.report.document import ReportDocument, Result
 from omk.report.html_report import JS, _script_hash, render_html, write_html
 
 N = 5000
@@ -174,7 +175,7 @@ def test_a_run_with_no_failure_and_no_cost():
     free = dict(result_dict(0), passed=True)
     free["trace"] = dict(free["trace"], cost_usd=None)
     head = ReportDocument.from_dict(dict(make_report(), results=[]))
-    passing = tuple(Result.from_dict(dict(free, sample_id=f"ok-{i}")) for i in range(html_report.MAX_FULL_RESULTS + 1))
+    passing = tuple(SampleResult.read(dict(free, sample_id=f"ok-{i}")) for i in range(html_report.MAX_FULL_RESULTS + 1))
     page = render_html(dataclasses.replace(head, results=passing))
     assert "Failures and errors (0)" in page and "no failed or errored samples" in page
     assert "no result has a cost" in page and 'id="slowest-table"' in page

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from report_factory import XSS, make_report, sample_results
+from report_factory import XSS, make_report, sample_of, sample_results
 from test_report_formats import check_junit_shape
 
 from omk.engine.analysis import variant_run
@@ -38,7 +38,7 @@ def _orders(a: str, b: str, votes: list | None = None) -> dict:
 
 def pair_block(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, treatment: str = "cmd-python-agent_v1.py") -> dict:
     """One treatment-vs-control comparison built by omk.engine.pairwise's own entry/summary code."""
-    zh, tool, errored = (r.sample for r in sample_results())
+    zh, tool, errored = (sample_of(r) for r in sample_results())
     verdicts = []
     for key in keys:
         verdicts += [

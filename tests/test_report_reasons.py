@@ -8,14 +8,15 @@ from helpers import make_spec
 
 from omk.assertions.context import CheckContext
 from omk.assertions.engine import evaluate
-from omk.model import Sample, Trace
-from omk.report.document import Assertion
+from omk.model import Sample
+from omk.records import Trace
+from omk.records.result import AssertionResult
 from omk.report.reasons import failed_assertions
 
 
 def _results(specs, output="plain answer"):
     ctx = CheckContext(sample=Sample(sample_id="s", prompt="p"), output=output, trace=Trace())
-    return [Assertion.from_dict(r.to_dict()) for r in asyncio.run(evaluate(specs, ctx))]
+    return [AssertionResult.read(r.to_json()) for r in asyncio.run(evaluate(specs, ctx))]
 
 
 def test_a_not_that_really_inverted_says_so():

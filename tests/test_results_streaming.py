@@ -20,9 +20,9 @@ import pytest
 
 from omk.engine import EvalOptions, Evaluation
 from omk.engine.results import Results
-from omk.model import SampleResult
+from omk.records import SampleResult
+from omk.records.report import read_document
 from omk.report import write_format
-from omk.report.document import Result, read_document
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -80,7 +80,7 @@ def test_a_streamed_run_writes_the_report_a_run_kept_in_memory_writes(suite, tmp
     assert any(c["status"] == "failed" for r in a["results"] for c in r["assertions"]), "the suite has failing checks"
     # byte for byte, once the timings are taken out of the result lines
     lines_a = [json.dumps(untimed(json.loads(t)), ensure_ascii=False) for t in on_disk.results.texts()]
-    lines_b = [json.dumps(untimed(r.to_dict()), ensure_ascii=False) for r in in_memory.results]
+    lines_b = [json.dumps(untimed(r.to_json()), ensure_ascii=False) for r in in_memory.results]
     assert lines_a == lines_b
     # the objects read back are the results: same checks, same messages
     for x, y in zip(on_disk.results, in_memory.results, strict=True):
@@ -136,7 +136,7 @@ def test_a_killed_large_run_resumes_with_nothing_lost_or_repeated(tmp_path):
     assert report.summary.total == 6000 and report.summary.passed == sum(1 for r in report.results if r.passed)
 
 
-class Tracked(Result):
+class Tracked(SampleResult):
     """A report result that says when it is collected."""
 
     __slots__ = ("__weakref__",)
@@ -145,7 +145,7 @@ class Tracked(Result):
 class CountingRows:
     """Results made one at a time, counting how many are alive at once."""
 
-    def __init__(self, template: Result, n: int):
+    def __init__(self, template: SampleResult, n: int):
         self.template, self.n = template, n
         self.alive = self.most = 0
 
@@ -153,7 +153,7 @@ class CountingRows:
         return self.n
 
     def __iter__(self):
-        values = {f.name: getattr(self.template, f.name) for f in fields(Result)}
+        values = {f.name: getattr(self.template, f.name) for f in fields(SampleResult)}
         for i in range(self.n):
             passed = i % 3 != 0
             r = Tracked(**{**values, "sample_id": f"s{i:05d}", "passed": passed, "status": "ok" if i % 7 else "error"})
@@ -209,6 +209,7 @@ def test_sample_results_read_back_are_full_objects(suite, tmp_path):
     asyncio.run(ev.execute())
     report = ev.finish()
     first = report.results[0]
-    assert isinstance(first, SampleResult) and first.sample is ev.samples[0]
-    assert report.results[-1].sample.sample_id == "s00399" and len(report.results[10:20]) == 10
+    assert isinstance(first, SampleResult) and first.sample_id == ev.samples[0].sample_id
+    assert first.source_file == ev.samples[0].source.file and first.source_line == ev.samples[0].source.line
+    assert report.results[-1].sample_id == "s00399" and len(report.results[10:20]) == 10
     assert len(report.failures()) == 400 - report.summary.passed

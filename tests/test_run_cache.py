@@ -9,7 +9,8 @@ import sqlite3
 from helpers import make_spec
 
 from omk.cache import ResponseCache, cache_key, open_cache
-from omk.model import MockStats, Sample, ToolCall, Trace
+from omk.model import Sample
+from omk.records import MockStats, ToolCall, Trace
 from omk.run.runner import RunConfig, run_sample
 from omk.targets.base import TargetError, TargetResult
 
@@ -94,7 +95,7 @@ def test_stored_trace_comes_back_whole(tmp_path):
     cache.put("k", TargetResult(output="out", trace=full_trace()), "fake")
     hit = cache.get("k")
     assert hit is not None and hit.output == "out"
-    assert hit.trace.to_dict() == full_trace().to_dict()
+    assert hit.trace.to_json() == full_trace().to_json()
     assert cache.get("other") is None
 
 
@@ -106,9 +107,9 @@ def test_second_run_calls_nothing_and_reports_the_cached_trace(tmp_path):
     second = asyncio.run(run_sample(sample(tmp_path), target, cfg))
     assert target.calls == 1
     assert first.cached is False and first.attempts == 1
-    assert second.cached is True and second.attempts == 0 and second.to_dict()["cached"] is True
+    assert second.cached is True and second.attempts == 0 and second.to_json()["cached"] is True
     assert second.output == first.output == "answer 1"
-    assert second.trace.to_dict() == first.trace.to_dict()
+    assert second.trace.to_json() == first.trace.to_json()
     assert len(second.trace.tool_calls) == 2 and second.trace.cost_usd == 0.0123
     assert second.passed == first.passed is True
 

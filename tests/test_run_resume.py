@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from dataclasses import dataclass, field
 
@@ -10,7 +11,8 @@ import pytest
 from helpers import make_spec
 
 from omk.errors import InputError
-from omk.model import Sample, Trace
+from omk.model import Sample
+from omk.records import Trace
 from omk.run import resume as rs
 from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
 from omk.run.runner import RunConfig, run_jobs
@@ -61,7 +63,7 @@ def samples() -> list[Sample]:
 
 
 def write_results(path, results) -> None:
-    path.write_text("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+    path.write_text("".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
 
 
 def test_stored_results_restore_to_the_same_report_entries_and_summary(tmp_path):
@@ -72,7 +74,7 @@ def test_stored_results_restore_to_the_same_report_entries_and_summary(tmp_path)
     done = read_finished(path, {s.sample_id: s for s in ss}, repeat=2)
     assert done.dropped == 0 and len(done.results) == 6
     restored = [done.results[(s.sample_id, r)] for s in ss for r in range(2)]
-    assert [r.to_dict() for r in restored] == [r.to_dict() for r in results]
+    assert [r.to_json() for r in restored] == [r.to_json() for r in results]
     assert summarize(restored, 3.5, 1.0) == summarize(results, 3.5, 1.0)
 
 
@@ -82,7 +84,7 @@ def test_a_torn_last_line_is_dropped_and_cut_off(tmp_path):
     path = tmp_path / "results.jsonl"
     write_results(path, results[:2])
     whole = path.read_bytes()
-    torn = json.dumps(results[2].to_dict()).encode()[:57]
+    torn = json.dumps(results[2].to_json()).encode()[:57]
     path.write_bytes(whole + torn)
     done = read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
     assert set(done.results) == {("s0", 0), ("s1", 0)} and done.dropped == 1
@@ -94,7 +96,7 @@ def test_a_whole_but_unterminated_last_line_is_kept_and_terminated(tmp_path):
     results = asyncio.run(run_jobs([(s, 0) for s in ss], EchoTarget(), RunConfig()))
     path = tmp_path / "results.jsonl"
     write_results(path, results[:2])
-    path.write_bytes(path.read_bytes() + json.dumps(results[2].to_dict()).encode())
+    path.write_bytes(path.read_bytes() + json.dumps(results[2].to_json()).encode())
     done = read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
     assert len(done.results) == 3
     assert path.read_bytes().endswith(b"}\n") and len(path.read_text().splitlines()) == 3
@@ -104,9 +106,9 @@ def test_lines_for_other_samples_or_repeats_are_ignored_and_the_last_line_wins(t
     ss = samples()
     results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(2)], EchoTarget(), RunConfig()))
     path = tmp_path / "results.jsonl"
-    later = results[0].to_dict() | {"output": "second try"}
+    later = results[0].to_json() | {"output": "second try"}
     path.write_text(
-        "\n".join(json.dumps(r.to_dict()) for r in results) + "\n\n" + json.dumps(later) + "\n[1, 2]\n",
+        "\n".join(json.dumps(r.to_json()) for r in results) + "\n\n" + json.dumps(later) + "\n[1, 2]\n",
         encoding="utf-8",
     )
     done = read_finished(path, {s.sample_id: s for s in ss[:2]}, repeat=1)
@@ -140,7 +142,7 @@ def test_repeat_figures_per_sample(tmp_path):
     ss = samples()[:2]
     results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(3)], EchoTarget(), RunConfig()))
     # make s1 flaky: its second run failed one of two assertions, its third errored
-    results[4].scores.composite, results[4].passed = 3.0, False
+    results[4].scores, results[4].passed = dataclasses.replace(results[4].scores, composite=3.0), False
     results[5].status, results[5].passed = "error", False
     stats = repeat_stats(results)
     assert stats[0] == {

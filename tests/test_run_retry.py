@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from omk.model import Sample, Trace
+from omk.model import Sample
+from omk.records import Trace
 from omk.run.retry import RetryPolicy
 from omk.run.runner import RunConfig, run_jobs, run_sample, run_samples
 from omk.targets.base import TargetError, TargetResult
@@ -87,7 +88,7 @@ def test_after_the_last_retry_the_sample_errors_with_cause_and_attempts():
     assert result.status == "error"
     assert result.error == "HTTP 500: boom (gave up after 3 attempts)"
     assert result.attempts == 3 and target.calls == 3 and len(rec.waits) == 2
-    assert result.to_dict()["attempts"] == 3
+    assert result.to_json()["attempts"] == 3
 
 
 def test_a_permanent_error_is_not_retried():
@@ -167,7 +168,7 @@ def test_concurrency_limit_holds_and_results_keep_job_order():
     seen = []
     results = asyncio.run(run_jobs(jobs, target, RunConfig(concurrency=2), on_result=seen.append))
     assert target.max_in_flight == 2
-    assert [(r.sample.sample_id, r.repeat) for r in results] == [(s.sample_id, r) for s, r in jobs]
+    assert [(r.sample_id, r.repeat) for r in results] == [(s.sample_id, r) for s, r in jobs]
     assert len(seen) == 12 and target.calls == 12
 
 

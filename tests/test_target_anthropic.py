@@ -77,7 +77,7 @@ def test_tool_use_blocks_are_answered_with_tool_result_blocks(monkeypatch):
         ("issue_refund", "issue_refund:1"),
         ("issue_refund", "issue_refund:1"),
     ]
-    assert trace.mock_stats.to_dict() == {"hits": 3, "misses": 0, "per_mock": {"lookup_order:1": 1, "issue_refund:1": 2}}
+    assert trace.mock_stats.to_json() == {"hits": 3, "misses": 0, "per_mock": {"lookup_order:1": 1, "issue_refund:1": 2}}
     assert trace.tokens == {"input": 3010, "output": 305}
     assert trace.cost_usd == pytest.approx((3010 * 0.80 + 305 * 4.00) / 1e6)
 

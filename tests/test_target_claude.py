@@ -111,7 +111,7 @@ def test_bash_and_read_are_answered_by_the_mocks_and_mock_hit_passes(env):
         ("Bash", True, "Bash:1", False),
     ]
     assert calls[1].output == {"version": "1.2.0"}  # the trace keeps the value
-    assert result.trace.mock_stats.to_dict() == {"hits": 3, "misses": 0, "per_mock": {"Bash:1": 2, "Read:1": 1}}
+    assert result.trace.mock_stats.to_json() == {"hits": 3, "misses": 0, "per_mock": {"Bash:1": 2, "Read:1": 1}}
     checks = [make_spec("mock_hit", value="Bash:1", threshold=2), make_spec("mock_hit", value="Read:1"),
               make_spec("tools_called", values=["Bash", "Read"]), make_spec("tools_called", values=["Write"], **{"not": True})]
     the_sample = sample(env, mocks=mocks)
@@ -127,7 +127,7 @@ def test_strict_mode_denies_an_unmatched_call_and_the_command_never_runs(env):
     assert "tool call denied: no mock matches this Bash call and mocksStrict is on" in tool_results(requests[1])[0]["content"]
     call = result.trace.tool_calls[0]
     assert (call.tool, call.mocked, call.is_error) == ("Bash", False, True)
-    assert result.trace.mock_stats.to_dict() == {"hits": 0, "misses": 1, "per_mock": {}}
+    assert result.trace.mock_stats.to_json() == {"hits": 0, "misses": 1, "per_mock": {}}
 
 
 def test_without_strict_an_unmatched_call_really_runs(env):
@@ -167,7 +167,7 @@ def test_cost_tokens_turns_and_session_are_recorded_and_round_trip(env):
     assert trace.stop_reason == "end_turn"
     assert trace.session_id and len(trace.session_id) == 36
     assert trace.api_latency_ms is not None and trace.latency_ms >= trace.api_latency_ms
-    assert parse_trace(json.loads(json.dumps(trace.to_dict()))) == trace  # report.json, the cache, replay
+    assert parse_trace(json.loads(json.dumps(trace.to_json()))) == trace  # report.json, the cache, replay
 
 
 def test_a_conversation_keeps_its_session(env):

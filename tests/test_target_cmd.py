@@ -78,7 +78,7 @@ def test_request_tool_exchange_and_response(tmp_path):
         "tools": [{"name": "lookup_order", "description": "The lookup_order tool.", "parameters": {"type": "object"}}],
     }
     trace = got.trace
-    assert [c.to_dict() for c in trace.tool_calls] == [
+    assert [c.to_json() for c in trace.tool_calls] == [
         {
             "tool": "lookup_order",
             "input": {"order_id": "A1001"},
@@ -88,7 +88,7 @@ def test_request_tool_exchange_and_response(tmp_path):
             "is_error": False,
         }
     ]
-    assert trace.mock_stats.to_dict() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
+    assert trace.mock_stats.to_json() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
     assert trace.cost_usd == 0.5 and trace.tokens == {"input": 7, "output": 3}
     assert trace.turns == 2  # not reported: one turn plus one per tool call
     assert trace.latency_ms is not None

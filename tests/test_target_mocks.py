@@ -43,7 +43,7 @@ def test_first_matching_mock_in_list_order_wins():
     assert answer(box, "Bash", {"command": "git status"}).output == "git"
     assert answer(box, "Bash", {"command": "ls"}).output == "any"
     assert answer(box, "Other", {}).output == "star"
-    assert box.stats.to_dict() == {"hits": 3, "misses": 0, "per_mock": {"Bash:1": 1, "Bash:2": 1, "*:1": 1}}
+    assert box.stats.to_json() == {"hits": 3, "misses": 0, "per_mock": {"Bash:1": 1, "Bash:2": 1, "*:1": 1}}
     assert [c.mock_key for c in box.calls] == ["Bash:1", "Bash:2", "*:1"]
 
 
@@ -155,7 +155,7 @@ def test_strict_denies_unmatched_calls():
     got = answer(box, "Read", {"file_path": "/b"})
     assert got.is_error and not got.mocked and "denied" in got.text
     assert box.calls[0].is_error and box.calls[0].mock_key is None
-    assert box.stats.to_dict() == {"hits": 0, "misses": 1, "per_mock": {}}
+    assert box.stats.to_json() == {"hits": 0, "misses": 1, "per_mock": {}}
 
 
 def test_non_strict_unmatched_gets_an_error_result_saying_nothing_is_available():

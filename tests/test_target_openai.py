@@ -75,7 +75,7 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
     assert tool_messages(second) == [{"role": "tool", "tool_call_id": "call_0", "content": '{"status":"shipped"}'}]
     trace = got.trace
     assert trace.turns == 2
-    assert [c.to_dict() for c in trace.tool_calls] == [
+    assert [c.to_json() for c in trace.tool_calls] == [
         {
             "tool": "lookup_order",
             "input": {"order_id": "A1001"},
@@ -85,7 +85,7 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
             "is_error": False,
         }
     ]
-    assert trace.mock_stats.to_dict() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
+    assert trace.mock_stats.to_json() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
     assert trace.tokens == {"input": 250, "output": 50}
     assert trace.cost_usd == pytest.approx((250 * 0.15 + 50 * 0.60) / 1e6)
     assert trace.latency_ms is not None and trace.latency_ms >= 0
@@ -132,7 +132,7 @@ def test_max_turns_caps_the_loop_and_says_so(monkeypatch):
     assert got.output == "still looking"
     assert len(got.trace.tool_calls) == 2  # the third turn's request was not answered
     assert "max_turns (3)" in got.trace.notes[0]
-    assert "max_turns (3)" in json.dumps(got.trace.to_dict())
+    assert "max_turns (3)" in json.dumps(got.trace.to_json())
 
 
 def test_unparseable_arguments_are_kept_as_text(monkeypatch):

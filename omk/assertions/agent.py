@@ -12,7 +12,8 @@ from typing import Any
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, STRINGS, TOOL_NEEDLE, assertion
 from omk.assertions.text import js_text, low
-from omk.model import AssertionSpec, Layer, Outcome, ToolCall
+from omk.model import AssertionSpec, Layer, Outcome
+from omk.records import ToolCall
 from omk.toolnames import same_tool, tool_key
 
 _LIMIT = {"required": ["value"], "properties": {"value": NON_NEGATIVE}}

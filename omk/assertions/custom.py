@@ -44,7 +44,7 @@ def hook_path(spec: AssertionSpec, ctx: CheckContext) -> Path:
 )
 async def custom(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """A user hook decides: `check(output, ctx)` returns a bool or `{pass, message, score}`."""
-    payload = {"sample": ctx.sample.raw, "assertion": spec.raw, "trace": ctx.trace.to_dict()}
+    payload = {"sample": ctx.sample.raw, "assertion": spec.raw, "trace": ctx.trace.to_json()}
     file = hook_path(spec, ctx)
     if ctx.hooks is not None:
         return await ctx.hooks.run(file, ctx.output, payload)

@@ -9,10 +9,12 @@ verdicts, and the set's own `not` inverts that.
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
-from omk.model import AssertionResult, AssertionSpec, Layer, Outcome, Status
+from omk.model import AssertionSpec, Layer, Outcome, Status
+from omk.records import AssertionResult
 
 SET_TYPE = "assert-set"
 
@@ -54,29 +56,30 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
         value=display_value(spec),
     )
     if spec.type == SET_TYPE:
-        outcome = await _evaluate_set(spec, ctx, result)
+        children = tuple([await evaluate_one(child, ctx) for child in spec.children])
+        result = replace(result, children=children)
+        outcome = _set_outcome(spec, children)
     else:
         if kind is None:  # the loader rejects unknown types; this guards direct API use
-            result.message = f"unsupported assertion type: {spec.type!r}"
-            return result
+            return replace(result, message=f"unsupported assertion type: {spec.type!r}")
         if kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
-            result.status = Status.SKIPPED
-            result.message = f"skipped: {ctx.no_judge}"
-            return result
+            return replace(result, status=Status.SKIPPED, message=f"skipped: {ctx.no_judge}")
         outcome = await _check(kind, spec, ctx)
     if outcome.skipped:
-        result.status, result.message = Status.SKIPPED, outcome.message
-        return result
+        return replace(result, status=Status.SKIPPED, message=outcome.message)
     # `not` inverts a verdict, never an error: a check that could not run fails either way
     passed = False if outcome.error else outcome.passed != spec.negate
-    result.status = Status.PASSED if passed else Status.FAILED
-    result.error = outcome.error
-    result.metric = outcome.metric
-    result.score = outcome.score
-    result.message = outcome.message
-    if spec.negate and outcome.score is not None:
-        result.score = round(6 - outcome.score, 2)  # a 1-5 score mirrors under `not`
-    return result
+    score = outcome.score
+    if spec.negate and score is not None:
+        score = round(6 - score, 2)  # a 1-5 score mirrors under `not`
+    return replace(
+        result,
+        status=Status.PASSED if passed else Status.FAILED,
+        error=outcome.error,
+        metric=outcome.metric,
+        score=score,
+        message=outcome.message,
+    )
 
 
 async def _check(kind: registry.AssertionType, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
@@ -89,9 +92,7 @@ async def _check(kind: registry.AssertionType, spec: AssertionSpec, ctx: CheckCo
     return outcome
 
 
-async def _evaluate_set(spec: AssertionSpec, ctx: CheckContext, result: AssertionResult) -> Outcome:
-    children = [await evaluate_one(child, ctx) for child in spec.children]
-    result.children = children
+def _set_outcome(spec: AssertionSpec, children: tuple[AssertionResult, ...]) -> Outcome:
     verdicts = [c.status is Status.PASSED for c in children if c.status is not Status.SKIPPED]
     mode = spec.raw.get("mode", "all")
     if not verdicts:

@@ -25,7 +25,8 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion, registry, remove
-from omk.model import AssertionSpec, Layer, Outcome, Sample, Trace, Turn
+from omk.model import AssertionSpec, Layer, Outcome, Sample, Turn
+from omk.records import Trace
 
 ANY_FIELDS: dict[str, Any] = {"additionalProperties": True}
 _USER_TYPES: set[str] = set()

@@ -9,18 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
 from omk.errors import InputError
 from omk.textsafe import for_terminal
 
+if TYPE_CHECKING:
+    from omk.records.report import ReportDocument
+
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 TOP = 10
 
 
-def _samples_for(args: argparse.Namespace, report: dict[str, Any] | None) -> list[Path] | None:
+def _samples_for(args: argparse.Namespace, report: ReportDocument | None) -> list[Path] | None:
     """The sample files to examine: as given, else discovered, else (with --report) the run's own."""
     from omk.engine.run import resolve_samples
 
@@ -29,15 +32,15 @@ def _samples_for(args: argparse.Namespace, report: dict[str, Any] | None) -> lis
     try:
         return resolve_samples([], Path.cwd())
     except InputError:
-        existing = [Path(f) for f in report.get("samples_files") or [] if Path(f).exists()]
+        existing = [Path(f) for f in report.samples_files if Path(f).exists()]
         return existing or None
 
 
 def run_doctor(args: argparse.Namespace) -> int:
     from omk.doctor import examine, verdict
-    from omk.report.json_report import read_report
+    from omk.records.report import read_document
 
-    report = read_report(Path(args.report), lazily=True) if getattr(args, "report", None) else None
+    report = read_document(Path(args.report)) if getattr(args, "report", None) else None
     paths = _samples_for(args, report)
     samples, files, ignored = None, [], []
     if paths is not None:

@@ -12,7 +12,7 @@ from typing import Any
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.errors import Problem
-from omk.model import SampleResult
+from omk.records import SampleResult
 
 
 def options_from(args: argparse.Namespace, target: str | None) -> EvalOptions:
@@ -100,7 +100,7 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
 
 def _document(report: Report, report_path: Path | None) -> Any:
     """The report as the formats read it: from the report.json just written (one result at a time)."""
-    from omk.report.document import ReportDocument, read_document
+    from omk.records.report import ReportDocument, read_document
 
     return read_document(report_path) if report_path is not None else ReportDocument.from_dict(report.to_dict())
 

@@ -12,7 +12,7 @@ from typing import Any
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions
 from omk.engine.experiment import Experiment, ExperimentOutcome
-from omk.model import SampleResult
+from omk.records import SampleResult
 
 
 def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
@@ -103,54 +103,45 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
     console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _experiment_block(run_dir: Path) -> dict[str, Any]:
+def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], Experiment]:
+    """The run's experiment block: as written (for `--json`) and typed."""
     from omk.errors import InputError, Problem
-    from omk.report.json_report import read_report
+    from omk.records.report import read_document
 
-    data = read_report(run_dir, lazily=True)  # the block only: its results are not read
-    block = data.get("experiment")
-    if not isinstance(block, dict) or not isinstance(block.get("verdict"), dict):
+    document = read_document(run_dir)  # the block only: its results are not read
+    block = document.data.get("experiment")
+    if document.experiment is None or not isinstance(block, Mapping):
         where = run_dir / "report.json" if run_dir.is_dir() else run_dir
         raise InputError([Problem(str(where), None, "", "experiment", "this run is not an experiment (no experiment block)")])
-    return block
+    return block, document.experiment
 
 
 def run_verdict(args: argparse.Namespace) -> int:
     from omk.cli.console import say
-    from omk.experiment import Level, PolicyResult, Verdict, evaluate_policy
+    from omk.experiment import PolicyResult, evaluate_policy
 
-    block = _experiment_block(Path(args.run_dir))
-    v = block["verdict"]
+    block, experiment = _experiment_of(Path(args.run_dir))
+    verdict = experiment.verdict
     if args.json:
         say(json.dumps(block, ensure_ascii=False, indent=2))
     else:
-        for line in v.get("lines") or [v.get("headline", "")]:
+        for line in verdict.lines or (verdict.headline,):
             say(line)
-    require = args.require or (block.get("require") or {}).get("policy")  # the run's own, unless given another
+    require = args.require or (experiment.require.policy if experiment.require else None)  # the run's own, unless given another
     if not require:
         return EXIT_OK
-    verdict = Verdict(Level(v["level"]), v["headline"], v["recommendation"], _pairs(v), tuple(v.get("lines") or ()))
     policy: PolicyResult = evaluate_policy(verdict, require)
     print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
     return EXIT_OK if policy.passed else EXIT_GATE
-
-
-def _pairs(v: dict[str, Any]) -> tuple[Any, ...]:
-    from omk.experiment import Level, PairVerdict
-
-    return tuple(
-        PairVerdict(p["control"], p["treatment"], Level(p["level"]), p["reason"], p["headline"], p["recommendation"])
-        for p in v.get("pairs") or []
-    )
 
 
 def run_diff(args: argparse.Namespace) -> int:
     from omk.cli.console import say
     from omk.engine.analysis import records_of_report
     from omk.experiment import diff_runs
-    from omk.report.json_report import read_report
+    from omk.records.report import read_document
 
-    a, b = (records_of_report(read_report(Path(p), lazily=True)) for p in (args.run_a, args.run_b))
+    a, b = (records_of_report(read_document(Path(p))) for p in (args.run_a, args.run_b))
     diff = diff_runs(a, b, trivial=args.trivial)
     data = diff.to_dict()
     if args.json:

@@ -10,8 +10,8 @@ from omk.cli.main import EXIT_OK
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from omk.records.report import read_document
     from omk.report import check_formats, write_format
-    from omk.report.document import read_document
 
     source = Path(args.run_dir)
     report = read_document(source)  # a field edited into a shape omk never writes is an InputError here

@@ -7,7 +7,7 @@ docs/doctor.md); `verdict()` turns it into the exit code.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.doctor.coverage import coverage
 from omk.doctor.diagnostics import (
@@ -20,6 +20,9 @@ from omk.doctor.diagnostics import (
 )
 from omk.errors import Problem
 from omk.model import Sample
+
+if TYPE_CHECKING:
+    from omk.records.report import ReportDocument
 
 HEALTH_MIN = 70  # as in omk 0.23: exit 0 iff no error and health ≥ 70
 
@@ -53,7 +56,7 @@ def recommendations(diags: list[Diagnostic], n: int) -> list[str]:
 
 
 def examine(
-    samples: list[Sample] | None, files: list[str], report: dict[str, Any] | None = None, ignored: list[Problem] | None = None
+    samples: list[Sample] | None, files: list[str], report: ReportDocument | None = None, ignored: list[Problem] | None = None
 ) -> dict[str, Any]:
     """`ignored`: the loader's warnings (unknown fields), one `unknown_field` diagnostic per name."""
     diags: list[Diagnostic] = unknown_fields(ignored or [])
@@ -62,7 +65,7 @@ def examine(
     if report is not None:
         diags += run_diagnostics(report)
     diags = sort_diagnostics(diags)
-    n = len(samples) if samples is not None else len({r["sample_id"] for r in (report or {}).get("results") or []})
+    n = len(samples) if samples is not None else len({r.sample_id for r in report.results}) if report is not None else 0
     counts = Counter(d.severity for d in diags)
     return {
         "files": files,

@@ -21,6 +21,8 @@ from typing import Any
 
 from omk.errors import Problem
 from omk.model import AssertionSpec, Sample
+from omk.records import SampleResult
+from omk.records.report import ReportDocument
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -301,64 +303,58 @@ def upper_median(values: list[float]) -> float | None:
     return pos[len(pos) // 2] if pos else None
 
 
-def _graded(r: dict[str, Any]) -> float | None:
+def _graded(r: SampleResult) -> float | None:
     """The composite of a result that ran and was graded (composite > 0), else None."""
-    if r.get("status") != "ok":
+    if r.status != "ok":
         return None
-    c = (r.get("scores") or {}).get("composite")
-    return c if isinstance(c, int | float) and c > 0 else None
+    c = r.scores.composite
+    return c if c is not None and c > 0 else None
 
 
-def judge_spreads(results: list[dict[str, Any]]) -> list[float]:
+def judge_spreads(results: list[SampleResult]) -> list[float]:
     """Stddevs of judge scores for one sample: across ensemble members of each result, and across repeats."""
     spreads = []
-    for judge in (u.get("judge") for r in results for u in (r, *(r.get("turns") or []))):  # a conversation: per turn
-        if not isinstance(judge, dict):
+    for judge in (u.judge for r in results for u in (r, *r.turns)):  # a conversation: per turn
+        if judge is None:
             continue
-        agreement = judge.get("agreement")
-        if isinstance(agreement, dict) and isinstance(agreement.get("stddev"), int | float):
-            spreads.append(float(agreement["stddev"]))
-        members = judge.get("ensemble") or judge.get("judges")
-        if isinstance(members, list):
-            scores = [m["score"] for m in members if isinstance(m, dict) and isinstance(m.get("score"), int | float)]
-            if len(scores) >= 2:
-                spreads.append(pstdev(scores))
-    repeat_scores = [
-        j for r in results if r.get("status") == "ok" and isinstance(j := (r.get("scores") or {}).get("judge"), int | float)
-    ]
+        if (stddev := judge.agreement_stddev) is not None:
+            spreads.append(stddev)
+        if len(scores := judge.member_scores) >= 2:
+            spreads.append(pstdev(scores))
+    repeat_scores = [j for r in results if r.status == "ok" and (j := r.scores.judge) is not None]
     if len(repeat_scores) >= 2:
         spreads.append(pstdev(repeat_scores))
     return spreads
 
 
-def by_sample(results: Iterable[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def by_sample(results: Iterable[SampleResult]) -> Iterator[tuple[str, list[SampleResult]]]:
     """Each sample's results, in order of first appearance. A report lists a sample's repeats one
     after another, so they are grouped as they are read (one sample in memory at a time); a report
     that does not is grouped whole."""
-    ids = [r["sample_id"] for r in results]
+    ids = [r.sample_id for r in results]
     adjacent = len({sid for sid, _ in groupby(ids)}) == sum(1 for _ in groupby(ids))
     if adjacent:
-        for sid, group in groupby(results, key=lambda r: r["sample_id"]):
+        for sid, group in groupby(results, key=lambda r: r.sample_id):
             yield sid, list(group)
         return
-    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    grouped: dict[str, list[SampleResult]] = defaultdict(list)
     for r in results:
-        grouped[r["sample_id"]].append(r)
+        grouped[r.sample_id].append(r)
     yield from grouped.items()
 
 
-def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
-    """What a finished run shows; `report["results"]` may be read lazily (it is walked twice)."""
+def run_diagnostics(report: ReportDocument) -> list[Diagnostic]:
+    """What a finished run shows; its results may be read lazily (they are walked twice)."""
     out: list[Diagnostic] = []
     costs: dict[str, float] = {}
     latencies: dict[str, float] = {}
     graded: dict[str, list[float]] = {}
-    for sid, results in by_sample(report.get("results") or []):
+    for sid, results in by_sample(report.results):
         graded[sid] = [c for r in results if (c := _graded(r)) is not None]
         out += _sample_diagnostics(sid, results)
-        ran = [r.get("trace") or {} for r in results if r.get("status") == "ok"]
-        cost = [t["cost_usd"] for t in ran if isinstance(t.get("cost_usd"), int | float)]
-        lat = [t["latency_ms"] for t in ran if isinstance(t.get("latency_ms"), int | float)]
+        ran = [r.trace for r in results if r.status == "ok"]
+        cost = [t.cost_usd for t in ran if t.cost_usd is not None]
+        lat = [t.latency_ms for t in ran if t.latency_ms is not None]
         if cost:
             costs[sid] = sum(cost) / len(cost)
         if lat:
@@ -379,7 +375,7 @@ def run_diagnostics(report: dict[str, Any]) -> list[Diagnostic]:
     return out
 
 
-def _sample_diagnostics(sid: str, results: list[dict[str, Any]]) -> list[Diagnostic]:
+def _sample_diagnostics(sid: str, results: list[SampleResult]) -> list[Diagnostic]:
     """What the runs of one sample say about it: always 5, always 1, errors, a split judge."""
     out: list[Diagnostic] = []
     scores = [c for r in results if (c := _graded(r)) is not None]
@@ -387,7 +383,7 @@ def _sample_diagnostics(sid: str, results: list[dict[str, Any]]) -> list[Diagnos
         out.append(Diagnostic("all_pass", "info", sid, f"scored 5 in all {len(scores)} repeats: too easy to tell targets apart"))
     elif len(scores) >= 2 and max(scores) == min(scores) == 1:
         out.append(Diagnostic("all_fail", "error", sid, f"scored 1 in all {len(scores)} repeats: check the sample, not only the target"))
-    errors = [r for r in results if r.get("status") == "error"]
+    errors = [r for r in results if r.status == "error"]
     if errors:
         every = len(errors) == len(results)
         out.append(
@@ -395,7 +391,7 @@ def _sample_diagnostics(sid: str, results: list[dict[str, Any]]) -> list[Diagnos
                 "error_prone",
                 "error" if every else "warning",
                 sid,
-                f"errored in {len(errors)} of {len(results)} run(s): {errors[0].get('error') or 'unknown error'}",
+                f"errored in {len(errors)} of {len(results)} run(s): {errors[0].error or 'unknown error'}",
                 {"errors": len(errors), "runs": len(results)},
             )
         )

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from omk.engine.report import Report
 from omk.experiment import Record, VariantRun, analyze, evaluate_policy
 from omk.experiment import Settings as AnalysisSettings
-from omk.model import SampleResult
+from omk.records import SampleResult
+from omk.records.report import ReportDocument
 
 if TYPE_CHECKING:
     from omk.engine.experiment import Experiment, ExperimentOutcome
@@ -22,49 +23,29 @@ MAX_MESSAGE = 300  # characters per line
 
 def record_of(result: SampleResult) -> Record:
     s = result.scores
-    layers = {k: v for k in LAYERS if (v := getattr(s, k)) is not None}
+    layers = {k: float(v) for k in LAYERS if (v := getattr(s, k)) is not None}
     return Record(
         status="ok" if result.status == "ok" else "error",
-        composite=s.composite if layers else None,
+        composite=float(s.composite or 0.0) if layers else None,
         layers=layers,
         passed=result.passed,
         cost_usd=result.trace.cost_usd,
         latency_ms=result.trace.latency_ms if result.trace.latency_ms is not None else result.duration_ms,
-        input_tokens=result.trace.tokens.get("input"),
-        output_tokens=result.trace.tokens.get("output"),
-    )
-
-
-def record_from_dict(data: dict[str, Any]) -> Record:
-    """A report.json result as a record (for `omk diff` and `omk verdict`)."""
-    scores = data.get("scores") or {}
-    layers = {k: float(v) for k in LAYERS if isinstance(v := scores.get(k), int | float)}
-    trace = data.get("trace") or {}
-    tokens = trace.get("tokens") or {}
-    latency = trace.get("latency_ms")
-    return Record(
-        status="ok" if data.get("status") == "ok" else "error",
-        composite=float(scores.get("composite") or 0.0) if layers else None,
-        layers=layers,
-        passed=bool(data.get("passed")),
-        cost_usd=trace.get("cost_usd"),
-        latency_ms=latency if latency is not None else data.get("duration_ms"),
-        input_tokens=tokens.get("input"),
-        output_tokens=tokens.get("output"),
+        input_tokens=result.trace.tokens.input,
+        output_tokens=result.trace.tokens.output,
     )
 
 
 def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
     """One result as the block's `runs[name].results` keep it: enough for the JUnit and Markdown
     reports to show every variant's outcome without reading the variant's own folder."""
-    from omk.report.document import Result
     from omk.report.reasons import failure_lines
 
-    lines = [] if result.passed else failure_lines(Result.from_dict(result.to_dict()), threshold)
+    lines = [] if result.passed else failure_lines(result, threshold)
     if len(lines) > MAX_MESSAGES:
         lines = [*lines[: MAX_MESSAGES - 1], f"… and {len(lines) - MAX_MESSAGES + 1} more (see the variant's report)"]
     return {
-        "sample_id": result.sample.sample_id,
+        "sample_id": result.sample_id,
         "repeat": result.repeat,
         "status": "ok" if result.status == "ok" else "error",
         "passed": result.passed,
@@ -77,7 +58,7 @@ def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
 def variant_run(name: str, role: str, results: list[SampleResult]) -> VariantRun:
     samples: dict[str, list[Record]] = {}
     for r in results:
-        samples.setdefault(r.sample.sample_id, []).append(record_of(r))
+        samples.setdefault(r.sample_id, []).append(record_of(r))
     return VariantRun(name, samples, role)  # type: ignore[arg-type]
 
 
@@ -115,9 +96,9 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
     return ExperimentOutcome(reports, analysis, block, report, experiment.out_dir)
 
 
-def records_of_report(data: dict[str, Any]) -> dict[str, list[Record]]:
+def records_of_report(report: ReportDocument) -> dict[str, list[Record]]:
+    """A finished run's results as records by sample (for `omk diff`), read one at a time."""
     found: dict[str, list[Record]] = {}
-    for item in data["results"]:
-        if isinstance(item, dict) and isinstance(item.get("sample_id"), str):
-            found.setdefault(item["sample_id"], []).append(record_from_dict(item))
+    for result in report.results:
+        found.setdefault(result.sample_id, []).append(record_of(result))
     return found

@@ -35,7 +35,8 @@ from omk.engine.report import Report
 from omk.engine.run import Evaluation, OnResult, new_run_id
 from omk.engine.variants import Variant
 from omk.errors import InputError, Problem
-from omk.model import Sample, SampleResult
+from omk.model import Sample
+from omk.records import SampleResult
 
 MANIFEST = "experiment.json"
 MANIFEST_FORMAT = "omk-experiment-run/1"

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from omk.engine.report import LayerMeans, Report, Summary
+from omk.engine.report import Report
 from omk.engine.results import Results
+from omk.records.report import Category, LayerMeans, Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
         threshold=data["threshold"],
         gate_passed=data["gate_passed"],
         skipped_judge_items=data["skipped_judge_items"],
-        categories=data["categories"],
+        categories=tuple(Category(**c) for c in data["categories"]),
         cached=sum(1 for r in digests if r.cached),
         judge_cost_usd=judge.spent_usd() if judge is not None else None,  # apart from the target's cost_usd
         skipped_judge_reason=why_no_judge(evaluation.settings) if data["skipped_judge_items"] else None,

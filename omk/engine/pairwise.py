@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from omk.judge.comparison import FLIP, combine_orders
-from omk.model import Sample, SampleResult
+from omk.model import Sample
+from omk.records import SampleResult
 from omk.tasks import gather_all
 
 DEFAULT_KEY = "pairwise"
@@ -43,7 +44,7 @@ class Arm:
     results: Sequence[SampleResult]
 
     def first_repeat(self) -> dict[str, dict[str, Any]]:
-        return {r.sample.sample_id: r.to_dict() for r in self.results if r.repeat == 0}
+        return {r.sample_id: r.to_json() for r in self.results if r.repeat == 0}
 
 
 async def pairwise_block(

@@ -15,63 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.model import SampleResult
+from omk.records import SampleResult
+from omk.records.report import FORMAT, LayerMeans, Summary
 from omk.version import __version__
 
-FORMAT = "omk-report/1"
-
-
-@dataclass(slots=True)
-class LayerMeans:
-    """Mean scores over the samples that ran; None where no sample had that layer."""
-
-    fact: float | None = None
-    behavior: float | None = None
-    judge: float | None = None
-    composite: float | None = None
-
-    def to_dict(self) -> dict[str, float | None]:
-        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
-
-
-@dataclass(slots=True)
-class Summary:
-    total: int
-    ok: int
-    errored: int
-    passed: int
-    failed: int
-    cost_usd: float | None  # spent by the target this run (cached results cost nothing now)
-    duration_ms: float
-    scores: LayerMeans
-    threshold: float
-    gate_passed: bool
-    skipped_judge_items: int
-    categories: list[dict[str, Any]] = field(default_factory=list)
-    cached: int = 0
-    judge_cost_usd: float | None = None
-    skipped_judge_reason: str | None = None
-    repeat: int = 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "total": self.total,
-            "ok": self.ok,
-            "errored": self.errored,
-            "passed": self.passed,
-            "failed": self.failed,
-            "cost_usd": self.cost_usd,
-            "duration_ms": self.duration_ms,
-            "scores": self.scores.to_dict(),
-            "threshold": self.threshold,
-            "gate_passed": self.gate_passed,
-            "skipped_judge_items": self.skipped_judge_items,
-            "categories": self.categories,
-            "cached": self.cached,
-            "judge_cost_usd": self.judge_cost_usd,
-            "skipped_judge_reason": self.skipped_judge_reason,
-            "repeat": self.repeat,
-        }
+__all__ = ["LayerMeans", "Report", "Summary"]
 
 
 @dataclass(slots=True)
@@ -104,7 +52,7 @@ class Report:
                 return found
             raise KeyError(f"no result for sample {sample_id!r} (repeat {repeat})")
         for r in self.results:
-            if r.sample.sample_id == sample_id and r.repeat == repeat:
+            if r.sample_id == sample_id and r.repeat == repeat:
                 return r
         raise KeyError(f"no result for sample {sample_id!r} (repeat {repeat})")
 
@@ -115,7 +63,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The whole report.json as a dictionary (every result in memory)."""
         texts = getattr(self.results, "texts", None)
-        results = [json.loads(t) for t in texts()] if texts else [r.to_dict() for r in self.results]
+        results = [json.loads(t) for t in texts()] if texts else [r.to_json() for r in self.results]
         return {**self.header(), "results": results}
 
     def header(self) -> dict[str, Any]:
@@ -130,7 +78,7 @@ class Report:
             "samples_files": list(self.samples_files),
             "target": self.target,
             "judge": self.judge,
-            "summary": self.summary.to_dict(),
+            "summary": self.summary.to_json(),
             "results": self.results if hasattr(self.results, "texts") else _Texts(self.results),
             "repeats": self.repeats,
         }
@@ -158,4 +106,4 @@ class _Texts:
         return len(self.results)
 
     def texts(self) -> Iterator[str]:
-        return (json.dumps(r.to_dict(), ensure_ascii=False) for r in self.results)
+        return (json.dumps(r.to_json(), ensure_ascii=False) for r in self.results)

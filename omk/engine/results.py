@@ -15,7 +15,8 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import BinaryIO, overload
 
-from omk.model import Sample, SampleResult
+from omk.model import Sample
+from omk.records import SampleResult
 from omk.scoring.digest import Digest
 
 Key = tuple[str, int]  # (sample_id, repeat)
@@ -60,11 +61,11 @@ class ResultLog:
 
     def add(self, result: SampleResult) -> None:
         """Record a finished result: its line is written and flushed before this returns."""
-        key = (result.sample.sample_id, result.repeat)
+        key = (result.sample_id, result.repeat)
         if self._out is None:
             self.kept[key] = result
         else:
-            line = _encode(json.dumps(result.to_dict(), ensure_ascii=False))
+            line = _encode(json.dumps(result.to_json(), ensure_ascii=False))
             self._out.write(line)
             self._out.flush()
             self.spans[key] = (self._end, len(line) - 1)
@@ -79,7 +80,7 @@ class ResultLog:
     def text(self, key: Key, reader: BinaryIO | None = None) -> str:
         """The JSON text of one result, as report.json holds it."""
         if self.path is None or key in self.kept:
-            return json.dumps(self.kept[key].to_dict(), ensure_ascii=False)
+            return json.dumps(self.kept[key].to_json(), ensure_ascii=False)
         offset, length = self.spans[key]
         if reader is None:
             with self.path.open("rb") as f:
@@ -93,7 +94,7 @@ class ResultLog:
             return self.kept[key]
         from omk.run.resume import load_line, restore_result
 
-        return restore_result(load_line(self.text(key, reader)), self.samples[key[0]])
+        return restore_result(load_line(self.text(key, reader)), str(self.path))
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""

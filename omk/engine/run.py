@@ -29,7 +29,8 @@ from omk.engine.report import Report
 from omk.engine.results import ResultLog
 from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
-from omk.model import Sample, SampleResult
+from omk.model import Sample
+from omk.records import SampleResult
 from omk.targets.base import Target
 
 OnResult = Callable[[SampleResult], None]

@@ -2,11 +2,11 @@
 answer be trusted? Paired statistics and the verdict, in pure Python (no numpy).
 
 The engine adapts its sample results to `Record`s, groups them per variant in `VariantRun`s and
-calls `analyze`; `Experiment.to_dict()` is report.json's `experiment` block. `diff_runs`
+calls `analyze`; `ExperimentAnalysis.to_dict()` is report.json's `experiment` block. `diff_runs`
 compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
 """
 
-from omk.experiment.analysis import Experiment, analyze
+from omk.experiment.analysis import ExperimentAnalysis, analyze
 from omk.experiment.bootstrap import Interval, bootstrap_mean_ci
 from omk.experiment.compare import PairedComparison, compare
 from omk.experiment.data import LAYERS, Record, SampleOutcome, Settings, VariantRun, fold, fold_variant
@@ -35,7 +35,7 @@ from omk.experiment.verdict import (
 __all__ = [
     "LAYERS",
     "DeltaStats",
-    "Experiment",
+    "ExperimentAnalysis",
     "Interval",
     "Level",
     "MeasureDelta",

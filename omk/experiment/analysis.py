@@ -1,5 +1,5 @@
 """The whole experiment: every variant summarised, every treatment compared with the control,
-and the verdict. `Experiment.to_dict()` is the `experiment` block of report.json.
+and the verdict. `ExperimentAnalysis.to_dict()` is the `experiment` block of report.json.
 
 The control is the variant whose role is `control`; when no variant says so, the first variant
 is the control (as the original does). More than one control is an error: a comparison needs
@@ -21,7 +21,7 @@ FORMAT = "omk-experiment/1"
 
 
 @dataclass(frozen=True, slots=True)
-class Experiment:
+class ExperimentAnalysis:
     settings: Settings
     control: str
     variants: tuple[VariantSummary, ...]
@@ -56,7 +56,7 @@ def _control_first(variants: Sequence[VariantRun]) -> list[VariantRun]:
     return [control, *(v for v in variants if v is not control)]
 
 
-def analyze(variants: Sequence[VariantRun], settings: Settings | None = None) -> Experiment:
+def analyze(variants: Sequence[VariantRun], settings: Settings | None = None) -> ExperimentAnalysis:
     """Summarise each variant, compare each treatment with the control, and decide the verdict."""
     settings = settings or Settings()
     ordered = _control_first(variants)
@@ -67,4 +67,4 @@ def analyze(variants: Sequence[VariantRun], settings: Settings | None = None) ->
         compare(control.name, control_outcomes, v.name, outcomes, settings)
         for v, outcomes in zip(ordered[1:], folded[1:], strict=True)
     )
-    return Experiment(settings, control.name, summaries, comparisons, decide(summaries, comparisons, settings))
+    return ExperimentAnalysis(settings, control.name, summaries, comparisons, decide(summaries, comparisons, settings))

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.errors import ConfigError
-from omk.model import JUDGE_OFF, NO_JUDGE, AssertionSpec, Outcome, Sample, Trace
+from omk.model import JUDGE_OFF, NO_JUDGE, AssertionSpec, Outcome, Sample
+from omk.records import Trace
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext

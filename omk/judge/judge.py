@@ -36,7 +36,8 @@ from omk.judge.relevancy import (
 )
 from omk.llm.errors import CallError
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
-from omk.model import AssertionSpec, Outcome, Sample, Trace
+from omk.model import AssertionSpec, Outcome, Sample
+from omk.records import Trace
 from omk.scoring.layers import round2
 from omk.secrets import Masker
 from omk.targets.base import TargetResult

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from omk.model import Trace
+from omk.records import Trace
 
 LANGS = ("en", "zh")
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from omk.report.experiment_document import (
+from omk.records.experiment import (
     Case,
     Comparison,
     Delta,
-    Experiment,
+    ExperimentBlock,
     PairVerdict,
     Regression,
     Variant,
@@ -28,7 +28,7 @@ LAYERS = ("fact", "behavior", "judge")
 
 
 
-def pair_verdict(exp: Experiment, comp: Comparison) -> PairVerdict | None:
+def pair_verdict(exp: ExperimentBlock, comp: Comparison) -> PairVerdict | None:
     return exp.pair_verdict(comp)
 
 
@@ -75,7 +75,7 @@ def relative(v: Any) -> str:
 # ---------------------------------------------------------------- the variants side by side
 
 
-def variant_rows(exp: Experiment, lang: str) -> list[tuple[str, list[str]]]:
+def variant_rows(exp: ExperimentBlock, lang: str) -> list[tuple[str, list[str]]]:
     """(measure, one value per variant) rows: pass counts, scores, gate, errors, cost, latency."""
     vs = exp.variants
 
@@ -192,7 +192,7 @@ def regression_why(r: Regression) -> str:
 # ---------------------------------------------------------------- every variant's results
 
 
-def cases(exp: Experiment) -> dict[str, list[Case]]:
+def cases(exp: ExperimentBlock) -> dict[str, list[Case]]:
     """Per variant, one entry per result (sample × repeat), from `runs[name].results`, with why
     it failed (`messages`).
 
@@ -205,7 +205,7 @@ def cases(exp: Experiment) -> dict[str, list[Case]]:
     return _cases_from_comparisons(exp, names)
 
 
-def _cases_from_comparisons(exp: Experiment, names: list[str]) -> dict[str, list[Case]]:
+def _cases_from_comparisons(exp: ExperimentBlock, names: list[str]) -> dict[str, list[Case]]:
     out: dict[str, dict[str, Case]] = {n: {} for n in names}
     for comp in exp.comparisons:
         for s in comp.per_sample:

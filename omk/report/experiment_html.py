@@ -14,10 +14,10 @@ import math
 from typing import Any
 from urllib.parse import quote
 
+from omk.records.experiment import Comparison, ExperimentBlock, PerSample, Verdict
+from omk.records.report import ReportDocument
 from omk.report import experiment as ex
 from omk.report import i18n
-from omk.report.document import ReportDocument
-from omk.report.experiment_document import Comparison, Experiment, PerSample, Verdict
 
 LEVEL_CLASS = {
     "PROGRESS": "progress",
@@ -92,7 +92,7 @@ def level_badge(level: Any) -> str:
     return f'<span class="badge lvl lvl-{cls}">{esc(level)}</span>'
 
 
-def section(report: ReportDocument, exp: Experiment, lang: str) -> str:
+def section(report: ReportDocument, exp: ExperimentBlock, lang: str) -> str:
     parts = [
         f'<section id="experiment"><h2>{esc(i18n.t("Experiment", lang))}</h2>',
         _verdict(exp),
@@ -104,7 +104,7 @@ def section(report: ReportDocument, exp: Experiment, lang: str) -> str:
     return "".join(parts) + "</section>"
 
 
-def _verdict(exp: Experiment) -> str:
+def _verdict(exp: ExperimentBlock) -> str:
     v = exp.verdict
     cls = LEVEL_CLASS.get(str(v.level), "noise")
     context = "".join(f"<li>{esc(line.strip())}</li>" for line in v.lines[2:-1])
@@ -130,7 +130,7 @@ def _without_level(v: Verdict) -> str:
     return headline[len(prefix) :] if headline.startswith(prefix) else headline
 
 
-def _variants(exp: Experiment, lang: str) -> str:
+def _variants(exp: ExperimentBlock, lang: str) -> str:
     heads = "".join(
         f'<th class="num" data-variant="{esc(v.name)}">{esc(v.name)}<small>{esc(i18n.t(str(v.role), lang))}</small></th>'
         for v in exp.variants
@@ -148,7 +148,7 @@ def _gate_class(value: str) -> str:
     return " ok" if value == "pass" else " bad" if value.startswith("fail") else ""
 
 
-def _comparison(exp: Experiment, comp: Comparison, i: int, lang: str) -> str:
+def _comparison(exp: ExperimentBlock, comp: Comparison, i: int, lang: str) -> str:
     pair = exp.pair_verdict(comp)
     t, c = esc(comp.treatment), esc(comp.control)
     heads = ["measure", "change", "95% CI", "wins / ties / losses", "effect size d_z", "detects ≥", "n"]
@@ -222,7 +222,7 @@ def _score_cell(v: Any) -> str:
     return f'<td class="num" data-v="{"" if v is None else v}">{esc(ex.num(v))}</td>'
 
 
-def _variant_links(exp: Experiment) -> str:
+def _variant_links(exp: ExperimentBlock) -> str:
     links = []
     for v in exp.variants:
         run = exp.runs.get(v.name)
@@ -239,7 +239,7 @@ def _variant_links(exp: Experiment) -> str:
 # ---------------------------------------------------------------- the chart
 
 
-def _figure(exp: Experiment, comp: Comparison, i: int) -> str:
+def _figure(exp: ExperimentBlock, comp: Comparison, i: int) -> str:
     trivial = float(exp.settings.trivial or 0.0)
     d = comp.composite
     t = esc(comp.treatment)

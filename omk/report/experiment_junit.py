@@ -22,15 +22,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from omk.records.experiment import Case, ExperimentBlock, Require, Variant
+from omk.records.report import ReportDocument
 from omk.report import experiment as ex
 from omk.report import pairwise
-from omk.report.document import ReportDocument
-from omk.report.experiment_document import Case, Experiment, Require, Variant
 from omk.report.junit import clean, seconds
 from omk.report.reasons import is_repeated, result_name
 
 
-def build(report: ReportDocument, exp: Experiment) -> ET.Element:
+def build(report: ReportDocument, exp: ExperimentBlock) -> ET.Element:
     per_variant = ex.cases(exp)
     root = ET.Element("testsuites", {"name": "omk"})
     threshold = report.summary.threshold
@@ -73,7 +73,7 @@ def _properties(suite: ET.Element, items: list[tuple[str, Any]]) -> None:
         ET.SubElement(props, "property", {"name": clean(name), "value": clean("" if value is None else value)})
 
 
-def _experiment_properties(report: ReportDocument, exp: Experiment) -> list[tuple[str, Any]]:
+def _experiment_properties(report: ReportDocument, exp: ExperimentBlock) -> list[tuple[str, Any]]:
     verdict = exp.verdict
     items: list[tuple[str, Any]] = [
         ("omk_version", report.omk_version),
@@ -87,7 +87,7 @@ def _experiment_properties(report: ReportDocument, exp: Experiment) -> list[tupl
     return items
 
 
-def _variant_suite(root: ET.Element, report: ReportDocument, exp: Experiment, v: Variant, results: list[Case], i: int, threshold: Any) -> None:
+def _variant_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBlock, v: Variant, results: list[Case], i: int, threshold: Any) -> None:
     suite = _suite(root, report, v.name, i)
     run = exp.runs.get(v.name)
     _properties(
@@ -124,7 +124,7 @@ def _case(suite: ET.Element, r: Case, name: str, variant: str, threshold: Any) -
         fail.text = clean("\n".join([head, *messages]))
 
 
-def _verdict_suite(root: ET.Element, report: ReportDocument, exp: Experiment, require: Require, i: int) -> None:
+def _verdict_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBlock, require: Require, i: int) -> None:
     suite = _suite(root, report, "verdict", i)
     _properties(suite, _experiment_properties(report, exp))
     policy = str(require.policy)

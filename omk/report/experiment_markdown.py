@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from omk.records.experiment import Case, Comparison, ExperimentBlock, PerSample
+from omk.records.report import ReportDocument
 from omk.report import experiment as ex
 from omk.report import i18n, pairwise
-from omk.report.document import ReportDocument
-from omk.report.experiment_document import Case, Comparison, Experiment, PerSample
 from omk.report.reasons import is_repeated, result_name
 
 OPEN_ROWS = 10  # more regressed samples than this fold into <details>
@@ -28,7 +28,7 @@ PASS = {True: "✅", False: "❌"}
 Cell = Callable[[Any], str]
 
 
-def render(report: ReportDocument, exp: Experiment, lang: str, cell: Cell) -> str:
+def render(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -> str:
     out = _head(report, exp, lang, cell)
     out += _variants(exp, lang, cell)
     for comp in exp.comparisons:
@@ -44,7 +44,7 @@ def _mark(level: str) -> str:
     return f"{MARK[level]} " if level in MARK else ""
 
 
-def _head(report: ReportDocument, exp: Experiment, lang: str, cell: Cell) -> list[str]:
+def _head(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
     v = exp.verdict
     level = str(v.level)
     out = [
@@ -65,7 +65,7 @@ def _head(report: ReportDocument, exp: Experiment, lang: str, cell: Cell) -> lis
     return out
 
 
-def _variants(exp: Experiment, lang: str, cell: Cell) -> list[str]:
+def _variants(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
     names = []
     for v in exp.variants:
         name = f"**{cell(v.name)}**"
@@ -84,7 +84,7 @@ def _gate_mark(value: str) -> str:
     return "❌ " + value if value.startswith("fail") else value
 
 
-def _comparison(exp: Experiment, comp: Comparison, lang: str, cell: Cell) -> list[str]:
+def _comparison(exp: ExperimentBlock, comp: Comparison, lang: str, cell: Cell) -> list[str]:
     pair = exp.pair_verdict(comp)
     t, c = cell(comp.treatment), cell(comp.control)
     level = str(pair.level or "") if pair is not None else ""
@@ -137,7 +137,7 @@ def _side(s: PerSample | None, side: str) -> str:
     return f"{PASS[s.passed(side)]} {ex.num(s.score(side))}"
 
 
-def _failures(exp: Experiment, lang: str, cell: Cell) -> list[str]:
+def _failures(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
     """Per variant, its failed and errored results with their reasons, folded."""
     out = []
     for name, results in ex.cases(exp).items():
@@ -159,7 +159,7 @@ def _failures(exp: Experiment, lang: str, cell: Cell) -> list[str]:
     return out
 
 
-def _all_samples(exp: Experiment, lang: str, cell: Cell) -> list[str]:
+def _all_samples(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
     """Every sample: each variant's outcome, then each treatment's Δ against the control."""
     per_variant = ex.cases(exp)
     names = list(per_variant)
@@ -194,7 +194,7 @@ def _outcome(results: list[Case]) -> str:
     return f"{PASS[r.passed]} {ex.num(r.composite)}"
 
 
-def _footer(exp: Experiment, cell: Cell) -> list[str]:
+def _footer(exp: ExperimentBlock, cell: Cell) -> list[str]:
     if not exp.comparisons:
         return []
     s = exp.settings

@@ -31,7 +31,7 @@ import zlib
 from collections.abc import Iterator
 from typing import IO, Any
 
-from omk.report.document import Assertion, InlinedUrl, JudgeBlock, Result, Trace, Turn
+from omk.records.result import AssertionResult, InlinedUrl, JudgeBlock, SampleResult, Trace, TurnResult
 from omk.report.i18n import t
 from omk.report.reasons import label
 
@@ -42,7 +42,7 @@ LAYERS = ("fact", "behavior", "judge", "composite")
 TEXT_SHOWN = 20_000  # characters of one text a large page carries; report.json keeps all of it
 
 
-def state(r: Result) -> str:
+def state(r: SampleResult) -> str:
     if r.status == "error":
         return "errored"
     return "passed" if r.passed else "failed"
@@ -67,7 +67,7 @@ def _str(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def row(i: int, r: Result) -> dict[str, Any]:
+def row(i: int, r: SampleResult) -> dict[str, Any]:
     """What the table shows of one result (and searches and sorts by); `index` is its place in the run."""
     sc = r.scores
     return {
@@ -90,7 +90,7 @@ def scores_line(scores: Any) -> str:
     return " · ".join(f"{k} {num(scores.layer(k))}" for k in LAYERS)
 
 
-def detail(r: Result, lang: str) -> dict[str, Any]:
+def detail(r: SampleResult, lang: str) -> dict[str, Any]:
     """What a result's detail panel shows, as texts (the panel's heading and repeat come from its row)."""
     where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
     meta = [
@@ -105,7 +105,7 @@ def detail(r: Result, lang: str) -> dict[str, Any]:
         "scores": scores_line(r.scores),
         "error": r.error or None,
         "trace": trace(r.trace, lang),
-        "urls": [url(u) for u in r.urls],
+        "urls": [url(u) for u in r.inlined_urls],
     }
     if r.turns:
         out["turns"] = [turn(x, lang) for x in r.turns]
@@ -114,7 +114,7 @@ def detail(r: Result, lang: str) -> dict[str, Any]:
     return out
 
 
-def graded(r: Result | Turn, lang: str) -> dict[str, Any]:
+def graded(r: SampleResult | TurnResult, lang: str) -> dict[str, Any]:
     """The prompt, output, assertions and judge of a result or of one turn."""
     return {
         "prompt": text(r.prompt),
@@ -125,7 +125,7 @@ def graded(r: Result | Turn, lang: str) -> dict[str, Any]:
     }
 
 
-def assertion(a: Assertion) -> dict[str, Any]:
+def assertion(a: AssertionResult) -> dict[str, Any]:
     meta = f"{_str(a.layer)} · weight {_str(a.weight)}"
     if a.metric is not None:
         meta += f" · metric {a.metric}"
@@ -155,8 +155,8 @@ def trace(tr: Trace, lang: str) -> dict[str, Any]:
         ("turns", tr.turns),
         ("cost", None if tr.cost_usd is None else f"${tr.cost_usd:.6f}"),
         ("latency", None if tr.latency_ms is None else f"{tr.latency_ms:.0f} ms"),
-        ("tokens in", tr.tokens_in),
-        ("tokens out", tr.tokens_out),
+        ("tokens in", tr.tokens.input),
+        ("tokens out", tr.tokens.output),
     ]
     out: dict[str, Any] = {"facts": [[t(k, lang), "—" if v is None else str(v)] for k, v in facts]}
     stats = tr.mock_stats
@@ -183,7 +183,7 @@ def url(u: Any) -> dict[str, Any]:
     return {"raw": text(u)}
 
 
-def turn(x: Turn, lang: str) -> dict[str, Any]:
+def turn(x: TurnResult, lang: str) -> dict[str, Any]:
     if x.status == "error":
         badge = ["errored", t("errored", lang)]
     elif x.status == "ok" and x.passed is not None:
@@ -250,7 +250,7 @@ class EmbeddedData:
         self.chunks = 0
         self.raw_bytes = 0
 
-    def add(self, i: int, r: Result) -> None:
+    def add(self, i: int, r: SampleResult) -> None:
         self.rows.add(dumps(row(i, r)))
         self.chunk.add(dumps(cut(detail(r, self.lang), self.lang)))
         if self.chunk.count == CHUNK:

@@ -19,7 +19,8 @@ import json
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from omk.report.document import ReportDocument, Result
+from omk.records.report import ReportDocument
+from omk.records.result import SampleResult
 from omk.report.html_data import EmbeddedData, num, state
 from omk.report.html_report import (
     CSS,
@@ -90,11 +91,11 @@ class LargePass:
         self.histogram = Histogram()
         self.repeated = False
         self.failing = 0
-        self.failures: list[tuple[int, Result]] = []  # the first FAILURES_SHOWN, in run order
+        self.failures: list[tuple[int, SampleResult]] = []  # the first FAILURES_SHOWN, in run order
         self.slowest: list[tuple[float, int, Extreme]] = []  # min-heaps of (value, -index, what)
         self.costliest: list[tuple[float, int, Extreme]] = []
 
-    def add(self, i: int, r: Result) -> None:
+    def add(self, i: int, r: SampleResult) -> None:
         self.histogram.add(r)
         self.repeated = self.repeated or r.repeat > 0
         st = state(r)

@@ -23,8 +23,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from omk.records.report import ReportDocument, Summary
+from omk.records.result import AssertionResult, InlinedUrl, SampleResult, Trace, TurnResult
 from omk.report import categories, pairwise
-from omk.report.document import Assertion, InlinedUrl, ReportDocument, Result, Summary, Trace, Turn
 from omk.report.html_data import detail as detail_data
 from omk.report.html_data import dumps
 from omk.report.html_data import num as _num
@@ -215,7 +216,7 @@ class Histogram:
         self.bins = [0] * 8
         self.errors = 0
 
-    def add(self, r: Result) -> None:
+    def add(self, r: SampleResult) -> None:
         if r.status == "error":
             self.errors += 1
             return
@@ -258,7 +259,7 @@ class Histogram:
 # ---------------------------------------------------------------- sample table
 
 
-def table_row(i: int, r: Result, has_repeat: bool, threshold: float | None, lang: str) -> str:
+def table_row(i: int, r: SampleResult, has_repeat: bool, threshold: float | None, lang: str) -> str:
     sc = r.scores
     state = _state(r)
     composite = sc.composite if r.status == "ok" else None
@@ -324,7 +325,7 @@ def _table(rows: str, has_repeat: bool, lang: str) -> str:
 # ---------------------------------------------------------------- detail panels
 
 
-def _assertion_list(assertions: tuple[Assertion, ...]) -> str:
+def _assertion_list(assertions: tuple[AssertionResult, ...]) -> str:
     if not assertions:
         return '<p class="empty">(no assertions)</p>'
     items = []
@@ -353,7 +354,7 @@ def _judge_item(what: str, lang: str) -> str:
     return t(what, lang)
 
 
-def _judge(r: Result | Turn, lang: str) -> str:
+def _judge(r: SampleResult | TurnResult, lang: str) -> str:
     judge = r.judge
     if judge is None:
         if r.judge_skipped:
@@ -377,8 +378,8 @@ def _trace(trace: Trace, lang: str) -> str:
         ("turns", trace.turns),
         ("cost", None if trace.cost_usd is None else f"${trace.cost_usd:.6f}"),
         ("latency", None if trace.latency_ms is None else f"{trace.latency_ms:.0f} ms"),
-        ("tokens in", trace.tokens_in),
-        ("tokens out", trace.tokens_out),
+        ("tokens in", trace.tokens.input),
+        ("tokens out", trace.tokens.output),
     ]
     out = '<p class="meta">' + "".join(f"<span>{esc(t(k, lang))}: {esc('—' if v is None else v)}</span>" for k, v in facts) + "</p>"
     stats = trace.mock_stats
@@ -416,7 +417,7 @@ def _urls(urls: tuple[Any, ...]) -> str:
     return "<h3>URLs inlined</h3>" + "".join(parts)
 
 
-def _judged(h: str, output: Any, assertions: tuple[Assertion, ...], lang: str) -> str:
+def _judged(h: str, output: Any, assertions: tuple[AssertionResult, ...], lang: str) -> str:
     """The output beside the assertions that judged it (stacked, output first, on narrow screens)."""
     return (
         f'<div class="judged"><div class="judged-output"><{h}>{esc(t("Output", lang))}</{h}>{_pre(output)}</div>'
@@ -424,7 +425,7 @@ def _judged(h: str, output: Any, assertions: tuple[Assertion, ...], lang: str) -
     )
 
 
-def detail_panel(i: int, r: Result, repeated: bool, lang: str) -> str:
+def detail_panel(i: int, r: SampleResult, repeated: bool, lang: str) -> str:
     state = _state(r)
     where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
     meta = [
@@ -452,12 +453,12 @@ def detail_panel(i: int, r: Result, repeated: bool, lang: str) -> str:
         f"<h2><code>{esc(result_name(r, repeated))}</code> {badge(state, lang)}</h2>"
         '<p class="meta">' + "".join(f"<span>{esc(k)}: {esc(v)}</span>" for k, v in meta if v is not None) + "</p>"
         f"<p>{esc(scores)}</p>{error}{body}"
-        f"{_urls(r.urls)}"
+        f"{_urls(r.inlined_urls)}"
         "</article>"
     )
 
 
-def _turn_section(i: int, turn: Turn, lang: str) -> str:
+def _turn_section(i: int, turn: TurnResult, lang: str) -> str:
     n = turn.index + 1
     status, passed = turn.status, turn.passed
     if status == "error":
@@ -506,13 +507,13 @@ class FirstPass:
         self.repeated = False
         self.data_bytes = 0
 
-    def add(self, i: int, r: Result) -> None:
+    def add(self, i: int, r: SampleResult) -> None:
         self.histogram.add(r)
         self.repeated = self.repeated or r.repeat > 0
         self.data_bytes += len(dumps(row_data(i, r))) + len(dumps(detail_data(r, self.lang)))
 
     @classmethod
-    def over(cls, results: Iterable[Result], lang: str, limit: int | None = None) -> FirstPass:
+    def over(cls, results: Iterable[SampleResult], lang: str, limit: int | None = None) -> FirstPass:
         """The pass, stopped as soon as the data are over `limit` bytes (then the page is a large one)."""
         scan = cls(lang)
         for i, r in enumerate(results):

@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from omk.records.report import ReportDocument
+from omk.records.result import SampleResult, TurnResult
 from omk.report import categories, pairwise
-from omk.report.document import ReportDocument, Result, Turn
 from omk.report.reasons import failure_lines, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -33,7 +34,7 @@ def seconds(ms: Any) -> str:
     return f"{(ms or 0) / 1000:.3f}"
 
 
-def _classname(result: Result, fallback: str) -> str:
+def _classname(result: SampleResult, fallback: str) -> str:
     return Path(result.source_file).stem if result.source_file else fallback
 
 
@@ -85,7 +86,7 @@ def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
     ]
 
 
-def _add_case(suite: ET.Element, r: Result, name: str, classname: str, threshold: float | None) -> None:
+def _add_case(suite: ET.Element, r: SampleResult, name: str, classname: str, threshold: float | None) -> None:
     """One result as a testcase: an error, a failure with its reasons, or a pass; the output."""
     case = ET.SubElement(
         suite,
@@ -110,7 +111,7 @@ def _add_case(suite: ET.Element, r: Result, name: str, classname: str, threshold
         ET.SubElement(case, "system-out").text = clean(r.output)
 
 
-def _transcript(turns: tuple[Turn, ...]) -> str:
+def _transcript(turns: tuple[TurnResult, ...]) -> str:
     """A conversation as CI shows it: each turn's prompt and output (or why there is none)."""
     parts = []
     for turn in turns:

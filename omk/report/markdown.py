@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from omk.records.report import ReportDocument
+from omk.records.result import Scores
 from omk.report import categories, pairwise
-from omk.report.document import ReportDocument, Scores
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,

@@ -15,8 +15,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from omk.report.document import ReportDocument
-from omk.report.experiment_document import Pair, PairwiseVerdict
+from omk.records.experiment import Pair, PairwiseVerdict
+from omk.records.report import ReportDocument
 from omk.report.i18n import t
 
 DEFAULT_KEY = "pairwise"  # the key of the one verdict a non-Big Sky sample gets

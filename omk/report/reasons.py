@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from omk.model import JUDGE_OFF
-from omk.report.document import Assertion, JudgeBlock, Repeats, Scores, Summary, Turn
+from omk.records.report import Repeats, Summary
+from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult
 
 
 class Graded(Protocol):
@@ -21,13 +22,13 @@ class Graded(Protocol):
     @property
     def error(self) -> str | None: ...
     @property
-    def assertions(self) -> Sequence[Assertion]: ...
+    def assertions(self) -> Sequence[AssertionResult]: ...
     @property
     def judge(self) -> JudgeBlock | None: ...
     @property
     def scores(self) -> Scores: ...
     @property
-    def turns(self) -> Sequence[Turn]: ...
+    def turns(self) -> Sequence[TurnResult]: ...
 
 
 class Named(Protocol):
@@ -39,7 +40,7 @@ class Named(Protocol):
     def repeat(self) -> int: ...
 
 
-def label(a: Assertion) -> str:
+def label(a: AssertionResult) -> str:
     """`not contains "SQL"` — the assertion as a reader recognises it from the sample."""
     text = f"{'not ' if a.negate else ''}{a.type or '?'}"
     value = a.value
@@ -51,7 +52,7 @@ def label(a: Assertion) -> str:
     return text
 
 
-def failed_assertions(assertions: Iterable[Assertion], depth: int = 0) -> list[str]:
+def failed_assertions(assertions: Iterable[AssertionResult], depth: int = 0) -> list[str]:
     """One line per failed assertion, children of a failed set indented beneath it."""
     lines: list[str] = []
     for a in assertions:
@@ -116,7 +117,7 @@ def passed_but_failed(result: Graded) -> list[str]:
     return [f"turn {t.index + 1}: {line}" for t in result.turns for line in failed_assertions(t.assertions)]
 
 
-def turn_label(turn: Turn, width: int = 48, lang: str = "en") -> str:
+def turn_label(turn: TurnResult, width: int = 48, lang: str = "en") -> str:
     """`turn 2: Where is my order…` — a turn as a row of a table names it: what the user said,
     without the environment block before it or the fenced context after it."""
     from omk.report.i18n import t

@@ -17,8 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from omk.records.report import ReportDocument, Summary
+from omk.records.result import SampleResult, TurnResult
 from omk.report import categories
-from omk.report.document import ReportDocument, Result, Summary, Turn
 from omk.report.i18n import t
 from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label
 
@@ -104,7 +105,7 @@ def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table
     return table
 
 
-def _table_rows(report: ReportDocument) -> list[Result]:
+def _table_rows(report: ReportDocument) -> list[SampleResult]:
     """The results the table shows: all of a run of up to `TABLE_ROWS`; of a larger one, those that
     did not pass (up to `TABLE_ROWS`) in run order, then passed ones until the table is full."""
     results = report.results
@@ -114,7 +115,7 @@ def _table_rows(report: ReportDocument) -> list[Result]:
     return shown + list(islice((r for r in results if r.passed), TABLE_ROWS - len(shown)))
 
 
-def _turn_row(turn: Turn, threshold: Any, label_cells: int, lang: str) -> list[Text]:
+def _turn_row(turn: TurnResult, threshold: Any, label_cells: int, lang: str) -> list[Text]:
     ts = turn.scores
     done = turn.status == "ok"
     # one line per turn, cut to the width the sample ids take (at least 48 cells) by display
@@ -132,7 +133,7 @@ def _turn_row(turn: Turn, threshold: Any, label_cells: int, lang: str) -> list[T
     ]
 
 
-def _print_failures(results: Iterable[Result], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
+def _print_failures(results: Iterable[SampleResult], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
     failed, noted, more = [], [], 0
     for r in results:
         if len(failed) + len(noted) >= FAILURES_SHOWN:
@@ -160,7 +161,7 @@ def _print_failures(results: Iterable[Result], threshold: Any, console: Console,
         console.print(Text(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
 
 
-def _judged_output(result: Result) -> str:
+def _judged_output(result: SampleResult) -> str:
     """The output the failed checks judged: a conversation's first failing turn's, else the sample's."""
     for turn in result.turns:
         if turn.passed is False or turn.status == "error":

@@ -16,7 +16,8 @@ import dataclasses
 import time
 
 from omk.cache import conversation_key
-from omk.model import MockStats, Sample, SampleResult, Trace, TurnResult
+from omk.model import Sample
+from omk.records import MockStats, SampleResult, Trace, TurnResult
 from omk.run.retry import TargetFailure, call_with_retries
 from omk.run.runner import RunConfig, grade
 from omk.scoring.layers import is_graded, score_turns
@@ -76,7 +77,7 @@ async def produce_turns(
 async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:
     started = time.perf_counter()
     prompts = [compose_turn_prompt(sample, i) for i in range(len(sample.turns))]
-    result = SampleResult(sample=sample, status="ok", prompt=prompts[0], repeat=repeat)
+    result = SampleResult.start(sample, prompts[0], repeat)
     produced, failure, result.cached = await produce_turns(sample, prompts, target, cfg, repeat)
     turns = [TurnResult(index=i, prompt=p, status="skipped") for i, p in enumerate(prompts)]
     for (out, attempts), turn in zip(produced, turns, strict=False):
@@ -142,8 +143,9 @@ def combine_traces(traces: list[Trace]) -> Trace:
     cost = _sum([t.cost_usd for t in traces])
     latency = _sum([t.latency_ms for t in traces])
     api_latency = _sum([t.api_latency_ms for t in traces])
-    token_keys = dict.fromkeys(k for t in traces for k in t.tokens)  # input, output, then cache_* if any
-    tokens = {k: _sum([t.tokens.get(k) for t in traces]) for k in {"input": None, "output": None, **token_keys}}
+    counts = [t.tokens.to_json() for t in traces]
+    token_keys = dict.fromkeys(k for c in counts for k in c)  # input, output, then cache_* if any
+    tokens = {k: _sum([c.get(k) for c in counts]) for k in {"input": None, "output": None, **token_keys}}
     model_turns = _sum([t.turns for t in traces])
     last = traces[-1] if traces else Trace()
     return Trace(

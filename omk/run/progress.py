@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from omk.model import SampleResult
+from omk.records import SampleResult
 
 
 class NoProgress:

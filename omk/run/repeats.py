@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.model import SampleResult
+from omk.records import SampleResult
 from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2
 
@@ -28,7 +28,7 @@ def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[dict[str, Any
     """
     by_sample: dict[str, list[SampleResult | Digest]] = {}
     for r in results:
-        by_sample.setdefault(r.sample.sample_id, []).append(r)
+        by_sample.setdefault(r.sample_id, []).append(r)
     stats = []
     for sid, runs in by_sample.items():
         composites = [r.scores.composite for r in runs if r.status == "ok"]

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from omk.errors import InputError, Problem
-from omk.model import AssertionResult, Layer, Sample, SampleResult, Scores, Status, TurnResult
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.model import Sample
+from omk.records import SampleResult
 
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
@@ -58,80 +57,16 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return data
 
 
-def _assertion(data: dict[str, Any]) -> AssertionResult:
-    return AssertionResult(
-        type=data["type"],
-        layer=Layer(data["layer"]),
-        status=Status(data["status"]),
-        weight=data.get("weight", 1.0),
-        negate=bool(data.get("not", False)),
-        metric=data.get("metric"),
-        score=data.get("score"),
-        message=data.get("message"),
-        children=[_assertion(c) for c in data.get("children") or []],
-        value=data.get("value"),
-    )
-
-
-@dataclass(slots=True)
-class RestoredResult(SampleResult):
-    """A result read back from `results.jsonl`: its report entry is the line as it was written."""
-
-    stored: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.stored)
-
-
-def _scores(data: dict[str, Any]) -> Scores:
-    scores = data.get("scores") or {}
-    return Scores(
-        fact=scores.get("fact"),
-        behavior=scores.get("behavior"),
-        judge=scores.get("judge"),
-        composite=scores.get("composite") or 0.0,
-    )
-
-
-def _graded(data: dict[str, Any]) -> dict[str, Any]:
-    """The fields a sample's line and a turn's entry share (SampleResult / TurnResult)."""
-    return {
-        "status": data["status"],
-        "prompt": data.get("prompt") or "",
-        "error": data.get("error"),
-        "output": data.get("output"),
-        "trace": parse_trace(data.get("trace")),
-        "assertions": [_assertion(a) for a in data.get("assertions") or []],
-        "judge": data.get("judge"),
-        "judge_skipped": data.get("judge_skipped"),
-        "scores": _scores(data),
-        "attempts": int(data.get("attempts") or 0),
-    }
-
-
-def _turn(data: dict[str, Any]) -> TurnResult:
-    return TurnResult(index=int(data["index"]), passed=data.get("passed"), **_graded(data))
-
-
-def restore_result(data: dict[str, Any], sample: Sample) -> RestoredResult:
-    """Rebuild what the summary needs from a stored line; raises KeyError/ValueError if malformed."""
-    return RestoredResult(
-        sample=sample,
-        passed=bool(data.get("passed")),
-        duration_ms=float(data.get("duration_ms") or 0.0),
-        repeat=int(data.get("repeat") or 0),
-        cached=bool(data.get("cached")),
-        turns=[_turn(t) for t in data.get("turns") or []],
-        stored=data,
-        **_graded(data),
-    )
+def restore_result(data: Any, origin: str = RESULTS) -> SampleResult:
+    """A stored line's result, read through the checked reader; InputError names the bad field."""
+    return SampleResult.read(data, origin)
 
 
 class Dropped(Protocol):
     dropped: int
 
 
-Found = tuple[tuple[str, int], int, int, "RestoredResult"]
+Found = tuple[tuple[str, int], int, int, SampleResult]
 
 
 def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dropped) -> Iterator[Found]:
@@ -153,8 +88,8 @@ def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dr
                 return
             if not whole:
                 f.write(b"\n")  # whole but unterminated: terminate it
-            if isinstance(found, RestoredResult):
-                yield (found.sample.sample_id, found.repeat), start, len(line.rstrip(b"\n")), found
+            if isinstance(found, SampleResult):
+                yield (found.sample_id, found.repeat), start, len(line.rstrip(b"\n")), found
 
 
 _TORN = object()
@@ -187,8 +122,8 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped) 
         tally.dropped += 1
         return None
     try:
-        return restore_result(data, sample)
-    except (KeyError, ValueError, TypeError, TraceFormatError):
+        return restore_result(data)
+    except InputError:
         tally.dropped += 1
         return None
 

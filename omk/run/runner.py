@@ -11,13 +11,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.engine import evaluate
 from omk.cache import ResponseCache, cache_key
 from omk.judge import NO_JUDGE, Judge
-from omk.model import AssertionResult, Sample, SampleResult, Scores, Trace, Turn
+from omk.model import Sample, Turn
+from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
@@ -59,7 +59,7 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
         return await run_conversation(sample, target, cfg, repeat)
     started = time.perf_counter()
     prompt = compose_prompt(sample)
-    result = SampleResult(sample=sample, status="ok", prompt=prompt, repeat=repeat)
+    result = SampleResult.start(sample, prompt, repeat)
     try:
         produced, result.attempts, result.cached = await produce(sample, prompt, target, cfg, repeat)
     except TargetFailure as exc:
@@ -82,7 +82,7 @@ class Graded:
     assertions: list[AssertionResult]
     scores: Scores
     passed: bool
-    judge: dict[str, Any] | None = None
+    judge: JudgeBlock | None = None
     judge_skipped: str | None = None
     error: str | None = None  # the judge gave up on this output
 
@@ -119,7 +119,8 @@ async def grade(
             judge_score = judge_block.get("score") if judge_block else None
     scores = score_sample(assertions, judge_score)
     error = cfg.judge.failure(ctx, judge_block) if cfg.judge is not None else None
-    return Graded(assertions, scores, passes(scores, cfg.threshold), judge_block, skipped, error)
+    block = JudgeBlock.read(judge_block)
+    return Graded(assertions, scores, passes(scores, cfg.threshold), block, skipped, error)
 
 
 async def run_samples(

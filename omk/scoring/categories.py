@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from omk.model import SampleResult
+from omk.records import SampleResult
 from omk.scoring.layers import round2
 
 if TYPE_CHECKING:
@@ -23,11 +23,11 @@ LAYERS = ("fact", "behavior", "judge")
 
 def category_breakdown(results: Sequence[SampleResult | Digest]) -> list[dict[str, Any]]:
     """Per category, in order of first appearance; results (or their digests) in plan order."""
-    if not any(r.sample.category for r in results):
+    if not any(r.category for r in results):
         return []
     groups: dict[str | None, list[SampleResult | Digest]] = {}
     for r in results:
-        groups.setdefault(r.sample.category or None, []).append(r)
+        groups.setdefault(r.category or None, []).append(r)
     if None in groups:
         groups[None] = groups.pop(None)  # the uncategorised last
     out = []

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from omk.model import Sample, SampleResult, Scores
+from omk.records import JudgeBlock, SampleResult, Scores
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -17,7 +17,8 @@ class Digest:
     """What the run summary, the categories, the `--repeat` spread and an ensemble's agreement
     need from one result; it reads like a `SampleResult` for those fields."""
 
-    sample: Sample
+    sample_id: str
+    category: str | None
     repeat: int
     status: str
     passed: bool
@@ -40,7 +41,8 @@ class Digest:
             skipped = sum(1 for u in units if u.judge_skipped)
             skipped += sum(1 for u in units for a in u.assertions if a.status.value == "skipped")
         return cls(
-            sample=r.sample,
+            sample_id=r.sample_id,
+            category=r.category,
             repeat=r.repeat,
             status=r.status,
             passed=r.passed,
@@ -52,11 +54,8 @@ class Digest:
         )
 
 
-def _members(judge: Any) -> dict[Any, Any] | None:
-    members = judge.get("judges") if isinstance(judge, dict) else None
-    if not isinstance(members, list):
-        return None
-    return {m.get("judge"): m.get("score") for m in members if isinstance(m, dict)}
+def _members(judge: JudgeBlock | None) -> dict[Any, Any] | None:
+    return judge.members if judge is not None else None
 
 
 def digests(results: Iterable[SampleResult | Digest]) -> list[Digest]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from statistics import fmean
 from typing import Any
 
-from omk.model import SampleResult
+from omk.records import SampleResult
 from omk.scoring.categories import category_breakdown
 from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2

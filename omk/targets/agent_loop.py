@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from omk.errors import ConfigError
 from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
-from omk.model import ToolCall, Trace
+from omk.records import ToolCall, Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 from omk.targets.session import Message, assistant_message, tool_message

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.llm.errors import CallError
-from omk.model import Sample, Trace
+from omk.model import Sample
+from omk.records import Trace
 
 if TYPE_CHECKING:
     from omk.targets.session import Session

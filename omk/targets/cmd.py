@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
-from omk.model import Sample, Trace
+from omk.model import Sample
+from omk.records import Trace
 from omk.secrets import Masker
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult

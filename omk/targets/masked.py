@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.model import Sample, ToolCall, Trace
+from omk.model import Sample
+from omk.records import ToolCall, Trace
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetError, TargetResult
 from omk.targets.session import Session

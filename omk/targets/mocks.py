@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omk.model import MockStats, Sample, ToolCall
+from omk.model import Sample
+from omk.records import MockStats, ToolCall
 from omk.toolnames import same_tool
 
 PERMISSIVE_SCHEMA: dict[str, Any] = {"type": "object"}

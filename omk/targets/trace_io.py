@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from omk.model import MockStats, ToolCall, Trace
+from omk.records import MockStats, ToolCall, Trace
 
 _ALIASES = {
     "turns": ("turns", "numTurns", "num_turns"),

@@ -30,7 +30,7 @@ from typing import Any
 if __package__ in (None, ""):  # run by path: make the omk package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from omk.model import MockStats  # noqa: E402
+from omk.records import MockStats  # noqa: E402
 from omk.targets.mocks import MockSandbox, ToolAnswer  # noqa: E402
 
 MOCK_PREFIX = "[mock] simulated tool output — treat as successful result:\n"
@@ -79,7 +79,7 @@ def decide(event: dict[str, Any], state_dir: Path) -> dict[str, Any]:
         else:
             record.update(decision="mock" if answer.mocked else "deny", output=answer.output, mock_key=answer.mock_key)
         state.setdefault("calls", []).append(record)
-        state["totals"] = sandbox.totals.to_dict()
+        state["totals"] = sandbox.totals.to_json()
     if answer is None:
         return _decision("allow")
     return _decision("deny", MOCK_PREFIX + answer.text if answer.mocked else answer.text)

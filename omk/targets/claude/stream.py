@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from omk.model import ToolCall, Trace
+from omk.records import ToolCall, Trace
 from omk.targets.mocks import as_text
 from omk.targets.session import Message, assistant_message, tool_message
 

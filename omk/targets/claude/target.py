@@ -17,7 +17,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from omk.model import Sample, ToolCall
+from omk.model import Sample
+from omk.records import ToolCall
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
 from omk.targets.claude.stream import StreamRun, build_trace, history, parse_stream, tool_calls

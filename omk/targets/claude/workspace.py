@@ -122,7 +122,7 @@ class Workspace:
     def begin_call(self, sandbox: MockSandbox) -> None:
         """Before each call: the mock totals so far (a conversation's earlier turns), no records,
         and the session as the last successful turn left it (a retried turn starts clean)."""
-        self._write(hook.STATE_FILE, {"totals": sandbox.totals.to_dict(), "calls": []})
+        self._write(hook.STATE_FILE, {"totals": sandbox.totals.to_json(), "calls": []})
         snapshot = self.root / "sessions-snapshot"
         if snapshot.is_dir():
             shutil.rmtree(self.home / ".claude", ignore_errors=True)

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from omk.report.document import Scores, Target
-from omk.report.fields import Fields, Number
+from omk.experiment.verdict import Level, PairVerdict, Verdict
+from omk.records.fields import Fields, Number
+from omk.records.report import LayerMeans, RunTarget
 
 # ---------------------------------------------------------------- the variants and the verdict
 
@@ -24,7 +25,7 @@ class Variant:
     passed: int
     samples: int
     pass_rate: Number | None
-    scores: Scores
+    scores: LayerMeans
     gate_passed: bool
     gate_failing: tuple[str, ...]
     errored: int
@@ -35,7 +36,7 @@ class Variant:
     spread: Number | None
 
     @classmethod
-    def parse(cls, f: Fields) -> Variant:
+    def from_json(cls, f: Fields) -> Variant:
         gate = f.obj("gate") or Fields({}, f.origin)
         tokens = f.obj("tokens") or Fields({}, f.origin)
         return cls(
@@ -44,7 +45,7 @@ class Variant:
             passed=f.int("passed"),
             samples=f.int("samples"),
             pass_rate=f.num("pass_rate"),
-            scores=Scores.parse(f.obj("scores")),
+            scores=LayerMeans.from_json(f.obj("scores")),
             gate_passed=gate.bool("passed"),
             gate_failing=tuple(str(x) for x in gate.list("failing")),
             errored=f.int("errored"),
@@ -56,33 +57,25 @@ class Variant:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class PairVerdict:
-    """The verdict on one treatment against the control."""
-
-    treatment: str | None
-    control: str | None
-    level: str | None
-    headline: str | None
-    recommendation: str | None
-
-    @classmethod
-    def parse(cls, f: Fields) -> PairVerdict:
-        return cls(f.str("treatment"), f.str("control"), f.str("level"), f.str("headline"), f.str("recommendation"))
+def _level(f: Fields) -> Level:
+    value = f.str("level", "")
+    try:
+        return Level(value)
+    except ValueError:
+        raise f.fail("level", " or ".join(repr(m.value) for m in Level)) from None
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    level: str | None
-    headline: str | None
-    recommendation: str | None
-    lines: tuple[str, ...]
-    pairs: tuple[PairVerdict, ...]
+def pair_verdict_from_json(f: Fields) -> PairVerdict:
+    """One treatment's verdict against the control, as the block writes it."""
+    return PairVerdict(
+        f.str("control", ""), f.str("treatment", ""), _level(f), f.str("reason", ""), f.str("headline", ""), f.str("recommendation", "")
+    )
 
-    @classmethod
-    def parse(cls, f: Fields) -> Verdict:
-        pairs = tuple(PairVerdict.parse(p) for p in f.objs("pairs"))
-        return cls(f.str("level"), f.str("headline"), f.str("recommendation"), f.strs("lines"), pairs)
+
+def verdict_from_json(f: Fields) -> Verdict:
+    """The experiment's verdict, as the block writes it (`omk verdict` reads it back)."""
+    pairs = tuple(pair_verdict_from_json(p) for p in f.objs("pairs"))
+    return Verdict(_level(f), f.str("headline", ""), f.str("recommendation", ""), pairs, f.strs("lines"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +107,7 @@ class Delta:
     mde: Number | None
 
     @classmethod
-    def parse(cls, f: Fields | None) -> Delta | None:
+    def from_json(cls, f: Fields | None) -> Delta | None:
         if f is None:
             return None
         ci = f.obj("ci")
@@ -164,7 +157,7 @@ class PerSample:
     treatment_errored: bool
 
     @classmethod
-    def parse(cls, f: Fields) -> PerSample:
+    def from_json(cls, f: Fields) -> PerSample:
         sides = [f.bool(f"{side}_{what}") for what in ("passed", "errored") for side in ("control", "treatment")]
         return cls(f.str("sample_id"), f.num("control"), f.num("treatment"), f.num("delta"), *sides)
 
@@ -200,7 +193,7 @@ class Comparison:
     per_sample: tuple[PerSample, ...]
 
     @classmethod
-    def parse(cls, f: Fields) -> Comparison:
+    def from_json(cls, f: Fields) -> Comparison:
         layers = f.obj("layers") or Fields({}, f.origin)
         pr = f.obj("pass_rate") or Fields({}, f.origin)
         err = f.obj("errored") or Fields({}, f.origin)
@@ -209,8 +202,8 @@ class Comparison:
             control=f.str("control"),
             treatment=f.str("treatment"),
             samples=f.int("samples"),
-            composite=Delta.parse(f.obj("composite")),
-            layers=tuple((k, d) for k in ("fact", "behavior", "judge") if (d := Delta.parse(layers.obj(k))) is not None),
+            composite=Delta.from_json(f.obj("composite")),
+            layers=tuple((k, d) for k in ("fact", "behavior", "judge") if (d := Delta.from_json(layers.obj(k))) is not None),
             pass_rate=PassRate(pr.num("control_rate"), pr.num("treatment_rate"), pr.num("change"), pr.int("gained"), pr.int("lost"), pr.num("p_value")),
             cost_usd=_change(f.obj("cost_usd")),
             latency_ms=_change(f.obj("latency_ms")),
@@ -221,7 +214,7 @@ class Comparison:
             only_treatment=len(f.list("only_treatment")),
             spread_exceeded=spread.bool("exceeded", None),
             regressions=tuple(Regression(r.str("sample_id"), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
-            per_sample=tuple(PerSample.parse(s) for s in f.objs("per_sample")),
+            per_sample=tuple(PerSample.from_json(s) for s in f.objs("per_sample")),
         )
 
 
@@ -245,7 +238,7 @@ class Case:
     messages: tuple[str, ...]
 
     @classmethod
-    def parse(cls, f: Fields) -> Case:
+    def from_json(cls, f: Fields) -> Case:
         return cls(
             f.str("sample_id"), f.int("repeat"), f.str("status"), f.bool("passed"), f.num("composite"),
             f.num("duration_ms"), tuple(str(m) for m in f.list("messages")),
@@ -257,7 +250,7 @@ class Run:
     """A variant's run: its folder (relative to the report), its target, its results."""
 
     report: str | None
-    target: Target
+    target: RunTarget
     results: tuple[Case, ...] | None  # None in a block written before the results were added
 
 
@@ -282,7 +275,7 @@ class Vote:
     reason: str
 
     @classmethod
-    def parse(cls, f: Fields) -> Vote:
+    def from_json(cls, f: Fields) -> Vote:
         return cls(f.raw("judge"), f.int("preference", None), str(f.raw("reason") or ""))
 
 
@@ -298,10 +291,10 @@ class PairwiseVerdict:
     votes: tuple[tuple[str, tuple[Vote, ...]], ...]  # (order: "", "a_first", "b_first"; its votes)
 
     @classmethod
-    def parse(cls, f: Fields) -> PairwiseVerdict:
+    def from_json(cls, f: Fields) -> PairwiseVerdict:
         orders = f.obj("orders") or Fields({}, f.origin)
         groups = [("", f)] + [(key, order) for key in ("a_first", "b_first") if (order := orders.obj(key)) is not None]
-        votes = tuple((key, tuple(Vote.parse(v) for v in g.objs("votes"))) for key, g in groups if isinstance(g.data.get("votes"), list))
+        votes = tuple((key, tuple(Vote.from_json(v) for v in g.objs("votes"))) for key, g in groups if isinstance(g.data.get("votes"), list))
         return cls(f.str("sample_id"), f.str("key"), f.str("status"), f.str("winner"), f.str("position"), f.str("reason"), f.str("error"), votes)
 
     @property
@@ -322,7 +315,7 @@ class WinRate:
     ties: int
 
     @classmethod
-    def parse(cls, f: Fields) -> WinRate:
+    def from_json(cls, f: Fields) -> WinRate:
         ci = f.obj("ci") or Fields({}, f.origin)
         return cls(f.str("key"), f.num("rate"), f.int("decisive"), ci.num("level"), ci.num("low"), ci.num("high"), f.num("p_value"), f.int("ties"))
 
@@ -344,7 +337,7 @@ class Pair:
     verdicts: tuple[PairwiseVerdict, ...]
 
     @classmethod
-    def parse(cls, f: Fields, judge: Any) -> Pair:
+    def from_json(cls, f: Fields, judge: Any) -> Pair:
         names = [(x.get("spec") or x.get("kind") if isinstance(x, Mapping) else x) for x in f.list("targets")[:2]]
         names += [None] * (2 - len(names))
         summary = f.obj("summary") or Fields({}, f.origin)
@@ -355,8 +348,8 @@ class Pair:
             judges=tuple(map(str, judge)) if isinstance(judge, list) else (),
             tally={k: summary.int(k) for k in (*TALLY_KEYS, "compared")},
             position={k: position.int(k) for k in POSITION_KEYS} if position is not None else None,
-            win_rate=tuple(WinRate.parse(r) for r in f.objs("win_rate")),
-            verdicts=tuple(PairwiseVerdict.parse(v) for v in f.objs("verdicts")),
+            win_rate=tuple(WinRate.from_json(r) for r in f.objs("win_rate")),
+            verdicts=tuple(PairwiseVerdict.from_json(v) for v in f.objs("verdicts")),
         )
 
 
@@ -365,7 +358,7 @@ def pairs_of(block: Fields | None) -> tuple[Pair, ...]:
     if block is None:
         return ()
     judge = block.raw("judge")
-    return tuple(Pair.parse(p, judge) for p in block.objs("pairs"))
+    return tuple(Pair.from_json(p, judge) for p in block.objs("pairs"))
 
 
 def report_pairs(report: Fields) -> tuple[Pair, ...]:
@@ -376,7 +369,7 @@ def report_pairs(report: Fields) -> tuple[Pair, ...]:
     if block is not None and isinstance(block.data.get("pairs"), list):
         return pairs_of(block)
     legacy = report.obj("pairwise")
-    return (Pair.parse(legacy, legacy.raw("judge")),) if legacy is not None else ()
+    return (Pair.from_json(legacy, legacy.raw("judge")),) if legacy is not None else ()
 
 
 def parse_pairwise(block: Mapping[str, Any], origin: str = "experiment.pairwise") -> tuple[Pair, ...]:
@@ -388,7 +381,7 @@ def parse_pairwise(block: Mapping[str, Any], origin: str = "experiment.pairwise"
 
 
 @dataclass(frozen=True, slots=True)
-class Experiment:
+class ExperimentBlock:
     control: str | None
     settings: Settings
     variants: tuple[Variant, ...]
@@ -398,7 +391,7 @@ class Experiment:
     runs: Mapping[str, Run]
 
     @classmethod
-    def parse(cls, f: Fields | None) -> Experiment | None:
+    def from_json(cls, f: Fields | None) -> ExperimentBlock | None:
         """The block; None when the report has none (or one without a verdict)."""
         verdict = f.obj("verdict") if f is not None else None
         if f is None or verdict is None:
@@ -408,9 +401,9 @@ class Experiment:
         return cls(
             control=f.str("control"),
             settings=Settings(s.int("resamples", None), s.raw("seed"), s.num("trivial")),
-            variants=tuple(Variant.parse(v) for v in f.objs("variants")),
-            comparisons=tuple(Comparison.parse(c) for c in f.objs("comparisons")),
-            verdict=Verdict.parse(verdict),
+            variants=tuple(Variant.from_json(v) for v in f.objs("variants")),
+            comparisons=tuple(Comparison.from_json(c) for c in f.objs("comparisons")),
+            verdict=verdict_from_json(verdict),
             require=Require(req.str("policy"), req.bool("passed"), req.str("reason")) if req is not None else None,
             runs=_runs(f.obj("runs")),
         )
@@ -428,6 +421,6 @@ def _runs(f: Fields | None) -> dict[str, Run]:
         run = f.obj(name)  # type: ignore[union-attr]
         if run is None:
             continue
-        results = tuple(Case.parse(r) for r in run.objs("results")) if isinstance(run.data.get("results"), list) else None
-        runs[str(name)] = Run(run.str("report"), Target.parse(run.obj("target")), results)
+        results = tuple(Case.from_json(r) for r in run.objs("results")) if isinstance(run.data.get("results"), list) else None
+        runs[str(name)] = Run(run.str("report"), RunTarget.from_json(run.obj("target")), results)
     return runs

@@ -12,20 +12,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, overload
+from typing import Any, BinaryIO, overload
 
 from omk.errors import InputError
-from omk.report.fields import Fields
-
-if TYPE_CHECKING:
-    from omk.report.document import Result
+from omk.records.fields import Fields
+from omk.records.result import SampleResult
 
 START = b'  "results": [\n'
 ITEM = b"    {"
 END = b"  ]"
 
 
-class ResultRows(Sequence["Result"]):
+class ResultRows(Sequence[SampleResult]):
     """The results of a report.json, each parsed (and checked) when it is reached."""
 
     def __init__(self, path: Path, spans: list[tuple[int, int]]):
@@ -36,16 +34,16 @@ class ResultRows(Sequence["Result"]):
         return len(self.spans)
 
     @overload
-    def __getitem__(self, index: int) -> Result: ...
+    def __getitem__(self, index: int) -> SampleResult: ...
     @overload
-    def __getitem__(self, index: slice) -> list[Result]: ...
-    def __getitem__(self, index: int | slice) -> Result | list[Result]:
+    def __getitem__(self, index: slice) -> list[SampleResult]: ...
+    def __getitem__(self, index: int | slice) -> SampleResult | list[SampleResult]:
         if isinstance(index, slice):
             return [self._parse(i, t) for i, t in zip(range(len(self))[index], self._texts(self.spans[index]), strict=True)]
         i = range(len(self))[index]
         return self._parse(i, next(self._texts([self.spans[i]])))
 
-    def __iter__(self) -> Iterator[Result]:
+    def __iter__(self) -> Iterator[SampleResult]:
         for i, text in enumerate(self._texts(self.spans)):
             yield self._parse(i, text)
 
@@ -59,9 +57,7 @@ class ResultRows(Sequence["Result"]):
                 f.seek(offset)
                 yield f.read(length).decode("utf-8")
 
-    def _parse(self, i: int, text: str) -> Result:
-        from omk.report.document import Result
-
+    def _parse(self, i: int, text: str) -> SampleResult:
         origin = str(self.path)
         try:
             data = json.loads(text)
@@ -70,7 +66,7 @@ class ResultRows(Sequence["Result"]):
         holder = Fields({}, origin, Fields({}, origin), "results")
         if not isinstance(data, dict):
             raise Fields.error(origin, holder.at(i), "an object", data)
-        return Result.parse(Fields(data, origin, holder, i))
+        return SampleResult.from_json(Fields(data, origin, holder, i))
 
 
 class ResultDicts:

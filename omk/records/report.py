@@ -1,0 +1,275 @@
+"""report.json as omk writes and reads it (docs/report-format.md): the summary, its categories,
+the `--repeat` spread, and `ReportDocument`, the whole report as every format reads it.
+
+`ReportDocument.from_dict(data, origin)` checks the shape of everything the formats read and
+raises an `InputError` naming the file and the field when a report was edited into a shape omk
+never writes; missing fields (reports written by an older omk) take the value a reader would
+assume. The engine hands the formats the same view built from `Report.to_dict()`, so a run and
+`omk report RUN_DIR` render the same bytes. Values are kept as written (no rounding, an integer
+stays an integer); JSON values a format only shows (an assertion's `value`, a tool call's input,
+a judge block's extra fields) stay plain JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from omk.errors import InputError
+from omk.records.fields import Fields, Number
+from omk.records.result import SampleResult
+
+if TYPE_CHECKING:  # the experiment block's types read this module's
+    from omk.records.experiment import ExperimentBlock, Pair
+    from omk.records.rows import ResultRows
+
+FORMAT = "omk-report/1"
+LAYERS = ("fact", "behavior", "judge")
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    """One entry of `summary.categories`; `category` is None for the uncategorised."""
+
+    category: str | None
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    pass_rate: Number | None
+    composite: Number | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "total": self.total,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errored": self.errored,
+            "pass_rate": self.pass_rate,
+            "composite": self.composite,
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Category:
+        return cls(f.str("category"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"), f.num("pass_rate"), f.num("composite"))
+
+
+@dataclass(frozen=True, slots=True)
+class LayerMeans:
+    """Mean scores over the samples that ran; None where no sample had that layer."""
+
+    fact: float | None = None
+    behavior: float | None = None
+    judge: float | None = None
+    composite: float | None = None
+
+    def layer(self, name: str) -> float | None:
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> LayerMeans:
+        if f is None:
+            return cls()
+        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The run's counts, mean scores and gate (`summary` of report.json)."""
+
+    total: int = 0
+    ok: int = 0
+    errored: int = 0
+    passed: int = 0
+    failed: int = 0
+    cost_usd: float | None = None  # spent by the target this run (cached results cost nothing now)
+    duration_ms: float | None = None
+    scores: LayerMeans = LayerMeans()
+    threshold: float | None = None
+    gate_passed: bool = False
+    skipped_judge_items: int = 0
+    categories: tuple[Category, ...] = ()
+    cached: int = 0
+    judge_cost_usd: float | None = None
+    skipped_judge_reason: str | None = None
+    repeat: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "ok": self.ok,
+            "errored": self.errored,
+            "passed": self.passed,
+            "failed": self.failed,
+            "cost_usd": self.cost_usd,
+            "duration_ms": self.duration_ms,
+            "scores": self.scores.to_json(),
+            "threshold": self.threshold,
+            "gate_passed": self.gate_passed,
+            "skipped_judge_items": self.skipped_judge_items,
+            "categories": [c.to_json() for c in self.categories],
+            "cached": self.cached,
+            "judge_cost_usd": self.judge_cost_usd,
+            "skipped_judge_reason": self.skipped_judge_reason,
+            "repeat": self.repeat,
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Summary:
+        return cls(
+            total=f.int("total"),
+            ok=f.int("ok"),
+            errored=f.int("errored"),
+            passed=f.int("passed"),
+            failed=f.int("failed"),
+            cost_usd=f.num("cost_usd"),
+            judge_cost_usd=f.num("judge_cost_usd"),
+            duration_ms=f.num("duration_ms"),
+            scores=LayerMeans.from_json(f.obj("scores")),
+            threshold=f.num("threshold"),
+            gate_passed=f.bool("gate_passed"),
+            skipped_judge_items=f.int("skipped_judge_items"),
+            skipped_judge_reason=f.str("skipped_judge_reason"),
+            cached=f.int("cached"),
+            repeat=f.int("repeat", 1) or 1,
+            categories=tuple(Category.from_json(c) for c in f.objs("categories")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Repeats:
+    """The spread under `--repeat N`."""
+
+    n: int | None
+    samples: int | None
+    always_passed: int | None
+    flaky: int | None
+    never_passed: int | None
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Repeats | None:
+        if f is None:
+            return None
+        return cls(*(f.int(k, None) for k in ("n", "samples", "always_passed", "flaky", "never_passed")))
+
+
+@dataclass(frozen=True, slots=True)
+class RunTarget:
+    """What produced the outputs: `kind` and `spec` (`KIND:ARG`)."""
+
+    kind: str | None = None
+    spec: str | None = None
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> RunTarget:
+        return cls(f.str("kind"), f.str("spec")) if f is not None else cls()
+
+    @property
+    def name(self) -> str | None:
+        return self.spec or self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class ReportDocument:
+    """report.json, typed. `data` is the dictionary it was read from: report.json is written from
+    it as it is, fields this view does not type included."""
+
+    data: Mapping[str, Any]
+    run_id: str | None
+    omk_version: str | None
+    started_at: str | None
+    finished_at: str | None
+    samples_files: tuple[str, ...]
+    target: RunTarget
+    judge_models: tuple[str, ...] | None  # None when no judge ran
+    summary: Summary
+    results: Sequence[SampleResult]  # a tuple, or `ResultRows` read from report.json one at a time
+    repeats: Repeats | None
+    warnings: tuple[str, ...]
+    experiment: ExperimentBlock | None  # only in an experiment's report
+    pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
+
+    @classmethod
+    def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
+        """The typed report of a `report.json` dictionary read from `origin` (a file, or "report");
+        `rows`: its results, read lazily from the file (`data` then holds none)."""
+        from omk.records import experiment as ed
+
+        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+            found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
+            raise InputError(f"{origin}: format: expected {FORMAT!r}, found {found!r}")
+        if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
+            raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
+        f = Fields(data, origin)
+        judge = f.obj("judge")
+        results: Sequence[SampleResult] = rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
+        return cls(
+            data=data,
+            run_id=f.str("run_id"),
+            omk_version=f.str("omk_version"),
+            started_at=f.str("started_at"),
+            finished_at=f.str("finished_at"),
+            samples_files=f.strs("samples_files"),
+            target=RunTarget.from_json(f.obj("target")),
+            judge_models=tuple(str(m) for m in judge.list("models")) if judge and judge.data else None,
+            summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]
+            results=results,
+            repeats=Repeats.from_json(f.obj("repeats")),
+            warnings=f.strs("warnings"),
+            experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
+            pairs=ed.report_pairs(f),
+        )
+
+    @classmethod
+    def of(cls, report: ReportDocument | Mapping[str, Any]) -> ReportDocument:
+        """`report` typed: as it is when it already is, else read from its dictionary."""
+        return report if isinstance(report, ReportDocument) else cls.from_dict(report)
+
+    def whole(self) -> dict[str, Any]:
+        """report.json as a dictionary, every result in it (read from the file if need be)."""
+        texts = getattr(self.results, "texts", None)
+        if texts is None:
+            return dict(self.data)
+        return {**self.data, "results": [json.loads(t) for t in texts()]}
+
+    @property
+    def repeated(self) -> bool:
+        """Whether the run repeated samples (`--repeat N`): some result has a repeat index above 0."""
+        if self.repeats is not None and self.repeats.n is not None:
+            return self.repeats.n > 1
+        if "repeat" in (self.data.get("summary") or {}):  # the summary says (reports since --repeat)
+            return self.summary.repeat > 1
+        return any(r.repeat > 0 for r in self.results)
+
+
+def read_document(path: Path) -> ReportDocument:
+    """A finished run's report (its folder or its report.json), typed; bad input is an InputError.
+
+    A report.json as omk writes it (one result per line) is read without its results, which are
+    parsed one at a time when a format walks them (`ResultRows`); any other layout is read whole."""
+    from omk.records.rows import read_lazily
+
+    if path.is_dir():
+        path = path / "report.json"
+    try:
+        found = read_lazily(path)
+        if found is not None:
+            data, rows = found
+            return ReportDocument.from_dict(data, str(path), rows)
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such report (expected a run folder or its report.json)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to read") from None
+    return ReportDocument.from_dict(data, str(path))

@@ -1,0 +1,564 @@
+"""One sample's result as omk writes it and reads it back: one class per record, each with one
+`to_json` (what results.jsonl and report.json hold, docs/report-format.md) and one checked
+`from_json` (a wrong type is an `InputError` naming the file and the field, e.g.
+`run/report.json: results[3].scores.fact: expected a number or null, found "high"`; a missing
+field takes the value a reader of an older report would assume).
+
+The engine fills `Trace`, `TurnResult` and `SampleResult` as a sample runs; the leaves
+(`ToolCall`, `Tokens`, `Scores`, `AssertionResult`, `JudgeBlock`) are frozen. Values a report only
+shows (an assertion's `value`, a tool call's input and output, the judge block's own fields) stay
+plain JSON as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from omk.model import Layer, Status
+from omk.records.fields import Fields, Number
+
+RunStatus = Literal["ok", "error"]  # a sample's: it ran, or the target/judge failed on it
+TurnStatus = Literal["ok", "error", "skipped"]  # a turn's: sent, failed, or not sent
+LAYERS = ("fact", "behavior", "judge")
+
+
+def _status(f: Fields, allowed: tuple[str, ...], default: str) -> Any:
+    value = f.str("status", default)
+    if value not in allowed:
+        raise f.fail("status", " or ".join(repr(a) for a in allowed))
+    return value
+
+
+def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -> Any:
+    value = f.str(key)
+    if value is None:
+        return default
+    try:
+        return kind(value)
+    except ValueError:
+        raise f.fail(key, " or ".join(repr(m.value) for m in kind)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call the agent made, with what answered it."""
+
+    tool: str
+    input: Any = None
+    output: Any = None
+    mocked: bool = False
+    mock_key: str | None = None
+    is_error: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "input": self.input,
+            "output": self.output,
+            "mocked": self.mocked,
+            "mock_key": self.mock_key,
+            "is_error": self.is_error,
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> ToolCall:
+        return cls(f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"))
+
+
+@dataclass(slots=True)
+class MockStats:
+    """How often the sample's mocks answered (`per_mock`: by mock key). Counted as calls come."""
+
+    hits: int = 0
+    misses: int = 0
+    per_mock: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hits": self.hits, "misses": self.misses, "per_mock": dict(self.per_mock)}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> MockStats | None:
+        if f is None or not f.data:
+            return None
+        per = f.obj("per_mock")
+        counts = {str(k): v for k, v in per.data.items()} if per else {}
+        return cls(f.int("hits"), f.int("misses"), counts)
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Tokens the target reported (None: not reported, never zero). The prompt-cache counts are
+    written only by targets that report them (`cached` says so)."""
+
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_creation: int | None = None
+    cached: bool = False
+
+    @classmethod
+    def of(cls, value: Tokens | Mapping[str, Any] | None) -> Tokens:
+        """Tokens from a mapping as report.json writes it (`{"input": 5, "output": 7}`)."""
+        if value is None or isinstance(value, Tokens):
+            return value or cls()
+        cached = "cache_read" in value or "cache_creation" in value
+        return cls(value.get("input"), value.get("output"), value.get("cache_read"), value.get("cache_creation"), cached)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_json().get(key, default)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to another `Tokens` of the same counts, or to its JSON form (`{"input": 5, "output": 7}`)."""
+        if isinstance(other, Mapping):
+            return self.to_json() == dict(other)
+        if not isinstance(other, Tokens):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.to_json().items()))
+
+    def to_json(self) -> dict[str, int | None]:
+        data = {"input": self.input, "output": self.output}
+        if self.cached:
+            data.update(cache_read=self.cache_read, cache_creation=self.cache_creation)
+        return data
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Tokens:
+        if f is None:
+            return cls()
+        cached = "cache_read" in f.data or "cache_creation" in f.data
+        return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
+
+
+@dataclass(slots=True)
+class Trace:
+    """What a target reports besides the output. None means "not reported", never zero.
+
+    The agent CLI fields (`api_latency_ms`, `stop_reason`, `session_id`) are written only when
+    set, so other targets' traces keep their shape. `tokens` may be given as a mapping.
+    """
+
+    turns: int | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    tokens: Tokens = field(default_factory=Tokens)
+    mock_stats: MockStats | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. "stopped at max_turns (10)"; omitted when empty
+    api_latency_ms: float | None = None  # time spent waiting for the model API, as the CLI measured it
+    stop_reason: str | None = None  # the model's last stop reason (`end_turn`, `tool_use`, `max_tokens`…)
+    session_id: str | None = None  # the agent CLI's session (a conversation's turns share it)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tokens, Tokens):
+            self.tokens = Tokens.of(self.tokens)
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "turns": self.turns,
+            "tool_calls": [c.to_json() for c in self.tool_calls],
+            "cost_usd": self.cost_usd,
+            "latency_ms": self.latency_ms,
+            "tokens": self.tokens.to_json(),
+            "mock_stats": self.mock_stats.to_json() if self.mock_stats else None,
+        }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        for name in ("api_latency_ms", "stop_reason", "session_id"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        return data
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Trace:
+        if f is None:
+            return cls()
+        return cls(
+            turns=f.int("turns", None),
+            tool_calls=[ToolCall.from_json(c) for c in f.objs("tool_calls")],
+            cost_usd=f.num("cost_usd"),
+            latency_ms=f.num("latency_ms"),
+            tokens=Tokens.from_json(f.obj("tokens")),
+            mock_stats=MockStats.from_json(f.obj("mock_stats")),
+            notes=list(f.strs("notes")),
+            api_latency_ms=f.num("api_latency_ms"),
+            stop_reason=f.str("stop_reason"),
+            session_id=f.str("session_id"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionResult:
+    """One assertion's outcome; an `assert-set` has its `children`."""
+
+    type: str
+    layer: Layer
+    status: Status
+    weight: float
+    negate: bool  # `not` in report.json
+    metric: float | None = None
+    score: float | None = None
+    message: str | None = None
+    children: tuple[AssertionResult, ...] = ()
+    value: Any = None  # what was checked for, for people reading the report
+    error: bool = False  # the check could not run (timeout, crash): failed, and `not` did not invert it
+
+    @property
+    def passed(self) -> bool | None:
+        """None when skipped (nothing to check against, no judge)."""
+        if self.status is Status.SKIPPED:
+            return None
+        return self.status is Status.PASSED
+
+    def to_json(self) -> dict[str, Any]:
+        status = self.status
+        return {
+            "type": self.type,
+            "layer": self.layer.value,
+            "status": status.value,
+            "passed": None if status is Status.SKIPPED else status is Status.PASSED,
+            "weight": self.weight,
+            "not": self.negate,
+            "value": self.value,
+            "metric": self.metric,
+            "score": self.score,
+            "message": self.message,
+            "error": self.error,
+            "children": [c.to_json() for c in self.children],
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> AssertionResult:
+        return cls(
+            type=f.str("type", ""),
+            layer=_enum(f, "layer", Layer, Layer.FACT),
+            status=_enum(f, "status", Status, _status_of(f.bool("passed", None))),
+            weight=f.num("weight", 1.0),
+            negate=f.bool("not"),
+            metric=f.num("metric"),
+            score=f.num("score"),
+            message=f.str("message"),
+            children=tuple(cls.from_json(c) for c in f.objs("children")),
+            value=f.raw("value"),
+            error=f.bool("error"),
+        )
+
+    @classmethod
+    def read(cls, data: Any, origin: str = "assertion") -> AssertionResult:
+        """An assertion's JSON object (as `to_json` writes it) read back."""
+        return cls.from_json(Fields.of(data, origin, ""))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _status_of(passed: bool | None) -> Status:
+    return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeItem:
+    """The rubric's or one dimension's score and reason."""
+
+    score: Any
+    reason: str | None
+
+    @classmethod
+    def from_json(cls, f: Fields) -> JudgeItem:
+        return cls(f.raw("score"), f.str("reason"))
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeBlock:
+    """A result's (or a turn's) judge block: the layer score, the rubric, each dimension, the
+    cost and the error, typed; `data` is the block as the judge wrote it (an ensemble's members
+    and agreement included), which `to_json` gives back unchanged."""
+
+    score: Number | None
+    rubric: JudgeItem | None
+    dimensions: tuple[tuple[str, JudgeItem], ...]
+    cost_usd: Number | None
+    error: str | None
+    data: Mapping[str, Any]
+
+    def to_json(self) -> Mapping[str, Any]:
+        return self.data
+
+    @property
+    def members(self) -> dict[Any, Any] | None:
+        """An ensemble's scores by member (`judges`), None for a single judge."""
+        members = self.data.get("judges")
+        if not isinstance(members, list):
+            return None
+        return {m.get("judge"): m.get("score") for m in members if isinstance(m, Mapping)}
+
+    @property
+    def member_scores(self) -> list[float]:
+        """The numeric scores of an ensemble's members (`judges`, or `ensemble` as older omk wrote)."""
+        members = self.data.get("ensemble") or self.data.get("judges")
+        if not isinstance(members, list):
+            return []
+        return [m["score"] for m in members if isinstance(m, Mapping) and _is_number(m.get("score"))]
+
+    @property
+    def agreement_stddev(self) -> float | None:
+        """The spread of an ensemble's scores, as its `agreement` block says."""
+        agreement = self.data.get("agreement")
+        found = agreement.get("stddev") if isinstance(agreement, Mapping) else None
+        return float(found) if _is_number(found) else None
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The block's fields besides the score, the rubric and the dimensions."""
+        return {k: v for k, v in self.data.items() if k not in ("score", "rubric", "dimensions")}
+
+    def items(self) -> list[tuple[str, Any, str]]:
+        """(what, score, reason) for the rubric and each dimension."""
+        found = [("rubric", self.rubric.score, self.rubric.reason or "")] if self.rubric else []
+        return found + [(f"dimension {name}", d.score, d.reason or "") for name, d in self.dimensions]
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> JudgeBlock | None:
+        if f is None or not f.data:
+            return None
+        rubric, dims = f.data.get("rubric"), f.data.get("dimensions")
+        holder = Fields({}, f.origin, f, "dimensions")
+        score = f.data.get("score")
+        return cls(
+            score=score if isinstance(score, int | float) and not isinstance(score, bool) else None,
+            rubric=JudgeItem.from_json(Fields(rubric, f.origin, f, "rubric")) if isinstance(rubric, Mapping) else None,
+            dimensions=tuple(
+                (str(name), JudgeItem.from_json(Fields(d, f.origin, holder, str(name))))
+                for name, d in (dims.items() if isinstance(dims, Mapping) else ())
+                if isinstance(d, Mapping)
+            ),
+            cost_usd=f.num("cost_usd") if not isinstance(f.data.get("cost_usd"), Mapping) else None,
+            error=f.data.get("error") if isinstance(f.data.get("error"), str) else None,
+            data=f.data,
+        )
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any] | None, origin: str = "judge") -> JudgeBlock | None:
+        """The block a judge returned (a mapping) as a record; None for none."""
+        return cls.from_json(Fields(data, origin)) if data else None
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
+    their mean (0 when nothing was graded; None only in a report that left it out)."""
+
+    fact: float | None = None
+    behavior: float | None = None
+    judge: float | None = None
+    composite: float | None = 0.0
+
+    def layer(self, name: str) -> float | None:
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Scores:
+        if f is None:
+            return cls(composite=None)
+        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
+
+
+@dataclass(frozen=True, slots=True)
+class InlinedUrl:
+    """A URL inlined into the prompt: its address, the inlined text, and the other fields."""
+
+    url: Any
+    body: Any
+    meta: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, value: Any) -> InlinedUrl | Any:
+        if not isinstance(value, Mapping):
+            return value
+        meta = {k: v for k, v in value.items() if k not in ("url", "content", "text")}
+        return cls(value.get("url"), value.get("content", value.get("text")), meta)
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """One turn of a conversation as it ran: its output, checks and scores. `passed` is None for
+    a turn with nothing graded: it does not count."""
+
+    index: int  # 0-based
+    prompt: str  # the composed prompt sent for this turn
+    status: TurnStatus = "ok"
+    error: str | None = None
+    output: str | None = None
+    trace: Trace = field(default_factory=Trace)
+    assertions: list[AssertionResult] = field(default_factory=list)
+    judge: JudgeBlock | None = None
+    judge_skipped: str | None = None
+    scores: Scores = field(default_factory=Scores)
+    passed: bool | None = None
+    attempts: int = 0
+
+    turns = ()  # a turn has none: a report reads a turn's failures as it reads a result's
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "status": self.status,
+            "error": self.error,
+            "prompt": self.prompt,
+            "output": self.output,
+            "trace": self.trace.to_json(),
+            "assertions": [a.to_json() for a in self.assertions],
+            "judge": self.judge.to_json() if self.judge is not None else None,
+            "judge_skipped": self.judge_skipped,
+            "scores": self.scores.to_json(),
+            "passed": self.passed,
+            "attempts": self.attempts,
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> TurnResult:
+        return cls(
+            index=f.int("index"),
+            prompt=f.str("prompt", ""),
+            status=_status(f, ("ok", "error", "skipped"), "ok"),
+            error=f.str("error"),
+            output=f.str("output"),
+            trace=Trace.from_json(f.obj("trace")),
+            assertions=[AssertionResult.from_json(a) for a in f.objs("assertions")],
+            judge=JudgeBlock.from_json(f.obj("judge")),
+            judge_skipped=f.str("judge_skipped"),
+            scores=Scores.from_json(f.obj("scores")),
+            passed=f.bool("passed", None),
+            attempts=f.int("attempts"),
+        )
+
+
+@dataclass(slots=True)
+class SampleResult:
+    """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's
+    own fields a report shows (where it was written, capability, difficulty, tripwire, category,
+    inlined URLs) are copied in when the run starts it (`SampleResult.start`)."""
+
+    sample_id: str
+    status: RunStatus
+    prompt: str
+    error: str | None = None
+    output: str | None = None
+    trace: Trace = field(default_factory=Trace)
+    assertions: list[AssertionResult] = field(default_factory=list)
+    judge: JudgeBlock | None = None
+    judge_skipped: str | None = None  # why the judge did not run, when the sample had judge work
+    scores: Scores = field(default_factory=Scores)
+    passed: bool = False
+    duration_ms: float = 0.0
+    repeat: int = 0  # 0-based index under --repeat N
+    attempts: int = 0  # target calls made for this result (retries included; 0 when cached)
+    cached: bool = False  # output and trace came from the response cache, no call was made
+    turns: list[TurnResult] = field(default_factory=list)  # a conversation's turns; empty otherwise
+    source_file: str | None = None
+    source_line: int | None = None
+    capability: list[str] = field(default_factory=list)
+    difficulty: str | None = None
+    tripwire: bool = False
+    category: str | None = None
+    urls: list[Any] = field(default_factory=list)  # the URLs inlined into the prompt, as written
+
+    @classmethod
+    def start(cls, sample: Any, prompt: str, repeat: int = 0) -> SampleResult:
+        """The result of `sample` (an `omk.Sample`) about to run."""
+        source = sample.source
+        return cls(
+            sample_id=sample.sample_id,
+            status="ok",
+            prompt=prompt,
+            repeat=repeat,
+            source_file=source.file if source else None,
+            source_line=source.line if source else None,
+            capability=sample.capability,
+            difficulty=sample.difficulty,
+            tripwire=sample.tripwire,
+            category=sample.category,
+            urls=sample.inlined_urls,
+        )
+
+    @property
+    def composite(self) -> float:
+        """The sample's composite score (the mean of its layers; 0 when nothing was graded)."""
+        return self.scores.composite or 0.0
+
+    @property
+    def inlined_urls(self) -> list[InlinedUrl | Any]:
+        return [InlinedUrl.of(u) for u in self.urls]
+
+    def to_json(self) -> dict[str, Any]:
+        source = {"file": self.source_file, "line": self.source_line} if self.source_file is not None else None
+        data = {
+            "sample_id": self.sample_id,
+            "status": self.status,
+            "error": self.error,
+            "source": source,
+            "capability": self.capability,
+            "difficulty": self.difficulty,
+            "tripwire": self.tripwire,
+            "category": self.category,
+            "prompt": self.prompt,
+            "output": self.output,
+            "trace": self.trace.to_json(),
+            "assertions": [a.to_json() for a in self.assertions],
+            "judge": self.judge.to_json() if self.judge is not None else None,
+            "judge_skipped": self.judge_skipped,
+            "urls": self.urls,
+            "scores": self.scores.to_json(),
+            "passed": self.passed,
+            "duration_ms": round(self.duration_ms, 1),
+            "repeat": self.repeat,
+            "attempts": self.attempts,
+            "cached": self.cached,
+        }
+        if self.turns:
+            data["turns"] = [t.to_json() for t in self.turns]
+        return data
+
+    @classmethod
+    def from_json(cls, f: Fields) -> SampleResult:
+        if not isinstance(f.data.get("sample_id"), str):
+            raise f.fail("sample_id", "a string")
+        source = f.obj("source")
+        return cls(
+            sample_id=f.data["sample_id"],
+            status=_status(f, ("ok", "error"), ""),
+            prompt=f.str("prompt", ""),
+            error=f.str("error"),
+            output=f.str("output"),
+            trace=Trace.from_json(f.obj("trace")),
+            assertions=[AssertionResult.from_json(a) for a in f.objs("assertions")],
+            judge=JudgeBlock.from_json(f.obj("judge")),
+            judge_skipped=f.str("judge_skipped"),
+            scores=Scores.from_json(f.obj("scores")),
+            passed=f.bool("passed"),
+            duration_ms=f.num("duration_ms", 0.0),
+            repeat=f.int("repeat"),
+            attempts=f.int("attempts"),
+            cached=f.bool("cached"),
+            turns=[TurnResult.from_json(t) for t in f.objs("turns")],
+            source_file=source.str("file") if source else None,
+            source_line=source.int("line", None) if source else None,
+            capability=list(f.strs("capability")),
+            difficulty=f.str("difficulty"),
+            tripwire=f.bool("tripwire"),
+            category=f.str("category"),
+            urls=f.list("urls"),
+        )
+
+    @classmethod
+    def read(cls, data: Any, origin: str = "result") -> SampleResult:
+        """One result's JSON object (a results.jsonl line, report.json's `results[i]`) read back."""
+        return cls.from_json(Fields.of(data, origin, ""))

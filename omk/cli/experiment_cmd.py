@@ -6,13 +6,17 @@ import argparse
 import gc
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions
 from omk.engine.experiment import Experiment, ExperimentOutcome
 from omk.records import SampleResult
+
+if TYPE_CHECKING:
+    from omk.records.experiment import ExperimentBlock
 
 
 def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
@@ -103,7 +107,7 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
     console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], Experiment]:
+def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:
     """The run's experiment block: as written (for `--json`) and typed."""
     from omk.errors import InputError, Problem
     from omk.records.report import read_document

@@ -1,6 +1,7 @@
 """Experiment run folders for the report tests: the bundled experiment (PROGRESS), the same with the
 arms swapped (a REGRESS), and one whose treatment crashes on a sample (errored results), each run
-by the real CLI with every format; and synthetic experiment reports built with `analyze`."""
+by the real CLI with every format (the session's fixtures in conftest.py run them once); and
+synthetic experiment reports built with `analyze`."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from omk.experiment import Record, Settings, VariantRun, analyze
 
@@ -27,21 +26,10 @@ def omk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
-def _bundled(out: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+def bundled_run(out: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The bundled experiment run by the CLI into `out` with every format; `extra` adds flags."""
     proc = omk("eval", str(EXPERIMENT / "eval-samples.yaml"), "--seed", "7", "--out", str(out), "--no-cache", "--format", "md,html,junit", *extra)
     return proc, out
-
-
-@pytest.fixture(scope="session")
-def progress_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """The bundled experiment: the support-tone skill against no skill, `--require progress`."""
-    return _bundled(tmp_path_factory.mktemp("progress") / "run", "--require", "progress")
-
-
-@pytest.fixture(scope="session")
-def regress_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """The arms swapped: the skill is the control, no skill the treatment; `--require no-regress`."""
-    return _bundled(tmp_path_factory.mktemp("regress") / "run", "--control", f"tone={SKILL}", "--treatment", "baseline", "--require", "no-regress")
 
 
 # Answers "hello"; with a system prompt saying CRASH it crashes on the prompt "fragile".
@@ -64,10 +52,9 @@ samples:
 """
 
 
-@pytest.fixture(scope="session")
-def crash_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """A treatment that errors on one sample: an <error> in JUnit, an errored row in the reports."""
-    folder = tmp_path_factory.mktemp("crash")
+def crashing_run(folder: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """A treatment that errors on one sample, run by the CLI in `folder`: an <error> in JUnit, an
+    errored row in the reports."""
     (folder / "agent.py").write_text(CRASHY, encoding="utf-8")
     (folder / "eval-samples.yaml").write_text(CRASHY_SAMPLES, encoding="utf-8")
     proc = omk(

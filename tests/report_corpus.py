@@ -75,8 +75,8 @@ def _built() -> None:
     """Reports built in the tests: the factory's (tool calls, mocks, XSS, an errored result), an
     experiment with the pairwise judge's votes and keys, and one from before experiments."""
     sys.path.insert(0, str(ROOT / "tests"))
+    from pairwise_reports import pair_block, with_pairwise
     from report_factory import make_report
-    from test_report_pairwise import pair_block, with_pairwise
 
     from omk.report.json_report import dumps_report
 

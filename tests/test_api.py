@@ -16,15 +16,8 @@ from pathlib import Path
 import pytest
 
 import omk
-from tests.api_support import SAMPLES_YAML, write_agent
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> tuple[Path, str]:
-    (tmp_path / "eval-samples.yaml").write_text(SAMPLES_YAML, encoding="utf-8")
-    return tmp_path, write_agent(tmp_path)
 
 
 def test_every_public_name_resolves_and_import_omk_stays_light():

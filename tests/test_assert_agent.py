@@ -112,7 +112,7 @@ def test_same_tool():
 def test_tool_output_contains_string_and_object_outputs():
     assert check("tool_output_contains", trace=T, value="Bash:on branch MAIN").passed
     assert check("tool_output_contains", trace=T, value="Read:中文").passed
-    assert check("tool_output_contains", trace=T, value='Read:"lines":3').passed  # D9 compact JSON
+    assert check("tool_output_contains", trace=T, value='Read:"lines":3').passed  # an object output is matched as compact JSON
     assert not check("tool_output_contains", trace=T, value="Read:object Object").passed
     assert check("tool_output_contains", trace=T, value="github.create_issue:#12").passed
 

@@ -1,4 +1,4 @@
-"""custom hooks (D10): Python and JS hooks in worker processes, timeouts, crashes, `not`."""
+"""custom hooks: Python and JS hooks in worker processes, timeouts, crashes, `not`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine over every type: `not` (D1), nested assert-sets, layers (D8), order (D11)."""
+"""The engine over every type: `not` on every type, nested assert-sets, layers, results in the sample's order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""rouge_n_min, bleu_min, levenshtein_max and the D6 tokenizer."""
+"""rouge_n_min, bleu_min, levenshtein_max and omk's tokenizer (each CJK character a token)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def bleu_054(out: str, ref: str, smooth: bool = False) -> float:
         cn = ngrams(c, n)
         overlap = clipped(cn, ngrams(r, n))
         count = len(cn)
-        if smooth and n > 1:  # add-one on the higher orders (D7)
+        if smooth and n > 1:  # add-one on the higher orders (`smooth: true`)
             overlap, count = overlap + 1, count + 1
         if count == 0 or overlap == 0:
             return 0.0

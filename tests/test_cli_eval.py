@@ -55,7 +55,7 @@ def test_bundled_replay_run_matches_the_report_contract(tmp_path):
             shared = sample.get("assertions") or []
             checked = [(t, shared + (w.get("assertions") or [])) for t, w in zip(result["turns"], sample["turns"], strict=True)]
         for unit, expected in checked:
-            assert [a["type"] for a in unit["assertions"]] == [a["type"] for a in expected]  # D11
+            assert [a["type"] for a in unit["assertions"]] == [a["type"] for a in expected]  # the sample's order
             assert set(unit["trace"]) >= {"turns", "tool_calls", "cost_usd", "latency_ms", "tokens", "mock_stats"}
             for a in unit["assertions"]:
                 assert set(a) >= {"type", "layer", "passed", "weight", "not", "metric", "score", "message", "children"}
@@ -238,7 +238,7 @@ def test_a_reader_that_leaves_during_the_summary_does_not_change_the_gate_verdic
 
 
 def test_a_quiet_replay_of_a_json_file_loads_neither_rich_nor_httpx_nor_pyyaml(tmp_path):
-    """What a run does not use is not imported (docs/benchmarks.md §3: a cached rerun's start-up)."""
+    """What a run does not use is not imported (docs/benchmarks.md, the cached rerun: its start-up)."""
     (tmp_path / "samples.json").write_text(
         json.dumps({"samples": [{"sample_id": "s1", "prompt": "hi", "assertions": [{"type": "contains", "value": "hi"}]}]}),
         encoding="utf-8",

@@ -165,7 +165,7 @@ def test_coverage_counts_metadata_with_unspecified_and_normalised_capabilities()
     assert cov["construct"] == {"unspecified": 3}
     assert cov["provenance"] == {"unspecified": 2, "human": 1}
     assert cov["assertion_types"] == {"contains": 3, "assert-set": 1, "latency_max": 1}
-    assert cov["layers"] == {"fact": 3}  # a mixed set counts as fact (D8)
+    assert cov["layers"] == {"fact": 3}  # a mixed set counts as fact
     assert cov["declared"] == {"capability": 2, "difficulty": 2, "construct": 0, "provenance": 1}
     assert cov["avg_rubric_length"] == 12 and cov["tripwires"] == 1
 

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from api_support import write_agent
 
 from omk.engine import EvalOptions
 from omk.engine.experiment import prepare_experiment
 from omk.engine.variants import Variant, from_cli
 from omk.errors import ConfigError
-from tests.api_support import write_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "samples" / "experiment"

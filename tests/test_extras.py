@@ -57,7 +57,7 @@ def test_the_bundled_samples_run_without_the_optional_parts(blocked_env, tmp_pat
     assert not [r["sample_id"] for r in report["results"] if r.get("error")]
 
 
-def project(tmp: Path, prompt: str) -> Path:
+def write_project(tmp: Path, prompt: str) -> Path:
     docs = {"command": sys.executable, "args": ["-c", "pass"], "urlPatterns": ["docs.corp.internal"], "fetchTool": {"name": "fetch"}}
     (tmp / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": docs}}), encoding="utf-8")
     sample = {"sample_id": "s1", "prompt": prompt, "assertions": [{"type": "contains", "value": "recorded"}]}
@@ -68,7 +68,7 @@ def project(tmp: Path, prompt: str) -> Path:
 
 
 def test_a_url_for_an_mcp_server_without_the_sdk_is_one_line_and_exit_2(blocked_env, tmp_path):
-    samples = project(tmp_path, "Summarise https://docs.corp.internal/team/space/page")
+    samples = write_project(tmp_path, "Summarise https://docs.corp.internal/team/space/page")
     proc = omk(["eval", str(samples), "--out", str(tmp_path / "run")], tmp_path, blocked_env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.strip() == f"{tmp_path / '.mcp.json'}: URL inlining through the MCP servers here {HINT}"
@@ -77,7 +77,7 @@ def test_a_url_for_an_mcp_server_without_the_sdk_is_one_line_and_exit_2(blocked_
 
 def test_mcp_servers_no_url_needs_are_no_reason_to_stop(blocked_env, tmp_path):
     # The URL is an inside address (refused, never fetched) that no server's pattern matches.
-    samples = project(tmp_path, "Summarise http://127.0.0.1:9/page")
+    samples = write_project(tmp_path, "Summarise http://127.0.0.1:9/page")
     proc = omk(["eval", str(samples), "--out", str(tmp_path / "run")], tmp_path, blocked_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "omk[mcp]" not in proc.stderr

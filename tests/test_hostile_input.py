@@ -157,7 +157,7 @@ def test_a_deeply_nested_page_is_a_failed_url_not_a_crash():
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Path:
+def replay_project(tmp_path: Path) -> Path:
     (tmp_path / "s.yaml").write_text(
         "samples:\n  - {sample_id: a, prompt: hi, assertions: [{type: contains, value: x}]}\n", encoding="utf-8"
     )
@@ -178,11 +178,11 @@ def project(tmp_path: Path) -> Path:
         (["--out", "afile"], "", "--out afile: exists and is not a folder"),
     ],
 )
-def test_bad_settings_are_one_line_and_exit_2(project, args, omk_yaml, words):
-    (project / "afile").write_text("not a folder", encoding="utf-8")
+def test_bad_settings_are_one_line_and_exit_2(replay_project, args, omk_yaml, words):
+    (replay_project / "afile").write_text("not a folder", encoding="utf-8")
     if omk_yaml:
-        (project / "omk.yaml").write_text(omk_yaml, encoding="utf-8")
-    proc = omk(["eval", "s.yaml", "--target", "replay:r.jsonl", *args], project)
+        (replay_project / "omk.yaml").write_text(omk_yaml, encoding="utf-8")
+    proc = omk(["eval", "s.yaml", "--target", "replay:r.jsonl", *args], replay_project)
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
 
@@ -213,12 +213,12 @@ def test_lone_surrogates_in_samples_outputs_and_resume_never_stop_a_run(tmp_path
     strict_json(tmp_path / "run" / "report.json")
 
 
-def test_non_finite_numbers_never_reach_a_report(tmp_path, project):
-    (project / "r.jsonl").write_text('{"sample_id": "a", "output": "x", "trace": {"cost_usd": NaN}}\n', encoding="utf-8")
-    proc = omk(["eval", "s.yaml", "--target", "replay:r.jsonl", "--out", "run"], project)
+def test_non_finite_numbers_never_reach_a_report(tmp_path, replay_project):
+    (replay_project / "r.jsonl").write_text('{"sample_id": "a", "output": "x", "trace": {"cost_usd": NaN}}\n', encoding="utf-8")
+    proc = omk(["eval", "s.yaml", "--target", "replay:r.jsonl", "--out", "run"], replay_project)
     assert proc.returncode == 2 and "trace.cost_usd must be a non-negative number (got nan)" in proc.stderr
-    (project / "s.json").write_text('[{"sample_id": "a", "prompt": "p", "assertions": [{"type": "max_length", "value": Infinity}]}]', encoding="utf-8")
-    proc = omk(["doctor", "s.json"], project)
+    (replay_project / "s.json").write_text('[{"sample_id": "a", "prompt": "p", "assertions": [{"type": "max_length", "value": Infinity}]}]', encoding="utf-8")
+    proc = omk(["doctor", "s.json"], replay_project)
     assert proc.returncode == 2 and "s.json:1: JSON parse error: Infinity is not valid JSON" in proc.stderr
 
 
@@ -247,13 +247,13 @@ def test_ten_thousand_digit_integers(tmp_path, suffix):
         lambda r: r["results"].append(7),
     ],
 )
-def test_report_and_doctor_on_a_hand_edited_report(project, edit):
-    assert omk(["eval", "s.yaml", "--target", "replay:r.jsonl", "--out", "run"], project).returncode == 0
-    report = json.loads((project / "run" / "report.json").read_text(encoding="utf-8"))
+def test_report_and_doctor_on_a_hand_edited_report(replay_project, edit):
+    assert omk(["eval", "s.yaml", "--target", "replay:r.jsonl", "--out", "run"], replay_project).returncode == 0
+    report = json.loads((replay_project / "run" / "report.json").read_text(encoding="utf-8"))
     edit(report)
-    (project / "run" / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    (replay_project / "run" / "report.json").write_text(json.dumps(report), encoding="utf-8")
     for args in (["report", "run", "--format", "html,md,junit", "--out", "re"], ["doctor", "s.yaml", "--report", "run"]):
-        proc = omk(args, project)
+        proc = omk(args, replay_project)
         assert "Traceback" not in proc.stderr, (args, proc.stderr)
         assert proc.returncode in (0, 1, 2)
 

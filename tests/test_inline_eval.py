@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from inline_doc_server import DocServer, refused_url
+from inline_doc_server import refused_url
 
 from omk.cli.main import main
 
@@ -85,12 +85,6 @@ def results_by_id(out: Path) -> dict[str, dict]:
 
 def urls_by_url(result: dict) -> dict[str, dict]:
     return {u["url"]: u for u in result["urls"]}
-
-
-@pytest.fixture(scope="module")
-def http():
-    with DocServer() as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")

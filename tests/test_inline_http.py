@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from inline_doc_server import DocServer, refused_url
+from inline_doc_server import refused_url
 
 from omk.inline.http_fetch import HttpFetcher, login_page_reason
 from omk.inline.outcome import (
@@ -18,13 +18,6 @@ from omk.inline.outcome import (
     FetchFailure,
 )
 from omk.inline.policy import build_policy
-
-
-@pytest.fixture(scope="module")
-def server():
-    with DocServer() as srv:
-        yield srv
-
 
 LOOPBACK = build_policy(["127.0.0.1"])  # the test server is reached through the allow-list
 
@@ -40,8 +33,8 @@ def fetch(url: str, **kwargs) -> Fetched | FetchFailure:
     return asyncio.run(go())
 
 
-def test_html_becomes_readable_text_without_scripts_styles_or_chrome(server):
-    got = fetch(server.url("/doc.html"))
+def test_html_becomes_readable_text_without_scripts_styles_or_chrome(http):
+    got = fetch(http.url("/doc.html"))
     assert isinstance(got, Fetched) and got.source == "http"
     text = got.content
     assert text.startswith("# Feature X design")
@@ -52,19 +45,19 @@ def test_html_becomes_readable_text_without_scripts_styles_or_chrome(server):
         assert noise not in text
 
 
-def test_plain_text_is_trimmed_and_kept_as_is(server):
-    got = fetch(server.url("/plain.txt"))
+def test_plain_text_is_trimmed_and_kept_as_is(http):
+    got = fetch(http.url("/plain.txt"))
     assert isinstance(got, Fetched)
     assert got.content.startswith("Release notes 2.4\n\nThe importer") and not got.content.endswith("\n")
 
 
-def test_declared_charset_is_honoured(server):
-    got = fetch(server.url("/gbk.html"))
+def test_declared_charset_is_honoured(http):
+    got = fetch(http.url("/gbk.html"))
     assert isinstance(got, Fetched) and "这是一个用 GBK 编码的中文页面" in got.content
 
 
-def test_redirects_are_followed(server):
-    got = fetch(server.url("/redirect"))
+def test_redirects_are_followed(http):
+    got = fetch(http.url("/redirect"))
     assert isinstance(got, Fetched) and "Feature X lets users" in got.content
 
 
@@ -77,38 +70,38 @@ def test_redirects_are_followed(server):
         ("/boom", "500 Internal Server Error", HINT_SERVER),
     ],
 )
-def test_error_statuses_give_the_status_and_a_hint(server, path, reason, hint):
-    got = fetch(server.url(path))
+def test_error_statuses_give_the_status_and_a_hint(http, path, reason, hint):
+    got = fetch(http.url(path))
     assert isinstance(got, FetchFailure)
     assert (got.source, got.reason, got.hint) == ("http", reason, hint)
 
 
-def test_login_redirect_and_login_form_are_not_documents(server):
-    got = fetch(server.url("/login-redirect"))
+def test_login_redirect_and_login_form_are_not_documents(http):
+    got = fetch(http.url("/login-redirect"))
     assert isinstance(got, FetchFailure) and got.hint == HINT_AUTH
     assert got.reason.startswith("redirected to a sign-in page") and "/login?next=" in got.reason
-    got = fetch(server.url("/login"))
+    got = fetch(http.url("/login"))
     assert isinstance(got, FetchFailure) and got.reason == "got a sign-in form instead of the document"
 
 
-def test_size_cap_applies_to_declared_and_streamed_bodies(server):
-    got = fetch(server.url("/huge"))
+def test_size_cap_applies_to_declared_and_streamed_bodies(http):
+    got = fetch(http.url("/huge"))
     assert isinstance(got, FetchFailure) and got.reason == "larger than the 2 MB size cap" and got.hint == HINT_TOO_LARGE
-    got = fetch(server.url("/stream-big"), max_bytes=1000)
+    got = fetch(http.url("/stream-big"), max_bytes=1000)
     assert isinstance(got, FetchFailure) and got.reason == "larger than the 1000 bytes size cap"
-    assert isinstance(fetch(server.url("/stream-big"), max_bytes=10_000), Fetched)
+    assert isinstance(fetch(http.url("/stream-big"), max_bytes=10_000), Fetched)
 
 
-def test_slow_server_times_out(server):
-    got = fetch(server.url("/slow"), timeout=0.3)
+def test_slow_server_times_out(http):
+    got = fetch(http.url("/slow"), timeout=0.3)
     assert isinstance(got, FetchFailure)
     assert (got.reason, got.hint) == ("request timed out (0.3 s)", HINT_NETWORK)
 
 
-def test_short_and_binary_content_are_refused(server):
-    got = fetch(server.url("/short"))
+def test_short_and_binary_content_are_refused(http):
+    got = fetch(http.url("/short"))
     assert isinstance(got, FetchFailure) and got.reason.startswith("content too short (2 characters)")
-    got = fetch(server.url("/image.png"))
+    got = fetch(http.url("/image.png"))
     assert isinstance(got, FetchFailure) and got.reason == "binary content (image/png) cannot be inlined"
 
 

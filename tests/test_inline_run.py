@@ -11,20 +11,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-from inline_doc_server import DocServer
-
 from omk.config import Settings
 from omk.inline import inline_urls
 from omk.model import Sample
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def http():
-    with DocServer() as srv:
-        yield srv
 
 
 def test_both_fields_are_spliced_and_each_url_fetched_once(tmp_path, http):

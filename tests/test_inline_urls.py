@@ -1,4 +1,4 @@
-"""Finding URLs, telling placeholders apart, and splicing content in (reference 0.23 §1.4)."""
+"""Finding URLs, telling placeholders apart, and splicing content in, as omk 0.23 did."""
 
 from __future__ import annotations
 

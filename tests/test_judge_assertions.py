@@ -139,7 +139,7 @@ def test_faithfulness_uses_reference_first_then_sample_context():
         (3, None, False, AStatus.PASSED, 3.0),
         (2, None, False, AStatus.FAILED, 2.0),
         (4, 4.5, False, AStatus.FAILED, 4.0),
-        (2, None, True, AStatus.PASSED, 4.0),  # `not` inverts the verdict and mirrors the score (D1)
+        (2, None, True, AStatus.PASSED, 4.0),  # `not` inverts the verdict and mirrors the score
         (5, None, True, AStatus.FAILED, 1.0),
     ],
 )

@@ -7,7 +7,7 @@ import pytest
 from omk.judge import prompts
 from omk.records import ToolCall, Trace
 
-# Chinese rubric hashes are omk 0.23's (reference 0.23 §3.2); the others are ours, frozen here.
+# Chinese rubric hashes are omk 0.23's; the others are ours, frozen here.
 FROZEN = {
     ("zh", True): ("v3-cot-length", "629bf3b8c41d"),
     ("zh", False): ("v2-cot", "fdc81b19c721"),

@@ -30,10 +30,7 @@ def run(base_url: str, cap: int | None = CAP):
     return asyncio.run(go())
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch):
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_provider_env")
 
 
 def test_a_reply_over_the_cap_with_a_declared_length_fails_the_call():

@@ -94,7 +94,7 @@ def test_every_sample_field_is_carried(tmp_path):
     assert s.environment == {"cli_available": ["git"], "files_available": ["a.py"], "notes": "n"}
     assert s.tools[0]["name"] == "Read" and s.raw["x-owner"] == "ana"
     contains, length, group = s.assertions
-    assert contains.get("value") == 42  # D3: a number value is accepted
+    assert contains.get("value") == 42  # a number value is accepted
     assert (length.layer, length.negate, length.weight) == (Layer.FACT, True, 2.0)
     assert contains.layer is None and contains.negate is False
     assert [c.type for c in group.children] == ["equals", "regex"]
@@ -108,7 +108,7 @@ def test_omk_054_fields_are_accepted(tmp_path):
 
 
 def test_no_length_or_cjk_rule_on_values(tmp_path):
-    """D2: omk 0.54's 2-40 characters / no CJK / no spaces rule is not applied."""
+    """omk 0.54's 2-40 characters / no CJK / no spaces rule is not applied."""
     text = "- sample_id: a\n  prompt: p\n  assertions:\n    - {type: contains, value: x}\n" + (
         "    - {type: equals, value: 这是一个非常长的中文句子用来确认没有四十个字符的限制也没有禁止中日韩文字的规则存在于此处再加一些}\n"
         "    - {type: regex, pattern: 注入|参数化}\n"

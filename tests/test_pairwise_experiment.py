@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from api_support import write_agent
 
 import omk as omk_api
 from omk.engine.variants import target_name, target_variants
 from omk.errors import ConfigError
-from tests.api_support import write_agent
 
 SAMPLES = "".join(f"- sample_id: s{i}\n  prompt: question {i}\n  assertions: [{{type: contains, value: plain}}]\n" for i in range(1, 5))
 X = ["plain one", "plain two", "plain three", "plain four"]
@@ -35,7 +35,7 @@ print(json.dumps({"output": json.dumps({"reason": "GOOD wins" if preference else
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def two_replays(tmp_path: Path) -> Path:
     (tmp_path / "eval-samples.yaml").write_text(SAMPLES, encoding="utf-8")
     for name, outputs in (("x", X), ("y", Y)):
         lines = [json.dumps({"sample_id": f"s{i}", "output": o}) for i, o in enumerate(outputs, start=1) if o is not None]
@@ -60,11 +60,11 @@ def pairs_of(run: Path) -> list[dict]:
     return json.loads((run / "report.json").read_text(encoding="utf-8"))["experiment"]["pairwise"]["pairs"]
 
 
-def test_every_verdict_with_errored_cases(project):
-    proc = omk(project, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "run", "--no-cache", "--seed", "4")
+def test_every_verdict_with_errored_cases(two_replays):
+    proc = omk(two_replays, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "run", "--no-cache", "--seed", "4")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "errored samples (replay-y.jsonl 1): exit 1 whatever the verdict" in proc.stderr  # B missed s3
-    (pair,) = pairs_of(project / "run")
+    (pair,) = pairs_of(two_replays / "run")
     found = [(v["sample_id"], v["status"], v["winner"], v["error"]) for v in pair["verdicts"]]
     assert found[:3] == [
         ("s1", "ok", "b", None),
@@ -76,18 +76,18 @@ def test_every_verdict_with_errored_cases(project):
     assert pair["win_rate"][0] | {"ci": None} == {
         "key": "pairwise", "b_better": 1, "a_better": 0, "ties": 1, "decisive": 1, "rate": 1.0, "ci": None, "p_value": 1.0, "tie_rate": 0.5
     }  # fmt: skip
-    assert json.loads((project / "run" / "experiment.json").read_text(encoding="utf-8"))["pairwise"] is True
+    assert json.loads((two_replays / "run" / "experiment.json").read_text(encoding="utf-8"))["pairwise"] is True
 
 
-def test_the_python_api_gives_the_same_block(project):
-    cli = omk(project, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "cli", "--no-cache", "--seed", "4")
+def test_the_python_api_gives_the_same_block(two_replays):
+    cli = omk(two_replays, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "cli", "--no-cache", "--seed", "4")
     assert cli.returncode == 1, cli.stderr
     outcome = omk_api.run_experiment(
-        [project / "eval-samples.yaml"],
+        [two_replays / "eval-samples.yaml"],
         control="target:replay:x.jsonl",
         treatments=["target:replay:y.jsonl"],
-        judge=judge_spec(project),
-        cwd=project,
+        judge=judge_spec(two_replays),
+        cwd=two_replays,
         seed=4,
         cache=False,
     )
@@ -98,46 +98,46 @@ def test_the_python_api_gives_the_same_block(project):
         return {**pair, "targets": [t["spec"] for t in pair["targets"]], "verdicts": verdicts, "reports": None}
 
     (api,) = outcome.block["pairwise"]["pairs"]
-    assert api["summary"]["b_better"] == 1 and same(api) == same(pairs_of(project / "cli")[0])
+    assert api["summary"]["b_better"] == 1 and same(api) == same(pairs_of(two_replays / "cli")[0])
     assert api["reports"] == [None, None]  # no run folders
     assert [c.treatment for c in outcome.analysis.comparisons] == ["replay-y.jsonl"]
     off = omk_api.run_experiment(
-        [project / "eval-samples.yaml"], control="target:replay:x.jsonl", treatments=["target:replay:y.jsonl"],
-        judge=judge_spec(project), cwd=project, pairwise=False,
+        [two_replays / "eval-samples.yaml"], control="target:replay:x.jsonl", treatments=["target:replay:y.jsonl"],
+        judge=judge_spec(two_replays), cwd=two_replays, pairwise=False,
     )  # fmt: skip
     assert "pairwise" not in off.block and off.analysis.comparisons
 
 
-def test_turning_the_pairwise_judge_on_and_off(project):
-    off = omk(project, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--no-pairwise", "--out", "off")
+def test_turning_the_pairwise_judge_on_and_off(two_replays):
+    off = omk(two_replays, "eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--no-pairwise", "--out", "off")
     assert off.returncode == 1, off.stderr
-    assert "pairwise" not in json.loads((project / "off" / "report.json").read_text(encoding="utf-8"))["experiment"]
-    agent = write_agent(project)
+    assert "pairwise" not in json.loads((two_replays / "off" / "report.json").read_text(encoding="utf-8"))["experiment"]
+    agent = write_agent(two_replays)
     on = omk(
-        project, "eval", "--target", agent, "--control", "baseline", "--treatment", "terse=system:be terse",
+        two_replays, "eval", "--target", agent, "--control", "baseline", "--treatment", "terse=system:be terse",
         "--judge", judge_spec(), "--pairwise", "--out", "on",
     )  # fmt: skip
     assert on.returncode == 0, on.stdout + on.stderr
-    (pair,) = pairs_of(project / "on")
+    (pair,) = pairs_of(two_replays / "on")
     assert (pair["control"], pair["treatment"]) == ("baseline", "terse")
     assert [v["winner"] for v in pair["verdicts"]] == ["tie"] * 4  # the echo agent ignores the system prompt
-    default = omk(project, "eval", "--target", agent, "--control", "baseline", "--treatment", "system:be terse", "--judge", judge_spec(), "--out", "default")
+    default = omk(two_replays, "eval", "--target", agent, "--control", "baseline", "--treatment", "system:be terse", "--judge", judge_spec(), "--out", "default")
     assert default.returncode == 0, default.stderr
-    assert "pairwise" not in json.loads((project / "default" / "report.json").read_text(encoding="utf-8"))["experiment"]
-    alone = omk(project, "eval", "--target", "replay:x.jsonl", "--pairwise")
+    assert "pairwise" not in json.loads((two_replays / "default" / "report.json").read_text(encoding="utf-8"))["experiment"]
+    alone = omk(two_replays, "eval", "--target", "replay:x.jsonl", "--pairwise")
     assert alone.returncode == 2 and "--pairwise compares the variants of an experiment" in alone.stderr
 
 
-def test_resume_finishes_the_variants_and_judges_again(project):
+def test_resume_finishes_the_variants_and_judges_again(two_replays):
     args = ("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge_spec(), "--out", "run", "--seed", "2")
-    assert omk(project, *args).returncode == 1
-    before = pairs_of(project / "run")
-    results = project / "run" / "variants" / "replay-y.jsonl" / "results.jsonl"
+    assert omk(two_replays, *args).returncode == 1
+    before = pairs_of(two_replays / "run")
+    results = two_replays / "run" / "variants" / "replay-y.jsonl" / "results.jsonl"
     results.write_text(results.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")  # as if cut short
-    resumed = omk(project, "eval", "--resume", "run")
+    resumed = omk(two_replays, "eval", "--resume", "run")
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     assert len(results.read_text(encoding="utf-8").splitlines()) == 4
-    assert pairs_of(project / "run") == before
+    assert pairs_of(two_replays / "run") == before
 
 
 def test_variant_names_come_from_the_specs_and_stay_unique_and_safe():

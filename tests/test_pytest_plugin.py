@@ -7,10 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.api_support import SAMPLES_YAML, write_agent
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -28,13 +24,6 @@ def pytest_run(folder: Path, *args: str, calls: Path | None = None) -> subproces
         env=env,
         timeout=120,
     )
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> tuple[Path, str]:
-    (tmp_path / "eval-samples.yaml").write_text(SAMPLES_YAML, encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # a project of its own
-    return tmp_path, write_agent(tmp_path)
 
 
 def test_each_sample_is_an_item_failures_fail_and_errors_error(project):

@@ -10,9 +10,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import experiment_reports
 from experiment_reports import omk, synthetic_report
-from test_report_formats import check_junit_shape
+from junit_shape import check_junit_shape
 
 from omk.experiment import Settings
 from omk.report.experiment import p_value
@@ -21,8 +20,6 @@ from omk.report.html_report import JS, _script_hash, render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
 
-# the run folders, shared by the session (fixtures are found by their name in the test module)
-crash_run, progress_run, regress_run = experiment_reports.crash_run, experiment_reports.progress_run, experiment_reports.regress_run
 UNTRUSTED = "x|<script>window.__pwned=1</script>`"
 
 

@@ -6,28 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import experiment_reports
 import pytest
-from cdp_pipe import Browser, Page, find_chromium
+from cdp_pipe import Page, find_chromium
 from experiment_reports import synthetic_report
 
 from omk.report.html_report import write_html
 
-# the run folders, shared by the session (fixtures are found by their name in the test module)
-crash_run, progress_run, regress_run = experiment_reports.crash_run, experiment_reports.progress_run, experiment_reports.regress_run
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = find_chromium()
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium not installed (apt-get install -y chromium); .ci/run installs it"
 )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    b = Browser(CHROMIUM)
-    yield b
-    b.close()
 
 
 def column(page: Page, table: str, index: int) -> list[str]:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cdp_pipe import Browser, Page, find_chromium
+from cdp_pipe import Page, find_chromium
 from report_factory import make_report
 
 from omk.report.html_report import render_html, write_html
@@ -19,13 +19,6 @@ CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium not installed (apt-get install -y chromium); .ci/run installs it"
 )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    b = Browser(CHROMIUM)
-    yield b
-    b.close()
 
 
 def visible_rows(page: Page) -> list[str]:
@@ -118,7 +111,7 @@ def test_a_broken_page_is_caught(browser, tmp_path):
 
 
 def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
-    from test_report_pairwise import with_pairwise
+    from pairwise_reports import with_pairwise
 
     path = write_html(tmp_path, with_pairwise())
     page = Page(browser)

@@ -11,80 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from report_factory import XSS, make_report, sample_of, sample_results
-from test_report_formats import check_junit_shape
+from junit_shape import check_junit_shape
+from pairwise_reports import orders, pair_block, with_pairwise
+from report_factory import make_report
 
-from omk.engine.analysis import variant_run
-from omk.engine.pairwise import entry as _entry
 from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
-from omk.experiment import Settings, analyze
-from omk.experiment.winrate import WinRate
 from omk.report.experiment_html import JS as EXPERIMENT_JS
 from omk.report.html_report import JS, _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
 from omk.report.markdown import render_markdown
-
-LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
-TARGETS = [{"kind": "replay", "spec": "replay:a.jsonl"}, {"kind": "cmd", "spec": "cmd:python agent_v1.py"}]
-
-
-def _orders(a: str, b: str, votes: list | None = None) -> dict:
-    first = {"winner": a, "reason": f"A first: {a}"}
-    if votes:
-        first["votes"] = votes
-    return {"a_first": first, "b_first": {"winner": b, "reason": f"B first: {b}"}}
-
-
-def pair_block(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, treatment: str = "cmd-python-agent_v1.py") -> dict:
-    """One treatment-vs-control comparison built by omk.engine.pairwise's own entry/summary code."""
-    zh, tool, errored = (sample_of(r) for r in sample_results())
-    verdicts = []
-    for key in keys:
-        verdicts += [
-            _entry(zh, key, status="ok", preference=1, reason="A 识别了 SQL 注入 | 并给出参数化查询", orders=_orders("a", "a")),
-            _entry(tool, key, status="ok", preference=2, reason=LONG + " " + XSS, orders=_orders("b", "b")),
-            _entry(errored, key, status="error", error="A (replay-a.jsonl) failed on this sample: HTTP 503 <html>"),
-        ]
-    verdicts.append(_entry(zh, "tie-" + keys[-1], status="ok", preference=0, reason="both fine", orders=_orders("tie", "tie")))
-    if votes:
-        verdicts[0]["orders"]["a_first"]["votes"] = [
-            {"judge": "openai:gpt-4o", "preference": 1, "reason": "A is precise"},
-            {"judge": "anthropic:claude", "preference": 2, "reason": "B is " + XSS},
-        ]
-    rates = []
-    for key in dict.fromkeys(v["key"] for v in verdicts):
-        ok = [v for v in verdicts if v["key"] == key and v["status"] == "ok"]
-        rates.append(WinRate(key, *(sum(1 for v in ok if v["winner"] == w) for w in ("b", "a", "tie"))).to_dict())
-    return {
-        "control": "replay-a.jsonl",
-        "treatment": treatment,
-        "targets": TARGETS,
-        "reports": ["variants/replay-a.jsonl", f"variants/{treatment}"],
-        "summary": _summary(verdicts),
-        "position": _position(verdicts),
-        "win_rate": rates,
-        "verdicts": verdicts,
-    }
-
-
-def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, pairs: int = 1) -> dict:
-    """The factory report as an experiment's report (a real experiment block from the factory's
-    results) with the pairwise judge's block."""
-    report = make_report()
-    results = sample_results()
-    runs = [variant_run("replay-a.jsonl", "control", results), variant_run("cmd-python-agent_v1.py", "treatment", results)]
-    block = analyze(runs, Settings(seed=0)).to_dict()
-    block["pairwise"] = {
-        "judge": ["openai:gpt-4o"],
-        "orders": "both",
-        "rule": "a side wins only when the judge prefers it in both orders (A first, B first); otherwise a tie",
-        "repeat": 0,
-        "judge_cost_usd": 0.0042,
-        "pairs": [pair_block(keys, votes, treatment=f"cmd-python-agent_v{n + 1}.py") for n in range(pairs)],
-    }
-    report["experiment"] = block
-    return report
 
 
 def the_pair(report: dict) -> dict:
@@ -221,7 +157,7 @@ def inconsistent_report() -> dict:
     report = with_pairwise()
     pair = the_pair(report)
     v = pair["verdicts"][1]
-    v.update(preference=0, winner="tie", scores={"a": 0, "b": 0}, position="first", orders=_orders("a", "b"))
+    v.update(preference=0, winner="tie", scores={"a": 0, "b": 0}, position="first", orders=orders("a", "b"))
     v["reason"] = "the two orders disagree (A first: A better; B first: B better), so a tie"
     pair["summary"], pair["position"] = _summary(pair["verdicts"]), _position(pair["verdicts"])
     return report

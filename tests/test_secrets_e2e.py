@@ -71,7 +71,7 @@ def echo_judge(request) -> object:
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Path:
+def keyed_project(tmp_path: Path) -> Path:
     prompts = {"reply": "reply please", "tool": "use the tool", "split": "split error", "garbage": "garbage body", "denied": "denied"}
     samples = [
         {
@@ -88,7 +88,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_echoed_keys_reach_no_artifact_log_or_cache(project):
+def test_echoed_keys_reach_no_artifact_log_or_cache(keyed_project):
     with OpenAIFake(echo_target) as target, AnthropicFake(echo_judge) as judge:
         env = {
             "OPENAI_BASE_URL": target.url,
@@ -97,11 +97,11 @@ def test_echoed_keys_reach_no_artifact_log_or_cache(project):
             "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
             "GH_TOKEN": GH_TOKEN,
         }
-        run = project / "run"
-        proc = omk(["eval", "eval-samples.yaml", "--out", str(run), "--format", "json,junit,md,html"], project, env)
+        run = keyed_project / "run"
+        proc = omk(["eval", "eval-samples.yaml", "--out", str(run), "--format", "json,junit,md,html"], keyed_project, env)
         assert proc.returncode in (0, 1), proc.stderr
-        again = omk(["eval", "eval-samples.yaml", "--out", str(project / "run2")], project, env)  # cached replies
-        rerender = omk(["report", str(run), "--format", "html,md,junit", "--out", str(project / "rendered")], project, env)
+        again = omk(["eval", "eval-samples.yaml", "--out", str(keyed_project / "run2")], keyed_project, env)  # cached replies
+        rerender = omk(["report", str(run), "--format", "html,md,junit", "--out", str(keyed_project / "rendered")], keyed_project, env)
         assert rerender.returncode == 0, rerender.stderr
         assert all(r.headers["authorization"] == f"Bearer {OPENAI_KEY}" for r in target.requests)  # the key was sent
     results = {r["sample_id"]: r for r in json.loads((run / "report.json").read_text(encoding="utf-8"))["results"]}
@@ -111,10 +111,10 @@ def test_echoed_keys_reach_no_artifact_log_or_cache(project):
     assert results["denied"]["error"].endswith(f"Incorrect API key provided: {REDACTED}")
     judged = results["reply"]["judge"]
     assert judged is not None and "the judge saw [redacted]" in json.dumps(judged)
-    cache = sorted((project / ".omk").glob("cache.sqlite*"))
+    cache = sorted((keyed_project / ".omk").glob("cache.sqlite*"))
     assert cache, "the run used the cache"
     assert_clean(
-        [run, project / "run2", project / "rendered", project / ".omk"],
+        [run, keyed_project / "run2", keyed_project / "rendered", keyed_project / ".omk"],
         [proc.stdout, proc.stderr, again.stdout, again.stderr, rerender.stdout, rerender.stderr],
         [OPENAI_KEY, ANTHROPIC_KEY, GH_TOKEN],
     )

@@ -16,10 +16,7 @@ from omk.targets.base import TargetError
 KEY = "sk-ant-test-SECRET-987654"
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch):
-    for name in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_provider_env")
 
 
 def refund_sample(**fields) -> Sample:

@@ -1,4 +1,4 @@
-"""`cmd:COMMAND`: real subprocesses speaking the command protocol (spec §2) and the 0.54 forms."""
+"""`cmd:COMMAND`: real subprocesses speaking the command protocol (docs/targets.md) and the 0.54 forms."""
 
 from __future__ import annotations
 

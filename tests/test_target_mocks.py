@@ -1,4 +1,4 @@
-"""The mock sandbox (reference 0.54 §8): keys, matching rules, returns, strict mode, stats."""
+"""The mock sandbox (omk 0.54's rules): keys, matching rules, returns, strict mode, stats."""
 
 from __future__ import annotations
 

@@ -25,10 +25,7 @@ from omk.targets.base import TargetError
 KEY = "sk-test-SECRET-0123456789"
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch):
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_provider_env")
 
 
 def order_sample(**fields) -> Sample:

@@ -15,12 +15,6 @@ from omk.inline.outcome import HINT_ALLOW, Fetched, FetchFailure
 from omk.inline.policy import AllowRuleError, build_policy, inside_kind, parse_allow_rule
 
 
-@pytest.fixture(scope="module")
-def server():
-    with DocServer() as srv:
-        yield srv
-
-
 def port_of(srv: DocServer) -> int:
     return int(srv.base.rsplit(":", 1)[1])
 
@@ -135,17 +129,17 @@ def test_bad_allow_entries_say_what_is_wrong(entry, words):
     assert words in str(info.value)
 
 
-def test_loopback_is_refused_without_connecting_and_fetched_when_allowed(server):
-    before = sum(server.hits.values())
-    got = fetch(server.url("/plain.txt"))
+def test_loopback_is_refused_without_connecting_and_fetched_when_allowed(http):
+    before = sum(http.hits.values())
+    got = fetch(http.url("/plain.txt"))
     assert isinstance(got, FetchFailure)
     assert got.reason == "refused: loopback address 127.0.0.1; allow it with --url-allow 127.0.0.1"
     assert got.hint == HINT_ALLOW
-    assert sum(server.hits.values()) == before  # no request reached the server
-    assert isinstance(fetch(server.url("/plain.txt"), ["127.0.0.1"]), Fetched)
-    assert isinstance(fetch(server.url("/plain.txt"), [f"127.0.0.1:{port_of(server)}"]), Fetched)
-    assert isinstance(fetch(server.url("/plain.txt"), ["127.0.0.0/8"]), Fetched)
-    other_port = fetch(server.url("/plain.txt"), ["127.0.0.1:1"])
+    assert sum(http.hits.values()) == before  # no request reached the server
+    assert isinstance(fetch(http.url("/plain.txt"), ["127.0.0.1"]), Fetched)
+    assert isinstance(fetch(http.url("/plain.txt"), [f"127.0.0.1:{port_of(http)}"]), Fetched)
+    assert isinstance(fetch(http.url("/plain.txt"), ["127.0.0.0/8"]), Fetched)
+    other_port = fetch(http.url("/plain.txt"), ["127.0.0.1:1"])
     assert isinstance(other_port, FetchFailure) and other_port.reason.startswith("refused: loopback")
 
 
@@ -163,17 +157,17 @@ def test_loopback_is_refused_without_connecting_and_fetched_when_allowed(server)
         ("[0:0:0:0:0:ffff:7f00:1]", "::ffff:7f00:1"),
     ],
 )
-def test_encoded_spellings_of_inside_addresses_are_refused(server, host, address):
-    before = sum(server.hits.values())
-    got = fetch(f"http://{host}:{port_of(server)}/plain.txt")
+def test_encoded_spellings_of_inside_addresses_are_refused(http, host, address):
+    before = sum(http.hits.values())
+    got = fetch(f"http://{host}:{port_of(http)}/plain.txt")
     assert isinstance(got, FetchFailure), got
     assert got.reason.startswith("refused: ") and f"address {address};" in got.reason
     assert got.reason.endswith(f"allow it with --url-allow {address}")
-    assert sum(server.hits.values()) == before
+    assert sum(http.hits.values()) == before
 
 
-def test_an_octal_spelling_is_not_fetched_either(server):
-    got = fetch(f"http://0177.0.0.1:{port_of(server)}/plain.txt")  # httpx rejects it as a URL
+def test_an_octal_spelling_is_not_fetched_either(http):
+    got = fetch(f"http://0177.0.0.1:{port_of(http)}/plain.txt")  # httpx rejects it as a URL
     assert isinstance(got, FetchFailure) and "0177.0.0.1" in got.reason
 
 
@@ -190,31 +184,31 @@ def test_a_name_that_resolves_inside_is_refused_after_resolution():
     assert dns.lookups == ["intranet.corp-example.com", "meta.evil-example.com"]
 
 
-def test_the_connection_goes_to_the_checked_address_with_the_name_kept(server):
+def test_the_connection_goes_to_the_checked_address_with_the_name_kept(http):
     """The name exists only in the fake resolver: had omk looked it up again to connect, the
     connection would fail. It succeeds, reaches the server by IP, and the Host header keeps the name."""
     dns = FakeDns({"docs.public-site-example.com": ["127.0.0.1"]})
-    url = f"http://docs.public-site-example.com:{port_of(server)}/plain.txt"
+    url = f"http://docs.public-site-example.com:{port_of(http)}/plain.txt"
     refused = fetch(url, resolver=dns)
     assert isinstance(refused, FetchFailure)
     assert refused.reason.endswith("allow it with --url-allow docs.public-site-example.com")
     got = fetch(url, ["docs.public-site-example.com"], resolver=dns)
     assert isinstance(got, Fetched) and got.content.startswith("Release notes 2.4")
-    assert server.hosts[-1] == f"docs.public-site-example.com:{port_of(server)}"
+    assert http.hosts[-1] == f"docs.public-site-example.com:{port_of(http)}"
 
 
-def test_dns_rebinding_cannot_swap_the_address_after_the_check(server):
+def test_dns_rebinding_cannot_swap_the_address_after_the_check(http):
     """First answer allowed (127.0.0.1 by CIDR), every later answer private: one lookup is made
     per connection, so the request goes to the address that was checked."""
     dns = FakeDns(sequence={"rebind.attacker-example.com": [["127.0.0.1"], ["10.0.0.5"]]})
-    got = fetch(f"http://rebind.attacker-example.com:{port_of(server)}/plain.txt", ["127.0.0.1/32"], resolver=dns)
+    got = fetch(f"http://rebind.attacker-example.com:{port_of(http)}/plain.txt", ["127.0.0.1/32"], resolver=dns)
     assert isinstance(got, Fetched)
     assert dns.lookups == ["rebind.attacker-example.com"]
 
 
-def test_a_name_with_a_public_and_an_inside_address_connects_only_to_allowed_ones(server):
+def test_a_name_with_a_public_and_an_inside_address_connects_only_to_allowed_ones(http):
     dns = FakeDns({"multi.example-attacker.com": ["10.0.0.5", "127.0.0.1"]})
-    url = f"http://multi.example-attacker.com:{port_of(server)}/plain.txt"
+    url = f"http://multi.example-attacker.com:{port_of(http)}/plain.txt"
     got = fetch(url, ["127.0.0.1"], resolver=dns)  # 10.0.0.5 dropped, 127.0.0.1 allowed
     assert isinstance(got, Fetched)
 
@@ -227,38 +221,38 @@ def test_a_name_with_a_public_and_an_inside_address_connects_only_to_allowed_one
         ("http://10.1.2.3/admin", "refused: private address 10.1.2.3; allow it with --url-allow 10.1.2.3"),
     ],
 )
-def test_every_redirect_hop_is_checked(server, target, reason):
+def test_every_redirect_hop_is_checked(http, target, reason):
     # The server itself is allowed by host and port; where it redirects to is not.
-    got = fetch(server.url(f"/redirect-to?to={target}"), [f"127.0.0.1:{port_of(server)}"])
+    got = fetch(http.url(f"/redirect-to?to={target}"), [f"127.0.0.1:{port_of(http)}"])
     assert isinstance(got, FetchFailure)
     assert got.reason == reason
 
 
-def test_a_redirect_to_another_port_of_an_allowed_address_is_refused(server):
+def test_a_redirect_to_another_port_of_an_allowed_address_is_refused(http):
     with DocServer() as other:
-        got = fetch(server.url(f"/redirect-to?to={other.url('/plain.txt')}"), [f"127.0.0.1:{port_of(server)}"])
+        got = fetch(http.url(f"/redirect-to?to={other.url('/plain.txt')}"), [f"127.0.0.1:{port_of(http)}"])
         assert isinstance(got, FetchFailure) and got.reason.startswith("refused: loopback address 127.0.0.1")
         assert other.hits["/plain.txt"] == 0
-        ok = fetch(server.url(f"/redirect-to?to={other.url('/plain.txt')}"), ["127.0.0.1"])
+        ok = fetch(http.url(f"/redirect-to?to={other.url('/plain.txt')}"), ["127.0.0.1"])
         assert isinstance(ok, Fetched) and other.hits["/plain.txt"] == 1
 
 
 @pytest.mark.parametrize("target", ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1:70/_x"])
-def test_a_redirect_to_another_scheme_is_refused(server, target):
-    got = fetch(server.url(f"/redirect-to?to={target}"), ["127.0.0.1"])
+def test_a_redirect_to_another_scheme_is_refused(http, target):
+    got = fetch(http.url(f"/redirect-to?to={target}"), ["127.0.0.1"])
     assert isinstance(got, FetchFailure)
     assert got.reason.startswith("refused: only http and https URLs are fetched")
 
 
-def test_behind_a_proxy_inside_names_are_refused_before_the_proxy_is_asked(server, monkeypatch):
-    monkeypatch.setenv("HTTP_PROXY", server.base)
+def test_behind_a_proxy_inside_names_are_refused_before_the_proxy_is_asked(http, monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", http.base)
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     dns = FakeDns({"docs.public-example.org": ["93.184.216.34"], "intranet.corp-example.com": ["10.0.0.5"]})
     got = fetch("http://docs.public-example.org/plain.txt", resolver=dns)
     assert isinstance(got, Fetched)  # through the proxy (the test server acts as one)
-    assert server.proxied[-1] == "http://docs.public-example.org/plain.txt"
-    seen = len(server.proxied)
+    assert http.proxied[-1] == "http://docs.public-example.org/plain.txt"
+    seen = len(http.proxied)
     for url, words in [
         ("http://intranet.corp-example.com/x", "intranet.corp-example.com resolves to private address 10.0.0.5"),
         ("http://10.0.0.7/x", "private address 10.0.0.7"),
@@ -266,4 +260,4 @@ def test_behind_a_proxy_inside_names_are_refused_before_the_proxy_is_asked(serve
     ]:
         got = fetch(url, resolver=dns)
         assert isinstance(got, FetchFailure) and got.reason.startswith("refused: ") and words in got.reason, got
-    assert len(server.proxied) == seen  # none of them reached the proxy
+    assert len(http.proxied) == seen  # none of them reached the proxy

@@ -8,15 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from inline_doc_server import DocServer
 
 from omk.cli.main import main
-
-
-@pytest.fixture(scope="module")
-def http():
-    with DocServer() as srv:
-        yield srv
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +18,7 @@ def _clean_env(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def project(tmp: Path, prompt: str, omk_yaml: str = "") -> Path:
+def write_project(tmp: Path, prompt: str, omk_yaml: str = "") -> Path:
     tmp.mkdir(parents=True, exist_ok=True)
     samples = {"samples": [{"sample_id": "s1", "prompt": prompt, "assertions": [{"type": "contains", "value": "answer"}]}]}
     (tmp / "eval-samples.json").write_text(json.dumps(samples), encoding="utf-8")
@@ -45,7 +38,7 @@ def result(out: Path) -> dict:
 def test_an_inside_url_is_refused_by_default_and_the_run_goes_on(tmp_path, http, capsys):
     url = http.url("/plain.txt")
     before = http.hits["/plain.txt"]
-    code = run(project(tmp_path / "p", f"Summarise {url}"), tmp_path / "run")
+    code = run(write_project(tmp_path / "p", f"Summarise {url}"), tmp_path / "run")
     err = capsys.readouterr().err
     assert code == 0, err
     res = result(tmp_path / "run")
@@ -67,7 +60,7 @@ def test_each_way_of_allowing_reaches_the_server(tmp_path, http, monkeypatch, ca
     if how == "env":
         monkeypatch.setenv("OMK_URL_ALLOW", "wiki.corp, 127.0.0.1")
     url = http.url("/plain.txt")
-    assert run(project(tmp_path / "p", f"Summarise {url}", omk_yaml), tmp_path / "run", *flags) == 0, capsys.readouterr().err
+    assert run(write_project(tmp_path / "p", f"Summarise {url}", omk_yaml), tmp_path / "run", *flags) == 0, capsys.readouterr().err
     res = result(tmp_path / "run")
     assert res["urls"][0]["status"] == "inlined"
     assert "Release notes 2.4" in res["prompt"]
@@ -76,9 +69,9 @@ def test_each_way_of_allowing_reaches_the_server(tmp_path, http, monkeypatch, ca
 def test_an_allowed_localhost_is_fetched_although_it_is_a_placeholder(tmp_path, http, capsys):
     port = http.base.rsplit(":", 1)[1]
     url = f"http://localhost:{port}/plain.txt"
-    assert run(project(tmp_path / "a", f"Read {url}"), tmp_path / "r1") == 0
+    assert run(write_project(tmp_path / "a", f"Read {url}"), tmp_path / "r1") == 0
     assert result(tmp_path / "r1")["urls"] == []  # a placeholder: not fetched, not reported
-    assert run(project(tmp_path / "b", f"Read {url}"), tmp_path / "r2", "--url-allow", f"localhost:{port}") == 0
+    assert run(write_project(tmp_path / "b", f"Read {url}"), tmp_path / "r2", "--url-allow", f"localhost:{port}") == 0
     assert result(tmp_path / "r2")["urls"][0]["status"] == "inlined", capsys.readouterr().err
 
 
@@ -86,7 +79,7 @@ def test_no_urls_fetches_nothing_even_when_allowed(tmp_path, http, monkeypatch, 
     monkeypatch.setenv("OMK_URL_ALLOW", "127.0.0.1")
     url = http.url("/doc.html")
     before = http.hits["/doc.html"]
-    assert run(project(tmp_path / "p", f"Summarise {url}"), tmp_path / "run", "--no-urls") == 0
+    assert run(write_project(tmp_path / "p", f"Summarise {url}"), tmp_path / "run", "--no-urls") == 0
     res = result(tmp_path / "run")
     assert res["urls"] == [] and res["prompt"] == f"Summarise {url}"
     assert http.hits["/doc.html"] == before
@@ -95,14 +88,14 @@ def test_no_urls_fetches_nothing_even_when_allowed(tmp_path, http, monkeypatch, 
 
 def test_a_bad_allow_flag_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        run(project(tmp_path / "p", "hi"), tmp_path / "run", "--url-allow", "http://wiki.corp/")
+        run(write_project(tmp_path / "p", "hi"), tmp_path / "run", "--url-allow", "http://wiki.corp/")
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "--url-allow: 'http://wiki.corp/': write the host" in err and "Traceback" not in err
 
 
 def test_a_bad_omk_yaml_entry_names_file_line_and_field(tmp_path, capsys):
-    samples = project(tmp_path / "p", "hi", "url_allow:\n  - wiki.corp\n  - 10.0.0.0/99\n")
+    samples = write_project(tmp_path / "p", "hi", "url_allow:\n  - wiki.corp\n  - 10.0.0.0/99\n")
     assert run(samples, tmp_path / "run") == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"{tmp_path / 'p' / 'omk.yaml'}:5: url_allow: '10.0.0.0/99'"), err
@@ -110,5 +103,5 @@ def test_a_bad_omk_yaml_entry_names_file_line_and_field(tmp_path, capsys):
 
 def test_a_bad_env_entry_names_the_variable(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OMK_URL_ALLOW", "127.0.0.1,file:///etc")
-    assert run(project(tmp_path / "p", "hi"), tmp_path / "run") == 2
+    assert run(write_project(tmp_path / "p", "hi"), tmp_path / "run") == 2
     assert capsys.readouterr().err.strip().startswith("OMK_URL_ALLOW: 'file:///etc': write the host")

@@ -1,0 +1,82 @@
+"""Fixtures that more than one test module uses; a fixture used by one module stays in it.
+
+Test modules import their helpers by module name (`from helpers import make_spec`,
+`from servers.openai_fake import OpenAIFake`): tests/ is on `sys.path` through `pythonpath` in
+pyproject.toml, so `pytest` and `python -m pytest` collect the same way from the project root.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from api_support import SAMPLES_YAML, write_agent
+from inline_doc_server import DocServer
+
+# Where a test module asks for the model servers' variables to be unset.
+PROVIDER_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
+
+
+@pytest.fixture()
+def no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's OpenAI and Anthropic addresses and keys are unset for the test, so a target
+    reaches only the server the test starts and sees only the key the test sets."""
+    for name in PROVIDER_ENV:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> tuple[Path, str]:
+    """A folder with eval-samples.yaml (passes, fails, errors and a judged sample) and the echo agent;
+    returns the folder and the agent's `cmd:` target spec. Its pytest.ini makes it a project of its
+    own, so a pytest run inside it does not climb to this repository's configuration."""
+    (tmp_path / "eval-samples.yaml").write_text(SAMPLES_YAML, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return tmp_path, write_agent(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[DocServer]:
+    """The loopback document server, one per test module (its hit counters start at zero)."""
+    with DocServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """A headless Chromium, one per test module; the test skips when none is installed."""
+    from cdp_pipe import Browser, find_chromium
+
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("chromium not installed (apt-get install -y chromium); .ci/run installs it")
+    b = Browser(executable)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def progress_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The bundled experiment: the support-tone skill against no skill, `--require progress`."""
+    from experiment_reports import bundled_run
+
+    return bundled_run(tmp_path_factory.mktemp("progress") / "run", "--require", "progress")
+
+
+@pytest.fixture(scope="session")
+def regress_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The arms swapped: the skill is the control, no skill the treatment; `--require no-regress`."""
+    from experiment_reports import SKILL, bundled_run
+
+    folder = tmp_path_factory.mktemp("regress") / "run"
+    return bundled_run(folder, "--control", f"tone={SKILL}", "--treatment", "baseline", "--require", "no-regress")
+
+
+@pytest.fixture(scope="session")
+def crash_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """A treatment that errors on one sample: an <error> in JUnit, an errored row in the reports."""
+    from experiment_reports import crashing_run
+
+    return crashing_run(tmp_path_factory.mktemp("crash"))

@@ -454,7 +454,7 @@ class ReportDocument:
             samples_files=f.strs("samples_files"),
             target=Target.parse(f.obj("target")),
             judge_models=tuple(str(m) for m in judge.list("models")) if judge and judge.data else None,
-            summary=Summary.parse(f.obj("summary")),  # type: ignore[arg-type]
+            summary=Summary.parse(f.obj("summary")),  # type: ignore[arg-type]  # checked above to be an object
             results=results,
             repeats=Repeats.parse(f.obj("repeats")),
             warnings=f.strs("warnings"),

@@ -107,7 +107,7 @@ def _options(
     elif isinstance(judge, str):
         options.judge = judge
     elif judge not in (None, True):
-        options.judge = ",".join(judge)  # type: ignore[arg-type]
+        options.judge = ",".join(judge)  # type: ignore[arg-type]  # what is left is a list of judge specs
     return options
 
 

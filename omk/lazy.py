@@ -7,7 +7,7 @@ loaded. `attr` may be dotted (`"omk.targets.replay:ReplayTarget.from_spec"`).
 from __future__ import annotations
 
 import importlib
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -41,4 +41,4 @@ class LazyRegistry(Generic[T]):
 
     def load(self, name: str) -> T:
         """The entry's object; KeyError for an unknown name."""
-        return load_ref(self.entries[name])  # type: ignore[return-value]
+        return cast(T, load_ref(self.entries[name]))  # what a reference names is known only once imported

@@ -41,7 +41,7 @@ def part_label(rel: Part) -> str:
     return out
 
 
-class _NoItems(list):  # type: ignore[type-arg]
+class _NoItems(list):
     """An empty list that cannot be filled. The loader gives this one instance to every sample
     whose `mocks`, `tools`, `turns`, `history` or `inlined_urls` is empty, instead of an empty
     list each: assign a new list to fill such a field (`+=` does, giving a new list)."""
@@ -51,9 +51,9 @@ class _NoItems(list):  # type: ignore[type-arg]
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("this empty list is shared by samples and cannot be filled; assign a new list instead")
 
-    append = extend = insert = __setitem__ = __delitem__ = __imul__ = _refuse  # type: ignore[assignment]
+    append = extend = insert = __setitem__ = __delitem__ = __imul__ = _refuse  # type: ignore[assignment]  # every way to fill the list refuses
 
-    def __iadd__(self, other: Any) -> list[Any]:  # type: ignore[override,misc]
+    def __iadd__(self, other: Any) -> list[Any]:  # type: ignore[override,misc]  # `+=` gives a new list
         return [*other]
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -162,9 +162,9 @@ class AssertionSpec:
         self._core = _Core(weight, negate, layer, children)
         self._origin = source
 
-    weight: float = _field("weight")  # type: ignore[assignment]
-    negate: bool = _field("negate")  # type: ignore[assignment]
-    layer: Layer | None = _field("layer")  # type: ignore[assignment]
+    weight: float = _field("weight")  # type: ignore[assignment]  # a property read through _core
+    negate: bool = _field("negate")  # type: ignore[assignment]  # a property read through _core
+    layer: Layer | None = _field("layer")  # type: ignore[assignment]  # a property read through _core
 
     def share_with(self, origin: SourceRef | None) -> AssertionSpec:
         """The same assertion, at the same place, in another sample (whose place is `origin`):

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr  # what repr_failure returns; pytest does not export it
+
     from omk.engine.report import Report
     from omk.records import AssertionResult, SampleResult
 
@@ -91,10 +93,11 @@ class SamplesFile(pytest.File):
             raise SamplesError(str(exc)) from None
         return [SampleItem.from_parent(self, name=s.sample_id, line=s.source.line if s.source else None) for s in samples]
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        """pytest's collector takes only the error, no traceback style (an item takes both)."""
         if isinstance(excinfo.value, SamplesError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
     def run_selected(self) -> Report:
         """Run every selected sample of this file, once."""
@@ -152,7 +155,7 @@ class SampleItem(pytest.Item):
         if not self.result.passed:
             raise SampleFailed(self.result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         error = excinfo.value
         if isinstance(error, SamplesError):
             return str(error)

@@ -74,3 +74,16 @@ def test_unnamed_yaml_files_are_not_collected_unless_omk_files_says_so(project):
     (folder / "pytest.ini").write_text("[pytest]\nomk_files = eval-*.yaml\n", encoding="utf-8")
     proc = pytest_run(folder, "--omk-target", target, "-k", "passes or plain")
     assert "2 passed" in proc.stdout and "eval-samples.yaml::passes-one" in proc.stdout, proc.stdout
+
+
+def test_an_unexpected_error_while_loading_is_a_collection_error_not_a_crash(project):
+    folder, target = project
+    # The project's own conftest makes loading fail in a way omk does not foresee.
+    (folder / "conftest.py").write_text(
+        "import omk.api\n\ndef _broken(path):\n    raise RuntimeError('the disk went away')\n\nomk.api.load = _broken\n",
+        encoding="utf-8",
+    )
+    proc = pytest_run(folder, "eval-samples.yaml", "--omk-target", target)
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # interrupted by a collection error
+    assert "ERROR eval-samples.yaml" in proc.stdout and "RuntimeError: the disk went away" in proc.stdout, proc.stdout
+    assert "INTERNALERROR" not in proc.stdout + proc.stderr

@@ -187,4 +187,4 @@ def empty_texts(spec: AssertionSpec, ctx: CheckContext) -> Outcome | None:
 async def compare_content(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The judge finds the output similar to `reference`; both empty passes, one empty fails."""
     decided = empty_texts(spec, ctx)
-    return decided if decided is not None else await ctx.judge.check_assertion(spec, ctx)
+    return decided if decided is not None else await ctx.require_judge().check_assertion(spec, ctx)

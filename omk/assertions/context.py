@@ -39,3 +39,10 @@ class CheckContext:
     # context, rubric and assertions) and the earlier turns as (prompt, output) pairs.
     turn: Turn | None = None
     history: list[tuple[str, str]] | None = None
+
+    def require_judge(self) -> AssertionJudge:
+        """The judge, for a judge-scored check: the engine runs one only when there is a judge (or
+        when the check decides alone, without asking it)."""
+        if self.judge is None:
+            raise RuntimeError(f"a judge-scored check asked for the judge, but there is none: {self.no_judge}")
+        return self.judge

@@ -70,7 +70,7 @@ def own_input(spec: AssertionSpec, ctx: CheckContext) -> CheckInput:
     themselves: what they hold is read-only (a compiled check, a line found on demand), and
     copying a schema validator would cost far more than the check."""
     turns = [*ctx.sample.turns, *([ctx.turn] if ctx.turn else [])]
-    kept = [ctx.sample.source, *(t.source for t in turns)]
+    kept: list[object] = [ctx.sample.source, *(t.source for t in turns)]
     kept += [s for specs in (ctx.sample.assertions, *(t.assertions for t in turns)) for s in specs]
     memo: dict[int, Any] = {id(x): x for x in kept if x is not None}
     sample, turn, trace = copy.deepcopy((ctx.sample, ctx.turn, ctx.trace), memo)  # one copy: a turn of the sample stays one

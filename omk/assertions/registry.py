@@ -129,7 +129,7 @@ def judge_assertion(
     (listings keep FAMILIES order); `description` is what a docstring would say."""
 
     async def check(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-        return await ctx.judge.check_assertion(spec, ctx)
+        return await ctx.require_judge().check_assertion(spec, ctx)
 
     check.__name__ = check.__qualname__ = name
     check.__module__ = module

@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # httpx imports its own command-line client (click, pygments, rich) whenever those
     # happen to be installed, and omk never runs it. Blocking that one optional import in the omk
     # process makes httpx keep its stub `main`; omk imported as a library changes nothing.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None here is how Python blocks an import; typeshed allows only modules
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -19,5 +19,5 @@ def run_report(args: argparse.Namespace) -> int:
     check_formats(formats)
     out = Path(args.out) if args.out else (source if source.is_dir() else source.parent)
     for fmt in formats:  # json only when asked: the run's own report.json is left as it is
-        say(write_format(out, report, fmt, args.lang))
+        say(str(write_format(out, report, fmt, args.lang)))
     return EXIT_OK

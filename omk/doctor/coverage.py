@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from omk.assertions.engine import layer_of
@@ -11,7 +12,7 @@ from omk.model import AssertionSpec, Sample
 UNSPECIFIED = "unspecified"
 
 
-def _walk(specs: list[AssertionSpec]):
+def _walk(specs: Sequence[AssertionSpec]) -> Iterator[AssertionSpec]:
     for spec in specs:
         yield spec
         yield from _walk(spec.children)

@@ -39,6 +39,16 @@ async def run_evaluation_async(
     return evaluation.finish()
 
 
-def run_evaluation(options: EvalOptions, **kwargs: object) -> Report:
-    """`run_evaluation_async` in an event loop of its own (same keyword arguments)."""
-    return asyncio.run(run_evaluation_async(options, **kwargs))  # type: ignore[arg-type]
+def run_evaluation(
+    options: EvalOptions,
+    *,
+    cwd: Path | None = None,
+    samples: list[Sample] | None = None,
+    target: Target | None = None,
+    write: bool = True,
+    on_result: OnResult | None = None,
+) -> Report:
+    """`run_evaluation_async` in an event loop of its own."""
+    return asyncio.run(
+        run_evaluation_async(options, cwd=cwd, samples=samples, target=target, write=write, on_result=on_result)
+    )

@@ -59,7 +59,7 @@ def variant_run(name: str, role: str, results: list[SampleResult]) -> VariantRun
     samples: dict[str, list[Record]] = {}
     for r in results:
         samples.setdefault(r.sample_id, []).append(record_of(r))
-    return VariantRun(name, samples, role)  # type: ignore[arg-type]
+    return VariantRun(name, samples, role)  # type: ignore[arg-type]  # the experiment loader checks the role
 
 
 def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> ExperimentOutcome:

@@ -87,10 +87,11 @@ def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: fl
 
     keys = list(dict.fromkeys(v["key"] for v in entries))
     ok = [v for v in entries if v["status"] == "ok"]
-    rates = [
-        WinRate(key, *(sum(1 for v in ok if v["key"] == key and v["winner"] == w) for w in ("b", "a", "tie")), level=level)
-        for key in keys
-    ]
+
+    def count(key: str, winner: str) -> int:
+        return sum(1 for v in ok if v["key"] == key and v["winner"] == winner)
+
+    rates = [WinRate(key, count(key, "b"), count(key, "a"), count(key, "tie"), level=level) for key in keys]
     return {
         "control": control.name,
         "treatment": treatment.name,
@@ -190,8 +191,8 @@ def entry(
         "key": key,
         "status": status,
         "preference": preference,
-        "winner": WINNERS.get(preference) if preference is not None else None,  # type: ignore[arg-type]
-        "scores": SCORES.get(preference) if preference is not None else None,  # type: ignore[arg-type]
+        "winner": WINNERS.get(preference) if preference is not None else None,
+        "scores": SCORES.get(preference) if preference is not None else None,
         "reason": reason,
         "error": error,
         "orders": orders,

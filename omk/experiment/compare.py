@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from omk.experiment.bootstrap import bootstrap_mean_cis
+from omk.experiment.bootstrap import Interval, bootstrap_mean_cis
 from omk.experiment.data import LAYERS, SampleOutcome, Settings, within_sample_sd
 from omk.experiment.stats import (
     DeltaStats,
@@ -101,7 +101,7 @@ def _measures(
     by_length: dict[int, list[str]] = {}
     for name, deltas in columns.items():
         by_length.setdefault(len(deltas), []).append(name)
-    intervals = {}
+    intervals: dict[str, Interval | None] = {}
     for length, names in by_length.items():
         cis = bootstrap_mean_cis(
             [columns[name] for name in names],

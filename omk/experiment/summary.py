@@ -82,9 +82,9 @@ def _run_means(run: VariantRun) -> tuple[float, ...]:
     means = []
     for i in range(depth):
         scores = [
-            rs[i].composite
+            composite
             for rs in run.samples.values()
-            if len(rs) > i and rs[i].status == "ok" and rs[i].composite is not None
+            if len(rs) > i and rs[i].status == "ok" and (composite := rs[i].composite) is not None
         ]
         if scores:
             means.append(fmean(scores))

@@ -303,7 +303,7 @@ def _context_lines(
 def _layer_winners(variants: Sequence[VariantSummary], settings: Settings) -> str:
     parts = []
     for layer in LAYERS:
-        scored = [(v.scores[layer], v.name) for v in variants if v.scores.get(layer) is not None]
+        scored = [(score, v.name) for v in variants if (score := v.scores.get(layer)) is not None]
         if len(scored) < 2:
             continue
         best = max(s for s, _ in scored)

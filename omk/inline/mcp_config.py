@@ -192,8 +192,8 @@ def _parse_server(name: str, raw: dict[str, Any], path: Path, text: str, problem
         bad("fetchTool.name", "must be a non-empty string (the tool that fetches a document)")
     else:
         fetch_tool = _parse_fetch_tool(tool, bad)
-    if len(problems) > before or fetch_tool is None:
-        return None
+    if len(problems) > before or fetch_tool is None or not isinstance(command, str) or not isinstance(patterns, list):
+        return None  # a wrong command or urlPatterns has added a problem already; tested again for the types
     return McpServer(
         name=name,
         command=command,

@@ -7,6 +7,7 @@ below, which the run engine calls, implemented by omk/judge/judge.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.errors import ConfigError
@@ -17,10 +18,16 @@ if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
     from omk.cache import ResponseCache
     from omk.config import Settings
+    from omk.judge.clients import JudgeClient
 
 
 class Judge(Protocol):
     """What the run engine asks of a judge."""
+
+    @property
+    def clients(self) -> Sequence[JudgeClient]:
+        """The models that judge, one per `--judge` spec (an ensemble has several)."""
+        ...
 
     def describe(self, results: list[Any] | None = None) -> dict[str, Any]:
         """The report's `judge` block: models, prompt hashes, and (given the results) agreement."""

@@ -47,21 +47,18 @@ def run_agreement(judges: list[str], rows: list[list[float | None]]) -> dict[str
     """
     if len(judges) < 2:
         return None
-    aligned = [r for r in rows if all(v is not None for v in r)]
-    pairs = []
+    aligned = [scores for r in rows if len(scores := [float(v) for v in r if v is not None]) == len(r)]
+    pairs: list[dict[str, Any]] = []
+    pearsons: list[float] = []
+    mads: list[float] = []
     for i, j in combinations(range(len(judges)), 2):
-        a = [float(r[i]) for r in aligned]  # type: ignore[arg-type]
-        b = [float(r[j]) for r in aligned]  # type: ignore[arg-type]
+        a = [r[i] for r in aligned]
+        b = [r[j] for r in aligned]
         p = pearson(a, b)
-        pairs.append(
-            {
-                "judges": [judges[i], judges[j]],
-                "mean_abs_diff": round(mean_abs_diff(a, b), 3) if aligned else None,
-                "pearson": round(p, 3) if p is not None else None,
-            }
-        )
-    pearsons = [p["pearson"] for p in pairs if p["pearson"] is not None]
-    mads = [p["mean_abs_diff"] for p in pairs if p["mean_abs_diff"] is not None]
+        mad = round(mean_abs_diff(a, b), 3) if aligned else None
+        pearsons += [round(p, 3)] if p is not None else []
+        mads += [mad] if mad is not None else []
+        pairs.append({"judges": [judges[i], judges[j]], "mean_abs_diff": mad, "pearson": round(p, 3) if p is not None else None})
     return {
         "sample_count": len(aligned),
         "pair_count": len(pairs),

@@ -78,7 +78,7 @@ def _provider(name: str, arg: str, spec: str, settings: dict[str, Any], default_
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"judge {spec!r}: the part after @ must be an http(s) base URL")
     block = (settings or {}).get(name) or {}
-    key_env = block.get("api_key_env") if isinstance(block, dict) and isinstance(block.get("api_key_env"), str) else f"{name.upper()}_API_KEY"
+    key_env = named if isinstance(block, dict) and isinstance(named := block.get("api_key_env"), str) else f"{name.upper()}_API_KEY"
     provider = ProviderSettings(
         name=name, base_url=url.rstrip("/"), api_key=os.environ.get(key_env) or None, api_key_env=key_env, params={}
     )
@@ -211,7 +211,7 @@ def _command_reply(stdout: str) -> Reply:
             continue
         if isinstance(data, dict) and isinstance(data.get("output"), str):
             cost = data.get("cost_usd", data.get("costUSD"))
-            tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
+            tokens = found if isinstance(found := data.get("tokens"), dict) else {}
             return Reply(
                 data["output"],
                 float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,

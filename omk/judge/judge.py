@@ -130,7 +130,7 @@ class Judge:
     def describe(self, results: list[Any] | None = None) -> dict[str, Any]:
         block: dict[str, Any] = {
             "models": [c.spec for c in self.clients],
-            "judges": [c.describe() for c in self.clients],  # type: ignore[attr-defined]
+            "judges": [c.describe() for c in self.clients],
             "prompt_version": prompts.rubric_version(self.lang, self.debias_length),
             "prompt_hash": prompts.rubric_hash(self.lang, self.debias_length),
             "lang": self.lang,
@@ -236,7 +236,7 @@ class Judge:
         ok = [r for r in runs if r.score is not None]
         entry: dict[str, Any] = {
             "judge": client.spec,
-            "score": round2(fmean(r.score for r in ok)) if ok else None,  # type: ignore[misc]
+            "score": round2(fmean(r.score for r in ok)) if ok else None,
             "reason": next((r.reason for r in ok if r.reason), ""),
             "reasoning": next((r.reasoning for r in ok if r.reasoning), None),
             "cost_usd": None,
@@ -247,7 +247,7 @@ class Judge:
             entry["detail"] = ok[0].detail
         if self.repeat > 1:
             entry["samples"] = [r.score for r in runs]
-            entry["stddev"] = round(stdev([r.score for r in ok]), 3) if len(ok) >= 2 else 0.0  # type: ignore[misc]
+            entry["stddev"] = round(stdev([r.score for r in ok]), 3) if len(ok) >= 2 else 0.0
             entry["failures"] = len(runs) - len(ok)
         errors = [r.error for r in runs if r.error]
         if errors:
@@ -309,9 +309,10 @@ class Judge:
             text = prompts.rubric_prompt(task, criterion, output, summary, self.lang, self.debias_length)
             return self._score_attempt(system, text)
 
-        names = list((sample.dimensions or {}).keys())
+        dimensions = sample.dimensions or {}
+        names = list(dimensions)
         jobs = [self._item(attempt_for(sample.rubric))] if sample.rubric else []
-        jobs += [self._item(attempt_for(prompts.dimension_criterion(n, sample.dimensions[n]))) for n in names]  # type: ignore[index]
+        jobs += [self._item(attempt_for(prompts.dimension_criterion(n, dimensions[n]))) for n in names]
         items = await gather_all(*jobs)
         rubric = items[0] if sample.rubric else None
         dims = dict(zip(names, items[1:] if sample.rubric else items, strict=True)) if names else None
@@ -338,7 +339,7 @@ class Judge:
             r = rubric["judges"][i]["score"] if rubric else None
             d = [item["judges"][i]["score"] for item in (dims or {}).values()]
             missing = (rubric is not None and r is None) or any(v is None for v in d)
-            out.append({"judge": client.spec, "score": None if missing else combine(r, d)})  # type: ignore[arg-type]
+            out.append({"judge": client.spec, "score": None if missing else combine(r, d)})
         return out
 
     # --- judge-scored assertions --------------------------------------------------------------

@@ -22,7 +22,7 @@ where equal) and their line, not the document.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ class LoadedSamples:
     warnings: list[Problem] = field(default_factory=list)  # unknown fields, ignored (severity "warning")
 
 
-def load_samples(paths: list[str | Path], *, strict: bool = False) -> LoadedSamples:
+def load_samples(paths: Sequence[str | Path], *, strict: bool = False) -> LoadedSamples:
     """Load and validate every file; raise `InputError` with all problems if there is any.
     `strict`: an unknown field on a sample is an error instead of a warning."""
     files, problems = expand(paths)
@@ -182,8 +182,8 @@ class _FileLoader:
             items, prefix = unwrapped
             for issue in doc.issues:
                 inside = issue.path[: len(prefix)] == prefix and len(issue.path) > len(prefix)
-                if inside and isinstance(issue.path[len(prefix)], int):
-                    by_sample[issue.path[len(prefix)]].append(issue)  # type: ignore[index]
+                if inside and isinstance(step := issue.path[len(prefix)], int):
+                    by_sample[step].append(issue)
                 else:
                     self._file_problem(issue.line, field_label(issue.path), issue.message)
             base_dir = self._base_dir()
@@ -269,8 +269,8 @@ class _FileLoader:
     ) -> None:
         raw = self.shared.sample(raw)
         sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
-        named = isinstance(sample_id, str) and sample_id != ""
-        where = f"samples[{index}] ({sample_id})" if named else f"samples[{index}]"
+        named = sample_id if isinstance(sample_id, str) and sample_id != "" else None
+        where = f"samples[{index}] ({named})" if named else f"samples[{index}]"
         count = len(self.problems)
 
         def add(rel: Path_, message: str, line: int | None = None) -> None:
@@ -279,7 +279,7 @@ class _FileLoader:
         if not self._check(raw, spath, issues, where, add, line_of):
             return
         if named:
-            self._claim(sample_id, line_of(spath + ("sample_id",)), add)  # type: ignore[arg-type]
+            self._claim(named, line_of(spath + ("sample_id",)), add)
         origin = SampleRef(self.name, line_of(spath), index, parts)
         self._build(raw, SourceInfo(self.name, origin.path, line_of, spath, origin, self.shared), base_dir, count, add)
 

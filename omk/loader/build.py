@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omk.assertions.registry import AssertionType, PrepareError, registry
+from omk.assertions.registry import PrepareError, registry
 from omk.loader.document import Path_
 from omk.loader.messages import field_label
 from omk.loader.share import Sharer
@@ -60,7 +60,7 @@ def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, 
     if placed:
         path = src.shared.path(path)
         if (first := src.shared.spec(raw, path)) is not None:  # an earlier sample wrote the same here
-            return first.share_with(src.origin)  # type: ignore[arg-type]
+            return first.share_with(src.origin)
     before = len(found)
     spec = _new_spec(raw, path, src, found, label)
     if placed and len(found) == before:
@@ -89,18 +89,20 @@ def _new_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, l
         )
     kind = registry().get(spec.type)
     if kind is not None and kind.prepare is not None:
-        _prepare(kind, spec, path, src.shared, found)
+        _prepare(kind.prepare, spec, path, src.shared, found)
     return spec
 
 
-def _prepare(kind: AssertionType, spec: AssertionSpec, path: Path_, shared: Sharer, found: Found) -> None:
+def _prepare(
+    prepare: Callable[[AssertionSpec], Any], spec: AssertionSpec, path: Path_, shared: Sharer, found: Found
+) -> None:
     """Run the type's `prepare`, once per load for an assertion dict that samples share."""
     done, compiled = shared.prepared(spec.raw)
     if done:
         spec.compiled = compiled
         return
     try:
-        spec.compiled = kind.prepare(spec)  # type: ignore[misc]
+        spec.compiled = prepare(spec)
     except PrepareError as exc:
         found.append((path + (exc.field,) if exc.field else path, str(exc)))
     except Exception as exc:  # noqa: BLE001 - a bad value must never become a traceback

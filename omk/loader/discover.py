@@ -10,6 +10,7 @@ always loaded, whatever its name.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from omk.errors import Problem
@@ -51,7 +52,7 @@ def folder_files(folder: Path) -> list[Path]:
     return sorted((p for p in folder.iterdir() if p.is_file() and is_samples_file(p)), key=lambda p: p.name)
 
 
-def expand(paths: list[str | Path]) -> tuple[list[Path], list[Problem]]:
+def expand(paths: Sequence[str | Path]) -> tuple[list[Path], list[Problem]]:
     """Files to load, in order and without repeats, and the problems with the paths given."""
     files: list[Path] = []
     problems: list[Problem] = []

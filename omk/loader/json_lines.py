@@ -13,7 +13,7 @@ import bisect
 import json
 import re
 from collections.abc import Iterator
-from json.decoder import scanstring  # type: ignore[attr-defined]
+from json.decoder import scanstring  # type: ignore[attr-defined]  # json's own string scanner; the stubs leave it out
 from typing import Any
 
 from omk.loader.document import Document, Issue, ParseFailure, Path_
@@ -119,14 +119,14 @@ class JsonLocator:
                 items = self.items(parent)
                 if 0 <= step < len(items):
                     return items[step]
-        return self._value(())  # type: ignore[return-value]
+        return self._value(()) or 0  # the document itself: always found
 
     def _value(self, path: Path_) -> int | None:
         """Start of the value at `path`, or None when the path does not exist."""
         if path in self._values:
             return self._values[path]
         if not path:
-            pos: int | None = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
+            pos: int | None = _WS.match(self.text, 0).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
         else:
             parent = self._value(path[:-1])
             step = path[-1]
@@ -169,33 +169,33 @@ class JsonLocator:
     def _scan_members(self, pos: int) -> Iterator[tuple[str, int, int]]:
         """Each member as it is reached; a value is skipped only when the next one is asked for."""
         text, ws, decode = self.text, _WS.match, _DECODER.raw_decode
-        i = ws(text, pos + 1).end()  # type: ignore[union-attr]
+        i = ws(text, pos + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
         if text[i] == "}":
             return
         while True:
             key, end = scanstring(text, i + 1)
-            value_pos = ws(text, ws(text, end).end() + 1).end()  # type: ignore[union-attr]
+            value_pos = ws(text, ws(text, end).end() + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
             yield key, i, value_pos
             _, end = decode(text, value_pos)
-            i = ws(text, end).end()  # type: ignore[union-attr]
+            i = ws(text, end).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
             if text[i] == "}":
                 return
-            i = ws(text, i + 1).end()  # type: ignore[union-attr]
+            i = ws(text, i + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
 
     def items(self, pos: int) -> list[int]:
         cached = self._items.get(pos)
         if cached is not None:
             return cached
         text, out, ws, decode = self.text, [], _WS.match, _DECODER.raw_decode
-        i = ws(text, pos + 1).end()  # type: ignore[union-attr]
+        i = ws(text, pos + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
         if text[i] != "]":
             while True:
                 out.append(i)
                 _, end = decode(text, i)
-                i = ws(text, end).end()  # type: ignore[union-attr]
+                i = ws(text, end).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
                 if text[i] == "]":
                     break
-                i = ws(text, i + 1).end()  # type: ignore[union-attr]
+                i = ws(text, i + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
         self._items[pos] = out
         return out
 
@@ -203,7 +203,7 @@ class JsonLocator:
         """Every duplicate key in the value at `pos` (the whole document by default)."""
         text = self.text
         if pos is None:
-            pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+            pos = _WS.match(text, 0).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
         issues: list[Issue] = []
         char = text[pos : pos + 1]
         if char == "{":

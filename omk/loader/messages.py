@@ -100,7 +100,7 @@ def unknown_type(name: Any, known: Iterable[str]) -> str:
 
 def _expected(types: Any) -> str:
     names = types if isinstance(types, list) else [types]
-    return " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+    return " or ".join(_TYPE_WORDS.get(n, str(n)) for n in names)
 
 
 def _allowed_keys(schema: dict[str, Any]) -> list[str]:
@@ -109,8 +109,8 @@ def _allowed_keys(schema: dict[str, Any]) -> list[str]:
 
 def _extra_keys(error: ValidationError) -> list[str]:
     schema, instance = error.schema, error.instance
-    allowed = set(_allowed_keys(schema))  # type: ignore[arg-type]
-    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]  # type: ignore[union-attr]
+    allowed = set(_allowed_keys(schema))
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
     return [k for k in instance if k not in allowed and not any(p.search(k) for p in patterns)]
 
 
@@ -127,7 +127,7 @@ def translate(error: ValidationError, owner: str | None = None) -> list[tuple[Pa
         missing = [name for name in expected if isinstance(value, dict) and name not in value]
         return [(path, f'"{name}" is required{for_type}') for name in missing]
     if keyword == "additionalProperties" and isinstance(value, dict):
-        allowed = _allowed_keys(error.schema)  # type: ignore[arg-type]
+        allowed = _allowed_keys(error.schema)
         return [
             (path + (key,), f'unknown field "{key}"{for_type}{did_you_mean(key, allowed)}')
             for key in _extra_keys(error)
@@ -156,8 +156,8 @@ def translate(error: ValidationError, owner: str | None = None) -> list[tuple[Pa
         return [(path, f"names must not be empty (got {show(value)})")]
     if keyword in ("anyOf", "oneOf"):
         alternatives = [b.get("required") for b in expected if isinstance(b, dict)]
-        if alternatives and all(isinstance(a, list) and len(a) == 1 for a in alternatives):
-            names = [a[0] for a in alternatives]  # type: ignore[index]
+        names = [a[0] for a in alternatives if isinstance(a, list) and len(a) == 1]
+        if alternatives and len(names) == len(alternatives):
             return [(path, f"needs {one_of(names)}{for_type}")]
         best = min(error.context or [], key=lambda e: len(e.absolute_path), default=None)
         if best is not None:

@@ -78,8 +78,8 @@ class SampleRef(SourceRef):
         self._index = index
         self._parts = parts
 
-    @property  # type: ignore[override]
-    def path(self) -> str:
+    @property
+    def path(self) -> str:  # type: ignore[override]  # worked out from the index; nothing sets a place's path once made
         return f"samples[{self._index}]"
 
     def part(self, rel: Part) -> SourceRef:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]  # the C encoder, absent from the stubs
 from typing import Any
 
 from omk.loader.document import Path_
@@ -116,7 +116,7 @@ class Sharer:
             if found is not None:
                 return found
         if value.__class__ is dict:
-            out: Any = {self.text(k): self._value(v, depth + 1) for k, v in value.items()}  # type: ignore[union-attr]
+            out: Any = {self.text(k): self._value(v, depth + 1) for k, v in value.items()}
         else:
             out = [self._value(v, depth + 1) for v in value]
         if key is not None:

@@ -207,11 +207,11 @@ class _Builder:
 
     def merge_key(self, event: Any) -> Any:
         """A plain `<<` key: the value that follows is merged when the mapping ends."""
-        self.frame.merge_line = event.start_mark.line + 1  # type: ignore[union-attr]
+        self.frame.merge_line = event.start_mark.line + 1  # type: ignore[union-attr]  # a key is read inside an open mapping
         return _MERGE
 
     def merge_value(self, value: Any) -> None:
-        self.frame.merges = [*(self.frame.merges or []), value]  # type: ignore[union-attr]
+        self.frame.merges = [*(self.frame.merges or []), value]  # type: ignore[union-attr]  # merged into an open mapping
 
     def start(self, event: Any, key: Any) -> _Frame:
         """A mapping or a sequence begins: attach it where it belongs; it is the new innermost frame."""
@@ -233,12 +233,13 @@ class _Builder:
             new_path = parent.path + (len(parent.container),)
             parent.container.append(new)
             self.lines[new_path] = line
-        elif key.__class__ is str or key is _MERGE:
-            new_path = parent.path + (key if key is not _MERGE else "<<",)
-            if key is _MERGE:
-                self.merge_value(new)
-            else:
-                parent.container[key] = new
+        elif key is _MERGE:
+            new_path = parent.path + ("<<",)
+            self.merge_value(new)
+            parent.key = _NO_KEY
+        elif key.__class__ is str:
+            new_path = parent.path + (key,)
+            parent.container[key] = new
             parent.key = _NO_KEY
         else:  # a collection where a key should be: built, then dropped
             if key is _NO_KEY:
@@ -255,7 +256,7 @@ class _Builder:
 
     def end(self, event: Any, key: Any) -> _Frame | None:
         """The innermost collection ends; the frame that is innermost again, if any."""
-        done: _Frame = self.frame  # type: ignore[assignment]
+        done: _Frame = self.frame  # type: ignore[assignment]  # the parser ends only a collection it started
         if done.merges is not None:
             _merge(done, self.lines, self.issues)
         if done.anchor:

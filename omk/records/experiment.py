@@ -417,8 +417,10 @@ class ExperimentBlock:
 
 def _runs(f: Fields | None) -> dict[str, Run]:
     runs: dict[str, Run] = {}
-    for name in f.data if f is not None else ():
-        run = f.obj(name)  # type: ignore[union-attr]
+    if f is None:
+        return runs
+    for name in f.data:
+        run = f.obj(name)
         if run is None:
             continue
         results = tuple(Case.from_json(r) for r in run.objs("results")) if isinstance(run.data.get("results"), list) else None

@@ -9,6 +9,7 @@ Values are kept as written (an integer stays an integer), so every format prints
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,7 +67,7 @@ class Fields:
             raise self.fail(key, "a string or null")
         return value
 
-    def num(self, key: str, default: Number | None = None) -> Any:
+    def num(self, key: builtins.str, default: Number | None = None) -> Any:
         value = self.data.get(key)
         if value is None:
             return default
@@ -75,7 +76,7 @@ class Fields:
             raise self.fail(key, "a number or null")
         return value
 
-    def int(self, key: str, default: int | None = 0) -> Any:
+    def int(self, key: builtins.str, default: int | None = 0) -> Any:
         value = self.data.get(key)
         if value is None:
             return default
@@ -83,7 +84,7 @@ class Fields:
             raise self.fail(key, "an integer or null")
         return value
 
-    def bool(self, key: str, default: bool | None = False) -> Any:
+    def bool(self, key: builtins.str, default: bool | None = False) -> Any:
         value = self.data.get(key)
         if value is None:
             return default
@@ -91,7 +92,7 @@ class Fields:
             raise self.fail(key, "true, false or null")
         return value
 
-    def obj(self, key: str) -> Fields | None:
+    def obj(self, key: builtins.str) -> Fields | None:
         """The object under `key`; None when missing or null."""
         value = self.data.get(key)
         if value is None:
@@ -100,7 +101,7 @@ class Fields:
             raise self.fail(key, "an object or null")
         return Fields(value, self.origin, self, key)
 
-    def objs(self, key: str) -> list[Fields]:
+    def objs(self, key: builtins.str) -> list[Fields]:
         """The list of objects under `key`; [] when missing or null."""
         values = self.list(key)
         if not values:
@@ -111,7 +112,7 @@ class Fields:
                 raise self.error(self.origin, holder.at(i), "an object", item)
         return [Fields(item, self.origin, holder, i) for i, item in enumerate(values)]
 
-    def list(self, key: str) -> list[Any]:
+    def list(self, key: builtins.str) -> list[Any]:
         value = self.data.get(key)
         if value is None:
             return []
@@ -119,13 +120,13 @@ class Fields:
             raise self.fail(key, "a list or null")
         return value
 
-    def strs(self, key: str) -> tuple[str, ...]:
+    def strs(self, key: builtins.str) -> tuple[builtins.str, ...]:
         values = self.list(key)
         for i, v in enumerate(values):
             if not isinstance(v, str):
                 raise self.error(self.origin, f"{self.at(key)}[{i}]", "a string", v)
         return tuple(values)
 
-    def raw(self, key: str, default: Any = None) -> Any:
+    def raw(self, key: builtins.str, default: Any = None) -> Any:
         """Any JSON value (what an assertion checked for, a tool call's input), unchecked."""
         return self.data.get(key, default)

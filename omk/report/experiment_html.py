@@ -316,7 +316,7 @@ def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
         f"How much each sample changed: {t} − {esc(comp.control)} (composite, 1–5 scale)</text>",
     ]
     if interval:
-        lo, hi = x(float(interval[0])), x(float(interval[1]))  # type: ignore[arg-type]
+        lo, hi = x(float(interval[0])), x(float(interval[1]))
         if hi - lo < 3:
             lo, hi = (lo + hi) / 2 - 1.5, (lo + hi) / 2 + 1.5
         out.append(

@@ -74,7 +74,7 @@ table.listing tbody td{border:0;padding:2px 6px;text-align:left}table.listing tb
 class Extreme(NamedTuple):
     """What the slowest and costliest lists show of a result."""
 
-    index: int
+    position: int  # of the result in the run (a field named index would hide the tuple's index())
     sample_id: str
     repeat: int
     state: str
@@ -114,7 +114,7 @@ def _keep_top(heap: list[tuple[float, int, Extreme]], value: float | None, seen:
     """Keep the TOP largest values; on a tie the earlier result stays."""
     if value is None:
         return
-    item = (value, -seen.index, seen)
+    item = (value, -seen.position, seen)
     if len(heap) < TOP:
         heapq.heappush(heap, item)
     elif item[:2] > heap[0][:2]:
@@ -168,7 +168,7 @@ def _extremes(key: str, title: str, heap: list[tuple[float, int, Extreme]], repe
     for _, _, x in sorted(heap, reverse=True):
         value = f"{x.duration_ms:.0f} ms" if key == "slowest" else f"${x.cost:.4f}"
         rows.append(
-            f'<tr data-index="{x.index}"><td><a href="#sample-{x.index}"><code>{esc(result_name(x, repeated))}</code></a></td>'
+            f'<tr data-index="{x.position}"><td><a href="#sample-{x.position}"><code>{esc(result_name(x, repeated))}</code></a></td>'
             f'<td>{badge(x.state, lang)}</td><td class="num">{esc(value)}</td><td class="num">{num(x.composite)}</td></tr>'
         )
     return head + f'<table class="extremes" id="{key}-table"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'

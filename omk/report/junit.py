@@ -116,7 +116,7 @@ def _transcript(turns: tuple[TurnResult, ...]) -> str:
     parts = []
     for turn in turns:
         n, status = turn.index + 1, turn.status
-        mark = {True: "passed", False: "failed"}.get(turn.passed, "not graded")  # type: ignore[arg-type]
+        mark = "not graded" if turn.passed is None else "passed" if turn.passed else "failed"
         head = f"--- turn {n} ({status if status != 'ok' else mark})"
         lines = [head, f"> {turn.prompt or ''}"]
         if turn.output is not None:

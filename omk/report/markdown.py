@@ -90,7 +90,8 @@ def _head(report: ReportDocument, lang: str) -> list[str]:
 def _failures(report: ReportDocument, lang: str) -> list[str]:
     """The results that did not pass, with why: the first `ROWS_SHOWN` of them."""
     repeated, threshold = report.repeated, report.summary.threshold
-    out, more = [], 0
+    out: list[str] = []
+    more = 0
     for r in report.results:
         if r.passed:
             continue
@@ -125,7 +126,7 @@ def _all_results(report: ReportDocument, lang: str) -> list[str]:
             break
         out.append(_row(cell(result_name(r, repeated)), r.status, r.scores, r.status == "ok", "✅" if r.passed else "❌"))
         for turn in r.turns:
-            mark = {True: "✅", False: "❌"}.get(turn.passed, "·")  # type: ignore[arg-type]
+            mark = "·" if turn.passed is None else "✅" if turn.passed else "❌"
             graded = turn.status == "ok" and turn.passed is not None
             out.append(_row(f"↳ {cell(turn_label(turn, lang=lang))}", turn.status, turn.scores, graded, mark))
     return [*out, *_more(max(len(report.results) - ROWS_SHOWN, 0), lang), "", "</details>", ""]

@@ -181,7 +181,7 @@ def _votes(v: PairwiseVerdict, lang: str) -> str:
     """An ensemble's votes, one line each under the reason, per order (A/B terms throughout);
     a report from before both orders has them on the verdict itself."""
     esc = html.escape
-    words = {1: "A", 2: "B", 0: "tie"}
+    words: dict[int | None, str] = {1: "A", 2: "B", 0: "tie"}
     prefixes = {"": "", "a_first": t("A first", lang) + ": ", "b_first": t("B first", lang) + ": "}
     items = "".join(
         f"<li>{esc(prefixes[order])}<code>{esc(str(x.judge))}</code>: {esc(words.get(x.preference, '—'))} — {esc(x.reason)}</li>"

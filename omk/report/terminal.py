@@ -13,7 +13,7 @@ from itertools import islice
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -80,7 +80,7 @@ def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table
     label_cells = max(10, min(room, max(widest, 48)))
     table.add_column(t("sample", lang), no_wrap=True, overflow="ellipsis", max_width=label_cells)
     for name, wide in zip(others, fixed, strict=True):
-        justify = "left" if name == t("status", lang) else "center" if name == t("pass", lang) else "right"
+        justify: JustifyMethod = "left" if name == t("status", lang) else "center" if name == t("pass", lang) else "right"
         table.add_column(name, no_wrap=True, min_width=wide, justify=justify)
     if len(shown) < len(report.results):
         table.caption = t("{shown} of {total} results shown (those that did not pass first); all are in the report", lang).format(
@@ -134,7 +134,9 @@ def _turn_row(turn: TurnResult, threshold: Any, label_cells: int, lang: str) -> 
 
 
 def _print_failures(results: Iterable[SampleResult], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
-    failed, noted, more = [], [], 0
+    failed: list[tuple[str, list[str], str | None]] = []  # (name, why, the output judged)
+    noted: list[tuple[str, list[str], str | None]] = []
+    more = 0
     for r in results:
         if len(failed) + len(noted) >= FAILURES_SHOWN:
             more += 1 if not r.passed or passed_but_failed(r) else 0

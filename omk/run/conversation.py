@@ -53,10 +53,23 @@ async def produce_turns(
     sample: Sample, prompts: list[str], target: Target, cfg: RunConfig, repeat: int
 ) -> tuple[list[tuple[TargetResult, int]], TargetFailure | None, bool]:
     """(each sent turn's result and calls made, the failure that stopped it or None, from cache)."""
-    identity = target.cache_identity() if cfg.cache is not None else None
-    key = conversation_key(identity, sample, prompts, repeat) if identity is not None else None
-    if key is not None and (hit := cfg.cache.get_turns(key)) is not None and len(hit) == len(prompts):
+    cache = cfg.cache
+    identity = target.cache_identity() if cache is not None else None
+    if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
+        return (*await _send_turns(sample, prompts, target, cfg), False)
+    key = conversation_key(identity, sample, prompts, repeat)
+    if (hit := cache.get_turns(key)) is not None and len(hit) == len(prompts):
         return [(r, 0) for r in hit], None, True
+    done, failure = await _send_turns(sample, prompts, target, cfg)
+    if failure is None:  # only a whole conversation is cached
+        cache.put_turns(key, [r for r, _ in done], identity.get("kind"))
+    return done, failure, False
+
+
+async def _send_turns(
+    sample: Sample, prompts: list[str], target: Target, cfg: RunConfig
+) -> tuple[list[tuple[TargetResult, int]], TargetFailure | None]:
+    """Send the turns in order: each turn's result and calls made, and the failure that stopped them."""
     sandbox = MockSandbox.for_sample(sample)
     history: list[dict] = []
     done: list[tuple[TargetResult, int]] = []
@@ -66,12 +79,10 @@ async def produce_turns(
         try:
             produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry, session)
         except TargetFailure as exc:
-            return done, exc, False
+            return done, exc
         done.append((produced, attempts))
         history += [user_message(prompt), *reply_messages(produced.output, produced.messages)]
-    if key is not None:
-        cfg.cache.put_turns(key, [r for r, _ in done], identity.get("kind"))
-    return done, None, False
+    return done, None
 
 
 async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:

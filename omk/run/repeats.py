@@ -13,10 +13,10 @@ from omk.scoring.layers import round2
 
 def spent_cost(results: Iterable[SampleResult | Digest]) -> float | None:
     """Money this run spent: cached results cost nothing now (their trace keeps the original cost)."""
-    known = [r for r in digests(results) if r.cost_usd is not None]
+    known = [(cost, r.cached) for r in digests(results) if (cost := r.cost_usd) is not None]
     if not known:
         return None  # no result reported a cost: unknown, not zero
-    return round(float(sum(r.cost_usd for r in known if not r.cached)), 6)  # type: ignore[misc]
+    return round(float(sum(cost for cost, cached in known if not cached)), 6)
 
 
 def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[dict[str, Any]]:

@@ -42,13 +42,16 @@ async def produce(
     sample: Sample, prompt: str, target: Target, cfg: RunConfig, repeat: int = 0
 ) -> tuple[TargetResult, int, bool]:
     """(result, calls made, from cache). Only successful calls are cached; raises TargetFailure."""
-    identity = target.cache_identity() if cfg.cache is not None else None
-    key = cache_key(identity, sample, prompt, repeat) if identity is not None else None
-    if key is not None and (hit := cfg.cache.get(key)) is not None:
+    cache = cfg.cache
+    identity = target.cache_identity() if cache is not None else None
+    if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
+        produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
+        return produced, attempts, False
+    key = cache_key(identity, sample, prompt, repeat)
+    if (hit := cache.get(key)) is not None:
         return hit, 0, True
     produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
-    if key is not None:
-        cfg.cache.put(key, produced, identity.get("kind"))
+    cache.put(key, produced, identity.get("kind"))
     return produced, attempts, False
 
 

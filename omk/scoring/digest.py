@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from omk.records import JudgeBlock, SampleResult, Scores
+from omk.records import JudgeBlock, SampleResult, Scores, TurnResult
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -35,7 +35,7 @@ class Digest:
 
     @classmethod
     def of(cls, r: SampleResult) -> Digest:
-        units = [r, *r.turns]  # a conversation is checked turn by turn
+        units: list[SampleResult | TurnResult] = [r, *r.turns]  # a conversation is checked turn by turn
         skipped = 0
         if r.status == "ok":
             skipped = sum(1 for u in units if u.judge_skipped)

@@ -149,7 +149,7 @@ class CmdTarget:
         if not cwd.is_dir():
             raise TargetError(f"cwd {str(cwd)!r} is not a folder")
         tools = offered_tools(sample)
-        request = {
+        request: dict[str, Any] = {
             "type": "request",
             "sample_id": sample.sample_id,
             "model": None,

@@ -137,9 +137,9 @@ class _BigSkyReader(Reader):
         if not isinstance(entries, list):
             self.problem((key,), f"must be a list of evaluators (got {kind_of(entries)})")
             return []
-        out = []
+        out: list[tuple[dict[str, Any], Path_]] = []
         for i, entry in enumerate(entries):
-            path = (key, i)
+            path: Path_ = (key, i)
             if not isinstance(entry, dict):
                 self.problem(path, f'must be an object like {{"key", "function"}} (got {kind_of(entry)})')
                 continue

@@ -130,11 +130,14 @@ def read_m365(
 
 
 class _M365Reader(Reader):
+    stem = "item"  # generated ids are `<stem>-<n>`; read_m365 sets the file's name
+
     def run(self) -> list[Sample]:
         self.parse_issues()
         data = self.doc.data
         if isinstance(data, dict) and is_pairs(data):
             return self._pairs(data)
+        prefix: Path_
         if isinstance(data, list):
             items, prefix = data, ()
             defaults: Evaluators | None = None

@@ -70,7 +70,7 @@ def parse_stream(data: bytes) -> StreamRun:
         if not isinstance(event, dict):
             continue
         kind = event.get("type")
-        message = event.get("message") if isinstance(event.get("message"), dict) else {}
+        message = found if isinstance(found := event.get("message"), dict) else {}
         blocks = [b for b in message.get("content") or [] if isinstance(b, dict)] if isinstance(message.get("content"), list) else []
         if kind == "system" and event.get("subtype") == "init":
             run.init = event
@@ -126,7 +126,7 @@ def tool_calls(run: StreamRun, records: list[dict[str, Any]]) -> list[ToolCall]:
 
 def build_trace(run: StreamRun, calls: list[ToolCall]) -> Trace:
     result = run.result or {}
-    usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+    usage = found if isinstance(found := result.get("usage"), dict) else {}
     return Trace(
         turns=_int(result.get("num_turns")),
         tool_calls=calls,

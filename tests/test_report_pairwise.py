@@ -20,10 +20,12 @@ from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
 from omk.experiment import Settings, analyze
 from omk.experiment.winrate import WinRate
-from omk.report.experiment_html import JS as EXPERIMENT_JS
-from omk.report.html_report import JS, _script_hash, render_html
+from omk.report.assets import text as asset
+from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
 from omk.report.markdown import render_markdown
+
+JS, EXPERIMENT_JS = asset("report.js"), asset("experiment.js")
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
 TARGETS = [{"kind": "replay", "spec": "replay:a.jsonl"}, {"kind": "cmd", "spec": "cmd:python agent_v1.py"}]

@@ -114,7 +114,11 @@ class EmbeddedData:
 
     def add(self, i: int, r: Result) -> None:
         self.rows.add(dumps(row(i, r)))
-        self.chunk.add(dumps(cut(panel(i, r, self.lang), self.lang)))
+        tree = panel(i, r, self.lang)
+        data = dumps(tree)
+        if len(data) > TEXT_SHOWN:  # else no text in it can be longer (its JSON is at least as long)
+            data = dumps(cut(tree, self.lang))
+        self.chunk.add(data)
         if self.chunk.count == CHUNK:
             self._end_chunk()
 

@@ -13,8 +13,10 @@ written (the page's script reads it from the table).
 
 from __future__ import annotations
 
-import html
 import json
+import re
+from collections.abc import Callable
+from html import escape
 from typing import Any
 
 from omk.report.document import Assertion, InlinedUrl, JudgeBlock, Result, Trace, Turn
@@ -27,27 +29,47 @@ REPEATED = "if-repeated"
 LAYERS = ("fact", "behavior", "judge", "composite")
 BADGE = {"passed": "pass", "failed": "fail", "errored": "error"}
 ICON = {"passed": ("✓", "ok"), "failed": ("✗", "bad"), "skipped": ("○", "skip")}
+_SPECIAL = re.compile("[&<>\"']").search  # what `html.escape` changes
 
 
 def el(tag: str, attrs: str | dict[str, str] | None, *children: Node | None) -> list[Any]:
     """An element; children that are None are left out."""
-    return [tag, attrs, *(c for c in children if c is not None)]
+    if None in children:
+        return [tag, attrs, *(c for c in children if c is not None)]
+    return [tag, attrs, *children]
 
 
 def to_html(node: Node, repeated: bool) -> str:
     """The tree as HTML."""
     if isinstance(node, str):
-        return html.escape(node, quote=True)
-    tag, attrs, *children = node
-    inner = "".join(to_html(c, repeated) for c in children)
-    if tag == REPEATED:
-        return inner if repeated else ""
-    if attrs is None:
-        return f"<{tag}>{inner}</{tag}>"
-    if isinstance(attrs, str):
-        attrs = {"class": attrs}
-    pairs = "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
-    return f"<{tag}{pairs}>{inner}</{tag}>"
+        return _esc(node)
+    out: list[str] = []
+    _write(node, repeated, out.append)
+    return "".join(out)
+
+
+def _esc(text: str) -> str:
+    return escape(text) if _SPECIAL(text) else text
+
+
+def _write(node: list[Any], repeated: bool, put: Callable[[str], None]) -> None:
+    tag, attrs = node[0], node[1]
+    if tag == REPEATED and not repeated:
+        return
+    if tag != REPEATED:
+        if attrs is None:
+            put(f"<{tag}>")
+        elif isinstance(attrs, str):
+            put(f'<{tag} class="{_esc(attrs)}">')
+        else:
+            put(f"<{tag}" + "".join(f' {k}="{_esc(v)}"' for k, v in attrs.items()) + ">")
+    for child in node[2:]:
+        if isinstance(child, str):
+            put(_esc(child))
+        else:
+            _write(child, repeated, put)
+    if tag != REPEATED:
+        put(f"</{tag}>")
 
 
 def state(r: Result) -> str:

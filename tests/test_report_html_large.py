@@ -240,3 +240,31 @@ def test_a_long_text_is_cut_in_the_large_page_and_says_how_much_more_there_is(mo
     assert pres(details[0])[1] == "长" * html_data.TEXT_SHOWN + "\n" + more  # the output, after the prompt
     assert pres(details[1])[1] == made(1)["output"]  # a short text is whole
     assert len(page) < 2 * html_data.CHUNK * html_data.TEXT_SHOWN  # not every long output in full
+
+
+def test_the_paged_script_makes_every_tag_and_attribute_a_panel_uses():
+    """The large page's script builds a panel's tree only from the tags and attributes it knows
+    (and fails on any other): every panel of the corpus stays inside them."""
+    from report_corpus import CORPUS
+
+    from omk.report.document import read_document
+    from omk.report.html_panel import REPEATED, panel
+
+    script = asset("paged.js")
+    known_tags = set(re.search(r"'([a-z0-9 ]+)'\.split\(' '\)", script).group(1).split())
+    known_attrs = set(re.findall(r"'?([a-z-]+)'?:1", re.search(r"ATTRS=\{([^}]*)\}", script).group(1)))
+    tags, attrs = set(), set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            tags.add(node[0])
+            attrs.update(node[1] if isinstance(node[1], dict) else ["class"] if node[1] else [])
+            for child in node[2:]:
+                walk(child)
+
+    for folder in sorted(p.parent for p in CORPUS.glob("*/report.json")):
+        for i, r in enumerate(read_document(folder).results):
+            for node in panel(i, r, "en"):
+                walk(node)
+    assert tags - {REPEATED} <= known_tags and attrs <= known_attrs, (tags - known_tags, attrs - known_attrs)
+    assert {"pre", "section", "table", "ul", "li", REPEATED} <= tags and {"class", "id", "title", "data-label"} <= attrs

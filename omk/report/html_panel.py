@@ -48,8 +48,8 @@ def to_html(node: Node, repeated: bool) -> str:
     return "".join(out)
 
 
-def _esc(text: str) -> str:
-    return escape(text) if _SPECIAL(text) else text
+def _esc(s: str) -> str:
+    return escape(s) if _SPECIAL(s) else s
 
 
 def _write(node: list[Any], repeated: bool, put: Callable[[str], None]) -> None:

@@ -13,11 +13,12 @@ A file is read the first time a page needs it, then kept.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 
 
 @cache
 def text(name: str) -> str:
     """The file `name` as the page holds it: after a line break, so it starts on a line of its
     own after its `<style>` or `<script>` tag."""
+    from importlib import resources  # only when a page is rendered: it costs an import of its own
+
     return "\n" + resources.files(__name__).joinpath(name).read_text(encoding="utf-8")

@@ -14,12 +14,13 @@ from experiment_reports import omk, synthetic_report
 from junit_shape import check_junit_shape
 
 from omk.experiment import Settings
+from omk.report.assets import text as asset
 from omk.report.experiment import p_value
-from omk.report.experiment_html import JS as EXPERIMENT_JS
-from omk.report.html_report import JS, _script_hash, render_html
+from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
 
+JS, EXPERIMENT_JS = asset("report.js"), asset("experiment.js")
 UNTRUSTED = "x|<script>window.__pwned=1</script>`"
 
 

@@ -14,7 +14,8 @@ from junit_shape import check_junit_shape
 from report_factory import XSS, make_report
 
 from omk.report import FORMATS, write_formats
-from omk.report.html_report import JS, _script_hash, render_html
+from omk.report.assets import text as asset
+from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
 
@@ -79,8 +80,8 @@ def test_html_is_self_contained_and_escapes_everything():
     assert page.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") >= 4  # prompt, output, tool output, judge
     assert page.count("<script>") == 1  # the page's own script only
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
-    assert "default-src &#x27;none&#x27;" in csp and _script_hash(JS) in csp
-    assert f"<script>{JS}</script>" in page  # the hash covers exactly the script that is there
+    assert "default-src &#x27;none&#x27;" in csp and _script_hash(asset("report.js")) in csp
+    assert f"<script>{asset('report.js')}</script>" in page  # the hash covers exactly the script that is there
     assert "Noto Sans CJK SC" in page and "Microsoft YaHei" in page
     assert "cr-sql-注入-zh" in page and "识别了注入并给出修复" in page
 

@@ -17,7 +17,8 @@ from report_factory import XSS, make_report
 from omk.records.report import ReportDocument
 from omk.records.result import SampleResult
 from omk.report import html_data, html_paged, html_report
-from omk.report.html_report import JS, _script_hash, render_html, write_html
+from omk.report.assets import text as asset
+from omk.report.html_report import _script_hash, render_html, write_html
 
 N = 5000
 BLOCK = re.compile(r'<script type="application/octet-stream" id="(omk-[a-z0-9-]+)"[^>]*>([^<]*)</script>')
@@ -74,17 +75,46 @@ def test_a_large_report_is_paged_and_its_data_are_exactly_the_rows(large):
     assert len(details) == N
     for i in (0, 10, 13, 17, 509, 4999):  # plain, tool call, conversation, errored, URL, last
         d, source = details[i], result_dict(i)
-        assert d["meta"][0] == ["source", f"samples/large.yaml:{3 + 4 * i}"]
+        assert texts(find(d, "p", "meta")[0])[0] == f"source: samples/large.yaml:{3 + 4 * i}"
         if source.get("turns"):
-            assert [t["prompt"] for t in d["turns"]] == [t["prompt"] for t in source["turns"]] and d["turns"][1]["skipped"]
+            turns = find(d, "section", "turn")
+            assert [texts(find(x, "pre")[0])[0] for x in turns] == [t["prompt"] for t in source["turns"]]
+            assert "not sent: an earlier turn failed" in texts(turns[1])
         else:
-            assert d["prompt"] == source["prompt"] and d["output"] == source["output"]
-        assert d["error"] == source["error"]
-    assert details[10]["trace"]["calls"][0]["input"] == json.dumps({"file_path": "src/q10.py"}, indent=2)
-    assert details[509]["urls"][0]["url"] == "https://example.com/doc/509"
-    labels = [a["label"] for a in details[0]["assertions"]]
+            assert pres(d)[:2] == [source["prompt"], source["output"]]
+        assert [texts(e) for e in find(d, "div", "errbox")] == ([["error", ": " + source["error"]]] if source["error"] else [])
+    call = find(details[10], "tr", "tool-call")[0]
+    assert pres(call)[0] == json.dumps({"file_path": "src/q10.py"}, indent=2)
+    assert texts(find(details[509], "h4")[0]) == ["https://example.com/doc/509"]
+    top = find(details[0], "ul", "asserts")[0]
+    labels = [texts(find(li, "code")[0])[0] for li in top[2:]]
     assert labels == ["contains 'bound parameters'", "word_count_max 90", "assert-set"]
-    assert [c["label"] for c in details[0]["assertions"][2]["children"]] == ["contains 'prepared'", "regex 'bind|param'"]
+    assert [texts(find(li, "code")[0])[0] for li in find(top[4], "ul", "asserts")[0][2:]] == ["contains 'prepared'", "regex 'bind|param'"]
+
+
+def find(node: object, tag: str, cls: str | None = None) -> list[list]:
+    """The elements of a panel's tree (omk/report/html_panel.py) with this tag (and class), in order."""
+    if not isinstance(node, list):
+        return []
+    found = []
+    if node and isinstance(node[0], str) and node[0] == tag and (cls is None or node[1] == cls or (isinstance(node[1], dict) and node[1].get("class") == cls)):
+        found.append(node)
+    start = 2 if node and isinstance(node[0], str) else 0  # a tree, or a list of trees
+    for child in node[start:]:
+        found += find(child, tag, cls)
+    return found
+
+
+def texts(node: object) -> list[str]:
+    """The texts of a panel's tree, in order."""
+    if isinstance(node, str):
+        return [node]
+    return [x for child in node[2:] for x in texts(child)]
+
+
+def pres(node: object) -> list[str]:
+    """The texts of the `<pre>` blocks in a panel's tree."""
+    return [texts(p)[0] for p in find(node, "pre")]
 
 
 def test_the_failures_come_first_in_run_order_with_their_panels(large):
@@ -129,8 +159,8 @@ def test_the_large_page_is_self_contained_and_runs_no_run_data(large):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "no network resource"
     assert page.count("<script>") == 1  # the page's own script; the data blocks are not scripts
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
-    assert "default-src &#x27;none&#x27;" in csp and _script_hash(html_paged.JS) in csp and _script_hash(JS) not in csp
-    assert f"<script>{html_paged.JS}</script>" in page
+    assert "default-src &#x27;none&#x27;" in csp and _script_hash(asset("paged.js")) in csp and _script_hash(asset("report.js")) not in csp
+    assert f"<script>{asset('paged.js')}</script>" in page
     assert XSS not in page and "<script>window.__pwned" not in page
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in page  # failure 3's output, escaped in its panel
     tags = re.findall(r"<script[^>]*>", page)
@@ -208,6 +238,34 @@ def test_a_long_text_is_cut_in_the_large_page_and_says_how_much_more_there_is(mo
     page = render_html(report, lang=lang)
     details = [d for k in range(2) for d in blocks(page)[f"omk-details-{k}"]]
     more = "……另有 12,345 个字符：见 report.json" if lang == "zh" else "… 12,345 more characters: see report.json"
-    assert details[0]["output"] == "长" * html_data.TEXT_SHOWN + "\n" + more
-    assert details[1]["output"] == made(1)["output"]  # a short text is whole
+    assert pres(details[0])[1] == "长" * html_data.TEXT_SHOWN + "\n" + more  # the output, after the prompt
+    assert pres(details[1])[1] == made(1)["output"]  # a short text is whole
     assert len(page) < 2 * html_data.CHUNK * html_data.TEXT_SHOWN  # not every long output in full
+
+
+def test_the_paged_script_makes_every_tag_and_attribute_a_panel_uses():
+    """The large page's script builds a panel's tree only from the tags and attributes it knows
+    (and fails on any other): every panel of the corpus stays inside them."""
+    from report_corpus import CORPUS
+
+    from omk.records.report import read_document
+    from omk.report.html_panel import REPEATED, panel
+
+    script = asset("paged.js")
+    known_tags = set(re.search(r"'([a-z0-9 ]+)'\.split\(' '\)", script).group(1).split())
+    known_attrs = set(re.findall(r"'?([a-z-]+)'?:1", re.search(r"ATTRS=\{([^}]*)\}", script).group(1)))
+    tags, attrs = set(), set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            tags.add(node[0])
+            attrs.update(node[1] if isinstance(node[1], dict) else ["class"] if node[1] else [])
+            for child in node[2:]:
+                walk(child)
+
+    for folder in sorted(p.parent for p in CORPUS.glob("*/report.json")):
+        for i, r in enumerate(read_document(folder).results):
+            for node in panel(i, r, "en"):
+                walk(node)
+    assert tags - {REPEATED} <= known_tags and attrs <= known_attrs, (tags - known_tags, attrs - known_attrs)
+    assert {"pre", "section", "table", "ul", "li", REPEATED} <= tags and {"class", "id", "title", "data-label"} <= attrs

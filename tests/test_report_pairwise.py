@@ -17,10 +17,12 @@ from report_factory import make_report
 
 from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
-from omk.report.experiment_html import JS as EXPERIMENT_JS
-from omk.report.html_report import JS, _script_hash, render_html
+from omk.report.assets import text as asset
+from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
 from omk.report.markdown import render_markdown
+
+JS, EXPERIMENT_JS = asset("report.js"), asset("experiment.js")
 
 
 def the_pair(report: dict) -> dict:

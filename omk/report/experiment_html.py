@@ -3,8 +3,8 @@ treatment its paired measures, a chart of the per-sample changes with the confid
 (inline SVG), and a sortable table of those changes.
 
 Everything from the run goes through `esc()` here, on the server side; the section's script
-(`JS`, allowed by its hash in the page's Content-Security-Policy) only reorders rows that are
-already rendered.
+(omk/report/assets/experiment.js, allowed by its hash in the page's Content-Security-Policy) only
+reorders rows that are already rendered.
 """
 
 from __future__ import annotations
@@ -27,60 +27,6 @@ LEVEL_CLASS = {
     "UNDERPOWERED": "underpowered",
     "SOLO": "solo",
 }
-
-CSS = """
-.lvl{color:#fff}.lvl-progress{--lvl:#1a7f37}.lvl-cautious{--lvl:#9a6700}.lvl-regress{--lvl:#cf222e}
-.lvl-noise{--lvl:#6e7781}.lvl-underpowered{--lvl:#bc4c00}.lvl-solo{--lvl:#0969da}.badge.lvl{background:var(--lvl)}
-.verdict{border:1px solid var(--line);border-left:6px solid var(--lvl);border-radius:6px;padding:10px 16px;margin:8px 0 16px}
-.verdict .vhead{font-size:16px}.verdict .rec{font-weight:600;margin:6px 0}.verdict .require{margin:6px 0 0}
-.verdict ul{margin:4px 0;padding-left:18px;color:var(--muted)}
-table.variants,table.measures{width:auto;min-width:480px}table.variants td,table.measures td{white-space:nowrap}
-table.variants th small{font-weight:400;color:var(--muted);margin-left:4px}
-section.comparison{border-top:1px solid var(--line);margin-top:20px}
-figure.delta-chart{margin:12px 0}figure.delta-chart svg{max-width:100%;height:auto}
-figure.delta-chart figcaption{color:var(--muted);font-size:12.5px;max-width:760px}
-.sw{display:inline-block;width:10px;height:10px;border-radius:5px;vertical-align:-1px;margin-right:3px}
-.sw.band{border-radius:2px;background:rgba(9,105,218,.18);border:1px solid rgba(9,105,218,.45)}
-table.deltas{width:auto;min-width:640px}
-table.sortable th{cursor:pointer;user-select:none;white-space:nowrap}
-table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
-table.deltas tr.regressed{background:var(--bad-bg)}
-@media (max-width: 480px){table.variants,table.measures,table.deltas{min-width:0;width:100%}table.measures,table.deltas{font-size:11px}
-table.variants td,table.measures td,table.sortable th{white-space:normal}}
-"""
-
-# Sorts every `table.sortable` by the clicked header (Enter or Space too): by each cell's
-# `data-v`, numerically under a `num` header; empty values (no score) last in both directions,
-# ties in the original order.
-JS = """
-(function(){
-  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),function(table){
-    var body=table.tBodies[0], heads=table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(heads,function(th,i){
-      function sort(){
-        var asc=th.getAttribute('aria-sort')!=='ascending', numeric=th.classList.contains('num');
-        Array.prototype.forEach.call(heads,function(o){o.removeAttribute('aria-sort');});
-        th.setAttribute('aria-sort',asc?'ascending':'descending');
-        var rows=Array.prototype.slice.call(body.rows);
-        rows.sort(function(a,b){
-          var x=a.cells[i].getAttribute('data-v'), y=b.cells[i].getAttribute('data-v'), c;
-          if(x===''||y===''){c=(x==='')-(y==='');}
-          else{
-            if(numeric){x=parseFloat(x); y=parseFloat(y); c=x<y?-1:x>y?1:0;}
-            else{c=x.localeCompare(y);}
-            if(!asc){c=-c;}
-          }
-          return c||(parseInt(a.getAttribute('data-i'),10)-parseInt(b.getAttribute('data-i'),10));
-        });
-        rows.forEach(function(r){body.appendChild(r);});
-      }
-      th.tabIndex=0;
-      th.addEventListener('click',sort);
-      th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();sort();}});
-    });
-  });
-})();
-"""
 
 
 def esc(value: Any) -> str:

@@ -4,17 +4,17 @@ A large page cannot hold a row and a detail panel of HTML for every result, so i
 results as data instead and its script draws the table one page at a time and a detail panel
 when one is asked for. The data is text, never markup: every value here is a string, a number or
 a list of them, shown by the page's script through `textContent`, so nothing from the run can
-become HTML. Texts are formatted here exactly as the server-rendered panels format them (numbers,
-labels, translated words), so a panel drawn in the browser reads like one rendered in Python,
-with one difference: the page carries at most `TEXT_SHOWN` characters of any one text (a prompt,
-an output, a tool call's input or output, a fetched page) and says how much more report.json
-holds, so a run of long outputs still makes a page a browser can open.
+become HTML. A panel is the tree a small page renders (omk/report/html_panel.py), so a panel
+drawn in the browser reads like one rendered in Python, with one difference: the page carries at
+most `TEXT_SHOWN` characters of any one text (a prompt, an output, a tool call's input or output,
+a fetched page) and says how much more report.json holds, so a run of long outputs still makes
+a page a browser can open.
 
 Two kinds of block, each `<script type="application/octet-stream">` holding base64 of gzip of
 JSON (not a script to run; the page's policy never has to allow it):
 
 - `omk-rows`: one JSON array, a `row()` per result in run order; the table reads it once.
-- `omk-details-K`: a JSON array of the `detail()` of results K*CHUNK .. K*CHUNK+CHUNK-1; the page
+- `omk-details-K`: a JSON array of the `panel()` of results K*CHUNK .. K*CHUNK+CHUNK-1; the page
   decompresses one such block only when a panel of it is opened.
 
 Both are compressed incrementally (`zlib.compressobj`) into temporary files while the results are
@@ -31,40 +31,14 @@ import zlib
 from collections.abc import Iterator
 from typing import IO, Any
 
-from omk.records.result import AssertionResult, InlinedUrl, JudgeBlock, SampleResult, Trace, TurnResult
+from omk.records.result import SampleResult
+from omk.report.html_panel import panel, state
 from omk.report.i18n import t
-from omk.report.reasons import label
 
 CHUNK = 100  # results per details block: a panel decompresses this many results' details
 GZIP = 31  # zlib's wbits for a gzip stream, which the browser's DecompressionStream("gzip") reads
 B64_READ = 3 * 64 * 1024  # a multiple of 3, so the base64 of each piece joins into one valid text
-LAYERS = ("fact", "behavior", "judge", "composite")
 TEXT_SHOWN = 20_000  # characters of one text a large page carries; report.json keeps all of it
-
-
-def state(r: SampleResult) -> str:
-    if r.status == "error":
-        return "errored"
-    return "passed" if r.passed else "failed"
-
-
-def num(v: Any, digits: int = 2) -> str:
-    return "—" if v is None else f"{v:.{digits}f}"
-
-
-def text(value: Any) -> str | None:
-    """A value as a detail panel shows it in a `<pre>`: strings as they are, JSON indented; None
-    for nothing to show."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, indent=2)
-
-
-def _str(value: Any) -> str:
-    """A value as the server-rendered page prints it (None as nothing)."""
-    return "" if value is None else str(value)
 
 
 def row(i: int, r: SampleResult) -> dict[str, Any]:
@@ -86,120 +60,8 @@ def row(i: int, r: SampleResult) -> dict[str, Any]:
     }
 
 
-def scores_line(scores: Any) -> str:
-    return " · ".join(f"{k} {num(scores.layer(k))}" for k in LAYERS)
-
-
-def detail(r: SampleResult, lang: str) -> dict[str, Any]:
-    """What a result's detail panel shows, as texts (the panel's heading and repeat come from its row)."""
-    where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
-    meta = [
-        ("source", where),
-        ("capability", ", ".join(r.capability) or None),
-        ("difficulty", r.difficulty),
-        ("tripwire", "yes" if r.tripwire else None),
-    ]
-    out: dict[str, Any] = {
-        "meta": [[k, str(v)] for k, v in meta if v is not None],
-        "duration": f"{r.duration_ms or 0:.0f} ms",
-        "scores": scores_line(r.scores),
-        "error": r.error or None,
-        "trace": trace(r.trace, lang),
-        "urls": [url(u) for u in r.inlined_urls],
-    }
-    if r.turns:
-        out["turns"] = [turn(x, lang) for x in r.turns]
-    else:
-        out.update(graded(r, lang))
-    return out
-
-
-def graded(r: SampleResult | TurnResult, lang: str) -> dict[str, Any]:
-    """The prompt, output, assertions and judge of a result or of one turn."""
-    return {
-        "prompt": text(r.prompt),
-        "output": text(r.output),
-        "assertions": [assertion(a) for a in r.assertions],
-        "judge": judge(r.judge, lang),
-        "judge_skipped": r.judge_skipped if r.judge is None else None,
-    }
-
-
-def assertion(a: AssertionResult) -> dict[str, Any]:
-    meta = f"{_str(a.layer)} · weight {_str(a.weight)}"
-    if a.metric is not None:
-        meta += f" · metric {a.metric}"
-    if a.score is not None:
-        meta += f" · score {a.score}"
-    return {
-        "label": label(a),
-        "status": a.status or ("passed" if a.passed else "failed"),
-        "meta": meta,
-        "message": a.message or None,
-        "children": [assertion(c) for c in a.children] if a.children else [],
-    }
-
-
-def judge(block: JudgeBlock | None, lang: str) -> dict[str, Any] | None:
-    if block is None:
-        return None
-    items = []
-    for what, score, reason in block.items():
-        shown = f"{t('dimension', lang)} {what[len('dimension '):]}" if what.startswith("dimension ") else t(what, lang)
-        items.append([shown, _str(score), reason])
-    return {"score": _str(block.score), "items": items, "extra": text(dict(block.extra)) if block.extra else None}
-
-
-def trace(tr: Trace, lang: str) -> dict[str, Any]:
-    facts = [
-        ("turns", tr.turns),
-        ("cost", None if tr.cost_usd is None else f"${tr.cost_usd:.6f}"),
-        ("latency", None if tr.latency_ms is None else f"{tr.latency_ms:.0f} ms"),
-        ("tokens in", tr.tokens.input),
-        ("tokens out", tr.tokens.output),
-    ]
-    out: dict[str, Any] = {"facts": [[t(k, lang), "—" if v is None else str(v)] for k, v in facts]}
-    stats = tr.mock_stats
-    if stats is not None:
-        per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
-        out["mocks"] = f"mocks: {_str(stats.hits)} hit(s), {_str(stats.misses)} miss(es); {per}"
-    out["calls"] = [
-        {
-            "tool": _str(c.tool),
-            "error": c.is_error,
-            "input": text(c.input),
-            "output": text(c.output),
-            "mock": (c.mock_key or "") if c.mocked else "—",
-        }
-        for c in tr.tool_calls
-    ]
-    return out
-
-
-def url(u: Any) -> dict[str, Any]:
-    if isinstance(u, InlinedUrl):
-        meta = dict(u.meta)
-        return {"url": _str(u.url or ""), "meta": text(meta) if meta else None, "body": text(u.body) if u.body else None}
-    return {"raw": text(u)}
-
-
-def turn(x: TurnResult, lang: str) -> dict[str, Any]:
-    if x.status == "error":
-        badge = ["errored", t("errored", lang)]
-    elif x.status == "ok" and x.passed is not None:
-        word = "passed" if x.passed else "failed"
-        badge = [word, t(word, lang)]
-    else:
-        badge = ["skip", t("skipped", lang) if x.status == "skipped" else t("not graded", lang)]
-    out: dict[str, Any] = {"n": x.index + 1, "badge": badge, "skipped": x.status == "skipped", "prompt": text(x.prompt)}
-    if x.status != "skipped":
-        out.update(graded(x, lang))
-        out.update(scores=scores_line(x.scores), error=x.error or None, trace=trace(x.trace, lang))
-    return out
-
-
 def cut(value: Any, lang: str) -> Any:
-    """`value` (a detail) with each text longer than `TEXT_SHOWN` characters cut there, followed
+    """`value` (a panel's tree) with each text longer than `TEXT_SHOWN` characters cut there, followed
     by how many more characters report.json holds."""
     if isinstance(value, str):
         if len(value) <= TEXT_SHOWN:
@@ -252,7 +114,11 @@ class EmbeddedData:
 
     def add(self, i: int, r: SampleResult) -> None:
         self.rows.add(dumps(row(i, r)))
-        self.chunk.add(dumps(cut(detail(r, self.lang), self.lang)))
+        tree = panel(i, r, self.lang)
+        data = dumps(tree)
+        if len(data) > TEXT_SHOWN:  # else no text in it can be longer (its JSON is at least as long)
+            data = dumps(cut(tree, self.lang))
+        self.chunk.add(data)
         if self.chunk.count == CHUNK:
             self._end_chunk()
 

@@ -4,7 +4,9 @@ Built with plain string building and `html.escape`, not a template engine: the p
 fixed layout, and rendering every value through a single `esc()` on the server side means no
 run data ever reaches JavaScript or `innerHTML` (outputs are untrusted). The script only sorts,
 filters and shows pre-rendered detail panels. A Content-Security-Policy allows no network and
-only the page's own script (by hash), as a second line of defence.
+only the page's own script (by hash), as a second line of defence. The style sheet and the script
+are files of the package (omk/report/assets/); a result's detail panel is built as a tree by
+omk/report/html_panel.py, which both this page and the large page's script turn into elements.
 
 The results are read only by iterating them (twice at most) and counting them, never all held:
 a report can hand over a collection that reads them lazily from a file. A large run (more
@@ -18,167 +20,28 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from omk.records.report import ReportDocument, Summary
-from omk.records.result import AssertionResult, InlinedUrl, SampleResult, Trace, TurnResult
-from omk.report import categories, pairwise
-from omk.report.html_data import detail as detail_data
+from omk.records.result import SampleResult
+from omk.report import assets, categories, html_panel, pairwise
 from omk.report.html_data import dumps
-from omk.report.html_data import num as _num
 from omk.report.html_data import row as row_data
-from omk.report.html_data import state as _state
+from omk.report.html_panel import num as _num
+from omk.report.html_panel import panel, to_html
+from omk.report.html_panel import state as _state
 from omk.report.i18n import t
-from omk.report.reasons import label, repeats_line, result_name, skipped_judge_line
-
-FONT_SANS = (
-    'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", '
-    '"PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", '
-    '"WenQuanYi Micro Hei", sans-serif'
-)
-FONT_MONO = (
-    'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Noto Sans Mono CJK SC", '
-    '"Sarasa Mono SC", "Microsoft YaHei", monospace'
-)
-
-CSS = """
-:root{--fg:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#fff;--soft:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;
---warn:#9a6700;--skip:#6e7781;--accent:#0969da;--purple:#8250df;--on-badge:#fff;--hover:#eaeef2;--selected:#ddf4ff;
---bad-bg:#ffebe9;color-scheme:light dark}
-@media (prefers-color-scheme: dark){:root{--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--bg:#0d1117;--soft:#151b23;
---ok:#3fb950;--bad:#f85149;--warn:#d29922;--skip:#9198a1;--accent:#4493f8;--purple:#ab7df8;--on-badge:#0d1117;
---hover:#262c36;--selected:#1b3251;--bad-bg:#3c1618}}
-*{box-sizing:border-box}
-body{margin:0;font-family:__SANS__;color:var(--fg);background:var(--bg);line-height:1.5;font-size:14px}
-code,pre,.mono{font-family:__MONO__;font-size:12.5px}
-header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--soft)}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}h3{font-size:14px;margin:16px 0 6px}
-main{padding:8px 24px 48px;max-width:1400px}
-.meta{color:var(--muted)}.meta span{margin-right:16px;white-space:nowrap}header .meta{display:flex;flex-wrap:wrap}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:var(--on-badge)}
-.badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.error{background:var(--warn)}
-.badge.skip{background:var(--skip)}.badge.pw-a{background:var(--accent)}.badge.pw-b{background:var(--purple)}
-table.pairwise-tally{width:auto}table.pairwise-tally th,table.pairwise-tally td{min-width:96px}
-table.pairwise{margin-top:12px}table.pairwise td{overflow-wrap:anywhere}table.pairwise td.nw{white-space:nowrap}
-ul.votes{margin:4px 0;padding-left:18px;color:var(--muted)}
-.cards{display:flex;flex-wrap:wrap;gap:12px}
-.card{border:1px solid var(--line);border-radius:6px;padding:10px 14px;min-width:120px}
-.card b{display:block;font-size:20px}.card small{color:var(--muted)}
-.bar{height:6px;background:var(--soft);border-radius:3px;margin-top:4px}.bar i{display:block;height:6px;border-radius:3px;background:var(--accent)}
-.charts{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
-svg{max-width:100%;height:auto}
-svg text{font-family:__SANS__;font-size:11px;fill:var(--muted)}
-.controls{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:8px 0}
-.controls input,.controls select{padding:4px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
-table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-th{background:var(--soft);position:sticky;top:0}
-#results th{cursor:pointer;user-select:none;white-space:nowrap}
-#results th[aria-sort=ascending]::after{content:" ▲"}#results th[aria-sort=descending]::after{content:" ▼"}
-#results tbody tr{cursor:pointer}#results tbody tr:hover{background:var(--hover)}
-#results tbody tr.selected{background:var(--selected)}
-#results caption{caption-side:top;text-align:left;color:var(--muted);padding:2px 0 6px}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-.ok{color:var(--ok)}.bad{color:var(--bad)}.skip{color:var(--skip)}.warn{color:var(--warn)}
-.detail{border:1px solid var(--line);border-radius:6px;padding:8px 16px 16px;margin-top:16px}
-.detail[hidden]{display:none}
-pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px;white-space:pre-wrap;
-word-break:break-word;max-height:480px;overflow:auto;margin:4px 0}
-ul.asserts{list-style:none;padding-left:0;margin:4px 0}ul.asserts ul.asserts{padding-left:22px;border-left:2px solid var(--line)}
-ul.asserts li{padding:2px 0}
-.errbox{border:1px solid var(--bad);background:var(--bad-bg);border-radius:6px;padding:8px}
-.empty{color:var(--muted);font-style:italic}
-#count{color:var(--muted)}
-section.turn{border-left:3px solid var(--line);padding:0 0 4px 12px;margin:12px 0}
-section.turn h4{font-size:14px;margin:8px 0 4px}section.turn h5{font-size:13px;margin:10px 0 4px}
-.judged{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 20px;align-items:start}
-@media (max-width: 900px){.judged{grid-template-columns:minmax(0,1fr)}}
-@media (max-width: 480px){
-header{padding:12px}main{padding:4px 12px 32px}
-.meta span{white-space:normal;overflow-wrap:anywhere}code{overflow-wrap:anywhere}
-.card{min-width:0;flex:1 1 96px;padding:6px 10px}.controls input{flex:1 1 100%}
-th{position:static}
-#results thead tr{display:flex;flex-wrap:wrap;gap:4px}#results thead th{border:1px solid var(--line);border-radius:6px;padding:2px 6px}
-#results tbody tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));border-bottom:1px solid var(--line);padding:4px 0}
-#results tbody td{border:0;padding:2px 6px;text-align:left}#results tbody td:first-child{grid-column:1/-1}
-td[data-label]::before{content:attr(data-label);display:block;font-size:11px;color:var(--muted)}
-.detail{padding:6px 10px 12px}
-.detail table,.detail thead,.detail tbody,.detail tr,.detail td,.detail th{display:block;width:auto}
-.detail thead{display:none}.detail tr{border-bottom:1px solid var(--line);padding:4px 0}.detail td{border:0;padding:2px 4px}
-table.pairwise td.nw{white-space:normal}
-main table{font-size:12px}main th,main td{padding:3px 4px;overflow-wrap:break-word}main td{overflow-wrap:anywhere}
-main td.num{overflow-wrap:normal;word-break:normal}table.categories{font-size:11px}
-table.pairwise-tally th,table.pairwise-tally td{min-width:0}
-}
-""".replace("__SANS__", FONT_SANS).replace("__MONO__", FONT_MONO)
-
-JS = """
-(function(){
-  var table=document.getElementById('results'), body=table.tBodies[0];
-  var rows=Array.prototype.slice.call(body.rows);
-  var q=document.getElementById('filter'), st=document.getElementById('status-filter');
-  var count=document.getElementById('count');
-  function apply(){
-    var text=q.value.trim().toLowerCase(), want=st.value, shown=0;
-    rows.forEach(function(r){
-      var ok=(!text||r.getAttribute('data-search').indexOf(text)!==-1)&&(!want||r.getAttribute('data-state')===want);
-      r.hidden=!ok; if(ok){shown++;}
-    });
-    count.textContent=shown+' / '+rows.length;
-  }
-  q.addEventListener('input',apply); st.addEventListener('change',apply);
-  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
-    th.addEventListener('click',function(){
-      var asc=th.getAttribute('aria-sort')!=='ascending', numeric=th.classList.contains('num');
-      Array.prototype.forEach.call(table.tHead.rows[0].cells,function(o){o.removeAttribute('aria-sort');});
-      th.setAttribute('aria-sort',asc?'ascending':'descending');
-      var sorted=rows.slice().sort(function(a,b){
-        var x=a.cells[i].getAttribute('data-v'), y=b.cells[i].getAttribute('data-v'), c;
-        if(numeric){x=x===''?-Infinity:parseFloat(x); y=y===''?-Infinity:parseFloat(y); c=x<y?-1:x>y?1:0;}
-        else{c=x.localeCompare(y);}
-        return asc?c:-c;
-      });
-      sorted.forEach(function(r){body.appendChild(r);});
-    });
-  });
-  function show(id){
-    var panel=document.getElementById(id); if(!panel){return;}
-    Array.prototype.forEach.call(document.querySelectorAll('.detail'),function(d){d.hidden=d!==panel;});
-    rows.forEach(function(r){r.classList.toggle('selected',r.getAttribute('data-detail')===id);});
-    panel.scrollIntoView({block:'start'});
-  }
-  rows.forEach(function(r){
-    r.addEventListener('click',function(){var id=r.getAttribute('data-detail'); history.replaceState(null,'','#'+id); show(id);});
-  });
-  window.addEventListener('hashchange',function(){show(decodeURIComponent(location.hash.slice(1)));});
-  if(location.hash.length>1){show(decodeURIComponent(location.hash.slice(1)));}
-  apply();
-})();
-"""
+from omk.report.reasons import repeats_line, skipped_judge_line
 
 
 def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _json_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, indent=2)
-
-
-def _pre(value: Any) -> str:
-    if value is None or value == "":
-        return '<p class="empty">(none)</p>'
-    return f"<pre>{esc(_json_text(value))}</pre>"
-
-
 def badge(state: str, lang: str) -> str:
-    cls = {"passed": "pass", "failed": "fail", "errored": "error"}[state]
-    return f'<span class="badge {cls}">{esc(t(state, lang))}</span>'
+    return to_html(html_panel.badge(state, lang), False)
 
 
 # ---------------------------------------------------------------- summary and chart
@@ -325,162 +188,10 @@ def _table(rows: str, has_repeat: bool, lang: str) -> str:
 # ---------------------------------------------------------------- detail panels
 
 
-def _assertion_list(assertions: tuple[AssertionResult, ...]) -> str:
-    if not assertions:
-        return '<p class="empty">(no assertions)</p>'
-    items = []
-    for a in assertions:
-        status = a.status or ("passed" if a.passed else "failed")
-        icon, cls = {"passed": ("✓", "ok"), "failed": ("✗", "bad"), "skipped": ("○", "skip")}.get(status, ("?", ""))
-        bits = [f'<span class="{cls}" title="{esc(status)}">{icon}</span> <code>{esc(label(a))}</code>']
-        extra = [f"{esc(a.layer)}", f"weight {esc(a.weight)}"]
-        if a.metric is not None:
-            extra.append(f"metric {esc(a.metric)}")
-        if a.score is not None:
-            extra.append(f"score {esc(a.score)}")
-        bits.append(f' <small class="meta">[{" · ".join(extra)}]</small>')
-        if a.message:
-            bits.append(f" — {esc(a.message)}")
-        if a.children:
-            bits.append(_assertion_list(a.children))
-        items.append(f'<li class="assertion {esc(status)}">{"".join(bits)}</li>')
-    return '<ul class="asserts">' + "".join(items) + "</ul>"
-
-
-def _judge_item(what: str, lang: str) -> str:
-    """`rubric` / `dimension NAME` in the report's language (the dimension's own name stays)."""
-    if what.startswith("dimension "):
-        return f"{t('dimension', lang)} {what[len('dimension '):]}"
-    return t(what, lang)
-
-
-def _judge(r: SampleResult | TurnResult, lang: str) -> str:
-    judge = r.judge
-    if judge is None:
-        if r.judge_skipped:
-            return f'<p class="skip">{esc(t("judge skipped", lang))}: {esc(r.judge_skipped)}</p>'
-        return '<p class="empty">(no judge)</p>'
-    rows = "".join(
-        f"<tr><td>{esc(_judge_item(what, lang))}</td><td class='num'>{esc(score)}</td><td>{esc(reason)}</td></tr>"
-        for what, score, reason in judge.items()
-    )
-    out = f"<p>{esc(t('judge', lang))} {esc(t('score', lang))} <b>{esc(judge.score)}</b></p>"
-    if rows:
-        heads = f"<th>{esc(t('item', lang))}</th><th class='num'>{esc(t('score', lang))}</th><th>{esc(t('reason', lang))}</th>"
-        out += f"<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>"
-    if judge.extra:
-        out += _pre(dict(judge.extra))
-    return out
-
-
-def _trace(trace: Trace, lang: str) -> str:
-    facts = [
-        ("turns", trace.turns),
-        ("cost", None if trace.cost_usd is None else f"${trace.cost_usd:.6f}"),
-        ("latency", None if trace.latency_ms is None else f"{trace.latency_ms:.0f} ms"),
-        ("tokens in", trace.tokens.input),
-        ("tokens out", trace.tokens.output),
-    ]
-    out = '<p class="meta">' + "".join(f"<span>{esc(t(k, lang))}: {esc('—' if v is None else v)}</span>" for k, v in facts) + "</p>"
-    stats = trace.mock_stats
-    if stats is not None:
-        per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
-        out += f"<p>mocks: {esc(stats.hits)} hit(s), {esc(stats.misses)} miss(es); {esc(per)}</p>"
-    if not trace.tool_calls:
-        return out + '<p class="empty">(no tool calls)</p>'
-    rows = []
-    for n, c in enumerate(trace.tool_calls, 1):
-        mock = esc(c.mock_key) if c.mocked else "—"
-        err = ' <span class="bad">error</span>' if c.is_error else ""
-        rows.append(
-            f"<tr class='tool-call'><td class='num'>{n}</td><td><code>{esc(c.tool)}</code>{err}</td>"
-            f"<td data-label='input'>{_pre(c.input)}</td><td data-label='output'>{_pre(c.output)}</td>"
-            f"<td data-label='mock'>{mock}</td></tr>"
-        )
-    return out + (
-        "<table><thead><tr><th class='num'>#</th><th>tool</th><th>input</th><th>output</th><th>mock</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-def _urls(urls: tuple[Any, ...]) -> str:
-    if not urls:
-        return ""
-    parts = []
-    for u in urls:
-        if isinstance(u, InlinedUrl):
-            head = esc(u.url or "")
-            meta = dict(u.meta)
-            parts.append(f"<h4><code>{head}</code></h4>{_pre(meta) if meta else ''}{_pre(u.body) if u.body else ''}")
-        else:
-            parts.append(_pre(u))
-    return "<h3>URLs inlined</h3>" + "".join(parts)
-
-
-def _judged(h: str, output: Any, assertions: tuple[AssertionResult, ...], lang: str) -> str:
-    """The output beside the assertions that judged it (stacked, output first, on narrow screens)."""
-    return (
-        f'<div class="judged"><div class="judged-output"><{h}>{esc(t("Output", lang))}</{h}>{_pre(output)}</div>'
-        f'<div class="judged-assertions"><{h}>{esc(t("Assertions", lang))}</{h}>{_assertion_list(assertions)}</div></div>'
-    )
-
-
 def detail_panel(i: int, r: SampleResult, repeated: bool, lang: str) -> str:
-    state = _state(r)
-    where = f"{r.source_file}:{r.source_line}" if r.source_line else r.source_file
-    meta = [
-        ("source", where),
-        ("capability", ", ".join(r.capability) or None),
-        ("difficulty", r.difficulty),
-        ("tripwire", "yes" if r.tripwire else None),
-        ("repeat", r.repeat if repeated else None),
-        ("duration", f"{r.duration_ms or 0:.0f} ms"),
-    ]
-    scores = " · ".join(f"{k} {_num(r.scores.layer(k))}" for k in ("fact", "behavior", "judge", "composite"))
-    error = f'<div class="errbox"><b>error</b>: {esc(r.error)}</div>' if r.error else ""
-    if r.turns:  # a conversation: every turn with its own prompt, output, checks and trace
-        body = "".join(_turn_section(i, turn, lang) for turn in r.turns)
-        body += f"<h3>{esc(t('Trace', lang))} ({esc(t('whole conversation', lang))})</h3>{_trace(r.trace, lang)}"
-    else:
-        body = (
-            f"<h3>{esc(t('Prompt', lang))}</h3>{_pre(r.prompt)}"
-            + _judged("h3", r.output, r.assertions, lang)
-            + f"<h3>{esc(t('Judge', lang))}</h3>{_judge(r, lang)}"
-            f"<h3>{esc(t('Trace', lang))}</h3>{_trace(r.trace, lang)}"
-        )
-    return (
-        f'<article class="detail" id="sample-{i}" hidden>'
-        f"<h2><code>{esc(result_name(r, repeated))}</code> {badge(state, lang)}</h2>"
-        '<p class="meta">' + "".join(f"<span>{esc(k)}: {esc(v)}</span>" for k, v in meta if v is not None) + "</p>"
-        f"<p>{esc(scores)}</p>{error}{body}"
-        f"{_urls(r.inlined_urls)}"
-        "</article>"
-    )
-
-
-def _turn_section(i: int, turn: TurnResult, lang: str) -> str:
-    n = turn.index + 1
-    status, passed = turn.status, turn.passed
-    if status == "error":
-        mark = badge("errored", lang)
-    elif status == "ok" and passed is not None:
-        mark = badge("passed" if passed else "failed", lang)
-    else:
-        word = t("skipped", lang) if status == "skipped" else t("not graded", lang)
-        mark = f'<span class="badge skip">{esc(word)}</span>'
-    scores = " · ".join(f"{k} {_num(turn.scores.layer(k))}" for k in ("fact", "behavior", "judge", "composite"))
-    error = f'<div class="errbox"><b>error</b>: {esc(turn.error)}</div>' if turn.error else ""
-    head = f'<section class="turn" id="sample-{i}-turn-{n}"><h4>{esc(t("turn {n}", lang).format(n=n))} {mark}</h4>'
-    if status == "skipped":
-        return head + f'<p class="empty">{esc(t("not sent: an earlier turn failed", lang))}</p>{_pre(turn.prompt)}</section>'
-    return (
-        head + f'<p class="meta">{esc(scores)}</p>{error}'
-        f"<h5>{esc(t('Prompt', lang))}</h5>{_pre(turn.prompt)}"
-        + _judged("h5", turn.output, turn.assertions, lang)
-        + f"<h5>{esc(t('Judge', lang))}</h5>{_judge(turn, lang)}"
-        f"<h5>{esc(t('Trace', lang))}</h5>{_trace(turn.trace, lang)}"
-        "</section>"
-    )
+    """Result `i`'s panel (omk/report/html_panel.py), hidden until its row is opened."""
+    inner = "".join(to_html(node, repeated) for node in panel(i, r, lang))
+    return f'<article class="detail" id="sample-{i}" hidden>{inner}</article>'
 
 
 # ---------------------------------------------------------------- the page
@@ -510,7 +221,7 @@ class FirstPass:
     def add(self, i: int, r: SampleResult) -> None:
         self.histogram.add(r)
         self.repeated = self.repeated or r.repeat > 0
-        self.data_bytes += len(dumps(row_data(i, r))) + len(dumps(detail_data(r, self.lang)))
+        self.data_bytes += len(dumps(row_data(i, r))) + len(dumps(panel(i, r, self.lang)))
 
     @classmethod
     def over(cls, results: Iterable[SampleResult], lang: str, limit: int | None = None) -> FirstPass:
@@ -553,7 +264,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         from omk.report import experiment_html
 
         verdict = experiment_html.level_badge(exp.verdict.level)
-        css, scripts = css + experiment_html.CSS, [js, experiment_html.JS]
+        css, scripts = css + assets.text("experiment.css"), [js, assets.text("experiment.js")]
         lead = experiment_html.section(report, exp, lang)
         heading += f" · {t('control', lang)}: {exp.control}"
     return (
@@ -583,7 +294,8 @@ def _full_page(report: ReportDocument, scan: FirstPass, lang: str) -> str:
         group = passing if _state(r) == "passed" else failing
         group.append((table_row(i, r, repeated, threshold, lang), detail_panel(i, r, repeated, lang)))
     ordered = failing + passing
-    opening, scripts = page_opening(report, lang, scan.histogram.svg(threshold, lang), CSS, JS)
+    chart = scan.histogram.svg(threshold, lang)
+    opening, scripts = page_opening(report, lang, chart, assets.text("report.css"), assets.text("report.js"))
     return (
         opening + f"<h2>{esc(t('Results', lang))}</h2>{_table(''.join(row for row, _ in ordered), repeated, lang)}"
         '<div id="details">' + "".join(panel for _, panel in ordered) + "</div>" + page_closing(scripts)

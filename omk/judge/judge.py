@@ -39,7 +39,7 @@ from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import AssertionSpec, Outcome, Sample, Trace
 from omk.scoring.layers import round2
 from omk.secrets import Masker
-from omk.targets.base import TargetResult
+from omk.target_result import TargetResult
 from omk.tasks import gather_all
 from omk.textsafe import scrub
 

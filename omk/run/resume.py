@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from omk.errors import InputError, Problem
 from omk.model import AssertionResult, Layer, Sample, SampleResult, Scores, Status, TurnResult
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.trace_io import TraceFormatError, parse_trace
 
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"

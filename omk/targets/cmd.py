@@ -1,7 +1,7 @@
 """`cmd:COMMAND LINE`: a program speaking the command protocol (docs/targets.md), once per sample.
 
 In a conversation the program is started once per turn: the request's `messages` carry the
-earlier turns (neutral messages, omk.targets.session) and `turn` says which turn this is.
+earlier turns (neutral messages, omk.messages) and `turn` says which turn this is.
 
 omk writes one JSON line `{"type": "request", …}` to the program's stdin. The program may ask
 for tools with `{"type": "tool_call", "id", "tool", "input"}` lines on stdout, which omk answers
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.messages import Message, assistant_message, tool_message, user_message
 from omk.model import Sample, Trace
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.secrets import Masker
@@ -36,8 +37,8 @@ from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
-from omk.targets.session import Message, Session, assistant_message, tool_message, user_message
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.targets.session import Session
+from omk.trace_io import TraceFormatError, parse_trace
 
 INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")

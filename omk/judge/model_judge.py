@@ -13,14 +13,11 @@ from typing import Any
 
 from omk.errors import ConfigError
 from omk.judge.clients import Reply
-from omk.llm.anthropic_messages import AnthropicMessages
 from omk.llm.client import ModelClient
 from omk.llm.http import ProviderSettings, is_local_url, provider_settings, public_url
-from omk.llm.openai_chat import OpenAIChat
 
 JUDGE_PARAMS = {"temperature": 0}
 JUDGE_DEFAULTS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 2048}}  # the API requires one
-CLIENTS: dict[str, type[ModelClient]] = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
 
 
 def _provider(name: str, arg: str, spec: str, settings: dict[str, Any], default_base: str) -> tuple[str, ProviderSettings]:
@@ -74,15 +71,19 @@ class ModelJudge:
 
 
 def openai_judge(arg: str, spec: str, *, settings: dict[str, Any]) -> ModelJudge:
-    return model_judge("openai", arg, spec, settings)
+    from omk.llm.openai_chat import OpenAIChat
+
+    return model_judge(OpenAIChat, "openai", arg, spec, settings)
 
 
 def anthropic_judge(arg: str, spec: str, *, settings: dict[str, Any]) -> ModelJudge:
-    return model_judge("anthropic", arg, spec, settings)
+    from omk.llm.anthropic_messages import AnthropicMessages
+
+    return model_judge(AnthropicMessages, "anthropic", arg, spec, settings)
 
 
-def model_judge(kind: str, arg: str, spec: str, settings: dict[str, Any]) -> ModelJudge:
-    client_class = CLIENTS[kind]
+def model_judge(client_class: type[ModelClient], kind: str, arg: str, spec: str, settings: dict[str, Any]) -> ModelJudge:
+    """The judge for `KIND:MODEL` or `KIND:MODEL@URL`, speaking `client_class`'s wire format."""
     model, provider = _provider(kind, arg, spec, settings, client_class.default_base_url)
     # the label reports carry: a `user:password@` in a judge URL never reaches them
     label = f"{kind}:{model}@{public_url(provider.base_url)}" if "@" in arg else spec

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from omk.mock_defs import return_file_path
 from omk.model import Sample
-from omk.targets.base import TargetResult
-from omk.targets.mocks import return_file_path
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.target_result import TargetResult
+from omk.trace_io import TraceFormatError, parse_trace
 
 KEY_VERSION = 1
 DEFAULT_PATH = Path(".omk") / "cache.sqlite"

@@ -1,4 +1,5 @@
-"""The packages under omk/ import each other without cycles, and nothing but the CLI imports omk.cli.
+"""The packages under omk/ import each other without cycles, nothing but the CLI imports omk.cli,
+and only the layers that run targets import omk.targets.
 
 Every import counts: module level, inside functions (the lazy ones), and under `TYPE_CHECKING`.
 A node of the graph is a package (`omk.run`), a top-level module (`omk.model`, `omk.errors`) or
@@ -145,6 +146,17 @@ def cli_importers(edges: list[Edge], root: str) -> list[Edge]:
     return [e for e in edges if e.target == f"{root}.cli" and e.source != f"{root}.__main__"]
 
 
+# The packages that put targets to work. Every other one (the cache, the judge, the report, the
+# scoring, the loader…) sits below the targets: what it shares with them lives in a module both
+# import (omk.process, omk.trace_io, omk.messages, omk.mock_defs, omk.compose, omk.target_result).
+TARGET_USERS = frozenset({"omk", "omk.api", "omk.cli", "omk.engine", "omk.run"})
+
+
+def importers_outside(edges: list[Edge], node: str, allowed: frozenset[str]) -> list[Edge]:
+    """Imports of `node` from any package but itself and those `allowed`."""
+    return [e for e in edges if e.target == node and e.source not in allowed]
+
+
 def without_known(edges: list[Edge]) -> list[Edge]:
     return [e for e in edges if (e.module, e.target) not in KNOWN_EDGES]
 
@@ -162,6 +174,12 @@ def test_no_cycle_between_packages(edges):
 def test_only_the_cli_imports_the_cli(edges):
     bad = cli_importers(without_known(edges), "omk")
     assert not bad, "only omk/cli and omk/__main__.py may import omk.cli:\n  " + "\n  ".join(map(str, bad))
+
+
+def test_only_the_run_layers_import_the_targets(edges):
+    bad = importers_outside(without_known(edges), "omk.targets", TARGET_USERS)
+    allowed = ", ".join(sorted(TARGET_USERS))
+    assert not bad, f"only {allowed} may import omk.targets; move the shared code to a module both use:\n  " + "\n  ".join(dict.fromkeys(map(str, bad)))
 
 
 def test_known_edges_still_exist(edges):
@@ -256,3 +274,20 @@ def test_an_import_of_the_cli_from_outside_it_is_found(tmp_path):
     edges = import_edges(root)
     bad = cli_importers(edges, "pkg")
     assert [(e.module, e.line) for e in bad] == [("pkg.run", 2)]
+
+
+def test_an_import_of_the_targets_from_a_lower_layer_is_found(tmp_path):
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "from pkg.targets import make\n",
+            "targets/__init__.py": "from pkg.process import stop\n",
+            "process.py": "",
+            "run/__init__.py": "from pkg.targets import make\n",
+            "cache.py": "from pkg.targets.trace_io import parse\n",
+            "judge/__init__.py": "",
+            "judge/clients.py": "def f():\n    from ..targets import cmd\n",
+        },
+    )
+    bad = importers_outside(import_edges(root), "pkg.targets", frozenset({"pkg", "pkg.run"}))
+    assert sorted((e.module, e.line) for e in bad) == [("pkg.cache", 1), ("pkg.judge.clients", 2)]

@@ -10,7 +10,8 @@ from servers.anthropic_fake import AnthropicFake
 from servers.anthropic_fake import text_reply as anthropic_reply
 from servers.openai_fake import OpenAIFake, Slow, Status, text_reply
 
-from omk.judge.clients import ModelJudge, make_client
+from omk.judge.clients import make_client
+from omk.judge.model_judge import ModelJudge
 from omk.llm.anthropic_messages import AnthropicMessages
 from omk.llm.client import ToolResult
 from omk.llm.errors import CallError

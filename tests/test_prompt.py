@@ -1,5 +1,5 @@
+from omk.compose import ENV_CLOSING, ENV_HEADER, compose_prompt, said_by_user
 from omk.model import Sample
-from omk.targets.prompt import ENV_CLOSING, ENV_HEADER, compose_prompt
 
 
 def test_prompt_alone_is_unchanged():
@@ -26,3 +26,13 @@ def test_environment_section_comes_first_with_separator():
 def test_empty_environment_adds_nothing():
     env = {"cli_available": [], "files_available": [" "], "notes": "  "}
     assert compose_prompt(Sample("a", "Hi", environment=env)) == "Hi"
+
+
+def test_what_the_user_said_is_taken_back_out_of_the_composed_prompt():
+    env = {"cli_available": ["git"], "notes": "Ubuntu"}
+    assert said_by_user(compose_prompt(Sample("a", "Fix it", context="ctx", environment=env))) == "Fix it"
+    assert said_by_user(compose_prompt(Sample("a", "Fix it", context="ctx"))) == "Fix it"
+    # a prompt of the user's own that looks like a section and a rule is theirs, not an environment
+    mine = "## Plan\n\n---\n\nstep one"
+    assert said_by_user(compose_prompt(Sample("a", mine))) == mine
+    assert said_by_user(compose_prompt(Sample("a", mine, environment=env))) == mine

@@ -8,7 +8,7 @@ from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
 from omk.targets.replay import ReplayTarget
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.trace_io import TraceFormatError, parse_trace
 
 
 def write_lines(path, records):

@@ -23,7 +23,7 @@ from omk.targets import TargetError, make_target
 from omk.targets.claude.hook import MOCK_PREFIX
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
-from omk.targets.trace_io import parse_trace
+from omk.trace_io import parse_trace
 
 MARKER = "claude-ran-this"
 

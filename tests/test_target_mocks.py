@@ -6,8 +6,9 @@ import asyncio
 import os
 from pathlib import Path
 
+from omk.mock_defs import mock_keys
 from omk.model import Sample
-from omk.targets.mocks import MockSandbox, ToolAnswer, glob_match, mock_keys, offered_tools
+from omk.targets.mocks import MockSandbox, ToolAnswer, glob_match, offered_tools
 
 
 def answer(sandbox: MockSandbox, tool: str, call_input: object) -> ToolAnswer:

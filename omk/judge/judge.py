@@ -40,7 +40,7 @@ from omk.model import AssertionSpec, Outcome, Sample
 from omk.records import Trace
 from omk.scoring.layers import round2
 from omk.secrets import Masker
-from omk.targets.base import TargetResult
+from omk.target_result import TargetResult
 from omk.tasks import gather_all
 from omk.textsafe import scrub
 

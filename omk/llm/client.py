@@ -2,11 +2,7 @@
 
 A provider (`OpenAIChat`, `AnthropicMessages`) supplies its wire format: the endpoint and auth
 headers, the request body, the parsing of the reply into a `ModelTurn`, and how omk's neutral
-messages are written for it:
-
-    {"role": "user", "content": "<text>"}
-    {"role": "assistant", "content": "<text>", "tool_calls": [{"id", "tool", "input"}]}
-    {"role": "tool", "tool_call_id": "<id>", "tool": "<name>", "content": "<text>", "is_error": false}
+messages (omk.messages) are written for it.
 
 Every error message starts with the client's `label` and has the API key masked.
 """
@@ -21,8 +17,8 @@ from typing import Any
 from omk.llm.errors import CallError
 from omk.llm.http import ClientPool, ProviderSettings, redact
 from omk.llm.pricing import cost_usd, price_of
+from omk.messages import Message
 
-Message = dict[str, Any]  # a neutral message (above)
 Tool = dict[str, Any]  # a tool offered to the model: {"name", "description", "parameters" (JSON Schema)}
 
 

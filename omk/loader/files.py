@@ -20,8 +20,8 @@ from typing import Any
 
 from omk.assertions.custom import hook_file
 from omk.loader.document import Path_
+from omk.mock_defs import return_file_path
 from omk.safe_files import escape_reason, special_reason
-from omk.targets.mocks import return_file_path
 
 Found = list[tuple[Path_, str]]
 MAX_DEPTH = 32

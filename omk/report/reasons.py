@@ -120,12 +120,10 @@ def passed_but_failed(result: Graded) -> list[str]:
 def turn_label(turn: TurnResult, width: int = 48, lang: str = "en") -> str:
     """`turn 2: Where is my order…` — a turn as a row of a table names it: what the user said,
     without the environment block before it or the fenced context after it."""
+    from omk.compose import said_by_user
     from omk.report.i18n import t
-    from omk.targets.prompt import SEPARATOR
 
-    said = turn.prompt or ""
-    said = said.split(SEPARATOR, 1)[1] if said.startswith("## ") and SEPARATOR in said else said
-    prompt = " ".join(said.split("\n\n```\n", 1)[0].split())
+    prompt = " ".join(said_by_user(turn.prompt or "").split())
     if len(prompt) > width:
         prompt = prompt[: width - 1] + "…"
     return f"{t('turn {n}', lang).format(n=turn.index + 1)}: {prompt}"

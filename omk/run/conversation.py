@@ -16,6 +16,8 @@ import dataclasses
 import time
 
 from omk.cache import conversation_key
+from omk.compose import compose_turn_prompt
+from omk.messages import reply_messages, user_message
 from omk.model import Sample
 from omk.records import MockStats, SampleResult, Trace, TurnResult
 from omk.run.retry import TargetFailure, call_with_retries
@@ -23,8 +25,7 @@ from omk.run.runner import RunConfig, grade
 from omk.scoring.layers import is_graded, score_turns
 from omk.targets.base import Target, TargetResult
 from omk.targets.mocks import MockSandbox
-from omk.targets.prompt import compose_turn_prompt
-from omk.targets.session import Session, reply_messages, user_message
+from omk.targets.session import Session
 from omk.tasks import gather_all
 
 

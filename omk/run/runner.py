@@ -15,13 +15,13 @@ from functools import partial
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.engine import evaluate
 from omk.cache import ResponseCache, cache_key
+from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
 from omk.model import Sample, Turn
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
 from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
-from omk.targets.prompt import compose_prompt
 from omk.tasks import run_bounded
 
 

@@ -18,10 +18,10 @@ from typing import Any, Protocol
 from omk.errors import ConfigError
 from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
+from omk.messages import Message, assistant_message, tool_message
 from omk.records import ToolCall, Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
-from omk.targets.session import Message, assistant_message, tool_message
 
 DEFAULT_MAX_TURNS = 10
 
@@ -58,7 +58,7 @@ async def run_agent_loop(
     tokens_out: int | None = None
     notes: list[str] = []
     unanswered: list[ToolCall] = []
-    messages: list[Message] = []  # neutral, for the next turn of a conversation (omk.targets.session)
+    messages: list[Message] = []  # neutral, for the next turn of a conversation (omk.messages)
     text = ""
     while True:
         turn = await conversation.step()

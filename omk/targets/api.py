@@ -12,12 +12,13 @@ from typing import Any
 
 from omk.llm.client import ModelClient, ModelTurn, RequestedCall, Tool, ToolResult
 from omk.llm.http import provider_settings, public_url
+from omk.messages import Message, user_message
 from omk.model import Sample
 from omk.targets.agent_loop import max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
 from omk.targets.prelude import history_for, system_for
-from omk.targets.session import Message, Session, user_message
+from omk.targets.session import Session
 
 
 class _Conversation:

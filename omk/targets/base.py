@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.llm.errors import CallError
 from omk.model import Sample
-from omk.records import Trace
+from omk.target_result import TargetResult
 
 if TYPE_CHECKING:
     from omk.targets.session import Session
+
+__all__ = ["Target", "TargetError", "TargetResult"]
 
 
 # A target that could not produce an output for one sample raises this, and that sample is marked
 # `error`. It is the model-call layer's `CallError`: a target's failures and the judge's are
 # classified (`retryable`, `retry_after`) and retried alike.
 TargetError = CallError
-
-
-@dataclass(slots=True)
-class TargetResult:
-    output: str
-    trace: Trace = field(default_factory=Trace)
-    # In a conversation: what this turn said after the user message, as neutral messages
-    # (omk.targets.session), so the next turn can send it as history. Empty = just `output`.
-    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Target(Protocol):

@@ -1,7 +1,7 @@
 """`cmd:COMMAND LINE`: a program speaking the command protocol (docs/targets.md), once per sample.
 
 In a conversation the program is started once per turn: the request's `messages` carry the
-earlier turns (neutral messages, omk.targets.session) and `turn` says which turn this is.
+earlier turns (neutral messages, omk.messages) and `turn` says which turn this is.
 
 omk writes one JSON line `{"type": "request", …}` to the program's stdin. The program may ask
 for tools with `{"type": "tool_call", "id", "tool", "input"}` lines on stdout, which omk answers
@@ -21,31 +21,30 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import os
 import shlex
 import shutil
-import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.messages import Message, assistant_message, tool_message, user_message
 from omk.model import Sample
+from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.records import Trace
 from omk.secrets import Masker
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
-from omk.targets.session import Message, Session, assistant_message, tool_message, user_message
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.targets.session import Session
+from omk.trace_io import TraceFormatError, parse_trace
 
 INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")
 STDERR_TAIL = 4000
 LINE_LIMIT = 16 * 1024 * 1024  # longest stdout line accepted (a big JSON reply on one line)
-DEFAULT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024  # stdout kept per call (omk.yaml `max_output_bytes`)
 EXIT_POLL_S = 0.05  # after a response: how often to look whether the program has exited
 STDERR_GRACE_S = 0.5  # after it exited: how long its stderr may stay open (a child holding it)
 
@@ -91,11 +90,6 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
     if not Path(argv[0]).is_file() and shutil.which(argv[0]) is None:
         raise ConfigError(f"target {spec!r}: command not found: {argv[0]}")
     return argv
-
-
-def max_output_bytes(settings: dict[str, Any] | None) -> int:
-    value = (settings or {}).get("max_output_bytes")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_MAX_OUTPUT_BYTES
 
 
 def _tail(data: bytes, mask: Masker) -> str:
@@ -167,15 +161,7 @@ class CmdTarget:
         sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
         started = time.perf_counter()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                start_new_session=True,  # its own process group, so a kill takes its children too
-                limit=LINE_LIMIT,
-            )
+            proc = await start_program(self.argv, cwd=cwd, limit=LINE_LIMIT)  # a kill takes its children too
         except OSError as exc:
             raise TargetError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
         try:
@@ -191,59 +177,6 @@ class CmdTarget:
 
     async def close(self) -> None:
         return None
-
-
-async def stop_program(proc: asyncio.subprocess.Process) -> None:
-    """Kill the program's whole process group if it is still running, and reap it (the command
-    judge stops its programs this way too; start them with `start_new_session=True`)."""
-    # The group, even when the program itself has exited: a child it left behind (holding the
-    # pipes, or just running) must not outlive the call. An empty group is simply not found.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, signal.SIGKILL)
-        elif proc.returncode is None:  # pragma: no cover - not POSIX
-            proc.kill()
-    # Reap it, and see its pipes to the end, even when cancelled again meanwhile: on Ctrl-C
-    # asyncio.run cancels the run and then every task still going, and a program or pipe left
-    # behind meets a closed loop ("Event loop is closed" tracebacks at exit). A killed program
-    # ends in milliseconds.
-    cancelled = False
-    settling = asyncio.ensure_future(_settle(proc))
-    while not settling.done():
-        try:
-            await asyncio.shield(settling)
-        except asyncio.CancelledError:
-            cancelled = True
-    if proc.stdin is not None and not proc.stdin.is_closing():
-        proc.stdin.close()
-    if cancelled:
-        raise asyncio.CancelledError
-
-
-PIPE_GRACE_S = 2.0
-
-
-async def _settle(proc: asyncio.subprocess.Process) -> None:
-    """Until the program has exited and its stdout and stderr have reached their end, for
-    `PIPE_GRACE_S` at most: a grandchild that left the process group (setsid) can hold the pipes
-    open for as long as it lives, and Python 3.11's `wait()` waits for the pipes too."""
-    try:
-        async with asyncio.timeout(PIPE_GRACE_S):
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
-            for stream in (proc.stdout, proc.stderr):
-                while stream is not None and not stream.at_eof():
-                    try:
-                        await stream.read(65536)
-                    except RuntimeError:  # the stderr reader of the exchange is still winding down
-                        await asyncio.sleep(0.005)
-    except TimeoutError:
-        # Close our ends of the pipes (SubprocessTransport.close; asyncio.subprocess.Process keeps
-        # its transport private), so nothing is left for a closed loop to trip over.
-        transport = getattr(proc, "_transport", None)
-        if transport is not None:
-            transport.close()
-    await asyncio.sleep(0)  # the pipes' closing callbacks run on this turn of the loop
 
 
 class _Exchange:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omk.mock_defs import mock_keys, return_file_path
 from omk.model import Sample
 from omk.records import MockStats, ToolCall
 from omk.toolnames import same_tool
@@ -48,17 +49,6 @@ def as_text(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else compact_json(value)
-
-
-def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
-    """`<tool>:<ordinal among mocks with the same literal tool string>`, one per mock, in order."""
-    seen: dict[str, int] = {}
-    keys = []
-    for mock in mocks:
-        tool = str(mock.get("tool", ""))
-        seen[tool] = seen.get(tool, 0) + 1
-        keys.append(f"{tool}:{seen[tool]}")
-    return keys
 
 
 # --- matching ---------------------------------------------------------------------------------
@@ -312,13 +302,6 @@ class MockSandbox:
                 return routed
         text = f"[omk] no mock or tool is available for {tool}; this call was not executed"
         return ToolAnswer(output=text, text=text, is_error=True)
-
-
-def return_file_path(name: str, base_dir: Path) -> Path:
-    """Where a mock's `return_file` is read: `~` expanded, relative to the samples file's folder.
-    The loader checks the file is there (omk/loader/files.py); a file gone by run time is a marked error."""
-    path = Path(os.path.expanduser(name))
-    return path if path.is_absolute() else base_dir / path
 
 
 def _copy_stats(stats: MockStats) -> MockStats:

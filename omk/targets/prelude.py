@@ -1,7 +1,7 @@
 """What a sample puts before its prompt: a system prompt filled from its variables, and a history.
 
 Big Sky examples carry `inputs.context` (`Sample.variables`) and the conversation so far
-(`Sample.history`, neutral messages as omk.targets.session describes). The system prompt a target
+(`Sample.history`, neutral messages as omk.messages describes). The system prompt a target
 sends for such a sample is, in order:
 
 1. the system prompt under test (omk.yaml `system:` / `skill:`), with every `{{ dotted.path }}`

@@ -19,7 +19,7 @@ from omk.errors import InputError, Problem
 from omk.model import Sample
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.session import Session
-from omk.targets.trace_io import TraceFormatError, parse_trace
+from omk.trace_io import TraceFormatError, parse_trace
 
 
 class ReplayTarget:

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from omk.messages import Message, assistant_message, tool_message
 from omk.records import ToolCall, Trace
 from omk.targets.mocks import as_text
-from omk.targets.session import Message, assistant_message, tool_message
 
 
 @dataclass(slots=True)
@@ -144,7 +144,7 @@ def build_trace(run: StreamRun, calls: list[ToolCall]) -> Trace:
 
 
 def history(run: StreamRun, calls: list[ToolCall], output: str) -> list[Message]:
-    """The turn as neutral messages (omk.targets.session): each assistant step with its calls and
+    """The turn as neutral messages (omk.messages): each assistant step with its calls and
     their results, then the final answer."""
     answered = {id(use): call for use, call in zip(run.uses, calls, strict=True)}
     messages: list[Message] = []

@@ -10,7 +10,6 @@ a cancelled run kills the whole group.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import time
 import weakref
@@ -18,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
+from omk.process import start_program, stop_program
 from omk.records import ToolCall
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
 from omk.targets.claude.stream import StreamRun, build_trace, history, parse_stream, tool_calls
 from omk.targets.claude.workspace import Workspace
-from omk.targets.cmd import stop_program
 from omk.targets.mocks import MockSandbox
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
@@ -132,15 +131,8 @@ class ClaudeTarget:
 
     async def _execute(self, argv: list[str], space: Workspace, prompt: str) -> tuple[bytes, bytes, int]:
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=space.work,
-                env=setup.child_environment(self.cfg, space.home),
-                start_new_session=True,  # its own process group: a kill takes hooks and tools too
-            )
+            # its own process group: a kill takes hooks and tools too
+            proc = await start_program(argv, cwd=space.work, env=setup.child_environment(self.cfg, space.home))
         except OSError as exc:
             raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
         try:

@@ -1,4 +1,5 @@
-"""Prompt composition, as omk 0.54 does it: environment section, the prompt, the fenced context."""
+"""The user message a target receives, composed as omk 0.54 does it: environment section, the
+prompt, the fenced context. The run composes it; a report takes it apart again (`said_by_user`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ ENV_FILES = "- 题设引用的文件路径（仅作上下文，不会在 cwd 物
 ENV_NOTES = "- 备注："
 # 0.54's exact closing sentence is not in our reference material; this one says the same thing.
 ENV_CLOSING = "以上声明仅是题设上下文：请据此作答，不要假设环境已被实际修改。"
-SEPARATOR = "\n\n---\n\n"
+SEPARATOR = "\n\n---\n\n"  # between the environment section and the prompt
+CONTEXT_OPEN = "\n\n```\n"  # between the prompt and its fenced context
 
 
 def environment_section(environment: dict | None) -> str:
@@ -36,7 +38,7 @@ def environment_section(environment: dict | None) -> str:
 
 def _compose(prompt: str, context: str | None, environment: dict | None) -> str:
     env = environment_section(environment)
-    text = f"{prompt}\n\n```\n{context}\n```" if context else prompt
+    text = f"{prompt}{CONTEXT_OPEN}{context}\n```" if context else prompt
     return f"{env}{SEPARATOR}{text}" if env else text
 
 
@@ -50,3 +52,10 @@ def compose_turn_prompt(sample: Sample, index: int) -> str:
     declared environment opens the conversation (first turn only)."""
     turn = sample.turns[index]
     return _compose(turn.prompt, turn.context, sample.environment if index == 0 else None)
+
+
+def said_by_user(composed: str) -> str:
+    """What the user said in a composed prompt: without the environment section before it or the
+    fenced context after it."""
+    said = composed.split(SEPARATOR, 1)[1] if composed.startswith(ENV_HEADER) and SEPARATOR in composed else composed
+    return said.split(CONTEXT_OPEN, 1)[0]

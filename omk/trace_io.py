@@ -1,4 +1,5 @@
-"""Read a trace written by someone else (a replay file, a command's reply) into `Trace`.
+"""Read a trace written by someone else (a replay file, a command's reply) into `Trace`; the
+response cache and resume read their stored traces back through it too.
 
 Our field names (those of report.json) are primary; omk 0.54's camelCase names are accepted too, so recorded
 0.54 outputs replay unchanged.

@@ -1,0 +1,93 @@
+"""Child programs omk talks to over pipes: `cmd:` targets, the Claude Code CLI, command judges.
+
+Each runs in its own process group (`start_program`), so stopping it (`stop_program`) kills
+whatever it started too. What a program prints on stdout is kept up to `max_output_bytes`
+(omk.yaml), read by the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+DEFAULT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024  # stdout kept per call (omk.yaml `max_output_bytes`)
+STREAM_LIMIT = 64 * 1024  # asyncio's own default for one stdout line
+PIPE_GRACE_S = 2.0  # after the kill: how long the pipes may stay open (a grandchild holding them)
+
+
+def max_output_bytes(settings: dict[str, Any] | None) -> int:
+    """The run's `max_output_bytes`, or the default when it is unset."""
+    value = (settings or {}).get("max_output_bytes")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_MAX_OUTPUT_BYTES
+
+
+async def start_program(
+    argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None, limit: int = STREAM_LIMIT
+) -> asyncio.subprocess.Process:
+    """Start `argv` with stdin, stdout and stderr as pipes, in a process group of its own (so a
+    kill takes its children too). OSError when it cannot start; the caller says so its own way.
+    `limit` is the longest stdout line a `readline` accepts."""
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        limit=limit,
+    )
+
+
+async def stop_program(proc: asyncio.subprocess.Process) -> None:
+    """Kill the program's whole process group if it is still running, and reap it. For programs
+    started by `start_program` (or any started with `start_new_session=True`)."""
+    # The group, even when the program itself has exited: a child it left behind (holding the
+    # pipes, or just running) must not outlive the call. An empty group is simply not found.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        elif proc.returncode is None:  # pragma: no cover - not POSIX
+            proc.kill()
+    # Reap it, and see its pipes to the end, even when cancelled again meanwhile: on Ctrl-C
+    # asyncio.run cancels the run and then every task still going, and a program or pipe left
+    # behind meets a closed loop ("Event loop is closed" tracebacks at exit). A killed program
+    # ends in milliseconds.
+    cancelled = False
+    settling = asyncio.ensure_future(_settle(proc))
+    while not settling.done():
+        try:
+            await asyncio.shield(settling)
+        except asyncio.CancelledError:
+            cancelled = True
+    if proc.stdin is not None and not proc.stdin.is_closing():
+        proc.stdin.close()
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _settle(proc: asyncio.subprocess.Process) -> None:
+    """Until the program has exited and its stdout and stderr have reached their end, for
+    `PIPE_GRACE_S` at most: a grandchild that left the process group (setsid) can hold the pipes
+    open for as long as it lives, and Python 3.11's `wait()` waits for the pipes too."""
+    try:
+        async with asyncio.timeout(PIPE_GRACE_S):
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+            for stream in (proc.stdout, proc.stderr):
+                while stream is not None and not stream.at_eof():
+                    try:
+                        await stream.read(65536)
+                    except RuntimeError:  # the reader of the program's stderr is still winding down
+                        await asyncio.sleep(0.005)
+    except TimeoutError:
+        # Close our ends of the pipes (SubprocessTransport.close; asyncio.subprocess.Process keeps
+        # its transport private), so nothing is left for a closed loop to trip over.
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+    await asyncio.sleep(0)  # the pipes' closing callbacks run on this turn of the loop

@@ -1,0 +1,21 @@
+"""What one target call produced: the output, its trace and, in a conversation, the turn's messages.
+
+Its own module, below the targets, because the response cache stores it and the judge keeps its
+replies in that cache too; the targets and the run engine know it as `omk.targets.TargetResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from omk.records import Trace
+
+
+@dataclass(slots=True)
+class TargetResult:
+    output: str
+    trace: Trace = field(default_factory=Trace)
+    # In a conversation: what this turn said after the user message, as neutral messages
+    # (omk.messages), so the next turn can send it as history. Empty = just `output`.
+    messages: list[dict[str, Any]] = field(default_factory=list)

@@ -178,9 +178,8 @@ def describe_failure(result: SampleResult) -> str:
     for prefix, unit in units:
         for a in _failed(unit.assertions):
             lines.append(f"  {prefix}{_label(a)}: {a.message or 'failed'}")
-        judge = unit.judge or {}
-        if judge.get("score") is not None:
-            lines.append(f"  {prefix}judge score {judge['score']}")
+        if unit.judge is not None and unit.judge.score is not None:
+            lines.append(f"  {prefix}judge score {unit.judge.score}")
     if not result.assertions and not result.judge and not result.turns:
         lines.append("  nothing was graded")
     output = (result.output or "")[:OUTPUT_CHARS]

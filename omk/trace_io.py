@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from omk.records import MockStats, ToolCall, Trace
+from omk.records import MockStats, Tokens, ToolCall, Trace
 
 _ALIASES = {
     "turns": ("turns", "numTurns", "num_turns"),
@@ -100,7 +100,7 @@ def parse_trace(data: Any) -> Trace:
         tool_calls=calls,
         cost_usd=_number(_first(data, "cost_usd"), "cost_usd"),
         latency_ms=_number(_first(data, "latency_ms"), "latency_ms"),
-        tokens=tokens,
+        tokens=Tokens.of(tokens),
         mock_stats=stats,
         notes=[str(n) for n in notes_raw] if isinstance(notes_raw := data.get("notes"), list) else [],
         api_latency_ms=_number(_first(data, "api_latency_ms"), "api_latency_ms"),

@@ -80,7 +80,7 @@ def examine(
             "infos": counts["info"],
         },
         "coverage": coverage(samples) if samples is not None else None,
-        "run": {"run_id": report.get("run_id"), "results": len(report.get("results") or [])} if report else None,
+        "run": {"run_id": report.run_id, "results": len(report.results)} if report is not None else None,
         "diagnostics": [d.to_dict() for d in diags],
         "recommendations": recommendations(diags, n),
     }

@@ -12,7 +12,7 @@ import math
 import re
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 
 from omk.errors import Problem
 from omk.model import AssertionSpec, Sample
-from omk.records import SampleResult
+from omk.records import SampleResult, TurnResult
 from omk.records.report import ReportDocument
 
 SEVERITIES = ("error", "warning", "info")
@@ -82,7 +82,7 @@ def normalize_capability(name: str) -> str:
     return re.sub(r"[-_\s]+", "", name.strip().lower())
 
 
-def walk(specs: list[AssertionSpec]):
+def walk(specs: Sequence[AssertionSpec]) -> Iterator[AssertionSpec]:
     for spec in specs:
         yield spec
         yield from walk(spec.children)
@@ -314,7 +314,8 @@ def _graded(r: SampleResult) -> float | None:
 def judge_spreads(results: list[SampleResult]) -> list[float]:
     """Stddevs of judge scores for one sample: across ensemble members of each result, and across repeats."""
     spreads = []
-    for judge in (u.judge for r in results for u in (r, *r.turns)):  # a conversation: per turn
+    units: list[SampleResult | TurnResult] = [*results, *(t for r in results for t in r.turns)]
+    for judge in (u.judge for u in units):  # a conversation: per turn
         if judge is None:
             continue
         if (stddev := judge.agreement_stddev) is not None:

@@ -5,6 +5,7 @@ Also what `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B` read back from report
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.report import Report
@@ -55,7 +56,7 @@ def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
     }
 
 
-def variant_run(name: str, role: str, results: list[SampleResult]) -> VariantRun:
+def variant_run(name: str, role: str, results: Sequence[SampleResult]) -> VariantRun:
     samples: dict[str, list[Record]] = {}
     for r in results:
         samples.setdefault(r.sample_id, []).append(record_of(r))

@@ -115,7 +115,7 @@ def _command_reply(stdout: str) -> Reply:
             continue
         if isinstance(data, dict) and isinstance(data.get("output"), str):
             cost = data.get("cost_usd", data.get("costUSD"))
-            tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
+            tokens: dict[str, Any] = data["tokens"] if isinstance(data.get("tokens"), dict) else {}
             return Reply(
                 data["output"],
                 float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,

@@ -37,7 +37,7 @@ from omk.judge.relevancy import (
 from omk.llm.errors import CallError
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import AssertionSpec, Outcome, Sample
-from omk.records import Trace
+from omk.records import Tokens, Trace
 from omk.scoring.layers import round2
 from omk.secrets import Masker
 from omk.target_result import TargetResult
@@ -224,7 +224,7 @@ class Judge:
                 book.raw.append(_cut(reply.text))
                 continue
             if self.cache is not None:
-                self.cache.put(key, TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=dict(reply.tokens))), "judge")
+                self.cache.put(key, TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=Tokens.of(reply.tokens))), "judge")
             return value, book
         book.error = f"{client.spec}: unparseable reply (asked twice): {why}"
         return None, book

@@ -34,7 +34,8 @@ def _provider(name: str, arg: str, spec: str, settings: dict[str, Any], default_
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"judge {spec!r}: the part after @ must be an http(s) base URL")
     block = (settings or {}).get(name) or {}
-    key_env = block.get("api_key_env") if isinstance(block, dict) and isinstance(block.get("api_key_env"), str) else f"{name.upper()}_API_KEY"
+    named = block.get("api_key_env") if isinstance(block, dict) else None
+    key_env = named if isinstance(named, str) else f"{name.upper()}_API_KEY"
     provider = ProviderSettings(
         name=name, base_url=url.rstrip("/"), api_key=os.environ.get(key_env) or None, api_key_env=key_env, params={}
     )

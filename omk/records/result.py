@@ -158,7 +158,7 @@ class Trace:
             self.tokens = Tokens.of(self.tokens)
 
     def to_json(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "turns": self.turns,
             "tool_calls": [c.to_json() for c in self.tool_calls],
             "cost_usd": self.cost_usd,
@@ -310,7 +310,7 @@ class JudgeBlock:
         """The spread of an ensemble's scores, as its `agreement` block says."""
         agreement = self.data.get("agreement")
         found = agreement.get("stddev") if isinstance(agreement, Mapping) else None
-        return float(found) if _is_number(found) else None
+        return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
 
     @property
     def extra(self) -> dict[str, Any]:
@@ -351,12 +351,12 @@ class JudgeBlock:
 @dataclass(frozen=True, slots=True)
 class Scores:
     """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
-    their mean (0 when nothing was graded; None only in a report that left it out)."""
+    their mean (0 when nothing was graded)."""
 
     fact: float | None = None
     behavior: float | None = None
     judge: float | None = None
-    composite: float | None = 0.0
+    composite: float = 0.0
 
     def layer(self, name: str) -> float | None:
         return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
@@ -367,8 +367,8 @@ class Scores:
     @classmethod
     def from_json(cls, f: Fields | None) -> Scores:
         if f is None:
-            return cls(composite=None)
-        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
+            return cls()
+        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite", 0.0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,7 +492,7 @@ class SampleResult:
     @property
     def composite(self) -> float:
         """The sample's composite score (the mean of its layers; 0 when nothing was graded)."""
-        return self.scores.composite or 0.0
+        return self.scores.composite
 
     @property
     def inlined_urls(self) -> list[InlinedUrl | Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
@@ -128,7 +128,7 @@ def panel(i: int, r: SampleResult, lang: str) -> list[Any]:
     spans.append(el(REPEATED, None, el("span", None, f"repeat: {r.repeat}")))
     spans.append(el("span", None, f"duration: {r.duration_ms or 0:.0f} ms"))
     name = el("code", None, str(r.sample_id), el(REPEATED, None, f"#{r.repeat}"))
-    nodes = [
+    nodes: list[Node | None] = [
         el("h2", None, name, " ", badge(state(r), lang)),
         el("p", "meta", *spans),
         el("p", None, scores_line(r.scores)),
@@ -161,7 +161,7 @@ def _graded(h: str, r: SampleResult | TurnResult, lang: str) -> list[Node | None
     ]
 
 
-def _assertions(assertions: tuple[AssertionResult, ...]) -> list[Any]:
+def _assertions(assertions: Sequence[AssertionResult]) -> list[Any]:
     if not assertions:
         return el("p", "empty", "(no assertions)")
     items = []
@@ -232,7 +232,7 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
         return [*out, el("p", "empty", "(no tool calls)")]
     rows = []
     for n, c in enumerate(tr.tool_calls, 1):
-        error = [" ", el("span", "bad", "error")] if c.is_error else []
+        error: list[Node | None] = [" ", el("span", "bad", "error")] if c.is_error else []
         rows.append(
             el(
                 "tr",
@@ -248,7 +248,7 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
     return [*out, el("table", None, el("thead", None, el("tr", None, *heads)), el("tbody", None, *rows))]
 
 
-def _urls(urls: tuple[Any, ...]) -> list[Node | None]:
+def _urls(urls: Sequence[Any]) -> list[Node | None]:
     if not urls:
         return []
     out: list[Node | None] = [el("h3", None, "URLs inlined")]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +111,7 @@ def _add_case(suite: ET.Element, r: SampleResult, name: str, classname: str, thr
         ET.SubElement(case, "system-out").text = clean(r.output)
 
 
-def _transcript(turns: tuple[TurnResult, ...]) -> str:
+def _transcript(turns: Sequence[TurnResult]) -> str:
     """A conversation as CI shows it: each turn's prompt and output (or why there is none)."""
     parts = []
     for turn in turns:

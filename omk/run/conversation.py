@@ -19,7 +19,7 @@ from omk.cache import conversation_key
 from omk.compose import compose_turn_prompt
 from omk.messages import reply_messages, user_message
 from omk.model import Sample
-from omk.records import MockStats, SampleResult, Trace, TurnResult
+from omk.records import MockStats, SampleResult, Tokens, Trace, TurnResult
 from omk.run.retry import TargetFailure, call_with_retries
 from omk.run.runner import RunConfig, grade
 from omk.scoring.layers import is_graded, score_turns
@@ -165,7 +165,7 @@ def combine_traces(traces: list[Trace]) -> Trace:
         tool_calls=[c for t in traces for c in t.tool_calls],
         cost_usd=round(cost, 6) if cost is not None else None,
         latency_ms=round(latency, 1) if latency is not None else None,
-        tokens={k: int(v) if v is not None else None for k, v in tokens.items()},
+        tokens=Tokens.of({k: int(v) if v is not None else None for k, v in tokens.items()}),
         mock_stats=mock_stats,
         notes=[f"turn {i + 1}: {note}" for i, t in enumerate(traces) for note in t.notes],
         api_latency_ms=round(api_latency, 1) if api_latency is not None else None,

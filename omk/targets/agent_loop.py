@@ -19,7 +19,7 @@ from omk.errors import ConfigError
 from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
 from omk.messages import Message, assistant_message, tool_message
-from omk.records import ToolCall, Trace
+from omk.records import Tokens, ToolCall, Trace
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 
@@ -88,7 +88,7 @@ async def run_agent_loop(
         tool_calls=[*sandbox.calls, *unanswered],
         cost_usd=cost_usd(price, tokens_in, tokens_out),
         latency_ms=round((time.perf_counter() - started) * 1000, 1),
-        tokens={"input": tokens_in, "output": tokens_out},
+        tokens=Tokens(tokens_in, tokens_out),
         mock_stats=sandbox.stats,
         notes=notes,
     )

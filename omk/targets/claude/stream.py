@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omk.messages import Message, assistant_message, tool_message
-from omk.records import ToolCall, Trace
+from omk.records import Tokens, ToolCall, Trace
 from omk.targets.mocks import as_text
 
 
@@ -131,12 +131,12 @@ def build_trace(run: StreamRun, calls: list[ToolCall]) -> Trace:
         turns=_int(result.get("num_turns")),
         tool_calls=calls,
         cost_usd=_number(result.get("total_cost_usd")),
-        tokens={
+        tokens=Tokens.of({
             "input": _int(usage.get("input_tokens")),
             "output": _int(usage.get("output_tokens")),
             "cache_read": _int(usage.get("cache_read_input_tokens")),
             "cache_creation": _int(usage.get("cache_creation_input_tokens")),
-        },
+        }),
         api_latency_ms=_number(result.get("duration_api_ms")),
         stop_reason=result.get("stop_reason") if isinstance(result.get("stop_reason"), str) else None,
         session_id=run.session_id,

@@ -207,12 +207,14 @@ def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
 def test_judge_spreads_and_agreement_look_into_turns():
     from omk.doctor.diagnostics import judge_spreads
     from omk.model import Sample
-    from omk.records import SampleResult, TurnResult
+    from omk.records import JudgeBlock, SampleResult, TurnResult
     from omk.scoring.digest import Digest
 
     turn = {"judge": {"score": 3.0, "judges": [{"judge": "a", "score": 1.0}, {"judge": "b", "score": 5.0}]}}
-    result = {"status": "ok", "judge": None, "scores": {}, "turns": [turn, {"judge": None}]}
-    assert judge_spreads([result]) == [2.0]
-    turns = [TurnResult(index=0, status="ok", prompt="p", judge=turn["judge"]), TurnResult(index=1, status="ok", prompt="q")]
-    ran = SampleResult(sample=Sample(sample_id="c", prompt="p"), status="ok", prompt="p", turns=turns)
+    result = {"sample_id": "c", "status": "ok", "judge": None, "scores": {}, "turns": [turn, {"judge": None}]}
+    assert judge_spreads([SampleResult.read(result)]) == [2.0]
+    block = JudgeBlock.read(turn["judge"])
+    turns = [TurnResult(index=0, status="ok", prompt="p", judge=block), TurnResult(index=1, status="ok", prompt="q")]
+    ran = SampleResult.start(Sample(sample_id="c", prompt="p"), "p")
+    ran.turns = turns
     assert Digest.of(ran).judge_scores == ({"a": 1.0, "b": 5.0},)  # what an ensemble's agreement reads

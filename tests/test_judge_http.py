@@ -185,12 +185,14 @@ def test_agreement_across_samples():
         return text_reply(score_json(scores[sid][0 if req.json["model"] == "a" else 1]))
 
     async def go(judge):
-        from omk.records import SampleResult
+        from omk.records import JudgeBlock, SampleResult
 
         results = []
         for sid in scores:
             s = sample(sample_id=sid, prompt=f"PROMPT-{sid}", rubric="r")
-            results.append(SampleResult(sample=s, status="ok", prompt=s.prompt, judge=await judge.grade(s, "o", Trace())))
+            result = SampleResult.start(s, s.prompt)
+            result.judge = JudgeBlock.read(await judge.grade(s, "o", Trace()))
+            results.append(result)
         await judge.close()
         return judge.describe(results)
 

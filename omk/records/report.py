@@ -219,7 +219,7 @@ class ReportDocument:
             samples_files=f.strs("samples_files"),
             target=RunTarget.from_json(f.obj("target")),
             judge_models=tuple(str(m) for m in judge.list("models")) if judge and judge.data else None,
-            summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]
+            summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
             results=results,
             repeats=Repeats.from_json(f.obj("repeats")),
             warnings=f.strs("warnings"),

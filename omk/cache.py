@@ -44,21 +44,22 @@ CREATE TABLE IF NOT EXISTS conversations (
 """
 
 
-def _return_files(value: Any, base_dir: Path, found: dict[str, str | None]) -> None:
-    """Hash the content of every `return_file` a mock names, wherever it is nested."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k == "return_file" and isinstance(v, str):
-                path = return_file_path(v, base_dir)  # the file the sandbox will read
-                try:
-                    found[v] = hashlib.sha256(path.read_bytes()).hexdigest()
-                except OSError:
-                    found[v] = None
-            else:
-                _return_files(v, base_dir, found)
-    elif isinstance(value, list):
-        for item in value:
-            _return_files(item, base_dir, found)
+def _return_files(mocks: list[dict[str, Any]], base_dir: Path) -> dict[str, str | None]:
+    """The sha256 of each file a mock's `return_file` names: the files the mock sandbox reads,
+    read as it reads them (a regular file, at most its size cap), so a key never reads more.
+    A `return_file` key deeper inside a mock (`return: {return_file: …}`) is part of the value
+    the mock returns, not a file, and is hashed as such with the mocks."""
+    from omk.safe_files import MAX_MOCK_FILE_BYTES, read_regular_bytes
+
+    found: dict[str, str | None] = {}
+    for mock in mocks if isinstance(mocks, list) else []:
+        name = mock.get("return_file") if isinstance(mock, dict) else None
+        if isinstance(name, str) and name:
+            try:
+                found[name] = hashlib.sha256(read_regular_bytes(return_file_path(name, base_dir), MAX_MOCK_FILE_BYTES)).hexdigest()
+            except (OSError, ValueError):  # UnsafeFile is an OSError: the sandbox answers with an error too
+                found[name] = None
+    return found
 
 
 def cache_key(identity: dict[str, Any], sample: Sample, prompt: str, repeat: int = 0) -> str:
@@ -76,8 +77,7 @@ def conversation_key(identity: dict[str, Any], sample: Sample, prompts: list[str
 
 
 def _material(identity: dict[str, Any], sample: Sample, prompt: str | None, repeat: int) -> dict[str, Any]:
-    files: dict[str, str | None] = {}
-    _return_files(sample.mocks, sample.base_dir, files)
+    files = _return_files(sample.mocks, sample.base_dir)
     return {
         "v": KEY_VERSION,
         "target": identity,

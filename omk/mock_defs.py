@@ -4,7 +4,6 @@ and the response cache keys them: each mock's key and where its `return_file` is
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,5 +22,6 @@ def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
 def return_file_path(name: str, base_dir: Path) -> Path:
     """Where a mock's `return_file` is read: `~` expanded, relative to the samples file's folder.
     The loader checks the file is there (omk/loader/files.py); a file gone by run time is a marked error."""
-    path = Path(os.path.expanduser(name))
-    return path if path.is_absolute() else base_dir / path
+    from omk.safe_files import sample_path
+
+    return sample_path(name, base_dir)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
 from pathlib import Path
 from typing import BinaryIO
@@ -92,3 +93,42 @@ def read_regular_bytes(path: Path, max_bytes: int) -> bytes:
 def sample_file_cap() -> int:
     raw = os.environ.get("OMK_MAX_SAMPLE_FILE_BYTES", "")
     return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_SAMPLE_FILE_BYTES
+
+
+def sample_path(name: str, base_dir: Path) -> Path:
+    """Where a path a sample names points: `~` expanded, relative to the samples file's folder.
+    A mock's `return_file` and a sample's `cwd` are resolved so."""
+    path = Path(os.path.expanduser(name))
+    return path if path.is_absolute() else base_dir / path
+
+
+def refusal(path: Path, roots: list[Path]) -> str | None:
+    """Why omk will not use `path`: a special file, or outside every root; None when it may."""
+    return special_reason(path) or escape_reason(path, roots)
+
+
+def copy_confined(origin: Path, dest: Path, root: Path) -> list[str]:
+    """Copy the file or folder `origin` to `dest`, leaving out whatever is not a regular file or
+    a folder, or whose real path leaves `root` (a symlink out, to `~/.ssh` or `/proc/self/environ`).
+    Returns the paths left out, relative to `root`'s real path where they are inside it."""
+    real_root = Path(os.path.realpath(root))
+    skipped: list[str] = []
+    seen: set[Path] = set()  # folders copied already: a symlink back up a level is not followed twice
+
+    def walk(source: Path, target: Path) -> None:
+        real = Path(os.path.realpath(source))
+        if not _under(real, real_root) or special_reason(source) is not None:
+            skipped.append(os.path.relpath(os.path.abspath(source), real_root))
+        elif real.is_dir() and real not in seen:
+            seen.add(real)
+            target.mkdir(parents=True, exist_ok=True)
+            for child in sorted(source.iterdir()):
+                walk(child, target / child.name)
+        elif real.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open_regular(real) as src, open(target, "wb") as out:
+                shutil.copyfileobj(src, out)
+            shutil.copystat(real, target)  # an executable script stays executable
+
+    walk(origin, dest)
+    return skipped

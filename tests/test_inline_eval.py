@@ -318,3 +318,18 @@ def test_an_mcp_reply_over_url_max_bytes_is_refused_and_falls_back(tmp_path, htt
     rec = urls_by_url(results_by_id(out)["s1"])[url]
     first = rec["failed_attempts"][0]
     assert first["source"] == "mcp:plain" and "over the 40-byte cap (url_max_bytes in omk.yaml)" in first["error"]
+
+
+def test_an_mcp_tool_error_with_a_huge_text_becomes_a_short_reason(tmp_path, http, capsys):
+    """A tool error is a reason, not a document: its text is cut (after masking) before it is
+    recorded, however much the server sent."""
+    from omk.inline.mcp_fetch import ERROR_CHARS
+
+    url = http.url("/" + "z" * 200_000 + "?via=broken")
+    samples_file = write_project(tmp_path / "p", [sample("s1", f"Read {url}")], mcp=mcp_config(tmp_path))
+    out = tmp_path / "run"
+    code = main(["eval", str(samples_file), "--out", str(out), "--quiet", "--url-allow", "127.0.0.1"])
+    assert code == 0, capsys.readouterr().err
+    first = urls_by_url(results_by_id(out)["s1"])[url]["failed_attempts"][0]
+    assert first["source"] == "mcp:broken" and first["error"].startswith('tool "fetch_broken" call failed: ')
+    assert len(first["error"]) <= len('tool "fetch_broken" call failed: ') + ERROR_CHARS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from omk.cache import cache_key
 from omk.errors import InputError
 from omk.loader import load_samples
 
@@ -28,14 +30,26 @@ values = st.recursive(
 )
 
 
+# Paths a hostile sample names: system files, a FIFO beside the samples file, the home folder,
+# ways out of the project, names the OS refuses.
+PATHS = ["/proc/self", "/proc/self/environ", "/dev/zero", "/dev", "pipe", "~", "~/.ssh", "..", "../x", "/", ".",
+         "", " ", "a\x00b", "x" * 300, "s.yaml", "environ"]
+paths = st.one_of(st.sampled_from(PATHS), scalars)
+NEVER_READ = ["/dev/zero", "pipe", "/proc/self/environ", "~/.ssh/id_rsa"]  # each would hang, fill memory or leak if read
+
+
 def _load(name: str, text: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        os.mkfifo(Path(tmp) / "pipe")  # named by PATHS: nothing may open it
         path = Path(tmp) / name
         path.write_text(text, encoding="utf-8")
         try:
-            load_samples([path])
+            loaded = load_samples([path])
         except InputError as exc:
             assert exc.lines() and all(isinstance(line, str) for line in exc.lines())
+            return
+        for sample in loaded.samples:  # the cache key reads the files a sample's mocks name
+            assert len(cache_key({"kind": "fuzz"}, sample, "p")) == 64
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -67,13 +81,20 @@ assertions = st.recursive(
     lambda inner: st.fixed_dictionaries({"type": st.just("assert-set"), "children": st.lists(inner, max_size=3)}),
     max_leaves=10,
 )
+path_mocks = st.one_of(
+    st.fixed_dictionaries({"tool": st.just("t"), "return_file": st.sampled_from(PATHS)}),
+    st.fixed_dictionaries({"tool": st.just("t"), "return": st.fixed_dictionaries({"return_file": st.sampled_from(NEVER_READ)})}),
+)
+mocks = st.one_of(st.dictionaries(st.sampled_from(["tool", "return", "match"]), scalars), path_mocks)
 samples = st.lists(
     st.fixed_dictionaries(
         {"sample_id": st.sampled_from(["a", "b", ""]), "prompt": st.sampled_from(["p", " "])},
         optional={
             "assertions": st.lists(assertions, max_size=4),
-            "mocks": st.lists(st.dictionaries(st.sampled_from(["tool", "return", "match"]), scalars), max_size=2),
+            "mocks": st.lists(mocks, max_size=2),
             "context": scalars,
+            "cwd": paths,
+            "environment": st.one_of(scalars, st.fixed_dictionaries({}, optional={"files_available": st.one_of(paths, st.lists(paths, max_size=3))})),
         },
     ),
     min_size=1,
@@ -86,3 +107,20 @@ samples = st.lists(
 def test_random_near_valid_samples(doc):
     _load("s.yaml", yaml.safe_dump(doc, allow_unicode=True))
     _load("s.json", json.dumps({"samples": doc}, allow_nan=True))
+
+
+# Valid samples apart from the paths they name: whatever loads, the cache key of it is computed
+# without opening a FIFO or reading a device (a `return_file` inside a mock's value is data).
+hostile_paths = st.fixed_dictionaries(
+    {"sample_id": st.just("s"), "prompt": st.just("p"), "mocks": st.lists(path_mocks, min_size=1, max_size=2)},
+    optional={
+        "cwd": st.sampled_from(PATHS),
+        "environment": st.fixed_dictionaries({"files_available": st.lists(st.sampled_from(PATHS), max_size=3)}),
+    },
+).map(lambda sample: [sample])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile_paths)
+def test_random_paths_in_valid_samples(doc):
+    _load("s.yaml", yaml.safe_dump(doc, allow_unicode=True))

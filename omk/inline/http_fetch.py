@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from omk.content_encoding import BadEncoding, BodyTooLarge, accept_encoding, read_body
 from omk.inline.guard import Resolver, guarded_client, refusal_of, system_resolver
 from omk.inline.html_text import html_to_text
 from omk.inline.outcome import (
@@ -28,7 +29,11 @@ from omk.version import __version__
 DEFAULT_TIMEOUT = 30.0  # seconds per URL, redirects and body included (as in omk 0.23)
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 MAX_IN_FLIGHT = 8
-HEADERS = {"User-Agent": f"omk/{__version__} (url-fetcher)", "Accept": "text/html, text/plain, */*"}
+HEADERS = {
+    "User-Agent": f"omk/{__version__} (url-fetcher)",
+    "Accept": "text/html, text/plain, */*",
+    "Accept-Encoding": accept_encoding(),  # what omk.content_encoding undoes
+}
 
 MIN_CONTENT_CHARS = 50  # shorter than this is not a document (as in omk 0.23)
 LOGIN_WORDS = ("login", "log in", "sign in", "sign_in", "signin", "sso", "redirect_uri", "oauth", "unauthorized", "cas/login")
@@ -150,16 +155,17 @@ class HttpFetcher:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > self.max_bytes:
                 raise _TooLarge
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body.extend(chunk)
-                if len(body) > self.max_bytes:
-                    raise _TooLarge
+            try:  # raw bytes, decoded here within the cap: httpx would unpack each chunk whole first
+                body = await read_body(response.aiter_raw(), response.headers.get("content-encoding"), self.max_bytes)
+            except BodyTooLarge:
+                raise _TooLarge from None
+            except BadEncoding as exc:
+                return FetchFailure("http", str(exc), HINT_CONTENT)
             content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
             final_url = str(response.url)
             redirected = bool(response.history)
             charset = _known_charset(response.charset_encoding)
-        return self._to_text(bytes(body), content_type, charset, final_url, redirected)
+        return self._to_text(body, content_type, charset, final_url, redirected)
 
     def _to_text(self, body: bytes, content_type: str, charset: str | None, final_url: str, redirected: bool) -> Fetched | FetchFailure:
         if content_type.startswith(_BINARY_PREFIXES) and not any(t in content_type for t in _TEXTUAL_APPLICATION):

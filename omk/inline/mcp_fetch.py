@@ -20,6 +20,7 @@ from omk.secrets import Masker
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
 CALL_TIMEOUT = 30.0  # seconds per tool call (as in omk 0.23)
 CLIENT_VERSION = "1.0.0"
+ERROR_CHARS = 300  # of a tool's error text kept as the reason
 
 
 def _root_cause(exc: BaseException) -> BaseException:
@@ -141,8 +142,9 @@ class McpFetcher:
             for item in data.get("content") or []
             if item.get("type") == "text" and isinstance(item.get("text"), str)
         ).strip()
-        if data.get("isError"):
-            return FetchFailure(source, f'tool "{tool.name}" call failed: {text or "the tool reported an error"}', HINT_MCP)
+        if data.get("isError"):  # a reason, not a document: masked and cut short
+            why = self._mask.clip(text, ERROR_CHARS) if text else "the tool reported an error"
+            return FetchFailure(source, f'tool "{tool.name}" call failed: {why}', HINT_MCP)
         if not text:
             return FetchFailure(source, "MCP tool returned empty content", HINT_MCP)
         size = len(text.encode("utf-8"))

@@ -121,9 +121,10 @@ def _reply_cap(block: dict[str, Any], name: str) -> int:
 
 CALLS_PER_CLIENT = 8  # calls per httpx client, on the proxy path
 CONNECT_TIMEOUT = 30.0
-REQUEST_HEADERS = (  # gzip and deflate replies are decoded (`_decoded`)
+ACCEPT_ENCODING = "gzip, deflate"  # what `read_capped` undoes, on both paths (httpx would add br and zstd)
+REQUEST_HEADERS = (
     (b"accept", b"*/*"),
-    (b"accept-encoding", b"gzip, deflate"),
+    (b"accept-encoding", ACCEPT_ENCODING.encode("ascii")),
     (b"user-agent", f"omk/{__version__}".encode("ascii")),
 )
 
@@ -174,7 +175,7 @@ class ClientPool:
             status, head, raw = await self._post_httpx(url, payload, headers, provider, secrets)
         else:
             status, head, raw = await self._post_direct(url, payload, headers, provider, secrets)
-        return json_reply(status, head, raw, provider, secrets, self.max_bytes)
+        return json_reply(status, head, raw, provider, secrets)
 
     async def _post_direct(
         self, url: str, payload: dict[str, Any], headers: dict[str, str], provider: str, secrets: list[str]
@@ -259,7 +260,9 @@ class ClientPool:
         import httpx
 
         timeout = httpx.Timeout(self.timeout, connect=CONNECT_TIMEOUT)
-        return httpx.AsyncClient(verify=self._tls_context(), timeout=timeout, follow_redirects=False)
+        return httpx.AsyncClient(
+            verify=self._tls_context(), timeout=timeout, follow_redirects=False, headers={"accept-encoding": ACCEPT_ENCODING}
+        )
 
     @property
     def clients(self) -> int:
@@ -394,11 +397,8 @@ def transport_error(exc: Exception, provider: str, secrets: list[str]) -> CallEr
     return CallError(redact(message, secrets), retryable=retryable)
 
 
-def json_reply(
-    status: int, headers: RawHeaders, raw: bytes, provider: str, secrets: list[str], max_bytes: int = MAX_REPLY_BYTES
-) -> dict[str, Any]:
-    """The JSON object of a reply (`raw`: its body as sent), or a classified `CallError`."""
-    body = _decoded(headers, raw, max_bytes, provider)
+def json_reply(status: int, headers: RawHeaders, body: bytes, provider: str, secrets: list[str]) -> dict[str, Any]:
+    """The JSON object of a reply (`body`: decoded by `read_capped`), or a classified `CallError`."""
     if status >= 400:
         raise status_error(status, headers, body, provider, secrets)
     try:
@@ -416,36 +416,22 @@ def _over_cap(provider: str, max_bytes: int, size: str = "") -> CallError:
     return CallError(f"{provider}: {what} over the {max_bytes}-byte cap (max_reply_bytes in omk.yaml)")
 
 
-def _decoded(headers: RawHeaders, raw: bytes, max_bytes: int, provider: str) -> bytes:
-    """The body with its Content-Encoding (gzip, deflate, …) undone by httpx's decoders; the
-    decoded size is capped too."""
-    encoding = header(headers, b"content-encoding")
-    if encoding is None or encoding.strip().lower() in ("", "identity"):
-        return raw
-    import httpx
-
-    response = httpx.Response(200, headers=headers, stream=httpx.ByteStream(raw))
-    chunks, size = [], 0
-    try:
-        for chunk in response.iter_bytes():
-            size += len(chunk)
-            if size > max_bytes:
-                raise _over_cap(provider, max_bytes)
-            chunks.append(chunk)
-    except httpx.DecodingError as exc:
-        raise CallError(f"{provider}: cannot decode the reply (Content-Encoding {encoding}): {exc}") from None
-    return b"".join(chunks)
-
-
 async def read_capped(headers: RawHeaders, chunks: Any, max_bytes: int, provider: str) -> bytes:
-    """The body from the async iterator `chunks`, failing once it passes `max_bytes` (or says it will)."""
+    """The body from the async iterator `chunks` (the raw bytes as sent), its Content-Encoding
+    undone as it arrives (omk.content_encoding); a `CallError` once the raw or the decoded body
+    passes `max_bytes` (or says it will), before more than that is held."""
+    from omk.content_encoding import BadEncoding, BodyReader, BodyTooLarge
+
     declared = header(headers, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise _over_cap(provider, max_bytes, declared)
-    parts, size = [], 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > max_bytes:
-            raise _over_cap(provider, max_bytes)
-        parts.append(chunk)
-    return b"".join(parts)
+    try:
+        encodings = ", ".join(v.decode("latin-1") for k, v in headers if k.lower() == b"content-encoding")
+        reader = BodyReader(encodings, max_bytes)
+        async for chunk in chunks:
+            reader.feed(chunk)
+    except BodyTooLarge:
+        raise _over_cap(provider, max_bytes) from None
+    except BadEncoding as exc:
+        raise CallError(f"{provider}: {exc}") from None
+    return reader.body()

@@ -3,17 +3,23 @@ at run time.
 
 * a `custom` assertion's `fn` (a hook, relative to the samples file's folder), wherever the
   assertion is: the sample's list, a turn's, or nested in an assert-set;
-* a mock's `return_file` (same folder; `~` expanded, as the mock sandbox reads it).
+* a mock's `return_file` (same folder; `~` expanded, as the mock sandbox reads it);
+* the sample's `cwd` (same folder, `~` expanded: where a `cmd:` program runs and where the
+  `claude:` target copies `environment.files_available` from) and each `files_available` entry
+  (inside that folder).
 
-Each must be a regular file inside the project folder (the samples file's folder) or a folder
-omk.yaml allows with `allow_paths` (omk.safe_files): `../`, an absolute path or a symlink that
-leads out is refused, and so is a special file. Each path is resolved by the code that uses it at
-run time (`hook_file`, `return_file_path`), so the loader checks the very file the run would
-open. Values of the wrong shape are left to the schema checks.
+Each must be inside the project folder (the samples file's folder) or a folder omk.yaml allows
+with `allow_paths` (omk.safe_files): `../`, an absolute path, `~` or a symlink that leads out is
+refused, and so is a special file (`/proc/self`, `/dev/zero`, a FIFO). Hooks and mock files must
+also exist; a `cwd` or a `files_available` entry that does not exist is left to run time and
+`omk doctor`, as before. Each path is resolved by the code that uses it at run time (`hook_file`,
+`return_file_path`, `sample_path`), so the loader checks the very file the run would open.
+Values of the wrong shape are left to the schema checks.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +27,7 @@ from typing import Any
 from omk.assertions.custom import hook_file
 from omk.loader.document import Path_
 from omk.mock_defs import return_file_path
-from omk.safe_files import escape_reason, special_reason
+from omk.safe_files import escape_reason, refusal, sample_path, special_reason
 
 Found = list[tuple[Path_, str]]
 MAX_DEPTH = 32
@@ -44,7 +50,41 @@ def missing_files(raw: Any, base_dir: Path, allowed: list[Path] | None = None) -
         name = mock.get("return_file") if isinstance(mock, dict) else None
         if isinstance(name, str) and name.strip() and (why := _unusable(return_file_path, name, roots, "file")):
             found.append((("mocks", i, "return_file"), why))
+    _folders(raw, roots, found)
     return found
+
+
+def _folders(raw: dict[str, Any], roots: list[Path], found: Found) -> None:
+    """The sample's `cwd` and its `environment.files_available` entries (see the module's docstring)."""
+    cwd = raw.get("cwd")
+    source = roots[0]
+    if isinstance(cwd, str) and cwd.strip():
+        try:
+            source = sample_path(cwd, roots[0])
+            why = refusal(source, roots)
+        except (OSError, ValueError):  # a name the OS refuses (a NUL byte) names no folder
+            why = f"{cwd!r} is not a folder name"
+        if why is not None:
+            found.append((("cwd",), f"refused: {why}"))
+            return  # its files_available entries would only repeat it
+    environment = raw.get("environment")
+    entries = environment.get("files_available") if isinstance(environment, dict) else None
+    for j, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, str) and entry.strip() and (why := _outside(source, entry.strip())):
+            found.append((("environment", "files_available", j), f"refused: {why}"))
+
+
+def _outside(source: Path, name: str) -> str | None:
+    """Why `files_available` entry `name` may not be copied from `source`, or None."""
+    try:
+        path = source / name
+        if (why := special_reason(path)) is not None:
+            return why
+    except (OSError, ValueError):
+        return f"{name!r} is not a file name"
+    if Path(name).is_absolute() or escape_reason(path, [source]) is not None:
+        return f"{name} is outside the sample's folder {os.path.realpath(source)}; files_available names files inside it"
+    return None
 
 
 def _assertions(items: Any, base: Path_, roots: list[Path], found: Found, depth: int = 0) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from omk import extras
 from omk.model import Sample
+from omk.safe_files import copy_confined, sample_path, special_reason
 from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.setup import ClaudeSettings
@@ -32,11 +33,8 @@ HOOK_TIMEOUT_S = 30
 
 def source_folder(sample: Sample) -> Path:
     """Where `files_available` are read: the sample's `cwd` (relative to the samples file), else
-    the samples file's folder."""
-    if not sample.cwd:
-        return sample.base_dir
-    cwd = Path(sample.cwd).expanduser()
-    return cwd if cwd.is_absolute() else sample.base_dir / cwd
+    the samples file's folder. The loader has checked it is inside the project (omk.safe_files)."""
+    return sample_path(sample.cwd, sample.base_dir) if sample.cwd else sample.base_dir
 
 
 def _mcp_servers(cfg: ClaudeSettings, sample: Sample) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
@@ -72,20 +70,20 @@ class Workspace:
         if cfg.skill is not None and cfg.skill.is_dir:
             shutil.copytree(cfg.skill.path, self.work / ".claude" / "skills" / cfg.skill.name)
         source = source_folder(sample).resolve()
+        if (why := special_reason(source)) is not None:  # a sample built in code, not loaded: `cwd: /proc/self`
+            return [f"files_available: not copied: {why}"]
         notes = []
         for entry in (sample.environment or {}).get("files_available") or []:
             name = str(entry).strip()
             relative = Path(name)
-            origin = (source / relative).resolve()
-            if not name or relative.is_absolute() or not origin.is_relative_to(source):
+            origin = source / relative
+            if not name or relative.is_absolute() or not origin.resolve().is_relative_to(source):
                 notes.append(f"files_available: {name!r} is outside {source}; not copied")
-            elif origin.is_dir():
-                shutil.copytree(origin, self.work / relative, dirs_exist_ok=True)
-            elif origin.is_file():
-                (self.work / relative).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(origin, self.work / relative)
-            else:
+            elif not origin.exists():
                 notes.append(f"files_available: {name!r} not found in {source}; not copied")
+            else:  # only regular files and folders that stay inside the source folder
+                skipped = copy_confined(origin, self.work / relative, source)
+                notes += [f"files_available: {s!r} leads outside {source} or is not a regular file; not copied" for s in skipped]
         return notes
 
     def _write_config(self, sample: Sample) -> None:

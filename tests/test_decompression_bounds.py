@@ -270,7 +270,8 @@ def test_omk_eval_with_bombs_for_a_url_and_the_model_reply_errors_the_sample_and
     """The run as the attack pass made it: `omk eval` in a child process whose peak memory is read
     back; the sample is errored with a one-line reason, the other sample passes, no traceback."""
     root = Path(__file__).resolve().parent.parent
-    with EncodedServer(zeros_gzip(BOMB_MB), "gzip") as model, EncodedServer(stacked_bomb(), "gzip, gzip", "text/plain") as pages:
+    run_bomb_mb = 2 * BOMB_MB  # the whole process holds more than one test's allocations: a bomb twice the bound
+    with EncodedServer(zeros_gzip(run_bomb_mb), "gzip") as model, EncodedServer(stacked_bomb(), "gzip, gzip", "text/plain") as pages:
         samples = [
             {"sample_id": "bombed", "prompt": "hi", "assertions": [{"type": "contains", "value": "x"}]},
             {"sample_id": "page", "prompt": f"Read {pages.url}/doc", "assertions": [{"type": "contains", "value": "x"}]},
@@ -296,4 +297,5 @@ def test_omk_eval_with_bombs_for_a_url_and_the_model_reply_errors_the_sample_and
     assert "\n" not in results["bombed"]["error"]
     assert results["page"]["urls"][0]["error"] == "larger than the 1 MB size cap"
     peak_kib = int((tmp_path / "rss").read_text())
-    assert peak_kib * 1024 < 160 * MB, f"omk eval peaked at {peak_kib // 1024} MB with a {BOMB_MB} MB bomb"
+    # omk's own start-up and run take most of this; unpacking the reply whole would need the bomb's size on top
+    assert peak_kib * 1024 < 256 * MB, f"omk eval peaked at {peak_kib // 1024} MB with a {run_bomb_mb} MB bomb"

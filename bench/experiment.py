@@ -15,7 +15,7 @@ limit of those calls is ⌈2 × samples / concurrency⌉ × delay (⌈2000/16⌉
 
 Reported, each against that limit: the whole `omk` process, start to exit; the run phase (the
 variants' `summary.duration_ms`: from opening the run to the last result). The statistics are
-timed apart, in a child process: `omk.experiment.analyze` on the results read back from the
+timed apart, in a child process: `omk.stats.analyze` on the results read back from the
 variants' report.json files, with the run's seed and settings, i.e. the same computation `omk eval`
 made. The rest of the process (start-up, loading, writing the reports) is what remains.
 
@@ -46,9 +46,9 @@ SYSTEM = "You are a careful security reviewer. Name the vulnerability and the fi
 STATS_SCRIPT = """
 import json, sys, time
 from pathlib import Path
-from omk.engine.analysis import records_of_report
-from omk.records.report import read_document
-from omk.experiment import Settings, VariantRun, analyze
+from omk.engine.variant_records import records_of_report
+from omk.records.document import read_document
+from omk.stats import Settings, VariantRun, analyze
 
 run = Path(sys.argv[1])
 manifest = json.loads((run / "experiment.json").read_text(encoding="utf-8"))

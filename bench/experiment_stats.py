@@ -1,4 +1,4 @@
-"""Benchmark: the experiment statistics (omk.experiment), pure Python.
+"""Benchmark: the experiment statistics (omk.stats), pure Python.
 
     python bench/experiment_stats.py [--runs 5]
 
@@ -23,7 +23,7 @@ from common import ROOT, add_doc_args, machine, median, omk_version, publish
 
 sys.path.insert(0, str(ROOT))
 
-from omk.experiment import Record, Settings, VariantRun, analyze, bootstrap_mean_ci  # noqa: E402
+from omk.stats import Record, Settings, VariantRun, analyze, bootstrap_mean_ci  # noqa: E402
 
 
 def timed(fn, runs: int) -> list[float]:

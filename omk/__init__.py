@@ -26,11 +26,11 @@ _EXPORTS = {
     "Variant": "omk.engine.variants",
     "ExperimentOutcome": "omk.engine.experiment",
     "CheckInput": "omk.assertions.python",
-    "Report": "omk.engine.report",
-    "Summary": "omk.records.report",
-    "LayerMeans": "omk.records.report",
+    "Report": "omk.engine.run_report",
+    "Summary": "omk.records.document",
+    "LayerMeans": "omk.records.document",
     "EvalOptions": "omk.engine.options",
-    "Evaluation": "omk.engine.run",
+    "Evaluation": "omk.engine.evaluation",
     "Sample": "omk.model",
     "SampleResult": "omk.records",
     "TurnResult": "omk.records",
@@ -88,15 +88,15 @@ __all__ = [
 if TYPE_CHECKING:
     from omk.api import assertion_type, evaluate, evaluate_async, load, prepare, run_experiment
     from omk.assertions.python import CheckInput
+    from omk.engine.evaluation import Evaluation
     from omk.engine.experiment import ExperimentOutcome
     from omk.engine.options import EvalOptions
-    from omk.engine.report import Report
-    from omk.engine.run import Evaluation
+    from omk.engine.run_report import Report
     from omk.engine.variants import Variant
     from omk.errors import ConfigError, InputError, OmkError, Problem
     from omk.model import Layer, Outcome, Sample, Status
     from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult
-    from omk.records.report import LayerMeans, Summary
+    from omk.records.document import LayerMeans, Summary
     from omk.targets.base import Target, TargetError, TargetResult
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.engine import EvalOptions, Evaluation, Report
-from omk.engine.run import OnResult
+from omk.engine.evaluation import OnResult
 from omk.errors import InputError, Problem
 from omk.model import Layer, Sample
 from omk.targets.base import Target
@@ -231,7 +231,7 @@ def run_experiment(
     with the control's, in both orders (`.block["pairwise"]`); None turns it on when the variants
     differ by target only, as `omk eval --target A --target B` does (`control="target:KIND:ARG"`,
     `treatments=["target:KIND:ARG"]`). The other keywords are `evaluate`'s. Returns an `ExperimentOutcome`:
-    `.analysis` (an `omk.experiment.Experiment`: variants, comparisons, `.verdict`), `.reports`
+    `.analysis` (an `omk.stats.Experiment`: variants, comparisons, `.verdict`), `.reports`
     (each variant's `Report`), `.block` (report.json's `experiment` block).
     """
     import asyncio

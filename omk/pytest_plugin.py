@@ -24,7 +24,7 @@ import pytest
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr  # what repr_failure returns; pytest does not export it
 
-    from omk.engine.report import Report
+    from omk.engine.run_report import Report
     from omk.records import AssertionResult, SampleResult
 
 SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")

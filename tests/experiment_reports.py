@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from omk.experiment import Record, Settings, VariantRun, analyze
+from omk.stats import Record, Settings, VariantRun, analyze
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "samples" / "experiment"

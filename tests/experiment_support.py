@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from omk.experiment import Record, VariantRun
+from omk.stats import Record, VariantRun
 
 
 def record(composite: float | None, *, passed: bool | None = None, threshold: float = 3.5, **kw) -> Record:

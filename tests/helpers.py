@@ -8,7 +8,7 @@ from typing import Any
 
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.model import AssertionSpec, Layer, Sample
 from omk.records import AssertionResult, Trace
 

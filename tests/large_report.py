@@ -17,7 +17,7 @@ from typing import Any
 
 from report_factory import XSS
 
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.result import SampleResult
 
 THRESHOLD = 3.5

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from report_factory import XSS, make_report, sample_of, sample_results
 
-from omk.engine.analysis import variant_run
 from omk.engine.pairwise import entry as _entry
 from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
-from omk.experiment import Settings, analyze
-from omk.experiment.winrate import WinRate
+from omk.engine.variant_records import variant_run
+from omk.stats import Settings, analyze
+from omk.stats.winrate import WinRate
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
 TARGETS = [{"kind": "replay", "spec": "replay:a.jsonl"}, {"kind": "cmd", "spec": "cmd:python agent_v1.py"}]

@@ -106,7 +106,7 @@ def terminal_text(report: object, lang: str) -> str:
 
 def render(folder: Path) -> dict[str, str]:
     """Every format of `folder/report.json` in every language: file name -> text."""
-    from omk.records.report import read_document
+    from omk.records.document import read_document
     from omk.report.html_report import render_html
     from omk.report.junit import render_junit
     from omk.report.markdown import render_markdown

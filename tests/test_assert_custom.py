@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import make_ctx, make_spec, run
 
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.assertions.hooks import HookRunner
 from omk.assertions.registry import PrepareError
 from omk.model import Sample, Status

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omk.assertions import registry
-from omk.assertions.engine import layer_of
+from omk.assertions.evaluate import layer_of
 from omk.model import Layer, Status
 from omk.records import MockStats, ToolCall, Trace
 

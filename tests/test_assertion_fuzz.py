@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import omk
 from omk.assertions.context import CheckContext
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.assertions.registry import registry
 from omk.model import Status
 from omk.records import MockStats, ToolCall, Trace

@@ -15,8 +15,8 @@ from omk.records import MockStats, Scores, ToolCall, Trace
 from omk.records.result import SampleResult
 from omk.report.markdown import render_markdown
 from omk.report.reasons import failure_lines
-from omk.run.conversation import combine_traces, run_conversation, turn_view
-from omk.run.runner import RunConfig
+from omk.runner.conversation import combine_traces, run_conversation, turn_view
+from omk.runner.sample_run import RunConfig
 from omk.scoring.layers import score_turns
 from omk.targets.mocks import MockSandbox
 from omk.targets.replay import ReplayTarget

@@ -25,8 +25,8 @@ import pytest
 from servers.openai_fake import text_reply
 
 from omk.content_encoding import MAX_ENCODINGS, BodyReader, BodyTooLarge
+from omk.inline.fetched import Fetched, FetchFailure
 from omk.inline.http_fetch import HttpFetcher
-from omk.inline.outcome import Fetched, FetchFailure
 from omk.inline.policy import build_policy
 from omk.model import Sample
 from omk.targets import make_target

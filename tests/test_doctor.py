@@ -19,7 +19,7 @@ from omk.doctor.diagnostics import (
     upper_median,
 )
 from omk.model import AssertionSpec, Sample
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 
 
 def spec(type_: str, **raw) -> AssertionSpec:

@@ -7,8 +7,8 @@ from experiment_support import error, record
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omk.experiment import diff_runs
-from omk.experiment.diff import KINDS
+from omk.stats import diff_runs
+from omk.stats.diff import KINDS
 
 
 def test_every_kind_of_change_is_listed_worst_first():

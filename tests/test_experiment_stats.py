@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from omk.experiment import (
+from omk.stats import (
     Record,
     Settings,
     VariantRun,
@@ -24,9 +24,9 @@ from omk.experiment import (
     min_detectable_effect,
     samples_needed,
 )
-from omk.experiment.bootstrap import bootstrap_mean_cis, expanded_alpha, quantile
-from omk.experiment.distributions import binomial_two_sided_p, t_cdf, t_ppf, t_two_sided_p
-from omk.experiment.stats import delta_stats, pass_rate_change
+from omk.stats.bootstrap import bootstrap_mean_cis, expanded_alpha, quantile
+from omk.stats.distributions import binomial_two_sided_p, t_cdf, t_ppf, t_two_sided_p
+from omk.stats.paired import delta_stats, pass_rate_change
 
 # ---------------------------------------------------------------- distributions vs scipy
 
@@ -410,8 +410,8 @@ def test_a_bound_that_is_zero_up_to_float_error_does_not_exclude_zero():
 
 
 def test_large_sets_use_fewer_resamples_and_keep_the_same_interval():
-    from omk.experiment import Settings, analyze
-    from omk.experiment.compare import effective_resamples
+    from omk.stats import Settings, analyze
+    from omk.stats.compare import effective_resamples
 
     assert effective_resamples(10_000, 200) == 10_000
     assert effective_resamples(10_000, 1_000) == 2_000

@@ -8,7 +8,7 @@ import re
 import pytest
 from experiment_support import error, record, variant
 
-from omk.experiment import Level, Settings, VariantRun, analyze, evaluate_policy
+from omk.stats import Level, Settings, VariantRun, analyze, evaluate_policy
 
 FAST = Settings(resamples=2000)
 

@@ -11,8 +11,8 @@ import statistics
 import pytest
 from scipy.stats import binom, binomtest
 
-from omk.experiment.winrate import WinRate, wilson_interval
 from omk.judge.comparison import combine_orders
+from omk.stats.winrate import WinRate, wilson_interval
 
 CASES = [(0, 1), (1, 1), (0, 10), (10, 10), (3, 7), (17, 40), (1, 2), (50, 100), (2, 300), (299, 300), (13, 13)]
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from inline_doc_server import DocServer
 
 from omk.cli.main import main
+from omk.inline.fetched import FetchFailure
 from omk.inline.http_fetch import HttpFetcher
-from omk.inline.outcome import FetchFailure
 from omk.inline.policy import build_policy
 from omk.model import Sample
 from omk.targets import TargetError, make_target

@@ -2,7 +2,7 @@
 and only the layers that run targets import omk.targets.
 
 Every import counts: module level, inside functions (the lazy ones), and under `TYPE_CHECKING`.
-A node of the graph is a package (`omk.run`), a top-level module (`omk.model`, `omk.errors`) or
+A node of the graph is a package (`omk.runner`), a top-level module (`omk.model`, `omk.errors`) or
 the root package `omk` itself; imports inside one node are not edges.
 """
 
@@ -34,7 +34,7 @@ class Edge:
 
 
 def module_names(root: Path) -> dict[str, Path]:
-    """Every module of the package at `root`, by dotted name (`omk.run.cache`, `omk.run`)."""
+    """Every module of the package at `root`, by dotted name (`omk.runner.cache`, `omk.runner`)."""
     names = {}
     for path in sorted(root.rglob("*.py")):
         parts = [root.name, *path.relative_to(root).with_suffix("").parts]
@@ -45,7 +45,7 @@ def module_names(root: Path) -> dict[str, Path]:
 
 
 def node_of(module: str, modules: dict[str, Path]) -> str:
-    """`omk.run.cache` -> `omk.run`; `omk.model` -> `omk.model`; `omk` -> `omk`."""
+    """`omk.runner.cache` -> `omk.runner`; `omk.model` -> `omk.model`; `omk` -> `omk`."""
     parts = module.split(".")
     if len(parts) == 1:
         return module
@@ -149,7 +149,7 @@ def cli_importers(edges: list[Edge], root: str) -> list[Edge]:
 # The packages that put targets to work. Every other one (the cache, the judge, the report, the
 # scoring, the loader…) sits below the targets: what it shares with them lives in a module both
 # import (omk.process, omk.trace_io, omk.messages, omk.mock_defs, omk.compose, omk.target_result).
-TARGET_USERS = frozenset({"omk", "omk.api", "omk.cli", "omk.engine", "omk.run"})
+TARGET_USERS = frozenset({"omk", "omk.api", "omk.cli", "omk.engine", "omk.runner"})
 
 
 def importers_outside(edges: list[Edge], node: str, allowed: frozenset[str]) -> list[Edge]:

@@ -7,8 +7,7 @@ import asyncio
 import pytest
 from inline_doc_server import refused_url
 
-from omk.inline.http_fetch import HttpFetcher, login_page_reason
-from omk.inline.outcome import (
+from omk.inline.fetched import (
     HINT_AUTH,
     HINT_NETWORK,
     HINT_NOT_FOUND,
@@ -17,6 +16,7 @@ from omk.inline.outcome import (
     Fetched,
     FetchFailure,
 )
+from omk.inline.http_fetch import HttpFetcher, login_page_reason
 from omk.inline.policy import build_policy
 
 LOOPBACK = build_policy(["127.0.0.1"])  # the test server is reached through the allow-list

@@ -9,11 +9,11 @@ from helpers import make_ctx, make_spec
 from judge_support import make_judge, run, sample, score_json, user_prompt
 from servers.openai_fake import OpenAIFake, Status, text_reply
 
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.judge.relevancy import mastra_score, ratio_to_five, relevancy_ratio
 from omk.model import Status as AStatus
 from omk.records import Trace
-from omk.run.runner import RunConfig, run_sample
+from omk.runner.sample_run import RunConfig, run_sample
 from omk.targets.base import TargetResult
 
 

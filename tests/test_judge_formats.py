@@ -10,7 +10,7 @@ from helpers import make_ctx, make_spec
 from judge_support import make_judge, run, sample, score_json, user_prompt
 from servers.openai_fake import OpenAIFake, text_reply
 
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.judge import comparison, likert
 from omk.model import Status, Turn
 

@@ -19,7 +19,7 @@ from omk.llm.http import ProviderSettings
 from omk.llm.openai_chat import OpenAIChat
 from omk.model import Sample
 from omk.targets import make_target
-from omk.targets.api import ApiTarget
+from omk.targets.model_api import ApiTarget
 
 KEY = "sk-test-secret-0123456789"
 

@@ -19,7 +19,7 @@ from loader_helpers import problems, write
 
 import omk.loader
 from omk.assertions.context import CheckContext
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.assertions.structured import _VALIDATORS, MAX_VALIDATORS, prepare_schema
 from omk.assertions.text import compile_regex
 from omk.errors import InputError

@@ -10,7 +10,7 @@ import pytest
 from report_corpus import CORPUS
 
 from omk.errors import InputError
-from omk.records.report import ReportDocument, read_document
+from omk.records.document import ReportDocument, read_document
 
 FOLDERS = sorted(p for p in CORPUS.iterdir() if (p / "report.json").is_file())
 

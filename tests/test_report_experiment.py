@@ -13,12 +13,12 @@ from pathlib import Path
 from experiment_reports import omk, synthetic_report
 from junit_shape import check_junit_shape
 
-from omk.experiment import Settings
 from omk.report.assets import text as asset
-from omk.report.experiment import p_value
+from omk.report.experiment_tables import p_value
 from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
+from omk.stats import Settings
 
 JS, EXPERIMENT_JS = asset("report.js"), asset("experiment.js")
 UNTRUSTED = "x|<script>window.__pwned=1</script>`"

@@ -13,7 +13,7 @@ from report_corpus import CORPUS
 from rich.console import Console
 
 from omk.errors import InputError
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 from omk.report.html_report import render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown

@@ -220,7 +220,7 @@ CORPUS = sorted(p.parent for p in (ROOT / "tests" / "fixtures" / "reports").glob
 @pytest.mark.parametrize("folder", CORPUS, ids=lambda p: p.name)
 def test_every_corpus_report_fits_375_px_with_every_panel_open(browser, tmp_path, folder, lang):
     """Experiments, categories, pairwise votes, conversations: no page scrolls sideways on a phone."""
-    from omk.records.report import read_document
+    from omk.records.document import read_document
 
     page_file = tmp_path / "report.html"
     page_file.write_text(render_html(read_document(folder), lang), encoding="utf-8")
@@ -348,7 +348,7 @@ def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, 
     """Every result of the corpus (conversations, judges, tool calls, URLs, repeats, errors): its
     row and its panel drawn by the large page's script from the embedded data show the same text
     as those a small page renders on the server."""
-    from omk.records.report import read_document
+    from omk.records.document import read_document
     from omk.report import html_report
 
     report = read_document(folder)

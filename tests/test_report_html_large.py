@@ -14,7 +14,7 @@ import pytest
 from large_report import LiveResults, large_report, result_dict
 from report_factory import XSS, make_report
 
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.result import SampleResult
 from omk.report import html_data, html_paged, html_report
 from omk.report.assets import text as asset
@@ -248,7 +248,7 @@ def test_the_paged_script_makes_every_tag_and_attribute_a_panel_uses():
     (and fails on any other): every panel of the corpus stays inside them."""
     from report_corpus import CORPUS
 
-    from omk.records.report import read_document
+    from omk.records.document import read_document
     from omk.report.html_panel import REPEATED, panel
 
     script = asset("paged.js")

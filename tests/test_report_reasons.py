@@ -7,7 +7,7 @@ import asyncio
 from helpers import make_spec
 
 from omk.assertions.context import CheckContext
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.model import Sample
 from omk.records import Trace
 from omk.records.result import AssertionResult

@@ -21,7 +21,7 @@ import pytest
 from omk.engine import EvalOptions, Evaluation
 from omk.engine.results import Results
 from omk.records import SampleResult
-from omk.records.report import read_document
+from omk.records.document import read_document
 from omk.report import write_format
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from helpers import make_spec
 from omk.cache import ResponseCache, cache_key, open_cache
 from omk.model import Sample
 from omk.records import MockStats, ToolCall, Trace
-from omk.run.runner import RunConfig, run_sample
+from omk.runner.sample_run import RunConfig, run_sample
 from omk.targets.base import TargetError, TargetResult
 
 IDENTITY = {"kind": "fake", "model": "m-1", "params": {"temperature": 0}, "system": "be brief"}

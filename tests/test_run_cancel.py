@@ -7,7 +7,7 @@ import contextlib
 from typing import Any
 
 from omk.model import Sample
-from omk.run.runner import RunConfig, run_jobs
+from omk.runner.sample_run import RunConfig, run_jobs
 from omk.targets.base import TargetResult
 
 

@@ -13,9 +13,9 @@ from helpers import make_spec
 from omk.errors import InputError
 from omk.model import Sample
 from omk.records import Trace
-from omk.run import resume as rs
-from omk.run.repeats import repeat_stats, repeat_summary, spent_cost
-from omk.run.runner import RunConfig, run_jobs
+from omk.runner import resume as rs
+from omk.runner.repeats import repeat_stats, repeat_summary, spent_cost
+from omk.runner.sample_run import RunConfig, run_jobs
 from omk.scoring.summary import summarize
 from omk.targets.base import TargetResult
 

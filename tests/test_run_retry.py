@@ -8,8 +8,8 @@ import pytest
 
 from omk.model import Sample
 from omk.records import Trace
-from omk.run.retry import RetryPolicy
-from omk.run.runner import RunConfig, run_jobs, run_sample, run_samples
+from omk.runner.retry import RetryPolicy
+from omk.runner.sample_run import RunConfig, run_jobs, run_sample, run_samples
 from omk.targets.base import TargetError, TargetResult
 
 

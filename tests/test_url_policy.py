@@ -10,8 +10,8 @@ import ipaddress
 import pytest
 from inline_doc_server import DocServer
 
+from omk.inline.fetched import HINT_ALLOW, Fetched, FetchFailure
 from omk.inline.http_fetch import HttpFetcher
-from omk.inline.outcome import HINT_ALLOW, Fetched, FetchFailure
 from omk.inline.policy import AllowRuleError, build_policy, inside_kind, parse_allow_rule
 
 

@@ -20,4 +20,4 @@ from omk.model import AssertionSpec, Layer, Outcome
 )
 def assert_set(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """Combine nested assertions with `mode: any` (OR) or `all` (AND, the default)."""
-    raise RuntimeError("assert-set is evaluated by omk.assertions.engine")
+    raise RuntimeError("assert-set is evaluated by omk.assertions.evaluate")

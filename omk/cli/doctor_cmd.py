@@ -17,7 +17,7 @@ from omk.errors import InputError
 from omk.textsafe import for_terminal
 
 if TYPE_CHECKING:
-    from omk.records.report import ReportDocument
+    from omk.records.document import ReportDocument
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 TOP = 10
@@ -25,7 +25,7 @@ TOP = 10
 
 def _samples_for(args: argparse.Namespace, report: ReportDocument | None) -> list[Path] | None:
     """The sample files to examine: as given, else discovered, else (with --report) the run's own."""
-    from omk.engine.run import resolve_samples
+    from omk.engine.evaluation import resolve_samples
 
     if args.samples or report is None:
         return resolve_samples(args.samples, Path.cwd())
@@ -38,7 +38,7 @@ def _samples_for(args: argparse.Namespace, report: ReportDocument | None) -> lis
 
 def run_doctor(args: argparse.Namespace) -> int:
     from omk.doctor import examine, verdict
-    from omk.records.report import read_document
+    from omk.records.document import read_document
 
     report = read_document(Path(args.report)) if getattr(args, "report", None) else None
     paths = _samples_for(args, report)

@@ -56,7 +56,7 @@ def print_warnings(warnings: list[Problem]) -> None:
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
     """Run with a progress line; None when interrupted (what finished is kept for --resume)."""
     from omk.report.i18n import t
-    from omk.run.progress import make_progress
+    from omk.runner.progress import make_progress
 
     plan, done = len(evaluation.plan), evaluation.log.digests
     errors_before = sum(1 for r in done.values() if r.status == "error")
@@ -100,7 +100,7 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
 
 def _document(report: Report, report_path: Path | None) -> Any:
     """The report as the formats read it: from the report.json just written (one result at a time)."""
-    from omk.records.report import ReportDocument, read_document
+    from omk.records.document import ReportDocument, read_document
 
     return read_document(report_path) if report_path is not None else ReportDocument.from_dict(report.to_dict())
 

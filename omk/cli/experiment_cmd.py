@@ -16,7 +16,7 @@ from omk.engine.experiment import Experiment, ExperimentOutcome
 from omk.records import SampleResult
 
 if TYPE_CHECKING:
-    from omk.records.experiment import ExperimentBlock
+    from omk.records.experiment_block import ExperimentBlock
 
 
 def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
@@ -24,7 +24,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     import asyncio
 
     from omk.cli.eval_cmd import print_warnings
-    from omk.run.progress import make_progress
+    from omk.runner.progress import make_progress
 
     print_warnings(experiment.evaluations[0].warnings if experiment.evaluations else [])
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
@@ -47,7 +47,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
 
 
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool) -> int:
-    from omk.experiment import evaluate_policy
+    from omk.stats import evaluate_policy
 
     verdict = outcome.analysis.verdict
     if quiet:
@@ -110,7 +110,7 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
 def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:
     """The run's experiment block: as written (for `--json`) and typed."""
     from omk.errors import InputError, Problem
-    from omk.records.report import read_document
+    from omk.records.document import read_document
 
     document = read_document(run_dir)  # the block only: its results are not read
     block = document.data.get("experiment")
@@ -122,7 +122,7 @@ def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:
 
 def run_verdict(args: argparse.Namespace) -> int:
     from omk.cli.console import say
-    from omk.experiment import PolicyResult, evaluate_policy
+    from omk.stats import PolicyResult, evaluate_policy
 
     block, experiment = _experiment_of(Path(args.run_dir))
     verdict = experiment.verdict
@@ -141,9 +141,9 @@ def run_verdict(args: argparse.Namespace) -> int:
 
 def run_diff(args: argparse.Namespace) -> int:
     from omk.cli.console import say
-    from omk.engine.analysis import records_of_report
-    from omk.experiment import diff_runs
-    from omk.records.report import read_document
+    from omk.engine.variant_records import records_of_report
+    from omk.records.document import read_document
+    from omk.stats import diff_runs
 
     a, b = (records_of_report(read_document(Path(p))) for p in (args.run_a, args.run_b))
     diff = diff_runs(a, b, trivial=args.trivial)

@@ -10,7 +10,7 @@ from omk.cli.main import EXIT_OK
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from omk.records.report import read_document
+    from omk.records.document import read_document
     from omk.report import check_formats, write_format
 
     source = Path(args.run_dir)

@@ -22,7 +22,7 @@ from omk.errors import Problem
 from omk.model import Sample
 
 if TYPE_CHECKING:
-    from omk.records.report import ReportDocument
+    from omk.records.document import ReportDocument
 
 HEALTH_MIN = 70  # as in omk 0.23: exit 0 iff no error and health ≥ 70
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from omk.assertions.engine import layer_of
+from omk.assertions.evaluate import layer_of
 from omk.model import AssertionSpec, Sample
 
 UNSPECIFIED = "unspecified"

@@ -22,7 +22,7 @@ from typing import Any
 from omk.errors import Problem
 from omk.model import AssertionSpec, Sample
 from omk.records import SampleResult, TurnResult
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 
 SEVERITIES = ("error", "warning", "info")
 

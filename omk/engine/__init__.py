@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from omk.engine.evaluation import Evaluation, OnResult
 from omk.engine.options import EvalOptions
-from omk.engine.report import LayerMeans, Report, Summary
-from omk.engine.run import Evaluation, OnResult
+from omk.engine.run_report import LayerMeans, Report, Summary
 from omk.model import Sample
 from omk.targets.base import Target
 

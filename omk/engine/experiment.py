@@ -11,7 +11,7 @@ With `pairwise` on (by default when the variants differ by target and nothing el
 `--target A --target B` makes them), the judge then also compares each treatment's answers with
 the control's, sample by sample, in both orders (omk/engine/pairwise.py).
 
-Then `omk.experiment.analyze` compares each treatment with the control, sample by sample, and
+Then `omk.stats.analyze` compares each treatment with the control, sample by sample, and
 decides the verdict. `<run>/report.json` is the control's report with the `experiment` block
 (docs/report-format.md); `<run>/experiment.json` records the variants and the seed for `--resume`.
 """
@@ -30,9 +30,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from omk.engine.evaluation import Evaluation, OnResult, new_run_id
 from omk.engine.options import EvalOptions
-from omk.engine.report import Report
-from omk.engine.run import Evaluation, OnResult, new_run_id
+from omk.engine.run_report import Report
 from omk.engine.variants import Variant
 from omk.errors import InputError, Problem
 from omk.model import Sample
@@ -46,7 +46,7 @@ VARIANTS_DIR = "variants"
 @dataclass(slots=True)
 class ExperimentOutcome:
     reports: dict[str, Report]  # per variant, control first
-    analysis: Any  # omk.experiment.Experiment
+    analysis: Any  # omk.stats.Experiment
     block: dict[str, Any]  # report.json's `experiment` block
     report: dict[str, Any]  # the experiment's report.json (`Report.header()`: results read when written)
     out_dir: Path | None
@@ -82,7 +82,7 @@ class Experiment:
         return jobs
 
     async def execute(self, on_result: Callable[[str, SampleResult], None] | None = None) -> None:
-        from omk.engine.execute import Runtime, run_jobs
+        from omk.engine.runtime import Runtime, run_jobs
         from omk.inline import inline_urls
 
         jobs = self.schedule()
@@ -117,7 +117,7 @@ class Experiment:
         )
 
     def finish(self) -> ExperimentOutcome:
-        from omk.engine.analysis import analyze_reports
+        from omk.engine.variant_records import analyze_reports
 
         reports = {v.name: e.finish() for v, e in zip(self.variants, self.evaluations, strict=True)}
         return analyze_reports(self, reports)
@@ -228,7 +228,7 @@ def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
     when the run is not an experiment."""
     from omk.config import find_config, read_config
     from omk.engine import variants as vs
-    from omk.engine.run import sample_paths
+    from omk.engine.evaluation import sample_paths
     from omk.errors import ConfigError
 
     if options.treatment and not options.control:

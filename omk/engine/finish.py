@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from omk.engine.report import Report
 from omk.engine.results import Results
-from omk.records.report import Category, LayerMeans, Summary
+from omk.engine.run_report import Report
+from omk.records.document import Category, LayerMeans, Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
-    from omk.engine.run import Evaluation
+    from omk.engine.evaluation import Evaluation
 
 
 def plan_keys(evaluation: Evaluation) -> list[tuple[str, int]]:
@@ -28,7 +28,7 @@ def all_results(evaluation: Evaluation) -> Results:
 
 def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
     from omk.judge import why_no_judge
-    from omk.run.repeats import spent_cost
+    from omk.runner.repeats import spent_cost
     from omk.scoring.summary import summarize
 
     data = summarize(digests, evaluation.settings.threshold, evaluation.duration_ms)
@@ -54,7 +54,7 @@ def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
 
 
 def repeats_block(digests: list[Digest], repeat: int) -> dict[str, Any] | None:
-    from omk.run.repeats import repeat_stats, repeat_summary
+    from omk.runner.repeats import repeat_stats, repeat_summary
 
     stats = repeat_stats(digests) if repeat > 1 else []
     return {**repeat_summary(stats, repeat), "per_sample": stats} if stats else None

@@ -10,7 +10,7 @@ sample gets one verdict, keyed `pairwise`.
 Each comparison is asked in both orders, A shown first and B shown first; a side wins only when
 both orders prefer it, and any disagreement is a tie counted as position-inconsistent
 (`combine_orders`). The answers compared are each variant's first repeat. The treatment's win
-rate over the decisive verdicts gets a Wilson interval per key (omk/experiment/winrate.py). The
+rate over the decisive verdicts gets a Wilson interval per key (omk/stats/winrate.py). The
 block goes into the experiment block as `experiment.pairwise` (docs/experiments.md); it never
 changes the verdict or the exit code. Without a judge every verdict is skipped and says why.
 """
@@ -83,7 +83,7 @@ async def _compare(judge: Any, a_name: str, a: dict[str, dict[str, Any]], arm: A
 
 
 def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: float) -> dict[str, Any]:
-    from omk.experiment.winrate import WinRate
+    from omk.stats.winrate import WinRate
 
     keys = list(dict.fromkeys(v["key"] for v in entries))
     ok = [v for v in entries if v["status"] == "ok"]

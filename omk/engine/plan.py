@@ -16,7 +16,7 @@ from omk.model import Sample
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
-    from omk.engine.run import Evaluation, RunFolder
+    from omk.engine.evaluation import Evaluation, RunFolder
 
 
 def prepare(
@@ -31,10 +31,10 @@ def prepare(
     adjust: Callable[[Settings], None] | None = None,
 ) -> Evaluation:
     from omk.engine.checks import check_options
-    from omk.engine.run import RunFolder, build_target, load_inputs, sample_paths, select
+    from omk.engine.evaluation import RunFolder, build_target, load_inputs, sample_paths, select
     from omk.judge import build_judge
     from omk.report import check_formats
-    from omk.run import resume as rs
+    from omk.runner import resume as rs
 
     check_options(options)
     if target is not None and not all(callable(getattr(target, m, None)) for m in ("run", "describe", "cache_identity", "close")):
@@ -96,7 +96,7 @@ def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:
 
 
 def _new_folder(settings: Settings, cwd: Path, write: bool) -> RunFolder:
-    from omk.engine.run import RunFolder, new_run_id
+    from omk.engine.evaluation import RunFolder, new_run_id
 
     started = datetime.now(UTC)
     run_id, started_at = new_run_id(started), started.isoformat(timespec="seconds")
@@ -108,7 +108,7 @@ def _new_folder(settings: Settings, cwd: Path, write: bool) -> RunFolder:
 
 def _record(evaluation: Evaluation) -> None:
     """run.json: what a later `--resume` needs to rebuild this run (never a secret)."""
-    from omk.run import resume as rs
+    from omk.runner import resume as rs
 
     folder, settings = evaluation.folder, evaluation.settings
     assert folder.out_dir is not None

@@ -44,7 +44,7 @@ class ResultLog:
 
     def restore(self, repeat: int) -> None:
         """Learn what `results.jsonl` holds (a resumed run): positions and digests, line by line."""
-        from omk.run.resume import scan_finished
+        from omk.runner.resume import scan_finished
 
         assert self.path is not None
         for key, offset, length, result in scan_finished(self.path, self.samples, repeat, self):
@@ -92,7 +92,7 @@ class ResultLog:
         """One result as an object: the one kept, or rebuilt from its line."""
         if key in self.kept:
             return self.kept[key]
-        from omk.run.resume import load_line, restore_result
+        from omk.runner.resume import load_line, restore_result
 
         return restore_result(load_line(self.text(key, reader)), str(self.path))
 

@@ -11,9 +11,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from omk.content_encoding import BadEncoding, BodyTooLarge, accept_encoding, read_body
-from omk.inline.guard import Resolver, guarded_client, refusal_of, system_resolver
-from omk.inline.html_text import html_to_text
-from omk.inline.outcome import (
+from omk.inline.fetched import (
     HINT_ALLOW,
     HINT_AUTH,
     HINT_CONTENT,
@@ -23,6 +21,8 @@ from omk.inline.outcome import (
     FetchFailure,
     hint_for_status,
 )
+from omk.inline.guard import Resolver, guarded_client, refusal_of, system_resolver
+from omk.inline.html_text import html_to_text
 from omk.inline.policy import UrlPolicy
 from omk.version import __version__
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from omk import extras
 from omk.errors import ConfigError, Problem
-from omk.inline.outcome import Fetched, FetchFailure
+from omk.inline.fetched import Fetched, FetchFailure
 from omk.inline.policy import UrlPolicy, build_policy
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample

@@ -13,8 +13,8 @@ import contextlib
 import tempfile
 from typing import Any
 
+from omk.inline.fetched import HINT_MCP, Fetched, FetchFailure
 from omk.inline.mcp_config import McpServer, TransformMismatch, extract_content
-from omk.inline.outcome import HINT_MCP, Fetched, FetchFailure
 from omk.secrets import Masker
 
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake

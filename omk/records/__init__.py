@@ -1,6 +1,6 @@
 """The records omk writes and reads back: results, turns, traces, tool calls, scores, judge
-blocks (`omk.records.result`), report.json (`omk.records.report`) and its experiment block
-(`omk.records.experiment`). Each has one `to_json` and one checked `from_json`; no other module
+blocks (`omk.records.result`), report.json (`omk.records.document`) and its experiment block
+(`omk.records.experiment_block`). Each has one `to_json` and one checked `from_json`; no other module
 reads result or report JSON by hand."""
 
 from omk.records.result import (

@@ -21,7 +21,7 @@ from omk.errors import ConfigError
 from omk.lazy import LazyRegistry
 
 if TYPE_CHECKING:
-    from omk.records.report import ReportDocument
+    from omk.records.document import ReportDocument
 
 
 class ReportWriter(Protocol):
@@ -65,7 +65,7 @@ def write_formats(out_dir: Path, report: Mapping[str, Any], formats: list[str], 
     report.json just written, one result at a time, exactly as `omk report RUN_DIR` does.
     Texts are masked where they come from (omk.secrets); this last pass masks the environment's
     secrets once more, so a path nobody thought of (a hook's message) cannot write one either."""
-    from omk.records.report import read_document
+    from omk.records.document import read_document
     from omk.report.json_report import write_json
     from omk.secrets import Masker
 

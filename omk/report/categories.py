@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from omk.records.report import Category, ReportDocument
+from omk.records.document import Category, ReportDocument
 from omk.report.i18n import t
 
 NONE = "(none)"  # the uncategorised, in every format (JUnit's `category:(none)` too)

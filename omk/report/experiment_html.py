@@ -14,9 +14,9 @@ import math
 from typing import Any
 from urllib.parse import quote
 
-from omk.records.experiment import Comparison, ExperimentBlock, PerSample, Verdict
-from omk.records.report import ReportDocument
-from omk.report import experiment as ex
+from omk.records.document import ReportDocument
+from omk.records.experiment_block import Comparison, ExperimentBlock, PerSample, Verdict
+from omk.report import experiment_tables as ex
 from omk.report import i18n
 
 LEVEL_CLASS = {

@@ -22,9 +22,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from omk.records.experiment import Case, ExperimentBlock, Require, Variant
-from omk.records.report import ReportDocument
-from omk.report import experiment as ex
+from omk.records.document import ReportDocument
+from omk.records.experiment_block import Case, ExperimentBlock, Require, Variant
+from omk.report import experiment_tables as ex
 from omk.report import pairwise
 from omk.report.junit import clean, seconds
 from omk.report.reasons import is_repeated, result_name

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from omk.records.experiment import Case, Comparison, ExperimentBlock, PerSample
-from omk.records.report import ReportDocument
-from omk.report import experiment as ex
+from omk.records.document import ReportDocument
+from omk.records.experiment_block import Case, Comparison, ExperimentBlock, PerSample
+from omk.report import experiment_tables as ex
 from omk.report import i18n, pairwise
 from omk.report.reasons import is_repeated, result_name
 

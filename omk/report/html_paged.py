@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.result import SampleResult
 from omk.report import assets
 from omk.report.html_data import EmbeddedData

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from omk.records.report import ReportDocument, Summary
+from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult
 from omk.report import assets, categories, html_panel, pairwise
 from omk.report.html_data import dumps

@@ -13,7 +13,7 @@ from omk.fileio import open_atomic
 from omk.textsafe import SURROGATE_ESCAPE, scrub, scrub_value
 
 if TYPE_CHECKING:
-    from omk.records.report import ReportDocument
+    from omk.records.document import ReportDocument
     from omk.secrets import Masker
 
 FORMAT = "omk-report/1"
@@ -148,7 +148,7 @@ def read_report(path: Path, *, lazily: bool = False) -> dict[str, Any]:
     """Load a finished run's report.json (or the run folder holding it), its shape checked as the
     formats read it (omk/report/document.py); bad input is an InputError. `lazily`: `results` is
     a sized iterable that parses one result each time it is reached (omk/report/result_rows.py)."""
-    from omk.records.report import read_document
+    from omk.records.document import read_document
     from omk.records.rows import ResultDicts, ResultRows
 
     document = read_document(path)

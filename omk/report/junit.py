@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.result import SampleResult, TurnResult
 from omk.report import categories, pairwise
 from omk.report.reasons import failure_lines, result_name

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.result import Scores
 from omk.report import categories, pairwise
 from omk.report.i18n import t

@@ -15,8 +15,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from omk.records.experiment import Pair, PairwiseVerdict
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
+from omk.records.experiment_block import Pair, PairwiseVerdict
 from omk.report.i18n import t
 
 DEFAULT_KEY = "pairwise"  # the key of the one verdict a non-Big Sky sample gets

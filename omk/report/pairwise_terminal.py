@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.records.experiment import parse_pairwise
+from omk.records.experiment_block import parse_pairwise
 from omk.report.pairwise import judges, rate_lines, verdict_word
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from omk.model import JUDGE_OFF
-from omk.records.report import Repeats, Summary
+from omk.records.document import Repeats, Summary
 from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult
 
 

@@ -17,7 +17,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from omk.records.report import ReportDocument, Summary
+from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
 from omk.report import categories
 from omk.report.i18n import t

@@ -8,7 +8,7 @@ official SDKs), key from `ANTHROPIC_API_KEY` (or `anthropic.api_key_env`), extra
 from __future__ import annotations
 
 from omk.llm.anthropic_messages import AnthropicMessages
-from omk.targets.api import ApiTarget
+from omk.targets.model_api import ApiTarget
 
 
 class AnthropicTarget(ApiTarget):

@@ -8,7 +8,7 @@ variable omk.yaml `openai.api_key_env` names), extra body fields from `openai.pa
 from __future__ import annotations
 
 from omk.llm.openai_chat import OpenAIChat
-from omk.targets.api import ApiTarget
+from omk.targets.model_api import ApiTarget
 
 
 class OpenAITarget(ApiTarget):

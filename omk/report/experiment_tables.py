@@ -1,4 +1,4 @@
-"""The `experiment` block of report.json (omk/engine/analysis.py) as the Markdown, HTML and JUnit
+"""The `experiment` block of report.json (omk/engine/variant_records.py) as the Markdown, HTML and JUnit
 reports show it: what the three formats share — reading the block, the variants side by side,
 each comparison's measures, each variant's per-sample outcomes — as plain text, unescaped.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from omk.records.experiment import (
+from omk.records.experiment_block import (
     Case,
     Comparison,
     Delta,

@@ -6,12 +6,12 @@ calls `analyze`; `ExperimentAnalysis.to_dict()` is report.json's `experiment` bl
 compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
 """
 
-from omk.experiment.analysis import ExperimentAnalysis, analyze
-from omk.experiment.bootstrap import Interval, bootstrap_mean_ci
-from omk.experiment.compare import PairedComparison, compare
-from omk.experiment.data import LAYERS, Record, SampleOutcome, Settings, VariantRun, fold, fold_variant
-from omk.experiment.diff import RunDiff, SampleChange, diff_runs
-from omk.experiment.stats import (
+from omk.stats.analysis import ExperimentAnalysis, analyze
+from omk.stats.bootstrap import Interval, bootstrap_mean_ci
+from omk.stats.compare import PairedComparison, compare
+from omk.stats.data import LAYERS, Record, SampleOutcome, Settings, VariantRun, fold, fold_variant
+from omk.stats.diff import RunDiff, SampleChange, diff_runs
+from omk.stats.paired import (
     DeltaStats,
     MeasureDelta,
     PassRateChange,
@@ -21,8 +21,8 @@ from omk.experiment.stats import (
     min_detectable_effect,
     samples_needed,
 )
-from omk.experiment.summary import VariantSummary, summarize
-from omk.experiment.verdict import (
+from omk.stats.summary import VariantSummary, summarize
+from omk.stats.verdict import (
     Level,
     PairVerdict,
     PolicyResult,

@@ -23,7 +23,7 @@ from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 
 if TYPE_CHECKING:  # the experiment block's types read this module's
-    from omk.records.experiment import ExperimentBlock, Pair
+    from omk.records.experiment_block import ExperimentBlock, Pair
     from omk.records.rows import ResultRows
 
 FORMAT = "omk-report/1"
@@ -200,7 +200,7 @@ class ReportDocument:
     def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
         """The typed report of a `report.json` dictionary read from `origin` (a file, or "report");
         `rows`: its results, read lazily from the file (`data` then holds none)."""
-        from omk.records import experiment as ed
+        from omk.records import experiment_block as ed
 
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, Mapping) else type(data).__name__

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from omk.engine.report import Report
-from omk.experiment import Record, VariantRun, analyze, evaluate_policy
-from omk.experiment import Settings as AnalysisSettings
+from omk.engine.run_report import Report
 from omk.records import SampleResult
-from omk.records.report import ReportDocument
+from omk.records.document import ReportDocument
+from omk.stats import Record, VariantRun, analyze, evaluate_policy
+from omk.stats import Settings as AnalysisSettings
 
 if TYPE_CHECKING:
     from omk.engine.experiment import Experiment, ExperimentOutcome

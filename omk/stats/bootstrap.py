@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from omk.experiment.distributions import normal_cdf, t_ppf
+from omk.stats.distributions import normal_cdf, t_ppf
 
 Method = Literal["expanded", "percentile"]
 _ZERO = 1e-9

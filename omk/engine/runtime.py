@@ -14,8 +14,8 @@ from omk.model import Sample
 from omk.tasks import run_bounded
 
 if TYPE_CHECKING:
-    from omk.engine.run import Evaluation, OnResult
-    from omk.run.runner import RunConfig
+    from omk.engine.evaluation import Evaluation, OnResult
+    from omk.runner.sample_run import RunConfig
 
 
 def needs_hooks(samples: list[Sample]) -> bool:
@@ -66,8 +66,8 @@ class Runtime:
 
     def _config(self) -> RunConfig:
         from omk.judge import why_no_judge
-        from omk.run.retry import RetryPolicy
-        from omk.run.runner import RunConfig
+        from omk.runner.retry import RetryPolicy
+        from omk.runner.sample_run import RunConfig
 
         settings = self.evaluation.settings
         return RunConfig(
@@ -85,7 +85,7 @@ class Runtime:
     async def run_one(self, sample: Sample, repeat: int) -> None:
         """Run one job; its result is in the log (and on disk) before `on_result` sees it, and is
         not kept here."""
-        from omk.run.runner import run_sample
+        from omk.runner.sample_run import run_sample
 
         assert self.cfg is not None
         result = await run_sample(sample, self.evaluation.target, self.cfg, repeat)

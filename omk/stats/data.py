@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import Literal
 
-from omk.experiment.bootstrap import METHODS, Method
+from omk.stats.bootstrap import METHODS, Method
 
 LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
 Role = Literal["control", "treatment"]

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from omk.experiment.bootstrap import Interval, bootstrap_mean_cis
-from omk.experiment.data import LAYERS, SampleOutcome, Settings, within_sample_sd
-from omk.experiment.stats import (
+from omk.stats.bootstrap import Interval, bootstrap_mean_cis
+from omk.stats.data import LAYERS, SampleOutcome, Settings, within_sample_sd
+from omk.stats.paired import (
     DeltaStats,
     MeasureDelta,
     PassRateChange,

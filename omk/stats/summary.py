@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.experiment.data import LAYERS, Role, SampleOutcome, Settings, VariantRun, within_sample_sd
-from omk.experiment.stats import EPS, _r
+from omk.stats.data import LAYERS, Role, SampleOutcome, Settings, VariantRun, within_sample_sd
+from omk.stats.paired import EPS, _r
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,8 @@ from typing import Any
 
 from omk.config import Settings
 from omk.engine.options import EvalOptions
-from omk.engine.report import Report
 from omk.engine.results import ResultLog
+from omk.engine.run_report import Report
 from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample
@@ -166,7 +166,7 @@ class Evaluation:
     async def execute(self, on_result: OnResult | None = None) -> int:
         """Run what is left; each result goes to the log (`results.jsonl`) and to `on_result` as it
         finishes, and is not kept: the number of results this call produced."""
-        from omk.engine.execute import execute
+        from omk.engine.runtime import execute
 
         started = time.perf_counter()
         try:

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from omk.assertions.context import CheckContext, Hooks
-from omk.assertions.engine import evaluate
+from omk.assertions.evaluate import evaluate
 from omk.cache import ResponseCache, cache_key
 from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
 from omk.model import Sample, Turn
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
-from omk.run.retry import RetryPolicy, TargetFailure, call_with_retries
+from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
 from omk.tasks import run_bounded
@@ -57,7 +57,7 @@ async def produce(
 
 async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:
     if sample.turns:
-        from omk.run.conversation import run_conversation
+        from omk.runner.conversation import run_conversation
 
         return await run_conversation(sample, target, cfg, repeat)
     started = time.perf_counter()

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from omk.experiment.verdict import Level, PairVerdict, Verdict
+from omk.records.document import LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
-from omk.records.report import LayerMeans, RunTarget
+from omk.stats.verdict import Level, PairVerdict, Verdict
 
 # ---------------------------------------------------------------- the variants and the verdict
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.experiment.bootstrap import Interval
-from omk.experiment.data import SampleOutcome, Settings
-from omk.experiment.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
+from omk.stats.bootstrap import Interval
+from omk.stats.data import SampleOutcome, Settings
+from omk.stats.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
 
 EPS = 1e-9  # scores are rounded to 0.01; this only absorbs float error at thresholds
 

@@ -51,10 +51,10 @@ from enum import StrEnum
 from statistics import median
 from typing import Any
 
-from omk.experiment.compare import PairedComparison
-from omk.experiment.data import LAYERS, Settings
-from omk.experiment.stats import EPS, samples_needed
-from omk.experiment.summary import VariantSummary
+from omk.stats.compare import PairedComparison
+from omk.stats.data import LAYERS, Settings
+from omk.stats.paired import EPS, samples_needed
+from omk.stats.summary import VariantSummary
 
 
 class Level(StrEnum):

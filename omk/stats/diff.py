@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from omk.experiment.data import Record, SampleOutcome, fold
-from omk.experiment.stats import EPS, _r
+from omk.stats.data import Record, SampleOutcome, fold
+from omk.stats.paired import EPS, _r
 
 KINDS = ("pass_to_fail", "new_error", "score_down", "fail_to_pass", "error_fixed", "score_up", "new", "removed")
 REGRESSIONS = frozenset({"pass_to_fail", "new_error", "score_down"})

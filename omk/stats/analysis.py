@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from omk.experiment.compare import PairedComparison, compare
-from omk.experiment.data import Settings, VariantRun, fold_variant
-from omk.experiment.summary import VariantSummary, summarize
-from omk.experiment.verdict import Verdict, decide
+from omk.stats.compare import PairedComparison, compare
+from omk.stats.data import Settings, VariantRun, fold_variant
+from omk.stats.summary import VariantSummary, summarize
+from omk.stats.verdict import Verdict, decide
 
 FORMAT = "omk-experiment/1"
 

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from omk.experiment.distributions import binomial_two_sided_p, normal_ppf
+from omk.stats.distributions import binomial_two_sided_p, normal_ppf
 
 
 @dataclass(frozen=True, slots=True)

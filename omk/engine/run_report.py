@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.records import SampleResult
-from omk.records.report import FORMAT, LayerMeans, Summary
+from omk.records.document import FORMAT, LayerMeans, Summary
 from omk.version import __version__
 
 __all__ = ["LayerMeans", "Report", "Summary"]

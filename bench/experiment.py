@@ -48,14 +48,14 @@ import json, sys, time
 from pathlib import Path
 from omk.engine.variant_records import records_of_report
 from omk.records.document import read_document
-from omk.stats import Settings, VariantRun, analyze
+from omk.stats import AnalysisSettings, VariantRun, analyze
 
 run = Path(sys.argv[1])
 manifest = json.loads((run / "experiment.json").read_text(encoding="utf-8"))
 runs = [VariantRun(v["name"], records_of_report(read_document(run / "variants" / v["name"])), v["role"])
         for v in manifest["variants"]]
 threshold = json.loads((run / "report.json").read_text(encoding="utf-8"))["summary"]["threshold"]
-settings = Settings(trivial=manifest["trivial"], threshold=threshold, seed=manifest["seed"])
+settings = AnalysisSettings(trivial=manifest["trivial"], threshold=threshold, seed=manifest["seed"])
 walls = []
 for _ in range(int(sys.argv[2])):
     start = time.perf_counter()

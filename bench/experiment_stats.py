@@ -23,7 +23,7 @@ from common import ROOT, add_doc_args, machine, median, omk_version, publish
 
 sys.path.insert(0, str(ROOT))
 
-from omk.stats import Record, Settings, VariantRun, analyze, bootstrap_mean_ci  # noqa: E402
+from omk.stats import AnalysisSettings, Record, VariantRun, analyze, bootstrap_mean_ci  # noqa: E402
 
 
 def timed(fn, runs: int) -> list[float]:
@@ -59,7 +59,7 @@ def main() -> int:
         deltas = [rng.gauss(0.2, 0.6) for _ in range(n)]
         boot = timed(lambda d=deltas: bootstrap_mean_ci(d, resamples=args.resamples), args.runs)
         data = variants(n, rng)
-        whole = timed(lambda v=data: analyze(v, Settings(resamples=args.resamples)), args.runs)
+        whole = timed(lambda v=data: analyze(v, AnalysisSettings(resamples=args.resamples)), args.runs)
         rows.append(f"| {n} | {median(boot):.3f} s ({min(boot):.3f}–{max(boot):.3f}) | {median(whole):.2f} s |")
         print(rows[-1], file=sys.stderr)
     markdown = "\n".join(

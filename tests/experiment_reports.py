@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from omk.stats import Record, Settings, VariantRun, analyze
+from omk.stats import AnalysisSettings, Record, VariantRun, analyze
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "samples" / "experiment"
@@ -65,7 +65,7 @@ def crashing_run(folder: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
 
 
 def synthetic_report(
-    variants: dict[str, list[float | None]], *, repeats: int = 1, settings: Settings | None = None, ids: list[str] | None = None
+    variants: dict[str, list[float | None]], *, repeats: int = 1, settings: AnalysisSettings | None = None, ids: list[str] | None = None
 ) -> dict[str, Any]:
     """An experiment report from composites per variant (the first is the control; None: errored),
     with the block's `runs[name].results` as the engine writes them."""
@@ -88,7 +88,7 @@ def synthetic_report(
                      "composite": score, "duration_ms": 12.5, "messages": messages}
                 )  # fmt: skip
         runs.append(VariantRun(name, samples, "control" if k == 0 else "treatment"))
-    block = analyze(runs, settings or Settings(resamples=2000)).to_dict()
+    block = analyze(runs, settings or AnalysisSettings(resamples=2000)).to_dict()
     block["runs"] = {name: {"variant": {"name": name}, "report": f"variants/{name}", "target": {"spec": "cmd:x"}, "results": cases[name]} for name in variants}
     return {
         "format": "omk-report/1",

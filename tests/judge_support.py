@@ -9,7 +9,7 @@ from typing import Any
 from servers.openai_fake import text_reply
 
 from omk.judge.clients import make_client
-from omk.judge.judge import Judge
+from omk.judge.judge import JudgePanel
 from omk.llm.retry import RetryPolicy
 from omk.model import Sample
 
@@ -18,9 +18,9 @@ async def _no_sleep(_: float) -> None:
     return None
 
 
-def make_judge(specs: list[str], *, retries: int = 1, timeout: float = 10.0, **kw: Any) -> Judge:
+def make_judge(specs: list[str], *, retries: int = 1, timeout: float = 10.0, **kw: Any) -> JudgePanel:
     policy = RetryPolicy(retries=retries, base=0.0, sleep=_no_sleep)
-    return Judge([make_client(s, {}) for s in specs], retry=policy, timeout=timeout, **kw)
+    return JudgePanel([make_client(s, {}) for s in specs], retry=policy, timeout=timeout, **kw)
 
 
 def sample(**fields: Any) -> Sample:
@@ -51,7 +51,7 @@ def run(coro):
     return asyncio.run(coro)
 
 
-async def graded(judge: Judge, s: Sample, output: str = "use parameters", trace=None):
+async def graded(judge: JudgePanel, s: Sample, output: str = "use parameters", trace=None):
     from omk.records import Trace
 
     try:

@@ -9,7 +9,7 @@ from omk.engine.pairwise import entry as _entry
 from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
 from omk.engine.variant_records import variant_run
-from omk.stats import Settings, analyze
+from omk.stats import AnalysisSettings, analyze
 from omk.stats.winrate import WinRate
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
@@ -61,7 +61,7 @@ def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, pa
     report = make_report()
     results = sample_results()
     runs = [variant_run("replay-a.jsonl", "control", results), variant_run("cmd-python-agent_v1.py", "treatment", results)]
-    block = analyze(runs, Settings(seed=0)).to_dict()
+    block = analyze(runs, AnalysisSettings(seed=0)).to_dict()
     block["pairwise"] = {
         "judge": ["openai:gpt-4o"],
         "orders": "both",

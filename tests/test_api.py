@@ -250,7 +250,7 @@ def test_run_experiment_in_memory_returns_typed_results(project):
     assert outcome.reports["system"].target["system"]["source"] == "system"
     verdict = outcome.analysis.verdict
     assert verdict.level.value == "UNDERPOWERED"  # three samples, all ties: no call can be made
-    assert outcome.block["verdict"]["level"] == "UNDERPOWERED" and outcome.block["seed"] == 4
+    assert outcome.block.verdict.level == "UNDERPOWERED" and outcome.block.seed == 4
     with pytest.raises(TypeError, match="spec string"):
         omk.run_experiment([{"sample_id": "a", "prompt": "p"}], control="baseline", treatments=["system:x"], target=Recorder({}))
 

@@ -241,12 +241,12 @@ def test_a_gzip_bomb_from_the_judge_api_is_a_judge_error_at_its_cap():
     from judge_support import graded, sample
 
     from omk.judge.clients import make_client
-    from omk.judge.judge import Judge
+    from omk.judge.judge import JudgePanel
     from omk.llm.retry import RetryPolicy
 
     with EncodedServer(zeros_gzip(BOMB_MB), "gzip") as server:
         settings = {"openai": {"base_url": server.url + "/v1", "max_reply_bytes": CAP}}
-        judge = Judge([make_client("openai:judge-m", settings)], retry=RetryPolicy(retries=0))
+        judge = JudgePanel([make_client("openai:judge-m", settings)], retry=RetryPolicy(retries=0))
         block, peak = peak_of(lambda: asyncio.run(graded(judge, sample(rubric="uses parameters"))))
     assert f"over the {CAP}-byte cap" in json.dumps(block)
     assert peak < PEAK_BOUND, f"{peak / MB:.0f} MB held while unpacking a {BOMB_MB} MB judge reply"

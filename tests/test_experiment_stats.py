@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from omk.stats import (
+    AnalysisSettings,
     Record,
-    Settings,
     VariantRun,
     analyze,
     bootstrap_mean_ci,
@@ -211,7 +211,7 @@ def test_no_effect_gives_progress_or_regress_about_5_percent_of_the_time():
     for i in range(runs):
         control, treatment = synthetic(rng, 30, 0.0, center=4.0)
         variants = [variant("c", control, "control"), variant("t", treatment)]
-        level = analyze(variants, Settings(resamples=1000, seed=i)).verdict.level.value
+        level = analyze(variants, AnalysisSettings(resamples=1000, seed=i)).verdict.level.value
         if level in calls:
             calls[level] += 1
     def bound(p):
@@ -235,7 +235,7 @@ def test_effect_size_t_test_and_mde_match_scipy():
     rng = random.Random(11)
     control, treatment = synthetic(rng, 25, 0.25)
     deltas = [t - c for c, t in zip(control, treatment, strict=True)]
-    s = _stats(deltas, Settings(resamples=200), 0)
+    s = _stats(deltas, AnalysisSettings(resamples=200), 0)
     sd = float(np.std(deltas, ddof=1))
     assert s.sd == pytest.approx(sd, rel=1e-12)
     assert s.d_z == pytest.approx(np.mean(deltas) / sd, rel=1e-12)
@@ -268,7 +268,7 @@ def test_samples_needed_is_the_smallest_sufficient_count():
 
 
 def test_constant_deltas_have_no_effect_size_but_an_interval():
-    s = _stats([0.2] * 10, Settings(resamples=200), 0)
+    s = _stats([0.2] * 10, AnalysisSettings(resamples=200), 0)
     assert (s.d_z, s.g_z, s.t_p) == (None, None, None)
     assert s.ci.low == pytest.approx(0.2) and s.ci.high == pytest.approx(0.2)
     assert s.mde == 0.0 and s.wins == 10
@@ -279,17 +279,17 @@ def test_constant_deltas_have_no_effect_size_but_an_interval():
 
 def test_wins_ties_losses_use_the_tie_tolerance():
     deltas = [0.5, 0.01, 0.005, 0.0, -0.004, -0.006, -1.0]
-    s = _stats(deltas, Settings(resamples=200, tie=0.005), 0)
+    s = _stats(deltas, AnalysisSettings(resamples=200, tie=0.005), 0)
     assert (s.wins, s.ties, s.losses) == (2, 3, 2)
     assert s.sign_p == pytest.approx(sps.binomtest(2, 4, 0.5).pvalue)
-    wide = _stats(deltas, Settings(resamples=200, tie=0.1), 0)
+    wide = _stats(deltas, AnalysisSettings(resamples=200, tie=0.1), 0)
     assert (wide.wins, wide.ties, wide.losses) == (1, 5, 1)
 
 
 def test_a_layer_missing_on_either_side_leaves_that_sample_out_of_that_layer_only():
     c = {"a": [record(4.0, layers={"fact": 4.0, "judge": 3.0})], "b": [record(3.0, layers={"fact": 3.0})]}
     t = {"a": [record(4.5, layers={"fact": 4.5, "judge": 4.0})], "b": [record(3.5, layers={"fact": 3.0, "judge": 4.0})]}
-    comp = compare("c", fold_variant(VariantRun("c", c)), "t", fold_variant(VariantRun("t", t)), Settings(resamples=200))
+    comp = compare("c", fold_variant(VariantRun("c", c)), "t", fold_variant(VariantRun("t", t)), AnalysisSettings(resamples=200))
     assert comp.composite.n == 2
     assert (comp.layers["fact"].n, comp.layers["fact"].missing) == (2, 0)
     assert (comp.layers["judge"].n, comp.layers["judge"].missing) == (1, 1)
@@ -311,7 +311,7 @@ def test_repeats_give_run_to_run_spread_and_whether_the_difference_exceeds_it():
     rng = random.Random(4)
     c = {f"s{i}": [record(3.0 + rng.gauss(0, 0.2)) for _ in range(3)] for i in range(20)}
     t = {k: [record(3.8 + rng.gauss(0, 0.2)) for _ in range(3)] for k in c}
-    exp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], Settings(resamples=500))
+    exp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], AnalysisSettings(resamples=500))
     comp, control = exp.comparisons[0], exp.variants[0]
     pooled = math.sqrt(np.mean([np.var([r.composite for r in rs], ddof=1) for rs in c.values()]))
     assert control.spread == pytest.approx(pooled, rel=1e-9)
@@ -320,14 +320,14 @@ def test_repeats_give_run_to_run_spread_and_whether_the_difference_exceeds_it():
     run_means = [np.mean([rs[i].composite for rs in c.values()]) for i in range(3)]
     assert control.run_means == pytest.approx(run_means)
     assert control.run_cv == pytest.approx(np.std(run_means, ddof=1) / np.mean(run_means))
-    same = analyze([VariantRun("c", c, "control"), VariantRun("t", c)], Settings(resamples=500))
+    same = analyze([VariantRun("c", c, "control"), VariantRun("t", c)], AnalysisSettings(resamples=500))
     assert same.comparisons[0].spread.exceeded is False
 
 
 def test_cost_and_latency_deltas_are_paired_and_relative():
     c = {"a": [record(4.0, cost_usd=0.01, latency_ms=100)], "b": [record(4.0, cost_usd=0.03, latency_ms=300)]}
     t = {"a": [record(4.0, cost_usd=0.02, latency_ms=150)], "b": [record(4.0, cost_usd=None, latency_ms=500)]}
-    comp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], Settings(resamples=200)).comparisons[0]
+    comp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], AnalysisSettings(resamples=200)).comparisons[0]
     assert comp.cost_usd.n == 1 and comp.cost_usd.delta == pytest.approx(0.01)
     assert comp.cost_usd.relative == pytest.approx(1.0)
     assert comp.latency_ms.n == 2 and comp.latency_ms.delta == pytest.approx(125.0)
@@ -337,7 +337,7 @@ def test_cost_and_latency_deltas_are_paired_and_relative():
 def test_samples_on_one_arm_only_are_listed_and_left_out():
     c = {"a": [record(4.0)], "b": [record(3.0)]}
     t = {"b": [record(3.5)], "z": [record(5.0)]}
-    comp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], Settings(resamples=200)).comparisons[0]
+    comp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], AnalysisSettings(resamples=200)).comparisons[0]
     assert (comp.samples, comp.only_control, comp.only_treatment) == (1, ("a",), ("z",))
     assert comp.composite.mean == pytest.approx(0.5)
 
@@ -347,7 +347,7 @@ def test_regressed_samples_are_score_drops_of_at_least_trivial_or_lost_passes():
     exp = analyze(
         [VariantRun("c", {f"s{i}": [record(v)] for i, v in enumerate(base)}, "control"),
          VariantRun("t", {f"s{i}": [record(v)] for i, v in enumerate(treated)})],
-        Settings(resamples=200),
+        AnalysisSettings(resamples=200),
     )
     regs = {r.sample_id: r.reasons for r in exp.comparisons[0].regressions}
     assert regs == {"s0": ("score",), "s2": ("score", "pass_to_fail"), "s4": ("score",)}
@@ -358,7 +358,7 @@ def test_bad_input_is_refused_with_a_clear_message():
     with pytest.raises(ValueError, match="sample 'x': composite is not a finite number"):
         fold("x", [Record(composite=float("nan"))])
     with pytest.raises(ValueError, match="out of range"):
-        Settings(alpha=1.5)
+        AnalysisSettings(alpha=1.5)
     with pytest.raises(ValueError, match="one control"):
         analyze([VariantRun("a", {}, "control"), VariantRun("b", {}, "control")])
     with pytest.raises(ValueError, match="unique"):
@@ -375,7 +375,7 @@ scores = st.floats(min_value=1.0, max_value=5.0, allow_nan=False).map(lambda x: 
 def test_swapping_the_arms_negates_every_difference(pairs):
     c = VariantRun("c", {f"s{i}": [record(a)] for i, (a, _) in enumerate(pairs)}, "control")
     t = VariantRun("t", {f"s{i}": [record(b)] for i, (_, b) in enumerate(pairs)})
-    cfg = Settings(resamples=300)
+    cfg = AnalysisSettings(resamples=300)
     fc, ft = fold_variant(c), fold_variant(t)
     ab, ba = compare("c", fc, "t", ft, cfg), compare("t", ft, "c", fc, cfg)
     assert ab.composite.mean == pytest.approx(-ba.composite.mean, abs=1e-12)
@@ -396,7 +396,7 @@ def test_interval_holds_the_mean_and_shifts_with_the_data(deltas, shift):
     moved = bootstrap_mean_ci([d + shift for d in deltas], resamples=300, seed=1)
     assert moved.low == pytest.approx(ci.low + shift, abs=1e-9)
     assert moved.high == pytest.approx(ci.high + shift, abs=1e-9)
-    s = _stats(deltas, Settings(resamples=300), 1)
+    s = _stats(deltas, AnalysisSettings(resamples=300), 1)
     assert s.wins + s.ties + s.losses == len(deltas)
 
 
@@ -410,7 +410,7 @@ def test_a_bound_that_is_zero_up_to_float_error_does_not_exclude_zero():
 
 
 def test_large_sets_use_fewer_resamples_and_keep_the_same_interval():
-    from omk.stats import Settings, analyze
+    from omk.stats import AnalysisSettings, analyze
     from omk.stats.compare import effective_resamples
 
     assert effective_resamples(10_000, 200) == 10_000
@@ -420,7 +420,7 @@ def test_large_sets_use_fewer_resamples_and_keep_the_same_interval():
     rng = random.Random(3)
     control, treatment = synthetic(rng, 1_000, 0.15)
     runs = [variant("c", control, "control"), variant("t", treatment)]
-    fast = analyze(runs, Settings(seed=1)).comparisons[0].composite.ci
+    fast = analyze(runs, AnalysisSettings(seed=1)).comparisons[0].composite.ci
     full = bootstrap_mean_ci([t - c for c, t in zip(control, treatment, strict=True)], resamples=10_000, seed=1, method="expanded")
     assert fast.resamples == 2_000 and full.resamples == 10_000
     width = full.high - full.low

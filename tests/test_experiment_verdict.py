@@ -8,12 +8,12 @@ import re
 import pytest
 from experiment_support import error, record, variant
 
-from omk.stats import Level, Settings, VariantRun, analyze, evaluate_policy
+from omk.stats import AnalysisSettings, Level, VariantRun, analyze, evaluate_policy
 
-FAST = Settings(resamples=2000)
+FAST = AnalysisSettings(resamples=2000)
 
 
-def experiment(control: list[float], treatment: list[float], settings: Settings = FAST, **kw):
+def experiment(control: list[float], treatment: list[float], settings: AnalysisSettings = FAST, **kw):
     return analyze([variant("base", control, "control", **kw), variant("skill", treatment, **kw)], settings)
 
 
@@ -58,7 +58,7 @@ def test_the_trivial_threshold_itself_is_not_trivial(base30):
     assert (below.level, below.pairs[0].reason) == (Level.CAUTIOUS, "tiny-gain")
     assert below.headline.endswith("· practically tiny")
     assert below.recommendation.startswith("INVESTIGATE — ")
-    wider = experiment(base30, shifted(base30, 0.09), Settings(resamples=2000, trivial=0.05)).verdict
+    wider = experiment(base30, shifted(base30, 0.09), AnalysisSettings(resamples=2000, trivial=0.05)).verdict
     assert wider.level is Level.PROGRESS
 
 
@@ -123,7 +123,7 @@ def test_underpowered_below_min_samples_noise_from_it():
     v19 = experiment(base, treated).verdict
     assert v19.level is Level.UNDERPOWERED
     assert re.search(r"INSUFFICIENT DATA — 19 samples scored on both arms; about \d+ would detect", v19.recommendation)
-    v19_lower_min = experiment(base, treated, Settings(resamples=2000, min_samples=19)).verdict
+    v19_lower_min = experiment(base, treated, AnalysisSettings(resamples=2000, min_samples=19)).verdict
     assert v19_lower_min.level is Level.NOISE
 
 

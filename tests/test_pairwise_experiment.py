@@ -97,7 +97,7 @@ def test_the_python_api_gives_the_same_block(two_replays):
         verdicts = [{**v, "error": (v["error"] or "").split(":")[0]} for v in pair["verdicts"]]
         return {**pair, "targets": [t["spec"] for t in pair["targets"]], "verdicts": verdicts, "reports": None}
 
-    (api,) = outcome.block["pairwise"]["pairs"]
+    (api,) = outcome.block.to_json()["pairwise"]["pairs"]
     assert api["summary"]["b_better"] == 1 and same(api) == same(pairs_of(two_replays / "cli")[0])
     assert api["reports"] == [None, None]  # no run folders
     assert [c.treatment for c in outcome.analysis.comparisons] == ["replay-y.jsonl"]
@@ -105,7 +105,7 @@ def test_the_python_api_gives_the_same_block(two_replays):
         [two_replays / "eval-samples.yaml"], control="target:replay:x.jsonl", treatments=["target:replay:y.jsonl"],
         judge=judge_spec(two_replays), cwd=two_replays, pairwise=False,
     )  # fmt: skip
-    assert "pairwise" not in off.block and off.analysis.comparisons
+    assert not off.block.pairs and "pairwise" not in off.block.to_json() and off.analysis.comparisons
 
 
 def test_turning_the_pairwise_judge_on_and_off(two_replays):

@@ -11,7 +11,7 @@ import pytest
 from omk.assertions.context import AssertionJudge, Hooks
 from omk.assertions.hooks import HookRunner
 from omk.judge import Judge
-from omk.judge.judge import Judge as LLMJudge
+from omk.judge.judge import JudgePanel as LLMJudge
 from omk.targets.base import Target
 from omk.targets.cmd import CmdTarget
 from omk.targets.openai import OpenAITarget

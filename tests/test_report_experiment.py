@@ -18,7 +18,7 @@ from omk.report.experiment_tables import p_value
 from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
-from omk.stats import Settings
+from omk.stats import AnalysisSettings
 
 JS, EXPERIMENT_JS = asset("report.js"), asset("experiment.js")
 UNTRUSTED = "x|<script>window.__pwned=1</script>`"
@@ -307,7 +307,7 @@ def test_omk_report_re_renders_an_experiment_identically(progress_run, tmp_path)
 
 
 def test_the_footer_states_the_settings():
-    report = synthetic_report({"c": [3.0, 4.0], "t": [4.0, 4.0]}, settings=Settings(resamples=500, seed=9, trivial=0.25))
+    report = synthetic_report({"c": [3.0, 4.0], "t": [4.0, 4.0]}, settings=AnalysisSettings(resamples=500, seed=9, trivial=0.25))
     md = render_markdown(report)
     assert "paired bootstrap, 500 resamples, seed 9; trivial ±0.25" in md
     ET.fromstring(render_junit(report).encode())  # and it still makes valid XML

@@ -59,10 +59,10 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
         console = make_console()
         print_variants(outcome.block, console)
-        if isinstance(outcome.block.get("pairwise"), dict):
+        if outcome.block.pairs:
             from omk.report.pairwise_terminal import print_pairwise
 
-            print_pairwise(outcome.block["pairwise"], console)
+            print_pairwise(outcome.block.pairs, console)
         for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.out_dir is not None:
@@ -82,7 +82,7 @@ def _fmt(value: Any, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def print_variants(block: dict[str, Any], console: Any) -> None:
+def print_variants(block: ExperimentBlock, console: Any) -> None:
     """The variants side by side: gate, scores and errors in the table; cost and latency below it."""
     from rich import box
     from rich.table import Table
@@ -90,20 +90,19 @@ def print_variants(block: dict[str, Any], console: Any) -> None:
     table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":
-            table.add_column(col, overflow="fold", min_width=min(24, max(len(v["name"]) for v in block["variants"])))
+            table.add_column(col, overflow="fold", min_width=min(24, max(len(v.name) for v in block.variants)))
         else:
             table.add_column(col, justify="left" if col == "role" else "right", no_wrap=True)
-    for v in block["variants"]:
-        scores = v.get("scores") or {}
+    for v in block.variants:
         table.add_row(
-            v["name"],
-            v["role"],
-            f"{v['passed']}/{v['samples']}",
-            *(_fmt(scores.get(k)) for k in ("composite", "fact", "behavior", "judge")),
-            str(v.get("errored", 0)),
+            v.name,
+            v.role,
+            f"{v.passed}/{v.samples}",
+            *(_fmt(v.scores.layer(k)) for k in ("composite", "fact", "behavior", "judge")),
+            str(v.errored),
         )
     console.print(table)
-    costs = " · ".join(f"{v['name']} ${_fmt(v.get('cost_usd'), 4)}, {_fmt(v.get('latency_ms'), 0)} ms" for v in block["variants"])
+    costs = " · ".join(f"{v.name} ${_fmt(v.cost_usd, 4)}, {_fmt(v.latency_ms, 0)} ms" for v in block.variants)
     console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False, soft_wrap=True)
 
 

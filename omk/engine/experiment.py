@@ -37,6 +37,9 @@ from omk.engine.variants import Variant
 from omk.errors import InputError, Problem
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.records.document import ReportDocument
+from omk.records.experiment_block import ExperimentBlock
+from omk.stats import ExperimentAnalysis
 
 MANIFEST = "experiment.json"
 MANIFEST_FORMAT = "omk-experiment-run/1"
@@ -46,9 +49,9 @@ VARIANTS_DIR = "variants"
 @dataclass(slots=True)
 class ExperimentOutcome:
     reports: dict[str, Report]  # per variant, control first
-    analysis: Any  # omk.stats.Experiment
-    block: dict[str, Any]  # report.json's `experiment` block
-    report: dict[str, Any]  # the experiment's report.json (`Report.header()`: results read when written)
+    analysis: ExperimentAnalysis  # variants, paired comparisons and the verdict, as computed
+    block: ExperimentBlock  # report.json's `experiment` block, typed (`block.to_json()` as written)
+    report: ReportDocument  # the experiment's report.json; its results are the control's, read when walked
     out_dir: Path | None
 
 

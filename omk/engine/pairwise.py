@@ -24,7 +24,7 @@ from typing import Any
 
 from omk.judge.comparison import FLIP, combine_orders
 from omk.model import Sample
-from omk.records import SampleResult
+from omk.records import SampleResult, TurnResult
 from omk.tasks import gather_all
 
 DEFAULT_KEY = "pairwise"
@@ -43,8 +43,8 @@ class Arm:
     report: str | None  # its run folder, relative to the experiment's report.json (None: in memory)
     results: Sequence[SampleResult]
 
-    def first_repeat(self) -> dict[str, dict[str, Any]]:
-        return {r.sample_id: r.to_json() for r in self.results if r.repeat == 0}
+    def first_repeat(self) -> dict[str, SampleResult]:
+        return {r.sample_id: r for r in self.results if r.repeat == 0}
 
 
 async def pairwise_block(
@@ -76,7 +76,7 @@ async def pairwise_block(
     return {**head, "judge": [c.spec for c in judge.clients], "judge_cost_usd": judge.spent_usd(), "pairs": pairs}
 
 
-async def _compare(judge: Any, a_name: str, a: dict[str, dict[str, Any]], arm: Arm, jobs: list[tuple[Sample, str]]) -> list[dict[str, Any]]:
+async def _compare(judge: Any, a_name: str, a: dict[str, SampleResult], arm: Arm, jobs: list[tuple[Sample, str]]) -> list[dict[str, Any]]:
     b = arm.first_repeat()
     names = (f"A ({a_name})", f"B ({arm.name})")
     return await gather_all(*(_one(judge, s, key, (a.get(s.sample_id), b.get(s.sample_id)), names) for s, key in jobs))
@@ -104,13 +104,13 @@ def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: fl
     }
 
 
-async def _one(judge: Any, sample: Sample, key: str, pair: tuple[dict[str, Any] | None, dict[str, Any] | None], names: tuple[str, str]) -> dict[str, Any]:
+async def _one(judge: Any, sample: Sample, key: str, pair: tuple[SampleResult | None, SampleResult | None], names: tuple[str, str]) -> dict[str, Any]:
     a, b = pair
     for name, result in zip(names, pair, strict=True):
         if result is None:
             return entry(sample, key, status="skipped", error=f"{name} has no result for this sample")
-        if result.get("status") != "ok":
-            return entry(sample, key, status="error", error=f"{name} failed on this sample: {result.get('error')}")
+        if result.status != "ok":
+            return entry(sample, key, status="error", error=f"{name} failed on this sample: {result.error}")
     assert a is not None and b is not None
     messages, answer_a, answer_b = transcript_of(sample, a), answer_of(a), answer_of(b)
     first, second = await gather_all(judge.prefer(messages, answer_a, answer_b), judge.prefer(messages, answer_b, answer_a))
@@ -139,7 +139,7 @@ def _said(order: dict[str, Any]) -> str:
     return {"a": "A better", "b": "B better"}.get(order["winner"], "tie")
 
 
-def transcript_of(sample: Sample, result: dict[str, Any]) -> list[dict[str, Any]]:
+def transcript_of(sample: Sample, result: SampleResult) -> list[dict[str, Any]]:
     """The conversation the judge reads: Big Sky's input messages as written, else the history
     and the prompt; for a conversation (`turns`), the history and every user turn (the replies
     differ between the variants from turn 1 on, so each answer carries its own: `answer_of`)."""
@@ -147,29 +147,27 @@ def transcript_of(sample: Sample, result: dict[str, Any]) -> list[dict[str, Any]
         messages = (sample.raw.get("inputs") or {}).get("messages")
         if isinstance(messages, list):
             return [m for m in messages if isinstance(m, dict)]
-    if turns := result.get("turns"):
-        return [*sample.history, *({"role": "user", "content": t.get("prompt") or ""} for t in turns)]
+    if turns := result.turns:
+        return [*sample.history, *({"role": "user", "content": t.prompt or ""} for t in turns)]
     if sample.turns:
         return [*sample.history, *({"role": "user", "content": t.prompt} for t in sample.turns)]
-    return [*sample.history, {"role": "user", "content": result.get("prompt") or sample.prompt}]
+    return [*sample.history, {"role": "user", "content": result.prompt or sample.prompt}]
 
 
-def answer_of(result: dict[str, Any]) -> str:
+def answer_of(result: SampleResult) -> str:
     """What the judge reads of one variant: its reply and tool calls, or for a conversation every
     turn (`**user**: prompt`, then `**assistant**: reply` and its tool calls)."""
     from omk.judge.comparison import answer_text
 
-    def one(unit: dict[str, Any]) -> str:
-        calls = [(c.get("tool"), c.get("input")) for c in (unit.get("trace") or {}).get("tool_calls") or []]
-        return answer_text(unit.get("output"), calls)
+    def one(unit: SampleResult | TurnResult) -> str:
+        return answer_text(unit.output, [(c.tool, c.input) for c in unit.trace.tool_calls])
 
-    turns = result.get("turns")
-    if not turns:
+    if not result.turns:
         return one(result)
     blocks = []
-    for turn in turns:
-        reply = one(turn) if turn.get("status") == "ok" else f"(no reply: turn {turn.get('status')})"
-        blocks.append(f"**user**: {turn.get('prompt') or ''}\n**assistant**: {reply}")
+    for turn in result.turns:
+        reply = one(turn) if turn.status == "ok" else f"(no reply: turn {turn.status})"
+        blocks.append(f"**user**: {turn.prompt or ''}\n**assistant**: {reply}")
     return "\n\n".join(blocks)
 
 

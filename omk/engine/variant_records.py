@@ -5,14 +5,15 @@ Also what `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B` read back from report
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.run_report import Report
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
-from omk.stats import Record, VariantRun, analyze, evaluate_policy
-from omk.stats import Settings as AnalysisSettings
+from omk.records.experiment_block import ExperimentBlock
+from omk.stats import AnalysisSettings, Record, VariantRun, analyze, evaluate_policy
 
 if TYPE_CHECKING:
     from omk.engine.experiment import Experiment, ExperimentOutcome
@@ -94,7 +95,8 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
         from omk.report import write_formats
 
         write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
-    return ExperimentOutcome(reports, analysis, block, report, experiment.out_dir)
+    document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
+    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, experiment.out_dir)
 
 
 def records_of_report(report: ReportDocument) -> dict[str, list[Record]]:

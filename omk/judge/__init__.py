@@ -72,14 +72,14 @@ def build_judge(settings: Settings) -> Judge | None:
     if not settings.judge:
         return None
     from omk.judge.clients import make_client
-    from omk.judge.judge import Judge as LLMJudge
+    from omk.judge.judge import JudgePanel
     from omk.llm.retry import RetryPolicy
     from omk.secrets import Masker
 
     if len(settings.judge) > 8:
         raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")
     clients = [make_client(spec, settings.extra) for spec in settings.judge]
-    return LLMJudge(
+    return JudgePanel(
         clients,
         lang=settings.lang,
         debias_length=getattr(settings, "debias_length", True),

@@ -87,7 +87,7 @@ def combine(rubric: float | None, dimensions: list[float] | None) -> float | Non
     return round2(fmean(parts)) if parts else None
 
 
-class Judge:
+class JudgePanel:
     def __init__(
         self,
         clients: list[JudgeClient],

@@ -31,12 +31,12 @@ from omk.errors import InputError, Problem
 from omk.loader import formats
 from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
-from omk.loader.document import Document, Issue, ParseFailure, Path_
+from omk.loader.document import Document, Issue, NoLines, ParseFailure, Path_
 from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.places import PartLines, SampleRef
-from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, Record, jsonl_records, read_file
+from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, read_file
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.model import Sample
@@ -84,13 +84,6 @@ def _with_warnings(problems: list[Problem], warnings: list[Problem]) -> list[Pro
     return sorted([*problems, *warnings], key=lambda p: (order[p.file], p.line or 0))
 
 
-class _NoLines:
-    """Data built in memory has no lines: problems name the item and field only."""
-
-    def line(self, path: Path_) -> int | None:
-        return None
-
-
 def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = None, strict: bool = False) -> LoadedSamples:
     """Validate and build samples given as data (a list of sample mappings, or a document with
     `samples`, an M365 or a Big Sky dataset) exactly as a file with that content would be.
@@ -98,7 +91,7 @@ def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = Non
     `InputError` with every problem, named `NAME: samples[i] (id) field: what is wrong`."""
     loaded = LoadedSamples()
     loader = _FileLoader(Path(name), loaded, {}, Sharer(data=False), base_dir=base_dir or Path.cwd(), strict=strict)
-    problems = loader.load(Document(data, _NoLines()), from_file=False)
+    problems = loader.load(Document(data, NoLines()), from_file=False)
     if problems:
         raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
@@ -159,7 +152,7 @@ class _FileLoader:
         self.problems.sort(key=lambda p: p.line or 0)
         return self.problems
 
-    def _record(self, record: Record, base_dir: Path) -> None:
+    def _record(self, record: LineRecord, base_dir: Path) -> None:
         if record.too_long:
             from omk.safe_files import sample_file_cap
 

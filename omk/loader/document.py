@@ -60,3 +60,10 @@ class Document:
 
     def line(self, path: Path_) -> int | None:
         return self.lines.line(path)
+
+
+class NoLines:
+    """Data built in memory has no lines: problems name the item and field only."""
+
+    def line(self, path: Path_) -> int | None:
+        return None

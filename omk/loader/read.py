@@ -101,7 +101,7 @@ def read_file(path: Path) -> Document:
 
 
 @dataclass(slots=True)
-class Record:
+class LineRecord:
     """One non-blank line of a JSON Lines file: the `index`-th record, on line `line`.
 
     `value` is None when it did not parse (`issues` says why, on paths from the file's root:
@@ -114,7 +114,7 @@ class Record:
     too_long: bool = False
 
 
-def jsonl_records(path: Path) -> Iterator[Record]:
+def jsonl_records(path: Path) -> Iterator[LineRecord]:
     """The records of a JSON Lines file, read one line at a time: what one line holds is all
     that is in memory. Raises `ParseFailure` when the file cannot be read as UTF-8 text, at
     the first line that is not (as for a JSON or YAML file: the file must be saved again)."""
@@ -129,7 +129,7 @@ def jsonl_records(path: Path) -> Iterator[Record]:
     with f:
         for number, raw in _lines(f, sample_file_cap()):
             if raw is None:
-                yield Record(number, index, too_long=True)
+                yield LineRecord(number, index, too_long=True)
                 index += 1
                 continue
             text = decode(raw, number) if number == 1 else _decode_line(raw, number)
@@ -138,7 +138,7 @@ def jsonl_records(path: Path) -> Iterator[Record]:
             value, issues = parse_record(text, number, index)
             if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
                 value = scrub_value(value)
-            yield Record(number, index, value, issues)
+            yield LineRecord(number, index, value, issues)
             index += 1
 
 

@@ -8,18 +8,20 @@ missing fields take their defaults, wrong types are an `InputError` naming the f
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from omk.errors import InputError
 from omk.records.document import LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
+from omk.stats.paired import Regression
 from omk.stats.verdict import Level, PairVerdict, Verdict
 
 # ---------------------------------------------------------------- the variants and the verdict
 
 
 @dataclass(frozen=True, slots=True)
-class Variant:
+class VariantRow:
     name: str
     role: str | None
     passed: int
@@ -36,7 +38,7 @@ class Variant:
     spread: Number | None
 
     @classmethod
-    def from_json(cls, f: Fields) -> Variant:
+    def from_json(cls, f: Fields) -> VariantRow:
         gate = f.obj("gate") or Fields({}, f.origin)
         tokens = f.obj("tokens") or Fields({}, f.origin)
         return cls(
@@ -137,13 +139,6 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
-class Regression:
-    sample_id: str | None
-    delta: Number | None
-    reasons: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class PerSample:
     """One shared sample: both sides' composites, pass and error, and the change."""
 
@@ -213,7 +208,7 @@ class Comparison:
             only_control=len(f.list("only_control")),
             only_treatment=len(f.list("only_treatment")),
             spread_exceeded=spread.bool("exceeded", None),
-            regressions=tuple(Regression(r.str("sample_id"), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
+            regressions=tuple(Regression(r.str("sample_id", ""), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
             per_sample=tuple(PerSample.from_json(s) for s in f.objs("per_sample")),
         )
 
@@ -255,7 +250,7 @@ class Run:
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class ComparisonSettings:
     """How the comparisons were computed: bootstrap resamples, seed, the trivial change."""
 
     resamples: int | None = None
@@ -304,7 +299,7 @@ class PairwiseVerdict:
 
 
 @dataclass(frozen=True, slots=True)
-class WinRate:
+class WinRateRow:
     key: str | None
     rate: Number | None
     decisive: int
@@ -315,7 +310,7 @@ class WinRate:
     ties: int
 
     @classmethod
-    def from_json(cls, f: Fields) -> WinRate:
+    def from_json(cls, f: Fields) -> WinRateRow:
         ci = f.obj("ci") or Fields({}, f.origin)
         return cls(f.str("key"), f.num("rate"), f.int("decisive"), ci.num("level"), ci.num("low"), ci.num("high"), f.num("p_value"), f.int("ties"))
 
@@ -328,12 +323,13 @@ POSITION_KEYS = ("consistent", "inconsistent", "first", "second", "partial")
 class Pair:
     """The pairwise judge's verdicts on one treatment against the control."""
 
+    control: str | None
     treatment: str | None
     targets: tuple[str, str]  # A's and B's specs, "?" where the block does not say
     judges: tuple[str, ...]
     tally: Mapping[str, int]  # TALLY_KEYS and `compared`
     position: Mapping[str, int] | None  # POSITION_KEYS; None in a report from before both orders
-    win_rate: tuple[WinRate, ...]
+    win_rate: tuple[WinRateRow, ...]
     verdicts: tuple[PairwiseVerdict, ...]
 
     @classmethod
@@ -343,12 +339,13 @@ class Pair:
         summary = f.obj("summary") or Fields({}, f.origin)
         position = f.obj("position")
         return cls(
+            control=f.str("control"),
             treatment=f.str("treatment"),
             targets=(str(names[0] or "?"), str(names[1] or "?")),
             judges=tuple(map(str, judge)) if isinstance(judge, list) else (),
             tally={k: summary.int(k) for k in (*TALLY_KEYS, "compared")},
             position={k: position.int(k) for k in POSITION_KEYS} if position is not None else None,
-            win_rate=tuple(WinRate.from_json(r) for r in f.objs("win_rate")),
+            win_rate=tuple(WinRateRow.from_json(r) for r in f.objs("win_rate")),
             verdicts=tuple(PairwiseVerdict.from_json(v) for v in f.objs("verdicts")),
         )
 
@@ -372,23 +369,32 @@ def report_pairs(report: Fields) -> tuple[Pair, ...]:
     return (Pair.from_json(legacy, legacy.raw("judge")),) if legacy is not None else ()
 
 
-def parse_pairwise(block: Mapping[str, Any], origin: str = "experiment.pairwise") -> tuple[Pair, ...]:
-    """The pairs of an engine's pairwise block (what the terminal prints after a run)."""
-    return pairs_of(Fields.of(block, origin, "pairwise"))
-
-
 # ---------------------------------------------------------------- the block
 
 
 @dataclass(frozen=True, slots=True)
 class ExperimentBlock:
     control: str | None
-    settings: Settings
-    variants: tuple[Variant, ...]
+    settings: ComparisonSettings
+    variants: tuple[VariantRow, ...]
     comparisons: tuple[Comparison, ...]
     verdict: Verdict
     require: Require | None
     runs: Mapping[str, Run]
+    pairs: tuple[Pair, ...] = ()  # the pairwise judge's comparisons (`pairwise.pairs`)
+    seed: Any = None
+    data: Mapping[str, Any] = field(default_factory=dict)  # the block as written
+
+    def to_json(self) -> Mapping[str, Any]:
+        return self.data
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], origin: str = "experiment") -> ExperimentBlock:
+        """A block built in this process (or read from a file) as a record."""
+        block = cls.from_json(Fields(data, origin))
+        if block is None:
+            raise InputError(f"{origin}: verdict: missing; is this an experiment block?")
+        return block
 
     @classmethod
     def from_json(cls, f: Fields | None) -> ExperimentBlock | None:
@@ -400,12 +406,15 @@ class ExperimentBlock:
         req = f.obj("require")
         return cls(
             control=f.str("control"),
-            settings=Settings(s.int("resamples", None), s.raw("seed"), s.num("trivial")),
-            variants=tuple(Variant.from_json(v) for v in f.objs("variants")),
+            settings=ComparisonSettings(s.int("resamples", None), s.raw("seed"), s.num("trivial")),
+            variants=tuple(VariantRow.from_json(v) for v in f.objs("variants")),
             comparisons=tuple(Comparison.from_json(c) for c in f.objs("comparisons")),
             verdict=verdict_from_json(verdict),
             require=Require(req.str("policy"), req.bool("passed"), req.str("reason")) if req is not None else None,
             runs=_runs(f.obj("runs")),
+            pairs=pairs_of(f.obj("pairwise")),
+            seed=f.raw("seed"),
+            data=f.data,
         )
 
     def pair_verdict(self, comp: Comparison) -> PairVerdict | None:

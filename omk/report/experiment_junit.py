@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from omk.records.document import ReportDocument
-from omk.records.experiment_block import Case, ExperimentBlock, Require, Variant
+from omk.records.experiment_block import Case, ExperimentBlock, Require, VariantRow
 from omk.report import experiment_tables as ex
 from omk.report import pairwise
 from omk.report.junit import clean, seconds
@@ -87,7 +87,7 @@ def _experiment_properties(report: ReportDocument, exp: ExperimentBlock) -> list
     return items
 
 
-def _variant_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBlock, v: Variant, results: list[Case], i: int, threshold: Any) -> None:
+def _variant_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBlock, v: VariantRow, results: list[Case], i: int, threshold: Any) -> None:
     suite = _suite(root, report, v.name, i)
     run = exp.runs.get(v.name)
     _properties(

@@ -19,7 +19,7 @@ from omk.records.experiment_block import (
     ExperimentBlock,
     PairVerdict,
     Regression,
-    Variant,
+    VariantRow,
 )
 from omk.report.i18n import t
 
@@ -101,7 +101,7 @@ def variant_rows(exp: ExperimentBlock, lang: str) -> list[tuple[str, list[str]]]
     return rows
 
 
-def _has_layer(vs: tuple[Variant, ...], layer: str) -> bool:
+def _has_layer(vs: tuple[VariantRow, ...], layer: str) -> bool:
     return any(v.scores.layer(layer) is not None for v in vs)
 
 
@@ -109,7 +109,7 @@ def _tok(v: Any) -> str:
     return "—" if v is None else f"{v:,}"
 
 
-def _gate(v: Variant) -> str:
+def _gate(v: VariantRow) -> str:
     if v.gate_passed:
         return "pass"
     return "fail" + (f": {', '.join(v.gate_failing)}" if v.gate_failing else "")

@@ -4,19 +4,19 @@ the two orders disagreed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from omk.records.experiment_block import parse_pairwise
+from omk.records.experiment_block import Pair
 from omk.report.pairwise import judges, rate_lines, verdict_word
 
 
-def print_pairwise(block: Mapping[str, Any], console: Any) -> None:
-    """Print an experiment's `pairwise` block (omk/engine/pairwise.py) as the run ends."""
+def print_pairwise(pairs: Sequence[Pair], console: Any) -> None:
+    """Print the pairwise judge's comparisons of an experiment as the run ends."""
     from rich.table import Table
     from rich.text import Text
 
-    for pair in parse_pairwise(block):
+    for pair in pairs:
         a, b = pair.targets
         table = Table(title=Text(f"Pairwise: A = {a} · B = {b} · judge: {judges(pair, 'en')}"), title_justify="left")
         for col in ("sample", "key", "verdict", "reason"):

@@ -115,17 +115,15 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped) 
     except (json.JSONDecodeError, UnicodeDecodeError):
         tally.dropped += 1
         return _TORN
-    sid = data.get("sample_id") if isinstance(data, dict) else None
-    sample = samples.get(sid) if isinstance(sid, str) else None
-    rep = data.get("repeat", 0) if isinstance(data, dict) else None
-    if sample is None or not isinstance(rep, int) or not 0 <= rep < repeat:
-        tally.dropped += 1
-        return None
     try:
-        return restore_result(data)
+        result = restore_result(data)
     except InputError:
         tally.dropped += 1
         return None
+    if result.sample_id not in samples or not 0 <= result.repeat < repeat:
+        tally.dropped += 1
+        return None
+    return result
 
 
 def recorded_cli(args: dict[str, Any]) -> dict[str, Any]:

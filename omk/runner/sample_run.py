@@ -81,7 +81,7 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
 
 
 @dataclass(slots=True)
-class Graded:
+class Grading:
     assertions: list[AssertionResult]
     scores: Scores
     passed: bool
@@ -98,7 +98,7 @@ async def grade(
     *,
     turn: Turn | None = None,
     history: list[tuple[str, str]] | None = None,
-) -> Graded:
+) -> Grading:
     """Assert, judge and score one output (a sample's, or one turn's with `sample` its view)."""
     ctx = CheckContext(
         output=output,
@@ -123,7 +123,7 @@ async def grade(
     scores = score_sample(assertions, judge_score)
     error = cfg.judge.failure(ctx, judge_block) if cfg.judge is not None else None
     block = JudgeBlock.read(judge_block)
-    return Graded(assertions, scores, passes(scores, cfg.threshold), block, skipped, error)
+    return Grading(assertions, scores, passes(scores, cfg.threshold), block, skipped, error)
 
 
 async def run_samples(

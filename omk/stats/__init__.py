@@ -9,7 +9,7 @@ compares two runs sample by sample. Nothing here imports the CLI, the run loop o
 from omk.stats.analysis import ExperimentAnalysis, analyze
 from omk.stats.bootstrap import Interval, bootstrap_mean_ci
 from omk.stats.compare import PairedComparison, compare
-from omk.stats.data import LAYERS, Record, SampleOutcome, Settings, VariantRun, fold, fold_variant
+from omk.stats.data import LAYERS, AnalysisSettings, Record, SampleOutcome, VariantRun, fold, fold_variant
 from omk.stats.diff import RunDiff, SampleChange, diff_runs
 from omk.stats.paired import (
     DeltaStats,
@@ -49,7 +49,7 @@ __all__ = [
     "SampleChange",
     "SampleDelta",
     "SampleOutcome",
-    "Settings",
+    "AnalysisSettings",
     "Spread",
     "VariantRun",
     "VariantSummary",

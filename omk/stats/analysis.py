@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from omk.stats.compare import PairedComparison, compare
-from omk.stats.data import Settings, VariantRun, fold_variant
+from omk.stats.data import AnalysisSettings, VariantRun, fold_variant
 from omk.stats.summary import VariantSummary, summarize
 from omk.stats.verdict import Verdict, decide
 
@@ -22,7 +22,7 @@ FORMAT = "omk-experiment/1"
 
 @dataclass(frozen=True, slots=True)
 class ExperimentAnalysis:
-    settings: Settings
+    settings: AnalysisSettings
     control: str
     variants: tuple[VariantSummary, ...]
     comparisons: tuple[PairedComparison, ...]
@@ -56,9 +56,9 @@ def _control_first(variants: Sequence[VariantRun]) -> list[VariantRun]:
     return [control, *(v for v in variants if v is not control)]
 
 
-def analyze(variants: Sequence[VariantRun], settings: Settings | None = None) -> ExperimentAnalysis:
+def analyze(variants: Sequence[VariantRun], settings: AnalysisSettings | None = None) -> ExperimentAnalysis:
     """Summarise each variant, compare each treatment with the control, and decide the verdict."""
-    settings = settings or Settings()
+    settings = settings or AnalysisSettings()
     ordered = _control_first(variants)
     folded = [fold_variant(v) for v in ordered]
     summaries = tuple(summarize(v, f, settings) for v, f in zip(ordered, folded, strict=True))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis
-from omk.stats.data import LAYERS, SampleOutcome, Settings, within_sample_sd
+from omk.stats.data import LAYERS, AnalysisSettings, SampleOutcome, within_sample_sd
 from omk.stats.paired import (
     DeltaStats,
     MeasureDelta,
@@ -90,7 +90,7 @@ def effective_resamples(resamples: int, n: int) -> int:
 
 
 def _measures(
-    pairs: list[tuple[SampleOutcome, SampleOutcome]], per_sample: list[SampleDelta], settings: Settings
+    pairs: list[tuple[SampleOutcome, SampleOutcome]], per_sample: list[SampleDelta], settings: AnalysisSettings
 ) -> dict[str, DeltaStats]:
     """The composite's differences, then each layer either side has; the bootstraps of measures
     with the same number of differences run together."""
@@ -140,7 +140,7 @@ def compare(
     control_outcomes: Mapping[str, SampleOutcome],
     treatment: str,
     treatment_outcomes: Mapping[str, SampleOutcome],
-    settings: Settings,
+    settings: AnalysisSettings,
 ) -> PairedComparison:
     """Compare two variants' folded samples (`data.fold_variant`), treatment − control."""
     shared = [sid for sid in control_outcomes if sid in treatment_outcomes]

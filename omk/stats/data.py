@@ -53,7 +53,7 @@ class VariantRun:
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class AnalysisSettings:
     """Every knob of the analysis, with the defaults the report states.
 
     `trivial` is the smallest composite difference worth acting on (1–5 scale, the original's

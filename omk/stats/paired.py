@@ -30,7 +30,7 @@ from statistics import fmean, stdev
 from typing import Any
 
 from omk.stats.bootstrap import Interval
-from omk.stats.data import SampleOutcome, Settings
+from omk.stats.data import AnalysisSettings, SampleOutcome
 from omk.stats.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
 
 EPS = 1e-9  # scores are rounded to 0.01; this only absorbs float error at thresholds
@@ -115,7 +115,7 @@ class DeltaStats:
         }
 
 
-def delta_stats(deltas: Sequence[float], missing: int, settings: Settings, ci: Interval | None) -> DeltaStats:
+def delta_stats(deltas: Sequence[float], missing: int, settings: AnalysisSettings, ci: Interval | None) -> DeltaStats:
     """The statistics of one measure's differences; `ci` is their bootstrap interval, computed
     by the caller so that several measures can share their draws (see `compare`)."""
     n = len(deltas)

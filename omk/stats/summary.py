@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.stats.data import LAYERS, Role, SampleOutcome, Settings, VariantRun, within_sample_sd
+from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
 from omk.stats.paired import EPS, _r
 
 
@@ -98,7 +98,7 @@ def _gate_failures(scores: Mapping[str, float | None], threshold: float) -> tupl
     return tuple(k for k, v in present.items() if v < threshold - EPS)
 
 
-def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: Settings) -> VariantSummary:
+def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: AnalysisSettings) -> VariantSummary:
     """The summary of one variant; `outcomes` are its folded samples (`data.fold_variant`)."""
     scored = [o for o in outcomes.values() if not o.errored]
     scores: dict[str, float | None] = {}

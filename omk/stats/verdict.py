@@ -52,7 +52,7 @@ from statistics import median
 from typing import Any
 
 from omk.stats.compare import PairedComparison
-from omk.stats.data import LAYERS, Settings
+from omk.stats.data import LAYERS, AnalysisSettings
 from omk.stats.paired import EPS, samples_needed
 from omk.stats.summary import VariantSummary
 
@@ -113,7 +113,7 @@ class PairVerdict:
 
 
 def _classify(
-    comp: PairedComparison, control: VariantSummary, treatment: VariantSummary, s: Settings
+    comp: PairedComparison, control: VariantSummary, treatment: VariantSummary, s: AnalysisSettings
 ) -> tuple[Level, str]:
     d, pr = comp.composite, comp.pass_rate
     below = d.ci is not None and d.ci.excludes_zero and d.ci.high < 0.0
@@ -141,7 +141,7 @@ def _classify(
     return Level.PROGRESS, "clean-win"
 
 
-def _reason_text(reason: str, comp: PairedComparison, control: VariantSummary, s: Settings) -> str:
+def _reason_text(reason: str, comp: PairedComparison, control: VariantSummary, s: AnalysisSettings) -> str:
     d, pr = comp.composite, comp.pass_rate
     if reason == "broke-gate":
         return "broke layer gate" if control.gate_passed else "fails layer gate, as control does"
@@ -173,7 +173,7 @@ def _pair_headline(reason_text: str, comp: PairedComparison) -> str:
     return f"Δ={d.mean:+.2f}{ci} · {reason_text}"
 
 
-def _recommendation(level: Level, reason: str, comp: PairedComparison, s: Settings) -> str:
+def _recommendation(level: Level, reason: str, comp: PairedComparison, s: AnalysisSettings) -> str:
     d, pr, t, c = comp.composite, comp.pass_rate, comp.treatment, comp.control
     word = ACTIONS[level][1]
     if level is Level.PROGRESS:
@@ -195,7 +195,7 @@ def _recommendation(level: Level, reason: str, comp: PairedComparison, s: Settin
     return f"{word} — {detail}."
 
 
-def _underpowered_advice(reason: str, comp: PairedComparison, s: Settings) -> str:
+def _underpowered_advice(reason: str, comp: PairedComparison, s: AnalysisSettings) -> str:
     d = comp.composite
     if reason == "no-overlap":
         return f"no sample ran on both {comp.control} and {comp.treatment}"
@@ -212,7 +212,7 @@ def _underpowered_advice(reason: str, comp: PairedComparison, s: Settings) -> st
 
 
 def decide_pair(
-    comp: PairedComparison, control: VariantSummary, treatment: VariantSummary, settings: Settings
+    comp: PairedComparison, control: VariantSummary, treatment: VariantSummary, settings: AnalysisSettings
 ) -> PairVerdict:
     level, reason = _classify(comp, control, treatment, settings)
     text = _reason_text(reason, comp, control, settings)
@@ -249,7 +249,7 @@ class Verdict:
         }
 
 
-def _solo(variants: Sequence[VariantSummary], settings: Settings) -> Verdict:
+def _solo(variants: Sequence[VariantSummary], settings: AnalysisSettings) -> Verdict:
     only = variants[0] if variants else None
     passed = only is not None and only.gate_passed
     gate = f"PASS @ threshold {num(settings.threshold)}" if passed else "FAIL — see ci output"
@@ -268,7 +268,7 @@ def _headline_pair(pairs: Sequence[PairVerdict], comparisons: Sequence[PairedCom
 
 
 def decide(
-    variants: Sequence[VariantSummary], comparisons: Sequence[PairedComparison], settings: Settings
+    variants: Sequence[VariantSummary], comparisons: Sequence[PairedComparison], settings: AnalysisSettings
 ) -> Verdict:
     """The rolled-up verdict over every treatment-versus-control comparison."""
     if not comparisons:
@@ -289,7 +289,7 @@ def decide(
 
 
 def _context_lines(
-    variants: Sequence[VariantSummary], comparisons: Sequence[PairedComparison], settings: Settings
+    variants: Sequence[VariantSummary], comparisons: Sequence[PairedComparison], settings: AnalysisSettings
 ) -> list[str]:
     lines = []
     winners = _layer_winners(variants, settings)
@@ -300,7 +300,7 @@ def _context_lines(
     return lines
 
 
-def _layer_winners(variants: Sequence[VariantSummary], settings: Settings) -> str:
+def _layer_winners(variants: Sequence[VariantSummary], settings: AnalysisSettings) -> str:
     parts = []
     for layer in LAYERS:
         scored = [(score, v.name) for v in variants if (score := v.scores.get(layer)) is not None]

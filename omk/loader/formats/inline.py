@@ -12,15 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import InputError, Problem
-from omk.loader.document import Document, Path_
+from omk.loader.document import Document, NoLines
 from omk.loader.formats.m365 import CURRENT_VERSION, read_m365
 
 SOURCE = "--prompts"
-
-
-class _NoLines:
-    def line(self, path: Path_) -> int | None:
-        return None
 
 
 def inline_samples(prompts: list[str], expected: list[str] | None, evaluators: str | None, cwd: Path) -> list[Any]:
@@ -34,7 +29,7 @@ def inline_samples(prompts: list[str], expected: list[str] | None, evaluators: s
     if evaluators:
         names = [n.strip() for n in evaluators.split(",") if n.strip()]
         document["default_evaluators"] = {n: {} for n in names}
-    samples, problems = read_m365(Document(document, _NoLines()), SOURCE, cwd, {}, stem="prompt")
+    samples, problems = read_m365(Document(document, NoLines()), SOURCE, cwd, {}, stem="prompt")
     if problems:
         raise InputError([_cli_wording(p) for p in problems])
     return samples

@@ -23,6 +23,7 @@ _EXPORTS = {
     "prepare": "omk.api",
     "assertion_type": "omk.api",
     "run_experiment": "omk.api",
+    "RunOptions": "omk.api",
     "Variant": "omk.engine.variants",
     "ExperimentOutcome": "omk.engine.experiment",
     "CheckInput": "omk.assertions.python",
@@ -58,6 +59,7 @@ __all__ = [
     "prepare",
     "assertion_type",
     "run_experiment",
+    "RunOptions",
     "Variant",
     "ExperimentOutcome",
     "CheckInput",
@@ -86,7 +88,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from omk.api import assertion_type, evaluate, evaluate_async, load, prepare, run_experiment
+    from omk.api import RunOptions, assertion_type, evaluate, evaluate_async, load, prepare, run_experiment
     from omk.assertions.python import CheckInput
     from omk.engine.evaluation import Evaluation
     from omk.engine.experiment import ExperimentOutcome

@@ -12,10 +12,10 @@ See docs/python-api.md. Everything here drives the same engine as `omk eval` (om
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.engine.evaluation import OnResult
@@ -23,8 +23,39 @@ from omk.errors import InputError, Problem
 from omk.model import Layer, Sample
 from omk.targets.base import Target
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from omk.engine.experiment import ExperimentOutcome
+    from omk.engine.variants import Variant
+    from omk.records import SampleResult
+
 PathArg = str | PathLike[str]
 SampleArg = PathArg | dict[str, Any] | Sample
+
+
+class RunOptions(TypedDict, total=False):
+    """The keywords `evaluate`, `evaluate_async`, `prepare` and `run_experiment` take (each optional).
+
+    `target`: a spec (`"replay:r.jsonl"`, `"openai:MODEL"`, `"cmd:…"`) or a target object; `judge`: a
+    spec, a list of specs (an ensemble), False for none; `out`: a run folder to write; `formats`:
+    report formats besides report.json; `cache=False` skips `.omk/cache.sqlite`; `cwd`: the project
+    folder (omk.yaml, relative paths); `strict`: unknown sample fields are errors."""
+
+    target: str | Target | None
+    judge: str | Sequence[str] | bool | None
+    threshold: float | None
+    concurrency: int | None
+    timeout: float | None
+    retries: int | None
+    repeat: int | None
+    cache: bool
+    out: PathArg | None
+    formats: Sequence[str] | None
+    filter: str | None
+    lang: str | None
+    cwd: PathArg | None
+    strict: bool
 
 
 class LoadedList(list[Sample]):
@@ -148,9 +179,10 @@ def prepare_options(
     return _options(files, target, judge, settings), folder, built, out is not None
 
 
-def prepare(samples: SampleArg | Iterable[SampleArg], *, target: str | Target | None = None, **options: Any) -> Evaluation:
+def prepare(samples: SampleArg | Iterable[SampleArg], **options: Unpack[RunOptions]) -> Evaluation:
     """An evaluation ready to run: what `evaluate` does before it calls the target."""
-    opts, folder, built, write = prepare_options(samples, target=target, **options)
+    opts, folder, built, write = prepare_options(samples, **options)
+    target = options.get("target")
     the_target = target if target is not None and not isinstance(target, str) else None
     evaluation = Evaluation.prepare(opts, cwd=folder, samples=built, target=the_target, write=write)
     if built is not None:
@@ -158,7 +190,7 @@ def prepare(samples: SampleArg | Iterable[SampleArg], *, target: str | Target | 
     return evaluation
 
 
-def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Any) -> Report:
+def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Unpack[RunOptions]) -> Report:
     """Run the samples through the target, check and score every output, and return the `Report`.
 
     `samples`: paths (files or folders, any format), mappings written like a sample file's
@@ -180,7 +212,7 @@ def evaluate(samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | 
 
 
 async def evaluate_async(
-    samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Any
+    samples: SampleArg | Iterable[SampleArg], *, on_result: OnResult | None = None, **options: Unpack[RunOptions]
 ) -> Report:
     """`evaluate` for a caller already inside an event loop."""
     evaluation = prepare(samples, **options)
@@ -213,15 +245,15 @@ def assertion_type(
 def run_experiment(
     samples: SampleArg | Iterable[SampleArg],
     *,
-    variants: Sequence[Any] | None = None,
+    variants: Sequence[Variant | Mapping[str, Any]] | None = None,
     control: str | None = None,
     treatments: Sequence[str] | None = None,
     seed: int | None = None,
     trivial: float = 0.1,
     pairwise: bool | None = None,
-    on_result: Callable[[str, Any], None] | None = None,
-    **options: Any,
-) -> Any:
+    on_result: Callable[[str, SampleResult], None] | None = None,
+    **options: Unpack[RunOptions],
+) -> ExperimentOutcome:
     """Run the samples on every variant, interleaved, and compare each treatment with the control.
 
     `variants`: `omk.Variant` objects or mappings written as omk.yaml's `variants:` entries;
@@ -231,7 +263,7 @@ def run_experiment(
     with the control's, in both orders (`.block["pairwise"]`); None turns it on when the variants
     differ by target only, as `omk eval --target A --target B` does (`control="target:KIND:ARG"`,
     `treatments=["target:KIND:ARG"]`). The other keywords are `evaluate`'s. Returns an `ExperimentOutcome`:
-    `.analysis` (an `omk.stats.Experiment`: variants, comparisons, `.verdict`), `.reports`
+    `.analysis` (an `omk.stats.ExperimentAnalysis`: variants, comparisons, `.verdict`), `.reports`
     (each variant's `Report`), `.block` (report.json's `experiment` block).
     """
     import asyncio

@@ -13,6 +13,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ CREATE TABLE IF NOT EXISTS conversations (
 """
 
 
-def _return_files(mocks: list[dict[str, Any]], base_dir: Path) -> dict[str, str | None]:
+def _return_files(mocks: Sequence[dict[str, Any]], base_dir: Path) -> dict[str, str | None]:
     """The sha256 of each file a mock's `return_file` names: the files the mock sandbox reads,
     read as it reads them (a regular file, at most its size cap), so a key never reads more.
     A `return_file` key deeper inside a mock (`return: {return_file: …}`) is part of the value
@@ -52,7 +53,7 @@ def _return_files(mocks: list[dict[str, Any]], base_dir: Path) -> dict[str, str 
     from omk.safe_files import MAX_MOCK_FILE_BYTES, read_regular_bytes
 
     found: dict[str, str | None] = {}
-    for mock in mocks if isinstance(mocks, list) else []:
+    for mock in mocks if isinstance(mocks, list | tuple) else ():
         name = mock.get("return_file") if isinstance(mock, dict) else None
         if isinstance(name, str) and name:
             try:

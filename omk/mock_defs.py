@@ -4,11 +4,12 @@ and the response cache keys them: each mock's key and where its `return_file` is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 
-def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
+def mock_keys(mocks: Sequence[dict[str, Any]]) -> list[str]:
     """`<tool>:<ordinal among mocks with the same literal tool string>`, one per mock, in order."""
     seen: dict[str, int] = {}
     keys = []

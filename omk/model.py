@@ -41,32 +41,6 @@ def part_label(rel: Part) -> str:
     return out
 
 
-class _NoItems(list):
-    """An empty list that cannot be filled. The loader gives this one instance to every sample
-    whose `mocks`, `tools`, `turns`, `history` or `inlined_urls` is empty, instead of an empty
-    list each: assign a new list to fill such a field (`+=` does, giving a new list)."""
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("this empty list is shared by samples and cannot be filled; assign a new list instead")
-
-    append = extend = insert = __setitem__ = __delitem__ = __imul__ = _refuse  # type: ignore[assignment]  # every way to fill the list refuses
-
-    def __iadd__(self, other: Any) -> list[Any]:  # type: ignore[override,misc]  # `+=` gives a new list
-        return [*other]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _no_items, ()
-
-
-def _no_items() -> list[Any]:
-    return NO_ITEMS
-
-
-NO_ITEMS: list[Any] = _NoItems()
-
-
 class SourceRef:
     """Where something was written: file, 1-based line, and its path inside the file.
 
@@ -243,6 +217,11 @@ class Turn:
     source: SourceRef | None = None
 
 
+# A sample's fields that hold several items besides its assertions: tuples, read-only like the
+# rest of what loading shares between samples (build a new tuple to change one).
+_TUPLES = ("capability", "mocks", "tools", "inlined_urls", "turns", "history")
+
+
 @dataclass(slots=True)
 class Sample:
     sample_id: str
@@ -252,26 +231,32 @@ class Sample:
     rubric: str | None = None
     assertions: list[AssertionSpec] = field(default_factory=list)
     dimensions: dict[str, str] | None = None
-    capability: list[str] = field(default_factory=list)
+    capability: tuple[str, ...] = ()
     difficulty: str | None = None
     construct: str | None = None
     provenance: str | None = None
-    mocks: list[dict[str, Any]] = field(default_factory=list)
+    mocks: tuple[dict[str, Any], ...] = ()
     mocks_strict: bool = False
     tripwire: bool = False
     environment: dict[str, Any] | None = None
-    tools: list[dict[str, Any]] = field(default_factory=list)
+    tools: tuple[dict[str, Any], ...] = ()
     raw: dict[str, Any] = field(default_factory=dict)
     source: SourceRef | None = None
     base_dir: Path = field(default_factory=Path.cwd)  # folder of the samples file: hooks, return_file
-    inlined_urls: list[dict[str, Any]] = field(default_factory=list)  # filled by omk.inline
-    turns: list[Turn] = field(default_factory=list)  # a conversation; empty for a single-prompt sample
+    inlined_urls: tuple[dict[str, Any], ...] = ()  # filled by omk.inline
+    turns: tuple[Turn, ...] = ()  # a conversation; empty for a single-prompt sample
     category: str | None = None  # a grouping that reports break down by (M365 `category`)
     source_format: str = "omk"  # "omk" | "m365" | "bigsky": the file format the sample came from
-    history: list[dict[str, Any]] = field(default_factory=list)  # chat messages sent before the prompt (Big Sky `inputs.messages`)
+    history: tuple[dict[str, Any], ...] = ()  # chat messages sent before the prompt (Big Sky `inputs.messages`)
     variables: dict[str, Any] | None = None  # Big Sky `inputs.context`: rendered into the system prompt (targets/prompt.py)
     single_step: bool = False  # one model call: the tool calls it asks for are recorded, not run (Big Sky)
     comparisons: list[str] | None = None  # pairwise verdict keys under two --target; None: one default verdict
+
+    def __post_init__(self) -> None:
+        for name in _TUPLES:  # given as lists (in-memory samples): kept as tuples like loaded ones
+            value = getattr(self, name)
+            if type(value) is not tuple:
+                setattr(self, name, tuple(value))
 
     @property
     def has_judge_work(self) -> bool:

@@ -9,6 +9,7 @@ from omk.model import Layer, Sample, SourceRef, Status
 from omk.records import AssertionResult, JudgeBlock, MockStats, SampleResult, Scores, ToolCall, Trace
 from omk.report.json_report import FORMAT
 from omk.scoring.layers import passes, score_sample
+from omk.records.document import Summary
 from omk.scoring.summary import summarize
 from omk.version import __version__
 
@@ -24,7 +25,7 @@ def build_report(
     samples_files: list[str],
     target: dict[str, Any],
     judge: dict[str, Any] | None,
-    summary: dict[str, Any],
+    summary: Summary,
     results: list[SampleResult],
 ) -> dict[str, Any]:
     return {
@@ -36,7 +37,7 @@ def build_report(
         "samples_files": samples_files,
         "target": target,
         "judge": judge,
-        "summary": summary,
+        "summary": summary.to_json(),
         "results": [r.to_json() for r in results],
     }
 
@@ -172,4 +173,5 @@ def make_report(results: list[SampleResult] | None = None, repeats: int = 0) -> 
     if repeats:
         base = report["results"]
         report["results"] = [dict(r, repeat=k) for r in base for k in range(repeats)]
+        report["summary"]["repeat"] = repeats
     return report

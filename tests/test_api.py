@@ -330,7 +330,7 @@ def test_a_python_assertion_changes_only_its_own_copies(project):
         unregister("api_test_vandal")
     assert [s[1:] for s in seen] == [("alpha", ["a"], {"owner": "team"})] * 3  # no check saw another's change
     assert samples[0].assertions[0].raw == {"type": "api_test_vandal", "word": "alpha", "tags": ["a"]}
-    assert [s.capability for s in samples] == [["search"]] * 3
+    assert [s.capability for s in samples] == [("search",)] * 3
     assert all(r.trace.cost_usd != -1.0 for r in report)  # the report's trace is not the check's copy
 
 

@@ -48,7 +48,7 @@ def test_turn_view_merges_the_samples_checks_with_the_turns(tmp_path):
     assert second.rubric == "names the carrier"  # the turn's rubric replaces the sample's
     assert second.dimensions == {"tone": "calm", "facts": "names the date"}  # same name: the turn's wins
     assert [a.type for a in second.assertions] == ["max_length", "contains"]  # the sample's first
-    assert second.turns == [] and second.raw["prompt"] == "where is it?" and second.raw["turn"] == {"index": 1, "count": 2}
+    assert second.turns == () and second.raw["prompt"] == "where is it?" and second.raw["turn"] == {"index": 1, "count": 2}
     assert sample.prompt == "hi" and len(sample.turns) == 2  # the sample itself is untouched
 
 

@@ -68,9 +68,9 @@ def with_example(**changes):
 def test_seed_example(tmp_path):
     (s,) = load(tmp_path, SEED)
     assert (s.sample_id, s.prompt, s.source_format, s.single_step) == ("1", "Get the weather", "bigsky", True)
-    assert s.history == [{"role": "assistant", "content": "How can I help you?"}]
+    assert s.history == ({"role": "assistant", "content": "How can I help you?"},)
     assert s.variables == {"currentLocation": "Boston, MA"}
-    assert s.tools == [
+    assert list(s.tools) == [
         {"name": "getWeather", "description": "The getWeather tool.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}}}
     ]
     assert [a.raw for a in s.assertions] == [{"type": "match_tool_call", "tool": "getWeather", "arguments": {"location": "Boston, MA"}}]
@@ -123,7 +123,7 @@ def test_ids_arguments_and_declared_tools(tmp_path):
     assert a.tools[0]["parameters"]["properties"] == {"location": {"type": "string"}, "days": {"type": "integer"}}
     data["tools"] = [{"type": "function", "function": {"name": "getWeather", "description": "Weather now", "parameters": {"type": "object"}}}]
     a, _ = load(tmp_path, data)
-    assert a.tools == [{"name": "getWeather", "description": "Weather now", "parameters": {"type": "object"}}]
+    assert a.tools == ({"name": "getWeather", "description": "Weather now", "parameters": {"type": "object"}},)
 
 
 def test_no_comparative_evaluators_means_no_pairwise_verdict(tmp_path):
@@ -147,7 +147,7 @@ def test_history_with_tool_calls_and_system_messages(tmp_path):
     ]
     (s,) = load(tmp_path, with_example(inputs={"messages": messages}))
     assert s.prompt == "明天呢？" and s.variables == {}
-    assert s.history == [
+    assert list(s.history) == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "天气如何？"},
         {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "tool": "getWeather", "input": {"location": "北京"}}]},

@@ -136,7 +136,7 @@ def test_seed_full_example(tmp_path):
     assert single.sample_id == "evals-1" and single.source_format == "m365"
     assert types(single.assertions) == ["relevance", "coherence", "citations"]  # extend: defaults + the item's
     assert single.assertions[2].raw == {"type": "citations", "citation_format": "mixed"}
-    assert single.context is None and single.turns == []
+    assert single.context is None and single.turns == ()
     assert thread.sample_id == "Expense policy flow"  # a name stands in for the missing testId
     assert thread.prompt == "I spent $250 on dinner. Is that okay?" and thread.assertions == []
     first, second = thread.turns
@@ -160,7 +160,7 @@ def test_sequential_items_with_labels_schema_1_0_0(tmp_path):
     a, b = load_samples([write(tmp_path, "tests.json", doc)]).samples
     assert (a.sample_id, a.category, b.sample_id, b.category) == ("MT-001", "multi-turn", "MT-002", "多轮")
     assert types(a.assertions) == ["relevance", "coherence"]  # no default_evaluators: the system defaults
-    assert b.raw["notes"] == "bug #456" and a.turns == []
+    assert b.raw["notes"] == "bug #456" and a.turns == ()
 
 
 def test_a_1_0_0_document_may_use_fields_of_later_schemas(tmp_path):

@@ -27,7 +27,7 @@ from omk.loader import load_samples
 from omk.loader.document import Document
 from omk.loader.read import read_file
 from omk.loader.share import Sharer
-from omk.model import NO_ITEMS, AssertionSpec, Sample, Status
+from omk.model import AssertionSpec, Sample, Status
 from omk.records import SampleResult, Trace
 
 SCHEMA = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"enum": ["safe", "vulnerable"]}}}
@@ -208,14 +208,16 @@ def test_a_written_out_spec_equals_one_built_by_hand():
     assert spec.children == () and spec.source is None and "weight=2.0" in repr(spec)
 
 
-def test_the_empty_lists_of_loaded_samples_are_one_that_cannot_be_filled(tmp_path):
+def test_the_several_item_fields_of_a_sample_are_tuples(tmp_path):
     a, conv, b, _ = load_samples([write_set(tmp_path, "jsonl")]).samples
-    assert a.mocks is NO_ITEMS and b.tools is NO_ITEMS and a.turns is NO_ITEMS and conv.history is NO_ITEMS
-    assert a.mocks == [] and json.dumps(a.inlined_urls) == "[]"
-    with pytest.raises(TypeError, match="assign a new list"):
-        a.mocks.append({"tool": "x"})
-    a.history += [{"role": "user", "content": "hi"}]
-    assert a.history == [{"role": "user", "content": "hi"}] and NO_ITEMS == [] and b.history == []
+    assert a.mocks == () and b.tools == () and a.turns == () and conv.history == () and json.dumps(a.inlined_urls) == "[]"
+    assert type(conv.turns) is tuple and all(type(s.capability) is tuple for s in (a, conv, b))
+    with pytest.raises(AttributeError):
+        a.mocks.append({"tool": "x"})  # visibly immutable: a tuple has no append
+    a.history += ({"role": "user", "content": "hi"},)
+    assert a.history == ({"role": "user", "content": "hi"},) and b.history == ()
+    built = Sample(sample_id="x", prompt="p", capability=["search"], mocks=[{"tool": "Read", "return": "x"}])
+    assert built.capability == ("search",) and type(built.mocks) is tuple  # lists given in Python are kept as tuples
 
 
 def test_equal_values_are_shared_but_json_types_stay_apart():

@@ -87,9 +87,9 @@ def test_every_sample_field_is_carried(tmp_path):
     """
     (s,) = load(tmp_path, "s.yaml", text).samples
     assert (s.context, s.cwd, s.rubric, s.capability, s.difficulty, s.construct, s.provenance) == (
-        "c", "work", "r", ["a", "b"], "hard", "quality", "human",
+        "c", "work", "r", ("a", "b"), "hard", "quality", "human",
     )
-    assert s.mocks == [{"tool": "Read", "match": {"file_path_endswith": "a.py"}, "return": {"ok": True}}]
+    assert s.mocks == ({"tool": "Read", "match": {"file_path_endswith": "a.py"}, "return": {"ok": True}},)
     assert s.mocks_strict is True and s.tripwire is True
     assert s.environment == {"cli_available": ["git"], "files_available": ["a.py"], "notes": "n"}
     assert s.tools[0]["name"] == "Read" and s.raw["x-owner"] == "ana"
@@ -193,7 +193,7 @@ def test_anchors_aliases_and_merge_keys(tmp_path):
       assertions: *checks
     """
     a, b, c = load(tmp_path, "t.yaml", fixed).samples
-    assert (b.prompt, b.capability, b.difficulty) == ("p", ["review"], "hard")
+    assert (b.prompt, b.capability, b.difficulty) == ("p", ("review",), "hard")
     assert [x.get("value") for x in c.assertions] == ["x"]
 
 

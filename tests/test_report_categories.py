@@ -48,17 +48,17 @@ def report(rs=None):
 
 def test_breakdown_counts_in_order_of_appearance_uncategorised_last():
     rows = category_breakdown(results())
-    assert [r["category"] for r in rows] == ["knowledge-base", "tool-usage", XSS, None]
+    assert [r.category for r in rows] == ["knowledge-base", "tool-usage", XSS, None]
     kb = rows[0]
-    assert (kb["total"], kb["passed"], kb["failed"], kb["errored"]) == (3, 1, 2, 1)
-    assert kb["pass_rate"] == 0.3333
-    assert kb["composite"] == 4.0  # mean of 5.00 and 3.00: the errored result is not graded
-    assert rows[1]["composite"] == 1.0 and rows[1]["passed"] == 0
+    assert (kb.total, kb.passed, kb.failed, kb.errored) == (3, 1, 2, 1)
+    assert kb.pass_rate == 0.3333
+    assert kb.composite == 4.0  # mean of 5.00 and 3.00: the errored result is not graded
+    assert rows[1].composite == 1.0 and rows[1].passed == 0
 
 
 def test_no_category_anywhere_gives_an_empty_list():
     rs = [_result(_sample("a", None), "ok", [leaf("contains", True)])]
-    assert summarize(rs, THRESHOLD, 1.0)["categories"] == []
+    assert summarize(rs, THRESHOLD, 1.0).categories == ()
     assert "By category" not in render_markdown(report(rs))
     assert "By category" not in render_html(report(rs))
 

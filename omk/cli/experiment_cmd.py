@@ -17,6 +17,7 @@ from omk.records import SampleResult
 
 if TYPE_CHECKING:
     from omk.records.experiment_block import ExperimentBlock
+    from omk.stats.diff import RunDiff
 
 
 def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
@@ -146,35 +147,34 @@ def run_diff(args: argparse.Namespace) -> int:
 
     a, b = (records_of_report(read_document(Path(p))) for p in (args.run_a, args.run_b))
     diff = diff_runs(a, b, trivial=args.trivial)
-    data = diff.to_dict()
     if args.json:
-        say(json.dumps(data, ensure_ascii=False, indent=2))
+        say(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
     else:
-        for line in diff_lines(data):
+        for line in diff_lines(diff):
             say(line)
     return EXIT_GATE if args.fail_on_regression and diff.regressed else EXIT_OK
 
 
-def _side(side: dict[str, Any]) -> str:
-    if side.get("status") is None:
+def _side(status: str | None, passed: bool | None, composite: float | None) -> str:
+    if status is None:
         return "absent"
-    if side.get("status") == "error":
+    if status == "error":
         return "error"
-    verdict = "pass" if side.get("passed") else "fail"
-    return f"{verdict} {_fmt(side.get('composite'))}"
+    return f"{'pass' if passed else 'fail'} {_fmt(composite)}"
 
 
-def diff_lines(data: dict[str, Any]) -> list[str]:
+def diff_lines(diff: RunDiff) -> list[str]:
     """The diff for a person: one line of counts, then each changed sample, worst first."""
     better, worse = {"fail_to_pass", "error_fixed", "score_up"}, {"pass_to_fail", "new_error", "score_down"}
-    improved = sum(1 for c in data["changes"] if better & set(c["kinds"]) and not worse & set(c["kinds"]))  # samples, not kinds
+    improved = sum(1 for c in diff.changes if better & set(c.kinds) and not worse & set(c.kinds))  # samples, not kinds
     lines = [
-        f"{len(data['changes'])} samples changed, {data['unchanged']} unchanged (A {data['a_samples']}, B {data['b_samples']} samples): "
-        f"{data['regressed']} got worse, {improved} better (score changes under {data['trivial']} ignored)"
+        f"{len(diff.changes)} samples changed, {diff.unchanged} unchanged (A {diff.a_samples}, B {diff.b_samples} samples): "
+        f"{diff.regressed} got worse, {improved} better (score changes under {diff.trivial} ignored)"
     ]
-    for c in data["changes"]:
-        delta = f" ({c['delta']:+.2f})" if c.get("delta") is not None else ""
-        lines.append(f"  {c['sample_id']}: {', '.join(k.replace('_', ' ') for k in c['kinds'])} · {_side(c['a'])} → {_side(c['b'])}{delta}")
+    for c in diff.changes:
+        delta = f" ({c.delta:+.2f})" if c.delta is not None else ""
+        a, b = _side(c.a_status, c.a_passed, c.a_composite), _side(c.b_status, c.b_passed, c.b_composite)
+        lines.append(f"  {c.sample_id}: {', '.join(k.replace('_', ' ') for k in c.kinds)} · {a} → {b}{delta}")
     return lines
 
 

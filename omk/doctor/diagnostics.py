@@ -188,7 +188,7 @@ def ungraded(samples: list[Sample]) -> list[Diagnostic]:
     ]
 
 
-def mock_keys(mocks: list[dict[str, Any]]) -> list[str]:
+def mock_keys(mocks: Sequence[dict[str, Any]]) -> list[str]:
     """A mock's key, as omk 0.54 names it: `<tool>:<1-based ordinal among mocks with the same literal tool>`."""
     seen: Counter[str] = Counter()
     keys = []

@@ -3,12 +3,13 @@ report files (written from the results file, one result at a time)."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.results import Results
 from omk.engine.run_report import Report
-from omk.records.document import Category, LayerMeans, Summary
+from omk.records.document import Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
@@ -31,24 +32,14 @@ def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
     from omk.runner.repeats import spent_cost
     from omk.scoring.summary import summarize
 
-    data = summarize(digests, evaluation.settings.threshold, evaluation.duration_ms)
+    summary = summarize(digests, evaluation.settings.threshold, evaluation.duration_ms)
     judge = evaluation.judge
-    return Summary(
-        total=data["total"],
-        ok=data["ok"],
-        errored=data["errored"],
-        passed=data["passed"],
-        failed=data["failed"],
+    return dataclasses.replace(
+        summary,
         cost_usd=spent_cost(digests),  # cached results cost nothing this run
-        duration_ms=data["duration_ms"],
-        scores=LayerMeans(**data["scores"]),
-        threshold=data["threshold"],
-        gate_passed=data["gate_passed"],
-        skipped_judge_items=data["skipped_judge_items"],
-        categories=tuple(Category(**c) for c in data["categories"]),
         cached=sum(1 for r in digests if r.cached),
         judge_cost_usd=judge.spent_usd() if judge is not None else None,  # apart from the target's cost_usd
-        skipped_judge_reason=why_no_judge(evaluation.settings) if data["skipped_judge_items"] else None,
+        skipped_judge_reason=why_no_judge(evaluation.settings) if summary.skipped_judge_items else None,
         repeat=evaluation.repeat,
     )
 

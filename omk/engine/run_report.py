@@ -48,7 +48,7 @@ class Report:
 
     def result(self, sample_id: str, repeat: int = 0) -> SampleResult:
         if (get := getattr(self.results, "get", None)) is not None:  # by its place in the results file
-            if (found := get((sample_id, repeat))) is not None:
+            if isinstance(found := get((sample_id, repeat)), SampleResult):
                 return found
             raise KeyError(f"no result for sample {sample_id!r} (repeat {repeat})")
         for r in self.results:

@@ -166,7 +166,7 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
         if sample.turns:
             sample.prompt = sample.turns[0].prompt  # a conversation's prompt is its first turn's
         order = list(dict.fromkeys(u for urls in found.values() for u in urls))
-        sample.inlined_urls = [_record(u, where[u][sample.sample_id], resolutions[u], redact) for u in order]
+        sample.inlined_urls = tuple(_record(u, where[u][sample.sample_id], resolutions[u], redact) for u in order)
 
     _print_outcome(where, resolutions, redact, err)
 

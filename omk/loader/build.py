@@ -18,7 +18,7 @@ from omk.assertions.registry import PrepareError, registry
 from omk.loader.document import Path_
 from omk.loader.messages import field_label
 from omk.loader.share import Sharer
-from omk.model import NO_ITEMS, AssertionSpec, Layer, Sample, SourceRef, Turn
+from omk.model import AssertionSpec, Layer, Sample, SourceRef, Turn
 
 Found = list[tuple[Path_, str]]
 
@@ -127,19 +127,14 @@ def build_turn(raw: dict[str, Any], index: int, src: SourceInfo, found: Found) -
     )
 
 
-def _list(value: Any) -> list[Any]:
-    """The sample's own list (shared with `raw`, not copied), or the shared empty one."""
-    return value if isinstance(value, list) and value else NO_ITEMS
-
-
 def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Found) -> Sample:
     """A `Sample` from a dict that passed validation; prepare problems go to `found`.
 
     A conversation (`turns`) keeps its first turn's prompt as `prompt`, so whatever lists samples
     has a text to show; the run sends `turns`. Lists such as `capability` and `mocks` are the
-    ones in `raw` (shared, read-only), not copies; an empty one is `NO_ITEMS`.
+    ones in `raw` (shared, read-only) as tuples.
     """
-    turns = [build_turn(t, j, src, found) for j, t in enumerate(raw.get("turns") or [])] or NO_ITEMS
+    turns = tuple(build_turn(t, j, src, found) for j, t in enumerate(raw.get("turns") or []))
     return Sample(
         sample_id=raw["sample_id"],
         prompt=turns[0].prompt if turns else raw["prompt"],
@@ -151,20 +146,20 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
             for i, a in enumerate(raw.get("assertions") or [])
         ],
         dimensions=raw.get("dimensions"),
-        capability=_list(raw.get("capability")),
+        capability=src.shared.items(raw.get("capability")),
         category=raw.get("category"),
         difficulty=raw.get("difficulty"),
         construct=raw.get("construct"),
         provenance=raw.get("provenance"),
-        mocks=_list(raw.get("mocks")),
+        mocks=src.shared.items(raw.get("mocks")),
         mocks_strict=raw.get("mocksStrict", False) is True,
         tripwire=raw.get("tripwire", False) is True,
         environment=raw.get("environment"),
-        tools=_list(raw.get("tools")),
+        tools=src.shared.items(raw.get("tools")),
         raw=raw,
         source=src.origin if src.origin is not None else src.ref((), src.label),
         base_dir=base_dir,
         turns=turns,
-        inlined_urls=NO_ITEMS,
-        history=NO_ITEMS,
+        inlined_urls=(),
+        history=(),
     )

@@ -33,7 +33,7 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "checked")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
@@ -45,12 +45,22 @@ class Sharer:
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
         self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
         self.checked: dict[int, tuple[Any, Any]] = {}  # the validator's memo (omk.loader.validate.check_sample)
+        self._tuples: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(list) → (list, its items as a tuple)
 
     def sample(self, raw: Any) -> Any:
         """A sample's mapping with its keys and values shared (the mapping itself is its own)."""
         if raw.__class__ is not dict or not self.data:
             return raw
         return {self.text(k): self._value(v, 1) for k, v in raw.items()}
+
+    def items(self, value: Any) -> tuple[Any, ...]:
+        """A list field's items as a tuple: one tuple for each shared list, () for none."""
+        if value.__class__ is not list or not value:
+            return ()
+        found = self._tuples.get(id(value))
+        if found is None:
+            found = self._tuples[id(value)] = (value, tuple(value))  # the list is kept: its id stays its own
+        return found[1]
 
     def text(self, value: str) -> str:
         found = self._strings.get(value)

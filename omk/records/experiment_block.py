@@ -14,8 +14,10 @@ from typing import Any
 from omk.errors import InputError
 from omk.records.document import LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
-from omk.stats.paired import Regression
-from omk.stats.verdict import Level, PairVerdict, Verdict
+from omk.stats.paired import Regression as Regression
+from omk.stats.verdict import Level
+from omk.stats.verdict import PairVerdict as PairVerdict
+from omk.stats.verdict import Verdict as Verdict
 
 # ---------------------------------------------------------------- the variants and the verdict
 
@@ -316,6 +318,22 @@ class WinRateRow:
 
 
 TALLY_KEYS = ("a_better", "b_better", "ties", "errored", "skipped")
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """How the pairwise verdicts on one treatment came out (`summary` of a pair)."""
+
+    a_better: int = 0
+    b_better: int = 0
+    ties: int = 0
+    errored: int = 0
+    skipped: int = 0
+    compared: int = 0
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Tally:
+        return cls(*(f.int(k) for k in (*TALLY_KEYS, "compared")))
 POSITION_KEYS = ("consistent", "inconsistent", "first", "second", "partial")
 
 
@@ -327,7 +345,7 @@ class Pair:
     treatment: str | None
     targets: tuple[str, str]  # A's and B's specs, "?" where the block does not say
     judges: tuple[str, ...]
-    tally: Mapping[str, int]  # TALLY_KEYS and `compared`
+    tally: Tally
     position: Mapping[str, int] | None  # POSITION_KEYS; None in a report from before both orders
     win_rate: tuple[WinRateRow, ...]
     verdicts: tuple[PairwiseVerdict, ...]
@@ -343,7 +361,7 @@ class Pair:
             treatment=f.str("treatment"),
             targets=(str(names[0] or "?"), str(names[1] or "?")),
             judges=tuple(map(str, judge)) if isinstance(judge, list) else (),
-            tally={k: summary.int(k) for k in (*TALLY_KEYS, "compared")},
+            tally=Tally.from_json(summary),
             position={k: position.int(k) for k in POSITION_KEYS} if position is not None else None,
             win_rate=tuple(WinRateRow.from_json(r) for r in f.objs("win_rate")),
             verdicts=tuple(PairwiseVerdict.from_json(v) for v in f.objs("verdicts")),

@@ -482,11 +482,11 @@ class SampleResult:
             repeat=repeat,
             source_file=source.file if source else None,
             source_line=source.line if source else None,
-            capability=sample.capability,
+            capability=list(sample.capability),
             difficulty=sample.difficulty,
             tripwire=sample.tripwire,
             category=sample.category,
-            urls=sample.inlined_urls,
+            urls=list(sample.inlined_urls),
         )
 
     @property

@@ -32,7 +32,7 @@ def judges(pair: Pair, lang: str) -> str:
 
 def tally(pair: Pair) -> list[tuple[str, str, int]]:
     """(summary key, English label, count) in display order."""
-    return [(key, label, pair.tally[key]) for key, label in TALLY]
+    return [(key, label, getattr(pair.tally, key)) for key, label in TALLY]
 
 
 def title(pair: Pair, index: int, count: int, lang: str) -> str:
@@ -210,7 +210,7 @@ def junit_properties(report: ReportDocument) -> list[tuple[str, str]]:
 def _junit_pair(pair: Pair, prefix: str) -> list[tuple[str, str]]:
     a, b = pair.targets
     props = [(f"{prefix}:target_a", a), (f"{prefix}:target_b", b), (f"{prefix}:judge", judges(pair, "en"))]
-    props += [(f"{prefix}:{key}", str(n)) for key, _, n in [("compared", "", pair.tally["compared"]), *tally(pair)]]
+    props += [(f"{prefix}:{key}", str(n)) for key, _, n in [("compared", "", pair.tally.compared), *tally(pair)]]
     if pair.position is not None:
         props.append((f"{prefix}:inconsistent", str(pair.position["inconsistent"])))
     for r in pair.win_rate:

@@ -25,7 +25,7 @@ def print_pairwise(pairs: Sequence[Pair], console: Any) -> None:
             table.add_row(Text(str(v.sample_id)), Text(str(v.key)), Text(verdict_word(v, "en")), Text(v.why))
         console.print(table)
         s = pair.tally
-        line = f"A better {s['a_better']} · B better {s['b_better']} · tie {s['ties']} · errored {s['errored']} · skipped {s['skipped']}"
+        line = f"A better {s.a_better} · B better {s.b_better} · tie {s.ties} · errored {s.errored} · skipped {s.skipped}"
         console.print(Text(line, style="bold"))
         for text in rate_lines(pair, "en"):
             console.print(Text(text))

@@ -46,7 +46,7 @@ def turn_view(sample: Sample, index: int) -> Sample:
         rubric=turn.rubric or sample.rubric,
         dimensions={**(sample.dimensions or {}), **(turn.dimensions or {})} or None,
         raw=raw,
-        turns=[],
+        turns=(),
     )
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from omk.records import SampleResult
+from omk.records.document import Category
 from omk.scoring.layers import round2
 
 if TYPE_CHECKING:
@@ -21,10 +22,10 @@ if TYPE_CHECKING:
 LAYERS = ("fact", "behavior", "judge")
 
 
-def category_breakdown(results: Sequence[SampleResult | Digest]) -> list[dict[str, Any]]:
+def category_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Category, ...]:
     """Per category, in order of first appearance; results (or their digests) in plan order."""
     if not any(r.category for r in results):
-        return []
+        return ()
     groups: dict[str | None, list[SampleResult | Digest]] = {}
     for r in results:
         groups.setdefault(r.category or None, []).append(r)
@@ -39,15 +40,7 @@ def category_breakdown(results: Sequence[SampleResult | Digest]) -> list[dict[st
             for r in members
             if r.status == "ok" and any(getattr(r.scores, layer) is not None for layer in LAYERS)
         ]
-        out.append(
-            {
-                "category": category,
-                "total": len(members),
-                "passed": passed,
-                "failed": len(members) - passed,
-                "errored": errored,
-                "pass_rate": round(passed / len(members), 4),
-                "composite": round2(fmean(graded)) if graded else None,
-            }
-        )
-    return out
+        rate = round(passed / len(members), 4)
+        composite = round2(fmean(graded)) if graded else None
+        out.append(Category(category, len(members), passed, len(members) - passed, errored, rate, composite))
+    return tuple(out)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from statistics import fmean
-from typing import Any
 
 from omk.records import SampleResult
+from omk.records.document import LayerMeans, Summary
 from omk.scoring.categories import category_breakdown
 from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2
@@ -18,7 +18,7 @@ def _mean(values: list[float]) -> float | None:
     return round2(fmean(values)) if values else None
 
 
-def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration_ms: float) -> dict[str, Any]:
+def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration_ms: float) -> Summary:
     """The run summary of results (or of their digests, which is all it reads), in plan order."""
     results = digests(items)
     ok = [r for r in results if r.status == "ok"]
@@ -30,20 +30,17 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
     layer_means = [v for k, v in scores.items() if k in LAYERS and v is not None]
     passed = sum(1 for r in results if r.passed)
     judge_skipped = sum(r.skipped_judge_items for r in results)
-    return {
-        "total": len(results),
-        "ok": len(ok),
-        "errored": len(results) - len(ok),
-        "passed": passed,
-        "failed": len(results) - passed,
-        "cost_usd": round(sum(costs), 6) if costs else None,
-        "duration_ms": round(duration_ms, 1),
-        "scores": scores,
-        "threshold": threshold,
-        "gate_passed": bool(results)
-        and passed == len(results)
-        and bool(layer_means)
-        and all(v >= threshold for v in layer_means),
-        "skipped_judge_items": judge_skipped,
-        "categories": category_breakdown(results),  # [] when no sample has a category
-    }
+    return Summary(
+        total=len(results),
+        ok=len(ok),
+        errored=len(results) - len(ok),
+        passed=passed,
+        failed=len(results) - passed,
+        cost_usd=round(sum(costs), 6) if costs else None,
+        duration_ms=round(duration_ms, 1),
+        scores=LayerMeans(**scores),
+        threshold=threshold,
+        gate_passed=bool(results) and passed == len(results) and bool(layer_means) and all(v >= threshold for v in layer_means),
+        skipped_judge_items=judge_skipped,
+        categories=category_breakdown(results),  # none when no sample has a category
+    )

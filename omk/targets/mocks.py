@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,7 +180,7 @@ class MockSandbox:
 
     def __init__(
         self,
-        mocks: list[dict[str, Any]],
+        mocks: Sequence[dict[str, Any]],
         *,
         strict: bool = False,
         base_dir: Path | None = None,

@@ -387,7 +387,7 @@ class _M365Reader(Reader):
             source_format="m365",
         )
         if turns:
-            sample.turns = turns
+            sample.turns = tuple(turns)
         else:
             sample.assertions = specs or []
         return sample

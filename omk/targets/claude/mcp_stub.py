@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ def mcp_name(tool: str) -> tuple[str, str] | None:
     return (server, name) if sep and server and name and "." not in name else None
 
 
-def stub_tools(mocks: list[dict[str, Any]], declared: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def stub_tools(mocks: Sequence[dict[str, Any]], declared: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """{server: [{name, description, inputSchema}]} for every MCP tool a mock or a declared tool names."""
     schemas = {}
     for tool in declared:

@@ -142,3 +142,47 @@ def test_a_large_page_is_still_turned_into_text(tmp_path):
     deep = ("<div>" * 100_000 + "deep" + "</div>" * 100_000).encode()
     with pytest.raises(RecursionError):
         asyncio.run(page_text(deep, None))
+
+
+BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
+
+
+def test_bidi_controls_are_escaped_on_the_terminal_and_unsafe_links_dropped_from_markdown(tmp_path):
+    sample_id = "pay\u202egnp.exe"  # shown as "payexe.png" if the control reached the terminal raw
+    output = "[ok](https://x.io) [docs](javascript:alert(1)) [d]( DATA:x) " + "".join(BIDI)
+    (tmp_path / "s.json").write_text(
+        json.dumps([{"sample_id": sample_id, "prompt": "hi", "assertions": [{"type": "equals", "value": "expected " + "\u2067x"}]}]),
+        encoding="utf-8",
+    )
+    (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": sample_id, "output": output}) + "\n", encoding="utf-8")
+    proc = omk(["eval", "s.json", "--target", "replay:r.jsonl", "--out", "run", "--format", "json,md"], tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    shown = proc.stdout + proc.stderr
+    assert not any(c in shown for c in BIDI), ascii(shown)
+    assert "pay\\u202egnp.exe" in shown
+    summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
+    assert not any(c in summary for c in BIDI), ascii(summary)
+    assert "pay\\u202egnp.exe" in summary
+    assert "](javascript:" not in summary.lower() and "]( data:" not in summary.lower()
+    assert "[docs&#93;(javascript:alert(1))" in summary
+    assert "[ok](https://x.io)" in summary  # a safe link is kept
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("[x](javascript:alert(1))", False),
+        ("[x]( JaVaScRiPt:alert(1))", False),
+        ("[x](<vbscript:msgbox>)", False),
+        ("[x\\](javascript:alert(1))", False),  # a backslash before the bracket changes nothing
+        ("[x]: javascript:alert(1)", False),  # a link definition
+        ("[x](data:text/html;base64,PHNjcmlwdD4=)", False),
+        ("[x](https://example.com)", True),
+        ("[x](mailto:a@example.com)", True),
+        ("[x](relative/page.md)", True),
+    ],
+)
+def test_only_http_https_and_mailto_links_stay_links(text, kept):
+    from omk.textsafe import safe_markdown_links
+
+    assert (safe_markdown_links(text) == text) == kept

@@ -18,6 +18,7 @@ from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.scoring.digest import Digest
+from omk.secrets import Masker
 
 Key = tuple[str, int]  # (sample_id, repeat)
 
@@ -26,9 +27,10 @@ class ResultLog:
     """The results of one run, by (sample_id, repeat): lines of `results.jsonl` when the run has a
     folder (`path`), else the result objects themselves."""
 
-    def __init__(self, samples: Iterable[Sample], path: Path | None = None):
+    def __init__(self, samples: Iterable[Sample], path: Path | None = None, mask: Masker | None = None):
         self.samples = {s.sample_id: s for s in samples}
         self.path = path
+        self.mask = mask or Masker()  # the run's secrets, kept out of every line whatever brought them
         self.spans: dict[Key, tuple[int, int]] = {}  # where each line starts, and its length
         self.kept: dict[Key, SampleResult] = {}  # a run without a folder keeps its results
         self.digests: dict[Key, Digest] = {}
@@ -67,7 +69,7 @@ class ResultLog:
             self.kept[key] = result
         else:
             at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
-            line = _encode(dumps(result.to_json(), where=self.nonfinite, at=at))
+            line = _encode(dumps(self.mask.value_if_present(result.to_json()), where=self.nonfinite, at=at))
             self._out.write(line)
             self._out.flush()
             self.spans[key] = (self._end, len(line) - 1)

@@ -19,6 +19,7 @@ import os
 import secrets
 import signal
 import weakref
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +157,7 @@ def _marked(table: dict[int, tuple[int, Path]], mark: str) -> set[int]:
     return found
 
 
-def kill_strays(pid: int, mark: str, known: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+def kill_strays(pid: int, mark: str, known: Iterable[int] = ()) -> None:
     """Kill what a program left running outside its process group: `known` (its descendants seen
     before), whatever is still below `pid`, and every process carrying the call's `mark`, until
     a scan finds none."""

@@ -5,6 +5,7 @@ through the real `omk eval`. Real subprocesses, real setsid."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -71,10 +72,8 @@ def child_of(tmp: Path) -> int:
 
 def cleanup(tmp: Path) -> None:
     if (tmp / "child.pid").exists():
-        try:
+        with contextlib.suppress(ProcessLookupError, ValueError):
             os.kill(child_of(tmp), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
 
 
 @pytest.mark.parametrize("program", [SETSID_CHILD, DOUBLE_FORK], ids=["setsid", "double-fork"])

@@ -44,8 +44,7 @@ def prepare(
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
-        options = EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options)))
-        _no_redacted_spec(options, run_dir)
+        options = _no_redacted_spec(EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options))), run_dir)
         cwd = _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
     elif samples is not None:
@@ -74,8 +73,8 @@ def prepare(
         folder = _new_folder(settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
-    mask = Masker.for_run(settings.extra)
-    evaluation.log = ResultLog(chosen, folder.out_dir / rs.RESULTS if folder.out_dir is not None else None, mask)
+    results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
+    evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:
         evaluation.log.restore(repeat)
     elif folder.out_dir is not None:
@@ -131,9 +130,9 @@ def _record(evaluation: Evaluation) -> None:
     )
 
 
-def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> None:
-    """A resumed run cannot rerun a target or judge whose recorded spec had a secret masked out
-    of it (run.json never holds one): it would run with `[redacted]` in place of the key."""
+def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:
+    """`options` of a resumed run, unless its target or judge spec had a secret masked out of it
+    (run.json never holds one): it would run with `[redacted]` in place of the key."""
     for name in ("target", "judge"):
         spec = getattr(options, name, None)
         if isinstance(spec, str) and REDACTED in spec:
@@ -141,6 +140,7 @@ def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> None:
                 f"{run_dir / 'run.json'}: cli.{name}: the recorded spec held a secret, which omk does not write down; "
                 "start a new run instead"
             )
+    return options
 
 
 def _same_target(manifest: dict[str, Any], describe: dict[str, Any], run_dir: Path) -> None:

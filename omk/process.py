@@ -1,8 +1,14 @@
 """Child programs omk talks to over pipes: `cmd:` targets, the Claude Code CLI, command judges.
 
 Each runs in its own process group (`start_program`), so stopping it (`stop_program`) kills
-whatever it started too. What a program prints on stdout is kept up to `max_output_bytes`
-(omk.yaml), read by the caller.
+whatever it started too. A descendant can leave the group (`setsid`, a daemon's double fork);
+on Linux `stop_program` finds those too, through /proc: every process still below the program
+in the process tree, and every process that carries the call's mark, an environment variable
+(`OMK_CALL_MARK`) set for the program and inherited by whatever it starts, however far it moved
+away. Only a descendant that both left the tree and cleared its environment escapes; running omk
+in a container (or a cgroup of its own) is the stronger bound (docs/security.md).
+
+What a program prints on stdout is kept up to `max_output_bytes` (omk.yaml), read by the caller.
 """
 
 from __future__ import annotations
@@ -10,13 +16,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import signal
+import weakref
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 DEFAULT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024  # stdout kept per call (omk.yaml `max_output_bytes`)
 STREAM_LIMIT = 64 * 1024  # asyncio's own default for one stdout line
 PIPE_GRACE_S = 2.0  # after the kill: how long the pipes may stay open (a grandchild holding them)
+MARK_VARIABLE = "OMK_CALL_MARK"  # set for each program; its descendants inherit it
+_PROC = Path("/proc")
+_KILL_ROUNDS = 5  # scans after a kill: a descendant may have forked meanwhile
+_marks: weakref.WeakKeyDictionary[asyncio.subprocess.Process, str] = weakref.WeakKeyDictionary()
 
 
 def max_output_bytes(settings: dict[str, Any] | None) -> int:
@@ -30,17 +43,21 @@ async def start_program(
 ) -> asyncio.subprocess.Process:
     """Start `argv` with stdin, stdout and stderr as pipes, in a process group of its own (so a
     kill takes its children too). OSError when it cannot start; the caller says so its own way.
-    `limit` is the longest stdout line a `readline` accepts."""
-    return await asyncio.create_subprocess_exec(
+    `limit` is the longest stdout line a `readline` accepts. `env` (omk's own environment when
+    None) gets the call's mark, by which `stop_program` finds descendants that left the group."""
+    mark = secrets.token_hex(12)
+    proc = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=cwd,
-        env=env,
+        env={**(os.environ if env is None else env), MARK_VARIABLE: mark},
         start_new_session=True,
         limit=limit,
     )
+    _marks[proc] = mark
+    return proc
 
 
 async def stop_program(proc: asyncio.subprocess.Process) -> None:
@@ -48,11 +65,15 @@ async def stop_program(proc: asyncio.subprocess.Process) -> None:
     started by `start_program` (or any started with `start_new_session=True`)."""
     # The group, even when the program itself has exited: a child it left behind (holding the
     # pipes, or just running) must not outlive the call. An empty group is simply not found.
+    below = _descendants(proc.pid)  # before the kill: once the program dies they move to init
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if hasattr(os, "killpg"):
             os.killpg(proc.pid, signal.SIGKILL)
         elif proc.returncode is None:  # pragma: no cover - not POSIX
             proc.kill()
+    mark = _marks.pop(proc, None)
+    if mark is not None:
+        kill_strays(proc.pid, mark, below)
     # Reap it, and see its pipes to the end, even when cancelled again meanwhile: on Ctrl-C
     # asyncio.run cancels the run and then every task still going, and a program or pipe left
     # behind meets a closed loop ("Event loop is closed" tracebacks at exit). A killed program
@@ -91,3 +112,64 @@ async def _settle(proc: asyncio.subprocess.Process) -> None:
         if transport is not None:
             transport.close()
     await asyncio.sleep(0)  # the pipes' closing callbacks run on this turn of the loop
+
+
+def _processes() -> dict[int, tuple[int, Path]]:
+    """Every living process /proc shows: pid -> (parent pid, its /proc folder). Empty without /proc."""
+    found: dict[int, tuple[int, Path]] = {}
+    with contextlib.suppress(OSError):
+        for entry in _PROC.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()
+                if fields[0] not in ("Z", "X"):  # a dead process waiting to be reaped is no threat
+                    found[int(entry.name)] = (int(fields[1]), entry)
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile
+    return found
+
+
+def _descendants(pid: int, table: dict[int, tuple[int, Path]] | None = None) -> set[int]:
+    """The processes below `pid` in the process tree (on Linux; empty elsewhere)."""
+    table = _processes() if table is None else table
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in table.items():
+        children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    todo = list(children.get(pid, []))
+    while todo:
+        p = todo.pop()
+        if p not in found:
+            found.add(p)
+            todo.extend(children.get(p, []))
+    return found
+
+
+def _marked(table: dict[int, tuple[int, Path]], mark: str) -> set[int]:
+    """The processes whose environment carries `mark` (those this user may read)."""
+    needle = f"{MARK_VARIABLE}={mark}".encode()
+    found = set()
+    for pid, (_, folder) in table.items():
+        with contextlib.suppress(OSError):
+            if needle in (folder / "environ").read_bytes():
+                found.add(pid)
+    return found
+
+
+def kill_strays(pid: int, mark: str, known: Iterable[int] = ()) -> None:
+    """Kill what a program left running outside its process group: `known` (its descendants seen
+    before), whatever is still below `pid`, and every process carrying the call's `mark`, until
+    a scan finds none."""
+    targets = set(known)
+    for _ in range(_KILL_ROUNDS):
+        table = _processes()
+        targets |= _descendants(pid, table) | _marked(table, mark)
+        targets &= table.keys()
+        targets.discard(os.getpid())
+        if not targets:
+            return
+        for stray in targets:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(stray, signal.SIGKILL)
+        targets = set()

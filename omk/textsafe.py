@@ -5,7 +5,11 @@
   They become U+FFFD, the replacement character, where the text enters omk.
 * Control characters in text printed to a terminal (an escape sequence in a model's reply or a
   sample id) could recolour, hide or rewrite what the user sees: `for_terminal` shows them as
-  `\\x1b`-style escapes.
+  `\\x1b`-style escapes. Unicode's bidirectional controls (U+202A–202E, U+2066–2069, and the
+  marks U+200E, U+200F, U+061C) would show an id or a verdict reordered: they are shown as
+  `\\u202e`-style escapes, in the terminal and in the Markdown summary (`show_bidi`).
+* A Markdown link in an output (`[docs](javascript:…)`) would be live in a rendered summary:
+  `safe_markdown_links` leaves links to http, https and mailto, and turns any other into text.
 """
 
 from __future__ import annotations
@@ -17,7 +21,12 @@ REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # A JSON or YAML escape that can produce a lone surrogate: only then is a parsed document walked.
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI_CHARS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI = re.compile(f"[{_BIDI_CHARS}]")
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_CHARS}]")
+# `](target` of an inline link and `]: target` of a link definition, whose target has a scheme
+# other than http, https or mailto (`javascript:`, `data:`, `vbscript:`, `file:`…).
+_UNSAFE_LINK = re.compile(r"\](\(\s*<?|:[ \t]*<?)(?!(?:https?|mailto):)(?=[a-z][a-z0-9+.\-]*:)", re.IGNORECASE)
 
 
 def scrub(text: str) -> str:
@@ -42,6 +51,25 @@ def scrub_value(value: Any) -> Any:
     return value
 
 
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
 def for_terminal(text: object) -> str:
-    """Control characters (but tab and newline) written as `\\x1b`; lone surrogates as U+FFFD."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", scrub(str(text)))
+    """Control characters (but tab and newline) written as `\\x1b`, bidirectional controls as
+    `\\u202e`; lone surrogates as U+FFFD."""
+    return _CONTROL.sub(_escape, scrub(str(text)))
+
+
+def show_bidi(text: str) -> str:
+    """`text` with its bidirectional controls written as `\\u202e`-style escapes."""
+    return _BIDI.sub(_escape, text)
+
+
+def safe_markdown_links(text: str) -> str:
+    """Markdown `text` whose links (inline `[x](…)` or defined `[x]: …`) lead only to http, https
+    or mailto: the closing bracket of any other is written as the character reference `&#93;`
+    (which shows as `]` and closes nothing, whatever backslashes come before it), so the link
+    shows as text."""
+    return _UNSAFE_LINK.sub(lambda m: "&#93;" + m.group(1), text)

@@ -5,7 +5,7 @@ Paths: /doc.html (an HTML page), /plain.txt, /missing (404), /private (401), /fo
 /stream-big (5,000 bytes without Content-Length), /redirect (302 → /doc.html),
 /login-redirect (302 → /login?next=…), /login (a sign-in form), /short, /image.png, /gbk.html,
 /redirect-to?to=URL (302 → URL, for redirects to addresses the policy refuses), /deep.html (HTML
-nested 100,000 levels deep).
+nested 100,000 levels deep), /br-bomb.html (2 MB of `x<br>`, slow to turn into text).
 `hits` counts requests per path, so a test can prove a URL was fetched once; `hosts` keeps each
 request's Host header, and `proxied` the absolute-form targets (`GET http://name/path`) of the
 requests it received as an HTTP proxy (it then serves the path as if it were the origin).
@@ -116,6 +116,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(302, "", headers={"Location": parse_qs(query)["to"][0]})
         elif path == "/deep.html":  # hostile: nested 100,000 levels deep
             self._send(200, "<html><body>" + "<div>" * 100_000 + "deep" + "</div>" * 100_000 + "</body></html>", "text/html")
+        elif path == "/br-bomb.html":  # hostile: quick to send, tens of seconds of CPU to convert
+            self._send(200, "<html><body>" + "x<br>" * 400_000 + "</body></html>", "text/html")
         elif path == "/redirect":
             self._send(302, "", headers={"Location": "/doc.html"})
         elif path == "/login-redirect":

@@ -194,3 +194,59 @@ def test_the_last_pass_walks_a_report_only_when_a_secret_is_in_it():
     assert mask.value_if_present(dirty) == {"results": [{"output": "key [redacted] here", "n": 1.5}]}
     quoted = Masker(['sk-"quoted"-0123456789'])  # escaped in JSON text: always walked
     assert quoted.value_if_present({"o": 'a sk-"quoted"-0123456789 b'}) == {"o": "a [redacted] b"}
+
+
+KEYED_AGENT = """
+import json, sys
+sys.stdin.readline()
+print(json.dumps({"type": "response", "output": "ok " + sys.argv[-1][:3]}), flush=True)
+"""
+HOOK_SAYS_THE_KEY = """
+import os
+def check(output, ctx):
+    return {"pass": False, "message": "I saw " + os.environ["CORP_LLM"] + " and " + os.environ["OPENAI_API_KEY"]}
+"""
+HOOK_RAISES_THE_KEY = """
+import os
+def check(output, ctx):
+    raise RuntimeError("bad key " + os.environ["OPENAI_API_KEY"])
+"""
+HOOK_CRASHES_WITH_THE_KEY = """
+import os, sys
+def check(output, ctx):
+    sys.stderr.write("fatal: token " + os.environ["CORP_LLM"] + "\\n")
+    sys.stderr.flush()
+    os._exit(3)
+"""
+
+
+@pytest.mark.parametrize("where", ["--target", "OMK_TARGET"])
+def test_a_key_in_the_target_spec_and_in_hook_messages_reaches_no_file_or_terminal(tmp_path, where):
+    for name, text in (("agent.py", KEYED_AGENT), ("says.py", HOOK_SAYS_THE_KEY), ("raises.py", HOOK_RAISES_THE_KEY), ("crashes.py", HOOK_CRASHES_WITH_THE_KEY)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    hooks = [{"type": "custom", "fn": f} for f in ("says.py", "raises.py", "crashes.py")]
+    nested = {"type": "assert-set", "children": [{"type": "custom", "fn": "says.py"}]}
+    (tmp_path / "s.yaml").write_text(
+        yaml.safe_dump({"samples": [{"sample_id": "s", "prompt": "hi", "assertions": [*hooks, nested]}]}), encoding="utf-8"
+    )
+    (tmp_path / "omk.yaml").write_text("openai:\n  api_key_env: CORP_LLM\n", encoding="utf-8")
+    spec = f"cmd:{sys.executable} agent.py --key {OPENAI_KEY}"
+    env = {"OPENAI_API_KEY": OPENAI_KEY, "CORP_LLM": CUSTOM_KEY}
+    args = ["eval", "s.yaml", "--out", "run", "--format", "json,junit,md,html"]
+    if where == "--target":
+        args += ["--target", spec]
+    else:
+        env["OMK_TARGET"] = spec
+    proc = omk(args, tmp_path, env)
+    assert proc.returncode == 1, proc.stderr
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert manifest["settings"]["target"] == f"cmd:{sys.executable} agent.py --key {REDACTED}"
+    lines = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    messages = [a["message"] for a in lines[0]["assertions"]]
+    assert messages[0] == f"I saw {REDACTED} and {REDACTED}"
+    assert REDACTED in messages[1] and REDACTED in messages[2], messages
+    assert lines[0]["assertions"][3]["children"][0]["message"] == f"I saw {REDACTED} and {REDACTED}"
+    assert_clean([tmp_path / "run", tmp_path / ".omk"], [proc.stdout, proc.stderr], [OPENAI_KEY, CUSTOM_KEY])
+    if where == "--target":  # resuming cannot run the masked spec: one clear line
+        resumed = omk(["eval", "--resume", "run"], tmp_path, env)
+        assert resumed.returncode == 2 and "cli.target: the recorded spec held a secret" in resumed.stderr, resumed.stderr

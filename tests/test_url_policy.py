@@ -68,7 +68,9 @@ def fetch(url: str, allow: list[str] | None = None, resolver=None, **kwargs) -> 
         ("0.0.0.0", "unspecified"),
         ("::", "unspecified"),
         ("240.0.0.1", "reserved"),
-        ("192.0.2.10", "private"),  # TEST-NET-1: documentation only (Python files it under private)
+        ("192.0.2.10", "documentation"),  # TEST-NET-1
+        ("fec0::1", "site-local"),  # deprecated site-local, which Python 3.11 calls global
+        ("3fff::1", "documentation"),
         ("::ffff:127.0.0.1", "loopback"),  # IPv4-mapped
         ("::ffff:10.1.2.3", "private"),
         ("::ffff:169.254.169.254", "link-local"),
@@ -82,6 +84,56 @@ def fetch(url: str, allow: list[str] | None = None, resolver=None, **kwargs) -> 
 )
 def test_inside_addresses_are_classified_and_public_ones_are_not(address, kind):
     assert inside_kind(ipaddress.ip_address(address)) == kind
+
+
+# IANA's IPv4 and IPv6 Special-Purpose Address Registries, written out here from the registries
+# (not from omk's table), with their "globally reachable" column; the IPv6 address space's
+# deprecated site-local block fec0::/10 and multicast are added. Ranges that carry an IPv4 address
+# are tested separately below.
+REGISTRY = [
+    ("0.0.0.0/8", False), ("0.0.0.0/32", False), ("10.0.0.0/8", False), ("100.64.0.0/10", False),
+    ("127.0.0.0/8", False), ("169.254.0.0/16", False), ("172.16.0.0/12", False),
+    ("192.0.0.0/24", False), ("192.0.0.0/29", False), ("192.0.0.8/32", False), ("192.0.0.9/32", True),
+    ("192.0.0.10/32", True), ("192.0.0.170/32", False), ("192.0.0.171/32", False), ("192.0.2.0/24", False),
+    ("192.31.196.0/24", True), ("192.52.193.0/24", True), ("192.88.99.0/24", False), ("192.168.0.0/16", False),
+    ("192.175.48.0/24", True), ("198.18.0.0/15", False), ("198.51.100.0/24", False), ("203.0.113.0/24", False),
+    ("224.0.0.0/4", False), ("240.0.0.0/4", False), ("255.255.255.255/32", False),
+    ("::1/128", False), ("::/128", False), ("64:ff9b:1::/48", False), ("100::/64", False),
+    ("100:0:0:1::/64", False), ("2001::/23", False), ("2001:1::1/128", True), ("2001:1::2/128", True),
+    ("2001:1::3/128", True), ("2001:2::/48", False), ("2001:3::/32", True), ("2001:4:112::/48", True),
+    ("2001:10::/28", False), ("2001:20::/28", True), ("2001:30::/28", True), ("2001:db8::/32", False),
+    ("2620:4f:8000::/48", True), ("3fff::/20", False), ("5f00::/16", False), ("fc00::/7", False),
+    ("fe80::/10", False), ("fec0::/10", False), ("ff00::/8", False),
+]
+
+
+@pytest.mark.parametrize(("network", "reachable"), REGISTRY)
+def test_every_special_purpose_range_is_judged_as_the_registry_says(network, reachable):
+    net = ipaddress.ip_network(network)
+    for ip in {net.network_address, net.network_address + (net.num_addresses // 2), net.broadcast_address}:
+        kind = inside_kind(ip)
+        assert (kind is None) == reachable, (str(ip), kind)
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("::ffff:8.8.8.8", False),  # IPv4-mapped: never a resolved public address
+        ("64:ff9b::808:808", True),  # NAT64 around 8.8.8.8
+        ("64:ff9b::a00:1", False),  # NAT64 around 10.0.0.1
+        ("2002:808:808::1", True),  # 6to4 around 8.8.8.8
+        ("2002:c0a8:101::1", False),  # 6to4 around 192.168.1.1
+        ("2001:0:4136:e378:8000:63bf:f7f7:f7f7", True),  # Teredo, client 8.8.8.8
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo, client 192.0.2.45
+    ],
+)
+def test_ranges_that_carry_an_ipv4_address_are_judged_by_it(address, public):
+    assert (inside_kind(ipaddress.ip_address(address)) is None) == public
+
+
+def test_a_site_local_address_is_refused_before_connecting():
+    got = fetch("http://[fec0::1]:9/plain.txt")
+    assert isinstance(got, FetchFailure) and got.reason.startswith("refused: site-local address fec0::1;"), got
 
 
 @pytest.mark.parametrize(

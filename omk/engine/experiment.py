@@ -35,6 +35,7 @@ from omk.engine.options import EvalOptions
 from omk.engine.run_report import Report
 from omk.engine.variants import Variant
 from omk.errors import InputError, Problem
+from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
@@ -192,7 +193,7 @@ def _record(experiment: Experiment) -> None:
         "pairwise": experiment.pairwise,
         "variants": [dataclasses.asdict(v) for v in experiment.variants],
     }
-    write_atomic(experiment.out_dir / MANIFEST, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    write_atomic(experiment.out_dir / MANIFEST, dumps(data, indent=2) + "\n")
 
 
 def is_experiment(run_dir: Path) -> bool:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.engine.results import Results
 from omk.engine.run_report import Report
+from omk.jsontext import nonfinite_warning
 from omk.records.document import Summary
 from omk.scoring.digest import Digest
 
@@ -67,7 +68,7 @@ def finish(evaluation: Evaluation) -> Report:
         repeats=repeats_block(digests, evaluation.repeat),
         out_dir=evaluation.out_dir,
         lang=evaluation.settings.lang,
-        warnings=[w.render() for w in evaluation.warnings],
+        warnings=[*(w.render() for w in evaluation.warnings), *nonfinite_warning(evaluation.log.nonfinite)],
     )
     if report.out_dir is not None:
         report.write(evaluation.settings.formats)

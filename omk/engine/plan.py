@@ -13,6 +13,7 @@ from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.errors import ConfigError
 from omk.model import Sample
+from omk.secrets import REDACTED, Masker
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def prepare(
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
-        options = EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options)))
+        options = _no_redacted_spec(EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options))), run_dir)
         cwd = _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
     elif samples is not None:
@@ -72,7 +73,8 @@ def prepare(
         folder = _new_folder(settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
-    evaluation.log = ResultLog(chosen, folder.out_dir / rs.RESULTS if folder.out_dir is not None else None)
+    results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
+    evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:
         evaluation.log.restore(repeat)
     elif folder.out_dir is not None:
@@ -112,9 +114,10 @@ def _record(evaluation: Evaluation) -> None:
 
     folder, settings = evaluation.folder, evaluation.settings
     assert folder.out_dir is not None
+    mask = Masker.for_run(settings.extra)  # a key written into --target or OMK_TARGET stays out
     rs.write_manifest(
         folder.out_dir,
-        {
+        mask.value({
             "run_id": folder.run_id,
             "started_at": folder.started_at,
             "cwd": str(evaluation.cwd),
@@ -123,8 +126,21 @@ def _record(evaluation: Evaluation) -> None:
             "settings": public_settings(settings, evaluation.repeat),
             "target": evaluation.target.describe(),
             "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
-        },
+        }),
     )
+
+
+def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:
+    """`options` of a resumed run, unless its target or judge spec had a secret masked out of it
+    (run.json never holds one): it would run with `[redacted]` in place of the key."""
+    for name in ("target", "judge"):
+        spec = getattr(options, name, None)
+        if isinstance(spec, str) and REDACTED in spec:
+            raise ConfigError(
+                f"{run_dir / 'run.json'}: cli.{name}: the recorded spec held a secret, which omk does not write down; "
+                "start a new run instead"
+            )
+    return options
 
 
 def _same_target(manifest: dict[str, Any], describe: dict[str, Any], run_dir: Path) -> None:

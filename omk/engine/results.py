@@ -1,7 +1,7 @@
 """Where a run's results are: `results.jsonl` on disk, or memory for a run without a folder.
 
-Every finished result is appended to `results.jsonl` (one JSON line, flushed before anyone is
-told it finished) and dropped: what stays in memory is its `Digest`, the few figures the summary
+Every finished result is appended to `results.jsonl` (one line of strict JSON, written by the
+encoder every run-folder file uses, flushed before anyone is told it finished) and dropped: what stays in memory is its `Digest`, the few figures the summary
 needs, and where its line starts. The report reads the results back from the file in plan order,
 one at a time, so memory does not grow with the size of the run. A resumed run reads the file
 once, line by line, to learn what it had finished; the last line of a (sample, repeat) wins.
@@ -9,15 +9,16 @@ once, line by line, to learn what it had finished; the last line of a (sample, r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import BinaryIO, overload
 
+from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.scoring.digest import Digest
+from omk.secrets import Masker
 
 Key = tuple[str, int]  # (sample_id, repeat)
 
@@ -26,13 +27,15 @@ class ResultLog:
     """The results of one run, by (sample_id, repeat): lines of `results.jsonl` when the run has a
     folder (`path`), else the result objects themselves."""
 
-    def __init__(self, samples: Iterable[Sample], path: Path | None = None):
+    def __init__(self, samples: Iterable[Sample], path: Path | None = None, mask: Masker | None = None):
         self.samples = {s.sample_id: s for s in samples}
         self.path = path
+        self.mask = mask or Masker()  # the run's secrets, kept out of every line whatever brought them
         self.spans: dict[Key, tuple[int, int]] = {}  # where each line starts, and its length
         self.kept: dict[Key, SampleResult] = {}  # a run without a folder keeps its results
         self.digests: dict[Key, Digest] = {}
         self.dropped = 0  # stored lines that could not be used (torn, unreadable, not planned)
+        self.nonfinite: list[str] = []  # where a NaN or an infinity was written as null
         self._out: BinaryIO | None = None
         self._end = 0
 
@@ -65,7 +68,8 @@ class ResultLog:
         if self._out is None:
             self.kept[key] = result
         else:
-            line = _encode(json.dumps(result.to_json(), ensure_ascii=False))
+            at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
+            line = _encode(dumps(self.mask.value_if_present(result.to_json()), where=self.nonfinite, at=at))
             self._out.write(line)
             self._out.flush()
             self.spans[key] = (self._end, len(line) - 1)
@@ -80,7 +84,7 @@ class ResultLog:
     def text(self, key: Key, reader: BinaryIO | None = None) -> str:
         """The JSON text of one result, as report.json holds it."""
         if self.path is None or key in self.kept:
-            return json.dumps(self.kept[key].to_json(), ensure_ascii=False)
+            return dumps(self.kept[key].to_json())
         offset, length = self.spans[key]
         if reader is None:
             with self.path.open("rb") as f:

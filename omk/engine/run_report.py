@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omk.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.document import FORMAT, LayerMeans, Summary
 from omk.version import __version__
@@ -106,4 +107,4 @@ class _Texts:
         return len(self.results)
 
     def texts(self) -> Iterator[str]:
-        return (json.dumps(r.to_json(), ensure_ascii=False) for r in self.results)
+        return (dumps(r.to_json()) for r in self.results)

@@ -68,6 +68,7 @@ class Runtime:
         from omk.judge import why_no_judge
         from omk.runner.retry import RetryPolicy
         from omk.runner.sample_run import RunConfig
+        from omk.secrets import Masker
 
         settings = self.evaluation.settings
         return RunConfig(
@@ -80,6 +81,7 @@ class Runtime:
             hooks=self.hooks,
             retry=RetryPolicy(retries=settings.retries),
             cache=self.caches[0],
+            mask=Masker.for_run(settings.extra),
         )
 
     async def run_one(self, sample: Sample, repeat: int) -> None:

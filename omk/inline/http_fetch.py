@@ -22,7 +22,7 @@ from omk.inline.fetched import (
     hint_for_status,
 )
 from omk.inline.guard import Resolver, guarded_client, refusal_of, system_resolver
-from omk.inline.html_text import html_to_text
+from omk.inline.html_text import page_text
 from omk.inline.policy import UrlPolicy
 from omk.version import __version__
 
@@ -165,17 +165,19 @@ class HttpFetcher:
             final_url = str(response.url)
             redirected = bool(response.history)
             charset = _known_charset(response.charset_encoding)
-        return self._to_text(body, content_type, charset, final_url, redirected)
+        return await self._to_text(body, content_type, charset, final_url, redirected)
 
-    def _to_text(self, body: bytes, content_type: str, charset: str | None, final_url: str, redirected: bool) -> Fetched | FetchFailure:
+    async def _to_text(self, body: bytes, content_type: str, charset: str | None, final_url: str, redirected: bool) -> Fetched | FetchFailure:
         if content_type.startswith(_BINARY_PREFIXES) and not any(t in content_type for t in _TEXTUAL_APPLICATION):
             return FetchFailure("http", f"binary content ({content_type}) cannot be inlined", HINT_CONTENT)
         has_password = False
         if content_type in _HTML_TYPES or (not content_type and body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))):
             try:
-                page = html_to_text(body, charset)
+                page = await page_text(body, charset)  # a large page in a worker, killed at url_timeout
             except RecursionError:  # hostile HTML nested tens of thousands of levels deep
                 return FetchFailure("http", "the page is nested too deeply to be turned into text", HINT_CONTENT)
+            except RuntimeError as exc:
+                return FetchFailure("http", str(exc), HINT_CONTENT)
             text, has_password = page.text, page.has_password_field
         else:
             if not content_type and b"\x00" in body[:4096]:

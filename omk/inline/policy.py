@@ -8,6 +8,12 @@ that carries an IPv4 one (::ffff:a.b.c.d, 6to4, Teredo, NAT64 64:ff9b::/96) is j
 IPv4 address it carries too. The check is made on the addresses a name resolves to, so decimal,
 octal and hex spellings (2130706433, 0177.0.0.1, 0x7f.1) are caught like 127.0.0.1.
 
+What counts as public is Python's `ipaddress` (`is_global` and its kinds), corrected where the
+Python running omk lags behind IANA's special-purpose address registries: `SPECIAL_RANGES` holds
+every range those registries list (IPv4 and IPv6) with whether it is globally reachable, plus the
+deprecated site-local fec0::/10, and the longest range an address falls in decides. An address in
+none of them is public only when Python also says it is global.
+
 The allow-list (`url_allow:` in omk.yaml, `--url-allow`, `OMK_URL_ALLOW`) takes host names
 (`wiki.corp`), subdomain patterns (`*.corp.net` or `.corp.net`), `host:port`, IP addresses
 (`10.0.0.5`, `[::1]:8080`) and networks in CIDR notation (`10.0.0.0/8`, `fd00::/8`).
@@ -26,6 +32,66 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+# IANA's IPv4 and IPv6 Special-Purpose Address Registries (and the IPv6 address space's
+# deprecated site-local block): (range, what it is, globally reachable). Ranges that carry an
+# IPv4 address (::ffff:0:0/96, 64:ff9b::/96, 2001::/32 Teredo, 2002::/16 6to4) are judged by that
+# address first; what they are here decides for the rest.
+SPECIAL_RANGES: tuple[tuple[str, str, bool], ...] = (
+    ("0.0.0.0/8", "unspecified", False),
+    ("10.0.0.0/8", "private", False),
+    ("100.64.0.0/10", "carrier-grade NAT", False),
+    ("127.0.0.0/8", "loopback", False),
+    ("169.254.0.0/16", "link-local", False),
+    ("172.16.0.0/12", "private", False),
+    ("192.0.0.0/24", "reserved", False),  # IETF protocol assignments (DS-Lite, NAT64 discovery…)
+    ("192.0.0.9/32", "anycast", True),  # Port Control Protocol anycast
+    ("192.0.0.10/32", "anycast", True),  # TURN anycast
+    ("192.0.2.0/24", "documentation", False),
+    ("192.31.196.0/24", "anycast", True),  # AS112
+    ("192.52.193.0/24", "anycast", True),  # AMT
+    ("192.88.99.0/24", "reserved", False),  # the deprecated 6to4 relay anycast
+    ("192.168.0.0/16", "private", False),
+    ("192.175.48.0/24", "anycast", True),  # AS112 direct delegation
+    ("198.18.0.0/15", "benchmarking", False),
+    ("198.51.100.0/24", "documentation", False),
+    ("203.0.113.0/24", "documentation", False),
+    ("224.0.0.0/4", "multicast", False),
+    ("240.0.0.0/4", "reserved", False),
+    ("255.255.255.255/32", "broadcast", False),
+    ("::/128", "unspecified", False),
+    ("::1/128", "loopback", False),
+    ("::ffff:0:0/96", "reserved", False),  # IPv4-mapped
+    ("64:ff9b::/96", "translation", True),  # NAT64, judged by the IPv4 address it carries
+    ("64:ff9b:1::/48", "private", False),  # local-use NAT64
+    ("100::/64", "reserved", False),  # discard-only
+    ("100:0:0:1::/64", "reserved", False),  # dummy prefix
+    ("2001::/23", "reserved", False),  # IETF protocol assignments
+    ("2001::/32", "translation", True),  # Teredo, judged by the IPv4 address it carries
+    ("2001:1::1/128", "anycast", True),  # Port Control Protocol anycast
+    ("2001:1::2/128", "anycast", True),  # TURN anycast
+    ("2001:1::3/128", "anycast", True),  # DNS-SD service registration anycast
+    ("2001:2::/48", "benchmarking", False),
+    ("2001:3::/32", "anycast", True),  # AMT
+    ("2001:4:112::/48", "anycast", True),  # AS112
+    ("2001:10::/28", "reserved", False),  # ORCHID (deprecated)
+    ("2001:20::/28", "overlay", True),  # ORCHIDv2
+    ("2001:30::/28", "overlay", True),  # drone remote ID tags
+    ("2001:db8::/32", "documentation", False),
+    ("2002::/16", "translation", True),  # 6to4, judged by the IPv4 address it carries
+    ("2620:4f:8000::/48", "anycast", True),  # AS112 direct delegation
+    ("3fff::/20", "documentation", False),
+    ("5f00::/16", "reserved", False),  # segment routing SIDs
+    ("fc00::/7", "private", False),  # unique local
+    ("fe80::/10", "link-local", False),
+    ("fec0::/10", "site-local", False),  # deprecated, never to be routed
+    ("ff00::/8", "multicast", False),
+)
+_SPECIAL = sorted(
+    ((ipaddress.ip_network(net), kind, reachable) for net, kind, reachable in SPECIAL_RANGES),
+    key=lambda entry: entry[0].prefixlen,
+    reverse=True,
+)
 _HOST_RE = re.compile(r"^(\*\.|\.)?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$")
 # A host written as digits, dots and hex: an IPv4 address in another spelling (2130706433, 0x7f.1).
 _NUMERIC_HOST_RE = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}$", re.IGNORECASE)
@@ -55,6 +121,9 @@ def inside_kind(ip: IPAddress) -> str | None:
         inner = _embedded_ipv4(ip)
         if inner is not None and (kind := inside_kind(inner)) is not None:
             return kind
+    special = next(((kind, reachable) for net, kind, reachable in _SPECIAL if ip.version == net.version and ip in net), None)
+    if special is not None:
+        return None if special[1] else special[0]
     checks = (
         ("unspecified", ip.is_unspecified),
         ("loopback", ip.is_loopback),

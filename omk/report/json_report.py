@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from omk.fileio import open_atomic
+from omk.jsontext import finite, nonfinite_warning
 from omk.textsafe import SURROGATE_ESCAPE, scrub, scrub_value
 
 if TYPE_CHECKING:
@@ -73,14 +73,14 @@ def dump_report(report: Mapping[str, Any], out: TextIO, mask: Masker | None = No
             continue
         _write(out, f"  {json.dumps(key, ensure_ascii=False)}: " + _indented(_with_warnings(key, members[key], where + late)))
     if "warnings" not in keys and (where or late):
-        _write(out, ",\n  \"warnings\": " + _indented(_nonfinite_warning(where + late)))
+        _write(out, ",\n  \"warnings\": " + _indented(nonfinite_warning(where + late)))
     out.write("\n}\n")
 
 
 def _with_warnings(key: str, value: Any, where: list[str]) -> Any:
     if key != "warnings" or not where:
         return value
-    return [*(value or []), *_nonfinite_warning(where)]
+    return [*(value or []), *nonfinite_warning(where)]
 
 
 def _member(key: str, value: Any, mask: Masker | None, where: list[str]) -> Any:
@@ -90,7 +90,7 @@ def _member(key: str, value: Any, mask: Masker | None, where: list[str]) -> Any:
     try:
         json.dumps(value, allow_nan=False)
     except ValueError:
-        value = _finite(value, key, where)
+        value = finite(value, key, where)
     return value
 
 
@@ -115,7 +115,7 @@ def _clean(text: str, i: int, mask: Masker | None, where: list[str]) -> str:
     if mask and mask.may_be_in_json(text):
         data = mask.value(json.loads(text))
     if "NaN" in text or "Infinity" in text:
-        data = _finite(json.loads(text) if data is None else data, f"results[{i}]", where)
+        data = finite(json.loads(text) if data is None else data, f"results[{i}]", where)
     if SURROGATE_ESCAPE.search(text):
         data = scrub_value(json.loads(text) if data is None else data)
     return text if data is None else json.dumps(data, ensure_ascii=False, allow_nan=False)
@@ -126,22 +126,6 @@ def _write(out: TextIO, text: str) -> None:
         out.write(text)
     except UnicodeEncodeError:  # a lone surrogate
         out.write(scrub(text))
-
-
-def _finite(value: Any, at: str, where: list[str]) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        where.append(at or "(top)")
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v, f"{at}.{k}" if at else str(k), where) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v, f"{at}[{i}]", where) for i, v in enumerate(value)]
-    return value
-
-
-def _nonfinite_warning(where: list[str]) -> list[str]:
-    shown = ", ".join(where[:5]) + (f" and {len(where) - 5} more" if len(where) > 5 else "")
-    return [f"not-a-number or infinite values written as null (JSON has no such numbers): {shown}"]
 
 
 def read_report(path: Path, *, lazily: bool = False) -> dict[str, Any]:

@@ -4,7 +4,9 @@ An experiment's summary (a report with an `experiment` block) is the verdict and
 side by side instead, fit for a pull request (omk/report/experiment_markdown.py).
 
 GitHub and GitLab render inline HTML in Markdown, so every value from a run (outputs and
-messages are untrusted) is escaped for both Markdown tables and HTML.
+messages are untrusted) is escaped for both Markdown tables and HTML, its bidirectional controls
+shown as `\\u202e`; a link to anything but http, https or mailto (`[x](javascript:…)`) is left
+as text in the whole summary.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from omk.report.reasons import (
     skipped_judge_line,
     turn_label,
 )
+from omk.textsafe import safe_markdown_links, show_bidi
 
 MAX_CELL = 300
 ROWS_SHOWN = 1000  # rows per table: a CI job summary has a size limit; every result is in the other reports
@@ -36,7 +39,7 @@ def cell(value: Any) -> str:
     text = " ".join(text.split())
     if len(text) > MAX_CELL:
         text = text[: MAX_CELL - 1] + "…"
-    return html.escape(text, quote=False).replace("|", "\\|").replace("`", "\\`")
+    return show_bidi(html.escape(text, quote=False)).replace("|", "\\|").replace("`", "\\`")
 
 
 def _score(v: Any) -> str:
@@ -44,7 +47,11 @@ def _score(v: Any) -> str:
 
 
 def render_markdown(report: ReportDocument | Mapping[str, Any], lang: str = "en") -> str:
-    report = ReportDocument.of(report)
+    """The summary's text, with every link to an unsafe scheme left as text."""
+    return safe_markdown_links(_render(ReportDocument.of(report), lang))
+
+
+def _render(report: ReportDocument, lang: str) -> str:
     if report.experiment is not None:  # an experiment: the verdict and the variants
         from omk.report import experiment_markdown
 

@@ -7,6 +7,7 @@ in sample order (for the report).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from omk.model import Sample, Turn
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
 from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
+from omk.secrets import Masker
 from omk.targets.base import Target, TargetResult
 from omk.tasks import run_bounded
 
@@ -36,6 +38,7 @@ class RunConfig:
     hooks: Hooks | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
+    mask: Masker = field(default_factory=Masker)  # the run's secrets, masked in what checks and hooks say
 
 
 async def produce(
@@ -111,7 +114,7 @@ async def grade(
         turn=turn,
         history=history,
     )
-    assertions = await evaluate(sample.assertions, ctx)
+    assertions = [masked(a, cfg.mask) for a in await evaluate(sample.assertions, ctx)]
     judge_block, judge_score, skipped = None, None, None
     if sample.has_judge_work:
         if cfg.judge is None:
@@ -150,3 +153,15 @@ async def run_jobs(
         return res
 
     return await run_bounded([partial(one, s, r) for s, r in jobs], cfg.concurrency)
+
+
+def masked(result: AssertionResult, mask: Masker) -> AssertionResult:
+    """`result` with the run's secrets masked in its message and its children's: a custom hook's
+    words (its message, its exception, a crashed worker's stderr) enter the records here."""
+    if not mask or (result.message is None and not result.children):
+        return result
+    return dataclasses.replace(
+        result,
+        message=mask(result.message) if result.message is not None else None,
+        children=tuple(masked(c, mask) for c in result.children),
+    )

@@ -280,14 +280,16 @@ class _Exchange:
         """Read stdout lines until a `response` or EOF, answering `tool_call`s on the way."""
         plain = bytearray()
         exchanges = 0
+        printed = 0  # every stdout byte counts against the cap: plain text, tool calls, the response
         while line := await self._readline():
+            printed += len(line)
+            if printed > self.max_bytes:
+                raise TargetError(
+                    f"command printed more than {self.max_bytes} bytes on stdout; raise max_output_bytes in omk.yaml if that is expected"
+                )
             message = _protocol_message(line)
             if message is None:
                 plain += line
-                if len(plain) > self.max_bytes:
-                    raise TargetError(
-                        f"command printed more than {self.max_bytes} bytes on stdout; raise max_output_bytes in omk.yaml if that is expected"
-                    )
                 continue
             if message["type"] == "response":
                 return message, bytes(plain), exchanges

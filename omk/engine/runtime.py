@@ -66,6 +66,7 @@ class Runtime:
 
     def _config(self) -> RunConfig:
         from omk.judge import why_no_judge
+        from omk.process import max_output_bytes
         from omk.runner.retry import RetryPolicy
         from omk.runner.sample_run import RunConfig
 
@@ -80,6 +81,7 @@ class Runtime:
             hooks=self.hooks,
             retry=RetryPolicy(retries=settings.retries),
             cache=self.caches[0],
+            max_output_bytes=max_output_bytes(settings.extra),
         )
 
     async def run_one(self, sample: Sample, repeat: int) -> None:

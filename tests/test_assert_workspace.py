@@ -239,3 +239,43 @@ def test_cmd_with_workspace_works_on_a_copy_and_leaves_the_users_folder_untouche
     assert ran_in != project / "repo" and not ran_in.exists()  # a fresh folder, removed after the checks
     assert {p: p.read_bytes() for p in (project / "repo").rglob("*") if p.is_file()} == before
     assert not (project / "notes.md").exists()
+
+
+def test_every_format_shows_the_files_and_the_aligned_sequence(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from omk.report.terminal import print_summary
+
+    project = tmp_path / "project"
+    (project / "repo" / "src").mkdir(parents=True)
+    (project / "repo" / "src" / "app.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    (project / "repo" / "stale.txt").write_text("old", encoding="utf-8")
+    (project / "agent.py").write_text(AGENT, encoding="utf-8")
+    sample = {
+        "sample_id": "fix",
+        "prompt": "fix it",
+        "workspace": "repo",
+        "assertions": [
+            {"type": "files_changed", "allowed": ["src/*"]},
+            {"type": "tool_sequence", "steps": ["Read", "Edit"]},
+        ],
+    }
+    (project / "s.yaml").write_text(json.dumps({"samples": [sample]}), encoding="utf-8")
+    out = tmp_path / "run"
+    report = omk.evaluate(
+        project / "s.yaml", target=f"cmd:{sys.executable} {project / 'agent.py'}", judge=False, cache=False, cwd=project, out=out, formats=["md", "html"]
+    )
+    assert not report.results[0].passed
+    console = Console(file=io.StringIO(), width=160, color_system=None, highlight=False)
+    print_summary(report.to_dict(), console)
+    terminal = console.file.getvalue()
+    assert "workspace: created notes.md (22 B); changed src/app.py (43 B); deleted stale.txt (3 B)" in terminal
+    assert "changed outside what may change: notes.md, stale.txt" in terminal
+    assert "tool calls differ from the steps (exact) at step 1\n         expected  actual\n      >  Read      —\n         Edit      —\n" in terminal
+    markdown = (out / "summary.md").read_text(encoding="utf-8")
+    assert "workspace: created notes.md (22 B); changed src/app.py (43 B); deleted stale.txt (3 B)" in markdown
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'class="ws-file ws-created"' in page and "<code>notes.md</code>" in page and "fixed the bug" in page
+    assert '<pre class="assert-detail">' in page

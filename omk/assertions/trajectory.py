@@ -49,7 +49,7 @@ def tool_sequence(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     head = f"{len(calls)} tool call(s) follow the {len(steps)} step(s) ({mode})"
     if not ok:
         head = f"tool calls differ from the steps ({mode}) at step {at}" if at else f"tool calls differ from the steps ({mode})"
-    return Outcome(ok, metric=len(calls), message=head + "\n" + _table(rows))
+    return Outcome(ok, message=head + "\n" + _table(rows))
 
 
 def _exact(steps: tuple[Step, ...], calls: list[ToolCall]) -> tuple[bool, list[Row], int | None]:

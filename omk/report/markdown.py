@@ -24,6 +24,7 @@ from omk.report.reasons import (
     result_name,
     skipped_judge_line,
     turn_label,
+    workspace_line,
 )
 
 MAX_CELL = 300
@@ -99,7 +100,8 @@ def _failures(report: ReportDocument, lang: str) -> list[str]:
             more += 1
             continue
         composite = "error" if r.status == "error" else _score(r.scores.composite)
-        why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
+        where = workspace_line(r.trace.workspace)
+        why = "; ".join(line.strip() for line in [*([where] if where else []), *failure_lines(r, threshold)[:6]])
         out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
     if not out:
         return []

@@ -5,7 +5,9 @@ checked with `file_contains`, a `command_passes` check, and the user's folder le
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,9 +15,15 @@ from typing import Any
 import yaml
 from claude_support import require_claude
 from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
-from test_target_claude_e2e import KEY, omk_eval
-
+KEY = "sk-ant-e2e-7b3f1a9c5d2e4f6a8b0c"
 WORK = re.compile(r"/[^\s\"'\\]*/omk-claude-[^/\s\"'\\]+/work")
+
+
+def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
+    full.update(env)
+    command = [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"]
+    return subprocess.run(command, cwd=cwd, env=full, capture_output=True, text=True, timeout=180)
 
 
 def _calls_so_far(request: Request) -> int:

@@ -19,7 +19,15 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
-from omk.records.result import AssertionResult, InlinedUrl, JudgeBlock, SampleResult, Trace, TurnResult, WorkspaceChanges
+from omk.records.result import (
+    AssertionResult,
+    InlinedUrl,
+    JudgeBlock,
+    SampleResult,
+    Trace,
+    TurnResult,
+    WorkspaceChanges,
+)
 from omk.report.i18n import t
 from omk.report.reasons import label, size_text
 

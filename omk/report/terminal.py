@@ -21,7 +21,13 @@ from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
 from omk.report import categories
 from omk.report.i18n import t
-from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label, workspace_line
+from omk.report.reasons import (
+    failure_lines,
+    passed_but_failed,
+    skipped_judge_line,
+    turn_label,
+    workspace_line,
+)
 
 TABLE_ROWS = 200  # a larger run's table shows this many results, those that did not pass first
 FAILURES_SHOWN = 100  # and the reasons of this many; the rest are in the report files

@@ -22,6 +22,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from omk.model import Sample
 from omk.records import FileChange, WorkspaceChanges
@@ -31,6 +32,19 @@ CONTENT_CHARS = 2000  # the start of a created or changed text file kept in the 
 READ_BYTES = 256 * 1024  # read of such a file to mask it whole before it is cut
 MAX_FILES = 5000  # files listed at most; a workspace with more is listed up to this many
 Snapshot = dict[str, tuple[int, str]]  # relative path -> (size, sha256)
+# The assertion types that look at the folder an agent leaves (omk.assertions.workspace).
+WORKSPACE_TYPES = frozenset({"file_exists", "file_contains", "file_json_schema", "files_changed", "command_passes"})
+
+
+def checks_workspace(sample: Sample) -> bool:
+    """Whether any of the sample's checks (a turn's, or one inside an assert-set) looks at the
+    workspace: only then does a target keep the folder for the run engine, and the response cache
+    is not used (the folder is not cached)."""
+
+    def walk(specs: Any) -> bool:
+        return any(s.type in WORKSPACE_TYPES or walk(s.children) for s in specs)
+
+    return any(walk(specs) for specs in sample.assertion_lists())
 
 
 def workspace_source(sample: Sample) -> Path | None:

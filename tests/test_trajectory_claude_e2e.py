@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from claude_support import require_claude
 from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
+
 KEY = "sk-ant-e2e-7b3f1a9c5d2e4f6a8b0c"
 WORK = re.compile(r"/[^\s\"'\\]*/omk-claude-[^/\s\"'\\]+/work")
 

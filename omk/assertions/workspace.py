@@ -24,25 +24,18 @@ from omk.assertions.context import CheckContext
 from omk.assertions.registry import STRINGS, TEXT, PrepareError, assertion
 from omk.assertions.structured import parse_strict_json, prepare_schema
 from omk.assertions.text import compile_regex, js_text, low
-from omk.model import AssertionSpec, Layer, Outcome, Sample
+from omk.model import AssertionSpec, Layer, Outcome
 from omk.process import start_program, stop_program
 from omk.safe_files import UnsafeFile, read_regular_bytes
 from omk.secrets import Masker
+from omk.workspace import WORKSPACE_TYPES, checks_workspace
 
-WORKSPACE_TYPES = frozenset({"file_exists", "file_contains", "file_json_schema", "files_changed", "command_passes"})
+__all__ = ["WORKSPACE_TYPES", "checks_workspace"]
+
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a checked file larger than this is not read
 OUTPUT_SHOWN = 400  # characters of a command's output a message shows (its end)
 PATH: dict[str, Any] = {"type": "string", "minLength": 1}
 NO_FOLDER = "no workspace: the target worked in no folder of its own (claude:, or cmd: with `workspace:`), or the result came from the cache"
-
-
-def checks_workspace(sample: Sample) -> bool:
-    """Whether any of the sample's checks (a turn's, or one inside an assert-set) looks at the workspace."""
-
-    def walk(specs: Any) -> bool:
-        return any(s.type in WORKSPACE_TYPES or walk(s.children) for s in specs)
-
-    return any(walk(specs) for specs in sample.assertion_lists())
 
 
 def _check_path(spec: AssertionSpec) -> str:

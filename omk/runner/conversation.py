@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from omk.assertions.workspace import checks_workspace
 from omk.cache import conversation_key
 from omk.compose import compose_turn_prompt
 from omk.messages import reply_messages, user_message
@@ -28,7 +27,7 @@ from omk.targets.base import Target, TargetResult
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
 from omk.tasks import gather_all
-from omk.workspace import WorkFolder
+from omk.workspace import WorkFolder, checks_workspace
 
 
 def turn_view(sample: Sample, index: int) -> Sample:

@@ -14,7 +14,6 @@ from functools import partial
 
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
-from omk.assertions.workspace import checks_workspace
 from omk.cache import ResponseCache, cache_key
 from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
@@ -25,7 +24,7 @@ from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.targets.base import Target, TargetResult
 from omk.tasks import run_bounded
-from omk.workspace import WorkFolder
+from omk.workspace import WorkFolder, checks_workspace
 
 
 @dataclass(slots=True)

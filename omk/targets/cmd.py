@@ -41,7 +41,7 @@ from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
 from omk.trace_io import TraceFormatError, parse_trace
-from omk.workspace import FreshFolder
+from omk.workspace import FreshFolder, checks_workspace
 
 INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")
@@ -159,7 +159,7 @@ class CmdTarget:
             result.trace.workspace = folder.changes(self.mask)
             if session is None or session.index == 0:
                 result.trace.notes[:0] = folder.notes
-            if last:
+            if last and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = folder.hand_over(result.trace.workspace), True
             return result
         finally:

@@ -27,7 +27,7 @@ from omk.targets.claude.workspace import Workspace
 from omk.targets.mocks import MockSandbox
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
-from omk.workspace import WorkFolder, diff, snapshot
+from omk.workspace import WorkFolder, checks_workspace, diff, snapshot
 
 RETRYABLE_STATUS = {408, 409, 429}
 STDERR_TAIL = 600
@@ -100,7 +100,7 @@ class ClaudeTarget:
             if session is not None:
                 space.keep_session(result.trace.session_id)
             finished = session is None or session.index == session.count - 1
-            if finished:  # the folder stays for the sample's checks; the run engine removes it
+            if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
             return result
         finally:

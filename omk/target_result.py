@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omk.records import Trace
+from omk.workspace import WorkFolder
 
 
 @dataclass(slots=True)
@@ -19,3 +20,6 @@ class TargetResult:
     # In a conversation: what this turn said after the user message, as neutral messages
     # (omk.messages), so the next turn can send it as history. Empty = just `output`.
     messages: list[dict[str, Any]] = field(default_factory=list)
+    # An agent that worked in a folder of its own: that folder, kept for the sample's checks
+    # until the run engine removes it (never cached: a cached result has none).
+    workspace: WorkFolder | None = None

@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from omk.records import MockStats, Tokens, ToolCall, Trace
+from omk.errors import InputError
+from omk.records import MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
+from omk.records.fields import Fields
 
 _ALIASES = {
     "turns": ("turns", "numTurns", "num_turns"),
@@ -72,8 +74,7 @@ def parse_trace(data: Any) -> Trace:
                 is_error=bool(call.get("is_error", call.get("success") is False)),
             )
         )
-    tokens_raw = data.get("tokens") or {}
-    if not isinstance(tokens_raw, dict):
+    if not isinstance(tokens_raw := data.get("tokens") or {}, dict):
         raise TraceFormatError("trace.tokens must be an object")
     tokens = {
         "input": _number(tokens_raw.get("input", data.get("inputTokens")), "tokens.input", integer=True),
@@ -106,7 +107,20 @@ def parse_trace(data: Any) -> Trace:
         api_latency_ms=_number(_first(data, "api_latency_ms"), "api_latency_ms"),
         stop_reason=_text(_first(data, "stop_reason"), "stop_reason"),
         session_id=_text(_first(data, "session_id"), "session_id"),
+        workspace=_workspace(data.get("workspace")),
     )
+
+
+def _workspace(value: Any) -> WorkspaceChanges | None:
+    """The files an agent left in its folder, as `Trace.to_json` writes them (the cache keeps them)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TraceFormatError("trace.workspace must be an object")
+    try:
+        return WorkspaceChanges.from_json(Fields(value, "trace"))
+    except InputError as exc:
+        raise TraceFormatError(f"trace.workspace: {exc}") from None
 
 
 def _text(value: Any, field: str) -> str | None:

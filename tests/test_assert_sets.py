@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from helpers import make_ctx, make_spec, run
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from omk.assertions import registry
 from omk.assertions.evaluate import layer_of
 from omk.model import Layer, Status
-from omk.records import MockStats, ToolCall, Trace
+from omk.records import FileChange, MockStats, ToolCall, Trace, WorkspaceChanges
 
 TRACE = Trace(
     turns=2,
@@ -22,7 +23,9 @@ TRACE = Trace(
     cost_usd=0.01,
     latency_ms=900.0,
     mock_stats=MockStats(hits=1, per_mock={"Read:1": 1}),
+    workspace=WorkspaceChanges(created=(FileChange("a.txt", 3),)),
 )
+WORKSPACE = Path(__file__).resolve().parent  # read-only checks on the test folder itself
 
 # One spec per deterministic type (custom and judge-scored types are covered elsewhere).
 SYNC_SPECS: dict[str, dict[str, Any]] = {
@@ -62,6 +65,11 @@ SYNC_SPECS: dict[str, dict[str, Any]] = {
     "partial_match": {"reference": "a b", "threshold": 0.5},
     "match_tool_call": {"tool": "Bash", "arguments": {"command": "ls"}},
     "include_context": {"path": "k", "context": {"k": "ab"}},
+    "tool_sequence": {"steps": ["Bash", {"tool": "read", "input": {"file_path": "*.txt"}}]},
+    "file_exists": {"path": "helpers.py"},
+    "file_contains": {"path": "helpers.py", "value": "make_spec"},
+    "file_json_schema": {"path": "helpers.py", "schema": {"type": "object"}},
+    "files_changed": {"allowed": ["*.txt"]},
 }
 
 
@@ -80,8 +88,8 @@ OUTPUTS = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(output=OUTPUTS, with_trace=st.booleans())
 def test_not_is_an_exact_inversion_for_every_sync_type(output, with_trace):
-    trace = TRACE if with_trace else Trace()
-    ctx = make_ctx(output, trace)
+    trace = TRACE if with_trace else Trace(workspace=WorkspaceChanges())
+    ctx = make_ctx(output, trace, workspace=WORKSPACE)
     plain = [make_spec(name, **fields) for name, fields in SYNC_SPECS.items()]
     negated = [make_spec(name, **fields, **{"not": True}) for name, fields in SYNC_SPECS.items()]
     for a, b in zip(run(plain, ctx), run(negated, ctx), strict=True):

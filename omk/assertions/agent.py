@@ -11,6 +11,7 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, STRINGS, TOOL_NEEDLE, assertion
+from omk.assertions.steps import STEPS, Step, parse_steps
 from omk.assertions.text import js_text, low
 from omk.model import AssertionSpec, Layer, Outcome
 from omk.records import ToolCall
@@ -18,6 +19,7 @@ from omk.toolnames import same_tool, tool_key
 
 _LIMIT = {"required": ["value"], "properties": {"value": NON_NEGATIVE}}
 _TOOLS = {"required": ["values"], "properties": {"values": STRINGS}}
+_STEPS = {"required": ["values"], "properties": {"values": STEPS}}
 _NEEDLE = {"required": ["value"], "properties": {"value": TOOL_NEEDLE}}
 MOCK_KEY: dict[str, Any] = {"type": "string", "pattern": "^[^:]+:[1-9][0-9]*$"}  # "Tool:N"
 
@@ -75,15 +77,23 @@ def _names(values: list[str]) -> str:
     return ", ".join(values)
 
 
-@assertion("tools_called", layer=Layer.BEHAVIOR, schema=_TOOLS)
+def prepare_values(spec: AssertionSpec) -> tuple[Step, ...]:
+    return parse_steps(spec.get("values"), "values")
+
+
+def _step_values(spec: AssertionSpec) -> tuple[Step, ...]:
+    return spec.compiled if isinstance(spec.compiled, tuple) else prepare_values(spec)
+
+
+@assertion("tools_called", layer=Layer.BEHAVIOR, schema=_STEPS, prepare=prepare_values)
 def tools_called(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """Every tool in `values` was called at least once (names case-insensitive, aliases allowed)."""
-    values = spec.get("values") or []
-    called = _called(ctx)
-    missing = [v for v in values if tool_key(v) not in called]
+    """Every tool in `values` was called at least once (names or step matchers, aliases allowed)."""
+    steps = _step_values(spec)
+    calls = ctx.trace.tool_calls
+    missing = [s.label() for s in steps if not any(s.matches(c) for c in calls)]
     if missing:
         return Outcome(False, message=f"not called: {_names(missing)}")
-    return Outcome(True, message=f"called: {_names(values)}")
+    return Outcome(True, message=f"called: {_names([s.label() for s in steps])}")
 
 
 @assertion("tools_not_called", layer=Layer.BEHAVIOR, schema=_TOOLS)
@@ -97,15 +107,15 @@ def tools_not_called(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     return Outcome(True, message=f"not called: {_names(values)}")
 
 
-@assertion("tools_only", layer=Layer.BEHAVIOR, schema=_TOOLS)
+@assertion("tools_only", layer=Layer.BEHAVIOR, schema=_STEPS, prepare=prepare_values)
 def tools_only(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """Every tool called is one of `values` (no call at all passes): an allow-list."""
-    values = spec.get("values") or []
-    allowed = {tool_key(v) for v in values}
-    other = sorted({call.tool for call in ctx.trace.tool_calls if tool_key(call.tool) not in allowed})
+    """Every tool call matches one of `values` (names or step matchers; no call at all passes)."""
+    steps = _step_values(spec)
+    shown = _names([s.label() for s in steps])
+    other = sorted({call.tool for call in ctx.trace.tool_calls if not any(s.matches(call) for s in steps)})
     if other:
-        return Outcome(False, message=f"called outside the allowed tools ({_names(values)}): {_names(other)}")
-    return Outcome(True, message=f"only allowed tools called ({_names(values)})")
+        return Outcome(False, message=f"called outside the allowed tools ({shown}): {_names(other)}")
+    return Outcome(True, message=f"only allowed tools called ({shown})")
 
 
 def _count(ctx: CheckContext, limit: float, at_least: bool) -> Outcome:

@@ -12,7 +12,9 @@ no `tool` means any name) and the arguments must deep-equal `arguments` (default
 
 With no expected call, an agent that calls nothing passes, and so does one whose first call has
 empty arguments (the name check passes when no name is expected). Calls after the first are
-ignored. omk's own `tools_called` / `tool_input_contains` cover the other questions.
+ignored, unless `calls: any`, `threshold` or `max` is given: then every call is checked by the
+same rules and the matching ones are counted (at least `threshold`, default 1; at most `max`).
+omk's own `tool_sequence`, `tools_called` and `tool_input_contains` cover the other questions.
 """
 
 from __future__ import annotations
@@ -103,11 +105,16 @@ def _short(value: Any) -> str:
         "properties": {
             "tool": {"type": "string"},
             "arguments": {"type": "object"},
+            "calls": {"enum": ["first", "any"]},
+            "threshold": {"type": "integer", "minimum": 0},
+            "max": {"type": "integer", "minimum": 0},
         }
     },
 )
 def match_tool_call(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
-    """The first tool call has the name `tool` and arguments deep-equal to `arguments` ("IGNORE" skips a key)."""
+    """The first tool call (any call with `calls: any`, `threshold` or `max`) is `tool` with arguments deep-equal to `arguments`."""
+    if spec.get("calls") == "any" or spec.get("threshold") is not None or spec.get("max") is not None:
+        return _count_matches(spec, ctx)
     expected_name = spec.get("tool") or ""
     expected_args = spec.get("arguments") or {}
     first = ctx.trace.tool_calls[0] if ctx.trace.tool_calls else None
@@ -131,6 +138,30 @@ def match_tool_call(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     return Outcome(
         False, metric=0.0, message=f"first call {actual_name}: arguments {_short(act)} differ from expected {_short(exp)}"
     )
+
+
+def _call_matches(name: str, args: Any, call: Any) -> bool:
+    """One call against `tool` / `arguments` by the same rules as the first-call check."""
+    actual: Any = call.input if call.input is not None else {}
+    if isinstance(actual, str):
+        try:
+            actual = json.loads(actual) if actual.strip() else {}
+        except ValueError:
+            return False
+    exp, act = drop_ignored(args, actual)
+    return (not name or call.tool == name) and deep_equal(exp, act)
+
+
+def _count_matches(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """Any call, counted: at least `threshold` (default 1) and at most `max` calls match."""
+    name, args = spec.get("tool") or "", spec.get("arguments") or {}
+    least, most = spec.get("threshold", 1), spec.get("max")
+    count = sum(_call_matches(name, args, c) for c in ctx.trace.tool_calls)
+    what = f"{name or 'a tool'}({_short(args)})"
+    ok = count >= least and (most is None or count <= most)
+    bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
+    verdict = "" if ok else "not "
+    return Outcome(ok, metric=count, message=f"{count} of {len(ctx.trace.tool_calls)} call(s) match {what}: {verdict}{bounds}")
 
 
 # --- include_context ----------------------------------------------------------------------------

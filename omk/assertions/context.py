@@ -39,6 +39,12 @@ class CheckContext:
     # context, rubric and assertions) and the earlier turns as (prompt, output) pairs.
     turn: Turn | None = None
     history: list[tuple[str, str]] | None = None
+    # The folder the agent worked in, kept until the checks are done (None: the target worked
+    # in no folder of its own, or the result came from the cache), and how a `command_passes`
+    # command runs there: the run's per-call timeout and stdout cap, as for `cmd:` targets.
+    workspace: Path | None = None
+    command_timeout_s: float = 120.0
+    max_output_bytes: int = 32 * 1024 * 1024
 
     def require_judge(self) -> AssertionJudge:
         """The judge, for a judge-scored check: the engine runs one only when there is a judge (or

@@ -77,6 +77,8 @@ FAMILIES = (
     "omk.assertions.structured",
     "omk.assertions.similarity",
     "omk.assertions.agent",
+    "omk.assertions.trajectory",
+    "omk.assertions.workspace",
     "omk.assertions.custom",
     "omk.assertions.judged",
     "omk.assertions.likert",

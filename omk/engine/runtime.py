@@ -66,6 +66,7 @@ class Runtime:
 
     def _config(self) -> RunConfig:
         from omk.judge import why_no_judge
+        from omk.process import max_output_bytes
         from omk.runner.retry import RetryPolicy
         from omk.runner.sample_run import RunConfig
         from omk.secrets import Masker
@@ -82,6 +83,7 @@ class Runtime:
             retry=RetryPolicy(retries=settings.retries),
             cache=self.caches[0],
             mask=Masker.for_run(settings.extra),
+            max_output_bytes=max_output_bytes(settings.extra),
         )
 
     async def run_one(self, sample: Sample, repeat: int) -> None:

@@ -140,6 +140,7 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         prompt=turns[0].prompt if turns else raw["prompt"],
         context=raw.get("context"),
         cwd=raw.get("cwd"),
+        workspace=raw.get("workspace"),
         rubric=raw.get("rubric"),
         assertions=[
             build_spec(a, ("assertions", i), src, found, "" if src.origin else f"{src.label}.assertions[{i}]")

@@ -4,6 +4,8 @@ at run time.
 * a `custom` assertion's `fn` (a hook, relative to the samples file's folder), wherever the
   assertion is: the sample's list, a turn's, or nested in an assert-set;
 * a mock's `return_file` (same folder; `~` expanded, as the mock sandbox reads it);
+* the sample's `workspace` (same folder, `~` expanded: the folder an agent target copies in and
+  works on), which must also exist;
 * the sample's `cwd` (same folder, `~` expanded: where a `cmd:` program runs and where the
   `claude:` target copies `environment.files_available` from) and each `files_available` entry
   (inside that folder).
@@ -56,6 +58,7 @@ def missing_files(raw: Any, base_dir: Path, allowed: list[Path] | None = None) -
 
 def _folders(raw: dict[str, Any], roots: list[Path], found: Found) -> None:
     """The sample's `cwd` and its `environment.files_available` entries (see the module's docstring)."""
+    _workspace(raw.get("workspace"), roots, found)
     cwd = raw.get("cwd")
     source = roots[0]
     if isinstance(cwd, str) and cwd.strip():
@@ -72,6 +75,21 @@ def _folders(raw: dict[str, Any], roots: list[Path], found: Found) -> None:
     for j, entry in enumerate(entries if isinstance(entries, list) else []):
         if isinstance(entry, str) and entry.strip() and (why := _outside(source, entry.strip())):
             found.append((("environment", "files_available", j), f"refused: {why}"))
+
+
+def _workspace(name: object, roots: list[Path], found: Found) -> None:
+    """The sample's `workspace:` must be a folder inside the project (or an allowed folder)."""
+    if not isinstance(name, str) or not name.strip():
+        return
+    try:
+        path = sample_path(name, roots[0])
+        why = refusal(path, roots)
+        if why is None and not path.is_dir():
+            why = f"workspace folder not found: {path}"
+    except (OSError, ValueError):
+        why = f"{name!r} is not a folder name"
+    if why is not None:
+        found.append((("workspace",), why if why.startswith("workspace folder") else f"refused: {why}"))
 
 
 def _outside(source: Path, name: str) -> str | None:

@@ -5,6 +5,7 @@ reads result or report JSON by hand."""
 
 from omk.records.result import (
     AssertionResult,
+    FileChange,
     InlinedUrl,
     JudgeBlock,
     JudgeItem,
@@ -15,10 +16,12 @@ from omk.records.result import (
     ToolCall,
     Trace,
     TurnResult,
+    WorkspaceChanges,
 )
 
 __all__ = [
     "AssertionResult",
+    "FileChange",
     "InlinedUrl",
     "JudgeBlock",
     "JudgeItem",
@@ -29,4 +32,5 @@ __all__ = [
     "ToolCall",
     "Trace",
     "TurnResult",
+    "WorkspaceChanges",
 ]

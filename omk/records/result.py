@@ -134,6 +134,56 @@ class Tokens:
         return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
 
 
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file the agent created, changed or deleted in its workspace: the path (relative, with
+    `/`), the size in bytes (before, for a deleted file) and the start of its new text, masked
+    (None for a deleted or binary file; `truncated` when it was cut)."""
+
+    path: str
+    size: int
+    content: str | None = None
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "size": self.size, "content": self.content, "truncated": self.truncated}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> FileChange:
+        return cls(f.str("path", ""), f.int("size"), f.str("content"), f.bool("truncated"))
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceChanges:
+    """What the agent left in its workspace, compared with what it started from."""
+
+    created: tuple[FileChange, ...] = ()
+    changed: tuple[FileChange, ...] = ()
+    deleted: tuple[FileChange, ...] = ()
+
+    KINDS = ("created", "changed", "deleted")
+
+    def all(self) -> list[tuple[str, FileChange]]:
+        """(kind, change) for every file, created first."""
+        return [(kind, c) for kind in self.KINDS for c in getattr(self, kind)]
+
+    def paths(self) -> list[str]:
+        return [c.path for _, c in self.all()]
+
+    def __bool__(self) -> bool:
+        return bool(self.created or self.changed or self.deleted)
+
+    def to_json(self) -> dict[str, Any]:
+        return {kind: [c.to_json() for c in getattr(self, kind)] for kind in self.KINDS}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> WorkspaceChanges | None:
+        if f is None:
+            return None
+        found = {kind: tuple(FileChange.from_json(c) for c in f.objs(kind)) for kind in cls.KINDS}
+        return cls(found["created"], found["changed"], found["deleted"])
+
+
 @dataclass(slots=True)
 class Trace:
     """What a target reports besides the output. None means "not reported", never zero.
@@ -152,6 +202,9 @@ class Trace:
     api_latency_ms: float | None = None  # time spent waiting for the model API, as the CLI measured it
     stop_reason: str | None = None  # the model's last stop reason (`end_turn`, `tool_use`, `max_tokens`…)
     session_id: str | None = None  # the agent CLI's session (a conversation's turns share it)
+    # An agent that worked in a folder: the files it created, changed and deleted there (None:
+    # the target worked in no folder of its own; written only when set).
+    workspace: WorkspaceChanges | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.tokens, Tokens):
@@ -171,6 +224,8 @@ class Trace:
         for name in ("api_latency_ms", "stop_reason", "session_id"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
+        if self.workspace is not None:
+            data["workspace"] = self.workspace.to_json()
         return data
 
     @classmethod
@@ -188,6 +243,7 @@ class Trace:
             api_latency_ms=f.num("api_latency_ms"),
             stop_reason=f.str("stop_reason"),
             session_id=f.str("session_id"),
+            workspace=WorkspaceChanges.from_json(f.obj("workspace")),
         )
 
 

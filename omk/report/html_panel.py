@@ -19,9 +19,17 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
-from omk.records.result import AssertionResult, InlinedUrl, JudgeBlock, SampleResult, Trace, TurnResult
+from omk.records.result import (
+    AssertionResult,
+    InlinedUrl,
+    JudgeBlock,
+    SampleResult,
+    Trace,
+    TurnResult,
+    WorkspaceChanges,
+)
 from omk.report.i18n import t
-from omk.report.reasons import label
+from omk.report.reasons import label, size_text
 
 Node = str | list[Any]
 
@@ -182,11 +190,47 @@ def _assertions(assertions: Sequence[AssertionResult]) -> list[Any]:
                 el("code", None, label(a)),
                 " ",
                 el("small", "meta", f"[{extra}]"),
-                f" — {a.message}" if a.message else None,
+                *_message(a.message),
                 _assertions(a.children) if a.children else None,
             )
         )
     return el("ul", "asserts", *items)
+
+
+def _message(message: str | None) -> list[Node | None]:
+    """An assertion's message; one of several lines (a tool_sequence's two columns) in a `<pre>`,
+    so its columns stay aligned."""
+    if not message:
+        return []
+    head, sep, rest = message.partition("\n")
+    return [f" — {head}", el("pre", "assert-detail", rest) if sep else None]
+
+
+def _workspace(changes: WorkspaceChanges | None) -> list[Node | None]:
+    """The files the agent created, changed and deleted in its workspace, each new text's start
+    behind a `<details>`."""
+    if changes is None:
+        return []
+    if not changes:
+        return [el("p", "empty", "workspace: no file created, changed or deleted")]
+    rows = []
+    for kind, c in changes.all():
+        shown = None
+        if c.content is not None:
+            summary = f"{len(c.content)} characters" + (" (the start)" if c.truncated else "")
+            shown = el("details", None, el("summary", None, summary), el("pre", None, c.content))
+        rows.append(
+            el(
+                "tr",
+                f"ws-file ws-{kind}",
+                el("td", None, kind),
+                el("td", None, el("code", None, c.path)),
+                el("td", "num", size_text(c.size)),
+                el("td", {"data-label": "content"}, shown),
+            )
+        )
+    heads = [el("th", None, "workspace"), el("th", None, "file"), el("th", "num", "size"), el("th", None, "content")]
+    return [el("table", "workspace", el("thead", None, el("tr", None, *heads)), el("tbody", None, *rows))]
 
 
 def _judge_item(what: str, lang: str) -> str:
@@ -228,6 +272,7 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
     if stats is not None:
         per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
         out.append(el("p", None, f"mocks: {_str(stats.hits)} hit(s), {_str(stats.misses)} miss(es); {per}"))
+    out += _workspace(tr.workspace)
     if not tr.tool_calls:
         return [*out, el("p", "empty", "(no tool calls)")]
     rows = []

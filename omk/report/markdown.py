@@ -26,6 +26,7 @@ from omk.report.reasons import (
     result_name,
     skipped_judge_line,
     turn_label,
+    workspace_line,
 )
 from omk.textsafe import safe_markdown_links, show_bidi
 
@@ -106,7 +107,8 @@ def _failures(report: ReportDocument, lang: str) -> list[str]:
             more += 1
             continue
         composite = "error" if r.status == "error" else _score(r.scores.composite)
-        why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
+        where = workspace_line(r.trace.workspace)
+        why = "; ".join(line.strip() for line in [*([where] if where else []), *failure_lines(r, threshold)[:6]])
         out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
     if not out:
         return []

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from omk.model import JUDGE_OFF
 from omk.records.document import Repeats, Summary
-from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult
+from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult, WorkspaceChanges
 
 
 class Graded(Protocol):
@@ -67,6 +67,26 @@ def failed_assertions(assertions: Iterable[AssertionResult], depth: int = 0) -> 
         if a.children and not a.negate:
             lines.extend(failed_assertions(a.children, depth + 1))
     return lines
+
+
+def size_text(size: int) -> str:
+    """`812 B`, `4.2 KB`, `1.3 MB`."""
+    if size < 1024:
+        return f"{size} B"
+    return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / (1024 * 1024):.1f} MB"
+
+
+def workspace_line(changes: WorkspaceChanges | None, shown: int = 8) -> str | None:
+    """`workspace: created notes.md (23 B); changed src/app.py (40 B); deleted stale.txt (3 B)`,
+    or None when the agent worked in no folder."""
+    if changes is None:
+        return None
+    if not changes:
+        return "workspace: no file created, changed or deleted"
+    found = changes.all()
+    parts = [f"{kind} {c.path} ({size_text(c.size)})" for kind, c in found[:shown]]
+    more = f"; and {len(found) - shown} more" if len(found) > shown else ""
+    return "workspace: " + "; ".join(parts) + more
 
 
 def judge_reasons(judge: JudgeBlock | None) -> list[str]:

@@ -21,7 +21,13 @@ from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
 from omk.report import categories
 from omk.report.i18n import t
-from omk.report.reasons import failure_lines, passed_but_failed, skipped_judge_line, turn_label
+from omk.report.reasons import (
+    failure_lines,
+    passed_but_failed,
+    skipped_judge_line,
+    turn_label,
+    workspace_line,
+)
 
 TABLE_ROWS = 200  # a larger run's table shows this many results, those that did not pass first
 FAILURES_SHOWN = 100  # and the reasons of this many; the rest are in the report files
@@ -145,8 +151,9 @@ def _print_failures(results: Iterable[SampleResult], threshold: Any, console: Co
         if r.status == "error":
             failed.append((name, [f"{t('error', lang)}: {r.error}"], None))
         elif not r.passed:
-            # assertions, judge reasons, layers under the bar; then what the model said
-            failed.append((name, failure_lines(r, threshold), _judged_output(r)))
+            # assertions, judge reasons, layers under the bar, the files it left; then what the model said
+            where = workspace_line(r.trace.workspace)
+            failed.append((name, failure_lines(r, threshold) + ([where] if where else []), _judged_output(r)))
         elif lines := passed_but_failed(r):  # passed overall, but say what did fail
             noted.append((name, lines, None))
     for heading, details in ((t("Failures", lang), failed), (t("Passed, with failed checks", lang), noted)):
@@ -155,8 +162,8 @@ def _print_failures(results: Iterable[SampleResult], threshold: Any, console: Co
         console.print(Text(heading, style="bold"))
         for name, lines, output in details:
             console.print(Text(f"  {name}", style="bold"))
-            for line in lines:
-                console.print(Text(f"    - {for_terminal(line)}"))
+            for line in lines:  # a message of several lines (a tool_sequence table) stays indented
+                console.print(Text(f"    - {for_terminal(line).replace(chr(10), chr(10) + '      ')}"))
             if output is not None:
                 console.print(_output_line(output, console, lang))
     if more:

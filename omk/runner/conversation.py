@@ -27,6 +27,7 @@ from omk.targets.base import Target, TargetResult
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
 from omk.tasks import gather_all
+from omk.workspace import WorkFolder, checks_workspace
 
 
 def turn_view(sample: Sample, index: int) -> Sample:
@@ -54,7 +55,7 @@ async def produce_turns(
     sample: Sample, prompts: list[str], target: Target, cfg: RunConfig, repeat: int
 ) -> tuple[list[tuple[TargetResult, int]], TargetFailure | None, bool]:
     """(each sent turn's result and calls made, the failure that stopped it or None, from cache)."""
-    cache = cfg.cache
+    cache = None if checks_workspace(sample) else cfg.cache  # the folder an agent leaves is not cached
     identity = target.cache_identity() if cache is not None else None
     if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
         return (*await _send_turns(sample, prompts, target, cfg), False)
@@ -99,7 +100,13 @@ async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repea
         failed.status, failed.error, failed.attempts = "error", str(failure), failure.attempts
     sent = turns[: len(produced)]
     outputs = [t.output or "" for t in sent]
-    await gather_all(*(_grade_turn(sample, t, outputs, cfg) for t in sent))
+    folder = produced[-1][0].workspace if produced and failure is None else None
+    try:  # every turn's checks see the folder as the last turn left it
+        await gather_all(*(_grade_turn(sample, t, outputs, cfg, folder) for t in sent))
+    finally:
+        for out, _ in produced:
+            if out.workspace is not None:
+                out.workspace.remove()
     result.turns = turns
     result.attempts = sum(t.attempts for t in turns)
     result.trace = combine_traces([t.trace for t in sent])
@@ -115,7 +122,7 @@ async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repea
     return result
 
 
-async def _grade_turn(sample: Sample, turn: TurnResult, outputs: list[str], cfg: RunConfig) -> None:
+async def _grade_turn(sample: Sample, turn: TurnResult, outputs: list[str], cfg: RunConfig, folder: WorkFolder | None) -> None:
     history = [(sample.turns[k].prompt, outputs[k]) for k in range(turn.index)]
     graded = await grade(
         turn_view(sample, turn.index),
@@ -124,6 +131,7 @@ async def _grade_turn(sample: Sample, turn: TurnResult, outputs: list[str], cfg:
         cfg,
         turn=sample.turns[turn.index],
         history=history,
+        workspace=folder,
     )
     turn.assertions, turn.judge, turn.judge_skipped, turn.scores = (
         graded.assertions,
@@ -171,4 +179,5 @@ def combine_traces(traces: list[Trace]) -> Trace:
         api_latency_ms=round(api_latency, 1) if api_latency is not None else None,
         stop_reason=last.stop_reason,
         session_id=last.session_id,
+        workspace=last.workspace,
     )

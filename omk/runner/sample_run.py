@@ -19,12 +19,14 @@ from omk.cache import ResponseCache, cache_key
 from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
 from omk.model import Sample, Turn
+from omk.process import DEFAULT_MAX_OUTPUT_BYTES
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
 from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetResult
 from omk.tasks import run_bounded
+from omk.workspace import WorkFolder, checks_workspace
 
 
 @dataclass(slots=True)
@@ -39,13 +41,14 @@ class RunConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
     mask: Masker = field(default_factory=Masker)  # the run's secrets, masked in what checks and hooks say
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES  # output kept from a `command_passes` command
 
 
 async def produce(
     sample: Sample, prompt: str, target: Target, cfg: RunConfig, repeat: int = 0
 ) -> tuple[TargetResult, int, bool]:
     """(result, calls made, from cache). Only successful calls are cached; raises TargetFailure."""
-    cache = cfg.cache
+    cache = None if checks_workspace(sample) else cfg.cache  # the folder an agent leaves is not cached
     identity = target.cache_identity() if cache is not None else None
     if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
         produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
@@ -74,7 +77,11 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
     result.output, result.trace = produced.output, produced.trace
-    graded = await grade(sample, produced.output, produced.trace, cfg)
+    try:
+        graded = await grade(sample, produced.output, produced.trace, cfg, workspace=produced.workspace)
+    finally:
+        if produced.workspace is not None:
+            produced.workspace.remove()
     result.assertions, result.judge, result.judge_skipped = graded.assertions, graded.judge, graded.judge_skipped
     result.scores, result.passed = graded.scores, graded.passed
     if graded.error:
@@ -101,6 +108,7 @@ async def grade(
     *,
     turn: Turn | None = None,
     history: list[tuple[str, str]] | None = None,
+    workspace: WorkFolder | None = None,
 ) -> Grading:
     """Assert, judge and score one output (a sample's, or one turn's with `sample` its view)."""
     ctx = CheckContext(
@@ -113,6 +121,9 @@ async def grade(
         regex_timeout_s=cfg.regex_timeout,
         turn=turn,
         history=history,
+        workspace=workspace.folder if workspace is not None else None,
+        command_timeout_s=cfg.timeout,
+        max_output_bytes=cfg.max_output_bytes,
     )
     assertions = [masked(a, cfg.mask) for a in await evaluate(sample.assertions, ctx)]
     judge_block, judge_score, skipped = None, None, None

@@ -46,6 +46,11 @@ def sample_properties() -> dict[str, Any]:
             {"type": "string"},
         ),
         "cwd": _d("Working directory for this sample (default: the samples file's folder).", {"type": "string"}),
+        "workspace": _d(
+            "A folder (relative to the samples file) copied into a fresh folder the agent works in; "
+            "the file checks (file_exists, file_contains, files_changed, command_passes) look at what it left there.",
+            NON_EMPTY,
+        ),
         "rubric": _d("What the judge grades against (1-5).", {"type": "string"}),
         "assertions": _d("Checks run on the output and trace.", {"type": "array", "items": ref("assertion")}),
         "dimensions": _d(

@@ -25,6 +25,7 @@ import shlex
 import shutil
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from omk.targets.mocks import MockSandbox, offered_tools
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
 from omk.trace_io import TraceFormatError, parse_trace
+from omk.workspace import FreshFolder, checks_workspace
 
 INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")
@@ -114,6 +116,9 @@ class CmdTarget:
         self.timeout = timeout  # the run engine's --timeout applies too; either one kills the program
         self.mask = Masker.for_run(settings)
         self.max_output_bytes = max_output_bytes(settings)
+        # A conversation with `workspace:` works in one folder from its first turn to its last;
+        # the key is the conversation's mock sandbox, which every turn's Session shares.
+        self._folders: weakref.WeakKeyDictionary[MockSandbox, FreshFolder] = weakref.WeakKeyDictionary()
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CmdTarget:
@@ -139,7 +144,31 @@ class CmdTarget:
         return cwd if cwd.is_absolute() else sample.base_dir / cwd
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
-        cwd = self._cwd(sample)
+        if not sample.workspace:
+            return await self._run_in(self._cwd(sample), sample, prompt, session)
+        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
+        folder = self._folders.get(sandbox) if session is not None and session.index > 0 else None
+        if folder is None:
+            folder = FreshFolder(sample, "omk-cmd-")
+            if session is not None:
+                self._folders[sandbox] = folder
+        last = session is None or session.index == session.count - 1
+        handed = False
+        try:
+            result = await self._run_in(folder.work, sample, prompt, session)
+            result.trace.workspace = folder.changes(self.mask)
+            if session is None or session.index == 0:
+                result.trace.notes[:0] = folder.notes
+            if last and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
+                result.workspace, handed = folder.hand_over(result.trace.workspace), True
+            return result
+        finally:
+            if last:
+                self._folders.pop(sandbox, None)
+                if not handed:
+                    folder.remove()
+
+    async def _run_in(self, cwd: Path, sample: Sample, prompt: str, session: Session | None) -> TargetResult:
         if not cwd.is_dir():
             raise TargetError(f"cwd {str(cwd)!r} is not a folder")
         tools = offered_tools(sample)
@@ -176,7 +205,9 @@ class CmdTarget:
         return result
 
     async def close(self) -> None:
-        return None
+        for folder in list(self._folders.values()):
+            folder.remove()
+        self._folders.clear()
 
 
 class _Exchange:

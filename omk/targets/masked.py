@@ -9,10 +9,11 @@ text is masked in full as it comes out of the target, before anything cuts it sh
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from omk.model import Sample
-from omk.records import ToolCall, Trace
+from omk.records import ToolCall, Trace, WorkspaceChanges
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetError, TargetResult
 from omk.targets.session import Session
@@ -27,6 +28,13 @@ def mask_trace(trace: Trace, mask: Masker) -> Trace:
         ToolCall(clean(c.tool), clean(c.input), clean(c.output), c.mocked, c.mock_key, c.is_error) for c in trace.tool_calls
     ]
     trace.notes = [clean(n) for n in trace.notes]
+    if trace.workspace is not None:  # a file's start was cut already: a key at its end is masked too
+        trace.workspace = WorkspaceChanges(
+            *(
+                tuple(replace(c, path=clean(c.path), content=scrub(mask.cut_edges(c.content)) if c.content else c.content) for c in group)
+                for group in (trace.workspace.created, trace.workspace.changed, trace.workspace.deleted)
+            )
+        )
     return trace
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from omk.model import Sample
 from omk.process import start_program, stop_program
 from omk.records import ToolCall
+from omk.secrets import Masker
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
 from omk.targets.claude.stream import StreamRun, build_trace, history, parse_stream, tool_calls
@@ -26,6 +27,7 @@ from omk.targets.claude.workspace import Workspace
 from omk.targets.mocks import MockSandbox
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
+from omk.workspace import WorkFolder, checks_workspace, diff, snapshot
 
 RETRYABLE_STATUS = {408, 409, 429}
 STDERR_TAIL = 600
@@ -37,6 +39,7 @@ class ClaudeTarget:
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
         self.spec = spec
         self.cfg = setup.load_settings(model, spec, settings)
+        self.mask = Masker.for_run(settings)  # the start of each file the agent wrote, as the report keeps it
         # A conversation's workspace lives from its first turn to its last; the key is the
         # conversation's mock sandbox, the one object every turn's Session shares.
         self._conversations: weakref.WeakKeyDictionary[MockSandbox, Workspace] = weakref.WeakKeyDictionary()
@@ -82,7 +85,7 @@ class ClaudeTarget:
             raise TargetError("claude: a sample with a message history cannot be sent to Claude Code (use `turns:`)")
         sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
         space = self._workspace(sample, sandbox, session)
-        finished = False
+        finished = handed = False
         try:
             space.begin_call(sandbox)
             started = time.perf_counter()
@@ -93,14 +96,18 @@ class ClaudeTarget:
             result = self._result(parse_stream(stdout), records, code, stderr, sandbox)
             result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
             result.trace.notes[:0] = space.notes if session is None or session.index == 0 else []
+            result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
             if session is not None:
                 space.keep_session(result.trace.session_id)
             finished = session is None or session.index == session.count - 1
+            if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
+                result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
             return result
         finally:
             if session is None or finished:
                 self._conversations.pop(sandbox, None)
-                space.remove()
+                if not handed:
+                    space.remove()
 
     def _workspace(self, sample: Sample, sandbox: MockSandbox, session: Session | None) -> Workspace:
         if session is None:

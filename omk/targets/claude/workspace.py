@@ -3,8 +3,9 @@
     <tmp>/omk-claude-XXXX/
         home/          HOME and CLAUDE_CONFIG_DIR (home/.claude): empty, so no user settings,
                        skills, CLAUDE.md or sessions; a conversation's session is kept here
-        work/          the CLI's working folder: .claude/skills/<name>/ (the skill under test)
-                       and the sample's `environment.files_available`, copied in
+        work/          the CLI's working folder: the sample's `workspace:` folder, then
+                       .claude/skills/<name>/ (the skill under test) and the sample's
+                       `environment.files_available`, copied in
         omk/           settings.json (the PreToolUse hook), mocks.json, state.json (the hook's
                        records), mcp.json (the mock MCP servers), outside the working folder
 """
@@ -27,6 +28,7 @@ from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.setup import ClaudeSettings
 from omk.targets.mocks import MockSandbox
+from omk.workspace import copy_workspace, snapshot
 
 HOOK_TIMEOUT_S = 30
 
@@ -60,7 +62,8 @@ class Workspace:
         for folder in (self.home / ".claude", self.work, self.state_dir):
             folder.mkdir(parents=True)
         self.session_id: str | None = None  # set after the first turn of a conversation
-        self.notes = self._materialise(cfg, sample)
+        self.notes = copy_workspace(sample, self.work) + self._materialise(cfg, sample)
+        self.baseline = snapshot(self.work)  # what the agent starts from: its changes are against this
         self._write_config(sample)
         self.mcp_config = self._write_mcp(servers, stubs)
 

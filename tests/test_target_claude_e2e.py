@@ -13,7 +13,9 @@ from typing import Any
 
 import yaml
 from claude_support import alive, require_claude, wait_until
-from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
+
+from omk.testing import ModelServer, Request
+from omk.testing.anthropic import text_reply, tool_use_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-ant-e2e-5c1d9e7f3a2b4c6d8e0f"
@@ -67,7 +69,7 @@ def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):
     project = tmp_path / "claude"
     shutil.copytree(ROOT / "samples" / "claude", project)
     out = tmp_path / "run"
-    with AnthropicFake(release_notes_model) as fake:
+    with ModelServer(release_notes_model) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=project, env=env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -120,7 +122,7 @@ def test_a_conversation_through_omk_eval_keeps_one_session(tmp_path):
         body = request.body.decode()
         return text_reply("It was HELIOTROPE" if "Which word?" in body and "noted" in body else "noted")
 
-    with AnthropicFake(model) as fake:
+    with ModelServer(model) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--target", "claude:", "--out", str(tmp_path / "run")], cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -41,8 +41,8 @@ def sse_events(message: dict[str, Any]) -> list[tuple[str | None, Any]]:
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": opening}))
         events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    delta = {"stop_reason": message.get("stop_reason"), "stop_sequence": None}
-    tail = {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage.get("output_tokens", 0)}}
+    end: dict[str, Any] = {"stop_reason": message.get("stop_reason"), "stop_sequence": None}
+    tail = {"type": "message_delta", "delta": end, "usage": {"output_tokens": usage.get("output_tokens", 0)}}
     events.append(("message_delta", tail))
     events.append(("message_stop", {"type": "message_stop"}))
     return events

@@ -78,10 +78,10 @@ def chunks(completion: dict[str, Any]) -> list[tuple[str | None, Any]]:
     message = choice.get("message") or {}
     head = {"id": completion.get("id"), "object": "chat.completion.chunk", "model": completion.get("model", "fake")}
 
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[str | None, Any]:
         return None, {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
-    events = [chunk({"role": "assistant", "content": message.get("content") or ""})]
+    events: list[tuple[str | None, Any]] = [chunk({"role": "assistant", "content": message.get("content") or ""})]
     for index, call in enumerate(message.get("tool_calls") or []):
         events.append(chunk({"tool_calls": [{"index": index, **call}]}))
     events.append(chunk({}, choice.get("finish_reason") or "stop"))

@@ -97,9 +97,12 @@ class ModelServer:
         asyncio.get_running_loop().set_default_executor(self._workers)
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", self._port, backlog=128)
 
-    async def serve_forever(self) -> None:
+    async def serve_forever(self, ready: Callable[[], None] | None = None) -> None:
+        """Serve in the running event loop until cancelled; `ready` is called once it listens."""
         await self.open()
         assert self._server is not None
+        if ready is not None:
+            ready()
         async with self._server:
             await self._server.serve_forever()
 
@@ -258,7 +261,7 @@ async def read_request(reader: asyncio.StreamReader) -> Request | None:
 
 
 async def _chunked(reader: asyncio.StreamReader) -> bytes:
-    parts = []
+    parts: list[bytes] = []
     while True:
         size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
         if size == 0:

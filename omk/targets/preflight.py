@@ -24,7 +24,8 @@ def proxy_for(url: str) -> str | None:
     """The proxy a client would use for `url` (HTTP(S)_PROXY, ALL_PROXY, less NO_PROXY), or None."""
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
-    if not proxies or urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):
+    bypass = getattr(urllib.request, "proxy_bypass_environment")  # noqa: B009 - documented nowhere, so not in the type stubs
+    if not proxies or bypass(parts.hostname or "", proxies):
         return None
     return proxies.get(parts.scheme) or proxies.get("all")
 

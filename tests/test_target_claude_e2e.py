@@ -133,9 +133,10 @@ def test_a_hung_cli_and_its_children_are_killed_at_the_timeout(tmp_path):
     pids_file = tmp_path / "pids"
     (tmp_path / "eval-samples.yaml").write_text("samples:\n  - { sample_id: a, prompt: hi }\n", encoding="utf-8")
     (tmp_path / "omk.yaml").write_text(f"claude: {{path: {fake}, env: [PIDS_FILE]}}\n", encoding="utf-8")
-    env = {"PIDS_FILE": str(pids_file), "OMK_RETRY_BASE_S": "0"}
-    proc = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet", "--timeout", "2", "--retries", "0",
-                     "--out", str(tmp_path / "run")], cwd=tmp_path, env=env, timeout=60)
+    with ModelServer([]) as model:  # what the checks before the run look for: a key, an API that answers
+        env = {"PIDS_FILE": str(pids_file), "OMK_RETRY_BASE_S": "0", "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": model.root}
+        proc = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet", "--timeout", "2", "--retries", "0",
+                         "--out", str(tmp_path / "run")], cwd=tmp_path, env=env, timeout=60)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
     assert result["status"] == "error" and "timed out" in result["error"]

@@ -11,6 +11,8 @@ concurrency, retries and the cache work as in `omk eval`), when the first of the
 Files are collected when named on the command line, or when they match a pattern of the
 `omk_files` ini option (e.g. `omk_files = evals/*.yaml`). Registered through the `pytest11`
 entry point, so it is active wherever omk is installed; it collects nothing unless asked to.
+
+The `scripted_model` fixture starts omk's scripted model server (omk.testing) for a test.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from _pytest._code.code import TerminalRepr  # what repr_failure returns; pytest does not export it
 
     from omk.engine.run_report import Report
     from omk.records import AssertionResult, SampleResult
+    from omk.testing import ModelServer
 
 SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 OUTPUT_CHARS = 400  # of the output shown under a failed sample
@@ -195,3 +200,26 @@ def _label(a: AssertionResult) -> str:
     negated = "not " if a.negate else ""
     value = f" {a.value!r}" if a.value is not None else ""
     return f"{negated}{a.type}{value}"
+
+
+@pytest.fixture()
+def scripted_model() -> Iterator[Callable[..., ModelServer]]:
+    """`scripted_model(script)`: a scripted model server on 127.0.0.1 for the test, stopped after it.
+
+    `script` is a script file's path, a `ModelScript`, a list of replies or a function from the
+    request to a reply (omk.testing); `.root` / `.openai_url` are the base URLs to point a target at.
+    """
+    from omk.testing import ModelServer, load_script
+
+    started: list[ModelServer] = []
+
+    def start(script: Any, **options: Any) -> ModelServer:
+        if isinstance(script, str | Path):
+            script = load_script(Path(script))
+        server = ModelServer(script, **options).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

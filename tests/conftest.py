@@ -1,7 +1,7 @@
 """Fixtures that more than one test module uses; a fixture used by one module stays in it.
 
 Test modules import their helpers by module name (`from helpers import make_spec`,
-`from servers.openai_fake import OpenAIFake`): tests/ is on `sys.path` through `pythonpath` in
+`from api_support import write_agent`): tests/ is on `sys.path` through `pythonpath` in
 pyproject.toml, so `pytest` and `python -m pytest` collect the same way from the project root.
 """
 

@@ -6,12 +6,11 @@ import asyncio
 import json
 from typing import Any
 
-from servers.openai_fake import text_reply
-
 from omk.judge.clients import make_client
 from omk.judge.judge import JudgePanel
 from omk.llm.retry import RetryPolicy
 from omk.model import Sample
+from omk.testing.openai_chat import text_reply
 
 
 async def _no_sleep(_: float) -> None:

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from servers.anthropic_fake import AnthropicFake, tool_use_reply
-from servers.anthropic_fake import text_reply as anthropic_text
-from servers.openai_fake import OpenAIFake, Status, text_reply, tool_call_reply
+
+from omk.testing import ModelServer, Status
+from omk.testing.anthropic import text_reply as anthropic_text
+from omk.testing.anthropic import tool_use_reply
+from omk.testing.openai_chat import text_reply, tool_call_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 JUDGE = ROOT / "tests" / "judges" / "scripted_judge.py"
@@ -111,7 +113,7 @@ def test_openai_gets_the_history_on_turns_two_and_three(tmp_path):
         return text_reply("You're welcome!", prompt_tokens=30, completion_tokens=3)
 
     out = tmp_path / "run"
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         env = {"OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": "sk-test"}
         proc = omk_eval(["eval-samples.yaml", "--target", "openai:gpt-4o-mini", "--out", str(out)], tmp_path, env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -158,7 +160,7 @@ def test_anthropic_gets_the_history_on_turns_two_and_three(tmp_path):
         return anthropic_text("You're welcome!")
 
     out = tmp_path / "run"
-    with AnthropicFake(responder) as fake:
+    with ModelServer(responder) as fake:
         env = {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-ant-test"}
         proc = omk_eval(["eval-samples.yaml", "--target", "anthropic:claude-x", "--out", str(out)], tmp_path, env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -293,7 +295,7 @@ def test_a_turn_is_retried_with_the_mocks_as_the_turn_began(tmp_path):
         return text_reply("You're welcome!")
 
     out = tmp_path / "run"
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         env = {"OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": "sk-test"}
         proc = omk_eval(["eval-samples.yaml", "--target", "openai:m", "--out", str(out), "--no-cache"], tmp_path, env)
         assert proc.returncode == 0, proc.stdout + proc.stderr

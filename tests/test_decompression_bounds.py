@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers.openai_fake import text_reply
 
 from omk.content_encoding import MAX_ENCODINGS, BodyReader, BodyTooLarge
 from omk.inline.fetched import Fetched, FetchFailure
@@ -31,6 +30,7 @@ from omk.inline.policy import build_policy
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
+from omk.testing.openai_chat import text_reply
 
 MB = 1024 * 1024
 CAP = MB

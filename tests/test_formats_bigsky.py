@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from servers.openai_fake import OpenAIFake, text_reply, tool_call_reply
 
 from omk.errors import InputError
 from omk.loader import load_samples
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.prelude import history_for, system_for
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply, tool_call_reply
 
 SEED = {
     "name": "Get the Weather",
@@ -239,7 +240,7 @@ def _run(spec: str, sample: Sample, settings: dict | None = None, base_dir: Path
 
 def test_openai_target_sends_system_history_tools_and_stops_after_one_step(tmp_path, monkeypatch):
     (s,) = load(tmp_path, SEED)
-    with OpenAIFake([tool_call_reply([("getWeather", {"location": "Boston, MA"})]), text_reply("never asked")]) as fake:
+    with ModelServer.for_openai([tool_call_reply([("getWeather", {"location": "Boston, MA"})]), text_reply("never asked")]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         monkeypatch.setenv("OPENAI_API_KEY", "k")
         got = _run("openai:m", s, {"system": "You help with weather near {{ currentLocation }}."})

@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from servers.openai_fake import OpenAIFake, text_reply, tool_call_reply
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply, tool_call_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 M365 = ROOT / "samples" / "m365" / "evals.json"
@@ -46,7 +47,7 @@ def test_m365_dataset_with_the_demo_agent_and_a_judge(tmp_path):
     def judge(req):
         return text_reply(json.dumps({"reason": "on point", "score": 4}))
 
-    with OpenAIFake(judge) as fake:
+    with ModelServer.for_openai(judge) as fake:
         proc = omk("eval", str(M365), "--judge", f"openai:judge@{fake.url}", "--out", str(tmp_path / "run"), "--format", "md,junit,html", cwd=tmp_path)
         prompts = [user_text(r) for r in fake.requests]
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -117,7 +118,7 @@ def test_m365_seed_example_against_an_openai_agent(tmp_path):
             return text_reply("For the $50 over the per-diem, please request manager approval.")
         return text_reply("The per-diem meal allowance is $200, so $250 is over it.")
 
-    with OpenAIFake(respond) as fake:
+    with ModelServer.for_openai(respond) as fake:
         env = {"OPENAI_BASE_URL": fake.url}
         proc = omk("eval", "--target", "openai:agent", "--judge", f"openai:judge@{fake.url}", "--out", "run", cwd=tmp_path, env=env)
         agent = [r.json["messages"] for r in fake.requests if r.json["model"] == "agent"]
@@ -248,7 +249,7 @@ def _agent_and_judge(req):
 
 
 def test_bigsky_dataset_against_an_openai_agent_with_a_judge(tmp_path):
-    with OpenAIFake(_agent_and_judge) as fake:
+    with ModelServer.for_openai(_agent_and_judge) as fake:
         env = {"OPENAI_BASE_URL": fake.url}
         proc = omk("eval", str(BIGSKY), "--target", "openai:agent", "--judge", f"openai:judge@{fake.url}", "--out", str(tmp_path / "run"), cwd=tmp_path, env=env)
         agent_calls = [r for r in fake.requests if r.json["model"] == "agent"]
@@ -275,7 +276,7 @@ def test_bigsky_dataset_against_an_openai_agent_with_a_judge(tmp_path):
 
 
 def test_two_targets_compared_pairwise(tmp_path):
-    with OpenAIFake(_agent_and_judge) as fake:
+    with ModelServer.for_openai(_agent_and_judge) as fake:
         proc = omk(
             "eval", str(BIGSKY),
             "--target", f"cmd:{sys.executable} {AGENT}",
@@ -385,7 +386,7 @@ def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_
         first, _ = shown_answers(user_text(req))
         return text_reply(json.dumps({"reason": "a is better", "preference": 1 if "a reply one" in first else 2}))
 
-    with OpenAIFake(judge) as fake:
+    with ModelServer.for_openai(judge) as fake:
         proc = omk(
             "eval", "evals.json", "--target", "replay:a.jsonl", "--target", "replay:b.jsonl",
             "--judge", f"openai:judge@{fake.url}", "--out", "run", cwd=tmp_path,

@@ -7,7 +7,6 @@ import json
 import pytest
 from helpers import make_ctx, make_spec
 from judge_support import make_judge, run, sample, score_json, user_prompt
-from servers.openai_fake import OpenAIFake, Status, text_reply
 
 from omk.assertions.evaluate import evaluate
 from omk.judge.relevancy import mastra_score, ratio_to_five, relevancy_ratio
@@ -15,6 +14,8 @@ from omk.model import Status as AStatus
 from omk.records import Trace
 from omk.runner.sample_run import RunConfig, run_sample
 from omk.targets.base import TargetResult
+from omk.testing import ModelServer, Status
+from omk.testing.openai_chat import text_reply
 
 
 async def _evaluate(judge, specs, s, output="the answer"):
@@ -75,7 +76,7 @@ def _mastra(statements=STATEMENTS, verdicts=VERDICTS):
 
 def test_answer_relevancy_through_the_judge():
     s = sample(prompt="What is the capital of France?")
-    with OpenAIFake(_mastra()) as fake:
+    with ModelServer.for_openai(_mastra()) as fake:
         (default, weighted, scaled), _ = evaluate_with(
             fake.url,
             [
@@ -94,7 +95,7 @@ def test_answer_relevancy_through_the_judge():
 
 
 def test_answer_relevancy_on_an_empty_output_needs_no_verdict_call():
-    with OpenAIFake(_mastra(statements=[], verdicts=[])) as fake:
+    with ModelServer.for_openai(_mastra(statements=[], verdicts=[])) as fake:
         (result,), _ = evaluate_with(fake.url, [{"type": "answer_relevancy", "threshold": 1}], output="")
         assert len(fake.requests) == 1
     assert result.score == 1.0 and result.status is AStatus.PASSED and "no statement" in result.message
@@ -106,7 +107,7 @@ def test_answer_relevancy_verdict_count_mismatch_is_retried_then_an_error():
             return text_reply(json.dumps({"statements": STATEMENTS}))
         return text_reply(json.dumps({"results": VERDICTS[:1]}))
 
-    with OpenAIFake(respond) as fake:
+    with ModelServer.for_openai(respond) as fake:
         (result,), ctx = evaluate_with(fake.url, [{"type": "answer_relevancy", "not": True}])
         assert len(fake.requests) == 3  # extraction, verdicts, verdicts again
     assert result.status is AStatus.FAILED and "1 verdict(s) for 3 statement(s)" in result.message
@@ -116,7 +117,7 @@ def test_answer_relevancy_verdict_count_mismatch_is_retried_then_an_error():
 
 
 def test_faithfulness_and_context_recall_need_context_and_make_no_call_without_it():
-    with OpenAIFake([text_reply(score_json(5))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(5))]) as fake:
         results, _ = evaluate_with(fake.url, [{"type": "faithfulness"}, {"type": "context_recall", "not": True}])
         assert fake.requests == []
     assert all(r.status is AStatus.FAILED for r in results)
@@ -124,7 +125,7 @@ def test_faithfulness_and_context_recall_need_context_and_make_no_call_without_i
 
 
 def test_faithfulness_uses_reference_first_then_sample_context():
-    with OpenAIFake([text_reply(score_json(4, "supported"))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4, "supported"))]) as fake:
         s = sample(context="CTX-FROM-SAMPLE")
         (a, b), _ = evaluate_with(fake.url, [{"type": "faithfulness", "reference": "REF-TEXT"}, {"type": "faithfulness"}], s)
         first, second = user_prompt(fake.requests[0]), user_prompt(fake.requests[1])
@@ -147,14 +148,14 @@ def test_semantic_similarity_threshold_and_not(score, threshold, negate, status,
     raw = {"type": "semantic_similarity", "reference": "retry with backoff", "not": negate}
     if threshold is not None:
         raw["threshold"] = threshold
-    with OpenAIFake([text_reply(score_json(score))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(score))]) as fake:
         (result,), _ = evaluate_with(fake.url, [raw])
         assert "## Reference text\nretry with backoff" in user_prompt(fake.requests[0])
     assert result.status is status and result.score == shown
 
 
 def test_a_judge_error_fails_the_assertion_even_under_not_and_marks_the_sample():
-    with OpenAIFake([Status(500)]) as fake:
+    with ModelServer.for_openai([Status(500)]) as fake:
         judge = make_judge([f"openai:m@{fake.url}"], retries=1)
         (result,), ctx = run(_evaluate(judge, [{"type": "context_recall", "reference": "facts", "not": True}], sample()))
         assert len(fake.requests) == 2
@@ -167,7 +168,7 @@ def test_judged_types_inside_an_ensemble_use_the_consensus():
     def respond(req):
         return text_reply(score_json(2 if req.json["model"] == "a" else 5))
 
-    with OpenAIFake(respond) as fake:
+    with ModelServer.for_openai(respond) as fake:
         judge = make_judge([f"openai:a@{fake.url}", f"openai:b@{fake.url}"])
         (result,), _ = run(_evaluate(judge, [{"type": "semantic_similarity", "reference": "r"}], sample()))
     assert result.score == 3.5 and result.status is AStatus.PASSED and "consensus of 2/2 judges" in result.message
@@ -203,7 +204,7 @@ async def _run_one(judge, s):
 
 
 def test_the_judge_layer_enters_the_composite():
-    with OpenAIFake([text_reply(score_json(3))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(3))]) as fake:
         s = sample(rubric="r", assertions=[make_spec("contains", value="parameterised")])
         result = run(_run_one(make_judge([f"openai:m@{fake.url}"]), s))
     assert result.status == "ok" and result.scores.fact == 5.0 and result.scores.judge == 3.0
@@ -211,7 +212,7 @@ def test_the_judge_layer_enters_the_composite():
 
 
 def test_a_judge_that_gives_up_marks_the_sample_error_and_the_composite_has_no_zero():
-    with OpenAIFake([text_reply("nope"), text_reply("still nope")]) as fake:
+    with ModelServer.for_openai([text_reply("nope"), text_reply("still nope")]) as fake:
         s = sample(rubric="r", assertions=[make_spec("contains", value="parameterised")])
         result = run(_run_one(make_judge([f"openai:m@{fake.url}"]), s))
     assert result.status == "error" and result.error.startswith("judge: rubric: ") and result.passed is False

@@ -4,9 +4,10 @@ is judged from `.omk/cache.sqlite`; a changed rubric or output is judged again; 
 from __future__ import annotations
 
 from judge_support import score_json
-from servers.openai_fake import OpenAIFake, text_reply
 
 import omk
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply
 
 
 def _files(tmp_path, rubric: str, output: str):
@@ -15,7 +16,7 @@ def _files(tmp_path, rubric: str, output: str):
 
 
 def test_the_judge_is_cached_on_its_whole_prompt(tmp_path):
-    with OpenAIFake([text_reply(score_json(4))] * 4) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4))] * 4) as fake:
 
         def run(**kw):
             return omk.evaluate(tmp_path / "s.yaml", target=f"replay:{tmp_path / 'r.jsonl'}", judge=f"openai:m@{fake.url}", cwd=tmp_path, **kw)

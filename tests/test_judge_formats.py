@@ -8,11 +8,12 @@ import json
 import pytest
 from helpers import make_ctx, make_spec
 from judge_support import make_judge, run, sample, score_json, user_prompt
-from servers.openai_fake import OpenAIFake, text_reply
 
 from omk.assertions.evaluate import evaluate
 from omk.judge import comparison, likert
 from omk.model import Status, Turn
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply
 
 
 async def _evaluate(judge, raws, s, output="the answer", **ctx_fields):
@@ -40,7 +41,7 @@ def evaluate_with(url, raws, s=None, output="the answer", **kw):
     ],
 )
 def test_each_likert_evaluator_sends_its_inputs(raw, shown):
-    with OpenAIFake([text_reply(score_json(4, "clear"))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4, "clear"))]) as fake:
         (result,) = evaluate_with(fake.url, [raw])
         prompt = user_prompt(fake.requests[0])
     for part in shown:
@@ -51,13 +52,13 @@ def test_each_likert_evaluator_sends_its_inputs(raw, shown):
 @pytest.mark.parametrize("score, threshold, status", [(3, None, Status.PASSED), (2, None, Status.FAILED), (4, 4.5, Status.FAILED), (5, 5, Status.PASSED)])
 def test_likert_threshold_defaults_to_three(score, threshold, status):
     raw = {"type": "relevance", **({"threshold": threshold} if threshold else {})}
-    with OpenAIFake([text_reply(score_json(score))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(score))]) as fake:
         (result,) = evaluate_with(fake.url, [raw])
     assert result.status is status
 
 
 def test_groundedness_without_context_and_similarity_without_reference_make_no_call():
-    with OpenAIFake([text_reply(score_json(5))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(5))]) as fake:
         results = evaluate_with(fake.url, [{"type": "groundedness"}, {"type": "similarity", "reference": " "}])
         assert fake.requests == []
     assert [r.status for r in results] == [Status.SKIPPED, Status.FAILED]
@@ -66,13 +67,13 @@ def test_groundedness_without_context_and_similarity_without_reference_make_no_c
 
 
 def test_groundedness_falls_back_to_the_sample_context():
-    with OpenAIFake([text_reply(score_json(5))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(5))]) as fake:
         evaluate_with(fake.url, [{"type": "groundedness"}], s=sample(context="The per-diem is $200."))
         assert "## Context\nThe per-diem is $200." in user_prompt(fake.requests[0])
 
 
 def test_the_query_is_the_assertion_s_then_the_turn_s_then_the_sample_s():
-    with OpenAIFake(lambda req: text_reply(score_json(4))) as fake:
+    with ModelServer.for_openai(lambda req: text_reply(score_json(4))) as fake:
         evaluate_with(fake.url, [{"type": "relevance", "query": "第二轮的问题"}])
         evaluate_with(fake.url, [{"type": "coherence"}], turn=Turn(prompt="What should I do about the overage?"))
         prompts = [user_prompt(r) for r in fake.requests]
@@ -101,7 +102,7 @@ def test_judge_block_records_the_new_templates():
     [("", "", Status.PASSED), ("", "I called the tool.", Status.FAILED), ("The post is created.", "", Status.FAILED)],
 )
 def test_compare_content_decides_empty_texts_without_a_call(reference, output, status):
-    with OpenAIFake([text_reply('{"value": "similar"}')]) as fake:
+    with ModelServer.for_openai([text_reply('{"value": "similar"}')]) as fake:
         (result,) = evaluate_with(fake.url, [{"type": "compare_content", "reference": reference}], output=output)
         assert fake.requests == []
     assert result.status is status and "no judge call made" in result.message
@@ -109,7 +110,7 @@ def test_compare_content_decides_empty_texts_without_a_call(reference, output, s
 
 @pytest.mark.parametrize("value, status", [("similar", Status.PASSED), ("different", Status.FAILED), (" Similar ", Status.PASSED)])
 def test_compare_content_asks_similar_or_different(value, status):
-    with OpenAIFake([text_reply(json.dumps({"value": value}))]) as fake:
+    with ModelServer.for_openai([text_reply(json.dumps({"value": value}))]) as fake:
         (result,) = evaluate_with(fake.url, [{"type": "compare_content", "reference": "Your post is live."}], output="I published the post.")
         prompt = user_prompt(fake.requests[0])
     assert "## Text 1\nYour post is live." in prompt and "## Text 2\nI published the post." in prompt
@@ -117,7 +118,7 @@ def test_compare_content_asks_similar_or_different(value, status):
 
 
 def test_compare_content_unparseable_reply_is_retried_then_an_error():
-    with OpenAIFake([text_reply('{"value": "maybe"}'), text_reply("no json")]) as fake:
+    with ModelServer.for_openai([text_reply('{"value": "maybe"}'), text_reply("no json")]) as fake:
         (result,) = evaluate_with(fake.url, [{"type": "compare_content", "reference": "a"}], output="b")
         assert len(fake.requests) == 2
     assert result.status is Status.FAILED and "compare_content judge error" in result.message
@@ -127,7 +128,7 @@ def test_compare_content_ensemble_majority():
     def respond(req):
         return text_reply('{"value": "%s"}' % ("different" if req.json["model"] == "c" else "similar"))
 
-    with OpenAIFake(respond) as fake:
+    with ModelServer.for_openai(respond) as fake:
         judge = make_judge([f"openai:a@{fake.url}", f"openai:b@{fake.url}", f"openai:c@{fake.url}"])
         (result,) = run(_evaluate(judge, [{"type": "compare_content", "reference": "x"}], sample(), "y"))
     assert result.status is Status.PASSED
@@ -148,14 +149,14 @@ def test_pairwise_prompt_renders_transcript_and_tool_calls():
     [('{"reason": "A used the tool", "preference": 1}', 1), ('{"Preference": 2}', 2), ('{"preference": "0"}', 0)],
 )
 def test_prefer_reads_big_sky_and_our_key(reply, preference):
-    with OpenAIFake([text_reply(reply)]) as fake:
+    with ModelServer.for_openai([text_reply(reply)]) as fake:
         judge = make_judge([f"openai:m@{fake.url}"])
         verdict = run(_prefer(judge))
     assert verdict["preference"] == preference and verdict["error"] is None
 
 
 def test_prefer_bad_value_is_retried_then_an_error():
-    with OpenAIFake([text_reply('{"preference": 3}'), text_reply('{"preference": "A"}')]) as fake:
+    with ModelServer.for_openai([text_reply('{"preference": 3}'), text_reply('{"preference": "A"}')]) as fake:
         verdict = run(_prefer(make_judge([f"openai:m@{fake.url}"])))
         assert len(fake.requests) == 2
     assert verdict["preference"] is None and "unparseable reply" in verdict["error"]
@@ -165,7 +166,7 @@ def test_prefer_ensemble_votes_and_a_split_is_a_tie():
     def respond(req):
         return text_reply(json.dumps({"preference": {"a": 1, "b": 2, "c": 1}[req.json["model"]], "reason": req.json["model"]}))
 
-    with OpenAIFake(respond) as fake:
+    with ModelServer.for_openai(respond) as fake:
         verdict = run(_prefer(make_judge([f"openai:{m}@{fake.url}" for m in "abc"])))
         split = run(_prefer(make_judge([f"openai:{m}@{fake.url}" for m in "ab"])))
     assert verdict["preference"] == 1 and len(verdict["votes"]) == 3 and verdict["reason"] in ("a", "c")

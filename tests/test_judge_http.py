@@ -7,14 +7,14 @@ import json
 
 import pytest
 from judge_support import by_model, graded, make_judge, run, sample, score_json, user_prompt
-from servers.anthropic_fake import AnthropicFake
-from servers.anthropic_fake import text_reply as anthropic_reply
-from servers.openai_fake import Garbage, OpenAIFake, Slow, Status, text_reply
 
 from omk.cache import ResponseCache
 from omk.errors import ConfigError
 from omk.judge.clients import make_client
 from omk.records import Trace
+from omk.testing import Garbage, ModelServer, Slow, Status
+from omk.testing.anthropic import text_reply as anthropic_reply
+from omk.testing.openai_chat import text_reply
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ from omk.records import Trace
     ],
 )
 def test_rubric_reply_shapes(reply, score):
-    with OpenAIFake([text_reply(reply)]) as fake:
+    with ModelServer.for_openai([text_reply(reply)]) as fake:
         block = run(graded(make_judge([f"openai:judge-m@{fake.url}"]), sample(rubric="uses parameters")))
         assert len(fake.requests) == 1
     assert block["score"] == score and block["error"] is None
@@ -36,7 +36,7 @@ def test_rubric_reply_shapes(reply, score):
 
 
 def test_the_request_judges_sample_prompt_not_the_context_wrapped_one():
-    with OpenAIFake([text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4))]) as fake:
         s = sample(rubric="CRITERION-X", context="SECRET-CONTEXT")
         run(graded(make_judge([f"openai:judge-m@{fake.url}"]), s, output="OUTPUT-Y"))
         body = fake.requests[0].json
@@ -49,7 +49,7 @@ def test_the_request_judges_sample_prompt_not_the_context_wrapped_one():
 
 
 def test_chinese_template_without_debias():
-    with OpenAIFake([text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4))]) as fake:
         run(graded(make_judge([f"openai:m@{fake.url}"], lang="zh", debias_length=False), sample(rubric="r")))
         text = user_prompt(fake.requests[0])
     assert text.startswith("请对以下 AI 输出进行质量评分（template v2-cot）。") and "长度不是质量信号" not in text
@@ -64,7 +64,7 @@ def test_chinese_template_without_debias():
     ],
 )
 def test_an_unusable_reply_is_asked_again_once(first):
-    with OpenAIFake([first, text_reply(score_json(3, "second try"))]) as fake:
+    with ModelServer.for_openai([first, text_reply(score_json(3, "second try"))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r")))
         assert len(fake.requests) == 2
     assert block["score"] == 3.0 and block["rubric"]["reason"] == "second try"
@@ -72,7 +72,7 @@ def test_an_unusable_reply_is_asked_again_once(first):
 
 
 def test_two_unusable_replies_make_the_item_an_error_with_the_raw_reply_kept():
-    with OpenAIFake([text_reply("no idea, sorry"), text_reply("still no JSON"), text_reply(score_json(5))]) as fake:
+    with ModelServer.for_openai([text_reply("no idea, sorry"), text_reply("still no JSON"), text_reply(score_json(5))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r")))
         assert len(fake.requests) == 2  # one retry, not more
     assert block["score"] is None  # never a silent 0
@@ -81,31 +81,31 @@ def test_two_unusable_replies_make_the_item_an_error_with_the_raw_reply_kept():
 
 
 def test_transport_failures_are_retried_then_give_up_as_an_error():
-    with OpenAIFake([Status(500), text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([Status(500), text_reply(score_json(4))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 2 and block["score"] == 4.0
-    with OpenAIFake([Status(503)]) as fake:
+    with ModelServer.for_openai([Status(503)]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 3
     assert block["score"] is None and "HTTP 503" in block["error"] and "gave up after 3 attempts" in block["error"]
-    with OpenAIFake([Status(401)]) as fake:  # not transient: no retry
+    with ModelServer.for_openai([Status(401)]) as fake:  # not transient: no retry
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 1 and "HTTP 401" in block["error"]
 
 
 def test_timeouts_are_retried_and_reported():
-    with OpenAIFake([Slow(5, text_reply(score_json(5))), text_reply(score_json(2))]) as fake:
+    with ModelServer.for_openai([Slow(5, text_reply(score_json(5))), text_reply(score_json(2))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], timeout=0.3, retries=1), sample(rubric="r")))
         assert len(fake.requests) == 2
     assert block["score"] == 2.0
-    with OpenAIFake([Slow(5, text_reply(score_json(5)))]) as fake:
+    with ModelServer.for_openai([Slow(5, text_reply(score_json(5)))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], timeout=0.3, retries=1), sample(rubric="r")))
         assert len(fake.requests) == 2
     assert block["score"] is None and "timed out after 0.3s" in block["error"]
 
 
 def test_garbage_http_body_is_an_error_not_a_score():
-    with OpenAIFake([Garbage()]) as fake:
+    with ModelServer.for_openai([Garbage()]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r")))
     assert block["score"] is None and "not JSON" in block["error"]
 
@@ -123,14 +123,14 @@ def _criterion_scores(mapping):
 
 def test_rubric_and_dimensions_combine_as_the_mean_of_rubric_and_dimension_mean():
     responder = _criterion_scores({"RUBRIC-TEXT": 4, "security: finds the injection": 5, "actionability: gives code": 2})
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         s = sample(rubric="RUBRIC-TEXT", dimensions={"security": "finds the injection", "actionability": "gives code"})
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), s))
         assert len(fake.requests) == 3  # one call for the rubric, one per dimension
     assert block["rubric"]["score"] == 4.0
     assert {k: v["score"] for k, v in block["dimensions"].items()} == {"security": 5.0, "actionability": 2.0}
     assert block["score"] == 3.75  # mean(4, mean(5, 2))
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         only_dims = sample(dimensions={"security": "finds the injection", "actionability": "gives code"})
         assert run(graded(make_judge([f"openai:m@{fake.url}"]), only_dims))["score"] == 3.5
 
@@ -139,7 +139,7 @@ def test_a_failed_dimension_fails_the_whole_judge_block():
     def responder(req):
         return text_reply("garbage") if "broken" in user_prompt(req) else text_reply(score_json(5))
 
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         s = sample(dimensions={"good": "fine", "bad": "broken"})
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), s))
     assert block["score"] is None and block["error"].startswith("dimension bad: ")
@@ -149,7 +149,7 @@ def test_a_failed_dimension_fails_the_whole_judge_block():
 def test_tool_calls_add_an_agent_trace_summary():
     from omk.records import ToolCall
 
-    with OpenAIFake([text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4))]) as fake:
         trace = Trace(tool_calls=[ToolCall("lookup_order", {"id": "A1"}, {"status": "shipped"})])
         run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r"), trace=trace))
         text = user_prompt(fake.requests[0])
@@ -157,7 +157,7 @@ def test_tool_calls_add_an_agent_trace_summary():
 
 
 def test_ensemble_with_disagreeing_judges():
-    with OpenAIFake(by_model({"strict": score_json(2, "harsh"), "lenient": score_json(5, "kind")})) as fake:
+    with ModelServer.for_openai(by_model({"strict": score_json(2, "harsh"), "lenient": score_json(5, "kind")})) as fake:
         judge = make_judge([f"openai:strict@{fake.url}", f"openai:lenient@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
     assert block["score"] == 3.5
@@ -169,7 +169,7 @@ def test_ensemble_with_disagreeing_judges():
 
 
 def test_ensemble_survives_one_failing_judge_and_reports_it():
-    with OpenAIFake(by_model({"good": score_json(4), "bad": Status(400)})) as fake:
+    with ModelServer.for_openai(by_model({"good": score_json(4), "bad": Status(400)})) as fake:
         judge = make_judge([f"openai:good@{fake.url}", f"openai:bad@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
     assert block["score"] == 4.0 and block["error"] is None
@@ -196,7 +196,7 @@ def test_agreement_across_samples():
         await judge.close()
         return judge.describe(results)
 
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         described = run(go(make_judge([f"openai:a@{fake.url}", f"openai:b@{fake.url}"])))
     agreement = described["agreement"]
     assert agreement["sample_count"] == 4 and agreement["pair_count"] == 1
@@ -211,7 +211,7 @@ def test_judge_repeat_reports_mean_stddev_and_failures():
     def responder(req):
         return text_reply(next(replies))
 
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], repeat=3), sample(rubric="r")))
         assert len(fake.requests) == 4
     rubric = block["rubric"]
@@ -221,12 +221,12 @@ def test_judge_repeat_reports_mean_stddev_and_failures():
 
 
 def test_cost_is_counted_apart_and_known_models_are_priced():
-    with OpenAIFake([text_reply(score_json(4), prompt_tokens=1000, completion_tokens=100)]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4), prompt_tokens=1000, completion_tokens=100)]) as fake:
         judge = make_judge([f"openai:gpt-4o-mini@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
     assert block["cost_usd"] == pytest.approx((1000 * 0.15 + 100 * 0.60) / 1e6)
     assert judge.spent_usd() == pytest.approx(0.00021)
-    with OpenAIFake([text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([text_reply(score_json(4))]) as fake:
         judge = make_judge([f"openai:unknown-model@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
     assert block["cost_usd"] is None and judge.spent_usd() is None
@@ -239,7 +239,7 @@ def test_parsed_replies_are_cached_and_garbage_is_not(tmp_path):
         return await graded(judge, sample(rubric="r"))
 
     cache = ResponseCache(tmp_path / "cache.sqlite")
-    with OpenAIFake([text_reply("garbage"), text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([text_reply("garbage"), text_reply(score_json(4))]) as fake:
         first = run(go(fake.url, cache))
         second = run(go(fake.url, cache))
         assert len(fake.requests) == 2  # garbage + the retry; the rerun was served from the cache
@@ -249,7 +249,7 @@ def test_parsed_replies_are_cached_and_garbage_is_not(tmp_path):
 
 
 def test_anthropic_judge():
-    with AnthropicFake([anthropic_reply("Sure.\n" + score_json(5, "great"))]) as fake:
+    with ModelServer([anthropic_reply("Sure.\n" + score_json(5, "great"))]) as fake:
         block = run(graded(make_judge([f"anthropic:claude-haiku-4-5@{fake.url}"]), sample(rubric="r")))
         body = fake.requests[0].json
         headers = fake.requests[0].headers
@@ -283,7 +283,7 @@ def test_concurrency_is_bounded():
         await judge.close()
         return block
 
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         block = asyncio.run(go(fake.url))
         assert len(fake.requests) == 6
     assert block["score"] == 3.0 and in_flight["max"] <= 2

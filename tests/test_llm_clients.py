@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from servers.anthropic_fake import AnthropicFake
-from servers.anthropic_fake import text_reply as anthropic_reply
-from servers.openai_fake import OpenAIFake, Slow, Status, text_reply
 
 from omk.judge.clients import make_client
 from omk.judge.model_judge import ModelJudge
@@ -20,6 +17,9 @@ from omk.llm.openai_chat import OpenAIChat
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.model_api import ApiTarget
+from omk.testing import ModelServer, Slow, Status
+from omk.testing.anthropic import text_reply as anthropic_reply
+from omk.testing.openai_chat import text_reply
 
 KEY = "sk-test-secret-0123456789"
 
@@ -55,7 +55,7 @@ def test_the_judges_anthropic_request_is_the_targets_with_the_judges_settings(mo
     assert target_body["max_tokens"] == 4096 and target_body["system"] == "SYS" and target_body["top_p"] == 0.5
     assert target_body["tools"] == [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
 
-    with AnthropicFake([anthropic_reply('{"score": 4, "reason": "ok"}')]) as fake:
+    with ModelServer([anthropic_reply('{"score": 4, "reason": "ok"}')]) as fake:
         judge = make_client(f"anthropic:claude-x@{fake.url}", {})
         judge.client.provider.params.update({"tools": [{"name": "x"}], "top_p": 0.5})
         reply = asyncio.run(_complete(judge))
@@ -97,7 +97,7 @@ def test_a_reply_that_is_not_the_apis_shape_names_the_label_and_masks_the_key():
 
 
 def test_a_slow_reply_past_the_call_timeout_is_a_retryable_error_named_by_the_label():
-    with OpenAIFake([Slow(5, text_reply("late"))]) as fake:
+    with ModelServer.for_openai([Slow(5, text_reply("late"))]) as fake:
         client = OpenAIChat("m", provider("openai", fake.url), label="judge-label")
         with pytest.raises(CallError) as info:
             asyncio.run(one_request(client, {"model": "m", "messages": []}, timeout=0.3))
@@ -105,7 +105,7 @@ def test_a_slow_reply_past_the_call_timeout_is_a_retryable_error_named_by_the_la
 
 
 def test_http_errors_are_classified_alike_for_targets_and_judges():
-    with OpenAIFake([Status(429, retry_after="3"), Status(400, body={"error": {"message": f"bad key {KEY}"}})]) as fake:
+    with ModelServer.for_openai([Status(429, retry_after="3"), Status(400, body={"error": {"message": f"bad key {KEY}"}})]) as fake:
         client = OpenAIChat("m", provider("openai", fake.url), label="openai")
         with pytest.raises(CallError) as first:
             asyncio.run(one_request(client, {"model": "m", "messages": []}))
@@ -133,7 +133,7 @@ def test_httpx_is_imported_by_the_first_call_not_by_building_clients():
 
 
 def test_a_sample_goes_through_the_shared_client(monkeypatch):
-    with OpenAIFake([text_reply("hello", prompt_tokens=1000, completion_tokens=100)]) as fake:
+    with ModelServer.for_openai([text_reply("hello", prompt_tokens=1000, completion_tokens=100)]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         target = make_target("openai:gpt-4o", settings={})
 

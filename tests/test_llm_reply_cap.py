@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from servers.base import Garbage, Stream
-from servers.openai_fake import OpenAIFake, text_reply
 
 from omk.errors import ConfigError
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
+from omk.testing import Garbage, ModelServer, Stream
+from omk.testing.openai_chat import text_reply
 
 CAP = 64 * 1024
 
@@ -35,18 +35,18 @@ pytestmark = pytest.mark.usefixtures("no_provider_env")
 
 def test_a_reply_over_the_cap_with_a_declared_length_fails_the_call():
     pattern = rf"reply is {CAP + 1} bytes, over the {CAP}-byte cap \(max_reply_bytes"
-    with OpenAIFake([Garbage(body=b"x" * (CAP + 1))]) as fake, pytest.raises(TargetError, match=pattern):
+    with ModelServer.for_openai([Garbage(body=b"x" * (CAP + 1))]) as fake, pytest.raises(TargetError, match=pattern):
         run(fake.url)
 
 
 def test_a_streamed_reply_over_the_cap_fails_the_call_without_a_declared_length():
     events = [("chunk", "y" * 20_000) for _ in range(5)]  # about 100 KB, sent without Content-Length
-    with OpenAIFake([Stream(events)]) as fake, pytest.raises(TargetError, match=rf"over the {CAP}-byte cap"):
+    with ModelServer.for_openai([Stream(events)]) as fake, pytest.raises(TargetError, match=rf"over the {CAP}-byte cap"):
         run(fake.url)
 
 
 def test_a_reply_under_the_cap_is_read_as_usual():
-    with OpenAIFake([text_reply("fine " * 100)]) as fake:
+    with ModelServer.for_openai([text_reply("fine " * 100)]) as fake:
         result = run(fake.url)
     assert result.output.startswith("fine fine")
 

@@ -22,7 +22,9 @@ import sys
 from pathlib import Path
 
 from judge_support import score_json
-from servers.openai_fake import OpenAIFake, text_reply
+
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("## Quick start", "## Your first hour")
@@ -68,7 +70,7 @@ def test_every_first_hour_command_runs(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_"))}
     env.update(NO_COLOR="1", COLUMNS="100")
     ran = []
-    with OpenAIFake([text_reply(score_json(5, "greets Ada by name"))] * 4) as fake:
+    with ModelServer.for_openai([text_reply(score_json(5, "greets Ada by name"))] * 4) as fake:
         for command in readme_commands():
             if command.startswith(BROWSER):
                 page = repo / command[len(BROWSER) :]

@@ -139,9 +139,11 @@ def test_m365_groundedness_on_items_without_context_is_skipped_visibly_not_refus
         '{"sample_id": "evals-1", "output": "It is $200 [1]."}\n{"sample_id": "evals-2", "output": "Hi [1]."}\n', encoding="utf-8"
     )
     from judge_support import score_json
-    from servers.openai_fake import OpenAIFake, text_reply
 
-    with OpenAIFake([text_reply(score_json(5, "supported"))]) as fake:
+    from omk.testing import ModelServer
+    from omk.testing.openai_chat import text_reply
+
+    with ModelServer.for_openai([text_reply(score_json(5, "supported"))]) as fake:
         report = omk.evaluate(samples, target=f"replay:{replies}", judge=f"openai:m@{fake.url}", cache=False)
         assert len(fake.requests) == 1  # only the item with a context is judged
     first, second = report.result("evals-1"), report.result("evals-2")

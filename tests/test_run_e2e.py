@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from omk.testing import Drop, ModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "sk-test-4f1c9e0d2b7a6e58c3d1"
@@ -261,12 +262,13 @@ def test_api_key_never_lands_in_the_run_folder_or_the_cache(tmp_path, openai_ser
 
 
 def test_a_dead_target_errors_every_sample_and_the_run_ends_with_exit_1(tmp_path):
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    # The server accepts connections (so the check before the run passes) and drops each request:
+    # dead once the run is under way. A server down from the start stops the run before it
+    # begins (tests/test_preflight.py).
     write_project(tmp_path, ["s0", "s1", "s2"])
-    env = env_for(tmp_path, OPENAI_API_KEY=SECRET, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1")
-    proc = omk("eval", "--target", "openai:gpt-4o-mini", "--out", "r", "--retries", "1", cwd=tmp_path, env=env)
+    with ModelServer.for_openai([Drop()]) as dead:
+        env = env_for(tmp_path, OPENAI_API_KEY=SECRET, OPENAI_BASE_URL=dead.url)
+        proc = omk("eval", "--target", "openai:gpt-4o-mini", "--out", "r", "--retries", "1", cwd=tmp_path, env=env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     report = json.loads((tmp_path / "r" / "report.json").read_text())

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from servers.anthropic_fake import AnthropicFake
-from servers.anthropic_fake import text_reply as anthropic_text
-from servers.base import Garbage, Status
-from servers.openai_fake import OpenAIFake, text_reply, tool_call_reply
 
 from omk.secrets import REDACTED, Masker, configured_secrets, secret_env_names
+from omk.testing import Garbage, ModelServer, Status
+from omk.testing.anthropic import text_reply as anthropic_text
+from omk.testing.openai_chat import text_reply, tool_call_reply
 
 OPENAI_KEY = "sk-leak-4f1d9a7c2b6e8a0d3c5f7e9b1a2c4d6e"
 ANTHROPIC_KEY = "sk-ant-leak-9e8d7c6b5a4f3e2d1c0b9a8f"
@@ -89,7 +88,7 @@ def keyed_project(tmp_path: Path) -> Path:
 
 
 def test_echoed_keys_reach_no_artifact_log_or_cache(keyed_project):
-    with OpenAIFake(echo_target) as target, AnthropicFake(echo_judge) as judge:
+    with ModelServer.for_openai(echo_target) as target, ModelServer(echo_judge) as judge:
         env = {
             "OPENAI_BASE_URL": target.url,
             "OPENAI_API_KEY": OPENAI_KEY,

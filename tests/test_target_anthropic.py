@@ -6,12 +6,13 @@ import asyncio
 import json
 
 import pytest
-from servers.anthropic_fake import AnthropicFake, Garbage, Status, text_reply, tool_results, tool_use_reply
 
 from omk.errors import ConfigError
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
+from omk.testing import Garbage, ModelServer, Status
+from omk.testing.anthropic import text_reply, tool_results, tool_use_reply
 
 KEY = "sk-ant-test-SECRET-987654"
 
@@ -48,7 +49,7 @@ def test_tool_use_blocks_are_answered_with_tool_result_blocks(monkeypatch):
         tool_use_reply([("issue_refund", {"order_id": "B2002"}), ("issue_refund", {"order_id": "B2002"})]),
         text_reply("Refunded: R-1.", input_tokens=2000, output_tokens=200),
     ]
-    with AnthropicFake(script) as fake:
+    with ModelServer(script) as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
         got = run_target("anthropic:claude-3-5-haiku-20241022", refund_sample(), {"system": "Be kind."})
@@ -81,7 +82,7 @@ def test_tool_use_blocks_are_answered_with_tool_result_blocks(monkeypatch):
 
 def test_strict_denial_reaches_the_model_as_an_error_result(monkeypatch):
     script = [tool_use_reply([("Bash", {"command": "rm -rf /"})]), text_reply("I won't.")]
-    with AnthropicFake(script) as fake:
+    with ModelServer(script) as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         got = run_target("anthropic:claude-x", refund_sample(mocks_strict=True))
         result = tool_results(fake.requests[1])[0]
@@ -91,7 +92,7 @@ def test_strict_denial_reaches_the_model_as_an_error_result(monkeypatch):
 
 
 def test_max_turns_cap(monkeypatch):
-    with AnthropicFake([tool_use_reply([("lookup_order", {"q": "B2002"})], text="checking")]) as fake:
+    with ModelServer([tool_use_reply([("lookup_order", {"q": "B2002"})], text="checking")]) as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         got = run_target("anthropic:m", refund_sample(), {"max_turns": 2})
         assert len(fake.requests) == 2
@@ -99,7 +100,7 @@ def test_max_turns_cap(monkeypatch):
 
 
 def test_params_override_max_tokens(monkeypatch):
-    with AnthropicFake([text_reply("ok")]) as fake:
+    with ModelServer([text_reply("ok")]) as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         run_target("anthropic:m", Sample("s", "p"), {"anthropic": {"params": {"max_tokens": 64, "temperature": 0.2}}})
         body = fake.requests[0].json
@@ -117,7 +118,7 @@ def test_params_override_max_tokens(monkeypatch):
     ],
 )
 def test_errors_are_classified(monkeypatch, step, retryable, retry_after, text):
-    with AnthropicFake([step]) as fake:
+    with ModelServer([step]) as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
         with pytest.raises(TargetError) as info:

@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from claude_support import processes_in, require_claude, wait_until, write_skill
 from helpers import make_ctx, make_spec, run
-from servers.anthropic_fake import AnthropicFake, Stream, sse_events, text_reply, tool_results, tool_use_reply
 
 from omk.model import Sample
 from omk.targets import TargetError, make_target
 from omk.targets.claude.hook import MOCK_PREFIX
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
+from omk.testing import ModelServer, Stream
+from omk.testing.anthropic import sse_events, text_reply, tool_results, tool_use_reply
 from omk.trace_io import parse_trace
 
 MARKER = "claude-ran-this"
@@ -53,7 +54,7 @@ def sample(base: Path, **fields: Any) -> Sample:
 
 def run_target(script: Any, the_sample: Sample, settings: dict | None = None, spec: str = "claude:sonnet"):
     """(result, the fake's requests); the server is on loopback for the call only."""
-    with AnthropicFake(script) as fake:
+    with ModelServer(script) as fake:
         import os
 
         os.environ["ANTHROPIC_BASE_URL"] = fake.url
@@ -181,7 +182,7 @@ def test_a_conversation_keeps_its_session(env):
     ]
     import os
 
-    with AnthropicFake(script) as fake:
+    with ModelServer(script) as fake:
         os.environ["ANTHROPIC_BASE_URL"] = fake.url
         target = make_target("claude:sonnet", settings={})
 
@@ -208,7 +209,7 @@ def test_a_conversation_keeps_its_session(env):
 
 
 def test_an_api_error_is_an_errored_sample_with_the_clis_message(env):
-    from servers.anthropic_fake import Status
+    from omk.testing import Status
 
     error = Status(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "model field is invalid"}})
     with pytest.raises(TargetError, match="API Error: 400 model field is invalid") as caught:
@@ -248,7 +249,7 @@ def test_a_hung_cli_is_killed_at_the_timeout_with_its_children(env):
     scratch = Path(tempfile.gettempdir())
     import os
 
-    with AnthropicFake([stalled]) as fake:
+    with ModelServer([stalled]) as fake:
         os.environ["ANTHROPIC_BASE_URL"] = fake.url
         target = make_target("claude:sonnet", settings={})
         seen: list[int] = []
@@ -303,7 +304,7 @@ def test_mcp_tools_named_by_mocks_are_offered_and_answered(env):
 
 def test_a_retried_turn_resumes_from_the_last_good_turn(env):
     """A failed attempt of turn 2 leaves nothing in the session the retry resumes."""
-    from servers.anthropic_fake import Status
+    from omk.testing import Status
 
     the_sample = sample(env)
     sandbox = MockSandbox.for_sample(the_sample)
@@ -317,7 +318,7 @@ def test_a_retried_turn_resumes_from_the_last_good_turn(env):
 
     import os
 
-    with AnthropicFake(script) as fake:
+    with ModelServer(script) as fake:
         os.environ["ANTHROPIC_BASE_URL"] = fake.url
         target = make_target("claude:sonnet", settings={})
 

@@ -13,11 +13,13 @@ from typing import Any
 
 import yaml
 from claude_support import alive, require_claude, wait_until
-from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
+
+from omk.testing import ModelServer, Request, load_script
+from omk.testing.anthropic import text_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-ant-e2e-5c1d9e7f3a2b4c6d8e0f"
-GROUP = "python3 .claude/skills/release-notes/scripts/group_commits.py <<'EOF'\n{}\nEOF"
+SCRIPT = ROOT / "samples" / "claude" / "model-script.yaml"  # the model the docs' offline dry run plays
 
 
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
@@ -29,45 +31,12 @@ def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 1
     )
 
 
-def _calls_so_far(request: Request) -> int:
-    messages = (request.json or {}).get("messages") or []
-    return sum(
-        1
-        for m in messages
-        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
-        for b in m["content"]
-        if b.get("type") == "tool_use"
-    )
-
-
-def release_notes_model(request: Request) -> dict[str, Any]:
-    """The model, played per sample: load the skill, follow its steps, answer."""
-    body = request.body.decode("utf-8")
-    zh = "帮我写下一个版本的发布说明" in body
-    log = "c0ffee1 fix: 导出 CSV 时保留中文列名\nbadf00d fix: 修复时区解析错误" if zh else (
-        "3f2a9c1 feat(export): export reports as CSV\n8b7e6d2 fix: keep the time zone when parsing dates"
-    )
-    steps = [
-        ("Skill", {"skill": "release-notes"}),
-        ("Bash", {"command": "git describe --tags --abbrev=0", "description": "last tag"}),
-        ("Bash", {"command": f"git log --oneline {'v2.0.3' if zh else 'v1.4.0'}..HEAD", "description": "commits"}),
-        ("Bash", {"command": GROUP.format(log), "description": "group commits"}),
-        ("Read", {"file_path": "/work/CHANGELOG.md"}),
-    ]
-    step = _calls_so_far(request)
-    if step < len(steps):
-        return tool_use_reply([steps[step]], id_prefix=f"{'zh' if zh else 'en'}{step}_", cache_read_input_tokens=100)
-    if zh:
-        return text_reply("## v2.0.4\n\n### 修复\n- 导出 CSV 时保留中文列名 (c0ffee1)\n- 修复时区解析错误 (badf00d)")
-    return text_reply("## v1.5.0\n\n### Features\n- Export reports as CSV (3f2a9c1)\n\n### Fixes\n- Keep the time zone (8b7e6d2)")
-
-
 def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):
     claude = require_claude()
     project = tmp_path / "claude"
     shutil.copytree(ROOT / "samples" / "claude", project)
     out = tmp_path / "run"
-    with AnthropicFake(release_notes_model) as fake:
+    with ModelServer(load_script(SCRIPT)) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=project, env=env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -88,7 +57,7 @@ def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):
     grouped = en["tool_calls"][3]
     assert not grouped["mocked"] and json.loads(grouped["output"])["feat"] == ["export reports as CSV (3f2a9c1)"]
     assert en["tool_calls"][4]["output"].startswith("# Changelog")  # return_file
-    assert en["tokens"]["cache_read"] == 500 and en["session_id"] and en["cost_usd"] > 0
+    assert en["tokens"]["cache_read"] == 600 and en["session_id"] and en["cost_usd"] > 0
     zh = results["rn-only-fixes-zh"]["trace"]
     assert zh["tool_calls"][3]["mocked"] and zh["mock_stats"]["per_mock"]["Bash:3"] == 1
     cached = json.loads((tmp_path / "again" / "report.json").read_text(encoding="utf-8"))
@@ -120,7 +89,7 @@ def test_a_conversation_through_omk_eval_keeps_one_session(tmp_path):
         body = request.body.decode()
         return text_reply("It was HELIOTROPE" if "Which word?" in body and "noted" in body else "noted")
 
-    with AnthropicFake(model) as fake:
+    with ModelServer(model) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--target", "claude:", "--out", str(tmp_path / "run")], cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -164,9 +133,10 @@ def test_a_hung_cli_and_its_children_are_killed_at_the_timeout(tmp_path):
     pids_file = tmp_path / "pids"
     (tmp_path / "eval-samples.yaml").write_text("samples:\n  - { sample_id: a, prompt: hi }\n", encoding="utf-8")
     (tmp_path / "omk.yaml").write_text(f"claude: {{path: {fake}, env: [PIDS_FILE]}}\n", encoding="utf-8")
-    env = {"PIDS_FILE": str(pids_file), "OMK_RETRY_BASE_S": "0"}
-    proc = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet", "--timeout", "2", "--retries", "0",
-                     "--out", str(tmp_path / "run")], cwd=tmp_path, env=env, timeout=60)
+    with ModelServer([]) as model:  # what the checks before the run look for: a key, an API that answers
+        env = {"PIDS_FILE": str(pids_file), "OMK_RETRY_BASE_S": "0", "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": model.root}
+        proc = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet", "--timeout", "2", "--retries", "0",
+                         "--out", str(tmp_path / "run")], cwd=tmp_path, env=env, timeout=60)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
     assert result["status"] == "error" and "timed out" in result["error"]

@@ -141,6 +141,7 @@ def test_claude_settings_are_checked_before_any_work(tmp_path, monkeypatch):
     fake.write_text(f"#!{sys.executable}\nprint('2.1.0 (Claude Code)')\n")
     fake.chmod(0o755)
     monkeypatch.setenv("OMK_CLAUDE", str(fake))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     assert load_settings("", "claude:", {}).version == "2.1.0"
     assert load_settings("", "claude:", {}).model is None
     for block, message in [
@@ -164,6 +165,7 @@ def test_the_cache_identity_follows_the_skill_folder_content(tmp_path, monkeypat
     fake.write_text(f"#!{sys.executable}\nprint('2.1.0 (Claude Code)')\n")
     fake.chmod(0o755)
     monkeypatch.setenv("OMK_CLAUDE", str(fake))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     skill = write_skill(tmp_path, "notes", "d", "body")
     (skill / "scripts").mkdir()
     (skill / "scripts" / "run.py").write_text("print(1)")
@@ -188,6 +190,7 @@ def test_the_workspace_holds_the_skill_and_only_the_declared_files(tmp_path, mon
     fake.write_text(f"#!{sys.executable}\nprint('2.1.0')\n")
     fake.chmod(0o755)
     monkeypatch.setenv("OMK_CLAUDE", str(fake))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     skill = write_skill(tmp_path / "skills", "notes", "d", "body")
     cfg = load_settings("sonnet", "claude:sonnet", {"skill": str(skill)})
     (tmp_path / "data").mkdir()

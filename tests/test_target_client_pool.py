@@ -14,11 +14,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from servers.openai_fake import OpenAIFake, text_reply
 
 from omk.llm.connections import _readable
 from omk.llm.http import CALLS_PER_CLIENT, ClientPool
 from omk.targets.base import TargetError
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply
 
 
 class _Gauge:
@@ -64,7 +65,7 @@ def _post_many(url: str, n: int, gauge: _Gauge | None = None, base: str | None =
 def test_concurrent_calls_get_a_connection_each():
     gauge = _Gauge()
     n = 2 * CALLS_PER_CLIENT + 3
-    with OpenAIFake(gauge) as fake:
+    with ModelServer.for_openai(gauge) as fake:
         texts, (clients, connections) = _post_many(fake.url, n, gauge)
     assert texts == [f"echo {i}" for i in range(n)]  # each reply goes back to its own call
     assert gauge.peak == n  # the pool did not serialize anything
@@ -72,7 +73,7 @@ def test_concurrent_calls_get_a_connection_each():
 
 
 def test_calls_one_after_another_reuse_one_connection():
-    with OpenAIFake(lambda request: text_reply("ok")) as fake:
+    with ModelServer.for_openai(lambda request: text_reply("ok")) as fake:
 
         async def go():
             pool = ClientPool(fake.url)
@@ -246,7 +247,7 @@ def test_https_loads_trusted_certificates():
 def test_closing_the_pool_with_calls_in_flight_lets_them_end_with_their_own_error():
     """A run stopped mid-way closes the target, then cancels its calls: they must end cancelled."""
     gauge = _Gauge()
-    with OpenAIFake(gauge) as fake:
+    with ModelServer.for_openai(gauge) as fake:
 
         async def go():
             pool = ClientPool(fake.url)

@@ -262,6 +262,7 @@ def test_relative_script_resolves_against_base_dir_and_runs_elsewhere(tmp_path):
 
 def test_argv_rules(tmp_path):
     (tmp_path / "run.sh").write_text("#!/bin/sh\n", encoding="utf-8")
+    (tmp_path / "run.sh").chmod(0o755)
     assert command_argv("./run.sh --fast", tmp_path, "x") == [str(tmp_path / "run.sh"), "--fast"]
     assert command_argv("python -m http.server", tmp_path, "x")[1:] == ["-m", "http.server"]
     assert command_argv("python -u run.sh", tmp_path, "x")[2] == str(tmp_path / "run.sh")

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from servers.openai_fake import OpenAIFake, text_reply, tool_call_reply
+
+from omk.testing import ModelServer
+from omk.testing.openai_chat import text_reply, tool_call_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "sk-e2e-7d3f0a9c1b2e4f6a8c0d"
@@ -89,7 +91,7 @@ def test_openai_target_end_to_end_without_leaking_the_key(tmp_path):
         return tool_call_reply([("lookup_order", {"order_id": "A1001"})], prompt_tokens=100, completion_tokens=10)
 
     out = tmp_path / "run"
-    with OpenAIFake(responder) as fake:
+    with ModelServer.for_openai(responder) as fake:
         env = {"OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": SECRET}
         proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=tmp_path, env=env)
         assert proc.returncode == 0, proc.stdout + proc.stderr

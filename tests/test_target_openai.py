@@ -6,21 +6,13 @@ import asyncio
 import json
 
 import pytest
-from servers.openai_fake import (
-    Drop,
-    Garbage,
-    OpenAIFake,
-    Slow,
-    Status,
-    text_reply,
-    tool_call_reply,
-    tool_messages,
-)
 
 from omk.errors import ConfigError
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
+from omk.testing import Drop, Garbage, ModelServer, Slow, Status
+from omk.testing.openai_chat import text_reply, tool_call_reply, tool_messages
 
 KEY = "sk-test-SECRET-0123456789"
 
@@ -56,7 +48,7 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
         tool_call_reply([("lookup_order", {"order_id": "A1001"})], prompt_tokens=100, completion_tokens=20),
         text_reply("It has shipped.", prompt_tokens=150, completion_tokens=30),
     ]
-    with OpenAIFake(script) as fake:
+    with ModelServer.for_openai(script) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         got = run_target("openai:gpt-4o-mini", order_sample(), {"system": "You are Nova.", "openai": {"params": {"temperature": 0}}})
@@ -90,7 +82,7 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
 
 def test_strict_mode_denies_an_unmatched_call(monkeypatch):
     script = [tool_call_reply([("lookup_order", {"order_id": "Z9"})]), text_reply("I could not look it up.")]
-    with OpenAIFake(script) as fake:
+    with ModelServer.for_openai(script) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:local-model", order_sample(mocks_strict=True))
         sent = tool_messages(fake.requests[1])
@@ -104,7 +96,7 @@ def test_strict_mode_denies_an_unmatched_call(monkeypatch):
 def test_declared_tools_are_offered_with_their_schema(monkeypatch):
     schema = {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}
     sample = Sample("s", "p", tools=[{"name": "Read", "description": "Read a file", "parameters": schema}])
-    with OpenAIFake([text_reply("ok")]) as fake:
+    with ModelServer.for_openai([text_reply("ok")]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         run_target("openai:m", sample)
         offered = fake.requests[0].json["tools"]
@@ -112,7 +104,7 @@ def test_declared_tools_are_offered_with_their_schema(monkeypatch):
 
 
 def test_no_tools_no_tools_field(monkeypatch):
-    with OpenAIFake([text_reply("hi")]) as fake:
+    with ModelServer.for_openai([text_reply("hi")]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:m", Sample("s", "p"))
         assert "tools" not in fake.requests[0].json
@@ -120,7 +112,7 @@ def test_no_tools_no_tools_field(monkeypatch):
 
 
 def test_max_turns_caps_the_loop_and_says_so(monkeypatch):
-    with OpenAIFake([tool_call_reply([("lookup_order", {"order_id": "A1001"})], text="still looking")]) as fake:
+    with ModelServer.for_openai([tool_call_reply([("lookup_order", {"order_id": "A1001"})], text="still looking")]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:m", order_sample(), {"max_turns": 3})
         calls_made = len(fake.requests)
@@ -134,14 +126,14 @@ def test_max_turns_caps_the_loop_and_says_so(monkeypatch):
 
 def test_unparseable_arguments_are_kept_as_text(monkeypatch):
     script = [tool_call_reply([("lookup_order", "{not json")]), text_reply("done")]
-    with OpenAIFake(script) as fake:
+    with ModelServer.for_openai(script) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:m", order_sample())
     assert got.trace.tool_calls[0].input == "{not json"
 
 
 def run_error(monkeypatch, step) -> TargetError:
-    with OpenAIFake([step]) as fake:
+    with ModelServer.for_openai([step]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         with pytest.raises(TargetError) as info:
@@ -188,7 +180,7 @@ def test_an_echoed_key_is_redacted(monkeypatch):
 
 
 def test_a_slow_server_is_cut_off_by_the_callers_timeout(monkeypatch):
-    with OpenAIFake([Slow(30, text_reply("late"))]) as fake:
+    with ModelServer.for_openai([Slow(30, text_reply("late"))]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
 
         async def go():
@@ -211,14 +203,14 @@ def test_missing_key_for_a_remote_url_is_a_config_error(monkeypatch):
 
 
 def test_a_local_url_needs_no_key_and_sends_none(monkeypatch):
-    with OpenAIFake([text_reply("hi")]) as fake:
+    with ModelServer.for_openai([text_reply("hi")]) as fake:
         got = run_target("openai:m", Sample("s", "p"), {"openai": {"base_url": fake.url}})
         assert "authorization" not in fake.requests[0].headers
     assert got.output == "hi"
 
 
 def test_environment_base_url_beats_omk_yaml(monkeypatch):
-    with OpenAIFake([text_reply("from env")]) as fake:
+    with ModelServer.for_openai([text_reply("from env")]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:m", Sample("s", "p"), {"openai": {"base_url": "http://127.0.0.1:9/v1"}})
     assert got.output == "from env"
@@ -252,7 +244,7 @@ def test_bad_provider_blocks_are_config_errors(monkeypatch, block, message):
 
 
 def test_price_override_from_omk_yaml(monkeypatch):
-    with OpenAIFake([text_reply("x", prompt_tokens=1_000_000, completion_tokens=500_000)]) as fake:
+    with ModelServer.for_openai([text_reply("x", prompt_tokens=1_000_000, completion_tokens=500_000)]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:my-finetune", Sample("s", "p"), {"openai": {"price": {"input": 1, "output": 4}}})
     assert got.trace.cost_usd == pytest.approx(3.0)
@@ -261,7 +253,7 @@ def test_price_override_from_omk_yaml(monkeypatch):
 def test_skill_file_is_the_system_prompt(monkeypatch, tmp_path):
     skill = tmp_path / "SKILL.md"
     skill.write_text("# Refund skill\nAlways confirm the order first.", encoding="utf-8")
-    with OpenAIFake([text_reply("ok")]) as fake:
+    with ModelServer.for_openai([text_reply("ok")]) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         run_target("openai:m", Sample("s", "p"), {"skill": str(skill)})
         assert fake.requests[0].json["messages"][0] == {"role": "system", "content": skill.read_text(encoding="utf-8")}

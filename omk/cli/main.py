@@ -89,7 +89,8 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument(
         "--target",
         action="append",
-        help="KIND:ARG — openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE; twice or more for an experiment "
+        help="KIND:ARG — openai:MODEL, anthropic:MODEL, claude:MODEL (Claude Code), cmd:COMMAND, replay:FILE; "
+        "twice or more for an experiment "
         "(the first the control) with the pairwise judge",
     )
     ev.add_argument("--prompts", nargs="+", metavar="PROMPT", help="run these prompts instead of sample files (as runevals does)")
@@ -167,6 +168,11 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ver.add_argument("--require", choices=["progress", "no-regress"], help="exit 1 when the verdict does not meet it")
     ver.add_argument("--json", action="store_true", help="the experiment block as JSON")
 
+    srv = sub.add_parser("serve-model", help="a scripted model on 127.0.0.1 (Anthropic, Chat Completions, Responses) for offline dry runs")
+    srv.add_argument("script", metavar="SCRIPT", help="the script: which tool calls to make and what to answer, per prompt pattern")
+    srv.add_argument("--port", type=_non_negative_int, default=8642, help="the port to listen on (default 8642; 0: any free port)")
+    srv.add_argument("--record", metavar="FILE", help="append every request to FILE, one JSON object a line")
+
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
     dif.add_argument("run_b", metavar="RUN_B", help="the later run folder (or report.json), e.g. the pull request's")
@@ -184,6 +190,7 @@ COMMANDS = {
     "init": "omk.cli.init_cmd:run_init",
     "verdict": "omk.cli.experiment_cmd:run_verdict",
     "diff": "omk.cli.experiment_cmd:run_diff",
+    "serve-model": "omk.cli.serve_cmd:run_serve_model",
 }
 
 

@@ -92,10 +92,13 @@ def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
 
 def build_target(settings: Settings) -> Target:
     from omk.targets import make_target
+    from omk.targets.preflight import preflight
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
-    return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
+    target = make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
+    preflight(target)  # what can be checked before any sample runs (the API answers, …): exit 2 if not
+    return target
 
 
 @dataclass(slots=True)

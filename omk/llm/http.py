@@ -193,7 +193,7 @@ class ClientPool:
         try:
             return await self._connections(target).request(request, self._reader(provider))
         except transport_errors() as exc:
-            raise transport_error(exc, provider, secrets) from None
+            raise transport_error(exc, provider, secrets, url) from None
 
     def _url(self, url: str) -> tuple[Any, bytes]:
         known = self._urls.get(url)
@@ -231,7 +231,7 @@ class ClientPool:
                 body = await read_capped(streamed.headers.raw, streamed.aiter_raw(), self.max_bytes, provider)
             return streamed.status_code, streamed.headers.raw, body
         except httpx.HTTPError as exc:
-            raise transport_error(exc, provider, secrets) from None
+            raise transport_error(exc, provider, secrets, url) from None
         finally:
             slot.busy -= 1  # on the slot itself: `aclose` may have emptied the list meanwhile
 
@@ -383,18 +383,38 @@ def transport_errors() -> tuple[type[Exception], ...]:
             httpcore.UnsupportedProtocol)
 
 
-def transport_error(exc: Exception, provider: str, secrets: list[str]) -> CallError:
-    """Timeouts and connection failures (httpx's or httpcore's, whose classes share their names) are transient."""
+def transport_error(exc: Exception, provider: str, secrets: list[str], url: str | None = None) -> CallError:
+    """Timeouts and connection failures (httpx's or httpcore's, whose classes share their names) are
+    transient. A refused or reset connection says so, with the URL: it is no timeout."""
     import httpcore
     import httpx
 
-    if isinstance(exc, httpx.TimeoutException | httpcore.TimeoutException):
-        message = f"{provider}: request timed out ({type(exc).__name__})"
+    where = f": {public_url(url)}" if url else ""
+    cause = _connection_cause(exc)
+    if cause is not None:
+        message = f"{provider}: {cause}{where}"
+    elif isinstance(exc, httpx.TimeoutException | httpcore.TimeoutException):
+        message = f"{provider}: request timed out ({type(exc).__name__}){where}"
     else:
         detail = str(exc) or type(exc).__name__
-        message = f"{provider}: connection failed: {detail}"
+        message = f"{provider}: connection failed: {detail}{where}"
     retryable = isinstance(exc, (httpx.TransportError, *transport_errors()))
     return CallError(redact(message, secrets), retryable=retryable)
+
+
+def _connection_cause(exc: BaseException) -> str | None:
+    """"connection refused" / "connection reset" when the failure (or what caused it) was one."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        text = str(seen).lower()
+        if isinstance(seen, ConnectionRefusedError) or "connection refused" in text:
+            return "connection refused"
+        if isinstance(seen, ConnectionResetError) or "connection reset" in text:
+            return "connection reset"
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def json_reply(status: int, headers: RawHeaders, body: bytes, provider: str, secrets: list[str]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ ZH = {
     "runs": "次运行",
     "run {n}": "第 {n} 次",
     "{samples} samples × {n} runs": "{samples} 条用例 × {n} 次运行",
+    "{n} samples, the same error: {ids}": "{n} 条用例，同一错误：{ids}",
     "samples": "条用例",
     "passed": "通过",
     "failed": "未通过",

@@ -53,8 +53,25 @@ def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | Non
 def _make(spec: str, base_dir: Path | None, settings: dict | None) -> Target:
     kind, sep, arg = spec.partition(":")
     expected = ", ".join(KINDS.names())
+    if not sep and (suggestion := _suggest(spec)):
+        raise ConfigError(f"target {spec!r}: a target names its kind: did you mean {suggestion}? (KIND one of {expected})")
     if not sep or (not arg.strip() and kind not in EMPTY_ARG):
         raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {expected}")
     if kind not in KINDS:
         raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {expected}")
     return KINDS.load(kind)(arg, spec, base_dir=base_dir, settings=settings)
+
+
+def _suggest(name: str) -> str | None:
+    """`openai:NAME` or `anthropic:NAME` for a model name given without its kind."""
+    from omk.llm.pricing import price_of
+
+    model = name.strip()
+    lowered = model.lower()
+    if lowered in ("sonnet", "opus", "haiku"):
+        return f"claude:{model} (the Claude Code CLI)"
+    if lowered.startswith("claude"):
+        return f"anthropic:{model} (or claude:{model} for the Claude Code CLI)"
+    if price_of(model) is not None or lowered.startswith(("gpt-", "chatgpt", "o1", "o3", "o4")):
+        return f"openai:{model}"
+    return None

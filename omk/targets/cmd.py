@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -76,6 +77,7 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
         candidate = base_dir / path
         return str(candidate.resolve()) if candidate.exists() else token
 
+    program = argv[0]
     if _path_like(argv[0]):
         argv[0] = resolve(argv[0])
     elif _is_interpreter(argv[0]):
@@ -86,11 +88,17 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
                 continue
             if _path_like(arg) or arg.lower().endswith(SCRIPT_SUFFIXES):
                 argv[i] = resolve(arg)
+                if not Path(argv[i]).is_file() and not any(c.isspace() for c in arg):  # not `bash -lc "a/b …"`
+                    raise ConfigError(f"target {spec!r}: script not found: {arg} (in {base_dir}); check the path after {argv[0]}")
             break
         if argv[0] in ("python", "python3") and shutil.which(argv[0]) is None:
             argv[0] = sys.executable  # no `python` on PATH: use the interpreter running omk
     if not Path(argv[0]).is_file() and shutil.which(argv[0]) is None:
         raise ConfigError(f"target {spec!r}: command not found: {argv[0]}")
+    if _path_like(program) and not os.access(argv[0], os.X_OK):
+        raise ConfigError(
+            f"target {spec!r}: {program} is not executable: run `chmod +x {program}`, or name its interpreter (cmd:python {program})"
+        )
     return argv
 
 

@@ -17,6 +17,7 @@ from omk.model import Sample
 from omk.targets.agent_loop import max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
+from omk.targets.preflight import check_reachable
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
 
@@ -56,6 +57,11 @@ class ApiTarget:
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ApiTarget:
         return cls(arg.strip(), spec, settings)
+
+    def preflight(self) -> None:
+        """Before the run: the base URL (or the proxy in front of it) accepts a connection."""
+        where = f"{self.kind.upper()}_BASE_URL or omk.yaml {self.kind}.base_url"
+        check_reachable(self.spec, self.provider.base_url, where)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -102,6 +102,30 @@ def find_binary(block: dict[str, Any], spec: str) -> str:
     return found
 
 
+# What lets the CLI reach a model without the user's login (docs/targets.md): a key, a bearer
+# token, or the switch to Bedrock or Vertex (whose cloud credentials the CLI then reads).
+CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+NO_KEY = "no API key: set ANTHROPIC_API_KEY (omk runs the CLI without your login)"
+
+
+def check_credentials(spec: str, block: dict[str, Any]) -> None:
+    """The isolated CLI has no login of its own: without one of `CREDENTIALS` every sample would
+    fail with "Not logged in"."""
+    if any(os.environ.get(name, "").strip() not in ("", "0", "false") for name in CREDENTIALS):
+        return
+    raise ConfigError(
+        f"target {spec!r}: {NO_KEY}; or ANTHROPIC_AUTH_TOKEN, or CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1 "
+        "with their cloud credentials, or `claude: {user_config: true}` in omk.yaml to use your own login"
+    )
+
+
+def base_url() -> str | None:
+    """The API the CLI will call, or None under Bedrock or Vertex (reached through their SDKs)."""
+    if any(os.environ.get(f"CLAUDE_CODE_USE_{cloud}", "").strip() not in ("", "0", "false") for cloud in ("BEDROCK", "VERTEX")):
+        return None
+    return os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+
+
 def cli_version(binary: str, spec: str) -> str:
     """`2.1.331` from `claude --version`; the cache key carries it, so an upgrade re-runs."""
     try:
@@ -187,6 +211,8 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cla
     if not isinstance(user_config, bool):
         raise ConfigError("omk.yaml claude.user_config: must be true or false")
     binary = find_binary(block, spec)
+    if not user_config:
+        check_credentials(spec, block)
     skill, system = _artifact(settings)
     return ClaudeSettings(
         binary=binary,

@@ -25,6 +25,7 @@ from omk.targets.claude import setup
 from omk.targets.claude.stream import StreamRun, build_trace, history, parse_stream, tool_calls
 from omk.targets.claude.workspace import Workspace
 from omk.targets.mocks import MockSandbox
+from omk.targets.preflight import check_reachable
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
 from omk.workspace import WorkFolder, checks_workspace, diff, snapshot
@@ -47,6 +48,13 @@ class ClaudeTarget:
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:
         return cls(arg.strip(), spec, settings)
+
+    def preflight(self) -> None:
+        """Before the run: the API the CLI calls accepts a connection (the CLI itself would retry
+        for minutes before saying anything)."""
+        url = setup.base_url()
+        if url is not None:
+            check_reachable(self.spec, url, "ANTHROPIC_BASE_URL")
 
     def describe(self) -> dict[str, Any]:
         cfg = self.cfg
@@ -198,7 +206,11 @@ def _failure(result: dict[str, Any], code: int, stderr: bytes) -> TargetError:
     if message is None and isinstance(errors, list) and errors:
         message = "; ".join(str(e) for e in errors)
     message = message or _tail(stderr) or f"{result.get('subtype') or 'error'} (exit code {code})"
+    if "not logged in" in message.lower():
+        return TargetError(f"claude: {setup.NO_KEY}", retryable=False)
     status = result.get("api_error_status")
+    if "connection error" in message.lower() or "econnrefused" in message.lower():
+        return TargetError(f"claude: connection refused: {setup.base_url()} ({message})", retryable=True)
     retryable = isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500)
     return TargetError(f"claude: {message}", retryable=retryable)
 

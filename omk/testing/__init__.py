@@ -1,0 +1,32 @@
+"""A scripted model for tests and offline dry runs: `omk serve-model SCRIPT.yaml` from a shell,
+`ModelServer` from Python, the `scripted_model` fixture under pytest.
+
+    from omk.testing import ModelServer, load_script
+    with ModelServer(load_script(Path("model.yaml"))) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.root       # Claude Code, anthropic: targets
+        os.environ["OPENAI_BASE_URL"] = server.openai_url    # openai: targets, Codex
+        ...
+        server.requests                                      # every request, as received
+
+docs/targets.md ("Dry-run an agent offline") describes the script format.
+"""
+
+from __future__ import annotations
+
+from omk.testing.script import ModelScript, load_script
+from omk.testing.server import ModelServer
+from omk.testing.steps import Drop, Garbage, ModelTurn, Request, Slow, Status, Stream, ToolRequest
+
+__all__ = [
+    "Drop",
+    "Garbage",
+    "ModelScript",
+    "ModelServer",
+    "ModelTurn",
+    "Request",
+    "Slow",
+    "Status",
+    "Stream",
+    "ToolRequest",
+    "load_script",
+]

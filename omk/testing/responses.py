@@ -1,0 +1,103 @@
+"""The OpenAI Responses API (`POST /v1/responses`, what Codex speaks): replies, their stream, and
+reading a request. A streamed reply is the typed events the API sends (`response.created`, one
+`response.output_item.added` … `.done` group per output item, `response.completed`)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from omk.testing.conversation import Exchange, strip_reminders
+from omk.testing.steps import ModelTurn
+
+_IDS = itertools.count(1)
+
+
+def error_body(code: int, message: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message or f"injected error {code}", "type": "server_error", "code": str(code)}}
+
+
+def is_response(step: Any) -> bool:
+    return isinstance(step, dict) and step.get("object") == "response"
+
+
+def render(turn: ModelTurn) -> dict[str, Any]:
+    usage = {"input_tokens": 10, "output_tokens": 5, **turn.usage}
+    output: list[dict[str, Any]] = []
+    if turn.text:
+        content = [{"type": "output_text", "text": turn.text, "annotations": []}]
+        output.append({"type": "message", "id": f"msg_{next(_IDS)}", "status": "completed", "role": "assistant", "content": content})
+    for call in turn.calls:
+        output.append(
+            {"type": "function_call", "id": f"fc_{next(_IDS)}", "status": "completed", "call_id": call.id,
+             "name": call.name, "arguments": json.dumps(call.input)}
+        )
+    return {
+        "id": f"resp_{next(_IDS)}",
+        "object": "response",
+        "created_at": 0,
+        "status": "completed",
+        "model": turn.model,
+        "output": output,
+        "usage": {
+            "input_tokens": usage["input_tokens"],
+            "input_tokens_details": {"cached_tokens": usage.get("cache_read_input_tokens", 0)},
+            "output_tokens": usage["output_tokens"],
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+        },
+    }
+
+
+def text_reply(text: str, **usage: int) -> dict[str, Any]:
+    return render(ModelTurn(text=text, usage=usage))
+
+
+def events(response: dict[str, Any]) -> list[tuple[str | None, Any]]:
+    """A whole response as the streaming API sends it."""
+    out: list[tuple[str | None, Any]] = []
+
+    def emit(kind: str, **data: Any) -> None:
+        out.append((kind, {"type": kind, "sequence_number": len(out), **data}))
+
+    emit("response.created", response={**response, "status": "in_progress", "output": []})
+    for index, item in enumerate(response.get("output") or []):
+        if item.get("type") == "message":
+            emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []})
+            for part_index, part in enumerate(item.get("content") or []):
+                where = {"item_id": item["id"], "output_index": index, "content_index": part_index}
+                emit("response.content_part.added", **where, part={**part, "text": ""})
+                emit("response.output_text.delta", **where, delta=part.get("text", ""))
+                emit("response.output_text.done", **where, text=part.get("text", ""))
+                emit("response.content_part.done", **where, part=part)
+        else:
+            emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "arguments": ""})
+            where = {"item_id": item.get("id"), "output_index": index}
+            emit("response.function_call_arguments.delta", **where, delta=item.get("arguments", ""))
+            emit("response.function_call_arguments.done", **where, arguments=item.get("arguments", ""))
+        emit("response.output_item.done", output_index=index, item=item)
+    emit("response.completed", response=response)
+    return out
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def read_exchange(body: dict[str, Any]) -> Exchange:
+    exchange = Exchange()
+    items = body.get("input")
+    if isinstance(items, str):
+        exchange.prompt_from(items.strip())
+        return exchange
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        if str(item.get("type", "")).endswith("_output") and item.get("call_id"):
+            exchange.answered.add(str(item["call_id"]))
+        elif item.get("role") == "user":
+            exchange.prompt_from(strip_reminders(_text(item.get("content"))))
+    return exchange

@@ -1,0 +1,162 @@
+"""The script of a scripted model: per prompt pattern, which tool calls to make in which order and
+what to answer once their results are back.
+
+    model: scripted                      # optional: the model name replies carry
+    usage: {input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0}   # optional, every reply
+    rules:
+      - when: "release notes"            # a regular expression, searched (any case) in the user's latest prompt
+        tools:                           # one model turn each, in this order
+          - Skill: {skill: release-notes}
+          - Bash: {command: git describe --tags --abbrev=0}
+          - [{Read: {file_path: a.md}}, {Read: {file_path: b.md}}]   # two calls in one turn
+        answer: "## v1.5.0 …"            # the final answer, after the last tool's result
+      - answer: "I can only write release notes."   # no `when`: any prompt
+
+The first rule whose `when` matches is played. Which turn comes next is read from the request:
+the calls the model made carry ids naming the rule and the turn, and the results the client
+sends back name those ids, so a request is answered the same whatever else the client put in
+the conversation (and a retried request gets the same turn again).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.errors import ConfigError, Problem
+from omk.loader.document import Document, ParseFailure, Path_
+from omk.loader.yaml_lines import parse_yaml
+from omk.testing import anthropic, openai_chat, responses
+from omk.testing.conversation import Exchange
+from omk.testing.steps import ModelTurn, Request, Status, ToolRequest
+
+RULE_KEYS = frozenset({"when", "tools", "answer", "usage"})
+SCRIPT_KEYS = frozenset({"model", "usage", "rules"})
+_OWN_ID = re.compile(r"omk(\d+)s(\d+)c\d+x")
+_READERS = {"anthropic": anthropic.read_exchange, "chat": openai_chat.read_exchange, "responses": responses.read_exchange}
+_ERRORS = {"anthropic": anthropic.error_body, "chat": openai_chat.error_body, "responses": responses.error_body}
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptRule:
+    pattern: re.Pattern[str] | None
+    turns: tuple[tuple[tuple[str, dict[str, Any]], ...], ...]  # per model turn: (tool name, input) pairs
+    answer: str
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelScript:
+    rules: tuple[ScriptRule, ...]
+    model: str = "scripted"
+    usage: dict[str, int] = field(default_factory=dict)
+    source: str = "script"
+
+    def __call__(self, request: Request) -> Any:
+        """The step that answers `request` (the server's responder)."""
+        api = request.api
+        if api is None or not isinstance(request.json, dict):
+            return Status(404, {"error": {"message": f"no route {request.path}"}})
+        exchange = _READERS[api](request.json)
+        found = next(((i, r) for i, r in enumerate(self.rules) if r.pattern is None or r.pattern.search(exchange.prompt)), None)
+        if found is None:
+            shown = " ".join(exchange.prompt.split())[:200]
+            return Status(400, _ERRORS[api](400, f"no rule of {self.source} matches the prompt {shown!r}"))
+        index, rule = found
+        turn = _next_turn(index, exchange)
+        usage = {**self.usage, **rule.usage}
+        if turn >= len(rule.turns):
+            return ModelTurn(text=rule.answer, usage=usage, model=self.model)
+        prefix, nonce = ("toolu_" if api == "anthropic" else "call_"), secrets.token_hex(4)
+        calls = tuple(
+            ToolRequest(f"{prefix}omk{index}s{turn}c{i}x{nonce}", name, dict(args)) for i, (name, args) in enumerate(rule.turns[turn])
+        )
+        return ModelTurn(calls=calls, usage=usage, model=self.model)
+
+
+def _next_turn(rule: int, exchange: Exchange) -> int:
+    """One past the latest turn of `rule` whose calls have results, since the prompt."""
+    done = [int(m.group(2)) for m in map(_OWN_ID.search, exchange.answered) if m and int(m.group(1)) == rule]
+    return max(done) + 1 if done else 0
+
+
+def load_script(path: Path) -> ModelScript:
+    """Read a script file; bad input raises `ConfigError` naming the file, the line and the field."""
+    try:
+        doc = parse_yaml(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except ParseFailure as exc:
+        raise ConfigError([Problem(str(path), exc.line, "", "", str(exc))]) from None
+    return read_script(doc, str(path))
+
+
+def read_script(doc: Document, source: str) -> ModelScript:
+    data = doc.data
+
+    def bad(where: Path_, message: str) -> ConfigError:
+        name = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in where).replace(".[", "[")
+        return ConfigError([Problem(source, doc.line(where), "", name, message)])
+
+    if not isinstance(data, dict):
+        raise bad((), "a script is a mapping with `rules:`")
+    if unknown := sorted(set(data) - SCRIPT_KEYS):
+        raise bad((unknown[0],), f"unknown field; expected one of {', '.join(sorted(SCRIPT_KEYS))}")
+    rules = data.get("rules")
+    if not isinstance(rules, list) or not rules:
+        raise bad(("rules",), "must be a non-empty list of rules")
+    built = tuple(_rule(rule, ("rules", i), bad) for i, rule in enumerate(rules))
+    model = data.get("model", "scripted")
+    if not isinstance(model, str):
+        raise bad(("model",), "must be text")
+    return ModelScript(built, model, _usage(data.get("usage"), ("usage",), bad), source)
+
+
+def _rule(raw: Any, where: Path_, bad: Any) -> ScriptRule:
+    if not isinstance(raw, dict):
+        raise bad(where, "a rule is a mapping with `when`, `tools` and `answer`")
+    if unknown := sorted(set(raw) - RULE_KEYS):
+        raise bad((*where, unknown[0]), f"unknown field; expected one of {', '.join(sorted(RULE_KEYS))}")
+    pattern = None
+    if "when" in raw:
+        if not isinstance(raw["when"], str):
+            raise bad((*where, "when"), "must be text (a regular expression)")
+        try:
+            pattern = re.compile(raw["when"], re.IGNORECASE)
+        except re.error as exc:
+            raise bad((*where, "when"), f"not a regular expression: {exc}") from None
+    if not isinstance(raw.get("answer"), str):
+        raise bad((*where, "answer"), "must be text: what the model answers after its tool calls")
+    tools = raw.get("tools") or []
+    if not isinstance(tools, list):
+        raise bad((*where, "tools"), "must be a list of tool calls")
+    turns = tuple(_turn(item, (*where, "tools", i), bad) for i, item in enumerate(tools))
+    return ScriptRule(pattern, turns, raw["answer"], _usage(raw.get("usage"), (*where, "usage"), bad))
+
+
+def _turn(item: Any, where: Path_, bad: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    calls = item if isinstance(item, list) else [item]
+    found = []
+    for call in calls:
+        if not isinstance(call, dict) or len(call) != 1:
+            raise bad(where, "a tool call is `TOOL: {input}`, one per item (a list of them: calls in one turn)")
+        (name, args), = call.items()
+        if not isinstance(args, dict):
+            raise bad((*where, name) if not isinstance(item, list) else where, "the tool's input must be a mapping")
+        found.append((str(name), args))
+    if not found:
+        raise bad(where, "an empty list of calls")
+    return tuple(found)
+
+
+def _usage(raw: Any, where: Path_, bad: Any) -> dict[str, int]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in raw.values()):
+        raise bad(where, "must map token kinds (input_tokens, output_tokens, cache_read_input_tokens…) to whole numbers")
+    return {str(k): int(v) for k, v in raw.items()}

@@ -1,0 +1,243 @@
+"""The scripted model server (omk.testing, `omk serve-model`): a tool-calling round trip in each
+API, streamed and not, read by role and ids; the script's errors; the command line; and the
+offline dry run of the bundled Claude Code example exactly as docs/targets.md gives it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from claude_support import require_claude
+
+from omk.errors import ConfigError
+from omk.testing import load_script
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = """
+model: scripted-test
+usage: {input_tokens: 7, output_tokens: 3}
+rules:
+  - when: weather in (\\w+)
+    tools:
+      - get_weather: {city: Paris}
+      - [{get_time: {zone: CET}}, {get_date: {}}]
+    answer: Sunny, 21 degrees.
+  - answer: I only know the weather.
+"""
+PROMPT = "What is the weather in Paris?"
+
+
+def parse_sse(text: str) -> list[Any]:
+    data = [line[len("data: "):] for line in text.splitlines() if line.startswith("data: ")]
+    return [json.loads(d) for d in data if d != "[DONE]"]
+
+
+# --- each API: a request, and what the model said, as (text, [(call id, name, input)]) ---------------
+
+
+def anthropic_turn(url: str, messages: list[dict[str, Any]], stream: bool) -> tuple[str, list[tuple[str, str, Any]]]:
+    reply = httpx.post(f"{url}/v1/messages", json={"model": "m", "messages": messages, "stream": stream, "max_tokens": 100})
+    assert reply.status_code == 200, reply.text
+    if not stream:
+        blocks = reply.json()["content"]
+    else:
+        events = parse_sse(reply.text)
+        assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
+        blocks = []
+        for event in events:
+            if event["type"] == "content_block_start":
+                blocks.append(dict(event["content_block"]))
+            elif event["type"] == "content_block_delta":
+                delta = event["delta"]
+                if delta["type"] == "text_delta":
+                    blocks[-1]["text"] += delta["text"]
+                else:
+                    blocks[-1]["input"] = json.loads(delta["partial_json"])
+    text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
+    return text, [(b["id"], b["name"], b["input"]) for b in blocks if b["type"] == "tool_use"]
+
+
+def chat_turn(url: str, messages: list[dict[str, Any]], stream: bool) -> tuple[str, list[tuple[str, str, Any]]]:
+    reply = httpx.post(f"{url}/v1/chat/completions", json={"model": "m", "messages": messages, "stream": stream})
+    assert reply.status_code == 200, reply.text
+    if not stream:
+        message = reply.json()["choices"][0]["message"]
+        text, calls = message.get("content") or "", message.get("tool_calls") or []
+    else:
+        chunks = parse_sse(reply.text)
+        assert reply.text.rstrip().endswith("data: [DONE]")
+        deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+        text = "".join(d.get("content") or "" for d in deltas)
+        calls = [call for d in deltas for call in d.get("tool_calls") or []]
+    return text, [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
+
+
+def responses_turn(url: str, items: list[dict[str, Any]], stream: bool) -> tuple[str, list[tuple[str, str, Any]]]:
+    reply = httpx.post(f"{url}/v1/responses", json={"model": "m", "input": items, "stream": stream})
+    assert reply.status_code == 200, reply.text
+    if not stream:
+        output = reply.json()["output"]
+    else:
+        events = parse_sse(reply.text)
+        assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+        output = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+        deltas = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+        assert deltas == "".join(p["text"] for i in output if i["type"] == "message" for p in i["content"])
+    text = "".join(p["text"] for i in output if i["type"] == "message" for p in i["content"])
+    return text, [(i["call_id"], i["name"], json.loads(i["arguments"])) for i in output if i["type"] == "function_call"]
+
+
+def anthropic_results(calls: list[tuple[str, str, Any]]) -> list[dict[str, Any]]:
+    uses = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
+    results = [{"type": "tool_result", "tool_use_id": i, "content": f"{n} done"} for i, n, _ in calls]
+    # Claude Code adds a reminder beside the results and a system-role message after them
+    return [{"role": "assistant", "content": uses}, {"role": "user", "content": [*results, {"type": "text", "text": "<system-reminder>x</system-reminder>"}]},
+            {"role": "system", "content": "appended by the client"}]
+
+
+def chat_results(calls: list[tuple[str, str, Any]]) -> list[dict[str, Any]]:
+    asked = [{"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}} for i, n, a in calls]
+    return [{"role": "assistant", "content": None, "tool_calls": asked}, *({"role": "tool", "tool_call_id": i, "content": "done"} for i, _, _ in calls)]
+
+
+def responses_results(calls: list[tuple[str, str, Any]]) -> list[dict[str, Any]]:
+    asked = [{"type": "function_call", "call_id": i, "name": n, "arguments": json.dumps(a)} for i, n, a in calls]
+    return [*asked, *({"type": "function_call_output", "call_id": i, "output": "done"} for i, _, _ in calls)]
+
+
+APIS = {
+    "anthropic": (anthropic_turn, lambda p: [{"role": "user", "content": [{"type": "text", "text": "<system-reminder>skills: weather in Rome</system-reminder>"}, {"type": "text", "text": p}]}], anthropic_results),
+    "chat": (chat_turn, lambda p: [{"role": "system", "content": "be brief"}, {"role": "user", "content": p}], chat_results),
+    "responses": (responses_turn, lambda p: [{"role": "user", "content": [{"type": "input_text", "text": "<environment_context>cwd</environment_context>"}]}, {"role": "user", "content": [{"type": "input_text", "text": p}]}], responses_results),
+}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+@pytest.mark.parametrize("api", sorted(APIS))
+def test_a_tool_calling_round_trip_in_each_api(api, stream, scripted_model, tmp_path):
+    (tmp_path / "model.yaml").write_text(SCRIPT, encoding="utf-8")
+    server = scripted_model(tmp_path / "model.yaml")
+    turn, opening, answer = APIS[api]
+    conversation = opening(PROMPT)
+    text, first = turn(server.root, conversation, stream)
+    assert text == "" and [(n, a) for _, n, a in first] == [("get_weather", {"city": "Paris"})]
+    conversation += answer(first)
+    text, second = turn(server.root, conversation, stream)
+    assert [(n, a) for _, n, a in second] == [("get_time", {"zone": "CET"}), ("get_date", {})]  # two calls in one turn
+    assert len({i for i, _, _ in first + second}) == 3  # every call its own id
+    assert [n for _, n, _ in turn(server.root, conversation, stream)[1]] == ["get_time", "get_date"]  # asked again: the same turn
+    conversation += answer(second)
+    text, last = turn(server.root, conversation, stream)
+    assert (text, last) == ("Sunny, 21 degrees.", [])
+    # a new prompt in the same conversation starts its rule again; another prompt, another rule
+    assert [n for _, n, _ in turn(server.root, conversation + opening("And the weather in Oslo?"), stream)[1]] == ["get_weather"]
+    assert turn(server.root, opening("hello"), stream) == ("I only know the weather.", [])
+    assert len(server.requests) == 6 and {r.api for r in server.requests} == {api}
+
+
+def test_usage_and_model_come_from_the_script(scripted_model, tmp_path):
+    (tmp_path / "model.yaml").write_text(SCRIPT, encoding="utf-8")
+    server = scripted_model(tmp_path / "model.yaml")
+    reply = httpx.post(f"{server.root}/v1/messages", json={"messages": [{"role": "user", "content": "hi"}]}).json()
+    assert reply["model"] == "scripted-test" and reply["usage"] == {"input_tokens": 7, "output_tokens": 3}
+    chat = httpx.post(f"{server.openai_url}/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]}).json()
+    assert chat["usage"]["prompt_tokens"] == 7 and chat["choices"][0]["finish_reason"] == "stop"
+
+
+def test_a_prompt_no_rule_matches_is_an_error_naming_it(scripted_model, tmp_path):
+    (tmp_path / "model.yaml").write_text("rules:\n  - when: weather\n    answer: sunny\n", encoding="utf-8")
+    server = scripted_model(tmp_path / "model.yaml")
+    reply = httpx.post(f"{server.root}/v1/messages", json={"messages": [{"role": "user", "content": "tell a joke"}]})
+    assert reply.status_code == 400 and "matches the prompt 'tell a joke'" in reply.json()["error"]["message"]
+    assert httpx.get(f"{server.root}/v1/models").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("rules:\n  - when: a\n    answer: b\n    tool: []\n", "model.yaml:4: rules[0].tool: unknown field"),
+        ("rules:\n  - when: a\n    tools:\n      - Bash: ls\n    answer: b\n", "model.yaml:4: rules[0].tools[0].Bash: the tool's input must be a mapping"),
+        ("rules:\n  - when: '('\n    answer: b\n", "model.yaml:2: rules[0].when: not a regular expression"),
+        ("rules:\n  - when: a\n", "model.yaml:2: rules[0].answer: must be text"),
+        ("rules: []\n", "model.yaml:1: rules: must be a non-empty list"),
+    ],
+)
+def test_a_bad_script_names_file_line_and_field(tmp_path, text, where):
+    path = tmp_path / "model.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_script(path)
+    assert str(caught.value).startswith(str(tmp_path / where)), str(caught.value)
+
+
+def serve(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str, str]:
+    """`omk serve-model …` in the background, the Anthropic base URL it printed, and what it printed."""
+    proc = subprocess.Popen([sys.executable, "-m", "omk", "serve-model", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    printed = "".join(proc.stdout.readline() for _ in range(3))
+    found = re.search(r"on (http://127\.0\.0\.1:\d+)", printed)
+    if found is None:
+        proc.kill()
+        raise AssertionError(printed + proc.stdout.read())
+    return proc, found.group(1), printed
+
+
+def test_serve_model_prints_its_urls_and_records_every_request(tmp_path):
+    (tmp_path / "model.yaml").write_text(SCRIPT, encoding="utf-8")
+    proc, url, out = serve(["model.yaml", "--port", "0", "--record", "requests.jsonl"], tmp_path)
+    try:
+        reply = httpx.post(f"{url}/v1/responses", json={"input": PROMPT})
+        assert reply.json()["output"][0]["name"] == "get_weather"
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert f"OPENAI_BASE_URL={url}/v1" in out and f"ANTHROPIC_BASE_URL={url}" in out
+    recorded = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert recorded == [{"method": "POST", "path": "/v1/responses", "api": "responses", "body": {"input": PROMPT}}]
+
+
+def test_serve_model_with_a_bad_script_is_exit_2_with_one_line(tmp_path):
+    (tmp_path / "model.yaml").write_text("rules: 3\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "omk", "serve-model", "model.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.strip() == "model.yaml:1: rules: must be a non-empty list of rules"
+
+
+def docs_commands() -> list[str]:
+    """The two commands of docs/targets.md "Dry-run an agent offline"."""
+    text = (ROOT / "docs" / "targets.md").read_text(encoding="utf-8")
+    section = text.split("## Dry-run an agent offline", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_the_documented_dry_run_of_samples_claude_passes_offline(tmp_path):
+    claude = require_claude()
+    serve_line, eval_line = docs_commands()
+    assert serve_line == "omk serve-model samples/claude/model-script.yaml &"
+    shutil.copytree(ROOT / "samples" / "claude", tmp_path / "samples" / "claude")
+    proc, url, _ = serve([*serve_line.split()[2:-1], "--port", "0"], tmp_path)  # any free port, not the documented one
+    try:
+        words = eval_line.replace("http://127.0.0.1:8642", url).split()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_", "OPENAI_"))}
+        env.update(w.split("=", 1) for w in words if "=" in w and not w.startswith("-"))
+        env.update(OMK_CLAUDE=claude, HOME=str(tmp_path))
+        command = [w for w in words if "=" not in w]
+        assert command[:2] == ["omk", "eval"]
+        done = subprocess.run([sys.executable, "-m", "omk", *command[1:], "--out", "run"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    assert [(r["sample_id"], r["status"], r["passed"]) for r in report["results"]] == [
+        ("rn-next-version-en", "ok", True),
+        ("rn-only-fixes-zh", "ok", True),
+    ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import fnmatch
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -149,18 +149,21 @@ class Evaluation:
         write: bool = True,
         paths: list[Path] | None = None,
         adjust: Callable[[Settings], None] | None = None,
+        confirmed: Sequence[str] = (),
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
         `samples` given in memory replace loading files; `target` given as an object replaces the
         `target` spec; `write=False` keeps the run in memory (no run folder, no results.jsonl);
         `paths` are the files in-memory samples came from (recorded for a resume); `adjust`
-        changes the settings before the target and judge are built (an experiment's variant).
+        changes the settings before the target and judge are built (an experiment's variant);
+        `confirmed`: command targets and judges the user gave again for a resume (`--target`).
         """
         from omk.engine import plan
 
         return plan.prepare(
-            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust
+            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust,
+            confirmed=confirmed,
         )
 
     async def execute(self, on_result: OnResult | None = None) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ def prepare(
     write: bool,
     paths: list[Path] | None = None,
     adjust: Callable[[Settings], None] | None = None,
+    confirmed: Sequence[str] = (),
 ) -> Evaluation:
     from omk.engine.checks import check_options
     from omk.engine.evaluation import RunFolder, build_target, load_inputs, sample_paths, select
@@ -43,6 +44,7 @@ def prepare(
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
+        confirmed = [*confirmed, *_confirmed(options)]
         options = EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options)))
         cwd = _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
@@ -58,6 +60,8 @@ def prepare(
     settings.cwd = cwd
     if adjust is not None:
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
+    if manifest is not None:
+        rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)
@@ -87,6 +91,17 @@ def _absolute(path: Path, cwd: Path) -> Path:
 def _given(options: EvalOptions) -> dict[str, Any]:
     """The choices given for a resume, as the run folder's record names them."""
     return {k: v for k, v in options.as_cli().items() if k != "resume"}
+
+
+def _confirmed(options: EvalOptions) -> list[str]:
+    """The target and judge specs the user gave for a resume: on this command line, or in their
+    own environment (OMK_TARGET, OMK_JUDGE), never in the run folder."""
+    import os
+
+    given = [options.target, os.environ.get("OMK_TARGET")]
+    for judges in (options.judge, os.environ.get("OMK_JUDGE")):
+        given += [j.strip() for j in judges.split(",")] if judges else []
+    return [g for g in given if g]
 
 
 def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:

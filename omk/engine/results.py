@@ -33,6 +33,7 @@ class ResultLog:
         self.kept: dict[Key, SampleResult] = {}  # a run without a folder keeps its results
         self.digests: dict[Key, Digest] = {}
         self.dropped = 0  # stored lines that could not be used (torn, unreadable, not planned)
+        self.skipped: list[str] = []  # a resumed run's broken lines, `FILE:LINE: field: what` each
         self._out: BinaryIO | None = None
         self._end = 0
 

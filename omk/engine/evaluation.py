@@ -31,6 +31,7 @@ from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.runner.folder_lock import FolderLock
 from omk.targets.base import Target
 
 OnResult = Callable[[SampleResult], None]
@@ -106,6 +107,7 @@ class RunFolder:
     started_at: str
     out_dir: Path | None
     manifest: dict[str, Any] | None = None  # run.json of the run being resumed
+    lock: FolderLock | None = None  # held from before the folder is written until its reports are
 
 
 @dataclass(slots=True)

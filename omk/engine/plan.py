@@ -74,6 +74,10 @@ def prepare(
         folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
     else:
         folder = _new_folder(settings, cwd, write)
+    if folder.out_dir is not None:
+        from omk.runner.folder_lock import claim_folder
+
+        folder.lock = claim_folder(folder.out_dir)  # a second run in the folder stops here, before writing
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
     evaluation.log = ResultLog(chosen, folder.out_dir / rs.RESULTS if folder.out_dir is not None else None)
@@ -125,21 +129,28 @@ def _record(evaluation: Evaluation) -> None:
     """run.json: what a later `--resume` needs to rebuild this run (never a secret)."""
     from omk.runner import resume as rs
 
-    folder, settings = evaluation.folder, evaluation.settings
+    folder = evaluation.folder
     assert folder.out_dir is not None
-    rs.write_manifest(
-        folder.out_dir,
-        {
-            "run_id": folder.run_id,
-            "started_at": folder.started_at,
-            "cwd": str(evaluation.cwd),
-            "samples_files": [str(p.resolve()) for p in evaluation.paths],
-            "cli": rs.recorded_cli(evaluation.options.as_cli()),
-            "settings": public_settings(settings, evaluation.repeat),
-            "target": evaluation.target.describe(),
-            "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
-        },
-    )
+    try:
+        rs.write_manifest(folder.out_dir, _manifest(evaluation))
+    except OSError as exc:
+        raise ConfigError(f"{folder.out_dir}: cannot write the run folder: {exc.strerror or exc}; give another --out") from None
+
+
+def _manifest(evaluation: Evaluation) -> dict[str, Any]:
+    from omk.runner import resume as rs
+
+    folder, settings = evaluation.folder, evaluation.settings
+    return {
+        "run_id": folder.run_id,
+        "started_at": folder.started_at,
+        "cwd": str(evaluation.cwd),
+        "samples_files": [str(p.resolve()) for p in evaluation.paths],
+        "cli": rs.recorded_cli(evaluation.options.as_cli()),
+        "settings": public_settings(settings, evaluation.repeat),
+        "target": evaluation.target.describe(),
+        "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
+    }
 
 
 def _same_target(manifest: dict[str, Any], describe: dict[str, Any], run_dir: Path) -> None:

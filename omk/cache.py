@@ -307,10 +307,10 @@ def cache_secret() -> bytes:
         if len(key) < 32:
             raise OSError(f"{path}: too short to be omk's cache key; delete it and omk makes a new one") from None
         return key
-    key = secrets.token_hex(32)
+    made = secrets.token_hex(32)
     with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(key + "\n")
-    return key.encode("ascii")
+        f.write(made + "\n")
+    return made.encode("ascii")
 
 
 def open_cache(path: Path | None = None) -> ResponseCache | None:

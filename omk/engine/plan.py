@@ -32,7 +32,7 @@ def prepare(
     confirmed: Sequence[str] = (),
 ) -> Evaluation:
     from omk.engine.checks import check_options
-    from omk.engine.evaluation import RunFolder, build_target, load_inputs, sample_paths, select
+    from omk.engine.evaluation import build_target, load_inputs, sample_paths, select
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.runner import resume as rs
@@ -69,15 +69,7 @@ def prepare(
         check(chosen)  # a replay file that records none of the samples
     judge = build_judge(settings)
     check_formats(settings.formats)
-    if manifest is not None:
-        _same_target(manifest, the_target.describe(), run_dir)
-        folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
-    else:
-        folder = _new_folder(settings, cwd, write)
-    if folder.out_dir is not None:
-        from omk.runner.folder_lock import claim_folder
-
-        folder.lock = claim_folder(folder.out_dir)  # a second run in the folder stops here, before writing
+    folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
     evaluation.log = ResultLog(chosen, folder.out_dir / rs.RESULTS if folder.out_dir is not None else None)
@@ -86,6 +78,26 @@ def prepare(
     elif folder.out_dir is not None:
         _record(evaluation)
     return evaluation
+
+
+def _run_folder(
+    resumed: tuple[dict[str, Any], Path] | None, target: Target, settings: Settings, cwd: Path, write: bool
+) -> RunFolder:
+    """The resumed run's folder (its target checked) or a new one, locked for this run: a second
+    run in it stops here, before anything is written."""
+    from omk.engine.evaluation import RunFolder
+
+    if resumed is not None:
+        manifest, run_dir = resumed
+        _same_target(manifest, target.describe(), run_dir)
+        folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
+    else:
+        folder = _new_folder(settings, cwd, write)
+    if folder.out_dir is not None:
+        from omk.runner.folder_lock import claim_folder
+
+        folder.lock = claim_folder(folder.out_dir)
+    return folder
 
 
 def _absolute(path: Path, cwd: Path) -> Path:

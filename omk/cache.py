@@ -4,24 +4,28 @@ The key is a sha256 over everything that decides what the target produces (see `
 the value is the output and the whole trace (tool calls, tokens, cost, latency), so assertions
 on a cached result see exactly what they saw the first time. Only successful target calls are
 stored. Keys are hashes and the target identity is never stored, so no secret lands here.
+Every row is signed with a key kept outside the project, so a cache file from elsewhere (one
+committed in a pull request, say) is never taken as an answer.
 The judge keeps its parsed replies in the same table, under keys of its own (`judge:…`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from omk.mock_defs import return_file_path
 from omk.model import Sample
 from omk.target_result import TargetResult
 from omk.trace_io import TraceFormatError, parse_trace
 
+T = TypeVar("T")
 KEY_VERSION = 1
 DEFAULT_PATH = Path(".omk") / "cache.sqlite"
 
@@ -108,69 +112,205 @@ def _digest(material: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+BUSY_TIMEOUT_S = 0.25  # a cache another process holds is given up on after this, never waited out
+KEY_ENV = "OMK_CACHE_KEY"
+
+
 class ResponseCache:
-    """A small SQLite table; each lookup or store is one indexed statement."""
+    """A small SQLite table; each lookup or store is one indexed statement, run on a thread of the
+    cache's own so the event loop never waits on sqlite. Every row carries an HMAC (`mac`) over
+    its key and value under a secret kept outside the project (`cache_secret`); a row without a
+    valid one (a cache written elsewhere, or edited) is a miss. A cache that stops working (locked
+    by another process, a full disk) is turned off for the rest of the run with one warning."""
 
-    def __init__(self, path: Path = DEFAULT_PATH):
+    def __init__(self, path: Path = DEFAULT_PATH, secret: bytes | None = None):
+        from concurrent.futures import ThreadPoolExecutor
+
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=10, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
-        self._db.execute(_CONVERSATIONS)
-
-    def get(self, key: str) -> TargetResult | None:
-        """The stored result, or None on a miss (an unreadable entry or a locked file is a miss too)."""
+        self.secret = secret if secret is not None else cache_secret()
+        self.off = False
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omk-cache")
         try:
-            row = self._db.execute("SELECT output, trace FROM responses WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
+            self._db = self._pool.submit(self._connect).result()
+        except BaseException:
+            self._pool.shutdown(wait=False)
+            raise
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            for schema, table in ((_SCHEMA, "responses"), (_CONVERSATIONS, "conversations")):
+                db.execute(schema)
+                if "mac" not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN mac TEXT")  # a cache from before rows were signed
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _mac(self, *parts: str) -> str:
+        import hmac
+
+        return hmac.new(self.secret, "\x00".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+    def _signed(self, mac: object, *parts: str) -> bool:
+        import hmac
+
+        return isinstance(mac, str) and hmac.compare_digest(mac, self._mac(*parts))
+
+    def _run(self, job: Callable[[], T], fallback: T) -> T:
+        """`job` on the cache's thread, waited for; `fallback` once the cache is off or fails."""
+        if self.off:
+            return fallback
+        try:
+            return self._pool.submit(self._guarded, job, fallback).result()
+        except RuntimeError:  # closed
+            return fallback
+
+    def _guarded(self, job: Callable[[], T], fallback: T) -> T:
+        if self.off:
+            return fallback
+        try:
+            return job()
+        except sqlite3.Error as exc:
+            self._turn_off(exc)
+            return fallback
+
+    def _turn_off(self, exc: BaseException) -> None:
+        import sys
+
+        if not self.off:
+            self.off = True
+            print(f"warning: the response cache {self.path} cannot be used ({exc}); the run goes on without it", file=sys.stderr)
+
+    async def _later(self, job: Callable[[], T], fallback: T) -> T:
+        """`job` on the cache's thread; the event loop goes on meanwhile."""
+        import asyncio
+
+        if self.off:
+            return fallback
+        try:
+            return await asyncio.wrap_future(self._pool.submit(self._guarded, job, fallback))
+        except RuntimeError:
+            return fallback
+
+    def _read(self, key: str) -> TargetResult | None:
+        row = self._db.execute("SELECT output, trace, mac FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None or not self._signed(row[2], "responses", key, row[0], row[1]):
+            return None
+        try:
             return TargetResult(output=row[0], trace=parse_trace(json.loads(row[1])))
-        except (sqlite3.Error, ValueError, TraceFormatError):
+        except (ValueError, TypeError, TraceFormatError):
             return None
 
-    def put(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
-        """Store a successful result. A cache that cannot be written never fails the sample."""
+    def _write(self, key: str, result: TargetResult, target_kind: str | None) -> None:
         if not isinstance(result.output, str):
             return
         try:
             trace = json.dumps(result.trace.to_json(), ensure_ascii=False)
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, target_kind, output, trace, created_at) VALUES (?, ?, ?, ?, ?)",
-                (key, target_kind, result.output, trace, time.time()),
-            )
-        except (sqlite3.Error, TypeError, ValueError):
+        except (TypeError, ValueError):
             return
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses (key, target_kind, output, trace, created_at, mac) VALUES (?, ?, ?, ?, ?, ?)",
+            (key, target_kind, result.output, trace, time.time(), self._mac("responses", key, result.output, trace)),
+        )
 
-    def get_turns(self, key: str) -> list[TargetResult] | None:
-        """A stored conversation, one result per turn, or None on a miss."""
+    def _read_turns(self, key: str) -> list[TargetResult] | None:
+        row = self._db.execute("SELECT turns, mac FROM conversations WHERE key = ?", (key,)).fetchone()
+        if row is None or not self._signed(row[1], "conversations", key, row[0]):
+            return None
         try:
-            row = self._db.execute("SELECT turns FROM conversations WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
             return [
                 TargetResult(output=t["output"], trace=parse_trace(t["trace"]), messages=list(t.get("messages") or []))
                 for t in json.loads(row[0])
             ]
-        except (sqlite3.Error, ValueError, TypeError, KeyError, TraceFormatError):
+        except (ValueError, TypeError, KeyError, AttributeError, TraceFormatError):
             return None
 
-    def put_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
-        """Store a conversation whose every turn succeeded."""
+    def _write_turns(self, key: str, results: list[TargetResult], target_kind: str | None) -> None:
         if not all(isinstance(r.output, str) for r in results):
             return
         try:
-            turns = [{"output": r.output, "trace": r.trace.to_json(), "messages": r.messages} for r in results]
-            self._db.execute(
-                "INSERT OR REPLACE INTO conversations (key, target_kind, turns, created_at) VALUES (?, ?, ?, ?)",
-                (key, target_kind, json.dumps(turns, ensure_ascii=False), time.time()),
-            )
-        except (sqlite3.Error, TypeError, ValueError):
+            turns = json.dumps([{"output": r.output, "trace": r.trace.to_json(), "messages": r.messages} for r in results], ensure_ascii=False)
+        except (TypeError, ValueError):
             return
+        self._db.execute(
+            "INSERT OR REPLACE INTO conversations (key, target_kind, turns, created_at, mac) VALUES (?, ?, ?, ?, ?)",
+            (key, target_kind, turns, time.time(), self._mac("conversations", key, turns)),
+        )
+
+    # the run's calls: awaited lookups, stores handed to the cache's thread and not waited for
+    async def fetch(self, key: str) -> TargetResult | None:
+        return await self._later(lambda: self._read(key), None)
+
+    def store(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
+        self._submit(lambda: self._write(key, result, target_kind))
+
+    async def fetch_turns(self, key: str) -> list[TargetResult] | None:
+        return await self._later(lambda: self._read_turns(key), None)
+
+    def store_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
+        self._submit(lambda: self._write_turns(key, results, target_kind))
+
+    def _submit(self, job: Callable[[], None]) -> None:
+        if not self.off:
+            with contextlib.suppress(RuntimeError):  # closed
+                self._pool.submit(self._guarded, job, None)
+
+    # the same, waited for (tests, tools)
+    def get(self, key: str) -> TargetResult | None:
+        """The stored result, or None on a miss (an unsigned entry or a cache that failed is a miss too)."""
+        return self._run(lambda: self._read(key), None)
+
+    def put(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
+        """Store a successful result. A cache that cannot be written never fails the sample."""
+        self._run(lambda: self._write(key, result, target_kind), None)
+
+    def get_turns(self, key: str) -> list[TargetResult] | None:
+        """A stored conversation, one result per turn, or None on a miss."""
+        return self._run(lambda: self._read_turns(key), None)
+
+    def put_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
+        """Store a conversation whose every turn succeeded."""
+        self._run(lambda: self._write_turns(key, results, target_kind), None)
 
     def close(self) -> None:
-        self._db.close()
+        """Finish the stores handed over (each gives up after the short busy timeout), then close."""
+        with contextlib.suppress(RuntimeError):
+            self._pool.submit(self._db.close)
+        self._pool.shutdown(wait=True)
+
+
+def cache_secret() -> bytes:
+    """The key every cache row is signed with, kept outside the project: `OMK_CACHE_KEY` when set
+    (a CI secret, so shards can share a cache), else a random key in a file of the user's own
+    (`$XDG_STATE_HOME/omk/cache-key`, or `~/.local/state/omk/cache-key`), created 0600 on first use.
+    OSError when neither can be had (then the run goes without the cache)."""
+    import os
+    import secrets
+
+    if given := os.environ.get(KEY_ENV, ""):
+        return given.encode("utf-8", "surrogatepass")
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    folder = Path(state) / "omk"
+    path = folder / "cache-key"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        from omk.safe_files import read_regular_bytes
+
+        key = read_regular_bytes(path, 4096).strip()
+        if len(key) < 32:
+            raise OSError(f"{path}: too short to be omk's cache key; delete it and omk makes a new one") from None
+        return key
+    made = secrets.token_hex(32)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(made + "\n")
+    return made.encode("ascii")
 
 
 def open_cache(path: Path | None = None) -> ResponseCache | None:
@@ -180,6 +320,6 @@ def open_cache(path: Path | None = None) -> ResponseCache | None:
     path = path or Path.cwd() / DEFAULT_PATH
     try:
         return ResponseCache(path)
-    except (OSError, sqlite3.Error) as exc:
+    except (OSError, sqlite3.Error) as exc:  # the key file cannot be had, or the file is locked or broken
         print(f"warning: running without the response cache: {path}: {exc}", file=sys.stderr)
         return None

@@ -55,14 +55,15 @@ def escape_reason(path: Path, roots: list[Path]) -> str | None:
     return f"{real} is outside the project folder {where}; allow its folder with allow_paths in omk.yaml"
 
 
-def open_regular(path: Path) -> BinaryIO:
-    """A regular file opened for reading in binary; UnsafeFile for anything else.
+def open_regular(path: Path, *, update: bool = False) -> BinaryIO:
+    """A regular file opened for reading in binary (`update`: for reading and writing, as "r+b");
+    UnsafeFile for anything else.
 
     Opened without blocking (a FIFO swapped in after a check cannot hang the run) and checked
     with fstat on the open descriptor, so what is read is what was checked."""
     if (why := special_reason(path)) is not None:
         raise UnsafeFile(errno.EINVAL, why)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags = (os.O_RDWR if update else os.O_RDONLY) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags)
     try:
         info = os.fstat(fd)
@@ -73,6 +74,9 @@ def open_regular(path: Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+    if update:
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "r+b")
     return os.fdopen(fd, "rb")
 
 
@@ -132,3 +136,26 @@ def copy_confined(origin: Path, dest: Path, root: Path) -> list[str]:
 
     walk(origin, dest)
     return skipped
+
+
+def run_file_cap() -> int:
+    """The most omk reads of one run-folder file read whole (run.json, experiment.json, a report.json
+    in another layout) or of one line of one read a line at a time: the samples file cap."""
+    return sample_file_cap()
+
+
+def read_run_file(path: Path) -> bytes:
+    """A run-folder file read whole by the file rules: a regular file (never a FIFO, a device or
+    a file in /proc, /sys or /dev, whatever links there), at most `run_file_cap()` bytes.
+    A run folder can come from anywhere (a download, a pull request), like a samples file."""
+    return read_regular_bytes(path, run_file_cap())
+
+
+def read_capped_line(f: BinaryIO, path: Path) -> bytes:
+    """One line of a run-folder file opened with `open_regular`, at most `run_file_cap()` bytes;
+    UnsafeFile for a longer one (a file of gigabytes with no line break is not read whole)."""
+    cap = run_file_cap()
+    line = f.readline(cap + 1)
+    if len(line) > cap:
+        raise UnsafeFile(errno.EFBIG, f"{path} has a line longer than the {cap} bytes omk reads")
+    return line

@@ -22,7 +22,7 @@ async def gather_all(*aws: Awaitable[Any]) -> list[Any]:
     tasks = [asyncio.ensure_future(aw) for aw in aws]
     try:
         return list(await asyncio.gather(*tasks))
-    except asyncio.CancelledError:
+    except BaseException:  # Ctrl-C, or one task failed (a run folder that stopped taking writes): end the rest
         for task in tasks:
             if not task.done() and not task.cancelling():  # cancelling twice cuts a clean-up short
                 task.cancel()

@@ -221,7 +221,7 @@ def test_resume_through_the_engine_runs_only_what_is_missing(project):
         calls.write_text("", encoding="utf-8")
         from omk.engine import EvalOptions, run_evaluation
 
-        report = run_evaluation(EvalOptions(resume=str(out)), cwd=folder / "r")  # a cwd elsewhere: the run's own is used
+        report = run_evaluation(EvalOptions(resume=str(out), target=target), cwd=folder / "r")  # a command target: given again
         assert calls.read_text(encoding="utf-8").split() == ["fails-one"]
         assert report.summary.total == 4 and report.run_id == json.loads((out / "run.json").read_text())["run_id"]
     finally:

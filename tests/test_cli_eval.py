@@ -189,6 +189,22 @@ def test_init_writes_a_runnable_starter_with_its_schema(tmp_path):
     assert again.returncode == 2 and "already exist" in again.stderr
 
 
+def test_init_keeps_the_omk_folder_out_of_git_creating_or_appending_to_gitignore(tmp_path):
+    assert omk("init", "new", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "new" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == ".omk/"
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / ".gitignore").write_text("node_modules/", encoding="utf-8")  # no newline at the end
+    proc = omk("init", "old", cwd=tmp_path)
+    assert proc.returncode == 0 and ".gitignore" in proc.stdout, proc.stderr
+    lines = (old / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "node_modules/" and lines[-1] == ".omk/"
+    for name in ("eval-samples.yaml", "responses.jsonl", "omk.yaml", "eval-samples.schema.json"):
+        (old / name).unlink()
+    assert omk("init", "old", cwd=tmp_path).returncode == 0
+    assert (old / ".gitignore").read_text(encoding="utf-8").count(".omk/") == 1  # not twice
+
+
 def test_report_files_are_readable_like_any_file_the_user_writes(tmp_path):
     """Atomic writes go through a temporary file; CI artifact uploaders run as other users."""
     out = tmp_path / "run"

@@ -136,8 +136,9 @@ def test_resume_runs_only_the_missing_jobs_of_each_variant(tmp_path: Path):
     results.write_text("\n".join(line for line in lines if '"s2"' not in line) + "\n", encoding="utf-8")
     calls.write_text("", encoding="utf-8")
     resumed = omk(
-        "eval", "--resume", str(out), "--no-cache", "--require", "progress", cwd=tmp_path, env={"OMK_TEST_CALLS": str(calls)}
-    )
+        "eval", "--resume", str(out), "--target", target, "--no-cache", "--require", "progress",
+        cwd=tmp_path, env={"OMK_TEST_CALLS": str(calls)},
+    )  # fmt: skip
     assert resumed.returncode == 1, resumed.stderr  # four ties are no progress: --require given on resume decides
     assert calls.read_text(encoding="utf-8").split() == ["s2"]
     block = json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]

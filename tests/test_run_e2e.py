@@ -122,7 +122,7 @@ def interrupted_run(tmp: Path, sig: int) -> tuple[Path, set[str], subprocess.Pop
 
 
 def check_resumed(tmp: Path, run: Path, finished: set[str]) -> dict:
-    proc = omk("eval", "--resume", str(run), "--quiet", cwd=tmp, env=env_for(tmp))
+    proc = omk("eval", "--resume", str(run), "--target", TARGET, "--quiet", cwd=tmp, env=env_for(tmp))  # a command: given again
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert [r["sample_id"] for r in report["results"]] == IDS
@@ -159,7 +159,9 @@ def test_resume_refuses_to_change_what_the_run_is(tmp_path):
     run = tmp_path / "run"
     assert omk("eval", "--target", TARGET, "--out", str(run), "--quiet", cwd=tmp_path, env=env_for(tmp_path)).returncode == 0
     proc = omk("eval", "--resume", str(run), "--target", "replay:x.jsonl", cwd=tmp_path, env=env_for(tmp_path))
-    assert proc.returncode == 2 and "drop --target" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "not the run's target" in proc.stderr and "Traceback" not in proc.stderr
+    proc = omk("eval", "--resume", str(run), "--filter", "s*", cwd=tmp_path, env=env_for(tmp_path))
+    assert proc.returncode == 2 and "drop --filter" in proc.stderr and "Traceback" not in proc.stderr
     proc = omk("eval", "--resume", str(tmp_path), cwd=tmp_path, env=env_for(tmp_path))
     assert proc.returncode == 2 and "run.json" in proc.stderr and "Traceback" not in proc.stderr
 

@@ -24,6 +24,7 @@ from omk.targets.base import TargetResult
 class Finished:
     results: dict[tuple[str, int], rs.RestoredResult] = field(default_factory=dict)
     dropped: int = 0  # lines that could not be used
+    skipped: list[str] = field(default_factory=list)  # broken lines, named
 
 
 def read_finished(path, samples, repeat: int) -> Finished:
@@ -122,8 +123,11 @@ def test_resume_keeps_the_recorded_run_and_refuses_to_change_it():
     args = {"command": "eval", "resume": "dir", "samples": [], "target": None, "concurrency": 8, "quiet": True}
     cli = rs.resume_cli(manifest, args)
     assert cli["target"] == "replay:r.jsonl" and cli["repeat"] == 2 and cli["concurrency"] == 8
-    with pytest.raises(InputError, match="drop --target, --repeat"):
-        rs.resume_cli(manifest, {**args, "target": "openai:x", "repeat": 3})
+    with pytest.raises(InputError, match="drop --repeat"):
+        rs.resume_cli(manifest, {**args, "repeat": 3})
+    with pytest.raises(InputError, match="not the run's target"):
+        rs.resume_cli(manifest, {**args, "target": "openai:x"})
+    assert rs.resume_cli(manifest, {**args, "target": "replay:r.jsonl"})["target"] == "replay:r.jsonl"  # given again
     with pytest.raises(InputError, match="drop SAMPLES"):
         rs.resume_cli(manifest, {**args, "samples": ["b.yaml"]})
 

@@ -35,6 +35,7 @@ def run_eval(args: argparse.Namespace) -> int:
         raise ConfigError("--pairwise compares the variants of an experiment: give two --target, or --control and --treatment")
     evaluation = Evaluation.prepare(options)
     print_warnings(evaluation.warnings)
+    print_skipped(evaluation.log.skipped)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     report = execute(evaluation, quiet=args.quiet)
     if report is None:
@@ -51,6 +52,16 @@ def print_warnings(warnings: list[Problem]) -> None:
 
     head = f"omk: {len(warnings)} warning(s) in the samples (--strict makes them errors):"
     print("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), file=sys.stderr)
+
+
+def print_skipped(skipped: list[str]) -> None:
+    """A resumed run's results.jsonl lines that could not be used, each with its line and field."""
+    if not skipped:
+        return
+    from omk.textsafe import for_terminal
+
+    head = f"omk: {len(skipped)} line(s) of results.jsonl dropped; their samples run again:"
+    print("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), file=sys.stderr)
 
 
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:

@@ -24,10 +24,11 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     """Run every variant, interleaved, with one progress line; print the table and the verdict."""
     import asyncio
 
-    from omk.cli.eval_cmd import print_warnings
+    from omk.cli.eval_cmd import print_skipped, print_warnings
     from omk.runner.progress import make_progress
 
     print_warnings(experiment.evaluations[0].warnings if experiment.evaluations else [])
+    print_skipped([line for e in experiment.evaluations for line in e.log.skipped])
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     jobs = len(experiment.schedule())
     total = sum(len(e.plan) for e in experiment.evaluations)
@@ -185,13 +186,15 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
     from omk.engine.variants import target_variants
     from omk.errors import ConfigError
 
-    if targets and (options.resume or options.control or options.treatment):
+    resume_dir = Path(options.resume) if options.resume else None
+    resuming = resume_dir is not None and is_experiment(resume_dir)
+    if targets and not resuming and (options.resume or options.control or options.treatment):
         flag = "--resume" if options.resume else "--control/--treatment"
         raise ConfigError(
             f"several --target make an experiment of their own: drop {flag}"
             + (" (omk eval --resume RUN_DIR continues a recorded experiment with its targets)" if options.resume else "")
         )
-    if options.resume and is_experiment(Path(options.resume)):
+    if resume_dir is not None and resuming:
         given = EvalOptions(
             quiet=options.quiet,
             concurrency=options.concurrency,
@@ -202,7 +205,8 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             lang=options.lang,
             require=options.require,
         )
-        return resume_experiment(Path(options.resume), given)
+        confirmed = [*(targets or []), *([options.target] if options.target else [])]  # command targets given again
+        return resume_experiment(resume_dir, given, confirmed=confirmed)
     if options.resume:
         return None
     variants = target_variants(targets) if targets else variants_for(options, Path.cwd())

@@ -50,5 +50,22 @@ def run_init(args: argparse.Namespace) -> int:
         raise InputError(f"{folder}: {', '.join(existing)} already exist; nothing was written")
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
-    say(f"wrote {', '.join(files)} in {folder}; run: omk eval {folder / 'eval-samples.yaml'}")
+    written = [*files, ".gitignore"] if ignore_omk_folder(folder / ".gitignore") else list(files)
+    say(f"wrote {', '.join(written)} in {folder}; run: omk eval {folder / 'eval-samples.yaml'}")
     return EXIT_OK
+
+
+IGNORED = ".omk/"
+
+
+def ignore_omk_folder(path: Path) -> bool:
+    """Add `.omk/` (the cache and the run folders) to `.gitignore`, creating it or appending to it;
+    False when it is there already. A cache belongs to the machine that wrote it: one committed
+    and read elsewhere would be another machine's answers (docs/run.md)."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if any(line.strip() in (IGNORED, ".omk", "/.omk", "/.omk/") for line in text.splitlines()):
+        return False
+    lead = "" if not text or text.endswith("\n") else "\n"
+    with path.open("a", encoding="utf-8") as f:
+        f.write(f"{lead}# omk's response cache and run folders: this machine's, never committed\n{IGNORED}\n")
+    return True

@@ -17,7 +17,7 @@ from __future__ import annotations
 import fnmatch
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +31,7 @@ from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.runner.folder_lock import FolderLock
 from omk.targets.base import Target
 
 OnResult = Callable[[SampleResult], None]
@@ -109,6 +110,7 @@ class RunFolder:
     started_at: str
     out_dir: Path | None
     manifest: dict[str, Any] | None = None  # run.json of the run being resumed
+    lock: FolderLock | None = None  # held from before the folder is written until its reports are
 
 
 @dataclass(slots=True)
@@ -152,18 +154,21 @@ class Evaluation:
         write: bool = True,
         paths: list[Path] | None = None,
         adjust: Callable[[Settings], None] | None = None,
+        confirmed: Sequence[str] = (),
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
         `samples` given in memory replace loading files; `target` given as an object replaces the
         `target` spec; `write=False` keeps the run in memory (no run folder, no results.jsonl);
         `paths` are the files in-memory samples came from (recorded for a resume); `adjust`
-        changes the settings before the target and judge are built (an experiment's variant).
+        changes the settings before the target and judge are built (an experiment's variant);
+        `confirmed`: command targets and judges the user gave again for a resume (`--target`).
         """
         from omk.engine import plan
 
         return plan.prepare(
-            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust
+            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust,
+            confirmed=confirmed,
         )
 
     async def execute(self, on_result: OnResult | None = None) -> int:

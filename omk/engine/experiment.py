@@ -24,7 +24,7 @@ import dataclasses
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -200,23 +200,28 @@ def is_experiment(run_dir: Path) -> bool:
     return (run_dir / MANIFEST).is_file()
 
 
-def resume_experiment(run_dir: Path, options: EvalOptions, *, cwd: Path | None = None) -> Experiment:
-    """The experiment recorded in `run_dir`, each variant resumed from its own folder."""
+def resume_experiment(
+    run_dir: Path, options: EvalOptions, *, cwd: Path | None = None, confirmed: Sequence[str] = ()
+) -> Experiment:
+    """The experiment recorded in `run_dir`, each variant resumed from its own folder; a variant's
+    command target runs only when it is in `confirmed` (given again with --target)."""
+    from omk.safe_files import read_run_file
+
     cwd = cwd or Path.cwd()
     run_dir = (run_dir if run_dir.is_absolute() else cwd / run_dir).resolve()
     path = run_dir / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_run_file(path).decode("utf-8"))
         variants = [Variant(**v) for v in data["variants"]]
         seed, run_id, started_at, trivial = int(data["seed"]), data["run_id"], data["started_at"], float(data["trivial"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise InputError([Problem(str(path), None, "", "", f"--resume: not a readable experiment record ({exc})")]) from None
     options = dataclasses.replace(options, require=options.require or data.get("require"))  # a resume may set its own
     evaluations = []
     for variant in variants:
         # each variant resumes its own run: only the choices a resume may change are passed on
         sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name), require=None)
-        evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply))
+        evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply, confirmed=confirmed))
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     return experiment

@@ -71,5 +71,12 @@ def finish(evaluation: Evaluation) -> Report:
         warnings=[*(w.render() for w in evaluation.warnings), *nonfinite_warning(evaluation.log.nonfinite)],
     )
     if report.out_dir is not None:
-        report.write(evaluation.settings.formats)
+        try:
+            report.write(evaluation.settings.formats)
+        except OSError as exc:  # a full disk at the very end: the results are kept, a resume writes the report
+            from omk.runner.folder_lock import cannot_write
+
+            raise cannot_write(report.out_dir / "report.json", exc, report.out_dir) from None
+    if evaluation.folder.lock is not None:
+        evaluation.folder.lock.release()
     return report

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,9 +30,10 @@ def prepare(
     write: bool,
     paths: list[Path] | None = None,
     adjust: Callable[[Settings], None] | None = None,
+    confirmed: Sequence[str] = (),
 ) -> Evaluation:
     from omk.engine.checks import check_options
-    from omk.engine.evaluation import RunFolder, build_target, load_inputs, sample_paths, select
+    from omk.engine.evaluation import build_target, load_inputs, sample_paths, select
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.runner import resume as rs
@@ -44,6 +45,7 @@ def prepare(
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
+        confirmed = [*confirmed, *_confirmed(options)]
         options = _no_redacted_spec(EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options))), run_dir)
         cwd = _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
@@ -59,6 +61,8 @@ def prepare(
     settings.cwd = cwd
     if adjust is not None:
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
+    if manifest is not None:
+        rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)
@@ -66,11 +70,7 @@ def prepare(
         check(chosen)  # a replay file that records none of the samples
     judge = build_judge(settings)
     check_formats(settings.formats)
-    if manifest is not None:
-        _same_target(manifest, the_target.describe(), run_dir)
-        folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
-    else:
-        folder = _new_folder(settings, cwd, write)
+    folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
     results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
@@ -82,6 +82,26 @@ def prepare(
     return evaluation
 
 
+def _run_folder(
+    resumed: tuple[dict[str, Any], Path] | None, target: Target, settings: Settings, cwd: Path, write: bool
+) -> RunFolder:
+    """The resumed run's folder (its target checked) or a new one, locked for this run: a second
+    run in it stops here, before anything is written."""
+    from omk.engine.evaluation import RunFolder
+
+    if resumed is not None:
+        manifest, run_dir = resumed
+        _same_target(manifest, target.describe(), run_dir)
+        folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
+    else:
+        folder = _new_folder(settings, cwd, write)
+    if folder.out_dir is not None:
+        from omk.runner.folder_lock import claim_folder
+
+        folder.lock = claim_folder(folder.out_dir)
+    return folder
+
+
 def _absolute(path: Path, cwd: Path) -> Path:
     return (path if path.is_absolute() else cwd / path).resolve()
 
@@ -89,6 +109,17 @@ def _absolute(path: Path, cwd: Path) -> Path:
 def _given(options: EvalOptions) -> dict[str, Any]:
     """The choices given for a resume, as the run folder's record names them."""
     return {k: v for k, v in options.as_cli().items() if k != "resume"}
+
+
+def _confirmed(options: EvalOptions) -> list[str]:
+    """The target and judge specs the user gave for a resume: on this command line, or in their
+    own environment (OMK_TARGET, OMK_JUDGE), never in the run folder."""
+    import os
+
+    given = [options.target, os.environ.get("OMK_TARGET")]
+    for judges in (options.judge, os.environ.get("OMK_JUDGE")):
+        given += [j.strip() for j in judges.split(",")] if judges else []
+    return [g for g in given if g]
 
 
 def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:
@@ -112,22 +143,29 @@ def _record(evaluation: Evaluation) -> None:
     """run.json: what a later `--resume` needs to rebuild this run (never a secret)."""
     from omk.runner import resume as rs
 
-    folder, settings = evaluation.folder, evaluation.settings
+    folder = evaluation.folder
     assert folder.out_dir is not None
-    mask = Masker.for_run(settings.extra)  # a key written into --target or OMK_TARGET stays out
-    rs.write_manifest(
-        folder.out_dir,
-        mask.value({
-            "run_id": folder.run_id,
-            "started_at": folder.started_at,
-            "cwd": str(evaluation.cwd),
-            "samples_files": [str(p.resolve()) for p in evaluation.paths],
-            "cli": rs.recorded_cli(evaluation.options.as_cli()),
-            "settings": public_settings(settings, evaluation.repeat),
-            "target": evaluation.target.describe(),
-            "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
-        }),
-    )
+    try:
+        mask = Masker.for_run(evaluation.settings.extra)  # a key written into --target or OMK_TARGET stays out
+        rs.write_manifest(folder.out_dir, mask.value(_manifest(evaluation)))
+    except OSError as exc:
+        raise ConfigError(f"{folder.out_dir}: cannot write the run folder: {exc.strerror or exc}; give another --out") from None
+
+
+def _manifest(evaluation: Evaluation) -> dict[str, Any]:
+    from omk.runner import resume as rs
+
+    folder, settings = evaluation.folder, evaluation.settings
+    return {
+        "run_id": folder.run_id,
+        "started_at": folder.started_at,
+        "cwd": str(evaluation.cwd),
+        "samples_files": [str(p.resolve()) for p in evaluation.paths],
+        "cli": rs.recorded_cli(evaluation.options.as_cli()),
+        "settings": public_settings(settings, evaluation.repeat),
+        "target": evaluation.target.describe(),
+        "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
+    }
 
 
 def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:

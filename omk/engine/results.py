@@ -9,6 +9,9 @@ once, line by line, to learn what it had finished; the last line of a (sample, r
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -36,6 +39,7 @@ class ResultLog:
         self.digests: dict[Key, Digest] = {}
         self.dropped = 0  # stored lines that could not be used (torn, unreadable, not planned)
         self.nonfinite: list[str] = []  # where a NaN or an infinity was written as null
+        self.skipped: list[str] = []  # a resumed run's broken lines, `FILE:LINE: field: what` each
         self._out: BinaryIO | None = None
         self._end = 0
 
@@ -58,9 +62,14 @@ class ResultLog:
         """Open `results.jsonl` to append to (`fresh`: start it empty)."""
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._out = self.path.open("wb" if fresh else "ab")
-        self._end = self._out.seek(0, 2)
+        from omk.runner.folder_lock import cannot_write
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._out = self.path.open("wb" if fresh else "ab", buffering=0)  # each line goes out whole, or fails
+            self._end = self._out.seek(0, 2)
+        except OSError as exc:
+            raise cannot_write(self.path, exc, self.path.parent) from None
 
     def add(self, result: SampleResult) -> None:
         """Record a finished result: its line is written and flushed before this returns."""
@@ -70,15 +79,39 @@ class ResultLog:
         else:
             at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
             line = _encode(dumps(self.mask.value_if_present(result.to_json()), where=self.nonfinite, at=at))
-            self._out.write(line)
-            self._out.flush()
+            self._write(line)
             self.spans[key] = (self._end, len(line) - 1)
             self._end += len(line)
         self.digests[key] = Digest.of(result)
 
+    def _write(self, line: bytes) -> None:
+        """Append one line; a folder that stopped taking writes (a full disk) stops the run with
+        `RunFolderError`, the line cut off so a resume starts on a whole line."""
+        assert self._out is not None and self.path is not None
+        try:
+            view = memoryview(line)
+            while view:  # a file that is filling up can take part of a line
+                if not (written := self._out.write(view)):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
+        except OSError as exc:
+            from omk.runner.folder_lock import cannot_write
+
+            self._abandon()
+            raise cannot_write(self.path, exc, self.path.parent) from None
+
+    def _abandon(self) -> None:
+        """Close the file and cut it back to its last whole line."""
+        out, self._out = self._out, None
+        assert out is not None and self.path is not None
+        out.close()  # unbuffered: nothing is left to flush
+        with contextlib.suppress(OSError):  # if not, a resume cuts a torn last line off
+            os.truncate(self.path, self._end)
+
     def close(self) -> None:
         if self._out is not None:
-            self._out.close()
+            with contextlib.suppress(OSError):  # the run is over; a resume sees what reached the disk
+                self._out.close()
             self._out = None
 
     def text(self, key: Key, reader: BinaryIO | None = None) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
+import logging
+import sys
 from typing import Any
 
 from omk.inline.fetched import HINT_MCP, Fetched, FetchFailure
 from omk.inline.mcp_config import McpServer, TransformMismatch, extract_content
+from omk.inline.mcp_stdio import Tail, line_cap, server_streams
 from omk.secrets import Masker
 
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
@@ -40,38 +42,37 @@ def _describe(exc: BaseException) -> str:
 class _Connection:
     """One server process and its initialized session, owned by a dedicated task."""
 
-    def __init__(self, server: McpServer, start_timeout: float, mask: Masker):
+    def __init__(self, server: McpServer, start_timeout: float, mask: Masker, max_line: int):
         self.server = server
         self.mask = mask
+        self.max_line = max_line
         self._start_timeout = start_timeout
         self._stop = asyncio.Event()
         self.ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run(), name=f"omk-mcp-{server.name}")
 
     async def _run(self) -> None:
-        # The server's stderr goes to a scratch file: shown (last line) only when it fails to start.
-        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-            try:
-                await self._serve(errlog)
-            except BaseException as exc:  # reported per URL, never raised into the run
-                if not self.ready.done():
-                    self.ready.set_exception(RuntimeError(self._start_failure(exc, errlog)))
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
+        # The server's stderr: only its last few KB, shown (last line) when it fails to start.
+        errlog = Tail()
+        try:
+            await self._serve(errlog)
+        except BaseException as exc:  # reported per URL, never raised into the run
+            if not self.ready.done():
+                self.ready.set_exception(RuntimeError(self._start_failure(exc, errlog)))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
 
-    async def _serve(self, errlog: Any) -> None:
+    async def _serve(self, errlog: Tail) -> None:
         import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp import ClientSession
         from mcp.types import Implementation
 
         s = self.server
         # Only what the entry declares (over the SDK's few non-secret basics: PATH, HOME, USER,
         # LOGNAME, SHELL, TERM), never omk's whole environment with its API keys.
-        params = StdioServerParameters(command=s.command, args=list(s.args), env=dict(s.env), cwd=str(s.cwd))
         info = Implementation(name=f"omk-{s.name}", version=CLIENT_VERSION)
         async with (
-            stdio_client(params, errlog=errlog) as (read, write),
+            server_streams([s.command, *s.args], dict(s.env), s.cwd, errlog, self.max_line) as (read, write),
             ClientSession(read, write, client_info=info) as session,
         ):
             with anyio.fail_after(self._start_timeout):
@@ -79,14 +80,9 @@ class _Connection:
             self.ready.set_result(session)
             await self._stop.wait()
 
-    def _start_failure(self, exc: BaseException, errlog: Any) -> str:
+    def _start_failure(self, exc: BaseException, errlog: Tail) -> str:
         message = f'MCP server "{self.server.name}" failed to start: {self.mask(_describe(exc))}'
-        try:
-            errlog.flush()
-            errlog.seek(0)
-            lines = [ln.strip() for ln in errlog.read().splitlines() if ln.strip()]
-        except (OSError, ValueError):
-            lines = []
+        lines = errlog.lines()
         if lines:
             message += f" (server stderr: {self.mask.clip(lines[-1], 300)})"  # masked, then cut
         return message
@@ -95,6 +91,28 @@ class _Connection:
         self._stop.set()
         with contextlib.suppress(Exception):  # closing must not fail the run
             await asyncio.wait_for(self._task, timeout=10)
+
+
+# The SDK's loggers ("client" is its session's): what they say can quote a server's output
+SDK_LOGGERS = ("mcp", "client")
+
+
+class _MaskedLog(logging.Handler):
+    """The SDK's warnings and errors as one masked line each on stderr, never a traceback (which
+    would quote what the server printed, a token from its `env` included)."""
+
+    def __init__(self, mask: Masker):
+        super().__init__(logging.WARNING)
+        self.mask = mask
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from omk.textsafe import for_terminal
+
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a message that cannot be formatted is shown as its template
+            text = str(record.msg)
+        print(f"omk: MCP: {for_terminal(self.mask.clip(text, ERROR_CHARS))}", file=sys.stderr)
 
 
 class McpFetcher:
@@ -114,11 +132,18 @@ class McpFetcher:
         self._mask = mask or Masker()
         self._max_bytes = max_bytes  # what omk keeps of a reply (url_max_bytes); the SDK reads the message whole
         self._connections: dict[str, _Connection] = {}
+        self._log = _MaskedLog(self._mask)
+        self._was: list[tuple[logging.Logger, bool]] = []
+        for name in SDK_LOGGERS:
+            logger = logging.getLogger(name)
+            self._was.append((logger, logger.propagate))
+            logger.addHandler(self._log)
+            logger.propagate = False
 
     def _connection(self, server: McpServer) -> _Connection:
         conn = self._connections.get(server.name)
         if conn is None:
-            conn = self._connections[server.name] = _Connection(server, self._start_timeout, self._mask)
+            conn = self._connections[server.name] = _Connection(server, self._start_timeout, self._mask, line_cap(self._max_bytes))
         return conn
 
     async def fetch(self, server: McpServer, url: str) -> Fetched | FetchFailure:
@@ -133,7 +158,10 @@ class McpFetcher:
         except RuntimeError as exc:
             return FetchFailure(source, str(exc), HINT_MCP)
         try:
-            result = await session.call_tool(tool.name, arguments, read_timeout_seconds=self._call_timeout)
+            # the whole exchange under omk's deadline: the call, and the tools/list the SDK sends
+            # after a reply to check it against the tool's schema (which has no timeout of its own)
+            async with asyncio.timeout(self._call_timeout):
+                result = await session.call_tool(tool.name, arguments, read_timeout_seconds=self._call_timeout)
         except Exception as exc:  # noqa: BLE001 - any tool failure falls back to HTTP
             return FetchFailure(source, f'tool "{tool.name}" call failed: {_describe(exc)}', HINT_MCP)
         data = result.model_dump(by_alias=True)  # the same shape in SDK 1.x and 2.x
@@ -156,3 +184,7 @@ class McpFetcher:
     async def aclose(self) -> None:
         connections, self._connections = list(self._connections.values()), {}
         await asyncio.gather(*(c.close() for c in connections))
+        for logger, propagate in self._was:
+            logger.removeHandler(self._log)
+            logger.propagate = propagate
+        self._was = []

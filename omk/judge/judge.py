@@ -190,7 +190,7 @@ class JudgePanel:
         """(parsed value or None, bookkeeping). Cache, gate, transport retries, one parse retry."""
         book = Scored()
         key = self._key(client, system, prompt, n)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        if self.cache is not None and (hit := await self.cache.fetch(key)) is not None:
             try:
                 return parse(self.mask(hit.output)), book
             except ReplyError:
@@ -224,7 +224,7 @@ class JudgePanel:
                 book.raw.append(_cut(reply.text))
                 continue
             if self.cache is not None:
-                self.cache.put(key, TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=Tokens.of(reply.tokens))), "judge")
+                self.cache.store(key, TargetResult(output=reply.text, trace=Trace(cost_usd=reply.cost_usd, tokens=Tokens.of(reply.tokens))), "judge")
             return value, book
         book.error = f"{client.spec}: unparseable reply (asked twice): {why}"
         return None, book

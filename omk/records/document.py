@@ -255,6 +255,7 @@ def read_document(path: Path) -> ReportDocument:
     A report.json as omk writes it (one result per line) is read without its results, which are
     parsed one at a time when a format walks them (`ResultRows`); any other layout is read whole."""
     from omk.records.rows import read_lazily
+    from omk.safe_files import UnsafeFile, read_run_file
 
     if path.is_dir():
         path = path / "report.json"
@@ -263,9 +264,11 @@ def read_document(path: Path) -> ReportDocument:
         if found is not None:
             data, rows = found
             return ReportDocument.from_dict(data, str(path), rows)
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_run_file(path).decode("utf-8"))
     except FileNotFoundError:
         raise InputError(f"{path}: no such report (expected a run folder or its report.json)") from None
+    except UnsafeFile as exc:  # a FIFO, a device, /proc, or over the cap: it says so, path and all
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:

@@ -9,6 +9,7 @@ written by another tool) is read whole by the caller instead.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -52,7 +53,9 @@ class ResultRows(Sequence[SampleResult]):
         return self._texts(self.spans)
 
     def _texts(self, spans: list[tuple[int, int]]) -> Iterator[str]:
-        with self.path.open("rb") as f:
+        from omk.safe_files import open_regular
+
+        with open_regular(self.path) as f:
             for offset, length in spans:
                 f.seek(offset)
                 yield f.read(length).decode("utf-8")
@@ -85,11 +88,14 @@ class ResultDicts:
 def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
     """(the report without its results, the results to read) for a report.json in omk's own
     layout; None for any other (then read it whole). OSError, UnicodeDecodeError and
-    JSONDecodeError come through for the caller to report."""
-    with path.open("rb") as f:
-        if f.readline() != b"{\n":
+    JSONDecodeError come through for the caller to report (UnsafeFile, an OSError, for a FIFO,
+    a device or a line over the run-file cap)."""
+    from omk.safe_files import open_regular
+
+    with open_regular(path) as f:
+        if _line(f, path) != b"{\n":
             return None
-        found = _scan(f)
+        found = _scan(f, path)
         if found is None:
             return None
         head, spans, tail = found
@@ -97,10 +103,16 @@ def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
     return (data, ResultRows(path, spans)) if isinstance(data, dict) else None
 
 
-def _scan(f: BinaryIO) -> tuple[bytes, list[tuple[int, int]], bytes] | None:
+def _line(f: BinaryIO, path: Path) -> bytes:
+    from omk.safe_files import read_capped_line
+
+    return read_capped_line(f, path)
+
+
+def _scan(f: BinaryIO, path: Path) -> tuple[bytes, list[tuple[int, int]], bytes] | None:
     """The text before the results, each result's place, and the text after them."""
     head = [b"{\n"]
-    for line in iter(f.readline, b""):
+    for line in iter(lambda: _line(f, path), b""):
         if line == START:
             break
         head.append(line)
@@ -108,9 +120,9 @@ def _scan(f: BinaryIO) -> tuple[bytes, list[tuple[int, int]], bytes] | None:
         return None  # no results on lines of their own (none at all, or another layout)
     spans: list[tuple[int, int]] = []
     offset = f.tell()
-    for line in iter(f.readline, b""):
+    for line in iter(lambda: _line(f, path), b""):
         if line.startswith(END) and not line.startswith(ITEM):
-            return b"".join(head), spans, line[len(END) :] + f.read()
+            return b"".join(head), spans, line[len(END) :] + _rest(f, path)
         if not line.startswith(ITEM):
             return None
         body = line.rstrip(b"\n")
@@ -118,3 +130,14 @@ def _scan(f: BinaryIO) -> tuple[bytes, list[tuple[int, int]], bytes] | None:
         spans.append((offset + 4, len(body) - 4))
         offset += len(line)
     return None
+
+
+def _rest(f: BinaryIO, path: Path) -> bytes:
+    """What follows the results (the summary and the rest), at most the run-file cap."""
+    from omk.safe_files import UnsafeFile, run_file_cap
+
+    cap = run_file_cap()
+    rest = f.read(cap + 1)
+    if len(rest) > cap:
+        raise UnsafeFile(errno.EFBIG, f"{path}: the part after the results is longer than the {cap} bytes omk reads")
+    return rest

@@ -60,11 +60,11 @@ async def produce_turns(
     if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
         return (*await _send_turns(sample, prompts, target, cfg), False)
     key = conversation_key(identity, sample, prompts, repeat)
-    if (hit := cache.get_turns(key)) is not None and len(hit) == len(prompts):
+    if (hit := await cache.fetch_turns(key)) is not None and len(hit) == len(prompts):
         return [(r, 0) for r in hit], None, True
     done, failure = await _send_turns(sample, prompts, target, cfg)
     if failure is None:  # only a whole conversation is cached
-        cache.put_turns(key, [r for r, _ in done], identity.get("kind"))
+        cache.store_turns(key, [r for r, _ in done], identity.get("kind"))
     return done, failure, False
 
 

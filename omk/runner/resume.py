@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from omk.errors import InputError, Problem
 from omk.model import Sample
@@ -39,16 +39,20 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     name = str(path)
     if not run_dir.is_dir():
         raise InputError([Problem(str(run_dir), None, "", "", "--resume: no such run folder")])
+    from omk.safe_files import read_run_file
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_run_file(path).decode("utf-8"))
     except FileNotFoundError:
         raise InputError(
             [Problem(name, None, "", "", "--resume: not a run folder (no run.json; runs started by omk write one)")]
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(name, None, "", "", f"cannot read: {exc}")]) from None
+        raise InputError([Problem(name, None, "", "", f"cannot read: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}")]) from None
     except json.JSONDecodeError as exc:
         raise InputError([Problem(name, exc.lineno, "", "", f"invalid JSON: {exc.msg}")]) from None
+    except RecursionError:
+        raise InputError([Problem(name, None, "", "", "nested too deeply to read")]) from None
     if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
         raise InputError([Problem(name, None, "", "format", f"expected {MANIFEST_FORMAT!r}")])
     for key, kind in (("run_id", str), ("samples_files", list), ("cli", dict), ("cwd", str), ("started_at", str)):
@@ -63,7 +67,8 @@ def restore_result(data: Any, origin: str = RESULTS) -> SampleResult:
 
 
 class Dropped(Protocol):
-    dropped: int
+    dropped: int  # stored lines that could not be used
+    skipped: list[str]  # why each broken line was dropped: `FILE:LINE: field: what`
 
 
 Found = tuple[tuple[str, int], int, int, SampleResult]
@@ -73,18 +78,28 @@ def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dr
     """The results already in `results.jsonl`, one line at a time, in file order (a later line of
     the same (sample_id, repeat) replaces an earlier one): ((sample_id, repeat), where the line
     starts, its length in bytes, the result). Lines that cannot be used are counted in
-    `tally.dropped`. A torn or unreadable tail is truncated away so appends start on a fresh line.
+    `tally.dropped`; a broken one (not JSON, a field of the wrong shape, longer than the run-file
+    cap) is named in `tally.skipped` with its line and field, and its sample runs again. A torn
+    or unreadable tail is truncated away so appends start on a fresh line. The file is opened by
+    the file rules: a FIFO or a device in its place is an InputError, never a hang.
     """
-    if not path.is_file():
+    from omk.safe_files import open_regular
+
+    try:
+        f = open_regular(path, update=True)
+    except FileNotFoundError:
         return
+    except OSError as exc:
+        raise InputError([Problem(str(path), None, "", "", f"cannot read: {exc.strerror or exc}")]) from None
     offset = 0
-    with path.open("r+b") as f:
-        for line in iter(f.readline, b""):
+    with f:
+        for number, line in enumerate(iter(lambda: _read_line(f), b""), start=1):
             start, offset = offset, offset + len(line)
             whole = line.endswith(b"\n")
-            found = _take(line.rstrip(b"\n"), samples, repeat, tally)
+            found = _take(line.rstrip(b"\n"), samples, repeat, tally, f"{path}:{number}")
             if found is _TORN and not whole:
-                f.truncate(start)  # torn by a kill: cut it off
+                tally.skipped.pop()  # torn by a kill, as docs/run.md says: cut off without a word
+                f.truncate(start)
                 return
             if not whole:
                 f.write(b"\n")  # whole but unterminated: terminate it
@@ -93,6 +108,24 @@ def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dr
 
 
 _TORN = object()
+_TOO_LONG = b"\x00too long\x00"  # stands for a line over the cap (never valid JSON)
+
+
+def _read_line(f: BinaryIO) -> bytes:
+    """The next line, or for one longer than the run-file cap a stand-in with its length (the
+    line itself is skipped, a piece at a time, never held)."""
+    from omk.safe_files import run_file_cap
+
+    cap = run_file_cap()
+    line = f.readline(cap + 1)
+    if len(line) <= cap or line.endswith(b"\n"):
+        return line
+    length = len(line)
+    while (piece := f.readline(1 << 20)) and not piece.endswith(b"\n"):
+        length += len(piece)
+    length += len(piece)
+    end = b"\n" if piece.endswith(b"\n") else b""
+    return _TOO_LONG + b" " * (length - len(_TOO_LONG) - len(end)) + end  # same length, for the offsets
 
 
 def load_line(line: bytes | str) -> Any:
@@ -106,24 +139,38 @@ def load_line(line: bytes | str) -> Any:
     return data
 
 
-def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped) -> Any:
+def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped, where: str) -> Any:
     """The result on one stored line; `_TORN` when it is not JSON, None when it cannot be used."""
     if not line.strip():
         return None
     try:
+        if line.startswith(_TOO_LONG):
+            from omk.safe_files import run_file_cap
+
+            raise ValueError(f"longer than the {run_file_cap()} bytes omk reads of a line")
         data = load_line(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         tally.dropped += 1
+        tally.skipped.append(f"{where}: not a result line ({_why(exc)})")
         return _TORN
     try:
-        result = restore_result(data)
-    except InputError:
+        result = restore_result(data, where)
+    except InputError as exc:
         tally.dropped += 1
+        tally.skipped.append(str(exc).split("; was report.json edited by hand?")[0])
         return None
     if result.sample_id not in samples or not 0 <= result.repeat < repeat:
         tally.dropped += 1
         return None
     return result
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON: {exc.msg}"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    return str(exc)
 
 
 def recorded_cli(args: dict[str, Any]) -> dict[str, Any]:
@@ -134,21 +181,59 @@ def recorded_cli(args: dict[str, Any]) -> dict[str, Any]:
 def resume_cli(manifest: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     """The recorded choices, with the few a resume may change taken from this command line.
 
-    Anything else given again (samples, --target, --filter, --repeat…) is refused: a resumed run
-    must be the same run, or its report would mix two.
+    `--target` and `--judge` may be given again only as the run had them: that is how a command
+    target or judge (one that runs a program here) is confirmed (`check_commands`). Anything else
+    given again (samples, --filter, --repeat…) is refused: a resumed run must be the same run, or
+    its report would mix two.
     """
     cli = dict(manifest["cli"])
     refused = []
     for key, value in args.items():
         if key in ("command", "resume") or value in (None, False, [], ""):
             continue
-        if key in RESUME_MAY_CHANGE:
+        if key in RESUME_MAY_CHANGE or (key in CONFIRMABLE and cli.get(key) in (None, value)):
             cli[key] = value
+        elif key in CONFIRMABLE:
+            raise InputError(
+                f"--resume: --{key} {value!r} is not the run's {key} ({cli[key]!r}); a resume may give --{key} "
+                "only as the run had it (start a new run to change it)"
+            )
         else:
             refused.append("SAMPLES" if key == "samples" else "--" + key.replace("_", "-"))
     if refused:
         allowed = ", ".join("--" + k.replace("_", "-") for k in RESUME_MAY_CHANGE)
         raise InputError(
-            f"--resume reruns the recorded run as it was; drop {', '.join(refused)} (a resume may change only {allowed})"
+            f"--resume reruns the recorded run as it was; drop {', '.join(refused)} (a resume may change only {allowed}, "
+            "and give --target or --judge again as the run had them)"
         )
     return cli
+
+
+# targets and judges that run a program on this machine: a run folder alone never starts one
+COMMAND_KINDS = ("cmd", "claude", "codex")
+CONFIRMABLE = ("target", "judge")
+
+
+def runs_a_command(spec: str | None) -> bool:
+    return isinstance(spec, str) and spec.partition(":")[0].strip() in COMMAND_KINDS
+
+
+def check_commands(run_dir: Path, target: str | None, judges: list[str], confirmed: set[str]) -> None:
+    """Refuse a resume whose target or judge runs a command the user did not give again.
+
+    run.json, and the omk.yaml in the folder it names, may come from someone else (a run folder
+    in a pull request, a download): what they say a run used is not a reason to start a program.
+    `confirmed`: the specs this command line (or the user's OMK_TARGET / OMK_JUDGE) gave."""
+    import shlex
+
+    for flag, spec in [("--target", target), *(("--judge", j) for j in judges)]:
+        if spec is not None and runs_a_command(spec) and spec not in confirmed:
+            raise InputError(
+                [
+                    Problem(
+                        str(run_dir / MANIFEST), None, "", flag[2:],
+                        f"the run's {flag[2:]} {spec!r} runs a command, and a resume runs it only when you give it "
+                        f"again: omk eval --resume {shlex.quote(str(run_dir))} {flag} {shlex.quote(spec)}",
+                    )
+                ]
+            )

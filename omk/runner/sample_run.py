@@ -54,10 +54,10 @@ async def produce(
         produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
         return produced, attempts, False
     key = cache_key(identity, sample, prompt, repeat)
-    if (hit := cache.get(key)) is not None:
+    if (hit := await cache.fetch(key)) is not None:
         return hit, 0, True
     produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
-    cache.put(key, produced, identity.get("kind"))
+    cache.store(key, produced, identity.get("kind"))
     return produced, attempts, False
 
 

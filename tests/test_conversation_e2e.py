@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from omk.testing import ModelServer, Status
+from omk.testing import HttpError, ModelServer
 from omk.testing.anthropic import text_reply as anthropic_text
 from omk.testing.anthropic import tool_use_reply
 from omk.testing.openai_chat import text_reply, tool_call_reply
@@ -288,7 +288,7 @@ def test_a_turn_is_retried_with_the_mocks_as_the_turn_began(tmp_path):
             status = json.loads(last["content"])["status"]
             if user_turn(messages) == 2 and not failed["done"]:
                 failed["done"] = True  # turn 2 fails after its tool call: the retry runs the turn again
-                return Status(503)
+                return HttpError(503)
             return text_reply(f"Order A1001 is {status}.")
         if user_turn(messages) < 3:
             return tool_call_reply([("lookup_order", {"order_id": "A1001"})])

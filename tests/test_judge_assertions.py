@@ -14,7 +14,7 @@ from omk.model import Status as AStatus
 from omk.records import Trace
 from omk.runner.sample_run import RunConfig, run_sample
 from omk.targets.base import TargetResult
-from omk.testing import ModelServer, Status
+from omk.testing import HttpError, ModelServer
 from omk.testing.openai_chat import text_reply
 
 
@@ -155,7 +155,7 @@ def test_semantic_similarity_threshold_and_not(score, threshold, negate, status,
 
 
 def test_a_judge_error_fails_the_assertion_even_under_not_and_marks_the_sample():
-    with ModelServer.for_openai([Status(500)]) as fake:
+    with ModelServer.for_openai([HttpError(500)]) as fake:
         judge = make_judge([f"openai:m@{fake.url}"], retries=1)
         (result,), ctx = run(_evaluate(judge, [{"type": "context_recall", "reference": "facts", "not": True}], sample()))
         assert len(fake.requests) == 2

@@ -12,7 +12,7 @@ from omk.cache import ResponseCache
 from omk.errors import ConfigError
 from omk.judge.clients import make_client
 from omk.records import Trace
-from omk.testing import Garbage, ModelServer, Slow, Status
+from omk.testing import Garbage, HttpError, ModelServer, Slow
 from omk.testing.anthropic import text_reply as anthropic_reply
 from omk.testing.openai_chat import text_reply
 
@@ -81,14 +81,14 @@ def test_two_unusable_replies_make_the_item_an_error_with_the_raw_reply_kept():
 
 
 def test_transport_failures_are_retried_then_give_up_as_an_error():
-    with ModelServer.for_openai([Status(500), text_reply(score_json(4))]) as fake:
+    with ModelServer.for_openai([HttpError(500), text_reply(score_json(4))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 2 and block["score"] == 4.0
-    with ModelServer.for_openai([Status(503)]) as fake:
+    with ModelServer.for_openai([HttpError(503)]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 3
     assert block["score"] is None and "HTTP 503" in block["error"] and "gave up after 3 attempts" in block["error"]
-    with ModelServer.for_openai([Status(401)]) as fake:  # not transient: no retry
+    with ModelServer.for_openai([HttpError(401)]) as fake:  # not transient: no retry
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 1 and "HTTP 401" in block["error"]
 
@@ -169,7 +169,7 @@ def test_ensemble_with_disagreeing_judges():
 
 
 def test_ensemble_survives_one_failing_judge_and_reports_it():
-    with ModelServer.for_openai(by_model({"good": score_json(4), "bad": Status(400)})) as fake:
+    with ModelServer.for_openai(by_model({"good": score_json(4), "bad": HttpError(400)})) as fake:
         judge = make_judge([f"openai:good@{fake.url}", f"openai:bad@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
     assert block["score"] == 4.0 and block["error"] is None

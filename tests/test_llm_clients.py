@@ -17,7 +17,7 @@ from omk.llm.openai_chat import OpenAIChat
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.model_api import ApiTarget
-from omk.testing import ModelServer, Slow, Status
+from omk.testing import HttpError, ModelServer, Slow
 from omk.testing.anthropic import text_reply as anthropic_reply
 from omk.testing.openai_chat import text_reply
 
@@ -105,7 +105,7 @@ def test_a_slow_reply_past_the_call_timeout_is_a_retryable_error_named_by_the_la
 
 
 def test_http_errors_are_classified_alike_for_targets_and_judges():
-    with ModelServer.for_openai([Status(429, retry_after="3"), Status(400, body={"error": {"message": f"bad key {KEY}"}})]) as fake:
+    with ModelServer.for_openai([HttpError(429, retry_after="3"), HttpError(400, body={"error": {"message": f"bad key {KEY}"}})]) as fake:
         client = OpenAIChat("m", provider("openai", fake.url), label="openai")
         with pytest.raises(CallError) as first:
             asyncio.run(one_request(client, {"model": "m", "messages": []}))

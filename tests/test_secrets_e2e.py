@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from omk.secrets import REDACTED, Masker, configured_secrets, secret_env_names
-from omk.testing import Garbage, ModelServer, Status
+from omk.testing import Garbage, HttpError, ModelServer
 from omk.testing.anthropic import text_reply as anthropic_text
 from omk.testing.openai_chat import text_reply, tool_call_reply
 
@@ -58,10 +58,10 @@ def echo_target(request) -> object:
     if "tool" in prompt:
         return text_reply("done with the tool")
     if "split" in prompt:  # the key straddles the 200-character excerpt of an error message
-        return Status(400, {"error": {"message": "x" * 190 + f" bad key {key} rejected"}})
+        return HttpError(400, {"error": {"message": "x" * 190 + f" bad key {key} rejected"}})
     if "garbage" in prompt:
         return Garbage(body=("<html>" + "y" * 180 + key + "</html>").encode())
-    return Status(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
+    return HttpError(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
 
 
 def echo_judge(request) -> object:

@@ -11,7 +11,7 @@ from omk.errors import ConfigError
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
-from omk.testing import Garbage, ModelServer, Status
+from omk.testing import Garbage, HttpError, ModelServer
 from omk.testing.anthropic import text_reply, tool_results, tool_use_reply
 
 KEY = "sk-ant-test-SECRET-987654"
@@ -110,9 +110,9 @@ def test_params_override_max_tokens(monkeypatch):
 @pytest.mark.parametrize(
     ("step", "retryable", "retry_after", "text"),
     [
-        (Status(429, retry_after="3"), True, 3, "injected error 429"),
-        (Status(529), True, None, "HTTP 529"),
-        (Status(401), False, None, "HTTP 401"),
+        (HttpError(429, retry_after="3"), True, 3, "injected error 429"),
+        (HttpError(529), True, None, "HTTP 529"),
+        (HttpError(401), False, None, "HTTP 401"),
         (Garbage(b"oops"), False, None, "not JSON"),
         ({"type": "message", "content": "not a list"}, False, None, "no content blocks"),
     ],

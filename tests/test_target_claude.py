@@ -209,9 +209,9 @@ def test_a_conversation_keeps_its_session(env):
 
 
 def test_an_api_error_is_an_errored_sample_with_the_clis_message(env):
-    from omk.testing import Status
+    from omk.testing import HttpError
 
-    error = Status(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "model field is invalid"}})
+    error = HttpError(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "model field is invalid"}})
     with pytest.raises(TargetError, match="API Error: 400 model field is invalid") as caught:
         run_target([error], sample(env))
     assert not caught.value.retryable
@@ -304,11 +304,11 @@ def test_mcp_tools_named_by_mocks_are_offered_and_answered(env):
 
 def test_a_retried_turn_resumes_from_the_last_good_turn(env):
     """A failed attempt of turn 2 leaves nothing in the session the retry resumes."""
-    from omk.testing import Status
+    from omk.testing import HttpError
 
     the_sample = sample(env)
     sandbox = MockSandbox.for_sample(the_sample)
-    failure = Status(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "refused once"}})
+    failure = HttpError(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "refused once"}})
 
     def script(request):
         body = request.body.decode()

@@ -11,7 +11,7 @@ from omk.errors import ConfigError
 from omk.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
-from omk.testing import Drop, Garbage, ModelServer, Slow, Status
+from omk.testing import Drop, Garbage, HttpError, ModelServer, Slow
 from omk.testing.openai_chat import text_reply, tool_call_reply, tool_messages
 
 KEY = "sk-test-SECRET-0123456789"
@@ -143,19 +143,19 @@ def run_error(monkeypatch, step) -> TargetError:
 
 
 def test_429_is_retryable_with_retry_after(monkeypatch):
-    err = run_error(monkeypatch, Status(429, retry_after="7"))
+    err = run_error(monkeypatch, HttpError(429, retry_after="7"))
     assert err.retryable and err.retry_after == 7
     assert "HTTP 429" in str(err) and "injected error 429" in str(err)
 
 
 def test_5xx_is_retryable(monkeypatch):
-    err = run_error(monkeypatch, Status(503, body="upstream overloaded"))
+    err = run_error(monkeypatch, HttpError(503, body="upstream overloaded"))
     assert err.retryable and err.retry_after is None
     assert "HTTP 503: upstream overloaded" in str(err)
 
 
 def test_4xx_is_final(monkeypatch):
-    err = run_error(monkeypatch, Status(400, body={"error": {"message": "bad model"}}))
+    err = run_error(monkeypatch, HttpError(400, body={"error": {"message": "bad model"}}))
     assert not err.retryable and "HTTP 400: bad model" in str(err)
 
 
@@ -175,7 +175,7 @@ def test_dropped_connection_is_retryable(monkeypatch):
 
 
 def test_an_echoed_key_is_redacted(monkeypatch):
-    err = run_error(monkeypatch, Status(401, body={"error": {"message": f"Incorrect API key provided: {KEY}"}}))
+    err = run_error(monkeypatch, HttpError(401, body={"error": {"message": f"Incorrect API key provided: {KEY}"}}))
     assert not err.retryable and "Incorrect API key provided: [redacted]" in str(err)
 
 

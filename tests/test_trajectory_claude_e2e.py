@@ -14,7 +14,9 @@ from typing import Any
 
 import yaml
 from claude_support import require_claude
-from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
+
+from omk.testing import ModelServer, Request
+from omk.testing.anthropic import text_reply, tool_use_reply
 
 KEY = "sk-ant-e2e-7b3f1a9c5d2e4f6a8b0c"
 WORK = re.compile(r"/[^\s\"'\\]*/omk-claude-[^/\s\"'\\]+/work")
@@ -92,7 +94,7 @@ def test_trajectories_and_workspace_checks_with_the_real_cli(tmp_path):
     (project / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": [SAMPLE]}, allow_unicode=True), encoding="utf-8")
     (project / "omk.yaml").write_text("target: claude:sonnet\nmax_turns: 8\ntimeout: 120\n", encoding="utf-8")
     out = tmp_path / "run"
-    with AnthropicFake(fixer_model) as fake:
+    with ModelServer(fixer_model) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=project, env=env)
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from omk.testing.script import ModelScript, load_script
 from omk.testing.server import ModelServer
-from omk.testing.steps import Drop, Garbage, ModelTurn, Request, Slow, Status, Stream, ToolRequest
+from omk.testing.steps import Drop, Garbage, HttpError, Request, ScriptTurn, Slow, Stream, ToolRequest
 
 __all__ = [
     "Drop",
     "Garbage",
     "ModelScript",
     "ModelServer",
-    "ModelTurn",
+    "ScriptTurn",
     "Request",
     "Slow",
-    "Status",
+    "HttpError",
     "Stream",
     "ToolRequest",
     "load_script",

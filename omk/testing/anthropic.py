@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from omk.testing.conversation import Exchange, strip_reminders
-from omk.testing.steps import ModelTurn, Request
+from omk.testing.steps import Request, ScriptTurn
 
 _MESSAGE_IDS = itertools.count(1)
 
@@ -85,7 +85,7 @@ def tool_use_reply(
     return _message(content, "tool_use", {"input_tokens": input_tokens, "output_tokens": output_tokens, **cache})
 
 
-def render(turn: ModelTurn) -> dict[str, Any]:
+def render(turn: ScriptTurn) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
     content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in turn.calls]
     usage = {"input_tokens": 10, "output_tokens": 5, **turn.usage}

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from omk.testing.conversation import Exchange
-from omk.testing.steps import ModelTurn, Request
+from omk.testing.steps import Request, ScriptTurn
 
 
 def error_body(code: int, message: str | None = None) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def _tool_calls(calls: list[tuple[str, str, Any]], text: str | None, usage: dict
     }
 
 
-def render(turn: ModelTurn) -> dict[str, Any]:
+def render(turn: ScriptTurn) -> dict[str, Any]:
     usage = {"input_tokens": 10, "output_tokens": 5, **turn.usage}
     counted = _usage(usage["input_tokens"], usage["output_tokens"], usage.get("cache_read_input_tokens", 0))
     if turn.calls:

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from omk.testing.conversation import Exchange, strip_reminders
-from omk.testing.steps import ModelTurn
+from omk.testing.steps import ScriptTurn
 
 _IDS = itertools.count(1)
 
@@ -22,7 +22,7 @@ def is_response(step: Any) -> bool:
     return isinstance(step, dict) and step.get("object") == "response"
 
 
-def render(turn: ModelTurn) -> dict[str, Any]:
+def render(turn: ScriptTurn) -> dict[str, Any]:
     usage = {"input_tokens": 10, "output_tokens": 5, **turn.usage}
     output: list[dict[str, Any]] = []
     if turn.text:
@@ -51,7 +51,7 @@ def render(turn: ModelTurn) -> dict[str, Any]:
 
 
 def text_reply(text: str, **usage: int) -> dict[str, Any]:
-    return render(ModelTurn(text=text, usage=usage))
+    return render(ScriptTurn(text=text, usage=usage))
 
 
 def events(response: dict[str, Any]) -> list[tuple[str | None, Any]]:

@@ -31,7 +31,7 @@ from omk.loader.document import Document, ParseFailure, Path_
 from omk.loader.yaml_lines import parse_yaml
 from omk.testing import anthropic, openai_chat, responses
 from omk.testing.conversation import Exchange
-from omk.testing.steps import ModelTurn, Request, Status, ToolRequest
+from omk.testing.steps import HttpError, Request, ScriptTurn, ToolRequest
 
 RULE_KEYS = frozenset({"when", "tools", "answer", "usage"})
 SCRIPT_KEYS = frozenset({"model", "usage", "rules"})
@@ -59,22 +59,22 @@ class ModelScript:
         """The step that answers `request` (the server's responder)."""
         api = request.api
         if api is None or not isinstance(request.json, dict):
-            return Status(404, {"error": {"message": f"no route {request.path}"}})
+            return HttpError(404, {"error": {"message": f"no route {request.path}"}})
         exchange = _READERS[api](request.json)
         found = next(((i, r) for i, r in enumerate(self.rules) if r.pattern is None or r.pattern.search(exchange.prompt)), None)
         if found is None:
             shown = " ".join(exchange.prompt.split())[:200]
-            return Status(400, _ERRORS[api](400, f"no rule of {self.source} matches the prompt {shown!r}"))
+            return HttpError(400, _ERRORS[api](400, f"no rule of {self.source} matches the prompt {shown!r}"))
         index, rule = found
         turn = _next_turn(index, exchange)
         usage = {**self.usage, **rule.usage}
         if turn >= len(rule.turns):
-            return ModelTurn(text=rule.answer, usage=usage, model=self.model)
+            return ScriptTurn(text=rule.answer, usage=usage, model=self.model)
         prefix, nonce = ("toolu_" if api == "anthropic" else "call_"), secrets.token_hex(4)
         calls = tuple(
             ToolRequest(f"{prefix}omk{index}s{turn}c{i}x{nonce}", name, dict(args)) for i, (name, args) in enumerate(rule.turns[turn])
         )
-        return ModelTurn(calls=calls, usage=usage, model=self.model)
+        return ScriptTurn(calls=calls, usage=usage, model=self.model)
 
 
 def _next_turn(rule: int, exchange: Exchange) -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from omk.testing import anthropic, openai_chat, responses
-from omk.testing.steps import Drop, Garbage, ModelTurn, Request, Slow, Status, Stream, sse
+from omk.testing.steps import Drop, Garbage, HttpError, Request, ScriptTurn, Slow, Stream, sse
 
 Responder = Callable[[Request], Any]
 MAX_HEAD = 64 * 1024
@@ -183,7 +183,7 @@ class ModelServer:
                 step = self._script[min(self._served, len(self._script) - 1)] if self._script else {}
                 self._served += 1
         if request.api is None:
-            return Status(404, {"error": {"message": f"no route {request.path}"}})
+            return HttpError(404, {"error": {"message": f"no route {request.path}"}})
         if callable(self._script):
             step = self._script(request)
         return step
@@ -196,7 +196,7 @@ class ModelServer:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), step.seconds)
             step = step.then if step.then is not None else {}
-        if isinstance(step, ModelTurn):
+        if isinstance(step, ScriptTurn):
             step = _RENDER[request.api or "anthropic"](step)
         if request.wants_stream and (streamed := stream_of(request.api, step)) is not None:
             step = streamed
@@ -214,7 +214,7 @@ class ModelServer:
             return False
         if isinstance(step, Garbage):
             await _reply(writer, step.status, step.body, "text/html")
-        elif isinstance(step, Status):
+        elif isinstance(step, HttpError):
             body = step.body if step.body is not None else _ERRORS.get(request.api or "chat", openai_chat.error_body)(step.code)
             extra = {"retry-after": step.retry_after} if step.retry_after is not None else {}
             data, kind = (body.encode(), "text/plain") if isinstance(body, str) else (json.dumps(body).encode(), "application/json")

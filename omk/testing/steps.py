@@ -1,7 +1,7 @@
 """What a scripted server can send back, and what it records of each request.
 
 A step is a reply body (a dict, sent as JSON with status 200, or streamed when the request asks
-for a stream and the dict is a whole message of its API), a `ModelTurn` (a reply written once for
+for a stream and the dict is a whole message of its API), a `ScriptTurn` (a reply written once for
 every API), or one of the special steps below.
 """
 
@@ -20,8 +20,8 @@ API_PATHS = {
 
 
 @dataclass
-class Status:
-    """An HTTP error reply, e.g. `Status(429, retry_after="2")` or `Status(500)`."""
+class HttpError:
+    """An HTTP error reply, e.g. `HttpError(429, retry_after="2")` or `HttpError(500)`."""
 
     code: int
     body: Any = None  # dict: JSON; str: text; None: an error object shaped as the request's API sends it
@@ -71,7 +71,7 @@ class ToolRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ModelTurn:
+class ScriptTurn:
     """One model reply, written once and sent in the shape of whichever API was called."""
 
     text: str | None = None

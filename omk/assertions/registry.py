@@ -77,6 +77,7 @@ FAMILIES = (
     "omk.assertions.structured",
     "omk.assertions.similarity",
     "omk.assertions.agent",
+    "omk.assertions.skills",
     "omk.assertions.custom",
     "omk.assertions.judged",
     "omk.assertions.likert",

@@ -123,6 +123,7 @@ class Evaluation:
     log: ResultLog = field(default_factory=lambda: ResultLog(()))  # finished results, by (sample_id, repeat)
     duration_ms: float = 0.0
     warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
+    skills: tuple[str, ...] | None = None  # the skills the run installs (omk.engine.skill_checks); None: unknown
 
     @property
     def out_dir(self) -> Path | None:
@@ -149,18 +150,22 @@ class Evaluation:
         write: bool = True,
         paths: list[Path] | None = None,
         adjust: Callable[[Settings], None] | None = None,
+        check_skills: bool = True,
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
         `samples` given in memory replace loading files; `target` given as an object replaces the
         `target` spec; `write=False` keeps the run in memory (no run folder, no results.jsonl);
         `paths` are the files in-memory samples came from (recorded for a resume); `adjust`
-        changes the settings before the target and judge are built (an experiment's variant).
+        changes the settings before the target and judge are built (an experiment's variant);
+        `check_skills=False` leaves the check of `skill_used` names to the caller (an experiment
+        checks them against every variant's skills together).
         """
         from omk.engine import plan
 
         return plan.prepare(
-            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust
+            cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust,
+            check_skills=check_skills,
         )
 
     async def execute(self, on_result: OnResult | None = None) -> int:

@@ -29,9 +29,11 @@ def prepare(
     write: bool,
     paths: list[Path] | None = None,
     adjust: Callable[[Settings], None] | None = None,
+    check_skills: bool = True,
 ) -> Evaluation:
     from omk.engine.checks import check_options
     from omk.engine.evaluation import RunFolder, build_target, load_inputs, sample_paths, select
+    from omk.engine.skill_checks import check_skill_names, installed_skills
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.runner import resume as rs
@@ -63,6 +65,9 @@ def prepare(
     the_target = target if target is not None else build_target(settings)
     if (check := getattr(the_target, "check_samples", None)) is not None:
         check(chosen)  # a replay file that records none of the samples
+    skills = installed_skills(the_target, settings)
+    if check_skills:
+        check_skill_names(chosen, [skills])
     judge = build_judge(settings)
     check_formats(settings.formats)
     if manifest is not None:
@@ -72,6 +77,7 @@ def prepare(
         folder = _new_folder(settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
+    evaluation.skills = skills
     evaluation.log = ResultLog(chosen, folder.out_dir / rs.RESULTS if folder.out_dir is not None else None)
     if manifest is not None:
         evaluation.log.restore(repeat)

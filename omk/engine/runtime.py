@@ -80,6 +80,7 @@ class Runtime:
             hooks=self.hooks,
             retry=RetryPolicy(retries=settings.retries),
             cache=self.caches[0],
+            skills=self.evaluation.skills,
         )
 
     async def run_one(self, sample: Sample, repeat: int) -> None:

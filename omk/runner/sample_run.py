@@ -36,6 +36,7 @@ class RunConfig:
     hooks: Hooks | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
+    skills: tuple[str, ...] | None = None  # the skills the run installs (CheckContext.skills)
 
 
 async def produce(
@@ -108,6 +109,7 @@ async def grade(
         no_judge=cfg.no_judge,
         hooks=cfg.hooks,
         regex_timeout_s=cfg.regex_timeout,
+        skills=cfg.skills,
         turn=turn,
         history=history,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omk.records.document import LayerMeans, RunTarget
+from omk.records.triggering import TriggerChange
 from omk.records.fields import Fields, Number
 from omk.stats.verdict import Level, PairVerdict, Verdict
 
@@ -389,6 +390,7 @@ class ExperimentBlock:
     verdict: Verdict
     require: Require | None
     runs: Mapping[str, Run]
+    triggering: tuple[TriggerChange, ...] = ()  # the paired change of each skill's trigger rates
 
     @classmethod
     def from_json(cls, f: Fields | None) -> ExperimentBlock | None:
@@ -406,6 +408,7 @@ class ExperimentBlock:
             verdict=verdict_from_json(verdict),
             require=Require(req.str("policy"), req.bool("passed"), req.str("reason")) if req is not None else None,
             runs=_runs(f.obj("runs")),
+            triggering=tuple(TriggerChange.from_json(t) for t in f.objs("triggering")),
         )
 
     def pair_verdict(self, comp: Comparison) -> PairVerdict | None:

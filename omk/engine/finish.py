@@ -61,7 +61,7 @@ def repeats_block(digests: list[Digest], repeat: int) -> dict[str, Any] | None:
 
 
 def finish(evaluation: Evaluation) -> Report:
-    from omk.stats.triggering import triggering
+    from omk.scoring.triggering import triggering
     results = all_results(evaluation)
     digests = [evaluation.log.digests[key] for key in results.keys]
     judge = evaluation.judge

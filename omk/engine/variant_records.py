@@ -101,7 +101,7 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
 
 def trigger_block(experiment: Experiment) -> list[dict[str, Any]]:
     """Each treatment's paired change of every skill's trigger rates (from the results' digests)."""
-    from omk.stats.triggering import trigger_changes
+    from omk.scoring.triggering import trigger_changes
 
     def cases(index: int) -> list[Any]:
         log = experiment.evaluations[index].log

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from omk.records.document import LayerMeans, RunTarget
-from omk.records.triggering import TriggerChange
 from omk.records.fields import Fields, Number
+from omk.records.triggering import TriggerChange
 from omk.stats.verdict import Level, PairVerdict, Verdict
 
 # ---------------------------------------------------------------- the variants and the verdict

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from omk.records.triggering import NONE, Rate, RoutingRow, SkillTriggering, TriggerCase, TriggerChange, Triggering
+from omk.records.triggering import (
+    NONE,
+    Rate,
+    RoutingRow,
+    SkillTriggering,
+    TriggerCase,
+    TriggerChange,
+    Triggering,
+)
 from omk.stats.distributions import binomial_two_sided_p
 from omk.stats.winrate import wilson_interval
 

@@ -80,7 +80,7 @@ def test_a_skill_the_run_does_not_install_fails_and_its_not_form_passes():
     [
         ("{type: skill_used}", 'assertions[0]: "value" is required for type "skill_used"'),
         ("{type: skill_used, value: 3}", "assertions[0].value: must be a string (got number 3)"),
-        ("{type: skill_used, value: a/b}", "assertions[0].value"),
+        ("{type: skill_used, value: a/b}", "assertions[0].value: 'a/b' is not a skill name: a skill is named after its folder (no spaces, / or \\)"),
         ("{type: skill_used, value: pdf, max: -1}", "assertions[0].max"),
         ("{type: skill_used, value: pdf, threshold: 2, max: 1}", "assertions[0].max: max (1) is below threshold (2): nothing could pass"),
     ],

@@ -11,10 +11,13 @@ from omk.assertions.text import js_text
 from omk.model import AssertionSpec, Layer, Outcome
 from omk.skillset import fired
 
-SKILL_NAME: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": r"^[^\s/\\]+$"}  # a folder name
+SKILL_NAME: dict[str, Any] = {"type": "string", "minLength": 1}
 
 
 def _prepare(spec: AssertionSpec) -> None:
+    name = str(spec.get("value"))
+    if any(c.isspace() or c in "/\\" for c in name):
+        raise PrepareError("value", f"{name!r} is not a skill name: a skill is named after its folder (no spaces, / or \\)")
     least, most = spec.get("threshold", 1), spec.get("max")
     if most is not None and most < least:
         raise PrepareError("max", f"max ({js_text(most)}) is below threshold ({js_text(least)}): nothing could pass")

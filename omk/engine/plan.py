@@ -33,7 +33,6 @@ def prepare(
 ) -> Evaluation:
     from omk.engine.checks import check_options
     from omk.engine.evaluation import RunFolder, build_target, load_inputs, sample_paths, select
-    from omk.engine.skill_checks import check_skill_names, installed_skills
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.runner import resume as rs
@@ -63,11 +62,7 @@ def prepare(
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)
-    if (check := getattr(the_target, "check_samples", None)) is not None:
-        check(chosen)  # a replay file that records none of the samples
-    skills = installed_skills(the_target, settings)
-    if check_skills:
-        check_skill_names(chosen, [skills])
+    skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
     if manifest is not None:
@@ -84,6 +79,18 @@ def prepare(
     elif folder.out_dir is not None:
         _record(evaluation)
     return evaluation
+
+
+def _check_target(target: Target, settings: Settings, samples: list[Sample], check_skills: bool) -> tuple[str, ...] | None:
+    """Check the samples against the target; return the skills it installs."""
+    from omk.engine.skill_checks import check_skill_names, installed_skills
+
+    if (check := getattr(target, "check_samples", None)) is not None:
+        check(samples)  # a replay file that records none of the samples
+    skills = installed_skills(target, settings)
+    if check_skills:
+        check_skill_names(samples, [skills])
+    return skills
 
 
 def _absolute(path: Path, cwd: Path) -> Path:

@@ -165,3 +165,39 @@ def test_the_html_report_shows_it_in_a_browser(browser, tmp_path):
     assert matrix == ["expected \\ fired,pdf,docx,(none)", "pdf (3),2,·,1", "docx (2),1,1,·"]
     assert page.js("document.getElementById('triggering').offsetHeight") > 0  # laid out, not hidden
     assert page.errors() == []
+
+
+def test_an_experiment_shows_each_treatments_trigger_rate_change_in_every_format(tmp_path):
+    import subprocess
+    import sys
+
+    for name in ("pdf", "docx"):
+        (tmp_path / "sk" / name).mkdir(parents=True)
+        (tmp_path / "sk" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name}\n---\n", encoding="utf-8")
+    (tmp_path / "omk.yaml").write_text(
+        "target: replay:r.jsonl\nvariants:\n  - {name: without, role: control, baseline: true}\n"
+        "  - {name: with, role: treatment, skills: sk}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "s.yaml").write_text(
+        "samples:\n  - sample_id: a\n    prompt: p\n    assertions:\n      - {type: skill_used, value: pdf}\n"
+        "      - {type: skill_used, value: docx, not: true}\n",
+        encoding="utf-8",
+    )
+    trace = {"tool_calls": [{"tool": "Skill", "input": {"skill": "pdf"}}]}
+    (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "a", "output": "x", "trace": trace}) + "\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "omk", "eval", "s.yaml", "--no-judge", "--out", "run", "--format", "json,md,junit,html"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Trigger rates, treatment against control" in proc.stdout and "Triggering · with" in proc.stdout
+    report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    changes = {(c["skill"], c["rate"]): c for c in report["experiment"]["triggering"]}
+    # the baseline installs nothing: pdf cannot fire there, whatever the recorded trace says
+    assert (changes[("pdf", "recall")]["control_fired"], changes[("pdf", "recall")]["treatment_fired"]) == (0, 1)
+    assert changes[("docx", "false_trigger_rate")]["treatment_fired"] == 0
+    run = tmp_path / "run"
+    assert "| with | pdf | recall | 0/1 0% | 1/1 100% | +100% | 0 / 1 | 1 |" in (run / "summary.md").read_text(encoding="utf-8")
+    assert 'name="trigger_change:with:pdf:recall" value="0/1 -&gt; 1/1 p=1"' in (run / "junit.xml").read_text(encoding="utf-8")
+    assert 'class="trigger-changes"' in (run / "report.html").read_text(encoding="utf-8")

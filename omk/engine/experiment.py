@@ -141,7 +141,7 @@ def prepare_experiment(
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
     `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
     also compares treatment and control answers; None: when the variants differ by target only."""
-    from omk.engine.skill_checks import check_skill_names
+    from omk.engine.skill_checks import agree_on_skills
     from omk.engine.variants import targets_only
 
     cwd = cwd or Path.cwd()
@@ -165,7 +165,7 @@ def prepare_experiment(
                 check_skills=False,
             )
         )
-    check_skill_names(evaluations[0].samples, [e.skills for e in evaluations])
+    agree_on_skills(evaluations)
     if first_files := evaluations[0].files:
         for evaluation in evaluations[1:]:
             evaluation.files = first_files
@@ -216,6 +216,9 @@ def resume_experiment(run_dir: Path, options: EvalOptions, *, cwd: Path | None =
         # each variant resumes its own run: only the choices a resume may change are passed on
         sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name), require=None)
         evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply, check_skills=False))
+    from omk.engine.skill_checks import agree_on_skills
+
+    agree_on_skills(evaluations, check=False)
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     return experiment

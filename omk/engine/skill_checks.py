@@ -9,12 +9,16 @@ and its `not: true` form passes.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from omk.config import Settings
 from omk.errors import InputError, Problem
 from omk.model import AssertionSpec, Sample
 from omk.skillset import configured_skills
 from omk.targets.base import Target
+
+if TYPE_CHECKING:
+    from omk.engine.evaluation import Evaluation
 
 SKILL_USED = "skill_used"
 
@@ -27,6 +31,18 @@ def installed_skills(target: Target, settings: Settings) -> tuple[str, ...] | No
         return tuple(listed())
     found = configured_skills(settings.extra)
     return tuple(s.name for s in found) if found else None
+
+
+def agree_on_skills(evaluations: Sequence[Evaluation], check: bool = True) -> None:
+    """An experiment's variants: when some variant says which skills it installs, one that names
+    none installs none (the baseline of a with/without experiment, whatever its target); then
+    the `skill_used` names are checked against all of them together."""
+    if any(e.skills is not None for e in evaluations):
+        for e in evaluations:
+            if e.skills is None:
+                e.skills = ()
+    if check and evaluations:
+        check_skill_names(evaluations[0].samples, [e.skills for e in evaluations])
 
 
 def skill_specs(specs: Sequence[AssertionSpec]) -> Iterator[AssertionSpec]:

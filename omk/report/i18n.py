@@ -149,7 +149,6 @@ ZH = {
     "Routing: which skill fired": "路由：实际触发了哪个技能",
     "Trigger rates, treatment against control": "触发率：实验组对比对照组",
     "rate": "比率",
-    "treatment rate": "实验组比率",
     "lost / gained": "失去 / 新增",
     "McNemar p": "McNemar p 值",
     "no negative controls: a description that fires on everything scores perfect recall": "没有反例对照：一个对什么都触发的描述也能得到满分召回率",

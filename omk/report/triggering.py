@@ -17,7 +17,7 @@ from omk.records.triggering import NONE, Rate, SkillTriggering, TriggerChange, T
 from omk.report.i18n import t
 
 HEADERS = ("skill", "recall", "false triggers", "precision", "missed", "fired when it must not")
-CHANGE_HEADERS = ("treatment", "skill", "rate", "control", "treatment rate", "change", "lost / gained", "McNemar p")
+CHANGE_HEADERS = ("variant", "skill", "rate", "control", "treatment", "change", "lost / gained", "McNemar p")
 RATE_NAMES = {"recall": "recall", "false_trigger_rate": "false triggers"}
 LISTED = 8  # sample ids shown per cell; the block lists more
 

@@ -24,7 +24,8 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "format": (str, list),
     "lang": (str,),
     "system": (str,),
-    "skill": (str,),
+    "skill": (str, list),  # a skill file or folder, a folder of skill folders, or a list of them (omk.skillset)
+    "skills": (str, list),  # the same, under its plural name
     "regex_timeout": (int, float),
     "hook_timeout": (int, float),
     "mcp_config": (str,),
@@ -133,6 +134,13 @@ def read_config(path: Path) -> dict[str, Any]:
     return data
 
 
+def _resolve_paths(value: Any, folder: Path) -> Any:
+    """A path, or each path of a list, made absolute from `folder` (other values stay as they are)."""
+    if isinstance(value, list):
+        return [str((folder / v).resolve()) if isinstance(v, str) else v for v in value]
+    return str((folder / value).resolve()) if isinstance(value, str) else value
+
+
 def _claude_paths(block: dict[str, Any], folder: Path) -> dict[str, Any]:
     """`claude.path` (when path-like: a bare name is looked up on PATH) and `claude.mcp_config`
     are relative to omk.yaml's folder."""
@@ -197,9 +205,10 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
                 setattr(s, key, data[key])
         if "url_allow" in data:
             s.url_allow = _split_list(data["url_allow"])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "system", "skill", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
-        if "skill" in s.extra:  # a skill file or folder is relative to omk.yaml's folder
-            s.extra["skill"] = str((cfg_path.parent / s.extra["skill"]).resolve())
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
+        for key in ("skill", "skills"):  # a skill file or folder is relative to omk.yaml's folder
+            if key in s.extra:
+                s.extra[key] = _resolve_paths(s.extra[key], cfg_path.parent)
         if "claude" in s.extra:
             s.extra["claude"] = _claude_paths(s.extra["claude"], cfg_path.parent)
     if os.environ.get("OMK_TARGET"):

@@ -35,6 +35,9 @@ class CheckContext:
     no_judge: str = NO_JUDGE  # why judge-scored types are skipped when `judge` is None
     hooks: Hooks | None = None  # the worker that runs custom hooks
     regex_timeout_s: float = 2.0
+    # The names of the skills the run installs (`skill_used` fails on any other); None when the
+    # target does not say (a cmd: agent with its own skills): the trace alone decides.
+    skills: tuple[str, ...] | None = None
     # In a conversation: the turn being checked (`sample` is then that turn's view: its prompt,
     # context, rubric and assertions) and the earlier turns as (prompt, output) pairs.
     turn: Turn | None = None

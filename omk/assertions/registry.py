@@ -79,6 +79,7 @@ FAMILIES = (
     "omk.assertions.agent",
     "omk.assertions.trajectory",
     "omk.assertions.workspace",
+    "omk.assertions.skills",
     "omk.assertions.custom",
     "omk.assertions.judged",
     "omk.assertions.likert",

@@ -48,6 +48,17 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     return show_outcome(outcome, experiment.options.require, quiet=args.quiet)
 
 
+def _print_triggering(outcome: ExperimentOutcome, console: Any) -> None:
+    """Each variant's triggering report, then each treatment's paired change of the rates."""
+    from omk.report.triggering import terminal_parts
+
+    for name, report in outcome.reports.items():
+        for part in terminal_parts(report.triggering, (), label=name):
+            console.print(part)
+    for part in terminal_parts(None, list(outcome.block.triggering)):
+        console.print(part)
+
+
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool) -> int:
     from omk.stats import evaluate_policy
 
@@ -65,6 +76,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             from omk.report.pairwise_terminal import print_pairwise
 
             print_pairwise(outcome.block.pairs, console)
+        _print_triggering(outcome, console)
         for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.out_dir is not None:

@@ -228,6 +228,31 @@ def mock_coverage(samples: list[Sample]) -> list[Diagnostic]:
     return out
 
 
+def skill_controls(samples: list[Sample]) -> list[Diagnostic]:
+    """A skill that samples expect to fire (`skill_used`) but none expects to stay quiet (`skill_used`
+    with `not: true`, as a near-miss prompt is written): its recall proves nothing."""
+    positive: Counter[str] = Counter()
+    negative: Counter[str] = Counter()
+    for s in samples:
+        for specs in s.assertion_lists():
+            for a in walk(specs):
+                if a.type == "skill_used":
+                    (negative if a.negate else positive)[str(a.get("value"))] += 1
+    return [
+        Diagnostic(
+            "skill_no_negative_control",
+            "warning",
+            None,
+            f"skill {name}: {n} check(s) expect it to fire and none expects it to stay quiet; a description that "
+            f"fires on everything scores perfect recall. Add near-miss prompts with "
+            f"{{type: skill_used, value: {name}, not: true}}",
+            {"skill": name, "should_fire": n, "must_not_fire": 0},
+        )
+        for name, n in sorted(positive.items())
+        if not negative[name]
+    ]
+
+
 def sample_cwd(s: Sample) -> Path:
     return (s.base_dir / s.cwd).resolve() if s.cwd else s.base_dir
 
@@ -287,6 +312,7 @@ def sample_diagnostics(samples: list[Sample]) -> list[Diagnostic]:
     return [
         *ungraded(samples),
         *mock_coverage(samples),
+        *skill_controls(samples),
         *environment(samples),
         *near_duplicates(samples),
         *capability_thin(samples),

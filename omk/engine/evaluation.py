@@ -128,6 +128,7 @@ class Evaluation:
     log: ResultLog = field(default_factory=lambda: ResultLog(()))  # finished results, by (sample_id, repeat)
     duration_ms: float = 0.0
     warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
+    skills: tuple[str, ...] | None = None  # the skills the run installs (omk.engine.skill_checks); None: unknown
 
     @property
     def out_dir(self) -> Path | None:
@@ -155,6 +156,7 @@ class Evaluation:
         paths: list[Path] | None = None,
         adjust: Callable[[Settings], None] | None = None,
         confirmed: Sequence[str] = (),
+        check_skills: bool = True,
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
@@ -163,12 +165,15 @@ class Evaluation:
         `paths` are the files in-memory samples came from (recorded for a resume); `adjust`
         changes the settings before the target and judge are built (an experiment's variant);
         `confirmed`: command targets and judges the user gave again for a resume (`--target`).
+        `check_skills=False` leaves the check of `skill_used` names to the caller (an experiment
+        checks them against every variant's skills together).
         """
         from omk.engine import plan
 
         return plan.prepare(
             cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust,
             confirmed=confirmed,
+            check_skills=check_skills,
         )
 
     async def execute(self, on_result: OnResult | None = None) -> int:

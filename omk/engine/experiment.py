@@ -145,6 +145,7 @@ def prepare_experiment(
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
     `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
     also compares treatment and control answers; None: when the variants differ by target only."""
+    from omk.engine.skill_checks import agree_on_skills
     from omk.engine.variants import targets_only
 
     cwd = cwd or Path.cwd()
@@ -165,8 +166,10 @@ def prepare_experiment(
                 paths=first.paths if first else None,
                 adjust=variant.apply,
                 write=write,
+                check_skills=False,
             )
         )
+    agree_on_skills(evaluations)
     if first_files := evaluations[0].files:
         for evaluation in evaluations[1:]:
             evaluation.files = first_files
@@ -221,7 +224,10 @@ def resume_experiment(
     for variant in variants:
         # each variant resumes its own run: only the choices a resume may change are passed on
         sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name), require=None)
-        evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply, confirmed=confirmed))
+        evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply, confirmed=confirmed, check_skills=False))
+    from omk.engine.skill_checks import agree_on_skills
+
+    agree_on_skills(evaluations, check=False)
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     return experiment

@@ -53,6 +53,7 @@ def repeats_block(digests: list[Digest], repeat: int) -> dict[str, Any] | None:
 
 
 def finish(evaluation: Evaluation) -> Report:
+    from omk.scoring.triggering import triggering
     results = all_results(evaluation)
     digests = [evaluation.log.digests[key] for key in results.keys]
     judge = evaluation.judge
@@ -69,6 +70,7 @@ def finish(evaluation: Evaluation) -> Report:
         out_dir=evaluation.out_dir,
         lang=evaluation.settings.lang,
         warnings=[*(w.render() for w in evaluation.warnings), *nonfinite_warning(evaluation.log.nonfinite)],
+        triggering=triggering([case for d in digests for case in d.triggers], evaluation.skills),
     )
     if report.out_dir is not None:
         try:

@@ -31,6 +31,7 @@ def prepare(
     paths: list[Path] | None = None,
     adjust: Callable[[Settings], None] | None = None,
     confirmed: Sequence[str] = (),
+    check_skills: bool = True,
 ) -> Evaluation:
     from omk.engine.checks import check_options
     from omk.engine.evaluation import build_target, load_inputs, sample_paths, select
@@ -66,13 +67,13 @@ def prepare(
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     the_target = target if target is not None else build_target(settings)
-    if (check := getattr(the_target, "check_samples", None)) is not None:
-        check(chosen)  # a replay file that records none of the samples
+    skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
     folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
+    evaluation.skills = skills
     results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
     evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:
@@ -100,6 +101,18 @@ def _run_folder(
 
         folder.lock = claim_folder(folder.out_dir)
     return folder
+
+
+def _check_target(target: Target, settings: Settings, samples: list[Sample], check_skills: bool) -> tuple[str, ...] | None:
+    """Check the samples against the target; return the skills it installs."""
+    from omk.engine.skill_checks import check_skill_names, installed_skills
+
+    if (check := getattr(target, "check_samples", None)) is not None:
+        check(samples)  # a replay file that records none of the samples
+    skills = installed_skills(target, settings)
+    if check_skills:
+        check_skill_names(samples, [skills])
+    return skills
 
 
 def _absolute(path: Path, cwd: Path) -> Path:

@@ -18,6 +18,7 @@ from typing import Any
 from omk.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.document import FORMAT, LayerMeans, Summary
+from omk.records.triggering import Triggering
 from omk.version import __version__
 
 __all__ = ["LayerMeans", "Report", "Summary"]
@@ -38,6 +39,7 @@ class Report:
     lang: str = "en"
     omk_version: str = __version__
     warnings: list[str] = field(default_factory=list)  # what loading ignored, `FILE:LINE: … ; ignored`
+    triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
 
     @property
     def passed(self) -> bool:
@@ -83,6 +85,8 @@ class Report:
             "results": self.results if hasattr(self.results, "texts") else _Texts(self.results),
             "repeats": self.repeats,
         }
+        if self.triggering is not None:
+            data["triggering"] = self.triggering.to_json()
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data

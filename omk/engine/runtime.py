@@ -84,6 +84,7 @@ class Runtime:
             cache=self.caches[0],
             mask=Masker.for_run(settings.extra),
             max_output_bytes=max_output_bytes(settings.extra),
+            skills=self.evaluation.skills,
         )
 
     async def run_one(self, sample: Sample, repeat: int) -> None:

@@ -87,6 +87,8 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
         block["require"] = evaluate_policy(analysis.verdict, experiment.options.require).to_dict()
     if experiment.pairwise_block is not None:
         block["pairwise"] = experiment.pairwise_block
+    if changes := trigger_block(experiment):
+        block["triggering"] = changes
     control = reports[experiment.variants[0].name]
     report = control.header()  # its results are the control's, read from its results file when written
     report["run_id"], report["started_at"] = experiment.run_id, experiment.started_at
@@ -97,6 +99,23 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
         write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
     document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
     return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, experiment.out_dir)
+
+
+def trigger_block(experiment: Experiment) -> list[dict[str, Any]]:
+    """Each treatment's paired change of every skill's trigger rates (from the results' digests)."""
+    from omk.scoring.triggering import trigger_changes
+
+    def cases(index: int) -> list[Any]:
+        log = experiment.evaluations[index].log
+        return [case for digest in log.digests.values() for case in digest.triggers]
+
+    control = cases(0)
+    if not control:
+        return []
+    found = []
+    for i, variant in enumerate(experiment.variants[1:], start=1):
+        found += [change.to_json() for change in trigger_changes(variant.name, control, cases(i))]
+    return found
 
 
 def records_of_report(report: ReportDocument) -> dict[str, list[Record]]:

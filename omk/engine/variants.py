@@ -1,7 +1,8 @@
 """Experiment variants: what differs between the arms of an experiment, and nothing else.
 
 A variant names its role (`control` or `treatment`) and what it changes: `system` (text), `skill`
-(a file, or a folder with SKILL.md), `baseline` (neither: no artifact at all), `target`, `model`
+(a file, a folder with SKILL.md, a folder of skill folders, or a list of folders; `skills` is the
+same), `baseline` (neither: no artifact at all), `target`, `model`
 (the target's model, same kind) or `params` (merged into the provider's request parameters).
 Everything it does not name comes from omk.yaml and the command line, the same for every arm.
 
@@ -28,7 +29,7 @@ from omk.config import Settings
 from omk.errors import ConfigError, Problem
 
 ROLES = ("control", "treatment")
-FIELDS = ("name", "role", "baseline", "system", "skill", "target", "model", "params")
+FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "model", "params")
 NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")  # letters (any script), digits, '.', '_', '-': a folder name
 
 
@@ -38,7 +39,7 @@ class Variant:
     role: str = "treatment"
     baseline: bool = False
     system: str | None = None
-    skill: str | None = None  # an absolute path
+    skill: str | tuple[str, ...] | None = None  # an absolute path, or several (skills installed together)
     target: str | None = None
     model: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
@@ -48,7 +49,8 @@ class Variant:
         data: dict[str, Any] = {"name": self.name, "role": self.role}
         for key in ("baseline", "system", "skill", "target", "model"):
             if getattr(self, key):
-                data[key] = getattr(self, key)
+                value = getattr(self, key)
+                data[key] = list(value) if isinstance(value, tuple) else value
         if self.params:
             data["params"] = self.params
         return data
@@ -59,10 +61,11 @@ class Variant:
         if self.baseline or self.system is not None or self.skill is not None:
             extra.pop("system", None)
             extra.pop("skill", None)
+            extra.pop("skills", None)
         if self.system is not None:
             extra["system"] = self.system
         if self.skill is not None:
-            extra["skill"] = self.skill
+            extra["skill"] = list(self.skill) if isinstance(self.skill, tuple) else self.skill
         if self.target is not None:
             settings.target, settings.target_base = self.target, settings.cwd
         if self.model is not None:
@@ -120,14 +123,19 @@ def from_config(path: Path, raw: Any) -> list[Variant]:
     return check_roles(variants, f"{path}: variants")
 
 
+def _skill_paths(value: Any, folder: Path) -> str | tuple[str, ...] | None:
+    if isinstance(value, list):
+        return tuple(str((folder / v).resolve()) for v in value)
+    return str((folder / value).resolve()) if value else None
+
+
 def _build(item: dict[str, Any], folder: Path) -> Variant:
-    skill = item.get("skill")
     return Variant(
         name=item["name"],
         role=item["role"],
         baseline=bool(item.get("baseline")),
         system=item.get("system"),
-        skill=str((folder / skill).resolve()) if skill else None,
+        skill=_skill_paths(item.get("skill", item.get("skills")), folder),
         target=item.get("target"),
         model=item.get("model"),
         params=dict(item.get("params") or {}),
@@ -151,16 +159,26 @@ def _check_item(item: Any) -> list[tuple[str, str]]:
         found.append(("name", "required: letters, digits, '.', '_' or '-' (at most 64)"))
     if role not in ROLES:
         found.append(("role", "required: control or treatment"))
-    for key in ("system", "skill", "target", "model"):
+    for key in ("system", "target", "model"):
         if key in item and not (isinstance(item[key], str) and item[key].strip()):
             found.append((key, "must be non-empty text"))
+    for key in ("skill", "skills"):
+        value = item.get(key)
+        if key in item and not (isinstance(value, str) and value.strip()) and not _path_list(value):
+            found.append((key, "must be a path or a non-empty list of paths"))
+    if "skill" in item and "skills" in item:
+        found.append(("skills", "set either skill or skills, not both"))
     if "params" in item and not isinstance(item["params"], dict):
         found.append(("params", "must be a mapping"))
-    if item.get("baseline") and ("system" in item or "skill" in item):
+    if item.get("baseline") and ("system" in item or "skill" in item or "skills" in item):
         found.append(("baseline", "a baseline has no system or skill"))
-    if "system" in item and "skill" in item:
+    if "system" in item and ("skill" in item or "skills" in item):
         found.append(("skill", "set either system (text) or skill (a file or folder), not both"))
     return found
+
+
+def _path_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v.strip() for v in value)
 
 
 def _item_lines(path: Path) -> dict[int, int]:

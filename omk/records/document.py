@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from omk.errors import InputError
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
+from omk.records.triggering import Triggering
 
 if TYPE_CHECKING:  # the experiment block's types read this module's
     from omk.records.experiment_block import ExperimentBlock, Pair
@@ -195,6 +196,7 @@ class ReportDocument:
     warnings: tuple[str, ...]
     experiment: ExperimentBlock | None  # only in an experiment's report
     pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
+    triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
@@ -225,6 +227,7 @@ class ReportDocument:
             warnings=f.strs("warnings"),
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
+            triggering=Triggering.from_json(f.obj("triggering")),
         )
 
     @classmethod

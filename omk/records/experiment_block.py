@@ -14,6 +14,7 @@ from typing import Any
 from omk.errors import InputError
 from omk.records.document import LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
+from omk.records.triggering import TriggerChange
 from omk.stats.paired import Regression as Regression
 from omk.stats.verdict import Level
 from omk.stats.verdict import PairVerdict as PairVerdict
@@ -401,6 +402,7 @@ class ExperimentBlock:
     runs: Mapping[str, Run]
     pairs: tuple[Pair, ...] = ()  # the pairwise judge's comparisons (`pairwise.pairs`)
     seed: Any = None
+    triggering: tuple[TriggerChange, ...] = ()  # the paired change of each skill's trigger rates
     data: Mapping[str, Any] = field(default_factory=dict)  # the block as written
 
     def to_json(self) -> Mapping[str, Any]:
@@ -433,6 +435,7 @@ class ExperimentBlock:
             pairs=pairs_of(f.obj("pairwise")),
             seed=f.raw("seed"),
             data=f.data,
+            triggering=tuple(TriggerChange.from_json(t) for t in f.objs("triggering")),
         )
 
     def pair_verdict(self, comp: Comparison) -> PairVerdict | None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult
-from omk.report import assets, categories, html_panel, pairwise
+from omk.report import assets, categories, html_panel, pairwise, triggering
 from omk.report.html_data import dumps
 from omk.report.html_data import row as row_data
 from omk.report.html_panel import num as _num
@@ -273,6 +273,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
         + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report.repeats)) else "")
         + categories.html_section(report, lang)
+        + triggering.html_section(report, lang)
         + pairwise.html_section(report, lang)
         + f"<h2>{esc(t('score distribution', lang))}</h2>"
         f'<div class="charts">{chart}</div>'

@@ -137,6 +137,23 @@ ZH = {
     "regressed": "退步",
     "Per-sample changes": "逐条变化",
     "run-to-run spread": "重复运行波动",
+    "Triggering": "技能触发",
+    "Wilson interval": "Wilson 区间",
+    "skill": "技能",
+    "recall": "召回率",
+    "false triggers": "误触发",
+    "precision": "精确率",
+    "missed": "漏触发",
+    "fired when it must not": "不该触发却触发",
+    "not installed": "未安装",
+    "expected \\ fired": "期望 \\ 实际触发",
+    "Routing: which skill fired": "路由：实际触发了哪个技能",
+    "Trigger rates, treatment against control": "触发率：实验组对比对照组",
+    "rate": "比率",
+    "lost / gained": "失去 / 新增",
+    "McNemar p": "McNemar p 值",
+    "no negative controls: a description that fires on everything scores perfect recall": "没有反例对照：一个对什么都触发的描述也能得到满分召回率",
+    "never fired on the samples that expect it": "在期望它触发的用例上从未触发",
 }
 
 

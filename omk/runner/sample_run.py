@@ -42,6 +42,7 @@ class RunConfig:
     cache: ResponseCache | None = None  # None: --no-cache, or no cache for this target
     mask: Masker = field(default_factory=Masker)  # the run's secrets, masked in what checks and hooks say
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES  # output kept from a `command_passes` command
+    skills: tuple[str, ...] | None = None  # the skills the run installs (CheckContext.skills)
 
 
 async def produce(
@@ -119,6 +120,7 @@ async def grade(
         no_judge=cfg.no_judge,
         hooks=cfg.hooks,
         regex_timeout_s=cfg.regex_timeout,
+        skills=cfg.skills,
         turn=turn,
         history=history,
         workspace=workspace.folder if workspace is not None else None,

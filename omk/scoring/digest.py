@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from omk.records import JudgeBlock, SampleResult, Scores, TurnResult
+from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
+from omk.records.triggering import TriggerCase
+from omk.skillset import fired
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -27,6 +29,7 @@ class Digest:
     cached: bool
     skipped_judge_items: int  # judge work skipped: whole judge passes and judge-scored assertions
     judge_scores: tuple[dict[Any, Any], ...] = ()  # per graded unit: ensemble member -> score
+    triggers: tuple[TriggerCase, ...] = ()  # its `skill_used` expectations (the triggering report)
 
     @property
     def graded(self) -> bool:
@@ -51,7 +54,31 @@ class Digest:
             cached=r.cached,
             skipped_judge_items=skipped,
             judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
+            triggers=trigger_cases(r) if r.status == "ok" else (),
         )
+
+
+def _skill_checks(assertions: Iterable[AssertionResult]) -> Iterable[AssertionResult]:
+    for a in assertions:
+        if a.type == "skill_used" and not a.error and a.passed is not None:
+            yield a
+        yield from _skill_checks(a.children)
+
+
+def trigger_cases(r: SampleResult) -> tuple[TriggerCase, ...]:
+    """Each `skill_used` of a result that ran (its turns' too): did the skill fire, was it to."""
+    units: list[tuple[int | None, SampleResult | TurnResult]] = [(None, r), *((t.index, t) for t in r.turns)]
+    cases = []
+    for turn, unit in units:
+        checks = list(_skill_checks(unit.assertions))
+        if not checks:
+            continue
+        invoked = list(fired(unit.trace.tool_calls))
+        for a in checks:
+            skill = str(a.value)
+            others = tuple(n for n in invoked if n != skill)
+            cases.append(TriggerCase(skill, not a.negate, (a.metric or 0) >= 1, r.sample_id, r.repeat, turn, others))
+    return tuple(cases)
 
 
 def _members(judge: JudgeBlock | None) -> dict[Any, Any] | None:

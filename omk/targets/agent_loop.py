@@ -117,6 +117,13 @@ class SystemPrompt:
 def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
     settings = settings or {}
     text, skill = settings.get("system"), settings.get("skill")
+    if settings.get("skills") is not None or isinstance(skill, list):
+        from omk.skillset import configured_skills
+
+        found = configured_skills(settings)
+        if len(found) > 1:
+            raise ConfigError("omk.yaml skills: several skills are installed together only by the claude: target; an API model takes one skill as its system prompt")
+        skill = str(found[0].path)
     if text is not None and skill is not None:
         raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
     if text is not None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.skillset import SkillPath, configured_skills
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 
 INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
@@ -72,13 +73,22 @@ class ClaudeSettings:
     binary: str
     version: str
     model: str | None
-    skill: Skill | None = None
+    skills: list[Skill] = field(default_factory=list)  # every skill folder installed together, or one skill file
     system: str | None = None  # text for --append-system-prompt (`system:`, or a skill file's text)
     max_turns: int = DEFAULT_MAX_TURNS
     args: list[str] = field(default_factory=list)  # extra flags, after omk's own
     env_names: list[str] = field(default_factory=list)  # more variables passed through by name
     mcp_config: Path | None = None  # the user's MCP servers, only when omk.yaml names them
     user_config: bool = False  # true: the user's own HOME and ~/.claude (no isolation)
+
+    @property
+    def skill(self) -> Skill | None:
+        """The skill under test when there is exactly one."""
+        return self.skills[0] if len(self.skills) == 1 else None
+
+    @property
+    def skill_names(self) -> list[str]:
+        return [s.name for s in self.skills]
 
 
 def find_binary(block: dict[str, Any], spec: str) -> str:
@@ -149,6 +159,11 @@ def tree_sha256(root: Path) -> str:
     return digest.hexdigest()
 
 
+def _skill(found: SkillPath) -> Skill:
+    digest = tree_sha256(found.path) if found.is_dir else hashlib.sha256(found.path.read_bytes()).hexdigest()
+    return Skill(path=found.path, name=found.name, is_dir=found.is_dir, sha256=digest)
+
+
 def read_skill(value: Any) -> Skill:
     path = Path(str(value))
     if path.is_dir():
@@ -167,12 +182,13 @@ def _string_list(block: dict[str, Any], key: str) -> list[str]:
     return list(value)
 
 
-def _artifact(settings: dict[str, Any]) -> tuple[Skill | None, str | None]:
-    """(the skill, the text for --append-system-prompt)."""
-    text, skill_value = settings.get("system"), settings.get("skill")
+def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
+    """(the skills, the text for --append-system-prompt)."""
+    text = settings.get("system")
     if text is not None and not isinstance(text, str):
         raise ConfigError("omk.yaml system: must be text")
-    skill = read_skill(skill_value) if skill_value is not None else None
+    skills = [_skill(found) for found in configured_skills(settings)]
+    skill = skills[0] if len(skills) == 1 else None
     if skill is not None and not skill.is_dir:
         if text is not None:
             raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
@@ -180,7 +196,7 @@ def _artifact(settings: dict[str, Any]) -> tuple[Skill | None, str | None]:
             text = skill.path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"omk.yaml skill: cannot read {skill.path}: {exc}") from None
-    return skill, text
+    return skills, text
 
 
 def _check_mcp_config(path: Path) -> None:
@@ -213,12 +229,12 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cla
     binary = find_binary(block, spec)
     if not user_config:
         check_credentials(spec, block)
-    skill, system = _artifact(settings)
+    skills, system = _artifact(settings)
     return ClaudeSettings(
         binary=binary,
         version=cli_version(binary, spec),
         model=model or None,
-        skill=skill,
+        skills=skills,
         system=system,
         max_turns=max_turns(settings),
         args=_string_list(block, "args"),

@@ -64,12 +64,17 @@ class ClaudeTarget:
             "model": cfg.model,
             "cli": {"path": cfg.binary, "version": cfg.version},
             "skill": cfg.skill.describe() if cfg.skill is not None else None,
+            **({"skills": [s.describe() for s in cfg.skills]} if len(cfg.skills) > 1 else {}),
             "system": _digest(cfg.system) if cfg.system is not None else None,
             "max_turns": cfg.max_turns,
             "args": cfg.args,
             "mcp_config": str(cfg.mcp_config) if cfg.mcp_config else None,
             "isolation": setup.isolation(cfg),
         }
+
+    def installed_skills(self) -> list[str]:
+        """The names of the skills this run installs (what `skill_used` may name)."""
+        return self.cfg.skill_names
 
     def cache_identity(self) -> dict[str, Any]:
         cfg = self.cfg
@@ -80,6 +85,7 @@ class ClaudeTarget:
             "cli_version": cfg.version,
             "skill": cfg.skill.sha256 if cfg.skill is not None else None,
             "skill_installed_as": cfg.skill.installed_as if cfg.skill is not None else None,
+            **({"skills": [[s.name, s.sha256] for s in cfg.skills]} if len(cfg.skills) > 1 else {}),
             "system": cfg.system,
             "max_turns": cfg.max_turns,
             "args": cfg.args,
@@ -175,10 +181,10 @@ class ClaudeTarget:
             raise _failure(run.result, code, stderr)
         if not isinstance(output, str):
             raise TargetError("claude: the result line has no text `result`")
-        skill = self.cfg.skill
         listed = run.init.get("skills")
-        if skill is not None and skill.is_dir and isinstance(listed, list) and skill.name not in listed:
-            trace.notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
+        for skill in self.cfg.skills:
+            if skill.is_dir and isinstance(listed, list) and skill.name not in listed:
+                trace.notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
         return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
 
     async def close(self) -> None:

@@ -4,7 +4,7 @@
         home/          HOME and CLAUDE_CONFIG_DIR (home/.claude): empty, so no user settings,
                        skills, CLAUDE.md or sessions; a conversation's session is kept here
         work/          the CLI's working folder: the sample's `workspace:` folder, then
-                       .claude/skills/<name>/ (the skill under test) and the sample's
+                       .claude/skills/<name>/ (each skill under test) and the sample's
                        `environment.files_available`, copied in
         omk/           settings.json (the PreToolUse hook), mocks.json, state.json (the hook's
                        records), mcp.json (the mock MCP servers), outside the working folder
@@ -70,8 +70,9 @@ class Workspace:
     # --- set-up -------------------------------------------------------------------------------
     def _materialise(self, cfg: ClaudeSettings, sample: Sample) -> list[str]:
         """Install the skill folder; copy the declared files. Returns notes on what was skipped."""
-        if cfg.skill is not None and cfg.skill.is_dir:
-            shutil.copytree(cfg.skill.path, self.work / ".claude" / "skills" / cfg.skill.name)
+        for skill in cfg.skills:  # every skill folder of the run, side by side
+            if skill.is_dir:
+                shutil.copytree(skill.path, self.work / ".claude" / "skills" / skill.name)
         source = source_folder(sample).resolve()
         if (why := special_reason(source)) is not None:  # a sample built in code, not loaded: `cwd: /proc/self`
             return [f"files_available: not copied: {why}"]

@@ -1,0 +1,220 @@
+"""report.json's `triggering` block (docs/report-format.md): did each skill fire when a sample
+said it should, and stay quiet when a sample said it must not.
+
+A *case* is one `skill_used` assertion on one result (a sample's, or a conversation turn's, once
+per repeat): `should_fire` is its sense (`not: true` is a negative control), `fired` whether the
+skill was invoked at least once, `others` the other skills the same trace invoked. The block holds,
+per skill, recall (fired / should fire), the false-trigger rate (fired / must not fire) and the
+precision (right firings / all firings among its cases), each with its Wilson interval, and the
+samples that went wrong on each side; with several skills, the routing matrix: for each skill a
+case expected, which skills fired instead (none, the right one, another one).
+
+In an experiment, `experiment.triggering` holds, per treatment and skill, the paired change of
+each rate with McNemar's exact test (`TriggerChange`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from omk.records.fields import Fields
+
+NONE = "(none)"  # the routing matrix's column for "no skill fired"
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerCase:
+    """One `skill_used` expectation on one result (kept in each result's digest)."""
+
+    skill: str
+    should_fire: bool
+    fired: bool
+    sample_id: str
+    repeat: int = 0
+    turn: int | None = None  # the turn of a conversation (0-based), None for a single prompt
+    others: tuple[str, ...] = ()  # the other skills this result's trace invoked
+
+    @property
+    def wrong(self) -> bool:
+        return self.fired != self.should_fire
+
+    @property
+    def key(self) -> tuple[str, int, int | None]:
+        """What pairs this case with the same case on another variant (with the skill and sense)."""
+        return self.sample_id, self.repeat, self.turn
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """k out of n, with its Wilson score interval at `level`; `value` None when n is 0."""
+
+    k: int
+    n: int
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    level: float = 0.95
+
+    def to_json(self) -> dict[str, Any]:
+        return {"k": self.k, "n": self.n, "value": self.value, "low": self.low, "high": self.high, "level": self.level}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Rate | None:
+        if f is None:
+            return None
+        return cls(f.int("k"), f.int("n"), f.num("value"), f.num("low"), f.num("high"), f.num("level", 0.95))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillTriggering:
+    """One skill: its positive cases (should fire) and its negative controls (must not fire)."""
+
+    skill: str
+    installed: bool | None  # None: the run did not say which skills it installs
+    recall: Rate  # positive cases that fired
+    false_triggers: Rate  # negative controls that fired
+    precision: Rate  # among its cases that fired, those that should have
+    missed: tuple[str, ...] = ()  # samples where it should have fired and did not
+    false_triggered: tuple[str, ...] = ()  # samples where it fired and must not
+
+    @property
+    def warnings(self) -> list[str]:
+        found = []
+        if not self.false_triggers.n:
+            found.append("no negative controls: a description that fires on everything scores perfect recall")
+        if self.recall.n and not self.recall.k:
+            found.append("never fired on the samples that expect it")
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "skill": self.skill,
+            "installed": self.installed,
+            "recall": self.recall.to_json(),
+            "false_trigger_rate": self.false_triggers.to_json(),
+            "precision": self.precision.to_json(),
+            "missed": list(self.missed),
+            "false_triggered": list(self.false_triggered),
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> SkillTriggering:
+        empty = Rate(0, 0)
+        return cls(
+            skill=f.str("skill", ""),
+            installed=f.bool("installed", None),
+            recall=Rate.from_json(f.obj("recall")) or empty,
+            false_triggers=Rate.from_json(f.obj("false_trigger_rate")) or empty,
+            precision=Rate.from_json(f.obj("precision")) or empty,
+            missed=f.strs("missed"),
+            false_triggered=f.strs("false_triggered"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingRow:
+    """For the cases that expected `expected` to fire: how many times each skill fired (`(none)`:
+    no skill at all); a case where two skills fired counts in both columns."""
+
+    expected: str
+    cases: int
+    fired: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def right(self) -> int:
+        return self.fired.get(self.expected, 0)
+
+    @property
+    def none(self) -> int:
+        return self.fired.get(NONE, 0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expected": self.expected, "cases": self.cases, "fired": dict(self.fired)}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> RoutingRow:
+        fired = f.obj("fired")
+        counts = {str(k): fired.int(str(k)) for k in fired.data} if fired is not None else {}
+        return cls(f.str("expected", ""), f.int("cases"), counts)
+
+
+@dataclass(frozen=True, slots=True)
+class Triggering:
+    """The whole block: the skills the run installs, each skill's rates, the routing matrix."""
+
+    installed: tuple[str, ...] | None
+    skills: tuple[SkillTriggering, ...]
+    routing: tuple[RoutingRow, ...] = ()  # only when the run installs (or its samples expect) several skills
+    level: float = 0.95
+
+    @property
+    def columns(self) -> list[str]:
+        """The routing matrix's columns: every skill that fired in it, then `(none)`."""
+        names = list(self.installed or ())
+        for row in self.routing:
+            names += [n for n in row.fired if n not in names and n != NONE]
+        return [*names, NONE]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "installed": list(self.installed) if self.installed is not None else None,
+            "skills": [s.to_json() for s in self.skills],
+            "routing": [r.to_json() for r in self.routing],
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Triggering | None:
+        if f is None:
+            return None
+        installed = f.strs("installed") if f.raw("installed") is not None else None
+        return cls(
+            installed=installed,
+            skills=tuple(SkillTriggering.from_json(s) for s in f.objs("skills")),
+            routing=tuple(RoutingRow.from_json(r) for r in f.objs("routing")),
+            level=f.num("level", 0.95),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerChange:
+    """One skill in one treatment against the control: each rate on the cases both arms have, and
+    McNemar's exact test on the discordant pairs (as the pass rate's)."""
+
+    treatment: str
+    skill: str
+    rate: str  # "recall" (cases that should fire) or "false_trigger_rate" (negative controls)
+    n: int
+    control_fired: int
+    treatment_fired: int
+    lost: int  # fired on control, not on treatment
+    gained: int  # fired on treatment, not on control
+    p_value: float
+
+    @property
+    def change(self) -> float | None:
+        return (self.treatment_fired - self.control_fired) / self.n if self.n else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "treatment": self.treatment,
+            "skill": self.skill,
+            "rate": self.rate,
+            "n": self.n,
+            "control_fired": self.control_fired,
+            "treatment_fired": self.treatment_fired,
+            "control_rate": round(self.control_fired / self.n, 4) if self.n else None,
+            "treatment_rate": round(self.treatment_fired / self.n, 4) if self.n else None,
+            "change": round(c, 4) if (c := self.change) is not None else None,
+            "lost": self.lost,
+            "gained": self.gained,
+            "p_value": self.p_value,
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> TriggerChange:
+        return cls(
+            f.str("treatment", ""), f.str("skill", ""), f.str("rate", "recall"), f.int("n"), f.int("control_fired"),
+            f.int("treatment_fired"), f.int("lost"), f.int("gained"), f.num("p_value", 1.0),
+        )

@@ -4,11 +4,11 @@ report files (written from the results file, one result at a time)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from omk.engine.results import Results
 from omk.engine.run_report import Report
-from omk.records.document import Category, LayerMeans, Summary
+from omk.records.document import Category, LayerMeans, Repeats, Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
@@ -53,11 +53,11 @@ def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
     )
 
 
-def repeats_block(digests: list[Digest], repeat: int) -> dict[str, Any] | None:
-    from omk.runner.repeats import repeat_stats, repeat_summary
+def repeats_block(digests: list[Digest], repeat: int) -> Repeats | None:
+    from omk.runner.repeats import repeat_stats, repeats_of
 
     stats = repeat_stats(digests) if repeat > 1 else []
-    return {**repeat_summary(stats, repeat), "per_sample": stats} if stats else None
+    return repeats_of(stats, repeat) if stats else None
 
 
 def finish(evaluation: Evaluation) -> Report:

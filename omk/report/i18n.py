@@ -136,6 +136,17 @@ ZH = {
     "regressed": "退步",
     "Per-sample changes": "逐条变化",
     "run-to-run spread": "重复运行波动",
+    # --repeat: pass@k and pass^k (terminal, Markdown, HTML)
+    "Repeats": "重复运行",
+    "Repeats ({n} runs per sample)": "重复运行（每条用例 {n} 次）",
+    "{n} runs per sample: {always} of {samples} samples passed every run, {flaky} flaky, {never} never passed": "每条用例运行 {n} 次：{samples} 条中 {always} 条每次都通过，{flaky} 条不稳定，{never} 条从未通过",
+    "composite mean": "综合分均值",
+    "pass@k and pass^k over the run (95% interval)": "整次运行的 pass@k 与 pass^k（95% 区间）",
+    "{shown} of {total} samples shown (flaky ones first); all are in the report": "显示 {total} 条用例中的 {shown} 条（不稳定的在前）；全部见报告",
+    # experiments: resources
+    "resources": "资源",
+    "tokens / sample": "每条 token",
+    "cost / sample": "每条成本",
 }
 
 

@@ -88,7 +88,7 @@ def print_terminal(rep: Repeats | None, console: Any, lang: str = "en") -> None:
         for k, at_k, hat_k in rows:
             ks.add_row(str(k), k_figure(at_k), k_figure(hat_k))
         console.print(ks)
-    console.print(counts_line(rep, lang))
+    console.print(Text(counts_line(rep, lang)))
 
 
 # ---------------------------------------------------------------- Markdown and HTML

@@ -202,6 +202,7 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             format=options.format,
             lang=options.lang,
             require=options.require,
+            max_cost_increase=options.max_cost_increase,
         )
         return resume_experiment(Path(options.resume), given)
     if options.resume:

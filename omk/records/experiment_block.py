@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from omk.records.document import LayerMeans, RunTarget
+from omk.records.document import Bounds, LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
 from omk.stats.verdict import Level, PairVerdict, Verdict
 
@@ -130,10 +130,25 @@ class PassRate:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A resource's change per sample (cost, latency): absolute and relative."""
+    """A resource's change per sample (cost, latency, tokens): absolute and relative, each with its
+    paired bootstrap interval (None in a block written before resources had intervals)."""
 
     delta: Number | None = None
     relative: Number | None = None
+    n: int = 0
+    control: Number | None = None
+    treatment: Number | None = None
+    ci: Bounds | None = None
+    relative_ci: Bounds | None = None
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Change:
+        if f is None:
+            return cls()
+        return cls(
+            f.num("delta"), f.num("relative"), f.int("n"), f.num("control"), f.num("treatment"),
+            Bounds.from_json(f.obj("ci")), Bounds.from_json(f.obj("relative_ci")),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +198,7 @@ class Comparison:
     pass_rate: PassRate
     cost_usd: Change
     latency_ms: Change
+    tokens: Change
     errored_either: int
     errored_control: int
     errored_treatment: int
@@ -205,8 +221,9 @@ class Comparison:
             composite=Delta.from_json(f.obj("composite")),
             layers=tuple((k, d) for k in ("fact", "behavior", "judge") if (d := Delta.from_json(layers.obj(k))) is not None),
             pass_rate=PassRate(pr.num("control_rate"), pr.num("treatment_rate"), pr.num("change"), pr.int("gained"), pr.int("lost"), pr.num("p_value")),
-            cost_usd=_change(f.obj("cost_usd")),
-            latency_ms=_change(f.obj("latency_ms")),
+            cost_usd=Change.from_json(f.obj("cost_usd")),
+            latency_ms=Change.from_json(f.obj("latency_ms")),
+            tokens=Change.from_json(f.obj("tokens")),
             errored_either=err.int("either"),
             errored_control=err.int("control"),
             errored_treatment=err.int("treatment"),
@@ -216,10 +233,6 @@ class Comparison:
             regressions=tuple(Regression(r.str("sample_id"), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
             per_sample=tuple(PerSample.from_json(s) for s in f.objs("per_sample")),
         )
-
-
-def _change(f: Fields | None) -> Change:
-    return Change(f.num("delta"), f.num("relative")) if f is not None else Change()
 
 
 # ---------------------------------------------------------------- every variant's results
@@ -256,11 +269,13 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How the comparisons were computed: bootstrap resamples, seed, the trivial change."""
+    """How the comparisons were computed: bootstrap resamples, seed, the trivial change, and the
+    largest cost increase allowed (percent; None when not set)."""
 
     resamples: int | None = None
     seed: Any = None
     trivial: Number | None = None
+    max_cost_increase: Number | None = None
 
 
 # ---------------------------------------------------------------- the pairwise judge
@@ -400,7 +415,7 @@ class ExperimentBlock:
         req = f.obj("require")
         return cls(
             control=f.str("control"),
-            settings=Settings(s.int("resamples", None), s.raw("seed"), s.num("trivial")),
+            settings=Settings(s.int("resamples", None), s.raw("seed"), s.num("trivial"), s.num("max_cost_increase")),
             variants=tuple(Variant.from_json(v) for v in f.objs("variants")),
             comparisons=tuple(Comparison.from_json(c) for c in f.objs("comparisons")),
             verdict=verdict_from_json(verdict),

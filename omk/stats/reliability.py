@@ -24,8 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from omk.stats.bootstrap import Interval, bootstrap_mean_cis
-from omk.stats.compare import effective_resamples
+from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 
 RESAMPLES = 10_000
 

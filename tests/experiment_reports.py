@@ -81,13 +81,13 @@ def synthetic_report(
     cases: dict[str, list[dict[str, Any]]] = {}
     for k, (name, scores) in enumerate(variants.items()):
         samples: dict[str, list[Record]] = {}
-        for sid, score in zip(ids, scores, strict=True):
+        for i, (sid, score) in enumerate(zip(ids, scores, strict=True)):
             for rep in range(repeats):
                 ok = score is not None
                 passed = ok and score >= 3.5
                 factor = (spend or {}).get(name)
                 size = 1 + (int(sid[-3:]) if sid[-3:].isdigit() else len(sid)) % 5  # samples differ in size
-                factor = None if factor is None else factor * (1 + 0.03 * ((size * 3 + k) % 4))  # and arms a little per sample
+                factor = None if factor is None else factor * (1 + 0.03 * ((i * 3 + k) % 4))  # and arms a little per sample
                 used = {} if factor is None else {
                     "cost_usd": round(0.001 * size * factor * (1 + 0.1 * (rep % 2)), 6),
                     "input_tokens": int(800 * size * factor), "output_tokens": int(200 * size * factor) + 7 * rep,

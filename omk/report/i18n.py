@@ -143,10 +143,6 @@ ZH = {
     "composite mean": "综合分均值",
     "pass@k and pass^k over the run (95% interval)": "整次运行的 pass@k 与 pass^k（95% 区间）",
     "{shown} of {total} samples shown (flaky ones first); all are in the report": "显示 {total} 条用例中的 {shown} 条（不稳定的在前）；全部见报告",
-    # experiments: resources
-    "resources": "资源",
-    "tokens / sample": "每条 token",
-    "cost / sample": "每条成本",
 }
 
 

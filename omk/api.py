@@ -251,6 +251,7 @@ def run_experiment(
     seed: int | None = None,
     trivial: float = 0.1,
     pairwise: bool | None = None,
+    max_cost_increase: float | None = None,
     on_result: Callable[[str, SampleResult], None] | None = None,
     **options: Unpack[RunOptions],
 ) -> ExperimentOutcome:
@@ -260,7 +261,8 @@ def run_experiment(
     or `control` and `treatments` as `--control`/`--treatment` take them (`"baseline"`, a skill
     path, `"system:TEXT"`, `"model:NAME"`, `"target:KIND:ARG"`). With neither, omk.yaml's
     `variants:` are used. `pairwise`: whether the judge also compares each treatment's answers
-    with the control's, in both orders (`.block["pairwise"]`); None turns it on when the variants
+    with the control's, in both orders (`.block.pairs`); `max_cost_increase`: a percentage
+    (as `--max-cost-increase`): a treatment whose cost per sample rises more is CAUTIOUS; None turns it on when the variants
     differ by target only, as `omk eval --target A --target B` does (`control="target:KIND:ARG"`,
     `treatments=["target:KIND:ARG"]`). The other keywords are `evaluate`'s. Returns an `ExperimentOutcome`:
     `.analysis` (an `omk.stats.ExperimentAnalysis`: variants, comparisons, `.verdict`), `.reports`
@@ -274,6 +276,7 @@ def run_experiment(
     if options.get("target") is not None and not isinstance(options["target"], str):
         raise TypeError("run_experiment builds each variant's target from settings: give target as a spec string")
     opts, folder, built, write = prepare_options(samples, **options)
+    opts.max_cost_increase = max_cost_increase
     if variants is not None:
         chosen = check_roles([v if isinstance(v, Variant) else parse_item(v, folder) for v in variants], "variants")
     elif control is not None:

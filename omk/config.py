@@ -40,6 +40,7 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "max_turns": (int,),
     "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
     "variants": (list,),  # an experiment's arms (omk/engine/variants.py)
+    "max_cost_increase": (int, float),  # percent: an experiment's treatment may cost this much more per sample
 }
 
 
@@ -59,6 +60,7 @@ class Settings:
     regex_timeout: float = 2.0
     hook_timeout: float = 30.0
     judge_repeat: int = 1  # --judge-repeat N: calls per judge item, averaged
+    max_cost_increase: float | None = None  # percent; a treatment costing more per sample is CAUTIOUS
     debias_length: bool = True  # --no-debias-length turns off the judge prompt's length-debias block
     url_allow: list[str] = field(default_factory=list)  # omk.yaml url_allow + OMK_URL_ALLOW + --url-allow
     no_urls: bool = False  # --no-urls: no URL inlining at all
@@ -79,6 +81,7 @@ RANGES: dict[str, tuple[Any, str]] = {
     "url_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "url_max_bytes": (lambda v: v >= 1, "at least 1"),
     "max_output_bytes": (lambda v: v >= 1, "at least 1"),
+    "max_cost_increase": (lambda v: 0 <= v < float("inf"), "a percentage, 0 or more"),
 }
 
 
@@ -200,7 +203,7 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
             s.judge = _split_list(data["judge"])
         if "format" in data:
             s.formats = _split_list(data["format"])
-        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat"):
+        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat", "max_cost_increase"):
             if key in data:
                 setattr(s, key, data[key])
         if "url_allow" in data:
@@ -227,7 +230,7 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         s.judge, s.judge_off = [], bool(s.judge)
     if cli.get("format"):
         s.formats = _split_list(cli["format"])
-    for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang"):
+    for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "max_cost_increase"):
         if cli.get(key) is not None:
             setattr(s, key, cli[key])
     s.url_allow = [*s.url_allow, *env_url_allow(), *(cli.get("url_allow") or [])]  # allow-lists add up

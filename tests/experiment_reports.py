@@ -65,22 +65,36 @@ def crashing_run(folder: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
 
 
 def synthetic_report(
-    variants: dict[str, list[float | None]], *, repeats: int = 1, settings: AnalysisSettings | None = None, ids: list[str] | None = None
+    variants: dict[str, list[float | None]],
+    *,
+    repeats: int = 1,
+    settings: AnalysisSettings | None = None,
+    ids: list[str] | None = None,
+    spend: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """An experiment report from composites per variant (the first is the control; None: errored),
-    with the block's `runs[name].results` as the engine writes them."""
+    with the block's `runs[name].results` as the engine writes them. `spend`: per variant, a
+    factor on each sample's cost, tokens and latency (which differ from sample to sample)."""
     n = len(next(iter(variants.values())))
     ids = ids or [f"s{i:03d}" for i in range(n)]
     runs = []
     cases: dict[str, list[dict[str, Any]]] = {}
     for k, (name, scores) in enumerate(variants.items()):
         samples: dict[str, list[Record]] = {}
-        for sid, score in zip(ids, scores, strict=True):
+        for i, (sid, score) in enumerate(zip(ids, scores, strict=True)):
             for rep in range(repeats):
                 ok = score is not None
                 passed = ok and score >= 3.5
+                factor = (spend or {}).get(name)
+                size = 1 + (int(sid[-3:]) if sid[-3:].isdigit() else len(sid)) % 5  # samples differ in size
+                factor = None if factor is None else factor * (1 + 0.03 * ((i * 3 + k) % 4))  # and arms a little per sample
+                used = {} if factor is None else {
+                    "cost_usd": round(0.001 * size * factor * (1 + 0.1 * (rep % 2)), 6),
+                    "input_tokens": int(800 * size * factor), "output_tokens": int(200 * size * factor) + 7 * rep,
+                    "latency_ms": 300.0 * size * factor,
+                }  # fmt: skip
                 samples.setdefault(sid, []).append(
-                    Record(status="ok" if ok else "error", composite=score, layers={"fact": score} if ok else {}, passed=passed)
+                    Record(status="ok" if ok else "error", composite=score, layers={"fact": score} if ok else {}, passed=passed, **used)
                 )
                 messages = [] if passed else ["error: the agent crashed"] if not ok else [f"below threshold 3.5: fact {score:.2f}"]
                 cases.setdefault(name, []).append(

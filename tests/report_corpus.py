@@ -73,8 +73,10 @@ def _run(name: str, args: list[str], tmp: Path) -> None:
 
 def _built() -> None:
     """Reports built in the tests: the factory's (tool calls, mocks, XSS, an errored result), an
-    experiment with the pairwise judge's votes and keys, and one from before experiments."""
+    experiment with the pairwise judge's votes and keys, one from before experiments, and an
+    experiment whose treatment costs more than `max_cost_increase` allows (tokens, cost, latency)."""
     sys.path.insert(0, str(ROOT / "tests"))
+    from experiment_reports import synthetic_report
     from pairwise_reports import pair_block, with_pairwise
     from report_factory import make_report
 
@@ -88,7 +90,18 @@ def _built() -> None:
         block.pop(key)
     block["verdicts"][0]["votes"] = [{"judge": "openai:gpt-4o", "preference": 1, "reason": "A is precise"}]
     old["pairwise"] = {**block, "judge": ["openai:gpt-4o"], "reports": [".", "target-2"]}
-    for name, report in (("factory", make_report()), ("pairwise-votes", with_pairwise(keys=("pairwise", "llm_comparison"), votes=True, pairs=2)), ("old-layout", old)):
+    from omk.stats import AnalysisSettings
+
+    control = make_report()  # the control's run: the factory's results
+    ids = [r["sample_id"] for r in control["results"]]
+    scores = [r["scores"]["composite"] if r["status"] == "ok" else 2.0 for r in control["results"]]
+    dear = synthetic_report(
+        {"lean": scores, "thorough": [min(5.0, s + 0.4 + 0.1 * i) for i, s in enumerate(scores)]},
+        spend={"lean": 1.0, "thorough": 1.4}, settings=AnalysisSettings(resamples=2000, max_cost_increase=25), ids=ids,
+    )  # fmt: skip
+    dear = {**control, "experiment": dear["experiment"]}
+    built = (("factory", make_report()), ("pairwise-votes", with_pairwise(keys=("pairwise", "llm_comparison"), votes=True, pairs=2)), ("old-layout", old), ("experiment-cost", dear))
+    for name, report in built:
         (CORPUS / name).mkdir(parents=True, exist_ok=True)
         (CORPUS / name / "report.json").write_text(dumps_report(report), encoding="utf-8")
 

@@ -17,14 +17,8 @@ REPORT_KEYS = frozenset(
 )  # fmt: skip
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
-# so the entry goes with the fix). The `--repeat` table reads the repeats block, which becomes a
-# record with the pass@k work.
-KNOWN_READERS: set[tuple[str, str]] = {
-    ("omk/cli/eval_cmd.py", "per_sample"),
-    ("omk/cli/eval_cmd.py", "composite"),
-    ("omk/cli/eval_cmd.py", "always_passed"),
-    ("omk/cli/eval_cmd.py", "never_passed"),
-}
+# so the entry goes with the fix). None today.
+KNOWN_READERS: set[tuple[str, str]] = set()
 
 
 def class_names(root: Path) -> dict[str, list[str]]:

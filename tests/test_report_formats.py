@@ -94,6 +94,47 @@ def test_repeats_section_is_summarised_in_md_and_html():
     assert "runs per sample" not in render_markdown(make_report())
 
 
+def _flaky_repeats() -> dict:
+    ci = {"low": 0.42, "high": 0.91, "level": 0.95, "method": "expanded", "resamples": 10000, "seed": 0}
+    return {
+        "n": 3, "samples": 2, "always_passed": 1, "flaky": 1, "never_passed": 0,
+        "pass_at_k": [{"k": 1, "samples": 2, "mean": 0.6667, "ci": ci}, {"k": 3, "samples": 2, "mean": 1.0, "ci": None}],
+        "pass_hat_k": [{"k": 1, "samples": 2, "mean": 0.6667, "ci": ci}, {"k": 3, "samples": 2, "mean": 0.5, "ci": None}],
+        "per_sample": [
+            {"sample_id": "flaky <b>one</b>", "runs": 3, "errored": 0, "passed": 1, "pass_rate": 0.33,
+             "composite": {"mean": 3.5, "stddev": 0.71, "min": 3.0, "max": 4.0},
+             "pass_at_k": [0.3333, 0.6667, 1.0], "pass_hat_k": [0.3333, 0.0, 0.0]},
+            {"sample_id": "steady", "runs": 3, "errored": 0, "passed": 3, "pass_rate": 1.0,
+             "composite": {"mean": 5.0, "stddev": 0.0, "min": 5.0, "max": 5.0},
+             "pass_at_k": [1.0, 1.0, 1.0], "pass_hat_k": [1.0, 1.0, 1.0]},
+        ],
+    }  # fmt: skip
+
+
+def test_every_format_shows_pass_at_k_and_pass_hat_k_with_their_intervals():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from omk.report.terminal import print_summary
+
+    report = make_report(repeats=3)
+    report["repeats"] = _flaky_repeats()
+    md, page = render_markdown(report), render_html(report)
+    assert "| 1 | 0.67 [0.42, 0.91] | 0.67 [0.42, 0.91] |" in md and "| 3 | 1.00 | 0.50 |" in md
+    assert "flaky &lt;b&gt;one&lt;/b&gt; ⚠️ | 1/3 | 3.50 ± 0.71 | 0.33 · 0.67 · 1.00 | 0.33 · 0.00 · 0.00 |" in md
+    assert '<table class="pass-k">' in page and "<td>0.67 [0.42, 0.91]</td>" in page
+    assert '<tr class="flaky"><td>flaky &lt;b&gt;one&lt;/b&gt;</td><td>1/3</td>' in page and "<b>one</b>" not in page
+    junit = render_junit(report)
+    assert 'name="pass@k:1" value="0.67 [0.42, 0.91]"' in junit and 'name="pass^k:3" value="0.50"' in junit
+    assert 'name="repeats:flaky" value="1"' in junit
+    console = Console(file=StringIO(), width=120, record=True)
+    print_summary(report, console, "zh")
+    text = console.export_text()
+    assert "重复运行（每条用例 3 次）" in text and "pass@3" in text and "0.67 [0.42, 0.91]" in text
+    assert text.index("flaky <b>one</b>") < text.index("steady")
+
+
 def test_html_chart_counts_scores_and_errors():
     page = render_html(make_report())
     counts = [int(n) for n in re.findall(r'<rect class="bin" data-count="(\d+)"', page)]

@@ -14,7 +14,7 @@ from omk.errors import InputError
 from omk.model import Sample
 from omk.records import Trace
 from omk.runner import resume as rs
-from omk.runner.repeats import repeat_stats, repeat_summary, spent_cost
+from omk.runner.repeats import repeat_stats, repeats_of, spent_cost
 from omk.runner.sample_run import RunConfig, run_jobs
 from omk.scoring.summary import summarize
 from omk.targets.base import TargetResult
@@ -149,17 +149,20 @@ def test_repeat_figures_per_sample(tmp_path):
     results[4].scores, results[4].passed = dataclasses.replace(results[4].scores, composite=3.0), False
     results[5].status, results[5].passed = "error", False
     stats = repeat_stats(results)
-    assert stats[0] == {
+    assert stats[0].to_json() == {
         "sample_id": "s0",
         "runs": 3,
         "errored": 0,
         "passed": 3,
         "pass_rate": 1.0,
         "composite": {"mean": 5.0, "stddev": 0.0, "min": 5.0, "max": 5.0},
+        "pass_at_k": [1.0, 1.0, 1.0],
+        "pass_hat_k": [1.0, 1.0, 1.0],
     }
-    assert stats[1]["passed"] == 1 and stats[1]["pass_rate"] == 0.33 and stats[1]["errored"] == 1
-    assert stats[1]["composite"] == {"mean": 4.0, "stddev": 1.41, "min": 3.0, "max": 5.0}
-    assert repeat_summary(stats, 3) == {"n": 3, "samples": 2, "always_passed": 1, "flaky": 1, "never_passed": 0}
+    assert stats[1].passed == 1 and stats[1].pass_rate == 0.33 and stats[1].errored == 1  # an errored run fails
+    assert stats[1].composite.to_json() == {"mean": 4.0, "stddev": 1.41, "min": 3.0, "max": 5.0}
+    rep = repeats_of(stats, 3)
+    assert (rep.n, rep.samples, rep.always_passed, rep.flaky, rep.never_passed) == (3, 2, 1, 1, 0)
 
 
 def test_cached_results_cost_nothing_this_run():

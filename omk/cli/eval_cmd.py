@@ -105,8 +105,6 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
 
     console = make_console()
     print_summary(_document(report, report_path), console, lang, str(report_path))
-    if report.repeats:
-        print_repeats(report.repeats, console)
 
 
 def _document(report: Report, report_path: Path | None) -> Any:
@@ -114,25 +112,3 @@ def _document(report: Report, report_path: Path | None) -> Any:
     from omk.records.document import ReportDocument, read_document
 
     return read_document(report_path) if report_path is not None else ReportDocument.from_dict(report.to_dict())
-
-
-def print_repeats(repeats: dict[str, Any], console: Any) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"Repeats ({repeats['n']} runs per sample)", title_justify="left")
-    for col in ("sample", "pass rate", "composite mean", "stddev", "min", "max"):
-        table.add_column(col, justify="left" if col == "sample" else "right")
-
-    def fmt(v: float | None) -> str:
-        return "-" if v is None else f"{v:.2f}"
-
-    for s in repeats["per_sample"]:
-        c = s["composite"]
-        table.add_row(
-            s["sample_id"], f"{s['passed']}/{s['runs']}", fmt(c["mean"]), fmt(c["stddev"]), fmt(c["min"]), fmt(c["max"])
-        )
-    console.print(table)
-    console.print(
-        f"{repeats['always_passed']} of {repeats['samples']} samples passed every run, "
-        f"{repeats['flaky']} flaky, {repeats['never_passed']} never passed"
-    )

@@ -216,6 +216,7 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             format=options.format,
             lang=options.lang,
             require=options.require,
+            max_cost_increase=options.max_cost_increase,
         )
         confirmed = [*(targets or []), *([options.target] if options.target else [])]  # command targets given again
         return resume_experiment(resume_dir, given, confirmed=confirmed)

@@ -48,6 +48,19 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _percent(text: str) -> float:
+    from omk.config import RANGES  # the same rule omk.yaml's `max_cost_increase` is checked by
+
+    try:
+        value = float(text.removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    in_range, words = RANGES["max_cost_increase"]
+    if not in_range(value):
+        raise argparse.ArgumentTypeError(f"must be {words}; got {text}")
+    return value
+
+
 def _score(text: str) -> float:
     from omk.config import RANGES  # the same rule omk.yaml's `threshold` is checked by
 
@@ -134,6 +147,10 @@ def _add_experiment_options(ev: argparse.ArgumentParser) -> None:
     exp.add_argument("--treatment", action="append", metavar="SPEC[,SPEC]", help="treatment variant(s) compared with the control")
     exp.add_argument("--trivial", type=_positive_float, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
     exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
+    exp.add_argument(
+        "--max-cost-increase", type=_percent, metavar="PCT",
+        help="a treatment whose cost per sample rises more than PCT percent is CAUTIOUS (max_cost_increase: in omk.yaml)",
+    )  # fmt: skip
     exp.add_argument("--seed", type=_non_negative_int, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
     exp.add_argument(
         "--pairwise",

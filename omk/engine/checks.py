@@ -20,6 +20,7 @@ NUMBERS: dict[str, tuple[type, str]] = {
     "repeat": (int, "repeat"),
     "trivial": (float, "trivial"),
     "seed": (int, "seed"),
+    "max_cost_increase": (float, "max_cost_increase"),
 }
 OWN_RULES: dict[str, tuple[Any, str]] = {
     "repeat": (lambda v: v >= 1, "at least 1"),

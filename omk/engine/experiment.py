@@ -68,6 +68,7 @@ class Experiment:
     trivial: float = 0.1
     pairwise: bool = False  # the pairwise judge compares treatment and control answers
     pairwise_block: dict[str, Any] | None = None
+    max_cost_increase: float | None = None  # percent (--max-cost-increase, omk.yaml): more is CAUTIOUS
 
     @property
     def control(self) -> Evaluation:
@@ -176,6 +177,7 @@ def prepare_experiment(
     folder = out if write else None
     experiment = Experiment(options, variants, evaluations, seed, run_id, started.isoformat(timespec="seconds"), folder, trivial)
     experiment.pairwise = targets_only(variants) if pairwise is None else pairwise
+    experiment.max_cost_increase = evaluations[0].settings.max_cost_increase  # the command line's, else omk.yaml's
     if write:
         _record(experiment)
     return experiment
@@ -193,6 +195,7 @@ def _record(experiment: Experiment) -> None:
         "seed": experiment.seed,
         "trivial": experiment.trivial,
         "require": experiment.options.require,
+        "max_cost_increase": experiment.max_cost_increase,
         "pairwise": experiment.pairwise,
         "variants": [dataclasses.asdict(v) for v in experiment.variants],
     }
@@ -223,13 +226,18 @@ def resume_experiment(
     evaluations = []
     for variant in variants:
         # each variant resumes its own run: only the choices a resume may change are passed on
-        sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name), require=None)
+        sub = dataclasses.replace(options, resume=str(run_dir / VARIANTS_DIR / variant.name), require=None, max_cost_increase=None)
         evaluations.append(Evaluation.prepare(sub, cwd=cwd, adjust=variant.apply, confirmed=confirmed, check_skills=False))
     from omk.engine.skill_checks import agree_on_skills
 
     agree_on_skills(evaluations, check=False)
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
+    recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
+    if options.max_cost_increase is not None:
+        experiment.max_cost_increase = options.max_cost_increase
+    elif isinstance(recorded, int | float) and not isinstance(recorded, bool):
+        experiment.max_cost_increase = float(recorded)
     return experiment
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from omk.engine.results import Results
 from omk.engine.run_report import Report
 from omk.jsontext import nonfinite_warning
-from omk.records.document import Summary
+from omk.records.document import Repeats, Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
@@ -45,11 +45,11 @@ def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
     )
 
 
-def repeats_block(digests: list[Digest], repeat: int) -> dict[str, Any] | None:
-    from omk.runner.repeats import repeat_stats, repeat_summary
+def repeats_block(digests: list[Digest], repeat: int) -> Repeats | None:
+    from omk.runner.repeats import repeat_stats, repeats_of
 
     stats = repeat_stats(digests) if repeat > 1 else []
-    return {**repeat_summary(stats, repeat), "per_sample": stats} if stats else None
+    return repeats_of(stats, repeat) if stats else None
 
 
 def finish(evaluation: Evaluation) -> Report:

@@ -45,6 +45,7 @@ class EvalOptions:
     treatment: list[str] | None = None  # its treatments (SPEC[,SPEC...], repeatable)
     trivial: float | None = None  # the smallest composite difference worth acting on
     require: str | None = None  # progress | no-regress: the verdict becomes the exit code
+    max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS
     seed: int | None = None  # the experiment's schedule and bootstrap seed
     pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from omk.jsontext import dumps
 from omk.records import SampleResult
-from omk.records.document import FORMAT, LayerMeans, Summary
+from omk.records.document import FORMAT, LayerMeans, Repeats, Summary
 from omk.records.triggering import Triggering
 from omk.version import __version__
 
@@ -34,7 +34,7 @@ class Report:
     judge: dict[str, Any] | None
     summary: Summary
     results: Sequence[SampleResult]  # in plan order; read from the run's results file when iterated
-    repeats: dict[str, Any] | None = None  # spread per sample under --repeat N (N > 1)
+    repeats: Repeats | None = None  # spread per sample under --repeat N (N > 1)
     out_dir: Path | None = None  # the run folder, when the run wrote one
     lang: str = "en"
     omk_version: str = __version__
@@ -83,7 +83,7 @@ class Report:
             "judge": self.judge,
             "summary": self.summary.to_json(),
             "results": self.results if hasattr(self.results, "texts") else _Texts(self.results),
-            "repeats": self.repeats,
+            "repeats": self.repeats.to_json() if self.repeats is not None else None,
         }
         if self.triggering is not None:
             data["triggering"] = self.triggering.to_json()

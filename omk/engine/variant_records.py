@@ -67,7 +67,12 @@ def variant_run(name: str, role: str, results: Sequence[SampleResult]) -> Varian
 def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> ExperimentOutcome:
     from omk.engine.experiment import VARIANTS_DIR, ExperimentOutcome
 
-    settings = AnalysisSettings(trivial=experiment.trivial, threshold=experiment.control.settings.threshold, seed=experiment.seed)
+    settings = AnalysisSettings(
+        trivial=experiment.trivial,
+        threshold=experiment.control.settings.threshold,
+        seed=experiment.seed,
+        max_cost_increase=experiment.max_cost_increase,
+    )
     runs = [variant_run(v.name, v.role, reports[v.name].results) for v in experiment.variants]
     analysis = analyze(runs, settings)
     block = analysis.to_dict()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omk.errors import InputError
-from omk.records.document import LayerMeans, RunTarget
+from omk.records.document import Bounds, LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
 from omk.records.triggering import TriggerChange
 from omk.stats.paired import Regression as Regression
@@ -135,10 +135,25 @@ class PassRate:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A resource's change per sample (cost, latency): absolute and relative."""
+    """A resource's change per sample (cost, latency, tokens): absolute and relative, each with its
+    paired bootstrap interval (None in a block written before resources had intervals)."""
 
     delta: Number | None = None
     relative: Number | None = None
+    n: int = 0
+    control: Number | None = None
+    treatment: Number | None = None
+    ci: Bounds | None = None
+    relative_ci: Bounds | None = None
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Change:
+        if f is None:
+            return cls()
+        return cls(
+            f.num("delta"), f.num("relative"), f.int("n"), f.num("control"), f.num("treatment"),
+            Bounds.from_json(f.obj("ci")), Bounds.from_json(f.obj("relative_ci")),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +196,7 @@ class Comparison:
     pass_rate: PassRate
     cost_usd: Change
     latency_ms: Change
+    tokens: Change
     errored_either: int
     errored_control: int
     errored_treatment: int
@@ -203,8 +219,9 @@ class Comparison:
             composite=Delta.from_json(f.obj("composite")),
             layers=tuple((k, d) for k in ("fact", "behavior", "judge") if (d := Delta.from_json(layers.obj(k))) is not None),
             pass_rate=PassRate(pr.num("control_rate"), pr.num("treatment_rate"), pr.num("change"), pr.int("gained"), pr.int("lost"), pr.num("p_value")),
-            cost_usd=_change(f.obj("cost_usd")),
-            latency_ms=_change(f.obj("latency_ms")),
+            cost_usd=Change.from_json(f.obj("cost_usd")),
+            latency_ms=Change.from_json(f.obj("latency_ms")),
+            tokens=Change.from_json(f.obj("tokens")),
             errored_either=err.int("either"),
             errored_control=err.int("control"),
             errored_treatment=err.int("treatment"),
@@ -214,10 +231,6 @@ class Comparison:
             regressions=tuple(Regression(r.str("sample_id", ""), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
             per_sample=tuple(PerSample.from_json(s) for s in f.objs("per_sample")),
         )
-
-
-def _change(f: Fields | None) -> Change:
-    return Change(f.num("delta"), f.num("relative")) if f is not None else Change()
 
 
 # ---------------------------------------------------------------- every variant's results
@@ -254,11 +267,13 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class ComparisonSettings:
-    """How the comparisons were computed: bootstrap resamples, seed, the trivial change."""
+    """How the comparisons were computed: bootstrap resamples, seed, the trivial change, and the
+    largest cost increase allowed (percent; None when not set)."""
 
     resamples: int | None = None
     seed: Any = None
     trivial: Number | None = None
+    max_cost_increase: Number | None = None
 
 
 # ---------------------------------------------------------------- the pairwise judge
@@ -426,7 +441,7 @@ class ExperimentBlock:
         req = f.obj("require")
         return cls(
             control=f.str("control"),
-            settings=ComparisonSettings(s.int("resamples", None), s.raw("seed"), s.num("trivial")),
+            settings=ComparisonSettings(s.int("resamples", None), s.raw("seed"), s.num("trivial"), s.num("max_cost_increase")),
             variants=tuple(VariantRow.from_json(v) for v in f.objs("variants")),
             comparisons=tuple(Comparison.from_json(c) for c in f.objs("comparisons")),
             verdict=verdict_from_json(verdict),

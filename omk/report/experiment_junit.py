@@ -84,6 +84,7 @@ def _experiment_properties(report: ReportDocument, exp: ExperimentBlock) -> list
         ("experiment:recommendation", verdict.recommendation),
     ]
     items += [(f"experiment:pair:{p.treatment}", p.level) for p in verdict.pairs]
+    items += [(f"experiment:resources:{c.treatment}", ex.resources_text(c)) for c in exp.comparisons]
     return items
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from omk.records.experiment_block import (
     Case,
+    Change,
     Comparison,
     Delta,
     ExperimentBlock,
@@ -66,10 +67,6 @@ def money(v: Any) -> str:
 
 def ms(v: Any) -> str:
     return "—" if v is None else f"{v:.0f} ms"
-
-
-def relative(v: Any) -> str:
-    return "" if v is None else f" ({100 * v:+.1f}%)"
 
 
 # ---------------------------------------------------------------- the variants side by side
@@ -160,10 +157,25 @@ def pass_rate_text(comp: Comparison, lang: str) -> str:
 
 
 def resources_text(comp: Comparison) -> str:
-    cost, lat = comp.cost_usd, comp.latency_ms
+    """`cost +$0.0012 (+35.0% [28%, 41%]) · tokens +410 (…) · latency +50 ms (…) per sample`: each
+    resource's change per sample, relative change and its 95% interval; tokens when reported."""
+    cost, lat, tok = comp.cost_usd, comp.latency_ms, comp.tokens
     cost_delta = "—" if cost.delta is None else f"{'+' if cost.delta >= 0 else '−'}${abs(cost.delta):.4f}"
     lat_delta = "—" if lat.delta is None else f"{lat.delta:+.0f} ms"
-    return f"cost {cost_delta}{relative(cost.relative)} · latency {lat_delta}{relative(lat.relative)} per sample"
+    parts = [f"cost {cost_delta}{_relative(cost)}"]
+    if tok.delta is not None:
+        parts.append(f"tokens {tok.delta:+,.0f}{_relative(tok)}")
+    parts.append(f"latency {lat_delta}{_relative(lat)}")
+    return " · ".join(parts) + " per sample"
+
+
+def _relative(change: Change) -> str:
+    """` (+35.0% [28%, 41%])`: the relative change and its interval, when there is one."""
+    if change.relative is None:
+        return ""
+    r = change.relative_ci
+    interval = f" [{100 * r.low:.0f}%, {100 * r.high:.0f}%]" if r is not None else ""
+    return f" ({100 * change.relative:+.1f}%{interval})"
 
 
 def coverage_text(comp: Comparison) -> str:

@@ -26,14 +26,14 @@ from typing import Any
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult
-from omk.report import assets, categories, html_panel, pairwise, triggering
+from omk.report import assets, categories, html_panel, pairwise, reliability, triggering
 from omk.report.html_data import dumps
 from omk.report.html_data import row as row_data
 from omk.report.html_panel import num as _num
 from omk.report.html_panel import panel, to_html
 from omk.report.html_panel import state as _state
 from omk.report.i18n import t
-from omk.report.reasons import repeats_line, skipped_judge_line
+from omk.report.reasons import skipped_judge_line
 
 
 def esc(value: Any) -> str:
@@ -271,7 +271,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         _page_head(report, css, scripts, verdict, lang) + f"<main>{lead}"
         f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
-        + (f'<p id="repeats">{esc(line)}</p>' if (line := repeats_line(report.repeats)) else "")
+        + reliability.html_section(report.repeats, lang)
         + categories.html_section(report, lang)
         + triggering.html_section(report, lang)
         + pairwise.html_section(report, lang)

@@ -154,6 +154,13 @@ ZH = {
     "McNemar p": "McNemar p 值",
     "no negative controls: a description that fires on everything scores perfect recall": "没有反例对照：一个对什么都触发的描述也能得到满分召回率",
     "never fired on the samples that expect it": "在期望它触发的用例上从未触发",
+    # --repeat: pass@k and pass^k (terminal, Markdown, HTML)
+    "Repeats": "重复运行",
+    "Repeats ({n} runs per sample)": "重复运行（每条用例 {n} 次）",
+    "{n} runs per sample: {always} of {samples} samples passed every run, {flaky} flaky, {never} never passed": "每条用例运行 {n} 次：{samples} 条中 {always} 条每次都通过，{flaky} 条不稳定，{never} 条从未通过",
+    "composite mean": "综合分均值",
+    "pass@k and pass^k over the run (95% interval)": "整次运行的 pass@k 与 pass^k（95% 区间）",
+    "{shown} of {total} samples shown (flaky ones first); all are in the report": "显示 {total} 条用例中的 {shown} 条（不稳定的在前）；全部见报告",
 }
 
 

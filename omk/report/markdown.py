@@ -18,11 +18,10 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
-from omk.report import categories, pairwise, triggering
+from omk.report import categories, pairwise, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
-    repeats_line,
     result_name,
     skipped_judge_line,
     turn_label,
@@ -58,8 +57,7 @@ def _render(report: ReportDocument, lang: str) -> str:
 
         return experiment_markdown.render(report, report.experiment, lang, cell)
     out = _head(report, lang)
-    if line := repeats_line(report.repeats):
-        out += [cell(line), ""]
+    out += reliability.markdown_lines(report.repeats, lang, cell)
     out += categories.markdown_lines(report, lang, cell)
     out += triggering.markdown_lines(report, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)

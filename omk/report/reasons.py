@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from omk.model import JUDGE_OFF
-from omk.records.document import Repeats, Summary
+from omk.records.document import Summary
 from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult, WorkspaceChanges
 
 
@@ -157,16 +157,6 @@ def is_repeated(results: Iterable[Named]) -> bool:
 def result_name(result: Named, repeated: bool) -> str:
     """`sample_id`, or `sample_id#r` (the 0-based repeat index) when the run repeated samples."""
     return f"{result.sample_id}#{result.repeat}" if repeated else str(result.sample_id)
-
-
-def repeats_line(rep: Repeats | None) -> str | None:
-    """One sentence on the `--repeat` spread, when the run repeated samples."""
-    if rep is None:
-        return None
-    return (
-        f"{rep.n} runs per sample: {rep.always_passed} of {rep.samples} samples passed every run, "
-        f"{rep.flaky} flaky, {rep.never_passed} never passed"
-    )
 
 
 def skipped_judge_line(summary: Summary, lang: str = "en") -> str | None:

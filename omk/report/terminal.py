@@ -19,7 +19,7 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import categories, triggering
+from omk.report import categories, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -67,6 +67,7 @@ def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, 
     _print_failures(report.results, threshold, console, lang, repeated)
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)
+    reliability.print_terminal(report.repeats, console, lang)
     for part in triggering.terminal_tables(report, lang):
         console.print(part)
     _print_totals(report.summary, console, lang)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from statistics import fmean, stdev
-from typing import Any
 
 from omk.records import SampleResult
+from omk.records.document import Bounds, CompositeSpread, KMean, Repeats, RepeatSample
 from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2
+from omk.stats.reliability import pass_at_k, pass_hat_k, run_figures
 
 
 def spent_cost(results: Iterable[SampleResult | Digest]) -> float | None:
@@ -19,12 +20,13 @@ def spent_cost(results: Iterable[SampleResult | Digest]) -> float | None:
     return round(float(sum(cost for cost, cached in known if not cached)), 6)
 
 
-def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[dict[str, Any]]:
-    """Per sample, in first-seen order: runs, pass rate, and composite mean / stddev / min / max.
+def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[RepeatSample]:
+    """Per sample, in first-seen order: runs, pass rate, composite mean / stddev / min / max, and
+    pass@k / pass^k for k = 1 … runs (omk/stats/reliability.py).
 
     The composite figures use the runs that produced an output (an errored run has no score);
-    errored runs still count in `runs` and against the pass rate. `stddev` is the sample standard
-    deviation, null with fewer than two scored runs.
+    errored runs still count in `runs` and against the pass rate and pass@k. `stddev` is the
+    sample standard deviation, null with fewer than two scored runs.
     """
     by_sample: dict[str, list[SampleResult | Digest]] = {}
     for r in results:
@@ -32,31 +34,47 @@ def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[dict[str, Any
     stats = []
     for sid, runs in by_sample.items():
         composites = [r.scores.composite for r in runs if r.status == "ok"]
-        passed = sum(1 for r in runs if r.passed)
+        n, passed = len(runs), sum(1 for r in runs if r.passed)
         stats.append(
-            {
-                "sample_id": sid,
-                "runs": len(runs),
-                "errored": sum(1 for r in runs if r.status == "error"),
-                "passed": passed,
-                "pass_rate": round2(passed / len(runs)),
-                "composite": {
-                    "mean": round2(fmean(composites)) if composites else None,
-                    "stddev": round2(stdev(composites)) if len(composites) >= 2 else None,
-                    "min": min(composites) if composites else None,
-                    "max": max(composites) if composites else None,
-                },
-            }
+            RepeatSample(
+                sample_id=sid,
+                runs=n,
+                errored=sum(1 for r in runs if r.status == "error"),
+                passed=passed,
+                pass_rate=round2(passed / n),
+                composite=CompositeSpread(
+                    mean=round2(fmean(composites)) if composites else None,
+                    stddev=round2(stdev(composites)) if len(composites) >= 2 else None,
+                    min=min(composites) if composites else None,
+                    max=max(composites) if composites else None,
+                ),
+                pass_at_k=tuple(round(pass_at_k(n, passed, k), 4) for k in range(1, n + 1)),
+                pass_hat_k=tuple(round(pass_hat_k(n, passed, k), 4) for k in range(1, n + 1)),
+            )
         )
     return stats
 
 
-def repeat_summary(stats: list[dict[str, Any]], n: int) -> dict[str, Any]:
-    """Sample-level counts next to the run-level ones: how many samples passed every run, some, none."""
-    return {
-        "n": n,
-        "samples": len(stats),
-        "always_passed": sum(1 for s in stats if s["passed"] == s["runs"]),
-        "flaky": sum(1 for s in stats if 0 < s["passed"] < s["runs"]),
-        "never_passed": sum(1 for s in stats if s["passed"] == 0),
-    }
+def _k_means(stats: list[RepeatSample], n: int, hat: bool) -> tuple[KMean, ...]:
+    """pass@k (or pass^k) for k = 1 … n over the run: the mean of the samples run at least k
+    times, with its bootstrap interval over samples (exact values, not the rounded ones)."""
+    estimate = pass_hat_k if hat else pass_at_k
+    columns = [[estimate(s.runs, s.passed, k) for s in stats if s.runs >= k] for k in range(1, n + 1)]
+    return tuple(
+        KMean(f.k, f.samples, round(f.mean, 4), Bounds(**f.ci.to_dict()) if f.ci else None) for f in run_figures(columns)
+    )
+
+
+def repeats_of(stats: list[RepeatSample], n: int) -> Repeats:
+    """The `repeats` section: sample-level counts next to the run-level ones (how many samples
+    passed every run, some, none), each sample with the flaky ones first, and pass@k / pass^k."""
+    return Repeats(
+        n=n,
+        samples=len(stats),
+        always_passed=sum(1 for s in stats if s.passed == s.runs),
+        flaky=sum(1 for s in stats if s.flaky),
+        never_passed=sum(1 for s in stats if s.passed == 0),
+        per_sample=tuple(sorted(stats, key=lambda s: not s.flaky)),  # stable: first-seen order within
+        pass_at_k=_k_means(stats, n, hat=False),
+        pass_hat_k=_k_means(stats, n, hat=True),
+    )

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from omk.stats.bootstrap import Interval, bootstrap_mean_cis
+from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 from omk.stats.data import LAYERS, AnalysisSettings, SampleOutcome, within_sample_sd
 from omk.stats.paired import (
     DeltaStats,
@@ -44,6 +44,7 @@ class PairedComparison:
     pass_rate: PassRateChange
     cost_usd: MeasureDelta
     latency_ms: MeasureDelta
+    tokens: MeasureDelta  # input + output per sample
     spread: Spread
     regressions: tuple[Regression, ...]
     per_sample: tuple[SampleDelta, ...]
@@ -69,24 +70,11 @@ class PairedComparison:
             "pass_rate": self.pass_rate.to_dict(),
             "cost_usd": self.cost_usd.to_dict(6),
             "latency_ms": self.latency_ms.to_dict(1),
+            "tokens": self.tokens.to_dict(1),
             "spread": self.spread.to_dict(),
             "regressions": [r.to_dict() for r in self.regressions],
             "per_sample": [s.to_dict() for s in self.per_sample],
         }
-
-
-DRAW_BUDGET = 2_000_000  # random draws per bootstrap: the resamples shrink past 200 differences
-MIN_RESAMPLES = 2_000
-
-
-def effective_resamples(resamples: int, n: int) -> int:
-    """The resamples used for n differences: all of them up to the draw budget, then fewer, never
-    under 2,000 (each interval records how many it used). With many samples the interval is
-    narrow and steady, and 2,000 resamples place its ends within a small fraction of its width;
-    what a larger number would add is time, in pure Python."""
-    if n * resamples <= DRAW_BUDGET:
-        return resamples
-    return min(resamples, max(MIN_RESAMPLES, DRAW_BUDGET // max(n, 1)))
 
 
 def _measures(
@@ -164,8 +152,9 @@ def compare(
         composite=composite,
         layers=measures,
         pass_rate=pass_rate_change(pairs),
-        cost_usd=measure_delta([(c.cost_usd, t.cost_usd) for c, t in pairs]),
-        latency_ms=measure_delta([(c.latency_ms, t.latency_ms) for c, t in pairs]),
+        cost_usd=measure_delta([(c.cost_usd, t.cost_usd) for c, t in pairs], settings),
+        latency_ms=measure_delta([(c.latency_ms, t.latency_ms) for c, t in pairs], settings),
+        tokens=measure_delta([(c.tokens, t.tokens) for c, t in pairs], settings),
         spread=Spread(spread_c, spread_t, exceeded),
         regressions=_regressions(per_sample, settings.trivial),
         per_sample=tuple(per_sample),

@@ -11,8 +11,8 @@ Repeats of a sample are folded into one `SampleOutcome` before any comparison:
   failure, as an errored sample fails the run's gate;
 - the sample is *errored* only when every repeat errored: it then has no score, and it is left
   out of the score comparisons (and counted), but it still counts as a failure in pass rates;
-- cost and latency are the mean over the repeats that report them (errored ones included: a
-  failed call may still have cost money).
+- cost, latency and tokens (input + output) are the mean over the repeats that report them
+  (errored ones included: a failed call may still have cost money).
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ class AnalysisSettings:
     power: float = 0.8
     min_samples: int = 20
     max_error_rate: float = 0.2
+    max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS
 
     def __post_init__(self) -> None:
         checks = {
@@ -82,6 +83,7 @@ class AnalysisSettings:
             "min_samples": self.min_samples >= 2,
             "max_error_rate": 0.0 <= self.max_error_rate <= 1.0,
             "method": self.method in METHODS,
+            "max_cost_increase": self.max_cost_increase is None or 0.0 <= self.max_cost_increase < math.inf,
         }
         for name, ok in checks.items():
             if not ok:
@@ -101,6 +103,7 @@ class SampleOutcome:
     cost_usd: float | None
     latency_ms: float | None
     composites: tuple[float, ...]  # the ok repeats' composites, in order (run-to-run spread)
+    tokens: float | None = None  # input + output tokens
 
     @property
     def errored(self) -> bool:
@@ -145,7 +148,14 @@ def fold(sample_id: str, records: Sequence[Record]) -> SampleOutcome:
         cost_usd=_mean([r.cost_usd for r in records]),
         latency_ms=_mean([r.latency_ms for r in records]),
         composites=composites,
+        tokens=_mean([_tokens(r) for r in records]),
     )
+
+
+def _tokens(record: Record) -> float | None:
+    """Input + output tokens; what is known when only one is (None when neither is)."""
+    known = [v for v in (record.input_tokens, record.output_tokens) if v is not None]
+    return float(sum(known)) if known else None
 
 
 def fold_variant(run: VariantRun) -> dict[str, SampleOutcome]:

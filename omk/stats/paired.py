@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.stats.bootstrap import Interval
+from omk.stats.bootstrap import Interval, bootstrap_paired_change, effective_resamples
 from omk.stats.data import AnalysisSettings, SampleOutcome
 from omk.stats.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
 
@@ -197,11 +197,14 @@ def pass_rate_change(pairs: Sequence[tuple[SampleOutcome, SampleOutcome]]) -> Pa
 
 @dataclass(frozen=True, slots=True)
 class MeasureDelta:
-    """A resource (cost, latency) on both arms, over the samples where both report it."""
+    """A resource (cost, latency, tokens) on both arms, over the samples where both report it: the
+    means, their difference and relative change, each with its paired bootstrap interval."""
 
     n: int
     control_mean: float | None
     treatment_mean: float | None
+    ci: Interval | None = None  # of the mean difference per sample
+    relative_ci: Interval | None = None  # of treatment / control − 1
 
     @property
     def delta(self) -> float | None:
@@ -223,14 +226,31 @@ class MeasureDelta:
             "treatment": _r(self.treatment_mean, places),
             "delta": _r(self.delta, places),
             "relative": _r(self.relative),
+            "ci": _rounded(self.ci, places),
+            "relative_ci": _rounded(self.relative_ci, 4),
         }
 
 
-def measure_delta(pairs: Sequence[tuple[float | None, float | None]]) -> MeasureDelta:
+def _rounded(ci: Interval | None, places: int) -> dict[str, Any] | None:
+    if ci is None:
+        return None
+    return {**ci.to_dict(), "low": round(ci.low, places), "high": round(ci.high, places)}
+
+
+def measure_delta(pairs: Sequence[tuple[float | None, float | None]], settings: AnalysisSettings | None = None) -> MeasureDelta:
+    """The resource's change over the pairs where both arms report it; with `settings`, its
+    intervals (bootstrap.bootstrap_paired_change, the settings' seed and level)."""
     both = [(c, t) for c, t in pairs if c is not None and t is not None]
     if not both:
         return MeasureDelta(0, None, None)
-    return MeasureDelta(len(both), fmean(c for c, _ in both), fmean(t for _, t in both))
+    control, treatment = [c for c, _ in both], [t for _, t in both]
+    ci = relative_ci = None
+    if settings is not None:
+        ci, relative_ci = bootstrap_paired_change(
+            control, treatment, level=1.0 - settings.alpha, resamples=effective_resamples(settings.resamples, len(both)),
+            seed=settings.seed, method=settings.method,
+        )  # fmt: skip
+    return MeasureDelta(len(both), fmean(control), fmean(treatment), ci, relative_ci)
 
 
 @dataclass(frozen=True, slots=True)

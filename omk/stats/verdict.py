@@ -11,10 +11,13 @@ difference worth acting on; a difference of exactly `trivial` is not trivial):
    composite says: more samples fail their gate, which the mean can hide;
 4. more than `max_error_rate` of the shared samples errored on either arm → UNDERPOWERED (the
    scores that remain may not be representative; fix the errors and rerun);
-5. fewer than 2 samples scored on both arms (no interval) → UNDERPOWERED;
-6. the CI contains 0 → UNDERPOWERED below `min_samples` (20) scored pairs, NOISE from there;
-7. the CI lies below 0 but Δ > −trivial → CAUTIOUS ("practically tiny regression");
-8. the CI lies above 0: the treatment fails the layer gate → CAUTIOUS ("broke layer gate");
+5. with `max_cost_increase` set: the treatment's mean cost per sample (over the samples both
+   arms report a cost for) is more than that percentage above the control's → CAUTIOUS, whatever
+   the composite says: a gain has to be worth its price, and the caller said what it may cost;
+6. fewer than 2 samples scored on both arms (no interval) → UNDERPOWERED;
+7. the CI contains 0 → UNDERPOWERED below `min_samples` (20) scored pairs, NOISE from there;
+8. the CI lies below 0 but Δ > −trivial → CAUTIOUS ("practically tiny regression");
+9. the CI lies above 0: the treatment fails the layer gate → CAUTIOUS ("broke layer gate");
    Δ < trivial → CAUTIOUS ("practically tiny"); the control fails the gate → PROGRESS
    ("recovers from broken control"); otherwise PROGRESS ("clean win").
 
@@ -53,7 +56,7 @@ from typing import Any
 
 from omk.stats.compare import PairedComparison
 from omk.stats.data import LAYERS, AnalysisSettings
-from omk.stats.paired import EPS, samples_needed
+from omk.stats.paired import EPS, MeasureDelta, samples_needed
 from omk.stats.summary import VariantSummary
 
 
@@ -126,6 +129,8 @@ def _classify(
         return Level.CAUTIOUS, "pass-rate-drop"
     if comp.error_rate > s.max_error_rate + EPS:
         return Level.UNDERPOWERED, "too-many-errors"
+    if cost_exceeded(comp, s):
+        return Level.CAUTIOUS, "cost-increase"
     if d.ci is None or d.mean is None:
         return Level.UNDERPOWERED, "no-ci"
     if not (below or above):
@@ -141,8 +146,24 @@ def _classify(
     return Level.PROGRESS, "clean-win"
 
 
+def cost_exceeded(comp: PairedComparison, s: AnalysisSettings) -> bool:
+    """Whether the treatment's cost per sample rose more than `max_cost_increase` percent."""
+    rel = comp.cost_usd.relative
+    return s.max_cost_increase is not None and rel is not None and rel > s.max_cost_increase / 100.0 + EPS
+
+
+def change_text(m: MeasureDelta, what: str) -> str:
+    """`+35% tokens [28%, 41%]`: a resource's relative change per sample with its interval."""
+    if m.relative is None:
+        return f"{what} n/a"
+    ci = f" [{100 * m.relative_ci.low:.0f}%, {100 * m.relative_ci.high:.0f}%]" if m.relative_ci else ""
+    return f"{100 * m.relative:+.0f}% {what}{ci}"
+
+
 def _reason_text(reason: str, comp: PairedComparison, control: VariantSummary, s: AnalysisSettings) -> str:
     d, pr = comp.composite, comp.pass_rate
+    if reason == "cost-increase":
+        return f"{change_text(comp.cost_usd, 'cost')} > {num(s.max_cost_increase or 0)}% allowed"
     if reason == "broke-gate":
         return "broke layer gate" if control.gate_passed else "fails layer gate, as control does"
     if reason == "pass-rate-drop":
@@ -186,6 +207,8 @@ def _recommendation(level: Level, reason: str, comp: PairedComparison, s: Analys
     if level is Level.UNDERPOWERED:
         return f"{word} — {_underpowered_advice(reason, comp, s)}."
     detail = {
+        "cost-increase": f"{t} costs {100 * (comp.cost_usd.relative or 0):.0f}% more per sample than {c}, "
+        f"more than the {num(s.max_cost_increase or 0)}% allowed (--max-cost-increase)",
         "pass-rate-drop": f"the pass rate fell from {pct(pr.control_rate)} to {pct(pr.treatment_rate)} "
         f"({pr.lost} samples lost, {pr.gained} gained)",
         "broke-gate": f"{t} scores higher but a layer is below the gate",
@@ -232,7 +255,7 @@ class Verdict:
     headline: str  # "<LEVEL> · <t> vs <c>: <pair headline>", or the SOLO headline
     recommendation: str  # "SHIP — …", "INVESTIGATE — …", …
     pairs: tuple[PairVerdict, ...]
-    lines: tuple[str, ...]  # the printable block (`omk verdict`), at most 6 lines
+    lines: tuple[str, ...]  # the printable block (`omk verdict`), at most 7 lines
 
     @property
     def action(self) -> str:
@@ -297,7 +320,25 @@ def _context_lines(
         lines.append(f"  Layer winners: {winners}")
     lines.append(f"  Sample size: {_sample_size(variants, comparisons, settings.power)}")
     lines.append(f"  Stability: {_stability(variants)}")
+    if resources := _resources(comparisons):
+        lines.append(f"  Resources: {resources}")
     return lines
+
+
+def _resources(comparisons: Sequence[PairedComparison]) -> str:
+    """Per treatment: `+0.41 composite for +35% tokens [28%, 41%], +20% cost [..], +5% latency [..]`."""
+    parts = []
+    for comp in comparisons:
+        changes = [
+            change_text(m, what)
+            for m, what in ((comp.tokens, "tokens"), (comp.cost_usd, "cost"), (comp.latency_ms, "latency"))
+            if m.relative is not None
+        ]
+        if not changes:
+            continue
+        score = f"{comp.composite.mean:+.2f} composite" if comp.composite.mean is not None else "composite n/a"
+        parts.append((f"{comp.treatment}: " if len(comparisons) > 1 else "") + f"{score} for {', '.join(changes)}")
+    return "; ".join(parts)
 
 
 def _layer_winners(variants: Sequence[VariantSummary], settings: AnalysisSettings) -> str:

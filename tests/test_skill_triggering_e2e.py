@@ -14,7 +14,9 @@ from typing import Any
 
 import yaml
 from claude_support import require_claude, write_skill
-from servers.anthropic_fake import AnthropicFake, Request, text_reply, tool_use_reply
+
+from omk.testing import ModelServer, Request
+from omk.testing.anthropic import text_reply, tool_use_reply
 
 KEY = "sk-ant-e2e-7a1c3e5f9b2d4f6a8c0e"
 
@@ -91,7 +93,7 @@ def test_one_skill_fires_one_stays_quiet_and_the_routing_matrix_shows_the_collis
     claude = require_claude()
     root = project(tmp_path)
     (root / "omk.yaml").write_text("target: claude:sonnet\nskills: skills\n", encoding="utf-8")
-    with AnthropicFake(model) as fake:
+    with ModelServer(model) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--out", str(root / "run"), "--format", "json,md"], cwd=root, env=env)
         listed = [r.body.decode("utf-8", "replace") for r in fake.requests]
@@ -128,7 +130,7 @@ def test_a_with_without_experiment_compares_trigger_rates_and_the_baseline_fails
         "  - {name: with-skills, role: treatment, skills: [skills/pdf-tools, skills/docx-tools]}\n",
         encoding="utf-8",
     )
-    with AnthropicFake(model) as fake:
+    with ModelServer(model) as fake:
         env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--out", str(root / "exp"), "--seed", "3"], cwd=root, env=env)
         assert fake.requests

@@ -65,6 +65,7 @@ SYNC_SPECS: dict[str, dict[str, Any]] = {
     "partial_match": {"reference": "a b", "threshold": 0.5},
     "match_tool_call": {"tool": "Bash", "arguments": {"command": "ls"}},
     "include_context": {"path": "k", "context": {"k": "ab"}},
+    "skill_used": {"value": "pdf-tools"},
     "tool_sequence": {"steps": ["Bash", {"tool": "read", "input": {"file_path": "*.txt"}}]},
     "file_exists": {"path": "helpers.py"},
     "file_contains": {"path": "helpers.py", "value": "make_spec"},

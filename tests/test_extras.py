@@ -108,7 +108,7 @@ def test_the_claude_stand_in_mcp_server_without_the_sdk_errors_the_sample(blocke
     fake = tmp_path / "claude"
     fake.write_text(f"#!{sys.executable}\nprint('2.1.0')\n")
     fake.chmod(0o755)
-    env = {**blocked_env, "OMK_CLAUDE": str(fake), "TMPDIR": str(tmp_path)}
+    env = {**blocked_env, "OMK_CLAUDE": str(fake), "TMPDIR": str(tmp_path), "ANTHROPIC_API_KEY": "sk-test"}
     proc = subprocess.run([sys.executable, "-c", CLAUDE_WORKSPACE, *mocks], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     message, leftovers = proc.stdout.strip().splitlines()

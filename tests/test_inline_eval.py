@@ -302,6 +302,7 @@ def test_an_mcp_server_gets_only_its_declared_env_not_omks_keys(tmp_path, monkey
     declared = {"DOCS_API_TOKEN", "DOCS_EXPECTED_TOKEN", "DOCS_START_LOG", "DOCS_CALL_LOG"}
     basics = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM"}  # the MCP SDK's non-secret defaults
     basics.add("LC_CTYPE")  # set by the Python that runs the server itself (locale coercion)
+    basics.add("OMK_CALL_MARK")  # omk's marker on every process it starts, so it can stop their descendants
     assert declared <= names and names <= declared | basics, names - declared - basics
     assert "openai=(none)" in prompt and "SOME_OTHER_SETTING" not in names
 

@@ -134,7 +134,7 @@ def test_resume_finishes_the_variants_and_judges_again(two_replays):
     before = pairs_of(two_replays / "run")
     results = two_replays / "run" / "variants" / "replay-y.jsonl" / "results.jsonl"
     results.write_text(results.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")  # as if cut short
-    resumed = omk(two_replays, "eval", "--resume", "run")
+    resumed = omk(two_replays, "eval", "--resume", "run", "--judge", judge_spec())  # a command judge runs again only when given again
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     assert len(results.read_text(encoding="utf-8").splitlines()) == 4
     assert pairs_of(two_replays / "run") == before

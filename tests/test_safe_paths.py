@@ -287,6 +287,7 @@ def test_a_declared_folder_is_copied_into_the_claude_workspace_without_what_link
     fake.write_text(f"#!{sys.executable}\nprint('2.1.0')\n")
     fake.chmod(0o755)
     monkeypatch.setenv("OMK_CLAUDE", str(fake))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")  # the target checks for credentials before it runs
     project = tmp_path / "project"
     data = project / "data"
     data.mkdir(parents=True)

@@ -218,8 +218,13 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             require=options.require,
             max_cost_increase=options.max_cost_increase,
         )
-        confirmed = [*(targets or []), *([options.target] if options.target else [])]  # command targets given again
-        return resume_experiment(resume_dir, given, confirmed=confirmed)
+        judges = [j.strip() for j in (options.judge or "").split(",") if j.strip()]
+        confirmed = [*(targets or []), *([options.target] if options.target else []), *judges]  # given again
+        experiment = resume_experiment(resume_dir, given, confirmed=confirmed)
+        recorded = {e.settings.target for e in experiment.evaluations}
+        if stray := [t for t in targets or [] if t not in recorded]:
+            raise ConfigError(f"--resume: {', '.join(stray)} is not a target of this experiment ({', '.join(sorted(map(str, recorded)))})")
+        return experiment
     if options.resume:
         return None
     variants = target_variants(targets) if targets else variants_for(options, Path.cwd())

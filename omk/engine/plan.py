@@ -40,8 +40,7 @@ def prepare(
     from omk.runner import resume as rs
 
     check_options(options)
-    if target is not None and not all(callable(getattr(target, m, None)) for m in ("run", "describe", "cache_identity", "close")):
-        raise TypeError(f"target: expected a spec string or an object with run, describe, cache_identity and close, got {type(target).__name__}")
+    _check_target_object(target)
     manifest = None
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
@@ -81,6 +80,11 @@ def prepare(
     elif folder.out_dir is not None:
         _record(evaluation)
     return evaluation
+
+
+def _check_target_object(target: Target | None) -> None:
+    if target is not None and not all(callable(getattr(target, m, None)) for m in ("run", "describe", "cache_identity", "close")):
+        raise TypeError(f"target: expected a spec string or an object with run, describe, cache_identity and close, got {type(target).__name__}")
 
 
 def _run_folder(

@@ -8,7 +8,7 @@ heading. Under `--repeat N` the counts are of runs, and say so (`14 samples × 3
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
@@ -145,22 +145,21 @@ def _turn_row(turn: TurnResult, threshold: Any, label_cells: int, lang: str) -> 
 IDS_SHOWN = 10  # sample ids listed under an error many samples share
 
 
-def _print_failures(results: Iterable[SampleResult], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
+def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
     failed: list[tuple[str, list[str], str | None]] = []  # (name, why, the output judged)
     noted: list[tuple[str, list[str], str | None]] = []
     more = 0
-    results = list(results)
-    shared = _shared_errors(results)
-    for r in results:
+    shared = _shared_errors(results)  # a first pass keeps only the errors and the ids they name
+    for i, r in enumerate(results):
         group = shared.get(r.error or "") if r.status == "error" else None
-        if group is not None and group[0] is not r:
+        if group is not None and group[0][0] != i:
             continue  # said once, with the first sample that had it
         if len(failed) + len(noted) >= FAILURES_SHOWN:
             more += 1 if not r.passed or passed_but_failed(r) else 0
             continue
         name = for_terminal(r.sample_id) + (f" · {t('run {n}', lang).format(n=r.repeat + 1)}" if repeated else "")
         if group is not None:
-            named = list(dict.fromkeys(for_terminal(g.sample_id) for g in group))
+            named = list(dict.fromkeys(for_terminal(sid) for _, sid in group))
             ids = ", ".join(named[:IDS_SHOWN]) + (f" … (+{len(named) - IDS_SHOWN})" if len(named) > IDS_SHOWN else "")
             name = t("{n} samples, the same error: {ids}", lang).format(n=len(group), ids=ids)
         if r.status == "error":
@@ -185,13 +184,14 @@ def _print_failures(results: Iterable[SampleResult], threshold: Any, console: Co
         console.print(Text(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
 
 
-def _shared_errors(results: list[SampleResult]) -> dict[str, list[SampleResult]]:
-    """Errors that more than one sample ended with, word for word: the terminal says each once,
-    with the count and the sample ids (the report keeps every sample's own)."""
-    groups: dict[str, list[SampleResult]] = {}
-    for r in results:
+def _shared_errors(results: Iterable[SampleResult]) -> dict[str, list[tuple[int, str]]]:
+    """Errors that more than one sample ended with, word for word, each with (place, sample id) of
+    the results that had it: the terminal says each once, with the count and the sample ids (the
+    report keeps every sample's own). Only errored results are remembered, by id."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for i, r in enumerate(results):
         if r.status == "error" and r.error:
-            groups.setdefault(r.error, []).append(r)
+            groups.setdefault(r.error, []).append((i, r.sample_id))
     return {error: group for error, group in groups.items() if len(group) > 1}
 
 

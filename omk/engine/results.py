@@ -12,14 +12,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import BinaryIO, overload
+from typing import BinaryIO
 
 from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.records.rows import LazyResults
 from omk.scoring.digest import Digest
 from omk.secrets import Masker
 
@@ -158,9 +159,8 @@ def _encode(text: str) -> bytes:
         return (scrub(text) + "\n").encode("utf-8")
 
 
-class Results(Sequence[SampleResult]):
-    """A run's results in plan order, read from the run's `ResultLog` when asked for: iterating
-    holds one result at a time; `list(report.results)` holds them all."""
+class Results(LazyResults):
+    """A run's results in plan order, read from the run's `ResultLog` when asked for."""
 
     def __init__(self, log: ResultLog, keys: list[Key]):
         self.log = log
@@ -169,17 +169,8 @@ class Results(Sequence[SampleResult]):
     def __len__(self) -> int:
         return len(self.keys)
 
-    @overload
-    def __getitem__(self, index: int) -> SampleResult: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[SampleResult]: ...
-    def __getitem__(self, index: int | slice) -> SampleResult | list[SampleResult]:
-        if isinstance(index, slice):
-            return list(self.log.results(self.keys[index]))
-        return self.log.result(self.keys[index])
-
-    def __iter__(self) -> Iterator[SampleResult]:
-        return self.log.results(self.keys)
+    def _read(self, positions: range) -> Iterator[SampleResult]:
+        return self.log.results(self.keys[i] for i in positions)
 
     def get(self, key: Key) -> SampleResult | None:
         """The result of (sample_id, repeat), or None."""
@@ -188,6 +179,3 @@ class Results(Sequence[SampleResult]):
     def texts(self) -> Iterator[str]:
         """Each result's JSON text, as report.json holds it."""
         return self.log.texts(self.keys)
-
-    def __repr__(self) -> str:
-        return f"<Results: {len(self.keys)} results>"

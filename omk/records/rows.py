@@ -24,7 +24,39 @@ ITEM = b"    {"
 END = b"  ]"
 
 
-class ResultRows(Sequence[SampleResult]):
+class LazyResults(Sequence[SampleResult]):
+    """Results read one at a time, by position, when they are reached: iterating holds one result
+    at a time; `list(...)` holds them all. A subclass says how many there are and reads the ones at
+    given positions, in order (`_read`), and gives each one's JSON text (`texts`)."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _read(self, positions: range) -> Iterator[SampleResult]:
+        raise NotImplementedError
+
+    def texts(self) -> Iterator[str]:
+        """Each result's JSON text, as report.json holds it."""
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> SampleResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SampleResult]: ...
+    def __getitem__(self, index: int | slice) -> SampleResult | list[SampleResult]:
+        if isinstance(index, slice):
+            return list(self._read(range(len(self))[index]))
+        i = range(len(self))[index]
+        return next(self._read(range(i, i + 1)))
+
+    def __iter__(self) -> Iterator[SampleResult]:
+        return self._read(range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self)} results>"
+
+
+class ResultRows(LazyResults):
     """The results of a report.json, each parsed (and checked) when it is reached."""
 
     def __init__(self, path: Path, spans: list[tuple[int, int]]):
@@ -34,18 +66,8 @@ class ResultRows(Sequence[SampleResult]):
     def __len__(self) -> int:
         return len(self.spans)
 
-    @overload
-    def __getitem__(self, index: int) -> SampleResult: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[SampleResult]: ...
-    def __getitem__(self, index: int | slice) -> SampleResult | list[SampleResult]:
-        if isinstance(index, slice):
-            return [self._parse(i, t) for i, t in zip(range(len(self))[index], self._texts(self.spans[index]), strict=True)]
-        i = range(len(self))[index]
-        return self._parse(i, next(self._texts([self.spans[i]])))
-
-    def __iter__(self) -> Iterator[SampleResult]:
-        for i, text in enumerate(self._texts(self.spans)):
+    def _read(self, positions: range) -> Iterator[SampleResult]:
+        for i, text in zip(positions, self._texts([self.spans[i] for i in positions]), strict=True):
             yield self._parse(i, text)
 
     def texts(self) -> Iterator[str]:

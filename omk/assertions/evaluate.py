@@ -9,7 +9,6 @@ verdicts, and the set's own `not` inverts that.
 from __future__ import annotations
 
 import inspect
-from dataclasses import replace
 
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
@@ -47,38 +46,41 @@ async def evaluate(specs: list[AssertionSpec], ctx: CheckContext) -> list[Assert
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
     kind = None if spec.type == SET_TYPE else registry.get(spec.type)
-    result = AssertionResult(
-        type=spec.type,
-        layer=_layer(spec, kind),
-        status=Status.FAILED,
-        weight=spec.weight,
-        negate=spec.negate,
-        value=display_value(spec),
-    )
+    children: tuple[AssertionResult, ...] = ()
     if spec.type == SET_TYPE:
         children = tuple([await evaluate_one(child, ctx) for child in spec.children])
-        result = replace(result, children=children)
         outcome = _set_outcome(spec, children)
+    elif kind is None:  # the loader rejects unknown types; this guards direct API use
+        outcome = Outcome(False, message=f"unsupported assertion type: {spec.type!r}", error=True)
+    elif kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
+        outcome = Outcome(False, message=f"skipped: {ctx.no_judge}", skipped=True)
     else:
-        if kind is None:  # the loader rejects unknown types; this guards direct API use
-            return replace(result, message=f"unsupported assertion type: {spec.type!r}")
-        if kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
-            return replace(result, status=Status.SKIPPED, message=f"skipped: {ctx.no_judge}")
         outcome = await _check(kind, spec, ctx)
+    return _result(spec, kind, outcome, children)
+
+
+def _result(spec: AssertionSpec, kind: registry.AssertionType | None, outcome: Outcome, children: tuple[AssertionResult, ...]) -> AssertionResult:
+    """The assertion's result from its outcome: `not` inverts a verdict, never an error (a check that
+    could not run fails either way), and mirrors a 1-5 score."""
     if outcome.skipped:
-        return replace(result, status=Status.SKIPPED, message=outcome.message)
-    # `not` inverts a verdict, never an error: a check that could not run fails either way
-    passed = False if outcome.error else outcome.passed != spec.negate
-    score = outcome.score
-    if spec.negate and score is not None:
-        score = round(6 - score, 2)  # a 1-5 score mirrors under `not`
-    return replace(
-        result,
-        status=Status.PASSED if passed else Status.FAILED,
-        error=outcome.error,
-        metric=outcome.metric,
+        status, score = Status.SKIPPED, None
+    else:
+        passed = False if outcome.error else outcome.passed != spec.negate
+        status, score = (Status.PASSED if passed else Status.FAILED), outcome.score
+        if spec.negate and score is not None:
+            score = round(6 - score, 2)
+    return AssertionResult(
+        type=spec.type,
+        layer=_layer(spec, kind),
+        status=status,
+        weight=spec.weight,
+        negate=spec.negate,
+        metric=None if outcome.skipped else outcome.metric,
         score=score,
         message=outcome.message,
+        children=children,
+        value=display_value(spec),
+        error=bool(outcome.error) and kind is not None and not outcome.skipped,
     )
 
 

@@ -78,12 +78,21 @@ class ResultLog:
         if self._out is None:
             self.kept[key] = result
         else:
-            at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
-            line = _encode(dumps(self.mask.value_if_present(result.to_json()), where=self.nonfinite, at=at))
+            line = _encode(self._text(result))
             self._write(line)
             self.spans[key] = (self._end, len(line) - 1)
             self._end += len(line)
         self.digests[key] = Digest.of(result)
+
+    def _text(self, result: SampleResult) -> str:
+        """The result's line: strict JSON, with the run's secrets masked. The line is encoded once;
+        only a line in which a secret shows is built again from the masked value."""
+        at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
+        data = result.to_json()
+        text = dumps(data, where=self.nonfinite, at=at)
+        if self.mask.may_be_in_json(text):
+            text = dumps(self.mask.value(data), at=at)
+        return text
 
     def _write(self, line: bytes) -> None:
         """Append one line; a folder that stopped taking writes (a full disk) stops the run with

@@ -41,8 +41,8 @@ def checks_workspace(sample: Sample) -> bool:
     workspace: only then does a target keep the folder for the run engine, and the response cache
     is not used (the folder is not cached)."""
 
-    def walk(specs: Any) -> bool:
-        return any(s.type in WORKSPACE_TYPES or walk(s.children) for s in specs)
+    def walk(specs: Any) -> bool:  # only an assert-set has children: a leaf's are not asked for
+        return any(s.type in WORKSPACE_TYPES or (s.type == "assert-set" and walk(s.children)) for s in specs)
 
     return any(walk(specs) for specs in sample.assertion_lists())
 

@@ -127,7 +127,9 @@ async def grade(
         command_timeout_s=cfg.timeout,
         max_output_bytes=cfg.max_output_bytes,
     )
-    assertions = [masked(a, cfg.mask) for a in await evaluate(sample.assertions, ctx)]
+    assertions = await evaluate(sample.assertions, ctx)
+    if cfg.mask:
+        assertions = [masked(a, cfg.mask) for a in assertions]
     judge_block, judge_score, skipped = None, None, None
     if sample.has_judge_work:
         if cfg.judge is None:

@@ -62,7 +62,8 @@ def _skill_checks(assertions: Iterable[AssertionResult]) -> Iterable[AssertionRe
     for a in assertions:
         if a.type == "skill_used" and not a.error and a.passed is not None:
             yield a
-        yield from _skill_checks(a.children)
+        elif a.children:
+            yield from _skill_checks(a.children)
 
 
 def trigger_cases(r: SampleResult) -> tuple[TriggerCase, ...]:

@@ -190,6 +190,10 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     srv.add_argument("--port", type=_non_negative_int, default=8642, help="the port to listen on (default 8642; 0: any free port)")
     srv.add_argument("--record", metavar="FILE", help="append every request to FILE, one JSON object a line")
 
+    view = sub.add_parser("view", help="a local, read-only page over run folders: runs, trends, comparisons, a sample's history")
+    view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs)")
+    view.add_argument("--port", type=_non_negative_int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    view.add_argument("--export", metavar="DIR", help="write the pages as static files into DIR instead of serving them")
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
     dif.add_argument("run_b", metavar="RUN_B", help="the later run folder (or report.json), e.g. the pull request's")
@@ -208,6 +212,7 @@ COMMANDS = {
     "verdict": "omk.cli.experiment_cmd:run_verdict",
     "diff": "omk.cli.experiment_cmd:run_diff",
     "serve-model": "omk.cli.serve_cmd:run_serve_model",
+    "view": "omk.cli.view_cmd:run_view",
 }
 
 

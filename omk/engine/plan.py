@@ -170,6 +170,7 @@ def _record(evaluation: Evaluation) -> None:
 
 
 def _manifest(evaluation: Evaluation) -> dict[str, Any]:
+    from omk.gitinfo import commit_of
     from omk.runner import resume as rs
 
     folder, settings = evaluation.folder, evaluation.settings
@@ -182,6 +183,7 @@ def _manifest(evaluation: Evaluation) -> dict[str, Any]:
         "settings": public_settings(settings, evaluation.repeat),
         "target": evaluation.target.describe(),
         "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
+        "git": commit_of(evaluation.paths[0]) if evaluation.paths else None,  # the samples' commit, for `omk view`
     }
 
 

@@ -1,0 +1,33 @@
+"""`omk view [RUNS…] [--port N] [--export DIR]`: the run folders' pages on 127.0.0.1, or as files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from omk.cli.console import say
+from omk.cli.main import EXIT_OK
+
+
+def run_view(args: argparse.Namespace) -> int:
+    from omk.view.site import Site, export, serve
+
+    roots = [Path(p) for p in args.runs] or [Path(".omk") / "runs"]
+    site = Site(roots)
+    for problem in site.problems:
+        print(f"omk view: not read: {problem}", file=sys.stderr)
+    if args.export:
+        written = export(site, Path(args.export))
+        say(f"omk view: {len(site.runs)} run(s), {len(written)} page(s) written to {args.export}")
+        return EXIT_OK
+    server = serve(site, args.port, lambda url: say(f"omk view: {len(site.runs)} run(s) on {url} (Ctrl-C stops)"))
+    sys.stdout.flush()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+    return EXIT_OK

@@ -1,0 +1,111 @@
+"""The run folders `omk view` shows, read by their headers: report.json's top level (its results
+are read only when a run is opened) and run.json's commit.
+
+A folder is a run when it holds a report.json omk wrote; folders given that are not runs are
+searched one level down (`.omk/runs` holds one folder per run). Every file goes through the same
+rules as `omk report` (regular files only, a size cap), so a hostile folder cannot hang the view.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from omk.errors import InputError
+from omk.records.document import ReportDocument, read_document
+
+REPORT = "report.json"
+
+
+@dataclass(frozen=True, slots=True)
+class RunEntry:
+    """One run as the list shows it; `key` names it in the view's addresses."""
+
+    key: str
+    folder: Path
+    document: ReportDocument
+    commit: str | None
+
+    @property
+    def started_at(self) -> str:
+        return self.document.started_at or ""
+
+    @property
+    def target(self) -> str:
+        if self.document.experiment is not None:
+            return " vs ".join(v.name for v in self.document.experiment.variants)
+        return self.document.target.name or "?"
+
+    @property
+    def suite(self) -> str:
+        """The sample set: its files' names (runs of the same set and target form one trend)."""
+        return ", ".join(Path(f).name for f in self.document.samples_files) or "?"
+
+    @property
+    def pass_rate(self) -> float | None:
+        s = self.document.summary
+        return s.passed / s.total if s.total else None
+
+    @property
+    def composite(self) -> float | None:
+        return self.document.summary.scores.composite
+
+    @property
+    def verdict(self) -> str | None:
+        exp = self.document.experiment
+        return exp.verdict.headline if exp is not None else None
+
+
+def find_runs(roots: list[Path]) -> tuple[list[RunEntry], list[str]]:
+    """The runs under `roots`, oldest first, and one line per folder that could not be read."""
+    found: list[RunEntry] = []
+    problems: list[str] = []
+    seen: set[Path] = set()
+    for folder in _candidates(roots):
+        real = folder.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            document = read_document(folder / REPORT)
+        except InputError as exc:
+            problems.append(str(exc))
+            continue
+        found.append(RunEntry("", folder, document, _commit(folder)))
+    found.sort(key=lambda r: (r.started_at, r.document.run_id or ""))
+    keys = _keys(found)
+    return [RunEntry(k, r.folder, r.document, r.commit) for k, r in zip(keys, found, strict=True)], problems
+
+
+def _candidates(roots: list[Path]) -> list[Path]:
+    out = []
+    for root in roots:
+        if (root / REPORT).is_file():
+            out.append(root)
+        elif root.is_dir():
+            out += sorted(p for p in root.iterdir() if p.is_dir() and (p / REPORT).is_file())
+    return out
+
+
+def _keys(runs: list[RunEntry]) -> list[str]:
+    """A short, unique, URL-safe name per run: its run id, else its folder's name."""
+    keys: list[str] = []
+    for r in runs:
+        base = "".join(c if c.isalnum() or c in "-_." else "-" for c in (r.document.run_id or r.folder.name)) or "run"
+        key, n = base, 2
+        while key in keys:
+            key, n = f"{base}-{n}", n + 1
+        keys.append(key)
+    return keys
+
+
+def _commit(folder: Path) -> str | None:
+    from omk.safe_files import read_run_file
+
+    try:
+        data = json.loads(read_run_file(folder / "run.json").decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    commit = data.get("git") if isinstance(data, dict) else None
+    return commit if isinstance(commit, str) and len(commit) == 40 else None

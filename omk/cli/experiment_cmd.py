@@ -207,6 +207,8 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             + (" (omk eval --resume RUN_DIR continues a recorded experiment with its targets)" if options.resume else "")
         )
     if resume_dir is not None and resuming:
+        if options.shard:
+            raise ConfigError("--resume reruns the recorded run as it was; drop --shard (a resume keeps the run's own shard)")
         given = EvalOptions(
             quiet=options.quiet,
             concurrency=options.concurrency,

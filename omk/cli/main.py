@@ -132,6 +132,7 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)",
     )
     urls.add_argument("--no-urls", action="store_true", help="do not fetch the URLs in prompts (no URL inlining)")
+    ev.add_argument("--shard", metavar="I/N", help="run only the I-th of N disjoint parts of the samples (CI jobs; omk merge joins them)")
     ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")

@@ -17,6 +17,7 @@ from omk.secrets import REDACTED, Masker
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
+    from omk.engine.shards import Split
     from omk.engine.evaluation import Evaluation, RunFolder
 
 
@@ -65,6 +66,9 @@ def prepare(
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
+    split = _split(options, settings, chosen, repeat)
+    if split is not None:
+        chosen = split.samples
     the_target = target if target is not None else build_target(settings)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
@@ -73,6 +77,8 @@ def prepare(
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
     evaluation.skills = skills
+    if split is not None:
+        evaluation.shard, evaluation.shard_positions = split.info, split.positions
     results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
     evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:
@@ -80,6 +86,23 @@ def prepare(
     elif folder.out_dir is not None:
         _record(evaluation)
     return evaluation
+
+
+def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> Split | None:
+    """This shard's part of the plan under `--shard I/N`, else None."""
+    if not options.shard:
+        return None
+    from omk.engine.shards import ShardSpec, take_shard
+
+    choices = {
+        "target": settings.target,
+        "judge": settings.judge,
+        "threshold": settings.threshold,
+        "repeat": repeat,
+        "filter": options.filter,
+        "seed": options.seed,
+    }
+    return take_shard(samples, ShardSpec.parse(options.shard), choices)
 
 
 def _check_target_object(target: Target | None) -> None:
@@ -182,7 +205,15 @@ def _manifest(evaluation: Evaluation) -> dict[str, Any]:
         "settings": public_settings(settings, evaluation.repeat),
         "target": evaluation.target.describe(),
         "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
+        **_shard_record(evaluation),
     }
+
+
+def _shard_record(evaluation: Evaluation) -> dict[str, Any]:
+    """run.json's `shard`: which part this is, the plan's fingerprint, its samples' places in the plan."""
+    if evaluation.shard is None:
+        return {}
+    return {"shard": {**evaluation.shard.to_json(), "positions": evaluation.shard_positions or []}}
 
 
 def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:

@@ -131,6 +131,7 @@ class Evaluation:
     warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
     shard: ShardInfo | None = None  # `--shard I/N`: which part of the plan this run is
     shard_positions: list[int] | None = None  # its samples' places in the whole plan
+    whole_plan: list[Sample] | None = None  # the samples of every shard (an experiment's other variants split them again)
     skills: tuple[str, ...] | None = None  # the skills the run installs (omk.engine.skill_checks); None: unknown
 
     @property

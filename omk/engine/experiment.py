@@ -165,7 +165,7 @@ def prepare_experiment(
             Evaluation.prepare(
                 sub,
                 cwd=cwd,
-                samples=first.samples if first else samples,
+                samples=(first.whole_plan or first.samples) if first else samples,
                 paths=first.paths if first else None,
                 adjust=variant.apply,
                 write=write,

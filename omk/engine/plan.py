@@ -67,8 +67,7 @@ def prepare(
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
     split = _split(options, settings, chosen, repeat)
-    if split is not None:
-        chosen = split.samples
+    whole, chosen = chosen, split.samples if split is not None else chosen
     the_target = target if target is not None else build_target(settings)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
@@ -78,7 +77,7 @@ def prepare(
     evaluation.warnings = list(warnings)
     evaluation.skills = skills
     if split is not None:
-        evaluation.shard, evaluation.shard_positions = split.info, split.positions
+        evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, whole
     results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
     evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:

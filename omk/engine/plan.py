@@ -17,8 +17,8 @@ from omk.secrets import REDACTED, Masker
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
-    from omk.engine.shards import Split
     from omk.engine.evaluation import Evaluation, RunFolder
+    from omk.engine.shards import Split
 
 
 def prepare(

@@ -27,8 +27,8 @@ def _samples(n: int) -> list[Sample]:
 
 def test_the_split_is_a_hash_of_the_id_alone():
     # fixed values: a change of the hash would split CI jobs differently from one omk to the next
-    assert [shard_of(f"case-{i:04d}", 4) for i in range(8)] == [shard_of(f"case-{i:04d}", 4) for i in range(8)]
-    assert [shard_of(s, 5) for s in ("alpha", "beta", "gamma", "delta")] == EXPECTED_ALPHA
+    assert [shard_of(f"case-{i:04d}", 4) for i in range(8)] == [4, 2, 3, 1, 1, 4, 1, 1]
+    assert [shard_of(s, 5) for s in ("alpha", "beta", "gamma", "delta")] == [5, 1, 3, 5]
     samples = _samples(200)
     shuffled = random.Random(3).sample(samples, len(samples))
     for index in range(1, 5):
@@ -37,9 +37,6 @@ def test_the_split_is_a_hash_of_the_id_alone():
         b = take_shard(shuffled, spec, {"seed": 1})
         assert {s.sample_id for s in a.samples} == {s.sample_id for s in b.samples}  # whatever the file order
         assert a.positions == sorted(a.positions)
-
-
-EXPECTED_ALPHA = [shard_of(s, 5) for s in ("alpha", "beta", "gamma", "delta")]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7])

@@ -64,20 +64,16 @@ def prepare(
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
     if manifest is not None:
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
-    chosen = select(samples, options.filter)
     repeat = options.repeat or 1
-    split = _split(options, settings, chosen, repeat)
-    whole, chosen = chosen, split.samples if split is not None else chosen
+    chosen = (split := _split(options, settings, select(samples, options.filter), repeat)).samples
     the_target = target if target is not None else build_target(settings)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
     folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
-    evaluation.warnings = list(warnings)
-    evaluation.skills = skills
-    if split is not None:
-        evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, whole
+    evaluation.warnings, evaluation.skills = list(warnings), skills
+    evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, split.whole
     results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
     evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:
@@ -87,11 +83,12 @@ def prepare(
     return evaluation
 
 
-def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> Split | None:
-    """This shard's part of the plan under `--shard I/N`, else None."""
+def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> Split:
+    """This shard's part of the plan under `--shard I/N`, else all of it."""
+    from omk.engine.shards import ShardSpec, Split, take_shard
+
     if not options.shard:
-        return None
-    from omk.engine.shards import ShardSpec, take_shard
+        return Split(samples, None, None)
 
     choices = {
         "target": settings.target,

@@ -63,13 +63,14 @@ def derived_seed(plan: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Split:
-    samples: list[Sample]  # this shard's samples, in plan order
-    info: ShardInfo
-    positions: list[int]  # each one's place in the whole plan (run.json keeps them for `omk merge`)
+    samples: list[Sample]  # this shard's samples, in plan order (all of them for a run without --shard)
+    info: ShardInfo | None  # None: the run is not split
+    positions: list[int] | None  # each one's place in the whole plan (run.json keeps them for `omk merge`)
+    whole: list[Sample] | None = None  # the samples of every shard
 
 
 def take_shard(samples: list[Sample], spec: ShardSpec, choices: dict[str, Any]) -> Split:
     """This shard's part of `samples` (the whole plan, in order)."""
     plan = plan_fingerprint(samples, choices)
     chosen = [(i, s) for i, s in enumerate(samples) if shard_of(s.sample_id, spec.count) == spec.index]
-    return Split([s for _, s in chosen], ShardInfo(spec.count, plan, spec.index), [i for i, _ in chosen])
+    return Split([s for _, s in chosen], ShardInfo(spec.count, plan, spec.index), [i for i, _ in chosen], samples)

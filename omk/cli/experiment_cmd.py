@@ -79,6 +79,8 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
         _print_triggering(outcome, console)
         for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
             console.print(line, markup=False, highlight=False, soft_wrap=True)
+        if outcome.report.shard is not None:
+            console.print(outcome.report.shard.label(), markup=False, highlight=False)
         if outcome.out_dir is not None:
             console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
@@ -207,6 +209,8 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
             + (" (omk eval --resume RUN_DIR continues a recorded experiment with its targets)" if options.resume else "")
         )
     if resume_dir is not None and resuming:
+        if options.shard:
+            raise ConfigError("--resume reruns the recorded run as it was; drop --shard (a resume keeps the run's own shard)")
         given = EvalOptions(
             quiet=options.quiet,
             concurrency=options.concurrency,

@@ -132,6 +132,7 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)",
     )
     urls.add_argument("--no-urls", action="store_true", help="do not fetch the URLs in prompts (no URL inlining)")
+    ev.add_argument("--shard", metavar="I/N", help="run only the I-th of N disjoint parts of the samples (CI jobs; omk merge joins them)")
     ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
     ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
@@ -194,6 +195,15 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs)")
     view.add_argument("--port", type=_non_negative_int, default=0, help="port on 127.0.0.1 (default: a free one)")
     view.add_argument("--export", metavar="DIR", help="write the pages as static files into DIR instead of serving them")
+    mrg = sub.add_parser("merge", help="join the shards of a split run (omk eval --shard I/N) into one run folder")
+    mrg.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="the shards' run folders")
+    mrg.add_argument("--out", required=True, metavar="DIR", help="the merged run folder")
+    mrg.add_argument("--format", help="report formats, comma-separated (json is always written)")
+    mrg.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report text")
+    mrg.add_argument("--partial", action="store_true", help="merge even when shards are missing (the report says which)")
+    mrg.add_argument("--require", choices=["progress", "no-regress"], help="an experiment: exit 1 when the merged verdict does not meet it")
+    mrg.add_argument("--quiet", action="store_true", help="print only the final verdict line")
+
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
     dif.add_argument("run_b", metavar="RUN_B", help="the later run folder (or report.json), e.g. the pull request's")
@@ -211,6 +221,7 @@ COMMANDS = {
     "init": "omk.cli.init_cmd:run_init",
     "verdict": "omk.cli.experiment_cmd:run_verdict",
     "diff": "omk.cli.experiment_cmd:run_diff",
+    "merge": "omk.cli.merge_cmd:run_merge",
     "serve-model": "omk.cli.serve_cmd:run_serve_model",
     "view": "omk.cli.view_cmd:run_view",
 }

@@ -31,6 +31,7 @@ from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.records.shard import ShardInfo
 from omk.runner.folder_lock import FolderLock
 from omk.targets.base import Target
 
@@ -128,6 +129,9 @@ class Evaluation:
     log: ResultLog = field(default_factory=lambda: ResultLog(()))  # finished results, by (sample_id, repeat)
     duration_ms: float = 0.0
     warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
+    shard: ShardInfo | None = None  # `--shard I/N`: which part of the plan this run is
+    shard_positions: list[int] | None = None  # its samples' places in the whole plan
+    whole_plan: list[Sample] | None = None  # the samples of every shard (an experiment's other variants split them again)
     skills: tuple[str, ...] | None = None  # the skills the run installs (omk.engine.skill_checks); None: unknown
 
     @property

@@ -40,6 +40,8 @@ from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import ExperimentBlock
+from omk.records.fields import Fields
+from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
 
 MANIFEST = "experiment.json"
@@ -69,6 +71,7 @@ class Experiment:
     pairwise: bool = False  # the pairwise judge compares treatment and control answers
     pairwise_block: dict[str, Any] | None = None
     max_cost_increase: float | None = None  # percent (--max-cost-increase, omk.yaml): more is CAUTIOUS
+    shard: ShardInfo | None = None  # `--shard I/N`: this part of the experiment, and the whole plan's fingerprint
 
     @property
     def control(self) -> Evaluation:
@@ -154,7 +157,6 @@ def prepare_experiment(
     run_id = new_run_id(started)
     out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id
     out = (out if out.is_absolute() else cwd / out).resolve()
-    seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     evaluations: list[Evaluation] = []
     for variant in variants:
         sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name) if write else None)
@@ -163,7 +165,7 @@ def prepare_experiment(
             Evaluation.prepare(
                 sub,
                 cwd=cwd,
-                samples=first.samples if first else samples,
+                samples=(first.whole_plan or first.samples) if first else samples,
                 paths=first.paths if first else None,
                 adjust=variant.apply,
                 write=write,
@@ -174,13 +176,32 @@ def prepare_experiment(
     if first_files := evaluations[0].files:
         for evaluation in evaluations[1:]:
             evaluation.files = first_files
+    shard, seed = _shard_and_seed(evaluations, variants, seed, trivial)
     folder = out if write else None
     experiment = Experiment(options, variants, evaluations, seed, run_id, started.isoformat(timespec="seconds"), folder, trivial)
     experiment.pairwise = targets_only(variants) if pairwise is None else pairwise
     experiment.max_cost_increase = evaluations[0].settings.max_cost_increase  # the command line's, else omk.yaml's
+    experiment.shard = shard
     if write:
         _record(experiment)
     return experiment
+
+
+def _shard_and_seed(evaluations: list[Evaluation], variants: list[Variant], seed: int | None, trivial: float) -> tuple[ShardInfo | None, int]:
+    """A sharded experiment's plan (every variant's plan, the variants, the seed) and its seed: the
+    one given, or one taken from the plan so every shard shares it. Unsharded: a random seed."""
+    first = evaluations[0].shard
+    if first is None:
+        return None, seed if seed is not None else random.SystemRandom().randrange(2**31)
+    from omk.engine.shards import derived_seed, fingerprint
+
+    parts: dict[str, Any] = {
+        "variants": [dataclasses.asdict(v) for v in variants],
+        "plans": [e.shard.plan if e.shard else None for e in evaluations],
+        "trivial": trivial,
+    }
+    seed = seed if seed is not None else derived_seed(fingerprint(parts))
+    return dataclasses.replace(first, plan=fingerprint({**parts, "seed": seed})), seed
 
 
 def _record(experiment: Experiment) -> None:
@@ -199,6 +220,8 @@ def _record(experiment: Experiment) -> None:
         "pairwise": experiment.pairwise,
         "variants": [dataclasses.asdict(v) for v in experiment.variants],
     }
+    if experiment.shard is not None:
+        data["shard"] = experiment.shard.to_json()
     write_atomic(experiment.out_dir / MANIFEST, dumps(data, indent=2) + "\n")
 
 
@@ -233,6 +256,7 @@ def resume_experiment(
     agree_on_skills(evaluations, check=False)
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
+    experiment.shard = ShardInfo.from_json(Fields(data["shard"], str(path))) if isinstance(data.get("shard"), dict) else None
     recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
     if options.max_cost_increase is not None:
         experiment.max_cost_increase = options.max_cost_increase

@@ -71,6 +71,7 @@ def finish(evaluation: Evaluation) -> Report:
         lang=evaluation.settings.lang,
         warnings=[*(w.render() for w in evaluation.warnings), *nonfinite_warning(evaluation.log.nonfinite)],
         triggering=triggering([case for d in digests for case in d.triggers], evaluation.skills),
+        shard=evaluation.shard,
     )
     if report.out_dir is not None:
         try:

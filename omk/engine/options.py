@@ -47,6 +47,7 @@ class EvalOptions:
     require: str | None = None  # progress | no-regress: the verdict becomes the exit code
     max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS
     seed: int | None = None  # the experiment's schedule and bootstrap seed
+    shard: str | None = None  # I/N: run only the I-th of N disjoint parts (omk/engine/shards.py)
     pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
 
     @classmethod

@@ -18,6 +18,7 @@ from omk.targets.base import Target
 
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation, RunFolder
+    from omk.engine.shards import Split
 
 
 def prepare(
@@ -63,16 +64,16 @@ def prepare(
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
     if manifest is not None:
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
-    chosen = select(samples, options.filter)
     repeat = options.repeat or 1
+    chosen = (split := _split(options, settings, select(samples, options.filter), repeat)).samples
     the_target = target if target is not None else build_target(settings)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
     folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
-    evaluation.warnings = list(warnings)
-    evaluation.skills = skills
+    evaluation.warnings, evaluation.skills = list(warnings), skills
+    evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, split.whole
     results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
     evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
     if manifest is not None:
@@ -80,6 +81,24 @@ def prepare(
     elif folder.out_dir is not None:
         _record(evaluation)
     return evaluation
+
+
+def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> Split:
+    """This shard's part of the plan under `--shard I/N`, else all of it."""
+    from omk.engine.shards import ShardSpec, Split, take_shard
+
+    if not options.shard:
+        return Split(samples, None, None)
+
+    choices = {
+        "target": settings.target,
+        "judge": settings.judge,
+        "threshold": settings.threshold,
+        "repeat": repeat,
+        "filter": options.filter,
+        "seed": options.seed,
+    }
+    return take_shard(samples, ShardSpec.parse(options.shard), choices)
 
 
 def _check_target_object(target: Target | None) -> None:
@@ -184,7 +203,15 @@ def _manifest(evaluation: Evaluation) -> dict[str, Any]:
         "target": evaluation.target.describe(),
         "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
         "git": commit_of(evaluation.paths[0]) if evaluation.paths else None,  # the samples' commit, for `omk view`
+        **_shard_record(evaluation),
     }
+
+
+def _shard_record(evaluation: Evaluation) -> dict[str, Any]:
+    """run.json's `shard`: which part this is, the plan's fingerprint, its samples' places in the plan."""
+    if evaluation.shard is None:
+        return {}
+    return {"shard": {**evaluation.shard.to_json(), "positions": evaluation.shard_positions or []}}
 
 
 def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:

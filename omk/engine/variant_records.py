@@ -6,17 +6,22 @@ Also what `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B` read back from report
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.run_report import Report
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import ExperimentBlock
+from omk.records.shard import ShardInfo
+from omk.scoring.digest import Digest
 from omk.stats import AnalysisSettings, Record, VariantRun, analyze, evaluate_policy
 
 if TYPE_CHECKING:
     from omk.engine.experiment import Experiment, ExperimentOutcome
+    from omk.engine.variants import Variant
 
 LAYERS = ("fact", "behavior", "judge")
 MAX_MESSAGES = 8  # failure lines kept per result in the block (the variant's report.json has all)
@@ -64,21 +69,57 @@ def variant_run(name: str, role: str, results: Sequence[SampleResult]) -> Varian
     return VariantRun(name, samples, role)  # type: ignore[arg-type]  # the experiment loader checks the role
 
 
+@dataclass(frozen=True, slots=True)
+class BlockInputs:
+    """What the experiment block is computed from, beside the variants' reports: a run's
+    `Experiment`, or the record of the shards `omk merge` joins."""
+
+    variants: list[Variant]
+    settings: AnalysisSettings
+    require: str | None
+    pairwise: dict[str, Any] | None
+    triggers: list[dict[str, Any]]  # each treatment's paired change of the trigger rates
+    run_id: str
+    started_at: str
+    out_dir: Path | None
+    formats: list[str]
+    lang: str
+    shard: ShardInfo | None = None
+
+
 def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> ExperimentOutcome:
+    control = experiment.control.settings
+    inputs = BlockInputs(
+        variants=experiment.variants,
+        settings=AnalysisSettings(
+            trivial=experiment.trivial,
+            threshold=control.threshold,
+            seed=experiment.seed,
+            max_cost_increase=experiment.max_cost_increase,
+        ),
+        require=experiment.options.require,
+        pairwise=experiment.pairwise_block,
+        triggers=trigger_block(experiment.variants, [e.log.digests.values() for e in experiment.evaluations]),
+        run_id=experiment.run_id,
+        started_at=experiment.started_at,
+        out_dir=experiment.out_dir,
+        formats=list(control.formats),
+        lang=control.lang,
+        shard=experiment.shard,
+    )
+    return experiment_outcome(inputs, reports)
+
+
+def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> ExperimentOutcome:
+    """The analysis over every variant's results, the block, and the experiment's report files."""
     from omk.engine.experiment import VARIANTS_DIR, ExperimentOutcome
 
-    settings = AnalysisSettings(
-        trivial=experiment.trivial,
-        threshold=experiment.control.settings.threshold,
-        seed=experiment.seed,
-        max_cost_increase=experiment.max_cost_increase,
-    )
-    runs = [variant_run(v.name, v.role, reports[v.name].results) for v in experiment.variants]
-    analysis = analyze(runs, settings)
+    runs = [variant_run(v.name, v.role, reports[v.name].results) for v in inputs.variants]
+    analysis = analyze(runs, inputs.settings)
     block = analysis.to_dict()
-    block["seed"] = experiment.seed
+    block["seed"] = inputs.settings.seed
     block["schedule"] = "sample-major, variants shuffled per sample"
-    threshold = experiment.control.settings.threshold
+    threshold = inputs.settings.threshold
     block["runs"] = {
         v.name: {
             "variant": v.describe(),
@@ -86,41 +127,39 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
             "target": reports[v.name].target,
             "results": [case_of(r, threshold) for r in reports[v.name].results],
         }
-        for v in experiment.variants
+        for v in inputs.variants
     }
-    if experiment.options.require:
-        block["require"] = evaluate_policy(analysis.verdict, experiment.options.require).to_dict()
-    if experiment.pairwise_block is not None:
-        block["pairwise"] = experiment.pairwise_block
-    if changes := trigger_block(experiment):
-        block["triggering"] = changes
-    control = reports[experiment.variants[0].name]
+    if inputs.require:
+        block["require"] = evaluate_policy(analysis.verdict, inputs.require).to_dict()
+    if inputs.pairwise is not None:
+        block["pairwise"] = inputs.pairwise
+    if inputs.triggers:
+        block["triggering"] = inputs.triggers
+    control = reports[inputs.variants[0].name]
     report = control.header()  # its results are the control's, read from its results file when written
-    report["run_id"], report["started_at"] = experiment.run_id, experiment.started_at
+    report["run_id"], report["started_at"] = inputs.run_id, inputs.started_at
+    if inputs.shard is not None:
+        report["shard"] = inputs.shard.to_json()
     report["experiment"] = block
-    if experiment.out_dir is not None:
+    if inputs.out_dir is not None:
         from omk.report import write_formats
 
-        write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
+        write_formats(inputs.out_dir, report, inputs.formats, inputs.lang)
     document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
-    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, experiment.out_dir)
+    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, inputs.out_dir)
 
 
-def trigger_block(experiment: Experiment) -> list[dict[str, Any]]:
+def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest]]) -> list[dict[str, Any]]:
     """Each treatment's paired change of every skill's trigger rates (from the results' digests)."""
     from omk.scoring.triggering import trigger_changes
 
-    def cases(index: int) -> list[Any]:
-        log = experiment.evaluations[index].log
-        return [case for digest in log.digests.values() for case in digest.triggers]
-
-    control = cases(0)
-    if not control:
+    cases = [[case for digest in found for case in digest.triggers] for found in digests]
+    if not cases or not cases[0]:
         return []
-    found = []
-    for i, variant in enumerate(experiment.variants[1:], start=1):
-        found += [change.to_json() for change in trigger_changes(variant.name, control, cases(i))]
-    return found
+    changes = []
+    for variant, treatment in zip(variants[1:], cases[1:], strict=True):
+        changes += [change.to_json() for change in trigger_changes(variant.name, cases[0], treatment)]
+    return changes
 
 
 def records_of_report(report: ReportDocument) -> dict[str, list[Record]]:

@@ -83,6 +83,8 @@ def _experiment_properties(report: ReportDocument, exp: ExperimentBlock) -> list
         ("experiment:headline", verdict.headline),
         ("experiment:recommendation", verdict.recommendation),
     ]
+    if report.shard is not None:
+        items.append(("shard", report.shard.label()))
     items += [(f"experiment:pair:{p.treatment}", p.level) for p in verdict.pairs]
     items += [(f"experiment:resources:{c.treatment}", ex.resources_text(c)) for c in exp.comparisons]
     return items

@@ -314,6 +314,7 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
         ("finished", report.finished_at),
         ("omk", report.omk_version),
         ("samples", ", ".join(report.samples_files)),
+        *([("shard", report.shard.label())] if report.shard is not None else []),
     ]
     csp = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "

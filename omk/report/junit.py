@@ -81,6 +81,7 @@ def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
         ("judge", ",".join(report.judge_models) if report.judge_models is not None else "none"),
         ("threshold", report.summary.threshold),
         ("composite", report.summary.scores.composite),
+        *([("shard", report.shard.label())] if report.shard is not None else []),
         *categories.junit_properties(report),
         *triggering.junit_properties(report),
         *pairwise.junit_properties(report),

@@ -78,6 +78,7 @@ def _head(report: ReportDocument, lang: str) -> list[str]:
     return [
         f"## omk · {cell(report.run_id)}",
         "",
+        *([f"**{cell(report.shard.label())}**", ""] if report.shard is not None else []),
         f"**{verdict}** · {summary.passed}/{summary.total} {t('passed', lang)}"
         f" · {summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}",
         "",

@@ -71,6 +71,8 @@ def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, 
     for part in triggering.terminal_tables(report, lang):
         console.print(part)
     _print_totals(report.summary, console, lang)
+    if report.shard is not None:
+        console.print(report.shard.label(), markup=False, highlight=False)
     if report_path:
         console.print(f"{t('report', lang)}: {report_path}")
 

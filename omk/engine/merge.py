@@ -1,0 +1,200 @@
+"""`omk merge`: the shards of a split run (`omk eval --shard I/N`) joined into one run folder.
+
+The shards must be parts of one plan (the same fingerprint), each given once; a shard that is
+missing is named by its number, and merging without it takes `--partial`, which the merged report
+then says. The results are put back in the order an unsharded run has them (each shard's run.json
+records its samples' places in the plan) and streamed: each shard's report.json is read one result
+at a time into the merged results.jsonl, and the report files are written from that file, so
+memory holds only each result's digest. An experiment's variants are merged one by one and its
+statistics and verdict computed again over every pair, with the recorded seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from omk.engine.results import Key, ResultLog, Results
+from omk.engine.run_report import Report
+from omk.errors import InputError
+from omk.records import SampleResult
+from omk.records.document import ReportDocument
+from omk.records.fields import Fields
+from omk.records.shard import ShardInfo
+
+
+@dataclass(frozen=True, slots=True)
+class ShardRun:
+    folder: Path
+    info: ShardInfo
+    record: dict[str, Any]  # run.json, or experiment.json for an experiment
+    experiment: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MergeOptions:
+    out: Path
+    formats: tuple[str, ...] = ("json",)
+    lang: str = "en"
+    partial: bool = False
+    require: str | None = None  # an experiment's policy; None: the one its shards recorded
+
+
+def read_shard(folder: Path) -> ShardRun:
+    """A shard's folder: its record and its `shard` block; an InputError when it is not a shard."""
+    from omk.engine.experiment import MANIFEST, is_experiment
+    from omk.runner.resume import read_manifest
+
+    experiment = is_experiment(folder)
+    if experiment:
+        from omk.safe_files import read_run_file
+
+        try:
+            record = json.loads(read_run_file(folder / MANIFEST).decode("utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise InputError(f"{folder / MANIFEST}: cannot read: {exc}") from None
+    else:
+        record = read_manifest(folder)
+    where = str(folder / (MANIFEST if experiment else "run.json"))
+    block = record.get("shard") if isinstance(record, dict) else None
+    info = ShardInfo.from_json(Fields.of(block, where, "shard")) if isinstance(block, dict) else None
+    if info is None or info.index is None:
+        raise InputError(f"{where}: not a shard of a split run (it ran without --shard I/N)")
+    return ShardRun(folder, info, record, experiment)
+
+
+def check_shards(runs: Sequence[ShardRun], partial: bool) -> ShardInfo:
+    """The merge's `shard` block, or an InputError of one line: shards of different plans or
+    splits, a shard given twice, a shard missing (unless `partial`)."""
+    first = runs[0]
+    seen: dict[int, Path] = {}
+    for run in runs:
+        if run.experiment != first.experiment:
+            raise InputError(f"{run.folder}: an experiment and a plain run cannot be merged ({first.folder} is not)")
+        if run.info.count != first.info.count:
+            raise InputError(f"{run.folder}: shard {run.info.index}/{run.info.count} is of another split than {first.folder} (shard {first.info.index}/{first.info.count})")
+        if run.info.plan != first.info.plan:
+            raise InputError(
+                f"{run.folder}: shard {run.info.index}/{run.info.count} is of another plan than {first.folder}: the shards of one "
+                "run share their samples, settings, targets and seed"
+            )
+        assert run.info.index is not None
+        if run.info.index in seen:
+            raise InputError(f"shard {run.info.index}/{run.info.count} given twice: {seen[run.info.index]} and {run.folder}")
+        seen[run.info.index] = run.folder
+    count = first.info.count
+    missing = tuple(i for i in range(1, count + 1) if i not in seen)
+    if missing and not partial:
+        numbers = ", ".join(map(str, missing))
+        raise InputError(f"shard{'s' if len(missing) > 1 else ''} {numbers} of {count} missing; give every shard, or --partial to merge only these")
+    return ShardInfo(count, first.info.plan, None, tuple(sorted(seen)), missing)
+
+
+def merge(folders: Sequence[Path], options: MergeOptions) -> Report | Any:
+    """Merge the shard folders into `options.out`: a `Report` for a plain run, an
+    `ExperimentOutcome` for an experiment."""
+    if not folders:
+        raise InputError("omk merge: give the shards' run folders")
+    runs = sorted((read_shard(f) for f in folders), key=lambda r: r.info.index or 0)
+    info = check_shards(runs, options.partial)
+    out = options.out.resolve()
+    if any(run.folder.resolve() == out for run in runs):
+        raise InputError(f"{out}: --out is one of the shards; give a new folder")
+    from omk.runner.folder_lock import claim_folder
+
+    lock = claim_folder(out)
+    try:
+        if runs[0].experiment:
+            from omk.engine.merge_experiment import merge_experiment
+
+            return merge_experiment(runs, info, options)
+        return merge_plain([r.folder for r in runs], info, options.out, options)[0]
+    finally:
+        lock.release()
+
+
+def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: MergeOptions) -> tuple[Report, ResultLog]:
+    """One run folder from the shards' folders (in shard order): results.jsonl, report.json and the
+    other formats; the merged log is returned for the digests an experiment's block reads."""
+    from omk.records.document import read_document
+    from omk.runner.resume import RESULTS, read_manifest
+
+    manifests = [read_manifest(f) for f in folders]
+    docs = [read_document(f) for f in folders]
+    streams = [_placed(doc, m, f) for doc, m, f in zip(docs, manifests, folders, strict=True)]
+    log = ResultLog((), out / RESULTS)
+    log.open(fresh=True)
+    try:
+        for _, result in heapq.merge(*streams, key=lambda placed: placed[0]):
+            log.add(result)
+    finally:
+        log.close()
+    keys = list(log.digests)
+    variant_info = dataclasses.replace(info, plan=str(manifests[0]["shard"].get("plan", info.plan)))
+    report = _report(docs, manifests, log, keys, variant_info, out, options.lang)
+    report.write(options.formats)
+    return report, log
+
+
+def _placed(doc: ReportDocument, manifest: dict[str, Any], folder: Path) -> Iterator[tuple[tuple[int, int], SampleResult]]:
+    """A shard's results, each with its place in the whole plan (sample, then repeat)."""
+    positions = manifest["shard"].get("positions") or []
+    repeat = int(manifest.get("settings", {}).get("repeat") or 1)
+    if doc.summary.total != len(positions) * repeat:
+        raise InputError(f"{folder}: the shard's report holds {doc.summary.total} results of {len(positions) * repeat}; finish it first (omk eval --resume {folder})")
+    places = iter(positions)
+    current: str | None = None
+    place = -1
+    for result in doc.results:
+        if result.sample_id != current:
+            current, place = result.sample_id, next(places, -1)
+        yield (place, result.repeat), result
+
+
+def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: ResultLog, keys: list[Key], info: ShardInfo, out: Path, lang: str) -> Report:
+    from omk.engine.evaluation import new_run_id
+    from omk.engine.finish import repeats_block
+    from omk.runner.repeats import spent_cost
+    from omk.scoring.summary import summarize
+    from omk.scoring.triggering import triggering
+
+    digests = [log.digests[k] for k in keys]
+    settings = manifests[0].get("settings", {})
+    repeat = int(settings.get("repeat") or 1)
+    durations = [d.summary.duration_ms for d in docs if d.summary.duration_ms is not None]
+    judge_costs = [d.summary.judge_cost_usd for d in docs if d.summary.judge_cost_usd is not None]
+    summary = dataclasses.replace(
+        summarize(digests, float(settings.get("threshold") or 3.5), max(durations, default=0.0)),
+        cost_usd=spent_cost(digests),
+        cached=sum(1 for d in digests if d.cached),
+        judge_cost_usd=round(sum(judge_costs), 6) if judge_costs else None,
+        skipped_judge_reason=next((d.summary.skipped_judge_reason for d in docs if d.summary.skipped_judge_reason), None),
+        repeat=repeat,
+    )
+    now = datetime.now(UTC)
+    installed = docs[0].triggering.installed if docs[0].triggering is not None else None
+    warnings = list(dict.fromkeys(w for d in docs for w in d.warnings))
+    if info.partial:
+        warnings.insert(0, f"{info.label()}: the results, summary and verdict cover only the shards merged")
+    return Report(
+        run_id=new_run_id(now),
+        started_at=min((d.started_at for d in docs if d.started_at), default=now.isoformat(timespec="seconds")),
+        finished_at=now.isoformat(timespec="seconds"),
+        samples_files=list(docs[0].samples_files),
+        target=dict(docs[0].data.get("target") or {}),
+        judge=docs[0].data.get("judge"),
+        summary=summary,
+        results=Results(log, keys),
+        repeats=repeats_block(digests, repeat),
+        out_dir=out,
+        lang=lang,
+        warnings=warnings,
+        triggering=triggering([case for d in digests for case in d.triggers], installed),
+        shard=info,
+    )

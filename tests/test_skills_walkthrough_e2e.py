@@ -27,16 +27,16 @@ def flat(text: str) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def repo_copy(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "samples" / "skills", tmp_path / "samples" / "skills")
     return tmp_path
 
 
 @pytest.fixture
-def model_url(project: Path) -> Iterator[str]:
+def model_url(repo_copy: Path) -> Iterator[str]:
     """`omk serve-model samples/skills/model-script.yaml` (on a free port), as the page starts it."""
     command = [sys.executable, "-m", "omk", "serve-model", "samples/skills/model-script.yaml", "--port", "0"]
-    server = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(command, cwd=repo_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = server.stdout.readline() if server.stdout else ""
         found = re.search(r"on (http://127\.0\.0\.1:\d+) ", first)
@@ -68,7 +68,8 @@ def test_the_page_shows_the_commands_this_test_runs():
     assert f"{offline} --control without=baseline --treatment library=samples/skills/skills --seed 1" in commands
 
 
-def test_the_walkthrough_runs_offline_as_the_page_says(project: Path, model_url: str):
+def test_the_walkthrough_runs_offline_as_the_page_says(repo_copy: Path, model_url: str):
+    project = repo_copy
     claude = require_claude()
     doctor = omk(["doctor", "samples/skills/eval-samples.yaml"], project, model_url, claude)
     assert doctor.returncode == 0 and "health 100/100" in doctor.stdout, doctor.stdout + doctor.stderr

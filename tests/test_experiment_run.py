@@ -171,6 +171,17 @@ def test_bad_variants_are_located_errors(tmp_path: Path):
         check_roles([Variant("a", "treatment"), Variant("b", "treatment")], "here")
 
 
+def test_a_treatment_can_be_a_folder_of_skill_folders(tmp_path: Path):
+    for name in ("one", "two"):
+        (tmp_path / "library" / name).mkdir(parents=True)
+        (tmp_path / "library" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n", encoding="utf-8")
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    control, treatment = from_cli("without=baseline", ["lib=library"], tmp_path)
+    assert control.baseline and (treatment.name, treatment.skill) == ("lib", str((tmp_path / "library").resolve()))
+    with pytest.raises(ConfigError, match="no such skill"):  # a folder with no skill folder in it
+        from_cli("baseline", ["empty"], tmp_path)
+
+
 JUDGE = """
 import json, os, sys
 request = json.loads(sys.stdin.readline())

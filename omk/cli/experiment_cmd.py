@@ -45,21 +45,21 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
         print(f"resume it with: omk eval --resume {experiment.out_dir}", file=sys.stderr)
         return EXIT_INTERRUPTED
     outcome = experiment.finish()
-    return show_outcome(outcome, experiment.options.require, quiet=args.quiet)
+    return show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
 
 
-def _print_triggering(outcome: ExperimentOutcome, console: Any) -> None:
+def _print_triggering(outcome: ExperimentOutcome, console: Any, lang: str = "en") -> None:
     """Each variant's triggering report, then each treatment's paired change of the rates."""
     from omk.report.triggering import terminal_parts
 
     for name, report in outcome.reports.items():
-        for part in terminal_parts(report.triggering, (), label=name):
+        for part in terminal_parts(report.triggering, (), lang, label=name):
             console.print(part)
-    for part in terminal_parts(None, list(outcome.block.triggering)):
+    for part in terminal_parts(None, list(outcome.block.triggering), lang):
         console.print(part)
 
 
-def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool) -> int:
+def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool, lang: str = "en") -> int:
     from omk.stats import evaluate_policy
 
     verdict = outcome.analysis.verdict
@@ -76,7 +76,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             from omk.report.pairwise_terminal import print_pairwise
 
             print_pairwise(outcome.block.pairs, console)
-        _print_triggering(outcome, console)
+        _print_triggering(outcome, console, lang)
         for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.report.shard is not None:

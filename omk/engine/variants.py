@@ -13,7 +13,8 @@ Declared in omk.yaml:
       - { name: with-skill, role: treatment, skill: skills/refunds }
 
 or on the command line, as the original omk takes them: `--control SPEC --treatment SPEC[,SPEC…]`
-with SPEC `baseline`, `skill:PATH` (or a bare path, or a NAME found as skills/NAME.md or
+with SPEC `baseline`, `skill:PATH` (or a bare path: a skill file or folder, or a folder of skill
+folders, or a NAME found as skills/NAME.md or
 skills/NAME/SKILL.md), `system:TEXT`, `model:NAME` or `target:KIND:ARG`, each optionally
 `LABEL=SPEC` to name it.
 """
@@ -272,10 +273,15 @@ def _skill_variant(label: str, role: str, given: Path, cwd: Path, flag: str, spe
     if len(given.parts) == 1:  # a bare name: skills/NAME.md or skills/NAME/SKILL.md
         candidates += [cwd / "skills" / f"{given}.md", cwd / "skills" / str(given)]
     for path in candidates:
-        if path.is_file() or (path.is_dir() and (path / "SKILL.md").is_file()):
+        if path.is_file() or (path.is_dir() and _holds_skills(path)):
             name = label or (path.name if path.is_dir() else path.stem)
             return Variant(name, role, skill=str(path.resolve()))
     raise ConfigError(
         f"{flag} {spec!r}: no such skill (looked for {', '.join(str(c) for c in candidates)}); "
-        "give baseline, a skill file or folder, skill:PATH, system:TEXT, model:NAME or target:KIND:ARG"
+        "give baseline, a skill file or folder (or a folder of skill folders), skill:PATH, system:TEXT, model:NAME or target:KIND:ARG"
     )
+
+
+def _holds_skills(folder: Path) -> bool:
+    """A skill folder (SKILL.md in it), or a folder of skill folders (installed together)."""
+    return (folder / "SKILL.md").is_file() or any((sub / "SKILL.md").is_file() for sub in folder.iterdir() if sub.is_dir())

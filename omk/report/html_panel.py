@@ -206,30 +206,30 @@ def _message(message: str | None) -> list[Node | None]:
     return [f" — {head}", el("pre", "assert-detail", rest) if sep else None]
 
 
-def _workspace(changes: WorkspaceChanges | None) -> list[Node | None]:
+def _workspace(changes: WorkspaceChanges | None, lang: str) -> list[Node | None]:
     """The files the agent created, changed and deleted in its workspace, each new text's start
     behind a `<details>`."""
     if changes is None:
         return []
     if not changes:
-        return [el("p", "empty", "workspace: no file created, changed or deleted")]
+        return [el("p", "empty", t("workspace: no file created, changed or deleted", lang))]
     rows = []
     for kind, c in changes.all():
         shown = None
         if c.content is not None:
-            summary = f"{len(c.content)} characters" + (" (the start)" if c.truncated else "")
+            summary = t("{n} characters (the start)" if c.truncated else "{n} characters", lang).format(n=len(c.content))
             shown = el("details", None, el("summary", None, summary), el("pre", None, c.content))
         rows.append(
             el(
                 "tr",
                 f"ws-file ws-{kind}",
-                el("td", None, kind),
+                el("td", None, t(kind, lang, "workspace")),
                 el("td", None, el("code", None, c.path)),
                 el("td", "num", size_text(c.size)),
-                el("td", {"data-label": "content"}, shown),
+                el("td", {"data-label": t("content", lang)}, shown),
             )
         )
-    heads = [el("th", None, "workspace"), el("th", None, "file"), el("th", "num", "size"), el("th", None, "content")]
+    heads = [el("th", None, t(h, lang)) for h in ("workspace", "file")] + [el("th", "num", t("size", lang)), el("th", None, t("content", lang))]
     return [el("table", "workspace", el("thead", None, el("tr", None, *heads)), el("tbody", None, *rows))]
 
 
@@ -272,7 +272,7 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
     if stats is not None:
         per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
         out.append(el("p", None, f"mocks: {_str(stats.hits)} hit(s), {_str(stats.misses)} miss(es); {per}"))
-    out += _workspace(tr.workspace)
+    out += _workspace(tr.workspace, lang)
     if not tr.tool_calls:
         return [*out, el("p", "empty", "(no tool calls)")]
     rows = []

@@ -161,6 +161,21 @@ ZH = {
     "composite mean": "综合分均值",
     "pass@k and pass^k over the run (95% interval)": "整次运行的 pass@k 与 pass^k（95% 区间）",
     "{shown} of {total} samples shown (flaky ones first); all are in the report": "显示 {total} 条用例中的 {shown} 条（不稳定的在前）；全部见报告",
+    "stddev": "标准差",
+    "min": "最小",
+    "max": "最大",
+    # what an agent left in its workspace (terminal, Markdown, HTML)
+    "workspace": "工作区",
+    "workspace: no file created, changed or deleted": "工作区：没有文件被创建、修改或删除",
+    "workspace|created": "新建",
+    "workspace|changed": "修改",
+    "workspace|deleted": "删除",
+    "; and {n} more": "；另有 {n} 个",
+    "file": "文件",
+    "size": "大小",
+    "content": "内容",
+    "{n} characters": "{n} 个字符",
+    "{n} characters (the start)": "{n} 个字符（开头部分）",
 }
 
 

@@ -107,7 +107,7 @@ def _failures(report: ReportDocument, lang: str) -> list[str]:
             more += 1
             continue
         composite = "error" if r.status == "error" else _score(r.scores.composite)
-        where = workspace_line(r.trace.workspace)
+        where = workspace_line(r.trace.workspace, lang=lang)
         why = "; ".join(line.strip() for line in [*([where] if where else []), *failure_lines(r, threshold)[:6]])
         out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
     if not out:

@@ -12,6 +12,7 @@ from typing import Protocol
 from omk.model import JUDGE_OFF
 from omk.records.document import Summary
 from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult, WorkspaceChanges
+from omk.report.i18n import t
 
 
 class Graded(Protocol):
@@ -76,17 +77,17 @@ def size_text(size: int) -> str:
     return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / (1024 * 1024):.1f} MB"
 
 
-def workspace_line(changes: WorkspaceChanges | None, shown: int = 8) -> str | None:
+def workspace_line(changes: WorkspaceChanges | None, shown: int = 8, lang: str = "en") -> str | None:
     """`workspace: created notes.md (23 B); changed src/app.py (40 B); deleted stale.txt (3 B)`,
     or None when the agent worked in no folder."""
     if changes is None:
         return None
     if not changes:
-        return "workspace: no file created, changed or deleted"
+        return t("workspace: no file created, changed or deleted", lang)
     found = changes.all()
-    parts = [f"{kind} {c.path} ({size_text(c.size)})" for kind, c in found[:shown]]
-    more = f"; and {len(found) - shown} more" if len(found) > shown else ""
-    return "workspace: " + "; ".join(parts) + more
+    parts = [f"{t(kind, lang, 'workspace')} {c.path} ({size_text(c.size)})" for kind, c in found[:shown]]
+    more = t("; and {n} more", lang).format(n=len(found) - shown) if len(found) > shown else ""
+    return f"{t('workspace', lang)}: " + "; ".join(parts) + more
 
 
 def judge_reasons(judge: JudgeBlock | None) -> list[str]:

@@ -168,7 +168,7 @@ def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Co
             failed.append((name, [f"{t('error', lang)}: {r.error}"], None))
         elif not r.passed:
             # assertions, judge reasons, layers under the bar, the files it left; then what the model said
-            where = workspace_line(r.trace.workspace)
+            where = workspace_line(r.trace.workspace, lang=lang)
             failed.append((name, failure_lines(r, threshold) + ([where] if where else []), _judged_output(r)))
         elif lines := passed_but_failed(r):  # passed overall, but say what did fail
             noted.append((name, lines, None))

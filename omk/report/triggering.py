@@ -164,22 +164,46 @@ def html_section(report: ReportDocument, lang: str) -> str:
     parts = ['<section id="triggering">']
     if trig is not None:
         parts.append(f"<h2>{esc(t('Triggering', lang))}</h2><p>{esc(t('Wilson interval', lang))} {_level(trig)}</p>")
-        parts.append(_html_table("trigger-skills", [t(h, lang) for h in HEADERS], skill_rows(trig, lang)))
+        parts.append(_html_table("trigger-skills", [t(h, lang) for h in HEADERS], skill_rows(trig, lang), numeric=(1, 2, 3)))
         parts += [f'<p class="warn">{esc(line)}</p>' for line in notes(trig, lang)]
         header, rows = routing_rows(trig, lang)
         if rows:
             parts.append(f"<h3>{esc(t('Routing: which skill fired', lang))}</h3>")
-            parts.append(_html_table("routing", header, rows))
+            parts.append(_html_table("routing", header, rows, numeric=range(1, len(header)), marks=_routing_marks(trig)))
     if changes:
         parts.append(f"<h3>{esc(t('Trigger rates, treatment against control', lang))}</h3>")
-        parts.append(_html_table("trigger-changes", [t(h, lang) for h in CHANGE_HEADERS], change_rows(changes, lang)))
+        rows = change_rows(changes, lang)
+        parts.append(_html_table("trigger-changes", [t(h, lang) for h in CHANGE_HEADERS], rows, numeric=range(3, 8)))
     return "".join(parts) + "</section>"
 
 
-def _html_table(css: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def _routing_marks(trig: Triggering) -> list[list[str]]:
+    """Per routing cell, what its count means: `right` (the expected skill fired), `other` (a
+    collision: another skill fired), `silent` (nothing fired), or nothing when the count is 0."""
+    columns = trig.columns
+    marks = []
+    for r in trig.routing:
+        row = [""]
+        for c in columns:
+            kind = "right" if c == r.expected else "silent" if c == NONE else "other"
+            row.append(f"route-{kind}" if r.fired.get(c, 0) else "")
+        marks.append(row)
+    return marks
+
+
+def _html_table(
+    css: str, header: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[int] = (), marks: Sequence[Sequence[str]] = ()
+) -> str:
+    """A table whose `numeric` columns line up on the right; `marks` adds a class per cell."""
     esc = html.escape
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+
+    def cls(i: int, j: int) -> str:
+        names = " ".join(n for n in ("num" if j in numeric else "", marks[i][j] if i < len(marks) else "") if n)
+        return f' class="{names}"' if names else ""
+
+    num = ' class="num"'
+    head = "".join(f"<th{num if j in numeric else ''}>{esc(h)}</th>" for j, h in enumerate(header))
+    body = "".join("<tr>" + "".join(f"<td{cls(i, j)}>{esc(c)}</td>" for j, c in enumerate(row)) + "</tr>" for i, row in enumerate(rows))
     return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 

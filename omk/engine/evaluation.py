@@ -91,14 +91,15 @@ def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
     return chosen
 
 
-def build_target(settings: Settings) -> Target:
+def build_target(settings: Settings, *, check: bool = True) -> Target:
     from omk.targets import make_target
     from omk.targets.preflight import preflight
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
     target = make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
-    preflight(target)  # what can be checked before any sample runs (the API answers, …): exit 2 if not
+    if check:  # a dry run makes no call of any kind, this one included
+        preflight(target)  # what can be checked before any sample runs (the API answers, …): exit 2 if not
     return target
 
 

@@ -150,6 +150,7 @@ def prepare_experiment(
     from omk.engine.variants import targets_only
 
     cwd = cwd or Path.cwd()
+    write = write and not options.dry_run  # a dry run writes no run folder
     started = datetime.now(UTC)
     run_id = new_run_id(started)
     out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id

@@ -40,6 +40,7 @@ def prepare(
     from omk.runner import resume as rs
 
     check_options(options)
+    write = write and not options.dry_run  # a dry run writes no run folder
     _check_target_object(target)
     manifest = None
     if options.resume:
@@ -65,7 +66,7 @@ def prepare(
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
     chosen = select(samples, options.filter)
     repeat = options.repeat or 1
-    the_target = target if target is not None else build_target(settings)
+    the_target = target if target is not None else build_target(settings, check=not options.dry_run)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)

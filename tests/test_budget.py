@@ -3,7 +3,6 @@ calls once the spend reaches it, keeps what finished, exits 3, and `--resume` co
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

@@ -187,9 +187,9 @@ def _cached_outputs(ev: Evaluation, sample: Sample, prompts: list[str], repeat: 
     """The output tokens of each turn as the cache recorded them, or None when it has no answer."""
     from omk.cache import cache_key, conversation_key
 
-    if cache is None:
-        return None
     identity = ev.target.cache_identity()
+    if cache is None or identity is None:
+        return None
     if sample.turns:
         hits = cache.get_turns(conversation_key(identity, sample, prompts, repeat))
     else:

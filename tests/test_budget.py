@@ -3,11 +3,13 @@ calls once the spend reaches it, keeps what finished, exits 3, and `--resume` co
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from omk.testing import ModelServer
@@ -98,3 +100,59 @@ def test_dry_run_of_an_experiment_counts_every_variant(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 sample run(s) to do over 2 variants" in proc.stdout
     assert "target gpt-4o: 2 call(s)" in proc.stdout and "target gpt-4o-mini: 2 call(s)" in proc.stdout
+
+
+def test_a_budget_stops_new_calls_keeps_what_finished_and_resumes(tmp_path):
+    path = write_samples(tmp_path, 10)
+    run = tmp_path / "run"
+    reply = text_reply("ok", prompt_tokens=100_000, completion_tokens=0)  # gpt-4o: $0.25 a call
+    with ModelServer.for_openai(lambda request: reply) as fake:
+        proc = omk("eval", str(path), "--target", "openai:gpt-4o", "--out", str(run), "--concurrency", "2", "--budget-usd", "1", cwd=tmp_path, url=fake.url)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        assert "budget reached" in proc.stderr and f"omk eval --resume {run}" in proc.stderr
+        first_calls = len(fake.requests)
+        report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+        budget = report["budget"]
+        assert budget["limit_usd"] == 1 and budget["stopped"] is True
+        assert 1.0 <= budget["spent_usd"] <= 1.0 + 2 * 0.25  # within one call per concurrent slot
+        assert budget["spent_usd"] == pytest.approx(0.25 * first_calls)
+        finished = [r["sample_id"] for r in report["results"]]
+        assert len(finished) == first_calls < 10 and all(r["status"] == "ok" for r in report["results"])
+        assert [n["sample_id"] for n in budget["not_run"]] == [f"s{i}" for i in range(10) if f"s{i}" not in finished]
+        assert all(n["reason"] == "budget" for n in budget["not_run"])
+
+        again = omk("eval", "--resume", str(run), cwd=tmp_path, url=fake.url)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert len(fake.requests) == 10  # only what was not run is called now
+    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    assert sorted(r["sample_id"] for r in report["results"]) == sorted(f"s{i}" for i in range(10))
+    assert "budget" not in report  # the resume had no budget
+
+
+def test_the_judge_spend_counts_against_the_budget(tmp_path):
+    from judge_support import by_model, score_json
+
+    path = write_samples(tmp_path, 8, rubric=True)
+    run = tmp_path / "run"
+    dear = {"prompt_tokens": 100_000, "completion_tokens": 0}  # gpt-4o: $0.25 a call
+    respond = by_model({"local-model": text_reply("ok"), "gpt-4o": text_reply(score_json(4), **dear)})
+    with ModelServer.for_openai(respond) as fake:
+        proc = omk(
+            "eval", str(path), "--target", "openai:local-model", "--judge", f"openai:gpt-4o@{fake.url}", "--out", str(run),
+            "--concurrency", "1", "--budget-usd", "0.5", cwd=tmp_path, url=fake.url,
+        )
+        judged = sum(1 for r in fake.requests if r.json["model"] == "gpt-4o")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    assert judged == 2 and len(report["results"]) == 2  # the target is free; the judge's $0.25 a sample stops it
+    assert report["budget"]["spent_usd"] == pytest.approx(0.5) and len(report["budget"]["not_run"]) == 6
+
+
+def test_budget_per_sample_in_omk_yaml(tmp_path):
+    path = write_samples(tmp_path, 4)
+    (tmp_path / "omk.yaml").write_text("budget_per_sample_usd: 0.125\nconcurrency: 1\n", encoding="utf-8")
+    reply = text_reply("ok", prompt_tokens=100_000, completion_tokens=0)
+    with ModelServer.for_openai(lambda request: reply) as fake:
+        proc = omk("eval", str(path), "--target", "openai:gpt-4o", "--out", str(tmp_path / "run"), cwd=tmp_path, url=fake.url)
+        assert len(fake.requests) == 2  # $0.50 for 4 samples: two calls of $0.25
+    assert proc.returncode == 3, proc.stdout + proc.stderr

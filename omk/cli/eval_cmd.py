@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
+from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.errors import Problem
 from omk.records import SampleResult
@@ -46,7 +46,21 @@ def run_eval(args: argparse.Namespace) -> int:
     if report is None:
         return EXIT_INTERRUPTED
     show(report, evaluation, quiet=args.quiet)
+    if report.budget is not None and report.budget.stopped:
+        print_budget_stop(report.budget, evaluation.out_dir)
+        return EXIT_INCOMPLETE
     return EXIT_OK if report.passed else EXIT_GATE
+
+
+def print_budget_stop(budget: Any, out_dir: Path | None) -> None:
+    """The budget was reached: what was spent, what was left, how to go on (exit code 3)."""
+    print(
+        f"budget reached: ${budget.spent_usd:.4f} spent of ${budget.limit_usd:.4f}; "
+        f"{len(budget.not_run)} run(s) not started (report.json budget.not_run)",
+        file=sys.stderr,
+    )
+    if out_dir is not None:
+        print(f"continue it with: omk eval --resume {out_dir} [--budget-usd X]", file=sys.stderr)
 
 
 def print_estimate(evaluations: list[Evaluation]) -> int:

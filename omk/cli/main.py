@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from omk.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_INCOMPLETE = 3  # the budget stopped the run before every sample ran: resume it with --resume
 ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-errors` prints them all)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.config import Settings
+from omk.engine.budget import Budget
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.engine.run_report import Report
@@ -130,6 +131,8 @@ class Evaluation:
     duration_ms: float = 0.0
     warnings: list[Problem] = field(default_factory=list)  # from loading: unknown fields, ignored
     skills: tuple[str, ...] | None = None  # the skills the run installs (omk.engine.skill_checks); None: unknown
+    budget: Budget | None = None  # this invocation's spending limit (omk.engine.budget), shared by an experiment's variants
+    not_run: list[tuple[str, int]] = field(default_factory=list)  # (sample_id, repeat) the budget left out
 
     @property
     def out_dir(self) -> Path | None:

@@ -87,10 +87,12 @@ class Experiment:
         return jobs
 
     async def execute(self, on_result: Callable[[str, SampleResult], None] | None = None) -> None:
+        from omk.engine.budget import budget_for
         from omk.engine.runtime import Runtime, run_jobs
         from omk.inline import inline_urls
 
         jobs = self.schedule()
+        budget_for(self.evaluations, len(jobs))
         started = time.perf_counter()
         try:
             async with contextlib.AsyncExitStack() as stack:

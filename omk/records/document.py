@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.records.budget import BudgetBlock
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 from omk.records.triggering import Triggering
@@ -323,6 +324,7 @@ class ReportDocument:
     experiment: ExperimentBlock | None  # only in an experiment's report
     pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
+    budget: BudgetBlock | None = None  # `--budget-usd`: the limit, the spend and the runs left undone
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
@@ -354,6 +356,7 @@ class ReportDocument:
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
             triggering=Triggering.from_json(f.obj("triggering")),
+            budget=BudgetBlock.from_json(f.obj("budget")),
         )
 
     @classmethod

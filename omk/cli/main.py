@@ -189,6 +189,11 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ver.add_argument("--require", choices=["progress", "no-regress"], help="exit 1 when the verdict does not meet it")
     ver.add_argument("--json", action="store_true", help="the experiment block as JSON")
 
+    pwr = sub.add_parser("power", help="how many samples and repeats a difference needs, from a finished run's spread")
+    pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
+    pwr.add_argument("--effect", type=_positive_float, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
+    pwr.add_argument("--json", action="store_true", help="machine-readable output")
+
     srv = sub.add_parser("serve-model", help="a scripted model on 127.0.0.1 (Anthropic, Chat Completions, Responses) for offline dry runs")
     srv.add_argument("script", metavar="SCRIPT", help="the script: which tool calls to make and what to answer, per prompt pattern")
     srv.add_argument("--port", type=_non_negative_int, default=8642, help="the port to listen on (default 8642; 0: any free port)")
@@ -212,6 +217,7 @@ COMMANDS = {
     "verdict": "omk.cli.experiment_cmd:run_verdict",
     "diff": "omk.cli.experiment_cmd:run_diff",
     "serve-model": "omk.cli.serve_cmd:run_serve_model",
+    "power": "omk.cli.power_cmd:run_power",
 }
 
 

@@ -40,7 +40,6 @@ def prepare(
     from omk.runner import resume as rs
 
     check_options(options)
-    write = write and not options.dry_run  # a dry run writes no run folder
     _check_target_object(target)
     manifest = None
     if options.resume:
@@ -70,7 +69,7 @@ def prepare(
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
-    folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
+    folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write and not options.dry_run)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings = list(warnings)
     evaluation.skills = skills

@@ -50,7 +50,7 @@ def test_samples_needed_with_repeats_is_statsmodels_on_the_repeat_averaged_sprea
     mde = power_mod.TTestPower().solve_power(effect_size=None, nobs=30, alpha=0.05, power=0.8) * parts.sd(3)
     assert figures.detectable == pytest.approx(mde, rel=0.02)
     needed = figures.needed()
-    assert all(needed[a] >= needed[b] for a, b in zip(sorted(needed), sorted(needed)[1:]))  # more repeats, fewer samples
+    assert all(needed[a] >= needed[b] for a, b in zip(sorted(needed), sorted(needed)[1:], strict=False))  # more repeats, fewer samples
 
 
 def _arm(rng, bases, sd_within, repeats):

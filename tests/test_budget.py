@@ -107,7 +107,8 @@ def test_a_budget_stops_new_calls_keeps_what_finished_and_resumes(tmp_path):
     run = tmp_path / "run"
     reply = text_reply("ok", prompt_tokens=100_000, completion_tokens=0)  # gpt-4o: $0.25 a call
     with ModelServer.for_openai(lambda request: reply) as fake:
-        proc = omk("eval", str(path), "--target", "openai:gpt-4o", "--out", str(run), "--concurrency", "2", "--budget-usd", "1", cwd=tmp_path, url=fake.url)
+        proc = omk("eval", str(path), "--target", "openai:gpt-4o", "--out", str(run), "--concurrency", "2", "--budget-usd", "1",
+                   "--format", "json,md,junit,html", cwd=tmp_path, url=fake.url)
         assert proc.returncode == 3, proc.stdout + proc.stderr
         assert "budget reached" in proc.stderr and f"omk eval --resume {run}" in proc.stderr
         first_calls = len(fake.requests)
@@ -120,6 +121,12 @@ def test_a_budget_stops_new_calls_keeps_what_finished_and_resumes(tmp_path):
         assert len(finished) == first_calls < 10 and all(r["status"] == "ok" for r in report["results"])
         assert [n["sample_id"] for n in budget["not_run"]] == [f"s{i}" for i in range(10) if f"s{i}" not in finished]
         assert all(n["reason"] == "budget" for n in budget["not_run"])
+        left = budget["not_run"][0]["sample_id"]
+        assert "budget reached" in proc.stdout  # the terminal summary
+        for name in ("summary.md", "report.html"):
+            text = (run / name).read_text(encoding="utf-8")
+            assert "budget reached" in text and left in text, name
+        assert 'name="budget_not_run"' in (run / "junit.xml").read_text(encoding="utf-8")
 
         again = omk("eval", "--resume", str(run), cwd=tmp_path, url=fake.url)
         assert again.returncode == 0, again.stdout + again.stderr

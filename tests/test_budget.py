@@ -163,3 +163,20 @@ def test_budget_per_sample_in_omk_yaml(tmp_path):
         proc = omk("eval", str(path), "--target", "openai:gpt-4o", "--out", str(tmp_path / "run"), cwd=tmp_path, url=fake.url)
         assert len(fake.requests) == 2  # $0.50 for 4 samples: two calls of $0.25
     assert proc.returncode == 3, proc.stdout + proc.stderr
+
+
+def test_an_experiment_shares_one_budget_and_resumes(tmp_path):
+    path = write_samples(tmp_path, 6)
+    run = tmp_path / "run"
+    reply = text_reply("ok", prompt_tokens=100_000, completion_tokens=0)  # gpt-4o $0.25, gpt-4o-mini $0.015 a call
+    with ModelServer.for_openai(lambda request: reply) as fake:
+        proc = omk(
+            "eval", str(path), "--target", "openai:gpt-4o", "--target", "openai:gpt-4o-mini", "--no-judge", "--out", str(run),
+            "--concurrency", "1", "--budget-usd", "0.5", cwd=tmp_path, url=fake.url,
+        )
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        first = len(fake.requests)
+        assert first < 12 and "budget reached" in proc.stderr
+        again = omk("eval", "--resume", str(run), cwd=tmp_path, url=fake.url)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert len(fake.requests) == 12  # each variant's six samples, none twice

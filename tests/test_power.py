@@ -110,3 +110,35 @@ def test_omk_power_on_a_run_folder(tmp_path):
     assert text.returncode == 0 and "this run detects differences of" in text.stdout and "a difference of 0.1 needs" in text.stdout
     bad = subprocess.run([sys.executable, "-m", "omk", "power", str(tmp_path / "none")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_omk_power_on_an_experiment_folder(tmp_path):
+    from itertools import count
+
+    from omk.testing import ModelServer
+    from omk.testing.openai_chat import text_reply
+
+    samples = tmp_path / "eval-samples.yaml"
+    rows = [f"- sample_id: s{i}\n  prompt: question {i}\n  assertions: [{{type: contains, value: ok}}]\n" for i in range(8)]
+    samples.write_text("samples:\n" + "".join("  " + r.replace("\n  ", "\n    ") for r in rows), encoding="utf-8")
+    calls = count()
+
+    def respond(request):  # the treatment passes more often; repeats differ
+        n = next(calls)
+        good = request.json["model"] == "gpt-4o" or n % 3 == 0
+        return text_reply("ok" if good else "no")
+
+    with ModelServer.for_openai(respond) as fake:
+        env = {"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.url}
+        run = tmp_path / "run"
+        made = subprocess.run(
+            [sys.executable, "-m", "omk", "eval", str(samples), "--target", "openai:gpt-4o-mini", "--target", "openai:gpt-4o",
+             "--no-judge", "--repeat", "2", "--out", str(run), "--quiet"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )
+        assert made.returncode in (0, 1), made.stdout + made.stderr
+    proc = subprocess.run([sys.executable, "-m", "omk", "power", str(run), "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (figures,) = json.loads(proc.stdout)
+    assert figures["control"] is not None and figures["treatment"] != figures["control"]
+    assert figures["samples"] == 8 and figures["repeats"] == 2 and figures["run_to_run_sd"] is not None

@@ -41,6 +41,8 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
     "variants": (list,),  # an experiment's arms (omk/engine/variants.py)
     "max_cost_increase": (int, float),  # percent: an experiment's treatment may cost this much more per sample
+    "budget_usd": (int, float),  # no new call once one invocation's spend reaches it (--budget-usd)
+    "budget_per_sample_usd": (int, float),  # the same, as so much per (sample, repeat) still to run
 }
 
 
@@ -61,6 +63,8 @@ class Settings:
     hook_timeout: float = 30.0
     judge_repeat: int = 1  # --judge-repeat N: calls per judge item, averaged
     max_cost_increase: float | None = None  # percent; a treatment costing more per sample is CAUTIOUS
+    budget_usd: float | None = None  # USD one invocation may spend on target and judge calls
+    budget_per_sample_usd: float | None = None  # USD per (sample, repeat) to run: the budget is this times their number
     debias_length: bool = True  # --no-debias-length turns off the judge prompt's length-debias block
     url_allow: list[str] = field(default_factory=list)  # omk.yaml url_allow + OMK_URL_ALLOW + --url-allow
     no_urls: bool = False  # --no-urls: no URL inlining at all
@@ -82,6 +86,8 @@ RANGES: dict[str, tuple[Any, str]] = {
     "url_max_bytes": (lambda v: v >= 1, "at least 1"),
     "max_output_bytes": (lambda v: v >= 1, "at least 1"),
     "max_cost_increase": (lambda v: 0 <= v < float("inf"), "a percentage, 0 or more"),
+    "budget_usd": (lambda v: 0 < v < float("inf"), "greater than 0 (USD)"),
+    "budget_per_sample_usd": (lambda v: 0 < v < float("inf"), "greater than 0 (USD)"),
 }
 
 
@@ -203,7 +209,7 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
             s.judge = _split_list(data["judge"])
         if "format" in data:
             s.formats = _split_list(data["format"])
-        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat", "max_cost_increase"):
+        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat", "max_cost_increase", "budget_usd", "budget_per_sample_usd"):
             if key in data:
                 setattr(s, key, data[key])
         if "url_allow" in data:
@@ -230,7 +236,7 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
         s.judge, s.judge_off = [], bool(s.judge)
     if cli.get("format"):
         s.formats = _split_list(cli["format"])
-    for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "max_cost_increase"):
+    for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "max_cost_increase", "budget_usd", "budget_per_sample_usd"):
         if cli.get(key) is not None:
             setattr(s, key, cli[key])
     s.url_allow = [*s.url_allow, *env_url_allow(), *(cli.get("url_allow") or [])]  # allow-lists add up

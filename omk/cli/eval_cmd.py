@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
+from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.errors import Problem
 from omk.records import SampleResult
@@ -28,12 +28,17 @@ def run_eval(args: argparse.Namespace) -> int:
     from omk.cli.experiment_cmd import experiment_for, run_experiment_cli
 
     if (experiment := experiment_for(args, options, targets if len(targets) > 1 else None)) is not None:
+        if options.dry_run:
+            return print_estimate(experiment.evaluations)
         return run_experiment_cli(args, experiment)
     if options.pairwise:
         from omk.errors import ConfigError
 
         raise ConfigError("--pairwise compares the variants of an experiment: give two --target, or --control and --treatment")
     evaluation = Evaluation.prepare(options)
+    if options.dry_run:
+        print_warnings(evaluation.warnings)
+        return print_estimate([evaluation])
     print_warnings(evaluation.warnings)
     print_skipped(evaluation.log.skipped)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
@@ -41,7 +46,53 @@ def run_eval(args: argparse.Namespace) -> int:
     if report is None:
         return EXIT_INTERRUPTED
     show(report, evaluation, quiet=args.quiet)
+    if report.budget is not None and report.budget.stopped:
+        print_budget_stop(report.budget, evaluation.out_dir)
+        return EXIT_INCOMPLETE
     return EXIT_OK if report.passed else EXIT_GATE
+
+
+def print_budget_stop(budget: Any, out_dir: Path | None) -> None:
+    """The budget was reached: what was spent, what was left, how to go on (exit code 3)."""
+    print(
+        f"budget reached: ${budget.spent_usd:.4f} spent of ${budget.limit_usd:.4f}; "
+        f"{len(budget.not_run)} run(s) not started (report.json budget.not_run)",
+        file=sys.stderr,
+    )
+    if out_dir is not None:
+        print(f"continue it with: omk eval --resume {out_dir} [--budget-usd X]", file=sys.stderr)
+
+
+def print_estimate(evaluations: list[Evaluation]) -> int:
+    """`--dry-run`: the plan and what it would cost; no call was made."""
+    from omk.cli.console import say
+    from omk.engine.estimate import estimate
+
+    plan = estimate(evaluations)
+    say("\n".join(estimate_lines(plan)))
+    return EXIT_OK
+
+
+def estimate_lines(plan: Any) -> list[str]:
+    def money(value: float | None) -> str:
+        return "no known price" if value is None else f"${value:.4f}"
+
+    variants = f" over {plan.variants} variants" if plan.variants > 1 else ""
+    lines = [f"dry run: nothing was called; {plan.jobs} sample run(s) to do{variants}"]
+    for m in plan.lines:
+        lines.append(
+            f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {money(m.cost_usd)}"
+        )
+    lines.append(f"estimated cost: ${plan.cost_usd:.4f}")
+    if plan.unpriced:
+        lines.append(f"  not counted (no known price; set openai.price / anthropic.price in omk.yaml): {', '.join(plan.unpriced)}")
+    lines.append(
+        "  prompt tokens counted with omk's word tokenizer; output tokens from the cache for "
+        f"{plan.outputs_from_cache} target call(s), {plan.default_output_tokens} per call otherwise"
+    )
+    if plan.urls:
+        lines.append(f"  {plan.urls} URL(s) in prompts not fetched: their content is not counted")
+    return lines
 
 
 def print_warnings(warnings: list[Problem]) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.cli.main import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK
+from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions
 from omk.engine.experiment import Experiment, ExperimentOutcome
 from omk.records import SampleResult
@@ -45,7 +45,16 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
         print(f"resume it with: omk eval --resume {experiment.out_dir}", file=sys.stderr)
         return EXIT_INTERRUPTED
     outcome = experiment.finish()
-    return show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
+    code = show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
+    stopped = [r.budget for r in outcome.reports.values() if r.budget is not None and r.budget.stopped]
+    if stopped:
+        from omk.cli.eval_cmd import print_budget_stop
+        from omk.records.budget import BudgetBlock
+
+        runs = tuple(n for b in stopped for n in b.not_run)
+        print_budget_stop(BudgetBlock(stopped[0].limit_usd, stopped[0].spent_usd, runs), experiment.out_dir)
+        return EXIT_INCOMPLETE
+    return code
 
 
 def _print_triggering(outcome: ExperimentOutcome, console: Any, lang: str = "en") -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from omk.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_INCOMPLETE = 3  # the budget stopped the run before every sample ran: resume it with --resume
 ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-errors` prints them all)
 
 
@@ -120,6 +121,9 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument("--repeat", type=_positive_int, metavar="N", help="run each sample N times and report the spread")
     ev.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache (.omk/cache.sqlite)")
     ev.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run: run only the samples it lacks")
+    ev.add_argument("--dry-run", action="store_true", help="load, check and plan the run; print the calls, tokens and cost it would take; call nothing")
+    ev.add_argument("--budget-usd", type=_positive_float, metavar="X", help="start no new call once target and judge spend reaches X USD (exit 3)")
+    ev.add_argument("--budget-per-sample-usd", type=_positive_float, metavar="X", help="the budget as X USD per sample run still to do")
     ev.add_argument("--threshold", type=_score, help="pass mark for every layer score, 1-5 (default 3.5)")
     ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
     ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
@@ -186,6 +190,11 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ver.add_argument("--require", choices=["progress", "no-regress"], help="exit 1 when the verdict does not meet it")
     ver.add_argument("--json", action="store_true", help="the experiment block as JSON")
 
+    pwr = sub.add_parser("power", help="how many samples and repeats a difference needs, from a finished run's spread")
+    pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
+    pwr.add_argument("--effect", type=_positive_float, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
+    pwr.add_argument("--json", action="store_true", help="machine-readable output")
+
     srv = sub.add_parser("serve-model", help="a scripted model on 127.0.0.1 (Anthropic, Chat Completions, Responses) for offline dry runs")
     srv.add_argument("script", metavar="SCRIPT", help="the script: which tool calls to make and what to answer, per prompt pattern")
     srv.add_argument("--port", type=_non_negative_int, default=8642, help="the port to listen on (default 8642; 0: any free port)")
@@ -224,6 +233,7 @@ COMMANDS = {
     "merge": "omk.cli.merge_cmd:run_merge",
     "serve-model": "omk.cli.serve_cmd:run_serve_model",
     "view": "omk.cli.view_cmd:run_view",
+    "power": "omk.cli.power_cmd:run_power",
 }
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.config import Settings
+from omk.engine.budget import Budget
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.engine.run_report import Report
@@ -92,14 +93,15 @@ def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
     return chosen
 
 
-def build_target(settings: Settings) -> Target:
+def build_target(settings: Settings, *, check: bool = True) -> Target:
     from omk.targets import make_target
     from omk.targets.preflight import preflight
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
     target = make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
-    preflight(target)  # what can be checked before any sample runs (the API answers, …): exit 2 if not
+    if check:  # a dry run makes no call of any kind, this one included
+        preflight(target)  # what can be checked before any sample runs (the API answers, …): exit 2 if not
     return target
 
 
@@ -133,6 +135,8 @@ class Evaluation:
     shard_positions: list[int] | None = None  # its samples' places in the whole plan
     whole_plan: list[Sample] | None = None  # the samples of every shard (an experiment's other variants split them again)
     skills: tuple[str, ...] | None = None  # the skills the run installs (omk.engine.skill_checks); None: unknown
+    budget: Budget | None = None  # this invocation's spending limit (omk.engine.budget), shared by an experiment's variants
+    not_run: list[tuple[str, int]] = field(default_factory=list)  # (sample_id, repeat) the budget left out
 
     @property
     def out_dir(self) -> Path | None:

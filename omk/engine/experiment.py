@@ -90,10 +90,12 @@ class Experiment:
         return jobs
 
     async def execute(self, on_result: Callable[[str, SampleResult], None] | None = None) -> None:
+        from omk.engine.budget import budget_for
         from omk.engine.runtime import Runtime, run_jobs
         from omk.inline import inline_urls
 
         jobs = self.schedule()
+        budget_for(self.evaluations, len(jobs))
         started = time.perf_counter()
         try:
             async with contextlib.AsyncExitStack() as stack:
@@ -153,6 +155,7 @@ def prepare_experiment(
     from omk.engine.variants import targets_only
 
     cwd = cwd or Path.cwd()
+    write = write and not options.dry_run  # a dry run writes no run folder
     started = datetime.now(UTC)
     run_id = new_run_id(started)
     out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id

@@ -72,6 +72,7 @@ def finish(evaluation: Evaluation) -> Report:
         warnings=[*(w.render() for w in evaluation.warnings), *nonfinite_warning(evaluation.log.nonfinite)],
         triggering=triggering([case for d in digests for case in d.triggers], evaluation.skills),
         shard=evaluation.shard,
+        budget=evaluation.budget.block(evaluation.not_run) if evaluation.budget is not None else None,
     )
     if report.out_dir is not None:
         try:

@@ -48,6 +48,9 @@ class EvalOptions:
     max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS
     seed: int | None = None  # the experiment's schedule and bootstrap seed
     shard: str | None = None  # I/N: run only the I-th of N disjoint parts (omk/engine/shards.py)
+    dry_run: bool = False  # load, check and plan the run, print what it would call and cost; no call
+    budget_usd: float | None = None  # no new call once this invocation's target and judge spend reaches it
+    budget_per_sample_usd: float | None = None  # the budget as so much per (sample, repeat) still to run
     pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
 
     @classmethod

@@ -66,11 +66,11 @@ def prepare(
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
     repeat = options.repeat or 1
     chosen = (split := _split(options, settings, select(samples, options.filter), repeat)).samples
-    the_target = target if target is not None else build_target(settings)
+    the_target = target if target is not None else build_target(settings, check=not options.dry_run)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
-    folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write)
+    folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write and not options.dry_run)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings, evaluation.skills = list(warnings), skills
     evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, split.whole

@@ -17,6 +17,7 @@ from typing import Any
 
 from omk.jsontext import dumps
 from omk.records import SampleResult
+from omk.records.budget import BudgetBlock
 from omk.records.document import FORMAT, LayerMeans, Repeats, Summary
 from omk.records.shard import ShardInfo
 from omk.records.triggering import Triggering
@@ -42,6 +43,12 @@ class Report:
     warnings: list[str] = field(default_factory=list)  # what loading ignored, `FILE:LINE: … ; ignored`
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
     shard: ShardInfo | None = None  # one shard of a split run, or a merge of shards
+    budget: BudgetBlock | None = None  # the spending limit of this invocation, its spend and what it left undone
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether the budget stopped the run before every sample ran (exit code 3)."""
+        return self.budget is not None and self.budget.stopped
 
     @property
     def passed(self) -> bool:
@@ -91,6 +98,8 @@ class Report:
             data["triggering"] = self.triggering.to_json()
         if self.shard is not None:
             data["shard"] = self.shard.to_json()
+        if self.budget is not None:
+            data["budget"] = self.budget.to_json()
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data

@@ -93,7 +93,13 @@ class Runtime:
         from omk.runner.sample_run import run_sample
 
         assert self.cfg is not None
+        budget = self.evaluation.budget
+        if budget is not None and budget.reached:  # no new call once the spend reaches the budget
+            self.evaluation.not_run.append((sample.sample_id, repeat))
+            return
         result = await run_sample(sample, self.evaluation.target, self.cfg, repeat)
+        if budget is not None:
+            budget.add(result)
         self.evaluation.log.add(result)
         if self.on_result is not None:
             self.on_result(result)
@@ -121,9 +127,11 @@ async def run_jobs(jobs: list[tuple[Runtime, Sample, int]], concurrency: int) ->
 
 async def execute(evaluation: Evaluation, on_result: OnResult | None) -> int:
     """Run the jobs still to do; every result is logged before it is handed to `on_result`."""
+    from omk.engine.budget import budget_for
     from omk.inline import inline_urls
 
     todo = evaluation.todo
+    budget_for([evaluation], len(todo))
     async with Runtime(evaluation, on_result) as runtime:
         await inline_urls(list({id(s): s for s, _ in todo}.values()), evaluation.settings)
         return await run_jobs([(runtime, s, r) for s, r in todo], evaluation.settings.concurrency)

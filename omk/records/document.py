@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.records.budget import BudgetBlock
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 from omk.records.shard import ShardInfo
@@ -325,6 +326,7 @@ class ReportDocument:
     pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
     shard: ShardInfo | None = None  # a shard's report (`--shard I/N`) or a merge of shards (`omk merge`)
+    budget: BudgetBlock | None = None  # `--budget-usd`: the limit, the spend and the runs left undone
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
@@ -357,6 +359,7 @@ class ReportDocument:
             pairs=ed.report_pairs(f),
             triggering=Triggering.from_json(f.obj("triggering")),
             shard=ShardInfo.from_json(f.obj("shard")),
+            budget=BudgetBlock.from_json(f.obj("budget")),
         )
 
     @classmethod

@@ -26,7 +26,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult
-from omk.report import assets, categories, html_panel, pairwise, reliability, triggering
+from omk.report import assets, budget, categories, html_panel, pairwise, reliability, triggering
 from omk.report.html_data import dumps
 from omk.report.html_data import row as row_data
 from omk.report.html_panel import num as _num
@@ -271,6 +271,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         _page_head(report, css, scripts, verdict, lang) + f"<main>{lead}"
         f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
+        + budget.html_section(report, lang)
         + reliability.html_section(report.repeats, lang)
         + categories.html_section(report, lang)
         + triggering.html_section(report, lang)

@@ -18,7 +18,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
-from omk.report import categories, pairwise, reliability, triggering
+from omk.report import budget, categories, pairwise, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -57,6 +57,7 @@ def _render(report: ReportDocument, lang: str) -> str:
 
         return experiment_markdown.render(report, report.experiment, lang, cell)
     out = _head(report, lang)
+    out += budget.markdown_lines(report, lang, cell)
     out += reliability.markdown_lines(report.repeats, lang, cell)
     out += categories.markdown_lines(report, lang, cell)
     out += triggering.markdown_lines(report, lang, cell)

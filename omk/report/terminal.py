@@ -19,7 +19,7 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import categories, reliability, triggering
+from omk.report import budget, categories, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -73,6 +73,8 @@ def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, 
     _print_totals(report.summary, console, lang)
     if report.shard is not None:
         console.print(report.shard.label(), markup=False, highlight=False)
+    if (line := budget.headline(report, lang)) is not None:
+        console.print(for_terminal(line), markup=False, highlight=False)
     if report_path:
         console.print(f"{t('report', lang)}: {report_path}")
 

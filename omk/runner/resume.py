@@ -23,7 +23,8 @@ RESULTS = "results.jsonl"
 MANIFEST_FORMAT = "omk-run/1"
 
 # command-line choices a resume may change (how it runs, not what it runs)
-RESUME_MAY_CHANGE = ("concurrency", "timeout", "retries", "no_cache", "format", "lang", "quiet")
+RESUME_MAY_CHANGE = ("concurrency", "timeout", "retries", "no_cache", "format", "lang", "quiet", "dry_run", "budget_usd", "budget_per_sample_usd")
+NOT_RECORDED = ("command", "resume", "quiet", "dry_run", "budget_usd", "budget_per_sample_usd")  # one invocation's, not the run's
 
 
 def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> Path:
@@ -175,7 +176,7 @@ def _why(exc: BaseException) -> str:
 
 def recorded_cli(args: dict[str, Any]) -> dict[str, Any]:
     """The command-line choices to keep in run.json (flags carry no secrets; keys live in the env)."""
-    return {k: v for k, v in args.items() if k not in ("command", "resume", "quiet")}
+    return {k: v for k, v in args.items() if k not in NOT_RECORDED}
 
 
 def resume_cli(manifest: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:

@@ -190,12 +190,28 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     srv.add_argument("--port", type=_non_negative_int, default=8642, help="the port to listen on (default 8642; 0: any free port)")
     srv.add_argument("--record", metavar="FILE", help="append every request to FILE, one JSON object a line")
 
+    _add_gold(sub)
+
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
     dif.add_argument("run_b", metavar="RUN_B", help="the later run folder (or report.json), e.g. the pull request's")
     dif.add_argument("--trivial", type=_positive_float, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
     dif.add_argument("--json", action="store_true", help="machine-readable output")
     dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
+
+
+def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gold = sub.add_parser("gold", help="check the judge against people's labels (docs/judge.md)")
+    gold_sub = gold.add_subparsers(dest="gold_command", metavar="check|init", required=True)
+    chk = gold_sub.add_parser("check", help="Krippendorff's alpha, Cohen's kappa and bias of the run's judge against people")
+    chk.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
+    chk.add_argument("--gold", action="append", metavar="FILE", help="a labels file (JSON Lines; repeatable), besides the samples' gold:")
+    chk.add_argument("--json", action="store_true", help="the check as JSON (report.json's gold block)")
+    chk.add_argument("--level", choices=["interval", "ordinal"], default="interval", help="alpha's measurement level (default interval)")
+    ini = gold_sub.add_parser("init", help="write a labels file to fill in from a run's samples and outputs")
+    ini.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
+    ini.add_argument("--out", metavar="FILE", help="write here (default: print)")
+    ini.add_argument("--force", action="store_true", help="replace FILE when it exists")
 
 
 # command -> "module:function"; each module is imported only when its command runs
@@ -208,6 +224,7 @@ COMMANDS = {
     "verdict": "omk.cli.experiment_cmd:run_verdict",
     "diff": "omk.cli.experiment_cmd:run_diff",
     "serve-model": "omk.cli.serve_cmd:run_serve_model",
+    "gold": "omk.cli.gold_cmd:run_gold",
 }
 
 

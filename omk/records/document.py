@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.records.fields import Fields, Number
+from omk.records.gold import GoldCheck
 from omk.records.result import SampleResult
 from omk.records.triggering import Triggering
 
@@ -323,6 +324,7 @@ class ReportDocument:
     experiment: ExperimentBlock | None  # only in an experiment's report
     pairs: tuple[Pair, ...]  # the pairwise judge's comparisons (also a pre-experiment report's `pairwise`)
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
+    gold: GoldCheck | None = None  # the judge checked against people's labels (`--gold`, `gold:`)
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
@@ -354,6 +356,7 @@ class ReportDocument:
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
             triggering=Triggering.from_json(f.obj("triggering")),
+            gold=GoldCheck.from_json(f.obj("gold")),
         )
 
     @classmethod

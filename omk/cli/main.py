@@ -137,6 +137,7 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
     ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
     ev.add_argument("--strict", action="store_true", help="an unknown field on a sample is an error (exit 2), not a warning")
+    ev.add_argument("--gold", action="append", metavar="FILE", help="people's labels (JSON Lines) to check the judge against (docs/judge.md)")
     ev.add_argument("--all-errors", action="store_true", help=f"print every input problem (default: the first {ERROR_LINES} and a count)")
     _add_experiment_options(ev)
 

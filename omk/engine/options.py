@@ -47,6 +47,7 @@ class EvalOptions:
     require: str | None = None  # progress | no-regress: the verdict becomes the exit code
     max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS
     seed: int | None = None  # the experiment's schedule and bootstrap seed
+    gold: list[str] | None = None  # labels files to check the judge against (omk.gold)
     pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
 
     @classmethod

@@ -18,6 +18,7 @@ from typing import Any
 from omk.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.document import FORMAT, LayerMeans, Repeats, Summary
+from omk.records.gold import GoldCheck
 from omk.records.triggering import Triggering
 from omk.version import __version__
 
@@ -40,6 +41,7 @@ class Report:
     omk_version: str = __version__
     warnings: list[str] = field(default_factory=list)  # what loading ignored, `FILE:LINE: … ; ignored`
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
+    gold: GoldCheck | None = None  # the judge checked against people's labels (omk.gold)
 
     @property
     def passed(self) -> bool:
@@ -87,6 +89,8 @@ class Report:
         }
         if self.triggering is not None:
             data["triggering"] = self.triggering.to_json()
+        if self.gold is not None:
+            data["gold"] = self.gold.to_json()
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data

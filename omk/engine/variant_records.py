@@ -74,7 +74,9 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
         max_cost_increase=experiment.max_cost_increase,
     )
     runs = [variant_run(v.name, v.role, reports[v.name].results) for v in experiment.variants]
-    analysis = analyze(runs, settings)
+    gold = reports[experiment.variants[0].name].gold  # people labelled the control's outputs
+    doubts = [f"{j.judge}: {'; '.join(j.reasons)}" for j in gold.flagged] if gold is not None else []
+    analysis = analyze(runs, settings, doubts)
     block = analysis.to_dict()
     block["seed"] = experiment.seed
     block["schedule"] = "sample-major, variants shuffled per sample"

@@ -161,3 +161,77 @@ def test_bad_labels_file_is_located(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{labels}:1: score: expected a score from 1 to 5, found 7" in err
     assert f"{labels}:2: pass: expected true or false" in err and f'{labels}:2: colour: unknown field "colour"' in err
     assert f"{labels}:3: not valid JSON" in err
+
+
+# --- omk eval with people's labels, end to end on the loopback judge ------------------------------
+
+
+def _samples(tmp_path: Path, n: int, people: callable) -> Path:  # type: ignore[valid-type]
+    import yaml
+
+    grades = [3 + i % 3 for i in range(n)]
+    samples = [
+        {"sample_id": f"s{i}", "prompt": f"question {i}", "rubric": "answers well", "gold": {"score": people(g), "pass": people(g) >= 3.5, "rater": "ana"}}
+        for i, g in enumerate(grades)
+    ]
+    (tmp_path / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": samples}), encoding="utf-8")
+    for name, bump in (("control", 0), ("treatment", 1)):
+        lines = [json.dumps({"sample_id": f"s{i}", "output": f"grade {min(5, g + bump)}"}) for i, g in enumerate(grades)]
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path / "eval-samples.yaml"
+
+
+def _grading_judge(req):  # scores the grade the output states
+    from judge_support import score_json
+
+    from omk.testing.openai_chat import text_reply
+
+    text = next(m["content"] for m in req.json["messages"] if m["role"] == "user")
+    grade = int(text.split("grade ")[1][0])
+    return text_reply(score_json(grade))
+
+
+def test_eval_writes_the_gold_block_and_every_format_shows_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omk.records.document import read_document
+    from omk.testing import ModelServer
+
+    monkeypatch.chdir(tmp_path)
+    samples = _samples(tmp_path, 12, lambda g: g)  # the people agree with the judge
+    with ModelServer.for_openai(_grading_judge) as fake:
+        code = main(["eval", str(samples), "--target", f"replay:{tmp_path / 'control.jsonl'}", "--judge", f"openai:j@{fake.url}",
+                     "--out", str(tmp_path / "run"), "--format", "md,junit,html", "--quiet", "--no-cache"])  # fmt: skip
+    assert code == 1  # the outputs graded 3 fail the 3.5 gate
+    report = read_document(tmp_path / "run")
+    assert report.gold is not None and report.gold.labelled == 12
+    (judge,) = report.gold.judges
+    assert judge.items[0].alpha == 1.0 and not judge.flagged and judge.passes is not None and judge.passes.kappa == 1.0
+    assert next(r for r in report.results if r.sample_id == "s0").gold == [{"score": 3, "pass": False, "rater": "ana"}]
+    assert "Judge against people" in (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
+    assert 'name="gold:openai:j@' in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
+    assert '<section id="gold">' in (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_flagged_judge_turns_progress_into_cautious(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omk.records.document import read_document
+    from omk.testing import ModelServer
+
+    monkeypatch.chdir(tmp_path)
+    samples = _samples(tmp_path, 12, lambda g: 8 - g)  # the people rank the outputs the other way round
+    with ModelServer.for_openai(_grading_judge) as fake:
+        spec = f"openai:j@{fake.url}"
+        code = main(["eval", str(samples), "--target", f"replay:{tmp_path / 'control.jsonl'}", "--target", f"replay:{tmp_path / 'treatment.jsonl'}",
+                     "--judge", spec, "--out", str(tmp_path / "run"), "--quiet", "--no-cache", "--seed", "1"])  # fmt: skip
+    assert code == 0
+    report = read_document(tmp_path / "run")
+    assert report.gold is not None and [j.judge for j in report.gold.flagged] == [spec]
+    assert report.experiment is not None
+    verdict = report.experiment.verdict
+    assert verdict.level == "CAUTIOUS" and "judge disagrees with people" in verdict.headline
+
+
+def test_a_bad_gold_in_a_sample_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "eval-samples.yaml").write_text("samples:\n  - sample_id: a\n    prompt: hi\n    gold: {score: 9, pass: yes please}\n", encoding="utf-8")
+    (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "x"}\n', encoding="utf-8")
+    assert main(["eval", str(tmp_path / "eval-samples.yaml"), "--target", f"replay:{tmp_path / 'r.jsonl'}", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "eval-samples.yaml:4" in err and "gold" in err

@@ -191,7 +191,9 @@ def _grading_judge(req):  # scores the grade the output states
     return text_reply(score_json(grade))
 
 
-def test_eval_writes_the_gold_block_and_every_format_shows_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eval_writes_the_gold_block_and_every_format_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from omk.records.document import read_document
     from omk.testing import ModelServer
 
@@ -199,8 +201,9 @@ def test_eval_writes_the_gold_block_and_every_format_shows_it(tmp_path: Path, mo
     samples = _samples(tmp_path, 12, lambda g: g)  # the people agree with the judge
     with ModelServer.for_openai(_grading_judge) as fake:
         code = main(["eval", str(samples), "--target", f"replay:{tmp_path / 'control.jsonl'}", "--judge", f"openai:j@{fake.url}",
-                     "--out", str(tmp_path / "run"), "--format", "md,junit,html", "--quiet", "--no-cache"])  # fmt: skip
+                     "--out", str(tmp_path / "run"), "--format", "md,junit,html", "--no-cache"])  # fmt: skip
     assert code == 1  # the outputs graded 3 fail the 3.5 gate
+    assert "Judge against people" in capsys.readouterr().out  # the terminal
     report = read_document(tmp_path / "run")
     assert report.gold is not None and report.gold.labelled == 12
     (judge,) = report.gold.judges

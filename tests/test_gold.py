@@ -238,3 +238,15 @@ def test_a_bad_gold_in_a_sample_is_located(tmp_path: Path, capsys: pytest.Captur
     assert main(["eval", str(tmp_path / "eval-samples.yaml"), "--target", f"replay:{tmp_path / 'r.jsonl'}", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "eval-samples.yaml:4" in err and "gold" in err
+
+
+def test_a_labels_fifo_or_missing_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    run = _run(tmp_path, [3.0, 4.0], [3.0, 4.0], [3.0, 4.0])
+    fifo = tmp_path / "labels.fifo"
+    os.mkfifo(fifo)
+    assert main(["gold", "check", str(run), "--gold", str(fifo)]) == 2  # returns at once: never opened for reading
+    assert main(["gold", "check", str(run), "--gold", str(tmp_path / "none.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"{fifo}: cannot read" in err and "none.jsonl: no such labels file" in err

@@ -83,10 +83,14 @@ def parse_label(data: Any, sample_id: str | None, allowed: tuple[str, ...]) -> t
 
 def read_labels_file(path: Path) -> list[GoldLabel]:
     """Every label in a JSON Lines file; all its problems at once as an InputError."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    from omk.safe_files import UnsafeFile, read_regular_bytes, sample_file_cap
+
+    try:  # a regular file of a sample file's size at most: not a FIFO, a device or /proc
+        text = read_regular_bytes(path, sample_file_cap()).decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: no such labels file") from None
+    except UnsafeFile as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {exc}") from None
     labels: list[GoldLabel] = []

@@ -214,7 +214,9 @@ def test_eval_writes_the_gold_block_and_every_format_shows_it(
     assert '<section id="gold">' in (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
 
 
-def test_a_flagged_judge_turns_progress_into_cautious(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_flagged_judge_turns_progress_into_cautious(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from omk.records.document import read_document
     from omk.testing import ModelServer
 
@@ -223,8 +225,12 @@ def test_a_flagged_judge_turns_progress_into_cautious(tmp_path: Path, monkeypatc
     with ModelServer.for_openai(_grading_judge) as fake:
         spec = f"openai:j@{fake.url}"
         code = main(["eval", str(samples), "--target", f"replay:{tmp_path / 'control.jsonl'}", "--target", f"replay:{tmp_path / 'treatment.jsonl'}",
-                     "--judge", spec, "--out", str(tmp_path / "run"), "--quiet", "--no-cache", "--seed", "1"])  # fmt: skip
+                     "--judge", spec, "--out", str(tmp_path / "run"), "--no-cache", "--seed", "1", "--format", "md,junit"])  # fmt: skip
     assert code == 0
+    out = capsys.readouterr().out
+    assert "Judge against people" in out and "Verdict: CAUTIOUS" in out
+    assert "Judge against people" in (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
+    assert "gold:openai:j@" in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
     report = read_document(tmp_path / "run")
     assert report.gold is not None and [j.judge for j in report.gold.flagged] == [spec]
     assert report.experiment is not None

@@ -219,7 +219,7 @@ class Turn:
 
 # A sample's fields that hold several items besides its assertions: tuples, read-only like the
 # rest of what loading shares between samples (build a new tuple to change one).
-_TUPLES = ("capability", "mocks", "tools", "inlined_urls", "turns", "history")
+_TUPLES = ("capability", "mocks", "tools", "inlined_urls", "turns", "history", "gold")
 
 
 @dataclass(slots=True)
@@ -252,6 +252,7 @@ class Sample:
     variables: dict[str, Any] | None = None  # Big Sky `inputs.context`: rendered into the system prompt (targets/prompt.py)
     single_step: bool = False  # one model call: the tool calls it asks for are recorded, not run (Big Sky)
     comparisons: list[str] | None = None  # pairwise verdict keys under two --target; None: one default verdict
+    gold: tuple[dict[str, Any], ...] = ()  # people's labels of this sample's output (`gold:`, omk.gold)
 
     def __post_init__(self) -> None:
         for name in _TUPLES:  # given as lists (in-memory samples): kept as tuples like loaded ones

@@ -22,6 +22,11 @@ def options_from(args: argparse.Namespace, target: str | None) -> EvalOptions:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    if args.gold:  # a bad labels file is bad input: said before anything runs
+        from omk.gold import read_labels_file
+
+        for path in args.gold:
+            read_labels_file(Path(path))
     targets = args.target if isinstance(args.target, list) else [args.target] if args.target else []
     # --target A --target B: an experiment whose variants differ by target (A the control)
     options = options_from(args, targets[0] if len(targets) == 1 else None)

@@ -86,6 +86,10 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
             print_pairwise(outcome.block.pairs, console)
         _print_triggering(outcome, console, lang)
+        from omk.report.gold import terminal_tables
+
+        for part in terminal_tables(outcome.report):  # the judge against people (the control's outputs)
+            console.print(part)
         for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.report.shard is not None:

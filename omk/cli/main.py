@@ -142,6 +142,7 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
     ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
     ev.add_argument("--strict", action="store_true", help="an unknown field on a sample is an error (exit 2), not a warning")
+    ev.add_argument("--gold", action="append", metavar="FILE", help="people's labels (JSON Lines) to check the judge against (docs/judge.md)")
     ev.add_argument("--all-errors", action="store_true", help=f"print every input problem (default: the first {ERROR_LINES} and a count)")
     _add_experiment_options(ev)
 
@@ -212,6 +213,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     mrg.add_argument("--partial", action="store_true", help="merge even when shards are missing (the report says which)")
     mrg.add_argument("--require", choices=["progress", "no-regress"], help="an experiment: exit 1 when the merged verdict does not meet it")
     mrg.add_argument("--quiet", action="store_true", help="print only the final verdict line")
+    _add_gold(sub)
 
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
@@ -219,6 +221,20 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     dif.add_argument("--trivial", type=_positive_float, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
     dif.add_argument("--json", action="store_true", help="machine-readable output")
     dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
+
+
+def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gold = sub.add_parser("gold", help="check the judge against people's labels (docs/judge.md)")
+    gold_sub = gold.add_subparsers(dest="gold_command", metavar="check|init", required=True)
+    chk = gold_sub.add_parser("check", help="Krippendorff's alpha, Cohen's kappa and bias of the run's judge against people")
+    chk.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
+    chk.add_argument("--gold", action="append", metavar="FILE", help="a labels file (JSON Lines; repeatable), besides the samples' gold:")
+    chk.add_argument("--json", action="store_true", help="the check as JSON (report.json's gold block)")
+    chk.add_argument("--level", choices=["interval", "ordinal"], default="interval", help="alpha's measurement level (default interval)")
+    ini = gold_sub.add_parser("init", help="write a labels file to fill in from a run's samples and outputs")
+    ini.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
+    ini.add_argument("--out", metavar="FILE", help="write here (default: print)")
+    ini.add_argument("--force", action="store_true", help="replace FILE when it exists")
 
 
 # command -> "module:function"; each module is imported only when its command runs
@@ -234,6 +250,7 @@ COMMANDS = {
     "serve-model": "omk.cli.serve_cmd:run_serve_model",
     "view": "omk.cli.view_cmd:run_view",
     "power": "omk.cli.power_cmd:run_power",
+    "gold": "omk.cli.gold_cmd:run_gold",
 }
 
 

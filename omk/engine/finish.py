@@ -11,6 +11,7 @@ from omk.engine.results import Results
 from omk.engine.run_report import Report
 from omk.jsontext import nonfinite_warning
 from omk.records.document import Repeats, Summary
+from omk.records.gold import GoldCheck
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
@@ -52,6 +53,22 @@ def repeats_block(digests: list[Digest], repeat: int) -> Repeats | None:
     return repeats_of(stats, repeat) if stats else None
 
 
+def gold_block(evaluation: Evaluation, results: Results) -> GoldCheck | None:
+    """The judge against people's labels (`gold:` in the samples, `--gold FILE`); None without
+    labels or without a judge."""
+    from pathlib import Path
+
+    from omk.gold import CheckSettings, check_results
+
+    files = [Path(f) for f in evaluation.options.gold or []]
+    judge = evaluation.judge
+    if judge is None or not (files or any(s.gold for s in evaluation.samples)):
+        return None
+    settings = CheckSettings(threshold=evaluation.settings.threshold, seed=0)
+    judges = [c.spec for c in judge.clients]
+    return check_results(list(results), judges, files, settings, str(evaluation.out_dir or "run"))
+
+
 def finish(evaluation: Evaluation) -> Report:
     from omk.scoring.triggering import triggering
     results = all_results(evaluation)
@@ -73,6 +90,7 @@ def finish(evaluation: Evaluation) -> Report:
         triggering=triggering([case for d in digests for case in d.triggers], evaluation.skills),
         shard=evaluation.shard,
         budget=evaluation.budget.block(evaluation.not_run) if evaluation.budget is not None else None,
+        gold=gold_block(evaluation, results),
     )
     if report.out_dir is not None:
         try:

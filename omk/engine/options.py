@@ -51,6 +51,7 @@ class EvalOptions:
     dry_run: bool = False  # load, check and plan the run, print what it would call and cost; no call
     budget_usd: float | None = None  # no new call once this invocation's target and judge spend reaches it
     budget_per_sample_usd: float | None = None  # the budget as so much per (sample, repeat) still to run
+    gold: list[str] | None = None  # labels files to check the judge against (omk.gold)
     pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
 
     @classmethod

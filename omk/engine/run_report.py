@@ -19,6 +19,7 @@ from omk.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.budget import BudgetBlock
 from omk.records.document import FORMAT, LayerMeans, Repeats, Summary
+from omk.records.gold import GoldCheck
 from omk.records.shard import ShardInfo
 from omk.records.triggering import Triggering
 from omk.version import __version__
@@ -49,6 +50,7 @@ class Report:
     def incomplete(self) -> bool:
         """Whether the budget stopped the run before every sample ran (exit code 3)."""
         return self.budget is not None and self.budget.stopped
+    gold: GoldCheck | None = None  # the judge checked against people's labels (omk.gold)
 
     @property
     def passed(self) -> bool:
@@ -100,6 +102,8 @@ class Report:
             data["shard"] = self.shard.to_json()
         if self.budget is not None:
             data["budget"] = self.budget.to_json()
+        if self.gold is not None:
+            data["gold"] = self.gold.to_json()
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data

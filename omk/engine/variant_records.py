@@ -115,7 +115,9 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
     from omk.engine.experiment import VARIANTS_DIR, ExperimentOutcome
 
     runs = [variant_run(v.name, v.role, reports[v.name].results) for v in inputs.variants]
-    analysis = analyze(runs, inputs.settings)
+    gold = reports[inputs.variants[0].name].gold  # people labelled the control's outputs
+    doubts = [f"{j.judge}: {'; '.join(j.reasons)}" for j in gold.flagged] if gold is not None else []
+    analysis = analyze(runs, inputs.settings, doubts)
     block = analysis.to_dict()
     block["seed"] = inputs.settings.seed
     block["schedule"] = "sample-major, variants shuffled per sample"

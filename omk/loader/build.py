@@ -163,4 +163,12 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         turns=turns,
         inlined_urls=(),
         history=(),
+        gold=_gold(raw.get("gold")),
     )
+
+
+def _gold(value: Any) -> tuple[dict[str, Any], ...]:
+    """A sample's `gold:` (one label or one per rater) as a tuple of labels."""
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, list) else (value,)

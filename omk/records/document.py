@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from omk.errors import InputError
 from omk.records.budget import BudgetBlock
 from omk.records.fields import Fields, Number
+from omk.records.gold import GoldCheck
 from omk.records.result import SampleResult
 from omk.records.shard import ShardInfo
 from omk.records.triggering import Triggering
@@ -327,6 +328,7 @@ class ReportDocument:
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
     shard: ShardInfo | None = None  # a shard's report (`--shard I/N`) or a merge of shards (`omk merge`)
     budget: BudgetBlock | None = None  # `--budget-usd`: the limit, the spend and the runs left undone
+    gold: GoldCheck | None = None  # the judge checked against people's labels (`--gold`, `gold:`)
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "report", rows: ResultRows | None = None) -> ReportDocument:
@@ -360,6 +362,7 @@ class ReportDocument:
             triggering=Triggering.from_json(f.obj("triggering")),
             shard=ShardInfo.from_json(f.obj("shard")),
             budget=BudgetBlock.from_json(f.obj("budget")),
+            gold=GoldCheck.from_json(f.obj("gold")),
         )
 
     @classmethod

@@ -313,6 +313,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _number_or_none(value: Any) -> float | None:
+    return float(value) if _is_number(value) else None
+
+
 def _status_of(passed: bool | None) -> Status:
     return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
 
@@ -367,6 +371,24 @@ class JudgeBlock:
         agreement = self.data.get("agreement")
         found = agreement.get("stddev") if isinstance(agreement, Mapping) else None
         return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+    def item_scores(self) -> dict[str, dict[str | None, float | None]]:
+        """Per item (`rubric`, `dimension NAME`): the score by judge, None keying the item's own
+        score (an ensemble's mean, or the single judge's)."""
+        found: dict[str, dict[str | None, float | None]] = {}
+        dims = self.data.get("dimensions")
+        raw = [("rubric", self.data.get("rubric"))] + [
+            (f"dimension {name}", d) for name, d in (dims.items() if isinstance(dims, Mapping) else ())
+        ]
+        for item, block in raw:
+            if not isinstance(block, Mapping):
+                continue
+            scores: dict[str | None, float | None] = {None: _number_or_none(block.get("score"))}
+            for m in block.get("judges") or ():
+                if isinstance(m, Mapping) and isinstance(m.get("judge"), str):
+                    scores[m["judge"]] = _number_or_none(m.get("score"))
+            found[item] = scores
+        return found
 
     @property
     def extra(self) -> dict[str, Any]:
@@ -526,6 +548,7 @@ class SampleResult:
     tripwire: bool = False
     category: str | None = None
     urls: list[Any] = field(default_factory=list)  # the URLs inlined into the prompt, as written
+    gold: list[Any] = field(default_factory=list)  # people's labels from the sample's `gold:` (omk.gold reads them)
 
     @classmethod
     def start(cls, sample: Any, prompt: str, repeat: int = 0) -> SampleResult:
@@ -543,6 +566,7 @@ class SampleResult:
             tripwire=sample.tripwire,
             category=sample.category,
             urls=list(sample.inlined_urls),
+            gold=list(sample.gold),
         )
 
     @property
@@ -581,6 +605,8 @@ class SampleResult:
         }
         if self.turns:
             data["turns"] = [t.to_json() for t in self.turns]
+        if self.gold:
+            data["gold"] = self.gold
         return data
 
     @classmethod
@@ -612,6 +638,7 @@ class SampleResult:
             tripwire=f.bool("tripwire"),
             category=f.str("category"),
             urls=f.list("urls"),
+            gold=f.list("gold"),
         )
 
     @classmethod

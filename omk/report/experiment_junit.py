@@ -25,7 +25,7 @@ from typing import Any
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, ExperimentBlock, Require, VariantRow
 from omk.report import experiment_tables as ex
-from omk.report import pairwise, triggering
+from omk.report import gold, pairwise, triggering
 from omk.report.junit import clean, seconds
 from omk.report.reasons import is_repeated, result_name
 
@@ -105,6 +105,7 @@ def _variant_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBloc
             *_experiment_properties(report, exp),
             *(pairwise.junit_properties(report) if v.role == "control" else []),  # the pairwise judge's, once
             *(triggering.junit_properties(report) if v.role == "control" else []),  # the control's triggering and the changes
+            *(gold.junit_properties(report) if v.role == "control" else []),  # the judge against people
         ],
     )
     repeated = is_repeated(results)

@@ -18,7 +18,7 @@ from typing import Any
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, Comparison, ExperimentBlock, PerSample
 from omk.report import experiment_tables as ex
-from omk.report import i18n, pairwise, triggering
+from omk.report import gold, i18n, pairwise, triggering
 from omk.report.reasons import is_repeated, result_name
 
 OPEN_ROWS = 10  # more regressed samples than this fold into <details>
@@ -35,6 +35,7 @@ def render(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) 
         out += _comparison(exp, comp, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)  # the pairwise judge's verdicts, when it ran
     out += triggering.markdown_lines(report, lang, cell)  # the control's triggering, each treatment's change
+    out += gold.markdown_lines(report, lang, cell)  # the judge against people (the control's outputs)
     out += _failures(exp, lang, cell)
     out += _all_samples(exp, lang, cell)
     out += _footer(exp, cell)

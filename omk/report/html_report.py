@@ -26,7 +26,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult
-from omk.report import assets, budget, categories, html_panel, pairwise, reliability, triggering
+from omk.report import assets, budget, categories, gold, html_panel, pairwise, reliability, triggering
 from omk.report.html_data import dumps
 from omk.report.html_data import row as row_data
 from omk.report.html_panel import num as _num
@@ -275,6 +275,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         + reliability.html_section(report.repeats, lang)
         + categories.html_section(report, lang)
         + triggering.html_section(report, lang)
+        + gold.html_section(report, lang)
         + pairwise.html_section(report, lang)
         + f"<h2>{esc(t('score distribution', lang))}</h2>"
         f'<div class="charts">{chart}</div>'

@@ -19,7 +19,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, categories, pairwise, reliability, triggering
+from omk.report import budget, categories, gold, pairwise, reliability, triggering
 from omk.report.reasons import failure_lines, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -85,6 +85,7 @@ def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
         *categories.junit_properties(report),
         *triggering.junit_properties(report),
         *budget.junit_properties(report),
+        *gold.junit_properties(report),
         *pairwise.junit_properties(report),
         *reliability.junit_properties(report),
     ]

@@ -18,7 +18,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
-from omk.report import budget, categories, pairwise, reliability, triggering
+from omk.report import budget, categories, gold, pairwise, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -61,6 +61,7 @@ def _render(report: ReportDocument, lang: str) -> str:
     out += reliability.markdown_lines(report.repeats, lang, cell)
     out += categories.markdown_lines(report, lang, cell)
     out += triggering.markdown_lines(report, lang, cell)
+    out += gold.markdown_lines(report, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)
     out += _failures(report, lang)
     if line := skipped_judge_line(report.summary, lang):

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, categories, reliability, triggering
+from omk.report import budget, categories, gold, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -69,6 +69,8 @@ def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, 
         console.print(by_category)
     reliability.print_terminal(report.repeats, console, lang)
     for part in triggering.terminal_tables(report, lang):
+        console.print(part)
+    for part in gold.terminal_tables(report, lang):
         console.print(part)
     _print_totals(report.summary, console, lang)
     if report.shard is not None:

@@ -66,6 +66,7 @@ def build_schema(types: dict[str, AssertionType] | None = None) -> dict[str, Any
             "requires": parts.requires_def(),
             "sample": parts.sample_def(),
             "turn": parts.turn_def(),
+            "gold_label": parts.gold_label_def(),
             "assertion": assertion_def(types),
             "mock": parts.mock_def(),
             "tool": parts.tool_def(),

@@ -77,6 +77,11 @@ def sample_properties() -> dict[str, Any]:
             "`assertions`, `rubric` and `dimensions` apply to every turn.",
             {"type": "array", "minItems": 1, "items": ref("turn")},
         ),
+        "gold": _d(
+            "People's labels of this sample's output, to check the judge against (`omk gold check`): "
+            "`score` for the rubric, `dimensions` (name -> score), `pass`, optional `rater`; a list for several raters.",
+            {"oneOf": [ref("gold_label"), {"type": "array", "minItems": 1, "items": ref("gold_label")}]},
+        ),
         # omk 0.54 fields: accepted so old files load, not used by omk.
         "allowedTools": _d("omk 0.54 field, accepted and ignored.", STRING_LIST),
         "expectedTools": _d("omk 0.54 field, accepted and ignored.", STRING_LIST),
@@ -102,6 +107,23 @@ def sample_def() -> dict[str, Any]:
         "patternProperties": {EXTENSION_PATTERN: {}},
         "additionalProperties": False,
         "allOf": CONVERSATION_RULES,
+    }
+
+
+SCORE_1_5: dict[str, Any] = {"type": "number", "minimum": 1, "maximum": 5}
+
+
+def gold_label_def() -> dict[str, Any]:
+    """One rater's label of a sample's output (`gold:`)."""
+    return {
+        "type": "object",
+        "properties": {
+            "score": _d("The rubric's score, 1-5.", SCORE_1_5),
+            "dimensions": _d("Each dimension's score, 1-5.", {"type": "object", "additionalProperties": SCORE_1_5}),
+            "pass": _d("Whether the output is acceptable.", {"type": "boolean"}),
+            "rater": _d("Who labelled it.", NON_EMPTY),
+        },
+        "additionalProperties": False,
     }
 
 

@@ -56,8 +56,11 @@ def _control_first(variants: Sequence[VariantRun]) -> list[VariantRun]:
     return [control, *(v for v in variants if v is not control)]
 
 
-def analyze(variants: Sequence[VariantRun], settings: AnalysisSettings | None = None) -> ExperimentAnalysis:
-    """Summarise each variant, compare each treatment with the control, and decide the verdict."""
+def analyze(
+    variants: Sequence[VariantRun], settings: AnalysisSettings | None = None, judge_doubts: Sequence[str] = ()
+) -> ExperimentAnalysis:
+    """Summarise each variant, compare each treatment with the control, and decide the verdict;
+    `judge_doubts` (omk.gold's flags) turn a PROGRESS into CAUTIOUS."""
     settings = settings or AnalysisSettings()
     ordered = _control_first(variants)
     folded = [fold_variant(v) for v in ordered]
@@ -67,4 +70,4 @@ def analyze(variants: Sequence[VariantRun], settings: AnalysisSettings | None = 
         compare(control.name, control_outcomes, v.name, outcomes, settings)
         for v, outcomes in zip(ordered[1:], folded[1:], strict=True)
     )
-    return ExperimentAnalysis(settings, control.name, summaries, comparisons, decide(summaries, comparisons, settings))
+    return ExperimentAnalysis(settings, control.name, summaries, comparisons, decide(summaries, comparisons, settings, judge_doubts))

@@ -20,6 +20,9 @@ difference worth acting on; a difference of exactly `trivial` is not trivial):
 9. the CI lies above 0: the treatment fails the layer gate → CAUTIOUS ("broke layer gate");
    Δ < trivial → CAUTIOUS ("practically tiny"); the control fails the gate → PROGRESS
    ("recovers from broken control"); otherwise PROGRESS ("clean win").
+10. a PROGRESS judged by a judge that people's labels flag (its α against them below 0.667, or
+   its interval reaching below) → CAUTIOUS ("judge-untrusted"), as the original downgrades a
+   verdict when its judges disagree.
 
 Where this differs from the original, and why:
 
@@ -290,15 +293,37 @@ def _headline_pair(pairs: Sequence[PairVerdict], comparisons: Sequence[PairedCom
     return candidates[0]
 
 
+def untrusted_judge(pair: PairVerdict, doubts: Sequence[str]) -> PairVerdict:
+    """A PROGRESS decided by a judge that people's labels do not back (`doubts`: why, one line per
+    judge) is CAUTIOUS: the gain may be the judge's, not the treatment's."""
+    if pair.level is not Level.PROGRESS or not doubts:
+        return pair
+    why = "; ".join(doubts)
+    return PairVerdict(
+        control=pair.control,
+        treatment=pair.treatment,
+        level=Level.CAUTIOUS,
+        reason="judge-untrusted",
+        headline=f"{pair.headline} · judge disagrees with people ({why})",
+        recommendation=f"{ACTIONS[Level.CAUTIOUS][1]} — {pair.treatment} scores higher, but the judge does not agree "
+        f"with people's labels ({why}); fix the judge or its rubric, then rerun.",
+    )
+
+
 def decide(
-    variants: Sequence[VariantSummary], comparisons: Sequence[PairedComparison], settings: AnalysisSettings
+    variants: Sequence[VariantSummary],
+    comparisons: Sequence[PairedComparison],
+    settings: AnalysisSettings,
+    judge_doubts: Sequence[str] = (),
 ) -> Verdict:
-    """The rolled-up verdict over every treatment-versus-control comparison."""
+    """The rolled-up verdict over every treatment-versus-control comparison. `judge_doubts`: why
+    the judge is not trusted against people's labels (omk.gold); each PROGRESS becomes CAUTIOUS."""
     if not comparisons:
         return _solo(variants, settings)
     by_name = {v.name: v for v in variants}
     pairs = tuple(
-        decide_pair(comp, by_name[comp.control], by_name[comp.treatment], settings) for comp in comparisons
+        untrusted_judge(decide_pair(comp, by_name[comp.control], by_name[comp.treatment], settings), judge_doubts)
+        for comp in comparisons
     )
     top = pairs[_headline_pair(pairs, comparisons)]
     headline = f"{top.level.value} · {top.treatment} vs {top.control}: {top.headline}"

@@ -1,0 +1,58 @@
+"""The folder one `codex:` sample runs in, made fresh and removed after.
+
+    <tmp>/omk-codex-XXXX/
+        home/          HOME; home/.codex is CODEX_HOME: no config.toml, auth.json, AGENTS.md or
+                       sessions of the user's; home/.codex/skills/<name>/ holds each skill
+        work/          the CLI's working folder (`--cd`): the sample's `workspace:` folder and
+                       its `environment.files_available`, copied in
+        omk/           mocks.json and state.json (the hook's records), outside the working folder
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any
+
+from omk.model import Sample
+from omk.targets.claude import hook
+from omk.targets.claude.workspace import copy_available
+from omk.targets.codex.setup import CodexSettings
+from omk.targets.mocks import MockSandbox
+from omk.workspace import copy_workspace, snapshot
+
+
+class CodexWorkspace:
+    def __init__(self, cfg: CodexSettings, sample: Sample):
+        self.root = Path(tempfile.mkdtemp(prefix="omk-codex-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)  # also at exit
+        self.home = self.root / "home"
+        self.work = self.root / "work"
+        self.state_dir = self.root / "omk"
+        for folder in (self.home / ".codex", self.work, self.state_dir):
+            folder.mkdir(parents=True)
+        for skill in cfg.skills:
+            shutil.copytree(skill.path, self.home / ".codex" / "skills" / skill.name)
+        self.notes = copy_workspace(sample, self.work) + copy_available(sample, self.work)
+        self.baseline = snapshot(self.work)
+        self._write(hook.MOCKS_FILE, {"mocks": sample.mocks, "strict": sample.mocks_strict, "base_dir": str(sample.base_dir)})
+
+    def _write(self, name: str, data: Any) -> None:
+        (self.state_dir / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    def begin_call(self, sandbox: MockSandbox) -> None:
+        self._write(hook.STATE_FILE, {"totals": sandbox.totals.to_json(), "calls": []})
+
+    def hook_records(self) -> list[dict[str, Any]]:
+        try:
+            state = json.loads((self.state_dir / hook.STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        calls = state.get("calls") if isinstance(state, dict) else None
+        return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+    def remove(self) -> None:
+        self._cleanup()

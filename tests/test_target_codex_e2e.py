@@ -1,0 +1,133 @@
+"""`omk eval --target codex:…` as a real subprocess: the real Codex CLI against omk's scripted
+server speaking the Responses API (streamed), offline: a skill installed and used, a mocked shell
+call, a strict denial that leaves the workspace unchanged, tokens in the trace, and a planted
+user config that never reaches the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from claude_support import write_skill
+from codex_support import require_codex
+
+from omk.testing import ModelServer, Request, ScriptTurn, ToolRequest
+from omk.testing.responses import render
+
+KEY = "sk-codex-e2e-7a1b3c5d9e2f4a6b8c0d"
+PLANTED = "PLANTED-USER-INSTRUCTIONS-9f3e"
+
+
+def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))}
+    full.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
+        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def _outputs(request: Request) -> list[dict[str, Any]]:
+    return [i for i in request.json.get("input") or [] if isinstance(i, dict) and i.get("type") == "function_call_output"]
+
+
+def model(request: Request) -> dict[str, Any]:
+    """Read the skill, then ask for `git log` (mocked) and answer with what it returned; for the
+    strict sample, try to create a file (denied) and say what came back. By call ids, never by
+    position."""
+    body = json.dumps(request.json)
+    answered = {o["call_id"]: str(o.get("output")) for o in _outputs(request)}
+    if "STRICT-SAMPLE" in body:
+        if "touch" not in answered:
+            return render(ScriptTurn(calls=(ToolRequest("touch", "exec_command", {"cmd": "touch made.txt"}),)))
+        return render(ScriptTurn(text=f"tool said: {answered['touch']}", usage={"input_tokens": 30, "output_tokens": 7}))
+    if "read-skill" not in answered:
+        command = 'cat "$CODEX_HOME/skills/greeter/SKILL.md"'
+        return render(ScriptTurn(calls=(ToolRequest("read-skill", "exec_command", {"cmd": command}),)))
+    if "log" not in answered:
+        return render(ScriptTurn(calls=(ToolRequest("log", "exec_command", {"cmd": "git log --oneline -1"}),)))
+    skill_said = "HELLO-FROM-SKILL" in answered["read-skill"]
+    return render(ScriptTurn(text=f"skill read: {skill_said}; last commit: {answered['log']}",
+                             usage={"input_tokens": 120, "output_tokens": 40, "cache_read_input_tokens": 64}))
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    write_skill(project / "skills", "greeter", "Greets people. Use when asked to greet.", "Say HELLO-FROM-SKILL first.")
+    (project / "omk.yaml").write_text("target: codex:gpt-5\nskill: skills/greeter\n", encoding="utf-8")
+    samples = [
+        {
+            "sample_id": "mocked-shell",
+            "prompt": "Greet me and tell me the last commit.",
+            "mocks": [{"tool": "Bash", "match": {"command_glob": "*git log*"}, "return": "abc1234 feat: the mocked commit"}],
+            "assertions": [
+                {"type": "contains", "value": "skill read: True"},
+                {"type": "contains", "value": "abc1234 feat: the mocked commit"},
+                {"type": "skill_used", "value": "greeter"},
+                {"type": "mock_hit", "value": "Bash:1"},
+            ],
+        },
+        {
+            "sample_id": "strict-denial",
+            "prompt": "STRICT-SAMPLE: create a file.",
+            "mocksStrict": True,
+            "assertions": [{"type": "file_exists", "path": "made.txt", "not": True}],
+        },
+    ]
+    (project / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": samples}, allow_unicode=True), encoding="utf-8")
+    return project
+
+
+def _planted_home(tmp_path: Path) -> Path:
+    """A user's own Codex setup, which the run must never read."""
+    home = tmp_path / "userhome"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(f'developer_instructions = "{PLANTED}"\nmodel = "o3"\n', encoding="utf-8")
+    (home / ".codex" / "AGENTS.md").write_text(f"{PLANTED} from AGENTS.md\n", encoding="utf-8")
+    (home / ".codex" / "auth.json").write_text('{"OPENAI_API_KEY": "sk-planted-user-login"}', encoding="utf-8")
+    return home
+
+
+def test_codex_runs_the_skill_with_mocks_offline_isolated(tmp_path):
+    codex = require_codex()
+    project = _project(tmp_path)
+    home = _planted_home(tmp_path)
+    out = tmp_path / "run"
+    with ModelServer(model) as fake:
+        env = {"OMK_CODEX": codex, "OPENAI_BASE_URL": fake.openai_url, "OPENAI_API_KEY": KEY,
+               "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+        proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=project, env=env)
+        requests = list(fake.requests)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    posts = [r for r in requests if r.method == "POST"]
+    assert posts and all(r.path == "/v1/responses" and r.json.get("stream") is True for r in posts)
+    bodies = "".join(r.body.decode() for r in requests)
+    assert PLANTED not in bodies and "sk-planted-user-login" not in "".join(str(r.headers) for r in requests)
+    assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in posts)
+    assert "greeter" in posts[0].body.decode()  # the skill was listed to the model
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    target = report["target"]
+    assert target["kind"] == "codex" and target["cli"]["version"] and target["isolation"]["isolated"]
+    assert target["skills"][0]["installed_as"] == "$CODEX_HOME/skills/greeter/"
+    assert "web_search" in target["self_answered_tools"]["available"]
+    results = {r["sample_id"]: r for r in report["results"]}
+    assert all(r["passed"] for r in results.values()), proc.stdout
+    shell = results["mocked-shell"]["trace"]
+    assert [c["tool"] for c in shell["tool_calls"]] == ["Bash", "Bash"]
+    assert not shell["tool_calls"][0]["mocked"] and "HELLO-FROM-SKILL" in shell["tool_calls"][0]["output"]
+    assert shell["tool_calls"][1]["mocked"] and shell["tool_calls"][1]["output"] == "abc1234 feat: the mocked commit"
+    assert shell["tokens"]["input"] == 10 + 10 + 120 and shell["tokens"]["output"] == 5 + 5 + 40
+    assert shell["cost_usd"] > 0 and shell["session_id"]
+    strict = results["strict-denial"]["trace"]
+    assert strict["tool_calls"][0]["is_error"] and not strict["tool_calls"][0]["mocked"]
+    assert not (strict.get("workspace") or {}).get("changes")
+    assert any("switched off" in note for note in strict["notes"])
+    strict_request = next(r for r in posts if "STRICT-SAMPLE" in r.body.decode())
+    assert "web_search" not in [t.get("type") for t in strict_request.json.get("tools") or []]
+    assert KEY not in "".join(p.read_text(encoding="utf-8", errors="replace") for p in out.rglob("*") if p.is_file())

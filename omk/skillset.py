@@ -18,10 +18,10 @@ triggering report read traces through `invocations`):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-import re
 from pathlib import Path
 from typing import Any
 

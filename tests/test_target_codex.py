@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_preflight import closed_port, omk_eval, one_problem
+from preflight_support import closed_port, omk_eval, one_problem
 
 from omk.errors import ConfigError
 from omk.model import Sample

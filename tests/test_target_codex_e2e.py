@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from claude_support import write_skill
+from claude_support import require_claude, write_skill
 from codex_support import require_codex
 
 from omk.testing import ModelServer, Request, ScriptTurn, ToolRequest
+from omk.testing.anthropic import render as anthropic_render
+from omk.testing.anthropic import tool_results
 from omk.testing.responses import render
 
 KEY = "sk-codex-e2e-7a1b3c5d9e2f4a6b8c0d"
@@ -131,3 +133,56 @@ def test_codex_runs_the_skill_with_mocks_offline_isolated(tmp_path):
     strict_request = next(r for r in posts if "STRICT-SAMPLE" in r.body.decode())
     assert "web_search" not in [t.get("type") for t in strict_request.json.get("tools") or []]
     assert KEY not in "".join(p.read_text(encoding="utf-8", errors="replace") for p in out.rglob("*") if p.is_file())
+
+
+def both_agents(request: Request) -> dict[str, Any]:
+    """Claude Code (Anthropic Messages) and Codex (Responses) on one server: each asks for
+    `git log` (mocked), then answers with what came back. By call ids, never by position."""
+    if request.api == "responses":
+        answered = {o["call_id"]: str(o.get("output")) for o in _outputs(request)}
+        if "log" not in answered:
+            return render(ScriptTurn(calls=(ToolRequest("log", "exec_command", {"cmd": "git log --oneline -1"}),)))
+        return render(ScriptTurn(text=f"codex: {answered['log']}"))
+    results = {str(b.get("tool_use_id")): anthropic_text(b.get("content")) for b in tool_results(request)}
+    if "toolu_log" not in results:
+        return anthropic_render(ScriptTurn(calls=(ToolRequest("toolu_log", "Bash", {"command": "git log --oneline -1"}),)))
+    return anthropic_render(ScriptTurn(text=f"claude: {results['toolu_log']}"))
+
+
+def anthropic_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return str(content)
+
+
+def test_one_skill_compared_on_claude_and_codex_as_two_variants(tmp_path):
+    codex, claude = require_codex(), require_claude()
+    project = _project(tmp_path)
+    (project / "omk.yaml").write_text(
+        "skill: skills/greeter\nvariants:\n"
+        '  - { name: claude, role: control, target: "claude:sonnet" }\n'
+        '  - { name: codex, role: treatment, target: "codex:gpt-5" }\n',
+        encoding="utf-8",
+    )
+    sample = {"sample_id": "last-commit", "prompt": "Tell me the last commit.",
+              "mocks": [{"tool": "Bash", "match": {"command_glob": "*git log*"}, "return": "abc1234 feat: the mocked commit"}],
+              "assertions": [{"type": "contains", "value": "abc1234"}, {"type": "mock_hit", "value": "Bash:1"}]}
+    (project / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": [sample]}), encoding="utf-8")
+    out = tmp_path / "run"
+    with ModelServer(both_agents) as fake:
+        env = {"OMK_CODEX": codex, "OMK_CLAUDE": claude, "OPENAI_BASE_URL": fake.openai_url, "OPENAI_API_KEY": KEY,
+               "ANTHROPIC_BASE_URL": fake.root, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
+        proc = omk_eval(["eval-samples.yaml", "--out", str(out)], cwd=project, env=env)
+        apis = {r.api for r in fake.requests if r.method == "POST"}
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert apis == {"anthropic", "responses"}
+    outputs = {}
+    for name in ("claude", "codex"):
+        report = json.loads((out / "variants" / name / "report.json").read_text(encoding="utf-8"))
+        assert report["target"]["kind"] == name
+        result = report["results"][0]
+        assert result["passed"], result
+        outputs[name] = result["output"]
+    for name, output in outputs.items():  # each model read the mock's output through its own CLI's hook
+        assert output.startswith(f"{name}: ") and "abc1234 feat: the mocked commit" in output
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]

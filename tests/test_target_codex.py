@@ -105,6 +105,17 @@ def test_the_hook_blocks_with_the_mock_and_says_nothing_to_let_a_call_run(tmp_pa
     assert broken.returncode == 2 and "blocked" in broken.stderr
 
 
+def test_only_a_plain_read_of_an_installed_skill_counts_as_one(tmp_path):
+    skills = tmp_path / ".codex" / "skills"
+    (skills / "pdf").mkdir(parents=True)
+    assert hook.reads_a_skill(f"cat {skills}/pdf/SKILL.md", skills)
+    assert hook.reads_a_skill("sed -n '1,200p' \"$CODEX_HOME/skills/pdf/SKILL.md\"", skills)
+    assert not hook.reads_a_skill(f"cat {skills}/pdf/SKILL.md; rm -rf /", skills)
+    assert not hook.reads_a_skill(f"cat {skills}/../../etc/passwd", skills)
+    assert not hook.reads_a_skill(f"rm {skills}/pdf/SKILL.md", skills)
+    assert not hook.reads_a_skill(f"cat $(echo {skills}/pdf/SKILL.md)", skills)
+
+
 EVENTS = b"""{"type":"thread.started","thread_id":"t-1"}
 {"type":"turn.started"}
 {"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a.txt\\n","exit_code":0,"status":"completed"}}

@@ -45,6 +45,9 @@ def model(request: Request) -> dict[str, Any]:
     body = json.dumps(request.json)
     answered = {o["call_id"]: str(o.get("output")) for o in _outputs(request)}
     if "STRICT-SAMPLE" in body:
+        if "read-skill" not in answered:  # a plain read of an installed skill runs even under mocksStrict
+            command = 'cat "$CODEX_HOME/skills/greeter/SKILL.md"'
+            return render(ScriptTurn(calls=(ToolRequest("read-skill", "exec_command", {"cmd": command}),)))
         if "touch" not in answered:
             return render(ScriptTurn(calls=(ToolRequest("touch", "exec_command", {"cmd": "touch made.txt"}),)))
         return render(ScriptTurn(text=f"tool said: {answered['touch']}", usage={"input_tokens": 30, "output_tokens": 7}))
@@ -79,7 +82,7 @@ def _project(tmp_path: Path) -> Path:
             "sample_id": "strict-denial",
             "prompt": "STRICT-SAMPLE: create a file.",
             "mocksStrict": True,
-            "assertions": [{"type": "file_exists", "path": "made.txt", "not": True}],
+            "assertions": [{"type": "file_exists", "path": "made.txt", "not": True}, {"type": "skill_used", "value": "greeter"}],
         },
     ]
     (project / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": samples}, allow_unicode=True), encoding="utf-8")
@@ -127,7 +130,9 @@ def test_codex_runs_the_skill_with_mocks_offline_isolated(tmp_path):
     assert shell["tokens"]["input"] == 10 + 10 + 120 and shell["tokens"]["output"] == 5 + 5 + 40
     assert shell["cost_usd"] > 0 and shell["session_id"]
     strict = results["strict-denial"]["trace"]
-    assert strict["tool_calls"][0]["is_error"] and not strict["tool_calls"][0]["mocked"]
+    read, touch = strict["tool_calls"]
+    assert "HELLO-FROM-SKILL" in read["output"] and not read["is_error"]
+    assert touch["is_error"] and not touch["mocked"] and "mocksStrict" in touch["output"]
     assert not (strict.get("workspace") or {}).get("changes")
     assert any("switched off" in note for note in strict["notes"])
     strict_request = next(r for r in posts if "STRICT-SAMPLE" in r.body.decode())

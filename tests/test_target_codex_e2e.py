@@ -191,3 +191,29 @@ def test_one_skill_compared_on_claude_and_codex_as_two_variants(tmp_path):
     for name, output in outputs.items():  # each model read the mock's output through its own CLI's hook
         assert output.startswith(f"{name}: ") and "abc1234 feat: the mocked commit" in output
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]
+
+
+def test_a_mocked_mcp_tool_is_offered_by_a_stand_in_server_and_answered_by_the_hook(tmp_path):
+    codex = require_codex()
+
+    def mcp_model(request: Request) -> dict[str, Any]:
+        answered = {o["call_id"]: str(o.get("output")) for o in _outputs(request)}
+        offered = {t.get("name"): t for t in request.json.get("tools") or []}
+        if "issue" not in answered:  # Codex offers an MCP server's tools as a namespace
+            assert [t["name"] for t in offered["mcp__github"]["tools"]] == ["create_issue"]
+            reply = render(ScriptTurn(calls=(ToolRequest("issue", "create_issue", {"title": "bug"}),)))
+            reply["output"][0]["namespace"] = "mcp__github"
+            return reply
+        return render(ScriptTurn(text=f"done: {answered['issue']}"))
+
+    sample = {"sample_id": "mcp", "prompt": "File a bug.", "mocksStrict": True,
+              "mocks": [{"tool": "mcp__github__create_issue", "return": "issue #42 created"}],
+              "assertions": [{"type": "contains", "value": "issue #42 created"},
+                             {"type": "mock_hit", "value": "mcp__github__create_issue:1"}]}
+    (tmp_path / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": [sample]}), encoding="utf-8")
+    with ModelServer(mcp_model) as fake:
+        env = {"OMK_CODEX": codex, "OPENAI_BASE_URL": fake.openai_url, "OPENAI_API_KEY": KEY, "HOME": str(tmp_path)}
+        proc = omk_eval(["eval-samples.yaml", "--target", "codex:gpt-5", "--out", str(tmp_path / "run")], cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
+    assert [(c["tool"], c["mocked"]) for c in result["trace"]["tool_calls"]] == [("mcp__github__create_issue", True)]

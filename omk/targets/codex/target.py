@@ -132,6 +132,9 @@ class CodexTarget:
         system = system_for(cfg.system, sample)
         if system:
             argv += ["-c", f"developer_instructions={_toml(system)}"]
+        for name, command in space.mcp_servers.items():  # stand-ins for the MCP servers whose tools the mocks name
+            args = ", ".join(_toml(a) for a in command[1:])
+            argv += ["-c", f"mcp_servers.{name}={{command={_toml(command[0])}, args=[{args}], required=true}}"]
         if sample.mocks_strict:
             for flag, value in setup.SELF_ANSWERED.values():
                 argv += [flag, value]

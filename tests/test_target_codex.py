@@ -148,3 +148,39 @@ def test_an_unknown_codex_setting_stops_the_run(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(ConfigError, match=r"omk.yaml codex.user_config: unknown setting; expected one of args, env, path"):
         make_target("codex:gpt-5", settings={"codex": {"user_config": True}})
+
+
+HUNG_CODEX = """#!{python}
+import os, subprocess, sys, time
+if "--version" in sys.argv:
+    print("codex-cli 0.171.0")
+    sys.exit(0)
+child = subprocess.Popen(["sleep", "300"])
+with open(os.environ["PIDS_FILE"], "w") as f:
+    f.write(f"{{os.getpid()}} {{child.pid}}")
+time.sleep(300)
+"""
+
+
+def test_a_hung_codex_and_its_children_are_killed_at_the_timeout(tmp_path):
+    from claude_support import alive, wait_until
+
+    from omk.testing import ModelServer
+
+    fake = tmp_path / "codex"
+    fake.write_text(HUNG_CODEX.format(python=sys.executable), encoding="utf-8")
+    fake.chmod(0o755)
+    pids = tmp_path / "pids"
+    (tmp_path / "omk.yaml").write_text(f"codex: {{path: {fake}, env: [PIDS_FILE]}}\n", encoding="utf-8")
+    with ModelServer([]) as model:  # what the checks before the run look for: an API that answers
+        env = {"PIDS_FILE": str(pids), "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": model.openai_url, "OMK_RETRY_BASE_S": "0"}
+        (tmp_path / "eval-samples.yaml").write_text("samples:\n  - { sample_id: a, prompt: hi }\n", encoding="utf-8")
+        full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))} | env
+        done = subprocess.run([sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--target", "codex:gpt-5", "--timeout", "2",
+                               "--retries", "0", "--no-judge", "--quiet", "--out", str(tmp_path / "run")],
+                              cwd=tmp_path, env=full, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
+    assert result["status"] == "error" and "timed out" in result["error"]
+    cli, child = (int(p) for p in pids.read_text().split())
+    assert wait_until(lambda: not alive(cli) and not alive(child), 5), (alive(cli), alive(child))

@@ -37,6 +37,7 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "openai": (dict,),
     "anthropic": (dict,),
     "claude": (dict,),  # the Claude Code CLI target: path, args, env, mcp_config, user_config
+    "codex": (dict,),  # the Codex CLI target: path, args, env
     "max_turns": (int,),
     "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
     "variants": (list,),  # an experiment's arms (omk/engine/variants.py)
@@ -151,8 +152,8 @@ def _resolve_paths(value: Any, folder: Path) -> Any:
 
 
 def _claude_paths(block: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """`claude.path` (when path-like: a bare name is looked up on PATH) and `claude.mcp_config`
-    are relative to omk.yaml's folder."""
+    """`claude.path` / `codex.path` (when path-like: a bare name is looked up on PATH) and
+    `claude.mcp_config` are relative to omk.yaml's folder."""
     block = dict(block)
     path = block.get("path")
     if isinstance(path, str) and ("/" in path or path.startswith(".")):
@@ -214,12 +215,13 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
                 setattr(s, key, data[key])
         if "url_allow" in data:
             s.url_allow = _split_list(data["url_allow"])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "codex", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
         for key in ("skill", "skills"):  # a skill file or folder is relative to omk.yaml's folder
             if key in s.extra:
                 s.extra[key] = _resolve_paths(s.extra[key], cfg_path.parent)
-        if "claude" in s.extra:
-            s.extra["claude"] = _claude_paths(s.extra["claude"], cfg_path.parent)
+        for agent in ("claude", "codex"):
+            if agent in s.extra:
+                s.extra[agent] = _claude_paths(s.extra[agent], cfg_path.parent)
     if os.environ.get("OMK_TARGET"):
         s.target, s.target_base = os.environ["OMK_TARGET"], cwd
     if os.environ.get("OMK_JUDGE"):

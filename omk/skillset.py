@@ -11,11 +11,14 @@ triggering report read traces through `invocations`):
 - a call of the `Skill` tool whose input names it (`skill`, or `command` / `name` as other
   runtimes write it): `NAME` itself, or `PLUGIN:NAME`, or `/NAME`;
 - a call of the `Read` tool (or an alias: `read_file`, `file_read`) whose path ends in
-  `NAME/SKILL.md`: an agent that loads the skill by reading its instructions.
+  `NAME/SKILL.md`: an agent that loads the skill by reading its instructions;
+- a shell call (`Bash`, as Claude Code and Codex name it) whose command reads a path ending in
+  `skills/NAME/SKILL.md` (`cat`, `sed -n`…): Codex loads a skill that way.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +32,7 @@ from omk.toolnames import same_tool
 SKILL_FILE = "SKILL.md"
 _SKILL_KEYS = ("skill", "command", "name")
 _PATH_KEYS = ("file_path", "path", "filename")
+_SHELL_READ = re.compile(r"skills/([^/\s'\"]+)/" + re.escape("SKILL.md") + r"(?![\w.])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +107,9 @@ def invoked_skill(call: ToolCall) -> str | None:
                 parts = path.replace("\\", "/").rstrip("/").split("/")
                 if len(parts) >= 2 and parts[-1] == SKILL_FILE and parts[-2]:
                     return parts[-2]
+    if same_tool(call.tool, "Bash") and isinstance(data.get("command"), str):
+        found = _SHELL_READ.search(data["command"].replace("\\", "/"))
+        return found.group(1) if found else None
     return None
 
 

@@ -48,7 +48,10 @@ def test_what_counts_as_an_invocation():
     assert invoked_skill(ToolCall("Skill", {"command": "/pdf"}, None)) == "pdf"  # older CLIs
     assert invoked_skill(ToolCall("read_file", {"path": "skills\\pdf\\SKILL.md"}, None)) == "pdf"  # an alias, Windows path
     assert invoked_skill(ToolCall("Read", {"file_path": "docs/pdf/README.md"}, None)) is None
-    assert invoked_skill(ToolCall("Bash", {"command": "cat pdf/SKILL.md"}, None)) is None  # only Skill and Read count
+    assert invoked_skill(ToolCall("Bash", {"command": "cat pdf/SKILL.md"}, None)) is None  # not under a skills folder
+    # Codex loads a skill with a shell read of its SKILL.md
+    assert invoked_skill(ToolCall("Bash", {"command": "sed -n '1,200p' /h/.codex/skills/pdf/SKILL.md"}, None)) == "pdf"
+    assert invoked_skill(ToolCall("Bash", {"command": "cat skills/pdf/SKILL.md.bak"}, None)) is None
     assert invoked_skill(ToolCall("Skill", "pdf", None)) is None  # an input that is not an object
     assert fired([SKILL_PDF, READ_DOCX, SKILL_PDF]) == {"pdf": 2, "docx": 1}
 

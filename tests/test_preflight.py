@@ -5,38 +5,18 @@ themselves (a refused connection, a CLI without a key); many samples with one er
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from preflight_support import closed_port, omk_eval, one_problem
 
 from omk.errors import ConfigError
 from omk.targets import make_target
 from omk.targets.claude.target import _failure
 from omk.targets.preflight import check_reachable, proxy_for
-
-SAMPLES = "samples:\n" + "".join(f"  - {{ sample_id: s{i}, prompt: hi }}\n" for i in range(5))
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def omk_eval(cwd: Path, target: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    (cwd / "eval-samples.yaml").write_text(SAMPLES, encoding="utf-8")
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_", "CLAUDE_"))}
-    full.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "--target", target, "--no-judge", "--out", str(cwd / "run")],
-        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
-    )
 
 
 def fake_claude(folder: Path) -> Path:
@@ -45,13 +25,6 @@ def fake_claude(folder: Path) -> Path:
     path.write_text(f"#!{sys.executable}\nprint('2.1.0 (Claude Code)')\n", encoding="utf-8")
     path.chmod(0o755)
     return path
-
-
-def one_problem(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 2, done.stdout + done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])

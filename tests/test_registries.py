@@ -77,7 +77,7 @@ def test_the_built_in_entries_resolve_inside_their_own_package():
         assert ref.startswith("omk.judge.") and callable(load_ref(ref)), kind
     for name, ref in FORMATS.items():
         assert ref.startswith("omk.report.") and callable(load_ref(ref)), name
-    assert KINDS.names() == ("openai", "anthropic", "cmd", "replay", "claude")
+    assert KINDS.names() == ("openai", "anthropic", "cmd", "replay", "claude", "codex")
     assert JUDGE_KINDS.names() == ("openai", "anthropic", "cmd")
     assert WRITERS.names() == ("json", "junit", "md", "html")
 
@@ -85,10 +85,10 @@ def test_the_built_in_entries_resolve_inside_their_own_package():
 def test_unknown_kinds_and_formats_keep_their_messages():
     with pytest.raises(ConfigError) as bad:
         make_target("nonsense")
-    assert str(bad.value) == "target 'nonsense': expected KIND:ARG with KIND one of openai, anthropic, cmd, replay, claude"
+    assert str(bad.value) == "target 'nonsense': expected KIND:ARG with KIND one of openai, anthropic, cmd, replay, claude, codex"
     with pytest.raises(ConfigError) as unknown:
         make_target("foo:bar")
-    assert str(unknown.value) == "target 'foo:bar': unknown kind 'foo'; expected one of openai, anthropic, cmd, replay, claude"
+    assert str(unknown.value) == "target 'foo:bar': unknown kind 'foo'; expected one of openai, anthropic, cmd, replay, claude, codex"
     with pytest.raises(ConfigError) as judge:
         make_client("gemini:pro")
     assert str(judge.value) == "judge 'gemini:pro': unknown kind 'gemini'; expected one of openai, anthropic, cmd"
@@ -109,7 +109,7 @@ def test_a_registered_target_kind_is_built_and_run(plugin_module):
     assert plugin_module not in sys.modules  # registering imports nothing
     target = make_target("echo:said")
     assert asyncio.run(target.run(Sample("s", "hi"), "hi")) == TargetResult(output="said: hi")
-    with pytest.raises(ConfigError, match="expected one of openai, anthropic, cmd, replay, claude, echo"):
+    with pytest.raises(ConfigError, match="expected one of openai, anthropic, cmd, replay, claude, codex, echo"):
         make_target("nope:x")
 
 

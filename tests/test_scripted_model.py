@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from claude_support import require_claude
+from codex_support import require_codex
 
 from omk.errors import ConfigError
 from omk.testing import load_script
@@ -210,25 +211,26 @@ def test_serve_model_with_a_bad_script_is_exit_2_with_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr.strip() == "model.yaml:1: rules: must be a non-empty list of rules"
 
 
-def docs_commands() -> list[str]:
-    """The two commands of docs/targets.md "Dry-run an agent offline"."""
+def docs_commands(index: int = 0) -> list[str]:
+    """The two commands of docs/targets.md "Dry-run an agent offline" (its first example, or its
+    `index`th)."""
     text = (ROOT / "docs" / "targets.md").read_text(encoding="utf-8")
     section = text.split("## Dry-run an agent offline", 1)[1]
-    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    block = section.split("```sh\n")[1 + index].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip()]
 
 
-def test_the_documented_dry_run_of_samples_claude_passes_offline(tmp_path):
-    claude = require_claude()
-    serve_line, eval_line = docs_commands()
-    assert serve_line == "omk serve-model samples/claude/model-script.yaml &"
-    shutil.copytree(ROOT / "samples" / "claude", tmp_path / "samples" / "claude")
+def dry_run(tmp_path: Path, example: str, index: int, env_extra: dict[str, str]) -> dict:
+    """Run the documented commands of `example` on a copy of samples/, the server on any free port."""
+    serve_line, eval_line = docs_commands(index)
+    assert serve_line == f"omk serve-model samples/{example}/model-script.yaml &"
+    shutil.copytree(ROOT / "samples", tmp_path / "samples")
     proc, url, _ = serve([*serve_line.split()[2:-1], "--port", "0"], tmp_path)  # any free port, not the documented one
     try:
         words = eval_line.replace("http://127.0.0.1:8642", url).split()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_", "OPENAI_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_"))}
         env.update(w.split("=", 1) for w in words if "=" in w and not w.startswith("-"))
-        env.update(OMK_CLAUDE=claude, HOME=str(tmp_path))
+        env.update(env_extra, HOME=str(tmp_path))
         command = [w for w in words if "=" not in w]
         assert command[:2] == ["omk", "eval"]
         done = subprocess.run([sys.executable, "-m", "omk", *command[1:], "--out", "run"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
@@ -236,7 +238,20 @@ def test_the_documented_dry_run_of_samples_claude_passes_offline(tmp_path):
         proc.terminate()
         proc.communicate(timeout=10)
     assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    return json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+
+
+def test_the_documented_dry_run_of_samples_claude_passes_offline(tmp_path):
+    report = dry_run(tmp_path, "claude", 0, {"OMK_CLAUDE": require_claude()})
+    assert [(r["sample_id"], r["status"], r["passed"]) for r in report["results"]] == [
+        ("rn-next-version-en", "ok", True),
+        ("rn-only-fixes-zh", "ok", True),
+    ]
+
+
+def test_the_documented_dry_run_of_samples_codex_passes_offline(tmp_path):
+    report = dry_run(tmp_path, "codex", 1, {"OMK_CODEX": require_codex()})
+    assert report["target"]["kind"] == "codex"
     assert [(r["sample_id"], r["status"], r["passed"]) for r in report["results"]] == [
         ("rn-next-version-en", "ok", True),
         ("rn-only-fixes-zh", "ok", True),

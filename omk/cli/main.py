@@ -103,7 +103,7 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev.add_argument(
         "--target",
         action="append",
-        help="KIND:ARG — openai:MODEL, anthropic:MODEL, claude:MODEL (Claude Code), cmd:COMMAND, replay:FILE; "
+        help="KIND:ARG — openai:MODEL, anthropic:MODEL, claude:MODEL (Claude Code), codex:MODEL (Codex), cmd:COMMAND, replay:FILE; "
         "twice or more for an experiment "
         "(the first the control) with the pairwise judge",
     )

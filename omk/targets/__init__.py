@@ -30,10 +30,11 @@ KINDS: LazyRegistry[TargetFactory] = LazyRegistry(
         "cmd": "omk.targets.cmd:CmdTarget.from_spec",
         "replay": "omk.targets.replay:ReplayTarget.from_spec",
         "claude": "omk.targets.claude.target:ClaudeTarget.from_spec",
+        "codex": "omk.targets.codex.target:CodexTarget.from_spec",
     }
 )
-# kinds whose ARG may be empty: `claude:` runs the CLI's default model
-EMPTY_ARG = frozenset({"claude"})
+# kinds whose ARG may be empty: `claude:` and `codex:` run the CLI's default model
+EMPTY_ARG = frozenset({"claude", "codex"})
 
 
 def register_target(kind: str, factory: str) -> None:

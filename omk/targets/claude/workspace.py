@@ -51,6 +51,26 @@ def _mcp_servers(cfg: ClaudeSettings, sample: Sample) -> tuple[dict[str, Any], d
     return servers, stubs
 
 
+def copy_available(sample: Sample, work: Path) -> list[str]:
+    """Copy the sample's `environment.files_available` into `work`; notes on what was skipped."""
+    source = source_folder(sample).resolve()
+    if (why := special_reason(source)) is not None:  # a sample built in code, not loaded: `cwd: /proc/self`
+        return [f"files_available: not copied: {why}"]
+    notes = []
+    for entry in (sample.environment or {}).get("files_available") or []:
+        name = str(entry).strip()
+        relative = Path(name)
+        origin = source / relative
+        if not name or relative.is_absolute() or not origin.resolve().is_relative_to(source):
+            notes.append(f"files_available: {name!r} is outside {source}; not copied")
+        elif not origin.exists():
+            notes.append(f"files_available: {name!r} not found in {source}; not copied")
+        else:  # only regular files and folders that stay inside the source folder
+            skipped = copy_confined(origin, work / relative, source)
+            notes += [f"files_available: {s!r} leads outside {source} or is not a regular file; not copied" for s in skipped]
+    return notes
+
+
 class Workspace:
     def __init__(self, cfg: ClaudeSettings, sample: Sample):
         servers, stubs = _mcp_servers(cfg, sample)  # checked first: nothing to clean up when it fails
@@ -73,22 +93,7 @@ class Workspace:
         for skill in cfg.skills:  # every skill folder of the run, side by side
             if skill.is_dir:
                 shutil.copytree(skill.path, self.work / ".claude" / "skills" / skill.name)
-        source = source_folder(sample).resolve()
-        if (why := special_reason(source)) is not None:  # a sample built in code, not loaded: `cwd: /proc/self`
-            return [f"files_available: not copied: {why}"]
-        notes = []
-        for entry in (sample.environment or {}).get("files_available") or []:
-            name = str(entry).strip()
-            relative = Path(name)
-            origin = source / relative
-            if not name or relative.is_absolute() or not origin.resolve().is_relative_to(source):
-                notes.append(f"files_available: {name!r} is outside {source}; not copied")
-            elif not origin.exists():
-                notes.append(f"files_available: {name!r} not found in {source}; not copied")
-            else:  # only regular files and folders that stay inside the source folder
-                skipped = copy_confined(origin, self.work / relative, source)
-                notes += [f"files_available: {s!r} leads outside {source} or is not a regular file; not copied" for s in skipped]
-        return notes
+        return copy_available(sample, self.work)
 
     def _write_config(self, sample: Sample) -> None:
         command = shlex.join([sys.executable, "-I", str(Path(hook.__file__).resolve()), str(self.state_dir)])

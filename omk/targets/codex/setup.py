@@ -1,0 +1,172 @@
+"""What a `codex:` run is set up from: the CLI binary, omk.yaml's `codex:` block, the skills.
+
+Decided once per run, before any sample: a missing binary, key or bad setting stops the run with
+exit 2 before work starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.errors import ConfigError
+from omk.skillset import configured_skills
+from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
+
+INSTALL_HINT = "npm install -g @openai/codex"
+BLOCK_KEYS = {"path", "args", "env"}
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+NO_KEY = "no API key: set OPENAI_API_KEY (omk runs the CLI without your login)"
+PASSED_PREFIXES = ("OPENAI_",)
+# Tools the CLI answers itself (on the API's side or in its own process), which omk's PreToolUse
+# hook never sees, so no mock can answer them: the `--disable` feature (or `-c` setting) that
+# switches each off. Under `mocksStrict` they are all switched off.
+SELF_ANSWERED = {
+    "web_search": ("-c", 'web_search="disabled"'),
+    "view_image": ("--disable", "view_image"),
+    "image_generation": ("--disable", "image_generation"),
+    "multi_agent": ("--disable", "multi_agent"),
+    "goals": ("--disable", "goals"),
+    "apps": ("--disable", "apps"),
+    "plugins": ("--disable", "plugins"),
+    "browser_use": ("--disable", "browser_use"),
+    "computer_use": ("--disable", "computer_use"),
+}
+
+
+@dataclass(slots=True)
+class CodexSkill:
+    """A skill folder (with SKILL.md), installed in the run's `$CODEX_HOME/skills/<name>/`."""
+
+    path: Path
+    name: str
+    sha256: str
+
+    def describe(self) -> dict[str, Any]:
+        return {"path": str(self.path), "name": self.name, "installed_as": self.installed_as, "sha256": self.sha256[:16]}
+
+    @property
+    def installed_as(self) -> str:
+        return f"$CODEX_HOME/skills/{self.name}/"
+
+
+@dataclass(slots=True)
+class CodexSettings:
+    binary: str
+    version: str
+    model: str | None
+    skills: list[CodexSkill] = field(default_factory=list)
+    system: str | None = None  # `system:` text, or a skill file's: given as the developer instructions
+    args: list[str] = field(default_factory=list)  # extra flags, after omk's own
+    env_names: list[str] = field(default_factory=list)  # more variables passed through by name
+
+    @property
+    def skill_names(self) -> list[str]:
+        return [s.name for s in self.skills]
+
+
+def find_binary(block: dict[str, Any], spec: str) -> str:
+    """`OMK_CODEX`, then omk.yaml `codex.path`, then `codex` on PATH."""
+    for where, candidate in (("OMK_CODEX", os.environ.get("OMK_CODEX")), ("codex.path", block.get("path"))):
+        if not candidate:
+            continue
+        found = shutil.which(str(candidate)) or (str(candidate) if Path(candidate).is_file() else None)
+        if found is None or not os.access(found, os.X_OK):
+            raise ConfigError(
+                f"target {spec!r}: {where} names {candidate}, which is not an executable file; "
+                f"install Codex with `{INSTALL_HINT}`"
+            )
+        return found
+    found = shutil.which("codex")
+    if found is None:
+        raise ConfigError(
+            f"target {spec!r}: the Codex CLI (`codex`) was not found on PATH; install it with "
+            f"`{INSTALL_HINT}`, or set OMK_CODEX or `codex: {{path: …}}` in omk.yaml"
+        )
+    return found
+
+
+def base_url() -> str:
+    """The Responses API the CLI calls (it ends in /v1, as for `openai:` targets)."""
+    return (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+
+
+def check_credentials(spec: str) -> None:
+    """The isolated CLI has no login of its own (no auth.json in its CODEX_HOME)."""
+    if not os.environ.get("OPENAI_API_KEY", "").strip():
+        raise ConfigError(f"target {spec!r}: {NO_KEY}")
+
+
+def _string_list(block: dict[str, Any], key: str) -> list[str]:
+    value = block.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"omk.yaml codex.{key}: must be a list of strings")
+    return list(value)
+
+
+def _artifact(settings: dict[str, Any]) -> tuple[list[CodexSkill], str | None]:
+    text = settings.get("system")
+    if text is not None and not isinstance(text, str):
+        raise ConfigError("omk.yaml system: must be text")
+    skills = []
+    for found in configured_skills(settings):
+        if found.is_dir:
+            skills.append(CodexSkill(found.path, found.name, tree_sha256(found.path)))
+            continue
+        if text is not None:
+            raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
+        try:
+            text = found.path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"omk.yaml skill: cannot read {found.path}: {exc}") from None
+    return skills, text
+
+
+def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> CodexSettings:
+    settings = settings or {}
+    block = settings.get("codex") or {}
+    if not isinstance(block, dict):
+        raise ConfigError("omk.yaml codex: must be a mapping")
+    unknown = sorted(set(block) - BLOCK_KEYS)
+    if unknown:
+        raise ConfigError(f"omk.yaml codex.{unknown[0]}: unknown setting; expected one of {', '.join(sorted(BLOCK_KEYS))}")
+    binary = find_binary(block, spec)
+    check_credentials(spec)
+    skills, system = _artifact(settings)
+    return CodexSettings(
+        binary=binary,
+        version=cli_version(binary, spec),
+        model=model or None,
+        skills=skills,
+        system=system,
+        args=_string_list(block, "args"),
+        env_names=_string_list(block, "env"),
+    )
+
+
+def child_environment(cfg: CodexSettings, home: Path) -> dict[str, str]:
+    """Isolated: its own HOME and CODEX_HOME, only the variables that reach the model."""
+    env = {k: v for k, v in os.environ.items() if k in PASSED_VARIABLES or k.startswith(PASSED_PREFIXES)}
+    env.update({k: os.environ[k] for k in cfg.env_names if k in os.environ})
+    env["HOME"] = str(home)
+    env["CODEX_HOME"] = str(home / ".codex")
+    return env
+
+
+def isolation(cfg: CodexSettings) -> dict[str, Any]:
+    """What the report says was kept out of the run (names only, never values)."""
+    return {
+        "isolated": True,
+        "home": "a fresh folder per sample (HOME and CODEX_HOME): no config.toml, auth.json, AGENTS.md, skills or sessions",
+        "user_config": "--ignore-user-config",
+        "working_dir": "a fresh folder per sample: the sample's workspace and files_available only",
+        "environment": {"passed": list(PASSED_VARIABLES), "prefixes": list(PASSED_PREFIXES), "extra": list(cfg.env_names)},
+    }
+
+
+def digest(text: str) -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], "chars": len(text)}

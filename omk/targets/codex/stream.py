@@ -1,0 +1,115 @@
+"""Read `codex exec --json` into omk's trace.
+
+The output is one JSON event per line: `thread.started` (the session id), `turn.started`,
+`item.started` / `item.completed` (an `agent_message` with text, a `command_execution` with its
+command, output and exit code, a `file_change`, an `mcp_tool_call`, a `web_search`, a
+`reasoning`, an `error` notice), `turn.completed` (token usage) or `turn.failed`, and `error`.
+A call omk's hook blocked (a mock's answer, a strict denial) never runs, so it has no item: the
+hook's records are the list of calls, and each call the hook let run takes the next item that ran.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from omk.llm.pricing import cost_usd, price_of
+from omk.records import Tokens, ToolCall, Trace
+
+RAN = {"command_execution", "file_change", "mcp_tool_call", "web_search"}
+
+
+@dataclass(slots=True)
+class CodexRun:
+    thread_id: str | None = None
+    messages: list[str] = field(default_factory=list)
+    ran: list[dict[str, Any]] = field(default_factory=list)  # items of a tool that ran, in order
+    usage: dict[str, Any] | None = None  # the last turn.completed's
+    turns: int = 0
+    failure: str | None = None  # turn.failed's message
+    errors: list[str] = field(default_factory=list)  # `error` events (reconnects, …)
+
+    @property
+    def output(self) -> str | None:
+        return self.messages[-1] if self.messages else None
+
+
+def parse_events(data: bytes) -> CodexRun:
+    run = CodexRun()
+    for raw in data.splitlines():
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("type")
+        found = event.get("item")
+        item: dict[str, Any] = found if isinstance(found, dict) else {}
+        if kind == "thread.started" and isinstance(event.get("thread_id"), str):
+            run.thread_id = event["thread_id"]
+        elif kind == "item.completed" and item.get("type") == "agent_message":
+            run.messages.append(str(item.get("text") or ""))
+        elif kind == "item.completed" and item.get("type") in RAN:
+            run.ran.append(item)
+        elif kind == "turn.completed":
+            run.turns += 1
+            run.usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+        elif kind == "turn.failed":
+            error = event.get("error")
+            run.failure = str(error.get("message") if isinstance(error, dict) else error)
+        elif kind == "error" and event.get("message"):
+            run.errors.append(str(event["message"]))
+    return run
+
+
+def _ran_call(item: dict[str, Any]) -> ToolCall:
+    kind = item.get("type")
+    if kind == "command_execution":
+        code = item.get("exit_code")
+        return ToolCall("Bash", {"command": item.get("command")}, item.get("aggregated_output"), False, None,
+                        isinstance(code, int) and code != 0)
+    if kind == "mcp_tool_call":
+        name = f"mcp__{item.get('server')}__{item.get('tool')}"
+        return ToolCall(name, item.get("arguments"), item.get("result"), False, None, item.get("status") == "failed")
+    return ToolCall(str(kind), {k: v for k, v in item.items() if k not in ("id", "type", "status")}, None, False, None,
+                    item.get("status") == "failed")
+
+
+def tool_calls(run: CodexRun, records: list[dict[str, Any]]) -> list[ToolCall]:
+    """The hook's calls in order; an allowed call's output is that of the next item that ran.
+    Items the hook never saw (a tool Codex answers itself) follow."""
+    ran = list(run.ran)
+    calls = []
+    for record in records:
+        decision = record.get("decision")
+        tool, call_input = str(record.get("tool")), record.get("input")
+        if decision in ("mock", "deny"):
+            mocked = decision == "mock"
+            calls.append(ToolCall(tool, call_input, record.get("output"), mocked, record.get("mock_key") if mocked else None,
+                                  not mocked))
+            continue
+        item = _ran_call(ran.pop(0)) if ran else None
+        calls.append(ToolCall(tool, call_input, item.output if item else None, False, None, bool(item and item.is_error)))
+    return calls + [_ran_call(item) for item in ran]
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None) -> Trace:
+    usage = run.usage or {}
+    tokens_in, tokens_out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    return Trace(
+        turns=run.turns or None,
+        tool_calls=calls,
+        cost_usd=cost_usd(price_of(model), tokens_in, tokens_out) if model else None,
+        tokens=Tokens.of({
+            "input": tokens_in,
+            "output": tokens_out,
+            "cache_read": _int(usage.get("cached_input_tokens")),
+        }),
+        session_id=run.thread_id,
+    )

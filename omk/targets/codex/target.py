@@ -1,0 +1,188 @@
+"""`codex:MODEL`: the Codex CLI, with the skills installed and its tool calls mocked.
+
+One `codex exec --json` process per sample, the composed prompt on stdin, in a fresh workspace
+(omk.targets.codex.workspace) with its own HOME and CODEX_HOME and `--ignore-user-config`. The
+model is reached through a provider omk defines on the command line (`OPENAI_BASE_URL`,
+`OPENAI_API_KEY`, the Responses API over HTTP). Tool calls go through omk's PreToolUse hook
+(omk.targets.codex.hook), which answers them from the sample's mocks. The trace is read from the
+JSON events (omk.targets.codex.stream). The process runs in its own process group: a timeout or a
+cancelled run kills the whole group.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from omk.messages import assistant_message, tool_message
+from omk.model import Sample
+from omk.process import start_program, stop_program
+from omk.secrets import Masker
+from omk.targets.base import TargetError, TargetResult
+from omk.targets.claude.target import _recorded_call
+from omk.targets.codex import hook, setup
+from omk.targets.codex.stream import CodexRun, build_trace, parse_events, tool_calls
+from omk.targets.codex.workspace import CodexWorkspace
+from omk.targets.mocks import MockSandbox, as_text
+from omk.targets.preflight import check_reachable
+from omk.targets.prelude import history_for, system_for
+from omk.targets.session import Session
+from omk.workspace import WorkFolder, checks_workspace, diff, snapshot
+
+HOOK_TIMEOUT_S = 30
+STDERR_TAIL = 600
+RETRYABLE = ("429", "500", "502", "503", "504", "rate limit", "overloaded")
+
+
+def _toml(text: str) -> str:
+    """A TOML basic string (a JSON string is one, bar lone surrogates, which UTF-8 text has none of)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+class CodexTarget:
+    kind = "codex"
+
+    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+        self.spec = spec
+        self.cfg = setup.load_settings(model, spec, settings)
+        self.mask = Masker.for_run(settings)
+
+    @classmethod
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:
+        return cls(arg.strip(), spec, settings)
+
+    def preflight(self) -> None:
+        """Before the run: the API the CLI calls accepts a connection (the CLI itself reconnects
+        for minutes before giving up)."""
+        check_reachable(self.spec, setup.base_url(), "OPENAI_BASE_URL")
+
+    def describe(self) -> dict[str, Any]:
+        cfg = self.cfg
+        return {
+            "kind": self.kind,
+            "spec": self.spec,
+            "model": cfg.model,
+            "cli": {"path": cfg.binary, "version": cfg.version},
+            "skills": [s.describe() for s in cfg.skills],
+            "system": setup.digest(cfg.system) if cfg.system is not None else None,
+            "args": cfg.args,
+            "self_answered_tools": {"available": sorted(setup.SELF_ANSWERED), "under_mocks_strict": "switched off"},
+            "isolation": setup.isolation(cfg),
+        }
+
+    def installed_skills(self) -> list[str]:
+        return self.cfg.skill_names
+
+    def cache_identity(self) -> dict[str, Any]:
+        cfg = self.cfg
+        return {
+            "kind": self.kind,
+            "model": cfg.model,
+            "cli_version": cfg.version,
+            "skills": [[s.name, s.sha256] for s in cfg.skills],
+            "system": cfg.system,
+            "args": cfg.args,
+        }
+
+    async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        if history_for(sample):
+            raise TargetError("codex: a sample with a message history cannot be sent to Codex", retryable=False)
+        if session is not None and session.count > 1:
+            raise TargetError("codex: conversations (`turns:`) are not supported by the codex: target yet", retryable=False)
+        sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
+        space = CodexWorkspace(self.cfg, sample)
+        handed = False
+        try:
+            space.begin_call(sandbox)
+            started = time.perf_counter()
+            stdout, stderr, code = await self._execute(self.argv(sample, space), space, prompt)
+            records = space.hook_records()
+            for record in records:
+                sandbox.record(_recorded_call(record))
+            result = self._result(parse_events(stdout), records, code, stderr, sandbox)
+            result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            result.trace.notes[:0] = space.notes + self._strict_note(sample)
+            result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            if checks_workspace(sample):
+                result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
+            return result
+        finally:
+            if not handed:
+                space.remove()
+
+    def argv(self, sample: Sample, space: CodexWorkspace) -> list[str]:
+        cfg = self.cfg
+        hook_command = shlex.join([sys.executable, "-I", str(Path(hook.__file__).resolve()), str(space.state_dir)])
+        provider = (
+            f'{{name="omk", base_url={_toml(setup.base_url())}, env_key="OPENAI_API_KEY", '
+            'wire_api="responses", supports_websockets=false}'
+        )
+        hooks = f'[{{matcher="*", hooks=[{{type="command", command={_toml(hook_command)}, timeout={HOOK_TIMEOUT_S}}}]}}]'
+        argv = [cfg.binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules",
+                "--ephemeral", "--sandbox", "workspace-write", "--cd", str(space.work),
+                "--dangerously-bypass-hook-trust",  # the one hook is omk's own, written just now
+                "-c", 'model_provider="omk"', "-c", f"model_providers.omk={provider}",
+                "-c", f"hooks.PreToolUse={hooks}", "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false"]
+        if cfg.model:
+            argv += ["--model", cfg.model]
+        system = system_for(cfg.system, sample)
+        if system:
+            argv += ["-c", f"developer_instructions={_toml(system)}"]
+        for name, command in space.mcp_servers.items():  # stand-ins for the MCP servers whose tools the mocks name
+            args = ", ".join(_toml(a) for a in command[1:])
+            argv += ["-c", f"mcp_servers.{name}={{command={_toml(command[0])}, args=[{args}], required=true}}"]
+        if sample.mocks_strict:
+            for flag, value in setup.SELF_ANSWERED.values():
+                argv += [flag, value]
+        return argv + cfg.args + ["-"]
+
+    def _strict_note(self, sample: Sample) -> list[str]:
+        if not sample.mocks_strict:
+            return []
+        return [f"mocksStrict: switched off the tools Codex answers itself: {', '.join(sorted(setup.SELF_ANSWERED))}"]
+
+    async def _execute(self, argv: list[str], space: CodexWorkspace, prompt: str) -> tuple[bytes, bytes, int]:
+        try:
+            proc = await start_program(argv, cwd=space.work, env=setup.child_environment(self.cfg, space.home))
+        except OSError as exc:
+            raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        try:
+            stdout, stderr = await proc.communicate(prompt.encode("utf-8"))
+        finally:
+            await stop_program(proc)
+        return stdout, stderr, proc.returncode if proc.returncode is not None else -1
+
+    def _result(self, run: CodexRun, records: list[dict[str, Any]], code: int, stderr: bytes, sandbox: MockSandbox) -> TargetResult:
+        if run.failure is not None or run.output is None or code != 0:
+            raise _failure(run, code, stderr)
+        calls = tool_calls(run, records)
+        trace = build_trace(run, calls, self.cfg.model)
+        trace.mock_stats = sandbox.stats
+        messages = []
+        if calls:
+            messages.append(assistant_message("", [(f"call_{i}", c.tool, c.input) for i, c in enumerate(calls)]))
+            messages += [tool_message(f"call_{i}", c.tool, as_text(c.output), c.is_error) for i, c in enumerate(calls)]
+        messages.append(assistant_message(run.output or ""))
+        return TargetResult(output=run.output or "", trace=trace, messages=messages)
+
+    async def close(self) -> None:
+        return None
+
+
+def _failure(run: CodexRun, code: int, stderr: bytes) -> TargetError:
+    message = run.failure or (run.errors[-1] if run.errors else None) or _tail(stderr) or f"no answer (exit code {code})"
+    lowered = message.lower()
+    if "401" in lowered or "unauthorized" in lowered:
+        return TargetError(f"codex: {setup.NO_KEY} ({message})", retryable=False)
+    if "connection refused" in lowered or "error sending request" in lowered or "connection failed" in lowered:
+        return TargetError(f"codex: connection refused: {setup.base_url()} ({message})", retryable=True)
+    return TargetError(f"codex: {message}", retryable=any(mark in lowered for mark in RETRYABLE))
+
+
+def _tail(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace").strip()[-STDERR_TAIL:]
+

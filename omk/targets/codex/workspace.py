@@ -1,0 +1,71 @@
+"""The folder one `codex:` sample runs in, made fresh and removed after.
+
+    <tmp>/omk-codex-XXXX/
+        home/          HOME; home/.codex is CODEX_HOME: no config.toml, auth.json, AGENTS.md or
+                       sessions of the user's; home/.codex/skills/<name>/ holds each skill
+        work/          the CLI's working folder (`--cd`): the sample's `workspace:` folder and
+                       its `environment.files_available`, copied in
+        omk/           mocks.json and state.json (the hook's records), mcp-tools.json (the
+                       stand-in MCP servers' tools), outside the working folder
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any
+
+from omk import extras
+from omk.model import Sample
+from omk.targets.base import TargetError
+from omk.targets.claude import hook, mcp_stub
+from omk.targets.claude.workspace import copy_available
+from omk.targets.codex.setup import CodexSettings
+from omk.targets.mocks import MockSandbox
+from omk.workspace import copy_workspace, snapshot
+
+
+class CodexWorkspace:
+    def __init__(self, cfg: CodexSettings, sample: Sample):
+        stubs = mcp_stub.stub_tools(sample.mocks, sample.tools)
+        if stubs and not extras.installed("mcp"):
+            raise TargetError(extras.missing_message("mcp", f"codex: the stand-in MCP server for the mocked {min(stubs)} tools"))
+        self.root = Path(tempfile.mkdtemp(prefix="omk-codex-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)  # also at exit
+        self.home = self.root / "home"
+        self.work = self.root / "work"
+        self.state_dir = self.root / "omk"
+        for folder in (self.home / ".codex", self.work, self.state_dir):
+            folder.mkdir(parents=True)
+        for skill in cfg.skills:
+            shutil.copytree(skill.path, self.home / ".codex" / "skills" / skill.name)
+        self.notes = copy_workspace(sample, self.work) + copy_available(sample, self.work)
+        self.baseline = snapshot(self.work)
+        self._write(hook.MOCKS_FILE, {"mocks": sample.mocks, "strict": sample.mocks_strict, "base_dir": str(sample.base_dir)})
+        self.mcp_servers: dict[str, list[str]] = {}  # name -> the stand-in server's command line
+        if stubs:
+            self._write("mcp-tools.json", stubs)
+            stub = str(Path(mcp_stub.__file__).resolve())
+            tools = str(self.state_dir / "mcp-tools.json")
+            self.mcp_servers = {name: [sys.executable, "-I", stub, tools, name] for name in stubs}
+
+    def _write(self, name: str, data: Any) -> None:
+        (self.state_dir / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    def begin_call(self, sandbox: MockSandbox) -> None:
+        self._write(hook.STATE_FILE, {"totals": sandbox.totals.to_json(), "calls": []})
+
+    def hook_records(self) -> list[dict[str, Any]]:
+        try:
+            state = json.loads((self.state_dir / hook.STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        calls = state.get("calls") if isinstance(state, dict) else None
+        return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+    def remove(self) -> None:
+        self._cleanup()

@@ -4,6 +4,18 @@ from __future__ import annotations
 
 ZH = {
     "Results": "结果",
+    "(n < 2, no interval)": "（样本少于 2，无区间）",
+    "pass rate": "通过率",
+    "samples differ": "用例难度",
+    "run to run": "运行间波动",
+    "judge noise": "评委噪声",
+    "spread of the composite": "综合分的波动来源",
+    "narrows it most": "最能收窄区间",
+    "per dollar": "（按花费）",
+    "per call": "（按调用次数）",
+    "more samples": "增加用例",
+    "more repeats": "增加重复次数",
+    "more judge calls": "增加评委调用",
     "… and {n} more: see report.html or report.json": "……另有 {n} 条：见 report.html 或 report.json",
     "{shown} of {total} results shown (those that did not pass first); all are in the report": "显示 {total} 条结果中的 {shown} 条（未通过的在前）；全部结果见报告",
     "… and {n} more that did not pass or had failed checks: see the report": "……另有 {n} 条未通过或有检查未通过：见报告",

@@ -62,3 +62,19 @@ def variance_line(summary: Summary, lang: str = "en") -> str | None:
         per = t("per dollar", lang) if v.per_dollar else t("per call", lang)
         line += f" · {t('narrows it most', lang)} {per}: {t(ADVICE.get(v.advice, v.advice), lang)}"
     return line
+
+
+def junit_properties(summary: Summary) -> list[tuple[str, str]]:
+    """`composite_ci` ("low,high", or "n<2") and `pass_rate_ci`; none in a report from before intervals."""
+    if summary.scores_ci is None:
+        return []
+
+    def pair(ci: Bounds | None) -> str:
+        return "n<2" if ci is None else f"{ci.low},{ci.high}"
+
+    out = [("pass_rate_ci", pair(summary.pass_rate_ci))]
+    if summary.scores.composite is not None:
+        out.insert(0, ("composite_ci", pair(summary.scores_ci.composite)))
+    if summary.variance is not None and summary.variance.advice:
+        out.append(("narrow_interval_with", summary.variance.advice))
+    return out

@@ -19,7 +19,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import SampleResult, TurnResult
-from omk.report import categories, pairwise, reliability, triggering
+from omk.report import categories, intervals, pairwise, reliability, triggering
 from omk.report.reasons import failure_lines, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -81,6 +81,7 @@ def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
         ("judge", ",".join(report.judge_models) if report.judge_models is not None else "none"),
         ("threshold", report.summary.threshold),
         ("composite", report.summary.scores.composite),
+        *intervals.junit_properties(report.summary),
         *categories.junit_properties(report),
         *triggering.junit_properties(report),
         *pairwise.junit_properties(report),

@@ -3,9 +3,8 @@
 - A mean score (the composite and each layer, over the run and per category): the seeded
   bootstrap of the mean (omk/stats/bootstrap.py, the expanded percentile interval) over the
   *samples*: under `--repeat N` a sample's runs are averaged first, so the resampling unit is the
-  sample and runs of one sample never pose as independent evidence. Past `BOOTSTRAP_UP_TO`
-  samples the t interval is used instead (the two agree closely there, and the bootstrap would
-  cost seconds of pure Python per figure).
+  sample and runs of one sample never pose as independent evidence. Past 200 samples the t
+  interval is used instead (omk.stats.bootstrap.score_interval).
 - The pass rate: the Wilson score interval (omk/stats/winrate.py). Under `--repeat N` the runs of
   a sample are not independent, so the interval takes the observed rate over as many trials as
   there are samples, which is the cautious choice.
@@ -17,36 +16,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from statistics import fmean, stdev
+from statistics import fmean
 from typing import TYPE_CHECKING
 
 from omk.records.document import Bounds, LayerBounds
-from omk.stats.bootstrap import bootstrap_mean_ci
-from omk.stats.distributions import t_ppf
+from omk.stats.bootstrap import SCORE_RESAMPLES, score_interval
 from omk.stats.winrate import wilson_interval
 
 if TYPE_CHECKING:
     from omk.scoring.digest import Digest
 
 LEVEL = 0.95
-RESAMPLES = 2_000
-SEED = "omk-summary"  # a fixed seed: the same results give the same report
-BOOTSTRAP_UP_TO = 200
+RESAMPLES = SCORE_RESAMPLES
 LAYERS = ("fact", "behavior", "judge")
 
 
 def mean_interval(values: Sequence[float], resamples: int = RESAMPLES, level: float = LEVEL) -> Bounds | None:
     """The interval of the mean of per-sample values; None below 2 values."""
-    n = len(values)
-    if n < 2:
+    ci = score_interval(values, level=level, resamples=resamples)
+    if ci is None:
         return None
-    if n > BOOTSTRAP_UP_TO:
-        half = t_ppf(0.5 + level / 2, n - 1) * stdev(values) / math.sqrt(n)
-        m = fmean(values)
-        return Bounds(round(m - half, 4), round(m + half, 4), level, "t")
-    ci = bootstrap_mean_ci(values, level=level, resamples=resamples, seed=SEED)
-    assert ci is not None  # n >= 2
-    return Bounds(round(ci.low, 4), round(ci.high, 4), level, ci.method, ci.resamples, ci.seed)
+    bootstrapped = ci.method != "t"
+    return Bounds(round(ci.low, 4), round(ci.high, 4), level, ci.method, ci.resamples if bootstrapped else None, ci.seed if bootstrapped else None)
 
 
 def pass_rate_interval(passed: int, total: int, samples: int, level: float = LEVEL) -> Bounds | None:

@@ -242,6 +242,7 @@ class VarianceSources:
     judge_cost: Number | None  # per judge call
     advice: str | None
     per_dollar: bool
+    advice_without_samples: str | None = None  # the better of repeats and judge calls
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -252,6 +253,7 @@ class VarianceSources:
             "shares": dict(self.shares),
             "cost_per_call": {"target": self.target_cost, "judge": self.judge_cost},
             "advice": self.advice,
+            "advice_without_samples": self.advice_without_samples,
             "per_dollar": self.per_dollar,
         }
 
@@ -265,6 +267,7 @@ class VarianceSources:
             (parts.num("sample") if parts else None) or 0, (parts.num("run") if parts else None) or 0, parts.num("judge") if parts else None,
             tuple((k, shares.num(k)) for k in ("sample", "run", "judge") if shares and shares.num(k) is not None),
             costs.num("target") if costs else None, costs.num("judge") if costs else None, f.str("advice"), f.bool("per_dollar"),
+            f.str("advice_without_samples"),
         )  # fmt: skip
 
 

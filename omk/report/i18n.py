@@ -16,6 +16,7 @@ ZH = {
     "more samples": "增加用例",
     "more repeats": "增加重复次数",
     "more judge calls": "增加评委调用",
+    "with no more samples": "若无法增加用例",
     "… and {n} more: see report.html or report.json": "……另有 {n} 条：见 report.html 或 report.json",
     "{shown} of {total} results shown (those that did not pass first); all are in the report": "显示 {total} 条结果中的 {shown} 条（未通过的在前）；全部结果见报告",
     "… and {n} more that did not pass or had failed checks: see the report": "……另有 {n} 条未通过或有检查未通过：见报告",

@@ -61,6 +61,8 @@ def variance_line(summary: Summary, lang: str = "en") -> str | None:
     if v.advice is not None:
         per = t("per dollar", lang) if v.per_dollar else t("per call", lang)
         line += f" · {t('narrows it most', lang)} {per}: {t(ADVICE.get(v.advice, v.advice), lang)}"
+    if v.advice_without_samples is not None and v.advice_without_samples != v.advice:
+        line += f" ({t('with no more samples', lang)}: {t(ADVICE.get(v.advice_without_samples, v.advice_without_samples), lang)})"
     return line
 
 

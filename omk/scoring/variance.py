@@ -23,7 +23,10 @@ and `shares` are the three terms' fractions of V. The advice compares what one m
 in each direction: the fall of V per dollar from one more sample (costs R target calls and R·J·k
 judge calls, k judge items per run), one more run of every sample, or one more call per judge
 item. With no known cost, calls count as the price (a target call and a judge call alike), and
-`per_dollar` is false.
+`per_dollar` is false. At the same price per run, one more sample always narrows the interval
+at least as much as one more run of a sample already there (it adds a run *and* a draw of
+difficulty), so repeats win only when samples cannot be added: `advice_without_samples` is the
+better of repeats and judge calls for that case.
 """
 
 from __future__ import annotations
@@ -74,8 +77,9 @@ def mean_variance(c: Components, n: float, r: float, j: float) -> tuple[float, f
     return c.sample / n, c.run / (n * r), (c.judge or 0.0) / (n * r * j)
 
 
-def advise(c: Components, d: Design) -> tuple[str | None, bool]:
-    """Which of more samples, repeats or judge calls lowers the mean's variance most per dollar."""
+def advise(c: Components, d: Design) -> tuple[str | None, str | None, bool]:
+    """Which of more samples, repeats or judge calls lowers the mean's variance most per dollar;
+    which of repeats and judge calls does when there are no more samples to add; per dollar."""
     per_dollar = d.target_cost is not None and (d.judge_cost is not None or d.judge_items == 0)
     t = d.target_cost if per_dollar and d.target_cost else 1.0
     jc = d.judge_cost if per_dollar and d.judge_cost else 1.0
@@ -88,8 +92,12 @@ def advise(c: Components, d: Design) -> tuple[str | None, bool]:
     }
     if c.judge is not None and k > 0:
         gains["judge_calls"] = (now - sum(mean_variance(c, n, r, j + 1))) / (n * r * k * jc)
-    best = max(gains, key=lambda key: gains[key])
-    return (best if gains[best] > 0 else None), per_dollar
+    return _best(gains), _best({k: v for k, v in gains.items() if k != "samples"}), per_dollar
+
+
+def _best(gains: Mapping[str, float]) -> str | None:
+    best = max(gains, key=lambda key: gains[key], default=None)
+    return best if best is not None and gains[best] > 0 else None
 
 
 def variance_sources(groups: Mapping[str, list[float]], judge_noise: float | None, d: Design) -> VarianceSources | None:
@@ -102,11 +110,11 @@ def variance_sources(groups: Mapping[str, list[float]], judge_noise: float | Non
     terms = mean_variance(c, d.samples, d.repeats, d.judge_calls)
     total = sum(terms)
     shares = tuple((k, round(v / total, 4) if total else 0.0) for k, v in zip(("sample", "run", "judge"), terms, strict=True))
-    advice, per_dollar = advise(c, d)
+    advice, fixed, per_dollar = advise(c, d)
     return VarianceSources(
         d.samples, round(d.repeats), d.judge_calls, round(c.sample, 6), round(c.run, 6),
         None if c.judge is None else round(c.judge, 6), shares if c.judge is not None else shares[:2],
-        d.target_cost, d.judge_cost, advice, per_dollar,
+        d.target_cost, d.judge_cost, advice, per_dollar, fixed,
     )  # fmt: skip
 
 

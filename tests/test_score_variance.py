@@ -69,3 +69,10 @@ def test_without_repeats_there_is_no_split_and_it_reads_back():
     from omk.records.fields import Fields
 
     assert VarianceSources.from_json(Fields(v.to_json(), "report")) == v
+
+
+def test_judge_repeats_alone_take_the_judge_noise_out_of_the_samples_share():
+    rng = random.Random(4)
+    found = [spread_sources(simulate(rng, 40, 1, 4, 0.5, 0.0, 2.0)) for _ in range(100)]
+    assert fmean(float(v.sample_var) for v in found if v) == pytest.approx(0.5, rel=0.15)
+    assert all(v is not None and v.run_var == 0 and v.repeats == 1 for v in found)

@@ -69,6 +69,8 @@ def components(groups: Sequence[Sequence[float]], judge_noise: float | None, jud
     means = [fmean(g) for g in groups]
     between = runs * variance(means)
     judge_part = judge_noise / judge_calls if judge_noise is not None else 0.0
+    if not within_df:  # one run per sample: the agent's variation cannot be told from difficulty
+        return Components(max(0.0, between - judge_part), 0.0, judge_noise)
     return Components(max(0.0, (between - within) / runs), max(0.0, within - judge_part), judge_noise)
 
 

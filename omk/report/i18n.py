@@ -4,7 +4,7 @@ from __future__ import annotations
 
 ZH = {
     "Results": "结果",
-    "(n < 2, no interval)": "（样本少于 2，无区间）",
+    "(1 sample, no interval)": "（仅 1 条用例，无区间）",
     "pass rate": "通过率",
     "samples differ": "用例难度",
     "run to run": "运行间波动",

@@ -1,6 +1,6 @@
 """The 95% intervals of the run summary as every format shows them (omk/scoring/intervals.py):
 a score as `4.21 [4.05, 4.36]`, a rate as `80% [62%, 91%]`, and a figure over fewer than 2
-samples as the mean with `(n < 2, no interval)`. A report from before intervals shows its means
+samples as the mean with `(1 sample, no interval)`. A report from before intervals shows its means
 as it always did. `variance_line` says where the composite's spread comes from under `--repeat`
 or `--judge-repeat`, and what would narrow its interval most."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from omk.records.document import Bounds, Summary
 from omk.report.i18n import t
 
-NO_INTERVAL = "(n < 2, no interval)"
+NO_INTERVAL = "(1 sample, no interval)"
 ADVICE = {
     "samples": "more samples",
     "repeats": "more repeats",

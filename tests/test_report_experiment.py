@@ -96,7 +96,8 @@ def test_markdown_puts_the_verdict_first_then_the_variants_and_the_comparison(pr
     assert lines[4] == f"**{block['verdict']['recommendation']}**"
     assert "`--require progress`: ✅ met" in md
     assert "| | **baseline** (control) | **support-tone** |" in md
-    assert "| passed | 5/24 (21%) | 23/24 (96%) |" in md
+    assert "| passed | 5/24 (21% [9%, 40%]) | 23/24 (96% [80%, 99%]) |" in md  # with the Wilson intervals
+    assert re.search(r"\| composite \| 3\.33 \[\d\.\d\d, \d\.\d\d\] \| 4\.83 \[\d\.\d\d, \d\.\d\d\] \|", md)
     assert "| layer gate | ❌ fail: behavior | ✅ pass |" in md
     comp = block["comparisons"][0]
     ci = comp["composite"]["ci"]

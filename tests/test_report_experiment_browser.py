@@ -40,7 +40,7 @@ def test_a_regression_renders_sorts_and_charts(browser, regress_run):
     heads = page.js("Array.from(document.querySelectorAll('table.variants thead th[data-variant]')).map(th => th.dataset.variant)")
     assert heads == ["tone", "baseline"]  # the variants in columns, control first
     passed = page.js("Array.from(document.querySelector('table.variants tbody tr').cells).map(c => c.textContent)")
-    assert passed == ["passed", "23/24 (96%)", "5/24 (21%)"]
+    assert passed == ["passed", "23/24 (96% [80%, 99%])", "5/24 (21% [9%, 40%])"]  # with the Wilson intervals
 
     table = "#deltas-1"
     original = column(page, table, 0)

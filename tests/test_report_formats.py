@@ -62,7 +62,7 @@ def test_junit_without_repeat_field_and_empty_run():
 def test_markdown_summary_escapes_untrusted_text():
     md = render_markdown(make_report())
     assert "**❌ gate failed** · 1/3 passed" in md
-    assert "| 3.00 | 5.00 | 3.25 | 3.71 | $0.0212 | 9.0 s |" in md
+    assert "| 3.00 [1.00, 5.00] | 5.00 (1 sample, no interval) | 3.25 [2.00, 4.50] | 3.71 [2.67, 4.75] | $0.0212 | 9.0 s |" in md
     assert "### Failures (2)" in md
     assert "<script>" not in md and "<html>" not in md and "&lt;html&gt;" in md
     assert "argon2\\|scrypt" in md  # a pipe cannot break the table

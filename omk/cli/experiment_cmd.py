@@ -116,18 +116,21 @@ def print_variants(block: ExperimentBlock, console: Any) -> None:
     from rich import box
     from rich.table import Table
 
+    from omk.report.experiment_tables import variant_score
+
     table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":
             table.add_column(col, overflow="fold", min_width=min(24, max(len(v.name) for v in block.variants)))
         else:
-            table.add_column(col, justify="left" if col == "role" else "right", no_wrap=True)
+            table.add_column(col, justify="left" if col == "role" else "right", no_wrap=col != "composite")  # its interval wraps
     for v in block.variants:
         table.add_row(
             v.name,
             v.role,
             f"{v.passed}/{v.samples}",
-            *(_fmt(v.scores.layer(k)) for k in ("composite", "fact", "behavior", "judge")),
+            variant_score(v, "composite"),  # with its 95% interval
+            *(_fmt(v.scores.layer(k)) for k in ("fact", "behavior", "judge")),
             str(v.errored),
         )
     console.print(table)

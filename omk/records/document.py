@@ -35,6 +35,54 @@ LAYERS = ("fact", "behavior", "judge")
 
 
 @dataclass(frozen=True, slots=True)
+class Bounds:
+    """A confidence interval as report.json keeps it: its ends, level and how it was made."""
+
+    low: Number
+    high: Number
+    level: Number | None = None
+    method: str | None = None
+    resamples: int | None = None
+    seed: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method, "resamples": self.resamples, "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Bounds | None:
+        if f is None or f.num("low") is None or f.num("high") is None:
+            return None
+        return cls(f.num("low"), f.num("high"), f.num("level"), f.str("method"), f.int("resamples", None), f.raw("seed"))
+
+
+def _bounds(b: Bounds | None) -> dict[str, Any] | None:
+    return b.to_json() if b is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class LayerBounds:
+    """The 95% interval of each mean in `LayerMeans` (`summary.scores_ci`); None where the mean
+    is over fewer than 2 samples (or there is no mean)."""
+
+    fact: Bounds | None = None
+    behavior: Bounds | None = None
+    judge: Bounds | None = None
+    composite: Bounds | None = None
+
+    def layer(self, name: str) -> Bounds | None:
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: _bounds(self.layer(k)) for k in ("fact", "behavior", "judge", "composite")}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> LayerBounds | None:
+        if f is None:
+            return None
+        return cls(*(Bounds.from_json(f.obj(k)) for k in ("fact", "behavior", "judge", "composite")))
+
+
+@dataclass(frozen=True, slots=True)
 class Category:
     """One entry of `summary.categories`; `category` is None for the uncategorised."""
 
@@ -45,9 +93,13 @@ class Category:
     errored: int
     pass_rate: Number | None
     composite: Number | None
+    # their 95% intervals (None below 2 samples); `intervals` False in a report from before them
+    pass_rate_ci: Bounds | None = None
+    composite_ci: Bounds | None = None
+    intervals: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "category": self.category,
             "total": self.total,
             "passed": self.passed,
@@ -56,10 +108,16 @@ class Category:
             "pass_rate": self.pass_rate,
             "composite": self.composite,
         }
+        if self.intervals:
+            out |= {"pass_rate_ci": _bounds(self.pass_rate_ci), "composite_ci": _bounds(self.composite_ci)}
+        return out
 
     @classmethod
     def from_json(cls, f: Fields) -> Category:
-        return cls(f.str("category"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"), f.num("pass_rate"), f.num("composite"))
+        return cls(
+            f.str("category"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"), f.num("pass_rate"), f.num("composite"),
+            Bounds.from_json(f.obj("pass_rate_ci")), Bounds.from_json(f.obj("composite_ci")), "composite_ci" in f.data,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +162,22 @@ class Summary:
     judge_cost_usd: float | None = None
     skipped_judge_reason: str | None = None
     repeat: int = 1
+    scores_ci: LayerBounds | None = None  # None in a report from before intervals
+    pass_rate_ci: Bounds | None = None  # Wilson; None below 2 samples
+    variance: VarianceSources | None = None  # with --repeat or --judge-repeat
 
     def to_json(self) -> dict[str, Any]:
+        return self._counts() | self._intervals()
+
+    def _intervals(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.scores_ci is not None:
+            out |= {"scores_ci": self.scores_ci.to_json(), "pass_rate_ci": _bounds(self.pass_rate_ci)}
+        if self.variance is not None:
+            out["variance"] = self.variance.to_json()
+        return out
+
+    def _counts(self) -> dict[str, Any]:
         return {
             "total": self.total,
             "ok": self.ok,
@@ -144,28 +216,62 @@ class Summary:
             cached=f.int("cached"),
             repeat=f.int("repeat", 1) or 1,
             categories=tuple(Category.from_json(c) for c in f.objs("categories")),
+            scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
+            pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
+            variance=VarianceSources.from_json(f.obj("variance")),
         )
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
 
 
 @dataclass(frozen=True, slots=True)
-class Bounds:
-    """A confidence interval as report.json keeps it: its ends, level and how it was made."""
+class VarianceSources:
+    """Where the composite's spread comes from under `--repeat` / `--judge-repeat`
+    (`summary.variance`, omk/scoring/variance.py): the variance of one score due to the sample
+    (difficulty), the agent's run-to-run variation and one judge call's noise; each source's share
+    of the variance of the run's mean composite; and what narrows that interval most per dollar
+    (`advice`: "samples", "repeats" or "judge_calls"; per call when a cost is unknown)."""
 
-    low: Number
-    high: Number
-    level: Number | None = None
-    method: str | None = None
-    resamples: int | None = None
-    seed: Any = None
+    samples: int
+    repeats: int
+    judge_calls: int
+    sample_var: Number
+    run_var: Number
+    judge_var: Number | None  # None when the judge was asked once per item (not measurable)
+    shares: tuple[tuple[str, Number], ...]
+    target_cost: Number | None  # per target call
+    judge_cost: Number | None  # per judge call
+    advice: str | None
+    per_dollar: bool
+    advice_without_samples: str | None = None  # the better of repeats and judge calls
 
     def to_json(self) -> dict[str, Any]:
-        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method, "resamples": self.resamples, "seed": self.seed}
+        return {
+            "samples": self.samples,
+            "repeats": self.repeats,
+            "judge_calls": self.judge_calls,
+            "components": {"sample": self.sample_var, "run": self.run_var, "judge": self.judge_var},
+            "shares": dict(self.shares),
+            "cost_per_call": {"target": self.target_cost, "judge": self.judge_cost},
+            "advice": self.advice,
+            "advice_without_samples": self.advice_without_samples,
+            "per_dollar": self.per_dollar,
+        }
 
     @classmethod
-    def from_json(cls, f: Fields | None) -> Bounds | None:
-        if f is None or f.num("low") is None or f.num("high") is None:
+    def from_json(cls, f: Fields | None) -> VarianceSources | None:
+        if f is None:
             return None
-        return cls(f.num("low"), f.num("high"), f.num("level"), f.str("method"), f.int("resamples", None), f.raw("seed"))
+        parts, shares, costs = f.obj("components"), f.obj("shares"), f.obj("cost_per_call")
+        return cls(
+            f.int("samples"), f.int("repeats", 1), f.int("judge_calls", 1),
+            (parts.num("sample") if parts else None) or 0, (parts.num("run") if parts else None) or 0, parts.num("judge") if parts else None,
+            tuple((k, shares.num(k)) for k in ("sample", "run", "judge") if shares and shares.num(k) is not None),
+            costs.num("target") if costs else None, costs.num("judge") if costs else None, f.str("advice"), f.bool("per_dollar"),
+            f.str("advice_without_samples"),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

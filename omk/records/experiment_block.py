@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omk.errors import InputError
-from omk.records.document import Bounds, LayerMeans, RunTarget
+from omk.records.document import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
 from omk.records.triggering import TriggerChange
 from omk.stats.paired import Regression as Regression
@@ -39,6 +39,8 @@ class VariantRow:
     tokens_in: int | None
     tokens_out: int | None
     spread: Number | None
+    scores_ci: LayerBounds | None = None  # None in a report from before intervals
+    pass_rate_ci: Bounds | None = None
 
     @classmethod
     def from_json(cls, f: Fields) -> VariantRow:
@@ -59,6 +61,8 @@ class VariantRow:
             tokens_in=tokens.int("input", None),
             tokens_out=tokens.int("output", None),
             spread=f.num("spread"),
+            scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
+            pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
         )
 
 

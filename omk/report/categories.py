@@ -10,6 +10,7 @@ import html
 from typing import Any
 
 from omk.records.document import Category, ReportDocument
+from omk.report import intervals
 from omk.report.i18n import t
 
 NONE = "(none)"  # the uncategorised, in every format (JUnit's `category:(none)` too)
@@ -23,6 +24,21 @@ def _score(v: Any) -> str:
     return "—" if v is None else f"{v:.2f}"
 
 
+def _with_intervals(rows: tuple[Category, ...]) -> bool:
+    """Whether the report has the categories' intervals (reports from before them do not)."""
+    return any(c.intervals for c in rows)
+
+
+def _heads(rows: tuple[Category, ...]) -> tuple[str, ...]:
+    heads = ("samples", "passed", "failed", "errored", "composite")
+    return (*heads, "pass rate") if _with_intervals(rows) else heads
+
+
+def _cells(c: Category, shown: bool, lang: str) -> list[str]:
+    cells = [str(c.total), str(c.passed), str(c.failed), str(c.errored), intervals.score(c.composite, c.composite_ci, shown, lang)]
+    return [*cells, intervals.rate(c.pass_rate, c.pass_rate_ci, shown, lang)] if shown else cells
+
+
 def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
     """A rich Table, or None when there are no categories."""
     rows = report.summary.categories
@@ -32,10 +48,11 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
 
     table = Table(title=t("By category", lang), title_justify="left")
     table.add_column(t("category", lang), overflow="fold")
-    for col in ("samples", "passed", "failed", "errored", "composite"):
+    for col in _heads(rows):
         table.add_column(t(col, lang), justify="right")
+    shown = _with_intervals(rows)
     for c in rows:
-        table.add_row(name(c, lang), str(c.total), str(c.passed), str(c.failed), str(c.errored), _score(c.composite))
+        table.add_row(name(c, lang), *_cells(c, shown, lang))
     return table
 
 
@@ -44,14 +61,16 @@ def markdown_lines(report: ReportDocument, lang: str, cell: Any) -> list[str]:
     rows = report.summary.categories
     if not rows:
         return []
+    heads = [t(h, lang) if h != "composite" else h for h in _heads(rows)]
     out = [
         f"### {t('By category', lang)}",
         "",
-        f"| {t('category', lang)} | {t('samples', lang)} | {t('passed', lang)} | {t('failed', lang)} | {t('errored', lang)} | composite |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        f"| {t('category', lang)} | " + " | ".join(heads) + " |",
+        "| --- |" + " ---: |" * len(heads),
     ]
+    shown = _with_intervals(rows)
     for c in rows:
-        out.append(f"| {cell(name(c, lang))} | {c.total} | {c.passed} | {c.failed} | {c.errored} | {_score(c.composite)} |")
+        out.append(f"| {cell(name(c, lang))} | " + " | ".join(_cells(c, shown, lang)) + " |")
     return [*out, ""]
 
 
@@ -60,10 +79,10 @@ def html_section(report: ReportDocument, lang: str) -> str:
     if not rows:
         return ""
     esc = html.escape
-    head = "".join(f"<th>{esc(t(h, lang))}</th>" for h in ("category", "samples", "passed", "failed", "errored", "composite"))
+    head = "".join(f"<th>{esc(t(h, lang))}</th>" for h in ("category", *_heads(rows)))
+    shown = _with_intervals(rows)
     body = "".join(
-        f"<tr><td>{esc(name(c, lang))}</td><td>{c.total}</td><td>{c.passed}</td><td>{c.failed}</td>"
-        f"<td>{c.errored}</td><td>{_score(c.composite)}</td></tr>"
+        f"<tr><td>{esc(name(c, lang))}</td>" + "".join(f"<td>{esc(v)}</td>" for v in _cells(c, shown, lang)) + "</tr>"
         for c in rows
     )
     return f'<h2>{esc(t("By category", lang))}</h2><table class="categories"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

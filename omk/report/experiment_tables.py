@@ -22,6 +22,7 @@ from omk.records.experiment_block import (
     Regression,
     VariantRow,
 )
+from omk.report import intervals
 from omk.report.i18n import t
 
 LAYERS = ("fact", "behavior", "judge")
@@ -81,10 +82,10 @@ def variant_rows(exp: ExperimentBlock, lang: str) -> list[tuple[str, list[str]]]
 
     rows = [
         row("role", lambda v: t(str(v.role), lang)),
-        row("passed", lambda v: f"{v.passed}/{v.samples} ({pct(v.pass_rate)})"),
-        row("composite", lambda v: num(v.scores.composite)),
+        row("passed", _passed),
+        row("composite", lambda v: variant_score(v, "composite", lang)),
     ]
-    rows += [row(layer, lambda v, k=layer: num(v.scores.layer(k))) for layer in LAYERS if _has_layer(vs, layer)]
+    rows += [row(layer, lambda v, k=layer: variant_score(v, k, lang)) for layer in LAYERS if _has_layer(vs, layer)]
     rows += [
         row("layer gate", _gate),
         row("errored", lambda v: str(v.errored)),
@@ -96,6 +97,20 @@ def variant_rows(exp: ExperimentBlock, lang: str) -> list[tuple[str, list[str]]]
     if any(v.spread is not None for v in vs):
         rows.append(row("run-to-run spread", lambda v: "—" if v.spread is None else f"±{v.spread:.2f}"))
     return rows
+
+
+def _passed(v: VariantRow) -> str:
+    if v.scores_ci is None or v.pass_rate_ci is None:  # before intervals, or under 2 samples
+        return f"{v.passed}/{v.samples} ({pct(v.pass_rate)})"
+    return f"{v.passed}/{v.samples} ({pct(v.pass_rate)} [{pct(v.pass_rate_ci.low)}, {pct(v.pass_rate_ci.high)}])"
+
+
+def variant_score(v: VariantRow, layer: str, lang: str = "en") -> str:
+    """A variant's mean score with its 95% interval (as it was before intervals, for older reports)."""
+    mean = v.scores.layer(layer)
+    if v.scores_ci is None:
+        return num(mean)
+    return intervals.score(mean, v.scores_ci.layer(layer), True, lang)
 
 
 def _has_layer(vs: tuple[VariantRow, ...], layer: str) -> bool:

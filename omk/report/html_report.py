@@ -26,7 +26,17 @@ from typing import Any
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult
-from omk.report import assets, budget, categories, gold, html_panel, pairwise, reliability, triggering
+from omk.report import (
+    assets,
+    budget,
+    categories,
+    gold,
+    html_panel,
+    intervals,
+    pairwise,
+    reliability,
+    triggering,
+)
 from omk.report.html_data import dumps
 from omk.report.html_data import row as row_data
 from omk.report.html_panel import num as _num
@@ -47,13 +57,27 @@ def badge(state: str, lang: str) -> str:
 # ---------------------------------------------------------------- summary and chart
 
 
+def _ci(summary: Summary, key: str, lang: str) -> str:
+    """A layer card's 95% interval line; nothing in a report from before intervals."""
+    if summary.scores_ci is None or summary.scores.layer(key) is None:
+        return ""
+    ci = summary.scores_ci.layer(key)
+    text = t(intervals.NO_INTERVAL, lang) if ci is None else f"95% [{float(ci.low):.2f}, {float(ci.high):.2f}]"
+    return f'<small class="ci">{esc(text)}</small>'
+
+
+def _interval_lines(summary: Summary, lang: str) -> str:
+    lines = [x for x in (intervals.pass_rate_line(summary, lang), intervals.variance_line(summary, lang)) if x]
+    return "".join(f'<p class="intervals">{esc(x)}</p>' for x in lines)
+
+
 def _layer_cards(summary: Summary, lang: str) -> str:
     cards = []
     for key in ("composite", "fact", "behavior", "judge"):
         v = summary.scores.layer(key)
         width = 0 if v is None else max(0.0, min(100.0, (v - 1) / 4 * 100))
         cards.append(
-            f'<div class="card" data-layer="{key}"><small>{esc(t(key, lang))}</small><b>{_num(v)}</b>'
+            f'<div class="card" data-layer="{key}"><small>{esc(t(key, lang))}</small><b>{_num(v)}</b>{_ci(summary, key, lang)}'
             f'<div class="bar"><i style="width:{width:.0f}%"></i></div></div>'
         )
     cost = summary.cost_usd
@@ -269,7 +293,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         heading += f" · {t('control', lang)}: {exp.control}"
     return (
         _page_head(report, css, scripts, verdict, lang) + f"<main>{lead}"
-        f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}"
+        f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}{_interval_lines(summary, lang)}"
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
         + budget.html_section(report, lang)
         + reliability.html_section(report.repeats, lang)

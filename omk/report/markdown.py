@@ -18,7 +18,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
-from omk.report import budget, categories, gold, pairwise, reliability, triggering
+from omk.report import budget, categories, gold, intervals, pairwise, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -73,8 +73,11 @@ def _render(report: ReportDocument, lang: str) -> str:
 def _head(report: ReportDocument, lang: str) -> list[str]:
     """The verdict, the target and judge, and the run's scores, cost and duration."""
     summary = report.summary
-    scores = summary.scores
     threshold = summary.threshold
+
+    def at(name: str) -> str:
+        return cell(intervals.layer(summary, name, lang))
+
     verdict = "✅ " + t("gate passed", lang) if summary.gate_passed else "❌ " + t("gate failed", lang)
     judge = ", ".join(report.judge_models) if report.judge_models is not None else t("none", lang)
     return [
@@ -89,11 +92,13 @@ def _head(report: ReportDocument, lang: str) -> list[str]:
         "",
         "| fact | behavior | judge | composite | " + t("cost", lang) + " | " + t("duration", lang) + " |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
-        f"| {_score(scores.fact)} | {_score(scores.behavior)} | {_score(scores.judge)} | "
-        f"{_score(scores.composite)} | "
+        f"| {at('fact')} | {at('behavior')} | {at('judge')} | "
+        f"{at('composite')} | "
         + ("—" if summary.cost_usd is None else f"${summary.cost_usd:.4f}")
         + f" | {(summary.duration_ms or 0) / 1000:.1f} s |",
         "",
+        *[f"{line}  " for line in (intervals.pass_rate_line(summary, lang), intervals.variance_line(summary, lang)) if line],
+        *([""] if summary.scores_ci is not None else []),
     ]
 
 

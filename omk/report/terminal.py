@@ -19,7 +19,7 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, categories, gold, reliability, triggering
+from omk.report import budget, categories, gold, intervals, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -222,7 +222,6 @@ def _output_line(output: str, console: Console, lang: str) -> Text:
 
 
 def _print_totals(summary: Summary, console: Console, lang: str) -> None:
-    s = summary.scores
     repeat = summary.repeat
     if repeat > 1:  # the counts below are of runs: say so, and how many samples made them
         runs = t("{samples} samples × {n} runs", lang).format(samples=summary.total // repeat, n=repeat)
@@ -235,9 +234,15 @@ def _print_totals(summary: Summary, console: Console, lang: str) -> None:
             f"{summary.total} {t('samples', lang)} · {summary.passed} {t('passed', lang)} · "
             f"{summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}"
         )
-    layers = f"composite {_fmt(s.composite)} (fact {_fmt(s.fact)}, behavior {_fmt(s.behavior)}, judge {_fmt(s.judge)})"
+    def at(name: str) -> str:
+        return intervals.layer(summary, name, lang)
+
+    layers = f"composite {at('composite')} (fact {at('fact')}, behavior {at('behavior')}, judge {at('judge')})"
     console.print(Text(head, style="bold"))
     console.print(layers if summary.threshold is None else f"{layers} · {t('threshold', lang)} {summary.threshold:g}")
+    for line in (intervals.pass_rate_line(summary, lang), intervals.variance_line(summary, lang)):
+        if line:
+            console.print(line)
     if summary.cost_usd is not None:
         console.print(f"{t('cost', lang)}: ${summary.cost_usd:.4f}")
     if summary.judge_cost_usd:

@@ -13,13 +13,23 @@ from statistics import fmean
 from typing import TYPE_CHECKING
 
 from omk.records import SampleResult
-from omk.records.document import Category
+from omk.records.document import Bounds, Category
+from omk.scoring.intervals import mean_interval, pass_rate_interval, per_sample
 from omk.scoring.layers import round2
 
 if TYPE_CHECKING:
     from omk.scoring.digest import Digest
 
 LAYERS = ("fact", "behavior", "judge")
+
+
+def _intervals(members: Sequence[SampleResult | Digest], passed: int) -> tuple[Bounds | None, Bounds | None]:
+    from omk.scoring.digest import digests
+
+    found = digests(members)
+    graded = [r for r in found if r.graded]
+    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite))
+    return pass_rate_interval(passed, len(found), len({r.sample_id for r in found})), composite
 
 
 def category_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Category, ...]:
@@ -42,5 +52,6 @@ def category_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Catego
         ]
         rate = round(passed / len(members), 4)
         composite = round2(fmean(graded)) if graded else None
-        out.append(Category(category, len(members), passed, len(members) - passed, errored, rate, composite))
+        cis = _intervals(members, passed)
+        out.append(Category(category, len(members), passed, len(members) - passed, errored, rate, composite, *cis, intervals=True))
     return tuple(out)

@@ -9,6 +9,8 @@ from typing import Any
 
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
 from omk.records.triggering import TriggerCase
+from omk.scoring.layers import is_graded
+from omk.scoring.variance import block_noise
 from omk.skillset import fired
 
 LAYERS = ("fact", "behavior", "judge")
@@ -30,6 +32,7 @@ class Digest:
     skipped_judge_items: int  # judge work skipped: whole judge passes and judge-scored assertions
     judge_scores: tuple[dict[Any, Any], ...] = ()  # per graded unit: ensemble member -> score
     triggers: tuple[TriggerCase, ...] = ()  # its `skill_used` expectations (the triggering report)
+    judge: JudgeNoise | None = None  # what `summary.variance` needs of its judge blocks
 
     @property
     def graded(self) -> bool:
@@ -55,7 +58,31 @@ class Digest:
             skipped_judge_items=skipped,
             judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
             triggers=trigger_cases(r) if r.status == "ok" else (),
+            judge=judge_noise(r) if r.status == "ok" else None,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeNoise:
+    """A result's judge work: items asked (rubric and dimensions, all turns), calls per item,
+    what the judge cost, and one call's noise on its composite (None when asked once per item)."""
+
+    items: int
+    calls: int
+    cost_usd: float | None
+    noise: float | None
+
+
+def judge_noise(r: SampleResult) -> JudgeNoise | None:
+    units: list[SampleResult | TurnResult] = [t for t in r.turns if is_graded(t.scores)] if r.turns else [r]
+    blocks = [(u.judge, sum(1 for layer in LAYERS if getattr(u.scores, layer) is not None)) for u in units if u.judge is not None]
+    if not blocks:
+        return None
+    noises = [x for b, m in blocks if (x := block_noise(b.data, m)) is not None]
+    costs = [float(b.cost_usd) for b, _ in blocks if b.cost_usd is not None]
+    items = sum((b.rubric is not None) + len(b.dimensions) for b, _ in blocks)
+    noise = sum(v for v, _ in noises) / len(units) ** 2 if noises else None
+    return JudgeNoise(items, max((j for _, j in noises), default=1), sum(costs) if costs else None, noise)
 
 
 def _skill_checks(assertions: Iterable[AssertionResult]) -> Iterable[AssertionResult]:

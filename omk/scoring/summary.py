@@ -6,10 +6,12 @@ from collections.abc import Iterable
 from statistics import fmean
 
 from omk.records import SampleResult
-from omk.records.document import LayerMeans, Summary
+from omk.records.document import LayerMeans, Summary, VarianceSources
 from omk.scoring.categories import category_breakdown
 from omk.scoring.digest import Digest, digests
+from omk.scoring.intervals import layer_intervals, run_pass_rate
 from omk.scoring.layers import round2
+from omk.scoring.variance import Design, variance_sources
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -43,4 +45,30 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
         gate_passed=bool(results) and passed == len(results) and bool(layer_means) and all(v >= threshold for v in layer_means),
         skipped_judge_items=judge_skipped,
         categories=category_breakdown(results),  # none when no sample has a category
+        scores_ci=layer_intervals(results),
+        pass_rate_ci=run_pass_rate(results),
+        variance=spread_sources(results),
     )
+
+
+def spread_sources(results: list[Digest]) -> VarianceSources | None:
+    """`summary.variance` from the graded results (omk/scoring/variance.py)."""
+    graded = [r for r in results if r.graded]
+    groups: dict[str, list[float]] = {}
+    for r in graded:
+        groups.setdefault(r.sample_id, []).append(r.scores.composite)
+    judged = [r.judge for r in graded if r.judge is not None]
+    noises = [j.noise for j in judged if j.noise is not None]
+    calls = max((j.calls for j in judged), default=1)
+    asked = sum(j.items * j.calls for j in judged)
+    judge_costs = [j.cost_usd for j in judged if j.cost_usd is not None]
+    target_costs = [r.cost_usd for r in graded if r.cost_usd is not None and not r.cached]
+    design = Design(
+        samples=len(groups),
+        repeats=len(graded) / len(groups) if groups else 0,
+        judge_calls=calls,
+        judge_items=sum(j.items for j in judged) / len(graded) if graded else 0,
+        target_cost=round(fmean(target_costs), 8) if target_costs else None,
+        judge_cost=round(sum(judge_costs) / asked, 8) if judge_costs and asked else None,
+    )
+    return variance_sources(groups, fmean(noises) if noises else None, design)

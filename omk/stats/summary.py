@@ -11,12 +11,14 @@ figure; `spread` is the typical change of one sample's composite from one repeat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import Any
 
+from omk.stats.bootstrap import Interval, score_interval
 from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
 from omk.stats.paired import EPS, _r
+from omk.stats.winrate import Proportion, wilson_interval
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,8 @@ class VariantSummary:
     output_tokens: int | None
     run_means: tuple[float, ...]
     spread: float | None
+    scores_ci: Mapping[str, Interval | None] = field(default_factory=dict)  # per layer and composite
+    pass_rate_ci: Proportion | None = None  # Wilson, over the samples
 
     @property
     def pass_rate(self) -> float | None:
@@ -69,7 +73,21 @@ class VariantSummary:
             "run_means": [round(m, 4) for m in self.run_means],
             "run_cv": _r(self.run_cv),
             "spread": _r(self.spread),
+            "scores_ci": {k: _ci(v) for k, v in self.scores_ci.items()},
+            "pass_rate_ci": self.pass_rate_ci.to_dict() if self.pass_rate_ci else None,
         }
+
+
+def _ci(ci: Interval | None) -> dict[str, Any] | None:
+    return ci.to_dict() if ci is not None else None
+
+
+def _intervals(scored: list[SampleOutcome], passed: int, samples: int) -> tuple[dict[str, Interval | None], Proportion | None]:
+    """Each mean score's interval over the samples (omk.stats.bootstrap.score_interval) and the
+    pass rate's Wilson interval; None below 2 samples."""
+    cis = {layer: score_interval([o.layers[layer] for o in scored if layer in o.layers]) for layer in LAYERS}
+    cis["composite"] = score_interval([o.composite for o in scored if o.composite is not None])
+    return cis, wilson_interval(passed, samples) if samples >= 2 else None
 
 
 def _sum(values: list[float | int | None]) -> Any:
@@ -109,6 +127,8 @@ def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: 
     scores["composite"] = fmean(composites) if composites else None
     records = [r for rs in run.samples.values() for r in rs]
     latencies = [o.latency_ms for o in outcomes.values() if o.latency_ms is not None]
+    passed = sum(1 for o in outcomes.values() if o.passed)
+    scores_ci, pass_rate_ci = _intervals(scored, passed, len(outcomes))
     return VariantSummary(
         name=run.name,
         role=run.role,
@@ -116,7 +136,7 @@ def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: 
         errored=sum(1 for o in outcomes.values() if o.errored),
         errored_runs=sum(o.errors for o in outcomes.values()),
         repeats=max((o.repeats for o in outcomes.values()), default=0),
-        passed=sum(1 for o in outcomes.values() if o.passed),
+        passed=passed,
         scores=scores,
         gate_failures=_gate_failures(scores, settings.threshold),
         cost_usd=_sum([r.cost_usd for r in records]),
@@ -125,4 +145,6 @@ def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: 
         output_tokens=_sum([r.output_tokens for r in records]),
         run_means=_run_means(run),
         spread=within_sample_sd(list(outcomes.values())),
+        scores_ci=scores_ci,
+        pass_rate_ci=pass_rate_ci,
     )

@@ -40,6 +40,7 @@ class Report:
     omk_version: str = __version__
     warnings: list[str] = field(default_factory=list)  # what loading ignored, `FILE:LINE: … ; ignored`
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
+    files: list[Path] = field(default_factory=list)  # what the run wrote into out_dir: report.json first
 
     @property
     def passed(self) -> bool:

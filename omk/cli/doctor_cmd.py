@@ -20,7 +20,7 @@ from omk.textsafe import for_terminal
 if TYPE_CHECKING:
     from omk.records.document import ReportDocument
 
-SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan", "advice": "dim"}
 TOP = 10
 
 
@@ -160,9 +160,8 @@ def _print_diagnostics(diags: list[dict[str, Any]], console: Any) -> None:
     """The issues grouped by severity and kind, the first `TOP` of each group."""
     from rich.text import Text
 
-    if not diags:
+    if not any(d["severity"] != "advice" for d in diags):  # advice is not an issue: said after this line
         console.print(Text("✓ no sample-quality issues found", style="green"))
-        return
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for d in diags:
         groups.setdefault((d["severity"], d["kind"]), []).append(d)

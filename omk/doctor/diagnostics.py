@@ -25,7 +25,7 @@ from omk.records import SampleResult, TurnResult
 from omk.records.document import ReportDocument
 from omk.textsafe import plural
 
-SEVERITIES = ("error", "warning", "info")
+SEVERITIES = ("error", "warning", "info", "advice")  # advice does not weigh on the health score
 
 # thresholds (omk 0.23's defaults)
 DUPLICATE_ROUGE = 0.7
@@ -51,7 +51,7 @@ GRADE_KEYWORDS_EN = (
 @dataclass(slots=True)
 class Diagnostic:
     kind: str
-    severity: str  # "error" | "warning" | "info"
+    severity: str  # "error" | "warning" | "info" | "advice"
     sample_id: str | None  # None for a finding about the whole set or run
     message: str
     detail: dict[str, Any] = field(default_factory=dict)

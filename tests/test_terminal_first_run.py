@@ -130,3 +130,12 @@ def test_one_sample_is_counted_in_the_singular(tmp_path):
     bad.write_text("samples:\n  - sample_id: x\n    assertions: []\n")
     doctor = _omk("doctor", "bad.yaml", cwd=tmp_path)
     assert doctor.returncode == 2 and "1 problem found" in doctor.stderr, doctor.stderr
+
+
+def test_an_experiment_names_every_file_it_wrote(tmp_path):
+    _failing(tmp_path)
+    proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--target", "cmd:echo hi", "--no-judge", "--format", "html,md",
+                "--out", "exp", cwd=tmp_path, columns=400)  # fmt: skip
+    run = tmp_path / "exp"
+    assert f"report: {run / 'report.json'}" in proc.stdout, proc.stdout + proc.stderr
+    assert f"also written: {run / 'report.html'}, {run / 'summary.md'}" in proc.stdout

@@ -66,7 +66,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
     if quiet:
         from omk.cli.console import say
 
-        say(f"{verdict.headline} · {outcome.out_dir / 'report.json' if outcome.out_dir else ''}")
+        say(f"{verdict.headline} · {', '.join(str(p) for p in outcome.files)}")
     else:
         from omk.cli.console import make_console
 
@@ -81,6 +81,8 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if outcome.out_dir is not None:
             console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+            if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
+                console.print(f"also written: {', '.join(also)}", markup=False, highlight=False, soft_wrap=True)
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
     if errored:  # a sample whose target or judge failed is not evidence either way: the run needs attention
         counts = ", ".join(f"{name} {n}" for name, n in errored.items())

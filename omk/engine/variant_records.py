@@ -101,9 +101,11 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
     if experiment.out_dir is not None:
         from omk.report import write_formats
 
-        write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
+        files = write_formats(experiment.out_dir, report, experiment.control.settings.formats, experiment.control.settings.lang)
+    else:
+        files = []
     document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
-    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, experiment.out_dir)
+    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, experiment.out_dir, files)
 
 
 def trigger_block(experiment: Experiment) -> list[dict[str, Any]]:

@@ -73,3 +73,8 @@ def safe_markdown_links(text: str) -> str:
     (which shows as `]` and closes nothing, whatever backslashes come before it), so the link
     shows as text."""
     return _UNSAFE_LINK.sub(lambda m: "&#93;" + m.group(1), text)
+
+
+def plural(n: int, singular: str, plural_form: str) -> str:
+    """`1 sample`, `3 samples`: an English count with the word that agrees with it."""
+    return f"{n} {singular if n == 1 else plural_form}"

@@ -34,6 +34,9 @@ FLAGS = [
 ]
 
 
+CHROMIUM_SKIP = "Chromium is not installed (apt-get install -y chromium; bash .ci/run installs it)"
+
+
 def find_chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         path = shutil.which(name)

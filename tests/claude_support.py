@@ -8,6 +8,7 @@ npm package), then on PATH. Without it the tests that need it skip and say why, 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -16,7 +17,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_INSTALL = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "claude"
-INSTALL = "npm install --no-audit --no-fund --prefix .ci/node @anthropic-ai/claude-code@<version in .ci/run>"
+
+
+def pinned_version() -> str:
+    """The Claude Code version `.ci/run` installs (its `CLAUDE_CODE_VERSION=` line)."""
+    found = re.search(r"^CLAUDE_CODE_VERSION=(\S+)$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
+    if found is None:
+        raise RuntimeError(".ci/run names no CLAUDE_CODE_VERSION")
+    return found.group(1)
+
+
+INSTALL = f"npm install --no-audit --no-fund --prefix .ci/node @anthropic-ai/claude-code@{pinned_version()}"
 
 
 def find_claude() -> str | None:

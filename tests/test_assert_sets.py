@@ -75,7 +75,8 @@ SYNC_SPECS: dict[str, dict[str, Any]] = {
 
 
 def test_every_deterministic_type_is_covered():
-    deterministic = {n for n, t in registry.registry().items() if t.kind == "sync" and n != "assert-set"}
+    # m365_telemetry never decides (it is reported as not applicable): test_formats_m365 covers it
+    deterministic = {n for n, t in registry.registry().items() if t.kind == "sync" and n not in ("assert-set", "m365_telemetry")}
     assert deterministic == set(SYNC_SPECS)
 
 
@@ -123,6 +124,18 @@ def test_seed_example_set_any():
     assert run(make_spec(SEED_SET), make_ctx("stmt.bind(x, ?)"))[0].passed
     result = run(make_spec(SEED_SET), make_ctx("string concat"))[0]
     assert not result.passed and len(result.children) == 3 and result.metric == 0
+
+
+def test_a_failed_not_set_says_which_child_matched_and_on_what_text():
+    negated = {**SEED_SET, "not": True}
+    result = run(make_spec(negated), make_ctx("call stmt.bind(user, ?) here"))[0]
+    assert not result.passed
+    assert result.message == (
+        "1/3 children passed (mode any); under not, it fails on "
+        'children[2] regex: output matches "bind\\(.*\\?" at "bind(user, ?"'
+    )
+    assert "under not" not in run(make_spec(SEED_SET), make_ctx("stmt.bind(x, ?)"))[0].message  # a set without not
+    assert "under not" not in run(make_spec(negated), make_ctx("string concat"))[0].message  # a not set that passed
 
 
 def test_nested_sets_with_not_on_children_and_set():

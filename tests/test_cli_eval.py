@@ -79,7 +79,7 @@ def test_bundled_replay_run_matches_the_report_contract(tmp_path):
     assert [t["passed"] for t in by_id["cs-warranty-chat-zh"]["turns"]] == [True, True]
     lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(written)
-    assert "judge item(s) skipped" in proc.stdout
+    assert "judge items skipped" in proc.stdout
 
 
 def test_omk_yaml_beside_the_samples_names_the_target(tmp_path):

@@ -272,15 +272,15 @@ def test_examine_sorts_by_severity_and_verdict_follows_the_documented_rule():
     samples = [sample(f"s{i}") for i in range(10)] + [sample("bare", assertions=[]), sample("vague", rubric="ok")]
     result = examine(samples, ["x.yaml"])
     sev = [d["severity"] for d in result["diagnostics"]]
-    assert sev == sorted(sev, key=["error", "warning", "info"].index)
+    assert sev == sorted(sev, key=["error", "warning", "info", "advice"].index)
     assert result["totals"]["errors"] == 1 and not verdict(result)
 
     warn_only = examine([sample(f"s{i}") for i in range(9)] + [sample("dup1", "same words here"), sample("dup2", "same words here")], [])
-    assert warn_only["totals"] == {"samples": 11, "flagged": 1, "errors": 0, "warnings": 1, "infos": 0}
+    assert warn_only["totals"] == {"samples": 11, "flagged": 1, "errors": 0, "warnings": 1, "infos": 0, "advice": 14}
     assert verdict(warn_only) and not verdict(warn_only, strict=True)
 
     clean = examine([sample("a"), sample("b")], [])
-    assert clean["health"] == 100 and clean["diagnostics"] == [] and verdict(clean, strict=True)
+    assert clean["health"] == 100 and [d for d in clean["diagnostics"] if d["severity"] != "advice"] == [] and verdict(clean, strict=True)
 
     low = examine([sample(f"i{i}", rubric="ok") for i in range(4)], [])  # 4 infos over 4 samples: health 80
     assert low["health"] == 80 and verdict(low)

@@ -43,7 +43,7 @@ def test_bundled_samples_are_healthy_and_json_is_complete():
     assert proc.returncode in (0, 1), proc.stderr
     result = json.loads(proc.stdout)
     assert result["valid"] is True and 0 <= result["health"] <= 100
-    assert set(result["totals"]) == {"samples", "flagged", "errors", "warnings", "infos"}
+    assert set(result["totals"]) == {"samples", "flagged", "errors", "warnings", "infos", "advice"}
     assert result["coverage"]["samples"] == result["totals"]["samples"] >= 10
     assert result["healthy"] == (proc.returncode == 0)
 
@@ -62,7 +62,7 @@ def test_error_diagnostic_exits_1_and_warning_only_under_strict(tmp_path):
     ungraded = write(tmp_path / "bare.yaml", GOOD + "  - sample_id: c\n    prompt: Nothing checks this\n")
     proc = omk("doctor", str(ungraded), "--json")
     assert proc.returncode == 1
-    assert [d["kind"] for d in json.loads(proc.stdout)["diagnostics"]] == ["no_grading"]
+    assert [d["kind"] for d in json.loads(proc.stdout)["diagnostics"] if d["severity"] != "advice"] == ["no_grading"]
 
     env = GOOD + "    environment: {cli_available: [omk-no-such-cli-xyz]}\n"
     warned = write(tmp_path / "env.yaml", env)

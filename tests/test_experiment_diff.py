@@ -85,3 +85,41 @@ def test_reversing_the_runs_mirrors_every_change(a, b):
     d = diff_runs(a, b)
     assert d.unchanged + sum(1 for c in d.changes if c.a_status and c.b_status) == len(set(a) & set(b))
     assert all(k in KINDS for c in d.changes for k in c.kinds)
+
+
+def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "s.yaml").write_text(
+        "samples:\n"
+        "  - sample_id: refund\n    prompt: Refund window?\n    assertions:\n"
+        "      - {type: contains, value: 30 days}\n      - {type: max_length, value: 200}\n"
+        "  - sample_id: hello\n    prompt: hi\n    assertions: [{type: contains, value: hi}]\n",
+        encoding="utf-8",
+    )
+    answers = {"a.jsonl": "Refunds within 30 days.", "b.jsonl": "Refunds within two weeks."}
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("OMK_TARGET", None)
+    for name, refund in answers.items():
+        lines = [{"sample_id": "refund", "output": refund}, {"sample_id": "hello", "output": "hi"}]
+        (tmp_path / name).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+        run = [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", f"replay:{name}", "--no-judge", "--quiet", "--out", name[0]]
+        subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "omk", "diff", "a", "b"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:3] == [
+        "A: a · target replay:a.jsonl",
+        "B: b · target replay:b.jsonl",
+        "1 sample changed, 1 unchanged (A 2, B 2 samples): 1 got worse, 0 better (score changes under 0.1 ignored)",
+    ]
+    assert lines[3].startswith("  refund: pass to fail, score down · pass 5.00 → fail ")
+    assert lines[4:] == ["    assertions[0] contains '30 days': passed → failed — output does not contain \"30 days\""]
+    data = json.loads(subprocess.run([sys.executable, "-m", "omk", "diff", "a", "b", "--json"], cwd=tmp_path, env=env,
+                                     capture_output=True, text=True, timeout=120).stdout)  # fmt: skip
+    assert data["a_target"] == "replay:a.jsonl" and data["b_target"] == "replay:b.jsonl"
+    (change,) = data["changes"][0]["assertions"]
+    assert change["where"] == "assertions[0]" and change["a"]["status"] == "passed" and change["b"]["status"] == "failed"

@@ -144,7 +144,7 @@ def test_m365_without_a_judge_skips_the_llm_evaluators(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     kb = report_of(tmp_path / "run")["results"][0]
     assert [a["status"] for a in kb["assertions"]] == ["skipped", "skipped", "passed", "skipped"]
-    assert "judge item(s) skipped" in proc.stdout
+    assert "judge items skipped" in proc.stdout
 
 
 def test_bad_m365_file_exits_2_with_one_line_per_problem(tmp_path):

@@ -227,6 +227,44 @@ def test_ids_stay_unique_across_files(tmp_path):
 # --- problems, one line each ------------------------------------------------------------------
 
 
+def test_telemetry_evaluators_load_and_the_others_run(tmp_path):
+    """RetrievalQuery, RetrievalResult, ToolCallSelection and ToolCallExecution read Copilot
+    telemetry no omk target reports: the file loads, they are reported as not applicable with the
+    reason, and the item's other evaluators score it."""
+    import os
+    import subprocess
+    import sys
+
+    doc = {
+        "schemaVersion": "1.2.0",
+        "default_evaluators": {"ExactMatch": {}, "RetrievalQuery": {"capability": "x", "selector": "y"}},
+        "items": [
+            {"prompt": "Refund window?", "expected_response": "30 days", "testId": "r1",
+             "evaluators": {"RetrievalResult": {}, "ToolCallSelection": {}, "ToolCallExecution": {}}, "evaluators_mode": "extend"},
+        ],
+    }  # fmt: skip
+    path = write(tmp_path, "evals.json", doc)
+    (sample,) = load_samples([path]).samples
+    assert [a.type for a in sample.assertions] == ["exact_match", "m365_telemetry", "m365_telemetry", "m365_telemetry", "m365_telemetry"]
+    (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "r1", "output": "Within 30 days."}) + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "omk", "eval", "evals.json", "--target", "replay:r.jsonl", "--no-judge", "--out", "run"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "judge item" not in proc.stdout  # not applicable is not a judge item waiting for a judge
+    (result,) = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"]
+    assert result["passed"] is True and result["scores"]["fact"] == 5.0 and result["scores"]["behavior"] is None
+    telemetry = result["assertions"][1:]
+    assert [a["status"] for a in telemetry] == ["skipped"] * 4
+    assert telemetry[0]["message"] == (
+        "not applicable: RetrievalQuery reads Microsoft 365 Copilot telemetry (retrieval or tool-call diagnostics) "
+        "that no omk target reports; runevals runs it"
+    )
+    assert {a["message"].split()[2] for a in telemetry} == {"RetrievalQuery", "RetrievalResult", "ToolCallSelection", "ToolCallExecution"}
+
+
 def test_every_problem_is_reported_with_its_line(tmp_path):
     text = """{"schemaVersion": "1.2.0",
  "default_evaluators": {"Relevance": {"threshold": 7}, "Similarity": {}},
@@ -243,7 +281,7 @@ def test_every_problem_is_reported_with_its_line(tmp_path):
     assert ':4: items[0] (T1) expeceted_response: unknown field (did you mean "expected_response"?)' in joined
     assert ':5: items[1] prompt: must be a non-empty string (got string "")' in joined
     assert ':5: items[1] evaluators.relevance: unknown evaluator "relevance" (did you mean "Relevance"?)' in joined
-    assert ":5: items[1] evaluators.RetrievalQuery: RetrievalQuery reads Microsoft 365 Copilot telemetry" in joined
+    assert "RetrievalQuery" not in joined  # a telemetry evaluator loads; it is reported as not applicable
     assert ':5: items[1] evaluators_mode: must be "extend" or "replace"' in joined
     assert ':6: items[2] prompt: unknown field (a conversation has "turns"' in joined
     assert ":6: items[2] turns[0].evaluators.Citations.threshold: must be a whole number of at least 1" in joined

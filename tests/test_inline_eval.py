@@ -224,7 +224,7 @@ def test_failed_urls_are_listed_once_on_stderr_with_their_samples(big_run, http)
         "the page does not exist: check the URL; samples: http-failures"
     ]
     assert any("[mcp:empty then http]" in ln and "samples: empty-then-404" in ln for ln in failed)
-    assert "omk: ⚠ 9 URL(s) failed to fetch; they stay as written in the prompt" in lines
+    assert "omk: ⚠ 9 URLs failed to fetch; they stay as written in the prompt" in lines
     assert any(ln.startswith("omk: inlined ") and "via MCP" in ln for ln in lines)
 
 

@@ -36,9 +36,9 @@ def test_both_fields_are_spliced_and_each_url_fetched_once(tmp_path, http):
     assert c.inlined_urls == () and c.prompt == "no links"
     lines = err.getvalue().splitlines()
     assert lines == [
-        "omk: inlined 1 URL(s) (0 via MCP, 1 over HTTP)",
+        "omk: inlined 1 URL (0 via MCP, 1 over HTTP)",
         f"omk: URL not inlined: {missing} — 404 Not Found [http]; the page does not exist: check the URL; samples: b",
-        "omk: ⚠ 1 URL(s) failed to fetch; they stay as written in the prompt",
+        "omk: ⚠ 1 URL failed to fetch; they stay as written in the prompt",
     ]
 
 

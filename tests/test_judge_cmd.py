@@ -122,6 +122,15 @@ def test_omk_eval_judge_failure_errors_the_sample_and_the_run_goes_on(tmp_path):
     assert report["summary"]["errored"] == 1
 
 
+def test_a_judge_failing_on_every_sample_still_shows_the_scored_layers(tmp_path):
+    proc, report = omk_eval(tmp_path, "--judge", cmd("fail"), "--retries", "0", "--filter", "graded")
+    assert proc.returncode == 1 and report["results"][0]["status"] == "error"
+    assert report["results"][0]["scores"]["fact"] == 3.0
+    assert report["summary"]["scores"]["fact"] == 3.0 and report["summary"]["scores"]["composite"] is None
+    assert "composite — (fact 3.00, behavior —, judge —)" in proc.stdout
+    assert "1 sample · 0 passed · 1 failed · 1 errored" in proc.stdout
+
+
 def test_omk_eval_without_a_judge_skips_and_says_so(tmp_path):
     proc, report = omk_eval(tmp_path, "--no-judge")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -129,7 +138,7 @@ def test_omk_eval_without_a_judge_skips_and_says_so(tmp_path):
     assert graded_result["judge"] is None and graded_result["judge_skipped"] == "no judge configured"
     assert graded_result["assertions"][1]["status"] == "skipped"
     assert report["judge"] is None and report["summary"]["judge_cost_usd"] is None
-    assert "judge item(s) skipped" in proc.stdout
+    assert "judge items skipped" in proc.stdout
 
 
 def test_omk_eval_bad_judge_spec_is_exit_2(tmp_path):

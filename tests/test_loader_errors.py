@@ -142,8 +142,38 @@ def test_yaml_syntax_error_has_its_line(tmp_path):
 
 
 def test_json_syntax_error_has_its_line(tmp_path):
+    text = '[\n  {"sample_id": "a", "prompt": "p"}\n  {"sample_id": "b"}]\n'
+    assert one_problem(tmp_path, text, "s.json") == "s.json:3: JSON parse error: Expecting ',' delimiter (column 3)"
+
+
+def test_a_json_trailing_comma_says_so_on_the_comma_line(tmp_path):
     text = '[\n  {"sample_id": "a", "prompt": "p"},\n]\n'
-    assert one_problem(tmp_path, text, "s.json") == "s.json:3: JSON parse error: Expecting value (column 1)"
+    assert one_problem(tmp_path, text, "s.json") == (
+        "s.json:2: JSON parse error: a trailing comma at column 36 before ']': JSON allows none, remove it"
+    )
+    text = '[{"sample_id": "a", "prompt": "p", "assertions": [],\n}]\n'
+    assert "a trailing comma at column 52 before '}'" in one_problem(tmp_path, text, "t.json")
+
+
+def test_an_indentation_mistake_is_not_told_to_quote(tmp_path):
+    text = "samples:\n  - sample_id: a\n    prompt: hi\n     rubric: be kind\n"
+    line = one_problem(tmp_path, text)
+    assert line.startswith("s.yaml:4: YAML parse error") and "must be quoted" not in line
+    assert 'hint: check the indentation: "rubric:" is indented deeper than the key above it' in line
+    text = "samples:\n  - sample_id: a\n    prompt: Note: read this\n"
+    assert 'must be quoted, e.g. prompt: "Note: read this"' in one_problem(tmp_path, text, "q.yaml")
+
+
+def test_a_missing_samples_file_suggests_the_near_name_that_exists(tmp_path):
+    from omk.errors import InputError
+    from omk.loader import load_samples
+
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "eval-samples.yaml").write_text("samples: []\n", encoding="utf-8")
+    for given in ("evals/eval-sample.yaml", "eval/eval-samples.yaml"):
+        with pytest.raises(InputError) as info:
+            load_samples([tmp_path / given])
+        assert info.value.lines() == [f"{tmp_path / given}: file not found; did you mean {tmp_path / 'evals' / 'eval-samples.yaml'}?"]
 
 
 def test_invalid_utf8(tmp_path):

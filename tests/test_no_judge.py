@@ -66,7 +66,7 @@ def test_no_judge_with_a_configured_judge_says_it_was_turned_off(files, where):
     assert relevancy["status"] == "skipped" and relevancy["message"] == f"skipped: {OFF}"
     assert report["summary"]["skipped_judge_items"] == 2
     assert report["summary"]["skipped_judge_reason"] == OFF
-    line = f"2 judge item(s) skipped: {OFF}"
+    line = f"2 judge items skipped: {OFF}"
     for text in (proc.stdout, (out / "summary.md").read_text(encoding="utf-8"), (out / "report.html").read_text(encoding="utf-8")):
         assert line in text
         assert NONE not in text
@@ -78,7 +78,7 @@ def test_without_a_judge_the_old_wording_stays(files, flags):
     proc, report, out = run(files, *flags, judge=None)
     assert report["results"][0]["judge_skipped"] == NONE
     assert report["summary"]["skipped_judge_reason"] == NONE
-    line = f"2 judge item(s) skipped: {NONE} (use --judge)"
+    line = f"2 judge items skipped: {NONE} (use --judge)"
     assert line in proc.stdout and line in (out / "summary.md").read_text(encoding="utf-8")
     assert OFF not in proc.stdout
 

@@ -1,4 +1,6 @@
-"""Every Python example of docs/python-api.md runs as written, from the repository's root."""
+"""Every Python example of docs/python-api.md runs as written in an empty folder after `omk init`
+(what a newcomer has after `pip install omk`), never from the repository's root: an example that
+needs a file of the repository fails here."""
 
 from __future__ import annotations
 
@@ -21,11 +23,18 @@ def test_the_page_has_examples_and_lists_all_of_omk_all():
     text = DOC.read_text(encoding="utf-8")
     missing = [name for name in omk.__all__ if name != "__version__" and f"`{name}" not in text]
     assert missing == []
+    assert "omk init" in text and "samples/" not in "".join(BLOCKS)
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_example_runs(index: int, tmp_path: Path):
+def test_example_runs_in_an_empty_folder_after_omk_init(index: int, tmp_path: Path):
+    folder = tmp_path / "first-evals"
+    folder.mkdir()
+    # omk as installed: importable from anywhere, the repository is not the working folder
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-c", BLOCKS[index]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    init = subprocess.run([sys.executable, "-m", "omk", "init"], cwd=folder, capture_output=True, text=True, env=env, timeout=120)
+    assert init.returncode == 0, init.stderr
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "eval-samples.schema.json", "eval-samples.yaml", "omk.yaml", "responses.jsonl"]
+    proc = subprocess.run([sys.executable, "-c", BLOCKS[index]], cwd=folder, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip(), "every example prints what it shows"

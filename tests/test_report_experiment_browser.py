@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cdp_pipe import Page, find_chromium
+from cdp_pipe import CHROMIUM_SKIP, Page, find_chromium
 from experiment_reports import synthetic_report
 
 from omk.report.html_report import write_html
@@ -16,7 +16,7 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = find_chromium()
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not installed (apt-get install -y chromium); .ci/run installs it"
+    CHROMIUM is None, reason=CHROMIUM_SKIP
 )
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cdp_pipe import Page, find_chromium
+from cdp_pipe import CHROMIUM_SKIP, Page, find_chromium
 from report_factory import make_report
 
 from omk.report.html_report import render_html, write_html
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = find_chromium()
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not installed (apt-get install -y chromium); .ci/run installs it"
+    CHROMIUM is None, reason=CHROMIUM_SKIP
 )
 
 

@@ -104,3 +104,38 @@ def test_repeat_counts_runs_as_runs(tmp_path):
     assert "2 samples ·" not in proc.stdout and "6 samples" not in proc.stdout
     quiet = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--repeat", "3", "--quiet", "--out", "q", cwd=tmp_path)
     assert quiet.stdout.startswith("gate failed: 3/6 runs (2 samples × 3) · ")
+
+
+def test_the_summary_names_every_file_the_run_wrote(tmp_path):
+    _failing(tmp_path)
+    proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--format", "html,junit,md", "--out", "run", cwd=tmp_path, columns=400)
+    run = tmp_path / "run"
+    assert f"report: {run / 'report.json'}" in proc.stdout
+    assert f"also written: {run / 'report.html'}, {run / 'junit.xml'}, {run / 'summary.md'}" in proc.stdout
+    quiet = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--format", "junit", "--quiet", "--out", "q", cwd=tmp_path)
+    assert quiet.stdout.strip().endswith(f"{tmp_path / 'q' / 'report.json'}, {tmp_path / 'q' / 'junit.xml'}")
+
+
+def test_one_sample_is_counted_in_the_singular(tmp_path):
+    (tmp_path / "s.yaml").write_text("samples:\n  - sample_id: ok\n    prompt: hi\n    bogus: 1\n    assertions: [{type: contains, value: hi}]\n")
+    (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "ok", "output": "hi"}) + "\n")
+    proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--out", "run", cwd=tmp_path)
+    assert "1 sample · 1 passed · 0 failed · 0 errored" in proc.stdout
+    assert "omk: 1 warning in the samples" in proc.stderr
+    zh = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--lang", "zh", "--out", "zh", cwd=tmp_path)
+    assert "1 条用例 · 1 通过" in zh.stdout
+    repeated = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--repeat", "2", "--out", "rep", cwd=tmp_path)
+    assert "1 sample × 2 runs · 2/2 runs passed" in repeated.stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("samples:\n  - sample_id: x\n    assertions: []\n")
+    doctor = _omk("doctor", "bad.yaml", cwd=tmp_path)
+    assert doctor.returncode == 2 and "1 problem found" in doctor.stderr, doctor.stderr
+
+
+def test_an_experiment_names_every_file_it_wrote(tmp_path):
+    _failing(tmp_path)
+    proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--target", "cmd:echo hi", "--no-judge", "--format", "html,md",
+                "--out", "exp", cwd=tmp_path, columns=400)  # fmt: skip
+    run = tmp_path / "exp"
+    assert f"report: {run / 'report.json'}" in proc.stdout, proc.stdout + proc.stderr
+    assert f"also written: {run / 'report.html'}, {run / 'summary.md'}" in proc.stdout

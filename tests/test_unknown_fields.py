@@ -77,7 +77,7 @@ def test_omk_eval_warns_on_stderr_runs_and_records_the_warnings(tmp_path):
     _write(tmp_path)
     proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--out", "run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "omk: 2 warning(s) in the samples (--strict makes them errors):" in proc.stderr
+    assert "omk: 2 warnings in the samples (--strict makes them errors):" in proc.stderr
     assert 's.yaml:4: samples[0] (a) author: unknown field "author"' in proc.stderr
     assert "warning" not in proc.stdout
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
@@ -122,7 +122,7 @@ def test_hundreds_of_problems_print_the_first_20_and_a_count(tmp_path):
     out = proc.stderr.splitlines()
     assert len(out) == 21 and out[0].startswith("s.yaml:2: samples[0] (s0) difficulty: must be one of")
     assert out[19].startswith("s.yaml:21: samples[19] (s19)")
-    assert out[20] == "… and 280 more problem(s) (300 in all; --all-errors prints every one)"
+    assert out[20] == "… and 280 more problems (300 in all; --all-errors prints every one)"
     every = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--all-errors", cwd=tmp_path)
     assert every.returncode == 2
     assert len(every.stderr.splitlines()) == 300 and every.stderr.splitlines()[-1].startswith("s.yaml:301: samples[299]")

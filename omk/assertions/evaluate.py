@@ -102,4 +102,11 @@ def _set_outcome(spec: AssertionSpec, children: tuple[AssertionResult, ...]) -> 
     raw = any(verdicts) if mode == "any" else all(verdicts)
     passed_count = sum(verdicts)
     message = f"{passed_count}/{len(verdicts)} children passed (mode {mode})"
+    if spec.negate and raw:  # `not` fails because of what matched: say which child, on what text
+        matched = [f"children[{i}] {c.type}: {c.message}" for i, c in enumerate(children) if c.status is Status.PASSED]
+        more = f"; and {len(matched) - MATCHES_SHOWN} more" if len(matched) > MATCHES_SHOWN else ""
+        message += f"; under not, it fails on {'; '.join(matched[:MATCHES_SHOWN])}{more}"
     return Outcome(raw, metric=passed_count / len(verdicts), message=message)
+
+
+MATCHES_SHOWN = 3  # the children named in a failed `not` set's message

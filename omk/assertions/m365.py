@@ -11,6 +11,10 @@ recorded in docs/formats.md:
   CJK character a token of its own, so Chinese answers score as words do.
 * `citations` counts *distinct* citations (a repeated `[1]` is one source), in any of the
   formats unless `citation_format` names one.
+* `m365_telemetry` stands for the evaluators that read Microsoft 365 Copilot telemetry
+  (`RetrievalQuery`, `RetrievalResult`, `ToolCallSelection`, `ToolCallExecution`): no omk target
+  reports it, so the check is never scored; it is reported as not applicable, with the reason, and
+  the item's other evaluators run.
 """
 
 from __future__ import annotations
@@ -204,3 +208,25 @@ def partial_match(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         message=f"token F1 {f1:.2f} (precision {precision:.2f}, recall {recall:.2f}) "
         f"{'>=' if ok else '<'} threshold {threshold:g}",
     )
+
+
+# --- telemetry evaluators ----------------------------------------------------------------------
+
+TELEMETRY_EVALUATORS = ("RetrievalQuery", "RetrievalResult", "ToolCallSelection", "ToolCallExecution")
+
+
+def not_applicable(evaluator: str) -> str:
+    return (
+        f"not applicable: {evaluator} reads Microsoft 365 Copilot telemetry (retrieval or tool-call diagnostics) "
+        "that no omk target reports; runevals runs it"
+    )
+
+
+@assertion(
+    "m365_telemetry",
+    layer=Layer.BEHAVIOR,
+    schema={"required": ["evaluator"], "properties": {"evaluator": {"enum": list(TELEMETRY_EVALUATORS)}}},
+)
+def m365_telemetry(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    """An M365 telemetry evaluator: never scored, reported as not applicable with the reason."""
+    return Outcome(False, message=not_applicable(str(spec.get("evaluator"))), skipped=True)

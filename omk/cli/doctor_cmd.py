@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
 from omk.errors import InputError
+from omk.report.i18n import counted
 from omk.textsafe import for_terminal
 
 if TYPE_CHECKING:
     from omk.records.document import ReportDocument
 
-SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan", "advice": "dim"}
 TOP = 10
 
 
@@ -74,7 +75,7 @@ def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int
         from omk.cli.console import make_console
 
         err = make_console(stderr=True)
-        err.print(Text(f"{len(problems)} problem(s) found — the sample set is not valid", style="bold red"))
+        err.print(Text(f"{counted(len(problems), 'problem', 'problems')} found — the sample set is not valid", style="bold red"))
         for p in problems:
             err.print(Text(for_terminal(p["text"])), soft_wrap=True)
     return EXIT_INPUT
@@ -104,7 +105,8 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
     head = Text.assemble(
         ("omk doctor — health ", "bold"),
         (f"{health}/100", f"bold {style}"),
-        f"   {totals['samples']} samples · {totals['errors']} error(s) · {totals['warnings']} warning(s) · {totals['infos']} info",
+        f"   {counted(totals['samples'], 'sample', 'samples')} · {counted(totals['errors'], 'error', 'errors')} · "
+        f"{counted(totals['warnings'], 'warning', 'warnings')} · {totals['infos']} info",
     )
     console.print(head)
     if result["files"]:
@@ -117,11 +119,11 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
     for tip in result["recommendations"]:
         console.print(Text(f"→ {tip}", style="dim"))
     facts = [
-        f"{totals['errors']} error(s)",
+        counted(totals['errors'], 'error', 'errors'),
         f"health {health} {'≥' if health >= 70 else '<'} 70",
     ]
     if strict:
-        facts.append(f"{totals['warnings']} warning(s) (--strict allows none)")
+        facts.append(f"{counted(totals['warnings'], 'warning', 'warnings')} (--strict allows none)")
     verdict = "healthy" if healthy else "unhealthy"
     console.print(Text(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))
 
@@ -158,9 +160,8 @@ def _print_diagnostics(diags: list[dict[str, Any]], console: Any) -> None:
     """The issues grouped by severity and kind, the first `TOP` of each group."""
     from rich.text import Text
 
-    if not diags:
+    if not any(d["severity"] != "advice" for d in diags):  # advice is not an issue: said after this line
         console.print(Text("✓ no sample-quality issues found", style="green"))
-        return
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for d in diags:
         groups.setdefault((d["severity"], d["kind"]), []).append(d)

@@ -104,9 +104,10 @@ def print_warnings(warnings: list[Problem]) -> None:
     """What loading ignored, on stderr, one `FILE:LINE: … ; ignored` line each, before the run."""
     if not warnings:
         return
+    from omk.report.i18n import counted
     from omk.textsafe import for_terminal
 
-    head = f"omk: {len(warnings)} warning(s) in the samples (--strict makes them errors):"
+    head = f"omk: {counted(len(warnings), 'warning', 'warnings')} in the samples (--strict makes them errors):"
     print("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), file=sys.stderr)
 
 
@@ -114,9 +115,10 @@ def print_skipped(skipped: list[str]) -> None:
     """A resumed run's results.jsonl lines that could not be used, each with its line and field."""
     if not skipped:
         return
+    from omk.report.i18n import counted
     from omk.textsafe import for_terminal
 
-    head = f"omk: {len(skipped)} line(s) of results.jsonl dropped; their samples run again:"
+    head = f"omk: {counted(len(skipped), 'line', 'lines')} of results.jsonl dropped; their samples run again:"
     print("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), file=sys.stderr)
 
 
@@ -144,23 +146,24 @@ def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
 
 
 def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
-    from omk.report.i18n import t
+    from omk.report.i18n import counted, t
 
     lang = evaluation.settings.lang
     report_path = evaluation.out_dir / "report.json" if evaluation.out_dir else None
     summary = report.summary
+    also = [str(p) for p in report.files if p != report_path]  # report.html, junit.xml, report.md
     if quiet:  # one plain line, without loading rich
         from omk.cli.console import say
 
         verdict = "gate passed" if summary.gate_passed else "gate failed"
-        runs = f" runs ({summary.total // summary.repeat} samples × {summary.repeat})" if summary.repeat > 1 else ""
-        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total}{runs} · {report_path}")
+        runs = f" runs ({counted(summary.total // summary.repeat, 'sample', 'samples')} × {summary.repeat})" if summary.repeat > 1 else ""
+        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total}{runs} · {', '.join([str(report_path), *also])}")
         return
     from omk.cli.console import make_console
     from omk.report.terminal import print_summary
 
     console = make_console()
-    print_summary(_document(report, report_path), console, lang, str(report_path))
+    print_summary(_document(report, report_path), console, lang, str(report_path), also)
 
 
 def _document(report: Report, report_path: Path | None) -> Any:

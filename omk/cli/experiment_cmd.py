@@ -75,7 +75,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
     if quiet:
         from omk.cli.console import say
 
-        say(f"{verdict.headline} · {outcome.out_dir / 'report.json' if outcome.out_dir else ''}")
+        say(f"{verdict.headline} · {', '.join(str(p) for p in outcome.files)}")
     else:
         from omk.cli.console import make_console
 
@@ -96,6 +96,8 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
             console.print(outcome.report.shard.label(), markup=False, highlight=False)
         if outcome.out_dir is not None:
             console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+            if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
+                console.print(f"also written: {', '.join(also)}", markup=False, highlight=False, soft_wrap=True)
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
     if errored:  # a sample whose target or judge failed is not evidence either way: the run needs attention
         counts = ", ".join(f"{name} {n}" for name, n in errored.items())
@@ -176,14 +178,28 @@ def run_diff(args: argparse.Namespace) -> int:
     from omk.records.document import read_document
     from omk.stats import diff_runs
 
-    a, b = (records_of_report(read_document(Path(p))) for p in (args.run_a, args.run_b))
-    diff = diff_runs(a, b, trivial=args.trivial)
+    documents = [read_document(Path(p)) for p in (args.run_a, args.run_b)]
+    a, b = (records_of_report(d) for d in documents)
+    diff = diff_runs(a, b, trivial=args.trivial, targets=(documents[0].target.name, documents[1].target.name))
+    flipped = {c.sample_id for c in diff.changes if c.flipped}
+    if flipped:  # a second pass keeps only the flipped samples' first runs
+        diff = diff.with_assertions(*(_first_results(d, flipped) for d in documents))
     if args.json:
         say(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
     else:
-        for line in diff_lines(diff):
-            say(line)
+        from omk.textsafe import for_terminal
+
+        for line in diff_lines(diff, (args.run_a, args.run_b)):
+            say(for_terminal(line))
     return EXIT_GATE if args.fail_on_regression and diff.regressed else EXIT_OK
+
+
+def _first_results(document: Any, ids: set[str]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for result in document.results:
+        if result.sample_id in ids and result.sample_id not in found:
+            found[result.sample_id] = result
+    return found
 
 
 def _side(status: str | None, passed: bool | None, composite: float | None) -> str:
@@ -194,18 +210,29 @@ def _side(status: str | None, passed: bool | None, composite: float | None) -> s
     return f"{'pass' if passed else 'fail'} {_fmt(composite)}"
 
 
-def diff_lines(diff: RunDiff) -> list[str]:
-    """The diff for a person: one line of counts, then each changed sample, worst first."""
+def diff_lines(diff: RunDiff, runs: tuple[str, str] = ("", "")) -> list[str]:
+    """The diff for a person: which run is A and which B (folder and target), one line of counts,
+    then each changed sample, worst first, with the assertions that changed under a flipped one."""
+    from omk.textsafe import plural
+
     better, worse = {"fail_to_pass", "error_fixed", "score_up"}, {"pass_to_fail", "new_error", "score_down"}
     improved = sum(1 for c in diff.changes if better & set(c.kinds) and not worse & set(c.kinds))  # samples, not kinds
     lines = [
-        f"{len(diff.changes)} samples changed, {diff.unchanged} unchanged (A {diff.a_samples}, B {diff.b_samples} samples): "
-        f"{diff.regressed} got worse, {improved} better (score changes under {diff.trivial} ignored)"
+        f"{name}: {run or 'run ' + name}{f' · target {target}' if target else ''}"
+        for name, run, target in (("A", runs[0], diff.a_target), ("B", runs[1], diff.b_target))
     ]
+    lines.append(
+        f"{plural(len(diff.changes), 'sample', 'samples')} changed, {diff.unchanged} unchanged "
+        f"(A {diff.a_samples}, B {plural(diff.b_samples, 'sample', 'samples')}): "
+        f"{diff.regressed} got worse, {improved} better (score changes under {diff.trivial} ignored)"
+    )
     for c in diff.changes:
         delta = f" ({c.delta:+.2f})" if c.delta is not None else ""
         a, b = _side(c.a_status, c.a_passed, c.a_composite), _side(c.b_status, c.b_passed, c.b_composite)
         lines.append(f"  {c.sample_id}: {', '.join(k.replace('_', ' ') for k in c.kinds)} · {a} → {b}{delta}")
+        for change in c.assertions:
+            said = change.b_message if change.b != "absent" else change.a_message
+            lines.append(f"    {change.where} {change.label}: {change.a} → {change.b}{f' — {said}' if said else ''}")
     return lines
 
 

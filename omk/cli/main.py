@@ -295,7 +295,8 @@ def print_problems(lines: list[str], *, all_errors: bool = False) -> None:
     shown = lines if all_errors or len(lines) <= ERROR_LINES + 1 else lines[:ERROR_LINES]
     out = [for_terminal(line) for line in shown]
     if len(shown) < len(lines):
-        out.append(f"… and {len(lines) - len(shown)} more problem(s) ({len(lines)} in all; --all-errors prints every one)")
+        more = len(lines) - len(shown)
+        out.append(f"… and {more} more {'problem' if more == 1 else 'problems'} ({len(lines)} in all; --all-errors prints every one)")
     print("\n".join(out), file=sys.stderr)
 
 

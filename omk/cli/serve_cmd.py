@@ -9,6 +9,7 @@ from pathlib import Path
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_OK
+from omk.textsafe import plural
 
 
 def run_serve_model(args: argparse.Namespace) -> int:
@@ -29,5 +30,5 @@ def run_serve_model(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ConfigError(f"omk serve-model: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
-        say(f"omk serve-model: stopped after {len(server.requests)} request(s)")
+        say(f"omk serve-model: stopped after {plural(len(server.requests), 'request', 'requests')}")
     return EXIT_OK

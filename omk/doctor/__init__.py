@@ -48,6 +48,12 @@ def recommendations(diags: list[Diagnostic], n: int) -> list[str]:
         tips.append('omk ignores unknown fields: fix the spelling, or prefix your own labels with "x-"')
     if kinds["no_grading"]:
         tips.append("give every sample at least one assertion or a rubric")
+    if kinds["small_set"]:
+        tips.append("a small set sees only large regressions: grow it before trusting a small change in scores")
+    if kinds["single_check"] or kinds["layer_without_checks"]:
+        tips.append("a sample with one check scores 1 or 5: add checks in other layers, or a rubric")
+    if kinds["capability_single"]:
+        tips.append("a capability with one sample is all or nothing: give each capability two samples or more")
     if kinds["mock_unchecked"]:
         tips.append("add mock_hit assertions so a run proves the agent used its mocks")
     if kinds["env_cli_missing"] or kinds["env_file_missing"]:
@@ -61,7 +67,9 @@ def examine(
     """`ignored`: the loader's warnings (unknown fields), one `unknown_field` diagnostic per name."""
     diags: list[Diagnostic] = unknown_fields(ignored or [])
     if samples is not None:
-        diags += sample_diagnostics(samples)
+        from omk.doctor.advice import advice
+
+        diags += sample_diagnostics(samples) + advice(samples)
     if report is not None:
         diags += run_diagnostics(report)
     diags = sort_diagnostics(diags)
@@ -74,10 +82,11 @@ def examine(
         "health": health_score(diags, n),
         "totals": {
             "samples": n,
-            "flagged": len({d.sample_id for d in diags if d.sample_id}),
+            "flagged": len({d.sample_id for d in diags if d.sample_id and d.severity != "advice"}),
             "errors": counts["error"],
             "warnings": counts["warning"],
             "infos": counts["info"],
+            "advice": counts["advice"],
         },
         "coverage": coverage(samples) if samples is not None else None,
         "run": {"run_id": report.run_id, "results": len(report.results)} if report is not None else None,

@@ -23,8 +23,9 @@ from omk.errors import Problem
 from omk.model import AssertionSpec, Sample
 from omk.records import SampleResult, TurnResult
 from omk.records.document import ReportDocument
+from omk.textsafe import plural
 
-SEVERITIES = ("error", "warning", "info")
+SEVERITIES = ("error", "warning", "info", "advice")  # advice does not weigh on the health score
 
 # thresholds (omk 0.23's defaults)
 DUPLICATE_ROUGE = 0.7
@@ -50,7 +51,7 @@ GRADE_KEYWORDS_EN = (
 @dataclass(slots=True)
 class Diagnostic:
     kind: str
-    severity: str  # "error" | "warning" | "info"
+    severity: str  # "error" | "warning" | "info" | "advice"
     sample_id: str | None  # None for a finding about the whole set or run
     message: str
     detail: dict[str, Any] = field(default_factory=dict)
@@ -167,7 +168,7 @@ def capability_thin(samples: list[Sample]) -> list[Diagnostic]:
             "capability_thin",
             "warning",
             first[cap][0],
-            f"capability {first[cap][1]!r} has only {count} sample(s) (thin at ≤ {limit} of {n})",
+            f"capability {first[cap][1]!r} has only {plural(count, 'sample', 'samples')} (thin at ≤ {limit} of {n})",
             {"capability": cap, "count": count, "limit": limit},
         )
         for cap, count in counts.items()
@@ -243,7 +244,7 @@ def skill_controls(samples: list[Sample]) -> list[Diagnostic]:
             "skill_no_negative_control",
             "warning",
             None,
-            f"skill {name}: {n} check(s) expect it to fire and none expects it to stay quiet; a description that "
+            f"skill {name}: {plural(n, 'check', 'checks')} expect{'s' if n == 1 else ''} it to fire and none expects it to stay quiet; a description that "
             f"fires on everything scores perfect recall. Add near-miss prompts with "
             f"{{type: skill_used, value: {name}, not: true}}",
             {"skill": name, "should_fire": n, "must_not_fire": 0},
@@ -294,7 +295,7 @@ def unknown_fields(warnings: list[Problem]) -> list[Diagnostic]:
     for name, found in by_name.items():
         first = found[0]
         at = f"{first.file}:{first.line}" if first.line else first.file
-        more = f" and {len(found) - 1} more place(s)" if len(found) > 1 else ""
+        more = f" and {plural(len(found) - 1, 'more place', 'more places')}" if len(found) > 1 else ""
         out.append(
             Diagnostic(
                 "unknown_field",
@@ -418,7 +419,7 @@ def _sample_diagnostics(sid: str, results: list[SampleResult]) -> list[Diagnosti
                 "error_prone",
                 "error" if every else "warning",
                 sid,
-                f"errored in {len(errors)} of {len(results)} run(s): {errors[0].error or 'unknown error'}",
+                f"errored in {len(errors)} of {plural(len(results), 'run', 'runs')}: {errors[0].error or 'unknown error'}",
                 {"errors": len(errors), "runs": len(results)},
             )
         )

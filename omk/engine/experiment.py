@@ -25,7 +25,7 @@ import json
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ class ExperimentOutcome:
     block: ExperimentBlock  # report.json's `experiment` block, typed (`block.to_json()` as written)
     report: ReportDocument  # the experiment's report.json; its results are the control's, read when walked
     out_dir: Path | None
+    files: list[Path] = field(default_factory=list)  # what the experiment wrote into out_dir: report.json first
 
 
 @dataclass(slots=True)

@@ -94,7 +94,7 @@ def finish(evaluation: Evaluation) -> Report:
     )
     if report.out_dir is not None:
         try:
-            report.write(evaluation.settings.formats)
+            report.files = report.write(evaluation.settings.formats)
         except OSError as exc:  # a full disk at the very end: the results are kept, a resume writes the report
             from omk.runner.folder_lock import cannot_write
 

@@ -45,12 +45,13 @@ class Report:
     triggering: Triggering | None = None  # whether each skill fired when it should (`skill_used`)
     shard: ShardInfo | None = None  # one shard of a split run, or a merge of shards
     budget: BudgetBlock | None = None  # the spending limit of this invocation, its spend and what it left undone
+    gold: GoldCheck | None = None  # the judge checked against people's labels (omk.gold)
+    files: list[Path] = field(default_factory=list)  # what the run wrote into out_dir: report.json first
 
     @property
     def incomplete(self) -> bool:
         """Whether the budget stopped the run before every sample ran (exit code 3)."""
         return self.budget is not None and self.budget.stopped
-    gold: GoldCheck | None = None  # the judge checked against people's labels (omk.gold)
 
     @property
     def passed(self) -> bool:

@@ -146,9 +146,11 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
     if inputs.out_dir is not None:
         from omk.report import write_formats
 
-        write_formats(inputs.out_dir, report, inputs.formats, inputs.lang)
+        files = write_formats(inputs.out_dir, report, inputs.formats, inputs.lang)
+    else:
+        files = []
     document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
-    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, inputs.out_dir)
+    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, inputs.out_dir, files)
 
 
 def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest]]) -> list[dict[str, Any]]:

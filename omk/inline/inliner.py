@@ -20,7 +20,7 @@ from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
 from omk.model import Sample
 from omk.secrets import Masker
 from omk.tasks import gather_all
-from omk.textsafe import for_terminal
+from omk.textsafe import for_terminal, plural
 
 if TYPE_CHECKING:  # the fetchers (and httpx, slow to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher
@@ -192,7 +192,7 @@ def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str
     inlined = len(resolutions) - len(failed)
     via_mcp = sum(1 for r in resolutions.values() if isinstance(r.final, Fetched) and r.final.source != "http")
     if inlined:
-        print(f"omk: inlined {inlined} URL(s) ({via_mcp} via MCP, {inlined - via_mcp} over HTTP)", file=err)
+        print(f"omk: inlined {plural(inlined, 'URL', 'URLs')} ({via_mcp} via MCP, {inlined - via_mcp} over HTTP)", file=err)
     for url in failed:
         final = resolutions[url].final
         assert isinstance(final, FetchFailure)
@@ -201,4 +201,4 @@ def _print_outcome(where: dict[str, dict[str, list[str]]], resolutions: dict[str
         line = f"omk: URL not inlined: {url} — {redact(final.reason)} [{' then '.join(tried)}]; {final.hint}; samples: {samples}"
         print(for_terminal(line), file=err)  # a server's words: no escape sequence reaches the terminal
     if failed:
-        print(f"omk: ⚠ {len(failed)} URL(s) failed to fetch; they stay as written in the prompt", file=err)
+        print(f"omk: ⚠ {plural(len(failed), 'URL', 'URLs')} failed to fetch; they stay as written in the prompt", file=err)

@@ -52,6 +52,32 @@ def folder_files(folder: Path) -> list[Path]:
     return sorted((p for p in folder.iterdir() if p.is_file() and is_samples_file(p)), key=lambda p: p.name)
 
 
+NAMES_COMPARED = 2000  # a folder with more entries is not searched for a near name
+
+
+def near_name(path: Path) -> Path | None:
+    """The existing path nearest to one that does not exist: its first missing part replaced by
+    the closest name in that folder (`eval-sample.yaml` → `eval-samples.yaml`), when the whole
+    path then exists; None when nothing is close."""
+    import difflib
+    from itertools import islice
+
+    parts = path.parts
+    for i, part in enumerate(parts):
+        parent = Path(*parts[:i]) if i else Path(".")
+        if (parent / part).exists():
+            continue
+        try:
+            names = [p.name for p in islice(parent.iterdir(), NAMES_COMPARED)]
+        except OSError:
+            return None
+        for name in difflib.get_close_matches(part, names, n=3, cutoff=0.75):
+            if (candidate := Path(*parts[:i], name, *parts[i + 1 :])).exists():
+                return candidate
+        return None
+    return None
+
+
 def expand(paths: Sequence[str | Path]) -> tuple[list[Path], list[Problem]]:
     """Files to load, in order and without repeats, and the problems with the paths given."""
     files: list[Path] = []
@@ -66,7 +92,8 @@ def expand(paths: Sequence[str | Path]) -> tuple[list[Path], list[Problem]]:
         elif path.exists():
             found = [path]
         else:
-            problems.append(Problem(str(path), None, "", "", "file not found"))
+            near = near_name(path)
+            problems.append(Problem(str(path), None, "", "", "file not found" + (f"; did you mean {near}?" if near else "")))
             continue
         for file in found:
             key = file.resolve()

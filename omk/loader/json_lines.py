@@ -61,12 +61,26 @@ def _loads(text: str) -> tuple[Any, bool]:
     try:
         return json.loads(text, object_pairs_hook=hook, parse_int=_int, parse_constant=_constant), hook.found
     except json.JSONDecodeError as exc:
+        if (comma := _trailing_comma(text, exc.pos)) is not None:
+            line, column = text.count("\n", 0, comma) + 1, comma - text.rfind("\n", 0, comma)
+            closer = "}" if text[exc.pos] == "}" else "]"
+            raise ParseFailure(
+                f"JSON parse error: a trailing comma at column {column} before '{closer}': JSON allows none, remove it", line
+            ) from None
         raise ParseFailure(f"JSON parse error: {exc.msg} (column {exc.colno})", exc.lineno) from None
     except _Unsupported as exc:
         at = text.find(exc.token)
         raise ParseFailure(f"JSON parse error: {exc}", text.count("\n", 0, at) + 1 if at >= 0 else None) from None
     except RecursionError:
         raise ParseFailure("JSON parse error: nesting too deep") from None
+
+
+def _trailing_comma(text: str, pos: int) -> int | None:
+    """Where the comma is when the parser stopped at a `}` or `]` right after one (`[1, 2,]`)."""
+    if pos >= len(text) or text[pos] not in "}]":
+        return None
+    before = text[:pos].rstrip()
+    return len(before) - 1 if before.endswith(",") else None
 
 
 class JsonLocator:

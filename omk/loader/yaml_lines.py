@@ -18,6 +18,7 @@ What it adds over plain PyYAML:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -98,10 +99,24 @@ def _hint(exc: yaml.MarkedYAMLError, text: str, mark: Any) -> str:
         return "; hint: quote a value that starts with a special character (@, `, %, |, >)"
     if "end of stream" in problem and "quoted scalar" in context:
         return "; hint: a quoted string is not closed: add its closing quote"
+    if mark is not None and "mapping values are not allowed" in problem and (key := _indented_key(text, mark)):
+        return f'; hint: check the indentation: "{key}:" is indented deeper than the key above it, so YAML reads it as more text of that value'
     for needle, hint in _HINTS:
         if needle in problem:
             return f"; hint: {hint}"
     return ""
+
+
+def _indented_key(text: str, mark: Any) -> str | None:
+    """The key of a `key: value` line the parser took as the continuation of the value above it
+    (the line is indented deeper than that one): an indentation mistake, not a colon to quote.
+    None when a key comes earlier on the same line (`prompt: Note: read this`)."""
+    lines = text.splitlines()
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    before = line[: mark.column]
+    if not before.strip() or not re.fullmatch(r"\s*(?:- )?[\w.-]+\s*", before):
+        return None
+    return before.strip().removeprefix("- ").strip()
 
 
 def _reader_reason(exc: yaml.YAMLError) -> str:

@@ -31,7 +31,6 @@ ZH = {
     "(no output)": "（无输出）",
     "runs": "次运行",
     "run {n}": "第 {n} 次",
-    "{samples} samples × {n} runs": "{samples} 条用例 × {n} 次运行",
     "{n} samples, the same error: {ids}": "{n} 条用例，同一错误：{ids}",
     "samples": "条用例",
     "passed": "通过",
@@ -51,11 +50,13 @@ ZH = {
     "rubric": "评分标准",
     "dimension": "维度",
     "report": "报告",
+    "also written": "另已写入",
     "gate passed": "门禁通过",
     "gate failed": "门禁未通过",
     "nothing was graded (no assertion ran and no judge score)": "没有可评分的内容（无断言执行，也无评委分）",
-    "{n} judge item(s) skipped: no judge configured (use --judge)": "{n} 项评委打分被跳过：未配置评委（使用 --judge）",
-    "{n} judge item(s) skipped: judge turned off (--no-judge)": "{n} 项评委打分被跳过：评委已关闭（--no-judge）",
+    "judge items": "项评委打分",
+    "{items} skipped: no judge configured (use --judge)": "{items}被跳过：未配置评委（使用 --judge）",
+    "{items} skipped: judge turned off (--no-judge)": "{items}被跳过：评委已关闭（--no-judge）",
     "interrupted: the partial run is kept in {path}": "已中断：已完成的部分保存在 {path}",
     "{n} problem(s) found": "发现 {n} 个问题",
     "target": "目标",
@@ -215,3 +216,12 @@ def t(text: str, lang: str = "en", context: str | None = None) -> str:
     if lang != "zh":
         return text
     return ZH.get(f"{context}|{text}", ZH.get(text, text)) if context else ZH.get(text, text)
+
+
+def counted(n: int, singular: str, plural: str, lang: str = "en") -> str:
+    """`1 sample`, `3 samples` in English; Chinese has one form (`t(plural)`: `3 条用例`)."""
+    if lang == "zh":
+        return f"{n} {t(plural, lang)}"
+    from omk.textsafe import plural as english
+
+    return english(n, singular, plural)

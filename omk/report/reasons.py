@@ -161,13 +161,14 @@ def result_name(result: Named, repeated: bool) -> str:
 
 
 def skipped_judge_line(summary: Summary, lang: str = "en") -> str | None:
-    """`N judge item(s) skipped: <why>`, None when none were; reports without a reason (older
+    """`N judge items skipped: <why>`, None when none were; reports without a reason (older
     runs) say no judge was configured."""
-    from omk.report.i18n import t
+    from omk.report.i18n import counted, t
 
     n = summary.skipped_judge_items
     if not n:
         return None
+    items = counted(n, "judge item", "judge items", lang)
     if summary.skipped_judge_reason == JUDGE_OFF:
-        return t("{n} judge item(s) skipped: judge turned off (--no-judge)", lang).format(n=n)
-    return t("{n} judge item(s) skipped: no judge configured (use --judge)", lang).format(n=n)
+        return t("{items} skipped: judge turned off (--no-judge)", lang).format(items=items)
+    return t("{items} skipped: no judge configured (use --judge)", lang).format(items=items)

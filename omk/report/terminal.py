@@ -20,7 +20,7 @@ from rich.text import Text
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
 from omk.report import budget, categories, gold, intervals, reliability, triggering
-from omk.report.i18n import t
+from omk.report.i18n import counted, t
 from omk.report.reasons import (
     failure_lines,
     passed_but_failed,
@@ -58,8 +58,11 @@ def for_terminal(text: Any) -> str:
     return escaped(str(text))
 
 
-def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, lang: str = "en", report_path: str = "") -> None:
-    """The results table, the failures with their reasons, the categories and the totals."""
+def print_summary(
+    report: ReportDocument | Mapping[str, Any], console: Console, lang: str = "en", report_path: str = "", also: Sequence[str] = ()
+) -> None:
+    """The results table, the failures with their reasons, the categories and the totals; then
+    report.json's path and every other file the run wrote (`also`: report.html, junit.xml…)."""
     report = ReportDocument.of(report)
     threshold = report.summary.threshold
     console.print(_results_table(report, lang, console.width))
@@ -78,7 +81,9 @@ def print_summary(report: ReportDocument | Mapping[str, Any], console: Console, 
     if (line := budget.headline(report, lang)) is not None:
         console.print(for_terminal(line), markup=False, highlight=False)
     if report_path:
-        console.print(f"{t('report', lang)}: {report_path}")
+        console.print(Text(f"{t('report', lang)}: {for_terminal(report_path)}"))
+    if also:
+        console.print(Text(f"{t('also written', lang)}: {', '.join(for_terminal(p) for p in also)}"))
 
 
 def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table:
@@ -224,14 +229,14 @@ def _output_line(output: str, console: Console, lang: str) -> Text:
 def _print_totals(summary: Summary, console: Console, lang: str) -> None:
     repeat = summary.repeat
     if repeat > 1:  # the counts below are of runs: say so, and how many samples made them
-        runs = t("{samples} samples × {n} runs", lang).format(samples=summary.total // repeat, n=repeat)
+        runs = f"{counted(summary.total // repeat, 'sample', 'samples', lang)} × {counted(repeat, 'run', 'runs', lang)}"
         head = (
             f"{runs} · {summary.passed}/{summary.total} {t('runs', lang)} {t('passed', lang)} · "
             f"{summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}"
         )
     else:
         head = (
-            f"{summary.total} {t('samples', lang)} · {summary.passed} {t('passed', lang)} · "
+            f"{counted(summary.total, 'sample', 'samples', lang)} · {summary.passed} {t('passed', lang)} · "
             f"{summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}"
         )
     def at(name: str) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from omk.model import JUDGE_OFF, NO_JUDGE
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
 from omk.records.triggering import TriggerCase
 from omk.scoring.layers import is_graded
@@ -14,6 +15,9 @@ from omk.scoring.variance import block_noise
 from omk.skillset import fired
 
 LAYERS = ("fact", "behavior", "judge")
+
+
+JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,9 @@ class Digest:
         skipped = 0
         if r.status == "ok":
             skipped = sum(1 for u in units if u.judge_skipped)
-            skipped += sum(1 for u in units for a in u.assertions if a.status.value == "skipped")
+            # judge-scored assertions skipped for want of a judge; not one skipped for a reason of
+            # its own (an M365 telemetry evaluator that does not apply)
+            skipped += sum(1 for u in units for a in u.assertions if a.status.value == "skipped" and a.message in JUDGE_SKIPS)
         return cls(
             sample_id=r.sample_id,
             category=r.category,

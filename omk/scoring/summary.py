@@ -1,4 +1,9 @@
-"""The run summary: counts, cost, and layer means over the samples that ran."""
+"""The run summary: counts, cost, and layer means.
+
+Each layer's mean is over the samples where that layer was scored, errored ones included: when
+the judge fails on every sample, the fact and behavior layers its checks did score still show
+(`composite — (fact 5.00, behavior —, judge —)`). The composite is over the samples that ran
+and were graded."""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
     ok = [r for r in results if r.status == "ok"]
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
     scores: dict[str, float | None] = {
-        layer: _mean([v for r in ok if (v := getattr(r.scores, layer)) is not None]) for layer in LAYERS
+        layer: _mean([v for r in results if (v := getattr(r.scores, layer)) is not None]) for layer in LAYERS
     }
     scores["composite"] = _mean([r.scores.composite for r in ok if r.graded])
     layer_means = [v for k, v in scores.items() if k in LAYERS and v is not None]

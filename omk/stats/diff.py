@@ -8,13 +8,17 @@ listed worst first: regressions (pass_to_fail, new_error, score_down), then impr
 (fail_to_pass, error_fixed, score_up), then samples only one run has (new, removed). Each
 change is grouped by its first kind; within a group regressions come largest drop first and
 improvements largest gain first.
+
+A sample that flipped between passed and failed also lists its assertions whose verdict changed
+(`assertion_changes`, over the first run of each side): which check now fails, or now passes,
+with what it says on each side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from omk.stats.data import Record, SampleOutcome, fold
 from omk.stats.paired import EPS, _r
@@ -22,6 +26,93 @@ from omk.stats.paired import EPS, _r
 KINDS = ("pass_to_fail", "new_error", "score_down", "fail_to_pass", "error_fixed", "score_up", "new", "removed")
 REGRESSIONS = frozenset({"pass_to_fail", "new_error", "score_down"})
 Status = Literal["ok", "error"]
+
+
+class CheckView(Protocol):
+    """What the diff reads of an assertion's result (omk.records' AssertionResult has it)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def status(self) -> Any: ...
+    @property
+    def negate(self) -> bool: ...
+    @property
+    def value(self) -> Any: ...
+    @property
+    def message(self) -> str | None: ...
+
+
+class TurnView(Protocol):
+    @property
+    def assertions(self) -> Sequence[CheckView]: ...
+
+
+class ResultView(Protocol):
+    """What the diff reads of a sample's result (omk.records' SampleResult has it)."""
+
+    @property
+    def assertions(self) -> Sequence[CheckView]: ...
+    @property
+    def turns(self) -> Sequence[TurnView]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionChange:
+    """One assertion whose verdict differs between run A and run B."""
+
+    where: str  # `assertions[1]`, `turns[0].assertions[2]`
+    label: str  # its type and value: `contains '30 days'`
+    a: str  # passed, failed, skipped; absent when that run has no such assertion
+    b: str
+    a_message: str
+    b_message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "where": self.where,
+            "label": self.label,
+            "a": {"status": self.a, "message": self.a_message},
+            "b": {"status": self.b, "message": self.b_message},
+        }
+
+
+def _label(a: CheckView) -> str:
+    value = a.value if isinstance(a.value, str) else None if a.value is None else str(a.value)
+    shown = f" {value[:60]!r}" if value else ""
+    return f"{'not ' if a.negate else ''}{a.type}{shown}"
+
+
+def _assertions(result: ResultView) -> dict[str, CheckView]:
+    found = {f"assertions[{i}]": a for i, a in enumerate(result.assertions)}
+    for t, turn in enumerate(result.turns):
+        found.update({f"turns[{t}].assertions[{i}]": a for i, a in enumerate(turn.assertions)})
+    return found
+
+
+def assertion_changes(a: ResultView, b: ResultView) -> tuple[AssertionChange, ...]:
+    """The assertions whose status differs from A to B, in B's order (A's own after them)."""
+    on_a, on_b = _assertions(a), _assertions(b)
+    out = []
+    for where in [*on_b, *(w for w in on_a if w not in on_b)]:
+        x, y = on_a.get(where), on_b.get(where)
+        if x is not None and y is not None and (x.status, x.type) == (y.status, y.type):
+            continue
+        shown = y if y is not None else x
+        if shown is None:  # a place is on one side at least
+            continue
+        label = _label(shown)
+        out.append(
+            AssertionChange(
+                where,
+                label,
+                str(x.status) if x is not None else "absent",
+                str(y.status) if y is not None else "absent",
+                (x.message or "") if x is not None else "",
+                (y.message or "") if y is not None else "",
+            )
+        )
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +125,11 @@ class SampleChange:
     b_passed: bool | None
     a_composite: float | None
     b_composite: float | None
+    assertions: tuple[AssertionChange, ...] = ()  # of a sample that flipped: the checks that changed
+
+    @property
+    def flipped(self) -> bool:
+        return "pass_to_fail" in self.kinds or "fail_to_pass" in self.kinds
 
     @property
     def delta(self) -> float | None:
@@ -52,6 +148,7 @@ class SampleChange:
             "a": {"status": self.a_status, "passed": self.a_passed, "composite": _r(self.a_composite)},
             "b": {"status": self.b_status, "passed": self.b_passed, "composite": _r(self.b_composite)},
             "delta": _r(self.delta),
+            "assertions": [c.to_dict() for c in self.assertions],
         }
 
 
@@ -62,6 +159,20 @@ class RunDiff:
     unchanged: int  # samples in both runs with no change
     changes: tuple[SampleChange, ...]
     trivial: float
+    a_target: str | None = None  # what produced each run's outputs (`replay:…`, `cmd:…`), as recorded
+    b_target: str | None = None
+
+    def with_assertions(self, a: Mapping[str, ResultView], b: Mapping[str, ResultView]) -> RunDiff:
+        """This diff with each flipped sample's assertion changes, from each run's result for it."""
+        from dataclasses import replace
+
+        changes = tuple(
+            replace(c, assertions=assertion_changes(a[c.sample_id], b[c.sample_id]))
+            if c.flipped and c.sample_id in a and c.sample_id in b
+            else c
+            for c in self.changes
+        )
+        return replace(self, changes=changes)
 
     def count(self, kind: str) -> int:
         return sum(1 for c in self.changes if kind in c.kinds)
@@ -72,6 +183,8 @@ class RunDiff:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "a_target": self.a_target,
+            "b_target": self.b_target,
             "a_samples": self.a_samples,
             "b_samples": self.b_samples,
             "unchanged": self.unchanged,
@@ -121,7 +234,9 @@ def _kinds(a: SampleOutcome | None, b: SampleOutcome | None, trivial: float) -> 
     return sorted(kinds, key=KINDS.index)
 
 
-def diff_runs(a: RunRecords, b: RunRecords, trivial: float = 0.1) -> RunDiff:
+def diff_runs(
+    a: RunRecords, b: RunRecords, trivial: float = 0.1, targets: tuple[str | None, str | None] = (None, None)
+) -> RunDiff:
     """List what changed from run A to run B, sample by sample (see the module text)."""
     if trivial <= 0.0:
         raise ValueError(f"trivial must be above 0, got {trivial}")
@@ -133,7 +248,7 @@ def diff_runs(a: RunRecords, b: RunRecords, trivial: float = 0.1) -> RunDiff:
             changes.append(SampleChange(sid, tuple(kinds), *_interleave(_side(oa.get(sid)), _side(ob.get(sid)))))
     changes.sort(key=_order)
     unchanged = sum(1 for sid in oa if sid in ob) - sum(1 for c in changes if c.a_status and c.b_status)
-    return RunDiff(len(oa), len(ob), unchanged, tuple(changes), trivial)
+    return RunDiff(len(oa), len(ob), unchanged, tuple(changes), trivial, *targets)
 
 
 def _order(change: SampleChange) -> tuple[int, float]:

@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from omk.assertions.m365 import CITATION_FORMATS
+from omk.assertions.m365 import CITATION_FORMATS, TELEMETRY_EVALUATORS
 from omk.errors import Problem
 from omk.loader.document import Document, Path_
 from omk.loader.formats.common import Reader
@@ -62,7 +62,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "PartialMatch": ("threshold", "case_sensitive"),
 }
 NEEDS_EXPECTED = ("Similarity", "ExactMatch", "PartialMatch")
-TELEMETRY = ("RetrievalQuery", "RetrievalResult", "ToolCallSelection", "ToolCallExecution")
+TELEMETRY = TELEMETRY_EVALUATORS  # loaded as `m365_telemetry`: reported as not applicable, never scored
 MODES = ("extend", "replace")
 
 OUTPUT_ONLY = ("response", "citations", "scores", "diagnostics", "status", "error")
@@ -199,15 +199,8 @@ class _M365Reader(Reader):
         ok = True
         for name, options in value.items():
             at, at_rel = path + (name,), rel + (name,)
-            if name in TELEMETRY:
-                self.problem(
-                    at,
-                    f"{name} reads Microsoft 365 Copilot telemetry (retrieval or tool-call diagnostics) that omk targets "
-                    "do not report; run it with runevals, or remove it to run the rest with omk",
-                    where,
-                    at_rel,
-                )
-                ok = False
+            if name in TELEMETRY:  # its options are runevals' (capability, selector …): kept, not checked
+                out[name] = ({}, at)
                 continue
             if name not in ASSERTION_TYPE:
                 hint = did_you_mean(name, ASSERTION_TYPE) if EVALUATOR_NAME.match(name) else ""
@@ -290,6 +283,9 @@ class _M365Reader(Reader):
             if name in NEEDS_EXPECTED and not (isinstance(expected, str) and expected.strip()):
                 self.problem(path + ("expected_response",), f"missing: {name} (from {origin}) compares the response with it", where, rel + ("expected_response",))
                 ok = False
+                continue
+            if name in TELEMETRY:
+                specs.append(self.spec({"type": "m365_telemetry", "evaluator": name}, at, f"{label}.evaluators.{name}", where, rel + ("evaluators", name)))
                 continue
             raw: dict[str, Any] = {"type": ASSERTION_TYPE[name], **options}
             if name in ("Similarity", "PartialMatch"):

@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +17,11 @@ from typing import Any
 
 from omk.errors import ConfigError
 from omk.skillset import SkillPath, configured_skills
+from omk.targets.agent_cli import AgentCli
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 
 INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
+CLI = AgentCli("claude", "Claude Code", "OMK_CLAUDE", INSTALL_HINT)
 BLOCK_KEYS = {"path", "args", "env", "mcp_config", "user_config"}
 
 # Variables the isolated CLI still gets from omk's environment: how to reach the model and the
@@ -93,23 +94,7 @@ class ClaudeSettings:
 
 def find_binary(block: dict[str, Any], spec: str) -> str:
     """`OMK_CLAUDE`, then omk.yaml `claude.path`, then `claude` on PATH."""
-    for where, candidate in (("OMK_CLAUDE", os.environ.get("OMK_CLAUDE")), ("claude.path", block.get("path"))):
-        if not candidate:
-            continue
-        found = shutil.which(str(candidate)) or (str(candidate) if Path(candidate).is_file() else None)
-        if found is None or not os.access(found, os.X_OK):
-            raise ConfigError(
-                f"target {spec!r}: {where} names {candidate}, which is not an executable file; "
-                f"install Claude Code with `{INSTALL_HINT}`"
-            )
-        return found
-    found = shutil.which("claude")
-    if found is None:
-        raise ConfigError(
-            f"target {spec!r}: the Claude Code CLI (`claude`) was not found on PATH; install it with "
-            f"`{INSTALL_HINT}`, or set OMK_CLAUDE or `claude: {{path: …}}` in omk.yaml"
-        )
-    return found
+    return CLI.find(block, spec)
 
 
 # What lets the CLI reach a model without the user's login (docs/targets.md): a key, a bearer
@@ -175,13 +160,6 @@ def read_skill(value: Any) -> Skill:
     return Skill(path=path, name=path.stem, is_dir=False, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
 
 
-def _string_list(block: dict[str, Any], key: str) -> list[str]:
-    value = block.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"omk.yaml claude.{key}: must be a list of strings")
-    return list(value)
-
-
 def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
     """(the skills, the text for --append-system-prompt)."""
     text = settings.get("system")
@@ -237,8 +215,8 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cla
         skills=skills,
         system=system,
         max_turns=max_turns(settings),
-        args=_string_list(block, "args"),
-        env_names=_string_list(block, "env"),
+        args=CLI.string_list(block, "args"),
+        env_names=CLI.string_list(block, "env"),
         mcp_config=Path(str(mcp)) if mcp is not None else None,
         user_config=user_config,
     )

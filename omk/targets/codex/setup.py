@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
 from omk.skillset import configured_skills
+from omk.targets.agent_cli import AgentCli
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
 
 INSTALL_HINT = "npm install -g @openai/codex"
+CLI = AgentCli("codex", "Codex", "OMK_CODEX", INSTALL_HINT)
 BLOCK_KEYS = {"path", "args", "env"}
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_KEY = "no API key: set OPENAI_API_KEY (omk runs the CLI without your login)"
@@ -71,23 +72,7 @@ class CodexSettings:
 
 def find_binary(block: dict[str, Any], spec: str) -> str:
     """`OMK_CODEX`, then omk.yaml `codex.path`, then `codex` on PATH."""
-    for where, candidate in (("OMK_CODEX", os.environ.get("OMK_CODEX")), ("codex.path", block.get("path"))):
-        if not candidate:
-            continue
-        found = shutil.which(str(candidate)) or (str(candidate) if Path(candidate).is_file() else None)
-        if found is None or not os.access(found, os.X_OK):
-            raise ConfigError(
-                f"target {spec!r}: {where} names {candidate}, which is not an executable file; "
-                f"install Codex with `{INSTALL_HINT}`"
-            )
-        return found
-    found = shutil.which("codex")
-    if found is None:
-        raise ConfigError(
-            f"target {spec!r}: the Codex CLI (`codex`) was not found on PATH; install it with "
-            f"`{INSTALL_HINT}`, or set OMK_CODEX or `codex: {{path: …}}` in omk.yaml"
-        )
-    return found
+    return CLI.find(block, spec)
 
 
 def base_url() -> str:
@@ -99,13 +84,6 @@ def check_credentials(spec: str) -> None:
     """The isolated CLI has no login of its own (no auth.json in its CODEX_HOME)."""
     if not os.environ.get("OPENAI_API_KEY", "").strip():
         raise ConfigError(f"target {spec!r}: {NO_KEY}")
-
-
-def _string_list(block: dict[str, Any], key: str) -> list[str]:
-    value = block.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"omk.yaml codex.{key}: must be a list of strings")
-    return list(value)
 
 
 def _artifact(settings: dict[str, Any]) -> tuple[list[CodexSkill], str | None]:
@@ -143,8 +121,8 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cod
         model=model or None,
         skills=skills,
         system=system,
-        args=_string_list(block, "args"),
-        env_names=_string_list(block, "env"),
+        args=CLI.string_list(block, "args"),
+        env_names=CLI.string_list(block, "env"),
     )
 
 

@@ -47,7 +47,9 @@ def prepare(
         manifest = rs.read_manifest(run_dir)
         confirmed = [*confirmed, *_confirmed(options)]
         hooks_confirmed = _samples_given_again(options, manifest, run_dir, cwd)
-        options = _no_redacted_spec(EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options))), run_dir)
+        recorded = rs.resume_cli(manifest, _given(options))
+        options = _no_redacted_spec(EvalOptions.from_record(recorded, str(run_dir / rs.MANIFEST)), run_dir)
+        check_options(options)  # the record's numbers and choices, as the command line's
         cwd = _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
     elif samples is not None:

@@ -58,6 +58,12 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     for key, kind in (("run_id", str), ("samples_files", list), ("cli", dict), ("cwd", str), ("started_at", str)):
         if not isinstance(data.get(key), kind):
             raise InputError([Problem(name, None, "", key, f"missing or not a {kind.__name__}")])
+    for key in ("target", "settings"):  # written by omk as objects; read back where present
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise InputError([Problem(name, None, "", key, "expected an object")])
+    for i, file in enumerate(data["samples_files"]):
+        if not isinstance(file, str) or not file:
+            raise InputError([Problem(name, None, "", f"samples_files[{i}]", "expected the path of a samples file")])
     return data
 
 

@@ -45,12 +45,8 @@ def prepare(
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
-        confirmed = [*confirmed, *_confirmed(options)]
-        hooks_confirmed = _samples_given_again(options, manifest, run_dir, cwd)
-        recorded = rs.resume_cli(manifest, _given(options))
-        options = _no_redacted_spec(EvalOptions.from_record(recorded, str(run_dir / rs.MANIFEST)), run_dir)
-        check_options(options)  # the record's numbers and choices, as the command line's
-        cwd = _recorded_cwd(manifest, cwd)
+        confirmed, hooks_confirmed = [*confirmed, *_confirmed(options)], _samples_given_again(options, manifest, run_dir, cwd)
+        options, cwd = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
     elif samples is not None:
         paths = list(paths or [])
@@ -161,6 +157,26 @@ def _confirmed(options: EvalOptions) -> list[str]:
     for judges in (options.judge, os.environ.get("OMK_JUDGE")):
         given += [j.strip() for j in judges.split(",")] if judges else []
     return [g for g in given if g]
+
+
+def _recorded_options(manifest: dict[str, Any], given: EvalOptions, run_dir: Path) -> EvalOptions:
+    """The run's recorded choices with what this resume may change, read by their types and
+    checked like the command line's."""
+    from omk.engine.checks import check_options
+    from omk.runner import resume as rs
+
+    recorded = rs.resume_cli(manifest, _given(given))
+    options = _no_redacted_spec(EvalOptions.from_record(recorded, str(run_dir / rs.MANIFEST)), run_dir)
+    check_options(options)
+    from omk.errors import InputError, Problem
+    from omk.inline.policy import AllowRuleError, parse_allow_rule
+
+    for i, entry in enumerate(options.url_allow or []):
+        try:
+            parse_allow_rule(entry)
+        except AllowRuleError as exc:
+            raise InputError([Problem(str(run_dir / rs.MANIFEST), None, "", f"cli.url_allow[{i}]", str(exc))]) from None
+    return options
 
 
 def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:

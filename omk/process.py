@@ -63,17 +63,7 @@ async def start_program(
 async def stop_program(proc: asyncio.subprocess.Process) -> None:
     """Kill the program's whole process group if it is still running, and reap it. For programs
     started by `start_program` (or any started with `start_new_session=True`)."""
-    # The group, even when the program itself has exited: a child it left behind (holding the
-    # pipes, or just running) must not outlive the call. An empty group is simply not found.
-    below = _descendants(proc.pid)  # before the kill: once the program dies they move to init
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, signal.SIGKILL)
-        elif proc.returncode is None:  # pragma: no cover - not POSIX
-            proc.kill()
-    mark = _marks.pop(proc, None)
-    if mark is not None:
-        kill_strays(proc.pid, mark, below)
+    kill_program(proc)
     # Reap it, and see its pipes to the end, even when cancelled again meanwhile: on Ctrl-C
     # asyncio.run cancels the run and then every task still going, and a program or pipe left
     # behind meets a closed loop ("Event loop is closed" tracebacks at exit). A killed program
@@ -89,6 +79,22 @@ async def stop_program(proc: asyncio.subprocess.Process) -> None:
         proc.stdin.close()
     if cancelled:
         raise asyncio.CancelledError
+
+
+def kill_program(proc: asyncio.subprocess.Process) -> None:
+    """Kill the program's process group and every stray it left (`kill_strays`), at once and
+    without the event loop: usable where the loop has ended. `stop_program` also reaps it."""
+    # The group, even when the program itself has exited: a child it left behind (holding the
+    # pipes, or just running) must not outlive the call. An empty group is simply not found.
+    below = _descendants(proc.pid)  # before the kill: once the program dies they move to init
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        elif proc.returncode is None:  # pragma: no cover - not POSIX
+            proc.kill()
+    mark = _marks.pop(proc, None)
+    if mark is not None:
+        kill_strays(proc.pid, mark, below)
 
 
 async def _settle(proc: asyncio.subprocess.Process) -> None:

@@ -3,8 +3,8 @@
 Which values are secret: every environment variable whose name says it holds one (a `KEY`,
 `TOKEN`, `SECRET`, `PASSWORD`, `CREDENTIAL` or `AUTH` part, as in `OPENAI_API_KEY`,
 `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`) and is at least `MIN_ENV_SECRET_CHARS` long, the
-variables omk.yaml names with `api_key_env`, and the values given to it explicitly (an
-`.mcp.json` server's `env`). Each is replaced by `[redacted]` wherever it appears.
+variables omk.yaml names with `api_key_env`, the `env` and `headers` values of the servers in
+`claude.mcp_config`, and the values given to it explicitly (an `.mcp.json` server's `env`). Each is replaced by `[redacted]` wherever it appears.
 
 The rule that keeps a key whole: mask first, cut afterwards. A text is masked at its source, in
 full (a target's reply, an error body, a program's stderr, a judge's reply), before anything
@@ -14,9 +14,11 @@ any more. `Masker.clip` does both in that order.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -43,7 +45,40 @@ def configured_secrets(settings_extra: Mapping[str, Any] | None = None, environ:
         name = block.get("api_key_env") if isinstance(block, dict) else None
         if isinstance(name, str) and env.get(name):
             values.append(env[name])
+    claude = (settings_extra or {}).get("claude")
+    if isinstance(claude, dict) and isinstance(claude.get("mcp_config"), str):
+        values += mcp_config_secrets(claude["mcp_config"])
     return values
+
+
+def mcp_config_secrets(path: str) -> list[str]:
+    """The `env` and `headers` values of the servers an MCP config file (`claude.mcp_config`, in
+    `.mcp.json`'s format) declares: tokens the servers it starts may echo into a reply. Read by
+    the file rules; a file that cannot be read holds none (loading the settings says why)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    return list(_mcp_config_secrets(path, info.st_mtime_ns, info.st_size))
+
+
+@functools.lru_cache(maxsize=8)
+def _mcp_config_secrets(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    import json
+
+    from omk.safe_files import read_regular_bytes, sample_file_cap
+
+    try:
+        data = json.loads(read_regular_bytes(Path(path), sample_file_cap()))
+    except (OSError, ValueError, RecursionError):
+        return ()
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    found = []
+    for server in servers.values() if isinstance(servers, dict) else ():
+        for key in ("env", "headers"):
+            block = server.get(key) if isinstance(server, dict) else None
+            found += [v for v in block.values() if isinstance(v, str)] if isinstance(block, dict) else []
+    return tuple(found)
 
 
 class Masker:

@@ -16,8 +16,11 @@ from omk.errors import InputError
 from omk.loader import load_samples
 
 KEYS = ["sample_id", "prompt", "assertions", "type", "value", "values", "weight", "not", "layer", "children",
-        "mocks", "tool", "return", "mode", "pattern", "schema", "reference", "context", "dimensions", "x"]
-TYPES = ["contains", "regex", "assert-set", "mock_hit", "json_schema", "faithfulness", "custom", "max_length", "nope"]
+        "mocks", "tool", "return", "mode", "pattern", "schema", "reference", "context", "dimensions", "x",
+        "steps", "input", "path", "skill", "command", "timeout", "required", "forbidden", "workspace", "gold"]
+TYPES = ["contains", "regex", "assert-set", "mock_hit", "json_schema", "faithfulness", "custom", "max_length", "nope",
+         "tool_sequence", "skill_used", "file_contains", "file_exists", "files_changed", "command_passes", "tools_only",
+         "match_tool_call"]  # fmt: skip
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True, allow_infinity=True),
@@ -76,8 +79,17 @@ def test_random_json_lines(records):
     _load("s.samples.jsonl", "\n".join(json.dumps(r, allow_nan=True) for r in records))
 
 
+# tool_sequence steps: a tool name, or {tool, input} with glob, pattern or nested values
+steps = st.lists(
+    st.one_of(scalars, st.fixed_dictionaries({}, optional={"tool": scalars, "input": st.one_of(
+        scalars, st.dictionaries(st.sampled_from(["file_path", "command", "pattern"]), st.one_of(
+            scalars, st.fixed_dictionaries({}, optional={"pattern": scalars, "glob": scalars})), max_size=2))})),
+    max_size=3,
+)  # fmt: skip
+new_fields = {"steps": st.one_of(steps, scalars), "path": paths, "skill": scalars, "command": scalars,
+              "required": st.one_of(st.lists(paths, max_size=2), scalars), "timeout": scalars}  # fmt: skip
 assertions = st.recursive(
-    st.fixed_dictionaries({"type": st.sampled_from(TYPES)}, optional={k: scalars for k in KEYS[4:16]}),
+    st.fixed_dictionaries({"type": st.sampled_from(TYPES)}, optional={**{k: scalars for k in KEYS[4:16]}, **new_fields}),
     lambda inner: st.fixed_dictionaries({"type": st.just("assert-set"), "children": st.lists(inner, max_size=3)}),
     max_leaves=10,
 )
@@ -94,6 +106,8 @@ samples = st.lists(
             "mocks": st.lists(mocks, max_size=2),
             "context": scalars,
             "cwd": paths,
+            "workspace": paths,
+            "gold": scalars,
             "environment": st.one_of(scalars, st.fixed_dictionaries({}, optional={"files_available": st.one_of(paths, st.lists(paths, max_size=3))})),
         },
     ),
@@ -115,6 +129,9 @@ hostile_paths = st.fixed_dictionaries(
     {"sample_id": st.just("s"), "prompt": st.just("p"), "mocks": st.lists(path_mocks, min_size=1, max_size=2)},
     optional={
         "cwd": st.sampled_from(PATHS),
+        "workspace": st.sampled_from(PATHS),
+        "assertions": st.lists(st.fixed_dictionaries({"type": st.sampled_from(["file_contains", "file_exists"]), "path": st.sampled_from(PATHS)},
+                                                     optional={"value": st.just("x")}), max_size=2),
         "environment": st.fixed_dictionaries({"files_available": st.lists(st.sampled_from(PATHS), max_size=3)}),
     },
 ).map(lambda sample: [sample])

@@ -14,10 +14,13 @@ from rich.console import Console
 
 from omk.errors import InputError
 from omk.records.document import ReportDocument
+from omk.records.result import FileChange, WorkspaceChanges
+from omk.records.triggering import TriggerCase
 from omk.report.html_report import render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
 from omk.report.terminal import print_summary
+from omk.scoring.triggering import triggering
 
 REPLACEMENTS = [None, "text", 7, 2.5, True, [], [1], {}, {"x": 1}]
 DROP = object()
@@ -51,9 +54,31 @@ def render_all(doc: ReportDocument) -> None:
     render_junit(doc)
 
 
-@pytest.mark.parametrize("name", ["factory", "experiment", "pairwise-votes", "old-layout", "bundled", "two-targets"])
+def with_new_blocks() -> dict:
+    """The repeats report (pass@k) with the newer blocks added as omk writes them: triggering, and
+    a trace.workspace on every result."""
+    data = json.loads((CORPUS / "repeats" / "report.json").read_text(encoding="utf-8"))
+    cases = [TriggerCase("pdf", True, True, "a", 0, None, ()), TriggerCase("pdf", False, True, "b", 1, None, ("docx",)),
+             TriggerCase("docx", True, False, "c", 0, None, ("pdf",))]  # fmt: skip
+    trig = triggering(cases, ("pdf", "docx"))
+    assert trig is not None
+    data["triggering"] = trig.to_json()
+    changes = WorkspaceChanges(created=(FileChange("notes.md", 12, "# notes"),), deleted=(FileChange("old.txt", 3),))
+    for result in data["results"]:
+        result.setdefault("trace", {})["workspace"] = changes.to_json()
+    assert ReportDocument.from_dict(data, "run/report.json").triggering is not None
+    return data
+
+
+def corpus_report(name: str) -> dict:
+    if name == "new-blocks":
+        return with_new_blocks()
+    return json.loads((CORPUS / name / "report.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", ["factory", "experiment", "pairwise-votes", "old-layout", "bundled", "two-targets", "new-blocks"])
 def test_any_edit_renders_or_is_one_located_error(name):
-    data = json.loads((CORPUS / name / "report.json").read_text(encoding="utf-8"))
+    data = corpus_report(name)
     paths = [p for p, _ in leaves(data) if p]
     rng = random.Random(name)
     rendered = refused = 0
@@ -72,3 +97,24 @@ def test_any_edit_renders_or_is_one_located_error(name):
             pytest.fail(f"{name}: {'.'.join(map(str, path))} = {new!r}: {type(exc).__name__}: {exc}")
         rendered += 1
     assert rendered and refused  # both kinds of edit happened
+
+
+@pytest.mark.parametrize("block", ["triggering", "repeats", "workspace"])
+def test_every_field_of_the_newer_blocks_edited_renders_or_is_one_located_error(block):
+    """Fields of the triggering block, the repeats block (pass@k) and a trace.workspace (up to 60
+    of each, seeded), replaced by a value of another type or removed."""
+    data = with_new_blocks()
+    prefix = ("results", 0, "trace", "workspace") if block == "workspace" else (block,)
+    paths = [p for p, _ in leaves(data) if p[: len(prefix)] == prefix and len(p) > len(prefix) - (block == "workspace")]
+    rng = random.Random(block)
+    for path in rng.sample(paths, min(60, len(paths))):
+        new = rng.choice([*REPLACEMENTS, DROP])
+        try:
+            doc = ReportDocument.from_dict(edited(data, path, new), "run/report.json")
+        except InputError as exc:
+            assert str(exc).startswith("run/report.json: ") and "\n" not in str(exc), str(exc)
+            continue
+        try:
+            render_all(doc)
+        except Exception as exc:  # noqa: BLE001 - the point: nothing else may escape
+            pytest.fail(f"{'.'.join(map(str, path))} = {new!r}: {type(exc).__name__}: {exc}")

@@ -118,6 +118,46 @@ def test_giving_the_command_target_again_resumes_and_another_one_is_refused(tmp_
     assert again.returncode == 0, again.stderr
 
 
+HOOKED_SAMPLES = """\
+samples:
+  - { sample_id: a, prompt: hi, assertions: [{ type: custom, fn: hook.py }] }
+"""
+HOOK = "import pathlib\n\ndef check(output, ctx):\n    pathlib.Path('hook-ran').touch()\n    return True\n"
+
+
+def test_hooks_of_the_samples_someone_elses_run_json_points_at_are_not_run(tmp_path):
+    run = a_run(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "s.yaml").write_text(HOOKED_SAMPLES, encoding="utf-8")
+    (elsewhere / "hook.py").write_text(HOOK.replace("'hook-ran'", repr(str(tmp_path / "pwned"))), encoding="utf-8")
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    manifest["samples_files"] = [str(elsewhere / "s.yaml")]
+    (run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (run / "results.jsonl").write_text("", encoding="utf-8")
+    proc = omk("eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet", cwd=tmp_path)
+    clean_failure(proc, f"{run / 'run.json'}: samples_files:", "custom hook 'hook.py'", "give the samples again")
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_giving_the_samples_again_lets_their_hooks_run_on_resume_and_other_samples_are_refused(tmp_path):
+    (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(HOOKED_SAMPLES, encoding="utf-8")
+    (tmp_path / "other.yaml").write_text(SAMPLES, encoding="utf-8")
+    (tmp_path / "hook.py").write_text(HOOK, encoding="utf-8")
+    first = omk("eval", "s.yaml", "--target", TARGET, "--out", "run", "--no-cache", "--quiet", cwd=tmp_path)
+    assert first.returncode == 0 and (tmp_path / "hook-ran").exists(), first.stderr
+    (tmp_path / "hook-ran").unlink()
+    (tmp_path / "run" / "results.jsonl").write_text("", encoding="utf-8")
+    resume = ["eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet"]
+    clean_failure(omk(*resume, cwd=tmp_path), "samples_files:", f"omk eval --resume {tmp_path / 'run'} {tmp_path / 's.yaml'}")
+    clean_failure(omk(*resume, "other.yaml", cwd=tmp_path), "samples_files:", "give those again or none")
+    assert not (tmp_path / "hook-ran").exists()
+    again = omk(*resume, "s.yaml", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "hook-ran").exists()
+
+
 def fifo(path: Path) -> None:
     path.unlink(missing_ok=True)
     os.mkfifo(path)

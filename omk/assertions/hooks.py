@@ -1,10 +1,12 @@
 """Run custom hooks in worker processes, so a hook that hangs or crashes fails alone.
 
 One `HookRunner` per run (the caller creates it, puts it in `CheckContext.hooks` and awaits
-`close()` at the end). It keeps up to `max_workers` persistent workers per language: Python
-hooks run in `python -m omk.assertions.hook_worker`, JS hooks (`.js`, `.mjs`, `.cjs`) under
-`node` with the runner below. A call that exceeds `timeout_s` kills its worker; the next call
-starts a fresh one. Protocol: JSON lines; answers are the stdout lines that start with MARKER.
+`close()` at the end). Python hooks run in `python -m omk.assertions.hook_worker`, JS hooks
+(`.js`, `.mjs`, `.cjs`) under `node` with the runner below. Workers are kept between calls, but
+a worker serves the hooks of one folder only: what a hook imports or changes in its worker
+cannot reach a hook of another folder. At most `max_workers` calls run at once. A call that
+exceeds `timeout_s` kills its worker (its process group and strays, as `omk.process` does for
+every program); the next call starts a fresh one. Protocol: JSON lines; answers are the stdout lines that start with MARKER.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ import itertools
 import json
 import os
 import shutil
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 from omk.model import Outcome
+from omk.process import kill_program, start_program, stop_program
 
 MARKER = b"\x1eomk-hook "
 PYTHON_SUFFIXES = (".py",)
@@ -78,16 +80,8 @@ class _Worker:
 
     @classmethod
     async def start(cls, argv: list[str], env: dict[str, str]) -> _Worker:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            limit=1 << 24,
-            start_new_session=True,  # so a kill reaches the processes a hook started
-        )
-        return cls(proc)
+        # its own process group, marked: stopping it ends whatever its hooks started too
+        return cls(await start_program(argv, env=env, limit=1 << 24))
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -127,12 +121,8 @@ class _Worker:
         return self.proc.returncode is None
 
     def kill(self) -> None:
-        """Kill the worker and whatever its hook started. Works even after its loop closed."""
-        if self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            with contextlib.suppress(Exception):
-                self.proc.kill()
+        """Kill the worker and whatever its hooks started. Works even after its loop closed."""
+        kill_program(self.proc)
         with contextlib.suppress(RuntimeError):  # the loop may be closed already
             self._drain.cancel()
 
@@ -157,40 +147,52 @@ class _Worker:
                     pipe.pipe._pipe = None
 
     async def stop(self, grace_s: float = 1.0) -> None:
-        """Ask politely (EOF on stdin), then kill; reap it so no transport outlives the loop."""
+        """Ask politely (EOF on stdin), then end its process group and strays, and reap it."""
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         if grace_s > 0 and self.proc.returncode is None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.proc.wait(), grace_s)
-        self.kill()
-        with contextlib.suppress(ProcessLookupError, asyncio.TimeoutError):
-            await asyncio.wait_for(self.proc.wait(), 5)
+        self._drain.cancel()  # stop_program reads the pipes to their end itself
+        with contextlib.suppress(ProcessLookupError):
+            await stop_program(self.proc)
+
+
+# Which hooks may share a worker: those of one language in one folder. A worker keeps what its
+# hooks imported (a `helpers.py` beside them) and whatever they changed in it, so hooks of
+# another folder get a worker of their own and a hook's verdict depends on its folder's code only.
+_Key = tuple[str, str]
 
 
 class _Pool:
-    """Idle workers of one language, at most `size` busy at a time."""
+    """The workers of a run: idle ones kept per (language, hook folder), at most `size` busy at
+    a time, and at most `keep` alive (the idle one used longest ago is stopped first)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], size: int):
-        self.argv = argv
+    def __init__(self, env: dict[str, str], size: int):
         self.env = env
-        self.idle: list[_Worker] = []
+        self.idle: list[tuple[_Key, _Worker]] = []  # least recently used first
         self.all: set[_Worker] = set()
         self.slots = asyncio.Semaphore(size)
+        self.keep = max(size, 4)
 
-    async def acquire(self) -> _Worker:
-        while self.idle:
-            worker = self.idle.pop()
-            if worker.alive:
-                return worker
-            self.all.discard(worker)
-        worker = await _Worker.start(self.argv, self.env)
+    async def acquire(self, key: _Key, argv: list[str]) -> _Worker:
+        for i in range(len(self.idle) - 1, -1, -1):
+            if self.idle[i][0] == key:
+                worker = self.idle.pop(i)[1]
+                if worker.alive:
+                    return worker
+                self.all.discard(worker)
+        while len(self.all) >= self.keep and self.idle:
+            _, oldest = self.idle.pop(0)
+            self.all.discard(oldest)
+            await oldest.stop(grace_s=0)
+        worker = await _Worker.start(argv, self.env)
         self.all.add(worker)
         return worker
 
-    async def release(self, worker: _Worker, healthy: bool) -> None:
+    async def release(self, key: _Key, worker: _Worker, healthy: bool) -> None:
         if healthy and worker.alive:
-            self.idle.append(worker)
+            self.idle.append((key, worker))
         else:
             self.all.discard(worker)
             await worker.stop(grace_s=0)
@@ -226,20 +228,9 @@ class HookRunner:
             return _failure(f"unsupported hook file {file.name} (use .py, .js or .mjs)")
         if not file.is_file():
             return _failure(f"hook file not found: {file}")
-        pool = self._pool(language)
-        request = {"id": next(self._ids), "call": {"file": str(file), "output": output, "ctx": ctx}}
-        async with pool.slots:
-            worker = await pool.acquire()
-            healthy = False
-            try:
-                answer = await asyncio.wait_for(worker.call(request), self.timeout_s)
-                healthy = True
-            except TimeoutError:
-                return Outcome(False, error=True, message=f"custom assertion timed out ({self.timeout_s:g}s)")
-            except HookError as exc:
-                return _failure(str(exc))
-            finally:
-                await pool.release(worker, healthy)
+        answer = await self._call(language, file, {"file": str(file), "output": output, "ctx": ctx})
+        if isinstance(answer, Outcome):
+            return answer
         if not answer.get("ok"):
             return _failure(str(answer.get("error")))
         result = answer["result"]
@@ -251,15 +242,32 @@ class HookRunner:
             message=result.get("message"),
         )
 
-    def _pool(self, language: str) -> _Pool:
+    async def _call(self, language: str, file: Path, call: dict[str, Any]) -> dict[str, Any] | Outcome:
+        """The worker's answer to one call, or the Outcome of a call that failed."""
+        pool = self._pool()
+        key = (language, str(file.resolve().parent))
+        async with pool.slots:
+            worker = await pool.acquire(key, self._argv(language))
+            healthy = False
+            try:
+                answer = await asyncio.wait_for(worker.call({"id": next(self._ids), "call": call}), self.timeout_s)
+                healthy = True
+            except TimeoutError:
+                return Outcome(False, error=True, message=f"custom assertion timed out ({self.timeout_s:g}s)")
+            except HookError as exc:
+                return _failure(str(exc))
+            finally:
+                await pool.release(key, worker, healthy)
+        return answer
+
+    def _pool(self) -> _Pool:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # workers and semaphores belong to one event loop
             self._abandon()
             self._loop = loop
-        pool = self._pools.get(language)
+        pool = self._pools.get("all")
         if pool is None:
-            pool = _Pool(self._argv(language), self._env(), self.max_workers)
-            self._pools[language] = pool
+            pool = self._pools["all"] = _Pool(self._env(), self.max_workers)
         return pool
 
     def _argv(self, language: str) -> list[str]:

@@ -7,8 +7,10 @@ is `no_cache`), so a run folder records them under the same names and `--resume`
 
 from __future__ import annotations
 
+import math
+import types
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 # Choices that only shape how a run is shown or executed, never what it computes.
 PRESENTATION = ("quiet",)
@@ -60,6 +62,39 @@ class EvalOptions:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in names and v is not None})
 
+    @classmethod
+    def from_record(cls, values: dict[str, Any], where: str) -> EvalOptions:
+        """From a run folder's record (run.json's `cli`), each value checked against its field's
+        type: a hand-edited one is an InputError naming `where` and `cli.FIELD`."""
+        from omk.errors import InputError, Problem
+
+        hints = get_type_hints(cls)
+        for key, value in values.items():
+            if key in hints and value is not None and not _fits(value, hints[key]):
+                wanted = str(hints[key]).replace("typing.", "").replace("NoneType", "null")
+                raise InputError([Problem(where, None, "", f"cli.{key}", f"expected {wanted}, found {value!r:.60}")])
+        return cls.from_mapping(values)
+
     def as_cli(self) -> dict[str, Any]:
         """The choices as the settings loader and the run folder's record read them."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value has the type a field is declared with (bool is no number here)."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return any(_fits(value, arg) for arg in get_args(hint))
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, get_args(hint)[0]) for v in value)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    return True

@@ -42,13 +42,12 @@ def prepare(
 
     check_options(options)
     _check_target_object(target)
-    manifest = None
+    manifest, hooks_confirmed = None, True
     if options.resume:
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
-        confirmed = [*confirmed, *_confirmed(options)]
-        options = _no_redacted_spec(EvalOptions.from_mapping(rs.resume_cli(manifest, _given(options))), run_dir)
-        cwd = _recorded_cwd(manifest, cwd)
+        confirmed, hooks_confirmed = [*confirmed, *_confirmed(options)], _samples_given_again(options, manifest, run_dir, cwd)
+        options, cwd = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd)
         paths = [Path(p) for p in manifest["samples_files"]]
     elif samples is not None:
         paths = list(paths or [])
@@ -64,6 +63,7 @@ def prepare(
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
     if manifest is not None:
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
+        rs.check_hooks(run_dir, samples, hooks_confirmed)
     repeat = options.repeat or 1
     chosen = (split := _split(options, settings, select(samples, options.filter), repeat)).samples
     the_target = target if target is not None else build_target(settings, check=not options.dry_run)
@@ -143,8 +143,28 @@ def _absolute(path: Path, cwd: Path) -> Path:
 
 
 def _given(options: EvalOptions) -> dict[str, Any]:
-    """The choices given for a resume, as the run folder's record names them."""
-    return {k: v for k, v in options.as_cli().items() if k != "resume"}
+    """The choices given for a resume, as the run folder's record names them (the samples files
+    apart: giving them again confirms the run's hooks, `_samples_given_again`)."""
+    return {k: v for k, v in options.as_cli().items() if k not in ("resume", "samples")}
+
+
+def _samples_given_again(options: EvalOptions, manifest: dict[str, Any], run_dir: Path, cwd: Path) -> bool:
+    """Whether this resume names the run's samples files again (which lets their hooks run,
+    `check_hooks`); other files than the run's are refused."""
+    from omk.engine.evaluation import resolve_samples
+    from omk.errors import InputError
+    from omk.runner.resume import MANIFEST
+
+    if not options.samples:
+        return False
+    given = {str(p.resolve()) for p in resolve_samples(list(options.samples), cwd)}
+    recorded = {str(Path(p).resolve()) for p in manifest["samples_files"]}
+    if given != recorded:
+        raise InputError(
+            f"{run_dir / MANIFEST}: samples_files: --resume reruns the run's samples ({', '.join(sorted(recorded))}); "
+            "give those again or none (start a new run for other samples)"
+        )
+    return True
 
 
 def _confirmed(options: EvalOptions) -> list[str]:
@@ -156,6 +176,26 @@ def _confirmed(options: EvalOptions) -> list[str]:
     for judges in (options.judge, os.environ.get("OMK_JUDGE")):
         given += [j.strip() for j in judges.split(",")] if judges else []
     return [g for g in given if g]
+
+
+def _recorded_options(manifest: dict[str, Any], given: EvalOptions, run_dir: Path) -> EvalOptions:
+    """The run's recorded choices with what this resume may change, read by their types and
+    checked like the command line's."""
+    from omk.engine.checks import check_options
+    from omk.runner import resume as rs
+
+    recorded = rs.resume_cli(manifest, _given(given))
+    options = _no_redacted_spec(EvalOptions.from_record(recorded, str(run_dir / rs.MANIFEST)), run_dir)
+    check_options(options)
+    from omk.errors import InputError, Problem
+    from omk.inline.policy import AllowRuleError, parse_allow_rule
+
+    for i, entry in enumerate(options.url_allow or []):
+        try:
+            parse_allow_rule(entry)
+        except AllowRuleError as exc:
+            raise InputError([Problem(str(run_dir / rs.MANIFEST), None, "", f"cli.url_allow[{i}]", str(exc))]) from None
+    return options
 
 
 def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:

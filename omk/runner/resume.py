@@ -59,6 +59,12 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     for key, kind in (("run_id", str), ("samples_files", list), ("cli", dict), ("cwd", str), ("started_at", str)):
         if not isinstance(data.get(key), kind):
             raise InputError([Problem(name, None, "", key, f"missing or not a {kind.__name__}")])
+    for key in ("target", "settings"):  # written by omk as objects; read back where present
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise InputError([Problem(name, None, "", key, "expected an object")])
+    for i, file in enumerate(data["samples_files"]):
+        if not isinstance(file, str) or not file:
+            raise InputError([Problem(name, None, "", f"samples_files[{i}]", "expected the path of a samples file")])
     return data
 
 
@@ -183,9 +189,10 @@ def resume_cli(manifest: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]
     """The recorded choices, with the few a resume may change taken from this command line.
 
     `--target` and `--judge` may be given again only as the run had them: that is how a command
-    target or judge (one that runs a program here) is confirmed (`check_commands`). Anything else
-    given again (samples, --filter, --repeat…) is refused: a resumed run must be the same run, or
-    its report would mix two.
+    target or judge (one that runs a program here) is confirmed (`check_commands`); the samples
+    files, given again as the run had them, confirm its hooks (`check_hooks`; the caller compares
+    them). Anything else given again (--filter, --repeat…) is refused: a resumed run must be the
+    same run, or its report would mix two.
     """
     cli = dict(manifest["cli"])
     refused = []
@@ -205,7 +212,7 @@ def resume_cli(manifest: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]
         allowed = ", ".join("--" + k.replace("_", "-") for k in RESUME_MAY_CHANGE)
         raise InputError(
             f"--resume reruns the recorded run as it was; drop {', '.join(refused)} (a resume may change only {allowed}, "
-            "and give --target or --judge again as the run had them)"
+            "and give the samples, --target or --judge again as the run had them)"
         )
     return cli
 
@@ -238,3 +245,43 @@ def check_commands(run_dir: Path, target: str | None, judges: list[str], confirm
                     )
                 ]
             )
+
+
+def check_hooks(run_dir: Path, samples: list[Sample], confirmed: bool) -> None:
+    """Refuse a resume whose samples run custom hooks (`fn`, a program of their own) when the
+    user did not give the samples files again: run.json's `samples_files` may point anywhere."""
+    import shlex
+
+    hook = None if confirmed else next((h for s in samples if (h := _first_hook(s)) is not None), None)
+    if hook is None:
+        return
+    sample, fn = hook
+    raise InputError(
+        [
+            Problem(
+                str(run_dir / MANIFEST), None, "", "samples_files",
+                f"sample {sample.sample_id!r} runs the custom hook {fn!r}, and a resume "
+                f"runs hooks only when you give the samples again: omk eval --resume {shlex.quote(str(run_dir))} "
+                f"{' '.join(shlex.quote(str(p)) for p in _files(samples))}",
+            )
+        ]
+    )
+
+
+def _first_hook(sample: Sample) -> tuple[Sample, str] | None:
+    def walk(specs: list[Any]) -> str | None:
+        for spec in specs:
+            if spec.type == "custom":
+                return str(spec.raw.get("fn"))
+            if (found := walk(spec.children)) is not None:
+                return found
+        return None
+
+    for specs in sample.assertion_lists():
+        if (fn := walk(specs)) is not None:
+            return sample, fn
+    return None
+
+
+def _files(samples: list[Sample]) -> list[str]:
+    return list(dict.fromkeys(s.source.file for s in samples if s.source is not None))

@@ -177,15 +177,23 @@ def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
     return skills, text
 
 
-def _check_mcp_config(path: Path) -> None:
+def read_mcp_config(path: Path) -> tuple[bytes, dict[str, Any]]:
+    """The bytes of `claude.mcp_config` and its `mcpServers`, read by the file rules (a regular
+    file, never a FIFO, a device or /proc, up to the samples-file cap); ConfigError in one line."""
+    from omk.safe_files import read_regular_bytes, sample_file_cap
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_regular_bytes(path, sample_file_cap())
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"omk.yaml claude.mcp_config: file not found: {path}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"omk.yaml claude.mcp_config: cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ConfigError(f"omk.yaml claude.mcp_config: cannot read {path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
         raise ConfigError(f"omk.yaml claude.mcp_config: {path} must hold an object with `mcpServers`")
+    return raw, data["mcpServers"]
 
 
 def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> ClaudeSettings:
@@ -200,7 +208,7 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cla
         raise ConfigError("omk.yaml claude: keys are never written in omk.yaml; set ANTHROPIC_API_KEY")
     mcp = block.get("mcp_config")
     if mcp is not None:
-        _check_mcp_config(Path(str(mcp)))
+        read_mcp_config(Path(str(mcp)))
     user_config = block.get("user_config", False)
     if not isinstance(user_config, bool):
         raise ConfigError("omk.yaml claude.user_config: must be true or false")

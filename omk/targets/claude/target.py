@@ -78,7 +78,7 @@ class ClaudeTarget:
 
     def cache_identity(self) -> dict[str, Any]:
         cfg = self.cfg
-        mcp = hashlib.sha256(cfg.mcp_config.read_bytes()).hexdigest() if cfg.mcp_config is not None else None
+        mcp = hashlib.sha256(setup.read_mcp_config(cfg.mcp_config)[0]).hexdigest() if cfg.mcp_config is not None else None
         return {
             "kind": self.kind,
             "model": cfg.model,

@@ -26,7 +26,7 @@ from omk.model import Sample
 from omk.safe_files import copy_confined, sample_path, special_reason
 from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
-from omk.targets.claude.setup import ClaudeSettings
+from omk.targets.claude.setup import ClaudeSettings, read_mcp_config
 from omk.targets.mocks import MockSandbox
 from omk.workspace import copy_workspace, snapshot
 
@@ -44,7 +44,7 @@ def _mcp_servers(cfg: ClaudeSettings, sample: Sample) -> tuple[dict[str, Any], d
     server whose tools the mocks name. The stand-in runs on the MCP SDK (the omk[mcp] extra)."""
     servers: dict[str, Any] = {}
     if cfg.mcp_config is not None:
-        servers = dict(json.loads(cfg.mcp_config.read_text(encoding="utf-8")).get("mcpServers") or {})
+        servers = dict(read_mcp_config(cfg.mcp_config)[1])
     stubs = {name: tools for name, tools in mcp_stub.stub_tools(sample.mocks, sample.tools).items() if name not in servers}
     if stubs and not extras.installed("mcp"):
         raise TargetError(extras.missing_message("mcp", f"claude: the stand-in MCP server for the mocked {min(stubs)} tools"))

@@ -179,3 +179,45 @@ def kill_strays(pid: int, mark: str, known: Iterable[int] = ()) -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(stray, signal.SIGKILL)
         targets = set()
+
+
+STDERR_TAIL = 64 * 1024  # the last bytes of a program's stderr kept for its error message
+
+
+class OutputTooLarge(Exception):
+    """A program printed more than its cap on stdout (the program is stopped by the caller)."""
+
+    def __init__(self, cap: int):
+        super().__init__(f"printed more than {cap} bytes on stdout; raise max_output_bytes in omk.yaml if that is expected")
+        self.cap = cap
+
+
+async def communicate(proc: asyncio.subprocess.Process, data: bytes, max_stdout: int) -> tuple[bytes, bytes]:
+    """`proc.communicate(data)` within bounds: stdout up to `max_stdout` bytes (more raises
+    `OutputTooLarge`), and only the last `STDERR_TAIL` bytes of stderr, however much it prints."""
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    assert stdin is not None and stdout is not None and stderr is not None
+
+    async def feed() -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stdin.write(data)
+            await stdin.drain()
+        stdin.close()
+
+    async def drain_out() -> bytes:
+        out = bytearray()
+        while chunk := await stdout.read(65536):
+            out += chunk
+            if len(out) > max_stdout:
+                raise OutputTooLarge(max_stdout)
+        return bytes(out)
+
+    async def drain_err() -> bytes:
+        tail = bytearray()
+        while chunk := await stderr.read(65536):
+            tail = (tail + chunk)[-STDERR_TAIL:]
+        return bytes(tail)
+
+    _, out, err = await asyncio.gather(feed(), drain_out(), drain_err())
+    await proc.wait()
+    return out, err

@@ -3,6 +3,7 @@ stream-json reader, the settings and the cache identity."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -222,3 +223,37 @@ def test_the_mcp_stand_in_offers_what_mocks_and_declared_tools_name():
             {"name": "list_prs", "description": "The list_prs tool of github.", "inputSchema": {"type": "object"}},
         ]
     }
+
+
+def test_the_cli_output_is_capped_and_only_the_tail_of_stderr_kept(tmp_path, monkeypatch):
+    """A CLI that floods stdout past `max_output_bytes` errors the sample with the cap named; a
+    flood on stderr is cut to its tail in memory, its end still in the message."""
+    import resource
+
+    from omk.targets import make_target
+    from omk.targets.base import TargetError
+
+    fake = tmp_path / "claude"
+    fake.write_text(
+        f"#!{sys.executable}\nimport sys, os\n"
+        "if '--version' in sys.argv: print('2.1.0 (Claude Code)'); sys.exit(0)\n"
+        f"mode = open({str(tmp_path / 'mode')!r}).read()\n"
+        "chunk = b'x' * 65536\n"
+        "stream = sys.stdout.buffer if mode == 'out' else sys.stderr.buffer\n"
+        "for _ in range(3000):\n    stream.write(chunk)\n"  # about 200 MB
+        "sys.stderr.write('THE-END'); sys.exit(3)\n"
+    )
+    fake.chmod(0o755)
+    (tmp_path / "mode").write_text("out")  # the CLI's environment is omk's own choice: a file says what to flood
+    monkeypatch.setenv("OMK_CLAUDE", str(fake))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    target = make_target("claude:sonnet", settings={"max_output_bytes": 1_000_000})
+    sample = Sample("s", "p", base_dir=tmp_path)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(TargetError, match="printed more than 1000000 bytes on stdout"):
+        asyncio.run(target.run(sample, "p"))
+    (tmp_path / "mode").write_text("err")
+    with pytest.raises(TargetError, match="THE-END"):
+        asyncio.run(target.run(sample, "p"))
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024  # KiB on Linux
+    assert grown_mb < 100, f"{grown_mb:.0f} MB held for a 200 MB flood"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
-from omk.process import start_program, stop_program
+from omk.process import OutputTooLarge, communicate, max_output_bytes, start_program, stop_program
 from omk.records import ToolCall
 from omk.secrets import Masker
 from omk.targets.base import TargetError, TargetResult
@@ -40,6 +40,7 @@ class ClaudeTarget:
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
         self.spec = spec
         self.cfg = setup.load_settings(model, spec, settings)
+        self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
         self.mask = Masker.for_run(settings)  # the start of each file the agent wrote, as the report keeps it
         # A conversation's workspace lives from its first turn to its last; the key is the
         # conversation's mock sandbox, the one object every turn's Session shares.
@@ -157,7 +158,9 @@ class ClaudeTarget:
         except OSError as exc:
             raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
         try:
-            stdout, stderr = await proc.communicate(prompt.encode("utf-8"))
+            stdout, stderr = await communicate(proc, prompt.encode("utf-8"), self.max_output_bytes)
+        except OutputTooLarge as exc:
+            raise TargetError(f"claude: {exc}") from None
         finally:
             await stop_program(proc)
         return stdout, stderr, proc.returncode if proc.returncode is not None else -1

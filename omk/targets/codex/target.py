@@ -20,7 +20,7 @@ from typing import Any
 
 from omk.messages import assistant_message, tool_message
 from omk.model import Sample
-from omk.process import start_program, stop_program
+from omk.process import OutputTooLarge, communicate, max_output_bytes, start_program, stop_program
 from omk.secrets import Masker
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude.target import _recorded_call
@@ -49,6 +49,7 @@ class CodexTarget:
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
         self.spec = spec
         self.cfg = setup.load_settings(model, spec, settings)
+        self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
         self.mask = Masker.for_run(settings)
 
     @classmethod
@@ -151,7 +152,9 @@ class CodexTarget:
         except OSError as exc:
             raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
         try:
-            stdout, stderr = await proc.communicate(prompt.encode("utf-8"))
+            stdout, stderr = await communicate(proc, prompt.encode("utf-8"), self.max_output_bytes)
+        except OutputTooLarge as exc:
+            raise TargetError(f"codex: {exc}") from None
         finally:
             await stop_program(proc)
         return stdout, stderr, proc.returncode if proc.returncode is not None else -1

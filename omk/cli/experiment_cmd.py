@@ -243,6 +243,12 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
     from omk.engine.variants import target_variants
     from omk.errors import ConfigError
 
+    if options.ablate:
+        from omk.engine.ablation import prepare_ablation
+
+        if options.resume:
+            raise ConfigError("--ablate starts a new experiment: drop --resume (omk eval --resume RUN_DIR continues a recorded ablation)")
+        return prepare_ablation(options, Path.cwd(), several_targets=bool(targets))
     resume_dir = Path(options.resume) if options.resume else None
     resuming = resume_dir is not None and is_experiment(resume_dir)
     if targets and not resuming and (options.resume or options.control or options.treatment):

@@ -81,6 +81,10 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
         console = make_console()
         print_variants(outcome.block, console)
+        if outcome.block.ablation is not None:  # --ablate: what each part of the skill is worth
+            from omk.report.ablation import print_table
+
+            print_table(outcome.block.ablation, console, lang)
         if outcome.block.pairs:
             from omk.report.pairwise_terminal import print_pairwise
 

@@ -83,7 +83,7 @@ def split_skill(text: str) -> SkillText:
         heading = HEADING.match(lines[i].rstrip("\r\n")) if fence is None else None
         if heading:
             starts.append((i, len(heading.group(1)), (heading.group(2) or "").strip()))
-    ends = [s[0] for s in starts[1:]] + [len(lines)]
+    ends = [s[0] for s in starts[1:]] + ([len(lines)] if starts else [])
     sections = tuple(Section(title or f"(untitled level-{level} heading)", level, "".join(lines[start:end])) for (start, level, title), end in zip(starts, ends, strict=True))
     first = starts[0][0] if starts else len(lines)
     return SkillText("".join(lines[:front_end]), "".join(lines[front_end:first]), sections)

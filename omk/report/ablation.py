@@ -29,7 +29,7 @@ def note(part: AblationPart, trivial: float | None, lang: str = "en") -> str:
 
 def rows(ablation: Ablation, lang: str = "en") -> list[tuple[str, ...]]:
     """One row per part, in the ranking's order (the header is `HEADER`)."""
-    found = []
+    found: list[tuple[str, ...]] = []
     for part in ablation.parts:
         interval = "—" if part.ci_low is None or part.ci_high is None else f"[{_num(part.ci_low)}, {_num(part.ci_high)}]"
         trigger = "—" if part.trigger_change is None else f"{part.trigger_change:+.0%}"

@@ -123,4 +123,5 @@ def test_the_ablation_shows_in_the_terminal_and_the_markdown_summary(ablated):
     assert len(rows) == 2 and "Reply rules" in rows[0] and "+1.50" in rows[0] and "candidate to cut" in rows[1]
     summary = (out / "summary.md").read_text(encoding="utf-8")
     assert "### Ablation" in summary
-    assert "| Reply rules | section | +1.50 |" in summary and "| Acme support tone | section | +0.00 |" in summary
+    assert "| Reply rules | section | +1.50 [+1.08, +1.83] | 59 | — | REGRESS |" in summary
+    assert "| Acme support tone | section | +0.00 [+0.00, +0.00] | 35 | — | NOISE · candidate to cut |" in summary

@@ -11,14 +11,14 @@ from typing import Any
 from omk.records.experiment_block import Ablation, AblationPart
 from omk.report.i18n import t
 
-HEADER = ("part", "kind", "contribution", "95% interval", "tokens", "trigger change", "verdict", "")
+HEADER = ("part", "kind", "contribution [95% interval]", "tokens", "trigger change", "verdict")
 
 
 def _num(value: float | None, sign: bool = True) -> str:
     return "—" if value is None else f"{value:+.2f}" if sign else f"{value:.2f}"
 
 
-def note(part: AblationPart, trivial: float | None, lang: str = "en") -> str:
+def note(part: AblationPart, lang: str = "en") -> str:
     """What to make of removing the part: a candidate to cut, or not (yet) evidence of no effect."""
     if part.candidate:
         return t("candidate to cut", lang)
@@ -31,11 +31,10 @@ def rows(ablation: Ablation, lang: str = "en") -> list[tuple[str, ...]]:
     """One row per part, in the ranking's order (the header is `HEADER`)."""
     found: list[tuple[str, ...]] = []
     for part in ablation.parts:
-        interval = "—" if part.ci_low is None or part.ci_high is None else f"[{_num(part.ci_low)}, {_num(part.ci_high)}]"
+        interval = "" if part.ci_low is None or part.ci_high is None else f" [{_num(part.ci_low)}, {_num(part.ci_high)}]"
         trigger = "—" if part.trigger_change is None else f"{part.trigger_change:+.0%}"
-        found.append(
-            (part.name, t(part.kind, lang), _num(part.contribution), interval, str(part.tokens), trigger, part.level or "—", note(part, ablation.trivial, lang))
-        )
+        verdict = " · ".join(x for x in (part.level or "—", note(part, lang)) if x)
+        found.append((part.name, t(part.kind, lang), _num(part.contribution) + interval, str(part.tokens), trigger, verdict))
     return found
 
 
@@ -53,9 +52,10 @@ def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     from rich.table import Table
 
     table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    widest = max((len(p.name) for p in ablation.parts), default=4)
-    for i, col in enumerate(HEADER):
-        table.add_column(t(col, lang), overflow="fold", justify="right" if 2 <= i <= 5 else "left", no_wrap=i in (2, 3), min_width=min(28, widest) if i == 0 else None)
+    widest = min(28, max((len(p.name) for p in ablation.parts), default=4))
+    for i, col in enumerate(HEADER):  # the interval's header on a line of its own: the column stays narrow
+        header = t(col, lang).replace(" [", "\n[")
+        table.add_column(header, overflow="fold", justify="right" if 2 <= i <= 4 else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
     for row in rows(ablation, lang):
         table.add_row(*row)
     console.print(caption(ablation, lang), markup=False, highlight=False, soft_wrap=True)
@@ -67,6 +67,6 @@ def markdown_lines(ablation: Ablation | None, lang: str, cell: Callable[[Any], s
         return []
     out = [f"### {t('Ablation', lang)}", "", cell(caption(ablation, lang)), ""]
     out.append("| " + " | ".join(cell(t(h, lang)) for h in HEADER) + " |")
-    out.append("| --- | --- |" + " ---: |" * 4 + " --- | --- |")
+    out.append("| --- | --- |" + " ---: |" * 3 + " --- |")
     out += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows(ablation, lang)]
     return [*out, ""]

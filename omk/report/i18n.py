@@ -7,7 +7,7 @@ ZH = {
     "part": "部分",
     "section": "章节",
     "reference": "参考文件",
-    "contribution": "贡献",
+    "contribution [95% interval]": "贡献 [95% 区间]",
     "trigger change": "触发率变化",
     "candidate to cut": "可删除候选",
     "not shown to be without effect": "未证明无影响",

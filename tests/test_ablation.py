@@ -91,7 +91,7 @@ def ablated(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
     out = tmp_path_factory.mktemp("ablate") / "run"
     proc = omk(
         "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
-        "--seed", "11", "--out", str(out), "--no-cache", "--format", "md",
+        "--seed", "11", "--out", str(out), "--no-cache", "--format", "md,html",
     )  # fmt: skip
     return proc, out
 
@@ -116,7 +116,7 @@ def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_
     assert copy.startswith("---\nname: support-tone") and "## Reply rules" not in copy and "# Acme support tone" in copy
 
 
-def test_the_ablation_shows_in_the_terminal_and_the_markdown_summary(ablated):
+def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     proc, out = ablated
     assert "Ablation" in proc.stdout and "candidate to cut" in proc.stdout, proc.stdout
     rows = [line for line in proc.stdout.splitlines() if "Reply rules" in line or "Acme support tone" in line]
@@ -125,3 +125,7 @@ def test_the_ablation_shows_in_the_terminal_and_the_markdown_summary(ablated):
     assert "### Ablation" in summary
     assert "| Reply rules | section | +1.50 [+1.08, +1.83] | 59 | — | REGRESS |" in summary
     assert "| Acme support tone | section | +0.00 [+0.00, +0.00] | 35 | — | NOISE · candidate to cut |" in summary
+    page = (out / "report.html").read_text(encoding="utf-8")
+    table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
+    assert table.index("Reply rules") < table.index("Acme support tone")
+    assert "<tr class=cut><td>Acme support tone</td>" in table and table.count("class=cut") == 1

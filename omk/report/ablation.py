@@ -70,3 +70,23 @@ def markdown_lines(ablation: Ablation | None, lang: str, cell: Callable[[Any], s
     out.append("| --- | --- |" + " ---: |" * 3 + " --- |")
     out += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows(ablation, lang)]
     return [*out, ""]
+
+
+def html_section(ablation: Ablation | None, lang: str) -> str:
+    """`report.html`'s ablation table (`section#ablation`, `table.ablation`; a candidate to cut's
+    row has the class `cut`); every value escaped."""
+    if ablation is None:
+        return ""
+    from html import escape as esc
+
+    head = "".join(f'<th{" class=num" if 2 <= j <= 4 else ""}>{esc(t(h, lang))}</th>' for j, h in enumerate(HEADER))
+    body = "".join(
+        f'<tr{" class=cut" if part.candidate else ""}>'
+        + "".join(f'<td{" class=num" if 2 <= j <= 4 else ""}>{esc(c)}</td>' for j, c in enumerate(row))
+        + "</tr>"
+        for part, row in zip(ablation.parts, rows(ablation, lang), strict=True)
+    )
+    return (
+        f'<section id="ablation"><h3>{esc(t("Ablation", lang))}</h3><p>{esc(caption(ablation, lang))}</p>'
+        f'<table class="ablation"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
+    )

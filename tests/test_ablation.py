@@ -129,3 +129,37 @@ def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
     assert table.index("Reply rules") < table.index("Acme support tone")
     assert "<tr class=cut><td>Acme support tone</td>" in table and table.count("class=cut") == 1
+
+
+def _comparison(treatment: str, low: float, high: float) -> dict:
+    composite = {"n": 20, "mean": (low + high) / 2, "ci": {"low": low, "high": high}}
+    return {"control": "whole-skill", "treatment": treatment, "samples": 20, "composite": composite}
+
+
+def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_change_is_kept():
+    from omk.engine.ablation import AblationPlan, Part
+    from omk.records.experiment_block import ExperimentBlock
+
+    plan = AblationPlan("demo", "/skills/demo", (
+        Part("without-tight", "section", "Tight", 10, 2),
+        Part("without-wide", "section", "Wide", 20, 2),
+        Part("without-when", "section", "When to use", 30, 2),
+    ))  # fmt: skip
+    pairs = [("without-tight", "NOISE"), ("without-wide", "UNDERPOWERED"), ("without-when", "REGRESS")]
+    block = ExperimentBlock.read({
+        "control": "whole-skill",
+        "comparisons": [_comparison("without-tight", -0.05, 0.08), _comparison("without-wide", -0.4, 0.3), _comparison("without-when", -0.9, -0.5)],
+        "verdict": {"level": "REGRESS", "pairs": [{"control": "whole-skill", "treatment": t, "level": lvl} for t, lvl in pairs]},
+        "triggering": [{"treatment": "without-when", "skill": "demo", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 2}],
+    })  # fmt: skip
+    ranking = plan.ranking(block, trivial=0.1)
+    assert [p.name for p in ranking.parts] == ["When to use", "Wide", "Tight"]  # largest contribution first: 0.7, 0.05, -0.015
+    when, wide, tight = ranking.parts
+    assert when.contribution == pytest.approx(0.7) and (when.ci_low, when.ci_high) == (pytest.approx(0.5), pytest.approx(0.9))
+    assert when.trigger_change == pytest.approx(-0.7) and not when.candidate
+    assert tight.candidate and tight.level == "NOISE"
+    assert not wide.candidate and wide.level == "UNDERPOWERED"  # too wide to say it does nothing
+    from omk.report.ablation import rows
+
+    assert [r[-1] for r in rows(ranking)] == ["REGRESS", "UNDERPOWERED · not shown to be without effect", "NOISE · candidate to cut"]
+    assert rows(ranking)[0][4] == "-70%"

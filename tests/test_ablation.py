@@ -88,12 +88,12 @@ def test_ablate_refuses_explicit_variants_in_one_line(tmp_path):
 
 @pytest.fixture(scope="module")
 def ablated(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    out = tmp_path_factory.mktemp("ablate") / "run"
+    work = tmp_path_factory.mktemp("ablate")
     proc = omk(
         "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
-        "--seed", "11", "--out", str(out), "--no-cache", "--format", "md,html",
+        "--seed", "11", "--out", "run", "--no-cache", "--format", "md,html", cwd=work,
     )  # fmt: skip
-    return proc, out
+    return proc, work / "run"
 
 
 def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_candidate_to_cut(ablated):
@@ -112,7 +112,10 @@ def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_
     # the typed record writes what it reads
     assert Ablation.from_json(Fields(block.ablation.to_json(), "ablation")) == block.ablation
     # each treatment's copy keeps the front matter and the skill's folder name, without its part
-    copy = (out / "ablation" / "without-reply-rules" / "support-tone" / "SKILL.md").read_text(encoding="utf-8")
+    run = block.runs["without-reply-rules"]
+    assert run.report == "variants/without-reply-rules"
+    (copies,) = (out.parent / ".omk" / "ablation").iterdir()  # one folder per skill content, beside the runs
+    copy = (copies / "without-reply-rules" / "support-tone" / "SKILL.md").read_text(encoding="utf-8")
     assert copy.startswith("---\nname: support-tone") and "## Reply rules" not in copy and "# Acme support tone" in copy
 
 
@@ -163,3 +166,16 @@ def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_c
 
     assert [r[-1] for r in rows(ranking)] == ["REGRESS", "UNDERPOWERED · not shown to be without effect", "NOISE · candidate to cut"]
     assert rows(ranking)[0][4] == "-70%"
+
+
+def test_shards_of_an_ablation_merge_into_one_ranking(tmp_path):
+    common = ("--ablate", str(SKILL), "--seed", "7", "--quiet", "--no-cache")
+    for i in (1, 2):  # each shard its own run folder; the copies of the skill are shared
+        proc = omk("eval", str(EXPERIMENT / "eval-samples.yaml"), *common, "--shard", f"{i}/2", "--out", f"s{i}", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    proc = omk("merge", "s1", "s2", "--out", "merged", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    block = read_document(tmp_path / "merged").experiment
+    assert block is not None and block.ablation is not None
+    assert [(p.name, p.candidate) for p in block.ablation.parts] == [("Reply rules", False), ("Acme support tone", True)]
+    assert block.ablation.parts[0].samples == 24

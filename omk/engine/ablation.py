@@ -5,9 +5,10 @@ skill and whose treatments are the skill without one part each: each section of 
 Markdown heading and its text up to the next heading of any level; the front matter and any text
 before the first heading always stay) and, for the agent targets that receive them (`claude:`,
 `codex:`), each reference file (every other file in the skill folder). API and `cmd:` targets get
-SKILL.md only, so their parts are its sections. Each ablated copy is written into the run folder
-(`<run>/ablation/<variant>/<skill>/`, a temporary folder for a dry run), under the skill's own
-folder name so the agent sees the same skill.
+SKILL.md only, so their parts are its sections. Each ablated copy is written once into
+`.omk/ablation/<digest>/<variant>/<skill>/` (the digest is of the skill's files and parts, so a
+resume or another shard finds the same copies at the same paths; a dry run writes into a temporary
+folder), under the skill's own folder name so the agent sees the same skill.
 
 The paired comparison of each treatment with the control gives each part's contribution: the
 composite lost when it is removed (control minus treatment), with its interval. The ranking
@@ -18,12 +19,13 @@ tokens (omk's word tokenizer) and the change of the skill's trigger rate when sa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import re
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -200,15 +202,32 @@ def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], ro
     variants = [Variant(CONTROL, "control", skill=str(source))]
     for i, part in enumerate(plan.parts):
         copy = root / part.variant / plan.skill
-        if copy.exists():
-            shutil.rmtree(copy)
-        shutil.copytree(source, copy, symlinks=True)
-        if part.kind == "section":
-            (copy / SKILL_FILE).write_text(text.without(i), encoding="utf-8")
-        else:
-            (copy / references[i - len(text.sections)].relative_to(source)).unlink()
+        if not copy.is_dir():  # else written by an earlier run of the same skill: the same content
+            root.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+            shutil.copytree(source, staging / plan.skill, symlinks=True)
+            if part.kind == "section":
+                (staging / plan.skill / SKILL_FILE).write_text(text.without(i), encoding="utf-8")
+            else:
+                (staging / plan.skill / references[i - len(text.sections)].relative_to(source)).unlink()
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # another shard finished the same copy first
+                (staging / plan.skill).rename(copy)
+            shutil.rmtree(staging, ignore_errors=True)
         variants.append(Variant(part.variant, "treatment", skill=str(copy)))
     return variants
+
+
+def _digest(skill: Path, plan: AblationPlan) -> str:
+    """The copies' folder name: the skill's files and its parts. The same skill ablated again (a
+    resume, another shard of the run) finds the same copies at the same paths, so every shard
+    shares one plan."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps(plan.to_json()["parts"], sort_keys=True).encode())
+    for path in sorted(p for p in skill.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(skill).as_posix()).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def target_kind(options: EvalOptions, cwd: Path) -> str:
@@ -225,7 +244,6 @@ def target_kind(options: EvalOptions, cwd: Path) -> str:
 
 def prepare_ablation(options: EvalOptions, cwd: Path, several_targets: bool = False) -> Any:
     """The ablation experiment, ready to run (an `Experiment` from omk/engine/experiment.py)."""
-    from omk.engine.evaluation import new_run_id
     from omk.engine.experiment import prepare_experiment
 
     assert options.ablate is not None
@@ -235,10 +253,6 @@ def prepare_ablation(options: EvalOptions, cwd: Path, several_targets: bool = Fa
     given = Path(options.ablate)
     skill = (given if given.is_absolute() else cwd / given).resolve()
     plan, text, references = plan_ablation(skill, target_kind(options, cwd))
-    if not options.out and not options.dry_run:
-        options = dataclasses.replace(options, out=str(Path(".omk") / "runs" / new_run_id(datetime.now(UTC))))
-    out = Path(options.out) if options.out else None
-    root = (cwd / out if out is not None and not out.is_absolute() else out) if out is not None and not options.dry_run else None
-    root = root / FOLDER if root is not None else Path(tempfile.mkdtemp(prefix="omk-ablate-"))
+    root = Path(tempfile.mkdtemp(prefix="omk-ablate-")) if options.dry_run else cwd / ".omk" / FOLDER / _digest(skill, plan)
     variants = write_copies(plan, text, references, root)
     return prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, ablation=plan)

@@ -269,7 +269,7 @@ def resume_experiment(
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     experiment.shard = ShardInfo.from_json(Fields(data["shard"], str(path))) if isinstance(data.get("shard"), dict) else None
-    experiment.ablation = _ablation_of(data, path)
+    experiment.ablation = ablation_of(data, path)
     recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
     if options.max_cost_increase is not None:
         experiment.max_cost_increase = options.max_cost_increase
@@ -278,7 +278,7 @@ def resume_experiment(
     return experiment
 
 
-def _ablation_of(data: dict[str, Any], path: Path) -> AblationPlan | None:
+def ablation_of(data: dict[str, Any], path: Path) -> AblationPlan | None:
     """The skill's parts an ablation recorded (`--ablate`), None for another experiment."""
     if not isinstance(data.get("ablation"), dict):
         return None

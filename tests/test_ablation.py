@@ -153,7 +153,10 @@ def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_c
         "control": "whole-skill",
         "comparisons": [_comparison("without-tight", -0.05, 0.08), _comparison("without-wide", -0.4, 0.3), _comparison("without-when", -0.9, -0.5)],
         "verdict": {"level": "REGRESS", "pairs": [{"control": "whole-skill", "treatment": t, "level": lvl} for t, lvl in pairs]},
-        "triggering": [{"treatment": "without-when", "skill": "demo", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 2}],
+        "triggering": [
+            {"treatment": "without-when", "skill": "other", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 9},
+            {"treatment": "without-when", "skill": "demo", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 2},
+        ],
     })  # fmt: skip
     ranking = plan.ranking(block, trivial=0.1)
     assert [p.name for p in ranking.parts] == ["When to use", "Wide", "Tight"]  # largest contribution first: 0.7, 0.05, -0.015

@@ -123,19 +123,19 @@ class AblationPlan:
     def ranking(self, block: ExperimentBlock, trivial: float) -> Ablation:
         """Each part's contribution from the paired comparison of its treatment with the control,
         largest first (a part with no comparable samples last)."""
-        rows = [_ranked(part, block, trivial) for part in self.parts]
+        rows = [_ranked(part, self.skill, block, trivial) for part in self.parts]
         rows.sort(key=lambda r: (r.contribution is None, -(r.contribution or 0.0)))
         return Ablation(self.skill, trivial, tuple(rows))
 
 
-def _ranked(part: Part, block: ExperimentBlock, trivial: float) -> AblationPart:
+def _ranked(part: Part, skill: str, block: ExperimentBlock, trivial: float) -> AblationPart:
     comp = next((c for c in block.comparisons if c.treatment == part.variant), None)
     delta = comp.composite if comp is not None else None
     mean = _lost(delta.mean) if delta is not None else None
     low = _lost(delta.ci_high) if delta is not None else None
     high = _lost(delta.ci_low) if delta is not None else None
     verdict = block.pair_verdict(comp) if comp is not None else None
-    recall = [t for t in block.triggering if t.treatment == part.variant and t.rate == "recall" and t.change is not None]
+    recall = [t for t in block.triggering if (t.treatment, t.skill, t.rate) == (part.variant, skill, "recall") and t.change is not None]
     return AblationPart(
         variant=part.variant,
         kind=part.kind,

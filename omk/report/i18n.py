@@ -5,6 +5,8 @@ from __future__ import annotations
 ZH = {
     "Ablation": "消融实验",
     "part": "部分",
+    "kind": "类型",
+    "tokens": "词元数",
     "section": "章节",
     "reference": "参考文件",
     "contribution [95% interval]": "贡献 [95% 区间]",

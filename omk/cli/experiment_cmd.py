@@ -81,6 +81,10 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
         console = make_console()
         print_variants(outcome.block, console)
+        if outcome.block.ablation is not None:  # --ablate: what each part of the skill is worth
+            from omk.report.ablation import print_table
+
+            print_table(outcome.block.ablation, console, lang)
         if outcome.block.pairs:
             from omk.report.pairwise_terminal import print_pairwise
 
@@ -243,6 +247,12 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
     from omk.engine.variants import target_variants
     from omk.errors import ConfigError
 
+    if options.ablate:
+        from omk.engine.ablation import prepare_ablation
+
+        if options.resume:
+            raise ConfigError("--ablate starts a new experiment: drop --resume (omk eval --resume RUN_DIR continues a recorded ablation)")
+        return prepare_ablation(options, Path.cwd(), several_targets=bool(targets))
     resume_dir = Path(options.resume) if options.resume else None
     resuming = resume_dir is not None and is_experiment(resume_dir)
     if targets and not resuming and (options.resume or options.control or options.treatment):

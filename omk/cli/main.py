@@ -151,6 +151,10 @@ def _add_experiment_options(ev: argparse.ArgumentParser) -> None:
     exp = ev.add_argument_group("experiments (docs/experiments.md)")
     exp.add_argument("--control", metavar="SPEC", help="the control variant: baseline, a skill file or folder, skill:PATH, system:TEXT, model:NAME, target:KIND:ARG")
     exp.add_argument("--treatment", action="append", metavar="SPEC[,SPEC]", help="treatment variant(s) compared with the control")
+    exp.add_argument(
+        "--ablate", metavar="SKILL_DIR",
+        help="an experiment of the whole skill against the skill without each section of SKILL.md (and reference file): what each part is worth",
+    )  # fmt: skip
     exp.add_argument("--trivial", type=_positive_float, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
     exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
     exp.add_argument(

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.engine.evaluation import Evaluation, OnResult, new_run_id
 from omk.engine.options import EvalOptions
@@ -43,6 +43,9 @@ from omk.records.experiment_block import ExperimentBlock
 from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
+
+if TYPE_CHECKING:
+    from omk.engine.ablation import AblationPlan
 
 MANIFEST = "experiment.json"
 MANIFEST_FORMAT = "omk-experiment-run/1"
@@ -73,6 +76,7 @@ class Experiment:
     pairwise_block: dict[str, Any] | None = None
     max_cost_increase: float | None = None  # percent (--max-cost-increase, omk.yaml): more is CAUTIOUS
     shard: ShardInfo | None = None  # `--shard I/N`: this part of the experiment, and the whole plan's fingerprint
+    ablation: AblationPlan | None = None  # `--ablate`: the skill's parts, one per treatment (omk/engine/ablation.py)
 
     @property
     def control(self) -> Evaluation:
@@ -148,6 +152,7 @@ def prepare_experiment(
     samples: list[Sample] | None = None,
     write: bool = True,
     pairwise: bool | None = None,
+    ablation: AblationPlan | None = None,
 ) -> Experiment:
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
     `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
@@ -186,6 +191,7 @@ def prepare_experiment(
     experiment.pairwise = targets_only(variants) if pairwise is None else pairwise
     experiment.max_cost_increase = evaluations[0].settings.max_cost_increase  # the command line's, else omk.yaml's
     experiment.shard = shard
+    experiment.ablation = ablation
     if write:
         _record(experiment)
     return experiment
@@ -226,6 +232,8 @@ def _record(experiment: Experiment) -> None:
     }
     if experiment.shard is not None:
         data["shard"] = experiment.shard.to_json()
+    if experiment.ablation is not None:
+        data["ablation"] = experiment.ablation.to_json()
     write_atomic(experiment.out_dir / MANIFEST, dumps(data, indent=2) + "\n")
 
 
@@ -261,12 +269,25 @@ def resume_experiment(
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     experiment.shard = ShardInfo.from_json(Fields(data["shard"], str(path))) if isinstance(data.get("shard"), dict) else None
+    experiment.ablation = ablation_of(data, path)
     recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
     if options.max_cost_increase is not None:
         experiment.max_cost_increase = options.max_cost_increase
     elif isinstance(recorded, int | float) and not isinstance(recorded, bool):
         experiment.max_cost_increase = float(recorded)
     return experiment
+
+
+def ablation_of(data: dict[str, Any], path: Path) -> AblationPlan | None:
+    """The skill's parts an ablation recorded (`--ablate`), None for another experiment."""
+    if not isinstance(data.get("ablation"), dict):
+        return None
+    from omk.engine.ablation import AblationPlan
+
+    try:
+        return AblationPlan.from_json(data["ablation"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError([Problem(str(path), None, "", "ablation", "--resume: not a readable record of the skill's parts")]) from None
 
 
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOptions) -> ExperimentOutcome:
     from omk.engine.evaluation import new_run_id
-    from omk.engine.experiment import VARIANTS_DIR
+    from omk.engine.experiment import VARIANTS_DIR, ablation_of
 
     record = runs[0].record
     try:
@@ -51,6 +51,7 @@ def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOp
         formats=list(options.formats),
         lang=options.lang,
         shard=info,
+        ablation=ablation_of(dict(record), runs[0].folder / "experiment.json"),  # --ablate: the parts to rank
     )
     return experiment_outcome(inputs, reports)
 

@@ -45,6 +45,7 @@ class EvalOptions:
     evaluators: str | None = None
     control: str | None = None  # an experiment's control variant (SPEC)
     treatment: list[str] | None = None  # its treatments (SPEC[,SPEC...], repeatable)
+    ablate: str | None = None  # a skill folder: the experiment removes one part of it per treatment
     trivial: float | None = None  # the smallest composite difference worth acting on
     require: str | None = None  # progress | no-regress: the verdict becomes the exit code
     max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS

@@ -20,6 +20,7 @@ from omk.scoring.digest import Digest
 from omk.stats import AnalysisSettings, Record, VariantRun, analyze, evaluate_policy
 
 if TYPE_CHECKING:
+    from omk.engine.ablation import AblationPlan
     from omk.engine.experiment import Experiment, ExperimentOutcome
     from omk.engine.variants import Variant
 
@@ -85,6 +86,7 @@ class BlockInputs:
     formats: list[str]
     lang: str
     shard: ShardInfo | None = None
+    ablation: AblationPlan | None = None  # `--ablate`: the parts to rank
 
 
 def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> ExperimentOutcome:
@@ -106,6 +108,7 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
         formats=list(control.formats),
         lang=control.lang,
         shard=experiment.shard,
+        ablation=experiment.ablation,
     )
     return experiment_outcome(inputs, reports)
 
@@ -137,6 +140,8 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
         block["pairwise"] = inputs.pairwise
     if inputs.triggers:
         block["triggering"] = inputs.triggers
+    if inputs.ablation is not None:  # each part's contribution, from the comparisons just made
+        block["ablation"] = inputs.ablation.ranking(ExperimentBlock.read(block), inputs.settings.trivial).to_json()
     control = reports[inputs.variants[0].name]
     report = control.header()  # its results are the control's, read from its results file when written
     report["run_id"], report["started_at"] = inputs.run_id, inputs.started_at

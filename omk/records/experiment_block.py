@@ -407,6 +407,62 @@ def report_pairs(report: Fields) -> tuple[Pair, ...]:
     return (Pair.from_json(legacy, legacy.raw("judge")),) if legacy is not None else ()
 
 
+# ---------------------------------------------------------------- an ablation (--ablate)
+
+
+@dataclass(frozen=True, slots=True)
+class AblationPart:
+    """One part of the skill and what removing it did: `contribution` is the composite lost
+    (control minus treatment, paired), `ci_low`/`ci_high` its 95% interval; `candidate` when the
+    whole interval lies within ±trivial (NOISE or UNDERPOWERED is not that)."""
+
+    variant: str
+    kind: str  # "section" of SKILL.md or "reference" file
+    name: str
+    tokens: int
+    contribution: Number | None
+    ci_low: Number | None
+    ci_high: Number | None
+    level: str | None  # the treatment's verdict against the whole skill
+    candidate: bool
+    trigger_change: Number | None = None  # the change of the skill's recall when removed
+    samples: int = 0  # paired samples behind the contribution
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant, "kind": self.kind, "name": self.name, "tokens": self.tokens,
+            "contribution": self.contribution, "ci": {"low": self.ci_low, "high": self.ci_high},
+            "level": self.level, "candidate_to_cut": self.candidate, "trigger_change": self.trigger_change,
+            "samples": self.samples,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, f: Fields) -> AblationPart:
+        ci = f.obj("ci") or Fields({}, f.origin)
+        return cls(
+            f.str("variant", ""), f.str("kind", ""), f.str("name", ""), f.int("tokens"), f.num("contribution"),
+            ci.num("low"), ci.num("high"), f.str("level"), f.bool("candidate_to_cut"), f.num("trigger_change"), f.int("samples"),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Ablation:
+    """`experiment.ablation`: the skill's parts ranked by what removing each one cost."""
+
+    skill: str
+    trivial: Number | None
+    parts: tuple[AblationPart, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"skill": self.skill, "trivial": self.trivial, "parts": [p.to_json() for p in self.parts]}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Ablation | None:
+        if f is None:
+            return None
+        return cls(f.str("skill", ""), f.num("trivial"), tuple(AblationPart.from_json(p) for p in f.objs("parts")))
+
+
 # ---------------------------------------------------------------- the block
 
 
@@ -422,6 +478,7 @@ class ExperimentBlock:
     pairs: tuple[Pair, ...] = ()  # the pairwise judge's comparisons (`pairwise.pairs`)
     seed: Any = None
     triggering: tuple[TriggerChange, ...] = ()  # the paired change of each skill's trigger rates
+    ablation: Ablation | None = None  # `--ablate`: each part of the skill ranked by its contribution
     data: Mapping[str, Any] = field(default_factory=dict)  # the block as written
 
     def to_json(self) -> Mapping[str, Any]:
@@ -455,6 +512,7 @@ class ExperimentBlock:
             seed=f.raw("seed"),
             data=f.data,
             triggering=tuple(TriggerChange.from_json(t) for t in f.objs("triggering")),
+            ablation=Ablation.from_json(f.obj("ablation")),
         )
 
     def pair_verdict(self, comp: Comparison) -> PairVerdict | None:

@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Comparison, ExperimentBlock, PerSample, Verdict
+from omk.report import ablation, i18n
 from omk.report import experiment_tables as ex
-from omk.report import i18n
 
 LEVEL_CLASS = {
     "PROGRESS": "progress",
@@ -43,6 +43,7 @@ def section(report: ReportDocument, exp: ExperimentBlock, lang: str) -> str:
         f'<section id="experiment"><h2>{esc(i18n.t("Experiment", lang))}</h2>',
         _verdict(exp),
         _variants(exp, lang),
+        ablation.html_section(exp.ablation, lang),  # --ablate: each part of the skill ranked
     ]
     for i, comp in enumerate(exp.comparisons, 1):
         parts.append(_comparison(exp, comp, i, lang))

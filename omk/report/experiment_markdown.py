@@ -17,8 +17,8 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, Comparison, ExperimentBlock, PerSample
+from omk.report import ablation, gold, i18n, pairwise, triggering
 from omk.report import experiment_tables as ex
-from omk.report import gold, i18n, pairwise, triggering
 from omk.report.reasons import is_repeated, result_name
 
 OPEN_ROWS = 10  # more regressed samples than this fold into <details>
@@ -31,6 +31,7 @@ Cell = Callable[[Any], str]
 def render(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -> str:
     out = _head(report, exp, lang, cell)
     out += _variants(exp, lang, cell)
+    out += ablation.markdown_lines(exp.ablation, lang, cell)  # --ablate: each part of the skill ranked
     for comp in exp.comparisons:
         out += _comparison(exp, comp, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)  # the pairwise judge's verdicts, when it ran

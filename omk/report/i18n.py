@@ -3,6 +3,19 @@
 from __future__ import annotations
 
 ZH = {
+    "Ablation": "消融实验",
+    "part": "部分",
+    "kind": "类型",
+    "tokens": "词元数",
+    "section": "章节",
+    "reference": "参考文件",
+    "contribution [95% interval]": "贡献 [95% 区间]",
+    "trigger change": "触发率变化",
+    "candidate to cut": "可删除候选",
+    "not shown to be without effect": "未证明无影响",
+    "What each part of {skill} is worth: the composite lost when it is removed (paired, largest first); "
+    "a candidate to cut is a part whose removal's whole interval lies within ±{trivial}": "{skill} 各部分的价值：删除该部分后综合分的损失（配对比较，从大到小）；"
+    "删除后整个区间都落在 ±{trivial} 之内的部分为可删除候选",
     "Results": "结果",
     "(1 sample, no interval)": "（仅 1 条用例，无区间）",
     "pass rate": "通过率",

@@ -1,0 +1,258 @@
+"""`omk eval SAMPLES --ablate SKILL_DIR`: what each part of a skill is worth.
+
+An ablation is an ordinary experiment (omk/engine/experiment.py) whose control is the whole
+skill and whose treatments are the skill without one part each: each section of SKILL.md (a
+Markdown heading and its text up to the next heading of any level; the front matter and any text
+before the first heading always stay) and, for the agent targets that receive them (`claude:`,
+`codex:`), each reference file (every other file in the skill folder). API and `cmd:` targets get
+SKILL.md only, so their parts are its sections. Each ablated copy is written once into
+`.omk/ablation/<digest>/<variant>/<skill>/` (the digest is of the skill's files and parts, so a
+resume or another shard finds the same copies at the same paths; a dry run writes into a temporary
+folder), under the skill's own folder name so the agent sees the same skill.
+
+The paired comparison of each treatment with the control gives each part's contribution: the
+composite lost when it is removed (control minus treatment), with its interval. The ranking
+(`experiment.ablation`, omk/records/experiment_block.py `Ablation`) adds what each part costs in
+tokens (omk's word tokenizer) and the change of the skill's trigger rate when samples carry
+`skill_used`; a part whose removal's whole interval lies within ±trivial is a candidate to cut.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omk.engine.options import EvalOptions
+from omk.engine.variants import Variant
+from omk.errors import ConfigError
+from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
+from omk.skillset import SKILL_FILE
+
+HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+REFERENCE_TARGETS = ("claude", "codex")  # agent CLIs that install the whole skill folder
+CONTROL = "whole-skill"
+FOLDER = "ablation"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of SKILL.md: its heading (without the #s), its level, and its text (the
+    heading line through the line before the next heading)."""
+
+    title: str
+    level: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillText:
+    """SKILL.md cut into parts: the front matter and the text before the first heading (always
+    kept), then each section in order; joined back, they are the file."""
+
+    front: str
+    lead: str
+    sections: tuple[Section, ...]
+
+    def without(self, index: int) -> str:
+        return self.front + self.lead + "".join(s.text for i, s in enumerate(self.sections) if i != index)
+
+
+def split_skill(text: str) -> SkillText:
+    """The front matter (`---` … `---` at the top), the lead, and the sections; a `#` line inside
+    a fenced code block is not a heading."""
+    lines = text.splitlines(keepends=True)
+    front_end = 0
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() in ("---", "..."):
+                front_end = i + 1
+                break
+    starts: list[tuple[int, int, str]] = []
+    fence: str | None = None
+    for i in range(front_end, len(lines)):
+        opened = FENCE.match(lines[i])
+        if opened and (fence is None or opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)):
+            fence = opened.group(1) if fence is None else None
+            continue
+        heading = HEADING.match(lines[i].rstrip("\r\n")) if fence is None else None
+        if heading:
+            starts.append((i, len(heading.group(1)), (heading.group(2) or "").strip()))
+    ends = [s[0] for s in starts[1:]] + ([len(lines)] if starts else [])
+    sections = tuple(Section(title or f"(untitled level-{level} heading)", level, "".join(lines[start:end])) for (start, level, title), end in zip(starts, ends, strict=True))
+    first = starts[0][0] if starts else len(lines)
+    return SkillText("".join(lines[:front_end]), "".join(lines[front_end:first]), sections)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part a treatment removes: the variant that removes it, what it is, what it costs."""
+
+    variant: str
+    kind: str  # "section" or "reference"
+    name: str  # the section's heading, or the reference file's path in the skill folder
+    tokens: int
+    level: int | None = None  # a section's heading level
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class AblationPlan:
+    """The skill ablated and its parts, in the order they appear."""
+
+    skill: str
+    path: str
+    parts: tuple[Part, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"skill": self.skill, "path": self.path, "parts": [p.to_json() for p in self.parts]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AblationPlan:
+        return cls(str(data["skill"]), str(data["path"]), tuple(Part(**p) for p in data["parts"]))
+
+    def ranking(self, block: ExperimentBlock, trivial: float) -> Ablation:
+        """Each part's contribution from the paired comparison of its treatment with the control,
+        largest first (a part with no comparable samples last)."""
+        rows = [_ranked(part, self.skill, block, trivial) for part in self.parts]
+        rows.sort(key=lambda r: (r.contribution is None, -(r.contribution or 0.0)))
+        return Ablation(self.skill, trivial, tuple(rows))
+
+
+def _ranked(part: Part, skill: str, block: ExperimentBlock, trivial: float) -> AblationPart:
+    comp = next((c for c in block.comparisons if c.treatment == part.variant), None)
+    delta = comp.composite if comp is not None else None
+    mean = _lost(delta.mean) if delta is not None else None
+    low = _lost(delta.ci_high) if delta is not None else None
+    high = _lost(delta.ci_low) if delta is not None else None
+    verdict = block.pair_verdict(comp) if comp is not None else None
+    recall = [t for t in block.triggering if (t.treatment, t.skill, t.rate) == (part.variant, skill, "recall") and t.change is not None]
+    return AblationPart(
+        variant=part.variant,
+        kind=part.kind,
+        name=part.name,
+        tokens=part.tokens,
+        contribution=mean,
+        ci_low=low,
+        ci_high=high,
+        level=str(verdict.level) if verdict is not None else None,
+        candidate=low is not None and high is not None and -trivial <= low and high <= trivial,
+        trigger_change=recall[0].change if recall else None,
+        samples=delta.n if delta is not None else 0,
+    )
+
+
+def _lost(change: float | None) -> float | None:
+    """The composite lost for a change of the treatment against the control (no `-0.0`)."""
+    return None if change is None else 0.0 - float(change) + 0.0
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^\w.-]+", "-", text.lower()).strip("-._")
+    return re.sub(r"-{2,}", "-", slug)[:48].rstrip("-._")
+
+
+def _names(labels: list[str]) -> list[str]:
+    """`without-<label>`, unique, safe as a folder name."""
+    names: list[str] = []
+    for n, label in enumerate(labels, 1):
+        base = f"without-{_slug(label) or f'part-{n}'}"
+        name, k = base, 1
+        while name in names or name == CONTROL:
+            k += 1
+            name = f"{base}-{k}"
+        names.append(name)
+    return names
+
+
+def plan_ablation(skill: Path, target_kind: str) -> tuple[AblationPlan, SkillText, list[Path]]:
+    """The parts of the skill folder `skill`: SKILL.md's sections, then (for targets that receive
+    them) its reference files."""
+    from omk.engine.estimate import count_tokens
+
+    if not (skill / SKILL_FILE).is_file():
+        raise ConfigError(f"--ablate {skill}: not a skill folder (no {SKILL_FILE} in it)")
+    text = split_skill((skill / SKILL_FILE).read_text(encoding="utf-8-sig"))
+    if not text.sections:
+        raise ConfigError(f"--ablate {skill}: {SKILL_FILE} has no Markdown heading, so no section to remove")
+    references: list[Path] = []
+    if target_kind in REFERENCE_TARGETS:
+        references = sorted(p for p in skill.rglob("*") if p.is_file() and p != skill / SKILL_FILE and not p.is_symlink())
+    labels = [s.title for s in text.sections] + [str(p.relative_to(skill).as_posix()) for p in references]
+    names = _names(labels)
+    parts = [Part(names[i], "section", s.title, count_tokens(s.text), s.level) for i, s in enumerate(text.sections)]
+    for j, path in enumerate(references, len(text.sections)):
+        body = path.read_text(encoding="utf-8", errors="replace")
+        parts.append(Part(names[j], "reference", labels[j], count_tokens(body)))
+    return AblationPlan(skill.name, str(skill), tuple(parts)), text, references
+
+
+def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], root: Path) -> list[Variant]:
+    """Each treatment's copy of the skill under `root`, and every variant (the control first)."""
+    source = Path(plan.path)
+    variants = [Variant(CONTROL, "control", skill=str(source))]
+    for i, part in enumerate(plan.parts):
+        copy = root / part.variant / plan.skill
+        if not copy.is_dir():  # else written by an earlier run of the same skill: the same content
+            root.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+            shutil.copytree(source, staging / plan.skill, symlinks=True)
+            if part.kind == "section":
+                (staging / plan.skill / SKILL_FILE).write_text(text.without(i), encoding="utf-8")
+            else:
+                (staging / plan.skill / references[i - len(text.sections)].relative_to(source)).unlink()
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # another shard finished the same copy first
+                (staging / plan.skill).rename(copy)
+            shutil.rmtree(staging, ignore_errors=True)
+        variants.append(Variant(part.variant, "treatment", skill=str(copy)))
+    return variants
+
+
+def _digest(skill: Path, plan: AblationPlan) -> str:
+    """The copies' folder name: the skill's files and its parts. The same skill ablated again (a
+    resume, another shard of the run) finds the same copies at the same paths, so every shard
+    shares one plan."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps(plan.to_json()["parts"], sort_keys=True).encode())
+    for path in sorted(p for p in skill.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(skill).as_posix()).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def target_kind(options: EvalOptions, cwd: Path) -> str:
+    """The run's target kind (`claude`, `cmd`, …): the command line's, else omk.yaml's."""
+    from omk.config import find_config, read_config
+    from omk.engine.evaluation import sample_paths
+
+    target = options.target
+    if not target:
+        config = find_config(sample_paths(options, cwd), cwd)
+        target = read_config(config).get("target") if config is not None else None
+    return str(target or "").partition(":")[0]
+
+
+def prepare_ablation(options: EvalOptions, cwd: Path, several_targets: bool = False) -> Any:
+    """The ablation experiment, ready to run (an `Experiment` from omk/engine/experiment.py)."""
+    from omk.engine.experiment import prepare_experiment
+
+    assert options.ablate is not None
+    if options.control or options.treatment or several_targets:
+        flag = "several --target" if several_targets else "--control/--treatment"
+        raise ConfigError(f"--ablate makes its own variants (the whole skill, and the skill without each part): drop {flag}")
+    given = Path(options.ablate)
+    skill = (given if given.is_absolute() else cwd / given).resolve()
+    plan, text, references = plan_ablation(skill, target_kind(options, cwd))
+    root = Path(tempfile.mkdtemp(prefix="omk-ablate-")) if options.dry_run else cwd / ".omk" / FOLDER / _digest(skill, plan)
+    variants = write_copies(plan, text, references, root)
+    return prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, ablation=plan)

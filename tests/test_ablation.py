@@ -1,0 +1,184 @@
+"""`omk eval SAMPLES --ablate SKILL_DIR`: SKILL.md cut into sections, the refusal next to other
+variants, and the ablation of the bundled experiment end to end (the ranking and the part to cut)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from omk.engine.ablation import plan_ablation, split_skill
+from omk.errors import ConfigError
+from omk.records.document import read_document
+from omk.records.experiment_block import Ablation
+from omk.records.fields import Fields
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "samples" / "experiment"
+SKILL = EXPERIMENT / "skills" / "support-tone"
+
+NESTED = """---
+name: demo
+description: "# not a heading: inside the front matter"
+---
+Lead text before any heading.
+
+# Title
+Intro.
+
+## Rules
+- one
+### Detail
+```sh
+# a comment in a fence, not a heading
+```
+## Last
+end
+"""
+
+
+def omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160"}
+    env.pop("OMK_TARGET", None)
+    env.pop("OMK_JUDGE", None)
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_sections_run_to_the_next_heading_of_any_level_and_the_front_matter_stays():
+    text = split_skill(NESTED)
+    assert text.front.startswith("---\nname: demo") and text.front.endswith("---\n")
+    assert text.lead == "Lead text before any heading.\n\n"
+    assert [(s.title, s.level) for s in text.sections] == [("Title", 1), ("Rules", 2), ("Detail", 3), ("Last", 2)]
+    assert text.sections[1].text == "## Rules\n- one\n"  # stops at the nested heading
+    assert "# a comment in a fence" in text.sections[2].text  # a fenced `#` line is not a heading
+    assert text.front + text.lead + "".join(s.text for s in text.sections) == NESTED
+    without_rules = text.without(1)
+    assert without_rules.startswith(text.front + text.lead) and "## Rules" not in without_rules and "### Detail" in without_rules
+
+
+def test_reference_files_are_parts_only_for_targets_that_receive_them(tmp_path):
+    skill = tmp_path / "demo"
+    (skill / "reference").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(NESTED, encoding="utf-8")
+    (skill / "reference" / "forms.md").write_text("Form A, form B.\n", encoding="utf-8")
+    cmd, _, _ = plan_ablation(skill, "cmd")
+    claude, _, refs = plan_ablation(skill, "claude")
+    assert [p.kind for p in cmd.parts] == ["section"] * 4
+    assert [(p.kind, p.name) for p in claude.parts][-1] == ("reference", "reference/forms.md") and len(refs) == 1
+    assert [p.variant for p in claude.parts] == ["without-title", "without-rules", "without-detail", "without-last", "without-reference-forms.md"]
+    assert all(p.tokens > 0 for p in claude.parts)
+    (skill / "SKILL.md").write_text("---\nname: demo\n---\nno heading at all\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="no Markdown heading"):
+        plan_ablation(skill, "cmd")
+
+
+def test_ablate_refuses_explicit_variants_in_one_line(tmp_path):
+    proc = omk(
+        "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
+        "--control", "baseline", "--treatment", str(SKILL), "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--ablate" in lines[0] and "--control/--treatment" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "run").exists()
+
+
+@pytest.fixture(scope="module")
+def ablated(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    work = tmp_path_factory.mktemp("ablate")
+    proc = omk(
+        "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
+        "--seed", "11", "--out", "run", "--no-cache", "--format", "md,html", cwd=work,
+    )  # fmt: skip
+    return proc, work / "run"
+
+
+def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_candidate_to_cut(ablated):
+    proc, out = ablated
+    block = read_document(out).experiment
+    assert block is not None and block.ablation is not None, proc.stderr
+    assert block.control == "whole-skill" and [v.name for v in block.variants] == [
+        "whole-skill", "without-acme-support-tone", "without-reply-rules",
+    ]  # fmt: skip
+    rules, intro = block.ablation.parts
+    assert (rules.name, rules.kind) == ("Reply rules", "section")
+    assert rules.contribution == pytest.approx(1.5) and rules.ci_low is not None and rules.ci_low > 0.1
+    assert not rules.candidate and rules.level == "REGRESS" and rules.samples == 24
+    assert intro.name == "Acme support tone" and intro.contribution == 0 and intro.candidate
+    assert rules.tokens > intro.tokens > 0
+    # the typed record writes what it reads
+    assert Ablation.from_json(Fields(block.ablation.to_json(), "ablation")) == block.ablation
+    # each treatment's copy keeps the front matter and the skill's folder name, without its part
+    run = block.runs["without-reply-rules"]
+    assert run.report == "variants/without-reply-rules"
+    (copies,) = (out.parent / ".omk" / "ablation").iterdir()  # one folder per skill content, beside the runs
+    copy = (copies / "without-reply-rules" / "support-tone" / "SKILL.md").read_text(encoding="utf-8")
+    assert copy.startswith("---\nname: support-tone") and "## Reply rules" not in copy and "# Acme support tone" in copy
+
+
+def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
+    proc, out = ablated
+    assert "Ablation" in proc.stdout and "candidate to cut" in proc.stdout, proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if "Reply rules" in line or "Acme support tone" in line]
+    assert len(rows) == 2 and "Reply rules" in rows[0] and "+1.50" in rows[0] and "candidate to cut" in rows[1]
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "### Ablation" in summary
+    assert "| Reply rules | section | +1.50 [+1.08, +1.83] | 59 | — | REGRESS |" in summary
+    assert "| Acme support tone | section | +0.00 [+0.00, +0.00] | 35 | — | NOISE · candidate to cut |" in summary
+    page = (out / "report.html").read_text(encoding="utf-8")
+    table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
+    assert table.index("Reply rules") < table.index("Acme support tone")
+    assert "<tr class=cut><td>Acme support tone</td>" in table and table.count("class=cut") == 1
+
+
+def _comparison(treatment: str, low: float, high: float) -> dict:
+    composite = {"n": 20, "mean": (low + high) / 2, "ci": {"low": low, "high": high}}
+    return {"control": "whole-skill", "treatment": treatment, "samples": 20, "composite": composite}
+
+
+def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_change_is_kept():
+    from omk.engine.ablation import AblationPlan, Part
+    from omk.records.experiment_block import ExperimentBlock
+
+    plan = AblationPlan("demo", "/skills/demo", (
+        Part("without-tight", "section", "Tight", 10, 2),
+        Part("without-wide", "section", "Wide", 20, 2),
+        Part("without-when", "section", "When to use", 30, 2),
+    ))  # fmt: skip
+    pairs = [("without-tight", "NOISE"), ("without-wide", "UNDERPOWERED"), ("without-when", "REGRESS")]
+    block = ExperimentBlock.read({
+        "control": "whole-skill",
+        "comparisons": [_comparison("without-tight", -0.05, 0.08), _comparison("without-wide", -0.4, 0.3), _comparison("without-when", -0.9, -0.5)],
+        "verdict": {"level": "REGRESS", "pairs": [{"control": "whole-skill", "treatment": t, "level": lvl} for t, lvl in pairs]},
+        "triggering": [
+            {"treatment": "without-when", "skill": "other", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 9},
+            {"treatment": "without-when", "skill": "demo", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 2},
+        ],
+    })  # fmt: skip
+    ranking = plan.ranking(block, trivial=0.1)
+    assert [p.name for p in ranking.parts] == ["When to use", "Wide", "Tight"]  # largest contribution first: 0.7, 0.05, -0.015
+    when, wide, tight = ranking.parts
+    assert when.contribution == pytest.approx(0.7) and (when.ci_low, when.ci_high) == (pytest.approx(0.5), pytest.approx(0.9))
+    assert when.trigger_change == pytest.approx(-0.7) and not when.candidate
+    assert tight.candidate and tight.level == "NOISE"
+    assert not wide.candidate and wide.level == "UNDERPOWERED"  # too wide to say it does nothing
+    from omk.report.ablation import rows
+
+    assert [r[-1] for r in rows(ranking)] == ["REGRESS", "UNDERPOWERED · not shown to be without effect", "NOISE · candidate to cut"]
+    assert rows(ranking)[0][4] == "-70%"
+
+
+def test_shards_of_an_ablation_merge_into_one_ranking(tmp_path):
+    common = ("--ablate", str(SKILL), "--seed", "7", "--quiet", "--no-cache")
+    for i in (1, 2):  # each shard its own run folder; the copies of the skill are shared
+        proc = omk("eval", str(EXPERIMENT / "eval-samples.yaml"), *common, "--shard", f"{i}/2", "--out", f"s{i}", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    proc = omk("merge", "s1", "s2", "--out", "merged", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    block = read_document(tmp_path / "merged").experiment
+    assert block is not None and block.ablation is not None
+    assert [(p.name, p.candidate) for p in block.ablation.parts] == [("Reply rules", False), ("Acme support tone", True)]
+    assert block.ablation.parts[0].samples == 24

@@ -4,6 +4,7 @@ and the response cache keys them: each mock's key and where its `return_file` is
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,3 +27,28 @@ def return_file_path(name: str, base_dir: Path) -> Path:
     from omk.safe_files import sample_path
 
     return sample_path(name, base_dir)
+
+
+RECORDED = "production-trace"  # the `provenance` of a sample recorded from a run (omk sample --from-run)
+
+
+def drift_notes(provenance: str | None, mocks: Sequence[dict[str, Any]], calls: Sequence[Any]) -> list[str]:
+    """What a recorded sample's agent now does that the recording never did: one line per tool
+    call no mock answered (`calls` are the trace's ToolCalls). Empty for a sample that was not
+    recorded (`provenance` other than production-trace) or has no mocks."""
+    from omk.toolnames import same_tool
+
+    if provenance != RECORDED or not mocks:
+        return []
+    notes = []
+    for call in calls:
+        if call.mocked:
+            continue
+        tool = str(call.tool)
+        if any(same_tool(str(m.get("tool", "")), tool) or m.get("tool") == tool for m in mocks):
+            shown = json.dumps(call.input, ensure_ascii=False, default=str)
+            shown = shown if len(shown) <= 120 else shown[:119] + "…"
+            notes.append(f"mock drift: the agent now calls {tool} with {shown}, an input the recording never had")
+        else:
+            notes.append(f"mock drift: the agent now calls {tool}, which the recording never did")
+    return list(dict.fromkeys(notes))

@@ -1,0 +1,143 @@
+"""`omk sample --from-run`: a real `omk eval` of a `cmd:` agent that calls tools is recorded into
+samples, which load, pass against the same agent, and name the drift of a changed agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import yaml
+
+import omk
+from omk.authoring.from_run import mocks_of
+from omk.records import ToolCall
+from omk.records.document import read_document
+
+AGENT = """
+import json, sys
+
+request = json.loads(sys.stdin.readline())
+n = 0
+
+def call(tool, tool_input):
+    global n
+    n += 1
+    print(json.dumps({"type": "tool_call", "id": f"c{n}", "tool": tool, "input": tool_input}), flush=True)
+    return json.loads(sys.stdin.readline())["output"]
+
+order = json.loads(call("lookup_order", {"order_id": "A1001"}))
+first = call("Read", {"file_path": "notes.md"})
+again = call("Read", {"file_path": "notes.md"})
+EXTRA
+print(json.dumps({"type": "response", "output": f"Order A1001 is {order['status']}, sent by {order['carrier']}. Notes: {first} then {again}."}), flush=True)
+"""
+
+SAMPLES = {
+    "samples": [
+        {
+            "sample_id": "order-status",
+            "prompt": "Where is my order A1001?",
+            "mocks": [
+                {"tool": "lookup_order", "match": {"input": {"order_id": "A1001"}}, "return": {"status": "shipped", "carrier": "DHL"}},
+                {"tool": "Read", "match": {"file_path": "notes.md"}, "return_seq": ["draft", "final"], "return": "final"},
+            ],
+            "assertions": [{"type": "contains", "value": "shipped"}],
+        }
+    ]
+}
+
+
+def omk_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("OMK_TARGET", None)
+    env.pop("OMK_JUDGE", None)
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def agent(tmp_path: Path, name: str, extra: str = "") -> str:
+    (tmp_path / name).write_text(textwrap.dedent(AGENT).replace("EXTRA", extra), encoding="utf-8")
+    return f"cmd:{sys.executable} {name}"
+
+
+def recorded(tmp_path: Path) -> Path:
+    """A run of the agent (its tools answered by the original sample's mocks), recorded into samples."""
+    (tmp_path / "original.yaml").write_text(yaml.safe_dump(SAMPLES), encoding="utf-8")
+    run = omk_cli("eval", "original.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    made = omk_cli("sample", "--from-run", "run1", "--output", "recorded.yaml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert "recorded.yaml: 1 sample recorded from run1" in made.stdout
+    return tmp_path / "recorded.yaml"
+
+
+def test_a_recorded_run_becomes_samples_that_load_and_replay(tmp_path):
+    path = recorded(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "# recorded from run " in text and "sample order-status of original.yaml:" in text
+    (sample,) = omk.load(path)
+    assert sample.provenance == "production-trace" and sample.mocks_strict
+    assert sample.prompt == "Where is my order A1001?"
+    assert [dict(m) for m in sample.mocks] == [
+        {"tool": "lookup_order", "match": {"input": {"order_id": "A1001"}}, "return": {"status": "shipped", "carrier": "DHL"}},
+        {"tool": "Read", "match": {"input": {"file_path": "notes.md"}}, "return_seq": ["draft", "final"], "return": "final"},
+    ]
+    kinds = {a.type: a.raw for a in sample.assertions}
+    assert kinds["tool_sequence"]["mode"] == "in_order"
+    assert kinds["tool_sequence"]["steps"] == ["lookup_order", "Read", "Read"]
+    assert kinds["rouge_n_min"]["reference"] == "Order A1001 is shipped, sent by DHL. Notes: draft then final."
+    doctor = omk_cli("doctor", "recorded.yaml", "--json", cwd=tmp_path)
+    report = json.loads(doctor.stdout)  # a one-sample set is "unhealthy" (too small), never wrong
+    assert report["valid"] and report["problems"] == [] and report["totals"]["errors"] == 0, doctor.stdout
+
+    again = omk_cli("eval", "recorded.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run2", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    (result,) = read_document(tmp_path / "run2").results
+    assert result.passed and result.trace.mock_stats and result.trace.mock_stats.misses == 0
+    assert result.trace.notes == []
+
+
+def test_a_changed_agent_is_named_as_drift_and_fails_under_mocks_strict(tmp_path):
+    recorded(tmp_path)
+    changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})\ncall("Read", {"file_path": "other.md"})')
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run3", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "the agent now calls Grep, which the recording never did" in run.stdout
+    (result,) = read_document(tmp_path / "run3").results
+    assert not result.passed
+    assert result.trace.notes == [
+        "mock drift: the agent now calls Grep, which the recording never did",
+        'mock drift: the agent now calls Read with {"file_path": "other.md"}, an input the recording never had',
+    ]
+    drift = [a for a in result.assertions if a.type == "mock_drift"]
+    assert drift and drift[0].message and "Grep" in drift[0].message
+    grep = [c for c in result.trace.tool_calls if c.tool == "Grep"]
+    assert grep[0].is_error and "denied" in str(grep[0].output)  # mocksStrict denies it, as before
+
+
+def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
+    path = recorded(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace("mocksStrict: true", "mocksStrict: false"), encoding="utf-8")
+    changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})')
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (result,) = read_document(tmp_path / "run4").results
+    assert result.passed and result.trace.notes == ["mock drift: the agent now calls Grep, which the recording never did"]
+
+
+def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():
+    calls = [
+        ToolCall("Read", {"file_path": "a.md"}, "short"),
+        ToolCall("Read", {"file_path": "a.md", "offset": 10}, "tail"),
+        ToolCall("Read", {"file_path": "a.md"}, "short"),
+    ]
+    mocks = mocks_of(calls)
+    assert [m["return"] for m in mocks] == ["tail", "short"]
+
+
+def test_an_errored_result_and_a_missing_run_say_so(tmp_path):
+    bad = omk_cli("sample", "--from-run", "nowhere", cwd=tmp_path)
+    assert bad.returncode == 2 and "no such report" in bad.stderr and "Traceback" not in bad.stderr

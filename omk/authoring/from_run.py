@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.mock_defs import RECORDED
+from omk.mock_defs import RECORDED, is_subset
 from omk.records import SampleResult, ToolCall
 from omk.records.document import ReportDocument, read_document
 from omk.safe_files import MAX_MOCK_FILE_BYTES
@@ -144,17 +144,23 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
 def _specific_first(mocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The first matching mock answers a call, and `match.input` is a subset match: a mock whose
     input holds another's (same tool) goes before it, so each recorded call meets its own."""
-    from omk.targets.mocks import mock_matches
-
     ordered = list(mocks)
     moved = True
     while moved:
         moved = False
         for j, later in enumerate(ordered):
-            call_input = (later.get("match") or {}).get("input")
-            i = next((i for i in range(j) if mock_matches(ordered[i], later["tool"], call_input)), None)
+            i = next((i for i in range(j) if _catches(ordered[i], later)), None)
             if i is not None:
                 ordered.insert(i, ordered.pop(j))
                 moved = True
                 break
     return ordered
+
+
+def _catches(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
+    """Whether `earlier` would answer the call `later` was recorded from."""
+    if earlier["tool"] != later["tool"]:
+        return False
+    if "match" not in earlier:
+        return True
+    return is_subset(earlier["match"]["input"], (later.get("match") or {}).get("input"))

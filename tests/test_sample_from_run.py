@@ -122,10 +122,11 @@ def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
     path = recorded(tmp_path)
     path.write_text(path.read_text(encoding="utf-8").replace("mocksStrict: true", "mocksStrict: false"), encoding="utf-8")
     changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})')
-    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", cwd=tmp_path)
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     (result,) = read_document(tmp_path / "run4").results
     assert result.passed and result.trace.notes == ["mock drift: the agent now calls Grep, which the recording never did"]
+    assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
 
 
 def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():

@@ -51,8 +51,8 @@ SAMPLES = {
 }
 
 
-def omk_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+def omk_cli(*args: str, cwd: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(extra_env or {})}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
     return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
@@ -142,3 +142,15 @@ def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():
 def test_an_errored_result_and_a_missing_run_say_so(tmp_path):
     bad = omk_cli("sample", "--from-run", "nowhere", cwd=tmp_path)
     assert bad.returncode == 2 and "no such report" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_secret_known_where_the_samples_are_written_is_masked_in_them(tmp_path):
+    key = "sk-shop-0123456789abcdef"
+    samples = json.loads(json.dumps(SAMPLES))
+    samples["samples"][0]["mocks"][1]["return_seq"] = [f"draft with {key}", "final"]
+    (tmp_path / "original.yaml").write_text(yaml.safe_dump(samples), encoding="utf-8")
+    run = omk_cli("eval", "original.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    made = omk_cli("sample", "--from-run", "run1", cwd=tmp_path, extra_env={"SHOP_API_KEY": key})
+    assert made.returncode == 0, made.stderr
+    assert key not in made.stdout and "draft with [redacted]" in made.stdout

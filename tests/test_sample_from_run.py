@@ -14,6 +14,7 @@ import yaml
 
 import omk
 from omk.authoring.from_run import mocks_of
+from omk.mock_defs import drift_notes
 from omk.records import ToolCall
 from omk.records.document import read_document
 
@@ -139,9 +140,21 @@ def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():
     assert [m["return"] for m in mocks] == ["tail", "short"]
 
 
-def test_an_errored_result_and_a_missing_run_say_so(tmp_path):
+def test_a_missing_run_and_a_file_that_exists_are_one_line_each(tmp_path):
     bad = omk_cli("sample", "--from-run", "nowhere", cwd=tmp_path)
     assert bad.returncode == 2 and "no such report" in bad.stderr and "Traceback" not in bad.stderr
+    path = recorded(tmp_path)
+    again = omk_cli("sample", "--from-run", "run1", "--output", "recorded.yaml", cwd=tmp_path)
+    assert again.returncode == 2 and "recorded.yaml: already exists" in again.stderr
+    assert path.read_text(encoding="utf-8").count("sample_id:") == 1
+
+
+def test_only_a_recorded_sample_has_its_misses_named_as_drift():
+    mocks = [{"tool": "Read", "match": {"input": {"file_path": "a.md"}}, "return": "x"}]
+    calls = [ToolCall("Read", {"file_path": "a.md"}, "x", mocked=True, mock_key="Read:1"), ToolCall("Bash", {"command": "ls"}, "no")]
+    assert drift_notes("human", mocks, calls) == [] and drift_notes(None, mocks, calls) == []
+    assert drift_notes("production-trace", [], calls) == []
+    assert drift_notes("production-trace", mocks, calls + calls) == ["mock drift: the agent now calls Bash, which the recording never did"]
 
 
 def test_a_secret_known_where_the_samples_are_written_is_masked_in_them(tmp_path):

@@ -13,10 +13,11 @@ from pathlib import Path
 import yaml
 
 import omk
-from omk.authoring.from_run import mocks_of
+from omk.authoring.from_run import match_of, mocks_of
 from omk.mock_defs import drift_notes
 from omk.records import ToolCall
 from omk.records.document import read_document
+from omk.targets.mocks import mock_matches
 
 AGENT = """
 import json, sys
@@ -167,3 +168,16 @@ def test_a_secret_known_where_the_samples_are_written_is_masked_in_them(tmp_path
     made = omk_cli("sample", "--from-run", "run1", cwd=tmp_path, extra_env={"SHOP_API_KEY": key})
     assert made.returncode == 0, made.stderr
     assert key not in made.stdout and "draft with [redacted]" in made.stdout
+
+
+def test_a_path_in_the_agent_s_fresh_folder_is_matched_by_its_end_on_the_next_run():
+    recorded_read = {"file_path": "/tmp/omk-claude-k3j_9x/work/src/app.py", "limit": 40}
+    recorded_bash = {"command": "cd /tmp/omk-claude-k3j_9x/work && pytest -q", "timeout": 60}
+    read = {"tool": "Read", "match": match_of(recorded_read), "return": "x"}
+    bash = {"tool": "Bash", "match": match_of(recorded_bash), "return": "ok"}
+    assert read["match"] == {"file_path_endswith": "src/app.py", "input": {"limit": 40}}
+    assert bash["match"] == {"command_glob": "cd * && pytest -q", "input": {"timeout": 60}}
+    assert mock_matches(read, "Read", {"file_path": "/tmp/omk-claude-Zq81ab/work/src/app.py", "limit": 40})
+    assert not mock_matches(read, "Read", {"file_path": "/tmp/omk-claude-Zq81ab/work/src/other.py", "limit": 40})
+    assert mock_matches(bash, "Bash", {"command": "cd /tmp/omk-claude-Zq81ab/work && pytest -q", "timeout": 60})
+    assert match_of({"file_path": "/home/me/project/app.py"}) == {"input": {"file_path": "/home/me/project/app.py"}}

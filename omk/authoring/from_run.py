@@ -14,6 +14,7 @@ longer than a mock file may be is cut.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ from omk.secrets import Masker
 
 ROUGE_THRESHOLD = 0.5  # the recorded answer's words a replayed answer must recall (ROUGE-1)
 CUT_MARK = "\n[omk: cut, the recorded output was longer]"
+# The fresh folder an agent target works in (omk/workspace.py, the claude: and codex: workspaces).
+FRESH_FOLDER = re.compile(r"(?:[A-Za-z]:)?[^\s\"'=]*?[/\\]omk-[a-z]+-[A-Za-z0-9_]+[/\\]work(?=[/\\]|\b|$)")
 
 
 @dataclass(slots=True)
@@ -132,13 +135,41 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     mocks = []
     for call, outputs in groups.values():
         mock: dict[str, Any] = {"tool": call.tool}
-        if call.input not in (None, {}, ""):
-            mock["match"] = {"input": call.input}
+        if (match := match_of(call.input)) is not None:
+            mock["match"] = match
         if len(outputs) > 1 and any(o != outputs[0] for o in outputs):
             mock["return_seq"] = outputs
         mock["return"] = outputs[-1]
         mocks.append(mock)
     return _specific_first(mocks)
+
+
+def match_of(call_input: Any) -> dict[str, Any] | None:
+    """How a mock recognises a recorded call: its whole input, except where the input names the
+    fresh folder the agent worked in (`…/omk-claude-XXXX/work/…`, new on every run): a path there
+    is matched by its end (`file_path_endswith`), a command by a glob over the folder."""
+    if call_input in (None, {}, ""):
+        return None
+    if not isinstance(call_input, dict):
+        return {"input": call_input}
+    rest, match = dict(call_input), dict[str, Any]()
+    for key in ("file_path", "path"):
+        value = rest.get(key)
+        found = FRESH_FOLDER.match(value) if isinstance(value, str) else None
+        inside = found.string[found.end() :].lstrip("/\\") if found else ""
+        if inside:
+            del rest[key]
+            match["file_path_endswith"] = inside
+            break
+    for key in ("command", "cmd"):
+        value = rest.get(key)
+        if isinstance(value, str) and FRESH_FOLDER.search(value):
+            del rest[key]
+            match["command_glob"] = FRESH_FOLDER.sub("*", value)
+            break
+    if rest or not match:
+        match["input"] = rest
+    return match
 
 
 def _specific_first(mocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -163,4 +194,7 @@ def _catches(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
         return False
     if "match" not in earlier:
         return True
-    return is_subset(earlier["match"]["input"], (later.get("match") or {}).get("input"))
+    mine, theirs = earlier["match"], later.get("match") or {}
+    if any(k != "input" and theirs.get(k) != v for k, v in mine.items()):
+        return False  # a path or command matched by its shape: only the same shape is caught
+    return "input" not in mine or is_subset(mine["input"], theirs.get("input"))

@@ -1,12 +1,17 @@
 """What a sample's `mocks` declare, as the loader checks them, the mock sandbox answers from them
-and the response cache keys them: each mock's key and where its `return_file` is read.
+and the response cache keys them: each mock's key, where its `return_file` is read, what
+`match.input` means, and the drift of a sample recorded from a run (a call no mock answered).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omk.records import ToolCall
 
 
 def mock_keys(mocks: Sequence[dict[str, Any]]) -> list[str]:
@@ -26,3 +31,51 @@ def return_file_path(name: str, base_dir: Path) -> Path:
     from omk.safe_files import sample_path
 
     return sample_path(name, base_dir)
+
+
+def _same_value(expected: Any, actual: Any) -> bool:
+    """Deep equality as JSON sees it (True is not 1)."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and expected.keys() == actual.keys() and all(
+            _same_value(v, actual[k]) for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(
+            _same_value(e, a) for e, a in zip(expected, actual, strict=True)
+        )
+    return expected == actual
+
+
+def is_subset(expected: Any, actual: Any) -> bool:
+    """`match.input`: every key of `expected` is in `actual` with a matching value (recursively);
+    arrays and scalars must be deep-equal."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and is_subset(v, actual[k]) for k, v in expected.items())
+    return _same_value(expected, actual)
+
+
+RECORDED = "production-trace"  # the `provenance` of a sample recorded from a run (omk sample --from-run)
+
+
+def drift_notes(provenance: str | None, mocks: Sequence[dict[str, Any]], calls: Sequence[ToolCall]) -> list[str]:
+    """What a recorded sample's agent now does that the recording never did: one line per tool
+    call no mock answered (`calls` are the trace's ToolCalls). Empty for a sample that was not
+    recorded (`provenance` other than production-trace) or has no mocks."""
+    from omk.toolnames import same_tool
+
+    if provenance != RECORDED or not mocks:
+        return []
+    notes = []
+    for call in calls:
+        if call.mocked:
+            continue
+        tool = str(call.tool)
+        if any(same_tool(str(m.get("tool", "")), tool) or m.get("tool") == tool for m in mocks):
+            shown = json.dumps(call.input, ensure_ascii=False, default=str)
+            shown = shown if len(shown) <= 120 else shown[:119] + "…"
+            notes.append(f"mock drift: the agent now calls {tool} with {shown}, an input the recording never had")
+        else:
+            notes.append(f"mock drift: the agent now calls {tool}, which the recording never did")
+    return list(dict.fromkeys(notes))

@@ -218,6 +218,9 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     mrg.add_argument("--require", choices=["progress", "no-regress"], help="an experiment: exit 1 when the merged verdict does not meet it")
     mrg.add_argument("--quiet", action="store_true", help="print only the final verdict line")
     _add_gold(sub)
+    smp = sub.add_parser("sample", help="write samples: --from-run turns a recorded run into offline regression samples")
+    smp.add_argument("--from-run", required=True, metavar="RUN_DIR", help="a run folder (or its report.json) to record from")
+    smp.add_argument("--output", metavar="FILE", help="write the samples here (default: print them)")
 
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
@@ -255,6 +258,7 @@ COMMANDS = {
     "view": "omk.cli.view_cmd:run_view",
     "power": "omk.cli.power_cmd:run_power",
     "gold": "omk.cli.gold_cmd:run_gold",
+    "sample": "omk.cli.sample_cmd:run_sample",
 }
 
 

@@ -18,7 +18,8 @@ from omk.assertions.evaluate import evaluate
 from omk.cache import ResponseCache, cache_key
 from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
-from omk.model import Sample, Turn
+from omk.mock_defs import drift_notes
+from omk.model import Layer, Sample, Status, Turn
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
 from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
@@ -128,6 +129,9 @@ async def grade(
         max_output_bytes=cfg.max_output_bytes,
     )
     assertions = await evaluate(sample.assertions, ctx)
+    drift = _drift(sample, trace)
+    if drift and sample.mocks_strict:
+        assertions.append(drift_failure(drift))
     if cfg.mask:
         assertions = [masked(a, cfg.mask) for a in assertions]
     judge_block, judge_score, skipped = None, None, None
@@ -141,7 +145,24 @@ async def grade(
     scores = score_sample(assertions, judge_score)
     error = cfg.judge.failure(ctx, judge_block) if cfg.judge is not None else None
     block = JudgeBlock.read(judge_block)
-    return Grading(assertions, scores, passes(scores, cfg.threshold), block, skipped, error)
+    passed = passes(scores, cfg.threshold) and not (drift and sample.mocks_strict)
+    return Grading(assertions, scores, passed, block, skipped, error)
+
+
+def _drift(sample: Sample, trace: Trace) -> list[str]:
+    """A recorded sample's tool calls no recorded mock answered, noted in the trace."""
+    drift = drift_notes(sample.provenance, sample.mocks, trace.tool_calls)
+    trace.notes.extend(n for n in drift if n not in trace.notes)
+    return drift
+
+
+def drift_failure(drift: list[str]) -> AssertionResult:
+    """Under mocksStrict a recorded sample whose agent drifted fails, the drift named: a
+    failed behavior check, so every report format shows why."""
+    message = "; ".join(n.removeprefix("mock drift: ") for n in drift)
+    return AssertionResult(
+        type="mock_drift", layer=Layer.BEHAVIOR, status=Status.FAILED, weight=1.0, negate=False, message=message
+    )
 
 
 async def run_samples(

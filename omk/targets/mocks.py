@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omk.mock_defs import mock_keys, return_file_path
+from omk.mock_defs import is_subset, mock_keys, return_file_path
 from omk.model import Sample
 from omk.records import MockStats, ToolCall
 from omk.toolnames import same_tool
@@ -58,29 +58,6 @@ def glob_match(pattern: str, text: str) -> bool:
     """Only `*` is a wildcard (any run of characters, newlines included); anchored at both ends."""
     regex = ".*".join(re.escape(part) for part in pattern.split("*"))
     return re.fullmatch(regex, text, flags=re.DOTALL) is not None
-
-
-def _same_value(expected: Any, actual: Any) -> bool:
-    """Deep equality as JSON sees it (True is not 1)."""
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and expected.keys() == actual.keys() and all(
-            _same_value(v, actual[k]) for k, v in expected.items()
-        )
-    if isinstance(expected, list):
-        return isinstance(actual, list) and len(expected) == len(actual) and all(
-            _same_value(e, a) for e, a in zip(expected, actual, strict=True)
-        )
-    return expected == actual
-
-
-def is_subset(expected: Any, actual: Any) -> bool:
-    """`match.input`: every key of `expected` is in `actual` with a matching value (recursively);
-    arrays and scalars must be deep-equal."""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(k in actual and is_subset(v, actual[k]) for k, v in expected.items())
-    return _same_value(expected, actual)
 
 
 def _string_leaves(value: Any) -> list[str]:

@@ -1,0 +1,1 @@
+"""Writing samples: from a recorded run (`omk sample --from-run`, omk.authoring.from_run)."""

@@ -1,0 +1,200 @@
+"""Samples from a recorded run (`omk sample --from-run RUN_DIR`): each result of a finished run
+becomes a sample that replays it offline.
+
+A sample gets the prompt the target received, one mock per distinct tool call (matched on the
+tool and its whole recorded input; a call made again with the same input and a different
+answer gets a `return_seq`), `mocksStrict: true`, the recorded path as a `tool_sequence`
+(`in_order`), and the recorded answer as the `reference` of a `rouge_n_min` check. It is marked
+`provenance: production-trace`, which is what lets a later run name any call no mock matches
+as drift (omk/mock_defs.py). The run is read through omk.records; its text was masked when the
+run wrote it and is masked again here with the secrets this machine knows; a tool output
+longer than a mock file may be is cut.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omk.mock_defs import RECORDED, is_subset
+from omk.records import SampleResult, ToolCall
+from omk.records.document import ReportDocument, read_document
+from omk.safe_files import MAX_MOCK_FILE_BYTES
+from omk.secrets import Masker
+
+ROUGE_THRESHOLD = 0.5  # the recorded answer's words a replayed answer must recall (ROUGE-1)
+CUT_MARK = "\n[omk: cut, the recorded output was longer]"
+# The fresh folder an agent target works in (omk/workspace.py, the claude: and codex: workspaces).
+FRESH_FOLDER = re.compile(r"(?:[A-Za-z]:)?[^\s\"'=]*?[/\\]omk-[a-z]+-[A-Za-z0-9_]+[/\\]work(?=[/\\]|\b|$)")
+
+
+@dataclass(slots=True)
+class FromRun:
+    """The samples file's text, how many samples it holds, and the results left out (and why)."""
+
+    text: str
+    count: int
+    left_out: list[str] = field(default_factory=list)
+
+
+def samples_from_run(run_dir: Path, mask: Masker | None = None) -> FromRun:
+    """The samples (as omk YAML) that replay the run in `run_dir` (its folder or report.json)."""
+    document = read_document(run_dir)
+    mask = mask or Masker.for_run()
+    blocks: list[str] = []
+    left_out: list[str] = []
+    seen: set[str] = set()
+    for result in document.results:
+        why = _left_out(result, seen)
+        if why is not None:
+            if why:
+                left_out.append(f"{result.sample_id}: {why}")
+            continue
+        seen.add(result.sample_id)
+        blocks.append(_block(document, run_dir, result, mask))
+    header = [
+        "# Samples recorded from a run (omk sample --from-run): each replays one result offline,",
+        "# its tool calls answered by what they returned then. Review before trusting them.",
+        "samples:" if blocks else "samples: []",
+    ]
+    return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out)
+
+
+def _left_out(result: SampleResult, seen: set[str]) -> str | None:
+    """Why a result gives no sample ("" for a repeat of one that did), None when it gives one."""
+    if result.sample_id in seen:
+        return ""
+    if result.status == "error":
+        return f"errored in the run ({result.error or 'unknown error'})"
+    if result.turns:
+        return "a conversation (turns) is not recorded into samples yet"
+    if result.output is None:
+        return "no recorded answer"
+    return None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _block(document: ReportDocument, run_dir: Path, result: SampleResult, mask: Masker) -> str:
+    """One sample as YAML list item, after a comment saying where it came from."""
+    import yaml
+
+    where = f"{result.source_file}:{result.source_line}" if result.source_file else "an unnamed file"
+    origin = (
+        f"recorded from run {document.run_id or '?'} ({run_dir}), sample {result.sample_id} of {where}, "
+        f"target {document.target.name or '?'}, started {document.started_at or '?'}"
+    )
+    sample = mask.value(sample_of(result))
+    text = yaml.safe_dump([sample], sort_keys=False, allow_unicode=True, width=100)
+    body = "\n".join(f"  {line}" if line else line for line in text.rstrip("\n").split("\n"))
+    return f"  # {_one_line(mask(origin))}\n{body}"
+
+
+def sample_of(result: SampleResult) -> dict[str, Any]:
+    """The sample (as the loader reads it) that replays one recorded result."""
+    sample: dict[str, Any] = {"sample_id": result.sample_id, "prompt": result.prompt, "provenance": RECORDED}
+    if result.category:
+        sample["category"] = result.category
+    if result.capability:
+        sample["capability"] = list(result.capability)
+    calls = result.trace.tool_calls
+    if calls:
+        sample["mocks"] = mocks_of(calls)
+        sample["mocksStrict"] = True
+    assertions: list[dict[str, Any]] = []
+    if calls:
+        assertions.append({"type": "tool_sequence", "mode": "in_order", "steps": [c.tool for c in calls]})
+    if result.output and result.output.strip():
+        assertions.append({"type": "rouge_n_min", "reference": result.output, "threshold": ROUGE_THRESHOLD})
+    if assertions:
+        sample["assertions"] = assertions
+    return sample
+
+
+def _cut(value: Any) -> Any:
+    """A recorded output as a mock returns it: text over the cap is cut, and says so."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if len(text) <= MAX_MOCK_FILE_BYTES:
+        return value
+    return text[: MAX_MOCK_FILE_BYTES - len(CUT_MARK)] + CUT_MARK
+
+
+def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """One mock per distinct (tool, input), in the order first called, matched on the whole
+    input; a call repeated with other answers gets them in order (`return_seq`, then the last)."""
+    groups: dict[str, tuple[ToolCall, list[Any]]] = {}
+    for call in calls:
+        key = json.dumps([call.tool, call.input], sort_keys=True, ensure_ascii=False, default=str)
+        groups.setdefault(key, (call, []))[1].append(_cut(call.output if call.output is not None else ""))
+    mocks = []
+    for call, outputs in groups.values():
+        mock: dict[str, Any] = {"tool": call.tool}
+        if (match := match_of(call.input)) is not None:
+            mock["match"] = match
+        if len(outputs) > 1 and any(o != outputs[0] for o in outputs):
+            mock["return_seq"] = outputs
+        mock["return"] = outputs[-1]
+        mocks.append(mock)
+    return _specific_first(mocks)
+
+
+def match_of(call_input: Any) -> dict[str, Any] | None:
+    """How a mock recognises a recorded call: its whole input, except where the input names the
+    fresh folder the agent worked in (`…/omk-claude-XXXX/work/…`, new on every run): a path there
+    is matched by its end (`file_path_endswith`), a command by a glob over the folder."""
+    if call_input in (None, {}, ""):
+        return None
+    if not isinstance(call_input, dict):
+        return {"input": call_input}
+    rest, match = dict(call_input), dict[str, Any]()
+    for key in ("file_path", "path"):
+        value = rest.get(key)
+        found = FRESH_FOLDER.match(value) if isinstance(value, str) else None
+        inside = found.string[found.end() :].lstrip("/\\") if found else ""
+        if inside:
+            del rest[key]
+            match["file_path_endswith"] = inside
+            break
+    for key in ("command", "cmd"):
+        value = rest.get(key)
+        if isinstance(value, str) and FRESH_FOLDER.search(value):
+            del rest[key]
+            match["command_glob"] = FRESH_FOLDER.sub("*", value)
+            break
+    if rest or not match:
+        match["input"] = rest
+    return match
+
+
+def _specific_first(mocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first matching mock answers a call, and `match.input` is a subset match: a mock whose
+    input holds another's (same tool) goes before it, so each recorded call meets its own."""
+    ordered = list(mocks)
+    moved = True
+    while moved:
+        moved = False
+        for j, later in enumerate(ordered):
+            i = next((i for i in range(j) if _catches(ordered[i], later)), None)
+            if i is not None:
+                ordered.insert(i, ordered.pop(j))
+                moved = True
+                break
+    return ordered
+
+
+def _catches(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
+    """Whether `earlier` would answer the call `later` was recorded from."""
+    if earlier["tool"] != later["tool"]:
+        return False
+    if "match" not in earlier:
+        return True
+    mine, theirs = earlier["match"], later.get("match") or {}
+    if any(k != "input" and theirs.get(k) != v for k, v in mine.items()):
+        return False  # a path or command matched by its shape: only the same shape is caught
+    return "input" not in mine or is_subset(mine["input"], theirs.get("input"))

@@ -1,0 +1,183 @@
+"""`omk sample --from-run`: a real `omk eval` of a `cmd:` agent that calls tools is recorded into
+samples, which load, pass against the same agent, and name the drift of a changed agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import yaml
+
+import omk
+from omk.authoring.from_run import match_of, mocks_of
+from omk.mock_defs import drift_notes
+from omk.records import ToolCall
+from omk.records.document import read_document
+from omk.targets.mocks import mock_matches
+
+AGENT = """
+import json, sys
+
+request = json.loads(sys.stdin.readline())
+n = 0
+
+def call(tool, tool_input):
+    global n
+    n += 1
+    print(json.dumps({"type": "tool_call", "id": f"c{n}", "tool": tool, "input": tool_input}), flush=True)
+    return json.loads(sys.stdin.readline())["output"]
+
+order = json.loads(call("lookup_order", {"order_id": "A1001"}))
+first = call("Read", {"file_path": "notes.md"})
+again = call("Read", {"file_path": "notes.md"})
+EXTRA
+print(json.dumps({"type": "response", "output": f"Order A1001 is {order['status']}, sent by {order['carrier']}. Notes: {first} then {again}."}), flush=True)
+"""
+
+SAMPLES = {
+    "samples": [
+        {
+            "sample_id": "order-status",
+            "prompt": "Where is my order A1001?",
+            "mocks": [
+                {"tool": "lookup_order", "match": {"input": {"order_id": "A1001"}}, "return": {"status": "shipped", "carrier": "DHL"}},
+                {"tool": "Read", "match": {"file_path": "notes.md"}, "return_seq": ["draft", "final"], "return": "final"},
+            ],
+            "assertions": [{"type": "contains", "value": "shipped"}],
+        }
+    ]
+}
+
+
+def omk_cli(*args: str, cwd: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(extra_env or {})}
+    env.pop("OMK_TARGET", None)
+    env.pop("OMK_JUDGE", None)
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def agent(tmp_path: Path, name: str, extra: str = "") -> str:
+    (tmp_path / name).write_text(textwrap.dedent(AGENT).replace("EXTRA", extra), encoding="utf-8")
+    return f"cmd:{sys.executable} {name}"
+
+
+def recorded(tmp_path: Path) -> Path:
+    """A run of the agent (its tools answered by the original sample's mocks), recorded into samples."""
+    (tmp_path / "original.yaml").write_text(yaml.safe_dump(SAMPLES), encoding="utf-8")
+    run = omk_cli("eval", "original.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    made = omk_cli("sample", "--from-run", "run1", "--output", "recorded.yaml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert "recorded.yaml: 1 sample recorded from run1" in made.stdout
+    return tmp_path / "recorded.yaml"
+
+
+def test_a_recorded_run_becomes_samples_that_load_and_replay(tmp_path):
+    path = recorded(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "# recorded from run " in text and "sample order-status of original.yaml:" in text
+    (sample,) = omk.load(path)
+    assert sample.provenance == "production-trace" and sample.mocks_strict
+    assert sample.prompt == "Where is my order A1001?"
+    assert [dict(m) for m in sample.mocks] == [
+        {"tool": "lookup_order", "match": {"input": {"order_id": "A1001"}}, "return": {"status": "shipped", "carrier": "DHL"}},
+        {"tool": "Read", "match": {"input": {"file_path": "notes.md"}}, "return_seq": ["draft", "final"], "return": "final"},
+    ]
+    kinds = {a.type: a.raw for a in sample.assertions}
+    assert kinds["tool_sequence"]["mode"] == "in_order"
+    assert kinds["tool_sequence"]["steps"] == ["lookup_order", "Read", "Read"]
+    assert kinds["rouge_n_min"]["reference"] == "Order A1001 is shipped, sent by DHL. Notes: draft then final."
+    doctor = omk_cli("doctor", "recorded.yaml", "--json", cwd=tmp_path)
+    report = json.loads(doctor.stdout)  # a one-sample set is "unhealthy" (too small), never wrong
+    assert report["valid"] and report["problems"] == [] and report["totals"]["errors"] == 0, doctor.stdout
+
+    again = omk_cli("eval", "recorded.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run2", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    (result,) = read_document(tmp_path / "run2").results
+    assert result.passed and result.trace.mock_stats and result.trace.mock_stats.misses == 0
+    assert result.trace.notes == []
+
+
+def test_a_changed_agent_is_named_as_drift_and_fails_under_mocks_strict(tmp_path):
+    recorded(tmp_path)
+    changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})\ncall("Read", {"file_path": "other.md"})')
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run3", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "the agent now calls Grep, which the recording never did" in run.stdout
+    (result,) = read_document(tmp_path / "run3").results
+    assert not result.passed
+    assert result.trace.notes == [
+        "mock drift: the agent now calls Grep, which the recording never did",
+        'mock drift: the agent now calls Read with {"file_path": "other.md"}, an input the recording never had',
+    ]
+    drift = [a for a in result.assertions if a.type == "mock_drift"]
+    assert drift and drift[0].message and "Grep" in drift[0].message
+    grep = [c for c in result.trace.tool_calls if c.tool == "Grep"]
+    assert grep[0].is_error and "denied" in str(grep[0].output)  # mocksStrict denies it, as before
+
+
+def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
+    path = recorded(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace("mocksStrict: true", "mocksStrict: false"), encoding="utf-8")
+    changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})')
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (result,) = read_document(tmp_path / "run4").results
+    assert result.passed and result.trace.notes == ["mock drift: the agent now calls Grep, which the recording never did"]
+    assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():
+    calls = [
+        ToolCall("Read", {"file_path": "a.md"}, "short"),
+        ToolCall("Read", {"file_path": "a.md", "offset": 10}, "tail"),
+        ToolCall("Read", {"file_path": "a.md"}, "short"),
+    ]
+    mocks = mocks_of(calls)
+    assert [m["return"] for m in mocks] == ["tail", "short"]
+
+
+def test_a_missing_run_and_a_file_that_exists_are_one_line_each(tmp_path):
+    bad = omk_cli("sample", "--from-run", "nowhere", cwd=tmp_path)
+    assert bad.returncode == 2 and "no such report" in bad.stderr and "Traceback" not in bad.stderr
+    path = recorded(tmp_path)
+    again = omk_cli("sample", "--from-run", "run1", "--output", "recorded.yaml", cwd=tmp_path)
+    assert again.returncode == 2 and "recorded.yaml: already exists" in again.stderr
+    assert path.read_text(encoding="utf-8").count("sample_id:") == 1
+
+
+def test_only_a_recorded_sample_has_its_misses_named_as_drift():
+    mocks = [{"tool": "Read", "match": {"input": {"file_path": "a.md"}}, "return": "x"}]
+    calls = [ToolCall("Read", {"file_path": "a.md"}, "x", mocked=True, mock_key="Read:1"), ToolCall("Bash", {"command": "ls"}, "no")]
+    assert drift_notes("human", mocks, calls) == [] and drift_notes(None, mocks, calls) == []
+    assert drift_notes("production-trace", [], calls) == []
+    assert drift_notes("production-trace", mocks, calls + calls) == ["mock drift: the agent now calls Bash, which the recording never did"]
+
+
+def test_a_secret_known_where_the_samples_are_written_is_masked_in_them(tmp_path):
+    key = "sk-shop-0123456789abcdef"
+    samples = json.loads(json.dumps(SAMPLES))
+    samples["samples"][0]["mocks"][1]["return_seq"] = [f"draft with {key}", "final"]
+    (tmp_path / "original.yaml").write_text(yaml.safe_dump(samples), encoding="utf-8")
+    run = omk_cli("eval", "original.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    made = omk_cli("sample", "--from-run", "run1", cwd=tmp_path, extra_env={"SHOP_API_KEY": key})
+    assert made.returncode == 0, made.stderr
+    assert key not in made.stdout and "draft with [redacted]" in made.stdout
+
+
+def test_a_path_in_the_agent_s_fresh_folder_is_matched_by_its_end_on_the_next_run():
+    recorded_read = {"file_path": "/tmp/omk-claude-k3j_9x/work/src/app.py", "limit": 40}
+    recorded_bash = {"command": "cd /tmp/omk-claude-k3j_9x/work && pytest -q", "timeout": 60}
+    read = {"tool": "Read", "match": match_of(recorded_read), "return": "x"}
+    bash = {"tool": "Bash", "match": match_of(recorded_bash), "return": "ok"}
+    assert read["match"] == {"file_path_endswith": "src/app.py", "input": {"limit": 40}}
+    assert bash["match"] == {"command_glob": "cd * && pytest -q", "input": {"timeout": 60}}
+    assert mock_matches(read, "Read", {"file_path": "/tmp/omk-claude-Zq81ab/work/src/app.py", "limit": 40})
+    assert not mock_matches(read, "Read", {"file_path": "/tmp/omk-claude-Zq81ab/work/src/other.py", "limit": 40})
+    assert mock_matches(bash, "Bash", {"command": "cd /tmp/omk-claude-Zq81ab/work && pytest -q", "timeout": 60})
+    assert match_of({"file_path": "/home/me/project/app.py"}) == {"input": {"file_path": "/home/me/project/app.py"}}

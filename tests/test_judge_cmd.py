@@ -127,7 +127,7 @@ def test_a_judge_failing_on_every_sample_still_shows_the_scored_layers(tmp_path)
     assert proc.returncode == 1 and report["results"][0]["status"] == "error"
     assert report["results"][0]["scores"]["fact"] == 3.0
     assert report["summary"]["scores"]["fact"] == 3.0 and report["summary"]["scores"]["composite"] is None
-    assert "composite — (fact 3.00, behavior —, judge —)" in proc.stdout
+    assert "composite — (fact 3.00 (1 sample, no interval), behavior —, judge —)" in proc.stdout
     assert "1 sample · 0 passed · 1 failed · 1 errored" in proc.stdout
 
 

@@ -130,6 +130,7 @@ def test_errors_are_never_cached(tmp_path):
     second = asyncio.run(run_sample(sample(tmp_path), target, cfg))
     assert first.status == "error" and second.status == "ok" and second.cached is False
     assert target.calls == 2
+    cache.close()  # stores are handed to the cache's own thread: wait for them before counting
     rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT COUNT(*) FROM responses").fetchone()[0]
     assert rows == 1
 

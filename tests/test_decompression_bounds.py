@@ -254,18 +254,20 @@ def test_a_gzip_bomb_from_the_judge_api_is_a_judge_error_at_its_cap():
 
 # --- the whole run --------------------------------------------------------------------------
 
+# The peak of omk's own memory: VmHWM (KiB), which starts anew with the program. ru_maxrss would
+# also count the test process this one was forked from, as large as the suite has made it.
 RSS_PROBE = """
-import os, resource, runpy, sys
+import os, re, runpy, sys
 sys.argv = ["omk", *sys.argv[2:]]
 try:
     runpy.run_module("omk", run_name="__main__")
 finally:
-    with open(os.environ["RSS_OUT"], "w") as f:
-        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))  # KiB on Linux
+    with open("/proc/self/status") as status, open(os.environ["RSS_OUT"], "w") as f:
+        f.write(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1))
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in KiB on Linux")
+@pytest.mark.skipif(sys.platform != "linux", reason="VmHWM is in /proc/self/status on Linux")
 def test_omk_eval_with_bombs_for_a_url_and_the_model_reply_errors_the_sample_and_goes_on(tmp_path):
     """The run as the attack pass made it: `omk eval` in a child process whose peak memory is read
     back; the sample is errored with a one-line reason, the other sample passes, no traceback."""
@@ -298,4 +300,4 @@ def test_omk_eval_with_bombs_for_a_url_and_the_model_reply_errors_the_sample_and
     assert results["page"]["urls"][0]["error"] == "larger than the 1 MB size cap"
     peak_kib = int((tmp_path / "rss").read_text())
     # omk's own start-up and run take most of this; unpacking the reply whole would need the bomb's size on top
-    assert peak_kib * 1024 < 256 * MB, f"omk eval peaked at {peak_kib // 1024} MB with a {run_bomb_mb} MB bomb"
+    assert peak_kib * 1024 < 160 * MB, f"omk eval peaked at {peak_kib // 1024} MB with a {run_bomb_mb} MB bomb"

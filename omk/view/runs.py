@@ -73,7 +73,8 @@ def find_runs(roots: list[Path]) -> tuple[list[RunEntry], list[str]]:
             problems.append(str(exc))
             continue
         found.append(RunEntry("", folder, document, _commit(folder)))
-    found.sort(key=lambda r: (r.started_at, r.document.run_id or ""))
+    # oldest first; runs started in the same second by when they finished, then by folder name
+    found.sort(key=lambda r: (r.started_at, r.document.finished_at or "", r.folder.name))
     keys = _keys(found)
     return [RunEntry(k, r.folder, r.document, r.commit) for k, r in zip(keys, found, strict=True)], problems
 

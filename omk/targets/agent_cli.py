@@ -43,6 +43,24 @@ class AgentCli:
             )
         return found
 
+    async def run(self, argv: list[str], cwd: Path, env: dict[str, str], prompt: str, max_bytes: int) -> tuple[bytes, bytes, int]:
+        """Run the CLI once in its own process group (a kill takes its hooks and tools too), the
+        prompt on stdin: (stdout within `max_bytes`, the tail of stderr, the exit code)."""
+        from omk.process import OutputTooLarge, communicate, start_program, stop_program
+        from omk.targets.base import TargetError
+
+        try:
+            proc = await start_program(argv, cwd=cwd, env=env)
+        except OSError as exc:
+            raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        try:
+            stdout, stderr = await communicate(proc, prompt.encode("utf-8"), max_bytes)
+        except OutputTooLarge as exc:
+            raise TargetError(f"{self.program}: {exc}") from None
+        finally:
+            await stop_program(proc)
+        return stdout, stderr, proc.returncode if proc.returncode is not None else -1
+
     def string_list(self, block: dict[str, Any], key: str) -> list[str]:
         """omk.yaml `<program>.<key>` as a list of strings (none when unset)."""
         value = block.get(key) or []

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
-from omk.process import OutputTooLarge, communicate, max_output_bytes, start_program, stop_program
+from omk.process import max_output_bytes
 from omk.records import ToolCall
 from omk.secrets import Masker
 from omk.targets.base import TargetError, TargetResult
@@ -152,18 +152,8 @@ class ClaudeTarget:
         return argv + cfg.args
 
     async def _execute(self, argv: list[str], space: Workspace, prompt: str) -> tuple[bytes, bytes, int]:
-        try:
-            # its own process group: a kill takes hooks and tools too
-            proc = await start_program(argv, cwd=space.work, env=setup.child_environment(self.cfg, space.home))
-        except OSError as exc:
-            raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
-        try:
-            stdout, stderr = await communicate(proc, prompt.encode("utf-8"), self.max_output_bytes)
-        except OutputTooLarge as exc:
-            raise TargetError(f"claude: {exc}") from None
-        finally:
-            await stop_program(proc)
-        return stdout, stderr, proc.returncode if proc.returncode is not None else -1
+        env = setup.child_environment(self.cfg, space.home)
+        return await setup.CLI.run(argv, space.work, env, prompt, self.max_output_bytes)
 
     def _result(self, run: StreamRun, records: list[dict[str, Any]], code: int, stderr: bytes, sandbox: MockSandbox) -> TargetResult:
         if run.result is None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from omk.messages import assistant_message, tool_message
 from omk.model import Sample
-from omk.process import OutputTooLarge, communicate, max_output_bytes, start_program, stop_program
+from omk.process import max_output_bytes
 from omk.secrets import Masker
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude.target import _recorded_call
@@ -147,17 +147,8 @@ class CodexTarget:
         return [f"mocksStrict: switched off the tools Codex answers itself: {', '.join(sorted(setup.SELF_ANSWERED))}"]
 
     async def _execute(self, argv: list[str], space: CodexWorkspace, prompt: str) -> tuple[bytes, bytes, int]:
-        try:
-            proc = await start_program(argv, cwd=space.work, env=setup.child_environment(self.cfg, space.home))
-        except OSError as exc:
-            raise TargetError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
-        try:
-            stdout, stderr = await communicate(proc, prompt.encode("utf-8"), self.max_output_bytes)
-        except OutputTooLarge as exc:
-            raise TargetError(f"codex: {exc}") from None
-        finally:
-            await stop_program(proc)
-        return stdout, stderr, proc.returncode if proc.returncode is not None else -1
+        env = setup.child_environment(self.cfg, space.home)
+        return await setup.CLI.run(argv, space.work, env, prompt, self.max_output_bytes)
 
     def _result(self, run: CodexRun, records: list[dict[str, Any]], code: int, stderr: bytes, sandbox: MockSandbox) -> TargetResult:
         if run.failure is not None or run.output is None or code != 0:

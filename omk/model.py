@@ -7,6 +7,7 @@ assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,6 +23,12 @@ class Layer(StrEnum):
 # Why judge items (rubric, dimensions, judge-scored assertions) are skipped, as reports say it.
 NO_JUDGE = "no judge configured"
 JUDGE_OFF = "judge turned off (--no-judge)"
+
+
+def normalize_capability(name: str) -> str:
+    """As omk 0.23 compares capabilities: trim, lowercase, strip runs of `-`, `_` and whitespace
+    (the doctor's coverage and the report's per-capability figures group by this)."""
+    return re.sub(r"[-_\s]+", "", name.strip().lower())
 
 
 class Status(StrEnum):

@@ -9,7 +9,6 @@ adapted to repeats and judge ensembles.
 from __future__ import annotations
 
 import math
-import re
 import shutil
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,7 +19,7 @@ from statistics import pstdev
 from typing import Any
 
 from omk.errors import Problem
-from omk.model import AssertionSpec, Sample
+from omk.model import AssertionSpec, Sample, normalize_capability
 from omk.records import SampleResult, TurnResult
 from omk.records.document import ReportDocument
 from omk.textsafe import plural
@@ -76,11 +75,6 @@ def health_score(diags: list[Diagnostic], n: int) -> int:
     c = Counter(d.severity for d in diags)
     penalty = 20 * (8 * c["error"] + 3 * c["warning"] + c["info"]) / n
     return max(0, min(100, math.floor(100 - penalty + 0.5)))
-
-
-def normalize_capability(name: str) -> str:
-    """As omk 0.23 compares capabilities: trim, lowercase, strip runs of `-`, `_` and whitespace."""
-    return re.sub(r"[-_\s]+", "", name.strip().lower())
 
 
 def walk(specs: Sequence[AssertionSpec]) -> Iterator[AssertionSpec]:

@@ -121,6 +121,46 @@ class Category:
 
 
 @dataclass(frozen=True, slots=True)
+class Capability:
+    """One entry of `summary.capabilities`: the results of the samples that name a capability
+    (grouped as the doctor groups them, shown under the first spelling seen; a sample that names
+    several counts in each). `samples` counts samples, `total` their results (runs under
+    `--repeat`); the intervals are None below 2 samples."""
+
+    capability: str
+    samples: int
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    pass_rate: Number | None
+    composite: Number | None
+    pass_rate_ci: Bounds | None = None
+    composite_ci: Bounds | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "capability": self.capability,
+            "samples": self.samples,
+            "total": self.total,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errored": self.errored,
+            "pass_rate": self.pass_rate,
+            "composite": self.composite,
+            "pass_rate_ci": _bounds(self.pass_rate_ci),
+            "composite_ci": _bounds(self.composite_ci),
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Capability:
+        return cls(
+            f.str("capability") or "", f.int("samples"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"),
+            f.num("pass_rate"), f.num("composite"), Bounds.from_json(f.obj("pass_rate_ci")), Bounds.from_json(f.obj("composite_ci")),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class LayerMeans:
     """Mean scores over the samples that ran; None where no sample had that layer."""
 
@@ -165,6 +205,7 @@ class Summary:
     scores_ci: LayerBounds | None = None  # None in a report from before intervals
     pass_rate_ci: Bounds | None = None  # Wilson; None below 2 samples
     variance: VarianceSources | None = None  # with --repeat or --judge-repeat
+    capabilities: tuple[Capability, ...] = ()  # written only when some sample names a capability
 
     def to_json(self) -> dict[str, Any]:
         return self._counts() | self._intervals()
@@ -175,6 +216,8 @@ class Summary:
             out |= {"scores_ci": self.scores_ci.to_json(), "pass_rate_ci": _bounds(self.pass_rate_ci)}
         if self.variance is not None:
             out["variance"] = self.variance.to_json()
+        if self.capabilities:
+            out["capabilities"] = [c.to_json() for c in self.capabilities]
         return out
 
     def _counts(self) -> dict[str, Any]:
@@ -219,6 +262,7 @@ class Summary:
             scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
             pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
             variance=VarianceSources.from_json(f.obj("variance")),
+            capabilities=tuple(Capability.from_json(c) for c in f.objs("capabilities")),
         )
 
     @property

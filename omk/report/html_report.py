@@ -29,6 +29,7 @@ from omk.records.result import SampleResult
 from omk.report import (
     assets,
     budget,
+    capabilities,
     categories,
     gold,
     html_panel,
@@ -298,6 +299,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         + budget.html_section(report, lang)
         + reliability.html_section(report.repeats, lang)
         + categories.html_section(report, lang)
+        + capabilities.html_section(report, lang)
         + triggering.html_section(report, lang)
         + gold.html_section(report, lang)
         + pairwise.html_section(report, lang)

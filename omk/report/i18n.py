@@ -81,6 +81,8 @@ ZH = {
     "Summary": "概览",
     "score distribution": "分数分布",
     "By category": "按类别",
+    "By capability": "按能力",
+    "capability": "能力",
     "category": "类别",
     "(none)": "（无）",
     "repeat": "重复",

@@ -19,7 +19,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, categories, gold, intervals, pairwise, reliability, triggering
+from omk.report import budget, capabilities, categories, gold, intervals, pairwise, reliability, triggering
 from omk.report.reasons import failure_lines, result_name
 
 # XML 1.0 forbids most control characters even when escaped; model output may contain them.
@@ -84,6 +84,7 @@ def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
         *([("shard", report.shard.label())] if report.shard is not None else []),
         *intervals.junit_properties(report.summary),
         *categories.junit_properties(report),
+        *capabilities.junit_properties(report),
         *triggering.junit_properties(report),
         *budget.junit_properties(report),
         *gold.junit_properties(report),

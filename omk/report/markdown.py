@@ -18,7 +18,7 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
-from omk.report import budget, categories, gold, intervals, pairwise, reliability, triggering
+from omk.report import budget, capabilities, categories, gold, intervals, pairwise, reliability, triggering
 from omk.report.i18n import t
 from omk.report.reasons import (
     failure_lines,
@@ -60,6 +60,7 @@ def _render(report: ReportDocument, lang: str) -> str:
     out += budget.markdown_lines(report, lang, cell)
     out += reliability.markdown_lines(report.repeats, lang, cell)
     out += categories.markdown_lines(report, lang, cell)
+    out += capabilities.markdown_lines(report, lang, cell)
     out += triggering.markdown_lines(report, lang, cell)
     out += gold.markdown_lines(report, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, categories, gold, intervals, reliability, triggering
+from omk.report import budget, capabilities, categories, gold, intervals, reliability, triggering
 from omk.report.i18n import counted, t
 from omk.report.reasons import (
     failure_lines,
@@ -70,6 +70,8 @@ def print_summary(
     _print_failures(report.results, threshold, console, lang, repeated)
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)
+    if (by_capability := capabilities.terminal_table(report, lang)) is not None:
+        console.print(by_capability)
     reliability.print_terminal(report.repeats, console, lang)
     for part in triggering.terminal_tables(report, lang):
         console.print(part)

@@ -22,7 +22,7 @@ JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
 @dataclass(frozen=True, slots=True)
 class Digest:
-    """What the run summary, the categories, the `--repeat` spread and an ensemble's agreement
+    """What the run summary, the categories and capabilities, the `--repeat` spread and an ensemble's agreement
     need from one result; it reads like a `SampleResult` for those fields."""
 
     sample_id: str
@@ -37,6 +37,7 @@ class Digest:
     judge_scores: tuple[dict[Any, Any], ...] = ()  # per graded unit: ensemble member -> score
     triggers: tuple[TriggerCase, ...] = ()  # its `skill_used` expectations (the triggering report)
     judge: JudgeNoise | None = None  # what `summary.variance` needs of its judge blocks
+    capabilities: tuple[str, ...] = ()  # the sample's capabilities, as spelled (`summary.capabilities`)
 
     @property
     def graded(self) -> bool:
@@ -65,6 +66,7 @@ class Digest:
             judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
             triggers=trigger_cases(r) if r.status == "ok" else (),
             judge=judge_noise(r) if r.status == "ok" else None,
+            capabilities=tuple(c.strip() for c in r.capability if c.strip()),
         )
 
 

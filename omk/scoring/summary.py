@@ -12,6 +12,7 @@ from statistics import fmean
 
 from omk.records import SampleResult
 from omk.records.document import LayerMeans, Summary, VarianceSources
+from omk.scoring.capabilities import capability_breakdown
 from omk.scoring.categories import category_breakdown
 from omk.scoring.digest import Digest, digests
 from omk.scoring.intervals import layer_intervals, run_pass_rate
@@ -53,6 +54,7 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
         scores_ci=layer_intervals(results),
         pass_rate_ci=run_pass_rate(results),
         variance=spread_sources(results),
+        capabilities=capability_breakdown(results),  # none when no sample names a capability
     )
 
 

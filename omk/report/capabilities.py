@@ -1,0 +1,100 @@
+"""The by-capability table of every report format, from `summary.capabilities`
+(omk/scoring/capabilities.py): per capability its samples (and runs under `--repeat`), passed,
+failed and errored, the mean composite and the pass rate, each with its 95% interval or
+`(1 sample, no interval)`.
+
+Reports with no capability (none named, or written before capabilities were counted) yield nothing
+here, so re-rendering an old run still works.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from omk.records.document import Capability, ReportDocument
+from omk.report import intervals
+from omk.report.i18n import t
+
+TITLE = "By capability"
+
+
+def _repeated(rows: tuple[Capability, ...]) -> bool:
+    return any(c.total != c.samples for c in rows)
+
+
+def _heads(rows: tuple[Capability, ...]) -> tuple[str, ...]:
+    counts = ("samples", "runs") if _repeated(rows) else ("samples",)
+    return (*counts, "passed", "failed", "errored", "composite", "pass rate")
+
+
+def _cells(c: Capability, repeated: bool, lang: str) -> list[str]:
+    counts = [str(c.samples), str(c.total)] if repeated else [str(c.samples)]
+    return [
+        *counts, str(c.passed), str(c.failed), str(c.errored),
+        intervals.score(c.composite, c.composite_ci, True, lang), intervals.rate(c.pass_rate, c.pass_rate_ci, True, lang),
+    ]  # fmt: skip
+
+
+def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
+    """A rich Table, or None when no capability is counted."""
+    rows = report.summary.capabilities
+    if not rows:
+        return None
+    from rich.table import Table
+    from rich.text import Text
+
+    from omk.textsafe import for_terminal
+
+    table = Table(title=t(TITLE, lang), title_justify="left")
+    table.add_column(t("capability", lang), overflow="fold")
+    for col in _heads(rows):
+        table.add_column(t(col, lang), justify="right")
+    repeated = _repeated(rows)
+    for c in rows:
+        table.add_row(Text(for_terminal(c.capability)), *_cells(c, repeated, lang))  # the sample's words, not markup
+    return table
+
+
+def markdown_lines(report: ReportDocument, lang: str, cell: Any) -> list[str]:
+    """`cell` escapes one Markdown table cell (omk.report.markdown.cell)."""
+    rows = report.summary.capabilities
+    if not rows:
+        return []
+    heads = [t(h, lang) if h != "composite" else h for h in _heads(rows)]
+    out = [
+        f"### {t(TITLE, lang)}",
+        "",
+        f"| {t('capability', lang)} | " + " | ".join(heads) + " |",
+        "| --- |" + " ---: |" * len(heads),
+    ]
+    repeated = _repeated(rows)
+    for c in rows:
+        out.append(f"| {cell(c.capability)} | " + " | ".join(cell(v) for v in _cells(c, repeated, lang)) + " |")
+    return [*out, ""]
+
+
+def html_section(report: ReportDocument, lang: str) -> str:
+    rows = report.summary.capabilities
+    if not rows:
+        return ""
+    esc = html.escape
+    head = "".join(f"<th>{esc(t(h, lang))}</th>" for h in ("capability", *_heads(rows)))
+    repeated = _repeated(rows)
+    body = "".join(
+        f"<tr><td>{esc(c.capability)}</td>" + "".join(f"<td>{esc(v)}</td>" for v in _cells(c, repeated, lang)) + "</tr>"
+        for c in rows
+    )
+    return f'<h2>{esc(t(TITLE, lang))}</h2><table class="capabilities"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def junit_properties(report: ReportDocument) -> list[tuple[str, str]]:
+    """`capability:<name>` = `passed/total`, and `capability_ci:<name>` = the composite's
+    interval as `low,high` (`n<2` below 2 samples; absent with no composite)."""
+    out = []
+    for c in report.summary.capabilities:
+        out.append((f"capability:{c.capability}", f"{c.passed}/{c.total}"))
+        if c.composite is not None:
+            ci = c.composite_ci
+            out.append((f"capability_ci:{c.capability}", "n<2" if ci is None else f"{ci.low},{ci.high}"))
+    return out

@@ -256,3 +256,57 @@ def test_a_labels_fifo_or_missing_file_is_refused(tmp_path: Path, capsys: pytest
     assert main(["gold", "check", str(run), "--gold", str(tmp_path / "none.jsonl")]) == 2
     err = capsys.readouterr().err
     assert f"{fifo}: cannot read" in err and "none.jsonl: no such labels file" in err
+
+
+# --- a large run is read one result at a time --------------------------------------------------
+
+
+def _laid_out(run: Path, report: dict) -> None:
+    """report.json in omk's own layout (each result on a line of its own), which omk reads lazily."""
+    results = report.pop("results")
+    head = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in report.items())
+    rows = ",\n".join(f"    {json.dumps(r)}" for r in results)
+    (run / "report.json").write_text("{\n" + head + '  "results": [\n' + rows + "\n  ]\n}\n", encoding="utf-8")
+
+
+def test_gold_check_holds_a_bounded_number_of_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import gc
+    import weakref
+    from dataclasses import fields
+
+    from omk.records import SampleResult
+    from omk.records.rows import ResultRows
+
+    class Tracked(SampleResult):
+        __slots__ = ("__weakref__",)
+
+    alive = {"now": 0, "most": 0, "made": 0}
+
+    def gone() -> None:
+        alive["now"] -= 1
+
+    parse = ResultRows._parse
+
+    def counted(self: ResultRows, i: int, text: str) -> SampleResult:
+        r = parse(self, i, text)
+        tracked = Tracked(**{f.name: getattr(r, f.name) for f in fields(SampleResult)})
+        alive["now"] += 1
+        alive["made"] += 1
+        alive["most"] = max(alive["most"], alive["now"])
+        weakref.finalize(tracked, gone)
+        return tracked
+
+    monkeypatch.setattr(ResultRows, "_parse", counted)
+    r = random.Random(5)
+    people = [float(r.randint(1, 5)) for _ in range(600)]
+    run = _run(tmp_path, people, people, [min(5.0, p + 0.5) for p in people])
+    _laid_out(run, json.loads((run / "report.json").read_text(encoding="utf-8")))
+    gc.collect()
+    assert main(["gold", "check", str(run), "--json"]) == 0
+    check = json.loads(capsys.readouterr().out)
+    assert check["labelled"] == 300  # ana labelled the even samples in their `gold:`
+    assert alive["made"] >= 600 and alive["most"] <= 2, f"held {alive['most']} of 600 results at once"
+    alive["most"] = 0
+    assert main(["gold", "init", str(run), "--out", str(tmp_path / "labels.jsonl")]) == 0
+    assert len((tmp_path / "labels.jsonl").read_text(encoding="utf-8").splitlines()) == 600
+    assert alive["most"] <= 2

@@ -18,7 +18,7 @@ def run_gold(args: argparse.Namespace) -> int:
     if args.gold_command == "init":
         from omk.gold import template_lines
 
-        lines = template_lines(document.results)
+        lines = template_lines(document.results)  # made as the results are read, one at a time
         out = Path(args.out) if args.out else None
         if out is None:
             for line in lines:
@@ -26,8 +26,11 @@ def run_gold(args: argparse.Namespace) -> int:
         else:
             if out.exists() and not args.force:
                 raise InputError(f"{out}: already exists (--force replaces it; your labels would be lost)")
-            out.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-            say(f"{out}: {len(lines)} samples to label (score 1-5, dimensions, pass; rater: your name)")
+            count = 0
+            with out.open("w", encoding="utf-8") as f:
+                for count, line in enumerate(lines, 1):
+                    f.write(f"{line}\n")
+            say(f"{out}: {count} samples to label (score 1-5, dimensions, pass; rater: your name)")
         return EXIT_OK
     from omk.gold import CheckSettings
     from omk.gold import check_run as run_check

@@ -66,7 +66,7 @@ def gold_block(evaluation: Evaluation, results: Results) -> GoldCheck | None:
         return None
     settings = CheckSettings(threshold=evaluation.settings.threshold, seed=0)
     judges = [c.spec for c in judge.clients]
-    return check_results(list(results), judges, files, settings, str(evaluation.out_dir or "run"))
+    return check_results(results, judges, files, settings, str(evaluation.out_dir or "run"))  # read as walked
 
 
 def finish(evaluation: Evaluation) -> Report:

@@ -37,7 +37,8 @@ def check_results(
     results: Sequence[SampleResult], judges: Sequence[str], files: Sequence[Path], settings: CheckSettings, origin: str
 ) -> GoldCheck | None:
     """The check of a run's results against its samples' `gold:` and the labels `files`; None
-    when there is no label at all."""
+    when there is no label at all. `results` is walked twice (the labels, then the check), one
+    result at a time: a run's lazily read results (omk/records/rows.py) are never all held."""
     labels = labels_of_results(results, origin)
     for path in files:
         labels += read_labels_file(path)
@@ -47,5 +48,4 @@ def check_results(
 
 
 def check_run(document: ReportDocument, files: Sequence[Path], settings: CheckSettings, origin: str) -> GoldCheck | None:
-    results = list(document.results)
-    return check_results(results, list(document.judge_models or ()), files, settings, origin)
+    return check_results(document.results, list(document.judge_models or ()), files, settings, origin)

@@ -4,14 +4,14 @@ judge's own scores are left out, so they cannot sway the people."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from omk.jsontext import dumps
 from omk.records import SampleResult
 
 
-def template_lines(results: Iterable[SampleResult]) -> list[str]:
-    lines = []
+def template_lines(results: Iterable[SampleResult]) -> Iterator[str]:
+    """One line per sample, made as the results are walked (none is kept)."""
     for r in results:
         if r.repeat != 0:
             continue
@@ -25,5 +25,4 @@ def template_lines(results: Iterable[SampleResult]) -> list[str]:
             "prompt": r.prompt,
             "output": r.output if r.output is not None else (r.turns[-1].output if r.turns else None),
         }
-        lines.append(dumps(entry))
-    return lines
+        yield dumps(entry)

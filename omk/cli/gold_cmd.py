@@ -28,8 +28,9 @@ def run_gold(args: argparse.Namespace) -> int:
                 raise InputError(f"{out}: already exists (--force replaces it; your labels would be lost)")
             count = 0
             with out.open("w", encoding="utf-8") as f:
-                for count, line in enumerate(lines, 1):
+                for line in lines:
                     f.write(f"{line}\n")
+                    count += 1
             say(f"{out}: {count} samples to label (score 1-5, dimensions, pass; rater: your name)")
         return EXIT_OK
     from omk.gold import CheckSettings

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
 from omk.errors import InputError
-from omk.report.i18n import counted
+from omk.report.i18n import counted, t
 from omk.textsafe import for_terminal
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.json:
         say(json.dumps(result, ensure_ascii=False, indent=2))
     else:
-        _print(result, healthy, strict=getattr(args, "strict", False))
+        _print(result, healthy, strict=getattr(args, "strict", False), lang=getattr(args, "lang", None) or "en")
     return EXIT_OK if healthy else EXIT_GATE
 
 
@@ -93,7 +93,7 @@ def _count_table(title: str, counts: dict[str, int], total: int):
     return table
 
 
-def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
+def _print(result: dict[str, Any], healthy: bool, strict: bool, lang: str = "en") -> None:
     from rich.text import Text
 
     from omk.cli.console import make_console
@@ -103,10 +103,10 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
     style = "green" if health >= 90 else "yellow" if health >= 70 else "red"
     totals = result["totals"]
     head = Text.assemble(
-        ("omk doctor — health ", "bold"),
+        (f"omk doctor — {t('health', lang)} ", "bold"),
         (f"{health}/100", f"bold {style}"),
-        f"   {counted(totals['samples'], 'sample', 'samples')} · {counted(totals['errors'], 'error', 'errors')} · "
-        f"{counted(totals['warnings'], 'warning', 'warnings')} · {totals['infos']} info",
+        f"   {counted(totals['samples'], 'sample', 'samples', lang)} · {counted(totals['errors'], 'error', 'errors', lang)} · "
+        f"{counted(totals['warnings'], 'warning', 'warnings', lang)} · {totals['infos']} {t('info', lang)}",
     )
     console.print(head)
     if result["files"]:
@@ -115,16 +115,16 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool) -> None:
         console.print(Text(f"run: {result['run']['run_id']} ({result['run']['results']} results)", style="dim"))
     if result["coverage"]:
         _print_coverage(result["coverage"], console)
-    _print_diagnostics(result["diagnostics"], console)
+    _print_diagnostics(result["diagnostics"], console, lang)
     for tip in result["recommendations"]:
-        console.print(Text(f"→ {tip}", style="dim"))
+        console.print(Text(f"→ {t(tip, lang)}", style="dim"))
     facts = [
-        counted(totals['errors'], 'error', 'errors'),
-        f"health {health} {'≥' if health >= 70 else '<'} 70",
+        counted(totals["errors"], "error", "errors", lang),
+        f"{t('health', lang)} {health} {'≥' if health >= 70 else '<'} 70",
     ]
     if strict:
-        facts.append(f"{counted(totals['warnings'], 'warning', 'warnings')} (--strict allows none)")
-    verdict = "healthy" if healthy else "unhealthy"
+        facts.append(f"{counted(totals['warnings'], 'warning', 'warnings', lang)} {t('(--strict allows none)', lang)}")
+    verdict = t("healthy" if healthy else "unhealthy", lang)
     console.print(Text(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))
 
 
@@ -156,12 +156,21 @@ def _print_coverage(cov: dict[str, Any], console: Any) -> None:
         console.print(Text("hint: no sample declares capability, difficulty, construct or provenance", style="yellow"))
 
 
-def _print_diagnostics(diags: list[dict[str, Any]], console: Any) -> None:
+def _said(d: dict[str, Any], lang: str) -> str:
+    """A diagnostic's message; advice is said again in `lang` from its detail (the JSON keeps English)."""
+    from omk.doctor.advice import message
+
+    if lang == "en" or d["severity"] != "advice":
+        return str(d["message"])
+    return message(d["kind"], d["detail"], lambda text: t(text, lang), lambda n: counted(n, "sample", "samples", lang))
+
+
+def _print_diagnostics(diags: list[dict[str, Any]], console: Any, lang: str = "en") -> None:
     """The issues grouped by severity and kind, the first `TOP` of each group."""
     from rich.text import Text
 
     if not any(d["severity"] != "advice" for d in diags):  # advice is not an issue: said after this line
-        console.print(Text("✓ no sample-quality issues found", style="green"))
+        console.print(Text(t("✓ no sample-quality issues found", lang), style="green"))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for d in diags:
         groups.setdefault((d["severity"], d["kind"]), []).append(d)
@@ -169,6 +178,6 @@ def _print_diagnostics(diags: list[dict[str, Any]], console: Any) -> None:
         console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), f" — {len(items)}"))
         for d in items[:TOP]:
             who = f"{d['sample_id']}: " if d["sample_id"] else ""
-            console.print(Text(for_terminal(f"  {who}{d['message']}")), soft_wrap=True)
+            console.print(Text(for_terminal(f"  {who}{_said(d, lang)}")), soft_wrap=True)
         if len(items) > TOP:
-            console.print(Text(f"  … and {len(items) - TOP} more (see --json)", style="dim"))
+            console.print(Text("  " + t("… and {n} more (see --json)", lang).format(n=len(items) - TOP), style="dim"))

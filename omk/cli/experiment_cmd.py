@@ -69,6 +69,7 @@ def _print_triggering(outcome: ExperimentOutcome, console: Any, lang: str = "en"
 
 
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool, lang: str = "en") -> int:
+    from omk.report.i18n import t
     from omk.stats import evaluate_policy
 
     verdict = outcome.analysis.verdict
@@ -80,7 +81,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
         from omk.cli.console import make_console
 
         console = make_console()
-        print_variants(outcome.block, console)
+        print_variants(outcome.block, console, lang)
         if outcome.block.ablation is not None:  # --ablate: what each part of the skill is worth
             from omk.report.ablation import print_table
 
@@ -90,58 +91,65 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
             print_pairwise(outcome.block.pairs, console)
         _print_triggering(outcome, console, lang)
-        from omk.report.gold import terminal_tables
-
-        for part in terminal_tables(outcome.report):  # the judge against people (the control's outputs)
-            console.print(part)
-        for line in verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
-        if outcome.report.shard is not None:
-            console.print(outcome.report.shard.label(), markup=False, highlight=False)
-        if outcome.out_dir is not None:
-            console.print(f"report: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
-            if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
-                console.print(f"also written: {', '.join(also)}", markup=False, highlight=False, soft_wrap=True)
+        _print_tail(outcome, console, lang)
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
     if errored:  # a sample whose target or judge failed is not evidence either way: the run needs attention
         counts = ", ".join(f"{name} {n}" for name, n in errored.items())
-        print(f"errored samples ({counts}): exit 1 whatever the verdict; see each variant's report", file=sys.stderr)
+        print(t("errored samples ({counts}): exit 1 whatever the verdict; see each variant's report", lang).format(counts=counts), file=sys.stderr)
     if require is None:
         return EXIT_GATE if errored else EXIT_OK
     policy = evaluate_policy(verdict, require)
-    print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
+    print(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {policy.reason}", file=sys.stderr)
     return EXIT_OK if policy.passed and not errored else EXIT_GATE
+
+
+def _print_tail(outcome: ExperimentOutcome, console: Any, lang: str) -> None:
+    """The judge against people, the verdict's lines, the shard and the files written."""
+    from omk.report.gold import terminal_tables
+    from omk.report.i18n import shard_label, t, verdict_line
+
+    for part in terminal_tables(outcome.report, lang):  # the judge against people (the control's outputs)
+        console.print(part)
+    for line in outcome.analysis.verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
+        console.print(verdict_line(line, lang), markup=False, highlight=False, soft_wrap=True)
+    if outcome.report.shard is not None:
+        console.print(shard_label(outcome.report.shard, lang), markup=False, highlight=False)
+    if outcome.out_dir is not None:
+        console.print(f"{t('report', lang)}: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+        if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
+            console.print(f"{t('also written', lang)}: {', '.join(also)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def print_variants(block: ExperimentBlock, console: Any) -> None:
+def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> None:
     """The variants side by side: gate, scores and errors in the table; cost and latency below it."""
     from rich import box
     from rich.table import Table
 
     from omk.report.experiment_tables import variant_score
+    from omk.report.i18n import t
 
-    table = Table(title="Variants", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":
-            table.add_column(col, overflow="fold", min_width=min(24, max(len(v.name) for v in block.variants)))
+            table.add_column(t(col, lang), overflow="fold", min_width=min(24, max(len(v.name) for v in block.variants)))
         else:
-            table.add_column(col, justify="left" if col == "role" else "right", no_wrap=col != "composite")  # its interval wraps
+            table.add_column(t(col, lang), justify="left" if col == "role" else "right", no_wrap=col != "composite")  # its interval wraps
     for v in block.variants:
         table.add_row(
             v.name,
-            v.role,
+            t(v.role or "", lang),
             f"{v.passed}/{v.samples}",
-            variant_score(v, "composite"),  # with its 95% interval
+            variant_score(v, "composite", lang),  # with its 95% interval
             *(_fmt(v.scores.layer(k)) for k in ("fact", "behavior", "judge")),
             str(v.errored),
         )
     console.print(table)
     costs = " · ".join(f"{v.name} ${_fmt(v.cost_usd, 4)}, {_fmt(v.latency_ms, 0)} ms" for v in block.variants)
-    console.print(f"cost, mean latency per sample: {costs}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"{t('cost, mean latency per sample', lang)}: {costs}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:

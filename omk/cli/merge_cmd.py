@@ -18,16 +18,20 @@ def run_merge(args: argparse.Namespace) -> int:
     check_formats(formats)
     options = MergeOptions(Path(args.out), tuple(formats), args.lang, args.partial, args.require)
     merged = merge([Path(d) for d in args.run_dirs], options)
+    from omk.report.i18n import shard_label, t
+
+    lang = args.lang or "en"
     shard = merged.report.shard if isinstance(merged, ExperimentOutcome) else merged.shard
     if shard is not None and shard.partial:
-        print(f"omk: {shard.label()}: the report covers only the shards merged", file=sys.stderr)
+        print("omk: " + t("{label}: the report covers only the shards merged", lang).format(label=shard_label(shard, lang)), file=sys.stderr)
     if isinstance(merged, ExperimentOutcome):
         from omk.cli.experiment_cmd import show_outcome
 
-        return show_outcome(merged, options.require or (merged.block.require.policy if merged.block.require else None), quiet=args.quiet)
+        require = options.require or (merged.block.require.policy if merged.block.require else None)
+        return show_outcome(merged, require, quiet=args.quiet, lang=lang)
     from omk.cli.console import say
 
     summary = merged.summary
-    verdict = "gate passed" if summary.gate_passed else "gate failed"
-    say(f"{verdict}: {summary.passed}/{summary.total} · {shard.label() if shard else ''} · {options.out / 'report.json'}")
+    verdict = t("gate passed" if summary.gate_passed else "gate failed", lang)
+    say(f"{verdict}: {summary.passed}/{summary.total} · {shard_label(shard, lang) if shard else ''} · {options.out / 'report.json'}")
     return EXIT_OK if merged.passed else EXIT_GATE

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from omk.doctor.diagnostics import THIN_MIN_SAMPLES, Diagnostic, normalize_capability
 from omk.model import AssertionSpec, Sample
@@ -24,6 +25,49 @@ from omk.textsafe import plural
 
 ALPHA = 0.05  # the significance a comparison of two runs is read at
 REGRESSION = 0.10  # the size of regression (a share of the samples) the advice names
+
+# Each advice's text, filled from its `detail`: the terminal says it again in another language
+# (`--lang zh`: `message(kind, detail, translate)`), the JSON keeps the English.
+NO_REGRESSION = (
+    "{samples}: no regression can be told from noise: that takes at least {min_flips} samples flipping "
+    "the same way; seeing a {regression} regression takes about {needed} samples"
+)
+SOME_REGRESSION = (
+    "{samples}: a regression is told from noise only when {min_flips} of them ({share} of the set) flip "
+    "the same way; seeing a {regression} regression takes about {needed} samples"
+)
+SINGLE_CHECK = "one assertion and no rubric: the sample scores 1 or 5, nothing between; add a second check or a rubric"
+NO_LAYER = "no sample checks the {layer}, {hint}: the composite says nothing about it"
+LONE_CAPABILITY = "capability {name} has one sample: its pass rate can only be 0% or 100%"
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _samples(n: int) -> str:
+    return plural(n, "sample", "samples")
+
+
+def message(
+    kind: str, detail: dict[str, Any], translate: Callable[[str], str] = _same, count: Callable[[int], str] = _samples
+) -> str:
+    """The text of an advice `kind` from its `detail`: each template passed through `translate`,
+    a number of samples written by `count`."""
+    if kind == "small_set":
+        n, flips = detail["samples"], detail["min_flips"]
+        template = NO_REGRESSION if n < flips else SOME_REGRESSION
+        return translate(template).format(
+            samples=count(n), min_flips=flips, share=f"{flips / n:.0%}", regression=f"{REGRESSION:.0%}", needed=detail["samples_for_10pct"]
+        )
+    if kind == "single_check":
+        return translate(SINGLE_CHECK)
+    if kind == "layer_without_checks":
+        layer = detail["layer"]
+        return translate(NO_LAYER).format(layer=translate(f"{layer} layer"), hint=translate(LAYER_HINTS[layer]))
+    if kind == "capability_single":
+        return translate(LONE_CAPABILITY).format(name=repr(detail.get("name", detail["capability"])))
+    raise KeyError(kind)
 
 
 def min_flips(alpha: float = ALPHA) -> int:
@@ -40,19 +84,8 @@ def small_set(n: int) -> list[Diagnostic]:
     flips, needed = min_flips(), samples_needed()
     if n == 0 or n >= needed:
         return []
-    if n < flips:
-        seen = f"no regression can be told from noise: that takes at least {flips} samples flipping the same way"
-    else:
-        seen = f"a regression is told from noise only when {flips} of them ({flips / n:.0%} of the set) flip the same way"
-    return [
-        Diagnostic(
-            "small_set",
-            "advice",
-            None,
-            f"{plural(n, 'sample', 'samples')}: {seen}; seeing a {REGRESSION:.0%} regression takes about {needed} samples",
-            {"samples": n, "min_flips": flips, "smallest_regression": round(min(1.0, flips / n), 4), "samples_for_10pct": needed},
-        )
-    ]
+    detail = {"samples": n, "min_flips": flips, "smallest_regression": round(min(1.0, flips / n), 4), "samples_for_10pct": needed}
+    return [Diagnostic("small_set", "advice", None, message("small_set", detail), detail)]
 
 
 def _checks(specs: Sequence[AssertionSpec]) -> Iterator[AssertionSpec]:
@@ -69,12 +102,7 @@ def single_check(samples: Sequence[Sample]) -> list[Diagnostic]:
         judged = s.has_judge_work or any(t.rubric or t.dimensions for t in s.turns)
         if not judged and sum(1 for specs in s.assertion_lists() for _ in _checks(specs)) == 1:
             out.append(
-                Diagnostic(
-                    "single_check",
-                    "advice",
-                    s.sample_id,
-                    "one assertion and no rubric: the sample scores 1 or 5, nothing between; add a second check or a rubric",
-                )
+                Diagnostic("single_check", "advice", s.sample_id, message("single_check", {}))
             )
     return out
 
@@ -95,14 +123,8 @@ def layers_without_checks(samples: Sequence[Sample]) -> list[Diagnostic]:
     if any(s.has_judge_work or any(t.rubric or t.dimensions for t in s.turns) for s in samples):
         seen.add("judge")
     return [
-        Diagnostic(
-            "layer_without_checks",
-            "advice",
-            None,
-            f"no sample checks the {layer} layer, {hint}: the composite says nothing about it",
-            {"layer": layer},
-        )
-        for layer, hint in LAYER_HINTS.items()
+        Diagnostic("layer_without_checks", "advice", None, message("layer_without_checks", {"layer": layer}), {"layer": layer})
+        for layer in LAYER_HINTS
         if layer not in seen
     ]
 
@@ -117,17 +139,12 @@ def capability_single(samples: Sequence[Sample]) -> list[Diagnostic]:
             key = normalize_capability(name)
             counts[key] += 1
             first.setdefault(key, (s.sample_id, name))
-    return [
-        Diagnostic(
-            "capability_single",
-            "advice",
-            first[key][0],
-            f"capability {first[key][1]!r} has one sample: its pass rate can only be 0% or 100%",
-            {"capability": key},
-        )
-        for key, count in counts.items()
-        if count == 1
-    ]
+    out = []
+    for key, count in counts.items():
+        if count == 1:
+            detail = {"capability": key, "name": first[key][1]}  # grouped by `capability`, shown as first spelled
+            out.append(Diagnostic("capability_single", "advice", first[key][0], message("capability_single", detail), detail))
+    return out
 
 
 def advice(samples: Sequence[Sample]) -> list[Diagnostic]:

@@ -53,7 +53,7 @@ def _head(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -
     out = [
         f"## omk {i18n.t('experiment', lang)} · {cell(report.run_id)}",
         "",
-        *([f"**{cell(report.shard.label())}**", ""] if report.shard is not None else []),
+        *([f"**{cell(i18n.shard_label(report.shard, lang))}**", ""] if report.shard is not None else []),
         f"### {_mark(level)}{cell(v.headline)}",
         "",
         f"**{cell(v.recommendation)}**",

@@ -28,6 +28,7 @@ from omk.records.result import (
     TurnResult,
     WorkspaceChanges,
 )
+from omk.report.i18n import note as i18n_note
 from omk.report.i18n import t
 from omk.report.reasons import label, size_text
 
@@ -272,7 +273,7 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
     if stats is not None:
         per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
         out.append(el("p", None, f"mocks: {_str(stats.hits)} hit(s), {_str(stats.misses)} miss(es); {per}"))
-    out += [el("p", "warn", note) for note in tr.notes]  # e.g. mock drift, a note from the target
+    out += [el("p", "warn", i18n_note(n, lang)) for n in tr.notes]  # e.g. mock drift, a note from the target
     out += _workspace(tr.workspace, lang)
     if not tr.tool_calls:
         return [*out, el("p", "empty", "(no tool calls)")]

@@ -43,7 +43,7 @@ from omk.report.html_data import row as row_data
 from omk.report.html_panel import num as _num
 from omk.report.html_panel import panel, to_html
 from omk.report.html_panel import state as _state
-from omk.report.i18n import t
+from omk.report.i18n import shard_label, t
 from omk.report.reasons import skipped_judge_line
 
 
@@ -342,7 +342,7 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
         ("finished", report.finished_at),
         ("omk", report.omk_version),
         ("samples", ", ".join(report.samples_files)),
-        *([("shard", report.shard.label())] if report.shard is not None else []),
+        *([(t("shard", lang), shard_label(report.shard, lang))] if report.shard is not None else []),
     ]
     csp = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from omk.records.shard import ShardInfo
+
 ZH = {
     "Ablation": "消融实验",
     "part": "部分",
@@ -81,6 +87,66 @@ ZH = {
     "Summary": "概览",
     "score distribution": "分数分布",
     "By category": "按类别",
+    # omk doctor: its lines, its recommendations and its advice (omk/doctor/advice.py)
+    "health": "健康度",
+    "info": "条提示",
+    "errors": "个错误",
+    "warnings": "个警告",
+    "healthy": "健康",
+    "unhealthy": "不健康",
+    "(--strict allows none)": "（--strict 不允许任何警告）",
+    "✓ no sample-quality issues found": "✓ 未发现用例质量问题",
+    "… and {n} more (see --json)": "……另有 {n} 条（见 --json）",
+    "over 30% of samples always score 5: add harder samples or stricter assertions": "超过 30% 的用例总是得 5 分：请加入更难的用例或更严格的断言",
+    "scores hardly vary across the set: add assertions that separate good answers from bad": "整个用例集的分数几乎没有差别：请加入能区分好坏回答的断言",
+    "merge or vary near-duplicate prompts: they weigh one behaviour several times": "合并或改写近乎重复的提示：它们把同一种行为重复计了多次",
+    "judges disagree on some rubrics: say what a 5 and a 1 look like": "评委在部分评分标准上意见不一：写明 5 分和 1 分各是什么样子",
+    "some samples error: check the target, timeouts and mocks before reading scores": "部分用例出错：先检查目标、超时和模拟，再看分数",
+    "short rubrics without criteria grade loosely: name what must be included": "过短且没有标准的评分标准打分宽松：写明必须包含什么",
+    "thin capabilities: add samples so each capability has a few": "部分能力用例过少：为每项能力补充几条用例",
+    'omk ignores unknown fields: fix the spelling, or prefix your own labels with "x-"': "omk 会忽略未知字段：请修正拼写，或给自定义标签加上 \"x-\" 前缀",
+    "give every sample at least one assertion or a rubric": "给每条用例至少一条断言或一条评分标准",
+    "a small set sees only large regressions: grow it before trusting a small change in scores": "小用例集只能发现大的退步：在相信分数的小变化之前先扩充用例集",
+    "a sample with one check scores 1 or 5: add checks in other layers, or a rubric": "只有一项检查的用例只会得 1 分或 5 分：请在其他层加入检查，或加一条评分标准",
+    "a capability with one sample is all or nothing: give each capability two samples or more": "只有一条用例的能力非全即无：为每项能力提供两条或更多用例",
+    "add mock_hit assertions so a run proves the agent used its mocks": "加入 mock_hit 断言，让运行证明智能体用到了它的模拟",
+    "declared environment does not hold here: agent targets run on this machine will not find it": "声明的环境在本机不成立：在本机运行的智能体目标将找不到它",
+    "{samples}: no regression can be told from noise: that takes at least {min_flips} samples flipping "
+    "the same way; seeing a {regression} regression takes about {needed} samples": "{samples}：任何退步都无法与噪声区分——这至少需要 {min_flips} 条用例朝同一方向翻转；"
+    "要看出 {regression} 的退步约需 {needed} 条用例",
+    "{samples}: a regression is told from noise only when {min_flips} of them ({share} of the set) flip "
+    "the same way; seeing a {regression} regression takes about {needed} samples": "{samples}：只有其中 {min_flips} 条（占用例集的 {share}）朝同一方向翻转时，"
+    "才能把退步与噪声区分开；要看出 {regression} 的退步约需 {needed} 条用例",
+    "one assertion and no rubric: the sample scores 1 or 5, nothing between; add a second check or a rubric": "只有一条断言且没有评分标准：该用例只会得 1 分或 5 分，没有中间分；请再加一项检查或一条评分标准",
+    "no sample checks the {layer}, {hint}: the composite says nothing about it": "没有用例检查{layer}（{hint}）：综合分对它一无所知",
+    "fact layer": "事实层",
+    "behavior layer": "行为层",
+    "judge layer": "评委层",
+    "capability {name} has one sample: its pass rate can only be 0% or 100%": "能力 {name} 只有一条用例：其通过率只能是 0% 或 100%",
+    "what the answer says (contains, regex, json_schema …)": "回答说了什么：contains、regex、json_schema …",
+    "what the agent does (tool_called, mock_hit, tool_sequence …)": "智能体做了什么：tool_called、mock_hit、tool_sequence …",
+    "a rubric or dimensions the judge scores": "由评委打分的评分标准或维度",
+    # a recorded sample's agent doing what the recording never did (omk/mock_defs.py), read back by `note`
+    "mock drift: the agent now calls {tool} with {input}, an input the recording never had": "模拟漂移：智能体现在以 {input} 调用 {tool}，录制中从未有过这个输入",
+    "mock drift: the agent now calls {tool}, which the recording never did": "模拟漂移：智能体现在调用 {tool}，录制中从未有过这个调用",
+    # the shard label (omk/records/shard.py)
+    "shard": "分片",
+    "shard {index}/{count}": "分片 {index}/{count}",
+    "merged: {merged} of {count} shards": "已合并：{count} 个分片中的 {merged} 个",
+    "partial merge: {merged} of {count} shards, missing {missing}": "部分合并：{count} 个分片中的 {merged} 个，缺少 {missing}",
+    "{label}: the report covers only the shards merged": "{label}：报告只涵盖已合并的分片",
+    # an experiment in the terminal
+    "Variants": "变体",
+    "Verdict": "判定",
+    "cost, mean latency per sample": "每条用例的花费与平均延迟",
+    "Layer winners": "各层胜出者",
+    "Sample size": "样本量",
+    "Stability": "稳定性",
+    "Resources": "资源",
+    "met": "已满足",
+    "NOT met": "未满足",
+    "errored samples ({counts}): exit 1 whatever the verdict; see each variant's report": "出错的用例（{counts}）：无论结论如何退出码都是 1；请查看各变体的报告",
+    # the per-capability table
     "By capability": "按能力",
     "capability": "能力",
     "category": "类别",
@@ -240,3 +306,44 @@ def counted(n: int, singular: str, plural: str, lang: str = "en") -> str:
     from omk.textsafe import plural as english
 
     return english(n, singular, plural)
+
+
+DRIFT_WITH = "mock drift: the agent now calls {tool} with {input}, an input the recording never had"
+DRIFT_NEW = "mock drift: the agent now calls {tool}, which the recording never did"
+_DRIFT_WITH = re.compile(r"mock drift: the agent now calls (?P<tool>.+?) with (?P<input>.*), an input the recording never had", re.S)
+_DRIFT_NEW = re.compile(r"mock drift: the agent now calls (?P<tool>.+), which the recording never did", re.S)
+
+
+def note(text: str, lang: str = "en") -> str:
+    """A trace's note as `lang` says it: report.json keeps omk's English (a mock drift note,
+    omk/mock_defs.py, is read back and said again); a note omk does not know stays as written."""
+    if lang != "zh":
+        return text
+    for pattern, template in ((_DRIFT_WITH, DRIFT_WITH), (_DRIFT_NEW, DRIFT_NEW)):
+        if (found := pattern.fullmatch(text)) is not None:
+            return t(template, lang).format(**found.groupdict())
+    return text
+
+
+def shard_label(shard: ShardInfo, lang: str = "en") -> str:
+    """`shard 2/4`, `merged: 4 of 4 shards`, `partial merge: 3 of 4 shards, missing 2` (as
+    `ShardInfo.label()`), in `lang`."""
+    if lang != "zh":
+        return shard.label()
+    if shard.index is not None:
+        return t("shard {index}/{count}", lang).format(index=shard.index, count=shard.count)
+    if shard.missing:
+        missing = ", ".join(map(str, shard.missing))
+        return t("partial merge: {merged} of {count} shards, missing {missing}", lang).format(merged=len(shard.merged), count=shard.count, missing=missing)
+    return t("merged: {merged} of {count} shards", lang).format(merged=len(shard.merged), count=shard.count)
+
+
+_VERDICT_LABEL = re.compile(r"(\s*)(Verdict|Layer winners|Sample size|Stability|Resources): ")
+
+
+def verdict_line(line: str, lang: str = "en") -> str:
+    """A line of an experiment's verdict (omk/stats/verdict.py) with its label in `lang`; what
+    follows the label is the verdict's own text, as report.json keeps it."""
+    if lang != "zh" or (found := _VERDICT_LABEL.match(line)) is None:
+        return line
+    return f"{found.group(1)}{t(found.group(2), lang)}：{line[found.end():]}"

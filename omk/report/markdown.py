@@ -19,7 +19,7 @@ from typing import Any
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
 from omk.report import budget, capabilities, categories, gold, intervals, pairwise, reliability, triggering
-from omk.report.i18n import t
+from omk.report.i18n import shard_label, t
 from omk.report.reasons import (
     failure_lines,
     result_name,
@@ -84,7 +84,7 @@ def _head(report: ReportDocument, lang: str) -> list[str]:
     return [
         f"## omk · {cell(report.run_id)}",
         "",
-        *([f"**{cell(report.shard.label())}**", ""] if report.shard is not None else []),
+        *([f"**{cell(shard_label(report.shard, lang))}**", ""] if report.shard is not None else []),
         f"**{verdict}** · {summary.passed}/{summary.total} {t('passed', lang)}"
         f" · {summary.failed} {t('failed', lang)} · {summary.errored} {t('errored', lang)}",
         "",

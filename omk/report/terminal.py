@@ -20,7 +20,7 @@ from rich.text import Text
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
 from omk.report import budget, capabilities, categories, gold, intervals, reliability, triggering
-from omk.report.i18n import counted, t
+from omk.report.i18n import counted, shard_label, t
 from omk.report.reasons import (
     failure_lines,
     passed_but_failed,
@@ -79,7 +79,7 @@ def print_summary(
         console.print(part)
     _print_totals(report.summary, console, lang)
     if report.shard is not None:
-        console.print(report.shard.label(), markup=False, highlight=False)
+        console.print(shard_label(report.shard, lang), markup=False, highlight=False)
     if (line := budget.headline(report, lang)) is not None:
         console.print(for_terminal(line), markup=False, highlight=False)
     if report_path:

@@ -42,6 +42,28 @@ def test_alpha_matches_krippendorff(level: str, seed: int) -> None:
     assert alpha(units, level) == pytest.approx(expected, abs=1e-9)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("level", ["interval", "ordinal"])
+@pytest.mark.parametrize("seed", range(3))
+def test_alpha_interval_is_the_bootstrap_of_krippendorffs_alpha(level: str, seed: int) -> None:
+    """The same resamples (the seeded draw of units with replacement), each one's α from the
+    `krippendorff` package, and the expanded percentile interval as numpy computes quantiles."""
+    from omk.stats.bootstrap import expanded_alpha
+
+    units = _units(random.Random(100 + seed), 25, 4)
+    found = alpha_interval(units, level, resamples=200, seed=seed)  # type: ignore[arg-type]
+    units = [u for u in units if len(u) >= 2]  # a unit with one value pairs with nothing: left out first
+    draw, alphas = random.Random(seed).choices, []
+    for _ in range(200):
+        picked = [units[i] for i in draw(range(len(units)), k=len(units))]
+        matrix = np.full((4, len(picked)), np.nan)
+        for j, unit in enumerate(picked):
+            matrix[: len(unit), j] = unit
+        alphas.append(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+    cut = expanded_alpha(0.05, len(units))
+    low, high = np.quantile(alphas, [cut / 2, 1 - cut / 2])
+    assert found is not None and (found.low, found.high) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9))
+
+
 def test_alpha_of_constant_data_is_none() -> None:
     assert alpha([[3, 3], [3, 3]]) is None
     assert alpha_interval([[3, 3], [3, 3]]) is None

@@ -243,6 +243,10 @@ def test_junit_has_a_suite_per_variant_and_a_case_per_sample(progress_run):
         props = {p.get("name"): p.get("value") for p in suite.iter("property")}
         assert props["variant"] == variant["name"] and props["role"] == variant["role"]
         assert props["experiment:verdict"] == "PROGRESS" and props["experiment:pair:support-tone"] == "PROGRESS"
+        low, high = (float(x) for x in props["composite_ci"].split(","))  # each variant's figures carry their interval
+        assert low <= float(props["composite"]) <= high
+        low, high = (float(x) for x in props["pass_rate_ci"].split(","))
+        assert low <= variant["passed"] / variant["samples"] <= high
     hours = suites[0].find("testcase[@name='en-hours']").find("failure")
     assert hours.get("message") == "below threshold 3.5: behavior 1.00" and hours.get("type") == "omk.failed"
     assert "starts_with 'Hi, thanks for reaching out!'" in hours.text

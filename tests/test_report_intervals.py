@@ -98,6 +98,9 @@ def test_terminal_markdown_and_junit_show_the_intervals(repeated):
     props = {p.get("name"): p.get("value") for p in ET.parse(out / "junit.xml").iter("property")}
     low, high = (float(x) for x in props["composite_ci"].split(","))
     assert low <= float(props["composite"]) <= high
+    summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
+    for c in summary["categories"]:  # each category's composite interval too
+        assert props[f"category_ci:{c['category']}"] == f"{c['composite_ci']['low']},{c['composite_ci']['high']}"
 
 
 def test_the_html_page_shows_the_intervals_in_a_browser(repeated, browser):

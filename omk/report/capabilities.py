@@ -95,6 +95,5 @@ def junit_properties(report: ReportDocument) -> list[tuple[str, str]]:
     for c in report.summary.capabilities:
         out.append((f"capability:{c.capability}", f"{c.passed}/{c.total}"))
         if c.composite is not None:
-            ci = c.composite_ci
-            out.append((f"capability_ci:{c.capability}", "n<2" if ci is None else f"{ci.low},{ci.high}"))
+            out.append((f"capability_ci:{c.capability}", intervals.pair(c.composite_ci)))
     return out

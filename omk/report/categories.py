@@ -89,5 +89,11 @@ def html_section(report: ReportDocument, lang: str) -> str:
 
 
 def junit_properties(report: ReportDocument) -> list[tuple[str, str]]:
-    """`category:<name>` = `passed/total` for the suite's properties."""
-    return [(f"category:{c.category or NONE}", f"{c.passed}/{c.total}") for c in report.summary.categories]
+    """`category:<name>` = `passed/total` for the suite's properties, and `category_ci:<name>` =
+    its composite's interval (`low,high`, `n<2`) when the report has intervals and a composite."""
+    out = []
+    for c in report.summary.categories:
+        out.append((f"category:{c.category or NONE}", f"{c.passed}/{c.total}"))
+        if c.intervals and c.composite is not None:
+            out.append((f"category_ci:{c.category or NONE}", intervals.pair(c.composite_ci)))
+    return out

@@ -25,7 +25,7 @@ from typing import Any
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, ExperimentBlock, Require, VariantRow
 from omk.report import experiment_tables as ex
-from omk.report import gold, pairwise, triggering
+from omk.report import gold, intervals, pairwise, triggering
 from omk.report.junit import clean, seconds
 from omk.report.reasons import is_repeated, result_name
 
@@ -102,6 +102,7 @@ def _variant_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBloc
             ("threshold", threshold),
             ("composite", v.scores.composite),
             ("passed", f"{v.passed}/{v.samples}"),
+            *_variant_intervals(v),
             *_experiment_properties(report, exp),
             *(pairwise.junit_properties(report) if v.role == "control" else []),  # the pairwise judge's, once
             *(triggering.junit_properties(report) if v.role == "control" else []),  # the control's triggering and the changes
@@ -112,6 +113,14 @@ def _variant_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBloc
     for r in results:
         _case(suite, r, result_name(r, repeated), v.name, threshold)
     _count(suite, [])
+
+
+def _variant_intervals(v: VariantRow) -> list[tuple[str, Any]]:
+    """The variant's `composite_ci` and `pass_rate_ci` (`low,high`, `n<2`); none in a report from before intervals."""
+    if v.scores_ci is None:
+        return []
+    composite = [("composite_ci", intervals.pair(v.scores_ci.composite))] if v.scores.composite is not None else []
+    return [*composite, ("pass_rate_ci", intervals.pair(v.pass_rate_ci))]
 
 
 def _case(suite: ET.Element, r: Case, name: str, variant: str, threshold: Any) -> None:

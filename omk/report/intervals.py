@@ -66,14 +66,15 @@ def variance_line(summary: Summary, lang: str = "en") -> str | None:
     return line
 
 
+def pair(ci: Bounds | None) -> str:
+    """An interval as a JUnit property's value: `low,high`, or `n<2` below 2 samples."""
+    return "n<2" if ci is None else f"{ci.low},{ci.high}"
+
+
 def junit_properties(summary: Summary) -> list[tuple[str, str]]:
     """`composite_ci` ("low,high", or "n<2") and `pass_rate_ci`; none in a report from before intervals."""
     if summary.scores_ci is None:
         return []
-
-    def pair(ci: Bounds | None) -> str:
-        return "n<2" if ci is None else f"{ci.low},{ci.high}"
-
     out = [("pass_rate_ci", pair(summary.pass_rate_ci))]
     if summary.scores.composite is not None:
         out.insert(0, ("composite_ci", pair(summary.scores_ci.composite)))

@@ -116,7 +116,7 @@ def test_an_experiments_terminal_lines_in_chinese(tmp_path):
     proc = _omk("eval", "samples/experiment/eval-samples.yaml", "--seed", "7", "--require", "progress", "--lang", "zh", "--out", str(tmp_path / "x"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = proc.stdout + proc.stderr
-    for line in ("变体", "每条用例的花费与平均延迟: ", "判定：PROGRESS", "  各层胜出者：", "  样本量：", "  稳定性：", "报告: ", "--require progress: 已满足"):
+    for line in ("变体", "每条用例的花费与平均延迟: ", "通过率 (Wilson, 95%): baseline 21% [9%, 40%]", "各层均分及 95% 区间: baseline 事实层 ", "判定：PROGRESS", "  各层胜出者：", "  样本量：", "  稳定性：", "报告: ", "--require progress: 已满足"):
         assert line in text, text
     assert "Variants" not in text and "Layer winners" not in text and "cost, mean latency" not in text
     assert untranslated(text) == [], text

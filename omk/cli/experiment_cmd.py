@@ -149,7 +149,26 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
         )
     console.print(table)
     costs = " · ".join(f"{v.name} ${_fmt(v.cost_usd, 4)}, {_fmt(v.latency_ms, 0)} ms" for v in block.variants)
-    console.print(f"{t('cost, mean latency per sample', lang)}: {costs}", markup=False, highlight=False, soft_wrap=True)
+    for line in (*_interval_lines(block, lang), f"{t('cost, mean latency per sample', lang)}: {costs}"):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _interval_lines(block: ExperimentBlock, lang: str) -> list[str]:
+    """Beneath the table (whose cells stay short): each variant's pass rate with its Wilson
+    interval and each layer's mean with its 95% interval; none in a report from before intervals."""
+    from omk.report import intervals
+    from omk.report.experiment_tables import variant_score
+    from omk.report.i18n import t
+
+    shown = [v for v in block.variants if v.scores_ci is not None]
+    if not shown:
+        return []
+    rates = " · ".join(f"{v.name} {intervals.rate(v.pass_rate, v.pass_rate_ci, True, lang)}" for v in shown)
+    layers = " · ".join(
+        f"{v.name} " + ", ".join(f"{t(k, lang)} {variant_score(v, k, lang)}" for k in ("fact", "behavior", "judge") if v.scores.layer(k) is not None)
+        for v in shown
+    )
+    return [f"{t('pass rate', lang)} (Wilson, 95%): {rates}", f"{t('layers, 95% intervals', lang)}: {layers}"]
 
 
 def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:

@@ -82,7 +82,7 @@ def variant_rows(exp: ExperimentBlock, lang: str) -> list[tuple[str, list[str]]]
 
     rows = [
         row("role", lambda v: t(str(v.role), lang)),
-        row("passed", _passed),
+        row("passed", passed_text),
         row("composite", lambda v: variant_score(v, "composite", lang)),
     ]
     rows += [row(layer, lambda v, k=layer: variant_score(v, k, lang)) for layer in LAYERS if _has_layer(vs, layer)]
@@ -99,7 +99,8 @@ def variant_rows(exp: ExperimentBlock, lang: str) -> list[tuple[str, list[str]]]
     return rows
 
 
-def _passed(v: VariantRow) -> str:
+def passed_text(v: VariantRow) -> str:
+    """`5/24 (21% [9%, 40%])`: the variant's passes and pass rate with its Wilson interval."""
     if v.scores_ci is None or v.pass_rate_ci is None:  # before intervals, or under 2 samples
         return f"{v.passed}/{v.samples} ({pct(v.pass_rate)})"
     return f"{v.passed}/{v.samples} ({pct(v.pass_rate)} [{pct(v.pass_rate_ci.low)}, {pct(v.pass_rate_ci.high)}])"

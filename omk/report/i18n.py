@@ -139,6 +139,7 @@ ZH = {
     "Variants": "变体",
     "Verdict": "判定",
     "cost, mean latency per sample": "每条用例的花费与平均延迟",
+    "layers, 95% intervals": "各层均分及 95% 区间",
     "Layer winners": "各层胜出者",
     "Sample size": "样本量",
     "Stability": "稳定性",

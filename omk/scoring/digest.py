@@ -3,6 +3,7 @@ results in memory to summarise them (omk/engine/results.py keeps these, the resu
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +67,7 @@ class Digest:
             judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
             triggers=trigger_cases(r) if r.status == "ok" else (),
             judge=judge_noise(r) if r.status == "ok" else None,
-            capabilities=tuple(c.strip() for c in r.capability if c.strip()),
+            capabilities=tuple(sys.intern(c.strip()) for c in r.capability if c.strip()),  # one copy per name
         )
 
 

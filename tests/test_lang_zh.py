@@ -120,3 +120,26 @@ def test_an_experiments_terminal_lines_in_chinese(tmp_path):
         assert line in text, text
     assert "Variants" not in text and "Layer winners" not in text and "cost, mean latency" not in text
     assert untranslated(text) == [], text
+
+
+PAIR_JUDGE = """
+import json, sys
+prompt = json.loads(sys.stdin.readline())["prompt"]
+first = prompt.index("plain GOOD") < prompt.index("plain x")  # the answers in order, A then B (prompt in any language)
+print(json.dumps({"output": json.dumps({"reason": "GOOD wins", "preference": 1 if first else 2})}))
+"""
+
+
+def test_the_pairwise_tables_of_an_experiment_in_chinese(tmp_path):
+    (tmp_path / "eval-samples.yaml").write_text(
+        "".join(f"- sample_id: s{i}\n  prompt: question {i}\n  assertions: [{{type: contains, value: plain}}]\n" for i in (1, 2)),
+        encoding="utf-8",
+    )
+    for name in ("x", "y"):
+        (tmp_path / f"{name}.jsonl").write_text("".join(f'{{"sample_id": "s{i}", "output": "plain {name.replace("y", "GOOD")}"}}\n' for i in (1, 2)), encoding="utf-8")
+    (tmp_path / "judge.py").write_text(PAIR_JUDGE, encoding="utf-8")
+    judge = f"cmd:{sys.executable} {tmp_path / 'judge.py'}"
+    proc = _omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", judge, "--lang", "zh", "--out", "run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "两两对比: A = replay:x.jsonl" in proc.stdout and "B 更好 2" in proc.stdout, proc.stdout
+    assert "Pairwise" not in proc.stdout and "A better" not in proc.stdout and untranslated(proc.stdout) == []

@@ -89,7 +89,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
         if outcome.block.pairs:
             from omk.report.pairwise_terminal import print_pairwise
 
-            print_pairwise(outcome.block.pairs, console)
+            print_pairwise(outcome.block.pairs, console, lang)
         _print_triggering(outcome, console, lang)
         _print_tail(outcome, console, lang)
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}

@@ -8,24 +8,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from omk.records.experiment_block import Pair
+from omk.report.i18n import t
 from omk.report.pairwise import judges, rate_lines, verdict_word
 
 
-def print_pairwise(pairs: Sequence[Pair], console: Any) -> None:
+def print_pairwise(pairs: Sequence[Pair], console: Any, lang: str = "en") -> None:
     """Print the pairwise judge's comparisons of an experiment as the run ends."""
     from rich.table import Table
     from rich.text import Text
 
     for pair in pairs:
         a, b = pair.targets
-        table = Table(title=Text(f"Pairwise: A = {a} · B = {b} · judge: {judges(pair, 'en')}"), title_justify="left")
+        title = f"{t('Pairwise', lang)}: A = {a} · B = {b} · {t('judge', lang)}: {judges(pair, lang)}"
+        table = Table(title=Text(title), title_justify="left")
         for col in ("sample", "key", "verdict", "reason"):
-            table.add_column(col, overflow="fold")
+            table.add_column(t(col, lang), overflow="fold")
         for v in pair.verdicts:
-            table.add_row(Text(str(v.sample_id)), Text(str(v.key)), Text(verdict_word(v, "en")), Text(v.why))
+            table.add_row(Text(str(v.sample_id)), Text(str(v.key)), Text(verdict_word(v, lang)), Text(v.why))
         console.print(table)
         s = pair.tally
-        line = f"A better {s.a_better} · B better {s.b_better} · tie {s.ties} · errored {s.errored} · skipped {s.skipped}"
+        line = (
+            f"{t('A better', lang)} {s.a_better} · {t('B better', lang)} {s.b_better} · {t('tie', lang)} {s.ties} · "
+            f"{t('errored', lang)} {s.errored} · {t('skipped', lang, 'pairwise')} {s.skipped}"
+        )
         console.print(Text(line, style="bold"))
-        for text in rate_lines(pair, "en"):
+        for text in rate_lines(pair, lang):
             console.print(Text(text))

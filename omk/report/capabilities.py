@@ -1,7 +1,8 @@
 """The by-capability table of every report format, from `summary.capabilities`
-(omk/scoring/capabilities.py): per capability its samples (and runs under `--repeat`), passed,
-failed and errored, the mean composite and the pass rate, each with its 95% interval or
-`(1 sample, no interval)`.
+(omk/scoring/capabilities.py): per capability its samples, passed out of its results (runs under
+`--repeat`), errored, the mean composite and the pass rate, each with its 95% interval or
+`(1 sample, no interval)`. Short enough to fit a phone's width in the HTML page (report.json has
+every count).
 
 Reports with no capability (none named, or written before capabilities were counted) yield nothing
 here, so re-rendering an old run still works.
@@ -19,19 +20,12 @@ from omk.report.i18n import t
 TITLE = "By capability"
 
 
-def _repeated(rows: tuple[Capability, ...]) -> bool:
-    return any(c.total != c.samples for c in rows)
+HEADS = ("samples", "passed", "errored", "composite", "pass rate")
 
 
-def _heads(rows: tuple[Capability, ...]) -> tuple[str, ...]:
-    counts = ("samples", "runs") if _repeated(rows) else ("samples",)
-    return (*counts, "passed", "failed", "errored", "composite", "pass rate")
-
-
-def _cells(c: Capability, repeated: bool, lang: str) -> list[str]:
-    counts = [str(c.samples), str(c.total)] if repeated else [str(c.samples)]
+def _cells(c: Capability, lang: str) -> list[str]:
     return [
-        *counts, str(c.passed), str(c.failed), str(c.errored),
+        str(c.samples), f"{c.passed}/{c.total}", str(c.errored),
         intervals.score(c.composite, c.composite_ci, True, lang), intervals.rate(c.pass_rate, c.pass_rate_ci, True, lang),
     ]  # fmt: skip
 
@@ -48,11 +42,10 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
 
     table = Table(title=t(TITLE, lang), title_justify="left")
     table.add_column(t("capability", lang), overflow="fold")
-    for col in _heads(rows):
+    for col in HEADS:
         table.add_column(t(col, lang), justify="right")
-    repeated = _repeated(rows)
     for c in rows:
-        table.add_row(Text(for_terminal(c.capability)), *_cells(c, repeated, lang))  # the sample's words, not markup
+        table.add_row(Text(for_terminal(c.capability)), *_cells(c, lang))  # the sample's words, not markup
     return table
 
 
@@ -61,16 +54,15 @@ def markdown_lines(report: ReportDocument, lang: str, cell: Any) -> list[str]:
     rows = report.summary.capabilities
     if not rows:
         return []
-    heads = [t(h, lang) if h != "composite" else h for h in _heads(rows)]
+    heads = [t(h, lang) if h != "composite" else h for h in HEADS]
     out = [
         f"### {t(TITLE, lang)}",
         "",
         f"| {t('capability', lang)} | " + " | ".join(heads) + " |",
         "| --- |" + " ---: |" * len(heads),
     ]
-    repeated = _repeated(rows)
     for c in rows:
-        out.append(f"| {cell(c.capability)} | " + " | ".join(cell(v) for v in _cells(c, repeated, lang)) + " |")
+        out.append(f"| {cell(c.capability)} | " + " | ".join(cell(v) for v in _cells(c, lang)) + " |")
     return [*out, ""]
 
 
@@ -79,10 +71,9 @@ def html_section(report: ReportDocument, lang: str) -> str:
     if not rows:
         return ""
     esc = html.escape
-    head = "".join(f"<th>{esc(t(h, lang))}</th>" for h in ("capability", *_heads(rows)))
-    repeated = _repeated(rows)
+    head = "".join(f"<th>{esc(t(h, lang))}</th>" for h in ("capability", *HEADS))
     body = "".join(
-        f"<tr><td>{esc(c.capability)}</td>" + "".join(f"<td>{esc(v)}</td>" for v in _cells(c, repeated, lang)) + "</tr>"
+        f"<tr><td>{esc(c.capability)}</td>" + "".join(f"<td>{esc(v)}</td>" for v in _cells(c, lang)) + "</tr>"
         for c in rows
     )
     return f'<h2>{esc(t(TITLE, lang))}</h2><table class="capabilities"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

@@ -13,7 +13,7 @@ from report_corpus import CORPUS
 from rich.console import Console
 
 from omk.errors import InputError
-from omk.records.document import ReportDocument
+from omk.records.document import Bounds, Capability, ReportDocument
 from omk.records.result import FileChange, WorkspaceChanges
 from omk.records.triggering import TriggerCase
 from omk.report.html_report import render_html
@@ -63,10 +63,16 @@ def with_new_blocks() -> dict:
     trig = triggering(cases, ("pdf", "docx"))
     assert trig is not None
     data["triggering"] = trig.to_json()
+    wilson, boot = Bounds(0.4, 0.9, 0.95, "wilson"), Bounds(3.1, 4.6, 0.95, "expanded", 2000, "omk-summary")
+    data["summary"]["capabilities"] = [
+        Capability("search", 3, 6, 4, 2, 1, 0.6667, 3.9, wilson, boot).to_json(),
+        Capability("writing", 1, 2, 2, 0, 0, 1.0, 5.0).to_json(),  # one sample: no interval
+    ]
     changes = WorkspaceChanges(created=(FileChange("notes.md", 12, "# notes"),), deleted=(FileChange("old.txt", 3),))
     for result in data["results"]:
         result.setdefault("trace", {})["workspace"] = changes.to_json()
-    assert ReportDocument.from_dict(data, "run/report.json").triggering is not None
+    doc = ReportDocument.from_dict(data, "run/report.json")
+    assert doc.triggering is not None and len(doc.summary.capabilities) == 2
     return data
 
 
@@ -99,12 +105,12 @@ def test_any_edit_renders_or_is_one_located_error(name):
     assert rendered and refused  # both kinds of edit happened
 
 
-@pytest.mark.parametrize("block", ["triggering", "repeats", "workspace"])
+@pytest.mark.parametrize("block", ["triggering", "repeats", "workspace", "capabilities"])
 def test_every_field_of_the_newer_blocks_edited_renders_or_is_one_located_error(block):
     """Fields of the triggering block, the repeats block (pass@k) and a trace.workspace (up to 60
     of each, seeded), replaced by a value of another type or removed."""
     data = with_new_blocks()
-    prefix = ("results", 0, "trace", "workspace") if block == "workspace" else (block,)
+    prefix = {"workspace": ("results", 0, "trace", "workspace"), "capabilities": ("summary", "capabilities")}.get(block, (block,))
     paths = [p for p, _ in leaves(data) if p[: len(prefix)] == prefix and len(p) > len(prefix) - (block == "workspace")]
     rng = random.Random(block)
     for path in rng.sample(paths, min(60, len(paths))):

@@ -180,6 +180,10 @@ def test_merge_refusals(in_tmp, capsys):
     assert report["shard"] == {"count": 3, "plan": report["shard"]["plan"], "merged": [1, 3], "missing": [2], "partial": True}
     assert report["warnings"][0].startswith("partial merge: 2 of 3 shards, missing 2")
     assert "partial merge" in (in_tmp / "m" / "summary.md").read_text()
+    assert main(["merge", "a1", "a3", "--out", "mz", "--partial", "--format", "md", "--lang", "zh"]) in (0, 1)
+    said = capsys.readouterr()
+    assert "部分合并：3 个分片中的 2 个，缺少 2：报告只涵盖已合并的分片" in said.err and "部分合并" in said.out
+    assert "partial merge" not in said.err + said.out and "**部分合并：3 个分片中的 2 个，缺少 2**" in (in_tmp / "mz" / "summary.md").read_text()
 
 
 def test_the_shard_cannot_change_on_resume(in_tmp, capsys):

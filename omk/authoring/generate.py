@@ -117,13 +117,15 @@ def generate(options: GenerateOptions) -> Generated:
     drafted = asyncio.run(run())
     spec = public_spec(asker.spec)
     if existing is None:
-        text = "\n".join([*_header(skill, spec, drafted.count), *drafted.blocks]) + "\n"
-        _verify(text, options, drafted.count)
+        text = "\n".join([*_header(skill, spec, drafted.count), *drafted.blocks]) + "\n" if drafted.count else ""
+        if drafted.count:
+            _verify(text, options, drafted.count)
     else:
         lead = "" if existing.text.endswith("\n") or not existing.text else "\n"
         note = " " * existing.indent + f"# Drafted by {spec} from the skill {skill.name} (omk sample --append): review before trusting."
         text = lead + "\n".join([note, *drafted.blocks]) + "\n" if drafted.count else ""
-        _verify(existing.text + text, options, len(existing.samples) + drafted.count, strict=False)
+        if drafted.count:
+            _verify(existing.text + text, options, len(existing.samples) + drafted.count, strict=False)
     return Generated(text, drafted, skill, spec)
 
 

@@ -233,6 +233,26 @@ def test_near_duplicates_are_dropped_within_the_batch_and_against_the_file_appen
     assert doctor_errors(tmp_path / "evals.yaml") == 0
 
 
+def test_append_refuses_a_file_whose_samples_list_is_not_last(tmp_path):
+    (tmp_path / "evals.yaml").write_text("samples:\n  - {sample_id: a, prompt: hi, rubric: Must say hi.}\n$schema: ./eval-samples.schema.json\n", encoding="utf-8")
+    run, requests = draft(tmp_path, GOOD, "--output", "evals.yaml", "--append")
+    assert run.returncode == 2 and requests == []
+    assert run.stderr.strip().splitlines() == ["evals.yaml: cannot append to it: `samples:` is not its last top-level key (write to a new --output)"]
+
+
+def test_load_text_locates_problems_in_the_text_it_is_given():
+    from omk.errors import InputError
+    from omk.loader import load_text
+
+    with pytest.raises(InputError) as caught:
+        load_text("samples:\n  - sample_id: a\n    prompt: hi\n    promt: again\n", name="draft", strict=True)
+    assert caught.value.lines() == ['draft:4: samples[0] (a) promt: unknown field "promt" (did you mean "prompt"?)']
+    with pytest.raises(InputError) as caught:
+        load_text("samples: [", name="draft")
+    assert caught.value.lines()[0].startswith("draft:2: YAML parse error")
+    assert [s.prompt for s in load_text("- {sample_id: a, prompt: 你好, rubric: Must greet.}\n", name="x").samples] == ["你好"]
+
+
 def test_an_existing_output_is_refused_without_append(tmp_path):
     (tmp_path / "evals.yaml").write_text("samples: []\n", encoding="utf-8")
     run, requests = draft(tmp_path, GOOD, "--output", "evals.yaml")
@@ -337,6 +357,10 @@ def test_a_cmd_program_can_draft(tmp_path):
         ([], "omk sample: give SKILL_DIR (draft samples from a skill with --target SPEC) or --from-run RUN_DIR (record a run)"),
         (["--from-run", "run1", "--tasks", "2"], "omk sample --from-run: --tasks goes with SKILL_DIR (drafting from a skill)"),
         (["skills/empty", "-n", "2", "--triggers", "1", "--tasks", "2"], "-n 2 is not --triggers 1 + --tasks 2; give two of the three"),
+        (["skills/with", "--output", "x.json"], "x.json: drafted samples are written as YAML; name a .yaml or .yml file"),
+        (["skills/with"], "no target: pass --target KIND:ARG or set `target:` in omk.yaml"),
+        (["skills/with", "--target", "openai:m", "-n", "1", "--triggers", "0", "--tasks", "0"], "-n 1 is not --triggers 0 + --tasks 0; give two of the three"),
+        (["skills/with", "--target", "openai:m", "--triggers", "0", "--tasks", "0"], "nothing to draft: -n, --triggers and --tasks ask for no sample"),
         (["skills/with", "--append"], "--append needs --output FILE: the file to add the samples to"),
     ],
 )
@@ -347,3 +371,22 @@ def test_bad_command_lines_are_one_line_and_exit_2(tmp_path, args, message):
     run = omk_cli("sample", *args, cwd=tmp_path)
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.stderr.strip().splitlines() == [message]
+
+
+def test_what_the_model_is_shown_of_the_skill_is_bounded_and_stays_in_the_folder(tmp_path):
+    from omk.authoring.skill_source import REFERENCE_MAX_BYTES, read_skill
+
+    folder = skill_dir(tmp_path)
+    (tmp_path / "secret.txt").write_text("OUTSIDE-THE-SKILL\n", encoding="utf-8")
+    (folder / "link.md").symlink_to(tmp_path / "secret.txt")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (folder / "big.md").write_text("word " * REFERENCE_MAX_BYTES, encoding="utf-8")
+    skill = read_skill(folder)
+    assert skill.name == "order-status" and skill.title == "order-status" and skill.description.startswith("Look up an order's status")
+    assert [f.path for f in skill.references] == ["big.md", "references/carriers.md"]
+    big = skill.references[0]
+    assert big.cut and big.text.endswith("[omk: the rest of this file is left out]") and len(big.text.encode()) < REFERENCE_MAX_BYTES + 100
+    assert sorted(line.split(":")[0] for line in skill.left_out) == ["link.md", "logo.png"]
+    assert all("OUTSIDE-THE-SKILL" not in f.text for f in skill.references)

@@ -50,16 +50,16 @@ class Asker(Protocol):
 class Counts:
     """How many drafts of each kind are asked for."""
 
-    triggers: int
+    should_fire: int
     near_misses: int
     tasks: int
 
     @property
     def total(self) -> int:
-        return self.triggers + self.near_misses + self.tasks
+        return self.should_fire + self.near_misses + self.tasks
 
     def of(self, kind: str) -> int:
-        return {TRIGGER: self.triggers, NEAR_MISS: self.near_misses, TASK: self.tasks}[kind]
+        return {TRIGGER: self.should_fire, NEAR_MISS: self.near_misses, TASK: self.tasks}[kind]
 
 
 def split_counts(total: int | None, triggers: int | None, tasks: int | None) -> Counts:

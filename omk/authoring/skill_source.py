@@ -96,8 +96,11 @@ def read_skill(folder: Path) -> SkillSource:
     text, cut = read
     if not text.strip():
         raise InputError(f"{skill_md}: the file is empty")
+    name = folder.resolve().name
+    if any(c.isspace() for c in name):
+        raise InputError(f"{folder}: a skill is named after its folder, and {name!r} has a space in it; rename the folder")
     meta = front_matter(text)
-    source = SkillSource(folder.resolve().name, folder, meta.get("name", ""), meta.get("description", ""), SkillFile(SKILL_FILE, text, cut))
+    source = SkillSource(name, folder, meta.get("name", ""), meta.get("description", ""), SkillFile(SKILL_FILE, text, cut))
     _add_references(source)
     return source
 

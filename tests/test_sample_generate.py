@@ -390,3 +390,11 @@ def test_what_the_model_is_shown_of_the_skill_is_bounded_and_stays_in_the_folder
     assert big.cut and big.text.endswith("[omk: the rest of this file is left out]") and len(big.text.encode()) < REFERENCE_MAX_BYTES + 100
     assert sorted(line.split(":")[0] for line in skill.left_out) == ["link.md", "logo.png"]
     assert all("OUTSIDE-THE-SKILL" not in f.text for f in skill.references)
+
+
+def test_a_key_the_model_repeats_is_masked_and_never_written(tmp_path):
+    leak = samples_reply([{"prompt": "Where is order A1001? my key is sk-test-drafting-key-0123456789"}])
+    run, _ = draft(tmp_path, {**GOOD, "trigger": leak}, "--triggers", "1", "--tasks", "0", "--output", "d.yaml")
+    assert run.returncode == 0, run.stderr
+    text = (tmp_path / "d.yaml").read_text(encoding="utf-8")
+    assert "sk-test-drafting-key" not in text and "Where is order A1001? my key is" in text

@@ -89,9 +89,13 @@ def _item_indent(text: str, output: Path) -> int:
     return len(items[0]) if items else 2
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _header(skill: SkillSource, spec: str, count: int) -> list[str]:
     return [
-        f"# Samples drafted by a model ({spec}) from the skill {skill.name} (omk sample {skill.folder}).",
+        _one_line(f"# Samples drafted by a model ({spec}) from the skill {skill.name} (omk sample {skill.folder})."),
         "# Nothing here is trusted yet: review each sample (its prompt, mocks, rubric and checks) before relying on it.",
         "samples:" if count else "samples: []",
     ]
@@ -122,7 +126,7 @@ def generate(options: GenerateOptions) -> Generated:
             _verify(text, options, drafted.count)
     else:
         lead = "" if existing.text.endswith("\n") or not existing.text else "\n"
-        note = " " * existing.indent + f"# Drafted by {spec} from the skill {skill.name} (omk sample --append): review before trusting."
+        note = " " * existing.indent + _one_line(f"# Drafted by {spec} from the skill {skill.name} (omk sample --append): review before trusting.")
         text = lead + "\n".join([note, *drafted.blocks]) + "\n" if drafted.count else ""
         if drafted.count:
             _verify(existing.text + text, options, len(existing.samples) + drafted.count, strict=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_OK
 
-DRAFT_ONLY = ("target", "n", "triggers", "tasks", "append")
+DRAFT_ONLY = ("target", "n", "triggers", "tasks", "append", "timeout")
 
 
 def run_sample(args: argparse.Namespace) -> int:

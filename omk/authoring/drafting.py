@@ -15,13 +15,14 @@ from. A call that fails (a timeout, an HTTP error) is one line in `failures`; th
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from omk.authoring.draft_check import Deduper, DraftError, checked, parse_reply, sample_of
+from omk.authoring.draft_check import Deduper, DraftError, block_of, checked, parse_reply, sample_of
 from omk.authoring.draft_prompts import (
     KINDS,
     NEAR_MISS,
@@ -213,14 +214,10 @@ def _draft(job: DraftJob, kind: str, order: tuple[int, int], item: Any, name: st
 def _shown(job: DraftJob, kind: str, item: Any, sample_id: str) -> str:
     """The broken draft as it is sent back: the YAML omk wrote for it (the lines the errors name)
     when it could make a sample of it, else the model's JSON."""
-    import json
-
     try:
         data = sample_of(kind, item, job.skill.name, sample_id)
     except DraftError:
         return json.dumps(item, ensure_ascii=False, indent=2, default=str)
-    from omk.authoring.draft_check import block_of
-
     text = "samples:\n" + block_of(data, "draft") + "\n"
     return "\n".join(f"{n:>3} | {line}" for n, line in enumerate(text.split("\n")[:-1], 1))
 
@@ -230,8 +227,6 @@ ID_PREFIX = {TRIGGER: "trigger", NEAR_MISS: "near-miss", TASK: "task"}
 
 def _write(job: DraftJob, drafts: list[Draft], out: Drafted) -> None:
     """Drop near-duplicates, give ids, and make each draft's YAML block."""
-    from omk.authoring.draft_check import block_of
-
     dedupe = Deduper.of(job.existing)
     taken = {s.sample_id for s in job.existing}
     numbers = dict.fromkeys(KINDS, 0)

@@ -31,7 +31,7 @@ def weighted_score(results: list[AssertionResult]) -> float | None:
 
 def score_sample(results: list[AssertionResult], judge_score: float | None) -> Scores:
     # one pass over the checks, weights summed per layer (as weighted_score does for one layer)
-    weights = {Layer.FACT: [0.0, 0.0, 0], Layer.BEHAVIOR: [0.0, 0.0, 0]}  # total, passed, graded
+    weights = {Layer.FACT: [0.0, 0.0, 0.0], Layer.BEHAVIOR: [0.0, 0.0, 0.0]}  # total, passed, graded
     for r in results:
         status = r.status
         if status is Status.SKIPPED:
@@ -48,7 +48,7 @@ def score_sample(results: list[AssertionResult], judge_score: float | None) -> S
     return Scores(fact=fact, behavior=behavior, judge=judge, composite=composite)
 
 
-def _layer_score(total: float, passed: float, graded: int) -> float | None:
+def _layer_score(total: float, passed: float, graded: float) -> float | None:
     return ratio_to_score(passed / total) if graded and total > 0 else None
 
 

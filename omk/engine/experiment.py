@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from omk.engine.evaluation import Evaluation, OnResult, new_run_id
 from omk.engine.options import EvalOptions
 from omk.engine.run_report import Report
-from omk.engine.variants import Variant
+from omk.engine.variants import MANIFEST, Variant
 from omk.errors import InputError, Problem
 from omk.jsontext import dumps
 from omk.model import Sample
@@ -47,7 +47,6 @@ from omk.stats import ExperimentAnalysis
 if TYPE_CHECKING:
     from omk.engine.ablation import AblationPlan
 
-MANIFEST = "experiment.json"
 MANIFEST_FORMAT = "omk-experiment-run/1"
 VARIANTS_DIR = "variants"
 
@@ -237,9 +236,6 @@ def _record(experiment: Experiment) -> None:
     write_atomic(experiment.out_dir / MANIFEST, dumps(data, indent=2) + "\n")
 
 
-def is_experiment(run_dir: Path) -> bool:
-    return (run_dir / MANIFEST).is_file()
-
 
 def resume_experiment(
     run_dir: Path, options: EvalOptions, *, cwd: Path | None = None, confirmed: Sequence[str] = ()
@@ -293,24 +289,3 @@ def ablation_of(data: dict[str, Any], path: Path) -> AblationPlan | None:
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:
     asyncio.run(experiment.execute(on_result))
     return experiment.finish()
-
-
-def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
-    """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
-    when the run is not an experiment."""
-    from omk.config import find_config, read_config
-    from omk.engine import variants as vs
-    from omk.engine.evaluation import sample_paths
-    from omk.errors import ConfigError
-
-    if options.treatment and not options.control:
-        raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")
-    if options.control:
-        if not options.treatment:
-            raise ConfigError("--control needs at least one --treatment")
-        return vs.from_cli(options.control, options.treatment, cwd)
-    config = find_config(sample_paths(options, cwd), cwd)
-    if config is None:
-        return None
-    data = read_config(config)
-    return vs.from_config(config, data["variants"]) if "variants" in data else None

@@ -92,7 +92,7 @@ def ablated(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
     work = tmp_path_factory.mktemp("ablate")
     proc = omk(
         "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
-        "--seed", "11", "--out", "run", "--no-cache", "--format", "md,html", cwd=work,
+        "--seed", "11", "--out", "run", "--no-cache", "--format", "md,html,junit", cwd=work,
     )  # fmt: skip
     return proc, work / "run"
 
@@ -133,6 +133,30 @@ def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
     assert table.index("Reply rules") < table.index("Acme support tone")
     assert "<tr class=cut><td>Acme support tone</td>" in table and table.count("class=cut") == 1
+
+
+def test_junit_has_a_suite_of_the_parts_with_the_candidate_to_cut_named(ablated):
+    from junit_shape import check_junit_shape
+
+    proc, out = ablated
+    root = check_junit_shape((out / "junit.xml").read_text(encoding="utf-8"))
+    suites = root.findall("testsuite")
+    assert [s.get("name", "").rsplit(" · ", 1)[-1] for s in suites] == ["whole-skill", "without-acme-support-tone", "without-reply-rules", "ablation"]
+    suite = suites[-1]
+    cases = suite.findall("testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("ablation.support-tone.kept", "Reply rules"), ("ablation.support-tone.candidate-to-cut", "Acme support tone"),
+    ]  # fmt: skip
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")  # a ranking is not a test failure: exit 0
+    rules, intro = (c.findtext("system-out") or "" for c in cases)
+    assert "composite lost +1.50 [+1.08, +1.83] over 24 paired samples" in rules and "59 tokens" in rules and "REGRESS" in rules
+    assert "candidate to cut" not in rules and "candidate to cut: its removal's whole interval lies within ±0.10" in intro
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["ablation:candidates_to_cut"] == "Acme support tone" and props["ablation:skill"] == "support-tone"
+    assert props["ablation:1:without-reply-rules"].startswith("Reply rules: section removed")
+    assert int(root.get("tests", "0")) == 24 * 3 + 2  # every sample on every variant, and the parts
+    again = omk("report", str(out), "--format", "junit", "--out", str(out.parent / "again"))
+    assert again.returncode == 0 and (out.parent / "again" / "junit.xml").read_bytes() == (out / "junit.xml").read_bytes()
 
 
 def _comparison(treatment: str, low: float, high: float) -> dict:

@@ -39,7 +39,7 @@ from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
-from omk.records.experiment_block import ExperimentBlock
+from omk.records.experiment_block import Ablation, ExperimentBlock
 from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
@@ -60,6 +60,11 @@ class ExperimentOutcome:
     out_dir: Path | None
     files: list[Path] = field(default_factory=list)  # what the experiment wrote into out_dir: report.json first
 
+    @property
+    def ablation(self) -> Ablation | None:
+        """`omk eval --ablate` / `omk.ablate`: the skill's parts ranked by what removing each one cost."""
+        return self.block.ablation
+
 
 @dataclass(slots=True)
 class Experiment:
@@ -76,6 +81,15 @@ class Experiment:
     max_cost_increase: float | None = None  # percent (--max-cost-increase, omk.yaml): more is CAUTIOUS
     shard: ShardInfo | None = None  # `--shard I/N`: this part of the experiment, and the whole plan's fingerprint
     ablation: AblationPlan | None = None  # `--ablate`: the skill's parts, one per treatment (omk/engine/ablation.py)
+    scratch: Path | None = None  # a temporary folder of ablated copies (a dry run, a run kept in memory)
+
+    def remove_scratch(self) -> None:
+        """Remove the temporary copies of an ablation that writes no run folder (none to resume)."""
+        if self.scratch is not None:
+            import shutil
+
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     @property
     def control(self) -> Evaluation:
@@ -134,7 +148,9 @@ class Experiment:
         from omk.engine.variant_records import analyze_reports
 
         reports = {v.name: e.finish() for v, e in zip(self.variants, self.evaluations, strict=True)}
-        return analyze_reports(self, reports)
+        outcome = analyze_reports(self, reports)
+        self.remove_scratch()
+        return outcome
 
 
 def _tagged(on_result: Callable[[str, SampleResult], None], name: str) -> OnResult:
@@ -253,6 +269,11 @@ def resume_experiment(
         seed, run_id, started_at, trivial = int(data["seed"]), data["run_id"], data["started_at"], float(data["trivial"])
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise InputError([Problem(str(path), None, "", "", f"--resume: not a readable experiment record ({exc})")]) from None
+    ablation = ablation_of(data, path)
+    if ablation is not None:  # the copies of the skill, written again if they were removed since
+        from omk.engine.ablation import restore_copies
+
+        restore_copies(ablation, variants)
     options = dataclasses.replace(options, require=options.require or data.get("require"))  # a resume may set its own
     evaluations = []
     for variant in variants:
@@ -265,7 +286,7 @@ def resume_experiment(
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     experiment.shard = ShardInfo.from_json(Fields(data["shard"], str(path))) if isinstance(data.get("shard"), dict) else None
-    experiment.ablation = ablation_of(data, path)
+    experiment.ablation = ablation
     recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
     if options.max_cost_increase is not None:
         experiment.max_cost_increase = options.max_cost_increase

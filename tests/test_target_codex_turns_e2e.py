@@ -4,16 +4,23 @@ conversation whose later turn resumes the first one's session (`codex exec … r
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from claude_support import write_skill
 from codex_support import omk_eval, require_codex
 
-from omk.testing import ModelServer, Request, ScriptTurn, ToolRequest
-from omk.testing.responses import render
+from omk.model import Sample
+from omk.targets.base import TargetError, TargetResult
+from omk.targets.codex.target import CodexTarget
+from omk.targets.mocks import MockSandbox
+from omk.targets.session import Session
+from omk.testing import HttpError, ModelServer, Request, ScriptTurn, ToolRequest
+from omk.testing.responses import error_body, render
 
 KEY = "sk-codex-turns-3e8a1c7b5d9f2e4a6c0b"
 TURN_2_USAGE = {"input_tokens": 100, "output_tokens": 50}
@@ -175,3 +182,37 @@ def test_apply_patch_goes_through_the_hook_runs_unmocked_and_is_answered_by_a_mo
     assert blocked["mocked"] and blocked["mock_key"] == "apply_patch:1" and blocked["output"] == "PATCH-MOCKED"
     assert mocked["output"].startswith("patch said: Command blocked by PreToolUse hook: ")  # the model read the mock's answer
     assert not (mocked["trace"].get("workspace") or {}).get("changed")
+
+
+def test_a_retried_turn_resumes_from_the_last_good_turn(tmp_path, monkeypatch):
+    """A failed attempt of turn 2 leaves nothing in the session the retry resumes, and the
+    conversation's folder goes with its last turn."""
+    monkeypatch.setenv("OMK_CODEX", require_codex())
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    the_sample = Sample(sample_id="retry", prompt="", base_dir=tmp_path)
+    sandbox = MockSandbox.for_sample(the_sample)
+
+    def model(request: Request) -> Any:
+        asked = _said(request, "user")[-1]
+        if asked == "FAILED-ATTEMPT-QUESTION":
+            return HttpError(400, error_body(400, "refused once"))
+        return render(ScriptTurn(text="SECOND-ANSWER" if asked == "SECOND-QUESTION" else "FIRST-ANSWER"))
+
+    async def turns(target: CodexTarget) -> tuple[Path, TargetResult]:
+        sandbox.start_turn()
+        await target.run(the_sample, "FIRST-QUESTION", Session(0, 2, sandbox))
+        folder = next(iter(target._conversations.values())).root
+        sandbox.start_turn()
+        with pytest.raises(TargetError, match="refused once"):
+            await target.run(the_sample, "FAILED-ATTEMPT-QUESTION", Session(1, 2, sandbox))
+        sandbox.retry_turn()
+        return folder, await target.run(the_sample, "SECOND-QUESTION", Session(1, 2, sandbox))
+
+    with ModelServer(model) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
+        folder, second = asyncio.run(turns(CodexTarget("gpt-5", "codex:gpt-5", {})))
+        retried = fake.requests[-1]
+    assert _said(retried, "user") == ["FIRST-QUESTION", "SECOND-QUESTION"]
+    assert _said(retried, "assistant") == ["FIRST-ANSWER"]
+    assert second.output == "SECOND-ANSWER" and second.trace.session_id
+    assert not folder.exists()

@@ -113,9 +113,9 @@ class CodexTarget:
             first = session is None or session.index == 0
             result.trace.notes[:0] = space.notes + self._strict_note(sample) if first else []
             result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
-            if session is not None:
-                space.keep_session(run.thread_id, run.usage)
             finished = session is None or session.index == session.count - 1
+            if not finished:  # a later turn resumes from here
+                space.keep_session(run.thread_id, run.usage)
             if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
             return result

@@ -42,12 +42,14 @@ def _eval(samples: Path, out: Path, concurrency: int, *extra: str) -> list[str]:
 
 
 def _summary(folder: Path) -> tuple[int, int]:
-    """(total, passed) of a run folder's report.json: the summary follows the results, so read from the end."""
-    with (folder / "report.json").open("rb") as f:
-        f.seek(max(0, f.seek(0, os.SEEK_END) - 64_000))
-        tail = f.read().decode("utf-8", "replace")
-    start = tail.index('"summary": ')
-    summary, _ = json.JSONDecoder().raw_decode(tail[start + len('"summary": '):])
+    """(total, passed) of a run folder's report.json, whose summary comes before the results: read up to them."""
+    head = []
+    with (folder / "report.json").open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip() == '"results": [':
+                break
+            head.append(line)
+    summary = json.loads("".join(head) + '"results": []}')["summary"]
     return int(summary["total"]), int(summary["passed"])
 
 

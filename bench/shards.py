@@ -32,7 +32,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Measurement, add_doc_args, machine, measure, median, omk_command, omk_version, publish, spread
+from common import (
+    Measurement,
+    add_doc_args,
+    machine,
+    measure,
+    median,
+    omk_command,
+    omk_version,
+    publish,
+    spread,
+)
 from concurrency import FakeServer, write_samples
 
 

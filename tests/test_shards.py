@@ -194,3 +194,94 @@ def test_the_shard_cannot_change_on_resume(in_tmp, capsys):
     capsys.readouterr()
     assert main(["eval", "--resume", "e1", "--shard", "2/2", "--quiet", "--target", "cmd:python ../agents/support_agent.py"]) == 2
     assert "--shard" in capsys.readouterr().err
+
+
+# --- the judge's block and its check against people, merged -------------------------------------
+
+
+def _judged_suite(tmp: Path, n: int) -> Path:
+    """Samples with a rubric and people's labels (`gold:`), and the recorded outputs `grade G`."""
+    import yaml
+
+    grades = [1 + i % 5 for i in range(n)]
+    samples = [
+        {"sample_id": f"s{i:02d}", "prompt": f"question {i}", "rubric": "answers well", "gold": {"score": g, "pass": g >= 4, "rater": "ana"}}
+        for i, g in enumerate(grades)
+    ]
+    (tmp / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": samples}), encoding="utf-8")
+    lines = [json.dumps({"sample_id": f"s{i:02d}", "output": f"grade {g}"}) for i, g in enumerate(grades)]
+    (tmp / "outputs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp / "eval-samples.yaml"
+
+
+def _two_judges(req):
+    """Judge `a` scores the grade the output states; judge `b` agrees on some samples and not on others."""
+    from judge_support import score_json
+
+    from omk.testing.openai_chat import text_reply
+
+    text = next(m["content"] for m in req.json["messages"] if m["role"] == "user")
+    grade = int(text.split("grade ")[1][0])
+    number = int(text.split("question ")[1].split()[0].strip(".,"))
+    if req.json["model"] == "b" and number % 3 == 0:
+        grade = 6 - grade
+    return text_reply(score_json(grade))
+
+
+def test_a_merged_judge_block_and_gold_check_are_over_every_shard(in_tmp):
+    from omk.records.document import read_document
+    from omk.testing import ModelServer
+
+    samples = str(_judged_suite(in_tmp, 24))
+    with ModelServer.for_openai(_two_judges) as fake:
+        run = ["--target", f"replay:{in_tmp / 'outputs.jsonl'}", "--judge", f"openai:a@{fake.url},openai:b@{fake.url}"]
+        for i in (1, 2, 3):
+            assert _eval(in_tmp, samples, *run, "--shard", f"{i}/3", "--out", f"s{i}") in (0, 1)
+        assert _eval(in_tmp, samples, *run, "--out", "whole") in (0, 1)
+    assert main(["merge", "s1", "s2", "s3", "--out", "merged", "--quiet"]) in (0, 1)
+    whole, merged, first = (read_document(in_tmp / d) for d in ("whole", "merged", "s1"))
+    # an ensemble's agreement is across samples: each shard's covers its own samples only
+    assert first.data["judge"]["agreement"]["sample_count"] < 24
+    assert merged.data["judge"] == whole.data["judge"]
+    assert merged.data["judge"]["agreement"]["sample_count"] == 24
+    # the judge against people's labels: every shard's samples, as one run checks them
+    assert first.gold is not None and first.gold.labelled < 24
+    assert merged.gold is not None and whole.gold is not None and merged.gold.labelled == 24
+    assert merged.gold.to_json() == whole.gold.to_json()
+
+
+def test_shards_with_other_judges_are_refused(in_tmp, capsys):
+    samples = str(_judged_suite(in_tmp, 12))
+    with ModelServerForJudges() as url:
+        base = ["--target", f"replay:{in_tmp / 'outputs.jsonl'}"]
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--shard", "1/2", "--out", "a1") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--shard", "2/2", "--out", "a2") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:b@{url}", "--shard", "2/2", "--out", "b2") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--judge-repeat", "2", "--shard", "2/2", "--out", "r2") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--no-debias-length", "--shard", "2/2", "--out", "d2") in (0, 1)
+    capsys.readouterr()
+
+    def refused(*dirs: str) -> str:
+        assert main(["merge", *dirs, "--out", "m"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err
+        return err
+
+    assert "another plan" in refused("a1", "b2")  # another judge: another plan's fingerprint
+    assert "other judge settings" in refused("a1", "r2")  # the same judge asked twice per item
+    assert "other judge settings" in refused("a1", "d2")  # the same judge, another prompt
+    assert not (in_tmp / "m" / "report.json").exists()
+    assert main(["merge", "a1", "a2", "--out", "m", "--quiet"]) in (0, 1)
+
+
+class ModelServerForJudges:
+    """A loopback judge answering every item with the grade its output states."""
+
+    def __enter__(self) -> str:
+        from omk.testing import ModelServer
+
+        self.server = ModelServer.for_openai(_two_judges)
+        return self.server.__enter__().url
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.__exit__(*exc)

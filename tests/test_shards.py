@@ -320,3 +320,17 @@ def test_a_merge_holds_a_few_results_at_a_time_whatever_their_number(in_tmp, mon
     assert reads[0] >= 2 * n  # read from the shards, and again for the formats
     assert alive[0] <= 10, f"{alive[0]} results held at once in a merge of {n}"
     assert json.loads((in_tmp / "merged" / "report.json").read_text())["summary"]["total"] == n
+
+
+def test_an_empty_shard_still_merges(in_tmp):
+    # more shards than samples (docs/ci.md): some shards hold none, and their folders merge all the same
+    samples = [{"sample_id": f"c{i}", "prompt": f"p {i}", "assertions": [{"type": "contains", "value": "ok"}]} for i in range(3)]
+    (in_tmp / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    (in_tmp / "outputs.jsonl").write_text("".join(json.dumps({"sample_id": f"c{i}", "output": "ok"}) + "\n" for i in range(3)))
+    sizes = []
+    for i in range(1, 6):
+        _eval(in_tmp, "eval-samples.json", "--target", "replay:outputs.jsonl", "--shard", f"{i}/5", "--out", f"s{i}")
+        sizes.append(json.loads((in_tmp / f"s{i}" / "report.json").read_text())["summary"]["total"])
+    assert 0 in sizes and sum(sizes) == 3
+    assert main(["merge", *(f"s{i}" for i in range(1, 6)), "--out", "merged", "--format", "md,junit,html", "--quiet"]) == 0
+    assert [r[0] for r in _results(in_tmp / "merged")] == ["c0", "c1", "c2"]

@@ -334,3 +334,40 @@ def test_an_empty_shard_still_merges(in_tmp):
     assert 0 in sizes and sum(sizes) == 3
     assert main(["merge", *(f"s{i}" for i in range(1, 6)), "--out", "merged", "--format", "md,junit,html", "--quiet"]) == 0
     assert [r[0] for r in _results(in_tmp / "merged")] == ["c0", "c1", "c2"]
+
+
+PAIRWISE_JUDGE = """
+import json, sys
+prompt = json.loads(sys.stdin.readline())["prompt"]
+first, second = prompt.split("## Answer of assistant A")[1].split("## Answer of assistant B")
+good = ["GOOD" in first, "GOOD" in second]
+preference = 0 if good[0] == good[1] else 1 if good[0] else 2
+print(json.dumps({"output": json.dumps({"reason": "GOOD wins" if preference else "alike", "preference": preference})}))
+"""
+
+
+def test_the_pairwise_judges_verdicts_of_every_shard_are_merged(in_tmp):
+    import sys
+
+    samples = [{"sample_id": f"s{i}", "prompt": f"question {i}", "assertions": [{"type": "contains", "value": "plain"}]} for i in range(10)]
+    (in_tmp / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    for name, good in (("x", ()), ("y", (0, 2, 3, 6, 9))):
+        lines = [json.dumps({"sample_id": f"s{i}", "output": f"plain {'GOOD' if i in good else i}"}) for i in range(10)]
+        (in_tmp / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (in_tmp / "judge.py").write_text(PAIRWISE_JUDGE, encoding="utf-8")
+    run = ["eval-samples.json", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", f"cmd:{sys.executable} judge.py", "--seed", "3"]
+    for i in (1, 2, 3):
+        assert _eval(in_tmp, *run, "--shard", f"{i}/3", "--out", f"s{i}") in (0, 1)
+    assert _eval(in_tmp, *run, "--out", "whole") in (0, 1)
+    assert main(["merge", "s1", "s2", "s3", "--out", "merged", "--format", "md,html", "--quiet"]) in (0, 1)
+
+    def pairwise(folder: str) -> dict:
+        return json.loads((in_tmp / folder / "report.json").read_text())["experiment"]["pairwise"]
+
+    (first,) = pairwise("s1")["pairs"]
+    assert len(first["verdicts"]) < 10  # each shard judged its own samples only
+    assert pairwise("merged") == pairwise("whole")
+    (pair,) = pairwise("merged")["pairs"]
+    assert [v["sample_id"] for v in pair["verdicts"]] == [f"s{i}" for i in range(10)]
+    assert pair["summary"]["b_better"] == 5 and pair["win_rate"][0]["decisive"] == 5
+    assert "GOOD wins" in (in_tmp / "merged" / "report.html").read_text()

@@ -371,3 +371,24 @@ def test_the_pairwise_judges_verdicts_of_every_shard_are_merged(in_tmp):
     assert [v["sample_id"] for v in pair["verdicts"]] == [f"s{i}" for i in range(10)]
     assert pair["summary"]["b_better"] == 5 and pair["win_rate"][0]["decisive"] == 5
     assert "GOOD wins" in (in_tmp / "merged" / "report.html").read_text()
+
+
+def test_shards_whose_target_settings_differ_are_refused(in_tmp, monkeypatch, capsys):
+    # the same target spec, another system prompt in omk.yaml: the plan's fingerprint is the same, the runs are not
+    from omk.testing import ModelServer
+    from omk.testing.openai_chat import text_reply
+
+    for name in ("OPENAI_BASE_URL", "OMK_TARGET", "OMK_JUDGE"):
+        monkeypatch.delenv(name, raising=False)
+    samples = [{"sample_id": f"c{i}", "prompt": f"p {i}", "assertions": [{"type": "contains", "value": "ok"}]} for i in range(6)]
+    (in_tmp / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    with ModelServer.for_openai(lambda req: text_reply("ok")) as fake:
+        for folder, system in (("a1", "Be brief."), ("a2", "Be brief."), ("b2", "Be verbose.")):
+            (in_tmp / "omk.yaml").write_text(f"target: openai:m\nsystem: {system}\nopenai:\n  base_url: {fake.url}\n", encoding="utf-8")
+            shard = "1/2" if folder == "a1" else "2/2"
+            assert _eval(in_tmp, "eval-samples.json", "--shard", shard, "--out", folder) == 0
+    capsys.readouterr()
+    assert main(["merge", "a1", "b2", "--out", "m"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "b2: this shard ran with other target settings than a1" in err and "\n" not in err
+    assert main(["merge", "a1", "a2", "--out", "m", "--quiet"]) == 0

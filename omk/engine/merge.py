@@ -127,7 +127,7 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     from omk.runner.resume import RESULTS, read_manifest
 
     manifests = [read_manifest(f) for f in folders]
-    same_judge(folders, manifests)
+    same_settings(folders, manifests)
     docs = [read_document(f) for f in folders]
     streams = [_placed(doc, m, f) for doc, m, f in zip(docs, manifests, folders, strict=True)]
     log = ResultLog((), out / RESULTS)
@@ -204,14 +204,16 @@ def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: Re
     )
 
 
-def same_judge(folders: Sequence[Path], manifests: list[dict[str, Any]]) -> None:
-    """An InputError of one line when the shards' judges differ in anything that shapes a score
-    (models, prompts, language, length debiasing, repeats, the labels files it is checked against):
-    the plan's fingerprint covers the judges' specs, not every judge setting."""
+def same_settings(folders: Sequence[Path], manifests: list[dict[str, Any]]) -> None:
+    """An InputError of one line when the shards' target or judge differ in anything that shapes a
+    result (the model's parameters, the system prompt, the judges' prompts, language, length
+    debiasing, repeats: run.json's `target` and `judge`), or were checked against other labels
+    files: the plan's fingerprint covers the target's and the judges' specs, not their settings."""
     first = manifests[0]
     for folder, manifest in zip(folders[1:], manifests[1:], strict=True):
-        if manifest.get("judge") != first.get("judge"):
-            raise InputError(f"{folder}: this shard ran with other judge settings than {folders[0]} (run.json's judge); the shards of one run share their judge")
+        for name in ("target", "judge"):
+            if manifest.get(name) != first.get(name):
+                raise InputError(f"{folder}: this shard ran with other {name} settings than {folders[0]} (run.json's {name}); the shards of one run share their {name}")
         if (manifest.get("cli") or {}).get("gold") != (first.get("cli") or {}).get("gold"):
             raise InputError(f"{folder}: this shard checked its judge against other labels files (--gold) than {folders[0]}")
 

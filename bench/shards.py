@@ -1,8 +1,8 @@
 """Benchmark 9: shards — N `omk eval --shard I/N` processes side by side against one run, then `omk merge`;
 and the merge of shards totalling 100,000 results, its time and peak memory.
 
-    python bench/shards.py [--samples 200] [--shards 4] [--concurrency 4] [--delay 0.3] [--runs 5]
-                           [--merge-results 100000] [--merge-shards 4] [--no-merge]
+    python bench/shards.py [--samples 400] [--shards 4] [--concurrency 4] [--delay 0.5] [--runs 5]
+                           [--merge-results 100000] [--merge-shards 4] [--merge-runs 3] [--no-latency] [--no-merge]
 
 Part one starts `bench/openai_server.py` (each completion answered after `--delay` seconds) and,
 each round, times one `omk eval` of every sample at `--concurrency`, then N shard processes started
@@ -159,13 +159,13 @@ def merge_part(args: argparse.Namespace) -> str:
         print(f"shard {i}/{count}: {shards[-1].wall_s:.1f} s, {shards[-1].peak_mb:.0f} MB", file=sys.stderr)
     whole, merged = [], []
     folders = [str(runs / f"s{i}") for i in range(1, count + 1)]
-    for r in range(args.runs):
+    for r in range(args.merge_runs):
         shutil.rmtree(runs / "whole", ignore_errors=True)
         shutil.rmtree(runs / "merged", ignore_errors=True)
         whole.append(measure(_replay(suite.jsonl, runs / "whole", args.concurrency), cwd=folder, ok_codes=(0, 1)))
         merged.append(measure([*omk_command(), "merge", *folders, "--out", str(runs / "merged"), "--quiet"],
                               cwd=folder, ok_codes=(0, 1)))
-        print(f"round {r + 1}/{args.runs}: run {whole[-1].wall_s:.1f} s {whole[-1].peak_mb:.0f} MB, merge "
+        print(f"round {r + 1}/{args.merge_runs}: run {whole[-1].wall_s:.1f} s {whole[-1].peak_mb:.0f} MB, merge "
               f"{merged[-1].wall_s:.1f} s {merged[-1].peak_mb:.0f} MB, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
     a, b = omk_counts(runs / "whole" / "report.json"), omk_counts(runs / "merged" / "report.json")
     if a != b or a[1] != n:
@@ -176,7 +176,7 @@ def merge_part(args: argparse.Namespace) -> str:
         f"Measured {time.strftime('%Y-%m-%d')}: the suite of section 7 at {n:,} samples (10 assertions each, recorded "
         f"outputs), run once in {count} shards (`--shard I/{count}`, the replay target, concurrency {args.concurrency}); "
         f"then, round after round, one unsharded run of the same suite and `omk merge` of the {count} shard folders "
-        f"({size / 1e6:,.0f} MB of report.json); median of {args.runs} rounds (min–max in brackets).",
+        f"({size / 1e6:,.0f} MB of report.json); median of {args.merge_runs} rounds (min–max in brackets).",
         "",
         f"- Machine: {machine()}",
         f"- {omk_version()}",
@@ -196,12 +196,13 @@ def merge_part(args: argparse.Namespace) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--samples", type=int, default=400)
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--delay", type=float, default=0.3, help="server answer time in seconds (default 0.3)")
+    parser.add_argument("--delay", type=float, default=0.5, help="server answer time in seconds (default 0.5)")
     parser.add_argument("--merge-results", type=int, default=100_000, help="results the merge bench merges (100,000)")
     parser.add_argument("--merge-shards", type=int, default=4, help="shards of the merge bench (4)")
+    parser.add_argument("--merge-runs", type=int, default=3, help="rounds of the merge bench (3)")
     parser.add_argument("--no-latency", action="store_true", help="only the merge of --merge-results")
     parser.add_argument("--no-merge", action="store_true", help="only the shards against the server")
     add_doc_args(parser)

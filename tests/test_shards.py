@@ -61,6 +61,24 @@ def test_the_plan_fingerprint_covers_samples_and_choices():
     assert take_shard(edited, ShardSpec(1, 2), {"seed": 1}).info.plan != base
 
 
+def test_the_plan_fingerprint_never_holds_the_plan_as_one_text():
+    # every shard fingerprints the whole plan: at 100,000 samples its text is hundreds of MB
+    import tracemalloc
+
+    from omk.engine.shards import fingerprint, plan_fingerprint
+
+    samples = [Sample(sample_id=f"c{i}", prompt="p", raw={"sample_id": f"c{i}", "prompt": "x" * 1000}) for i in range(10_000)]
+    choices = {"target": ["replay:r.jsonl"], "seed": 1}
+    tracemalloc.start()
+    try:
+        found = plan_fingerprint(samples, choices)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, f"{peak / 1e6:.1f} MB held for a plan of {len(samples) * 1000 / 1e6:.0f} MB"
+    assert found == fingerprint({"samples": [[s.sample_id, s.raw] for s in samples], "choices": choices})  # the same digest as before
+
+
 @pytest.mark.parametrize("text", ["0/3", "4/3", "3", "a/b", "1/0", "-1/2"])
 def test_a_bad_shard_is_refused(text):
     with pytest.raises(ConfigError, match="--shard"):

@@ -410,3 +410,23 @@ def test_shards_whose_target_settings_differ_are_refused(in_tmp, monkeypatch, ca
     err = capsys.readouterr().err.strip()
     assert "b2: this shard ran with other target settings than a1" in err and "\n" not in err
     assert main(["merge", "a1", "a2", "--out", "m", "--quiet"]) == 0
+
+
+def test_more_merge_refusals(in_tmp, capsys):
+    for i in (1, 2):
+        assert _eval(in_tmp, PLAIN, "--shard", f"{i}/2", "--out", f"p{i}") == 0
+    assert _eval(in_tmp, EXPERIMENT, "--seed", "1", "--filter", "en-*", "--shard", "2/2", "--out", "e2") == 0
+    assert _eval(in_tmp, PLAIN, "--shard", "2/2", "--out", "stopped") == 0
+    (in_tmp / "stopped" / "report.json").unlink()  # a shard stopped before its report: the job was cancelled
+    capsys.readouterr()
+
+    def refused(*args: str) -> str:
+        assert main(["merge", *args]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err
+        return err
+
+    assert "an experiment and a plain run cannot be merged" in refused("p1", "e2", "--out", "m")
+    assert "--out is one of the shards" in refused("p1", "p2", "--out", "p2")
+    assert "stopped/report.json: no such report" in refused("p1", "stopped", "--out", "m")
+    assert main(["merge", "p1", "p2", "--out", "m", "--quiet"]) == 0

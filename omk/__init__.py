@@ -23,9 +23,12 @@ _EXPORTS = {
     "prepare": "omk.api",
     "assertion_type": "omk.api",
     "run_experiment": "omk.api",
+    "ablate": "omk.api",
     "RunOptions": "omk.api",
     "Variant": "omk.engine.variants",
     "ExperimentOutcome": "omk.engine.experiment",
+    "Ablation": "omk.records.experiment_block",
+    "AblationPart": "omk.records.experiment_block",
     "CheckInput": "omk.assertions.python",
     "Report": "omk.engine.run_report",
     "Summary": "omk.records.document",
@@ -59,9 +62,12 @@ __all__ = [
     "prepare",
     "assertion_type",
     "run_experiment",
+    "ablate",
     "RunOptions",
     "Variant",
     "ExperimentOutcome",
+    "Ablation",
+    "AblationPart",
     "CheckInput",
     "Report",
     "Summary",
@@ -88,7 +94,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from omk.api import RunOptions, assertion_type, evaluate, evaluate_async, load, prepare, run_experiment
+    from omk.api import (
+        RunOptions,
+        ablate,
+        assertion_type,
+        evaluate,
+        evaluate_async,
+        load,
+        prepare,
+        run_experiment,
+    )
     from omk.assertions.python import CheckInput
     from omk.engine.evaluation import Evaluation
     from omk.engine.experiment import ExperimentOutcome
@@ -99,6 +114,7 @@ if TYPE_CHECKING:
     from omk.model import Layer, Outcome, Sample, Status
     from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult
     from omk.records.document import LayerMeans, Summary
+    from omk.records.experiment_block import Ablation, AblationPart
     from omk.targets.base import Target, TargetError, TargetResult
 
 

@@ -270,8 +270,8 @@ def run_experiment(
     """
     import asyncio
 
-    from omk.engine.experiment import prepare_experiment, variants_for
-    from omk.engine.variants import Variant, check_roles, from_cli, parse_item
+    from omk.engine.experiment import prepare_experiment
+    from omk.engine.variants import Variant, check_roles, from_cli, parse_item, variants_for
 
     if options.get("target") is not None and not isinstance(options["target"], str):
         raise TypeError("run_experiment builds each variant's target from settings: give target as a spec string")
@@ -289,3 +289,39 @@ def run_experiment(
     experiment = prepare_experiment(opts, chosen, cwd=folder, seed=seed, trivial=trivial, samples=built, write=write, pairwise=pairwise)
     asyncio.run(experiment.execute(on_result))
     return experiment.finish()
+
+
+def ablate(
+    samples: SampleArg | Iterable[SampleArg],
+    skill: PathArg,
+    *,
+    seed: int | None = None,
+    trivial: float = 0.1,
+    on_result: Callable[[str, SampleResult], None] | None = None,
+    **options: Unpack[RunOptions],
+) -> ExperimentOutcome:
+    """What each part of a skill is worth: `omk eval SAMPLES --ablate SKILL_DIR`.
+
+    Runs an experiment whose control is the whole skill folder `skill` (`whole-skill`) and whose
+    treatments are the skill without one part each (`without-<part>`): each section of its
+    SKILL.md and, for `claude:` and `codex:` targets, each reference file. The other keywords are
+    `evaluate`'s (`target` a spec string). Returns an `ExperimentOutcome` whose `.ablation` (an
+    `omk.Ablation`) ranks the parts by the composite lost when each is removed, largest first,
+    each an `omk.AblationPart` with its interval, tokens, verdict and `candidate` (to cut). With
+    `out`, the copies of the skill are kept in `.omk/ablation/` for a resume; without, in a
+    temporary folder removed when the run is done.
+    """
+    import asyncio
+
+    from omk.engine.ablation import prepare_ablation
+
+    if options.get("target") is not None and not isinstance(options["target"], str):
+        raise TypeError("ablate builds each variant's target from settings: give target as a spec string")
+    opts, folder, built, write = prepare_options(samples, **options)
+    opts.ablate, opts.seed, opts.trivial = str(skill), seed, trivial
+    experiment = prepare_ablation(opts, folder, samples=built, write=write)
+    try:
+        asyncio.run(experiment.execute(on_result))
+        return experiment.finish()
+    finally:
+        experiment.remove_scratch()

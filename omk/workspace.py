@@ -42,9 +42,15 @@ def checks_workspace(sample: Sample) -> bool:
     is not used (the folder is not cached)."""
 
     def walk(specs: Any) -> bool:  # only an assert-set has children: a leaf's are not asked for
-        return any(s.type in WORKSPACE_TYPES or (s.type == "assert-set" and walk(s.children)) for s in specs)
+        for spec in specs:  # a plain loop: this runs for every sample, and most look at no folder
+            kind = spec.type
+            if kind in WORKSPACE_TYPES or (kind == "assert-set" and walk(spec.children)):
+                return True
+        return False
 
-    return any(walk(specs) for specs in sample.assertion_lists())
+    if walk(sample.assertions):
+        return True
+    return any(walk(turn.assertions) for turn in sample.turns)
 
 
 def workspace_source(sample: Sample) -> Path | None:

@@ -1,4 +1,4 @@
-"""Shared by the Codex tests: where the real CLI is.
+"""Shared by the Codex tests: where the real CLI is, and `omk eval` run as a subprocess.
 
 The CLI is looked for in `OMK_CODEX`, then in `.ci/node` (where `.ci/run` installs the pinned npm
 package), then on PATH. Without it the tests that need it skip and say why, except under `CI`,
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,3 +35,13 @@ def require_codex() -> str:
     if os.environ.get("CI"):
         pytest.fail(f"CI must run the Codex tests: {reason}")
     pytest.skip(reason)
+
+
+def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess:
+    """`omk eval … --quiet --no-judge` with none of the caller's OPENAI_, OMK_ or CODEX_ variables."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))}
+    full.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
+        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
+    )

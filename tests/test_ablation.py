@@ -19,6 +19,7 @@ from omk.records.fields import Fields
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "samples" / "experiment"
 SKILL = EXPERIMENT / "skills" / "support-tone"
+AGENT = "cmd:python ../agents/support_agent.py"  # samples/experiment/omk.yaml's target, given again on a resume
 
 NESTED = """---
 name: demo
@@ -91,7 +92,7 @@ def ablated(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
     work = tmp_path_factory.mktemp("ablate")
     proc = omk(
         "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
-        "--seed", "11", "--out", "run", "--no-cache", "--format", "md,html", cwd=work,
+        "--seed", "11", "--out", "run", "--no-cache", "--format", "md,html,junit", cwd=work,
     )  # fmt: skip
     return proc, work / "run"
 
@@ -132,6 +133,30 @@ def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
     assert table.index("Reply rules") < table.index("Acme support tone")
     assert "<tr class=cut><td>Acme support tone</td>" in table and table.count("class=cut") == 1
+
+
+def test_junit_has_a_suite_of_the_parts_with_the_candidate_to_cut_named(ablated):
+    from junit_shape import check_junit_shape
+
+    proc, out = ablated
+    root = check_junit_shape((out / "junit.xml").read_text(encoding="utf-8"))
+    suites = root.findall("testsuite")
+    assert [s.get("name", "").rsplit(" · ", 1)[-1] for s in suites] == ["whole-skill", "without-acme-support-tone", "without-reply-rules", "ablation"]
+    suite = suites[-1]
+    cases = suite.findall("testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("ablation.support-tone.kept", "Reply rules"), ("ablation.support-tone.candidate-to-cut", "Acme support tone"),
+    ]  # fmt: skip
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")  # a ranking is not a test failure: exit 0
+    rules, intro = (c.findtext("system-out") or "" for c in cases)
+    assert "composite lost +1.50 [+1.08, +1.83] over 24 paired samples" in rules and "59 tokens" in rules and "REGRESS" in rules
+    assert "candidate to cut" not in rules and "candidate to cut: its removal's whole interval lies within ±0.10" in intro
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["ablation:candidates_to_cut"] == "Acme support tone" and props["ablation:skill"] == "support-tone"
+    assert props["ablation:1:without-reply-rules"].startswith("Reply rules: section removed")
+    assert int(root.get("tests", "0")) == 24 * 3 + 2  # every sample on every variant, and the parts
+    again = omk("report", str(out), "--format", "junit", "--out", str(out.parent / "again"))
+    assert again.returncode == 0 and (out.parent / "again" / "junit.xml").read_bytes() == (out / "junit.xml").read_bytes()
 
 
 def _comparison(treatment: str, low: float, high: float) -> dict:
@@ -182,3 +207,96 @@ def test_shards_of_an_ablation_merge_into_one_ranking(tmp_path):
     assert block is not None and block.ablation is not None
     assert [(p.name, p.candidate) for p in block.ablation.parts] == [("Reply rules", False), ("Acme support tone", True)]
     assert block.ablation.parts[0].samples == 24
+
+
+def test_the_python_api_ablates_a_skill_and_returns_the_typed_ranking(tmp_path, monkeypatch):
+    import tempfile
+
+    import omk
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where a run kept in memory puts its copies
+    outcome = omk.ablate(EXPERIMENT / "eval-samples.yaml", SKILL, seed=11, judge=False, cache=False, cwd=tmp_path)
+    ranking = outcome.ablation
+    assert isinstance(ranking, omk.Ablation) and ranking == outcome.block.ablation
+    assert all(isinstance(p, omk.AblationPart) for p in ranking.parts)
+    assert [(p.name, p.candidate, p.level) for p in ranking.parts] == [("Reply rules", False, "REGRESS"), ("Acme support tone", True, "NOISE")]
+    assert ranking.parts[0].contribution == pytest.approx(1.5) and ranking.parts[0].samples == 24
+    assert outcome.out_dir is None and list(scratch.iterdir()) == [] and not (tmp_path / ".omk").exists()  # nothing left behind
+    written = omk.ablate(EXPERIMENT / "eval-samples.yaml", SKILL, seed=11, judge=False, cache=False, cwd=tmp_path, out="run", formats=["junit"])
+    assert written.out_dir == tmp_path / "run" and read_document(tmp_path / "run").experiment == written.block
+    assert [p.name for p in written.ablation.parts] == ["Reply rules", "Acme support tone"] if written.ablation else False
+    assert len(list((tmp_path / ".omk" / "ablation").iterdir())) == 1  # kept for a resume
+    with pytest.raises(TypeError, match="spec string"):
+        omk.ablate([{"sample_id": "a", "prompt": "p"}], SKILL, target=object())  # type: ignore[typeddict-item]
+
+
+def test_copies_no_run_used_for_keep_days_are_pruned_and_nothing_else(tmp_path):
+    import time
+
+    from omk.engine.ablation import KEEP_DAYS, prune_copies
+
+    folder = tmp_path / ".omk" / "ablation"
+    old, recent, current = (folder / name for name in ("0123456789abcdef", "fedcba9876543210", "00000000000000aa"))
+    other = folder / "notes"  # not a digest: not omk's
+    for path in (old, recent, current, other):
+        (path / "without-x" / "demo").mkdir(parents=True)
+    (folder / "1111111111111111").symlink_to(old)  # never followed
+    long_ago = time.time() - (KEEP_DAYS + 1) * 86400
+    for path in (old, current, other):
+        os.utime(path, (long_ago, long_ago))
+    assert prune_copies(folder, keep=current) == [old]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["fedcba9876543210", "00000000000000aa", "notes", "1111111111111111"])
+
+
+def test_an_ablation_prunes_stale_copies_and_a_dry_run_leaves_none(tmp_path):
+    import time
+
+    stale = tmp_path / ".omk" / "ablation" / "0123456789abcdef"
+    (stale / "without-x" / "demo").mkdir(parents=True)
+    os.utime(stale, (time.time() - 30 * 86400,) * 2)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    args = ("eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL), "--quiet", "--no-cache")
+    env_tmp = {**os.environ, "TMPDIR": str(scratch)}
+    dry = subprocess.run([sys.executable, "-m", "omk", *args, "--dry-run"], cwd=tmp_path, env=env_tmp, capture_output=True, text=True, timeout=300)
+    assert dry.returncode == 0, dry.stderr
+    assert list(scratch.iterdir()) == [] and stale.exists()  # the dry run's copies are gone; it prunes nothing
+    proc = omk(*args, "--out", "run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (current,) = (tmp_path / ".omk" / "ablation").iterdir()
+    assert current != stale and time.time() - current.stat().st_mtime < 600
+
+
+def _drop_last_result(run: Path, variant: str) -> None:
+    results = run / "variants" / variant / "results.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    results.write_text("".join(lines[:-1]), encoding="utf-8")
+
+
+def test_a_resume_writes_removed_copies_again_unless_the_skill_changed(tmp_path):
+    import shutil
+
+    skill = tmp_path / "skills" / "support-tone"
+    shutil.copytree(SKILL, skill)
+    proc = omk("eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(skill), "--seed", "3", "--quiet", "--no-cache", "--out", "run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    first = read_document(tmp_path / "run").experiment
+    copies = tmp_path / ".omk" / "ablation"
+    shutil.rmtree(copies)  # pruned, or `.omk` deleted by hand
+    _drop_last_result(tmp_path / "run", "without-reply-rules")  # a run that still has a sample to do
+    resumed = omk("eval", "--resume", "run", "--target", AGENT, "--quiet", "--no-cache", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    (root,) = copies.iterdir()
+    assert "## Reply rules" not in (root / "without-reply-rules" / "support-tone" / "SKILL.md").read_text(encoding="utf-8")
+    again = read_document(tmp_path / "run").experiment
+    assert first is not None and again is not None and again.ablation == first.ablation
+    shutil.rmtree(copies)
+    _drop_last_result(tmp_path / "run", "without-reply-rules")
+    with (skill / "SKILL.md").open("a", encoding="utf-8") as f:
+        f.write("\n## New rules\nBe brief.\n")
+    refused = omk("eval", "--resume", "run", "--target", AGENT, "--quiet", "--no-cache", cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "has changed since the run began" in lines[0], refused.stderr

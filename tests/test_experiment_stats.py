@@ -411,7 +411,7 @@ def test_a_bound_that_is_zero_up_to_float_error_does_not_exclude_zero():
 
 def test_large_sets_use_fewer_resamples_and_keep_the_same_interval():
     from omk.stats import AnalysisSettings, analyze
-    from omk.stats.compare import effective_resamples
+    from omk.stats.comparison import effective_resamples
 
     assert effective_resamples(10_000, 200) == 10_000
     assert effective_resamples(10_000, 1_000) == 2_000

@@ -150,3 +150,38 @@ def test_many_samples_with_one_error_are_said_once_with_the_count_and_ids(tmp_pa
     assert len(errors) == 5 and len(set(errors)) == 1 and "the agent broke" in errors[0]  # the report keeps each
     assert "5 samples, the same error: s0, s1, s2, s3, s4" in done.stdout
     assert done.stdout.count("the agent broke") == 1, done.stdout
+
+
+def _eval_into(cwd: Path, out: str, env: dict[str, str], samples: int = 5) -> subprocess.CompletedProcess[str]:
+    import os
+
+    (cwd / "eval-samples.yaml").write_text("samples:\n" + "".join(f"  - {{ sample_id: s{i}, prompt: hi {i}, assertions: [{{ type: contains, value: hello }}] }}\n" for i in range(samples)), encoding="utf-8")
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_", "CLAUDE_", "CODEX_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "omk", "eval", "--target", "anthropic:m", "--no-judge", "--quiet", "--out", str(cwd / out)],
+        cwd=cwd, env={**full, **env}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_a_run_answered_wholly_from_the_cache_makes_no_check_and_no_request(tmp_path):
+    from omk.testing import ModelServer
+    from omk.testing.anthropic import text_reply
+
+    with ModelServer([text_reply("hello")]) as model:
+        env = {"ANTHROPIC_BASE_URL": model.root, "ANTHROPIC_API_KEY": "k"}
+        first = _eval_into(tmp_path, "run1", env)
+        assert first.returncode == 0, first.stderr
+        assert len(model.requests) == 5 and model.connections > 0
+        seen = model.connections
+        again = _eval_into(tmp_path, "run2", env)  # every sample in the cache
+        assert again.returncode == 0, again.stderr
+        assert (len(model.requests), model.connections) == (5, seen)  # not a request, not even the check's connection
+        assert "connect" not in again.stderr and "preflight" not in again.stderr.lower()  # and nothing said about it
+        more = _eval_into(tmp_path, "run3", env, samples=6)  # one sample calls the target: the check is made
+        assert more.returncode == 0, more.stderr
+        assert len(model.requests) == 6 and model.connections >= seen + 2
+    down = env  # the same URL (the cache key has it), where nothing listens now
+    cached = _eval_into(tmp_path, "run4", down, samples=6)
+    assert cached.returncode == 0, cached.stderr  # a fully cached rerun needs no server
+    line = one_problem(_eval_into(tmp_path, "run5", down, samples=7))
+    assert line.startswith("target 'anthropic:m': connection refused:")

@@ -64,6 +64,40 @@ def test_rates_lists_and_routing_matrix():
     assert triggering([], ("pdf",)) is None
 
 
+def test_a_call_to_a_skill_that_is_not_installed_is_counted_apart_and_named():
+    cases = [
+        case("pdf", True, False, "s1", others=("pdf-magic",)),  # only a made-up name: no route at all
+        case("pdf", True, True, "s2", others=("pdf-magic",)),  # the right skill, and a made-up one
+        case("pdf", True, False, "s3", others=("docx", "pfd")),  # a collision, and a misspelling
+        case("pdf", True, False, "s4"),
+        case("docx", True, True, "d1"),
+    ]
+    trig = triggering(cases, ("pdf", "docx"))
+    assert trig is not None
+    rows = {r.expected: r for r in trig.routing}
+    assert rows["pdf"].fired == {"(not installed)": 3, "pdf": 1, "docx": 1, "(none)": 1} and rows["pdf"].cases == 4
+    assert rows["pdf"].not_installed == {"pdf-magic": 2, "pfd": 1} and rows["docx"].not_installed == {}
+    assert trig.columns == ["pdf", "docx", "(not installed)", "(none)"]  # no made-up name is a column
+    from omk.records.fields import Fields
+    from omk.records.triggering import Triggering
+    from omk.report.triggering import junit_properties, notes, routing_rows
+
+    assert Triggering.from_json(Fields(json.loads(json.dumps(trig.to_json())), "triggering")) == trig
+    assert "pdf: called a skill that is not installed: pdf-magic ×2, pfd" in notes(trig)
+    assert routing_rows(trig)[1][0] == ["pdf (4)", "1", "1", "3", "1"]
+    assert routing_rows(trig, "zh")[0][3] == "（未安装）"
+    data = report_with_triggering()
+    data["triggering"] = trig.to_json()
+    props = dict(junit_properties(ReportDocument.from_dict(data)))
+    assert props["routing:pdf:not_installed"] == "pdf-magic=2,pfd=1" and "routing:docx:not_installed" not in props
+    from omk.report.triggering import html_section
+
+    page = html_section(ReportDocument.from_dict(data), "en")
+    assert '<td class="num route-missing">3</td>' in page and "called a skill that is not installed: pdf-magic ×2, pfd" in page
+    unknown = triggering(cases, None)  # the run does not say what it installs: every name is a column, as before
+    assert unknown is not None and {r.expected: r for r in unknown.routing}["pdf"].fired["pdf-magic"] == 2
+
+
 def test_one_skill_has_no_routing_matrix():
     trig = triggering([c for c in CASES if c.skill == "pdf"], ("pdf",))
     assert trig is not None and trig.routing == ()

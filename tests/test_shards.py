@@ -61,6 +61,24 @@ def test_the_plan_fingerprint_covers_samples_and_choices():
     assert take_shard(edited, ShardSpec(1, 2), {"seed": 1}).info.plan != base
 
 
+def test_the_plan_fingerprint_never_holds_the_plan_as_one_text():
+    # every shard fingerprints the whole plan: at 100,000 samples its text is hundreds of MB
+    import tracemalloc
+
+    from omk.engine.shards import fingerprint, plan_fingerprint
+
+    samples = [Sample(sample_id=f"c{i}", prompt="p", raw={"sample_id": f"c{i}", "prompt": "x" * 1000}) for i in range(10_000)]
+    choices = {"target": ["replay:r.jsonl"], "seed": 1}
+    tracemalloc.start()
+    try:
+        found = plan_fingerprint(samples, choices)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, f"{peak / 1e6:.1f} MB held for a plan of {len(samples) * 1000 / 1e6:.0f} MB"
+    assert found == fingerprint({"samples": [[s.sample_id, s.raw] for s in samples], "choices": choices})  # the same digest as before
+
+
 @pytest.mark.parametrize("text", ["0/3", "4/3", "3", "a/b", "1/0", "-1/2"])
 def test_a_bad_shard_is_refused(text):
     with pytest.raises(ConfigError, match="--shard"):
@@ -198,3 +216,221 @@ def test_the_shard_cannot_change_on_resume(in_tmp, capsys):
     capsys.readouterr()
     assert main(["eval", "--resume", "e1", "--shard", "2/2", "--quiet", "--target", "cmd:python ../agents/support_agent.py"]) == 2
     assert "--shard" in capsys.readouterr().err
+
+
+# --- the judge's block and its check against people, merged -------------------------------------
+
+
+def _judged_suite(tmp: Path, n: int) -> Path:
+    """Samples with a rubric and people's labels (`gold:`), and the recorded outputs `grade G`."""
+    import yaml
+
+    grades = [1 + i % 5 for i in range(n)]
+    samples = [
+        {"sample_id": f"s{i:02d}", "prompt": f"question {i}", "rubric": "answers well", "gold": {"score": g, "pass": g >= 4, "rater": "ana"}}
+        for i, g in enumerate(grades)
+    ]
+    (tmp / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": samples}), encoding="utf-8")
+    lines = [json.dumps({"sample_id": f"s{i:02d}", "output": f"grade {g}"}) for i, g in enumerate(grades)]
+    (tmp / "outputs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp / "eval-samples.yaml"
+
+
+def _two_judges(req):
+    """Judge `a` scores the grade the output states; judge `b` agrees on some samples and not on others."""
+    from judge_support import score_json
+
+    from omk.testing.openai_chat import text_reply
+
+    text = next(m["content"] for m in req.json["messages"] if m["role"] == "user")
+    grade = int(text.split("grade ")[1][0])
+    number = int(text.split("question ")[1].split()[0].strip(".,"))
+    if req.json["model"] == "b" and number % 3 == 0:
+        grade = 6 - grade
+    return text_reply(score_json(grade))
+
+
+def test_a_merged_judge_block_and_gold_check_are_over_every_shard(in_tmp):
+    from omk.records.document import read_document
+    from omk.testing import ModelServer
+
+    samples = str(_judged_suite(in_tmp, 24))
+    with ModelServer.for_openai(_two_judges) as fake:
+        run = ["--target", f"replay:{in_tmp / 'outputs.jsonl'}", "--judge", f"openai:a@{fake.url},openai:b@{fake.url}"]
+        for i in (1, 2, 3):
+            assert _eval(in_tmp, samples, *run, "--shard", f"{i}/3", "--out", f"s{i}") in (0, 1)
+        assert _eval(in_tmp, samples, *run, "--out", "whole") in (0, 1)
+    assert main(["merge", "s1", "s2", "s3", "--out", "merged", "--quiet"]) in (0, 1)
+    whole, merged, first = (read_document(in_tmp / d) for d in ("whole", "merged", "s1"))
+    # an ensemble's agreement is across samples: each shard's covers its own samples only
+    assert first.data["judge"]["agreement"]["sample_count"] < 24
+    assert merged.data["judge"] == whole.data["judge"]
+    assert merged.data["judge"]["agreement"]["sample_count"] == 24
+    # the judge against people's labels: every shard's samples, as one run checks them
+    assert first.gold is not None and first.gold.labelled < 24
+    assert merged.gold is not None and whole.gold is not None and merged.gold.labelled == 24
+    assert merged.gold.to_json() == whole.gold.to_json()
+
+
+def test_shards_with_other_judges_are_refused(in_tmp, capsys):
+    samples = str(_judged_suite(in_tmp, 12))
+    with ModelServerForJudges() as url:
+        base = ["--target", f"replay:{in_tmp / 'outputs.jsonl'}"]
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--shard", "1/2", "--out", "a1") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--shard", "2/2", "--out", "a2") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:b@{url}", "--shard", "2/2", "--out", "b2") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--judge-repeat", "2", "--shard", "2/2", "--out", "r2") in (0, 1)
+        assert _eval(in_tmp, samples, *base, "--judge", f"openai:a@{url}", "--no-debias-length", "--shard", "2/2", "--out", "d2") in (0, 1)
+    capsys.readouterr()
+
+    def refused(*dirs: str) -> str:
+        assert main(["merge", *dirs, "--out", "m"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err
+        return err
+
+    assert "another plan" in refused("a1", "b2")  # another judge: another plan's fingerprint
+    assert "other judge settings" in refused("a1", "r2")  # the same judge asked twice per item
+    assert "other judge settings" in refused("a1", "d2")  # the same judge, another prompt
+    assert not (in_tmp / "m" / "report.json").exists()
+    assert main(["merge", "a1", "a2", "--out", "m", "--quiet"]) in (0, 1)
+
+
+class ModelServerForJudges:
+    """A loopback judge answering every item with the grade its output states."""
+
+    def __enter__(self) -> str:
+        from omk.testing import ModelServer
+
+        self.server = ModelServer.for_openai(_two_judges)
+        return self.server.__enter__().url
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.__exit__(*exc)
+
+
+# --- a merge streams its results ---------------------------------------------------------------
+
+
+def test_a_merge_holds_a_few_results_at_a_time_whatever_their_number(in_tmp, monkeypatch):
+    """Every result the merge reads (from the shards, then back from the merged results file for
+    each format) is a `SampleResult` built by `from_json`; at most a few of them are alive at once,
+    not the 600 of the run, so a merge of 100,000 results fits in memory as one run does."""
+    import gc
+
+    from omk.records.result import SampleResult
+
+    n = 600
+    lines = [json.dumps({"sample_id": f"c{i:04d}", "prompt": f"p {i}", "assertions": [{"type": "contains", "value": "ok"}]}) for i in range(n)]
+    (in_tmp / "eval-samples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outputs = [json.dumps({"sample_id": f"c{i:04d}", "output": "ok" if i % 4 else "no"}) for i in range(n)]
+    (in_tmp / "outputs.jsonl").write_text("\n".join(outputs) + "\n", encoding="utf-8")
+    for i in (1, 2, 3):
+        assert _eval(in_tmp, "eval-samples.jsonl", "--target", "replay:outputs.jsonl", "--shard", f"{i}/3", "--out", f"s{i}") == 1
+    reads, alive = [0], [0]
+    original = SampleResult.from_json.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, f):
+        reads[0] += 1
+        if reads[0] % 20 == 0:
+            gc.collect()
+            alive[0] = max(alive[0], sum(1 for o in gc.get_objects() if type(o) is SampleResult))
+        return original(cls, f)
+
+    monkeypatch.setattr(SampleResult, "from_json", classmethod(counted))
+    assert main(["merge", "s1", "s2", "s3", "--out", "merged", "--format", "md,junit,html", "--quiet"]) == 1
+    assert reads[0] >= 2 * n  # read from the shards, and again for the formats
+    assert alive[0] <= 10, f"{alive[0]} results held at once in a merge of {n}"
+    assert json.loads((in_tmp / "merged" / "report.json").read_text())["summary"]["total"] == n
+
+
+def test_an_empty_shard_still_merges(in_tmp):
+    # more shards than samples (docs/ci.md): some shards hold none, and their folders merge all the same
+    samples = [{"sample_id": f"c{i}", "prompt": f"p {i}", "assertions": [{"type": "contains", "value": "ok"}]} for i in range(3)]
+    (in_tmp / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    (in_tmp / "outputs.jsonl").write_text("".join(json.dumps({"sample_id": f"c{i}", "output": "ok"}) + "\n" for i in range(3)))
+    sizes = []
+    for i in range(1, 6):
+        _eval(in_tmp, "eval-samples.json", "--target", "replay:outputs.jsonl", "--shard", f"{i}/5", "--out", f"s{i}")
+        sizes.append(json.loads((in_tmp / f"s{i}" / "report.json").read_text())["summary"]["total"])
+    assert 0 in sizes and sum(sizes) == 3
+    assert main(["merge", *(f"s{i}" for i in range(1, 6)), "--out", "merged", "--format", "md,junit,html", "--quiet"]) == 0
+    assert [r[0] for r in _results(in_tmp / "merged")] == ["c0", "c1", "c2"]
+
+
+PAIRWISE_JUDGE = """
+import json, sys
+prompt = json.loads(sys.stdin.readline())["prompt"]
+first, second = prompt.split("## Answer of assistant A")[1].split("## Answer of assistant B")
+good = ["GOOD" in first, "GOOD" in second]
+preference = 0 if good[0] == good[1] else 1 if good[0] else 2
+print(json.dumps({"output": json.dumps({"reason": "GOOD wins" if preference else "alike", "preference": preference})}))
+"""
+
+
+def test_the_pairwise_judges_verdicts_of_every_shard_are_merged(in_tmp):
+    import sys
+
+    samples = [{"sample_id": f"s{i}", "prompt": f"question {i}", "assertions": [{"type": "contains", "value": "plain"}]} for i in range(10)]
+    (in_tmp / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    for name, good in (("x", ()), ("y", (0, 2, 3, 6, 9))):
+        lines = [json.dumps({"sample_id": f"s{i}", "output": f"plain {'GOOD' if i in good else i}"}) for i in range(10)]
+        (in_tmp / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (in_tmp / "judge.py").write_text(PAIRWISE_JUDGE, encoding="utf-8")
+    run = ["eval-samples.json", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--judge", f"cmd:{sys.executable} judge.py", "--seed", "3"]
+    for i in (1, 2, 3):
+        assert _eval(in_tmp, *run, "--shard", f"{i}/3", "--out", f"s{i}") in (0, 1)
+    assert _eval(in_tmp, *run, "--out", "whole") in (0, 1)
+    assert main(["merge", "s1", "s2", "s3", "--out", "merged", "--format", "md,html", "--quiet"]) in (0, 1)
+
+    def pairwise(folder: str) -> dict:
+        return json.loads((in_tmp / folder / "report.json").read_text())["experiment"]["pairwise"]
+
+    (first,) = pairwise("s1")["pairs"]
+    assert len(first["verdicts"]) < 10  # each shard judged its own samples only
+    assert pairwise("merged") == pairwise("whole")
+    (pair,) = pairwise("merged")["pairs"]
+    assert [v["sample_id"] for v in pair["verdicts"]] == [f"s{i}" for i in range(10)]
+    assert pair["summary"]["b_better"] == 5 and pair["win_rate"][0]["decisive"] == 5
+    assert "GOOD wins" in (in_tmp / "merged" / "report.html").read_text()
+
+
+def test_shards_whose_target_settings_differ_are_refused(in_tmp, monkeypatch, capsys):
+    # the same target spec, another system prompt in omk.yaml: the plan's fingerprint is the same, the runs are not
+    from omk.testing import ModelServer
+    from omk.testing.openai_chat import text_reply
+
+    for name in ("OPENAI_BASE_URL", "OMK_TARGET", "OMK_JUDGE"):
+        monkeypatch.delenv(name, raising=False)
+    samples = [{"sample_id": f"c{i}", "prompt": f"p {i}", "assertions": [{"type": "contains", "value": "ok"}]} for i in range(6)]
+    (in_tmp / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    with ModelServer.for_openai(lambda req: text_reply("ok")) as fake:
+        for folder, system in (("a1", "Be brief."), ("a2", "Be brief."), ("b2", "Be verbose.")):
+            (in_tmp / "omk.yaml").write_text(f"target: openai:m\nsystem: {system}\nopenai:\n  base_url: {fake.url}\n", encoding="utf-8")
+            shard = "1/2" if folder == "a1" else "2/2"
+            assert _eval(in_tmp, "eval-samples.json", "--shard", shard, "--out", folder) == 0
+    capsys.readouterr()
+    assert main(["merge", "a1", "b2", "--out", "m"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "b2: this shard ran with other target settings than a1" in err and "\n" not in err
+    assert main(["merge", "a1", "a2", "--out", "m", "--quiet"]) == 0
+
+
+def test_more_merge_refusals(in_tmp, capsys):
+    for i in (1, 2):
+        assert _eval(in_tmp, PLAIN, "--shard", f"{i}/2", "--out", f"p{i}") == 0
+    assert _eval(in_tmp, EXPERIMENT, "--seed", "1", "--filter", "en-*", "--shard", "2/2", "--out", "e2") == 0
+    assert _eval(in_tmp, PLAIN, "--shard", "2/2", "--out", "stopped") == 0
+    (in_tmp / "stopped" / "report.json").unlink()  # a shard stopped before its report: the job was cancelled
+    capsys.readouterr()
+
+    def refused(*args: str) -> str:
+        assert main(["merge", *args]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err
+        return err
+
+    assert "an experiment and a plain run cannot be merged" in refused("p1", "e2", "--out", "m")
+    assert "--out is one of the shards" in refused("p1", "p2", "--out", "p2")
+    assert "stopped/report.json: no such report" in refused("p1", "stopped", "--out", "m")
+    assert main(["merge", "p1", "p2", "--out", "m", "--quiet"]) == 0

@@ -146,3 +146,30 @@ def test_a_with_without_experiment_compares_trigger_rates_and_the_baseline_fails
     assert (recall["treatment"], recall["n"], recall["control_fired"], recall["treatment_fired"]) == ("with-skills", 1, 0, 1)
     assert recall["gained"] == 1 and recall["p_value"] == 1.0
     assert changes[("docx-tools", "recall")]["treatment_fired"] == 0
+
+
+def made_up_model(request: Request) -> dict[str, Any]:
+    """Calls a skill by a name the library does not have, then answers."""
+    if _tool_uses(request) == 0 and "SCAN.pdf" in _user_text(request):
+        return tool_use_reply([("Skill", {"skill": "pdf-wizard"})], id_prefix="sk_")
+    return text_reply("Done.")
+
+
+def test_a_skill_called_that_is_not_installed_is_counted_apart_in_the_routing_matrix(tmp_path):
+    claude = require_claude()
+    root = project(tmp_path)
+    samples = {"samples": [{"sample_id": "made-up", "prompt": "Read SCAN.pdf aloud.", "assertions": [{"type": "skill_used", "value": "pdf-tools"}]}]}
+    (root / "eval-samples.yaml").write_text(yaml.safe_dump(samples), encoding="utf-8")
+    (root / "omk.yaml").write_text("target: claude:sonnet\nskills: skills\n", encoding="utf-8")
+    with ModelServer(made_up_model) as fake:
+        env = {"OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
+        proc = omk_eval(["eval-samples.yaml", "--out", str(root / "run"), "--format", "json,md"], cwd=root, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # pdf-tools never fired
+    report = json.loads((root / "run" / "report.json").read_text(encoding="utf-8"))
+    (result,) = report["results"]
+    assert result["status"] == "ok" and [c["input"] for c in result["trace"]["tool_calls"]] == [{"skill": "pdf-wizard"}]  # the recorded call
+    (row,) = report["triggering"]["routing"]
+    assert row == {"expected": "pdf-tools", "cases": 1, "fired": {"(not installed)": 1}, "not_installed": {"pdf-wizard": 1}}
+    summary = (root / "run" / "summary.md").read_text(encoding="utf-8")
+    assert "pdf-tools: called a skill that is not installed: pdf-wizard" in summary
+    assert "| expected \\ fired | docx-tools | pdf-tools | (not installed) | (none) |" in summary

@@ -76,6 +76,21 @@ def test_the_command_line_isolates_and_switches_off_unmockable_tools_under_stric
         space.remove()
 
 
+def test_a_conversation_keeps_its_session_and_a_later_turn_resumes_it(tmp_path, monkeypatch):
+    target = _target(tmp_path, monkeypatch)
+    sample = Sample(sample_id="a", prompt="hi", base_dir=tmp_path)
+    single, conversation = CodexWorkspace(target.cfg, sample), CodexWorkspace(target.cfg, sample, conversation=True)
+    try:
+        assert "--ephemeral" in target.argv(sample, single) and "--ephemeral" not in target.argv(sample, conversation)
+        assert "resume" not in target.argv(sample, conversation)
+        conversation.keep_session("thread-1", {"input_tokens": 20})
+        later = target.argv(sample, conversation)
+        assert later[-3:] == ["resume", "thread-1", "-"] and later.index("--cd") < later.index("resume")
+    finally:
+        single.remove()
+        conversation.remove()
+
+
 def test_the_cache_key_follows_the_skill_and_the_cli_version(tmp_path, monkeypatch):
     skill = tmp_path / "skills" / "greeter"
     skill.mkdir(parents=True)

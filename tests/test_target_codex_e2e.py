@@ -6,15 +6,12 @@ user config that never reaches the run."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 from claude_support import require_claude, write_skill
-from codex_support import require_codex
+from codex_support import omk_eval, require_codex
 
 from omk.testing import ModelServer, Request, ScriptTurn, ToolRequest
 from omk.testing.anthropic import render as anthropic_render
@@ -23,15 +20,6 @@ from omk.testing.responses import render
 
 KEY = "sk-codex-e2e-7a1b3c5d9e2f4a6b8c0d"
 PLANTED = "PLANTED-USER-INSTRUCTIONS-9f3e"
-
-
-def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))}
-    full.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
-        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
-    )
 
 
 def _outputs(request: Request) -> list[dict[str, Any]]:

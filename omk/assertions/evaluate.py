@@ -20,10 +20,15 @@ SET_TYPE = "assert-set"
 
 def display_value(spec: AssertionSpec) -> object:
     """What the assertion checks for, as a reader of the report wants to see it."""
-    for key in ("value", "pattern", "values", "reference", "fn"):
-        if spec.raw.get(key) is not None:
-            return spec.raw[key]
+    raw = spec.raw
+    for key in DISPLAY_KEYS:
+        value = raw.get(key)
+        if value is not None:
+            return value
     return None
+
+
+DISPLAY_KEYS = ("value", "pattern", "values", "reference", "fn")  # the first one set is shown
 
 
 def layer_of(spec: AssertionSpec) -> Layer:

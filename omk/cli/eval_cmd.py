@@ -34,7 +34,10 @@ def run_eval(args: argparse.Namespace) -> int:
 
     if (experiment := experiment_for(args, options, targets if len(targets) > 1 else None)) is not None:
         if options.dry_run:
-            return print_estimate(experiment.evaluations)
+            try:
+                return print_estimate(experiment.evaluations)
+            finally:
+                experiment.remove_scratch()  # an ablation's temporary copies of the skill
         return run_experiment_cli(args, experiment)
     if options.pairwise:
         from omk.errors import ConfigError

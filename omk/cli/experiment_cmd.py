@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions
-from omk.engine.experiment import Experiment, ExperimentOutcome
 from omk.records import SampleResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the experiment engine and its statistics load only when a run is one
+    from omk.engine.experiment import Experiment, ExperimentOutcome
     from omk.records.experiment_block import ExperimentBlock
     from omk.stats.diff import RunDiff
 
@@ -270,8 +270,7 @@ def diff_lines(diff: RunDiff, runs: tuple[str, str] = ("", "")) -> list[str]:
 def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list[str] | None = None) -> Experiment | None:
     """The experiment `omk eval` was asked to run (several --target, variants given or in
     omk.yaml), or None."""
-    from omk.engine.experiment import is_experiment, prepare_experiment, resume_experiment, variants_for
-    from omk.engine.variants import target_variants
+    from omk.engine.variants import is_experiment, target_variants, variants_for
     from omk.errors import ConfigError
 
     if options.ablate:
@@ -304,6 +303,8 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
         )
         judges = [j.strip() for j in (options.judge or "").split(",") if j.strip()]
         confirmed = [*(targets or []), *([options.target] if options.target else []), *judges]  # given again
+        from omk.engine.experiment import resume_experiment
+
         experiment = resume_experiment(resume_dir, given, confirmed=confirmed)
         recorded = {e.settings.target for e in experiment.evaluations}
         if stray := [t for t in targets or [] if t not in recorded]:
@@ -314,5 +315,7 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
     variants = target_variants(targets) if targets else variants_for(options, Path.cwd())
     if variants is None:
         return None
+    from omk.engine.experiment import prepare_experiment
+
     trivial = options.trivial or 0.1
     return prepare_experiment(options, variants, seed=options.seed, trivial=trivial, pairwise=options.pairwise)

@@ -218,9 +218,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     mrg.add_argument("--require", choices=["progress", "no-regress"], help="an experiment: exit 1 when the merged verdict does not meet it")
     mrg.add_argument("--quiet", action="store_true", help="print only the final verdict line")
     _add_gold(sub)
-    smp = sub.add_parser("sample", help="write samples: --from-run turns a recorded run into offline regression samples")
-    smp.add_argument("--from-run", required=True, metavar="RUN_DIR", help="a run folder (or its report.json) to record from")
-    smp.add_argument("--output", metavar="FILE", help="write the samples here (default: print them)")
+    _add_sample(sub)
 
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
@@ -228,6 +226,24 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     dif.add_argument("--trivial", type=_positive_float, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
     dif.add_argument("--json", action="store_true", help="machine-readable output")
     dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
+
+
+def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    smp = sub.add_parser(
+        "sample",
+        help="write samples: drafted by a model from a skill (SKILL_DIR), or recorded from a run (--from-run)",
+        description="Give SKILL_DIR (a model drafts samples from the skill) or --from-run RUN_DIR, not both.",
+    )
+    smp.add_argument("skill_dir", nargs="?", metavar="SKILL_DIR", help="a skill folder (with SKILL.md): a model drafts trigger probes and task samples from it")
+    smp.add_argument("--from-run", metavar="RUN_DIR", help="a run folder (or its report.json) to record from")
+    smp.add_argument("--output", metavar="FILE", help="write the samples here (default: print them)")
+    smp.add_argument("--target", metavar="KIND:ARG", help="SKILL_DIR: the model that drafts (openai:, anthropic:, cmd:; default: omk.yaml's target)")
+    smp.add_argument("-n", type=_positive_int, metavar="N", help="SKILL_DIR: samples to draft in all (default 10, half trigger probes, half tasks)")
+    smp.add_argument("--triggers", type=_non_negative_int, metavar="N", help="SKILL_DIR: trigger probes (should-fire and near-miss prompts) to draft")
+    smp.add_argument("--tasks", type=_non_negative_int, metavar="N", help="SKILL_DIR: task samples (prompt, mocks, rubric, checks) to draft")
+    smp.add_argument("--append", action="store_true", help="SKILL_DIR: add the samples at the end of --output FILE, which must exist")
+    smp.add_argument("--concurrency", type=_positive_int, default=4, help="SKILL_DIR: model calls in flight at once (default 4)")
+    smp.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="SKILL_DIR: per model call (default: omk.yaml's timeout, else 120)")
 
 
 def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,12 +22,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import re
 import shutil
 import tempfile
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.engine.options import EvalOptions
 from omk.engine.variants import Variant
@@ -35,11 +38,17 @@ from omk.errors import ConfigError
 from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
 from omk.skillset import SKILL_FILE
 
+if TYPE_CHECKING:
+    from omk.engine.experiment import Experiment
+    from omk.model import Sample
+
 HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 REFERENCE_TARGETS = ("claude", "codex")  # agent CLIs that install the whole skill folder
 CONTROL = "whole-skill"
 FOLDER = "ablation"
+KEEP_DAYS = 14  # copies no run has used for this long are removed when another ablation starts
+DIGEST = re.compile(r"[0-9a-f]{16}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +251,18 @@ def target_kind(options: EvalOptions, cwd: Path) -> str:
     return str(target or "").partition(":")[0]
 
 
-def prepare_ablation(options: EvalOptions, cwd: Path, several_targets: bool = False) -> Any:
-    """The ablation experiment, ready to run (an `Experiment` from omk/engine/experiment.py)."""
+def prepare_ablation(
+    options: EvalOptions,
+    cwd: Path,
+    several_targets: bool = False,
+    *,
+    samples: list[Sample] | None = None,
+    write: bool = True,
+) -> Experiment:
+    """The ablation experiment, ready to run. The copies of the skill go into
+    `.omk/ablation/<digest>/` when the run writes a folder (older unused copies there are pruned,
+    see `prune_copies`), else into a temporary folder the experiment removes when it is done
+    (`Experiment.remove_scratch`)."""
     from omk.engine.experiment import prepare_experiment
 
     assert options.ablate is not None
@@ -253,6 +272,68 @@ def prepare_ablation(options: EvalOptions, cwd: Path, several_targets: bool = Fa
     given = Path(options.ablate)
     skill = (given if given.is_absolute() else cwd / given).resolve()
     plan, text, references = plan_ablation(skill, target_kind(options, cwd))
-    root = Path(tempfile.mkdtemp(prefix="omk-ablate-")) if options.dry_run else cwd / ".omk" / FOLDER / _digest(skill, plan)
+    keep = write and not options.dry_run
+    root = cwd / ".omk" / FOLDER / _digest(skill, plan) if keep else Path(tempfile.mkdtemp(prefix="omk-ablate-"))
     variants = write_copies(plan, text, references, root)
-    return prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, ablation=plan)
+    if keep:
+        mark_used(root)
+        prune_copies(root.parent, keep=root)
+    try:
+        experiment = prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, samples=samples, write=write, ablation=plan)
+    except BaseException:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+    if not keep:
+        experiment.scratch = root
+    return experiment
+
+
+# ---------------------------------------------------------------- keeping the copies
+
+
+def mark_used(root: Path) -> None:
+    """A run uses the copies in `root` (a new ablation or a resume): its time is the folder's."""
+    with contextlib.suppress(OSError):
+        os.utime(root)
+
+
+def prune_copies(folder: Path, keep: Path, now: float | None = None) -> list[Path]:
+    """Remove the copies in `folder` (`.omk/ablation/`) that no run has used for `KEEP_DAYS`
+    days, except `keep`; only folders named like a digest, never through a symbolic link. A run
+    that still needs removed copies gets them back on `--resume` (`restore_copies`)."""
+    limit = (time.time() if now is None else now) - KEEP_DAYS * 86400
+    removed: list[Path] = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry == keep or not DIGEST.fullmatch(entry.name) or entry.is_symlink() or not entry.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < limit:
+                shutil.rmtree(entry)
+                removed.append(entry)
+    return removed
+
+
+def restore_copies(plan: AblationPlan, variants: Sequence[Variant]) -> None:
+    """Before a resume: each treatment's copy of the skill is where the run recorded it, written
+    again from the skill when it was removed (pruned, or `.omk` deleted) and the skill has not
+    changed since; a changed skill cannot give the same copies back, and the resume stops."""
+    copies = [Path(v.skill) for v in variants if v.role == "treatment" and isinstance(v.skill, str)]
+    if not copies:
+        return
+    root = copies[0].parents[1]  # .omk/ablation/<digest>/<variant>/<skill>
+    if any(not (c / SKILL_FILE).is_file() for c in copies):
+        source = Path(plan.path)
+        if not (source / SKILL_FILE).is_file() or _digest(source, plan) != root.name:
+            raise ConfigError(
+                f"--resume: the ablated copies of {plan.path} are gone from {root} and the skill has changed since the run began; "
+                "start a new ablation (omk eval SAMPLES --ablate SKILL_DIR)"
+            )
+        text = split_skill((source / SKILL_FILE).read_text(encoding="utf-8-sig"))
+        references = [source / p.name for p in plan.parts if p.kind == "reference"]
+        write_copies(plan, text, references, root)
+    mark_used(root)

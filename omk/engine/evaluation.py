@@ -93,16 +93,14 @@ def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
     return chosen
 
 
-def build_target(settings: Settings, *, check: bool = True) -> Target:
+def build_target(settings: Settings) -> Target:
+    """The target the settings name; its checks before the run (the API answers, …) are made once
+    the run knows whether it will call it (omk/engine/preflight_check.py)."""
     from omk.targets import make_target
-    from omk.targets.preflight import preflight
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
-    target = make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
-    if check:  # a dry run makes no call of any kind, this one included
-        preflight(target)  # what can be checked before any sample runs (the API answers, …): exit 2 if not
-    return target
+    return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
 
 
 @dataclass(slots=True)

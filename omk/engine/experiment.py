@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 from omk.engine.evaluation import Evaluation, OnResult, new_run_id
 from omk.engine.options import EvalOptions
 from omk.engine.run_report import Report
-from omk.engine.variants import Variant
+from omk.engine.variants import MANIFEST, Variant
 from omk.errors import InputError, Problem
 from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
-from omk.records.experiment_block import ExperimentBlock
+from omk.records.experiment_block import Ablation, ExperimentBlock
 from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
@@ -47,7 +47,6 @@ from omk.stats import ExperimentAnalysis
 if TYPE_CHECKING:
     from omk.engine.ablation import AblationPlan
 
-MANIFEST = "experiment.json"
 MANIFEST_FORMAT = "omk-experiment-run/1"
 VARIANTS_DIR = "variants"
 
@@ -60,6 +59,11 @@ class ExperimentOutcome:
     report: ReportDocument  # the experiment's report.json; its results are the control's, read when walked
     out_dir: Path | None
     files: list[Path] = field(default_factory=list)  # what the experiment wrote into out_dir: report.json first
+
+    @property
+    def ablation(self) -> Ablation | None:
+        """`omk eval --ablate` / `omk.ablate`: the skill's parts ranked by what removing each one cost."""
+        return self.block.ablation
 
 
 @dataclass(slots=True)
@@ -77,6 +81,15 @@ class Experiment:
     max_cost_increase: float | None = None  # percent (--max-cost-increase, omk.yaml): more is CAUTIOUS
     shard: ShardInfo | None = None  # `--shard I/N`: this part of the experiment, and the whole plan's fingerprint
     ablation: AblationPlan | None = None  # `--ablate`: the skill's parts, one per treatment (omk/engine/ablation.py)
+    scratch: Path | None = None  # a temporary folder of ablated copies (a dry run, a run kept in memory)
+
+    def remove_scratch(self) -> None:
+        """Remove the temporary copies of an ablation that writes no run folder (none to resume)."""
+        if self.scratch is not None:
+            import shutil
+
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     @property
     def control(self) -> Evaluation:
@@ -135,7 +148,9 @@ class Experiment:
         from omk.engine.variant_records import analyze_reports
 
         reports = {v.name: e.finish() for v, e in zip(self.variants, self.evaluations, strict=True)}
-        return analyze_reports(self, reports)
+        outcome = analyze_reports(self, reports)
+        self.remove_scratch()
+        return outcome
 
 
 def _tagged(on_result: Callable[[str, SampleResult], None], name: str) -> OnResult:
@@ -237,9 +252,6 @@ def _record(experiment: Experiment) -> None:
     write_atomic(experiment.out_dir / MANIFEST, dumps(data, indent=2) + "\n")
 
 
-def is_experiment(run_dir: Path) -> bool:
-    return (run_dir / MANIFEST).is_file()
-
 
 def resume_experiment(
     run_dir: Path, options: EvalOptions, *, cwd: Path | None = None, confirmed: Sequence[str] = ()
@@ -257,6 +269,11 @@ def resume_experiment(
         seed, run_id, started_at, trivial = int(data["seed"]), data["run_id"], data["started_at"], float(data["trivial"])
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise InputError([Problem(str(path), None, "", "", f"--resume: not a readable experiment record ({exc})")]) from None
+    ablation = ablation_of(data, path)
+    if ablation is not None:  # the copies of the skill, written again if they were removed since
+        from omk.engine.ablation import restore_copies
+
+        restore_copies(ablation, variants)
     options = dataclasses.replace(options, require=options.require or data.get("require"))  # a resume may set its own
     evaluations = []
     for variant in variants:
@@ -269,7 +286,7 @@ def resume_experiment(
     experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
     experiment.pairwise = bool(data.get("pairwise", False))
     experiment.shard = ShardInfo.from_json(Fields(data["shard"], str(path))) if isinstance(data.get("shard"), dict) else None
-    experiment.ablation = ablation_of(data, path)
+    experiment.ablation = ablation
     recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
     if options.max_cost_increase is not None:
         experiment.max_cost_increase = options.max_cost_increase
@@ -293,24 +310,3 @@ def ablation_of(data: dict[str, Any], path: Path) -> AblationPlan | None:
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:
     asyncio.run(experiment.execute(on_result))
     return experiment.finish()
-
-
-def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
-    """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
-    when the run is not an experiment."""
-    from omk.config import find_config, read_config
-    from omk.engine import variants as vs
-    from omk.engine.evaluation import sample_paths
-    from omk.errors import ConfigError
-
-    if options.treatment and not options.control:
-        raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")
-    if options.control:
-        if not options.treatment:
-            raise ConfigError("--control needs at least one --treatment")
-        return vs.from_cli(options.control, options.treatment, cwd)
-    config = find_config(sample_paths(options, cwd), cwd)
-    if config is None:
-        return None
-    data = read_config(config)
-    return vs.from_config(config, data["variants"]) if "variants" in data else None

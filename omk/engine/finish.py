@@ -58,12 +58,12 @@ def gold_block(evaluation: Evaluation, results: Results) -> GoldCheck | None:
     labels or without a judge."""
     from pathlib import Path
 
-    from omk.gold import CheckSettings, check_results
-
     files = [Path(f) for f in evaluation.options.gold or []]
     judge = evaluation.judge
     if judge is None or not (files or any(s.gold for s in evaluation.samples)):
         return None
+    from omk.gold import CheckSettings, check_results
+
     settings = CheckSettings(threshold=evaluation.settings.threshold, seed=0)
     judges = [c.spec for c in judge.clients]
     return check_results(results, judges, files, settings, str(evaluation.out_dir or "run"))  # read as walked

@@ -27,6 +27,7 @@ from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
+from omk.scoring.digest import Digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,7 @@ class MergeOptions:
 
 def read_shard(folder: Path) -> ShardRun:
     """A shard's folder: its record and its `shard` block; an InputError when it is not a shard."""
-    from omk.engine.experiment import MANIFEST, is_experiment
+    from omk.engine.variants import MANIFEST, is_experiment
     from omk.runner.resume import read_manifest
 
     experiment = is_experiment(folder)
@@ -126,6 +127,7 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     from omk.runner.resume import RESULTS, read_manifest
 
     manifests = [read_manifest(f) for f in folders]
+    same_settings(folders, manifests)
     docs = [read_document(f) for f in folders]
     streams = [_placed(doc, m, f) for doc, m, f in zip(docs, manifests, folders, strict=True)]
     log = ResultLog((), out / RESULTS)
@@ -138,6 +140,8 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     keys = list(log.digests)
     variant_info = dataclasses.replace(info, plan=str(manifests[0]["shard"].get("plan", info.plan)))
     report = _report(docs, manifests, log, keys, variant_info, out, options.lang)
+    report.judge = judge_block(docs[0].data.get("judge"), [log.digests[k] for k in keys])
+    report.gold = gold_block(docs, manifests, folders, Results(log, keys), out)
     report.write(options.formats)
     return report, log
 
@@ -188,7 +192,7 @@ def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: Re
         finished_at=now.isoformat(timespec="seconds"),
         samples_files=list(docs[0].samples_files),
         target=dict(docs[0].data.get("target") or {}),
-        judge=docs[0].data.get("judge"),
+        judge=None,  # the judge's block and its check against people's labels: merge_plain sets them
         summary=summary,
         results=Results(log, keys),
         repeats=repeats_block(digests, repeat),
@@ -198,3 +202,49 @@ def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: Re
         triggering=triggering([case for d in digests for case in d.triggers], installed),
         shard=info,
     )
+
+
+def same_settings(folders: Sequence[Path], manifests: list[dict[str, Any]]) -> None:
+    """An InputError of one line when the shards' target or judge differ in anything that shapes a
+    result (the model's parameters, the system prompt, the judges' prompts, language, length
+    debiasing, repeats: run.json's `target` and `judge`), or were checked against other labels
+    files: the plan's fingerprint covers the target's and the judges' specs, not their settings."""
+    first = manifests[0]
+    for folder, manifest in zip(folders[1:], manifests[1:], strict=True):
+        for name in ("target", "judge"):
+            if manifest.get(name) != first.get(name):
+                raise InputError(f"{folder}: this shard ran with other {name} settings than {folders[0]} (run.json's {name}); the shards of one run share their {name}")
+        if (manifest.get("cli") or {}).get("gold") != (first.get("cli") or {}).get("gold"):
+            raise InputError(f"{folder}: this shard checked its judge against other labels files (--gold) than {folders[0]}")
+
+
+def judge_block(block: Any, digests: Sequence[Digest]) -> dict[str, Any] | None:
+    """The merged report's `judge`: the shards' judge settings (the same in every shard), and for
+    an ensemble its agreement across samples computed again over every shard's samples (each
+    shard's report has its own samples' agreement only)."""
+    if not isinstance(block, dict):
+        return None
+    if "agreement" not in block:
+        return dict(block)
+    from omk.judge.agreement import run_agreement
+
+    specs = [str(s) for s in block.get("models") or []]
+    rows = [[by_spec.get(s) for s in specs] for d in digests for by_spec in d.judge_scores]
+    return {**block, "agreement": run_agreement(specs, rows)}
+
+
+def gold_block(docs: Sequence[ReportDocument], manifests: list[dict[str, Any]], folders: Sequence[Path], results: Results, out: Path) -> Any:
+    """The judge against people's labels over every shard's samples, when the shards checked it:
+    the labels the samples carry (copied into their results) and the `--gold` files the shards
+    were given (read again, from where the merge runs, as the shards read them from where they ran)."""
+    if all(d.gold is None for d in docs):
+        return None
+    from omk.gold import CheckSettings, check_results
+
+    files = [Path(f) for f in (manifests[0].get("cli") or {}).get("gold") or []]
+    missing = [f for f in files if not f.is_file()]
+    if missing:
+        raise InputError(f"{missing[0]}: the labels file the shards were given (--gold) is not here; run omk merge where the shards ran (the same checkout)")
+    threshold = float((manifests[0].get("settings") or {}).get("threshold") or 3.5)
+    judges = list(docs[0].judge_models or ())
+    return check_results(list(results), judges, files, CheckSettings(threshold=threshold, seed=0), str(out))

@@ -32,10 +32,12 @@ def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOp
         raise InputError(f"{runs[0].folder / 'experiment.json'}: not a readable experiment record ({exc})") from None
     reports: dict[str, Report] = {}
     digests = []
+    order: list[str] = []  # the control's sample ids, in the plan's order
     for variant in variants:
         folders = [run.folder / VARIANTS_DIR / variant.name for run in runs]
         reports[variant.name], log = merge_plain(folders, info, options.out / VARIANTS_DIR / variant.name, options)
         digests.append(log.digests.values())
+        order = order or [sid for sid, _ in log.digests]
     now = datetime.now(UTC)
     inputs = BlockInputs(
         variants=variants,
@@ -43,7 +45,7 @@ def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOp
             trivial=trivial, threshold=_threshold(runs[0], variants[0]), seed=seed, max_cost_increase=_number(record.get("max_cost_increase"))
         ),
         require=options.require or _text(record.get("require")),
-        pairwise=None,  # the pairwise judge's verdicts are per shard; the merge leaves them out
+        pairwise=merged_pairwise(runs, order),
         triggers=trigger_block(variants, digests),
         run_id=new_run_id(now),
         started_at=min(str(run.record.get("started_at") or "") for run in runs) or now.isoformat(timespec="seconds"),
@@ -54,6 +56,47 @@ def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOp
         ablation=ablation_of(dict(record), runs[0].folder / "experiment.json"),  # --ablate: the parts to rank
     )
     return experiment_outcome(inputs, reports)
+
+
+def merged_pairwise(runs: Sequence[ShardRun], order: list[str]) -> dict[str, Any] | None:
+    """The pairwise judge's verdicts of every shard in one block: each comparison's verdicts in the
+    plan's order (`order`: the control's sample ids), its tallies and win rates counted again over
+    all of them, the judge's cost added up. None when the shards ran without the pairwise judge."""
+    from omk.engine.pairwise import pair_block
+
+    blocks = [_pairwise_of(run) for run in runs]
+    if all(b is None for b in blocks):
+        return None
+    first = blocks[0]
+    assert first is not None
+    for run, block in zip(runs[1:], blocks[1:], strict=True):
+        if block is None or block.get("judge") != first.get("judge") or len(block["pairs"]) != len(first["pairs"]):
+            raise InputError(f"{run.folder / 'report.json'}: experiment.pairwise: another judge or other comparisons than {runs[0].folder}")
+    place = {sid: i for i, sid in reversed(list(enumerate(order)))}
+    pairs = []
+    for j, head in enumerate(first["pairs"]):
+        entries = [v for b in blocks if b is not None for v in b["pairs"][j]["verdicts"]]
+        entries.sort(key=lambda v: place.get(v.get("sample_id"), len(place)))  # stable: a sample's keys keep their order
+        rates = head.get("win_rate") or [{}]
+        level = (rates[0].get("ci") or {}).get("level") or 0.95
+        pairs.append(pair_block(head, entries, float(level)))
+    costs = [b["judge_cost_usd"] for b in blocks if b is not None and isinstance(b.get("judge_cost_usd"), int | float)]
+    return {**first, "judge_cost_usd": round(sum(costs), 6) if costs else None, "pairs": pairs}
+
+
+def _pairwise_of(run: ShardRun) -> dict[str, Any] | None:
+    """A shard's `experiment.pairwise` block; an InputError when it is not one omk wrote."""
+    from omk.records.document import read_document
+
+    where = run.folder / "report.json"
+    experiment = read_document(run.folder).data.get("experiment")
+    block = experiment.get("pairwise") if isinstance(experiment, dict) else None
+    if block is None:
+        return None
+    pairs = block.get("pairs") if isinstance(block, dict) else None
+    if not isinstance(pairs, list) or not all(isinstance(p, dict) and isinstance(p.get("verdicts"), list) for p in pairs):
+        raise InputError(f"{where}: experiment.pairwise: not the block omk writes (pairs, each with its verdicts)")
+    return block
 
 
 def _threshold(run: ShardRun, control: Variant) -> float:

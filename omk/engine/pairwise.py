@@ -83,6 +83,18 @@ async def _compare(judge: Any, a_name: str, a: dict[str, SampleResult], arm: Arm
 
 
 def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: float) -> dict[str, Any]:
+    head = {
+        "control": control.name,
+        "treatment": treatment.name,
+        "targets": [control.target, treatment.target],
+        "reports": [control.report, treatment.report],
+    }
+    return pair_block(head, entries, level)
+
+
+def pair_block(head: dict[str, Any], entries: list[dict[str, Any]], level: float) -> dict[str, Any]:
+    """One treatment's comparison from its verdicts (`entries`, in plan order): `head` names the
+    control, the treatment, their targets and reports; the tallies and win rates are counted here."""
     from omk.stats.winrate import WinRate
 
     keys = list(dict.fromkeys(v["key"] for v in entries))
@@ -93,10 +105,7 @@ def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: fl
 
     rates = [WinRate(key, count(key, "b"), count(key, "a"), count(key, "tie"), level=level) for key in keys]
     return {
-        "control": control.name,
-        "treatment": treatment.name,
-        "targets": [control.target, treatment.target],
-        "reports": [control.report, treatment.report],
+        **{k: head.get(k) for k in ("control", "treatment", "targets", "reports")},
         "summary": summary(entries),
         "position": position(entries),
         "win_rate": [r.to_dict() for r in rates],

@@ -66,21 +66,42 @@ def prepare(
         rs.check_hooks(run_dir, samples, hooks_confirmed)
     repeat = options.repeat or 1
     chosen = (split := _split(options, settings, select(samples, options.filter), repeat)).samples
-    the_target = target if target is not None else build_target(settings, check=not options.dry_run)
+    the_target = target if target is not None else build_target(settings)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
+    if manifest is None and target is None:  # a new run: every job is still to do
+        _check_before_run(the_target, settings, [(s, r) for s in chosen for r in range(repeat)], cwd, options)
     folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write and not options.dry_run)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings, evaluation.skills = list(warnings), skills
     evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, split.whole
-    results = folder.out_dir / rs.RESULTS if folder.out_dir is not None else None
-    evaluation.log = ResultLog(chosen, results, Masker.for_run(settings.extra))
-    if manifest is not None:
-        evaluation.log.restore(repeat)
-    elif folder.out_dir is not None:
-        _record(evaluation)
+    _open_log(evaluation, resumed=manifest is not None, check=target is None)
     return evaluation
+
+
+def _open_log(evaluation: Evaluation, *, resumed: bool, check: bool) -> None:
+    """The run's results log: a resumed run's results read back (then the target checked for what
+    is left, when `check`), or a new run's record written."""
+    from omk.runner.resume import RESULTS
+
+    out_dir = evaluation.folder.out_dir
+    evaluation.log = ResultLog(evaluation.samples, out_dir / RESULTS if out_dir is not None else None, Masker.for_run(evaluation.settings.extra))
+    if resumed:
+        evaluation.log.restore(evaluation.repeat)
+        if check:
+            _check_before_run(evaluation.target, evaluation.settings, evaluation.todo, evaluation.cwd, evaluation.options)
+    elif out_dir is not None:
+        _record(evaluation)
+
+
+def _check_before_run(target: Target, settings: Settings, jobs: list[tuple[Sample, int]], cwd: Path, options: EvalOptions) -> None:
+    """The target's checks before the run, unless the cache answers every job (no call will be
+    made) or this is a dry run (no call of any kind, a check included)."""
+    from omk.engine.preflight_check import check_before_run
+
+    if not options.dry_run:
+        check_before_run(target, settings, jobs, cwd, no_cache=options.no_cache)
 
 
 def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> Split:

@@ -52,8 +52,19 @@ def fingerprint(parts: Any) -> str:
 
 def plan_fingerprint(samples: list[Sample], choices: dict[str, Any]) -> str:
     """The whole plan: every sample (its id and its fields as written) and the choices that shape
-    the results (targets, judge, threshold, repeat, filter, seed)."""
-    return fingerprint({"samples": [[s.sample_id, s.raw] for s in samples], "choices": choices})
+    the results (targets, judge, threshold, repeat, filter, seed).
+
+    The sha256 of `fingerprint({"samples": [[id, fields], …], "choices": choices})`, fed one sample
+    at a time: the text of a plan of 100,000 samples is hundreds of megabytes, never built whole."""
+
+    def text(value: Any) -> bytes:
+        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=str).encode("ascii")
+
+    digest = hashlib.sha256(b'{"choices": ' + text(choices) + b', "samples": [')
+    for i, s in enumerate(samples):
+        digest.update(b", " + text([s.sample_id, s.raw]) if i else text([s.sample_id, s.raw]))
+    digest.update(b"]}")
+    return digest.hexdigest()
 
 
 def derived_seed(plan: str) -> int:

@@ -118,6 +118,15 @@ def _record(url: str, fields: list[str], res: _Resolution, redact: Masker) -> di
     }
 
 
+def has_urls_to_inline(samples: list[Sample], settings: Any) -> bool:
+    """Whether inlining would rewrite any of these samples (their prompts are known only after it)."""
+    policy = url_policy(settings)
+    if not policy.enabled:
+        return False
+    wanted = _allowed_by_name(policy) if policy.allow else None
+    return any(find_urls(getattr(obj, attr), wanted) for sample in samples for obj, attr in _texts(sample).values())
+
+
 async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None, resolver: Any = None) -> None:
     """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to.
 

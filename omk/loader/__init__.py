@@ -36,13 +36,13 @@ from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.places import PartLines, SampleRef
-from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, read_file
+from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, parse_text, read_file
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.model import Sample
 from omk.version import __version__
 
-__all__ = ["LoadedSamples", "discover", "load_data", "load_samples"]
+__all__ = ["LoadedSamples", "discover", "load_data", "load_samples", "load_text"]
 
 FILE_KEYS = ("schemaVersion", "samples", "requires", "$schema")
 LineOf = Callable[[Path_], int | None]
@@ -92,6 +92,25 @@ def load_data(data: Any, *, name: str = "<samples>", base_dir: Path | None = Non
     loaded = LoadedSamples()
     loader = _FileLoader(Path(name), loaded, {}, Sharer(data=False), base_dir=base_dir or Path.cwd(), strict=strict)
     problems = loader.load(Document(data, NoLines()), from_file=False)
+    if problems:
+        raise InputError(_with_warnings(problems, loaded.warnings))
+    return loaded
+
+
+def load_text(text: str, *, name: str, suffix: str = ".yaml", base_dir: Path | None = None, strict: bool = False) -> LoadedSamples:
+    """Validate and build samples from the text of a samples file (YAML by default) exactly as the
+    file would load: every problem is located, `NAME:LINE: samples[i] (id) field: what is wrong`,
+    the lines counted in `text`. `base_dir` is where mock and hook files resolve (default: the
+    current directory). Raises `InputError` with every problem."""
+    loaded = LoadedSamples()
+    if not text.strip():
+        raise InputError([Problem(name, None, "", "", EMPTY_FILE)])
+    try:
+        doc = parse_text(text, suffix)
+    except ParseFailure as exc:
+        raise InputError([Problem(name, exc.line, "", "", str(exc))]) from None
+    loader = _FileLoader(Path(name), loaded, {}, Sharer(data=False), base_dir=base_dir or Path.cwd(), strict=strict)
+    problems = loader.load(doc, from_file=False)
     if problems:
         raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded

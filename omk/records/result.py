@@ -274,8 +274,8 @@ class AssertionResult:
         status = self.status
         return {
             "type": self.type,
-            "layer": self.layer.value,
-            "status": status.value,
+            "layer": _TEXT[self.layer],
+            "status": _TEXT[status],
             "passed": None if status is Status.SKIPPED else status is Status.PASSED,
             "weight": self.weight,
             "not": self.negate,
@@ -284,7 +284,7 @@ class AssertionResult:
             "score": self.score,
             "message": self.message,
             "error": self.error,
-            "children": [c.to_json() for c in self.children],
+            "children": [c.to_json() for c in self.children] if self.children else [],
         }
 
     @classmethod
@@ -315,6 +315,11 @@ def _is_number(value: Any) -> bool:
 
 def _number_or_none(value: Any) -> float | None:
     return float(value) if _is_number(value) else None
+
+
+# A layer's or status's text in the report: a dict lookup, cheaper than the enum's `.value`
+# property for the dozen assertions every sample writes.
+_TEXT: dict[Layer | Status, str] = {**{m: m.value for m in Layer}, **{m: m.value for m in Status}}
 
 
 def _status_of(passed: bool | None) -> Status:

@@ -7,7 +7,8 @@ skill was invoked at least once, `others` the other skills the same trace invoke
 per skill, recall (fired / should fire), the false-trigger rate (fired / must not fire) and the
 precision (right firings / all firings among its cases), each with its Wilson interval, and the
 samples that went wrong on each side; with several skills, the routing matrix: for each skill a
-case expected, which skills fired instead (none, the right one, another one).
+case expected, which skills fired instead (none, the right one, another one), and apart from
+them the calls to a skill the run does not install (a made-up or misspelt name).
 
 In an experiment, `experiment.triggering` holds, per treatment and skill, the paired change of
 each rate with McNemar's exact test (`TriggerChange`).
@@ -21,6 +22,7 @@ from typing import Any
 from omk.records.fields import Fields
 
 NONE = "(none)"  # the routing matrix's column for "no skill fired"
+NOT_INSTALLED = "(not installed)"  # its column for "called a skill the run does not install"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +117,14 @@ class SkillTriggering:
 @dataclass(frozen=True, slots=True)
 class RoutingRow:
     """For the cases that expected `expected` to fire: how many times each skill fired (`(none)`:
-    no skill at all); a case where two skills fired counts in both columns."""
+    no skill at all); a case where two skills fired counts in both columns. A case that called a
+    skill the run does not install counts once in `(not installed)`, and `not_installed` names
+    those skills (name → cases): they are not routes to a skill of the library."""
 
     expected: str
     cases: int
     fired: dict[str, int] = field(default_factory=dict)
+    not_installed: dict[str, int] = field(default_factory=dict)
 
     @property
     def right(self) -> int:
@@ -130,13 +135,15 @@ class RoutingRow:
         return self.fired.get(NONE, 0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"expected": self.expected, "cases": self.cases, "fired": dict(self.fired)}
+        return {"expected": self.expected, "cases": self.cases, "fired": dict(self.fired), "not_installed": dict(self.not_installed)}
 
     @classmethod
     def from_json(cls, f: Fields) -> RoutingRow:
-        fired = f.obj("fired")
-        counts = {str(k): fired.int(str(k)) for k in fired.data} if fired is not None else {}
-        return cls(f.str("expected", ""), f.int("cases"), counts)
+        return cls(f.str("expected", ""), f.int("cases"), _counts(f.obj("fired")), _counts(f.obj("not_installed")))
+
+
+def _counts(f: Fields | None) -> dict[str, int]:
+    return {str(k): f.int(str(k)) for k in f.data} if f is not None else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,11 +157,13 @@ class Triggering:
 
     @property
     def columns(self) -> list[str]:
-        """The routing matrix's columns: every skill that fired in it, then `(none)`."""
+        """The routing matrix's columns: every skill that fired in it, `(not installed)` when some
+        case called a skill the run does not install, then `(none)`."""
         names = list(self.installed or ())
         for row in self.routing:
-            names += [n for n in row.fired if n not in names and n != NONE]
-        return [*names, NONE]
+            names += [n for n in row.fired if n not in names and n not in (NONE, NOT_INSTALLED)]
+        missing = [NOT_INSTALLED] if any(r.fired.get(NOT_INSTALLED) for r in self.routing) else []
+        return [*names, *missing, NONE]
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -1,6 +1,7 @@
 """The ablation's ranking (`experiment.ablation`, from `omk eval --ablate SKILL_DIR`) for a person:
 each part of the skill, largest contribution first, with its interval, its tokens, the triggering
-change, and whether it is a candidate to cut. Shared by the terminal and the Markdown summary.
+change, and whether it is a candidate to cut. Shared by the terminal, the Markdown summary, the
+HTML page and `junit.xml` (`junit_cases`).
 """
 
 from __future__ import annotations
@@ -90,3 +91,45 @@ def html_section(ablation: Ablation | None, lang: str) -> str:
         f'<section id="ablation"><h3>{esc(t("Ablation", lang))}</h3><p>{esc(caption(ablation, lang))}</p>'
         f'<table class="ablation"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
     )
+
+
+def _case_name(part: AblationPart, ablation: Ablation) -> str:
+    """The part's name; its variant's beside it when another part has the same name."""
+    same = sum(1 for p in ablation.parts if p.name == part.name)
+    return part.name if same == 1 else f"{part.name} [{part.variant}]"
+
+
+def junit_text(part: AblationPart, trivial: float | None) -> str:
+    """One line saying what removing the part did, for a test case's `<system-out>`."""
+    interval = "" if part.ci_low is None or part.ci_high is None else f" [{_num(part.ci_low)}, {_num(part.ci_high)}]"
+    said = [
+        f"{part.kind} removed in {part.variant}: composite lost {_num(part.contribution)}{interval} over {part.samples} paired samples",
+        f"{part.tokens} tokens",
+    ]
+    if part.trigger_change is not None:
+        said.append(f"trigger change {part.trigger_change:+.0%}")
+    said.append(part.level or "no verdict")
+    if part.candidate:
+        said.append(f"candidate to cut: its removal's whole interval lies within ±{_num(trivial, sign=False)}")
+    elif note(part):
+        said.append(note(part))
+    return " · ".join(said)
+
+
+def junit_cases(ablation: Ablation) -> list[tuple[str, str, str]]:
+    """(classname, name, text) of each part's test case, in the ranking's order. A ranking is not
+    a pass or a fail (the run's exit code is 0 whatever it says), so every case passes; the
+    classname says whether the part is a candidate to cut, so CI test views group those apart."""
+    return [
+        (f"ablation.{ablation.skill}.{'candidate-to-cut' if p.candidate else 'kept'}", _case_name(p, ablation), junit_text(p, ablation.trivial))
+        for p in ablation.parts
+    ]
+
+
+def junit_properties(ablation: Ablation) -> list[tuple[str, str]]:
+    """`ablation:skill`, `ablation:trivial`, `ablation:candidates_to_cut` (names, comma-separated),
+    then `ablation:<rank>:<variant>` = the part's line, largest contribution first."""
+    found = [("ablation:skill", ablation.skill), ("ablation:trivial", _num(ablation.trivial, sign=False))]
+    found.append(("ablation:candidates_to_cut", ", ".join(p.name for p in ablation.parts if p.candidate)))
+    found += [(f"ablation:{i}:{p.variant}", f"{p.name}: {junit_text(p, ablation.trivial)}") for i, p in enumerate(ablation.parts, 1)]
+    return found

@@ -5,6 +5,10 @@ repeat) and variant, and, when the run had `--require`, one more suite holding t
   were repeated), so CI reporters show each sample once per variant;
 - a result that ran and failed has a `<failure type="omk.failed">` with its reasons (the layers
   below threshold, failed assertions, the judge's reasons), an errored one an `<error>`;
+- `--ablate SKILL_DIR` adds the suite `omk <run_id> · ablation`: one test case per part of the skill,
+  largest contribution first (omk/report/ablation.py `junit_cases`), each passing, its classname
+  `ablation.<skill>.candidate-to-cut` or `ablation.<skill>.kept` and its `<system-out>` the part's
+  row (contribution and interval, tokens, verdict);
 - `--require progress|no-regress` adds the suite `omk <run_id> · verdict` with the test case
   `require <policy>` (classname `experiment`): a `<failure type="omk.verdict">` when the verdict
   does not meet the policy, the same outcome as the exit code. Without `--require` the verdict
@@ -23,9 +27,9 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from omk.records.document import ReportDocument
-from omk.records.experiment_block import Case, ExperimentBlock, Require, VariantRow
+from omk.records.experiment_block import Ablation, Case, ExperimentBlock, Require, VariantRow
+from omk.report import ablation, gold, intervals, pairwise, triggering
 from omk.report import experiment_tables as ex
-from omk.report import gold, intervals, pairwise, triggering
 from omk.report.junit import clean, seconds
 from omk.report.reasons import is_repeated, result_name
 
@@ -36,8 +40,10 @@ def build(report: ReportDocument, exp: ExperimentBlock) -> ET.Element:
     threshold = report.summary.threshold
     for i, v in enumerate(exp.variants):
         _variant_suite(root, report, exp, v, per_variant.get(v.name) or [], i, threshold)
+    if exp.ablation is not None:
+        _ablation_suite(root, report, exp, exp.ablation, len(root.findall("testsuite")))
     if exp.require is not None:
-        _verdict_suite(root, report, exp, exp.require, len(exp.variants))
+        _verdict_suite(root, report, exp, exp.require, len(root.findall("testsuite")))
     _count(root, root.findall("testsuite"))
     return root
 
@@ -148,4 +154,13 @@ def _verdict_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBloc
         fail = ET.SubElement(case, "failure", {"message": clean(require.reason), "type": "omk.verdict"})
         fail.text = clean("\n".join([str(require.reason), *lines]))
     ET.SubElement(case, "system-out").text = clean("\n".join(lines))
+    _count(suite, [])
+
+
+def _ablation_suite(root: ET.Element, report: ReportDocument, exp: ExperimentBlock, ranking: Ablation, i: int) -> None:
+    suite = _suite(root, report, "ablation", i)
+    _properties(suite, [*_experiment_properties(report, exp), *ablation.junit_properties(ranking)])
+    for classname, name, text in ablation.junit_cases(ranking):
+        case = ET.SubElement(suite, "testcase", {"name": clean(name), "classname": clean(classname), "time": "0.000"})
+        ET.SubElement(case, "system-out").text = clean(text)
     _count(suite, [])

@@ -245,6 +245,8 @@ ZH = {
     "missed": "漏触发",
     "fired when it must not": "不该触发却触发",
     "not installed": "未安装",
+    "(not installed)": "（未安装）",
+    "called a skill that is not installed": "调用了未安装的技能",
     "expected \\ fired": "期望 \\ 实际触发",
     "Routing: which skill fired": "路由：实际触发了哪个技能",
     "Trigger rates, treatment against control": "触发率：实验组对比对照组",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from omk.records.document import ReportDocument
-from omk.records.triggering import NONE, Rate, SkillTriggering, TriggerChange, Triggering
+from omk.records.triggering import NONE, NOT_INSTALLED, Rate, SkillTriggering, TriggerChange, Triggering
 from omk.report.i18n import t
 
 HEADERS = ("skill", "recall", "false triggers", "precision", "missed", "fired when it must not")
@@ -49,8 +49,14 @@ def skill_rows(trig: Triggering, lang: str = "en") -> list[list[str]]:
 
 
 def notes(trig: Triggering, lang: str = "en") -> list[str]:
-    """What a reader should know about the rates: skills without negative controls, dead skills."""
-    return [f"{s.skill}: {t(w, lang)}" for s in trig.skills for w in s.warnings]
+    """What a reader should know about the rates: skills without negative controls, dead skills,
+    and the skills called that the run does not install (named, per expected skill)."""
+    found = [f"{s.skill}: {t(w, lang)}" for s in trig.skills for w in s.warnings]
+    for r in trig.routing:
+        if r.not_installed:
+            names = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in r.not_installed.items())
+            found.append(f"{r.expected}: {t('called a skill that is not installed', lang)}: {names}")
+    return found
 
 
 def routing_rows(trig: Triggering, lang: str = "en") -> tuple[list[str], list[list[str]]]:
@@ -58,7 +64,7 @@ def routing_rows(trig: Triggering, lang: str = "en") -> tuple[list[str], list[li
     if not trig.routing:
         return [], []
     columns = trig.columns
-    header = [t("expected \\ fired", lang), *(t(c, lang) if c == NONE else c for c in columns)]
+    header = [t("expected \\ fired", lang), *(t(c, lang) if c in (NONE, NOT_INSTALLED) else c for c in columns)]
     rows = [[f"{r.expected} ({r.cases})", *(str(r.fired.get(c, 0) or "·") for c in columns)] for r in trig.routing]
     return header, rows
 
@@ -185,7 +191,7 @@ def _routing_marks(trig: Triggering) -> list[list[str]]:
     for r in trig.routing:
         row = [""]
         for c in columns:
-            kind = "right" if c == r.expected else "silent" if c == NONE else "other"
+            kind = "right" if c == r.expected else "silent" if c == NONE else "missing" if c == NOT_INSTALLED else "other"
             row.append(f"route-{kind}" if r.fired.get(c, 0) else "")
         marks.append(row)
     return marks
@@ -220,6 +226,7 @@ def junit_properties(report: ReportDocument) -> list[tuple[str, str]]:
             if s.false_triggered:
                 found.append((f"trigger:{s.skill}:false_triggered", ",".join(s.false_triggered)))
         found += [(f"routing:{r.expected}", ",".join(f"{k}={n}" for k, n in r.fired.items())) for r in trig.routing]
+        found += [(f"routing:{r.expected}:not_installed", ",".join(f"{k}={n}" for k, n in r.not_installed.items())) for r in trig.routing if r.not_installed]
     for c in _changes(report):
         found.append((f"trigger_change:{c.treatment}:{c.skill}:{c.rate}", f"{c.control_fired}/{c.n} -> {c.treatment_fired}/{c.n} p={c.p_value:.3g}"))
     return found

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from omk.model import JUDGE_OFF, NO_JUDGE
+from omk.model import JUDGE_OFF, NO_JUDGE, Status
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
 from omk.records.triggering import TriggerCase
 from omk.scoring.layers import is_graded
@@ -53,7 +53,7 @@ class Digest:
             skipped = sum(1 for u in units if u.judge_skipped)
             # judge-scored assertions skipped for want of a judge; not one skipped for a reason of
             # its own (an M365 telemetry evaluator that does not apply)
-            skipped += sum(1 for u in units for a in u.assertions if a.status.value == "skipped" and a.message in JUDGE_SKIPS)
+            skipped += sum(1 for u in units for a in u.assertions if a.status is Status.SKIPPED and a.message in JUDGE_SKIPS)
         return cls(
             sample_id=r.sample_id,
             category=r.category,

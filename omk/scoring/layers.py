@@ -30,12 +30,26 @@ def weighted_score(results: list[AssertionResult]) -> float | None:
 
 
 def score_sample(results: list[AssertionResult], judge_score: float | None) -> Scores:
-    fact = weighted_score([r for r in results if r.layer is Layer.FACT])
-    behavior = weighted_score([r for r in results if r.layer is Layer.BEHAVIOR])
+    # one pass over the checks, weights summed per layer (as weighted_score does for one layer)
+    weights = {Layer.FACT: [0.0, 0.0, 0.0], Layer.BEHAVIOR: [0.0, 0.0, 0.0]}  # total, passed, graded
+    for r in results:
+        status = r.status
+        if status is Status.SKIPPED:
+            continue
+        sums = weights[r.layer]
+        sums[0] += r.weight
+        sums[2] += 1
+        if status is Status.PASSED:
+            sums[1] += r.weight
+    fact, behavior = (_layer_score(*weights[layer]) for layer in (Layer.FACT, Layer.BEHAVIOR))
     judge = round2(judge_score) if judge_score is not None else None
     present = [s for s in (fact, behavior, judge) if s is not None]
     composite = round2(sum(present) / len(present)) if present else 0.0
     return Scores(fact=fact, behavior=behavior, judge=judge, composite=composite)
+
+
+def _layer_score(total: float, passed: float, graded: float) -> float | None:
+    return ratio_to_score(passed / total) if graded and total > 0 else None
 
 
 def passes(scores: Scores, threshold: float) -> bool:

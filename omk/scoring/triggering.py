@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from omk.records.triggering import (
     NONE,
+    NOT_INSTALLED,
     Rate,
     RoutingRow,
     SkillTriggering,
@@ -53,19 +54,27 @@ def skill_triggering(skill: str, cases: Sequence[TriggerCase], installed: Sequen
     )
 
 
-def routing(cases: Sequence[TriggerCase]) -> tuple[RoutingRow, ...]:
-    """For each skill some case expected: which skills its positive cases fired."""
+def routing(cases: Sequence[TriggerCase], installed: Sequence[str] | None = None) -> tuple[RoutingRow, ...]:
+    """For each skill some case expected: which skills its positive cases fired. When the run
+    says which skills it installs, a call to any other name (a made-up or misspelt skill) is no
+    route to a skill: the case counts in `(not installed)`, and the row names what was called."""
     rows: dict[str, dict[str, int]] = {}
+    missing: dict[str, dict[str, int]] = {}
     totals: dict[str, int] = {}
     for case in cases:
         if not case.should_fire:
             continue
         counts = rows.setdefault(case.skill, {})
+        unknown = missing.setdefault(case.skill, {})
         totals[case.skill] = totals.get(case.skill, 0) + 1
         names = ([case.skill] if case.fired else []) + list(case.others)
-        for name in names or [NONE]:
+        strays = [n for n in names if installed is not None and n not in installed]
+        for name in dict.fromkeys(strays):
+            unknown[name] = unknown.get(name, 0) + 1
+        routed = [n for n in names if n not in strays] or ([] if strays else [NONE])
+        for name in [*routed, *([NOT_INSTALLED] if strays else [])]:
             counts[name] = counts.get(name, 0) + 1
-    return tuple(RoutingRow(skill, totals[skill], rows[skill]) for skill in rows)
+    return tuple(RoutingRow(skill, totals[skill], rows[skill], missing[skill]) for skill in rows)
 
 
 def triggering(cases: Sequence[TriggerCase], installed: Sequence[str] | None, level: float = 0.95) -> Triggering | None:
@@ -80,7 +89,7 @@ def triggering(cases: Sequence[TriggerCase], installed: Sequence[str] | None, le
     return Triggering(
         installed=tuple(installed) if installed is not None else None,
         skills=skills,
-        routing=routing(cases) if several else (),
+        routing=routing(cases, installed) if several else (),
         level=level,
     )
 

@@ -6,31 +6,83 @@ calls `analyze`; `ExperimentAnalysis.to_dict()` is report.json's `experiment` bl
 compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
 """
 
-from omk.stats.analysis import ExperimentAnalysis, analyze
-from omk.stats.bootstrap import Interval, bootstrap_mean_ci
-from omk.stats.compare import PairedComparison, compare
-from omk.stats.data import LAYERS, AnalysisSettings, Record, SampleOutcome, VariantRun, fold, fold_variant
-from omk.stats.diff import RunDiff, SampleChange, diff_runs
-from omk.stats.paired import (
-    DeltaStats,
-    MeasureDelta,
-    PassRateChange,
-    Regression,
-    SampleDelta,
-    Spread,
-    min_detectable_effect,
-    samples_needed,
-)
-from omk.stats.summary import VariantSummary, summarize
-from omk.stats.verdict import (
-    Level,
-    PairVerdict,
-    PolicyResult,
-    Verdict,
-    decide,
-    decide_pair,
-    evaluate_policy,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each name's module, imported when the name is first asked for: a plain run reads one function
+# of this package (a distribution) and should not load the whole experiment analysis with it.
+_HOMES = {
+    "ExperimentAnalysis": "omk.stats.analysis",
+    "analyze": "omk.stats.analysis",
+    "Interval": "omk.stats.bootstrap",
+    "bootstrap_mean_ci": "omk.stats.bootstrap",
+    "PairedComparison": "omk.stats.comparison",
+    "compare": "omk.stats.comparison",
+    "LAYERS": "omk.stats.data",
+    "AnalysisSettings": "omk.stats.data",
+    "Record": "omk.stats.data",
+    "SampleOutcome": "omk.stats.data",
+    "VariantRun": "omk.stats.data",
+    "fold": "omk.stats.data",
+    "fold_variant": "omk.stats.data",
+    "RunDiff": "omk.stats.diff",
+    "SampleChange": "omk.stats.diff",
+    "diff_runs": "omk.stats.diff",
+    "DeltaStats": "omk.stats.paired",
+    "MeasureDelta": "omk.stats.paired",
+    "PassRateChange": "omk.stats.paired",
+    "Regression": "omk.stats.paired",
+    "SampleDelta": "omk.stats.paired",
+    "Spread": "omk.stats.paired",
+    "min_detectable_effect": "omk.stats.paired",
+    "samples_needed": "omk.stats.paired",
+    "VariantSummary": "omk.stats.summary",
+    "summarize": "omk.stats.summary",
+    "Level": "omk.stats.verdict",
+    "PairVerdict": "omk.stats.verdict",
+    "PolicyResult": "omk.stats.verdict",
+    "Verdict": "omk.stats.verdict",
+    "decide": "omk.stats.verdict",
+    "decide_pair": "omk.stats.verdict",
+    "evaluate_policy": "omk.stats.verdict",
+}
+
+if TYPE_CHECKING:
+    from omk.stats.analysis import ExperimentAnalysis, analyze
+    from omk.stats.bootstrap import Interval, bootstrap_mean_ci
+    from omk.stats.comparison import PairedComparison, compare
+    from omk.stats.data import LAYERS, AnalysisSettings, Record, SampleOutcome, VariantRun, fold, fold_variant
+    from omk.stats.diff import RunDiff, SampleChange, diff_runs
+    from omk.stats.paired import (
+        DeltaStats,
+        MeasureDelta,
+        PassRateChange,
+        Regression,
+        SampleDelta,
+        Spread,
+        min_detectable_effect,
+        samples_needed,
+    )
+    from omk.stats.summary import VariantSummary, summarize
+    from omk.stats.verdict import (
+        Level,
+        PairVerdict,
+        PolicyResult,
+        Verdict,
+        decide,
+        decide_pair,
+        evaluate_policy,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LAYERS",

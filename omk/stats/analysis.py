@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from omk.stats.compare import PairedComparison, compare
+from omk.stats.comparison import PairedComparison, compare
 from omk.stats.data import AnalysisSettings, VariantRun, fold_variant
 from omk.stats.summary import VariantSummary, summarize
 from omk.stats.verdict import Verdict, decide

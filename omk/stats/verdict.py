@@ -57,7 +57,7 @@ from enum import StrEnum
 from statistics import median
 from typing import Any
 
-from omk.stats.compare import PairedComparison
+from omk.stats.comparison import PairedComparison
 from omk.stats.data import LAYERS, AnalysisSettings
 from omk.stats.paired import EPS, MeasureDelta, samples_needed
 from omk.stats.summary import VariantSummary

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +21,8 @@ CONNECT_SECONDS = 3.0
 
 def proxy_for(url: str) -> str | None:
     """The proxy a client would use for `url` (HTTP(S)_PROXY, ALL_PROXY, less NO_PROXY), or None."""
+    import urllib.request  # here, not at the top: it brings http.client and email with it
+
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
     bypass = getattr(urllib.request, "proxy_bypass_environment")  # noqa: B009 - documented nowhere, so not in the type stubs

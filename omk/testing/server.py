@@ -51,6 +51,7 @@ class ModelServer:
         self._port = port
         self._record = record
         self._requests: list[Request] = []
+        self._connections = 0
         self._served = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -86,6 +87,13 @@ class ModelServer:
     def requests(self) -> list[Request]:
         with self._lock:
             return list(self._requests)
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted so far, a client's check that the server listens (which
+        sends no request) included."""
+        with self._lock:
+            return self._connections
 
     # --- lifecycle ----------------------------------------------------------------------------
     async def open(self) -> None:
@@ -161,6 +169,8 @@ class ModelServer:
 
     # --- serving ------------------------------------------------------------------------------
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with self._lock:
+            self._connections += 1
         try:
             while True:
                 request = await read_request(reader)

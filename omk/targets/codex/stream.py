@@ -73,6 +73,11 @@ def _ran_call(item: dict[str, Any]) -> ToolCall:
     if kind == "mcp_tool_call":
         name = f"mcp__{item.get('server')}__{item.get('tool')}"
         return ToolCall(name, item.get("arguments"), item.get("result"), False, None, item.get("status") == "failed")
+    if kind == "file_change":  # an apply_patch that ran: what it changed, one `kind path` a line
+        listed = item.get("changes")
+        changes: list[Any] = listed if isinstance(listed, list) else []
+        done = "\n".join(f"{c.get('kind')} {c.get('path')}" for c in changes if isinstance(c, dict))
+        return ToolCall("apply_patch", {"changes": changes}, done, False, None, item.get("status") == "failed")
     return ToolCall(str(kind), {k: v for k, v in item.items() if k not in ("id", "type", "status")}, None, False, None,
                     item.get("status") == "failed")
 
@@ -99,9 +104,19 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None) -> Trace:
-    usage = run.usage or {}
-    tokens_in, tokens_out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+def _since(usage: dict[str, Any], before: dict[str, Any], key: str) -> int | None:
+    """This turn's count: a resumed thread reports its totals, earlier turns included."""
+    now, earlier = _int(usage.get(key)), _int(before.get(key))
+    if now is None or earlier is None or earlier > now:
+        return now
+    return now - earlier
+
+
+def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None, before: dict[str, Any] | None = None) -> Trace:
+    """The trace of one `codex exec`; `before` is the thread's token totals after the turns
+    already run (a resumed conversation), which this turn's counts leave out."""
+    usage, before = run.usage or {}, before or {}
+    tokens_in, tokens_out = _since(usage, before, "input_tokens"), _since(usage, before, "output_tokens")
     return Trace(
         turns=run.turns or None,
         tool_calls=calls,
@@ -109,7 +124,7 @@ def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None) -> Trac
         tokens=Tokens.of({
             "input": tokens_in,
             "output": tokens_out,
-            "cache_read": _int(usage.get("cached_input_tokens")),
+            "cache_read": _since(usage, before, "cached_input_tokens"),
         }),
         session_id=run.thread_id,
     )

@@ -1,6 +1,7 @@
 """`codex:MODEL`: the Codex CLI, with the skills installed and its tool calls mocked.
 
-One `codex exec --json` process per sample, the composed prompt on stdin, in a fresh workspace
+One `codex exec --json` process per sample (per turn for a conversation, whose later turns run
+`codex exec … resume THREAD_ID`), the composed prompt on stdin, in a fresh workspace
 (omk.targets.codex.workspace) with its own HOME and CODEX_HOME and `--ignore-user-config`. The
 model is reached through a provider omk defines on the command line (`OPENAI_BASE_URL`,
 `OPENAI_API_KEY`, the Responses API over HTTP). Tool calls go through omk's PreToolUse hook
@@ -15,6 +16,7 @@ import json
 import shlex
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,9 @@ class CodexTarget:
         self.cfg = setup.load_settings(model, spec, settings)
         self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
         self.mask = Masker.for_run(settings)
+        # A conversation's workspace lives from its first turn to its last; the key is the
+        # conversation's mock sandbox, the one object every turn's Session shares.
+        self._conversations: weakref.WeakKeyDictionary[MockSandbox, CodexWorkspace] = weakref.WeakKeyDictionary()
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:
@@ -91,12 +96,10 @@ class CodexTarget:
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         if history_for(sample):
-            raise TargetError("codex: a sample with a message history cannot be sent to Codex", retryable=False)
-        if session is not None and session.count > 1:
-            raise TargetError("codex: conversations (`turns:`) are not supported by the codex: target yet", retryable=False)
+            raise TargetError("codex: a sample with a message history cannot be sent to Codex (use `turns:`)", retryable=False)
         sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
-        space = CodexWorkspace(self.cfg, sample)
-        handed = False
+        space = self._workspace(sample, sandbox, session)
+        finished = handed = False
         try:
             space.begin_call(sandbox)
             started = time.perf_counter()
@@ -104,16 +107,38 @@ class CodexTarget:
             records = space.hook_records()
             for record in records:
                 sandbox.record(_recorded_call(record))
-            result = self._result(parse_events(stdout), records, code, stderr, sandbox)
+            run = parse_events(stdout)
+            result = self._result(run, records, code, stderr, sandbox, space.usage_so_far)
             result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
-            result.trace.notes[:0] = space.notes + self._strict_note(sample)
+            first = session is None or session.index == 0
+            result.trace.notes[:0] = space.notes + self._strict_note(sample) if first else []
             result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
-            if checks_workspace(sample):
+            finished = session is None or session.index == session.count - 1
+            if not finished:  # a later turn resumes from here
+                space.keep_session(run.thread_id, run.usage)
+            if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
             return result
         finally:
-            if not handed:
+            if session is None or finished:
+                self._conversations.pop(sandbox, None)
+                if not handed:
+                    space.remove()
+
+    def _workspace(self, sample: Sample, sandbox: MockSandbox, session: Session | None) -> CodexWorkspace:
+        """A fresh folder per sample; a conversation's turns share one, kept from its first turn
+        to its last (the key is the conversation's mock sandbox, which every turn's Session shares)."""
+        if session is None:
+            return CodexWorkspace(self.cfg, sample)
+        space = self._conversations.get(sandbox)
+        if session.index == 0:
+            if space is not None:
                 space.remove()
+            space = self._conversations[sandbox] = CodexWorkspace(self.cfg, sample, conversation=session.count > 1)
+        elif space is None or space.session_id is None:
+            raise TargetError(f"codex: turn {session.index + 1} cannot resume: no session (thread id) from the turn before",
+                              retryable=False)
+        return space
 
     def argv(self, sample: Sample, space: CodexWorkspace) -> list[str]:
         cfg = self.cfg
@@ -124,7 +149,8 @@ class CodexTarget:
         )
         hooks = f'[{{matcher="*", hooks=[{{type="command", command={_toml(hook_command)}, timeout={HOOK_TIMEOUT_S}}}]}}]'
         argv = [cfg.binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules",
-                "--ephemeral", "--sandbox", "workspace-write", "--cd", str(space.work),
+                *([] if space.conversation else ["--ephemeral"]),  # a conversation's later turns resume its session
+                "--sandbox", "workspace-write", "--cd", str(space.work),
                 "--dangerously-bypass-hook-trust",  # the one hook is omk's own, written just now
                 "-c", 'model_provider="omk"', "-c", f"model_providers.omk={provider}",
                 "-c", f"hooks.PreToolUse={hooks}", "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false"]
@@ -139,7 +165,8 @@ class CodexTarget:
         if sample.mocks_strict:
             for flag, value in setup.SELF_ANSWERED.values():
                 argv += [flag, value]
-        return argv + cfg.args + ["-"]
+        resume = ["resume", space.session_id] if space.session_id else []  # exec's own flags stay before it
+        return argv + cfg.args + resume + ["-"]
 
     def _strict_note(self, sample: Sample) -> list[str]:
         if not sample.mocks_strict:
@@ -150,11 +177,12 @@ class CodexTarget:
         env = setup.child_environment(self.cfg, space.home)
         return await setup.CLI.run(argv, space.work, env, prompt, self.max_output_bytes)
 
-    def _result(self, run: CodexRun, records: list[dict[str, Any]], code: int, stderr: bytes, sandbox: MockSandbox) -> TargetResult:
+    def _result(self, run: CodexRun, records: list[dict[str, Any]], code: int, stderr: bytes, sandbox: MockSandbox,
+                before: dict[str, Any]) -> TargetResult:
         if run.failure is not None or run.output is None or code != 0:
             raise _failure(run, code, stderr)
         calls = tool_calls(run, records)
-        trace = build_trace(run, calls, self.cfg.model)
+        trace = build_trace(run, calls, self.cfg.model, before)
         trace.mock_stats = sandbox.stats
         messages = []
         if calls:
@@ -164,7 +192,9 @@ class CodexTarget:
         return TargetResult(output=run.output or "", trace=trace, messages=messages)
 
     async def close(self) -> None:
-        return None
+        for space in list(self._conversations.values()):
+            space.remove()
+        self._conversations.clear()
 
 
 def _failure(run: CodexRun, code: int, stderr: bytes) -> TargetError:

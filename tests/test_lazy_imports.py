@@ -1,0 +1,62 @@
+"""What a plain run loads: the experiment engine, its statistics and the gold-label checks stay
+unloaded until a run needs them (start-up is paid on every `omk eval`), and the statistics
+package's names, imported on first use, are the functions and classes its modules define."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import omk.stats
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Loaded only by experiments, gold labels, or a target that asks for them.
+NOT_IN_A_PLAIN_RUN = (
+    "omk.engine.experiment",
+    "omk.records.experiment_block",
+    "omk.stats.analysis",
+    "omk.stats.verdict",
+    "omk.gold",
+    "urllib.request",
+)
+
+PROBE = """
+import json, sys
+from omk.cli.main import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_plain_replayed_run_leaves_the_experiment_machinery_unloaded(tmp_path: Path) -> None:
+    (tmp_path / "eval-samples.yaml").write_text(
+        "samples:\n  - sample_id: s1\n    prompt: say hi\n    assertions:\n      - type: contains\n        value: hi\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "out.jsonl").write_text(json.dumps({"sample_id": "s1", "output": "hi there"}) + "\n", encoding="utf-8")
+    argv = ["omk", "eval", "eval-samples.yaml", "--target", "replay:out.jsonl", "--no-judge", "--no-cache", "--quiet", "--out", "run"]
+    code = f"import sys; sys.argv = {argv!r}\n" + PROBE
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert (tmp_path / "run" / "report.json").is_file(), done.stderr
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "omk.engine.evaluation" in loaded  # the probe saw a real run
+    assert not [name for name in NOT_IN_A_PLAIN_RUN if name in loaded]
+
+
+def test_every_statistics_name_is_what_its_module_defines() -> None:
+    # import every module of the package first: a module named like one of the package's names
+    # would then shadow that name (the import system sets it on the package)
+    for path in Path(omk.stats.__file__).parent.glob("*.py"):
+        importlib.import_module(f"omk.stats.{path.stem}") if path.stem != "__init__" else None
+    for name in omk.stats.__all__:
+        home = importlib.import_module(omk.stats._HOMES[name])
+        assert getattr(omk.stats, name) is getattr(home, name), name

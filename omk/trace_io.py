@@ -98,12 +98,12 @@ def parse_trace(data: Any) -> Trace:
         )
     return Trace(
         turns=_number(turns, "turns", integer=True),
-        tool_calls=calls,
+        tool_calls=tuple(calls),
         cost_usd=_number(_first(data, "cost_usd"), "cost_usd"),
         latency_ms=_number(_first(data, "latency_ms"), "latency_ms"),
         tokens=Tokens.of(tokens),
         mock_stats=stats,
-        notes=[str(n) for n in notes_raw] if isinstance(notes_raw := data.get("notes"), list) else [],
+        notes=tuple(str(n) for n in notes_raw) if isinstance(notes_raw := data.get("notes"), list) else (),
         api_latency_ms=_number(_first(data, "api_latency_ms"), "api_latency_ms"),
         stop_reason=_text(_first(data, "stop_reason"), "stop_reason"),
         session_id=_text(_first(data, "session_id"), "session_id"),

@@ -24,18 +24,22 @@ def mask_trace(trace: Trace, mask: Masker) -> Trace:
     def clean(value: Any) -> Any:
         return scrub_value(mask.value(value))
 
-    trace.tool_calls = [
-        ToolCall(clean(c.tool), clean(c.input), clean(c.output), c.mocked, c.mock_key, c.is_error) for c in trace.tool_calls
-    ]
-    trace.notes = [clean(n) for n in trace.notes]
-    if trace.workspace is not None:  # a file's start was cut already: a key at its end is masked too
-        trace.workspace = WorkspaceChanges(
+    workspace = trace.workspace
+    if workspace is not None:  # a file's start was cut already: a key at its end is masked too
+        workspace = WorkspaceChanges(
             *(
                 tuple(replace(c, path=clean(c.path), content=scrub(mask.cut_edges(c.content)) if c.content else c.content) for c in group)
-                for group in (trace.workspace.created, trace.workspace.changed, trace.workspace.deleted)
+                for group in (workspace.created, workspace.changed, workspace.deleted)
             )
         )
-    return trace
+    return replace(
+        trace,
+        tool_calls=tuple(
+            ToolCall(clean(c.tool), clean(c.input), clean(c.output), c.mocked, c.mock_key, c.is_error) for c in trace.tool_calls
+        ),
+        notes=tuple(clean(n) for n in trace.notes),
+        workspace=workspace,
+    )
 
 
 def mask_result(result: TargetResult, mask: Masker) -> TargetResult:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omk.llm.pricing import cost_usd, price_of
-from omk.records import Tokens, ToolCall, Trace
+from omk.records import MockStats, Tokens, ToolCall, Trace
 
 RAN = {"command_execution", "file_change", "mcp_tool_call", "web_search"}
 
@@ -99,12 +99,12 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None) -> Trace:
+def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None, mock_stats: MockStats | None = None) -> Trace:
     usage = run.usage or {}
     tokens_in, tokens_out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
     return Trace(
         turns=run.turns or None,
-        tool_calls=calls,
+        tool_calls=tuple(calls),
         cost_usd=cost_usd(price_of(model), tokens_in, tokens_out) if model else None,
         tokens=Tokens.of({
             "input": tokens_in,
@@ -112,4 +112,5 @@ def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None) -> Trac
             "cache_read": _int(usage.get("cached_input_tokens")),
         }),
         session_id=run.thread_id,
+        mock_stats=mock_stats,
     )

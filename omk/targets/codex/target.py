@@ -15,6 +15,7 @@ import json
 import shlex
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -105,11 +106,12 @@ class CodexTarget:
             for record in records:
                 sandbox.record(_recorded_call(record))
             result = self._result(parse_events(stdout), records, code, stderr, sandbox)
-            result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
-            result.trace.notes[:0] = space.notes + self._strict_note(sample)
-            result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            notes = (*space.notes, *self._strict_note(sample), *result.trace.notes)
+            result.trace = replace(result.trace, latency_ms=latency_ms, notes=notes, workspace=changes)
             if checks_workspace(sample):
-                result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
+                result.workspace, handed = WorkFolder(space.work, changes, space.remove), True
             return result
         finally:
             if not handed:
@@ -154,8 +156,7 @@ class CodexTarget:
         if run.failure is not None or run.output is None or code != 0:
             raise _failure(run, code, stderr)
         calls = tool_calls(run, records)
-        trace = build_trace(run, calls, self.cfg.model)
-        trace.mock_stats = sandbox.stats
+        trace = build_trace(run, calls, self.cfg.model, sandbox.stats.record())
         messages = []
         if calls:
             messages.append(assistant_message("", [(f"call_{i}", c.tool, c.input) for i, c in enumerate(calls)]))

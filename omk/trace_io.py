@@ -13,6 +13,7 @@ from typing import Any
 from omk.errors import InputError
 from omk.records import MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
 from omk.records.fields import Fields
+from omk.records.result import EMPTY_TRACE
 
 _ALIASES = {
     "turns": ("turns", "numTurns", "num_turns"),
@@ -51,7 +52,7 @@ def _number(value: Any, field: str, *, integer: bool = False) -> Any:
 
 def parse_trace(data: Any) -> Trace:
     if data is None:
-        return Trace()
+        return EMPTY_TRACE
     if not isinstance(data, dict):
         raise TraceFormatError("trace must be an object")
     turns = _first(data, "turns")

@@ -198,7 +198,7 @@ class Trace:
     tool_calls: tuple[ToolCall, ...] = ()
     cost_usd: float | None = None
     latency_ms: float | None = None
-    tokens: Tokens = field(default_factory=Tokens)
+    tokens: Tokens = Tokens()  # a frozen record: one empty value serves every trace
     mock_stats: MockStats | None = None
     notes: tuple[str, ...] = ()  # e.g. "stopped at max_turns (10)"; omitted when empty
     api_latency_ms: float | None = None  # time spent waiting for the model API, as the CLI measured it
@@ -233,7 +233,7 @@ class Trace:
     @classmethod
     def from_json(cls, f: Fields | None) -> Trace:
         if f is None:
-            return cls()
+            return EMPTY_TRACE
         return cls(
             turns=f.int("turns", None),
             tool_calls=tuple(ToolCall.from_json(c) for c in f.objs("tool_calls")),
@@ -247,6 +247,9 @@ class Trace:
             session_id=f.str("session_id"),
             workspace=WorkspaceChanges.from_json(f.obj("workspace")),
         )
+
+
+EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,8 +279,8 @@ class AssertionResult:
         status = self.status
         return {
             "type": self.type,
-            "layer": self.layer.value,
-            "status": status.value,
+            "layer": self.layer._value_,  # the enum's own field: `.value` is a slower property
+            "status": status._value_,
             "passed": None if status is Status.SKIPPED else status is Status.PASSED,
             "weight": self.weight,
             "not": self.negate,
@@ -447,8 +450,11 @@ class Scores:
     @classmethod
     def from_json(cls, f: Fields | None) -> Scores:
         if f is None:
-            return cls()
+            return NO_SCORES
         return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite", 0.0))
+
+
+NO_SCORES = Scores()  # nothing graded; records are frozen, so one value serves them all
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,11 +483,11 @@ class TurnResult:
     status: TurnStatus = "ok"
     error: str | None = None
     output: str | None = None
-    trace: Trace = field(default_factory=Trace)
+    trace: Trace = EMPTY_TRACE
     assertions: tuple[AssertionResult, ...] = ()
     judge: JudgeBlock | None = None
     judge_skipped: str | None = None
-    scores: Scores = field(default_factory=Scores)
+    scores: Scores = NO_SCORES
     passed: bool | None = None
     attempts: int = 0
 
@@ -532,11 +538,11 @@ class SampleResult:
     prompt: str
     error: str | None = None
     output: str | None = None
-    trace: Trace = field(default_factory=Trace)
+    trace: Trace = EMPTY_TRACE
     assertions: tuple[AssertionResult, ...] = ()
     judge: JudgeBlock | None = None
     judge_skipped: str | None = None  # why the judge did not run, when the sample had judge work
-    scores: Scores = field(default_factory=Scores)
+    scores: Scores = NO_SCORES
     passed: bool = False
     duration_ms: float = 0.0
     repeat: int = 0  # 0-based index under --repeat N
@@ -582,11 +588,11 @@ class SampleResult:
             prompt=prompt,
             error=error,
             output=output,
-            trace=Trace() if trace is None else trace,
+            trace=EMPTY_TRACE if trace is None else trace,
             assertions=assertions,
             judge=judge,
             judge_skipped=judge_skipped,
-            scores=Scores() if scores is None else scores,
+            scores=NO_SCORES if scores is None else scores,
             passed=passed,
             duration_ms=duration_ms,
             repeat=repeat,

@@ -99,7 +99,7 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Grading:
     """One output's checks, judge and scores, and its trace with any mock drift noted."""
 

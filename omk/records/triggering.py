@@ -15,6 +15,7 @@ each rate with McNemar's exact test (`TriggerChange`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +120,7 @@ class RoutingRow:
 
     expected: str
     cases: int
-    fired: dict[str, int] = field(default_factory=dict)
+    fired: Mapping[str, int] = field(default_factory=dict)  # read only: the record is frozen
 
     @property
     def right(self) -> int:

@@ -18,6 +18,7 @@ The `scripted_model` fixture starts omk's scripted model server (omk.testing) fo
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -192,7 +193,7 @@ def describe_failure(result: SampleResult) -> str:
     return "\n".join(lines)
 
 
-def _failed(assertions: list[AssertionResult]) -> list[AssertionResult]:
+def _failed(assertions: Sequence[AssertionResult]) -> list[AssertionResult]:
     return [a for a in assertions if a.passed is False]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from omk.errors import InputError
 from omk.records import MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
 from omk.records.fields import Fields
+from omk.records.result import EMPTY_TRACE
 
 _ALIASES = {
     "turns": ("turns", "numTurns", "num_turns"),
@@ -51,7 +52,7 @@ def _number(value: Any, field: str, *, integer: bool = False) -> Any:
 
 def parse_trace(data: Any) -> Trace:
     if data is None:
-        return Trace()
+        return EMPTY_TRACE
     if not isinstance(data, dict):
         raise TraceFormatError("trace must be an object")
     turns = _first(data, "turns")
@@ -98,12 +99,12 @@ def parse_trace(data: Any) -> Trace:
         )
     return Trace(
         turns=_number(turns, "turns", integer=True),
-        tool_calls=calls,
+        tool_calls=tuple(calls),
         cost_usd=_number(_first(data, "cost_usd"), "cost_usd"),
         latency_ms=_number(_first(data, "latency_ms"), "latency_ms"),
         tokens=Tokens.of(tokens),
         mock_stats=stats,
-        notes=[str(n) for n in notes_raw] if isinstance(notes_raw := data.get("notes"), list) else [],
+        notes=tuple(str(n) for n in notes_raw) if isinstance(notes_raw := data.get("notes"), list) else (),
         api_latency_ms=_number(_first(data, "api_latency_ms"), "api_latency_ms"),
         stop_reason=_text(_first(data, "stop_reason"), "stop_reason"),
         session_id=_text(_first(data, "session_id"), "session_id"),

@@ -5,54 +5,34 @@ from __future__ import annotations
 
 from report_factory import XSS, make_report, sample_of, sample_results
 
+from omk.engine.pairwise import Arm, make_pair
 from omk.engine.pairwise import entry as _entry
-from omk.engine.pairwise import position as _position
-from omk.engine.pairwise import summary as _summary
 from omk.engine.variant_records import variant_run
+from omk.records.experiment_block import PairwiseOrder, Vote
 from omk.stats import AnalysisSettings, analyze
-from omk.stats.winrate import WinRate
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
 TARGETS = [{"kind": "replay", "spec": "replay:a.jsonl"}, {"kind": "cmd", "spec": "cmd:python agent_v1.py"}]
 
 
-def orders(a: str, b: str, votes: list | None = None) -> dict:
-    first = {"winner": a, "reason": f"A first: {a}"}
-    if votes:
-        first["votes"] = votes
-    return {"a_first": first, "b_first": {"winner": b, "reason": f"B first: {b}"}}
+def orders(a: str, b: str, votes: tuple[Vote, ...] = ()) -> tuple[PairwiseOrder, PairwiseOrder]:
+    return PairwiseOrder(a, f"A first: {a}", votes), PairwiseOrder(b, f"B first: {b}")
 
 
 def pair_block(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, treatment: str = "cmd-python-agent_v1.py") -> dict:
     """One treatment-vs-control comparison built by omk.engine.pairwise's own entry/summary code."""
     zh, tool, errored = (sample_of(r) for r in sample_results())
     verdicts = []
-    for key in keys:
+    votes = (Vote("openai:gpt-4o", 1, "A is precise"), Vote("anthropic:claude", 2, "B is " + XSS)) if votes else ()
+    for n, key in enumerate(keys):
         verdicts += [
-            _entry(zh, key, status="ok", preference=1, reason="A 识别了 SQL 注入 | 并给出参数化查询", orders=orders("a", "a")),
+            _entry(zh, key, status="ok", preference=1, reason="A 识别了 SQL 注入 | 并给出参数化查询", orders=orders("a", "a", () if n else votes)),
             _entry(tool, key, status="ok", preference=2, reason=LONG + " " + XSS, orders=orders("b", "b")),
             _entry(errored, key, status="error", error="A (replay-a.jsonl) failed on this sample: HTTP 503 <html>"),
         ]
     verdicts.append(_entry(zh, "tie-" + keys[-1], status="ok", preference=0, reason="both fine", orders=orders("tie", "tie")))
-    if votes:
-        verdicts[0]["orders"]["a_first"]["votes"] = [
-            {"judge": "openai:gpt-4o", "preference": 1, "reason": "A is precise"},
-            {"judge": "anthropic:claude", "preference": 2, "reason": "B is " + XSS},
-        ]
-    rates = []
-    for key in dict.fromkeys(v["key"] for v in verdicts):
-        ok = [v for v in verdicts if v["key"] == key and v["status"] == "ok"]
-        rates.append(WinRate(key, *(sum(1 for v in ok if v["winner"] == w) for w in ("b", "a", "tie"))).to_dict())
-    return {
-        "control": "replay-a.jsonl",
-        "treatment": treatment,
-        "targets": TARGETS,
-        "reports": ["variants/replay-a.jsonl", f"variants/{treatment}"],
-        "summary": _summary(verdicts),
-        "position": _position(verdicts),
-        "win_rate": rates,
-        "verdicts": verdicts,
-    }
+    control = Arm("replay-a.jsonl", TARGETS[0], "variants/replay-a.jsonl", [])
+    return make_pair(control, Arm(treatment, TARGETS[1], f"variants/{treatment}", []), verdicts, 0.95, ("openai:gpt-4o",)).to_json()
 
 
 def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, pairs: int = 1) -> dict:

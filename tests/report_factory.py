@@ -73,7 +73,7 @@ def _result(sample: Sample, output: str | None, assertions: list[AssertionResult
         error=error,
         output=output,
         trace=trace or Trace(),
-        assertions=assertions,
+        assertions=tuple(assertions),
         judge=JudgeBlock.read(judge),
         scores=scores,
         passed=error is None and passes(scores, THRESHOLD),
@@ -141,14 +141,14 @@ def sample_results() -> list[SampleResult]:
         judge={"score": 2.0, "rubric": {"score": 2, "reason": "missed the MD5 weakness " + XSS}, "dimensions": None},
         trace=Trace(
             turns=2,
-            tool_calls=[ToolCall("Read", {"file_path": "src/auth.py"}, "import hashlib " + XSS, True, "Read:1")],
+            tool_calls=(ToolCall("Read", {"file_path": "src/auth.py"}, "import hashlib " + XSS, True, "Read:1"),),
             cost_usd=0.02,
             latency_ms=9000.0,
             tokens={"input": 500, "output": 80},
             mock_stats=MockStats(hits=1, misses=0, per_mock={"Read:1": 1}),
         ),
     )
-    failed_tool.urls = [{"url": "https://example.com/doc", "status": 200, "content": "doc text " + XSS}]
+    failed_tool = dataclasses.replace(failed_tool, urls=({"url": "https://example.com/doc", "status": 200, "content": "doc text " + XSS},))
     errored = _result(
         Sample(sample_id="cs-refund-en", prompt="Refund order 42", source=SourceRef(src, 120, "samples[2]")),
         None,

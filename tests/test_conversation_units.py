@@ -63,15 +63,15 @@ def test_scores_over_turns_are_layer_means_and_the_mean_of_composites():
 
 
 def test_the_conversation_trace_sums_what_the_turns_reported():
-    a = Trace(turns=2, tool_calls=[ToolCall("lookup")], cost_usd=0.001, latency_ms=10.0, tokens={"input": 5, "output": None},
-              mock_stats=MockStats(1, 0, {"lookup:1": 1}), notes=["stopped at max_turns (2)"])
+    a = Trace(turns=2, tool_calls=(ToolCall("lookup"),), cost_usd=0.001, latency_ms=10.0, tokens={"input": 5, "output": None},
+              mock_stats=MockStats(1, 0, {"lookup:1": 1}), notes=("stopped at max_turns (2)",))
     b = Trace(turns=None, cost_usd=None, latency_ms=5.5, tokens={"input": 7, "output": None},
               mock_stats=MockStats(1, 1, {"lookup:1": 1}))
     whole = combine_traces([a, b])
     assert whole.turns == 2 and whole.cost_usd == 0.001 and whole.latency_ms == 15.5
     assert whole.tokens.to_json() == {"input": 12, "output": None}  # none reported stays None, never 0
     assert whole.mock_stats == MockStats(2, 1, {"lookup:1": 2})
-    assert whole.notes == ["turn 1: stopped at max_turns (2)"]
+    assert whole.notes == ("turn 1: stopped at max_turns (2)",)
     assert combine_traces([Trace()]).mock_stats is None
 
 
@@ -91,8 +91,8 @@ def test_the_sandbox_keeps_mock_positions_across_turns_and_forgets_a_retried_att
         return got
 
     assert asyncio.run(scenario()) == ["one", "two", "two"]
-    assert sandbox.stats == MockStats(1, 0, {"next:1": 1})  # this turn's
-    assert sandbox.totals == MockStats(2, 0, {"next:1": 2})  # the conversation's
+    assert sandbox.stats.record() == MockStats(1, 0, {"next:1": 1})  # this turn's
+    assert sandbox.totals.record() == MockStats(2, 0, {"next:1": 2})  # the conversation's
 
 
 def test_replay_records_with_turns_are_checked_at_load(tmp_path):
@@ -214,7 +214,6 @@ def test_judge_spreads_and_agreement_look_into_turns():
     result = {"sample_id": "c", "status": "ok", "judge": None, "scores": {}, "turns": [turn, {"judge": None}]}
     assert judge_spreads([SampleResult.read(result)]) == [2.0]
     block = JudgeBlock.read(turn["judge"])
-    turns = [TurnResult(index=0, status="ok", prompt="p", judge=block), TurnResult(index=1, status="ok", prompt="q")]
-    ran = SampleResult.start(Sample(sample_id="c", prompt="p"), "p")
-    ran.turns = turns
+    turns = (TurnResult(index=0, status="ok", prompt="p", judge=block), TurnResult(index=1, status="ok", prompt="q"))
+    ran = SampleResult.start(Sample(sample_id="c", prompt="p"), "p", turns=turns)
     assert Digest.of(ran).judge_scores == ({"a": 1.0, "b": 5.0},)  # what an ensemble's agreement reads

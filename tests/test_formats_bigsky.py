@@ -255,7 +255,7 @@ def test_openai_target_sends_system_history_tools_and_stops_after_one_step(tmp_p
     assert got.output == ""
     (call,) = got.trace.tool_calls
     assert (call.tool, call.input, call.output) == ("getWeather", {"location": "Boston, MA"}, None)
-    assert got.trace.notes == ["single step: 1 tool call(s) recorded, not run"]
+    assert got.trace.notes == ("single step: 1 tool call(s) recorded, not run",)
 
 
 AGENT = """

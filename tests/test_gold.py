@@ -230,7 +230,7 @@ def test_eval_writes_the_gold_block_and_every_format_shows_it(
     assert report.gold is not None and report.gold.labelled == 12
     (judge,) = report.gold.judges
     assert judge.items[0].alpha == 1.0 and not judge.flagged and judge.passes is not None and judge.passes.kappa == 1.0
-    assert next(r for r in report.results if r.sample_id == "s0").gold == [{"score": 3, "pass": False, "rater": "ana"}]
+    assert next(r for r in report.results if r.sample_id == "s0").gold == ({"score": 3, "pass": False, "rater": "ana"},)
     assert "Judge against people" in (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
     assert 'name="gold:openai:j@' in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
     assert '<section id="gold">' in (tmp_path / "run" / "report.html").read_text(encoding="utf-8")

@@ -190,9 +190,8 @@ def test_agreement_across_samples():
         results = []
         for sid in scores:
             s = sample(sample_id=sid, prompt=f"PROMPT-{sid}", rubric="r")
-            result = SampleResult.start(s, s.prompt)
-            result.judge = JudgeBlock.read(await judge.grade(s, "o", Trace()))
-            results.append(result)
+            block = JudgeBlock.read(await judge.grade(s, "o", Trace()))
+            results.append(SampleResult.start(s, s.prompt, judge=block))
         await judge.close()
         return judge.describe(results)
 

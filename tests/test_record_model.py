@@ -4,6 +4,8 @@ through the records of omk/records (each with one `to_json` and one checked `fro
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -86,3 +88,42 @@ def test_the_reader_check_finds_subscripts_and_gets(tmp_path):
         encoding="utf-8",
     )
     assert hand_readers(pkg) == {("omk/bad.py", "duration_ms"), ("omk/bad.py", "scores")}
+
+
+def unfrozen_records(modules: list[object]) -> list[str]:
+    """Each dataclass defined in `modules` that is not frozen, or holds a list or dict in a field
+    typed as one, as `Class` or `Class.field`."""
+    found = []
+    for module in modules:
+        for value in vars(module).values():
+            if not (dataclasses.is_dataclass(value) and isinstance(value, type) and value.__module__ == getattr(module, "__name__", None)):
+                continue
+            if not value.__dataclass_params__.frozen:
+                found.append(value.__name__)
+            found += [f"{value.__name__}.{f.name}" for f in dataclasses.fields(value) if str(f.type).startswith(("list[", "dict["))]
+    return found
+
+
+def test_every_record_omk_writes_is_frozen_with_tuples_for_several_items():
+    modules = [importlib.import_module(f"omk.records.{p.stem}") for p in sorted((OMK / "records").glob("*.py"))]
+    assert unfrozen_records(modules) == []
+
+
+def test_the_frozen_check_finds_a_mutable_record_and_a_list_field():
+    import types
+
+    module = types.ModuleType("fake_records")
+
+    @dataclasses.dataclass
+    class Loose:
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True)
+    class Tight:
+        items: tuple[int, ...] = ()
+        held: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    for cls in (Loose, Tight):
+        cls.__module__ = "fake_records"
+        setattr(module, cls.__name__, cls)
+    assert unfrozen_records([module]) == ["Loose", "Loose.items", "Tight.held"]

@@ -40,7 +40,7 @@ def test_every_corpus_report_reads_with_its_values(folder):
 def test_a_report_of_an_older_omk_reads_with_defaults():
     doc = ReportDocument.from_dict({"format": "omk-report/1", "summary": {"threshold": 3.5}, "results": [{"sample_id": "a", "status": "ok"}]})
     r = doc.results[0]
-    assert (r.repeat, r.passed, r.turns, r.assertions, r.judge, r.trace.tool_calls) == (0, False, [], [], None, [])
+    assert (r.repeat, r.passed, r.turns, r.assertions, r.judge, r.trace.tool_calls) == (0, False, (), (), None, ())
     assert (doc.summary.repeat, doc.summary.categories, doc.experiment, doc.pairs, doc.judge_models) == (1, (), None, (), None)
 
 

@@ -17,6 +17,8 @@ from report_factory import make_report
 
 from omk.engine.pairwise import position as _position
 from omk.engine.pairwise import summary as _summary
+from omk.records.experiment_block import PairwiseVerdict
+from omk.records.fields import Fields
 from omk.report.assets import text as asset
 from omk.report.html_report import _script_hash, render_html
 from omk.report.junit import build_junit, render_junit
@@ -159,9 +161,11 @@ def inconsistent_report() -> dict:
     report = with_pairwise()
     pair = the_pair(report)
     v = pair["verdicts"][1]
-    v.update(preference=0, winner="tie", scores={"a": 0, "b": 0}, position="first", orders=orders("a", "b"))
+    first, second = orders("a", "b")
+    v.update(preference=0, winner="tie", scores={"a": 0, "b": 0}, position="first", orders={"a_first": first.to_json(), "b_first": second.to_json()})
     v["reason"] = "the two orders disagree (A first: A better; B first: B better), so a tie"
-    pair["summary"], pair["position"] = _summary(pair["verdicts"]), _position(pair["verdicts"])
+    verdicts = [PairwiseVerdict.from_json(Fields(x, "verdicts")) for x in pair["verdicts"]]
+    pair["summary"], pair["position"] = _summary(verdicts), _position(verdicts)
     return report
 
 
@@ -297,3 +301,13 @@ def test_a_judge_that_always_prefers_the_first_answer_gives_ties_not_wins(tmp_pa
     assert pair["win_rate"][0]["rate"] is None and pair["win_rate"][0]["tie_rate"] == 1.0
     assert pair["verdicts"][0]["orders"]["a_first"]["winner"] == "a" and pair["verdicts"][0]["orders"]["b_first"]["winner"] == "b"
     assert "position-inconsistent (a tie): 2 / 2 (each order preferred the answer shown first 2)" in proc.stdout
+
+
+def test_a_pair_read_back_writes_the_json_it_was_read_from():
+    from omk.records.experiment_block import Pair
+
+    for report in (with_pairwise(votes=True), inconsistent_report()):
+        written = the_pair(report)
+        back = Pair.from_json(Fields(written, "report.json"), ["openai:gpt-4o"])
+        assert back.to_json() == written
+        assert back.verdicts[0].a_first is not None and back.verdicts[1].b_first is not None

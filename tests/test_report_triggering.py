@@ -4,6 +4,7 @@ the paired change with McNemar's test, report.json's block read back, and every 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -126,15 +127,14 @@ def skill_check(value: str, metric: int, negate: bool = False) -> AssertionResul
 
 
 def test_cases_come_from_the_results_skill_used_checks_and_their_trace():
-    trace = Trace(tool_calls=[ToolCall("Skill", {"skill": "pdf"}, "ok"), ToolCall("Skill", {"skill": "docx"}, "ok")])
-    result = SampleResult.start(Sample(sample_id="s1", prompt="p"), "p")
-    result.trace, result.status = trace, "ok"
-    result.assertions = [skill_check("pdf", 1), skill_check("xlsx", 0, negate=True)]
+    trace = Trace(tool_calls=(ToolCall("Skill", {"skill": "pdf"}, "ok"), ToolCall("Skill", {"skill": "docx"}, "ok")))
+    checks = (skill_check("pdf", 1), skill_check("xlsx", 0, negate=True))
+    result = SampleResult.start(Sample(sample_id="s1", prompt="p"), "p", trace=trace, assertions=checks)
     assert trigger_cases(result) == (
         TriggerCase("pdf", True, True, "s1", 0, None, ("docx",)),
         TriggerCase("xlsx", False, False, "s1", 0, None, ("pdf", "docx")),
     )
-    result.status = "error"
+    result = dataclasses.replace(result, status="error")
     from omk.scoring.digest import Digest
 
     assert Digest.of(result).triggers == ()  # an errored result says nothing about the description

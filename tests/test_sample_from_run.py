@@ -99,7 +99,7 @@ def test_a_recorded_run_becomes_samples_that_load_and_replay(tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     (result,) = read_document(tmp_path / "run2").results
     assert result.passed and result.trace.mock_stats and result.trace.mock_stats.misses == 0
-    assert result.trace.notes == []
+    assert result.trace.notes == ()
 
 
 def test_a_changed_agent_is_named_as_drift_and_fails_under_mocks_strict(tmp_path):
@@ -110,7 +110,7 @@ def test_a_changed_agent_is_named_as_drift_and_fails_under_mocks_strict(tmp_path
     assert "the agent now calls Grep, which the recording never did" in run.stdout
     (result,) = read_document(tmp_path / "run3").results
     assert not result.passed
-    assert result.trace.notes == [
+    assert list(result.trace.notes) == [
         "mock drift: the agent now calls Grep, which the recording never did",
         'mock drift: the agent now calls Read with {"file_path": "other.md"}, an input the recording never had',
     ]
@@ -127,7 +127,7 @@ def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
     run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     (result,) = read_document(tmp_path / "run4").results
-    assert result.passed and result.trace.notes == ["mock drift: the agent now calls Grep, which the recording never did"]
+    assert result.passed and result.trace.notes == ("mock drift: the agent now calls Grep, which the recording never did",)
     assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
 
 

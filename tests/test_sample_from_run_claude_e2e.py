@@ -90,7 +90,7 @@ def test_a_recorded_claude_run_replays_with_the_real_cli_and_names_drift(tmp_pat
     assert again.returncode == 0, again.stdout + again.stderr
     (result,) = read_document(project / "run2").results
     assert [(c.tool, c.mocked) for c in result.trace.tool_calls] == [("Read", True), ("Bash", True)]
-    assert result.passed and result.trace.notes == []
+    assert result.passed and result.trace.notes == ()
 
     drifted = run("recorded.yaml", "run3", grep=True)
     assert drifted.returncode == 1, drifted.stdout + drifted.stderr

@@ -195,3 +195,29 @@ def test_offered_tools_are_declared_tools_plus_undeclared_mock_tools():
     assert [t["name"] for t in tools] == ["Read", "lookup"]  # read_file is Read; `*` is no tool
     assert tools[0]["description"] == "read a file"
     assert tools[1]["parameters"] == {"type": "object"}
+
+
+def test_the_live_count_gives_a_record_that_later_calls_leave_as_it_was():
+    from omk.records import MockStats
+
+    box = sandbox({"tool": "Read", "return": "x"})
+    answer(box, "Read", {})
+    taken = box.stats.record()
+    answer(box, "Read", {})
+    answer(box, "Grep", {})
+    assert taken == MockStats(1, 0, {"Read:1": 1})  # a trace keeps what was counted when its target finished
+    assert box.stats.record() == MockStats(2, 1, {"Read:1": 2})
+
+
+def test_a_masked_trace_is_a_new_record_only_when_a_secret_was_in_it():
+    from omk.records import ToolCall, Trace
+    from omk.secrets import Masker
+    from omk.targets.masked import mask_trace
+
+    mask = Masker(["sk-secret-value-1234"])
+    clean = Trace(tool_calls=(ToolCall("Read", {"path": "a.txt"}, "text"),), notes=("a note",))
+    assert mask_trace(clean, mask) is clean
+    leaky = Trace(tool_calls=(ToolCall("Read", {"path": "a.txt"}, "key sk-secret-value-1234"), ToolCall("Grep", "x", "y")))
+    masked = mask_trace(leaky, mask)
+    assert masked.tool_calls[0].output == "key [redacted]" and leaky.tool_calls[0].output.endswith("1234")
+    assert masked.tool_calls[1] is leaky.tool_calls[1]  # an unchanged call is kept as it was

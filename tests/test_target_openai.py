@@ -108,7 +108,7 @@ def test_no_tools_no_tools_field(monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:m", Sample("s", "p"))
         assert "tools" not in fake.requests[0].json
-    assert got.trace.turns == 1 and got.trace.tool_calls == []
+    assert got.trace.turns == 1 and got.trace.tool_calls == ()
 
 
 def test_max_turns_caps_the_loop_and_says_so(monkeypatch):

@@ -8,6 +8,7 @@ same multiset). A failure shows both sequences side by side, with the first step
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import zip_longest
 from typing import Any
 
@@ -52,7 +53,7 @@ def tool_sequence(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     return Outcome(ok, message=head + "\n" + _table(rows))
 
 
-def _exact(steps: tuple[Step, ...], calls: list[ToolCall]) -> tuple[bool, list[Row], int | None]:
+def _exact(steps: tuple[Step, ...], calls: Sequence[ToolCall]) -> tuple[bool, list[Row], int | None]:
     rows: list[Row] = []
     first: int | None = None
     for i, (step, call) in enumerate(zip_longest(steps, calls), 1):
@@ -63,7 +64,7 @@ def _exact(steps: tuple[Step, ...], calls: list[ToolCall]) -> tuple[bool, list[R
     return first is None, rows, first
 
 
-def _in_order(steps: tuple[Step, ...], calls: list[ToolCall]) -> tuple[bool, list[Row], int | None]:
+def _in_order(steps: tuple[Step, ...], calls: Sequence[ToolCall]) -> tuple[bool, list[Row], int | None]:
     """Each step takes the earliest call after the previous step's (the greedy choice is optimal
     for a subsequence); the first step that finds none is the one that differs."""
     rows: list[Row] = []
@@ -82,7 +83,7 @@ def _in_order(steps: tuple[Step, ...], calls: list[ToolCall]) -> tuple[bool, lis
     return True, rows, None
 
 
-def _pairing(steps: tuple[Step, ...], calls: list[ToolCall]) -> dict[int, int]:
+def _pairing(steps: tuple[Step, ...], calls: Sequence[ToolCall]) -> dict[int, int]:
     """The most steps paired with distinct calls each matches (call index -> step index):
     a bipartite matching by augmenting paths, small enough for any real trace."""
     owner: dict[int, int] = {}
@@ -101,7 +102,7 @@ def _pairing(steps: tuple[Step, ...], calls: list[ToolCall]) -> dict[int, int]:
     return owner
 
 
-def _any_order(steps: tuple[Step, ...], calls: list[ToolCall]) -> tuple[bool, list[Row], int | None]:
+def _any_order(steps: tuple[Step, ...], calls: Sequence[ToolCall]) -> tuple[bool, list[Row], int | None]:
     owner = _pairing(steps, calls)
     by_step = {s: c for c, s in owner.items()}
     missing = [s for s in range(len(steps)) if s not in by_step]

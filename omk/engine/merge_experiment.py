@@ -13,6 +13,7 @@ from omk.engine.run_report import Report
 from omk.engine.variant_records import BlockInputs, experiment_outcome, trigger_block
 from omk.engine.variants import Variant
 from omk.errors import InputError
+from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
 from omk.stats import AnalysisSettings
 
@@ -62,38 +63,48 @@ def merged_pairwise(runs: Sequence[ShardRun], order: list[str]) -> dict[str, Any
     """The pairwise judge's verdicts of every shard in one block: each comparison's verdicts in the
     plan's order (`order`: the control's sample ids), its tallies and win rates counted again over
     all of them, the judge's cost added up. None when the shards ran without the pairwise judge."""
-    from omk.engine.pairwise import pair_block
+    from omk.engine.pairwise import regroup
+    from omk.records.experiment_block import PairwiseBlock, pairs_of
 
     blocks = [_pairwise_of(run) for run in runs]
     if all(b is None for b in blocks):
         return None
     first = blocks[0]
     assert first is not None
-    for run, block in zip(runs[1:], blocks[1:], strict=True):
-        if block is None or block.get("judge") != first.get("judge") or len(block["pairs"]) != len(first["pairs"]):
+    shards = [pairs_of(b) if b is not None else () for b in blocks]
+    for run, block, pairs in zip(runs[1:], blocks[1:], shards[1:], strict=True):
+        if block is None or block.raw("judge") != first.raw("judge") or len(pairs) != len(shards[0]):
             raise InputError(f"{run.folder / 'report.json'}: experiment.pairwise: another judge or other comparisons than {runs[0].folder}")
     place = {sid: i for i, sid in reversed(list(enumerate(order)))}
-    pairs = []
-    for j, head in enumerate(first["pairs"]):
-        entries = [v for b in blocks if b is not None for v in b["pairs"][j]["verdicts"]]
-        entries.sort(key=lambda v: place.get(v.get("sample_id"), len(place)))  # stable: a sample's keys keep their order
-        rates = head.get("win_rate") or [{}]
-        level = (rates[0].get("ci") or {}).get("level") or 0.95
-        pairs.append(pair_block(head, entries, float(level)))
-    costs = [b["judge_cost_usd"] for b in blocks if b is not None and isinstance(b.get("judge_cost_usd"), int | float)]
-    return {**first, "judge_cost_usd": round(sum(costs), 6) if costs else None, "pairs": pairs}
+    merged = []
+    for j, head in enumerate(shards[0]):
+        entries = [v for pairs in shards for v in pairs[j].verdicts]
+        entries.sort(key=lambda v: place.get(v.sample_id or "", len(place)))  # stable: a sample's keys keep their order
+        level = head.win_rate[0].ci_level if head.win_rate and head.win_rate[0].ci_level is not None else 0.95
+        merged.append(regroup(head, entries, float(level)))
+    costs = [c for b in blocks if b is not None and (c := b.num("judge_cost_usd")) is not None]
+    judge = first.raw("judge")
+    return PairwiseBlock(
+        judge=tuple(map(str, judge)) if isinstance(judge, list) else None,
+        judge_cost_usd=round(sum(costs), 6) if costs else None,
+        rule=str(first.raw("rule", "")),
+        pairs=tuple(merged),
+        orders=str(first.raw("orders", "both")),
+        repeat=first.int("repeat"),
+    ).to_json()
 
 
-def _pairwise_of(run: ShardRun) -> dict[str, Any] | None:
+def _pairwise_of(run: ShardRun) -> Fields | None:
     """A shard's `experiment.pairwise` block; an InputError when it is not one omk wrote."""
     from omk.records.document import read_document
 
     where = run.folder / "report.json"
-    experiment = read_document(run.folder).data.get("experiment")
-    block = experiment.get("pairwise") if isinstance(experiment, dict) else None
+    report = Fields.of(read_document(run.folder).data, str(where), "")
+    experiment = report.obj("experiment")
+    block = experiment.obj("pairwise") if experiment is not None else None
     if block is None:
         return None
-    pairs = block.get("pairs") if isinstance(block, dict) else None
+    pairs = block.raw("pairs")
     if not isinstance(pairs, list) or not all(isinstance(p, dict) and isinstance(p.get("verdicts"), list) for p in pairs):
         raise InputError(f"{where}: experiment.pairwise: not the block omk writes (pairs, each with its verdicts)")
     return block

@@ -17,6 +17,7 @@ changes the verdict or the exit code. Without a judge every verdict is skipped a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,13 +26,21 @@ from typing import Any
 from omk.judge.comparison import FLIP, combine_orders
 from omk.model import Sample
 from omk.records import SampleResult, TurnResult
+from omk.records.experiment_block import (
+    WINNERS,
+    Pair,
+    PairwiseBlock,
+    PairwiseOrder,
+    PairwiseVerdict,
+    Tally,
+    Vote,
+    WinRateRow,
+    positions,
+)
 from omk.tasks import gather_all
 
 DEFAULT_KEY = "pairwise"
 RULE = "a side wins only when the judge prefers it in both orders (A first, B first); otherwise a tie"
-SCORES = {1: {"a": 1, "b": 0}, 2: {"a": 0, "b": 1}, 0: {"a": 0, "b": 0}}
-WINNERS = {1: "a", 2: "b", 0: "tie"}
-POSITIONS = ("first", "second", "partial")
 
 
 @dataclass(slots=True)
@@ -56,12 +65,11 @@ async def pairwise_block(
 
     jobs = [(s, key) for s in samples for key in (s.comparisons if s.comparisons is not None else [DEFAULT_KEY])]
     judge = build_judge(settings)
-    head: dict[str, Any] = {"judge": None, "orders": "both", "rule": RULE, "repeat": 0, "judge_cost_usd": None}
     if judge is None:
         why = why_no_judge(settings)
         why += " (use --judge)" if why == NO_JUDGE else ""
-        pairs = [_pair(control, b, [entry(s, key, status="skipped", error=why) for s, key in jobs], level) for b in treatments]
-        return {**head, "pairs": pairs}
+        skipped = [entry(s, key, status="skipped", error=why) for s, key in jobs]
+        return PairwiseBlock(None, None, RULE, tuple(make_pair(control, b, skipped, level, ()) for b in treatments)).to_json()
     cache = open_cache(cwd / DEFAULT_PATH) if use_cache else None
     if cache is not None:
         judge.use_cache(cache)
@@ -72,48 +80,58 @@ async def pairwise_block(
         await judge.close()
         if cache is not None:
             cache.close()
-    pairs = [_pair(control, b, entries, level) for b, entries in zip(treatments, found, strict=True)]
-    return {**head, "judge": [c.spec for c in judge.clients], "judge_cost_usd": judge.spent_usd(), "pairs": pairs}
+    specs = tuple(c.spec for c in judge.clients)
+    pairs = tuple(make_pair(control, b, entries, level, specs) for b, entries in zip(treatments, found, strict=True))
+    return PairwiseBlock(specs, judge.spent_usd(), RULE, pairs).to_json()
 
 
-async def _compare(judge: Any, a_name: str, a: dict[str, SampleResult], arm: Arm, jobs: list[tuple[Sample, str]]) -> list[dict[str, Any]]:
+async def _compare(judge: Any, a_name: str, a: dict[str, SampleResult], arm: Arm, jobs: list[tuple[Sample, str]]) -> list[PairwiseVerdict]:
     b = arm.first_repeat()
     names = (f"A ({a_name})", f"B ({arm.name})")
     return await gather_all(*(_one(judge, s, key, (a.get(s.sample_id), b.get(s.sample_id)), names) for s, key in jobs))
 
 
-def _pair(control: Arm, treatment: Arm, entries: list[dict[str, Any]], level: float) -> dict[str, Any]:
-    head = {
-        "control": control.name,
-        "treatment": treatment.name,
-        "targets": [control.target, treatment.target],
-        "reports": [control.report, treatment.report],
-    }
-    return pair_block(head, entries, level)
+def make_pair(control: Arm, treatment: Arm, entries: list[PairwiseVerdict], level: float, judges: tuple[str, ...]) -> Pair:
+    return Pair(
+        control=control.name,
+        treatment=treatment.name,
+        targets=(_shown(control.target), _shown(treatment.target)),
+        judges=judges,
+        tally=Tally.of(entries),
+        position=positions(entries),
+        win_rate=win_rates(entries, level),
+        verdicts=tuple(entries),
+        described=(control.target, treatment.target),
+        reports=(control.report, treatment.report),
+    )
 
 
-def pair_block(head: dict[str, Any], entries: list[dict[str, Any]], level: float) -> dict[str, Any]:
-    """One treatment's comparison from its verdicts (`entries`, in plan order): `head` names the
-    control, the treatment, their targets and reports; the tallies and win rates are counted here."""
+def regroup(pair: Pair, entries: list[PairwiseVerdict], level: float) -> Pair:
+    """`pair` with other verdicts (a merge of shards: every shard's, in the plan's order), its
+    tallies and win rates counted again over them."""
+    return dataclasses.replace(
+        pair, tally=Tally.of(entries), position=positions(entries), win_rate=win_rates(entries, level), verdicts=tuple(entries)
+    )
+
+
+def win_rates(entries: list[PairwiseVerdict], level: float) -> tuple[WinRateRow, ...]:
+    """The treatment's win rate per comparison key, over the decisive verdicts."""
     from omk.stats.winrate import WinRate
 
-    keys = list(dict.fromkeys(v["key"] for v in entries))
-    ok = [v for v in entries if v["status"] == "ok"]
+    keys = list(dict.fromkeys(v.key for v in entries if v.key is not None))
+    ok = [v for v in entries if v.status == "ok"]
 
     def count(key: str, winner: str) -> int:
-        return sum(1 for v in ok if v["key"] == key and v["winner"] == winner)
+        return sum(1 for v in ok if v.key == key and v.winner == winner)
 
-    rates = [WinRate(key, count(key, "b"), count(key, "a"), count(key, "tie"), level=level) for key in keys]
-    return {
-        **{k: head.get(k) for k in ("control", "treatment", "targets", "reports")},
-        "summary": summary(entries),
-        "position": position(entries),
-        "win_rate": [r.to_dict() for r in rates],
-        "verdicts": entries,
-    }
+    return tuple(WinRateRow.of(WinRate(key, count(key, "b"), count(key, "a"), count(key, "tie"), level=level)) for key in keys)
 
 
-async def _one(judge: Any, sample: Sample, key: str, pair: tuple[SampleResult | None, SampleResult | None], names: tuple[str, str]) -> dict[str, Any]:
+def _shown(target: dict[str, Any]) -> str:
+    return str(target.get("spec") or target.get("kind") or "?")
+
+
+async def _one(judge: Any, sample: Sample, key: str, pair: tuple[SampleResult | None, SampleResult | None], names: tuple[str, str]) -> PairwiseVerdict:
     a, b = pair
     for name, result in zip(names, pair, strict=True):
         if result is None:
@@ -127,25 +145,27 @@ async def _one(judge: Any, sample: Sample, key: str, pair: tuple[SampleResult | 
         if verdict["preference"] is None:
             return entry(sample, key, status="error", error=f"judge ({order}): {verdict['error']}")
     preference, bias = combine_orders(first["preference"], second["preference"])
-    orders = {"a_first": _order(first, flip=False), "b_first": _order(second, flip=True)}
+    orders = (_order(first, flip=False), _order(second, flip=True))
     if bias is None:
         reason = first["reason"] or second["reason"]
     else:
-        reason = f"the two orders disagree (A first: {_said(orders['a_first'])}; B first: {_said(orders['b_first'])}), so a tie"
+        reason = f"the two orders disagree (A first: {_said(orders[0])}; B first: {_said(orders[1])}), so a tie"
     return entry(sample, key, status="ok", preference=preference, reason=reason, orders=orders, position=bias)
 
 
-def _order(verdict: dict[str, Any], *, flip: bool) -> dict[str, Any]:
+def _order(verdict: dict[str, Any], *, flip: bool) -> PairwiseOrder:
     """One order's verdict in A/B terms (with B shown first, the judge's 1 means B)."""
     turn = FLIP if flip else {1: 1, 2: 2, 0: 0}
-    found: dict[str, Any] = {"winner": WINNERS[turn[verdict["preference"]]], "reason": verdict["reason"]}
-    if len(verdict["votes"]) > 1:
-        found["votes"] = [{**v, "preference": turn[v["preference"]]} for v in verdict["votes"]]
-    return found
+    votes = verdict["votes"] if len(verdict["votes"]) > 1 else []
+    return PairwiseOrder(
+        WINNERS[turn[verdict["preference"]]],
+        verdict["reason"],
+        tuple(Vote(v["judge"], turn[v["preference"]], v["reason"]) for v in votes),
+    )
 
 
-def _said(order: dict[str, Any]) -> str:
-    return {"a": "A better", "b": "B better"}.get(order["winner"], "tie")
+def _said(order: PairwiseOrder) -> str:
+    return {"a": "A better", "b": "B better"}.get(order.winner or "", "tie")
 
 
 def transcript_of(sample: Sample, result: SampleResult) -> list[dict[str, Any]]:
@@ -188,42 +208,22 @@ def entry(
     preference: int | None = None,
     reason: str = "",
     error: str | None = None,
-    orders: dict[str, Any] | None = None,
+    orders: tuple[PairwiseOrder, PairwiseOrder] | None = None,
     position: str | None = None,
-) -> dict[str, Any]:
+) -> PairwiseVerdict:
     """One verdict. `preference` and `winner` are the combined verdict of both orders; `orders`
-    what each order said (in A/B terms); `position` how they disagreed (None: they agreed)."""
-    return {
-        "sample_id": sample.sample_id,
-        "key": key,
-        "status": status,
-        "preference": preference,
-        "winner": WINNERS.get(preference) if preference is not None else None,
-        "scores": SCORES.get(preference) if preference is not None else None,
-        "reason": reason,
-        "error": error,
-        "orders": orders,
-        "position": position,
-    }
+    what each order said (A shown first, then B, in A/B terms); `position` how they disagreed
+    (None: they agreed)."""
+    return PairwiseVerdict.of(
+        sample.sample_id, key, status, preference=preference, reason=reason, error=error, orders=orders, position=position
+    )
 
 
-def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    ok = [v for v in entries if v["status"] == "ok"]
-    return {
-        "compared": len(ok),
-        "a_better": sum(1 for v in ok if v["winner"] == "a"),
-        "b_better": sum(1 for v in ok if v["winner"] == "b"),
-        "ties": sum(1 for v in ok if v["winner"] == "tie"),
-        "errored": sum(1 for v in entries if v["status"] == "error"),
-        "skipped": sum(1 for v in entries if v["status"] == "skipped"),
-    }
+def summary(entries: list[PairwiseVerdict]) -> dict[str, int]:
+    """The tally of the verdicts, as a pair's `summary`."""
+    return Tally.of(entries).to_json()
 
 
-def position(entries: list[dict[str, Any]]) -> dict[str, int]:
-    """How often the two orders agreed, and how they disagreed: each order preferring the answer
-    shown first, the one shown second, or one order calling a tie."""
-    ok = [v for v in entries if v["status"] == "ok"]
-    found = {"consistent": sum(1 for v in ok if v.get("position") is None)}
-    found["inconsistent"] = len(ok) - found["consistent"]
-    found.update({kind: sum(1 for v in ok if v.get("position") == kind) for kind in POSITIONS})
-    return found
+def position(entries: list[PairwiseVerdict]) -> dict[str, int]:
+    """How often the two orders agreed, and how they disagreed, as a pair's `position`."""
+    return positions(entries)

@@ -7,7 +7,7 @@ missing fields take their defaults, wrong types are an `InputError` naming the f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from omk.stats.paired import Regression as Regression
 from omk.stats.verdict import Level
 from omk.stats.verdict import PairVerdict as PairVerdict
 from omk.stats.verdict import Verdict as Verdict
+from omk.stats.winrate import WinRate
 
 # ---------------------------------------------------------------- the variants and the verdict
 
@@ -291,13 +292,45 @@ class Vote:
     preference: int | None
     reason: str
 
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "preference": self.preference, "reason": self.reason}
+
     @classmethod
     def from_json(cls, f: Fields) -> Vote:
         return cls(f.raw("judge"), f.int("preference", None), str(f.raw("reason") or ""))
 
 
+WINNERS = {1: "a", 2: "b", 0: "tie"}  # a preference (1 = A better, 2 = B better, 0 = tie) as a winner
+SCORES = {1: {"a": 1, "b": 0}, 2: {"a": 0, "b": 1}, 0: {"a": 0, "b": 0}}
+
+
+@dataclass(frozen=True, slots=True)
+class PairwiseOrder:
+    """What the judge said with one answer shown first, in A/B terms; an ensemble's `votes`
+    (written only when there are several)."""
+
+    winner: str | None
+    reason: str | None
+    votes: tuple[Vote, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"winner": self.winner, "reason": self.reason}
+        if self.votes:
+            found["votes"] = [v.to_json() for v in self.votes]
+        return found
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> PairwiseOrder | None:
+        if f is None:
+            return None
+        return cls(f.str("winner"), f.str("reason"), tuple(Vote.from_json(v) for v in f.objs("votes")))
+
+
 @dataclass(frozen=True, slots=True)
 class PairwiseVerdict:
+    """One sample's (and comparison key's) verdict: `preference` and `winner` are the combined
+    verdict of both orders, `a_first` and `b_first` what each order said."""
+
     sample_id: str | None
     key: str | None
     status: str | None
@@ -306,13 +339,57 @@ class PairwiseVerdict:
     reason: str | None
     error: str | None
     votes: tuple[tuple[str, tuple[Vote, ...]], ...]  # (order: "", "a_first", "b_first"; its votes)
+    preference: int | None = None
+    a_first: PairwiseOrder | None = None
+    b_first: PairwiseOrder | None = None
+
+    @classmethod
+    def of(
+        cls,
+        sample_id: str,
+        key: str,
+        status: str,
+        *,
+        preference: int | None = None,
+        reason: str = "",
+        error: str | None = None,
+        orders: tuple[PairwiseOrder, PairwiseOrder] | None = None,
+        position: str | None = None,
+    ) -> PairwiseVerdict:
+        """A verdict as the pairwise judge gives it (`orders`: A shown first, then B)."""
+        a_first, b_first = orders or (None, None)
+        votes = tuple((k, o.votes) for k, o in (("a_first", a_first), ("b_first", b_first)) if o is not None and o.votes)
+        winner = WINNERS.get(preference) if preference is not None else None
+        return cls(sample_id, key, status, winner, position, reason, error, votes, preference, a_first, b_first)
+
+    def to_json(self) -> dict[str, Any]:
+        orders = None
+        if self.a_first is not None and self.b_first is not None:
+            orders = {"a_first": self.a_first.to_json(), "b_first": self.b_first.to_json()}
+        scores = SCORES.get(self.preference) if self.preference is not None else None
+        return {
+            "sample_id": self.sample_id,
+            "key": self.key,
+            "status": self.status,
+            "preference": self.preference,
+            "winner": self.winner,
+            "scores": dict(scores) if scores is not None else None,
+            "reason": self.reason,
+            "error": self.error,
+            "orders": orders,
+            "position": self.position,
+        }
 
     @classmethod
     def from_json(cls, f: Fields) -> PairwiseVerdict:
         orders = f.obj("orders") or Fields({}, f.origin)
         groups = [("", f)] + [(key, order) for key in ("a_first", "b_first") if (order := orders.obj(key)) is not None]
         votes = tuple((key, tuple(Vote.from_json(v) for v in g.objs("votes"))) for key, g in groups if isinstance(g.data.get("votes"), list))
-        return cls(f.str("sample_id"), f.str("key"), f.str("status"), f.str("winner"), f.str("position"), f.str("reason"), f.str("error"), votes)
+        a_first, b_first = PairwiseOrder.from_json(orders.obj("a_first")), PairwiseOrder.from_json(orders.obj("b_first"))
+        return cls(
+            f.str("sample_id"), f.str("key"), f.str("status"), f.str("winner"), f.str("position"), f.str("reason"), f.str("error"),
+            votes, f.int("preference", None), a_first, b_first,
+        )  # fmt: skip
 
     @property
     def why(self) -> str:
@@ -330,11 +407,39 @@ class WinRateRow:
     ci_high: Number | None
     p_value: Number | None
     ties: int
+    a_better: int = 0
+    b_better: int = 0
+    tie_rate: Number | None = None
+    ci_method: str | None = None
+
+    @classmethod
+    def of(cls, rate: WinRate) -> WinRateRow:
+        """The row of a win rate just computed (`omk.stats.winrate.WinRate`, which rounds it)."""
+        return cls.from_json(Fields(rate.to_dict(), "win_rate"))
+
+    def to_json(self) -> dict[str, Any]:
+        ci = None
+        if self.ci_low is not None:
+            ci = {"low": self.ci_low, "high": self.ci_high, "level": self.ci_level, "method": self.ci_method}
+        return {
+            "key": self.key,
+            "b_better": self.b_better,
+            "a_better": self.a_better,
+            "ties": self.ties,
+            "decisive": self.decisive,
+            "rate": self.rate,
+            "ci": ci,
+            "p_value": self.p_value,
+            "tie_rate": self.tie_rate,
+        }
 
     @classmethod
     def from_json(cls, f: Fields) -> WinRateRow:
         ci = f.obj("ci") or Fields({}, f.origin)
-        return cls(f.str("key"), f.num("rate"), f.int("decisive"), ci.num("level"), ci.num("low"), ci.num("high"), f.num("p_value"), f.int("ties"))
+        return cls(
+            f.str("key"), f.num("rate"), f.int("decisive"), ci.num("level"), ci.num("low"), ci.num("high"), f.num("p_value"), f.int("ties"),
+            f.int("a_better"), f.int("b_better"), f.num("tie_rate"), ci.str("method"),
+        )  # fmt: skip
 
 
 TALLY_KEYS = ("a_better", "b_better", "ties", "errored", "skipped")
@@ -352,9 +457,36 @@ class Tally:
     compared: int = 0
 
     @classmethod
+    def of(cls, verdicts: Sequence[PairwiseVerdict]) -> Tally:
+        ok = [v for v in verdicts if v.status == "ok"]
+        return cls(
+            a_better=sum(1 for v in ok if v.winner == "a"),
+            b_better=sum(1 for v in ok if v.winner == "b"),
+            ties=sum(1 for v in ok if v.winner == "tie"),
+            errored=sum(1 for v in verdicts if v.status == "error"),
+            skipped=sum(1 for v in verdicts if v.status == "skipped"),
+            compared=len(ok),
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {"compared": self.compared, **{k: getattr(self, k) for k in TALLY_KEYS}}
+
+    @classmethod
     def from_json(cls, f: Fields) -> Tally:
         return cls(*(f.int(k) for k in (*TALLY_KEYS, "compared")))
+
+
 POSITION_KEYS = ("consistent", "inconsistent", "first", "second", "partial")
+
+
+def positions(verdicts: Sequence[PairwiseVerdict]) -> dict[str, int]:
+    """How often the two orders agreed, and how they disagreed: each order preferring the answer
+    shown first, the one shown second, or one order calling a tie (`first`, `second`, `partial`)."""
+    ok = [v for v in verdicts if v.status == "ok"]
+    found = {"consistent": sum(1 for v in ok if v.position is None)}
+    found["inconsistent"] = len(ok) - found["consistent"]
+    found.update({kind: sum(1 for v in ok if v.position == kind) for kind in POSITION_KEYS[2:]})
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,9 +501,25 @@ class Pair:
     position: Mapping[str, int] | None  # POSITION_KEYS; None in a report from before both orders
     win_rate: tuple[WinRateRow, ...]
     verdicts: tuple[PairwiseVerdict, ...]
+    described: tuple[Any, Any] = (None, None)  # A's and B's targets as the block writes them
+    reports: tuple[str | None, str | None] = (None, None)  # their run folders (None: in memory)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "control": self.control,
+            "treatment": self.treatment,
+            "targets": list(self.described),
+            "reports": list(self.reports),
+            "summary": self.tally.to_json(),
+            "position": dict(self.position) if self.position is not None else None,
+            "win_rate": [r.to_json() for r in self.win_rate],
+            "verdicts": [v.to_json() for v in self.verdicts],
+        }
 
     @classmethod
     def from_json(cls, f: Fields, judge: Any) -> Pair:
+        raw = [*f.list("targets")[:2], None, None][:2]
+        reports = [r if isinstance(r, str) else None for r in [*f.list("reports")[:2], None, None][:2]]
         names = [(x.get("spec") or x.get("kind") if isinstance(x, Mapping) else x) for x in f.list("targets")[:2]]
         names += [None] * (2 - len(names))
         summary = f.obj("summary") or Fields({}, f.origin)
@@ -385,7 +533,32 @@ class Pair:
             position={k: position.int(k) for k in POSITION_KEYS} if position is not None else None,
             win_rate=tuple(WinRateRow.from_json(r) for r in f.objs("win_rate")),
             verdicts=tuple(PairwiseVerdict.from_json(v) for v in f.objs("verdicts")),
+            described=(raw[0], raw[1]),
+            reports=(reports[0], reports[1]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class PairwiseBlock:
+    """The pairwise judge's block (`experiment.pairwise`): its judges, what they cost, the rule
+    that turns two orders into one verdict, and a comparison per treatment."""
+
+    judge: tuple[str, ...] | None  # None: no judge, every verdict skipped
+    judge_cost_usd: Number | None
+    rule: str
+    pairs: tuple[Pair, ...]
+    orders: str = "both"
+    repeat: int = 0  # the repeat whose answers are compared
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "judge": list(self.judge) if self.judge is not None else None,
+            "orders": self.orders,
+            "rule": self.rule,
+            "repeat": self.repeat,
+            "judge_cost_usd": self.judge_cost_usd,
+            "pairs": [p.to_json() for p in self.pairs],
+        }
 
 
 def pairs_of(block: Fields | None) -> tuple[Pair, ...]:

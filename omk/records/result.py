@@ -4,10 +4,11 @@
 `run/report.json: results[3].scores.fact: expected a number or null, found "high"`; a missing
 field takes the value a reader of an older report would assume).
 
-The engine fills `Trace`, `TurnResult` and `SampleResult` as a sample runs; the leaves
-(`ToolCall`, `Tokens`, `Scores`, `AssertionResult`, `JudgeBlock`) are frozen. Values a report only
-shows (an assertion's `value`, a tool call's input and output, the judge block's own fields) stay
-plain JSON as written.
+Every record is a frozen dataclass and its several-item fields are tuples: the code that runs
+a sample keeps its working state in its own variables and builds each record once per stage
+(what the target said, then the checks, the judge and the scores). A changed copy is made with
+`dataclasses.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
+output, an inlined URL, a gold label, the judge block's own fields) stay plain JSON as written.
 """
 
 from __future__ import annotations
@@ -67,13 +68,14 @@ class ToolCall:
         return cls(f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"))
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MockStats:
-    """How often the sample's mocks answered (`per_mock`: by mock key). Counted as calls come."""
+    """How often the sample's mocks answered (`per_mock`: by mock key). The mocks count as calls
+    come (`omk.targets.mocks.MockCounter`) and give this record when the target is done."""
 
     hits: int = 0
     misses: int = 0
-    per_mock: dict[str, int] = field(default_factory=dict)
+    per_mock: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"hits": self.hits, "misses": self.misses, "per_mock": dict(self.per_mock)}
@@ -184,7 +186,7 @@ class WorkspaceChanges:
         return cls(found["created"], found["changed"], found["deleted"])
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Trace:
     """What a target reports besides the output. None means "not reported", never zero.
 
@@ -193,12 +195,12 @@ class Trace:
     """
 
     turns: int | None = None
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_calls: tuple[ToolCall, ...] = ()
     cost_usd: float | None = None
     latency_ms: float | None = None
-    tokens: Tokens = field(default_factory=Tokens)
+    tokens: Tokens = Tokens()  # a frozen record: one empty value serves every trace
     mock_stats: MockStats | None = None
-    notes: list[str] = field(default_factory=list)  # e.g. "stopped at max_turns (10)"; omitted when empty
+    notes: tuple[str, ...] = ()  # e.g. "stopped at max_turns (10)"; omitted when empty
     api_latency_ms: float | None = None  # time spent waiting for the model API, as the CLI measured it
     stop_reason: str | None = None  # the model's last stop reason (`end_turn`, `tool_use`, `max_tokens`…)
     session_id: str | None = None  # the agent CLI's session (a conversation's turns share it)
@@ -207,8 +209,8 @@ class Trace:
     workspace: WorkspaceChanges | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tokens, Tokens):
-            self.tokens = Tokens.of(self.tokens)
+        if type(self.tokens) is not Tokens:
+            object.__setattr__(self, "tokens", Tokens.of(self.tokens))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -231,20 +233,23 @@ class Trace:
     @classmethod
     def from_json(cls, f: Fields | None) -> Trace:
         if f is None:
-            return cls()
+            return EMPTY_TRACE
         return cls(
             turns=f.int("turns", None),
-            tool_calls=[ToolCall.from_json(c) for c in f.objs("tool_calls")],
+            tool_calls=tuple(ToolCall.from_json(c) for c in f.objs("tool_calls")),
             cost_usd=f.num("cost_usd"),
             latency_ms=f.num("latency_ms"),
             tokens=Tokens.from_json(f.obj("tokens")),
             mock_stats=MockStats.from_json(f.obj("mock_stats")),
-            notes=list(f.strs("notes")),
+            notes=f.strs("notes"),
             api_latency_ms=f.num("api_latency_ms"),
             stop_reason=f.str("stop_reason"),
             session_id=f.str("session_id"),
             workspace=WorkspaceChanges.from_json(f.obj("workspace")),
         )
+
+
+EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,8 +279,8 @@ class AssertionResult:
         status = self.status
         return {
             "type": self.type,
-            "layer": _TEXT[self.layer],
-            "status": _TEXT[status],
+            "layer": self.layer._value_,  # the enum's own field: `.value` is a slower property
+            "status": status._value_,
             "passed": None if status is Status.SKIPPED else status is Status.PASSED,
             "weight": self.weight,
             "not": self.negate,
@@ -315,11 +320,6 @@ def _is_number(value: Any) -> bool:
 
 def _number_or_none(value: Any) -> float | None:
     return float(value) if _is_number(value) else None
-
-
-# A layer's or status's text in the report: a dict lookup, cheaper than the enum's `.value`
-# property for the dozen assertions every sample writes.
-_TEXT: dict[Layer | Status, str] = {**{m: m.value for m in Layer}, **{m: m.value for m in Status}}
 
 
 def _status_of(passed: bool | None) -> Status:
@@ -450,8 +450,11 @@ class Scores:
     @classmethod
     def from_json(cls, f: Fields | None) -> Scores:
         if f is None:
-            return cls()
+            return NO_SCORES
         return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite", 0.0))
+
+
+NO_SCORES = Scores()  # nothing graded; records are frozen, so one value serves them all
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,7 +473,7 @@ class InlinedUrl:
         return cls(value.get("url"), value.get("content", value.get("text")), meta)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TurnResult:
     """One turn of a conversation as it ran: its output, checks and scores. `passed` is None for
     a turn with nothing graded: it does not count."""
@@ -480,11 +483,11 @@ class TurnResult:
     status: TurnStatus = "ok"
     error: str | None = None
     output: str | None = None
-    trace: Trace = field(default_factory=Trace)
-    assertions: list[AssertionResult] = field(default_factory=list)
+    trace: Trace = EMPTY_TRACE
+    assertions: tuple[AssertionResult, ...] = ()
     judge: JudgeBlock | None = None
     judge_skipped: str | None = None
-    scores: Scores = field(default_factory=Scores)
+    scores: Scores = NO_SCORES
     passed: bool | None = None
     attempts: int = 0
 
@@ -515,7 +518,7 @@ class TurnResult:
             error=f.str("error"),
             output=f.str("output"),
             trace=Trace.from_json(f.obj("trace")),
-            assertions=[AssertionResult.from_json(a) for a in f.objs("assertions")],
+            assertions=tuple(AssertionResult.from_json(a) for a in f.objs("assertions")),
             judge=JudgeBlock.from_json(f.obj("judge")),
             judge_skipped=f.str("judge_skipped"),
             scores=Scores.from_json(f.obj("scores")),
@@ -524,54 +527,86 @@ class TurnResult:
         )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class SampleResult:
     """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's
     own fields a report shows (where it was written, capability, difficulty, tripwire, category,
-    inlined URLs) are copied in when the run starts it (`SampleResult.start`)."""
+    inlined URLs) are copied in when the result is made (`SampleResult.start`)."""
 
     sample_id: str
     status: RunStatus
     prompt: str
     error: str | None = None
     output: str | None = None
-    trace: Trace = field(default_factory=Trace)
-    assertions: list[AssertionResult] = field(default_factory=list)
+    trace: Trace = EMPTY_TRACE
+    assertions: tuple[AssertionResult, ...] = ()
     judge: JudgeBlock | None = None
     judge_skipped: str | None = None  # why the judge did not run, when the sample had judge work
-    scores: Scores = field(default_factory=Scores)
+    scores: Scores = NO_SCORES
     passed: bool = False
     duration_ms: float = 0.0
     repeat: int = 0  # 0-based index under --repeat N
     attempts: int = 0  # target calls made for this result (retries included; 0 when cached)
     cached: bool = False  # output and trace came from the response cache, no call was made
-    turns: list[TurnResult] = field(default_factory=list)  # a conversation's turns; empty otherwise
+    turns: tuple[TurnResult, ...] = ()  # a conversation's turns; empty otherwise
     source_file: str | None = None
     source_line: int | None = None
-    capability: list[str] = field(default_factory=list)
+    capability: tuple[str, ...] = ()
     difficulty: str | None = None
     tripwire: bool = False
     category: str | None = None
-    urls: list[Any] = field(default_factory=list)  # the URLs inlined into the prompt, as written
-    gold: list[Any] = field(default_factory=list)  # people's labels from the sample's `gold:` (omk.gold reads them)
+    urls: tuple[Any, ...] = ()  # the URLs inlined into the prompt, as written
+    gold: tuple[Any, ...] = ()  # people's labels from the sample's `gold:` (omk.gold reads them)
 
     @classmethod
-    def start(cls, sample: Any, prompt: str, repeat: int = 0) -> SampleResult:
-        """The result of `sample` (an `omk.Sample`) about to run."""
+    def start(
+        cls,
+        sample: Any,
+        prompt: str,
+        repeat: int = 0,
+        *,
+        status: RunStatus = "ok",
+        error: str | None = None,
+        output: str | None = None,
+        trace: Trace | None = None,
+        assertions: tuple[AssertionResult, ...] = (),
+        judge: JudgeBlock | None = None,
+        judge_skipped: str | None = None,
+        scores: Scores | None = None,
+        passed: bool = False,
+        duration_ms: float = 0.0,
+        attempts: int = 0,
+        cached: bool = False,
+        turns: tuple[TurnResult, ...] = (),
+    ) -> SampleResult:
+        """The result of `sample` (an `omk.Sample`) run with `prompt`: the sample's own fields
+        copied in, and what the run gave (nothing yet, by default)."""
         source = sample.source
         return cls(
             sample_id=sample.sample_id,
-            status="ok",
+            status=status,
             prompt=prompt,
+            error=error,
+            output=output,
+            trace=EMPTY_TRACE if trace is None else trace,
+            assertions=assertions,
+            judge=judge,
+            judge_skipped=judge_skipped,
+            scores=NO_SCORES if scores is None else scores,
+            passed=passed,
+            duration_ms=duration_ms,
             repeat=repeat,
+            attempts=attempts,
+            cached=cached,
+            turns=turns,
             source_file=source.file if source else None,
             source_line=source.line if source else None,
-            capability=list(sample.capability),
+            capability=tuple(sample.capability),
             difficulty=sample.difficulty,
             tripwire=sample.tripwire,
             category=sample.category,
-            urls=list(sample.inlined_urls),
-            gold=list(sample.gold),
+            urls=tuple(sample.inlined_urls),
+            gold=tuple(sample.gold),
         )
 
     @property
@@ -590,7 +625,7 @@ class SampleResult:
             "status": self.status,
             "error": self.error,
             "source": source,
-            "capability": self.capability,
+            "capability": list(self.capability),
             "difficulty": self.difficulty,
             "tripwire": self.tripwire,
             "category": self.category,
@@ -600,7 +635,7 @@ class SampleResult:
             "assertions": [a.to_json() for a in self.assertions],
             "judge": self.judge.to_json() if self.judge is not None else None,
             "judge_skipped": self.judge_skipped,
-            "urls": self.urls,
+            "urls": list(self.urls),
             "scores": self.scores.to_json(),
             "passed": self.passed,
             "duration_ms": round(self.duration_ms, 1),
@@ -611,7 +646,7 @@ class SampleResult:
         if self.turns:
             data["turns"] = [t.to_json() for t in self.turns]
         if self.gold:
-            data["gold"] = self.gold
+            data["gold"] = list(self.gold)
         return data
 
     @classmethod
@@ -626,7 +661,7 @@ class SampleResult:
             error=f.str("error"),
             output=f.str("output"),
             trace=Trace.from_json(f.obj("trace")),
-            assertions=[AssertionResult.from_json(a) for a in f.objs("assertions")],
+            assertions=tuple(AssertionResult.from_json(a) for a in f.objs("assertions")),
             judge=JudgeBlock.from_json(f.obj("judge")),
             judge_skipped=f.str("judge_skipped"),
             scores=Scores.from_json(f.obj("scores")),
@@ -635,15 +670,15 @@ class SampleResult:
             repeat=f.int("repeat"),
             attempts=f.int("attempts"),
             cached=f.bool("cached"),
-            turns=[TurnResult.from_json(t) for t in f.objs("turns")],
+            turns=tuple(TurnResult.from_json(t) for t in f.objs("turns")),
             source_file=source.str("file") if source else None,
             source_line=source.int("line", None) if source else None,
-            capability=list(f.strs("capability")),
+            capability=f.strs("capability"),
             difficulty=f.str("difficulty"),
             tripwire=f.bool("tripwire"),
             category=f.str("category"),
-            urls=f.list("urls"),
-            gold=f.list("gold"),
+            urls=tuple(f.list("urls")),
+            gold=tuple(f.list("gold")),
         )
 
     @classmethod

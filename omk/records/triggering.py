@@ -16,6 +16,7 @@ each rate with McNemar's exact test (`TriggerChange`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,8 +124,8 @@ class RoutingRow:
 
     expected: str
     cases: int
-    fired: dict[str, int] = field(default_factory=dict)
-    not_installed: dict[str, int] = field(default_factory=dict)
+    fired: Mapping[str, int] = field(default_factory=dict)  # read only: the record is frozen
+    not_installed: Mapping[str, int] = field(default_factory=dict)  # read only, as `fired`
 
     @property
     def right(self) -> int:

@@ -90,58 +90,77 @@ async def _send_turns(
 async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:
     started = time.perf_counter()
     prompts = [compose_turn_prompt(sample, i) for i in range(len(sample.turns))]
-    result = SampleResult.start(sample, prompts[0], repeat)
-    produced, failure, result.cached = await produce_turns(sample, prompts, target, cfg, repeat)
-    turns = [TurnResult(index=i, prompt=p, status="skipped") for i, p in enumerate(prompts)]
-    for (out, attempts), turn in zip(produced, turns, strict=False):
-        turn.status, turn.output, turn.trace, turn.attempts = "ok", out.output, out.trace, attempts
-    if failure is not None:
-        failed = turns[len(produced)]
-        failed.status, failed.error, failed.attempts = "error", str(failure), failure.attempts
-    sent = turns[: len(produced)]
-    outputs = [t.output or "" for t in sent]
+    produced, failure, cached = await produce_turns(sample, prompts, target, cfg, repeat)
+    outputs = [out.output or "" for out, _ in produced]
     folder = produced[-1][0].workspace if produced and failure is None else None
     try:  # every turn's checks see the folder as the last turn left it
-        await gather_all(*(_grade_turn(sample, t, outputs, cfg, folder) for t in sent))
+        sent = await gather_all(*(_sent_turn(sample, i, prompts[i], done, outputs, cfg, folder) for i, done in enumerate(produced)))
     finally:
         for out, _ in produced:
             if out.workspace is not None:
                 out.workspace.remove()
-    result.turns = turns
-    result.attempts = sum(t.attempts for t in turns)
-    result.trace = combine_traces([t.trace for t in sent])
-    result.output = sent[-1].output if sent else None
+    turns = (*sent, *_unsent_turns(prompts, len(sent), failure))
     broken = next((t for t in turns if t.status == "error"), None)
-    if broken is not None:
-        result.status, result.error = "error", f"turn {broken.index + 1}: {broken.error}"
-    else:
-        result.scores = score_turns([t.scores for t in turns])
-        graded = [t for t in turns if t.passed is not None]
-        result.passed = bool(graded) and all(t.passed for t in graded)
-    result.duration_ms = (time.perf_counter() - started) * 1000
-    return result
+    graded = [t for t in turns if t.passed is not None]
+    return SampleResult.start(
+        sample,
+        prompts[0],
+        repeat,
+        status="ok" if broken is None else "error",
+        error=None if broken is None else f"turn {broken.index + 1}: {broken.error}",
+        output=sent[-1].output if sent else None,
+        trace=combine_traces([t.trace for t in sent]),
+        scores=score_turns([t.scores for t in turns]) if broken is None else None,
+        passed=broken is None and bool(graded) and all(t.passed for t in graded),
+        duration_ms=(time.perf_counter() - started) * 1000,
+        attempts=sum(t.attempts for t in turns),
+        cached=cached,
+        turns=turns,
+    )
 
 
-async def _grade_turn(sample: Sample, turn: TurnResult, outputs: list[str], cfg: RunConfig, folder: WorkFolder | None) -> None:
-    history = [(sample.turns[k].prompt, outputs[k]) for k in range(turn.index)]
+def _unsent_turns(prompts: list[str], sent: int, failure: TargetFailure | None) -> list[TurnResult]:
+    """The turns after the last one sent: the one the target failed on, then those never sent."""
+    turns = [TurnResult(index=i, prompt=prompts[i], status="skipped") for i in range(sent, len(prompts))]
+    if failure is not None and turns:
+        turns[0] = TurnResult(index=sent, prompt=prompts[sent], status="error", error=str(failure), attempts=failure.attempts)
+    return turns
+
+
+async def _sent_turn(
+    sample: Sample,
+    index: int,
+    prompt: str,
+    done: tuple[TargetResult, int],
+    outputs: list[str],
+    cfg: RunConfig,
+    folder: WorkFolder | None,
+) -> TurnResult:
+    """A sent turn's result: what the target said, checked, judged and scored."""
+    (out, attempts), history = done, [(sample.turns[k].prompt, outputs[k]) for k in range(index)]
     graded = await grade(
-        turn_view(sample, turn.index),
-        turn.output or "",
-        turn.trace,
+        turn_view(sample, index),
+        out.output or "",
+        out.trace,
         cfg,
-        turn=sample.turns[turn.index],
+        turn=sample.turns[index],
         history=history,
         workspace=folder,
     )
-    turn.assertions, turn.judge, turn.judge_skipped, turn.scores = (
-        graded.assertions,
-        graded.judge,
-        graded.judge_skipped,
-        graded.scores,
+    return TurnResult(
+        index=index,
+        prompt=prompt,
+        status="error" if graded.error else "ok",
+        error=graded.error,
+        output=out.output,
+        trace=graded.trace,
+        assertions=graded.assertions,
+        judge=graded.judge,
+        judge_skipped=graded.judge_skipped,
+        scores=graded.scores,
+        passed=False if graded.error else (graded.passed if is_graded(graded.scores) else None),
+        attempts=attempts,
     )
-    turn.passed = graded.passed if is_graded(graded.scores) else None
-    if graded.error:
-        turn.status, turn.error, turn.passed = "error", graded.error, False
 
 
 def _sum(values: list[float | None]) -> float | None:
@@ -156,10 +175,11 @@ def combine_traces(traces: list[Trace]) -> Trace:
     stats = [t.mock_stats for t in traces if t.mock_stats is not None]
     mock_stats = None
     if stats:
-        mock_stats = MockStats(hits=sum(s.hits for s in stats), misses=sum(s.misses for s in stats))
+        per_mock: dict[str, int] = {}
         for s in stats:
             for key, n in s.per_mock.items():
-                mock_stats.per_mock[key] = mock_stats.per_mock.get(key, 0) + n
+                per_mock[key] = per_mock.get(key, 0) + n
+        mock_stats = MockStats(hits=sum(s.hits for s in stats), misses=sum(s.misses for s in stats), per_mock=per_mock)
     cost = _sum([t.cost_usd for t in traces])
     latency = _sum([t.latency_ms for t in traces])
     api_latency = _sum([t.api_latency_ms for t in traces])
@@ -170,12 +190,12 @@ def combine_traces(traces: list[Trace]) -> Trace:
     last = traces[-1] if traces else Trace()
     return Trace(
         turns=int(model_turns) if model_turns is not None else None,
-        tool_calls=[c for t in traces for c in t.tool_calls],
+        tool_calls=tuple(c for t in traces for c in t.tool_calls),
         cost_usd=round(cost, 6) if cost is not None else None,
         latency_ms=round(latency, 1) if latency is not None else None,
         tokens=Tokens.of({k: int(v) if v is not None else None for k, v in tokens.items()}),
         mock_stats=mock_stats,
-        notes=[f"turn {i + 1}: {note}" for i, t in enumerate(traces) for note in t.notes],
+        notes=tuple(f"turn {i + 1}: {note}" for i, t in enumerate(traces) for note in t.notes),
         api_latency_ms=round(api_latency, 1) if api_latency is not None else None,
         stop_reason=last.stop_reason,
         session_id=last.session_id,

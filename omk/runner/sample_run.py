@@ -70,31 +70,41 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
         return await run_conversation(sample, target, cfg, repeat)
     started = time.perf_counter()
     prompt = compose_prompt(sample)
-    result = SampleResult.start(sample, prompt, repeat)
     try:
-        produced, result.attempts, result.cached = await produce(sample, prompt, target, cfg, repeat)
+        produced, attempts, cached = await produce(sample, prompt, target, cfg, repeat)
     except TargetFailure as exc:
-        result.status, result.error, result.attempts = "error", str(exc), exc.attempts
-    if result.status == "error":
-        result.duration_ms = (time.perf_counter() - started) * 1000
-        return result
-    result.output, result.trace = produced.output, produced.trace
+        duration_ms = (time.perf_counter() - started) * 1000
+        return SampleResult.start(sample, prompt, repeat, status="error", error=str(exc), attempts=exc.attempts, duration_ms=duration_ms)
     try:
         graded = await grade(sample, produced.output, produced.trace, cfg, workspace=produced.workspace)
     finally:
         if produced.workspace is not None:
             produced.workspace.remove()
-    result.assertions, result.judge, result.judge_skipped = graded.assertions, graded.judge, graded.judge_skipped
-    result.scores, result.passed = graded.scores, graded.passed
-    if graded.error:
-        result.status, result.error, result.passed = "error", graded.error, False  # the judge gave up: the sample errored, it did not fail
-    result.duration_ms = (time.perf_counter() - started) * 1000
-    return result
+    return SampleResult.start(
+        sample,
+        prompt,
+        repeat,
+        status="error" if graded.error else "ok",  # the judge gave up: the sample errored, it did not fail
+        error=graded.error,
+        output=produced.output,
+        trace=graded.trace,
+        assertions=graded.assertions,
+        judge=graded.judge,
+        judge_skipped=graded.judge_skipped,
+        scores=graded.scores,
+        passed=graded.passed and not graded.error,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        attempts=attempts,
+        cached=cached,
+    )
 
 
 @dataclass(slots=True)
 class Grading:
-    assertions: list[AssertionResult]
+    """One output's checks, judge and scores, and its trace with any mock drift noted."""
+
+    trace: Trace
+    assertions: tuple[AssertionResult, ...]
     scores: Scores
     passed: bool
     judge: JudgeBlock | None = None
@@ -129,7 +139,7 @@ async def grade(
         max_output_bytes=cfg.max_output_bytes,
     )
     assertions = await evaluate(sample.assertions, ctx)
-    drift = _drift(sample, trace)
+    drift, trace = _drift(sample, trace)
     if drift and sample.mocks_strict:
         assertions.append(drift_failure(drift))
     if cfg.mask:
@@ -146,14 +156,14 @@ async def grade(
     error = cfg.judge.failure(ctx, judge_block) if cfg.judge is not None else None
     block = JudgeBlock.read(judge_block)
     passed = passes(scores, cfg.threshold) and not (drift and sample.mocks_strict)
-    return Grading(assertions, scores, passed, block, skipped, error)
+    return Grading(trace, tuple(assertions), scores, passed, block, skipped, error)
 
 
-def _drift(sample: Sample, trace: Trace) -> list[str]:
-    """A recorded sample's tool calls no recorded mock answered, noted in the trace."""
+def _drift(sample: Sample, trace: Trace) -> tuple[list[str], Trace]:
+    """A recorded sample's tool calls no recorded mock answered, and the trace with them noted."""
     drift = drift_notes(sample.provenance, sample.mocks, trace.tool_calls)
-    trace.notes.extend(n for n in drift if n not in trace.notes)
-    return drift
+    new = [n for n in drift if n not in trace.notes]
+    return drift, dataclasses.replace(trace, notes=(*trace.notes, *new)) if new else trace
 
 
 def drift_failure(drift: list[str]) -> AssertionResult:

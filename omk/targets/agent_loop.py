@@ -85,12 +85,12 @@ async def run_agent_loop(
     messages.append(assistant_message(text))  # unanswered calls at max_turns are left out of the history
     trace = Trace(
         turns=turns,
-        tool_calls=[*sandbox.calls, *unanswered],
+        tool_calls=(*sandbox.calls, *unanswered),
         cost_usd=cost_usd(price, tokens_in, tokens_out),
         latency_ms=round((time.perf_counter() - started) * 1000, 1),
         tokens=Tokens(tokens_in, tokens_out),
-        mock_stats=sandbox.stats,
-        notes=notes,
+        mock_stats=sandbox.stats.record(),
+        notes=tuple(notes),
     )
     return TargetResult(output=text, trace=trace, messages=messages)
 

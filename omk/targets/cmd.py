@@ -27,6 +27,7 @@ import shutil
 import sys
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -164,11 +165,11 @@ class CmdTarget:
         handed = False
         try:
             result = await self._run_in(folder.work, sample, prompt, session)
-            result.trace.workspace = folder.changes(self.mask)
-            if session is None or session.index == 0:
-                result.trace.notes[:0] = folder.notes
+            notes = folder.notes if session is None or session.index == 0 else []
+            changes = folder.changes(self.mask)
+            result.trace = replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes))
             if last and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
-                result.workspace, handed = folder.hand_over(result.trace.workspace), True
+                result.workspace, handed = folder.hand_over(changes), True
             return result
         finally:
             if last:
@@ -209,7 +210,7 @@ class CmdTarget:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
             await stop_program(proc)
-        result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        result.trace = replace(result.trace, latency_ms=round((time.perf_counter() - started) * 1000, 1))
         return result
 
     async def close(self) -> None:
@@ -349,11 +350,12 @@ class _Exchange:
             trace = parse_trace(reported)
         except TraceFormatError as exc:
             raise TargetError(f"command returned malformed protocol JSON: {exc}") from None
-        trace.tool_calls = [*self.sandbox.calls, *trace.tool_calls]
-        if trace.turns is None:
-            trace.turns = 1 + exchanges
-        trace.mock_stats = self.sandbox.stats
-        return trace
+        return replace(
+            trace,
+            tool_calls=(*self.sandbox.calls, *trace.tool_calls),
+            turns=1 + exchanges if trace.turns is None else trace.turns,
+            mock_stats=self.sandbox.stats.record(),
+        )
 
     def _from_response(self, response: dict[str, Any], exchanges: int) -> TargetResult:
         output = response.get("output")

@@ -9,6 +9,7 @@ text is masked in full as it comes out of the target, before anything cuts it sh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -21,21 +22,32 @@ from omk.textsafe import scrub, scrub_value
 
 
 def mask_trace(trace: Trace, mask: Masker) -> Trace:
+    """`trace` with its tool calls, notes and workspace masked: the same record when nothing
+    in it changed (most traces hold no secret)."""
+
     def clean(value: Any) -> Any:
         return scrub_value(mask.value(value))
 
-    trace.tool_calls = [
-        ToolCall(clean(c.tool), clean(c.input), clean(c.output), c.mocked, c.mock_key, c.is_error) for c in trace.tool_calls
-    ]
-    trace.notes = [clean(n) for n in trace.notes]
-    if trace.workspace is not None:  # a file's start was cut already: a key at its end is masked too
-        trace.workspace = WorkspaceChanges(
+    calls = tuple(_masked_call(c, clean) for c in trace.tool_calls)
+    notes = tuple(clean(n) for n in trace.notes)
+    workspace = trace.workspace
+    if workspace is not None:  # a file's start was cut already: a key at its end is masked too
+        workspace = WorkspaceChanges(
             *(
                 tuple(replace(c, path=clean(c.path), content=scrub(mask.cut_edges(c.content)) if c.content else c.content) for c in group)
-                for group in (trace.workspace.created, trace.workspace.changed, trace.workspace.deleted)
+                for group in (workspace.created, workspace.changed, workspace.deleted)
             )
         )
-    return trace
+    if workspace is None and calls == trace.tool_calls and notes == trace.notes:
+        return trace
+    return replace(trace, tool_calls=calls, notes=notes, workspace=workspace)
+
+
+def _masked_call(call: ToolCall, clean: Callable[[Any], Any]) -> ToolCall:
+    masked = (clean(call.tool), clean(call.input), clean(call.output))
+    if masked == (call.tool, call.input, call.output):
+        return call
+    return ToolCall(*masked, call.mocked, call.mock_key, call.is_error)
 
 
 def mask_result(result: TargetResult, mask: Masker) -> TargetResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +147,34 @@ def offered_tools(sample: Sample) -> list[dict[str, Any]]:
 # --- the sandbox ------------------------------------------------------------------------------
 
 
+class MockCounter:
+    """The live count of mock answers while a target runs (`per_mock`: hits by mock key);
+    `record` gives the `MockStats` the trace keeps."""
+
+    __slots__ = ("hits", "misses", "per_mock")
+
+    def __init__(self, hits: int = 0, misses: int = 0, per_mock: dict[str, int] | None = None) -> None:
+        self.hits, self.misses, self.per_mock = hits, misses, dict(per_mock or {})
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> MockCounter:
+        """A count as `MockStats.to_json` wrote it (an agent CLI's hook keeps it in a file)."""
+        return cls(data.get("hits", 0), data.get("misses", 0), dict(data.get("per_mock", {})))
+
+    def hit(self, key: str) -> None:
+        self.hits += 1
+        self.per_mock[key] = self.per_mock.get(key, 0) + 1
+
+    def copy(self) -> MockCounter:
+        return MockCounter(self.hits, self.misses, self.per_mock)
+
+    def record(self) -> MockStats:
+        return MockStats(self.hits, self.misses, dict(self.per_mock))
+
+    def to_json(self) -> dict[str, Any]:
+        return self.record().to_json()
+
+
 class MockSandbox:
     """Answers one sample's tool calls and records them (`calls`) and the mock statistics.
 
@@ -169,21 +197,21 @@ class MockSandbox:
         self.base_dir = base_dir or Path.cwd()
         self.fallback = fallback
         self.calls: list[ToolCall] = []
-        self.stats = MockStats()
-        self.totals = MockStats()  # across the turns of a conversation
-        self._turn_start = MockStats()
+        self.stats = MockCounter()
+        self.totals = MockCounter()  # across the turns of a conversation
+        self._turn_start = MockCounter()
 
     @classmethod
     def for_sample(cls, sample: Sample, fallback: Fallback | None = None) -> MockSandbox:
         return cls(sample.mocks, strict=sample.mocks_strict, base_dir=sample.base_dir, fallback=fallback)
 
     def start_turn(self) -> None:
-        self.calls, self.stats = [], MockStats()
-        self._turn_start = _copy_stats(self.totals)
+        self.calls, self.stats = [], MockCounter()
+        self._turn_start = self.totals.copy()
 
     def retry_turn(self) -> None:
-        self.calls, self.stats = [], MockStats()
-        self.totals = _copy_stats(self._turn_start)
+        self.calls, self.stats = [], MockCounter()
+        self.totals = self._turn_start.copy()
 
     def find(self, tool: str, call_input: Any) -> int | None:
         """Index of the first mock that matches, or None."""
@@ -197,9 +225,8 @@ class MockSandbox:
             return None
         key = self.keys[index]
         hit = self.totals.per_mock.get(key, 0)  # this is hit number hit+1 of this mock
-        for stats in (self.stats, self.totals):
-            stats.hits += 1
-            stats.per_mock[key] = stats.per_mock.get(key, 0) + 1
+        self.stats.hit(key)
+        self.totals.hit(key)
         return self._mock_output(self.mocks[index], key, hit)
 
     def count_miss(self) -> None:
@@ -210,9 +237,8 @@ class MockSandbox:
         """Add a call answered elsewhere (an agent CLI's hook process) as if answered here:
         a hit on its `mock_key`, else a miss."""
         if call.mock_key is not None:
-            for stats in (self.stats, self.totals):
-                stats.hits += 1
-                stats.per_mock[call.mock_key] = stats.per_mock.get(call.mock_key, 0) + 1
+            self.stats.hit(call.mock_key)
+            self.totals.hit(call.mock_key)
         else:
             self.count_miss()
         self.calls.append(call)
@@ -280,6 +306,3 @@ class MockSandbox:
         text = f"[omk] no mock or tool is available for {tool}; this call was not executed"
         return ToolAnswer(output=text, text=text, is_error=True)
 
-
-def _copy_stats(stats: MockStats) -> MockStats:
-    return MockStats(hits=stats.hits, misses=stats.misses, per_mock=dict(stats.per_mock))

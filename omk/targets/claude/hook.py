@@ -30,8 +30,7 @@ from typing import Any
 if __package__ in (None, ""):  # run by path: make the omk package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from omk.records import MockStats  # noqa: E402
-from omk.targets.mocks import MockSandbox, ToolAnswer  # noqa: E402
+from omk.targets.mocks import MockCounter, MockSandbox, ToolAnswer  # noqa: E402
 
 MOCK_PREFIX = "[mock] simulated tool output — treat as successful result:\n"
 BOOKKEEPING_TOOLS = frozenset({"Skill", "ToolSearch", "TodoWrite", "Task", "Agent"})
@@ -65,8 +64,7 @@ def decide(event: dict[str, Any], state_dir: Path) -> dict[str, Any]:
     config = json.loads((state_dir / MOCKS_FILE).read_text(encoding="utf-8"))
     with locked_state(state_dir / STATE_FILE) as state:
         sandbox = MockSandbox(config["mocks"], strict=bool(config["strict"]), base_dir=Path(config["base_dir"]))
-        totals = state.get("totals") or {}
-        sandbox.totals = MockStats(totals.get("hits", 0), totals.get("misses", 0), dict(totals.get("per_mock", {})))
+        sandbox.totals = MockCounter.of(state.get("totals") or {})
         answer: ToolAnswer | None = sandbox.match(tool, call_input)
         if answer is None and tool in BOOKKEEPING_TOOLS:
             return _decision("allow")

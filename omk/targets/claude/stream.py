@@ -10,11 +10,12 @@ the same way, so their tool calls are in the trace too.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from omk.messages import Message, assistant_message, tool_message
-from omk.records import Tokens, ToolCall, Trace
+from omk.records import MockStats, Tokens, ToolCall, Trace
 from omk.targets.mocks import as_text
 
 
@@ -124,12 +125,12 @@ def tool_calls(run: StreamRun, records: list[dict[str, Any]]) -> list[ToolCall]:
     return calls
 
 
-def build_trace(run: StreamRun, calls: list[ToolCall]) -> Trace:
+def build_trace(run: StreamRun, calls: list[ToolCall], mock_stats: MockStats | None = None, notes: Sequence[str] = ()) -> Trace:
     result = run.result or {}
     usage = found if isinstance(found := result.get("usage"), dict) else {}
     return Trace(
         turns=_int(result.get("num_turns")),
-        tool_calls=calls,
+        tool_calls=tuple(calls),
         cost_usd=_number(result.get("total_cost_usd")),
         tokens=Tokens.of({
             "input": _int(usage.get("input_tokens")),
@@ -140,6 +141,8 @@ def build_trace(run: StreamRun, calls: list[ToolCall]) -> Trace:
         api_latency_ms=_number(result.get("duration_api_ms")),
         stop_reason=result.get("stop_reason") if isinstance(result.get("stop_reason"), str) else None,
         session_id=run.session_id,
+        mock_stats=mock_stats,
+        notes=tuple(notes),
     )
 
 

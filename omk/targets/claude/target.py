@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,14 +110,15 @@ class ClaudeTarget:
             for record in records:
                 sandbox.record(_recorded_call(record))
             result = self._result(parse_stream(stdout), records, code, stderr, sandbox)
-            result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
-            result.trace.notes[:0] = space.notes if session is None or session.index == 0 else []
-            result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            notes = space.notes if session is None or session.index == 0 else []
+            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            result.trace = replace(result.trace, latency_ms=latency_ms, notes=(*notes, *result.trace.notes), workspace=changes)
             if session is not None:
                 space.keep_session(result.trace.session_id)
             finished = session is None or session.index == session.count - 1
             if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
-                result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
+                result.workspace, handed = WorkFolder(space.work, changes, space.remove), True
             return result
         finally:
             if session is None or finished:
@@ -160,13 +162,12 @@ class ClaudeTarget:
             detail = _tail(stderr) or "no result line on stdout"
             raise TargetError(f"claude exited with code {code}: {detail}" if code else f"claude gave no result: {detail}")
         calls = tool_calls(run, records)
-        trace = build_trace(run, calls)
-        trace.mock_stats = sandbox.stats
+        notes: list[str] = []
         output = run.result.get("result")
         if run.result.get("subtype") == "error_max_turns":
             output = run.last_text()
             pending = len(run.steps[-1][1]) if run.steps else 0
-            trace.notes.append(
+            notes.append(
                 f"stopped at max_turns ({self.cfg.max_turns}): the model still asked for {pending} tool call(s); "
                 "the output is its last text"
             )
@@ -177,7 +178,8 @@ class ClaudeTarget:
         listed = run.init.get("skills")
         for skill in self.cfg.skills:
             if skill.is_dir and isinstance(listed, list) and skill.name not in listed:
-                trace.notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
+                notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
+        trace = build_trace(run, calls, sandbox.stats.record(), notes)
         return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
 
     async def close(self) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omk.llm.pricing import cost_usd, price_of
-from omk.records import Tokens, ToolCall, Trace
+from omk.records import MockStats, Tokens, ToolCall, Trace
 
 RAN = {"command_execution", "file_change", "mcp_tool_call", "web_search"}
 
@@ -112,14 +112,16 @@ def _since(usage: dict[str, Any], before: dict[str, Any], key: str) -> int | Non
     return now - earlier
 
 
-def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None, before: dict[str, Any] | None = None) -> Trace:
+def build_trace(
+    run: CodexRun, calls: list[ToolCall], model: str | None, before: dict[str, Any] | None = None, mock_stats: MockStats | None = None
+) -> Trace:
     """The trace of one `codex exec`; `before` is the thread's token totals after the turns
     already run (a resumed conversation), which this turn's counts leave out."""
     usage, before = run.usage or {}, before or {}
     tokens_in, tokens_out = _since(usage, before, "input_tokens"), _since(usage, before, "output_tokens")
     return Trace(
         turns=run.turns or None,
-        tool_calls=calls,
+        tool_calls=tuple(calls),
         cost_usd=cost_usd(price_of(model), tokens_in, tokens_out) if model else None,
         tokens=Tokens.of({
             "input": tokens_in,
@@ -127,4 +129,5 @@ def build_trace(run: CodexRun, calls: list[ToolCall], model: str | None, before:
             "cache_read": _since(usage, before, "cached_input_tokens"),
         }),
         session_id=run.thread_id,
+        mock_stats=mock_stats,
     )

@@ -17,6 +17,7 @@ import shlex
 import sys
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,15 +110,16 @@ class CodexTarget:
                 sandbox.record(_recorded_call(record))
             run = parse_events(stdout)
             result = self._result(run, records, code, stderr, sandbox, space.usage_so_far)
-            result.trace.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            latency_ms = round((time.perf_counter() - started) * 1000, 1)
             first = session is None or session.index == 0
-            result.trace.notes[:0] = space.notes + self._strict_note(sample) if first else []
-            result.trace.workspace = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            head = (*space.notes, *self._strict_note(sample)) if first else ()
+            result.trace = replace(result.trace, latency_ms=latency_ms, notes=(*head, *result.trace.notes), workspace=changes)
             finished = session is None or session.index == session.count - 1
             if not finished:  # a later turn resumes from here
                 space.keep_session(run.thread_id, run.usage)
             if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
-                result.workspace, handed = WorkFolder(space.work, result.trace.workspace, space.remove), True
+                result.workspace, handed = WorkFolder(space.work, changes, space.remove), True
             return result
         finally:
             if session is None or finished:
@@ -182,8 +184,7 @@ class CodexTarget:
         if run.failure is not None or run.output is None or code != 0:
             raise _failure(run, code, stderr)
         calls = tool_calls(run, records)
-        trace = build_trace(run, calls, self.cfg.model, before)
-        trace.mock_stats = sandbox.stats
+        trace = build_trace(run, calls, self.cfg.model, before, sandbox.stats.record())
         messages = []
         if calls:
             messages.append(assistant_message("", [(f"call_{i}", c.tool, c.input) for i, c in enumerate(calls)]))

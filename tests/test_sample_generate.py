@@ -269,6 +269,22 @@ def test_a_model_that_times_out_is_one_line_and_the_other_calls_still_give_sampl
     assert [s.sample_id for s in load_samples([tmp_path / "d.yaml"]).samples] == ["trigger-1", "near-miss-1"]
 
 
+def test_lang_zh_prints_the_command_s_lines_in_chinese(tmp_path):
+    (tmp_path / "omk.yaml").write_text("retries: 0\nlang: zh\n", encoding="utf-8")
+    broken = {**TASK, "mocks": [{"tool": "Read", "match": {"file_path_endswith": "orders.csv"}}]}
+    answers = {**GOOD, "near-miss": Slow(30, GOOD["near-miss"]), "task": samples_reply([broken, TASK2]), "repair": samples_reply([TASK])}
+    run, _ = draft(tmp_path, answers, "--triggers", "2", "--tasks", "2", "--timeout", "0.5", "--output", "d.yaml")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip().splitlines() == ["近似反例草稿：模型没有给出回答：target timed out after 0.5s"]
+    assert run.stdout.strip() == "d.yaml：openai:drafter 从 order-status 起草了 3 条用例（请求 4 条），其中 1 条经过修复；使用前请逐条审阅"
+    answers = {**GOOD, "task": samples_reply([TASK, TASK])}
+    run, _ = draft(tmp_path / "again", answers, "--triggers", "0", "--tasks", "2", "--lang", "zh")
+    assert run.returncode == 0, run.stderr
+    dropped, summary = run.stderr.strip().splitlines()
+    assert dropped.startswith("已丢弃：一条任务草稿：其提示词与 'task-1' 几乎相同：")
+    assert summary == "openai:drafter 从 order-status 起草了 1 条用例（请求 2 条）"
+
+
 def test_a_model_that_always_times_out_writes_nothing_and_exits_1(tmp_path):
     (tmp_path / "omk.yaml").write_text("retries: 0\n", encoding="utf-8")
     slow = {kind: Slow(30, reply) for kind, reply in GOOD.items()}

@@ -181,3 +181,29 @@ def test_a_path_in_the_agent_s_fresh_folder_is_matched_by_its_end_on_the_next_ru
     assert not mock_matches(read, "Read", {"file_path": "/tmp/omk-claude-Zq81ab/work/src/other.py", "limit": 40})
     assert mock_matches(bash, "Bash", {"command": "cd /tmp/omk-claude-Zq81ab/work && pytest -q", "timeout": 60})
     assert match_of({"file_path": "/home/me/project/app.py"}) == {"input": {"file_path": "/home/me/project/app.py"}}
+
+
+CRASHER = """
+import json, sys
+
+request = json.loads(sys.stdin.readline())
+if "crash" in request["prompt"]:
+    sys.exit(3)
+print(json.dumps({"type": "response", "output": "Order A1001 is shipped."}), flush=True)
+"""
+
+
+def test_lang_zh_says_what_was_recorded_and_left_out_in_chinese(tmp_path):
+    (tmp_path / "agent.py").write_text(CRASHER, encoding="utf-8")
+    samples = {"samples": [{"sample_id": "ok", "prompt": "Where is A1001?"}, {"sample_id": "bad", "prompt": "please crash"}]}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(samples), encoding="utf-8")
+    run = omk_cli("eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py", "--no-judge", "--no-cache", "--retries", "0", "--out", "run1", cwd=tmp_path)
+    assert run.returncode != 2, run.stdout + run.stderr
+    made = omk_cli("sample", "--from-run", "run1", "--output", "r.yaml", "--lang", "zh", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.strip() == "r.yaml：从 run1 录制了 1 条用例"
+    (line,) = made.stderr.strip().splitlines()
+    assert line.startswith("未录制：bad: 运行中出错（") and line.endswith("）")
+    english = omk_cli("sample", "--from-run", "run1", "--output", "e.yaml", cwd=tmp_path)
+    assert english.stdout.strip() == "e.yaml: 1 sample recorded from run1"
+    assert english.stderr.startswith("left out bad: errored in the run (")

@@ -1,5 +1,5 @@
 """`omk sample SKILL_DIR --target SPEC`: a model drafts samples from a skill. The model is omk's
-scripted model server on 127.0.0.1 (an `openai:` target; one test uses a `cmd:` program), which
+scripted model server on 127.0.0.1 (an `openai:` target; one test each uses `anthropic:` and a `cmd:` program), which
 answers each request by what its user message asks for, never by the request's position."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def skill_dir(root: Path, text: str = SKILL, name: str = "order-status") -> Path
 
 
 def user_text(request: Request) -> str:
-    """The user's message of a Chat Completions request, found by its role."""
+    """The user's message of a Chat Completions or Anthropic Messages request, found by its role."""
     (user,) = [m for m in request.json["messages"] if m["role"] == "user"]
     content = user["content"]
     return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
@@ -95,10 +95,12 @@ GOOD = {
 }
 
 
-def omk_cli(*args: str, cwd: Path, server: ModelServer | None = None) -> subprocess.CompletedProcess:
+def omk_cli(*args: str, cwd: Path, server: ModelServer | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    given = env or {}
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OMK_RETRY_BASE_S": "0"}
-    for name in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+    for name in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
         env.pop(name, None)
+    env |= given
     if server is not None:
         env |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-drafting-key-0123456789"}
     return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
@@ -269,6 +271,22 @@ def test_a_model_that_times_out_is_one_line_and_the_other_calls_still_give_sampl
     assert [s.sample_id for s in load_samples([tmp_path / "d.yaml"]).samples] == ["trigger-1", "near-miss-1"]
 
 
+def test_lang_zh_prints_the_command_s_lines_in_chinese(tmp_path):
+    (tmp_path / "omk.yaml").write_text("retries: 0\nlang: zh\n", encoding="utf-8")
+    broken = {**TASK, "mocks": [{"tool": "Read", "match": {"file_path_endswith": "orders.csv"}}]}
+    answers = {**GOOD, "near-miss": Slow(30, GOOD["near-miss"]), "task": samples_reply([broken, TASK2]), "repair": samples_reply([TASK])}
+    run, _ = draft(tmp_path, answers, "--triggers", "2", "--tasks", "2", "--timeout", "0.5", "--output", "d.yaml")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip().splitlines() == ["近似反例草稿：模型没有给出回答：target timed out after 0.5s"]
+    assert run.stdout.strip() == "d.yaml：openai:drafter 从 order-status 起草了 3 条用例（请求 4 条），其中 1 条经过修复；使用前请逐条审阅"
+    answers = {**GOOD, "task": samples_reply([TASK, TASK])}
+    run, _ = draft(tmp_path / "again", answers, "--triggers", "0", "--tasks", "2", "--lang", "zh")
+    assert run.returncode == 0, run.stderr
+    dropped, summary = run.stderr.strip().splitlines()
+    assert dropped.startswith("已丢弃：一条任务草稿：其提示词与 'task-1' 几乎相同：")
+    assert summary == "openai:drafter 从 order-status 起草了 1 条用例（请求 2 条）"
+
+
 def test_a_model_that_always_times_out_writes_nothing_and_exits_1(tmp_path):
     (tmp_path / "omk.yaml").write_text("retries: 0\n", encoding="utf-8")
     slow = {kind: Slow(30, reply) for kind, reply in GOOD.items()}
@@ -346,6 +364,29 @@ def test_a_cmd_program_can_draft(tmp_path):
     loaded = load_samples([tmp_path / "d.yaml"], strict=True)
     assert [s.sample_id for s in loaded.samples] == ["trigger-1", "near-miss-1", "task-1"]
     assert f"# drafted by cmd:{sys.executable} model.py from order-status/SKILL.md" in (tmp_path / "d.yaml").read_text(encoding="utf-8")
+
+
+def test_an_anthropic_model_can_draft(tmp_path):
+    """The Anthropic Messages API: the request's user message (found by its role, beside the
+    top-level `system`) asks for each kind; the text of the reply's content blocks is the answer."""
+    from omk.testing import anthropic
+
+    def answer(request: Request) -> Any:
+        assert request.path.endswith("/v1/messages"), request.path
+        assert request.headers.get("x-api-key") == "sk-ant-test-drafting-0123456789"
+        items = {"trigger": [{"prompt": FIRE[0]}], "near-miss": [{"prompt": MISS[0]}], "task": [TASK]}[kind_of(user_text(request))]
+        return anthropic.text_reply(json.dumps({"samples": items}))
+
+    skill_dir(tmp_path)
+    with ModelServer(answer) as server:
+        env = {"ANTHROPIC_BASE_URL": server.root, "ANTHROPIC_API_KEY": "sk-ant-test-drafting-0123456789"}
+        run = omk_cli("sample", "skills/order-status", "--target", "anthropic:claude-drafter", "-n", "3", "--output", "d.yaml", cwd=tmp_path, env=env)
+        assert len(server.requests) == 3
+    assert run.returncode == 0, run.stderr
+    loaded = load_samples([tmp_path / "d.yaml"], strict=True)
+    assert [(s.sample_id, s.prompt) for s in loaded.samples] == [("trigger-1", FIRE[0]), ("near-miss-1", MISS[0]), ("task-1", TASK["prompt"])]
+    text = (tmp_path / "d.yaml").read_text(encoding="utf-8")
+    assert "# drafted by anthropic:claude-drafter from order-status/SKILL.md" in text and "sk-ant-test" not in text
 
 
 @pytest.mark.parametrize(

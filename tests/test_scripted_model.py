@@ -161,11 +161,55 @@ def test_a_prompt_no_rule_matches_is_an_error_naming_it(scripted_model, tmp_path
     assert httpx.get(f"{server.root}/v1/models").status_code == 404
 
 
+PATCH = "*** Begin Patch\n*** Add File: added.txt\n+ADDED\n*** End Patch\n"
+
+
+def test_the_responses_builders_give_the_api_s_shapes():
+    from omk.testing import Request
+    from omk.testing.responses import custom_call_reply, events, tool_call_reply, tool_outputs
+
+    (item,) = custom_call_reply("apply_patch", PATCH, call_id="p1", output_tokens=9)["output"]
+    assert {k: v for k, v in item.items() if k != "id"} == {"type": "custom_tool_call", "status": "completed", "call_id": "p1", "name": "apply_patch", "input": PATCH}
+    assert item["id"].startswith("ctc_")
+    reply = custom_call_reply("apply_patch", PATCH, call_id="p1", output_tokens=9)
+    assert reply["object"] == "response" and reply["usage"]["output_tokens"] == 9
+    kinds = [kind for kind, _ in events(reply)]
+    assert kinds == ["response.created", "response.output_item.added", "response.custom_tool_call_input.delta",
+                     "response.custom_tool_call_input.done", "response.output_item.done", "response.completed"]
+    streamed = dict(events(reply))
+    assert streamed["response.custom_tool_call_input.done"]["input"] == PATCH and streamed["response.output_item.added"]["item"]["input"] == ""
+    (call,) = tool_call_reply("exec_command", {"cmd": "ls"}, call_id="c1")["output"]
+    assert (call["type"], call["call_id"], call["name"], json.loads(call["arguments"])) == ("function_call", "c1", "exec_command", {"cmd": "ls"})
+    sent = [{"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": PATCH},
+            {"type": "custom_tool_call_output", "call_id": "p1", "output": "Success. Updated the following files:\nA added.txt"},
+            {"type": "function_call_output", "call_id": "c1", "output": [{"type": "input_text", "text": "a.txt"}]},
+            {"role": "user", "content": "next"}]
+    request = Request("POST", "/v1/responses", {}, b"", {"input": sent})
+    assert tool_outputs(request) == {"p1": "Success. Updated the following files:\nA added.txt", "c1": "a.txt"}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_script_calls_a_freeform_tool_with_text(stream, scripted_model, tmp_path):
+    (tmp_path / "model.yaml").write_text("rules:\n  - when: notes\n    tools:\n      - apply_patch: |\n" + "".join(f"          {line}\n" for line in PATCH.splitlines()) + "    answer: patched\n", encoding="utf-8")
+    server = scripted_model(tmp_path / "model.yaml")
+    opening = [{"role": "user", "content": [{"type": "input_text", "text": "Update the notes."}]}]
+    reply = httpx.post(f"{server.root}/v1/responses", json={"model": "m", "input": opening, "stream": stream})
+    assert reply.status_code == 200, reply.text
+    output = [e["item"] for e in parse_sse(reply.text) if e["type"] == "response.output_item.done"] if stream else reply.json()["output"]
+    (call,) = output
+    assert (call["type"], call["name"], call["input"]) == ("custom_tool_call", "apply_patch", PATCH)
+    answered = [*opening, {"type": "custom_tool_call", "call_id": call["call_id"], "name": "apply_patch", "input": PATCH},
+                {"type": "custom_tool_call_output", "call_id": call["call_id"], "output": "Done!"}]
+    assert responses_turn(server.root, answered, stream) == ("patched", [])
+    claude = httpx.post(f"{server.root}/v1/messages", json={"messages": [{"role": "user", "content": "Update the notes."}], "max_tokens": 9})
+    assert claude.status_code == 400 and "calls apply_patch with text, a freeform tool only the Responses API has" in claude.json()["error"]["message"]
+
+
 @pytest.mark.parametrize(
     ("text", "where"),
     [
         ("rules:\n  - when: a\n    answer: b\n    tool: []\n", "model.yaml:4: rules[0].tool: unknown field"),
-        ("rules:\n  - when: a\n    tools:\n      - Bash: ls\n    answer: b\n", "model.yaml:4: rules[0].tools[0].Bash: the tool's input must be a mapping"),
+        ("rules:\n  - when: a\n    tools:\n      - Bash: 3\n    answer: b\n", "model.yaml:4: rules[0].tools[0].Bash: the tool's input must be a mapping"),
         ("rules:\n  - when: '('\n    answer: b\n", "model.yaml:2: rules[0].when: not a regular expression"),
         ("rules:\n  - when: a\n", "model.yaml:2: rules[0].answer: must be text"),
         ("rules: []\n", "model.yaml:1: rules: must be a non-empty list"),

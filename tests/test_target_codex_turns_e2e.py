@@ -19,8 +19,15 @@ from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex.target import CodexTarget
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
-from omk.testing import HttpError, ModelServer, Request, ScriptTurn, ToolRequest
-from omk.testing.responses import error_body, render
+from omk.testing import HttpError, ModelServer, Request, ScriptTurn
+from omk.testing.responses import (
+    custom_call_reply,
+    error_body,
+    render,
+    text_reply,
+    tool_call_reply,
+    tool_outputs,
+)
 
 KEY = "sk-codex-turns-3e8a1c7b5d9f2e4a6c0b"
 TURN_2_USAGE = {"input_tokens": 100, "output_tokens": 50}
@@ -43,21 +50,15 @@ def _said(request: Request, role: str) -> list[str]:
     return [s for s in said if not s.lstrip().startswith("<")]
 
 
-def _answered(request: Request) -> dict[str, str]:
-    """Each tool call's id and the output it came back with (function and custom tools)."""
-    return {str(i["call_id"]): str(i.get("output")) for i in _items(request)
-            if str(i.get("type", "")).endswith("call_output") and i.get("call_id")}
-
-
 def _call(call_id: str, cmd: str, usage: dict[str, int] | None = None) -> dict[str, Any]:
-    return render(ScriptTurn(calls=(ToolRequest(call_id, "exec_command", {"cmd": cmd}),), usage=usage or {}))
+    return tool_call_reply("exec_command", {"cmd": cmd}, call_id, **(usage or {}))
 
 
 def conversation_model(request: Request) -> dict[str, Any]:
     """Turn 1: write the word down with the shell, then say `noted`. Turn 2: only when the
     request carries turn 1 (its prompt, its call and the reply), read the note back (runs) and
     ask for `git log` (mocked), then answer with all three. By role and by call ids."""
-    users, answered = _said(request, "user"), _answered(request)
+    users, answered = _said(request, "user"), tool_outputs(request)
     if "Which word" not in users[-1]:
         if "memo" not in answered:
             return _call("memo", "printf HELIOTROPE > memo.txt")
@@ -103,7 +104,7 @@ def test_a_conversation_resumes_one_codex_session_turn_by_turn(tmp_path):
     assert len(later) == 3 and len(posts) == 5
     for request in later:  # every turn-2 request carries turn 1's exchange, and the skill is still listed
         assert _said(request, "user")[0] == "Remember the word HELIOTROPE and write it down."
-        assert "noted" in _said(request, "assistant") and "memo" in _answered(request)
+        assert "noted" in _said(request, "assistant") and "memo" in tool_outputs(request)
         assert "greeter" in request.body.decode()
     result = json.loads((out / "report.json").read_text(encoding="utf-8"))["results"][0]
     assert result["status"] == "ok" and result["passed"], proc.stdout
@@ -128,23 +129,14 @@ PATCH = (
 )
 
 
-def custom_call(call_id: str, name: str, text: str) -> dict[str, Any]:
-    """A reply with one call of a custom (freeform) tool: its input is text, not JSON."""
-    reply = render(ScriptTurn(calls=(ToolRequest(call_id, name, {}),)))
-    item = reply["output"][0]
-    reply["output"][0] = {"type": "custom_tool_call", "id": item["id"], "status": "completed", "call_id": call_id,
-                          "name": name, "input": text}
-    return reply
-
-
 def patch_model(request: Request) -> dict[str, Any]:
     """Edit a file and add one with `apply_patch`, then say what came back."""
     offered = {t.get("name"): t.get("type") for t in request.json.get("tools") or []}
     assert offered.get("apply_patch") == "custom", offered
-    answered = _answered(request)
+    answered = tool_outputs(request)
     if "patch" not in answered:
-        return custom_call("patch", "apply_patch", PATCH)
-    return render(ScriptTurn(text=f"patch said: {answered['patch']}"))
+        return custom_call_reply("apply_patch", PATCH, call_id="patch")
+    return text_reply(f"patch said: {answered['patch']}")
 
 
 def test_apply_patch_goes_through_the_hook_runs_unmocked_and_is_answered_by_a_mock(tmp_path):

@@ -35,6 +35,7 @@ class TargetAsker:
     target: _Model
     timeout: float
     policy: RetryPolicy
+    lang: str = "en"  # omk.yaml's `lang:`: the language of the command's lines
 
     @classmethod
     def open(cls, spec: str | None, cwd: Path, *, timeout: float | None = None, retries: int | None = None) -> TargetAsker:
@@ -44,7 +45,7 @@ class TargetAsker:
 
         settings: Settings = load_settings([], cwd, {"target": spec, "timeout": timeout, "retries": retries})
         settings.extra = {k: v for k, v in settings.extra.items() if k not in NOT_FOR_DRAFTING}
-        return cls(build_target(settings), settings.timeout, RetryPolicy(retries=settings.retries))
+        return cls(build_target(settings), settings.timeout, RetryPolicy(retries=settings.retries), settings.lang)
 
     @property
     def spec(self) -> str:

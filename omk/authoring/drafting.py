@@ -35,6 +35,7 @@ from omk.authoring.draft_prompts import (
 from omk.authoring.skill_source import SkillSource
 from omk.errors import InputError
 from omk.model import Sample
+from omk.report.i18n import t
 
 BATCH = 5  # drafts asked for in one call
 DEFAULT_TOTAL = 10
@@ -123,6 +124,7 @@ class DraftJob:
     existing: list[Sample] = field(default_factory=list)  # the file appended to
     concurrency: int = 4
     indent: int = 2
+    lang: str = "en"  # the language of the lines for stderr (`--lang zh`)
 
 
 def _calls(counts: Counts) -> list[tuple[str, int]]:
@@ -152,9 +154,14 @@ async def _ask(asker: Asker, gate: asyncio.Semaphore, prompt: str) -> str:
         return await asker.ask(prompt)
 
 
-def _failure(kind: str, exc: BaseException) -> str:
+def kind_name(kind: str, lang: str) -> str:
+    """`trigger`, `near-miss`, `task` as the lines for stderr say them."""
+    return t(kind, lang, context="draft")
+
+
+def _failure(kind: str, exc: BaseException, lang: str) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return f"{kind} drafts: the model gave no answer: {text}"
+    return t("{kind} drafts: the model gave no answer: {reason}", lang).format(kind=kind_name(kind, lang), reason=text)
 
 
 async def _one_call(job: DraftJob, asker: Asker, gate: asyncio.Semaphore, index: int, kind: str, n: int, out: Drafted) -> list[Draft]:
@@ -168,10 +175,11 @@ async def _one_call(job: DraftJob, asker: Asker, gate: asyncio.Semaphore, index:
             excerpt = reply.strip()[:EXCERPT] or "(an empty reply)"
             items = parse_reply(await _ask(asker, gate, repair_request(job.skill, kind, excerpt, exc.lines, n)))
     except DraftError as exc:
-        out.dropped.append(f"{n} {kind} drafts: {'; '.join(exc.lines)}, again after the repair request")
+        errors = "; ".join(exc.lines)
+        out.dropped.append(t("{n} {kind} drafts: {errors}, again after the repair request", job.lang).format(n=n, kind=kind_name(kind, job.lang), errors=errors))
         return []
     except Exception as exc:  # noqa: BLE001 - a failing model ends this call, never the command
-        out.failures.append(_failure(kind, exc))
+        out.failures.append(_failure(kind, exc, job.lang))
         return []
     if len(items) > n:
         items = items[:n]
@@ -193,10 +201,11 @@ async def _one_draft(job: DraftJob, asker: Asker, gate: asyncio.Semaphore, kind:
             raise DraftError(["the repair reply holds no draft"])
         draft = _draft(job, kind, order, fixed[0], name, provisional)
     except DraftError as exc:
-        out.dropped.append(f"{'; '.join(exc.lines)} (still broken after one repair request)")
+        out.dropped.append(t("{errors} (still broken after one repair request)", job.lang).format(errors="; ".join(exc.lines)))
         return None
     except Exception as exc:  # noqa: BLE001 - a failing model drops this draft, never the command
-        out.dropped.append(f"{'; '.join(errors)} (the repair request failed: {' '.join(str(exc).split())})")
+        reason = " ".join(str(exc).split())
+        out.dropped.append(t("{errors} (the repair request failed: {reason})", job.lang).format(errors="; ".join(errors), reason=reason))
         return None
     draft.repaired = True
     return draft
@@ -233,7 +242,8 @@ def _write(job: DraftJob, drafts: list[Draft], out: Drafted) -> None:
     for draft in drafts:
         like = dedupe.duplicate_of(draft.sample.prompt)
         if like is not None:
-            out.dropped.append(f"a {draft.kind} draft: its prompt nearly duplicates {like!r}: {_excerpt(draft.sample.prompt)}")
+            line = t("a {kind} draft: its prompt nearly duplicates {like}: {prompt}", job.lang)
+            out.dropped.append(line.format(kind=kind_name(draft.kind, job.lang), like=repr(like), prompt=_excerpt(draft.sample.prompt)))
             continue
         sample_id = _next_id(ID_PREFIX[draft.kind], numbers, draft.kind, taken)
         data = {**draft.data, "sample_id": sample_id}

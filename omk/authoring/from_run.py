@@ -23,6 +23,7 @@ from typing import Any
 from omk.mock_defs import RECORDED, is_subset
 from omk.records import SampleResult, ToolCall
 from omk.records.document import ReportDocument, read_document
+from omk.report.i18n import t
 from omk.safe_files import MAX_MOCK_FILE_BYTES
 from omk.secrets import Masker
 
@@ -41,15 +42,16 @@ class FromRun:
     left_out: list[str] = field(default_factory=list)
 
 
-def samples_from_run(run_dir: Path, mask: Masker | None = None) -> FromRun:
-    """The samples (as omk YAML) that replay the run in `run_dir` (its folder or report.json)."""
+def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en") -> FromRun:
+    """The samples (as omk YAML) that replay the run in `run_dir` (its folder or report.json);
+    why a result was left out is said in `lang` (`en`, `zh`)."""
     document = read_document(run_dir)
     mask = mask or Masker.for_run()
     blocks: list[str] = []
     left_out: list[str] = []
     seen: set[str] = set()
     for result in document.results:
-        why = _left_out(result, seen)
+        why = _left_out(result, seen, lang)
         if why is not None:
             if why:
                 left_out.append(f"{result.sample_id}: {why}")
@@ -64,16 +66,16 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None) -> FromRun:
     return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out)
 
 
-def _left_out(result: SampleResult, seen: set[str]) -> str | None:
+def _left_out(result: SampleResult, seen: set[str], lang: str) -> str | None:
     """Why a result gives no sample ("" for a repeat of one that did), None when it gives one."""
     if result.sample_id in seen:
         return ""
     if result.status == "error":
-        return f"errored in the run ({result.error or 'unknown error'})"
+        return t("errored in the run ({error})", lang).format(error=result.error or t("unknown error", lang))
     if result.turns:
-        return "a conversation (turns) is not recorded into samples yet"
+        return t("a conversation (turns) is not recorded into samples yet", lang)
     if result.output is None:
-        return "no recorded answer"
+        return t("no recorded answer", lang)
     return None
 
 

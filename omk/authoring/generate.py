@@ -30,18 +30,21 @@ class GenerateOptions:
     concurrency: int = 4
     timeout: float | None = None
     retries: int | None = None
+    lang: str | None = None  # the lines for stderr: `en` or `zh`; None: omk.yaml's `lang:`, else en
     cwd: Path = field(default_factory=Path.cwd)
 
 
 @dataclass(slots=True)
 class Generated:
     """The text to write (`text`: the whole new file, or what is appended), the drafting's
-    account, the skill, and the model's spec as named in the file."""
+    account, the skill, the model's spec as named in the file, and the language of the lines
+    for stderr."""
 
     text: str
     drafted: Drafted
     skill: SkillSource
     spec: str
+    lang: str = "en"
 
 
 @dataclass(slots=True)
@@ -110,7 +113,8 @@ def generate(options: GenerateOptions) -> Generated:
     existing = _existing(options.output, options.append)
     base_dir = (options.output.parent if options.output else options.cwd).resolve()
     asker = TargetAsker.open(options.spec, options.cwd, timeout=options.timeout, retries=options.retries)
-    job = DraftJob(skill, options.counts, asker.spec, base_dir, existing.samples if existing else [], options.concurrency, existing.indent if existing else 2)
+    lang = options.lang or asker.lang
+    job = DraftJob(skill, options.counts, asker.spec, base_dir, existing.samples if existing else [], options.concurrency, existing.indent if existing else 2, lang)
 
     async def run() -> Drafted:
         try:
@@ -130,7 +134,7 @@ def generate(options: GenerateOptions) -> Generated:
         text = lead + "\n".join([note, *drafted.blocks]) + "\n" if drafted.count else ""
         if drafted.count:
             _verify(existing.text + text, options, len(existing.samples) + drafted.count, strict=False)
-    return Generated(text, drafted, skill, spec)
+    return Generated(text, drafted, skill, spec, lang)
 
 
 def _verify(text: str, options: GenerateOptions, expected: int, *, strict: bool = True) -> None:

@@ -244,6 +244,7 @@ def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     smp.add_argument("--append", action="store_true", help="SKILL_DIR: add the samples at the end of --output FILE, which must exist")
     smp.add_argument("--concurrency", type=_positive_int, default=4, help="SKILL_DIR: model calls in flight at once (default 4)")
     smp.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="SKILL_DIR: per model call (default: omk.yaml's timeout, else 120)")
+    smp.add_argument("--lang", choices=["en", "zh"], help="language of the lines the command prints (default: omk.yaml's lang when drafting, else en)")
 
 
 def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,9 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_OK
+
+if TYPE_CHECKING:
+    from omk.authoring.generate import Generated
 
 DRAFT_ONLY = ("target", "n", "triggers", "tasks", "append", "timeout")
 
@@ -31,18 +35,21 @@ def run_sample(args: argparse.Namespace) -> int:
 def _from_run(args: argparse.Namespace) -> int:
     from omk.authoring.from_run import samples_from_run
     from omk.errors import InputError
+    from omk.report.i18n import counted, t
 
+    lang = args.lang or "en"
     out = Path(args.output) if args.output else None
     if out is not None and out.exists():
         raise InputError(f"{out}: already exists; choose another --output (recorded samples are not merged into a file)")
-    found = samples_from_run(Path(args.from_run))
+    found = samples_from_run(Path(args.from_run), lang=lang)
     for line in found.left_out:
-        print(f"left out {line}", file=sys.stderr)
+        print(t("left out {line}", lang).format(line=line), file=sys.stderr)
     if out is None:
         sys.stdout.write(found.text)
         return EXIT_OK
     out.write_text(found.text, encoding="utf-8")
-    say(f"{out}: {found.count} {'sample' if found.count == 1 else 'samples'} recorded from {args.from_run}")
+    recorded = t("{out}: {samples} recorded from {run}", lang)
+    say(recorded.format(out=out, samples=counted(found.count, "sample", "samples", lang), run=args.from_run))
     return EXIT_OK
 
 
@@ -51,29 +58,42 @@ def _draft(args: argparse.Namespace) -> int:
     every call failed), 2 for bad input."""
     from omk.authoring.drafting import split_counts
     from omk.authoring.generate import GenerateOptions, generate
+    from omk.report.i18n import t
     from omk.textsafe import for_terminal
 
     counts = split_counts(args.n, args.triggers, args.tasks)
     out = Path(args.output) if args.output else None
-    options = GenerateOptions(Path(args.skill_dir), args.target, counts, out, args.append, args.concurrency, args.timeout)
+    options = GenerateOptions(Path(args.skill_dir), args.target, counts, out, args.append, args.concurrency, args.timeout, lang=args.lang)
     made = generate(options)
-    drafted = made.drafted
+    drafted, lang = made.drafted, made.lang
     for line in made.skill.left_out:
-        print(for_terminal(f"not shown to the model: {made.skill.name}/{line}"), file=sys.stderr)
+        print(for_terminal(t("not shown to the model: {file}", lang).format(file=f"{made.skill.name}/{line}")), file=sys.stderr)
     for line in drafted.failures:
         print(for_terminal(line), file=sys.stderr)
     for line in drafted.dropped:
-        print(for_terminal(f"dropped {line}"), file=sys.stderr)
+        print(for_terminal(t("dropped {line}", lang).format(line=line)), file=sys.stderr)
     if not drafted.count:
-        print(f"omk sample: no sample drafted from {args.skill_dir} ({counts.total} asked for); nothing written", file=sys.stderr)
+        nothing = t("omk sample: no sample drafted from {skill_dir} ({total} asked for); nothing written", lang)
+        print(nothing.format(skill_dir=args.skill_dir, total=counts.total), file=sys.stderr)
         return EXIT_GATE
-    repaired = f", {drafted.repaired} repaired" if drafted.repaired else ""
-    summary = f"{drafted.count} of {counts.total} {'sample' if counts.total == 1 else 'samples'} drafted by {made.spec} from {made.skill.name}{repaired}"
+    summary = _summary(made, counts.total, lang)
     if out is None:
         sys.stdout.write(made.text)
         print(summary, file=sys.stderr)
         return EXIT_OK
     with out.open("a" if args.append else "x", encoding="utf-8", newline="") as f:
         f.write(made.text)
-    say(f"{out}: {summary}{' (appended)' if args.append else ''}; review them before trusting them")
+    appended = t(" (appended)", lang) if args.append else ""
+    say(t("{out}: {summary}{appended}; review them before trusting them", lang).format(out=out, summary=summary, appended=appended))
     return EXIT_OK
+
+
+def _summary(made: Generated, total: int, lang: str) -> str:
+    """`3 of 4 samples drafted by SPEC from SKILL, 1 repaired`, in `lang`."""
+    from omk.report.i18n import t
+
+    drafted = made.drafted
+    samples = "sample" if total == 1 else "samples"
+    line = t("{count} of {total} {samples} drafted by {spec} from {skill}", lang)
+    repaired = t(", {n} repaired", lang).format(n=drafted.repaired) if drafted.repaired else ""
+    return line.format(count=drafted.count, total=total, samples=samples, spec=made.spec, skill=made.skill.name) + repaired

@@ -17,6 +17,11 @@ sample's parts were written, found after loading), `messages` (wording).
 
 Nothing keeps the parsed file once `load_samples` returns: samples hold their own data (shared
 where equal) and their line, not the document.
+
+`load_data` (mappings, for `omk.evaluate` given dicts) and `load_text` (the text of a file not yet
+written, for `omk sample`, which checks the YAML it is about to write with its problems located in
+that text) serve omk's own commands. Like the rest of omk.loader they are not the public API: a
+program loads samples with `omk.load` (files) or gives `omk.evaluate` mappings (docs/python-api.md).
 """
 
 from __future__ import annotations

@@ -292,6 +292,29 @@ ZH = {
     "content": "内容",
     "{n} characters": "{n} 个字符",
     "{n} characters (the start)": "{n} 个字符（开头部分）",
+    # omk sample SKILL_DIR: samples drafted by a model (the lines on stderr and the summary)
+    "draft|trigger": "触发探测",
+    "draft|near-miss": "近似反例",
+    "draft|task": "任务",
+    "{kind} drafts: the model gave no answer: {reason}": "{kind}草稿：模型没有给出回答：{reason}",
+    "{n} {kind} drafts: {errors}, again after the repair request": "{n} 条{kind}草稿：{errors}（修复请求之后依然如此）",
+    "{errors} (still broken after one repair request)": "{errors}（一次修复请求之后仍有错误）",
+    "{errors} (the repair request failed: {reason})": "{errors}（修复请求失败：{reason}）",
+    "a {kind} draft: its prompt nearly duplicates {like}: {prompt}": "一条{kind}草稿：其提示词与 {like} 几乎相同：{prompt}",
+    "not shown to the model: {file}": "未提供给模型：{file}",
+    "dropped {line}": "已丢弃：{line}",
+    "omk sample: no sample drafted from {skill_dir} ({total} asked for); nothing written": "omk sample：未能从 {skill_dir} 起草任何用例（请求 {total} 条）；未写入任何内容",
+    "{count} of {total} {samples} drafted by {spec} from {skill}": "{spec} 从 {skill} 起草了 {count} 条用例（请求 {total} 条）",
+    ", {n} repaired": "，其中 {n} 条经过修复",
+    " (appended)": "（已追加）",
+    "{out}: {summary}{appended}; review them before trusting them": "{out}：{summary}{appended}；使用前请逐条审阅",
+    # omk sample --from-run: samples recorded from a run
+    "left out {line}": "未录制：{line}",
+    "{out}: {samples} recorded from {run}": "{out}：从 {run} 录制了 {samples}",
+    "errored in the run ({error})": "运行中出错（{error}）",
+    "unknown error": "未知错误",
+    "a conversation (turns) is not recorded into samples yet": "多轮对话（turns）暂不能录制为用例",
+    "no recorded answer": "没有记录到回答",
 }
 
 

@@ -1,6 +1,12 @@
 """The OpenAI Responses API (`POST /v1/responses`, what Codex speaks): replies, their stream, and
 reading a request. A streamed reply is the typed events the API sends (`response.created`, one
-`response.output_item.added` … `.done` group per output item, `response.completed`)."""
+`response.output_item.added` … `.done` group per output item, `response.completed`).
+
+    text_reply("done")                                     # a message
+    tool_call_reply("exec_command", {"cmd": "ls"})         # a function_call
+    custom_call_reply("apply_patch", "*** Begin Patch…")   # a custom_tool_call: its input is text
+    tool_outputs(request)                                  # {call_id: output} the client sent back
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,10 @@ import json
 from typing import Any
 
 from omk.testing.conversation import Exchange, strip_reminders
-from omk.testing.steps import ScriptTurn
+from omk.testing.steps import Request, ScriptTurn, ToolRequest
 
 _IDS = itertools.count(1)
+OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 
 
 def error_body(code: int, message: str | None = None) -> dict[str, Any]:
@@ -29,6 +36,12 @@ def render(turn: ScriptTurn) -> dict[str, Any]:
         content = [{"type": "output_text", "text": turn.text, "annotations": []}]
         output.append({"type": "message", "id": f"msg_{next(_IDS)}", "status": "completed", "role": "assistant", "content": content})
     for call in turn.calls:
+        if call.text is not None:
+            output.append(
+                {"type": "custom_tool_call", "id": f"ctc_{next(_IDS)}", "status": "completed", "call_id": call.id,
+                 "name": call.name, "input": call.text}
+            )
+            continue
         output.append(
             {"type": "function_call", "id": f"fc_{next(_IDS)}", "status": "completed", "call_id": call.id,
              "name": call.name, "arguments": json.dumps(call.input)}
@@ -54,6 +67,30 @@ def text_reply(text: str, **usage: int) -> dict[str, Any]:
     return render(ScriptTurn(text=text, usage=usage))
 
 
+def tool_call_reply(name: str, arguments: dict[str, Any], call_id: str = "call_1", **usage: int) -> dict[str, Any]:
+    """The model calls a function tool (a `function_call`, its arguments sent as a JSON string)."""
+    return render(ScriptTurn(calls=(ToolRequest(call_id, name, arguments),), usage=usage))
+
+
+def custom_call_reply(name: str, text: str, call_id: str = "call_1", **usage: int) -> dict[str, Any]:
+    """The model calls a freeform (custom) tool, whose input is text: a `custom_tool_call`, as
+    Codex's `apply_patch` is called. The client answers with a `custom_tool_call_output` naming
+    `call_id` (see `tool_outputs`)."""
+    return render(ScriptTurn(calls=(ToolRequest(call_id, name, {}, text),), usage=usage))
+
+
+def tool_outputs(request: Request) -> dict[str, str]:
+    """What the client answered each call with, by call id: the `function_call_output` and
+    `custom_tool_call_output` items of a request (an output given as content parts, as text)."""
+    items = (request.json or {}).get("input")
+    found = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("type") in OUTPUT_TYPES and item.get("call_id"):
+            output = item.get("output")
+            found[str(item["call_id"])] = output if isinstance(output, str) else _text(output)
+    return found
+
+
 def events(response: dict[str, Any]) -> list[tuple[str | None, Any]]:
     """A whole response as the streaming API sends it."""
     out: list[tuple[str | None, Any]] = []
@@ -71,6 +108,11 @@ def events(response: dict[str, Any]) -> list[tuple[str | None, Any]]:
                 emit("response.output_text.delta", **where, delta=part.get("text", ""))
                 emit("response.output_text.done", **where, text=part.get("text", ""))
                 emit("response.content_part.done", **where, part=part)
+        elif item.get("type") == "custom_tool_call":
+            emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "input": ""})
+            where = {"item_id": item.get("id"), "output_index": index}
+            emit("response.custom_tool_call_input.delta", **where, delta=item.get("input", ""))
+            emit("response.custom_tool_call_input.done", **where, input=item.get("input", ""))
         else:
             emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "arguments": ""})
             where = {"item_id": item.get("id"), "output_index": index}

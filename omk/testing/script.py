@@ -9,6 +9,7 @@ what to answer once their results are back.
           - Skill: {skill: release-notes}
           - Bash: {command: git describe --tags --abbrev=0}
           - [{Read: {file_path: a.md}}, {Read: {file_path: b.md}}]   # two calls in one turn
+          - apply_patch: "*** Begin Patch …"   # text: a freeform tool (Responses API only)
         answer: "## v1.5.0 …"            # the final answer, after the last tool's result
       - answer: "I can only write release notes."   # no `when`: any prompt
 
@@ -16,6 +17,10 @@ The first rule whose `when` matches is played. Which turn comes next is read fro
 the calls the model made carry ids naming the rule and the turn, and the results the client
 sends back name those ids, so a request is answered the same whatever else the client put in
 the conversation (and a retried request gets the same turn again).
+
+A call whose input is text, not a mapping, is a call of a freeform (custom) tool: the Responses
+API's `custom_tool_call`, as Codex calls `apply_patch`. The Anthropic and Chat Completions APIs
+have no such tools, so a request of theirs that reaches such a turn gets an HTTP 400 saying so.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ _ERRORS = {"anthropic": anthropic.error_body, "chat": openai_chat.error_body, "r
 @dataclass(frozen=True, slots=True)
 class ScriptRule:
     pattern: re.Pattern[str] | None
-    turns: tuple[tuple[tuple[str, dict[str, Any]], ...], ...]  # per model turn: (tool name, input) pairs
+    turns: tuple[tuple[tuple[str, dict[str, Any] | str], ...], ...]  # per model turn: (tool name, input) pairs; text: a freeform tool
     answer: str
     usage: dict[str, int] = field(default_factory=dict)
 
@@ -70,11 +75,17 @@ class ModelScript:
         usage = {**self.usage, **rule.usage}
         if turn >= len(rule.turns):
             return ScriptTurn(text=rule.answer, usage=usage, model=self.model)
+        freeform = [name for name, args in rule.turns[turn] if isinstance(args, str)]
+        if freeform and api != "responses":
+            why = f"{self.source}: rules[{index}] calls {freeform[0]} with text, a freeform tool only the Responses API has"
+            return HttpError(400, _ERRORS[api](400, why))
         prefix, nonce = ("toolu_" if api == "anthropic" else "call_"), secrets.token_hex(4)
-        calls = tuple(
-            ToolRequest(f"{prefix}omk{index}s{turn}c{i}x{nonce}", name, dict(args)) for i, (name, args) in enumerate(rule.turns[turn])
-        )
+        calls = tuple(_call(f"{prefix}omk{index}s{turn}c{i}x{nonce}", name, args) for i, (name, args) in enumerate(rule.turns[turn]))
         return ScriptTurn(calls=calls, usage=usage, model=self.model)
+
+
+def _call(call_id: str, name: str, args: dict[str, Any] | str) -> ToolRequest:
+    return ToolRequest(call_id, name, {}, args) if isinstance(args, str) else ToolRequest(call_id, name, dict(args))
 
 
 def _next_turn(rule: int, exchange: Exchange) -> int:
@@ -139,15 +150,15 @@ def _rule(raw: Any, where: Path_, bad: Any) -> ScriptRule:
     return ScriptRule(pattern, turns, raw["answer"], _usage(raw.get("usage"), (*where, "usage"), bad))
 
 
-def _turn(item: Any, where: Path_, bad: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+def _turn(item: Any, where: Path_, bad: Any) -> tuple[tuple[str, dict[str, Any] | str], ...]:
     calls = item if isinstance(item, list) else [item]
-    found = []
+    found: list[tuple[str, dict[str, Any] | str]] = []
     for call in calls:
         if not isinstance(call, dict) or len(call) != 1:
             raise bad(where, "a tool call is `TOOL: {input}`, one per item (a list of them: calls in one turn)")
         (name, args), = call.items()
-        if not isinstance(args, dict):
-            raise bad((*where, name) if not isinstance(item, list) else where, "the tool's input must be a mapping")
+        if not isinstance(args, dict | str):
+            raise bad((*where, name) if not isinstance(item, list) else where, "the tool's input must be a mapping (or text, for a freeform tool)")
         found.append((str(name), args))
     if not found:
         raise bad(where, "an empty list of calls")

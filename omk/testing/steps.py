@@ -63,11 +63,14 @@ class Stream:
 
 @dataclass(frozen=True, slots=True)
 class ToolRequest:
-    """One tool call the model makes: `id` is what the client answers with its result."""
+    """One tool call the model makes: `id` is what the client answers with its result. `text`
+    makes it a call of a freeform (custom) tool, whose input is that text rather than JSON: the
+    Responses API's `custom_tool_call`, as Codex's `apply_patch` is called (`input` is unused)."""
 
     id: str
     name: str
     input: dict[str, Any]
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,3 +139,24 @@ def test_an_experiment_names_every_file_it_wrote(tmp_path):
     run = tmp_path / "exp"
     assert f"report: {run / 'report.json'}" in proc.stdout, proc.stdout + proc.stderr
     assert f"also written: {run / 'report.html'}, {run / 'summary.md'}" in proc.stdout
+
+
+def test_the_category_and_capability_tables_fit_80_columns_with_their_intervals(tmp_path):
+    (tmp_path / "s.yaml").write_text(
+        "samples:\n"
+        + "".join(
+            f"  - {{sample_id: s{i}, prompt: hi, category: billing-{i % 2}, capability: [customer-support-{i % 2}],"
+            f" assertions: [{{type: contains, value: {'hi' if i % 3 else 'zz'}}}]}}\n"
+            for i in range(6)
+        )
+        + "  - {sample_id: gone, prompt: hi, category: billing-0, assertions: [{type: contains, value: hi}]}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps({"sample_id": f"s{i}", "output": "hi"}) + "\n" for i in range(6)), encoding="utf-8")
+    proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--out", "run", cwd=tmp_path)
+    lines = proc.stdout.splitlines()
+    assert "By category" in proc.stdout and "By capability" in proc.stdout, proc.stdout + proc.stderr
+    assert any(re.search(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", line) and "billing-0" in line for line in lines)
+    assert any("errored" in line for line in lines)  # the sample with no recorded output errored
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    assert not [line for line in lines if CONTINUATION.match(line)]

@@ -10,9 +10,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 import omk
+from omk.authoring import from_run
 from omk.authoring.from_run import match_of, mocks_of
 from omk.mock_defs import drift_notes
 from omk.records import ToolCall
@@ -207,3 +209,35 @@ def test_lang_zh_says_what_was_recorded_and_left_out_in_chinese(tmp_path):
     english = omk_cli("sample", "--from-run", "run1", "--output", "e.yaml", cwd=tmp_path)
     assert english.stdout.strip() == "e.yaml: 1 sample recorded from run1"
     assert english.stderr.startswith("left out bad: errored in the run (")
+
+
+ECHOER = """
+import json, sys
+
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"type": "tool_call", "id": "c1", "tool": "Read", "input": {"file_path": "log.txt"}}), flush=True)
+log = json.loads(sys.stdin.readline())["output"]
+print(json.dumps({"type": "response", "output": log + log}, ensure_ascii=False), flush=True)
+"""
+
+
+@pytest.mark.parametrize("piece", ["order shipped ", "订单已发货，"])
+def test_a_tool_output_and_an_answer_over_the_cap_are_cut_by_bytes_between_characters(tmp_path, monkeypatch, piece):
+    log = piece * 200  # 2,800 bytes in ASCII, 3,600 in Chinese (a character is three bytes)
+    (tmp_path / "agent.py").write_text(ECHOER, encoding="utf-8")
+    samples = {"samples": [{"sample_id": "long", "prompt": "Read the log", "mocks": [{"tool": "Read", "return": log}], "assertions": [{"type": "contains", "value": piece}]}]}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(samples, allow_unicode=True), encoding="utf-8")
+    run = omk_cli("eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py", "--no-judge", "--no-cache", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    monkeypatch.setattr(from_run, "MAX_RECORDED_BYTES", 1000)
+    made = from_run.samples_from_run(tmp_path / "run1")
+    (tmp_path / "recorded.yaml").write_text(made.text, encoding="utf-8")
+    (sample,) = yaml.safe_load(made.text)["samples"]
+    cut_log, reference = sample["mocks"][0]["return"], sample["assertions"][-1]["reference"]
+    for text in (cut_log, reference):
+        assert text.endswith(from_run.CUT_MARK)
+        assert 990 <= len(text.encode("utf-8")) <= 1000  # under the cap in bytes, not characters
+        kept = text[: -len(from_run.CUT_MARK)]
+        assert (log + log).startswith(kept) and "\ufffd" not in kept
+    doctor = omk_cli("doctor", "recorded.yaml", "--json", cwd=tmp_path)
+    assert json.loads(doctor.stdout)["totals"]["errors"] == 0, doctor.stdout

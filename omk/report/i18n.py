@@ -16,7 +16,8 @@ ZH = {
     "section": "章节",
     "reference": "参考文件",
     "contribution [95% interval]": "贡献 [95% 区间]",
-    "trigger change": "触发率变化",
+    "recall change": "召回率变化",
+    "false-trigger change": "误触发率变化",
     "candidate to cut": "可删除候选",
     "not shown to be without effect": "未证明无影响",
     "What each part of {skill} is worth: the composite lost when it is removed (paired, largest first); "

@@ -126,11 +126,42 @@ def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
     path = recorded(tmp_path)
     path.write_text(path.read_text(encoding="utf-8").replace("mocksStrict: true", "mocksStrict: false"), encoding="utf-8")
     changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})')
-    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html", cwd=tmp_path)
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html,md", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     (result,) = read_document(tmp_path / "run4").results
     assert result.passed and result.trace.notes == ("mock drift: the agent now calls Grep, which the recording never did",)
     assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
+    lines = run.stdout.splitlines()
+    at = lines.index("Mock drift: 1 recorded samples made calls the recording never had")
+    assert lines[at + 1] == "  order-status: mock drift: the agent now calls Grep, which the recording never did"
+    summary = (tmp_path / "run4" / "summary.md").read_text(encoding="utf-8")
+    assert "### Mock drift: 1 recorded samples made calls the recording never had\n\n- order-status: mock drift: the agent now calls Grep, which the recording never did\n" in summary
+    zh = omk_cli("report", "run4", "--format", "md", "--lang", "zh", "--out", "zh", cwd=tmp_path)
+    assert zh.returncode == 0, zh.stderr
+    said = (tmp_path / "zh" / "summary.md").read_text(encoding="utf-8")
+    assert "### 模拟漂移：1 条录制的用例发出了录制中从未有过的调用\n\n- order-status: 模拟漂移：智能体现在调用 Grep，录制中从未有过这个调用\n" in said
+
+
+def test_the_drift_list_names_the_first_samples_and_counts_the_rest_in_chinese_too():
+    from rich.console import Console
+
+    from omk.records import SampleResult, Trace
+    from omk.records.document import ReportDocument
+    from omk.report import drift
+
+    note = "mock drift: the agent now calls Grep, which the recording never did"
+    results = [SampleResult(sample_id=f"s{i}", status="ok", prompt="p", trace=Trace(notes=(note,) if i % 2 == 0 else ("stopped at max_turns (10)",))) for i in range(16)]
+    report = ReportDocument.of({"format": "omk-report/1", "summary": {}, "results": [r.to_json() for r in results]})
+    said = drift.lines(report)
+    assert said[0] == "Mock drift: 8 recorded samples made calls the recording never had"
+    assert said[1:6] == [f"s{i}: {note}" for i in (0, 2, 4, 6, 8)] and said[6] == "… and 3 more: see report.html or report.json"
+    zh = drift.lines(report, "zh")
+    assert zh[0] == "模拟漂移：8 条录制的用例发出了录制中从未有过的调用" and zh[6] == "……另有 3 条：见 report.html 或 report.json"
+    assert zh[1] == "s0: 模拟漂移：智能体现在调用 Grep，录制中从未有过这个调用"
+    console = Console(width=200, record=True, color_system=None)
+    drift.print_terminal(report, console, "zh")
+    assert console.export_text().splitlines()[:2] == [zh[0], f"  {zh[1]}"]
+    assert drift.lines(ReportDocument.of({"format": "omk-report/1", "summary": {}, "results": [results[1].to_json()]})) == []
 
 
 def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():

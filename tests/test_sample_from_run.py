@@ -132,10 +132,10 @@ def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
     assert result.passed and result.trace.notes == ("mock drift: the agent now calls Grep, which the recording never did",)
     assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
     lines = run.stdout.splitlines()
-    at = lines.index("Mock drift: 1 recorded samples made calls the recording never had")
+    at = lines.index("Mock drift: 1 recorded sample made calls the recording never had")
     assert lines[at + 1] == "  order-status: mock drift: the agent now calls Grep, which the recording never did"
     summary = (tmp_path / "run4" / "summary.md").read_text(encoding="utf-8")
-    assert "### Mock drift: 1 recorded samples made calls the recording never had\n\n- order-status: mock drift: the agent now calls Grep, which the recording never did\n" in summary
+    assert "### Mock drift: 1 recorded sample made calls the recording never had\n\n- order-status: mock drift: the agent now calls Grep, which the recording never did\n" in summary
     zh = omk_cli("report", "run4", "--format", "md", "--lang", "zh", "--out", "zh", cwd=tmp_path)
     assert zh.returncode == 0, zh.stderr
     said = (tmp_path / "zh" / "summary.md").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from omk.records.document import ReportDocument
-from omk.report.i18n import note, t
+from omk.report.i18n import counted, note, t
 
 DRIFT_PREFIX = "mock drift: "
 SHOWN = 5  # samples named; the others are counted
@@ -28,7 +28,8 @@ def drifted(report: ReportDocument) -> dict[str, list[str]]:
 
 
 def heading(count: int, lang: str) -> str:
-    return t("Mock drift: {n} recorded samples made calls the recording never had", lang).format(n=count)
+    samples = counted(count, "recorded sample", "recorded samples", lang)
+    return t("Mock drift: {samples} made calls the recording never had", lang).format(samples=samples)
 
 
 def lines(report: ReportDocument, lang: str = "en") -> list[str]:

@@ -130,7 +130,8 @@ ZH = {
     # a recorded sample's agent doing what the recording never did (omk/mock_defs.py), read back by `note`
     "mock drift: the agent now calls {tool} with {input}, an input the recording never had": "模拟漂移：智能体现在以 {input} 调用 {tool}，录制中从未有过这个输入",
     "mock drift: the agent now calls {tool}, which the recording never did": "模拟漂移：智能体现在调用 {tool}，录制中从未有过这个调用",
-    "Mock drift: {n} recorded samples made calls the recording never had": "模拟漂移：{n} 条录制的用例发出了录制中从未有过的调用",
+    "Mock drift: {samples} made calls the recording never had": "模拟漂移：{samples}发出了录制中从未有过的调用",
+    "recorded samples": "条录制的用例",
     # the shard label (omk/records/shard.py)
     "shard": "分片",
     "shard {index}/{count}": "分片 {index}/{count}",

@@ -127,8 +127,8 @@ def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     assert len(rows) == 2 and "Reply rules" in rows[0] and "+1.50" in rows[0] and "candidate to cut" in rows[1]
     summary = (out / "summary.md").read_text(encoding="utf-8")
     assert "### Ablation" in summary
-    assert "| Reply rules | section | +1.50 [+1.08, +1.83] | 59 | — | REGRESS |" in summary
-    assert "| Acme support tone | section | +0.00 [+0.00, +0.00] | 35 | — | NOISE · candidate to cut |" in summary
+    assert "| Reply rules | section | +1.50 [+1.08, +1.83] | 59 | — | — | REGRESS |" in summary
+    assert "| Acme support tone | section | +0.00 [+0.00, +0.00] | 35 | — | — | NOISE · candidate to cut |" in summary
     page = (out / "report.html").read_text(encoding="utf-8")
     table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
     assert table.index("Reply rules") < table.index("Acme support tone")
@@ -181,19 +181,21 @@ def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_c
         "triggering": [
             {"treatment": "without-when", "skill": "other", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 9},
             {"treatment": "without-when", "skill": "demo", "rate": "recall", "n": 10, "control_fired": 9, "treatment_fired": 2},
+            {"treatment": "without-when", "skill": "demo", "rate": "false_trigger_rate", "n": 10, "control_fired": 1, "treatment_fired": 4},
         ],
     })  # fmt: skip
     ranking = plan.ranking(block, trivial=0.1)
     assert [p.name for p in ranking.parts] == ["When to use", "Wide", "Tight"]  # largest contribution first: 0.7, 0.05, -0.015
     when, wide, tight = ranking.parts
     assert when.contribution == pytest.approx(0.7) and (when.ci_low, when.ci_high) == (pytest.approx(0.5), pytest.approx(0.9))
-    assert when.trigger_change == pytest.approx(-0.7) and not when.candidate
+    assert when.trigger_change == pytest.approx(-0.7) and when.false_trigger_change == pytest.approx(0.3) and not when.candidate
+    assert wide.false_trigger_change is None
     assert tight.candidate and tight.level == "NOISE"
     assert not wide.candidate and wide.level == "UNDERPOWERED"  # too wide to say it does nothing
     from omk.report.ablation import rows
 
     assert [r[-1] for r in rows(ranking)] == ["REGRESS", "UNDERPOWERED · not shown to be without effect", "NOISE · candidate to cut"]
-    assert rows(ranking)[0][4] == "-70%"
+    assert rows(ranking)[0][4:6] == ("-70%", "+30%") and rows(ranking)[1][4:6] == ("—", "—")
 
 
 def test_shards_of_an_ablation_merge_into_one_ranking(tmp_path):
@@ -300,3 +302,107 @@ def test_a_resume_writes_removed_copies_again_unless_the_skill_changed(tmp_path)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "has changed since the run began" in lines[0], refused.stderr
+
+
+TRIGGER_SKILL = """---
+name: refunds
+description: Handles refund requests.
+---
+# Refunds
+
+Refunds are paid back to the card the order was paid with.
+
+## When to use
+Use for: refund, money
+
+## When not to use
+Not for: policy
+"""
+
+# A stand-in for a model deciding whether to use the skill from what its SKILL.md says: it fires
+# (a `Skill` call) when the prompt has a word the "Use for" line names and none the "Not for" line
+# names. Without "When to use" nothing fires; without "When not to use" the near misses fire.
+TRIGGER_AGENT = """
+import json, re, sys
+
+request = json.loads(sys.stdin.readline())
+system, prompt = request.get("system") or "", request["prompt"].lower()
+def words(label):
+    found = re.search(label + r":(.*)", system)
+    return [w.strip() for w in found.group(1).split(",")] if found else []
+if any(w in prompt for w in words("Use for")) and not any(w in prompt for w in words("Not for")):
+    print(json.dumps({"type": "tool_call", "id": "s1", "tool": "Skill", "input": {"skill": "refunds"}}), flush=True)
+    sys.stdin.readline()
+print(json.dumps({"type": "response", "output": "Done."}), flush=True)
+"""
+
+PROBES = [("fire-1", "I want a refund for order A1", False), ("fire-2", "Can I get my money back?", False),
+          ("miss-1", "What is your refund policy?", True), ("miss-2", "Do you take money orders?", True)]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def triggered(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """An ablation of a skill whose "When to use" carries its recall and whose "When not to use"
+    keeps a near miss from firing, from a folder whose omk.yaml declares other variants."""
+    import yaml
+
+    work = tmp_path_factory.mktemp("triggers")
+    (work / "skills" / "refunds").mkdir(parents=True)
+    (work / "skills" / "refunds" / "SKILL.md").write_text(TRIGGER_SKILL, encoding="utf-8")
+    (work / "agent.py").write_text(TRIGGER_AGENT, encoding="utf-8")
+    (work / "omk.yaml").write_text(
+        f"target: cmd:{sys.executable} agent.py\nthreshold: 3.5\nvariants:\n"
+        "  - { name: baseline, role: control, baseline: true }\n  - { name: old-arm, role: treatment, skill: skills/refunds }\n",
+        encoding="utf-8",
+    )
+    samples = [
+        {"sample_id": sid, "prompt": prompt, "mocks": [{"tool": "Skill", "return": "loaded"}],
+         "assertions": [{"type": "skill_used", "value": "refunds", **({"not": True} if near_miss else {})}]}
+        for sid, prompt, near_miss in PROBES
+    ]  # fmt: skip
+    (work / "probes.yaml").write_text(yaml.safe_dump({"samples": samples}), encoding="utf-8")
+    proc = omk("eval", "probes.yaml", "--ablate", "skills/refunds", "--seed", "3", "--no-cache", "--repeat", "3",
+               "--out", "run", "--format", "md,html,junit", cwd=work)  # fmt: skip
+    return proc, work / "run"
+
+
+def test_ablate_replaces_the_variants_omk_yaml_declares(triggered):
+    proc, out = triggered
+    block = read_document(out).experiment
+    assert block is not None and block.ablation is not None, proc.stdout + proc.stderr
+    names = [v.name for v in block.variants]
+    assert names[0] == "whole-skill" and sorted(names[1:]) == ["without-refunds", "without-when-not-to-use", "without-when-to-use"]
+    assert "baseline" not in proc.stdout and "old-arm" not in proc.stdout and not (out / "variants" / "old-arm").exists()
+
+
+def test_removing_a_section_shows_its_recall_and_false_trigger_changes_in_every_format(triggered):
+    proc, out = triggered
+    block = read_document(out).experiment
+    assert block is not None and block.ablation is not None, proc.stdout + proc.stderr
+    parts = {p.name: p for p in block.ablation.parts}
+    use, avoid, intro = parts["When to use"], parts["When not to use"], parts["Refunds"]
+    assert (use.trigger_change, use.false_trigger_change) == (pytest.approx(-1.0), pytest.approx(-0.5))
+    assert (avoid.trigger_change, avoid.false_trigger_change) == (pytest.approx(0.0), pytest.approx(0.5))
+    assert (intro.trigger_change, intro.false_trigger_change) == (pytest.approx(0.0), pytest.approx(0.0))
+    assert Ablation.from_json(Fields(block.ablation.to_json(), "ablation")) == block.ablation
+    rows = {line.split()[0] + line.split()[1]: line for line in proc.stdout.splitlines() if line.startswith((" When", "When"))}
+    assert "-100%" in rows["Whento"] and "-50%" in rows["Whento"] and "+50%" in rows["Whennot"], proc.stdout
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "| recall change | false-trigger change |" in summary
+    assert "| When to use | section |" in summary and "| -100% | -50% |" in summary and "| +0% | +50% |" in summary
+    page = (out / "report.html").read_text(encoding="utf-8")
+    table = page[page.index('<section id="ablation">') :]
+    assert "<th class=num>false-trigger change</th>" in table and "<td class=num>-50%</td>" in table
+    junit = (out / "junit.xml").read_text(encoding="utf-8")
+    assert "recall change -100% · false-trigger change -50%" in junit and "recall change +0% · false-trigger change +50%" in junit
+
+
+def test_ablate_with_several_targets_is_refused_in_one_line(tmp_path):
+    proc = omk(
+        "eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL),
+        "--target", AGENT, "--target", "cmd:python other.py", "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert lines == ["--ablate makes its own variants (the whole skill, and the skill without each part): drop several --target"], proc.stderr
+    assert not (tmp_path / "run").exists()

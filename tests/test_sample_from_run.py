@@ -10,9 +10,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 import omk
+from omk.authoring import from_run
 from omk.authoring.from_run import match_of, mocks_of
 from omk.mock_defs import drift_notes
 from omk.records import ToolCall
@@ -124,11 +126,42 @@ def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
     path = recorded(tmp_path)
     path.write_text(path.read_text(encoding="utf-8").replace("mocksStrict: true", "mocksStrict: false"), encoding="utf-8")
     changed = agent(tmp_path, "changed.py", 'call("Grep", {"pattern": "refund"})')
-    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html", cwd=tmp_path)
+    run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html,md", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     (result,) = read_document(tmp_path / "run4").results
     assert result.passed and result.trace.notes == ("mock drift: the agent now calls Grep, which the recording never did",)
     assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
+    lines = run.stdout.splitlines()
+    at = lines.index("Mock drift: 1 recorded sample made calls the recording never had")
+    assert lines[at + 1] == "  order-status: mock drift: the agent now calls Grep, which the recording never did"
+    summary = (tmp_path / "run4" / "summary.md").read_text(encoding="utf-8")
+    assert "### Mock drift: 1 recorded sample made calls the recording never had\n\n- order-status: mock drift: the agent now calls Grep, which the recording never did\n" in summary
+    zh = omk_cli("report", "run4", "--format", "md", "--lang", "zh", "--out", "zh", cwd=tmp_path)
+    assert zh.returncode == 0, zh.stderr
+    said = (tmp_path / "zh" / "summary.md").read_text(encoding="utf-8")
+    assert "### 模拟漂移：1 条录制的用例发出了录制中从未有过的调用\n\n- order-status: 模拟漂移：智能体现在调用 Grep，录制中从未有过这个调用\n" in said
+
+
+def test_the_drift_list_names_the_first_samples_and_counts_the_rest_in_chinese_too():
+    from rich.console import Console
+
+    from omk.records import SampleResult, Trace
+    from omk.records.document import ReportDocument
+    from omk.report import drift
+
+    note = "mock drift: the agent now calls Grep, which the recording never did"
+    results = [SampleResult(sample_id=f"s{i}", status="ok", prompt="p", trace=Trace(notes=(note,) if i % 2 == 0 else ("stopped at max_turns (10)",))) for i in range(16)]
+    report = ReportDocument.of({"format": "omk-report/1", "summary": {}, "results": [r.to_json() for r in results]})
+    said = drift.lines(report)
+    assert said[0] == "Mock drift: 8 recorded samples made calls the recording never had"
+    assert said[1:6] == [f"s{i}: {note}" for i in (0, 2, 4, 6, 8)] and said[6] == "… and 3 more: see report.html or report.json"
+    zh = drift.lines(report, "zh")
+    assert zh[0] == "模拟漂移：8 条录制的用例发出了录制中从未有过的调用" and zh[6] == "……另有 3 条：见 report.html 或 report.json"
+    assert zh[1] == "s0: 模拟漂移：智能体现在调用 Grep，录制中从未有过这个调用"
+    console = Console(width=200, record=True, color_system=None)
+    drift.print_terminal(report, console, "zh")
+    assert console.export_text().splitlines()[:2] == [zh[0], f"  {zh[1]}"]
+    assert drift.lines(ReportDocument.of({"format": "omk-report/1", "summary": {}, "results": [results[1].to_json()]})) == []
 
 
 def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():
@@ -207,3 +240,35 @@ def test_lang_zh_says_what_was_recorded_and_left_out_in_chinese(tmp_path):
     english = omk_cli("sample", "--from-run", "run1", "--output", "e.yaml", cwd=tmp_path)
     assert english.stdout.strip() == "e.yaml: 1 sample recorded from run1"
     assert english.stderr.startswith("left out bad: errored in the run (")
+
+
+ECHOER = """
+import json, sys
+
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"type": "tool_call", "id": "c1", "tool": "Read", "input": {"file_path": "log.txt"}}), flush=True)
+log = json.loads(sys.stdin.readline())["output"]
+print(json.dumps({"type": "response", "output": log + log}, ensure_ascii=False), flush=True)
+"""
+
+
+@pytest.mark.parametrize("piece", ["order shipped ", "订单已发货，"])
+def test_a_tool_output_and_an_answer_over_the_cap_are_cut_by_bytes_between_characters(tmp_path, monkeypatch, piece):
+    log = piece * 200  # 2,800 bytes in ASCII, 3,600 in Chinese (a character is three bytes)
+    (tmp_path / "agent.py").write_text(ECHOER, encoding="utf-8")
+    samples = {"samples": [{"sample_id": "long", "prompt": "Read the log", "mocks": [{"tool": "Read", "return": log}], "assertions": [{"type": "contains", "value": piece}]}]}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(samples, allow_unicode=True), encoding="utf-8")
+    run = omk_cli("eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py", "--no-judge", "--no-cache", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    monkeypatch.setattr(from_run, "MAX_RECORDED_BYTES", 1000)
+    made = from_run.samples_from_run(tmp_path / "run1")
+    (tmp_path / "recorded.yaml").write_text(made.text, encoding="utf-8")
+    (sample,) = yaml.safe_load(made.text)["samples"]
+    cut_log, reference = sample["mocks"][0]["return"], sample["assertions"][-1]["reference"]
+    for text in (cut_log, reference):
+        assert text.endswith(from_run.CUT_MARK)
+        assert 990 <= len(text.encode("utf-8")) <= 1000  # under the cap in bytes, not characters
+        kept = text[: -len(from_run.CUT_MARK)]
+        assert (log + log).startswith(kept) and "\ufffd" not in kept
+    doctor = omk_cli("doctor", "recorded.yaml", "--json", cwd=tmp_path)
+    assert json.loads(doctor.stdout)["totals"]["errors"] == 0, doctor.stdout

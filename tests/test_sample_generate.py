@@ -153,6 +153,8 @@ def test_without_output_the_samples_are_printed_and_n_is_split_evenly(tmp_path):
     asked = {kind_of(user_text(r)): user_text(r) for r in requests}
     assert "Write 1 user requests" in asked["trigger"] and "Write 2 task samples" in asked["task"]
     assert "4 of 4 samples drafted" in run.stderr
+    (tmp_path / "printed.yaml").write_text(run.stdout, encoding="utf-8")
+    assert doctor_errors(tmp_path / "printed.yaml") == 0
 
 
 def test_a_malformed_draft_is_sent_back_with_its_located_error_and_repaired(tmp_path):
@@ -169,6 +171,7 @@ def test_a_malformed_draft_is_sent_back_with_its_located_error_and_repaired(tmp_
     assert [a.type for a in sample.assertions] == ["contains", "not_contains"]
     assert "repaired once after omk's checks" in (tmp_path / "drafted.yaml").read_text(encoding="utf-8")
     assert "1 repaired" in run.stdout
+    assert doctor_errors(tmp_path / "drafted.yaml") == 0
 
 
 def test_a_draft_still_broken_after_one_repair_is_dropped_with_the_reason(tmp_path):
@@ -181,6 +184,7 @@ def test_a_draft_still_broken_after_one_repair_is_dropped_with_the_reason(tmp_pa
     assert len(dropped) == 1 and "mocks[0]" in dropped[0] and "still broken after one repair request" in dropped[0]
     assert [s.sample_id for s in load_samples([tmp_path / "drafted.yaml"]).samples] == ["trigger-1", "near-miss-1", "task-1"]
     assert "3 of 4 samples" in run.stdout
+    assert doctor_errors(tmp_path / "drafted.yaml") == 0
 
 
 def test_a_reply_with_no_json_is_asked_again_once_then_dropped(tmp_path):
@@ -269,6 +273,7 @@ def test_a_model_that_times_out_is_one_line_and_the_other_calls_still_give_sampl
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip().splitlines() == ["task drafts: the model gave no answer: target timed out after 0.5s"]
     assert [s.sample_id for s in load_samples([tmp_path / "d.yaml"]).samples] == ["trigger-1", "near-miss-1"]
+    assert doctor_errors(tmp_path / "d.yaml") == 0
 
 
 def test_lang_zh_prints_the_command_s_lines_in_chinese(tmp_path):
@@ -279,6 +284,7 @@ def test_lang_zh_prints_the_command_s_lines_in_chinese(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip().splitlines() == ["近似反例草稿：模型没有给出回答：target timed out after 0.5s"]
     assert run.stdout.strip() == "d.yaml：openai:drafter 从 order-status 起草了 3 条用例（请求 4 条），其中 1 条经过修复；使用前请逐条审阅"
+    assert doctor_errors(tmp_path / "d.yaml") == 0
     answers = {**GOOD, "task": samples_reply([TASK, TASK])}
     run, _ = draft(tmp_path / "again", answers, "--triggers", "0", "--tasks", "2", "--lang", "zh")
     assert run.returncode == 0, run.stderr
@@ -319,6 +325,8 @@ def test_calls_run_concurrently_within_the_bound(tmp_path):
     run, requests = draft(tmp_path, answers, "--triggers", "20", "--tasks", "0", "--concurrency", "2")
     assert run.returncode == 0, run.stderr
     assert len(requests) == 4 and state["most"] == 2
+    (tmp_path / "printed.yaml").write_text(run.stdout, encoding="utf-8")
+    assert doctor_errors(tmp_path / "printed.yaml") == 0
 
 
 def test_a_chinese_skill_gives_utf8_yaml(tmp_path):
@@ -364,6 +372,7 @@ def test_a_cmd_program_can_draft(tmp_path):
     loaded = load_samples([tmp_path / "d.yaml"], strict=True)
     assert [s.sample_id for s in loaded.samples] == ["trigger-1", "near-miss-1", "task-1"]
     assert f"# drafted by cmd:{sys.executable} model.py from order-status/SKILL.md" in (tmp_path / "d.yaml").read_text(encoding="utf-8")
+    assert doctor_errors(tmp_path / "d.yaml") == 0
 
 
 def test_an_anthropic_model_can_draft(tmp_path):
@@ -387,6 +396,7 @@ def test_an_anthropic_model_can_draft(tmp_path):
     assert [(s.sample_id, s.prompt) for s in loaded.samples] == [("trigger-1", FIRE[0]), ("near-miss-1", MISS[0]), ("task-1", TASK["prompt"])]
     text = (tmp_path / "d.yaml").read_text(encoding="utf-8")
     assert "# drafted by anthropic:claude-drafter from order-status/SKILL.md" in text and "sk-ant-test" not in text
+    assert doctor_errors(tmp_path / "d.yaml") == 0
 
 
 @pytest.mark.parametrize(
@@ -439,3 +449,4 @@ def test_a_key_the_model_repeats_is_masked_and_never_written(tmp_path):
     assert run.returncode == 0, run.stderr
     text = (tmp_path / "d.yaml").read_text(encoding="utf-8")
     assert "sk-test-drafting-key" not in text and "Where is order A1001? my key is" in text
+    assert doctor_errors(tmp_path / "d.yaml") == 0

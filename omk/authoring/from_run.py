@@ -8,7 +8,8 @@ answer gets a `return_seq`), `mocksStrict: true`, the recorded path as a `tool_s
 `provenance: production-trace`, which is what lets a later run name any call no mock matches
 as drift (omk/mock_defs.py). The run is read through omk.records; its text was masked when the
 run wrote it and is masked again here with the secrets this machine knows; a tool output
-longer than a mock file may be is cut.
+or answer longer than a mock file may be is cut
+(by UTF-8 bytes, between characters).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from omk.secrets import Masker
 
 ROUGE_THRESHOLD = 0.5  # the recorded answer's words a replayed answer must recall (ROUGE-1)
 CUT_MARK = "\n[omk: cut, the recorded output was longer]"
+MAX_RECORDED_BYTES = MAX_MOCK_FILE_BYTES  # of a recorded tool output or answer, in UTF-8 bytes
 # The fresh folder an agent target works in (omk/workspace.py, the claude: and codex: workspaces).
 FRESH_FOLDER = re.compile(r"(?:[A-Za-z]:)?[^\s\"'=]*?[/\\]omk-[a-z]+-[A-Za-z0-9_]+[/\\]work(?=[/\\]|\b|$)")
 
@@ -113,7 +115,8 @@ def sample_of(result: SampleResult) -> dict[str, Any]:
     if calls:
         assertions.append({"type": "tool_sequence", "mode": "in_order", "steps": [c.tool for c in calls]})
     if result.output and result.output.strip():
-        assertions.append({"type": "rouge_n_min", "reference": result.output, "threshold": ROUGE_THRESHOLD})
+        reference = cut_utf8(result.output, MAX_RECORDED_BYTES)
+        assertions.append({"type": "rouge_n_min", "reference": reference, "threshold": ROUGE_THRESHOLD})
     if assertions:
         sample["assertions"] = assertions
     return sample
@@ -122,9 +125,19 @@ def sample_of(result: SampleResult) -> dict[str, Any]:
 def _cut(value: Any) -> Any:
     """A recorded output as a mock returns it: text over the cap is cut, and says so."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    if len(text) <= MAX_MOCK_FILE_BYTES:
+    if len(text.encode("utf-8")) <= MAX_RECORDED_BYTES:
         return value
-    return text[: MAX_MOCK_FILE_BYTES - len(CUT_MARK)] + CUT_MARK
+    return cut_utf8(text, MAX_RECORDED_BYTES)
+
+
+def cut_utf8(text: str, cap: int, mark: str = CUT_MARK) -> str:
+    """`text` if its UTF-8 form fits in `cap` bytes, else its start and `mark`, together at most
+    `cap` bytes, cut between characters (a Chinese character is three bytes, never split)."""
+    data = text.encode("utf-8")
+    if len(data) <= cap:
+        return text
+    room = max(0, cap - len(mark.encode("utf-8")))
+    return data[:room].decode("utf-8", errors="ignore") + mark
 
 
 def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:

@@ -144,7 +144,7 @@ def _ranked(part: Part, skill: str, block: ExperimentBlock, trivial: float) -> A
     low = _lost(delta.ci_high) if delta is not None else None
     high = _lost(delta.ci_low) if delta is not None else None
     verdict = block.pair_verdict(comp) if comp is not None else None
-    recall = [t for t in block.triggering if (t.treatment, t.skill, t.rate) == (part.variant, skill, "recall") and t.change is not None]
+    change = {t.rate: t.change for t in block.triggering if (t.treatment, t.skill) == (part.variant, skill) and t.change is not None}
     return AblationPart(
         variant=part.variant,
         kind=part.kind,
@@ -155,8 +155,9 @@ def _ranked(part: Part, skill: str, block: ExperimentBlock, trivial: float) -> A
         ci_high=high,
         level=str(verdict.level) if verdict is not None else None,
         candidate=low is not None and high is not None and -trivial <= low and high <= trivial,
-        trigger_change=recall[0].change if recall else None,
+        trigger_change=change.get("recall"),
         samples=delta.n if delta is not None else 0,
+        false_trigger_change=change.get("false_trigger_rate"),
     )
 
 

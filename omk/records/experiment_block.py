@@ -600,13 +600,14 @@ class AblationPart:
     candidate: bool
     trigger_change: Number | None = None  # the change of the skill's recall when removed
     samples: int = 0  # paired samples behind the contribution
+    false_trigger_change: Number | None = None  # the change of its false-trigger rate (near misses firing)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "variant": self.variant, "kind": self.kind, "name": self.name, "tokens": self.tokens,
             "contribution": self.contribution, "ci": {"low": self.ci_low, "high": self.ci_high},
             "level": self.level, "candidate_to_cut": self.candidate, "trigger_change": self.trigger_change,
-            "samples": self.samples,
+            "samples": self.samples, "false_trigger_change": self.false_trigger_change,
         }  # fmt: skip
 
     @classmethod
@@ -615,6 +616,7 @@ class AblationPart:
         return cls(
             f.str("variant", ""), f.str("kind", ""), f.str("name", ""), f.int("tokens"), f.num("contribution"),
             ci.num("low"), ci.num("high"), f.str("level"), f.bool("candidate_to_cut"), f.num("trigger_change"), f.int("samples"),
+            f.num("false_trigger_change"),
         )  # fmt: skip
 
 

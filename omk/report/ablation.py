@@ -1,6 +1,7 @@
 """The ablation's ranking (`experiment.ablation`, from `omk eval --ablate SKILL_DIR`) for a person:
 each part of the skill, largest contribution first, with its interval, its tokens, the triggering
-change, and whether it is a candidate to cut. Shared by the terminal, the Markdown summary, the
+changes (the skill's recall, and its false-trigger rate: near-miss probes firing), and whether it
+is a candidate to cut. Shared by the terminal, the Markdown summary, the
 HTML page and `junit.xml` (`junit_cases`).
 """
 
@@ -12,11 +13,16 @@ from typing import Any
 from omk.records.experiment_block import Ablation, AblationPart
 from omk.report.i18n import t
 
-HEADER = ("part", "kind", "contribution [95% interval]", "tokens", "trigger change", "verdict")
+HEADER = ("part", "kind", "contribution [95% interval]", "tokens", "recall change", "false-trigger change", "verdict")
+NUMBERS = range(2, 6)  # the columns of numbers, aligned right
 
 
 def _num(value: float | None, sign: bool = True) -> str:
     return "—" if value is None else f"{value:+.2f}" if sign else f"{value:.2f}"
+
+
+def _percent(change: float | None) -> str:
+    return "—" if change is None else f"{change:+.0%}"
 
 
 def note(part: AblationPart, lang: str = "en") -> str:
@@ -33,9 +39,9 @@ def rows(ablation: Ablation, lang: str = "en") -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = []
     for part in ablation.parts:
         interval = "" if part.ci_low is None or part.ci_high is None else f" [{_num(part.ci_low)}, {_num(part.ci_high)}]"
-        trigger = "—" if part.trigger_change is None else f"{part.trigger_change:+.0%}"
         verdict = " · ".join(x for x in (part.level or "—", note(part, lang)) if x)
-        found.append((part.name, t(part.kind, lang), _num(part.contribution) + interval, str(part.tokens), trigger, verdict))
+        recall, false = _percent(part.trigger_change), _percent(part.false_trigger_change)
+        found.append((part.name, t(part.kind, lang), _num(part.contribution) + interval, str(part.tokens), recall, false, verdict))
     return found
 
 
@@ -56,7 +62,7 @@ def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     widest = min(28, max((len(p.name) for p in ablation.parts), default=4))
     for i, col in enumerate(HEADER):  # the interval's header on a line of its own: the column stays narrow
         header = t(col, lang).replace(" [", "\n[")
-        table.add_column(header, overflow="fold", justify="right" if 2 <= i <= 4 else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
+        table.add_column(header, overflow="fold", justify="right" if i in NUMBERS else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
     for row in rows(ablation, lang):
         table.add_row(*row)
     console.print(caption(ablation, lang), markup=False, highlight=False, soft_wrap=True)
@@ -68,7 +74,7 @@ def markdown_lines(ablation: Ablation | None, lang: str, cell: Callable[[Any], s
         return []
     out = [f"### {t('Ablation', lang)}", "", cell(caption(ablation, lang)), ""]
     out.append("| " + " | ".join(cell(t(h, lang)) for h in HEADER) + " |")
-    out.append("| --- | --- |" + " ---: |" * 3 + " --- |")
+    out.append("| --- | --- |" + " ---: |" * len(NUMBERS) + " --- |")
     out += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows(ablation, lang)]
     return [*out, ""]
 
@@ -80,10 +86,10 @@ def html_section(ablation: Ablation | None, lang: str) -> str:
         return ""
     from html import escape as esc
 
-    head = "".join(f'<th{" class=num" if 2 <= j <= 4 else ""}>{esc(t(h, lang))}</th>' for j, h in enumerate(HEADER))
+    head = "".join(f'<th{" class=num" if j in NUMBERS else ""}>{esc(t(h, lang))}</th>' for j, h in enumerate(HEADER))
     body = "".join(
         f'<tr{" class=cut" if part.candidate else ""}>'
-        + "".join(f'<td{" class=num" if 2 <= j <= 4 else ""}>{esc(c)}</td>' for j, c in enumerate(row))
+        + "".join(f'<td{" class=num" if j in NUMBERS else ""}>{esc(c)}</td>' for j, c in enumerate(row))
         + "</tr>"
         for part, row in zip(ablation.parts, rows(ablation, lang), strict=True)
     )
@@ -107,7 +113,9 @@ def junit_text(part: AblationPart, trivial: float | None) -> str:
         f"{part.tokens} tokens",
     ]
     if part.trigger_change is not None:
-        said.append(f"trigger change {part.trigger_change:+.0%}")
+        said.append(f"recall change {part.trigger_change:+.0%}")
+    if part.false_trigger_change is not None:
+        said.append(f"false-trigger change {part.false_trigger_change:+.0%}")
     said.append(part.level or "no verdict")
     if part.candidate:
         said.append(f"candidate to cut: its removal's whole interval lies within ±{_num(trivial, sign=False)}")

@@ -16,7 +16,8 @@ ZH = {
     "section": "章节",
     "reference": "参考文件",
     "contribution [95% interval]": "贡献 [95% 区间]",
-    "trigger change": "触发率变化",
+    "recall change": "召回率变化",
+    "false-trigger change": "误触发率变化",
     "candidate to cut": "可删除候选",
     "not shown to be without effect": "未证明无影响",
     "What each part of {skill} is worth: the composite lost when it is removed (paired, largest first); "
@@ -129,6 +130,8 @@ ZH = {
     # a recorded sample's agent doing what the recording never did (omk/mock_defs.py), read back by `note`
     "mock drift: the agent now calls {tool} with {input}, an input the recording never had": "模拟漂移：智能体现在以 {input} 调用 {tool}，录制中从未有过这个输入",
     "mock drift: the agent now calls {tool}, which the recording never did": "模拟漂移：智能体现在调用 {tool}，录制中从未有过这个调用",
+    "Mock drift: {samples} made calls the recording never had": "模拟漂移：{samples}发出了录制中从未有过的调用",
+    "recorded samples": "条录制的用例",
     # the shard label (omk/records/shard.py)
     "shard": "分片",
     "shard {index}/{count}": "分片 {index}/{count}",

@@ -18,7 +18,17 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
-from omk.report import budget, capabilities, categories, gold, intervals, pairwise, reliability, triggering
+from omk.report import (
+    budget,
+    capabilities,
+    categories,
+    drift,
+    gold,
+    intervals,
+    pairwise,
+    reliability,
+    triggering,
+)
 from omk.report.i18n import shard_label, t
 from omk.report.reasons import (
     failure_lines,
@@ -65,6 +75,7 @@ def _render(report: ReportDocument, lang: str) -> str:
     out += gold.markdown_lines(report, lang, cell)
     out += pairwise.markdown_lines(report, lang, cell)
     out += _failures(report, lang)
+    out += drift.markdown_lines(report, lang, cell)
     if line := skipped_judge_line(report.summary, lang):
         out += [line, ""]
     out += _all_results(report, lang)

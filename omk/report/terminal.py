@@ -19,7 +19,7 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, capabilities, categories, gold, intervals, reliability, triggering
+from omk.report import budget, capabilities, categories, drift, gold, intervals, reliability, triggering
 from omk.report.i18n import counted, shard_label, t
 from omk.report.reasons import (
     failure_lines,
@@ -68,6 +68,7 @@ def print_summary(
     console.print(_results_table(report, lang, console.width))
     repeated = report.summary.repeat > 1
     _print_failures(report.results, threshold, console, lang, repeated)
+    drift.print_terminal(report, console, lang)
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)
     if (by_capability := capabilities.terminal_table(report, lang)) is not None:

@@ -22,6 +22,7 @@ NOT_IN_A_PLAIN_RUN = (
     "omk.stats.analysis",
     "omk.stats.verdict",
     "omk.gold",
+    "omk.scoring.triggering",
     "urllib.request",
 )
 

@@ -15,7 +15,10 @@ from omk.records.gold import GoldCheck
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from omk.engine.evaluation import Evaluation
+    from omk.records.triggering import TriggerCase, Triggering
 
 
 def plan_keys(evaluation: Evaluation) -> list[tuple[str, int]]:
@@ -69,8 +72,16 @@ def gold_block(evaluation: Evaluation, results: Results) -> GoldCheck | None:
     return check_results(results, judges, files, settings, str(evaluation.out_dir or "run"))  # read as walked
 
 
-def finish(evaluation: Evaluation) -> Report:
+def _triggering(cases: list[TriggerCase], skills: Sequence[str] | None) -> Triggering | None:
+    """The triggering block, None when no sample checks `skill_used` (its module loads only then)."""
+    if not cases:
+        return None
     from omk.scoring.triggering import triggering
+
+    return triggering(cases, skills)
+
+
+def finish(evaluation: Evaluation) -> Report:
     results = all_results(evaluation)
     digests = [evaluation.log.digests[key] for key in results.keys]
     judge = evaluation.judge
@@ -87,7 +98,7 @@ def finish(evaluation: Evaluation) -> Report:
         out_dir=evaluation.out_dir,
         lang=evaluation.settings.lang,
         warnings=[*(w.render() for w in evaluation.warnings), *nonfinite_warning(evaluation.log.nonfinite)],
-        triggering=triggering([case for d in digests for case in d.triggers], evaluation.skills),
+        triggering=_triggering([case for d in digests for case in d.triggers], evaluation.skills),
         shard=evaluation.shard,
         budget=evaluation.budget.block(evaluation.not_run) if evaluation.budget is not None else None,
         gold=gold_block(evaluation, results),

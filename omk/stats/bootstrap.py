@@ -93,9 +93,9 @@ def resampled_means(columns: Sequence[Sequence[float]], resamples: int, seed: in
     columns cost one set of random draws."""
     n = len(columns[0])
     choices = random.Random(seed).choices
-    if len(columns) == 1:
-        pool = list(columns[0])
-        return [sorted([sum(choices(pool, k=n)) / n for _ in range(resamples)])]
+    if len(columns) == 1:  # every resample's draws in one call: the same random numbers, in order
+        drawn = choices(columns[0], k=n * resamples)
+        return [sorted([sum(drawn[i : i + n]) / n for i in range(0, n * resamples, n)])]
     positions = range(n)
     getters = [list(column).__getitem__ for column in columns]
     means: list[list[float]] = [[] for _ in columns]

@@ -78,7 +78,8 @@ def class_names(root: Path) -> dict[str, list[str]]:
 
 
 def hand_readers(root: Path, skip: str = "records", other: Mapping[str, str] = OTHER_JSON) -> set[tuple[str, str]]:
-    """(module, key) for each read of a key of omk's JSON from a mapping outside `root/skip`: a key
+    """(module, key) for each read of a key of omk's JSON (`x[key]`, `x.get(key)`, or a Fields'
+    `obj`/`objs`/`raw`, which only the records use on what omk wrote) outside `root/skip`: a key
     only omk's JSON has anywhere, a key it shares with other JSON outside the modules of `other`."""
     found = set()
     for path in sorted(root.rglob("*.py")):
@@ -94,7 +95,7 @@ def hand_readers(root: Path, skip: str = "records", other: Mapping[str, str] = O
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "get"
+                and node.func.attr in ("get", "obj", "objs", "raw")  # a mapping's, or a Fields' outside the records
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
             ):
@@ -138,13 +139,13 @@ def test_the_reader_check_finds_subscripts_and_gets(tmp_path):
     (pkg / "loader").mkdir()
     (pkg / "records" / "ok.py").write_text("def f(d):\n    return d['scores'], d['sample_id']\n", encoding="utf-8")
     (pkg / "bad.py").write_text(
-        "def f(d):\n    d['composite'] = 1\n    return d.get('duration_ms'), d['scores']['fact'], d.get('other')\n",
+        "def f(d):\n    d['composite'] = 1\n    return d.get('duration_ms'), d['scores']['fact'], d.get('other'), d.obj('experiment')\n",
         encoding="utf-8",
     )
     (pkg / "resume.py").write_text("def f(m):\n    return m['seed'], m.get('variants'), m.get('pairwise')\n", encoding="utf-8")
     (pkg / "loader" / "read.py").write_text("def f(d):\n    return d['sample_id'], d.get('verdicts')\n", encoding="utf-8")
     assert hand_readers(pkg, other={"omk/loader/": "user sample files"}) == {
-        ("omk/bad.py", "duration_ms"), ("omk/bad.py", "scores"),
+        ("omk/bad.py", "duration_ms"), ("omk/bad.py", "scores"), ("omk/bad.py", "experiment"),
         ("omk/resume.py", "seed"), ("omk/resume.py", "variants"), ("omk/resume.py", "pairwise"),
         ("omk/loader/read.py", "verdicts"),  # a key only omk's JSON has is a hand reader even there
     }  # fmt: skip

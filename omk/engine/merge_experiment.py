@@ -91,10 +91,7 @@ def _pairwise_of(run: ShardRun) -> PairwiseBlock | None:
     from omk.records.document import read_document
 
     where = run.folder / "report.json"
-    report = Fields.of(read_document(run.folder).data, str(where), "")
-    experiment = report.obj("experiment")
-    block = experiment.obj("pairwise") if experiment is not None else None
-    return PairwiseBlock.from_json(block) if block is not None else None
+    return PairwiseBlock.of_report(Fields.of(read_document(run.folder).data, str(where), ""))
 
 
 def _threshold(run: ShardRun, control: Variant) -> float:

@@ -581,6 +581,14 @@ class PairwiseBlock:
         )
 
 
+    @classmethod
+    def of_report(cls, report: Fields) -> PairwiseBlock | None:
+        """A report's `experiment.pairwise` block; None when it has none."""
+        experiment = report.obj("experiment")
+        block = experiment.obj("pairwise") if experiment is not None else None
+        return cls.from_json(block) if block is not None else None
+
+
 def pairs_of(block: Fields | None) -> tuple[Pair, ...]:
     """The comparisons of an `experiment.pairwise` block, each with the block's judge."""
     if block is None:

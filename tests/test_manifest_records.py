@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,12 @@ def test_the_cli_names_a_broken_experiment_record_and_exits_2(tmp_path):
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "experiment.json: seed: expected an integer or null, found 'x'" in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["experiment", "two-targets"])
+def test_verdict_json_prints_the_experiment_block_as_written(tmp_path, name):
+    shutil.copy(REPORTS / name / "report.json", tmp_path / "report.json")
+    proc = omk("verdict", str(tmp_path), "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    written = json.loads((REPORTS / name / "report.json").read_text(encoding="utf-8"))["experiment"]
+    assert json.loads(proc.stdout) == written

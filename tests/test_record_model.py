@@ -7,20 +7,63 @@ import ast
 import dataclasses
 import importlib
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 OMK = Path(__file__).resolve().parent.parent / "omk"
 
-# Keys that only results, reports and experiment blocks have: reading one of them from a mapping
-# (`x["scores"]`, `x.get("composite")`) outside omk/records is a hand-written reader of report JSON.
+# Keys that only omk's own JSON has (results, the report header, the experiment and pairwise blocks,
+# run.json and experiment.json): reading one from a mapping (`x["scores"]`, `x.get("composite")`)
+# anywhere outside omk/records is a hand-written reader of what omk wrote.
 REPORT_KEYS = frozenset(
     {"scores", "composite", "judge_skipped", "duration_ms", "mock_stats", "per_sample", "gate_passed",
-     "b_better", "a_better", "always_passed", "never_passed", "skipped_judge_items"}
+     "b_better", "a_better", "always_passed", "never_passed", "skipped_judge_items", "samples_files",
+     "judge_cost_usd", "verdicts", "comparisons", "started_at", "finished_at", "trivial", "win_rate",
+     "judge_models", "skipped_judge_reason", "pairwise", "experiment", "positions"}
 )  # fmt: skip
 
+# Keys omk's JSON shares with other JSON (sample files, API responses, judges' replies, label files,
+# omk.yaml): a read of one is a hand reader unless the module is one of OTHER_JSON.
+SHARED_KEYS = frozenset(
+    {"sample_id", "status", "trace", "turns", "output", "judge", "target", "results", "seed", "variants",
+     "summary", "error", "tokens", "tool_calls", "assertions", "repeat", "control", "treatment", "cli",
+     "settings", "shard", "gold", "pairs", "verdict", "ablation", "require", "rule", "orders", "cached",
+     "passed", "format", "cwd", "git", "run_id", "reports", "targets", "position", "triggering",
+     "max_cost_increase"}
+)  # fmt: skip
+
+# Modules (or folders) that read JSON other than what omk wrote, and what it is. The replay target
+# reads its own documented input format (`{"sample_id", "output", "trace"}` or `turns`, checked line
+# by line with its own errors), which a run's results.jsonl meets by carrying the same fields; it
+# reads nothing else of a result.
+OTHER_JSON = {
+    "omk/api.py": "the Python API's keyword options",
+    "omk/assertions/": "assertion specs and hooks' replies",
+    "omk/authoring/": "sample drafts",
+    "omk/cache.py": "its own cache entries",
+    "omk/cli/doctor_cmd.py": "the doctor's diagnostics, built in this process",
+    "omk/cli/main.py": "the command line's ranges",
+    "omk/cli/power_cmd.py": "the power figures, built in this process",
+    "omk/config.py": "omk.yaml",
+    "omk/doctor/": "the diagnostics it builds",
+    "omk/engine/ablation.py": "omk.yaml",
+    "omk/engine/pairwise.py": "the pairwise judge's parsed reply",
+    "omk/engine/variants.py": "omk.yaml's variants",
+    "omk/gold/": "people's labels files",
+    "omk/inline/": "fetched pages",
+    "omk/judge/": "judges' replies",
+    "omk/llm/": "model API responses",
+    "omk/loader/": "user sample files",
+    "omk/report/html_paged.py": "its own table of words",
+    "omk/targets/": "model API responses, CLI streams, replay files",
+    "omk/testing/": "requests to the scripted model server",
+    "omk/trace_io.py": "traces as targets and replay files give them",
+}
+
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
-# so the entry goes with the fix). None today.
-KNOWN_READERS: set[tuple[str, str]] = set()
+# so the entry goes with the fix): the merged report's judge and target blocks, read from the first
+# shard's report.
+KNOWN_READERS: set[tuple[str, str]] = {("omk/engine/merge.py", "judge"), ("omk/engine/merge.py", "target")}
 
 
 def class_names(root: Path) -> dict[str, list[str]]:
@@ -34,14 +77,17 @@ def class_names(root: Path) -> dict[str, list[str]]:
     return found
 
 
-def hand_readers(root: Path, skip: str = "records") -> set[tuple[str, str]]:
-    """(module, key) for each read of a report key from a mapping outside `root/skip`."""
+def hand_readers(root: Path, skip: str = "records", other: Mapping[str, str] = OTHER_JSON) -> set[tuple[str, str]]:
+    """(module, key) for each read of a key of omk's JSON (`x[key]`, `x.get(key)`, or a Fields'
+    `obj`/`objs`/`raw`, which only the records use on what omk wrote) outside `root/skip`: a key
+    only omk's JSON has anywhere, a key it shares with other JSON outside the modules of `other`."""
     found = set()
     for path in sorted(root.rglob("*.py")):
         if path.relative_to(root).parts[0] == skip:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         where = str(path.relative_to(root.parent))
+        keys = REPORT_KEYS if any(where.startswith(prefix) for prefix in other) else REPORT_KEYS | SHARED_KEYS
         for node in ast.walk(tree):
             key = None
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Constant):
@@ -49,12 +95,12 @@ def hand_readers(root: Path, skip: str = "records") -> set[tuple[str, str]]:
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "get"
+                and node.func.attr in ("get", "obj", "objs", "raw")  # a mapping's, or a Fields' outside the records
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
             ):
                 key = node.args[0].value
-            if key in REPORT_KEYS:
+            if key in keys:
                 found.add((where, key))
     return found
 
@@ -79,15 +125,30 @@ def test_no_module_outside_the_records_reads_report_json_by_hand():
     assert KNOWN_READERS - found == set(), "a known reader is gone: delete its entry"
 
 
+def test_each_module_said_to_read_other_json_still_reads_some():
+    """An entry of OTHER_JSON whose module no longer reads any shared key goes, so the list does
+    not grow into a blanket exemption."""
+    found = hand_readers(OMK, other={})
+    for prefix in OTHER_JSON:
+        assert any(where.startswith(prefix) for where, _ in found), f"{prefix} reads no shared key now: delete its entry"
+
+
 def test_the_reader_check_finds_subscripts_and_gets(tmp_path):
     pkg = tmp_path / "omk"
     (pkg / "records").mkdir(parents=True)
-    (pkg / "records" / "ok.py").write_text("def f(d):\n    return d['scores']\n", encoding="utf-8")
+    (pkg / "loader").mkdir()
+    (pkg / "records" / "ok.py").write_text("def f(d):\n    return d['scores'], d['sample_id']\n", encoding="utf-8")
     (pkg / "bad.py").write_text(
-        "def f(d):\n    d['composite'] = 1\n    return d.get('duration_ms'), d['scores']['fact'], d.get('other')\n",
+        "def f(d):\n    d['composite'] = 1\n    return d.get('duration_ms'), d['scores']['fact'], d.get('other'), d.obj('experiment')\n",
         encoding="utf-8",
     )
-    assert hand_readers(pkg) == {("omk/bad.py", "duration_ms"), ("omk/bad.py", "scores")}
+    (pkg / "resume.py").write_text("def f(m):\n    return m['seed'], m.get('variants'), m.get('pairwise')\n", encoding="utf-8")
+    (pkg / "loader" / "read.py").write_text("def f(d):\n    return d['sample_id'], d.get('verdicts')\n", encoding="utf-8")
+    assert hand_readers(pkg, other={"omk/loader/": "user sample files"}) == {
+        ("omk/bad.py", "duration_ms"), ("omk/bad.py", "scores"), ("omk/bad.py", "experiment"),
+        ("omk/resume.py", "seed"), ("omk/resume.py", "variants"), ("omk/resume.py", "pairwise"),
+        ("omk/loader/read.py", "verdicts"),  # a key only omk's JSON has is a hand reader even there
+    }  # fmt: skip
 
 
 def unfrozen_records(modules: list[object]) -> list[str]:

@@ -121,15 +121,15 @@ def test_lines_for_other_samples_or_repeats_are_ignored_and_the_last_line_wins(t
 def test_resume_keeps_the_recorded_run_and_refuses_to_change_it():
     manifest = {"cli": {"samples": ["a.yaml"], "target": "replay:r.jsonl", "concurrency": None, "repeat": 2}}
     args = {"command": "eval", "resume": "dir", "samples": [], "target": None, "concurrency": 8, "quiet": True}
-    cli = rs.resume_cli(manifest, args)
+    cli = rs.resume_cli(manifest["cli"], args)
     assert cli["target"] == "replay:r.jsonl" and cli["repeat"] == 2 and cli["concurrency"] == 8
     with pytest.raises(InputError, match="drop --repeat"):
-        rs.resume_cli(manifest, {**args, "repeat": 3})
+        rs.resume_cli(manifest["cli"], {**args, "repeat": 3})
     with pytest.raises(InputError, match="not the run's target"):
-        rs.resume_cli(manifest, {**args, "target": "openai:x"})
-    assert rs.resume_cli(manifest, {**args, "target": "replay:r.jsonl"})["target"] == "replay:r.jsonl"  # given again
+        rs.resume_cli(manifest["cli"], {**args, "target": "openai:x"})
+    assert rs.resume_cli(manifest["cli"], {**args, "target": "replay:r.jsonl"})["target"] == "replay:r.jsonl"  # given again
     with pytest.raises(InputError, match="drop SAMPLES"):
-        rs.resume_cli(manifest, {**args, "samples": ["b.yaml"]})
+        rs.resume_cli(manifest["cli"], {**args, "samples": ["b.yaml"]})
 
 
 def test_a_folder_that_is_not_a_run_is_a_clear_input_error(tmp_path):

@@ -6,7 +6,6 @@ import argparse
 import gc
 import json
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -171,27 +170,26 @@ def _interval_lines(block: ExperimentBlock, lang: str) -> list[str]:
     return [f"{t('pass rate', lang)} (Wilson, 95%): {rates}", f"{t('layers, 95% intervals', lang)}: {layers}"]
 
 
-def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:
-    """The run's experiment block: as written (for `--json`) and typed."""
+def _experiment_of(run_dir: Path) -> ExperimentBlock:
+    """The run's experiment block, typed (`to_json()` for `--json`)."""
     from omk.errors import InputError, Problem
     from omk.records.document import read_document
 
     document = read_document(run_dir)  # the block only: its results are not read
-    block = document.data.get("experiment")
-    if document.experiment is None or not isinstance(block, Mapping):
+    if document.experiment is None:
         where = run_dir / "report.json" if run_dir.is_dir() else run_dir
         raise InputError([Problem(str(where), None, "", "experiment", "this run is not an experiment (no experiment block)")])
-    return block, document.experiment
+    return document.experiment
 
 
 def run_verdict(args: argparse.Namespace) -> int:
     from omk.cli.console import say
     from omk.stats import PolicyResult, evaluate_policy
 
-    block, experiment = _experiment_of(Path(args.run_dir))
+    experiment = _experiment_of(Path(args.run_dir))
     verdict = experiment.verdict
     if args.json:
-        say(json.dumps(block, ensure_ascii=False, indent=2))
+        say(json.dumps(dict(experiment.to_json()), ensure_ascii=False, indent=2))
     else:
         for line in verdict.lines or (verdict.headline,):
             say(line)

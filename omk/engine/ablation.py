@@ -36,6 +36,7 @@ from omk.engine.options import EvalOptions
 from omk.engine.variants import Variant
 from omk.errors import ConfigError
 from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
+from omk.records.fields import Fields
 from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
@@ -113,6 +114,20 @@ class Part:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    @classmethod
+    def from_json(cls, f: Fields) -> Part:
+        tokens = f.int("tokens", None)
+        if tokens is None:
+            raise f.fail("tokens", "an integer")
+        return cls(_needed(f, "variant"), _needed(f, "kind"), _needed(f, "name"), tokens, f.int("level", None))
+
+
+def _needed(f: Fields, key: str) -> str:
+    value = f.str(key)
+    if value is None:
+        raise f.fail(key, "a string")
+    return str(value)
+
 
 @dataclass(frozen=True, slots=True)
 class AblationPlan:
@@ -126,8 +141,11 @@ class AblationPlan:
         return {"skill": self.skill, "path": self.path, "parts": [p.to_json() for p in self.parts]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> AblationPlan:
-        return cls(str(data["skill"]), str(data["path"]), tuple(Part(**p) for p in data["parts"]))
+    def from_json(cls, f: Fields) -> AblationPlan:
+        """The plan as experiment.json records it, each part checked: a part of the wrong shape is
+        an InputError naming it (`ablation.parts[2].tokens: expected an integer, found "x"`)."""
+        parts = tuple(Part.from_json(p) for p in f.objs("parts"))
+        return cls(_needed(f, "skill"), _needed(f, "path"), parts)
 
     def ranking(self, block: ExperimentBlock, trivial: float) -> Ablation:
         """Each part's contribution from the paired comparison of its treatment with the control,

@@ -32,6 +32,7 @@ from omk.errors import ConfigError, InputError, Problem
 from omk.judge import Judge
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.records.manifest import RunManifest
 from omk.records.shard import ShardInfo
 from omk.runner.folder_lock import FolderLock
 from omk.targets.base import Target
@@ -110,7 +111,7 @@ class RunFolder:
     run_id: str
     started_at: str
     out_dir: Path | None
-    manifest: dict[str, Any] | None = None  # run.json of the run being resumed
+    manifest: RunManifest | None = None  # run.json of the run being resumed
     lock: FolderLock | None = None  # held from before the folder is written until its reports are
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -34,20 +33,19 @@ from omk.engine.evaluation import Evaluation, OnResult, new_run_id
 from omk.engine.options import EvalOptions
 from omk.engine.run_report import Report
 from omk.engine.variants import MANIFEST, Variant
-from omk.errors import InputError, Problem
 from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Ablation, ExperimentBlock
-from omk.records.fields import Fields
+from omk.records.manifest import EXPERIMENT_FORMAT, ExperimentManifest, ManifestFields, RecordedVariant
 from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
 
 if TYPE_CHECKING:
     from omk.engine.ablation import AblationPlan
 
-MANIFEST_FORMAT = "omk-experiment-run/1"
+MANIFEST_FORMAT = EXPERIMENT_FORMAT
 VARIANTS_DIR = "variants"
 
 
@@ -234,23 +232,31 @@ def _record(experiment: Experiment) -> None:
 
     assert experiment.out_dir is not None
     experiment.out_dir.mkdir(parents=True, exist_ok=True)
-    data = {
-        "format": MANIFEST_FORMAT,
-        "run_id": experiment.run_id,
-        "started_at": experiment.started_at,
-        "seed": experiment.seed,
-        "trivial": experiment.trivial,
-        "require": experiment.options.require,
-        "max_cost_increase": experiment.max_cost_increase,
-        "pairwise": experiment.pairwise,
-        "variants": [dataclasses.asdict(v) for v in experiment.variants],
-    }
-    if experiment.shard is not None:
-        data["shard"] = experiment.shard.to_json()
-    if experiment.ablation is not None:
-        data["ablation"] = experiment.ablation.to_json()
-    write_atomic(experiment.out_dir / MANIFEST, dumps(data, indent=2) + "\n")
+    record = ExperimentManifest(
+        run_id=experiment.run_id,
+        started_at=experiment.started_at,
+        seed=experiment.seed,
+        trivial=experiment.trivial,
+        require=experiment.options.require,
+        max_cost_increase=experiment.max_cost_increase,
+        pairwise=experiment.pairwise,
+        variants=tuple(recorded_variant(v) for v in experiment.variants),
+        shard=experiment.shard,
+        ablation=experiment.ablation.to_json() if experiment.ablation is not None else None,
+    )
+    write_atomic(experiment.out_dir / MANIFEST, dumps(record.to_json(), indent=2) + "\n")
 
+
+def recorded_variant(variant: Variant) -> RecordedVariant:
+    """A variant as experiment.json records it."""
+    fields = {f.name: getattr(variant, f.name) for f in dataclasses.fields(variant)}
+    return RecordedVariant(**{**fields, "params": dict(variant.params)})
+
+
+def variant_of(recorded: RecordedVariant) -> Variant:
+    """The variant experiment.json records."""
+    fields = {f.name: getattr(recorded, f.name) for f in dataclasses.fields(recorded)}
+    return Variant(**{**fields, "params": dict(recorded.params)})
 
 
 def resume_experiment(
@@ -258,23 +264,17 @@ def resume_experiment(
 ) -> Experiment:
     """The experiment recorded in `run_dir`, each variant resumed from its own folder; a variant's
     command target runs only when it is in `confirmed` (given again with --target)."""
-    from omk.safe_files import read_run_file
-
     cwd = cwd or Path.cwd()
     run_dir = (run_dir if run_dir.is_absolute() else cwd / run_dir).resolve()
     path = run_dir / MANIFEST
-    try:
-        data = json.loads(read_run_file(path).decode("utf-8"))
-        variants = [Variant(**v) for v in data["variants"]]
-        seed, run_id, started_at, trivial = int(data["seed"]), data["run_id"], data["started_at"], float(data["trivial"])
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
-        raise InputError([Problem(str(path), None, "", "", f"--resume: not a readable experiment record ({exc})")]) from None
-    ablation = ablation_of(data, path)
+    record = ExperimentManifest.read_file(path)
+    variants = [variant_of(v) for v in record.variants]
+    ablation = ablation_of(record, path)
     if ablation is not None:  # the copies of the skill, written again if they were removed since
         from omk.engine.ablation import restore_copies
 
         restore_copies(ablation, variants)
-    options = dataclasses.replace(options, require=options.require or data.get("require"))  # a resume may set its own
+    options = dataclasses.replace(options, require=options.require or record.require)  # a resume may set its own
     evaluations = []
     for variant in variants:
         # each variant resumes its own run: only the choices a resume may change are passed on
@@ -283,28 +283,23 @@ def resume_experiment(
     from omk.engine.skill_checks import agree_on_skills
 
     agree_on_skills(evaluations, check=False)
-    experiment = Experiment(options, variants, evaluations, seed, run_id, started_at, run_dir, trivial)
-    experiment.pairwise = bool(data.get("pairwise", False))
-    experiment.shard = ShardInfo.from_json(Fields(data["shard"], str(path))) if isinstance(data.get("shard"), dict) else None
-    experiment.ablation = ablation
-    recorded = data.get("max_cost_increase")  # a resume may set its own, as for --require
-    if options.max_cost_increase is not None:
+    experiment = Experiment(options, variants, evaluations, record.seed, record.run_id, record.started_at, run_dir, float(record.trivial))
+    experiment.pairwise, experiment.shard, experiment.ablation = record.pairwise, record.shard, ablation
+    if options.max_cost_increase is not None:  # a resume may set its own, as for --require
         experiment.max_cost_increase = options.max_cost_increase
-    elif isinstance(recorded, int | float) and not isinstance(recorded, bool):
-        experiment.max_cost_increase = float(recorded)
+    elif record.max_cost_increase is not None:
+        experiment.max_cost_increase = float(record.max_cost_increase)
     return experiment
 
 
-def ablation_of(data: dict[str, Any], path: Path) -> AblationPlan | None:
-    """The skill's parts an ablation recorded (`--ablate`), None for another experiment."""
-    if not isinstance(data.get("ablation"), dict):
+def ablation_of(record: ExperimentManifest, path: Path) -> AblationPlan | None:
+    """The skill's parts an ablation recorded (`--ablate`), None for another experiment; a part
+    of the wrong shape is an InputError naming it."""
+    if record.ablation is None:
         return None
     from omk.engine.ablation import AblationPlan
 
-    try:
-        return AblationPlan.from_json(data["ablation"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError([Problem(str(path), None, "", "ablation", "--resume: not a readable record of the skill's parts")]) from None
+    return AblationPlan.from_json(ManifestFields.of(record.ablation, str(path), "ablation"))
 
 
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:

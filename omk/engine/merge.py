@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +24,7 @@ from omk.engine.run_report import Report
 from omk.errors import InputError
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
-from omk.records.fields import Fields
+from omk.records.manifest import ExperimentManifest, RunManifest
 from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest
 
@@ -34,7 +33,7 @@ from omk.scoring.digest import Digest
 class ShardRun:
     folder: Path
     info: ShardInfo
-    record: dict[str, Any]  # run.json, or experiment.json for an experiment
+    record: RunManifest | ExperimentManifest  # run.json, or experiment.json for an experiment
     experiment: bool
 
 
@@ -53,18 +52,9 @@ def read_shard(folder: Path) -> ShardRun:
     from omk.runner.resume import read_manifest
 
     experiment = is_experiment(folder)
-    if experiment:
-        from omk.safe_files import read_run_file
-
-        try:
-            record = json.loads(read_run_file(folder / MANIFEST).decode("utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
-            raise InputError(f"{folder / MANIFEST}: cannot read: {exc}") from None
-    else:
-        record = read_manifest(folder)
+    record = ExperimentManifest.read_file(folder / MANIFEST) if experiment else read_manifest(folder)
     where = str(folder / (MANIFEST if experiment else "run.json"))
-    block = record.get("shard") if isinstance(record, dict) else None
-    info = ShardInfo.from_json(Fields.of(block, where, "shard")) if isinstance(block, dict) else None
+    info = record.shard
     if info is None or info.index is None:
         raise InputError(f"{where}: not a shard of a split run (it ran without --shard I/N)")
     return ShardRun(folder, info, record, experiment)
@@ -138,7 +128,7 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     finally:
         log.close()
     keys = list(log.digests)
-    variant_info = dataclasses.replace(info, plan=str(manifests[0]["shard"].get("plan", info.plan)))
+    variant_info = dataclasses.replace(info, plan=manifests[0].shard.plan if manifests[0].shard is not None else info.plan)
     report = _report(docs, manifests, log, keys, variant_info, out, options.lang)
     report.judge = judge_block(docs[0].data.get("judge"), [log.digests[k] for k in keys])
     report.gold = gold_block(docs, manifests, folders, Results(log, keys), out)
@@ -146,10 +136,10 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     return report, log
 
 
-def _placed(doc: ReportDocument, manifest: dict[str, Any], folder: Path) -> Iterator[tuple[tuple[int, int], SampleResult]]:
+def _placed(doc: ReportDocument, manifest: RunManifest, folder: Path) -> Iterator[tuple[tuple[int, int], SampleResult]]:
     """A shard's results, each with its place in the whole plan (sample, then repeat)."""
-    positions = manifest["shard"].get("positions") or []
-    repeat = int(manifest.get("settings", {}).get("repeat") or 1)
+    positions = list(manifest.positions)
+    repeat = manifest.settings.repeat
     if doc.summary.total != len(positions) * repeat:
         raise InputError(f"{folder}: the shard's report holds {doc.summary.total} results of {len(positions) * repeat}; finish it first (omk eval --resume {folder})")
     places = iter(positions)
@@ -161,7 +151,7 @@ def _placed(doc: ReportDocument, manifest: dict[str, Any], folder: Path) -> Iter
         yield (place, result.repeat), result
 
 
-def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: ResultLog, keys: list[Key], info: ShardInfo, out: Path, lang: str) -> Report:
+def _report(docs: list[ReportDocument], manifests: list[RunManifest], log: ResultLog, keys: list[Key], info: ShardInfo, out: Path, lang: str) -> Report:
     from omk.engine.evaluation import new_run_id
     from omk.engine.finish import repeats_block
     from omk.runner.repeats import spent_cost
@@ -169,12 +159,12 @@ def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: Re
     from omk.scoring.triggering import triggering
 
     digests = [log.digests[k] for k in keys]
-    settings = manifests[0].get("settings", {})
-    repeat = int(settings.get("repeat") or 1)
+    settings = manifests[0].settings
+    repeat = settings.repeat
     durations = [d.summary.duration_ms for d in docs if d.summary.duration_ms is not None]
     judge_costs = [d.summary.judge_cost_usd for d in docs if d.summary.judge_cost_usd is not None]
     summary = dataclasses.replace(
-        summarize(digests, float(settings.get("threshold") or 3.5), max(durations, default=0.0)),
+        summarize(digests, float(settings.threshold), max(durations, default=0.0)),
         cost_usd=spent_cost(digests),
         cached=sum(1 for d in digests if d.cached),
         judge_cost_usd=round(sum(judge_costs), 6) if judge_costs else None,
@@ -204,7 +194,7 @@ def _report(docs: list[ReportDocument], manifests: list[dict[str, Any]], log: Re
     )
 
 
-def same_settings(folders: Sequence[Path], manifests: list[dict[str, Any]]) -> None:
+def same_settings(folders: Sequence[Path], manifests: list[RunManifest]) -> None:
     """An InputError of one line when the shards' target or judge differ in anything that shapes a
     result (the model's parameters, the system prompt, the judges' prompts, language, length
     debiasing, repeats: run.json's `target` and `judge`), or were checked against other labels
@@ -212,9 +202,9 @@ def same_settings(folders: Sequence[Path], manifests: list[dict[str, Any]]) -> N
     first = manifests[0]
     for folder, manifest in zip(folders[1:], manifests[1:], strict=True):
         for name in ("target", "judge"):
-            if manifest.get(name) != first.get(name):
+            if getattr(manifest, name) != getattr(first, name):
                 raise InputError(f"{folder}: this shard ran with other {name} settings than {folders[0]} (run.json's {name}); the shards of one run share their {name}")
-        if (manifest.get("cli") or {}).get("gold") != (first.get("cli") or {}).get("gold"):
+        if manifest.gold_files != first.gold_files:
             raise InputError(f"{folder}: this shard checked its judge against other labels files (--gold) than {folders[0]}")
 
 
@@ -233,7 +223,7 @@ def judge_block(block: Any, digests: Sequence[Digest]) -> dict[str, Any] | None:
     return {**block, "agreement": run_agreement(specs, rows)}
 
 
-def gold_block(docs: Sequence[ReportDocument], manifests: list[dict[str, Any]], folders: Sequence[Path], results: Results, out: Path) -> Any:
+def gold_block(docs: Sequence[ReportDocument], manifests: list[RunManifest], folders: Sequence[Path], results: Results, out: Path) -> Any:
     """The judge against people's labels over every shard's samples, when the shards checked it:
     the labels the samples carry (copied into their results) and the `--gold` files the shards
     were given (read again, from where the merge runs, as the shards read them from where they ran)."""
@@ -241,10 +231,10 @@ def gold_block(docs: Sequence[ReportDocument], manifests: list[dict[str, Any]], 
         return None
     from omk.gold import CheckSettings, check_results
 
-    files = [Path(f) for f in (manifests[0].get("cli") or {}).get("gold") or []]
+    files = [Path(f) for f in manifests[0].gold_files]
     missing = [f for f in files if not f.is_file()]
     if missing:
         raise InputError(f"{missing[0]}: the labels file the shards were given (--gold) is not here; run omk merge where the shards ran (the same checkout)")
-    threshold = float((manifests[0].get("settings") or {}).get("threshold") or 3.5)
+    threshold = float(manifests[0].settings.threshold)
     judges = list(docs[0].judge_models or ())
     return check_results(list(results), judges, files, CheckSettings(threshold=threshold, seed=0), str(out))

@@ -4,6 +4,7 @@ same verdict an unsharded run with that seed gives)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -13,7 +14,9 @@ from omk.engine.run_report import Report
 from omk.engine.variant_records import BlockInputs, experiment_outcome, trigger_block
 from omk.engine.variants import Variant
 from omk.errors import InputError
+from omk.records.experiment_block import PairwiseBlock
 from omk.records.fields import Fields
+from omk.records.manifest import ExperimentManifest
 from omk.records.shard import ShardInfo
 from omk.stats import AnalysisSettings
 
@@ -23,14 +26,12 @@ if TYPE_CHECKING:
 
 def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOptions) -> ExperimentOutcome:
     from omk.engine.evaluation import new_run_id
-    from omk.engine.experiment import VARIANTS_DIR, ablation_of
+    from omk.engine.experiment import VARIANTS_DIR, ablation_of, variant_of
 
     record = runs[0].record
-    try:
-        variants = [Variant(**v) for v in record["variants"]]
-        seed, trivial = int(record["seed"]), float(record["trivial"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"{runs[0].folder / 'experiment.json'}: not a readable experiment record ({exc})") from None
+    assert isinstance(record, ExperimentManifest)  # merge() sends only an experiment's shards here
+    variants = [variant_of(v) for v in record.variants]
+    seed, trivial = record.seed, float(record.trivial)
     reports: dict[str, Report] = {}
     digests = []
     order: list[str] = []  # the control's sample ids, in the plan's order
@@ -43,18 +44,18 @@ def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOp
     inputs = BlockInputs(
         variants=variants,
         settings=AnalysisSettings(
-            trivial=trivial, threshold=_threshold(runs[0], variants[0]), seed=seed, max_cost_increase=_number(record.get("max_cost_increase"))
+            trivial=trivial, threshold=_threshold(runs[0], variants[0]), seed=seed, max_cost_increase=_number(record.max_cost_increase)
         ),
-        require=options.require or _text(record.get("require")),
+        require=options.require or record.require,
         pairwise=merged_pairwise(runs, order),
         triggers=trigger_block(variants, digests),
         run_id=new_run_id(now),
-        started_at=min(str(run.record.get("started_at") or "") for run in runs) or now.isoformat(timespec="seconds"),
+        started_at=min(run.record.started_at for run in runs) or now.isoformat(timespec="seconds"),
         out_dir=options.out,
         formats=list(options.formats),
         lang=options.lang,
         shard=info,
-        ablation=ablation_of(dict(record), runs[0].folder / "experiment.json"),  # --ablate: the parts to rank
+        ablation=ablation_of(record, runs[0].folder / "experiment.json"),  # --ablate: the parts to rank
     )
     return experiment_outcome(inputs, reports)
 
@@ -64,64 +65,41 @@ def merged_pairwise(runs: Sequence[ShardRun], order: list[str]) -> dict[str, Any
     plan's order (`order`: the control's sample ids), its tallies and win rates counted again over
     all of them, the judge's cost added up. None when the shards ran without the pairwise judge."""
     from omk.engine.pairwise import regroup
-    from omk.records.experiment_block import PairwiseBlock, pairs_of
 
     blocks = [_pairwise_of(run) for run in runs]
-    if all(b is None for b in blocks):
-        return None
     first = blocks[0]
-    assert first is not None
-    shards = [pairs_of(b) if b is not None else () for b in blocks]
-    for run, block, pairs in zip(runs[1:], blocks[1:], shards[1:], strict=True):
-        if block is None or block.raw("judge") != first.raw("judge") or len(pairs) != len(shards[0]):
+    if first is None:
+        if any(b is not None for b in blocks):
+            raise InputError(f"{runs[0].folder / 'report.json'}: experiment.pairwise: missing, but other shards have one")
+        return None
+    for run, block in zip(runs[1:], blocks[1:], strict=True):
+        if block is None or block.judge != first.judge or len(block.pairs) != len(first.pairs):
             raise InputError(f"{run.folder / 'report.json'}: experiment.pairwise: another judge or other comparisons than {runs[0].folder}")
     place = {sid: i for i, sid in reversed(list(enumerate(order)))}
     merged = []
-    for j, head in enumerate(shards[0]):
-        entries = [v for pairs in shards for v in pairs[j].verdicts]
+    for j, head in enumerate(first.pairs):
+        entries = [v for b in blocks if b is not None for v in b.pairs[j].verdicts]
         entries.sort(key=lambda v: place.get(v.sample_id or "", len(place)))  # stable: a sample's keys keep their order
         level = head.win_rate[0].ci_level if head.win_rate and head.win_rate[0].ci_level is not None else 0.95
         merged.append(regroup(head, entries, float(level)))
-    costs = [c for b in blocks if b is not None and (c := b.num("judge_cost_usd")) is not None]
-    judge = first.raw("judge")
-    return PairwiseBlock(
-        judge=tuple(map(str, judge)) if isinstance(judge, list) else None,
-        judge_cost_usd=round(sum(costs), 6) if costs else None,
-        rule=str(first.raw("rule", "")),
-        pairs=tuple(merged),
-        orders=str(first.raw("orders", "both")),
-        repeat=first.int("repeat"),
-    ).to_json()
+    costs = [b.judge_cost_usd for b in blocks if b is not None and b.judge_cost_usd is not None]
+    return dataclasses.replace(first, judge_cost_usd=round(sum(costs), 6) if costs else None, pairs=tuple(merged)).to_json()
 
 
-def _pairwise_of(run: ShardRun) -> Fields | None:
+def _pairwise_of(run: ShardRun) -> PairwiseBlock | None:
     """A shard's `experiment.pairwise` block; an InputError when it is not one omk wrote."""
     from omk.records.document import read_document
 
     where = run.folder / "report.json"
-    report = Fields.of(read_document(run.folder).data, str(where), "")
-    experiment = report.obj("experiment")
-    block = experiment.obj("pairwise") if experiment is not None else None
-    if block is None:
-        return None
-    pairs = block.raw("pairs")
-    if not isinstance(pairs, list) or not all(isinstance(p, dict) and isinstance(p.get("verdicts"), list) for p in pairs):
-        raise InputError(f"{where}: experiment.pairwise: not the block omk writes (pairs, each with its verdicts)")
-    return block
+    return PairwiseBlock.of_report(Fields.of(read_document(run.folder).data, str(where), ""))
 
 
 def _threshold(run: ShardRun, control: Variant) -> float:
     from omk.engine.experiment import VARIANTS_DIR
     from omk.runner.resume import read_manifest
 
-    settings = read_manifest(run.folder / VARIANTS_DIR / control.name).get("settings") or {}
-    value = settings.get("threshold")
-    return float(value) if isinstance(value, int | float) else 3.5
+    return float(read_manifest(run.folder / VARIANTS_DIR / control.name).settings.threshold)
 
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

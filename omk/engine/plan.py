@@ -13,6 +13,7 @@ from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.errors import ConfigError
 from omk.model import Sample
+from omk.records.manifest import RunManifest, RunSettings
 from omk.secrets import REDACTED, Masker
 from omk.targets.base import Target
 
@@ -48,7 +49,7 @@ def prepare(
         manifest = rs.read_manifest(run_dir)
         confirmed, hooks_confirmed = [*confirmed, *_confirmed(options)], _samples_given_again(options, manifest, run_dir, cwd)
         options, cwd = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd)
-        paths = [Path(p) for p in manifest["samples_files"]]
+        paths = [Path(p) for p in manifest.samples_files]
     elif samples is not None:
         paths = list(paths or [])
     else:
@@ -128,7 +129,7 @@ def _check_target_object(target: Target | None) -> None:
 
 
 def _run_folder(
-    resumed: tuple[dict[str, Any], Path] | None, target: Target, settings: Settings, cwd: Path, write: bool
+    resumed: tuple[RunManifest, Path] | None, target: Target, settings: Settings, cwd: Path, write: bool
 ) -> RunFolder:
     """The resumed run's folder (its target checked) or a new one, locked for this run: a second
     run in it stops here, before anything is written."""
@@ -137,7 +138,7 @@ def _run_folder(
     if resumed is not None:
         manifest, run_dir = resumed
         _same_target(manifest, target.describe(), run_dir)
-        folder = RunFolder(manifest["run_id"], manifest["started_at"], run_dir, manifest)
+        folder = RunFolder(manifest.run_id, manifest.started_at, run_dir, manifest)
     else:
         folder = _new_folder(settings, cwd, write)
     if folder.out_dir is not None:
@@ -169,7 +170,7 @@ def _given(options: EvalOptions) -> dict[str, Any]:
     return {k: v for k, v in options.as_cli().items() if k not in ("resume", "samples")}
 
 
-def _samples_given_again(options: EvalOptions, manifest: dict[str, Any], run_dir: Path, cwd: Path) -> bool:
+def _samples_given_again(options: EvalOptions, manifest: RunManifest, run_dir: Path, cwd: Path) -> bool:
     """Whether this resume names the run's samples files again (which lets their hooks run,
     `check_hooks`); other files than the run's are refused."""
     from omk.engine.evaluation import resolve_samples
@@ -179,7 +180,7 @@ def _samples_given_again(options: EvalOptions, manifest: dict[str, Any], run_dir
     if not options.samples:
         return False
     given = {str(p.resolve()) for p in resolve_samples(list(options.samples), cwd)}
-    recorded = {str(Path(p).resolve()) for p in manifest["samples_files"]}
+    recorded = {str(Path(p).resolve()) for p in manifest.samples_files}
     if given != recorded:
         raise InputError(
             f"{run_dir / MANIFEST}: samples_files: --resume reruns the run's samples ({', '.join(sorted(recorded))}); "
@@ -199,13 +200,13 @@ def _confirmed(options: EvalOptions) -> list[str]:
     return [g for g in given if g]
 
 
-def _recorded_options(manifest: dict[str, Any], given: EvalOptions, run_dir: Path) -> EvalOptions:
+def _recorded_options(manifest: RunManifest, given: EvalOptions, run_dir: Path) -> EvalOptions:
     """The run's recorded choices with what this resume may change, read by their types and
     checked like the command line's."""
     from omk.engine.checks import check_options
     from omk.runner import resume as rs
 
-    recorded = rs.resume_cli(manifest, _given(given))
+    recorded = rs.resume_cli(manifest.cli, _given(given))
     options = _no_redacted_spec(EvalOptions.from_record(recorded, str(run_dir / rs.MANIFEST)), run_dir)
     check_options(options)
     from omk.errors import InputError, Problem
@@ -219,9 +220,9 @@ def _recorded_options(manifest: dict[str, Any], given: EvalOptions, run_dir: Pat
     return options
 
 
-def _recorded_cwd(manifest: dict[str, Any], cwd: Path) -> Path:
+def _recorded_cwd(manifest: RunManifest, cwd: Path) -> Path:
     """A resumed run reads relative paths from the folder it started in, when that still exists."""
-    recorded = Path(manifest["cwd"])
+    recorded = Path(manifest.cwd)
     return recorded if recorded.is_dir() else cwd
 
 
@@ -244,35 +245,30 @@ def _record(evaluation: Evaluation) -> None:
     assert folder.out_dir is not None
     try:
         mask = Masker.for_run(evaluation.settings.extra)  # a key written into --target or OMK_TARGET stays out
-        rs.write_manifest(folder.out_dir, mask.value(_manifest(evaluation)))
+        rs.write_manifest(folder.out_dir, _manifest(evaluation), mask.value)
     except OSError as exc:
         raise ConfigError(f"{folder.out_dir}: cannot write the run folder: {exc.strerror or exc}; give another --out") from None
 
 
-def _manifest(evaluation: Evaluation) -> dict[str, Any]:
+def _manifest(evaluation: Evaluation) -> RunManifest:
     from omk.gitinfo import commit_of
     from omk.runner import resume as rs
 
     folder, settings = evaluation.folder, evaluation.settings
-    return {
-        "run_id": folder.run_id,
-        "started_at": folder.started_at,
-        "cwd": str(evaluation.cwd),
-        "samples_files": [str(p.resolve()) for p in evaluation.paths],
-        "cli": rs.recorded_cli(evaluation.options.as_cli()),
-        "settings": public_settings(settings, evaluation.repeat),
-        "target": evaluation.target.describe(),
-        "judge": evaluation.judge.describe() if evaluation.judge is not None else None,
-        "git": commit_of(evaluation.paths[0]) if evaluation.paths else None,  # the samples' commit, for `omk view`
-        **_shard_record(evaluation),
-    }
-
-
-def _shard_record(evaluation: Evaluation) -> dict[str, Any]:
-    """run.json's `shard`: which part this is, the plan's fingerprint, its samples' places in the plan."""
-    if evaluation.shard is None:
-        return {}
-    return {"shard": {**evaluation.shard.to_json(), "positions": evaluation.shard_positions or []}}
+    shard = evaluation.shard
+    return RunManifest(
+        run_id=folder.run_id,
+        started_at=folder.started_at,
+        cwd=str(evaluation.cwd),
+        samples_files=tuple(str(p.resolve()) for p in evaluation.paths),
+        cli=rs.recorded_cli(evaluation.options.as_cli()),
+        settings=public_settings(settings, evaluation.repeat),
+        target=evaluation.target.describe(),
+        judge=evaluation.judge.describe() if evaluation.judge is not None else None,
+        git=commit_of(evaluation.paths[0]) if evaluation.paths else None,  # the samples' commit, for `omk view`
+        shard=shard,  # a part of a split run: which part, the plan's fingerprint
+        positions=tuple(evaluation.shard_positions or []) if shard is not None else (),  # its samples' places in the plan
+    )
 
 
 def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:
@@ -288,8 +284,8 @@ def _no_redacted_spec(options: EvalOptions, run_dir: Path) -> EvalOptions:
     return options
 
 
-def _same_target(manifest: dict[str, Any], describe: dict[str, Any], run_dir: Path) -> None:
-    recorded = manifest.get("target")
+def _same_target(manifest: RunManifest, describe: dict[str, Any], run_dir: Path) -> None:
+    recorded = manifest.target
     if recorded is not None and json.dumps(recorded, sort_keys=True) != json.dumps(describe, sort_keys=True, default=str):
         raise ConfigError(
             f"{run_dir / 'run.json'}: target: the run used {recorded.get('spec', recorded)!r} but it now resolves to "
@@ -297,17 +293,17 @@ def _same_target(manifest: dict[str, Any], describe: dict[str, Any], run_dir: Pa
         )
 
 
-def public_settings(settings: Settings, repeat: int) -> dict[str, Any]:
+def public_settings(settings: Settings, repeat: int) -> RunSettings:
     """What run.json records of the settings: everything but provider blocks, which may hold keys."""
-    return {
-        "target": settings.target,
-        "judge": settings.judge,
-        "threshold": settings.threshold,
-        "concurrency": settings.concurrency,
-        "timeout": settings.timeout,
-        "retries": settings.retries,
-        "repeat": repeat,
-        "formats": settings.formats,
-        "lang": settings.lang,
-        "config_file": str(settings.config_file) if settings.config_file else None,
-    }
+    return RunSettings(
+        target=settings.target,
+        judge=tuple(settings.judge),
+        threshold=settings.threshold,
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        retries=settings.retries,
+        repeat=repeat,
+        formats=tuple(settings.formats),
+        lang=settings.lang,
+        config_file=str(settings.config_file) if settings.config_file else None,
+    )

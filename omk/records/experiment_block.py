@@ -560,6 +560,34 @@ class PairwiseBlock:
             "pairs": [p.to_json() for p in self.pairs],
         }
 
+    @classmethod
+    def from_json(cls, f: Fields) -> PairwiseBlock:
+        """The block as omk writes it: its comparisons a list, each with its list of verdicts
+        (an InputError naming the field otherwise)."""
+        if not isinstance(f.data.get("pairs"), list):
+            raise f.fail("pairs", "a list of comparisons")
+        pairs = f.objs("pairs")
+        for pair in pairs:
+            if not isinstance(pair.data.get("verdicts"), list):
+                raise pair.fail("verdicts", "a list of verdicts")
+        judge = f.strs("judge") if f.data.get("judge") is not None else None
+        return cls(
+            judge=judge,
+            judge_cost_usd=f.num("judge_cost_usd"),
+            rule=f.str("rule", ""),
+            pairs=tuple(Pair.from_json(p, None if judge is None else list(judge)) for p in pairs),
+            orders=f.str("orders", "both"),
+            repeat=f.int("repeat"),
+        )
+
+
+    @classmethod
+    def of_report(cls, report: Fields) -> PairwiseBlock | None:
+        """A report's `experiment.pairwise` block; None when it has none."""
+        experiment = report.obj("experiment")
+        block = experiment.obj("pairwise") if experiment is not None else None
+        return cls.from_json(block) if block is not None else None
+
 
 def pairs_of(block: Fields | None) -> tuple[Pair, ...]:
     """The comparisons of an `experiment.pairwise` block, each with the block's judge."""

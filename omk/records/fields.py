@@ -99,18 +99,18 @@ class Fields:
             return None
         if not isinstance(value, Mapping):
             raise self.fail(key, "an object or null")
-        return Fields(value, self.origin, self, key)
+        return type(self)(value, self.origin, self, key)
 
     def objs(self, key: builtins.str) -> list[Fields]:
         """The list of objects under `key`; [] when missing or null."""
         values = self.list(key)
         if not values:
             return []
-        holder = Fields({}, self.origin, self, key)  # names the list in an error: `results[3]`
+        holder = type(self)({}, self.origin, self, key)  # names the list in an error: `results[3]`
         for i, item in enumerate(values):
             if not isinstance(item, Mapping):
                 raise self.error(self.origin, holder.at(i), "an object", item)
-        return [Fields(item, self.origin, holder, i) for i, item in enumerate(values)]
+        return [type(self)(item, self.origin, holder, i) for i, item in enumerate(values)]
 
     def list(self, key: builtins.str) -> list[Any]:
         value = self.data.get(key)

@@ -10,32 +10,36 @@ it is dropped, and cut off the file so the next append starts on a fresh line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from omk.errors import InputError, Problem
 from omk.model import Sample
 from omk.records import SampleResult
+from omk.records.manifest import RUN_FORMAT, RunManifest
 
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
-MANIFEST_FORMAT = "omk-run/1"
+MANIFEST_FORMAT = RUN_FORMAT
 
 # command-line choices a resume may change (how it runs, not what it runs)
 RESUME_MAY_CHANGE = ("concurrency", "timeout", "retries", "no_cache", "format", "lang", "quiet", "dry_run", "budget_usd", "budget_per_sample_usd")
 NOT_RECORDED = ("command", "resume", "quiet", "dry_run", "budget_usd", "budget_per_sample_usd")  # one invocation's, not the run's
 
 
-def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> Path:
+def write_manifest(out_dir: Path, manifest: RunManifest, mask: Callable[[Any], Any] = lambda data: data) -> Path:
+    """run.json written whole; `mask` takes out of its JSON any secret a spec was given with."""
     from omk.fileio import write_atomic
 
     path = out_dir / MANIFEST
-    write_atomic(path, json.dumps({"format": MANIFEST_FORMAT, **manifest}, ensure_ascii=False, indent=2, default=str) + "\n")
+    write_atomic(path, json.dumps(mask(manifest.to_json()), ensure_ascii=False, indent=2, default=str) + "\n")
     return path
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
+def read_manifest(run_dir: Path) -> RunManifest:
+    """The run folder's run.json, checked (`RunManifest`); an InputError of one line naming the
+    file and the field when it is missing, not JSON or of the wrong shape."""
     path = run_dir / MANIFEST
     name = str(path)
     if not run_dir.is_dir():
@@ -43,29 +47,14 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     from omk.safe_files import read_run_file
 
     try:
-        data = json.loads(read_run_file(path).decode("utf-8"))
+        text = read_run_file(path)
     except FileNotFoundError:
         raise InputError(
             [Problem(name, None, "", "", "--resume: not a run folder (no run.json; runs started by omk write one)")]
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(name, None, "", "", f"cannot read: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}")]) from None
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(name, exc.lineno, "", "", f"invalid JSON: {exc.msg}")]) from None
-    except RecursionError:
-        raise InputError([Problem(name, None, "", "", "nested too deeply to read")]) from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        raise InputError([Problem(name, None, "", "format", f"expected {MANIFEST_FORMAT!r}")])
-    for key, kind in (("run_id", str), ("samples_files", list), ("cli", dict), ("cwd", str), ("started_at", str)):
-        if not isinstance(data.get(key), kind):
-            raise InputError([Problem(name, None, "", key, f"missing or not a {kind.__name__}")])
-    for key in ("target", "settings"):  # written by omk as objects; read back where present
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            raise InputError([Problem(name, None, "", key, "expected an object")])
-    for i, file in enumerate(data["samples_files"]):
-        if not isinstance(file, str) or not file:
-            raise InputError([Problem(name, None, "", f"samples_files[{i}]", "expected the path of a samples file")])
-    return data
+    except OSError as exc:
+        raise InputError([Problem(name, None, "", "", f"cannot read: {exc.strerror or exc}")]) from None
+    return RunManifest.read(text, name)
 
 
 def restore_result(data: Any, origin: str = RESULTS) -> SampleResult:
@@ -185,8 +174,8 @@ def recorded_cli(args: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if k not in NOT_RECORDED}
 
 
-def resume_cli(manifest: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-    """The recorded choices, with the few a resume may change taken from this command line.
+def resume_cli(recorded: Mapping[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """The recorded choices (run.json's `cli`), with the few a resume may change taken from this command line.
 
     `--target` and `--judge` may be given again only as the run had them: that is how a command
     target or judge (one that runs a program here) is confirmed (`check_commands`); the samples
@@ -194,7 +183,7 @@ def resume_cli(manifest: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]
     them). Anything else given again (--filter, --repeat…) is refused: a resumed run must be the
     same run, or its report would mix two.
     """
-    cli = dict(manifest["cli"])
+    cli = dict(recorded)
     refused = []
     for key, value in args.items():
         if key in ("command", "resume") or value in (None, False, [], ""):

@@ -8,7 +8,6 @@ rules as `omk report` (regular files only, a size cap), so a hostile folder cann
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,11 +101,12 @@ def _keys(runs: list[RunEntry]) -> list[str]:
 
 
 def _commit(folder: Path) -> str | None:
+    from omk.errors import InputError
+    from omk.records.manifest import RunManifest
     from omk.safe_files import read_run_file
 
     try:
-        data = json.loads(read_run_file(folder / "run.json").decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        commit = RunManifest.read(read_run_file(folder / "run.json"), str(folder / "run.json")).git
+    except (OSError, InputError):
         return None
-    commit = data.get("git") if isinstance(data, dict) else None
-    return commit if isinstance(commit, str) and len(commit) == 40 else None
+    return commit if commit is not None and len(commit) == 40 else None

@@ -3,12 +3,11 @@ blocks (`omk.records.result`), report.json (`omk.records.document`) and its expe
 (`omk.records.experiment_block`). Each has one `to_json` and one checked `from_json`; no other module
 reads result or report JSON by hand."""
 
+from omk.records.judging import JudgeBlock, JudgeItem, SampleAgreement
 from omk.records.result import (
     AssertionResult,
     FileChange,
     InlinedUrl,
-    JudgeBlock,
-    JudgeItem,
     MockStats,
     SampleResult,
     Scores,
@@ -25,6 +24,7 @@ __all__ = [
     "InlinedUrl",
     "JudgeBlock",
     "JudgeItem",
+    "SampleAgreement",
     "MockStats",
     "SampleResult",
     "Scores",

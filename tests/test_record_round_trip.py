@@ -6,11 +6,14 @@ summary, repeats, triggering, shard, budget, gold) likewise."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
+from judge_support import graded, make_judge, run, sample
 from report_corpus import CORPUS
 
-from omk.records import SampleResult
+from omk.records import JudgeBlock, SampleResult
 from omk.records.document import JudgeSettings, ReportDocument, RunTarget, read_document
 from omk.records.fields import Fields
 
@@ -78,3 +81,38 @@ def test_a_bad_header_field_is_named():
         JudgeSettings.from_json(Fields.of({"models": ["a"], "repeat": "two"}, "report", "judge"))
     with pytest.raises(Exception, match=r"report: target.kind: expected a string"):
         RunTarget.read({"kind": 3, "spec": "x"})
+
+
+JUDGE = Path(__file__).resolve().parent / "judges" / "scripted_judge.py"
+
+
+def _cmd(*args: str) -> str:
+    return "cmd:" + " ".join([sys.executable, str(JUDGE), *args])
+
+
+@pytest.mark.parametrize(
+    ("specs", "repeat"),
+    [
+        ([_cmd("score", "4", "0.001"), _cmd("score", "1")], 2),  # an ensemble, each judge asked twice
+        ([_cmd("score", "4"), _cmd("fail")], 1),  # an ensemble with a failing member
+        ([_cmd("plain", "3")], 2),  # one judge, asked twice
+        ([_cmd("fail")], 1),  # one judge, failing: errors and the item's error
+    ],
+)
+def test_a_judge_block_as_the_judge_builds_it_reads_back_to_what_it_wrote(specs, repeat):
+    block = run(graded(make_judge(specs, retries=0, repeat=repeat), sample(rubric="r", dimensions={"clarity": "clear", "depth": "deep"})))
+    record = JudgeBlock.read(block)
+    assert record is not None
+    assert json.dumps(record.to_json()) == json.dumps(block)  # every field, in the order written
+    if len(specs) > 1:
+        assert record.members == {m["judge"]: m["score"] for m in block["judges"]}
+        assert record.rubric is not None and record.rubric.judges is not None and len(record.rubric.judges) == 2
+    if repeat > 1 and record.rubric is not None and record.rubric.score is not None:
+        assert record.rubric.samples is not None or record.rubric.judges is not None
+
+
+def test_a_judge_blocks_bad_field_is_named():
+    with pytest.raises(Exception, match=r"results\[0\].judge.rubric.samples\[1\]: expected a number or null"):
+        JudgeBlock.from_json(Fields.of({"score": 3, "rubric": {"score": 3, "samples": [3, "x"]}}, "report", "results[0].judge"))
+    with pytest.raises(Exception, match=r"judge: judges\[0\].score: expected a number or null"):
+        JudgeBlock.read({"score": 3, "judges": [{"judge": "a", "score": "high"}]})

@@ -15,7 +15,8 @@ OMK = Path(__file__).resolve().parent.parent / "omk"
 # (`x["scores"]`, `x.get("composite")`) outside omk/records is a hand-written reader of report JSON.
 REPORT_KEYS = frozenset(
     {"scores", "composite", "judge_skipped", "duration_ms", "mock_stats", "per_sample", "gate_passed",
-     "b_better", "a_better", "always_passed", "never_passed", "skipped_judge_items"}
+     "b_better", "a_better", "always_passed", "never_passed", "skipped_judge_items",
+     "agreement", "mean_abs_diff", "pair_count", "sample_count", "pearson", "prompt_hash", "prompt_version", "debias_length", "models"}
 )  # fmt: skip
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,

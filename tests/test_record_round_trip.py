@@ -74,6 +74,8 @@ def test_an_ensembles_agreement_and_a_kinds_fields_read_back():
     assert json.dumps(settings.to_json()) == json.dumps(judge)
     target = {"kind": "codex", "spec": "codex:", "model": None, "cli": {"path": "codex", "version": "1"}, "isolation": "home"}
     assert json.dumps(RunTarget.read(target).to_json()) == json.dumps(target)
+    own = {"name": "upper", "spec": "python:upper"}  # a Python target describes itself as it likes
+    assert json.dumps(RunTarget.read(own).to_json()) == json.dumps(own) and RunTarget.read(own).name == "python:upper"
 
 
 def test_a_bad_header_field_is_named():

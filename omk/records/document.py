@@ -455,9 +455,11 @@ class RunTarget:
     kind: str | None = None
     spec: str | None = None
     details: tuple[tuple[str, Any], ...] = ()
+    keys: tuple[str, ...] = ()  # the fields in the order written (a Python target's may lack kind or spec)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "spec": self.spec, **dict(self.details)}
+        values = {"kind": self.kind, "spec": self.spec, **dict(self.details)}
+        return {k: values.get(k) for k in self.keys} if self.keys else values
 
     def get(self, key: str) -> Any:
         """One of the fields the kind adds (None when it has none of that name)."""
@@ -465,7 +467,7 @@ class RunTarget:
 
     @classmethod
     def from_json(cls, f: Fields | None) -> RunTarget:
-        return cls(f.str("kind"), f.str("spec"), _details(f, ("kind", "spec"))) if f is not None else cls()
+        return cls(f.str("kind"), f.str("spec"), _details(f, ("kind", "spec")), tuple(f.data)) if f is not None else cls()
 
     @classmethod
     def read(cls, described: Mapping[str, Any]) -> RunTarget:

@@ -131,7 +131,7 @@ def test_a_target_object_and_on_result(project):
     assert report.result("errors-one").status == "error" and "no answer" in report.result("errors-one").error
     assert report.result("fails-one").assertions[0].passed is True  # "bonjour" found; max_length fails
     assert sorted(r.sample_id for r in seen) == sorted(target.calls)
-    assert report.target == {"kind": "python", "spec": "python:recorder"}
+    assert report.target.to_json() == {"kind": "python", "spec": "python:recorder"}
 
 
 def test_evaluate_async_runs_inside_a_running_loop(project):
@@ -247,7 +247,7 @@ def test_run_experiment_in_memory_returns_typed_results(project):
     )
     assert outcome.out_dir is None and not (folder / ".omk" / "runs").exists()
     assert set(outcome.reports) == {"baseline", "system"}
-    assert outcome.reports["system"].target["system"]["source"] == "system"
+    assert outcome.reports["system"].target.get("system")["source"] == "system"
     verdict = outcome.analysis.verdict
     assert verdict.level.value == "UNDERPOWERED"  # three samples, all ties: no call can be made
     assert outcome.block.verdict.level == "UNDERPOWERED" and outcome.block.seed == 4

@@ -217,5 +217,5 @@ def test_a_judge_that_gives_up_marks_the_sample_error_and_the_composite_has_no_z
         result = run(_run_one(make_judge([f"openai:m@{fake.url}"]), s))
     assert result.status == "error" and result.error.startswith("judge: rubric: ") and result.passed is False
     assert result.scores.judge is None and result.scores.composite == 5.0
-    assert result.judge.data["rubric"]["raw_replies"] == ["nope", "still nope"]
+    assert result.judge.rubric is not None and list(result.judge.rubric.raw_replies or ()) == ["nope", "still nope"]
     assert result.to_json()["judge"]["error"].startswith("rubric: ")

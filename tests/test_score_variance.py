@@ -8,7 +8,7 @@ from statistics import fmean
 
 import pytest
 
-from omk.records import Scores
+from omk.records import JudgeBlock, Scores
 from omk.scoring.digest import Digest, JudgeNoise
 from omk.scoring.summary import spread_sources
 from omk.scoring.variance import block_noise
@@ -23,7 +23,7 @@ def simulate(rng: random.Random, n: int, runs: int, calls: int, sample_var: floa
             e = rng.gauss(0.0, run_var**0.5)
             scores = [s + e + rng.gauss(0.0, judge_var**0.5) for _ in range(calls)]
             block = {"score": fmean(scores), "rubric": {"score": fmean(scores), "samples": scores}}
-            found = block_noise(block, 1)
+            found = block_noise(JudgeBlock.read(block), 1)
             noise = JudgeNoise(items=1, calls=calls, cost_usd=cost[1] * calls, noise=found[0] if found else None)
             y = fmean(scores)
             out.append(Digest(f"s{i}", None, r, "ok", True, Scores(judge=y, composite=y), cost[0], False, 0, judge=noise))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from omk.engine.results import Results
 from omk.engine.run_report import Report
 from omk.jsontext import nonfinite_warning
-from omk.records.document import Repeats, Summary
+from omk.records.document import JudgeSettings, Repeats, RunTarget, Summary
 from omk.records.gold import GoldCheck
 from omk.scoring.digest import Digest
 
@@ -90,8 +90,8 @@ def finish(evaluation: Evaluation) -> Report:
         started_at=evaluation.folder.started_at,
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         samples_files=[str(f) for f in evaluation.files],
-        target=evaluation.target.describe(),
-        judge=judge.describe(digests) if judge is not None else None,  # with agreement across samples
+        target=RunTarget.read(evaluation.target.describe()),
+        judge=JudgeSettings.read(judge.describe(digests)) if judge is not None else None,  # with agreement across samples
         summary=build_summary(evaluation, digests),
         results=results,
         repeats=repeats_block(digests, evaluation.repeat),

@@ -23,7 +23,7 @@ from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
 from omk.errors import InputError
 from omk.records import SampleResult
-from omk.records.document import ReportDocument
+from omk.records.document import JudgeSettings, ReportDocument, RunAgreement
 from omk.records.manifest import ExperimentManifest, RunManifest
 from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest
@@ -130,7 +130,7 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     keys = list(log.digests)
     variant_info = dataclasses.replace(info, plan=manifests[0].shard.plan if manifests[0].shard is not None else info.plan)
     report = _report(docs, manifests, log, keys, variant_info, out, options.lang)
-    report.judge = judge_block(docs[0].data.get("judge"), [log.digests[k] for k in keys])
+    report.judge = judge_block(docs[0].judge, [log.digests[k] for k in keys])
     report.gold = gold_block(docs, manifests, folders, Results(log, keys), out)
     report.write(options.formats)
     return report, log
@@ -181,7 +181,7 @@ def _report(docs: list[ReportDocument], manifests: list[RunManifest], log: Resul
         started_at=min((d.started_at for d in docs if d.started_at), default=now.isoformat(timespec="seconds")),
         finished_at=now.isoformat(timespec="seconds"),
         samples_files=list(docs[0].samples_files),
-        target=dict(docs[0].data.get("target") or {}),
+        target=docs[0].target,
         judge=None,  # the judge's block and its check against people's labels: merge_plain sets them
         summary=summary,
         results=Results(log, keys),
@@ -208,19 +208,16 @@ def same_settings(folders: Sequence[Path], manifests: list[RunManifest]) -> None
             raise InputError(f"{folder}: this shard checked its judge against other labels files (--gold) than {folders[0]}")
 
 
-def judge_block(block: Any, digests: Sequence[Digest]) -> dict[str, Any] | None:
+def judge_block(block: JudgeSettings | None, digests: Sequence[Digest]) -> JudgeSettings | None:
     """The merged report's `judge`: the shards' judge settings (the same in every shard), and for
     an ensemble its agreement across samples computed again over every shard's samples (each
     shard's report has its own samples' agreement only)."""
-    if not isinstance(block, dict):
-        return None
-    if "agreement" not in block:
-        return dict(block)
+    if block is None or not block.ensemble:
+        return block
     from omk.judge.agreement import run_agreement
 
-    specs = [str(s) for s in block.get("models") or []]
-    rows = [[by_spec.get(s) for s in specs] for d in digests for by_spec in d.judge_scores]
-    return {**block, "agreement": run_agreement(specs, rows)}
+    rows = [[by_spec.get(s) for s in block.models] for d in digests for by_spec in d.judge_scores]
+    return dataclasses.replace(block, agreement=RunAgreement.read(run_agreement(list(block.models), rows)))
 
 
 def gold_block(docs: Sequence[ReportDocument], manifests: list[RunManifest], folders: Sequence[Path], results: Results, out: Path) -> Any:

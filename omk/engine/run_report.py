@@ -18,7 +18,7 @@ from typing import Any
 from omk.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.budget import BudgetBlock
-from omk.records.document import FORMAT, LayerMeans, Repeats, Summary
+from omk.records.document import FORMAT, JudgeSettings, LayerMeans, Repeats, RunTarget, Summary
 from omk.records.gold import GoldCheck
 from omk.records.shard import ShardInfo
 from omk.records.triggering import Triggering
@@ -33,8 +33,8 @@ class Report:
     started_at: str
     finished_at: str
     samples_files: list[str]
-    target: dict[str, Any]
-    judge: dict[str, Any] | None
+    target: RunTarget  # what produced the outputs: kind, spec and what the kind adds
+    judge: JudgeSettings | None  # the judge's models and settings; None when no judge ran
     summary: Summary
     results: Sequence[SampleResult]  # in plan order; read from the run's results file when iterated
     repeats: Repeats | None = None  # spread per sample under --repeat N (N > 1)
@@ -91,8 +91,8 @@ class Report:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "samples_files": list(self.samples_files),
-            "target": self.target,
-            "judge": self.judge,
+            "target": self.target.to_json(),
+            "judge": self.judge.to_json() if self.judge is not None else None,
             "summary": self.summary.to_json(),
             "results": self.results if hasattr(self.results, "texts") else _Texts(self.results),
             "repeats": self.repeats.to_json() if self.repeats is not None else None,

@@ -129,7 +129,7 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
         v.name: {
             "variant": v.describe(),
             "report": f"{VARIANTS_DIR}/{v.name}",
-            "target": reports[v.name].target,
+            "target": reports[v.name].target.to_json(),
             "results": [case_of(r, threshold) for r in reports[v.name].results],
         }
         for v in inputs.variants

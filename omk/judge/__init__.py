@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.errors import ConfigError
 from omk.model import JUDGE_OFF, NO_JUDGE, AssertionSpec, Outcome, Sample
-from omk.records import Trace
+from omk.records import JudgeBlock, Trace
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
@@ -48,7 +48,7 @@ class Judge(Protocol):
         """Which of two outputs is better: `{"preference": 0|1|2|None, "reason", "votes", "error"}`."""
         ...
 
-    def failure(self, ctx: CheckContext, judge_block: dict[str, Any] | None) -> str | None:
+    def failure(self, ctx: CheckContext, judge_block: JudgeBlock | None) -> str | None:
         """Why the judge failed on this sample (rubric, dimension or assertion), else None."""
         ...
 

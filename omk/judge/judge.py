@@ -37,7 +37,7 @@ from omk.judge.relevancy import (
 from omk.llm.errors import CallError
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import AssertionSpec, Outcome, Sample
-from omk.records import Tokens, Trace
+from omk.records import JudgeBlock, Tokens, Trace
 from omk.scoring.layers import round2
 from omk.secrets import Masker
 from omk.target_result import TargetResult
@@ -165,11 +165,11 @@ class JudgePanel:
         else:
             self.cache, self._owns_cache = shared, False
 
-    def failure(self, ctx: CheckContext, judge_block: dict[str, Any] | None) -> str | None:
+    def failure(self, ctx: CheckContext, judge_block: JudgeBlock | None) -> str | None:
         """Why the judge failed on this sample (rubric, dimension or assertion), else None."""
         assertion_failure = self._assertion_failures.pop(id(ctx), None)
-        if judge_block and judge_block.get("error"):
-            return f"judge: {judge_block['error']}"
+        if judge_block is not None and judge_block.error:
+            return f"judge: {judge_block.error}"
         return f"judge: {assertion_failure}" if assertion_failure else None
 
     async def close(self) -> None:

@@ -440,20 +440,159 @@ class Repeats:
         )
 
 
+def _details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
+    """The fields of `f` besides the `typed` ones, as written and in order: what a kind adds."""
+    return tuple((k, v) for k, v in f.data.items() if k not in typed)
+
+
 @dataclass(frozen=True, slots=True)
 class RunTarget:
-    """What produced the outputs: `kind` and `spec` (`KIND:ARG`)."""
+    """What produced the outputs (report.json's `target`, the target's `describe()`): `kind` and
+    `spec` (`KIND:ARG`), then what the kind adds (`details`, in order: replay's `file`, a command's
+    `command` and `system`, a model's `model`, `base_url` and `params`, an agent CLI's `cli`,
+    `skills`, `isolation`…), plain JSON that the formats only show."""
 
     kind: str | None = None
     spec: str | None = None
+    details: tuple[tuple[str, Any], ...] = ()
+    keys: tuple[str, ...] = ()  # the fields in the order written (a Python target's may lack kind or spec)
+
+    def to_json(self) -> dict[str, Any]:
+        values = {"kind": self.kind, "spec": self.spec, **dict(self.details)}
+        return {k: values.get(k) for k in self.keys} if self.keys else values
+
+    def get(self, key: str) -> Any:
+        """One of the fields the kind adds (None when it has none of that name)."""
+        return dict(self.details).get(key)
 
     @classmethod
     def from_json(cls, f: Fields | None) -> RunTarget:
-        return cls(f.str("kind"), f.str("spec")) if f is not None else cls()
+        return cls(f.str("kind"), f.str("spec"), _details(f, ("kind", "spec")), tuple(f.data)) if f is not None else cls()
+
+    @classmethod
+    def read(cls, described: Mapping[str, Any]) -> RunTarget:
+        """A target's `describe()` as a record (a bad field is an InputError naming it)."""
+        return cls.from_json(Fields.of(described, "report", "target"))
 
     @property
     def name(self) -> str | None:
         return self.spec or self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeModel:
+    """One judge model of the run (`judge.judges[]`): its `spec` and `kind`, then what the kind
+    adds (`details`: a model's `model` and `base_url`, a command's `command`); never a key."""
+
+    spec: str | None
+    kind: str | None
+    details: tuple[tuple[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"spec": self.spec, "kind": self.kind, **dict(self.details)}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> JudgeModel:
+        return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
+
+
+@dataclass(frozen=True, slots=True)
+class PairAgreement:
+    """Two judges of an ensemble across the run: their mean |difference| and Pearson's r."""
+
+    judges: tuple[str, ...]
+    mean_abs_diff: Number | None
+    pearson: Number | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judges": list(self.judges), "mean_abs_diff": self.mean_abs_diff, "pearson": self.pearson}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> PairAgreement:
+        return cls(f.strs("judges"), f.num("mean_abs_diff"), f.num("pearson"))
+
+
+@dataclass(frozen=True, slots=True)
+class RunAgreement:
+    """How far an ensemble's judges agree across the samples every one of them scored
+    (`judge.agreement`, omk/judge/agreement.py): the means over the pairs, and each pair."""
+
+    sample_count: int
+    pair_count: int
+    mean_abs_diff: Number | None
+    pearson: Number | None
+    pairs: tuple[PairAgreement, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sample_count": self.sample_count,
+            "pair_count": self.pair_count,
+            "mean_abs_diff": self.mean_abs_diff,
+            "pearson": self.pearson,
+            "pairs": [p.to_json() for p in self.pairs],
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> RunAgreement | None:
+        if f is None:
+            return None
+        pairs = tuple(PairAgreement.from_json(p) for p in f.objs("pairs"))
+        return cls(f.int("sample_count"), f.int("pair_count"), f.num("mean_abs_diff"), f.num("pearson"), pairs)
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
+        """What omk.judge.agreement.run_agreement returned, as a record."""
+        return cls.from_json(Fields.of(data, "report", "judge.agreement")) if data is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """The run's judge (report.json's `judge`, null when no judge ran): its models, each model's
+    description, the rubric template's version and hash, language, length debiasing, repeats
+    (`--judge-repeat`), every template's version or hash, and an ensemble's agreement."""
+
+    models: tuple[str, ...]
+    judges: tuple[JudgeModel, ...] = ()
+    prompt_version: str | None = None
+    prompt_hash: str | None = None
+    lang: str | None = None
+    debias_length: bool | None = None
+    repeat: int | None = None
+    templates: tuple[tuple[str, Any], ...] = ()  # name: a hash, or the rubric's {version, hash}
+    agreement: RunAgreement | None = None  # an ensemble's, across the samples
+    ensemble: bool = False  # whether `agreement` is written (an ensemble's block has it, null or not)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "models": list(self.models),
+            "judges": [j.to_json() for j in self.judges],
+            "prompt_version": self.prompt_version,
+            "prompt_hash": self.prompt_hash,
+            "lang": self.lang,
+            "debias_length": self.debias_length,
+            "repeat": self.repeat,
+            "templates": dict(self.templates),
+        }
+        if self.ensemble:
+            out["agreement"] = self.agreement.to_json() if self.agreement is not None else None
+        return out
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> JudgeSettings | None:
+        if f is None or not f.data:
+            return None
+        templates = f.obj("templates")
+        return cls(
+            f.strs("models"), tuple(JudgeModel.from_json(j) for j in f.objs("judges")), f.str("prompt_version"),
+            f.str("prompt_hash"), f.str("lang"), f.bool("debias_length", None), f.int("repeat", None),
+            tuple(templates.data.items()) if templates is not None else (), RunAgreement.from_json(f.obj("agreement")),
+            "agreement" in f.data,
+        )  # fmt: skip
+
+    @classmethod
+    def read(cls, described: Mapping[str, Any] | None) -> JudgeSettings | None:
+        """A judge's `describe()` as a record; None for none."""
+        return cls.from_json(Fields.of(described, "report", "judge")) if described else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,7 +607,7 @@ class ReportDocument:
     finished_at: str | None
     samples_files: tuple[str, ...]
     target: RunTarget
-    judge_models: tuple[str, ...] | None  # None when no judge ran
+    judge: JudgeSettings | None  # None when no judge ran
     summary: Summary
     results: Sequence[SampleResult]  # a tuple, or `ResultRows` read from report.json one at a time
     repeats: Repeats | None
@@ -492,7 +631,6 @@ class ReportDocument:
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
-        judge = f.obj("judge")
         results: Sequence[SampleResult] = rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
         return cls(
             data=data,
@@ -502,7 +640,7 @@ class ReportDocument:
             finished_at=f.str("finished_at"),
             samples_files=f.strs("samples_files"),
             target=RunTarget.from_json(f.obj("target")),
-            judge_models=tuple(str(m) for m in judge.list("models")) if judge and judge.data else None,
+            judge=JudgeSettings.from_json(f.obj("judge")),
             summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
             results=results,
             repeats=Repeats.from_json(f.obj("repeats")),
@@ -526,6 +664,11 @@ class ReportDocument:
         if texts is None:
             return dict(self.data)
         return {**self.data, "results": [json.loads(t) for t in texts()]}
+
+    @property
+    def judge_models(self) -> tuple[str, ...] | None:
+        """The judge's models; None when no judge ran."""
+        return self.judge.models if self.judge is not None else None
 
     @property
     def repeated(self) -> bool:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from omk.model import Layer, Status
-from omk.records.fields import Fields, Number
+from omk.records.fields import Fields
+from omk.records.judging import JudgeBlock
 
 RunStatus = Literal["ok", "error"]  # a sample's: it ran, or the target/judge failed on it
 TurnStatus = Literal["ok", "error", "skipped"]  # a turn's: sent, failed, or not sent
@@ -314,121 +315,8 @@ class AssertionResult:
         return cls.from_json(Fields.of(data, origin, ""))
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _number_or_none(value: Any) -> float | None:
-    return float(value) if _is_number(value) else None
-
-
 def _status_of(passed: bool | None) -> Status:
     return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeItem:
-    """The rubric's or one dimension's score and reason."""
-
-    score: Any
-    reason: str | None
-
-    @classmethod
-    def from_json(cls, f: Fields) -> JudgeItem:
-        return cls(f.raw("score"), f.str("reason"))
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeBlock:
-    """A result's (or a turn's) judge block: the layer score, the rubric, each dimension, the
-    cost and the error, typed; `data` is the block as the judge wrote it (an ensemble's members
-    and agreement included), which `to_json` gives back unchanged."""
-
-    score: Number | None
-    rubric: JudgeItem | None
-    dimensions: tuple[tuple[str, JudgeItem], ...]
-    cost_usd: Number | None
-    error: str | None
-    data: Mapping[str, Any]
-
-    def to_json(self) -> Mapping[str, Any]:
-        return self.data
-
-    @property
-    def members(self) -> dict[Any, Any] | None:
-        """An ensemble's scores by member (`judges`), None for a single judge."""
-        members = self.data.get("judges")
-        if not isinstance(members, list):
-            return None
-        return {m.get("judge"): m.get("score") for m in members if isinstance(m, Mapping)}
-
-    @property
-    def member_scores(self) -> list[float]:
-        """The numeric scores of an ensemble's members (`judges`, or `ensemble` as older omk wrote)."""
-        members = self.data.get("ensemble") or self.data.get("judges")
-        if not isinstance(members, list):
-            return []
-        return [m["score"] for m in members if isinstance(m, Mapping) and _is_number(m.get("score"))]
-
-    @property
-    def agreement_stddev(self) -> float | None:
-        """The spread of an ensemble's scores, as its `agreement` block says."""
-        agreement = self.data.get("agreement")
-        found = agreement.get("stddev") if isinstance(agreement, Mapping) else None
-        return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
-
-    def item_scores(self) -> dict[str, dict[str | None, float | None]]:
-        """Per item (`rubric`, `dimension NAME`): the score by judge, None keying the item's own
-        score (an ensemble's mean, or the single judge's)."""
-        found: dict[str, dict[str | None, float | None]] = {}
-        dims = self.data.get("dimensions")
-        raw = [("rubric", self.data.get("rubric"))] + [
-            (f"dimension {name}", d) for name, d in (dims.items() if isinstance(dims, Mapping) else ())
-        ]
-        for item, block in raw:
-            if not isinstance(block, Mapping):
-                continue
-            scores: dict[str | None, float | None] = {None: _number_or_none(block.get("score"))}
-            for m in block.get("judges") or ():
-                if isinstance(m, Mapping) and isinstance(m.get("judge"), str):
-                    scores[m["judge"]] = _number_or_none(m.get("score"))
-            found[item] = scores
-        return found
-
-    @property
-    def extra(self) -> dict[str, Any]:
-        """The block's fields besides the score, the rubric and the dimensions."""
-        return {k: v for k, v in self.data.items() if k not in ("score", "rubric", "dimensions")}
-
-    def items(self) -> list[tuple[str, Any, str]]:
-        """(what, score, reason) for the rubric and each dimension."""
-        found = [("rubric", self.rubric.score, self.rubric.reason or "")] if self.rubric else []
-        return found + [(f"dimension {name}", d.score, d.reason or "") for name, d in self.dimensions]
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> JudgeBlock | None:
-        if f is None or not f.data:
-            return None
-        rubric, dims = f.data.get("rubric"), f.data.get("dimensions")
-        holder = Fields({}, f.origin, f, "dimensions")
-        score = f.data.get("score")
-        return cls(
-            score=score if isinstance(score, int | float) and not isinstance(score, bool) else None,
-            rubric=JudgeItem.from_json(Fields(rubric, f.origin, f, "rubric")) if isinstance(rubric, Mapping) else None,
-            dimensions=tuple(
-                (str(name), JudgeItem.from_json(Fields(d, f.origin, holder, str(name))))
-                for name, d in (dims.items() if isinstance(dims, Mapping) else ())
-                if isinstance(d, Mapping)
-            ),
-            cost_usd=f.num("cost_usd") if not isinstance(f.data.get("cost_usd"), Mapping) else None,
-            error=f.data.get("error") if isinstance(f.data.get("error"), str) else None,
-            data=f.data,
-        )
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any] | None, origin: str = "judge") -> JudgeBlock | None:
-        """The block a judge returned (a mapping) as a record; None for none."""
-        return cls.from_json(Fields(data, origin)) if data else None
 
 
 @dataclass(frozen=True, slots=True)

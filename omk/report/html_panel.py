@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
+from omk.records.judging import JudgeBlock
 from omk.records.result import (
     AssertionResult,
     InlinedUrl,
-    JudgeBlock,
     SampleResult,
     Trace,
     TurnResult,

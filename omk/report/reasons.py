@@ -11,7 +11,8 @@ from typing import Protocol
 
 from omk.model import JUDGE_OFF
 from omk.records.document import Summary
-from omk.records.result import AssertionResult, JudgeBlock, Scores, TurnResult, WorkspaceChanges
+from omk.records.judging import JudgeBlock
+from omk.records.result import AssertionResult, Scores, TurnResult, WorkspaceChanges
 from omk.report.i18n import t
 
 

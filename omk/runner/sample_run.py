@@ -144,17 +144,16 @@ async def grade(
         assertions.append(drift_failure(drift))
     if cfg.mask:
         assertions = [masked(a, cfg.mask) for a in assertions]
-    judge_block, judge_score, skipped = None, None, None
+    block: JudgeBlock | None = None
+    skipped = None
     if sample.has_judge_work:
         if cfg.judge is None:
             skipped = cfg.no_judge
         else:
             extra = {"history": history} if history else {}  # the conversation so far, for a later turn
-            judge_block = await cfg.judge.grade(sample, output, trace, **extra)
-            judge_score = judge_block.get("score") if judge_block else None
-    scores = score_sample(assertions, judge_score)
-    error = cfg.judge.failure(ctx, judge_block) if cfg.judge is not None else None
-    block = JudgeBlock.read(judge_block)
+            block = JudgeBlock.read(await cfg.judge.grade(sample, output, trace, **extra))  # read once, typed
+    scores = score_sample(assertions, block.score if block is not None else None)
+    error = cfg.judge.failure(ctx, block) if cfg.judge is not None else None
     passed = passes(scores, cfg.threshold) and not (drift and sample.mocks_strict)
     return Grading(trace, tuple(assertions), scores, passed, block, skipped, error)
 

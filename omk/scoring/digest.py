@@ -87,7 +87,7 @@ def judge_noise(r: SampleResult) -> JudgeNoise | None:
     blocks = [(u.judge, sum(1 for layer in LAYERS if getattr(u.scores, layer) is not None)) for u in units if u.judge is not None]
     if not blocks:
         return None
-    noises = [x for b, m in blocks if (x := block_noise(b.data, m)) is not None]
+    noises = [x for b, m in blocks if (x := block_noise(b, m)) is not None]
     costs = [float(b.cost_usd) for b, _ in blocks if b.cost_usd is not None]
     items = sum((b.rubric is not None) + len(b.dimensions) for b, _ in blocks)
     noise = sum(v for v, _ in noises) / len(units) ** 2 if noises else None

@@ -34,9 +34,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean, variance
-from typing import Any
 
 from omk.records.document import VarianceSources
+from omk.records.judging import JudgeBlock, JudgeItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,30 +123,26 @@ def variance_sources(groups: Mapping[str, list[float]], judge_noise: float | Non
 # ---------------------------------------------------------------- a result's judge noise
 
 
-def _item_noise(item: Any) -> tuple[float, int] | None:
+def _item_noise(item: JudgeItem | None) -> tuple[float, int] | None:
     """(variance of one call, calls) of a judge item asked several times; an ensemble's item is
     the mean of its members, so its noise is theirs averaged and divided by their number."""
-    if not isinstance(item, Mapping):
+    if item is None:
         return None
-    members = item.get("judges")
-    if isinstance(members, list) and members:
-        found = [x for m in members if (x := _item_noise(m)) is not None]
+    if item.judges:
+        found = [x for m in item.judges if (x := _item_noise(m)) is not None]
         if not found:
             return None
-        return fmean(v for v, _ in found) / len(members), found[0][1]
-    calls = [s for s in item.get("samples") or () if isinstance(s, int | float) and not isinstance(s, bool)]
-    return (variance(calls), len(item["samples"])) if len(calls) >= 2 else None
+        return fmean(v for v, _ in found) / len(item.judges), found[0][1]
+    calls = [s for s in item.samples or () if s is not None]
+    return (variance(calls), len(item.samples or ())) if len(calls) >= 2 else None
 
 
-def block_noise(block: Mapping[str, Any] | None, layers: int) -> tuple[float, int] | None:
+def block_noise(block: JudgeBlock | None, layers: int) -> tuple[float, int] | None:
     """One judge call's noise on a unit's composite, and the calls per item: the layer is read as
     the mean of its items (rubric and dimensions), the composite as the mean of `layers` layers."""
     if block is None or layers < 1:
         return None
-    items: list[Any] = [block.get("rubric")]
-    dims = block.get("dimensions")
-    if isinstance(dims, Mapping):
-        items += list(dims.values())
+    items = [block.rubric, *(d for _, d in block.dimensions)]
     found = [x for i in items if (x := _item_noise(i)) is not None]
     if not found:
         return None

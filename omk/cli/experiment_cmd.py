@@ -177,11 +177,10 @@ def _experiment_of(run_dir: Path) -> tuple[Mapping[str, Any], ExperimentBlock]:
     from omk.records.document import read_document
 
     document = read_document(run_dir)  # the block only: its results are not read
-    block = document.data.get("experiment")
-    if document.experiment is None or not isinstance(block, Mapping):
+    if document.experiment is None:
         where = run_dir / "report.json" if run_dir.is_dir() else run_dir
         raise InputError([Problem(str(where), None, "", "experiment", "this run is not an experiment (no experiment block)")])
-    return block, document.experiment
+    return document.experiment.to_json(), document.experiment
 
 
 def run_verdict(args: argparse.Namespace) -> int:

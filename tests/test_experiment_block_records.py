@@ -51,3 +51,5 @@ def test_a_fresh_experiment_block_reads_and_writes_back_unchanged(project, tmp_p
     assert json.dumps(ExperimentBlock.read(written).to_json()) == text
     assert json.dumps(outcome.block.to_json()) == text  # the records the run built are the block it wrote
     assert ExperimentBlock.read(written) == outcome.block
+    again = ExperimentBlock.of(outcome.analysis, outcome.block.runs, seed=4)  # from the analysis itself
+    assert json.dumps(again.to_json()) == text

@@ -81,7 +81,7 @@ class BlockInputs:
     settings: AnalysisSettings
     require: str | None
     pairwise: dict[str, Any] | None
-    triggers: list[dict[str, Any]]  # each treatment's paired change of the trigger rates
+    triggers: list[TriggerChange]  # each treatment's paired change of the trigger rates
     run_id: str
     started_at: str
     out_dir: Path | None
@@ -129,7 +129,7 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
         seed=inputs.settings.seed,
         require=Require.of(evaluate_policy(analysis.verdict, inputs.require)) if inputs.require else None,
         pairwise=pairwise_block_of(Fields(inputs.pairwise, "pairwise")) if inputs.pairwise is not None else None,
-        triggering=[TriggerChange.from_json(Fields(t, "triggering")) for t in inputs.triggers],
+        triggering=inputs.triggers,
     )
     if inputs.ablation is not None:  # each part's contribution, from the comparisons just made
         block = dataclasses.replace(block, ablation=inputs.ablation.ranking(block, inputs.settings.trivial), absent=block.absent - {"ablation"})
@@ -166,7 +166,7 @@ def _runs(inputs: BlockInputs, reports: dict[str, Report]) -> dict[str, Run]:
     }
 
 
-def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest]]) -> list[dict[str, Any]]:
+def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest]]) -> list[TriggerChange]:
     """Each treatment's paired change of every skill's trigger rates (from the results' digests)."""
     from omk.scoring.triggering import trigger_changes
 
@@ -175,7 +175,7 @@ def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest
         return []
     changes = []
     for variant, treatment in zip(variants[1:], cases[1:], strict=True):
-        changes += [change.to_json() for change in trigger_changes(variant.name, cases[0], treatment)]
+        changes += trigger_changes(variant.name, cases[0], treatment)
     return changes
 
 

@@ -503,12 +503,13 @@ class Run:
     results: tuple[Case, ...] | None  # None in a block written before the results were added
     variant: Mapping[str, Any] | None = None
     described: Mapping[str, Any] | None = None
+    absent: frozenset[str] = NO_KEYS  # of "variant", "report", "target"
 
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {"variant": self.variant, "report": self.report, "target": self.described}
         if self.results is not None:
             found["results"] = [c.to_json() for c in self.results]
-        return found
+        return _present(found, self.absent)
 
     @classmethod
     def from_json(cls, f: Fields) -> Run:
@@ -517,6 +518,7 @@ class Run:
         return cls(
             f.str("report"), RunTarget.from_json(described), results,
             variant.data if variant is not None else None, described.data if described is not None else None,
+            _absent(f, ("variant", "report", "target")),
         )  # fmt: skip
 
 

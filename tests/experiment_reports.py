@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from omk.records.experiment_block import ExperimentBlock
 from omk.stats import AnalysisSettings, Record, VariantRun, analyze
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +103,7 @@ def synthetic_report(
                      "composite": score, "duration_ms": 12.5, "messages": messages}
                 )  # fmt: skip
         runs.append(VariantRun(name, samples, "control" if k == 0 else "treatment"))
-    block = analyze(runs, settings or AnalysisSettings(resamples=2000)).to_dict()
+    block = ExperimentBlock.of(analyze(runs, settings or AnalysisSettings(resamples=2000))).to_json()
     block["runs"] = {name: {"variant": {"name": name}, "report": f"variants/{name}", "target": {"spec": "cmd:x"}, "results": cases[name]} for name in variants}
     return {
         "format": "omk-report/1",

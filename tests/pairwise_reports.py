@@ -8,7 +8,7 @@ from report_factory import XSS, make_report, sample_of, sample_results
 from omk.engine.pairwise import Arm, make_pair
 from omk.engine.pairwise import entry as _entry
 from omk.engine.variant_records import variant_run
-from omk.records.experiment_block import PairwiseOrder, Vote
+from omk.records.experiment_block import ExperimentBlock, PairwiseOrder, Vote
 from omk.stats import AnalysisSettings, analyze
 
 LONG = "B 漏掉了 MD5 的问题，" + "reason " * 80 + "END-OF-REASON"
@@ -41,7 +41,7 @@ def with_pairwise(keys: tuple[str, ...] = ("pairwise",), votes: bool = False, pa
     report = make_report()
     results = sample_results()
     runs = [variant_run("replay-a.jsonl", "control", results), variant_run("cmd-python-agent_v1.py", "treatment", results)]
-    block = analyze(runs, AnalysisSettings(seed=0)).to_dict()
+    block = ExperimentBlock.of(analyze(runs, AnalysisSettings(seed=0))).to_json()
     block["pairwise"] = {
         "judge": ["openai:gpt-4o"],
         "orders": "both",

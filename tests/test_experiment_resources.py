@@ -16,6 +16,7 @@ from experiment_support import record
 from scipy import stats as sps
 
 from omk.records.document import ReportDocument
+from omk.records.experiment_block import Comparison
 from omk.stats import AnalysisSettings, VariantRun, analyze, bootstrap_mean_ci, evaluate_policy
 from omk.stats.bootstrap import bootstrap_paired_change, expanded_alpha
 
@@ -104,7 +105,7 @@ def test_tokens_cost_and_latency_changes_are_paired_with_intervals():
     assert comp.cost_usd.relative == pytest.approx(0.5) and comp.cost_usd.relative_ci is not None
     assert comp.cost_usd.relative_ci.low == pytest.approx(0.5) and comp.cost_usd.relative_ci.high == pytest.approx(0.5)  # every sample +50%
     assert comp.latency_ms.ci is not None and comp.latency_ms.ci.low < comp.latency_ms.delta < comp.latency_ms.ci.high
-    block = comp.to_dict()
+    block = Comparison.of(comp).to_json()
     assert set(block["tokens"]) == {"n", "control", "treatment", "delta", "relative", "ci", "relative_ci"}
     assert block["cost_usd"]["relative_ci"]["level"] == 0.95 and block["cost_usd"]["ci"]["seed"] == 4
 

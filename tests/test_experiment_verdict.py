@@ -8,6 +8,7 @@ import re
 import pytest
 from experiment_support import error, record, variant
 
+from omk.records.experiment_block import ExperimentBlock
 from omk.stats import AnalysisSettings, Level, VariantRun, analyze, evaluate_policy
 
 FAST = AnalysisSettings(resamples=2000)
@@ -277,7 +278,7 @@ def test_require_with_one_variant_follows_the_gate_and_unknown_policies_are_refu
 def test_experiment_block_is_json_and_carries_every_part(base30):
     import json
 
-    block = experiment(base30, shifted(base30, 0.5)).to_dict()
+    block = ExperimentBlock.of(experiment(base30, shifted(base30, 0.5))).to_json()
     assert json.loads(json.dumps(block)) == block
     assert block["format"] == "omk-experiment/1" and block["control"] == "base"
     assert [v["name"] for v in block["variants"]] == ["base", "skill"]

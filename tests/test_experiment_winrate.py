@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import binom, binomtest
 
 from omk.judge.comparison import combine_orders
+from omk.records.experiment_block import WinRateRow
 from omk.stats.winrate import WinRate, wilson_interval
 
 CASES = [(0, 1), (1, 1), (0, 10), (10, 10), (3, 7), (17, 40), (1, 2), (50, 100), (2, 300), (299, 300), (13, 13)]
@@ -37,7 +38,7 @@ def test_the_ends_are_exact_and_bad_input_is_refused():
 
 @pytest.mark.parametrize(("b", "a", "ties"), [(7, 2, 3), (0, 5, 0), (12, 12, 1), (1, 0, 9)])
 def test_win_rate_counts_only_decisive_verdicts_and_tests_them_like_scipy(b, a, ties):
-    rate = WinRate("pairwise", b_better=b, a_better=a, ties=ties).to_dict()
+    rate = WinRateRow.of(WinRate("pairwise", b_better=b, a_better=a, ties=ties)).to_json()
     ref = binomtest(b, a + b, 0.5)
     ci = ref.proportion_ci(method="wilson")
     assert rate["decisive"] == a + b and rate["rate"] == round(b / (a + b), 4)
@@ -47,7 +48,7 @@ def test_win_rate_counts_only_decisive_verdicts_and_tests_them_like_scipy(b, a, 
 
 
 def test_no_decisive_verdict_has_no_rate():
-    rate = WinRate("llm_comparison", 0, 0, 4).to_dict()
+    rate = WinRateRow.of(WinRate("llm_comparison", 0, 0, 4)).to_json()
     assert (rate["rate"], rate["ci"], rate["p_value"], rate["tie_rate"]) == (None, None, None, 1.0)
 
 

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 from omk.engine.run_report import Report
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
-from omk.records.experiment_block import ExperimentBlock
+from omk.records.experiment_block import Case, ExperimentBlock, PairwiseBlock, Require, Run
+from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
+from omk.records.triggering import TriggerChange
 from omk.scoring.digest import Digest
 from omk.stats import AnalysisSettings, Record, VariantRun, analyze, evaluate_policy
 
@@ -44,7 +46,7 @@ def record_of(result: SampleResult) -> Record:
     )
 
 
-def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
+def case_of(result: SampleResult, threshold: float) -> Case:
     """One result as the block's `runs[name].results` keep it: enough for the JUnit and Markdown
     reports to show every variant's outcome without reading the variant's own folder."""
     from omk.report.reasons import failure_lines
@@ -52,15 +54,15 @@ def case_of(result: SampleResult, threshold: float) -> dict[str, Any]:
     lines = [] if result.passed else failure_lines(result, threshold)
     if len(lines) > MAX_MESSAGES:
         lines = [*lines[: MAX_MESSAGES - 1], f"… and {len(lines) - MAX_MESSAGES + 1} more (see the variant's report)"]
-    return {
-        "sample_id": result.sample_id,
-        "repeat": result.repeat,
-        "status": "ok" if result.status == "ok" else "error",
-        "passed": result.passed,
-        "composite": result.scores.composite if result.status == "ok" else None,
-        "duration_ms": round(result.duration_ms, 1),
-        "messages": [line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…" for line in lines],
-    }
+    return Case(
+        sample_id=result.sample_id,
+        repeat=result.repeat,
+        status="ok" if result.status == "ok" else "error",
+        passed=result.passed,
+        composite=result.scores.composite if result.status == "ok" else None,
+        duration_ms=round(result.duration_ms, 1),
+        messages=tuple(line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…" for line in lines),
+    )
 
 
 def variant_run(name: str, role: str, results: Sequence[SampleResult]) -> VariantRun:
@@ -79,7 +81,7 @@ class BlockInputs:
     settings: AnalysisSettings
     require: str | None
     pairwise: dict[str, Any] | None
-    triggers: list[dict[str, Any]]  # each treatment's paired change of the trigger rates
+    triggers: list[TriggerChange]  # each treatment's paired change of the trigger rates
     run_id: str
     started_at: str
     out_dir: Path | None
@@ -115,39 +117,28 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
 
 def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> ExperimentOutcome:
     """The analysis over every variant's results, the block, and the experiment's report files."""
-    from omk.engine.experiment import VARIANTS_DIR, ExperimentOutcome
+    from omk.engine.experiment import ExperimentOutcome
 
     runs = [variant_run(v.name, v.role, reports[v.name].results) for v in inputs.variants]
     gold = reports[inputs.variants[0].name].gold  # people labelled the control's outputs
     doubts = [f"{j.judge}: {'; '.join(j.reasons)}" for j in gold.flagged] if gold is not None else []
     analysis = analyze(runs, inputs.settings, doubts)
-    block = analysis.to_dict()
-    block["seed"] = inputs.settings.seed
-    block["schedule"] = "sample-major, variants shuffled per sample"
-    threshold = inputs.settings.threshold
-    block["runs"] = {
-        v.name: {
-            "variant": v.describe(),
-            "report": f"{VARIANTS_DIR}/{v.name}",
-            "target": reports[v.name].target.to_json(),
-            "results": [case_of(r, threshold) for r in reports[v.name].results],
-        }
-        for v in inputs.variants
-    }
-    if inputs.require:
-        block["require"] = evaluate_policy(analysis.verdict, inputs.require).to_dict()
-    if inputs.pairwise is not None:
-        block["pairwise"] = inputs.pairwise
-    if inputs.triggers:
-        block["triggering"] = inputs.triggers
+    block = ExperimentBlock.of(
+        analysis,
+        _runs(inputs, reports),
+        seed=inputs.settings.seed,
+        require=Require.of(evaluate_policy(analysis.verdict, inputs.require)) if inputs.require else None,
+        pairwise=PairwiseBlock.from_json(Fields(inputs.pairwise, "pairwise")) if inputs.pairwise is not None else None,
+        triggering=inputs.triggers,
+    )
     if inputs.ablation is not None:  # each part's contribution, from the comparisons just made
-        block["ablation"] = inputs.ablation.ranking(ExperimentBlock.read(block), inputs.settings.trivial).to_json()
+        block = dataclasses.replace(block, ablation=inputs.ablation.ranking(block, inputs.settings.trivial), absent=block.absent - {"ablation"})
     control = reports[inputs.variants[0].name]
     report = control.header()  # its results are the control's, read from its results file when written
     report["run_id"], report["started_at"] = inputs.run_id, inputs.started_at
     if inputs.shard is not None:
         report["shard"] = inputs.shard.to_json()
-    report["experiment"] = block
+    report["experiment"] = block.to_json()
     if inputs.out_dir is not None:
         from omk.report import write_formats
 
@@ -155,10 +146,27 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
     else:
         files = []
     document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
-    return ExperimentOutcome(reports, analysis, ExperimentBlock.read(block), document, inputs.out_dir, files)
+    return ExperimentOutcome(reports, analysis, block, document, inputs.out_dir, files)
 
 
-def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest]]) -> list[dict[str, Any]]:
+def _runs(inputs: BlockInputs, reports: dict[str, Report]) -> dict[str, Run]:
+    """Each variant's run as the block keeps it: its choices, its folder, its target, its results."""
+    from omk.engine.experiment import VARIANTS_DIR
+
+    threshold = inputs.settings.threshold
+    return {
+        v.name: Run(
+            f"{VARIANTS_DIR}/{v.name}",
+            reports[v.name].target,
+            tuple(case_of(r, threshold) for r in reports[v.name].results),
+            v.describe(),
+            reports[v.name].target.to_json(),
+        )
+        for v in inputs.variants
+    }
+
+
+def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest]]) -> list[TriggerChange]:
     """Each treatment's paired change of every skill's trigger rates (from the results' digests)."""
     from omk.scoring.triggering import trigger_changes
 
@@ -167,7 +175,7 @@ def trigger_block(variants: Sequence[Variant], digests: Sequence[Iterable[Digest
         return []
     changes = []
     for variant, treatment in zip(variants[1:], cases[1:], strict=True):
-        changes += [change.to_json() for change in trigger_changes(variant.name, cases[0], treatment)]
+        changes += trigger_changes(variant.name, cases[0], treatment)
     return changes
 
 

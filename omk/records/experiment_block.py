@@ -3,13 +3,18 @@ variants, each treatment's paired comparison with the control, the verdict, `--r
 variant's results, and the pairwise judge's verdicts (also the top-level `pairwise` block of a
 report written before two-target runs became experiments). Parsed with omk/report/fields.py:
 missing fields take their defaults, wrong types are an `InputError` naming the field.
+
+The block is written and read through these records alone: the analysis (omk.stats) is turned
+into them (`ExperimentBlock.of`, each record's `of`), and `to_json` writes them. A record read
+from a block written by an older omk remembers the keys that block lacked (`absent`) and writes
+them out again, so a block read and written back is the block as it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.records.document import Bounds, LayerBounds, LayerMeans, RunTarget
@@ -21,7 +26,56 @@ from omk.stats.verdict import PairVerdict as PairVerdict
 from omk.stats.verdict import Verdict as Verdict
 from omk.stats.winrate import WinRate
 
+if TYPE_CHECKING:
+    from omk.stats import AnalysisSettings, ExperimentAnalysis, PairedComparison, VariantSummary
+    from omk.stats.bootstrap import Interval
+    from omk.stats.paired import DeltaStats, MeasureDelta, PassRateChange, SampleDelta
+    from omk.stats.verdict import PolicyResult
+    from omk.stats.winrate import Proportion
+
+LAYER_NAMES = ("fact", "behavior", "judge")
+NO_KEYS: frozenset[str] = frozenset()
+
+
+def _r(x: float | None, places: int = 4) -> Number | None:
+    return round(x, places) if x is not None else None
+
+
+def _absent(f: Fields, keys: Iterable[str]) -> frozenset[str]:
+    """The keys of `keys` a block written by an older omk lacks."""
+    return frozenset(k for k in keys if k not in f.data) or NO_KEYS
+
+
+def _present(found: dict[str, Any], absent: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in found.items() if k not in absent} if absent else found
+
+
+def _bounds(ci: Interval | None, places: int = 4) -> Bounds | None:
+    """A bootstrap interval as the block keeps it, its ends rounded to `places`."""
+    if ci is None:
+        return None
+    return Bounds(round(ci.low, places), round(ci.high, places), ci.level, ci.method, ci.resamples, ci.seed)
+
+
+def _wilson(ci: Proportion | None) -> Bounds | None:
+    return Bounds(round(ci.low, 4), round(ci.high, 4), ci.level, ci.method) if ci is not None else None
+
+
+def _bounds_json(b: Bounds | None) -> dict[str, Any] | None:
+    return b.to_json() if b is not None else None
+
+
+def _wilson_json(b: Bounds | None) -> dict[str, Any] | None:
+    """A Wilson interval: its ends, level and method (no resamples, no seed)."""
+    return {"low": b.low, "high": b.high, "level": b.level, "method": b.method} if b is not None else None
+
+
 # ---------------------------------------------------------------- the variants and the verdict
+
+VARIANT_KEYS = (
+    "name", "role", "samples", "errored", "errored_runs", "repeats", "passed", "pass_rate", "scores", "gate",
+    "cost_usd", "latency_ms", "tokens", "run_means", "run_cv", "spread", "scores_ci", "pass_rate_ci",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +96,32 @@ class VariantRow:
     spread: Number | None
     scores_ci: LayerBounds | None = None  # None in a report from before intervals
     pass_rate_ci: Bounds | None = None
+    errored_runs: int = 0  # errored repeats, all samples
+    repeats: int = 0  # the most repeats any sample has
+    run_means: tuple[Number, ...] = ()  # the composite's mean over the samples, per repeat
+    run_cv: Number | None = None  # the run means' coefficient of variation
+    absent: frozenset[str] = NO_KEYS  # keys of VARIANT_KEYS the block read lacks
+
+    @classmethod
+    def of(cls, s: VariantSummary) -> VariantRow:
+        """The row of a variant just summarised (`omk.stats.VariantSummary`), rounded as written."""
+        cis = LayerBounds(*(_bounds(s.scores_ci.get(k)) for k in (*LAYER_NAMES, "composite"))) if s.scores_ci else None
+        return cls(
+            s.name, s.role, s.passed, s.samples, _r(s.pass_rate), LayerMeans(*(_r(s.scores.get(k)) for k in (*LAYER_NAMES, "composite"))),
+            s.gate_passed, s.gate_failures, s.errored, _r(s.cost_usd, 6), _r(s.latency_ms, 1), s.input_tokens, s.output_tokens,
+            _r(s.spread), cis, _wilson(s.pass_rate_ci), s.errored_runs, s.repeats, tuple(round(m, 4) for m in s.run_means), _r(s.run_cv),
+        )  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({
+            "name": self.name, "role": self.role, "samples": self.samples, "errored": self.errored,
+            "errored_runs": self.errored_runs, "repeats": self.repeats, "passed": self.passed, "pass_rate": self.pass_rate,
+            "scores": self.scores.to_json(), "gate": {"passed": self.gate_passed, "failing": list(self.gate_failing)},
+            "cost_usd": self.cost_usd, "latency_ms": self.latency_ms, "tokens": {"input": self.tokens_in, "output": self.tokens_out},
+            "run_means": list(self.run_means), "run_cv": self.run_cv, "spread": self.spread,
+            "scores_ci": self.scores_ci.to_json() if self.scores_ci is not None else None,
+            "pass_rate_ci": _wilson_json(self.pass_rate_ci),
+        }, self.absent)  # fmt: skip
 
     @classmethod
     def from_json(cls, f: Fields) -> VariantRow:
@@ -64,6 +144,11 @@ class VariantRow:
             spread=f.num("spread"),
             scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
             pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
+            errored_runs=f.int("errored_runs"),
+            repeats=f.int("repeats"),
+            run_means=tuple(_nums(f, "run_means")),
+            run_cv=f.num("run_cv"),
+            absent=_absent(f, VARIANT_KEYS),
         )
 
 
@@ -96,8 +181,21 @@ class Require:
     passed: bool
     reason: str | None
 
+    @classmethod
+    def of(cls, result: PolicyResult) -> Require:
+        return cls(result.policy, result.passed, result.reason)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"policy": self.policy, "passed": self.passed, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Require | None:
+        return cls(f.str("policy"), f.bool("passed"), f.str("reason")) if f is not None else None
+
 
 # ---------------------------------------------------------------- one comparison
+
+DELTA_KEYS = ("n", "missing", "mean", "sd", "ci", "significant", "wins", "ties", "losses", "sign_p", "t_p", "d_z", "g_z", "mde")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,26 +204,58 @@ class Delta:
 
     n: int
     mean: Number | None
-    ci_low: Number | None
-    ci_high: Number | None
-    has_ci: bool
+    ci: Bounds | None
     significant: bool
     wins: int
     ties: int
     losses: int
     d_z: Number | None
     mde: Number | None
+    missing: int = 0  # samples both arms ran that this measure leaves out
+    sd: Number | None = None
+    sign_p: Number | None = None  # the sign test of wins against losses
+    t_p: Number | None = None  # the paired t-test
+    g_z: Number | None = None
+    absent: frozenset[str] = NO_KEYS
+
+    @property
+    def ci_low(self) -> Number | None:
+        return self.ci.low if self.ci is not None else None
+
+    @property
+    def ci_high(self) -> Number | None:
+        return self.ci.high if self.ci is not None else None
+
+    @property
+    def has_ci(self) -> bool:
+        return self.ci is not None
+
+    @classmethod
+    def of(cls, d: DeltaStats) -> Delta:
+        return cls(
+            d.n, _r(d.mean), _bounds(d.ci), d.significant, d.wins, d.ties, d.losses, _r(d.d_z), _r(d.mde),
+            d.missing, _r(d.sd), d.sign_p, d.t_p, _r(d.g_z),
+        )  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({
+            "n": self.n, "missing": self.missing, "mean": self.mean, "sd": self.sd, "ci": _bounds_json(self.ci),
+            "significant": self.significant, "wins": self.wins, "ties": self.ties, "losses": self.losses,
+            "sign_p": self.sign_p, "t_p": self.t_p, "d_z": self.d_z, "g_z": self.g_z, "mde": self.mde,
+        }, self.absent)  # fmt: skip
 
     @classmethod
     def from_json(cls, f: Fields | None) -> Delta | None:
         if f is None:
             return None
-        ci = f.obj("ci")
-        low, high = (ci.num("low"), ci.num("high")) if ci else (None, None)
         return cls(
-            f.int("n"), f.num("mean"), low, high, ci is not None, f.bool("significant"),
-            f.int("wins"), f.int("ties"), f.int("losses"), f.num("d_z"), f.num("mde"),
+            f.int("n"), f.num("mean"), Bounds.from_json(f.obj("ci")), f.bool("significant"), f.int("wins"), f.int("ties"),
+            f.int("losses"), f.num("d_z"), f.num("mde"), f.int("missing"), f.num("sd"), f.num("sign_p"), f.num("t_p"),
+            f.num("g_z"), _absent(f, DELTA_KEYS),
         )  # fmt: skip
+
+
+PASS_RATE_KEYS = ("n", "control_passed", "treatment_passed", "control_rate", "treatment_rate", "change", "lost", "gained", "p_value")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +266,31 @@ class PassRate:
     gained: int = 0
     lost: int = 0
     p_value: Number | None = None
+    n: int = 0  # the samples both arms ran
+    control_passed: int = 0
+    treatment_passed: int = 0
+    absent: frozenset[str] = NO_KEYS
+
+    @classmethod
+    def of(cls, p: PassRateChange) -> PassRate:
+        return cls(
+            _r(p.control_rate), _r(p.treatment_rate), _r(p.change), p.gained, p.lost, p.p_value, p.n, p.control_passed, p.treatment_passed
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({k: getattr(self, k) for k in PASS_RATE_KEYS}, self.absent)
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> PassRate:
+        if f is None:
+            return cls()
+        return cls(
+            f.num("control_rate"), f.num("treatment_rate"), f.num("change"), f.int("gained"), f.int("lost"), f.num("p_value"),
+            f.int("n"), f.int("control_passed"), f.int("treatment_passed"), _absent(f, PASS_RATE_KEYS),
+        )  # fmt: skip
+
+
+CHANGE_KEYS = ("n", "control", "treatment", "delta", "relative", "ci", "relative_ci")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +305,21 @@ class Change:
     treatment: Number | None = None
     ci: Bounds | None = None
     relative_ci: Bounds | None = None
+    absent: frozenset[str] = NO_KEYS
+
+    @classmethod
+    def of(cls, m: MeasureDelta, places: int) -> Change:
+        """The change of a resource just measured, rounded to `places` (its relative change to 4)."""
+        return cls(
+            _r(m.delta, places), _r(m.relative), m.n, _r(m.control_mean, places), _r(m.treatment_mean, places),
+            _bounds(m.ci, places), _bounds(m.relative_ci),
+        )  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({
+            "n": self.n, "control": self.control, "treatment": self.treatment, "delta": self.delta, "relative": self.relative,
+            "ci": _bounds_json(self.ci), "relative_ci": _bounds_json(self.relative_ci),
+        }, self.absent)  # fmt: skip
 
     @classmethod
     def from_json(cls, f: Fields | None) -> Change:
@@ -157,7 +327,7 @@ class Change:
             return cls()
         return cls(
             f.num("delta"), f.num("relative"), f.int("n"), f.num("control"), f.num("treatment"),
-            Bounds.from_json(f.obj("ci")), Bounds.from_json(f.obj("relative_ci")),
+            Bounds.from_json(f.obj("ci")), Bounds.from_json(f.obj("relative_ci")), _absent(f, CHANGE_KEYS),
         )  # fmt: skip
 
 
@@ -175,6 +345,19 @@ class PerSample:
     treatment_errored: bool
 
     @classmethod
+    def of(cls, s: SampleDelta) -> PerSample:
+        return cls(
+            s.sample_id, _r(s.control), _r(s.treatment), _r(s.delta), s.control_passed, s.treatment_passed, s.control_errored, s.treatment_errored
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sample_id": self.sample_id, "control": self.control, "treatment": self.treatment, "delta": self.delta,
+            "control_passed": self.control_passed, "treatment_passed": self.treatment_passed,
+            "control_errored": self.control_errored, "treatment_errored": self.treatment_errored,
+        }  # fmt: skip
+
+    @classmethod
     def from_json(cls, f: Fields) -> PerSample:
         sides = [f.bool(f"{side}_{what}") for what in ("passed", "errored") for side in ("control", "treatment")]
         return cls(f.str("sample_id"), f.num("control"), f.num("treatment"), f.num("delta"), *sides)
@@ -187,6 +370,16 @@ class PerSample:
 
     def score(self, side: str) -> Number | None:
         return self.control if side == "control" else self.treatment
+
+
+def _regression(f: Fields) -> Regression:
+    return Regression(f.str("sample_id", ""), f.num("delta"), f.strs("reasons"))
+
+
+COMPARISON_KEYS = (
+    "control", "treatment", "samples", "only_control", "only_treatment", "errored", "composite", "layers", "pass_rate",
+    "cost_usd", "latency_ms", "tokens", "spread", "regressions", "per_sample",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,16 +398,45 @@ class Comparison:
     errored_either: int
     errored_control: int
     errored_treatment: int
-    only_control: int
-    only_treatment: int
+    only_control: tuple[str, ...]  # the samples that ran on the control only
+    only_treatment: tuple[str, ...]
     spread_exceeded: bool | None
     regressions: tuple[Regression, ...]
     per_sample: tuple[PerSample, ...]
+    spread_control: Number | None = None  # each arm's run-to-run spread (with repeats)
+    spread_treatment: Number | None = None
+    absent: frozenset[str] = NO_KEYS
+
+    @classmethod
+    def of(cls, c: PairedComparison) -> Comparison:
+        """The comparison just computed (`omk.stats.PairedComparison`), rounded as written."""
+        layers = tuple((k, Delta.of(c.layers[k])) for k in LAYER_NAMES if k in c.layers)
+        regressions = tuple(Regression(r.sample_id, _r(r.delta), tuple(r.reasons)) for r in c.regressions)
+        return cls(
+            c.control, c.treatment, c.samples, Delta.of(c.composite), layers, PassRate.of(c.pass_rate),
+            Change.of(c.cost_usd, 6), Change.of(c.latency_ms, 1), Change.of(c.tokens, 1),
+            c.errored_either, c.errored_control, c.errored_treatment, tuple(c.only_control), tuple(c.only_treatment),
+            c.spread.exceeded, regressions, tuple(PerSample.of(s) for s in c.per_sample),
+            _r(c.spread.control), _r(c.spread.treatment),
+        )  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({
+            "control": self.control, "treatment": self.treatment, "samples": self.samples,
+            "only_control": list(self.only_control), "only_treatment": list(self.only_treatment),
+            "errored": {"control": self.errored_control, "treatment": self.errored_treatment, "either": self.errored_either},
+            "composite": self.composite.to_json() if self.composite is not None else None,
+            "layers": {k: d.to_json() for k, d in self.layers},
+            "pass_rate": self.pass_rate.to_json(),
+            "cost_usd": self.cost_usd.to_json(), "latency_ms": self.latency_ms.to_json(), "tokens": self.tokens.to_json(),
+            "spread": {"control": self.spread_control, "treatment": self.spread_treatment, "exceeded": self.spread_exceeded},
+            "regressions": [r.to_json() for r in self.regressions],
+            "per_sample": [s.to_json() for s in self.per_sample],
+        }, self.absent)  # fmt: skip
 
     @classmethod
     def from_json(cls, f: Fields) -> Comparison:
         layers = f.obj("layers") or Fields({}, f.origin)
-        pr = f.obj("pass_rate") or Fields({}, f.origin)
         err = f.obj("errored") or Fields({}, f.origin)
         spread = f.obj("spread") or Fields({}, f.origin)
         return cls(
@@ -222,19 +444,22 @@ class Comparison:
             treatment=f.str("treatment"),
             samples=f.int("samples"),
             composite=Delta.from_json(f.obj("composite")),
-            layers=tuple((k, d) for k in ("fact", "behavior", "judge") if (d := Delta.from_json(layers.obj(k))) is not None),
-            pass_rate=PassRate(pr.num("control_rate"), pr.num("treatment_rate"), pr.num("change"), pr.int("gained"), pr.int("lost"), pr.num("p_value")),
+            layers=tuple((k, d) for k in LAYER_NAMES if (d := Delta.from_json(layers.obj(k))) is not None),
+            pass_rate=PassRate.from_json(f.obj("pass_rate")),
             cost_usd=Change.from_json(f.obj("cost_usd")),
             latency_ms=Change.from_json(f.obj("latency_ms")),
             tokens=Change.from_json(f.obj("tokens")),
             errored_either=err.int("either"),
             errored_control=err.int("control"),
             errored_treatment=err.int("treatment"),
-            only_control=len(f.list("only_control")),
-            only_treatment=len(f.list("only_treatment")),
+            only_control=f.strs("only_control"),
+            only_treatment=f.strs("only_treatment"),
             spread_exceeded=spread.bool("exceeded", None),
-            regressions=tuple(Regression(r.str("sample_id", ""), r.num("delta"), r.strs("reasons")) for r in f.objs("regressions")),
+            regressions=tuple(_regression(r) for r in f.objs("regressions")),
             per_sample=tuple(PerSample.from_json(s) for s in f.objs("per_sample")),
+            spread_control=spread.num("control"),
+            spread_treatment=spread.num("treatment"),
+            absent=_absent(f, COMPARISON_KEYS),
         )
 
 
@@ -253,6 +478,12 @@ class Case:
     duration_ms: Number | None
     messages: tuple[str, ...]
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sample_id": self.sample_id, "repeat": self.repeat, "status": self.status, "passed": self.passed,
+            "composite": self.composite, "duration_ms": self.duration_ms, "messages": list(self.messages),
+        }  # fmt: skip
+
     @classmethod
     def from_json(cls, f: Fields) -> Case:
         return cls(
@@ -263,22 +494,81 @@ class Case:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """A variant's run: its folder (relative to the report), its target, its results."""
+    """A variant's run: its folder (relative to the report), its target, its results. `variant`
+    (the variant's own choices) and `described` (its target) are kept as written: what they hold
+    depends on the variant and the kind of target."""
 
     report: str | None
     target: RunTarget
     results: tuple[Case, ...] | None  # None in a block written before the results were added
+    variant: Mapping[str, Any] | None = None
+    described: Mapping[str, Any] | None = None
+    absent: frozenset[str] = NO_KEYS  # of "variant", "report", "target"
+
+    def to_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"variant": self.variant, "report": self.report, "target": self.described}
+        if self.results is not None:
+            found["results"] = [c.to_json() for c in self.results]
+        return _present(found, self.absent)
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Run:
+        results = tuple(Case.from_json(r) for r in f.objs("results")) if isinstance(f.data.get("results"), list) else None
+        variant, described = f.obj("variant"), f.obj("target")
+        return cls(
+            f.str("report"), RunTarget.from_json(described), results,
+            variant.data if variant is not None else None, described.data if described is not None else None,
+            _absent(f, ("variant", "report", "target")),
+        )  # fmt: skip
+
+
+SETTINGS_KEYS = (
+    "alpha", "trivial", "threshold", "tie", "resamples", "seed", "method", "power", "min_samples", "max_error_rate", "max_cost_increase",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class ComparisonSettings:
-    """How the comparisons were computed: bootstrap resamples, seed, the trivial change, and the
-    largest cost increase allowed (percent; None when not set)."""
+    """How the comparisons were computed (omk.stats.AnalysisSettings as written): bootstrap
+    resamples, seed, the trivial change, the largest cost increase allowed (percent; None when not
+    set), and the rest of the analysis' knobs."""
 
     resamples: int | None = None
-    seed: Any = None
+    seed: int | str | None = None
     trivial: Number | None = None
     max_cost_increase: Number | None = None
+    alpha: Number | None = None
+    threshold: Number | None = None
+    tie: Number | None = None
+    method: str | None = None
+    power: Number | None = None
+    min_samples: int | None = None
+    max_error_rate: Number | None = None
+    absent: frozenset[str] = NO_KEYS
+
+    @classmethod
+    def of(cls, settings: AnalysisSettings) -> ComparisonSettings:
+        """The settings of an analysis (`omk.stats.AnalysisSettings`)."""
+        return cls(**asdict(settings))
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({k: getattr(self, k) for k in SETTINGS_KEYS}, self.absent)
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> ComparisonSettings:
+        if f is None:
+            return cls(absent=frozenset(SETTINGS_KEYS))
+        return cls(
+            f.int("resamples", None), _seed(f), f.num("trivial"), f.num("max_cost_increase"), f.num("alpha"), f.num("threshold"),
+            f.num("tie"), f.str("method"), f.num("power"), f.int("min_samples", None), f.num("max_error_rate"), _absent(f, SETTINGS_KEYS),
+        )  # fmt: skip
+
+
+def _seed(f: Fields) -> int | str | None:
+    value = f.raw("seed")
+    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise f.fail("seed", "an integer, a string or null")
 
 
 # ---------------------------------------------------------------- the pairwise judge
@@ -414,8 +704,14 @@ class WinRateRow:
 
     @classmethod
     def of(cls, rate: WinRate) -> WinRateRow:
-        """The row of a win rate just computed (`omk.stats.winrate.WinRate`, which rounds it)."""
-        return cls.from_json(Fields(rate.to_dict(), "win_rate"))
+        """The row of a win rate just computed (`omk.stats.winrate.WinRate`), rounded as written."""
+        compared = rate.decisive + rate.ties
+        ci = rate.ci
+        return cls(
+            rate.key, _r(rate.rate), rate.decisive, ci.level if ci else None, round(ci.low, 4) if ci else None,
+            round(ci.high, 4) if ci else None, rate.p_value, rate.ties, rate.a_better, rate.b_better,
+            round(rate.ties / compared, 4) if compared else None, ci.method if ci else None,
+        )  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         ci = None
@@ -668,6 +964,13 @@ class Ablation:
 
 # ---------------------------------------------------------------- the block
 
+FORMAT = "omk-experiment/1"
+SCHEDULE = "sample-major, variants shuffled per sample"
+BLOCK_KEYS = (
+    "format", "control", "settings", "variants", "comparisons", "verdict", "seed", "schedule", "runs", "require",
+    "pairwise", "triggering", "ablation",
+)  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class ExperimentBlock:
@@ -678,18 +981,66 @@ class ExperimentBlock:
     verdict: Verdict
     require: Require | None
     runs: Mapping[str, Run]
-    pairs: tuple[Pair, ...] = ()  # the pairwise judge's comparisons (`pairwise.pairs`)
-    seed: Any = None
+    pairwise: PairwiseBlock | None = None  # the pairwise judge's block
+    seed: int | str | None = None
     triggering: tuple[TriggerChange, ...] = ()  # the paired change of each skill's trigger rates
     ablation: Ablation | None = None  # `--ablate`: each part of the skill ranked by its contribution
-    data: Mapping[str, Any] = field(default_factory=dict)  # the block as written
+    format: str | None = FORMAT
+    schedule: str | None = None  # the order the variants ran in
+    absent: frozenset[str] = NO_KEYS  # keys a block written by an older omk lacks
 
-    def to_json(self) -> Mapping[str, Any]:
-        return self.data
+    @property
+    def pairs(self) -> tuple[Pair, ...]:
+        """The pairwise judge's comparisons (`pairwise.pairs`)."""
+        return self.pairwise.pairs if self.pairwise is not None else ()
+
+    @classmethod
+    def of(
+        cls,
+        analysis: ExperimentAnalysis,
+        runs: Mapping[str, Run] | None = None,
+        *,
+        seed: int | str | None = None,
+        require: Require | None = None,
+        pairwise: PairwiseBlock | None = None,
+        triggering: Sequence[TriggerChange] = (),
+        ablation: Ablation | None = None,
+    ) -> ExperimentBlock:
+        """The block of an analysis just made (`omk.stats.analyze`); with `runs` (each variant's
+        run), as an experiment writes it, with its seed and schedule and the parts it adds."""
+        given = {"require": require, "pairwise": pairwise, "triggering": triggering, "ablation": ablation}
+        absent = {k for k, v in given.items() if not v} | ({"seed", "schedule", "runs"} if runs is None else set())
+        return cls(
+            control=analysis.control,
+            settings=ComparisonSettings.of(analysis.settings),
+            variants=tuple(VariantRow.of(v) for v in analysis.variants),
+            comparisons=tuple(Comparison.of(c) for c in analysis.comparisons),
+            verdict=analysis.verdict,
+            require=require,
+            runs=runs or {},
+            pairwise=pairwise,
+            seed=seed,
+            triggering=tuple(triggering),
+            ablation=ablation,
+            schedule=SCHEDULE if runs is not None else None,
+            absent=frozenset(absent),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return _present({
+            "format": self.format, "control": self.control, "settings": self.settings.to_json(),
+            "variants": [v.to_json() for v in self.variants], "comparisons": [c.to_json() for c in self.comparisons],
+            "verdict": self.verdict.to_json(), "seed": self.seed, "schedule": self.schedule,
+            "runs": {name: run.to_json() for name, run in self.runs.items()},
+            "require": self.require.to_json() if self.require is not None else None,
+            "pairwise": self.pairwise.to_json() if self.pairwise is not None else None,
+            "triggering": [t.to_json() for t in self.triggering],
+            "ablation": self.ablation.to_json() if self.ablation is not None else None,
+        }, self.absent)  # fmt: skip
 
     @classmethod
     def read(cls, data: Mapping[str, Any], origin: str = "experiment") -> ExperimentBlock:
-        """A block built in this process (or read from a file) as a record."""
+        """A block read from a file (or built in this process) as a record."""
         block = cls.from_json(Fields(data, origin))
         if block is None:
             raise InputError(f"{origin}: verdict: missing; is this an experiment block?")
@@ -701,21 +1052,21 @@ class ExperimentBlock:
         verdict = f.obj("verdict") if f is not None else None
         if f is None or verdict is None:
             return None
-        s = f.obj("settings") or Fields({}, f.origin)
-        req = f.obj("require")
         return cls(
             control=f.str("control"),
-            settings=ComparisonSettings(s.int("resamples", None), s.raw("seed"), s.num("trivial"), s.num("max_cost_increase")),
+            settings=ComparisonSettings.from_json(f.obj("settings")),
             variants=tuple(VariantRow.from_json(v) for v in f.objs("variants")),
             comparisons=tuple(Comparison.from_json(c) for c in f.objs("comparisons")),
             verdict=verdict_from_json(verdict),
-            require=Require(req.str("policy"), req.bool("passed"), req.str("reason")) if req is not None else None,
+            require=Require.from_json(f.obj("require")),
             runs=_runs(f.obj("runs")),
-            pairs=pairs_of(f.obj("pairwise")),
-            seed=f.raw("seed"),
-            data=f.data,
+            pairwise=PairwiseBlock.from_json(block) if (block := f.obj("pairwise")) is not None else None,
+            seed=_seed(f),
             triggering=tuple(TriggerChange.from_json(t) for t in f.objs("triggering")),
             ablation=Ablation.from_json(f.obj("ablation")),
+            format=f.str("format"),
+            schedule=f.str("schedule"),
+            absent=_absent(f, BLOCK_KEYS),
         )
 
     def pair_verdict(self, comp: Comparison) -> PairVerdict | None:
@@ -731,8 +1082,14 @@ def _runs(f: Fields | None) -> dict[str, Run]:
         return runs
     for name in f.data:
         run = f.obj(name)
-        if run is None:
-            continue
-        results = tuple(Case.from_json(r) for r in run.objs("results")) if isinstance(run.data.get("results"), list) else None
-        runs[str(name)] = Run(run.str("report"), RunTarget.from_json(run.obj("target")), results)
+        if run is not None:
+            runs[str(name)] = Run.from_json(run)
     return runs
+
+
+def _nums(f: Fields, key: str) -> list[Number]:
+    values = f.list(key)
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise Fields.error(f.origin, f"{f.at(key)}[{i}]", "a number", v)
+    return values

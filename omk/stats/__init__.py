@@ -2,8 +2,8 @@
 answer be trusted? Paired statistics and the verdict, in pure Python (no numpy).
 
 The engine adapts its sample results to `Record`s, groups them per variant in `VariantRun`s and
-calls `analyze`; `ExperimentAnalysis.to_dict()` is report.json's `experiment` block. `diff_runs`
-compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
+calls `analyze`; `ExperimentBlock.of(analysis)` (omk.records.experiment_block) is report.json's
+`experiment` block. `diff_runs` compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
 """
 
 import importlib

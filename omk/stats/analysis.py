@@ -1,5 +1,6 @@
 """The whole experiment: every variant summarised, every treatment compared with the control,
-and the verdict. `ExperimentAnalysis.to_dict()` is the `experiment` block of report.json.
+and the verdict. The `experiment` block of report.json is written from it by
+`omk.records.experiment_block.ExperimentBlock.of(analysis).to_json()`.
 
 The control is the variant whose role is `control`; when no variant says so, the first variant
 is the control (as the original does). More than one control is an error: a comparison needs
@@ -9,8 +10,7 @@ one reference. A single variant gives no comparison and a SOLO verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from omk.stats.comparison import PairedComparison, compare
 from omk.stats.data import AnalysisSettings, VariantRun, fold_variant
@@ -27,17 +27,6 @@ class ExperimentAnalysis:
     variants: tuple[VariantSummary, ...]
     comparisons: tuple[PairedComparison, ...]
     verdict: Verdict
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "control": self.control,
-            "settings": asdict(self.settings),
-            "variants": [v.to_dict() for v in self.variants],
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "verdict": self.verdict.to_dict(),
-        }
-
 
 def _control_first(variants: Sequence[VariantRun]) -> list[VariantRun]:
     if not variants:

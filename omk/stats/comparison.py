@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 from omk.stats.data import LAYERS, AnalysisSettings, SampleOutcome, within_sample_sd
@@ -52,30 +51,6 @@ class PairedComparison:
     @property
     def error_rate(self) -> float:
         return self.errored_either / self.samples if self.samples else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "control": self.control,
-            "treatment": self.treatment,
-            "samples": self.samples,
-            "only_control": list(self.only_control),
-            "only_treatment": list(self.only_treatment),
-            "errored": {
-                "control": self.errored_control,
-                "treatment": self.errored_treatment,
-                "either": self.errored_either,
-            },
-            "composite": self.composite.to_dict(),
-            "layers": {name: stats.to_dict() for name, stats in self.layers.items()},
-            "pass_rate": self.pass_rate.to_dict(),
-            "cost_usd": self.cost_usd.to_dict(6),
-            "latency_ms": self.latency_ms.to_dict(1),
-            "tokens": self.tokens.to_dict(1),
-            "spread": self.spread.to_dict(),
-            "regressions": [r.to_dict() for r in self.regressions],
-            "per_sample": [s.to_dict() for s in self.per_sample],
-        }
-
 
 def _measures(
     pairs: list[tuple[SampleOutcome, SampleOutcome]], per_sample: list[SampleDelta], settings: AnalysisSettings

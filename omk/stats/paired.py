@@ -96,25 +96,6 @@ class DeltaStats:
     def significant(self) -> bool:
         return self.ci is not None and self.ci.excludes_zero
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "missing": self.missing,
-            "mean": _r(self.mean),
-            "sd": _r(self.sd),
-            "ci": self.ci.to_dict() if self.ci else None,
-            "significant": self.significant,
-            "wins": self.wins,
-            "ties": self.ties,
-            "losses": self.losses,
-            "sign_p": self.sign_p,
-            "t_p": self.t_p,
-            "d_z": _r(self.d_z),
-            "g_z": _r(self.g_z),
-            "mde": _r(self.mde),
-        }
-
-
 def delta_stats(deltas: Sequence[float], missing: int, settings: AnalysisSettings, ci: Interval | None) -> DeltaStats:
     """The statistics of one measure's differences; `ci` is their bootstrap interval, computed
     by the caller so that several measures can share their draws (see `compare`)."""
@@ -168,20 +149,6 @@ class PassRateChange:
     def change(self) -> float | None:
         return (self.treatment_passed - self.control_passed) / self.n if self.n else None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "control_passed": self.control_passed,
-            "treatment_passed": self.treatment_passed,
-            "control_rate": _r(self.control_rate),
-            "treatment_rate": _r(self.treatment_rate),
-            "change": _r(self.change),
-            "lost": self.lost,
-            "gained": self.gained,
-            "p_value": self.p_value,
-        }
-
-
 def pass_rate_change(pairs: Sequence[tuple[SampleOutcome, SampleOutcome]]) -> PassRateChange:
     lost = sum(1 for c, t in pairs if c.passed and not t.passed)
     gained = sum(1 for c, t in pairs if t.passed and not c.passed)
@@ -218,24 +185,6 @@ class MeasureDelta:
         if self.delta is None or not self.control_mean:
             return None
         return self.delta / self.control_mean
-
-    def to_dict(self, places: int) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "control": _r(self.control_mean, places),
-            "treatment": _r(self.treatment_mean, places),
-            "delta": _r(self.delta, places),
-            "relative": _r(self.relative),
-            "ci": _rounded(self.ci, places),
-            "relative_ci": _rounded(self.relative_ci, 4),
-        }
-
-
-def _rounded(ci: Interval | None, places: int) -> dict[str, Any] | None:
-    if ci is None:
-        return None
-    return {**ci.to_dict(), "low": round(ci.low, places), "high": round(ci.high, places)}
-
 
 def measure_delta(pairs: Sequence[tuple[float | None, float | None]], settings: AnalysisSettings | None = None) -> MeasureDelta:
     """The resource's change over the pairs where both arms report it; with `settings`, its
@@ -283,26 +232,13 @@ class SampleDelta:
             reasons.append("error")
         return reasons
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "sample_id": self.sample_id,
-            "control": _r(self.control),
-            "treatment": _r(self.treatment),
-            "delta": _r(self.delta),
-            "control_passed": self.control_passed,
-            "treatment_passed": self.treatment_passed,
-            "control_errored": self.control_errored,
-            "treatment_errored": self.treatment_errored,
-        }
-
-
 @dataclass(frozen=True, slots=True)
 class Regression:
     sample_id: str
     delta: float | None
     reasons: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"sample_id": self.sample_id, "delta": _r(self.delta), "reasons": list(self.reasons)}
 
 
@@ -314,5 +250,3 @@ class Spread:
     treatment: float | None
     exceeded: bool | None  # |mean difference| > the larger spread; None without repeats
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"control": _r(self.control), "treatment": _r(self.treatment), "exceeded": self.exceeded}

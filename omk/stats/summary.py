@@ -17,7 +17,7 @@ from typing import Any
 
 from omk.stats.bootstrap import Interval, score_interval
 from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
-from omk.stats.paired import EPS, _r
+from omk.stats.paired import EPS
 from omk.stats.winrate import Proportion, wilson_interval
 
 
@@ -54,33 +54,6 @@ class VariantSummary:
         if len(self.run_means) < 2 or not fmean(self.run_means):
             return None
         return stdev(self.run_means) / fmean(self.run_means)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "role": self.role,
-            "samples": self.samples,
-            "errored": self.errored,
-            "errored_runs": self.errored_runs,
-            "repeats": self.repeats,
-            "passed": self.passed,
-            "pass_rate": _r(self.pass_rate),
-            "scores": {k: _r(v) for k, v in self.scores.items()},
-            "gate": {"passed": self.gate_passed, "failing": list(self.gate_failures)},
-            "cost_usd": _r(self.cost_usd, 6),
-            "latency_ms": _r(self.latency_ms, 1),
-            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
-            "run_means": [round(m, 4) for m in self.run_means],
-            "run_cv": _r(self.run_cv),
-            "spread": _r(self.spread),
-            "scores_ci": {k: _ci(v) for k, v in self.scores_ci.items()},
-            "pass_rate_ci": self.pass_rate_ci.to_dict() if self.pass_rate_ci else None,
-        }
-
-
-def _ci(ci: Interval | None) -> dict[str, Any] | None:
-    return ci.to_dict() if ci is not None else None
-
 
 def _intervals(scored: list[SampleOutcome], passed: int, samples: int) -> tuple[dict[str, Interval | None], Proportion | None]:
     """Each mean score's interval over the samples (omk.stats.bootstrap.score_interval) and the

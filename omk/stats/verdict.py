@@ -106,7 +106,7 @@ class PairVerdict:
     headline: str  # the pair headline: "Δ=+0.33 CI=[0.2, 0.5] · clean win"
     recommendation: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "control": self.control,
             "treatment": self.treatment,
@@ -264,13 +264,13 @@ class Verdict:
     def action(self) -> str:
         return ACTIONS[self.level][0]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "level": self.level.value,
             "headline": self.headline,
             "action": self.action,
             "recommendation": self.recommendation,
-            "pairs": [p.to_dict() for p in self.pairs],
+            "pairs": [p.to_json() for p in self.pairs],
             "lines": list(self.lines),
         }
 
@@ -415,10 +415,6 @@ class PolicyResult:
     policy: str
     passed: bool
     reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "passed": self.passed, "reason": self.reason}
-
 
 def evaluate_policy(verdict: Verdict, policy: str) -> PolicyResult:
     """`progress` or `no-regress` → pass or fail (the exit code of a CI run); see the module text."""

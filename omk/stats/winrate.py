@@ -81,17 +81,3 @@ class WinRate:
     def p_value(self) -> float | None:
         return binomial_two_sided_p(self.b_better, self.decisive) if self.decisive else None
 
-    def to_dict(self) -> dict[str, Any]:
-        compared = self.decisive + self.ties
-        ci = self.ci
-        return {
-            "key": self.key,
-            "b_better": self.b_better,
-            "a_better": self.a_better,
-            "ties": self.ties,
-            "decisive": self.decisive,
-            "rate": round(self.rate, 4) if self.rate is not None else None,
-            "ci": ci.to_dict() if ci is not None else None,
-            "p_value": self.p_value,
-            "tie_rate": round(self.ties / compared, 4) if compared else None,
-        }

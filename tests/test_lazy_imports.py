@@ -23,6 +23,8 @@ NOT_IN_A_PLAIN_RUN = (
     "omk.stats.verdict",
     "omk.gold",
     "omk.scoring.triggering",
+    "omk.records.gold",
+    "omk.records.triggering",
     "urllib.request",
 )
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.config import Settings
 from omk.engine.budget import Budget
@@ -33,9 +33,11 @@ from omk.judge import Judge
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.manifest import RunManifest
-from omk.records.shard import ShardInfo
 from omk.runner.folder_lock import FolderLock
 from omk.targets.base import Target
+
+if TYPE_CHECKING:
+    from omk.records.shard import ShardInfo
 
 OnResult = Callable[[SampleResult], None]
 

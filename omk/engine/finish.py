@@ -11,13 +11,13 @@ from omk.engine.results import Results
 from omk.engine.run_report import Report
 from omk.jsontext import nonfinite_warning
 from omk.records.document import JudgeSettings, Repeats, RunTarget, Summary
-from omk.records.gold import GoldCheck
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from omk.engine.evaluation import Evaluation
+    from omk.records.gold import GoldCheck
     from omk.records.triggering import TriggerCase, Triggering
 
 

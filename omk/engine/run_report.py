@@ -13,16 +13,18 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.jsontext import dumps
 from omk.records import SampleResult
-from omk.records.budget import BudgetBlock
 from omk.records.document import FORMAT, JudgeSettings, LayerMeans, Repeats, RunTarget, Summary
-from omk.records.gold import GoldCheck
-from omk.records.shard import ShardInfo
-from omk.records.triggering import Triggering
 from omk.version import __version__
+
+if TYPE_CHECKING:  # the feature blocks' records load only when a run makes one
+    from omk.records.budget import BudgetBlock
+    from omk.records.gold import GoldCheck
+    from omk.records.shard import ShardInfo
+    from omk.records.triggering import Triggering
 
 __all__ = ["LayerMeans", "Report", "Summary"]
 

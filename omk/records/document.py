@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
-from omk.records.budget import BudgetBlock
 from omk.records.fields import Fields, Number
-from omk.records.gold import GoldCheck
 from omk.records.result import SampleResult
-from omk.records.shard import ShardInfo
-from omk.records.triggering import Triggering
 
-if TYPE_CHECKING:  # the experiment block's types read this module's
+if TYPE_CHECKING:  # the experiment block's types read this module's; the feature blocks load when a report has them
+    from omk.records.budget import BudgetBlock
     from omk.records.experiment_block import ExperimentBlock, Pair
+    from omk.records.gold import GoldCheck
     from omk.records.rows import ResultRows
+    from omk.records.shard import ShardInfo
+    from omk.records.triggering import Triggering
 
 FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
@@ -647,10 +647,10 @@ class ReportDocument:
             warnings=f.strs("warnings"),
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
-            triggering=Triggering.from_json(f.obj("triggering")),
-            shard=ShardInfo.from_json(f.obj("shard")),
-            budget=BudgetBlock.from_json(f.obj("budget")),
-            gold=GoldCheck.from_json(f.obj("gold")),
+            triggering=_triggering(f.obj("triggering")),
+            shard=_shard(f.obj("shard")),
+            budget=_budget(f.obj("budget")),
+            gold=_gold(f.obj("gold")),
         )
 
     @classmethod
@@ -707,3 +707,36 @@ def read_document(path: Path) -> ReportDocument:
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
     return ReportDocument.from_dict(data, str(path))
+
+
+# The feature blocks' records load only when a report has the block: a plain run never reads them.
+def _triggering(f: Fields | None) -> Triggering | None:
+    if f is None:
+        return None
+    from omk.records.triggering import Triggering
+
+    return Triggering.from_json(f)
+
+
+def _shard(f: Fields | None) -> ShardInfo | None:
+    if f is None:
+        return None
+    from omk.records.shard import ShardInfo
+
+    return ShardInfo.from_json(f)
+
+
+def _budget(f: Fields | None) -> BudgetBlock | None:
+    if f is None:
+        return None
+    from omk.records.budget import BudgetBlock
+
+    return BudgetBlock.from_json(f)
+
+
+def _gold(f: Fields | None) -> GoldCheck | None:
+    if f is None:
+        return None
+    from omk.records.gold import GoldCheck
+
+    return GoldCheck.from_json(f)

@@ -13,11 +13,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.records.fields import Fields, Number, _shown
-from omk.records.shard import ShardInfo
+
+if TYPE_CHECKING:
+    from omk.records.shard import ShardInfo
 
 RUN_FORMAT = "omk-run/1"
 EXPERIMENT_FORMAT = "omk-experiment-run/1"
@@ -149,7 +151,7 @@ class RunManifest:
             run_id=f.need("run_id", "string"), started_at=f.need("started_at", "string"), cwd=f.need("cwd", "string"),
             samples_files=files, cli=cli, settings=RunSettings.from_json(f.obj("settings")),
             target=f.mapping("target"), judge=f.mapping("judge"), git=f.str("git"),
-            shard=ShardInfo.from_json(shard), positions=tuple(positions),
+            shard=_shard(shard), positions=tuple(positions),
         )  # fmt: skip
 
     @classmethod
@@ -224,7 +226,7 @@ class ExperimentManifest:
             run_id=f.need("run_id", "string"), started_at=f.need("started_at", "string"), seed=f.need("seed", "integer"),
             trivial=f.need("trivial", "number"), variants=variants, require=f.str("require"),
             max_cost_increase=f.num("max_cost_increase"), pairwise=f.bool("pairwise"),
-            shard=ShardInfo.from_json(f.obj("shard")), ablation=f.mapping("ablation"),
+            shard=_shard(f.obj("shard")), ablation=f.mapping("ablation"),
         )  # fmt: skip
 
     @classmethod
@@ -247,3 +249,12 @@ def _as_manifest(f: Fields) -> ManifestFields:
     if not isinstance(f, ManifestFields):  # pragma: no cover - children keep their parent's class
         raise TypeError(f.origin)
     return f
+
+
+def _shard(f: Fields | None) -> ShardInfo | None:
+    """A shard's record, loaded only when the manifest has one (a plain run has none)."""
+    if f is None:
+        return None
+    from omk.records.shard import ShardInfo
+
+    return ShardInfo.from_json(f)

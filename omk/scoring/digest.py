@@ -6,14 +6,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
-from omk.records.triggering import TriggerCase
 from omk.scoring.layers import is_graded
 from omk.scoring.variance import block_noise
 from omk.skillset import fired
+
+if TYPE_CHECKING:
+    from omk.records.triggering import TriggerCase
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -110,6 +112,8 @@ def trigger_cases(r: SampleResult) -> tuple[TriggerCase, ...]:
         checks = list(_skill_checks(unit.assertions))
         if not checks:
             continue
+        from omk.records.triggering import TriggerCase  # loaded only when a result checks a skill
+
         invoked = list(fired(unit.trace.tool_calls))
         for a in checks:
             skill = str(a.value)

@@ -25,6 +25,8 @@ NOT_IN_A_PLAIN_RUN = (
     "omk.scoring.triggering",
     "omk.records.gold",
     "omk.records.triggering",
+    "omk.records.budget",
+    "omk.records.shard",
     "urllib.request",
 )
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from omk.records import SampleResult
-from omk.records.budget import BudgetBlock, NotRun
 
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation
     from omk.judge import Judge
+    from omk.records.budget import BudgetBlock
 
 
 @dataclass(slots=True)
@@ -43,6 +43,8 @@ class Budget:
             self.target_usd += result.trace.cost_usd
 
     def block(self, not_run: list[tuple[str, int]]) -> BudgetBlock:
+        from omk.records.budget import BudgetBlock, NotRun  # loaded only by a run with a budget
+
         return BudgetBlock(self.limit_usd, self.spent_usd, tuple(NotRun(s, r) for s, r in not_run))
 
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.errors import ConfigError
 from omk.model import Sample
-from omk.records.shard import ShardInfo
+
+if TYPE_CHECKING:
+    from omk.records.shard import ShardInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,8 @@ class Split:
 
 def take_shard(samples: list[Sample], spec: ShardSpec, choices: dict[str, Any]) -> Split:
     """This shard's part of `samples` (the whole plan, in order)."""
+    from omk.records.shard import ShardInfo  # loaded only by a split run
+
     plan = plan_fingerprint(samples, choices)
     chosen = [(i, s) for i, s in enumerate(samples) if shard_of(s.sample_id, spec.count) == spec.index]
     return Split([s for _, s in chosen], ShardInfo(spec.count, plan, spec.index), [i for i, _ in chosen], samples)

@@ -27,6 +27,7 @@ NOT_IN_A_PLAIN_RUN = (
     "omk.records.triggering",
     "omk.records.budget",
     "omk.records.shard",
+    "omk.llm.http",
     "urllib.request",
 )
 

@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from omk.errors import ConfigError
-from omk.llm.http import public_url
 
 CONNECT_SECONDS = 3.0
 
@@ -63,6 +62,8 @@ def check_reachable(spec: str, url: str, where: str, timeout: float = CONNECT_SE
     problem = _connect(dial.hostname or "", port, timeout)
     if problem is None:
         return
+    from omk.llm.http import public_url  # the HTTP client loads only to word this error
+
     if proxy:
         raise ConfigError(
             f"target {spec!r}: {problem}: proxy {public_url(proxy)} (for {public_url(url)}); "

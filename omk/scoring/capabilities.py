@@ -22,10 +22,12 @@ from omk.records.document import Capability
 from omk.scoring.digest import Digest, digests
 from omk.scoring.intervals import mean_interval, pass_rate_interval, per_sample
 from omk.scoring.layers import round2
+from omk.stats.bootstrap import Draws
 
 
-def capability_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Capability, ...]:
-    """Per capability, in order of first appearance; results (or their digests) in plan order."""
+def capability_breakdown(results: Sequence[SampleResult | Digest], draws: Draws | None = None) -> tuple[Capability, ...]:
+    """Per capability, in order of first appearance; results (or their digests) in plan order.
+    `draws` shares the bootstrap's draws with the rest of the summary."""
     names: dict[str, str] = {}
     groups: dict[str, list[Digest]] = {}
     for r in digests(results):
@@ -36,10 +38,10 @@ def capability_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Capa
             if key:
                 names.setdefault(key, name)
                 groups.setdefault(key, []).append(r)
-    return tuple(_entry(names[key], members) for key, members in groups.items())
+    return tuple(_entry(names[key], members, draws) for key, members in groups.items())
 
 
-def _entry(name: str, members: list[Digest]) -> Capability:
+def _entry(name: str, members: list[Digest], draws: Draws | None) -> Capability:
     passed = sum(1 for r in members if r.passed)
     errored = sum(1 for r in members if r.status != "ok")
     graded = [r for r in members if r.graded]
@@ -54,5 +56,5 @@ def _entry(name: str, members: list[Digest]) -> Capability:
         pass_rate=round(passed / len(members), 4),
         composite=round2(fmean(r.scores.composite for r in graded)) if graded else None,
         pass_rate_ci=pass_rate_interval(passed, len(members), samples),
-        composite_ci=mean_interval(per_sample(graded, lambda r: r.scores.composite)),
+        composite_ci=mean_interval(per_sample(graded, lambda r: r.scores.composite), draws=draws),
     )

@@ -16,6 +16,7 @@ from omk.records import SampleResult
 from omk.records.document import Bounds, Category
 from omk.scoring.intervals import mean_interval, pass_rate_interval, per_sample
 from omk.scoring.layers import round2
+from omk.stats.bootstrap import Draws
 
 if TYPE_CHECKING:
     from omk.scoring.digest import Digest
@@ -23,17 +24,18 @@ if TYPE_CHECKING:
 LAYERS = ("fact", "behavior", "judge")
 
 
-def _intervals(members: Sequence[SampleResult | Digest], passed: int) -> tuple[Bounds | None, Bounds | None]:
+def _intervals(members: Sequence[SampleResult | Digest], passed: int, draws: Draws | None) -> tuple[Bounds | None, Bounds | None]:
     from omk.scoring.digest import digests
 
     found = digests(members)
     graded = [r for r in found if r.graded]
-    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite))
+    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite), draws=draws)
     return pass_rate_interval(passed, len(found), len({r.sample_id for r in found})), composite
 
 
-def category_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Category, ...]:
-    """Per category, in order of first appearance; results (or their digests) in plan order."""
+def category_breakdown(results: Sequence[SampleResult | Digest], draws: Draws | None = None) -> tuple[Category, ...]:
+    """Per category, in order of first appearance; results (or their digests) in plan order.
+    `draws` shares the bootstrap's draws with the rest of the summary."""
     if not any(r.category for r in results):
         return ()
     groups: dict[str | None, list[SampleResult | Digest]] = {}
@@ -52,6 +54,6 @@ def category_breakdown(results: Sequence[SampleResult | Digest]) -> tuple[Catego
         ]
         rate = round(passed / len(members), 4)
         composite = round2(fmean(graded)) if graded else None
-        cis = _intervals(members, passed)
+        cis = _intervals(members, passed, draws)
         out.append(Category(category, len(members), passed, len(members) - passed, errored, rate, composite, *cis, intervals=True))
     return tuple(out)

@@ -20,7 +20,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING
 
 from omk.records.document import Bounds, LayerBounds
-from omk.stats.bootstrap import SCORE_RESAMPLES, score_interval
+from omk.stats.bootstrap import SCORE_RESAMPLES, Draws, score_interval
 from omk.stats.winrate import wilson_interval
 
 if TYPE_CHECKING:
@@ -31,9 +31,12 @@ RESAMPLES = SCORE_RESAMPLES
 LAYERS = ("fact", "behavior", "judge")
 
 
-def mean_interval(values: Sequence[float], resamples: int = RESAMPLES, level: float = LEVEL) -> Bounds | None:
-    """The interval of the mean of per-sample values; None below 2 values."""
-    ci = score_interval(values, level=level, resamples=resamples)
+def mean_interval(
+    values: Sequence[float], resamples: int = RESAMPLES, level: float = LEVEL, draws: Draws | None = None
+) -> Bounds | None:
+    """The interval of the mean of per-sample values; None below 2 values. `draws` shares the
+    bootstrap's draws between the figures of one summary (omk.stats.bootstrap.Draws)."""
+    ci = score_interval(values, level=level, resamples=resamples, draws=draws)
     if ci is None:
         return None
     bootstrapped = ci.method != "t"
@@ -78,11 +81,11 @@ def _layer(name: str) -> Callable[[Digest], float | None]:
     return lambda r: getattr(r.scores, name)
 
 
-def layer_intervals(results: Sequence[Digest], resamples: int = RESAMPLES) -> LayerBounds:
+def layer_intervals(results: Sequence[Digest], resamples: int = RESAMPLES, draws: Draws | None = None) -> LayerBounds:
     """The composite's and each layer's interval over the results that ran."""
     ok = [r for r in results if r.status == "ok"]
-    found = {layer: mean_interval(per_sample(ok, _layer(layer)), resamples) for layer in LAYERS}
-    composite = mean_interval(per_sample([r for r in ok if r.graded], lambda r: r.scores.composite), resamples)
+    found = {layer: mean_interval(per_sample(ok, _layer(layer)), resamples, draws=draws) for layer in LAYERS}
+    composite = mean_interval(per_sample([r for r in ok if r.graded], lambda r: r.scores.composite), resamples, draws=draws)
     return LayerBounds(composite=composite, **found)
 
 

@@ -18,6 +18,7 @@ from omk.scoring.digest import Digest, digests
 from omk.scoring.intervals import layer_intervals, run_pass_rate
 from omk.scoring.layers import round2
 from omk.scoring.variance import Design, variance_sources
+from omk.stats.bootstrap import Draws
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -29,6 +30,7 @@ def _mean(values: list[float]) -> float | None:
 def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration_ms: float) -> Summary:
     """The run summary of results (or of their digests, which is all it reads), in plan order."""
     results = digests(items)
+    draws = Draws()  # the figures with as many values share the bootstrap's draws
     ok = [r for r in results if r.status == "ok"]
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
     scores: dict[str, float | None] = {
@@ -50,11 +52,11 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
         threshold=threshold,
         gate_passed=bool(results) and passed == len(results) and bool(layer_means) and all(v >= threshold for v in layer_means),
         skipped_judge_items=judge_skipped,
-        categories=category_breakdown(results),  # none when no sample has a category
-        scores_ci=layer_intervals(results),
+        categories=category_breakdown(results, draws),  # none when no sample has a category
+        scores_ci=layer_intervals(results, draws=draws),
         pass_rate_ci=run_pass_rate(results),
         variance=spread_sources(results),
-        capabilities=capability_breakdown(results),  # none when no sample names a capability
+        capabilities=capability_breakdown(results, draws),  # none when no sample names a capability
     )
 
 

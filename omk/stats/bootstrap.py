@@ -30,8 +30,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import repeat
+from operator import itemgetter, truediv
 from typing import Any, Literal
 
 from omk.stats.distributions import normal_cdf, t_ppf
@@ -81,29 +84,77 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
 
 
+@lru_cache(maxsize=256)
 def expanded_alpha(alpha: float, n: int) -> float:
     """The tail probability at which the expanded percentile interval cuts (see the module text)."""
     return 2.0 * normal_cdf(-math.sqrt(n / (n - 1)) * t_ppf(1.0 - alpha / 2.0, n - 1))
 
 
-def resampled_means(columns: Sequence[Sequence[float]], resamples: int, seed: int | str) -> list[list[float]]:
+def resampled_means(
+    columns: Sequence[Sequence[float]], resamples: int, seed: int | str, draws: Draws | None = None
+) -> list[list[float]]:
     """For each column (all of length n), `resamples` means of n values drawn with replacement,
     sorted. Every column uses the same draws: which positions a resample picks depends only on
     the seed and n, so a column gets exactly the means it would get on its own, and several
-    columns cost one set of random draws."""
+    columns cost one set of random draws. `draws` keeps those picks for later calls with the same
+    seed, n and resamples (the figures of one run summary)."""
     n = len(columns[0])
-    choices = random.Random(seed).choices
-    if len(columns) == 1:  # every resample's draws in one call: the same random numbers, in order
-        drawn = choices(columns[0], k=n * resamples)
-        return [sorted([sum(drawn[i : i + n]) / n for i in range(0, n * resamples, n)])]
-    positions = range(n)
-    getters = [list(column).__getitem__ for column in columns]
-    means: list[list[float]] = [[] for _ in columns]
-    for _ in range(resamples):
-        picked = choices(positions, k=n)
-        for get, out in zip(getters, means, strict=True):
-            out.append(sum(map(get, picked)) / n)
+    picks = draws.picks(seed, n, resamples) if draws is not None else _picks(seed, n, resamples)
+    values = [list(column) for column in columns]
+    if len(values) == 1:
+        return [sorted(map(truediv, map(sum, map(itemgetter.__call__, picks, repeat(values[0]))), repeat(n)))]
+    means: list[list[float]] = [[] for _ in values]
+    for pick in picks:
+        for column, out in zip(values, means, strict=True):
+            out.append(sum(pick(column)) / n)
     return [sorted(m) for m in means]
+
+
+_BLOCK = 65_536  # random draws made in one call while streaming picks
+
+
+def _picks(seed: int | str, n: int, resamples: int) -> Iterator[itemgetter[Any]]:
+    """Each resample's picks as a getter of those n positions (a one-value slice when n is 1, so a
+    pick always gives a sequence), in order. The positions are those of
+    `random.Random(seed).choices(range(n), k=n)` once per resample; they are drawn in blocks of
+    resamples, which consumes the same random numbers in the same order."""
+    choices, positions = random.Random(seed).choices, range(n)
+    per_block = max(1, _BLOCK // max(n, 1))
+    for first in range(0, resamples, per_block):
+        k = min(per_block, resamples - first) * n
+        drawn = choices(positions, k=k)
+        if n == 1:
+            yield from (itemgetter(slice(p, p + 1)) for p in drawn)
+        else:
+            yield from (itemgetter(*drawn[i : i + n]) for i in range(0, k, n))
+
+
+class Draws:
+    """The bootstrap's picks kept for reuse by key (seed, n, resamples): the figures of one run
+    summary with as many values share one set of random draws and get the numbers they would get
+    on their own. Made for one summary and dropped with it; it keeps at most `budget` draws in
+    all, forgetting the oldest set first, and does not keep a set larger than that."""
+
+    def __init__(self, budget: int = 2_000_000) -> None:
+        self.budget = budget
+        self._kept: dict[tuple[int | str, int, int], list[itemgetter[Any]]] = {}
+        self._size = 0
+
+    def picks(self, seed: int | str, n: int, resamples: int) -> list[itemgetter[Any]] | Iterator[itemgetter[Any]]:
+        key = (seed, n, resamples)
+        found = self._kept.get(key)
+        if found is not None:
+            return found
+        size = n * resamples
+        if size > self.budget:
+            return _picks(seed, n, resamples)
+        while self._kept and self._size + size > self.budget:
+            oldest = next(iter(self._kept))
+            self._size -= oldest[1] * oldest[2]
+            del self._kept[oldest]
+        found = self._kept[key] = list(_picks(seed, n, resamples))
+        self._size += size
+        return found
 
 
 DRAW_BUDGET = 2_000_000  # random draws per bootstrap: the resamples shrink past 200 differences
@@ -136,8 +187,10 @@ def bootstrap_mean_cis(
     resamples: int = 10_000,
     seed: int | str = 0,
     method: Method = "expanded",
+    draws: Draws | None = None,
 ) -> list[Interval | None]:
-    """`bootstrap_mean_ci` of several columns of the same length at once (shared draws)."""
+    """`bootstrap_mean_ci` of several columns of the same length at once (shared draws; `draws`
+    keeps them for later calls, see `Draws`)."""
     _check(level, resamples, method)
     if not columns:
         return []
@@ -158,7 +211,7 @@ def bootstrap_mean_cis(
             seed=seed,
             quantile_level=1.0 - cut,
         )
-        for means in resampled_means(columns, resamples, seed)
+        for means in resampled_means(columns, resamples, seed, draws)
     ]
 
 
@@ -169,9 +222,10 @@ def bootstrap_mean_ci(
     resamples: int = 10_000,
     seed: int | str = 0,
     method: Method = "expanded",
+    draws: Draws | None = None,
 ) -> Interval | None:
     """The bootstrap interval of the mean of `values` (paired differences); None below 2 values."""
-    return bootstrap_mean_cis([values], level=level, resamples=resamples, seed=seed, method=method)[0]
+    return bootstrap_mean_cis([values], level=level, resamples=resamples, seed=seed, method=method, draws=draws)[0]
 
 
 def bootstrap_paired_change(
@@ -223,14 +277,20 @@ BOOTSTRAP_UP_TO = 200
 
 
 def score_interval(
-    values: Sequence[float], *, level: float = 0.95, resamples: int = SCORE_RESAMPLES, seed: int | str = SCORE_SEED
+    values: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = SCORE_RESAMPLES,
+    seed: int | str = SCORE_SEED,
+    draws: Draws | None = None,
 ) -> Interval | None:
     """The interval of a reported mean score (a run's, a category's, a variant's) over per-sample
     values: the expanded bootstrap, or past `BOOTSTRAP_UP_TO` values the t interval (the two agree
-    closely there, and the bootstrap would cost seconds of pure Python per figure). None below 2."""
+    closely there, and the bootstrap would cost seconds of pure Python per figure). None below 2.
+    `draws` shares the bootstrap's draws between the figures of one summary (`Draws`)."""
     n = len(values)
     if n <= BOOTSTRAP_UP_TO:
-        return bootstrap_mean_ci(values, level=level, resamples=resamples, seed=seed)
+        return bootstrap_mean_ci(values, level=level, resamples=resamples, seed=seed, draws=draws)
     mean = sum(values) / n
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     half = t_ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)

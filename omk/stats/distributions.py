@@ -10,6 +10,7 @@ here against `scipy.stats`.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
 
 _NORMAL = NormalDist()
@@ -72,8 +73,10 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@lru_cache(maxsize=256)
 def t_ppf(p: float, df: float) -> float:
-    """The p-quantile of Student's t, by bisection on `t_cdf` (to about 1e-12)."""
+    """The p-quantile of Student's t, by bisection on `t_cdf` (to about 1e-12). Remembered for the
+    last 256 arguments: a run summary asks for the same few quantiles figure after figure."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"t_ppf needs 0 < p < 1, got {p}")
     if p == 0.5:

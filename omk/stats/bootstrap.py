@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
-from operator import itemgetter, truediv
+from operator import itemgetter
 from typing import Any, Literal
 
 from omk.stats.distributions import normal_cdf, t_ppf
@@ -99,34 +98,37 @@ def resampled_means(
     columns cost one set of random draws. `draws` keeps those picks for later calls with the same
     seed, n and resamples (the figures of one run summary)."""
     n = len(columns[0])
-    picks = draws.picks(seed, n, resamples) if draws is not None else _picks(seed, n, resamples)
+    blocks = draws.blocks(seed, n, resamples) if draws is not None else _blocks(seed, n, resamples)
     values = [list(column) for column in columns]
-    if len(values) == 1:
-        return [sorted(map(truediv, map(sum, map(itemgetter.__call__, picks, repeat(values[0]))), repeat(n)))]
     means: list[list[float]] = [[] for _ in values]
-    for pick in picks:
+    for size, gather in blocks:
         for column, out in zip(values, means, strict=True):
-            out.append(sum(pick(column)) / n)
+            drawn = gather(column)  # the picked values of the block's resamples, one after another
+            out.extend([sum(drawn[i : i + n]) / n for i in range(0, size, n)])
     return [sorted(m) for m in means]
 
 
-_BLOCK = 65_536  # random draws made in one call while streaming picks
+_BLOCK = 65_536  # random draws made in one call
+
+Gather = Callable[[Sequence[float]], Sequence[float]]
 
 
-def _picks(seed: int | str, n: int, resamples: int) -> Iterator[itemgetter[Any]]:
-    """Each resample's picks as a getter of those n positions (a one-value slice when n is 1, so a
-    pick always gives a sequence), in order. The positions are those of
-    `random.Random(seed).choices(range(n), k=n)` once per resample; they are drawn in blocks of
-    resamples, which consumes the same random numbers in the same order."""
-    choices, positions = random.Random(seed).choices, range(n)
+def _blocks(seed: int | str, n: int, resamples: int) -> Iterator[tuple[int, Gather]]:
+    """The resamples' picks in blocks of whole resamples: each block's number of draws and a getter
+    of the values at its positions. The positions are those of
+    `random.Random(seed).choices(range(n), k=n)` once per resample (the same random numbers in the
+    same order, drawn in fewer calls)."""
+    choices, positions = random.Random(seed).choices, list(range(n))
     per_block = max(1, _BLOCK // max(n, 1))
     for first in range(0, resamples, per_block):
-        k = min(per_block, resamples - first) * n
-        drawn = choices(positions, k=k)
-        if n == 1:
-            yield from (itemgetter(slice(p, p + 1)) for p in drawn)
-        else:
-            yield from (itemgetter(*drawn[i : i + n]) for i in range(0, k, n))
+        size = min(per_block, resamples - first) * n
+        picked = choices(positions, k=size)
+        yield size, itemgetter(*picked) if size > 1 else _one(picked[0])
+
+
+def _one(position: int) -> Gather:
+    """The getter of a single position, as a sequence (`itemgetter` of one position gives the value)."""
+    return lambda column: (column[position],)
 
 
 class Draws:
@@ -137,22 +139,22 @@ class Draws:
 
     def __init__(self, budget: int = 2_000_000) -> None:
         self.budget = budget
-        self._kept: dict[tuple[int | str, int, int], list[itemgetter[Any]]] = {}
+        self._kept: dict[tuple[int | str, int, int], list[tuple[int, Gather]]] = {}
         self._size = 0
 
-    def picks(self, seed: int | str, n: int, resamples: int) -> list[itemgetter[Any]] | Iterator[itemgetter[Any]]:
+    def blocks(self, seed: int | str, n: int, resamples: int) -> Iterable[tuple[int, Gather]]:
         key = (seed, n, resamples)
         found = self._kept.get(key)
         if found is not None:
             return found
         size = n * resamples
         if size > self.budget:
-            return _picks(seed, n, resamples)
+            return _blocks(seed, n, resamples)
         while self._kept and self._size + size > self.budget:
             oldest = next(iter(self._kept))
             self._size -= oldest[1] * oldest[2]
             del self._kept[oldest]
-        found = self._kept[key] = list(_picks(seed, n, resamples))
+        found = self._kept[key] = list(_blocks(seed, n, resamples))
         self._size += size
         return found
 

@@ -30,10 +30,14 @@ def capability_breakdown(results: Sequence[SampleResult | Digest], draws: Draws 
     `draws` shares the bootstrap's draws with the rest of the summary."""
     names: dict[str, str] = {}
     groups: dict[str, list[Digest]] = {}
+    keys: dict[str, str] = {}  # each spelling normalized once: samples repeat a few names
     for r in digests(results):
         spelled: dict[str, str] = {}
         for name in r.capabilities:  # named twice by one sample: counted once
-            spelled.setdefault(normalize_capability(name), name)
+            key = keys.get(name)
+            if key is None:
+                key = keys[name] = normalize_capability(name)
+            spelled.setdefault(key, name)
         for key, name in spelled.items():
             if key:
                 names.setdefault(key, name)

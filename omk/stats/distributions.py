@@ -83,18 +83,45 @@ def t_ppf(p: float, df: float) -> float:
         return 0.0
     if p < 0.5:
         return -t_ppf(1.0 - p, df)
+    below, above = _known_side(p, df)
+
+    def under(t: float) -> bool:  # t_cdf(t, df) < p, computed only where it is not known already
+        return t < below or (t <= above and t_cdf(t, df) < p)
+
     lo, hi = 0.0, max(1.0, normal_ppf(p))
-    while t_cdf(hi, df) < p:
+    while under(hi):
         lo, hi = hi, hi * 2.0
     for _ in range(200):
         mid = (lo + hi) / 2.0
-        if t_cdf(mid, df) < p:
+        if under(mid):
             lo = mid
         else:
             hi = mid
         if hi - lo <= 1e-12 * max(1.0, hi):
             break
     return (lo + hi) / 2.0
+
+
+_CDF_MARGIN = 1e-13  # a hundred times what `t_cdf` can be off by
+
+
+def _known_side(p: float, df: float) -> tuple[float, float]:
+    """Two points around the p-quantile, `below` with t_cdf < p and `above` with t_cdf >= p, each
+    by more than `t_cdf` can be off, so the bisection knows its answer at every point outside
+    them without computing it, and takes the same steps (the same quantile, to the last bit).
+    From a few Newton steps; (-inf, inf) (nothing known) when they do not certify."""
+    t = normal_ppf(p)
+    t += (t**3 + t) / (4.0 * df)  # Cornish-Fisher's first term
+    scale = math.exp(math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0)) / math.sqrt(df * math.pi)
+    for _ in range(4):
+        density = scale * (1.0 + t * t / df) ** (-(df + 1.0) / 2.0)
+        if not density > 0.0 or not math.isfinite(t):
+            return -math.inf, math.inf
+        t -= (t_cdf(t, df) - p) / density
+    below, above = t * (1.0 - 1e-11), t * (1.0 + 1e-11)
+    if t > 0.0 and t_cdf(below, df) < p - _CDF_MARGIN and t_cdf(above, df) >= p + _CDF_MARGIN:
+        return below, above
+    return -math.inf, math.inf
 
 
 def binomial_two_sided_p(k: int, n: int) -> float:

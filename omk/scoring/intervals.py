@@ -74,19 +74,32 @@ def per_sample(results: Sequence[Digest], value: Callable[[Digest], float | None
         v = value(r)
         if v is not None:
             groups.setdefault(r.sample_id, []).append(v)
-    return [fmean(vs) for vs in groups.values()]
+    return _means(groups)
 
 
-def _layer(name: str) -> Callable[[Digest], float | None]:
-    return lambda r: getattr(r.scores, name)
+def _means(groups: dict[str, list[float]]) -> list[float]:
+    # one run (no --repeat): its value as fmean gives it (a float, -0.0 made 0.0), without the call
+    return [vs[0] + 0.0 if len(vs) == 1 else fmean(vs) for vs in groups.values()]
 
 
 def layer_intervals(results: Sequence[Digest], resamples: int = RESAMPLES, draws: Draws | None = None) -> LayerBounds:
     """The composite's and each layer's interval over the results that ran."""
-    ok = [r for r in results if r.status == "ok"]
-    found = {layer: mean_interval(per_sample(ok, _layer(layer)), resamples, draws=draws) for layer in LAYERS}
-    composite = mean_interval(per_sample([r for r in ok if r.graded], lambda r: r.scores.composite), resamples, draws=draws)
-    return LayerBounds(composite=composite, **found)
+    columns: dict[str, dict[str, list[float]]] = {name: {} for name in (*LAYERS, "composite")}
+    fact, behavior, judge, composite = columns.values()
+    for r in results:  # one pass: per layer, each sample's values over its runs that ran
+        if r.status != "ok":
+            continue
+        s = r.scores
+        if s.fact is not None:
+            fact.setdefault(r.sample_id, []).append(s.fact)
+        if s.behavior is not None:
+            behavior.setdefault(r.sample_id, []).append(s.behavior)
+        if s.judge is not None:
+            judge.setdefault(r.sample_id, []).append(s.judge)
+        if s.fact is not None or s.behavior is not None or s.judge is not None:  # graded
+            composite.setdefault(r.sample_id, []).append(s.composite)
+    found = {name: mean_interval(_means(groups), resamples, draws=draws) for name, groups in columns.items()}
+    return LayerBounds(**found)
 
 
 def run_pass_rate(results: Sequence[Digest]) -> Bounds | None:

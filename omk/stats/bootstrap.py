@@ -294,6 +294,6 @@ def score_interval(
     if n <= BOOTSTRAP_UP_TO:
         return bootstrap_mean_ci(values, level=level, resamples=resamples, seed=seed, draws=draws)
     mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    sd = math.sqrt(sum([(v - mean) ** 2 for v in values]) / (n - 1))
     half = t_ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
     return Interval(mean - half, mean + half, level, "t", 0, seed, level)

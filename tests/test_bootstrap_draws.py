@@ -45,6 +45,8 @@ def test_kept_draws_give_each_figure_the_numbers_of_its_own_draws():
         (column(rng, 10), "omk-summary", 500),  # fewer resamples
         (column(rng, 12), "omk-summary", 2_000),
     ]
+    same = figures[0][0]  # one column given again: its means are kept, by seed and resamples
+    figures += [(same, "omk-summary", 2_000), (same, "another seed", 2_000), (same, "omk-summary", 500), (list(same), "omk-summary", 2_000)]
     for draws in (Draws(), Draws(budget=25_000)):  # the small budget forgets sets and draws again
         for values, seed, resamples in figures:
             shared = score_interval(values, seed=seed, resamples=resamples, draws=draws)

@@ -95,11 +95,16 @@ def resampled_means(
     """For each column (all of length n), `resamples` means of n values drawn with replacement,
     sorted. Every column uses the same draws: which positions a resample picks depends only on
     the seed and n, so a column gets exactly the means it would get on its own, and several
-    columns cost one set of random draws. `draws` keeps those picks for later calls with the same
-    seed, n and resamples (the figures of one run summary)."""
-    n = len(columns[0])
-    blocks = draws.blocks(seed, n, resamples) if draws is not None else _blocks(seed, n, resamples)
+    columns cost one set of random draws. `draws` keeps those picks, and the means, for later
+    calls with the same seed, n and resamples (the figures of one run summary)."""
     values = [list(column) for column in columns]
+    if draws is not None:
+        return draws.means(values, resamples, seed)
+    return _means(values, _blocks(seed, len(values[0]), resamples))
+
+
+def _means(values: list[list[float]], blocks: Iterable[tuple[int, Gather]]) -> list[list[float]]:
+    n = len(values[0])
     means: list[list[float]] = [[] for _ in values]
     for size, gather in blocks:
         for column, out in zip(values, means, strict=True):
@@ -141,6 +146,28 @@ class Draws:
         self.budget = budget
         self._kept: dict[tuple[int | str, int, int], list[tuple[int, Gather]]] = {}
         self._size = 0
+        self._means: dict[tuple[int | str, int, tuple[float, ...]], list[float]] = {}
+        self._means_size = 0
+
+    def means(self, columns: list[list[float]], resamples: int, seed: int | str) -> list[list[float]]:
+        """`resampled_means` of the columns; a column given before with the same seed and resamples
+        (a capability every sample names has the composite's values) is not resampled again. At
+        most a tenth of `budget` means are kept."""
+        keys = [(seed, resamples, tuple(column)) for column in columns]
+        known = {key: self._means[key] for key in keys if key in self._means}
+        missing = {key: column for key, column in zip(keys, columns, strict=True) if key not in known}
+        if missing:
+            found = _means(list(missing.values()), self.blocks(seed, len(columns[0]), resamples))
+            known.update(zip(missing, found, strict=True))
+            for key, means in zip(missing, found, strict=True):
+                self._keep(key, means)
+        return [known[key] for key in keys]
+
+    def _keep(self, key: tuple[int | str, int, tuple[float, ...]], means: list[float]) -> None:
+        while self._means and self._means_size + len(means) > self.budget // 10:
+            self._means_size -= len(self._means.pop(next(iter(self._means))))
+        self._means[key] = means
+        self._means_size += len(means)
 
     def blocks(self, seed: int | str, n: int, resamples: int) -> Iterable[tuple[int, Gather]]:
         key = (seed, n, resamples)

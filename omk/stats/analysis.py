@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from omk.stats.bootstrap import Draws
 from omk.stats.comparison import PairedComparison, compare
 from omk.stats.data import AnalysisSettings, VariantRun, fold_variant
 from omk.stats.summary import VariantSummary, summarize
@@ -53,7 +54,8 @@ def analyze(
     settings = settings or AnalysisSettings()
     ordered = _control_first(variants)
     folded = [fold_variant(v) for v in ordered]
-    summaries = tuple(summarize(v, f, settings) for v, f in zip(ordered, folded, strict=True))
+    draws = Draws()  # the variants' figures with as many samples share the bootstrap's draws
+    summaries = tuple(summarize(v, f, settings, draws) for v, f in zip(ordered, folded, strict=True))
     control, control_outcomes = ordered[0], folded[0]
     comparisons = tuple(
         compare(control.name, control_outcomes, v.name, outcomes, settings)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.stats.bootstrap import Interval, score_interval
+from omk.stats.bootstrap import Draws, Interval, score_interval
 from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
 from omk.stats.paired import EPS
 from omk.stats.winrate import Proportion, wilson_interval
@@ -55,11 +55,13 @@ class VariantSummary:
             return None
         return stdev(self.run_means) / fmean(self.run_means)
 
-def _intervals(scored: list[SampleOutcome], passed: int, samples: int) -> tuple[dict[str, Interval | None], Proportion | None]:
+def _intervals(
+    scored: list[SampleOutcome], passed: int, samples: int, draws: Draws
+) -> tuple[dict[str, Interval | None], Proportion | None]:
     """Each mean score's interval over the samples (omk.stats.bootstrap.score_interval) and the
     pass rate's Wilson interval; None below 2 samples."""
-    cis = {layer: score_interval([o.layers[layer] for o in scored if layer in o.layers]) for layer in LAYERS}
-    cis["composite"] = score_interval([o.composite for o in scored if o.composite is not None])
+    cis = {layer: score_interval([o.layers[layer] for o in scored if layer in o.layers], draws=draws) for layer in LAYERS}
+    cis["composite"] = score_interval([o.composite for o in scored if o.composite is not None], draws=draws)
     return cis, wilson_interval(passed, samples) if samples >= 2 else None
 
 
@@ -89,8 +91,11 @@ def _gate_failures(scores: Mapping[str, float | None], threshold: float) -> tupl
     return tuple(k for k, v in present.items() if v < threshold - EPS)
 
 
-def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: AnalysisSettings) -> VariantSummary:
-    """The summary of one variant; `outcomes` are its folded samples (`data.fold_variant`)."""
+def summarize(
+    run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: AnalysisSettings, draws: Draws | None = None
+) -> VariantSummary:
+    """The summary of one variant; `outcomes` are its folded samples (`data.fold_variant`). `draws`
+    shares the bootstrap's draws with the other variants' figures (omk.stats.bootstrap.Draws)."""
     scored = [o for o in outcomes.values() if not o.errored]
     scores: dict[str, float | None] = {}
     for layer in LAYERS:
@@ -101,7 +106,7 @@ def summarize(run: VariantRun, outcomes: Mapping[str, SampleOutcome], settings: 
     records = [r for rs in run.samples.values() for r in rs]
     latencies = [o.latency_ms for o in outcomes.values() if o.latency_ms is not None]
     passed = sum(1 for o in outcomes.values() if o.passed)
-    scores_ci, pass_rate_ci = _intervals(scored, passed, len(outcomes))
+    scores_ci, pass_rate_ci = _intervals(scored, passed, len(outcomes), draws or Draws())
     return VariantSummary(
         name=run.name,
         role=run.role,

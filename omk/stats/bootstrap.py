@@ -113,6 +113,7 @@ def _means(values: list[list[float]], blocks: Iterable[tuple[int, Gather]]) -> l
     return [sorted(m) for m in means]
 
 
+DRAW_BUDGET = 2_000_000  # random draws per bootstrap: the resamples shrink past 200 differences
 _BLOCK = 65_536  # random draws made in one call
 
 Gather = Callable[[Sequence[float]], Sequence[float]]
@@ -142,7 +143,7 @@ class Draws:
     on their own. Made for one summary and dropped with it; it keeps at most `budget` draws in
     all, forgetting the oldest set first, and does not keep a set larger than that."""
 
-    def __init__(self, budget: int = 2_000_000) -> None:
+    def __init__(self, budget: int = DRAW_BUDGET) -> None:
         self.budget = budget
         self._kept: dict[tuple[int | str, int, int], list[tuple[int, Gather]]] = {}
         self._size = 0
@@ -186,7 +187,6 @@ class Draws:
         return found
 
 
-DRAW_BUDGET = 2_000_000  # random draws per bootstrap: the resamples shrink past 200 differences
 MIN_RESAMPLES = 2_000
 
 

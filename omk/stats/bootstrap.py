@@ -141,10 +141,12 @@ class Draws:
     """The bootstrap's picks kept for reuse by key (seed, n, resamples): the figures of one run
     summary with as many values share one set of random draws and get the numbers they would get
     on their own. Made for one summary and dropped with it; it keeps at most `budget` draws in
-    all, forgetting the oldest set first, and does not keep a set larger than that."""
+    all (by default those of the largest figure a summary bootstraps, `BOOTSTRAP_UP_TO` values ×
+    `SCORE_RESAMPLES`), forgetting the set least recently used first, and does not keep a set
+    larger than that."""
 
-    def __init__(self, budget: int = DRAW_BUDGET) -> None:
-        self.budget = budget
+    def __init__(self, budget: int | None = None) -> None:
+        self.budget = budget if budget is not None else BOOTSTRAP_UP_TO * SCORE_RESAMPLES
         self._kept: dict[tuple[int | str, int, int], list[tuple[int, Gather]]] = {}
         self._size = 0
         self._means: dict[tuple[int | str, int, tuple[float, ...]], list[float]] = {}
@@ -172,8 +174,9 @@ class Draws:
 
     def blocks(self, seed: int | str, n: int, resamples: int) -> Iterable[tuple[int, Gather]]:
         key = (seed, n, resamples)
-        found = self._kept.get(key)
+        found = self._kept.pop(key, None)
         if found is not None:
+            self._kept[key] = found  # the most recently used, forgotten last
             return found
         size = n * resamples
         if size > self.budget:

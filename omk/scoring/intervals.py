@@ -84,8 +84,10 @@ def _means(groups: dict[str, list[float]]) -> list[float]:
 
 def layer_intervals(results: Sequence[Digest], resamples: int = RESAMPLES, draws: Draws | None = None) -> LayerBounds:
     """The composite's and each layer's interval over the results that ran."""
-    columns: dict[str, dict[str, list[float]]] = {name: {} for name in (*LAYERS, "composite")}
-    fact, behavior, judge, composite = columns.values()
+    # the composite first, then the layers: the fact layer, scored on most samples, often has the
+    # composite's sample count, so the two follow each other and share the kept draws
+    columns: dict[str, dict[str, list[float]]] = {name: {} for name in ("composite", *LAYERS)}
+    composite, fact, behavior, judge = columns.values()
     for r in results:  # one pass: per layer, each sample's values over its runs that ran
         if r.status != "ok":
             continue

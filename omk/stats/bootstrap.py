@@ -100,7 +100,11 @@ def resampled_means(
     values = [list(column) for column in columns]
     if draws is not None:
         return draws.means(values, resamples, seed)
-    return _means(values, _blocks(seed, len(values[0]), resamples))
+    n = len(values[0])
+    if len(values) == 1:  # drawn once, nothing to share: the values themselves, in one call
+        drawn = random.Random(seed).choices(values[0], k=n * resamples)
+        return [sorted([sum(drawn[i : i + n]) / n for i in range(0, n * resamples, n)])]
+    return _means(values, _blocks(seed, n, resamples))
 
 
 def _means(values: list[list[float]], blocks: Iterable[tuple[int, Gather]]) -> list[list[float]]:

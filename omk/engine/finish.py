@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from omk.engine.results import Results
 from omk.engine.run_report import Report
 from omk.jsontext import nonfinite_warning
-from omk.records.document import JudgeSettings, Repeats, RunTarget, Summary
+from omk.records.document import JudgeSettings, RunTarget, Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from omk.engine.evaluation import Evaluation
     from omk.records.gold import GoldCheck
+    from omk.records.repeats import Repeats
     from omk.records.triggering import TriggerCase, Triggering
 
 

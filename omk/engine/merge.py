@@ -23,7 +23,8 @@ from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
 from omk.errors import InputError
 from omk.records import SampleResult
-from omk.records.document import JudgeSettings, ReportDocument, RunAgreement
+from omk.records.agreement import RunAgreement
+from omk.records.document import JudgeSettings, ReportDocument
 from omk.records.manifest import ExperimentManifest, RunManifest
 from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest

@@ -25,7 +25,8 @@ from omk.errors import InputError
 from omk.records import SampleResult
 from omk.records.agreement import RunAgreement
 from omk.records.document import JudgeSettings, ReportDocument
-from omk.records.manifest import ExperimentManifest, RunManifest
+from omk.records.experiment_manifest import ExperimentManifest
+from omk.records.manifest import RunManifest
 from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest
 

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
-from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
+from omk.records import AssertionResult, SampleResult, Scores, TurnResult
 from omk.skillset import fired
 
 if TYPE_CHECKING:
+    from omk.records.judging import JudgeBlock
     from omk.records.triggering import TriggerCase
     from omk.scoring.variance import JudgeNoise
 

@@ -23,9 +23,9 @@ from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
 from omk.errors import InputError
 from omk.records import SampleResult
-from omk.records.agreement import RunAgreement
-from omk.records.document import JudgeSettings, ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.experiment_manifest import ExperimentManifest
+from omk.records.judge_settings import JudgeSettings, RunAgreement
 from omk.records.manifest import RunManifest
 from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest

@@ -24,10 +24,10 @@ from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 
 if TYPE_CHECKING:  # the experiment block's types read this module's; the feature blocks load when a report has them
-    from omk.records.agreement import RunAgreement
     from omk.records.budget import BudgetBlock
     from omk.records.experiment_block import ExperimentBlock, Pair
     from omk.records.gold import GoldCheck
+    from omk.records.judge_settings import JudgeSettings
     from omk.records.repeats import Repeats, VarianceSources
     from omk.records.rows import ResultRows
     from omk.records.shard import ShardInfo
@@ -313,73 +313,6 @@ class RunTarget:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeModel:
-    """One judge model of the run (`judge.judges[]`): its `spec` and `kind`, then what the kind
-    adds (`details`: a model's `model` and `base_url`, a command's `command`); never a key."""
-
-    spec: str | None
-    kind: str | None
-    details: tuple[tuple[str, Any], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"spec": self.spec, "kind": self.kind, **dict(self.details)}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> JudgeModel:
-        return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeSettings:
-    """The run's judge (report.json's `judge`, null when no judge ran): its models, each model's
-    description, the rubric template's version and hash, language, length debiasing, repeats
-    (`--judge-repeat`), every template's version or hash, and an ensemble's agreement."""
-
-    models: tuple[str, ...]
-    judges: tuple[JudgeModel, ...] = ()
-    prompt_version: str | None = None
-    prompt_hash: str | None = None
-    lang: str | None = None
-    debias_length: bool | None = None
-    repeat: int | None = None
-    templates: tuple[tuple[str, Any], ...] = ()  # name: a hash, or the rubric's {version, hash}
-    agreement: RunAgreement | None = None  # an ensemble's, across the samples
-    ensemble: bool = False  # whether `agreement` is written (an ensemble's block has it, null or not)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "models": list(self.models),
-            "judges": [j.to_json() for j in self.judges],
-            "prompt_version": self.prompt_version,
-            "prompt_hash": self.prompt_hash,
-            "lang": self.lang,
-            "debias_length": self.debias_length,
-            "repeat": self.repeat,
-            "templates": dict(self.templates),
-        }
-        if self.ensemble:
-            out["agreement"] = self.agreement.to_json() if self.agreement is not None else None
-        return out
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> JudgeSettings | None:
-        if f is None or not f.data:
-            return None
-        templates = f.obj("templates")
-        return cls(
-            f.strs("models"), tuple(JudgeModel.from_json(j) for j in f.objs("judges")), f.str("prompt_version"),
-            f.str("prompt_hash"), f.str("lang"), f.bool("debias_length", None), f.int("repeat", None),
-            tuple(templates.data.items()) if templates is not None else (), _agreement(f.obj("agreement")),
-            "agreement" in f.data,
-        )  # fmt: skip
-
-    @classmethod
-    def read(cls, described: Mapping[str, Any] | None) -> JudgeSettings | None:
-        """A judge's `describe()` as a record; None for none."""
-        return cls.from_json(Fields.of(described, "report", "judge")) if described else None
-
-
-@dataclass(frozen=True, slots=True)
 class ReportDocument:
     """report.json, typed. `data` is the dictionary it was read from: report.json is written from
     it as it is, fields this view does not type included."""
@@ -424,7 +357,7 @@ class ReportDocument:
             finished_at=f.str("finished_at"),
             samples_files=f.strs("samples_files"),
             target=RunTarget.from_json(f.obj("target")),
-            judge=JudgeSettings.from_json(f.obj("judge")),
+            judge=_judge(f.obj("judge")),
             summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
             results=results,
             repeats=_repeats(f.obj("repeats")),
@@ -510,12 +443,12 @@ def _repeats(f: Fields | None) -> Repeats | None:
     return Repeats.from_json(f)
 
 
-def _agreement(f: Fields | None) -> RunAgreement | None:
-    if f is None:
+def _judge(f: Fields | None) -> JudgeSettings | None:
+    if f is None or not f.data:
         return None
-    from omk.records.agreement import RunAgreement
+    from omk.records.judge_settings import JudgeSettings
 
-    return RunAgreement.from_json(f)
+    return JudgeSettings.from_json(f)
 
 
 def _triggering(f: Fields | None) -> Triggering | None:
@@ -558,8 +491,10 @@ _MOVED = {
     "CompositeSpread": "omk.records.repeats",
     "RepeatSample": "omk.records.repeats",
     "Repeats": "omk.records.repeats",
-    "PairAgreement": "omk.records.agreement",
-    "RunAgreement": "omk.records.agreement",
+    "JudgeModel": "omk.records.judge_settings",
+    "PairAgreement": "omk.records.judge_settings",
+    "RunAgreement": "omk.records.judge_settings",
+    "JudgeSettings": "omk.records.judge_settings",
 }
 
 if not TYPE_CHECKING:

@@ -50,7 +50,7 @@ class MergeOptions:
 
 def read_shard(folder: Path) -> ShardRun:
     """A shard's folder: its record and its `shard` block; an InputError when it is not a shard."""
-    from omk.engine.variants import MANIFEST, is_experiment
+    from omk.engine.variant_choice import MANIFEST, is_experiment
     from omk.runner.resume import read_manifest
 
     experiment = is_experiment(folder)

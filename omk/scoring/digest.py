@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
 from omk.records import AssertionResult, SampleResult, Scores, TurnResult
-from omk.skillset import fired
 
 if TYPE_CHECKING:
     from omk.records.judging import JudgeBlock
@@ -99,6 +98,7 @@ def trigger_cases(r: SampleResult) -> tuple[TriggerCase, ...]:
         if not checks:
             continue
         from omk.records.triggering import TriggerCase  # loaded only when a result checks a skill
+        from omk.skillset import fired
 
         invoked = list(fired(unit.trace.tool_calls))
         for a in checks:

@@ -271,7 +271,8 @@ def run_experiment(
     import asyncio
 
     from omk.engine.experiment import prepare_experiment
-    from omk.engine.variants import Variant, check_roles, from_cli, parse_item, variants_for
+    from omk.engine.variant_choice import variants_for
+    from omk.engine.variants import Variant, check_roles, from_cli, parse_item
 
     if options.get("target") is not None and not isinstance(options["target"], str):
         raise TypeError("run_experiment builds each variant's target from settings: give target as a spec string")

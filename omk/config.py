@@ -186,9 +186,11 @@ def _allow_problems(name: str, node: Any) -> list[Problem]:
 
 def env_url_allow(environ: dict[str, str] | None = None) -> list[str]:
     """`OMK_URL_ALLOW` (comma-separated), each entry checked; ConfigError names the variable."""
+    entries = _split_list((environ if environ is not None else os.environ).get("OMK_URL_ALLOW", ""))
+    if not entries:
+        return entries
     from omk.inline.policy import AllowRuleError, parse_allow_rule
 
-    entries = _split_list((environ if environ is not None else os.environ).get("OMK_URL_ALLOW", ""))
     for entry in entries:
         try:
             parse_allow_rule(entry)

@@ -20,7 +20,6 @@ import stat
 import tempfile
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -123,14 +122,21 @@ def diff(before: Snapshot, after: Snapshot, folder: Path, mask: Callable[[str], 
     return WorkspaceChanges(created, changed, deleted)
 
 
-@dataclass(slots=True)
 class WorkFolder:
     """The folder an agent worked in, kept after its run for the sample's checks; `remove()`
-    deletes it (and whatever the target kept beside it)."""
+    deletes it (and whatever the target kept beside it). A plain class: every run imports this
+    module, and only agent targets make one."""
 
-    folder: Path
-    changes: WorkspaceChanges = field(default_factory=WorkspaceChanges)
-    remove: Callable[[], None] = lambda: None
+    __slots__ = ("changes", "folder", "remove")
+
+    def __init__(self, folder: Path, changes: WorkspaceChanges | None = None, remove: Callable[[], None] | None = None):
+        self.folder = folder
+        self.changes = changes if changes is not None else WorkspaceChanges()
+        self.remove: Callable[[], None] = remove if remove is not None else _keep
+
+
+def _keep() -> None:
+    """A folder nobody removes (a target that keeps nothing beside it)."""
 
 
 class FreshFolder:

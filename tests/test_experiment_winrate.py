@@ -13,7 +13,8 @@ from scipy.stats import binom, binomtest
 
 from omk.judge.comparison import combine_orders
 from omk.records.experiment_block import WinRateRow
-from omk.stats.winrate import WinRate, wilson_interval
+from omk.stats.pairwise_rate import WinRate
+from omk.stats.winrate import wilson_interval
 
 CASES = [(0, 1), (1, 1), (0, 10), (10, 10), (3, 7), (17, 40), (1, 2), (50, 100), (2, 300), (299, 300), (13, 13)]
 

@@ -29,6 +29,44 @@ NOT_IN_A_PLAIN_RUN = (
     "omk.records.shard",
     "omk.llm.http",
     "urllib.request",
+    # the --repeat spread, the judge's records and settings, experiments' records and variants,
+    # shards, pairwise win rates, skills, URL inlining and a conversation's session
+    "omk.records.repeats",
+    "omk.scoring.variance",
+    "omk.stats.reliability",
+    "omk.records.judging",
+    "omk.records.judge_settings",
+    "omk.records.experiment_manifest",
+    "omk.engine.variants",
+    "omk.engine.shards",
+    "omk.stats.pairwise_rate",
+    "omk.skillset",
+    "omk.inline.inliner",
+    "omk.inline.policy",
+    "omk.targets.session",
+    "omk.targets.mocks",
+)
+
+# Names that moved to the modules above, still importable where they were: (old home, name, new home).
+FORWARDED = (
+    ("omk.records.document", "Repeats", "omk.records.repeats"),
+    ("omk.records.document", "RepeatSample", "omk.records.repeats"),
+    ("omk.records.document", "KMean", "omk.records.repeats"),
+    ("omk.records.document", "CompositeSpread", "omk.records.repeats"),
+    ("omk.records.document", "VarianceSources", "omk.records.repeats"),
+    ("omk.records.document", "JudgeSettings", "omk.records.judge_settings"),
+    ("omk.records.document", "JudgeModel", "omk.records.judge_settings"),
+    ("omk.records.document", "RunAgreement", "omk.records.judge_settings"),
+    ("omk.records.document", "PairAgreement", "omk.records.judge_settings"),
+    ("omk.records", "JudgeBlock", "omk.records.judging"),
+    ("omk.records", "JudgeItem", "omk.records.judging"),
+    ("omk.records", "SampleAgreement", "omk.records.judging"),
+    ("omk.records.manifest", "ExperimentManifest", "omk.records.experiment_manifest"),
+    ("omk.records.manifest", "RecordedVariant", "omk.records.experiment_manifest"),
+    ("omk.records.manifest", "EXPERIMENT_FORMAT", "omk.records.experiment_manifest"),
+    ("omk.stats.winrate", "WinRate", "omk.stats.pairwise_rate"),
+    ("omk.engine.variants", "variants_for", "omk.engine.variant_choice"),
+    ("omk.engine.variants", "is_experiment", "omk.engine.variant_choice"),
 )
 
 PROBE = """
@@ -66,3 +104,10 @@ def test_every_statistics_name_is_what_its_module_defines() -> None:
     for name in omk.stats.__all__:
         home = importlib.import_module(omk.stats._HOMES[name])
         assert getattr(omk.stats, name) is getattr(home, name), name
+
+
+def test_a_moved_name_is_still_importable_where_it_was() -> None:
+    for old, name, new in FORWARDED:
+        assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(new), name), (old, name)
+    for old in {old for old, _, _ in FORWARDED}:
+        assert not hasattr(importlib.import_module(old), "NoSuchName"), old  # anything else is still an AttributeError

@@ -17,8 +17,9 @@ from omk.engine.experiment import ablation_of, resume_experiment, variant_of
 from omk.engine.options import EvalOptions
 from omk.errors import InputError
 from omk.records.experiment_block import PairwiseBlock
+from omk.records.experiment_manifest import ExperimentManifest
 from omk.records.fields import Fields
-from omk.records.manifest import ExperimentManifest, ManifestFields, RunManifest
+from omk.records.manifest import ManifestFields, RunManifest
 from omk.runner import resume as rs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -49,6 +49,7 @@ OTHER_JSON = {
     "omk/doctor/": "the diagnostics it builds",
     "omk/engine/ablation.py": "omk.yaml",
     "omk/engine/pairwise.py": "the pairwise judge's parsed reply",
+    "omk/engine/variant_choice.py": "omk.yaml's variants",
     "omk/engine/variants.py": "omk.yaml's variants",
     "omk/gold/": "people's labels files",
     "omk/inline/": "fetched pages",

@@ -14,8 +14,9 @@ from judge_support import graded, make_judge, run, sample
 from report_corpus import CORPUS
 
 from omk.records import JudgeBlock, SampleResult
-from omk.records.document import JudgeSettings, ReportDocument, RunTarget, read_document
+from omk.records.document import ReportDocument, RunTarget, read_document
 from omk.records.fields import Fields
+from omk.records.judge_settings import JudgeSettings
 
 FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "report.json").is_file())
 

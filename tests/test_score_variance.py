@@ -9,9 +9,9 @@ from statistics import fmean
 import pytest
 
 from omk.records import JudgeBlock, Scores
-from omk.scoring.digest import Digest, JudgeNoise
+from omk.scoring.digest import Digest
 from omk.scoring.summary import spread_sources
-from omk.scoring.variance import block_noise
+from omk.scoring.variance import JudgeNoise, block_noise
 
 
 def simulate(rng: random.Random, n: int, runs: int, calls: int, sample_var: float, run_var: float, judge_var: float, cost=(0.01, 0.001)) -> list[Digest]:

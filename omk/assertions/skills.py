@@ -9,7 +9,6 @@ from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, PrepareError, assertion
 from omk.assertions.text import js_text
 from omk.model import AssertionSpec, Layer, Outcome
-from omk.skillset import fired
 
 SKILL_NAME: dict[str, Any] = {"type": "string", "minLength": 1}
 
@@ -41,6 +40,8 @@ def skill_used(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The agent invoked the skill `value` at least `threshold` (default 1) and at most `max` times."""
     name = str(spec.get("value"))
     least, most = spec.get("threshold", 1), spec.get("max")
+    from omk.skillset import fired  # loaded by the first run that checks a skill
+
     counts = fired(ctx.trace.tool_calls)
     if ctx.skills is not None and name not in ctx.skills:
         installed = ", ".join(ctx.skills) or "none"

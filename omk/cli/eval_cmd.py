@@ -127,7 +127,6 @@ def print_skipped(skipped: list[str]) -> None:
 
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
     """Run with a progress line; None when interrupted (what finished is kept for --resume)."""
-    from omk.report.i18n import t
     from omk.runner.progress import make_progress
 
     plan, done = len(evaluation.plan), evaluation.log.digests
@@ -141,6 +140,8 @@ def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
         with progress:
             asyncio.run(evaluation.execute(on_result))
     except KeyboardInterrupt:
+        from omk.report.i18n import t
+
         lang = evaluation.settings.lang
         print(t("interrupted: the partial run is kept in {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)
         print(t("resume it with: omk eval --resume {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)

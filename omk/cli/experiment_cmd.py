@@ -268,7 +268,7 @@ def diff_lines(diff: RunDiff, runs: tuple[str, str] = ("", "")) -> list[str]:
 def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list[str] | None = None) -> Experiment | None:
     """The experiment `omk eval` was asked to run (several --target, variants given or in
     omk.yaml), or None."""
-    from omk.engine.variants import is_experiment, target_variants, variants_for
+    from omk.engine.variant_choice import is_experiment, variants_for
     from omk.errors import ConfigError
 
     if options.ablate:
@@ -310,6 +310,8 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
         return experiment
     if options.resume:
         return None
+    if targets:  # the variants' module loads only for an experiment
+        from omk.engine.variants import target_variants
     variants = target_variants(targets) if targets else variants_for(options, Path.cwd())
     if variants is None:
         return None

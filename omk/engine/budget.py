@@ -12,7 +12,6 @@ names such models before the spend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from omk.records import SampleResult
@@ -23,11 +22,16 @@ if TYPE_CHECKING:
     from omk.records.budget import BudgetBlock
 
 
-@dataclass(slots=True)
 class Budget:
-    limit_usd: float
-    judges: list[Judge] = field(default_factory=list)
-    target_usd: float = 0.0
+    """The limit, the judges whose calls count, and what the target has cost so far. A plain
+    class: every run imports this module to ask whether it has a budget."""
+
+    __slots__ = ("judges", "limit_usd", "target_usd")
+
+    def __init__(self, limit_usd: float, judges: list[Judge] | None = None, target_usd: float = 0.0):
+        self.limit_usd = limit_usd
+        self.judges: list[Judge] = judges if judges is not None else []
+        self.target_usd = target_usd
 
     @property
     def spent_usd(self) -> float:

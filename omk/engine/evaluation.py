@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.config import Settings
-from omk.engine.budget import Budget
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.engine.run_report import Report
@@ -37,6 +36,7 @@ from omk.runner.folder_lock import FolderLock
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
+    from omk.engine.budget import Budget
     from omk.records.shard import ShardInfo
 
 OnResult = Callable[[SampleResult], None]

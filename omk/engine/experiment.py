@@ -38,7 +38,8 @@ from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Ablation, ExperimentBlock
-from omk.records.manifest import EXPERIMENT_FORMAT, ExperimentManifest, ManifestFields, RecordedVariant
+from omk.records.experiment_manifest import EXPERIMENT_FORMAT, ExperimentManifest, RecordedVariant
+from omk.records.manifest import ManifestFields
 from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
 

@@ -10,14 +10,17 @@ from typing import TYPE_CHECKING
 from omk.engine.results import Results
 from omk.engine.run_report import Report
 from omk.jsontext import nonfinite_warning
-from omk.records.document import JudgeSettings, Repeats, RunTarget, Summary
+from omk.records.document import RunTarget, Summary
 from omk.scoring.digest import Digest
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from omk.engine.evaluation import Evaluation
+    from omk.judge import Judge
     from omk.records.gold import GoldCheck
+    from omk.records.judge_settings import JudgeSettings
+    from omk.records.repeats import Repeats
     from omk.records.triggering import TriggerCase, Triggering
 
 
@@ -81,6 +84,16 @@ def _triggering(cases: list[TriggerCase], skills: Sequence[str] | None) -> Trigg
     return triggering(cases, skills)
 
 
+def _judge_settings(judge: Judge | None, digests: list[Digest]) -> JudgeSettings | None:
+    """The report's `judge` block, with an ensemble's agreement across the samples; None (its
+    records never loaded) when no judge ran."""
+    if judge is None:
+        return None
+    from omk.records.judge_settings import JudgeSettings
+
+    return JudgeSettings.read(judge.describe(digests))
+
+
 def finish(evaluation: Evaluation) -> Report:
     results = all_results(evaluation)
     digests = [evaluation.log.digests[key] for key in results.keys]
@@ -91,7 +104,7 @@ def finish(evaluation: Evaluation) -> Report:
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         samples_files=[str(f) for f in evaluation.files],
         target=RunTarget.read(evaluation.target.describe()),
-        judge=JudgeSettings.read(judge.describe(digests)) if judge is not None else None,  # with agreement across samples
+        judge=_judge_settings(judge, digests),  # with agreement across samples
         summary=build_summary(evaluation, digests),
         results=results,
         repeats=repeats_block(digests, evaluation.repeat),

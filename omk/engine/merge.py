@@ -23,8 +23,10 @@ from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
 from omk.errors import InputError
 from omk.records import SampleResult
-from omk.records.document import JudgeSettings, ReportDocument, RunAgreement
-from omk.records.manifest import ExperimentManifest, RunManifest
+from omk.records.document import ReportDocument
+from omk.records.experiment_manifest import ExperimentManifest
+from omk.records.judge_settings import JudgeSettings, RunAgreement
+from omk.records.manifest import RunManifest
 from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest
 
@@ -48,7 +50,7 @@ class MergeOptions:
 
 def read_shard(folder: Path) -> ShardRun:
     """A shard's folder: its record and its `shard` block; an InputError when it is not a shard."""
-    from omk.engine.variants import MANIFEST, is_experiment
+    from omk.engine.variant_choice import MANIFEST, is_experiment
     from omk.runner.resume import read_manifest
 
     experiment = is_experiment(folder)

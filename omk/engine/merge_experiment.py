@@ -15,8 +15,8 @@ from omk.engine.variant_records import BlockInputs, experiment_outcome, trigger_
 from omk.engine.variants import Variant
 from omk.errors import InputError
 from omk.records.experiment_block import PairwiseBlock
+from omk.records.experiment_manifest import ExperimentManifest
 from omk.records.fields import Fields
-from omk.records.manifest import ExperimentManifest
 from omk.records.shard import ShardInfo
 from omk.stats import AnalysisSettings
 

@@ -116,7 +116,7 @@ def regroup(pair: Pair, entries: list[PairwiseVerdict], level: float) -> Pair:
 
 def win_rates(entries: list[PairwiseVerdict], level: float) -> tuple[WinRateRow, ...]:
     """The treatment's win rate per comparison key, over the decisive verdicts."""
-    from omk.stats.winrate import WinRate
+    from omk.stats.pairwise_rate import WinRate
 
     keys = list(dict.fromkeys(v.key for v in entries if v.key is not None))
     ok = [v for v in entries if v.status == "ok"]

@@ -66,7 +66,7 @@ def prepare(
         rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
         rs.check_hooks(run_dir, samples, hooks_confirmed)
     repeat = options.repeat or 1
-    chosen = (split := _split(options, settings, select(samples, options.filter), repeat)).samples
+    chosen, split = _split(options, settings, select(samples, options.filter), repeat)
     the_target = target if target is not None else build_target(settings)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
@@ -76,7 +76,8 @@ def prepare(
     folder = _run_folder(None if manifest is None else (manifest, run_dir), the_target, settings, cwd, write and not options.dry_run)
     evaluation = cls(options, cwd, paths, list(files), settings, chosen, repeat, the_target, judge, folder)
     evaluation.warnings, evaluation.skills = list(warnings), skills
-    evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, split.whole
+    if split is not None:  # `--shard I/N`: which part of the plan this is
+        evaluation.shard, evaluation.shard_positions, evaluation.whole_plan = split.info, split.positions, split.whole
     _open_log(evaluation, resumed=manifest is not None, check=target is None)
     return evaluation
 
@@ -105,12 +106,12 @@ def _check_before_run(target: Target, settings: Settings, jobs: list[tuple[Sampl
         check_before_run(target, settings, jobs, cwd, no_cache=options.no_cache)
 
 
-def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> Split:
-    """This shard's part of the plan under `--shard I/N`, else all of it."""
-    from omk.engine.shards import ShardSpec, Split, take_shard
-
+def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repeat: int) -> tuple[list[Sample], Split | None]:
+    """This shard's part of the plan under `--shard I/N` and the split; else all of it, and None
+    (the shards' module loads only for a split run)."""
     if not options.shard:
-        return Split(samples, None, None)
+        return samples, None
+    from omk.engine.shards import ShardSpec, take_shard
 
     choices = {
         "target": settings.target,
@@ -120,7 +121,8 @@ def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repe
         "filter": options.filter,
         "seed": options.seed,
     }
-    return take_shard(samples, ShardSpec.parse(options.shard), choices)
+    split = take_shard(samples, ShardSpec.parse(options.shard), choices)
+    return split.samples, split
 
 
 def _check_target_object(target: Target | None) -> None:

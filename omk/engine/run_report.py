@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from omk.jsontext import dumps
 from omk.records import SampleResult
-from omk.records.document import FORMAT, JudgeSettings, LayerMeans, Repeats, RunTarget, Summary
+from omk.records.document import FORMAT, LayerMeans, RunTarget, Summary
 from omk.version import __version__
 
 if TYPE_CHECKING:  # the feature blocks' records load only when a run makes one
     from omk.records.budget import BudgetBlock
     from omk.records.gold import GoldCheck
+    from omk.records.judge_settings import JudgeSettings
+    from omk.records.repeats import Repeats
     from omk.records.shard import ShardInfo
     from omk.records.triggering import Triggering
 

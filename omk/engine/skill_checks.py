@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from omk.config import Settings
 from omk.errors import InputError, Problem
 from omk.model import AssertionSpec, Sample
-from omk.skillset import configured_skills
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
@@ -29,6 +28,10 @@ def installed_skills(target: Target, settings: Settings) -> tuple[str, ...] | No
     listed = getattr(target, "installed_skills", None)
     if callable(listed):
         return tuple(listed())
+    if all(settings.extra.get(key) is None for key in ("skill", "skills")):
+        return None  # the settings name no skill (and the skills' module stays unloaded)
+    from omk.skillset import configured_skills
+
     found = configured_skills(settings.extra)
     return tuple(s.name for s in found) if found else None
 

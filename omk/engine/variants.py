@@ -24,15 +24,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from omk.config import Settings
+from omk.engine.variant_choice import MANIFEST as MANIFEST  # importable from here too, as before
+from omk.engine.variant_choice import is_experiment as is_experiment
+from omk.engine.variant_choice import variants_for as variants_for
 from omk.errors import ConfigError, Problem
 
-if TYPE_CHECKING:
-    from omk.engine.options import EvalOptions
-
-MANIFEST = "experiment.json"  # an experiment's record in its run folder
 ROLES = ("control", "treatment")
 FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "model", "params")
 NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")  # letters (any script), digits, '.', '_', '-': a folder name
@@ -289,27 +288,3 @@ def _skill_variant(label: str, role: str, given: Path, cwd: Path, flag: str, spe
 def _holds_skills(folder: Path) -> bool:
     """A skill folder (SKILL.md in it), or a folder of skill folders (installed together)."""
     return (folder / "SKILL.md").is_file() or any((sub / "SKILL.md").is_file() for sub in folder.iterdir() if sub.is_dir())
-
-
-def is_experiment(run_dir: Path) -> bool:
-    """Whether `run_dir` holds an experiment (its record), not a plain run."""
-    return (run_dir / MANIFEST).is_file()
-
-
-def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
-    """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
-    when the run is not an experiment."""
-    from omk.config import find_config, read_config
-    from omk.engine.evaluation import sample_paths
-
-    if options.treatment and not options.control:
-        raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")
-    if options.control:
-        if not options.treatment:
-            raise ConfigError("--control needs at least one --treatment")
-        return from_cli(options.control, options.treatment, cwd)
-    config = find_config(sample_paths(options, cwd), cwd)
-    if config is None:
-        return None
-    data = read_config(config)
-    return from_config(config, data["variants"]) if "variants" in data else None

@@ -4,11 +4,34 @@
 place and records, per sample, which URLs were inlined from where and which failed in
 `Sample.inlined_urls` (reported under `results[].urls`). Modules: `urls` (finding and splicing),
 `mcp_config` (.mcp.json), `mcp_fetch` (MCP stdio sessions), `http_fetch` (httpx), `html_text`
-(HTML → text), `inliner` (the run-level orchestration).
+(HTML → text), `inliner` (the run-level orchestration), loaded only when some sample's text has a
+URL at all.
 """
 
 from __future__ import annotations
 
-from omk.inline.inliner import inline_urls
+from typing import TYPE_CHECKING, Any, TextIO
+
+from omk.inline.urls import SCANNED_FIELDS
+
+if TYPE_CHECKING:
+    from omk.model import Sample
 
 __all__ = ["inline_urls"]
+
+
+def _mentions_http(sample: Sample) -> bool:
+    """Whether a field inlining reads (a conversation's turns') holds "http" at all: every URL it
+    fetches starts so, so a sample without it has nothing to inline."""
+    units: list[Any] = list(sample.turns) if sample.turns else [sample]
+    return any("http" in text for unit in units for f in SCANNED_FIELDS if isinstance(text := getattr(unit, f), str))
+
+
+async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None, resolver: Any = None) -> None:
+    """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to
+    (omk.inline.inliner.inline_urls), once any of them has a URL."""
+    if not any(_mentions_http(s) for s in samples):
+        return
+    from omk.inline.inliner import inline_urls as inline
+
+    await inline(samples, settings, err, resolver)

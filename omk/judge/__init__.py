@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.errors import ConfigError
 from omk.model import JUDGE_OFF, NO_JUDGE, AssertionSpec, Outcome, Sample
-from omk.records import JudgeBlock, Trace
+from omk.records import Trace
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
     from omk.cache import ResponseCache
     from omk.config import Settings
     from omk.judge.clients import JudgeClient
+    from omk.records.judging import JudgeBlock
 
 
 class Judge(Protocol):

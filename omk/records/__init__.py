@@ -2,9 +2,11 @@
 (`omk.records.result`), judge blocks (`omk.records.judging`), report.json and its header's
 target and judge settings (`omk.records.document`) and its experiment block
 (`omk.records.experiment_block`). Each has one `to_json` and one checked `from_json`; no other module
-reads result or report JSON by hand."""
+reads result or report JSON by hand. The judge block's records load on first use (a run without a
+judge never needs them)."""
 
-from omk.records.judging import JudgeBlock, JudgeItem, SampleAgreement
+from typing import TYPE_CHECKING
+
 from omk.records.result import (
     AssertionResult,
     FileChange,
@@ -18,6 +20,9 @@ from omk.records.result import (
     TurnResult,
     WorkspaceChanges,
 )
+
+if TYPE_CHECKING:
+    from omk.records.judging import JudgeBlock, JudgeItem, SampleAgreement
 
 __all__ = [
     "AssertionResult",
@@ -35,3 +40,14 @@ __all__ = [
     "TurnResult",
     "WorkspaceChanges",
 ]
+
+_JUDGING = frozenset({"JudgeBlock", "JudgeItem", "SampleAgreement"})
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        if name not in _JUDGING:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from omk.records import judging
+
+        return getattr(judging, name)

@@ -12,6 +12,7 @@ a judge block's extra fields) stay plain JSON.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ if TYPE_CHECKING:  # the experiment block's types read this module's; the featur
     from omk.records.budget import BudgetBlock
     from omk.records.experiment_block import ExperimentBlock, Pair
     from omk.records.gold import GoldCheck
+    from omk.records.judge_settings import JudgeSettings
+    from omk.records.repeats import Repeats, VarianceSources
     from omk.records.rows import ResultRows
     from omk.records.shard import ShardInfo
     from omk.records.triggering import Triggering
@@ -261,183 +264,13 @@ class Summary:
             categories=tuple(Category.from_json(c) for c in f.objs("categories")),
             scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
             pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
-            variance=VarianceSources.from_json(f.obj("variance")),
+            variance=_variance(f.obj("variance")),
             capabilities=tuple(Capability.from_json(c) for c in f.objs("capabilities")),
         )
 
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.total if self.total else None
-
-
-@dataclass(frozen=True, slots=True)
-class VarianceSources:
-    """Where the composite's spread comes from under `--repeat` / `--judge-repeat`
-    (`summary.variance`, omk/scoring/variance.py): the variance of one score due to the sample
-    (difficulty), the agent's run-to-run variation and one judge call's noise; each source's share
-    of the variance of the run's mean composite; and what narrows that interval most per dollar
-    (`advice`: "samples", "repeats" or "judge_calls"; per call when a cost is unknown)."""
-
-    samples: int
-    repeats: int
-    judge_calls: int
-    sample_var: Number
-    run_var: Number
-    judge_var: Number | None  # None when the judge was asked once per item (not measurable)
-    shares: tuple[tuple[str, Number], ...]
-    target_cost: Number | None  # per target call
-    judge_cost: Number | None  # per judge call
-    advice: str | None
-    per_dollar: bool
-    advice_without_samples: str | None = None  # the better of repeats and judge calls
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "samples": self.samples,
-            "repeats": self.repeats,
-            "judge_calls": self.judge_calls,
-            "components": {"sample": self.sample_var, "run": self.run_var, "judge": self.judge_var},
-            "shares": dict(self.shares),
-            "cost_per_call": {"target": self.target_cost, "judge": self.judge_cost},
-            "advice": self.advice,
-            "advice_without_samples": self.advice_without_samples,
-            "per_dollar": self.per_dollar,
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> VarianceSources | None:
-        if f is None:
-            return None
-        parts, shares, costs = f.obj("components"), f.obj("shares"), f.obj("cost_per_call")
-        return cls(
-            f.int("samples"), f.int("repeats", 1), f.int("judge_calls", 1),
-            (parts.num("sample") if parts else None) or 0, (parts.num("run") if parts else None) or 0, parts.num("judge") if parts else None,
-            tuple((k, shares.num(k)) for k in ("sample", "run", "judge") if shares and shares.num(k) is not None),
-            costs.num("target") if costs else None, costs.num("judge") if costs else None, f.str("advice"), f.bool("per_dollar"),
-            f.str("advice_without_samples"),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class KMean:
-    """pass@k or pass^k for one k over the run: the mean over the `samples` run at least k times."""
-
-    k: int
-    samples: int
-    mean: Number | None
-    ci: Bounds | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, "samples": self.samples, "mean": self.mean, "ci": self.ci.to_json() if self.ci else None}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> KMean:
-        return cls(f.int("k"), f.int("samples"), f.num("mean"), Bounds.from_json(f.obj("ci")))
-
-
-@dataclass(frozen=True, slots=True)
-class CompositeSpread:
-    """A sample's composite over its scored runs: mean, sample standard deviation, min and max."""
-
-    mean: Number | None = None
-    stddev: Number | None = None
-    min: Number | None = None
-    max: Number | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "min": self.min, "max": self.max}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> CompositeSpread:
-        return cls(f.num("mean"), f.num("stddev"), f.num("min"), f.num("max")) if f is not None else cls()
-
-
-@dataclass(frozen=True, slots=True)
-class RepeatSample:
-    """One sample under `--repeat N`: its runs, passes, composite spread, and pass@k / pass^k for
-    k = 1 … runs (index 0 is k = 1)."""
-
-    sample_id: str
-    runs: int
-    errored: int
-    passed: int
-    pass_rate: Number | None
-    composite: CompositeSpread
-    pass_at_k: tuple[Number, ...] = ()
-    pass_hat_k: tuple[Number, ...] = ()
-
-    @property
-    def flaky(self) -> bool:
-        return 0 < self.passed < self.runs
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sample_id": self.sample_id,
-            "runs": self.runs,
-            "errored": self.errored,
-            "passed": self.passed,
-            "pass_rate": self.pass_rate,
-            "composite": self.composite.to_json(),
-            "pass_at_k": list(self.pass_at_k),
-            "pass_hat_k": list(self.pass_hat_k),
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields) -> RepeatSample:
-        return cls(
-            str(f.str("sample_id", "")), f.int("runs"), f.int("errored"), f.int("passed"), f.num("pass_rate"),
-            CompositeSpread.from_json(f.obj("composite")), _numbers(f, "pass_at_k"), _numbers(f, "pass_hat_k"),
-        )  # fmt: skip
-
-
-def _numbers(f: Fields, key: str) -> tuple[Number, ...]:
-    values = f.list(key)
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            raise Fields.error(f.origin, f"{f.at(key)}[{i}]", "a number", v)
-    return tuple(values)
-
-
-@dataclass(frozen=True, slots=True)
-class Repeats:
-    """The spread under `--repeat N` (report.json's `repeats`): sample-level counts, each sample
-    (flaky ones first), and pass@k / pass^k over the run for k = 1 … N."""
-
-    n: int | None
-    samples: int | None
-    always_passed: int | None
-    flaky: int | None
-    never_passed: int | None
-    per_sample: tuple[RepeatSample, ...] = ()
-    pass_at_k: tuple[KMean, ...] = ()
-    pass_hat_k: tuple[KMean, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "samples": self.samples,
-            "always_passed": self.always_passed,
-            "flaky": self.flaky,
-            "never_passed": self.never_passed,
-            "pass_at_k": [m.to_json() for m in self.pass_at_k],
-            "pass_hat_k": [m.to_json() for m in self.pass_hat_k],
-            "per_sample": [s.to_json() for s in self.per_sample],
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Repeats | None:
-        if f is None:
-            return None
-        return cls(
-            f.int("n", None),
-            f.int("samples", None),
-            f.int("always_passed", None),
-            f.int("flaky", None),
-            f.int("never_passed", None),
-            per_sample=tuple(RepeatSample.from_json(s) for s in f.objs("per_sample")),
-            pass_at_k=tuple(KMean.from_json(m) for m in f.objs("pass_at_k")),
-            pass_hat_k=tuple(KMean.from_json(m) for m in f.objs("pass_hat_k")),
-        )
 
 
 def _details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
@@ -477,122 +310,6 @@ class RunTarget:
     @property
     def name(self) -> str | None:
         return self.spec or self.kind
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeModel:
-    """One judge model of the run (`judge.judges[]`): its `spec` and `kind`, then what the kind
-    adds (`details`: a model's `model` and `base_url`, a command's `command`); never a key."""
-
-    spec: str | None
-    kind: str | None
-    details: tuple[tuple[str, Any], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"spec": self.spec, "kind": self.kind, **dict(self.details)}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> JudgeModel:
-        return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
-
-
-@dataclass(frozen=True, slots=True)
-class PairAgreement:
-    """Two judges of an ensemble across the run: their mean |difference| and Pearson's r."""
-
-    judges: tuple[str, ...]
-    mean_abs_diff: Number | None
-    pearson: Number | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"judges": list(self.judges), "mean_abs_diff": self.mean_abs_diff, "pearson": self.pearson}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> PairAgreement:
-        return cls(f.strs("judges"), f.num("mean_abs_diff"), f.num("pearson"))
-
-
-@dataclass(frozen=True, slots=True)
-class RunAgreement:
-    """How far an ensemble's judges agree across the samples every one of them scored
-    (`judge.agreement`, omk/judge/agreement.py): the means over the pairs, and each pair."""
-
-    sample_count: int
-    pair_count: int
-    mean_abs_diff: Number | None
-    pearson: Number | None
-    pairs: tuple[PairAgreement, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sample_count": self.sample_count,
-            "pair_count": self.pair_count,
-            "mean_abs_diff": self.mean_abs_diff,
-            "pearson": self.pearson,
-            "pairs": [p.to_json() for p in self.pairs],
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> RunAgreement | None:
-        if f is None:
-            return None
-        pairs = tuple(PairAgreement.from_json(p) for p in f.objs("pairs"))
-        return cls(f.int("sample_count"), f.int("pair_count"), f.num("mean_abs_diff"), f.num("pearson"), pairs)
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
-        """What omk.judge.agreement.run_agreement returned, as a record."""
-        return cls.from_json(Fields.of(data, "report", "judge.agreement")) if data is not None else None
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeSettings:
-    """The run's judge (report.json's `judge`, null when no judge ran): its models, each model's
-    description, the rubric template's version and hash, language, length debiasing, repeats
-    (`--judge-repeat`), every template's version or hash, and an ensemble's agreement."""
-
-    models: tuple[str, ...]
-    judges: tuple[JudgeModel, ...] = ()
-    prompt_version: str | None = None
-    prompt_hash: str | None = None
-    lang: str | None = None
-    debias_length: bool | None = None
-    repeat: int | None = None
-    templates: tuple[tuple[str, Any], ...] = ()  # name: a hash, or the rubric's {version, hash}
-    agreement: RunAgreement | None = None  # an ensemble's, across the samples
-    ensemble: bool = False  # whether `agreement` is written (an ensemble's block has it, null or not)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "models": list(self.models),
-            "judges": [j.to_json() for j in self.judges],
-            "prompt_version": self.prompt_version,
-            "prompt_hash": self.prompt_hash,
-            "lang": self.lang,
-            "debias_length": self.debias_length,
-            "repeat": self.repeat,
-            "templates": dict(self.templates),
-        }
-        if self.ensemble:
-            out["agreement"] = self.agreement.to_json() if self.agreement is not None else None
-        return out
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> JudgeSettings | None:
-        if f is None or not f.data:
-            return None
-        templates = f.obj("templates")
-        return cls(
-            f.strs("models"), tuple(JudgeModel.from_json(j) for j in f.objs("judges")), f.str("prompt_version"),
-            f.str("prompt_hash"), f.str("lang"), f.bool("debias_length", None), f.int("repeat", None),
-            tuple(templates.data.items()) if templates is not None else (), RunAgreement.from_json(f.obj("agreement")),
-            "agreement" in f.data,
-        )  # fmt: skip
-
-    @classmethod
-    def read(cls, described: Mapping[str, Any] | None) -> JudgeSettings | None:
-        """A judge's `describe()` as a record; None for none."""
-        return cls.from_json(Fields.of(described, "report", "judge")) if described else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -640,10 +357,10 @@ class ReportDocument:
             finished_at=f.str("finished_at"),
             samples_files=f.strs("samples_files"),
             target=RunTarget.from_json(f.obj("target")),
-            judge=JudgeSettings.from_json(f.obj("judge")),
+            judge=_judge(f.obj("judge")),
             summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
             results=results,
-            repeats=Repeats.from_json(f.obj("repeats")),
+            repeats=_repeats(f.obj("repeats")),
             warnings=f.strs("warnings"),
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
@@ -710,6 +427,30 @@ def read_document(path: Path) -> ReportDocument:
 
 
 # The feature blocks' records load only when a report has the block: a plain run never reads them.
+def _variance(f: Fields | None) -> VarianceSources | None:
+    if f is None:
+        return None
+    from omk.records.repeats import VarianceSources
+
+    return VarianceSources.from_json(f)
+
+
+def _repeats(f: Fields | None) -> Repeats | None:
+    if f is None:
+        return None
+    from omk.records.repeats import Repeats
+
+    return Repeats.from_json(f)
+
+
+def _judge(f: Fields | None) -> JudgeSettings | None:
+    if f is None or not f.data:
+        return None
+    from omk.records.judge_settings import JudgeSettings
+
+    return JudgeSettings.from_json(f)
+
+
 def _triggering(f: Fields | None) -> Triggering | None:
     if f is None:
         return None
@@ -740,3 +481,26 @@ def _gold(f: Fields | None) -> GoldCheck | None:
     from omk.records.gold import GoldCheck
 
     return GoldCheck.from_json(f)
+
+
+# Records that moved to modules of their own (loaded when a run or report has them), still
+# importable from here; typed code imports them from their modules.
+_MOVED = {
+    "VarianceSources": "omk.records.repeats",
+    "KMean": "omk.records.repeats",
+    "CompositeSpread": "omk.records.repeats",
+    "RepeatSample": "omk.records.repeats",
+    "Repeats": "omk.records.repeats",
+    "JudgeModel": "omk.records.judge_settings",
+    "PairAgreement": "omk.records.judge_settings",
+    "RunAgreement": "omk.records.judge_settings",
+    "JudgeSettings": "omk.records.judge_settings",
+}
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        home = _MOVED.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(home), name)

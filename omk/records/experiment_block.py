@@ -21,10 +21,10 @@ from omk.records.document import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
 from omk.records.triggering import TriggerChange
 from omk.stats.paired import Regression as Regression
+from omk.stats.pairwise_rate import WinRate
 from omk.stats.verdict import Level
 from omk.stats.verdict import PairVerdict as PairVerdict
 from omk.stats.verdict import Verdict as Verdict
-from omk.stats.winrate import WinRate
 
 if TYPE_CHECKING:
     from omk.stats import AnalysisSettings, ExperimentAnalysis, PairedComparison, VariantSummary
@@ -704,7 +704,7 @@ class WinRateRow:
 
     @classmethod
     def of(cls, rate: WinRate) -> WinRateRow:
-        """The row of a win rate just computed (`omk.stats.winrate.WinRate`), rounded as written."""
+        """The row of a win rate just computed (`omk.stats.pairwise_rate.WinRate`), rounded as written."""
         compared = rate.decisive + rate.ties
         ci = rate.ci
         return cls(

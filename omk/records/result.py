@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from omk.model import Layer, Status
 from omk.records.fields import Fields
-from omk.records.judging import JudgeBlock
+
+if TYPE_CHECKING:  # a judge block's records load when a result has one (a run without a judge never does)
+    from omk.records.judging import JudgeBlock
 
 RunStatus = Literal["ok", "error"]  # a sample's: it ran, or the target/judge failed on it
 TurnStatus = Literal["ok", "error", "skipped"]  # a turn's: sent, failed, or not sent
@@ -407,7 +409,7 @@ class TurnResult:
             output=f.str("output"),
             trace=Trace.from_json(f.obj("trace")),
             assertions=tuple(AssertionResult.from_json(a) for a in f.objs("assertions")),
-            judge=JudgeBlock.from_json(f.obj("judge")),
+            judge=_judge_block(f.obj("judge")),
             judge_skipped=f.str("judge_skipped"),
             scores=Scores.from_json(f.obj("scores")),
             passed=f.bool("passed", None),
@@ -550,7 +552,7 @@ class SampleResult:
             output=f.str("output"),
             trace=Trace.from_json(f.obj("trace")),
             assertions=tuple(AssertionResult.from_json(a) for a in f.objs("assertions")),
-            judge=JudgeBlock.from_json(f.obj("judge")),
+            judge=_judge_block(f.obj("judge")),
             judge_skipped=f.str("judge_skipped"),
             scores=Scores.from_json(f.obj("scores")),
             passed=f.bool("passed"),
@@ -573,3 +575,11 @@ class SampleResult:
     def read(cls, data: Any, origin: str = "result") -> SampleResult:
         """One result's JSON object (a results.jsonl line, report.json's `results[i]`) read back."""
         return cls.from_json(Fields.of(data, origin, ""))
+
+
+def _judge_block(f: Fields | None) -> JudgeBlock | None:
+    if f is None or not f.data:
+        return None
+    from omk.records.judging import JudgeBlock
+
+    return JudgeBlock.from_json(f)

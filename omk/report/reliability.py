@@ -9,10 +9,13 @@ the samples without those figures.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omk.records.document import KMean, Repeats, RepeatSample, ReportDocument
 from omk.report.i18n import t
+
+if TYPE_CHECKING:  # a report without repeats never loads their records
+    from omk.records.document import ReportDocument
+    from omk.records.repeats import KMean, Repeats, RepeatSample
 
 FLAKY = ' class="flaky"'
 TERMINAL_ROWS = 200  # samples in the terminal's table (flaky ones come first); all are in the report

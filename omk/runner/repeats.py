@@ -1,15 +1,19 @@
-"""Run-level figures the run engine owns: `--repeat` spread per sample, and cost spent this run."""
+"""Run-level figures the run engine owns: `--repeat` spread per sample, and cost spent this run.
+
+Every run asks for its cost; the spread's records and statistics load only under `--repeat`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from statistics import fmean, stdev
+from typing import TYPE_CHECKING
 
 from omk.records import SampleResult
-from omk.records.document import Bounds, CompositeSpread, KMean, Repeats, RepeatSample
 from omk.scoring.digest import Digest, digests
 from omk.scoring.layers import round2
-from omk.stats.reliability import pass_at_k, pass_hat_k, run_figures
+
+if TYPE_CHECKING:
+    from omk.records.repeats import KMean, Repeats, RepeatSample
 
 
 def spent_cost(results: Iterable[SampleResult | Digest]) -> float | None:
@@ -28,6 +32,9 @@ def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[RepeatSample]
     errored runs still count in `runs` and against the pass rate and pass@k. `stddev` is the
     sample standard deviation, null with fewer than two scored runs.
     """
+    from omk.records.repeats import CompositeSpread, RepeatSample
+    from omk.stats.reliability import pass_at_k, pass_hat_k
+
     by_sample: dict[str, list[SampleResult | Digest]] = {}
     for r in results:
         by_sample.setdefault(r.sample_id, []).append(r)
@@ -58,6 +65,10 @@ def repeat_stats(results: Iterable[SampleResult | Digest]) -> list[RepeatSample]
 def _k_means(stats: list[RepeatSample], n: int, hat: bool) -> tuple[KMean, ...]:
     """pass@k (or pass^k) for k = 1 … n over the run: the mean of the samples run at least k
     times, with its bootstrap interval over samples (exact values, not the rounded ones)."""
+    from omk.records.document import Bounds
+    from omk.records.repeats import KMean
+    from omk.stats.reliability import pass_at_k, pass_hat_k, run_figures
+
     estimate = pass_hat_k if hat else pass_at_k
     columns = [[estimate(s.runs, s.passed, k) for s in stats if s.runs >= k] for k in range(1, n + 1)]
     return tuple(
@@ -68,6 +79,8 @@ def _k_means(stats: list[RepeatSample], n: int, hat: bool) -> tuple[KMean, ...]:
 def repeats_of(stats: list[RepeatSample], n: int) -> Repeats:
     """The `repeats` section: sample-level counts next to the run-level ones (how many samples
     passed every run, some, none), each sample with the flaky ones first, and pass@k / pass^k."""
+    from omk.records.repeats import Repeats
+
     return Repeats(
         n=n,
         samples=len(stats),

@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import Sample
 from omk.targets.base import Target, TargetResult
-from omk.targets.session import Session
+
+if TYPE_CHECKING:  # a conversation's turn carries one
+    from omk.targets.session import Session
 
 TargetFailure = CallFailure  # the target gave no output for a sample, after `attempts` calls
 

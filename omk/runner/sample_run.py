@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
@@ -21,13 +22,16 @@ from omk.judge import NO_JUDGE, Judge
 from omk.mock_defs import drift_notes
 from omk.model import Layer, Sample, Status, Turn
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES
-from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, Trace
+from omk.records import AssertionResult, SampleResult, Scores, Trace
 from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetResult
 from omk.tasks import run_bounded
 from omk.workspace import WorkFolder, checks_workspace
+
+if TYPE_CHECKING:
+    from omk.records.judging import JudgeBlock
 
 
 @dataclass(slots=True)
@@ -150,6 +154,8 @@ async def grade(
         if cfg.judge is None:
             skipped = cfg.no_judge
         else:
+            from omk.records.judging import JudgeBlock
+
             extra = {"history": history} if history else {}  # the conversation so far, for a later turn
             block = JudgeBlock.read(await cfg.judge.grade(sample, output, trace, **extra))  # read once, typed
     scores = score_sample(assertions, block.score if block is not None else None)

@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
-from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
-from omk.scoring.layers import is_graded
-from omk.scoring.variance import block_noise
-from omk.skillset import fired
+from omk.records import AssertionResult, SampleResult, Scores, TurnResult
 
 if TYPE_CHECKING:
+    from omk.records.judging import JudgeBlock
     from omk.records.triggering import TriggerCase
+    from omk.scoring.variance import JudgeNoise
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -74,27 +73,13 @@ class Digest:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class JudgeNoise:
-    """A result's judge work: items asked (rubric and dimensions, all turns), calls per item,
-    what the judge cost, and one call's noise on its composite (None when asked once per item)."""
-
-    items: int
-    calls: int
-    cost_usd: float | None
-    noise: float | None
-
-
 def judge_noise(r: SampleResult) -> JudgeNoise | None:
-    units: list[SampleResult | TurnResult] = [t for t in r.turns if is_graded(t.scores)] if r.turns else [r]
-    blocks = [(u.judge, sum(1 for layer in LAYERS if getattr(u.scores, layer) is not None)) for u in units if u.judge is not None]
-    if not blocks:
+    """What `summary.variance` needs of a result's judge blocks; None (nothing loaded) without any."""
+    if r.judge is None and all(t.judge is None for t in r.turns):
         return None
-    noises = [x for b, m in blocks if (x := block_noise(b, m)) is not None]
-    costs = [float(b.cost_usd) for b, _ in blocks if b.cost_usd is not None]
-    items = sum((b.rubric is not None) + len(b.dimensions) for b, _ in blocks)
-    noise = sum(v for v, _ in noises) / len(units) ** 2 if noises else None
-    return JudgeNoise(items, max((j for _, j in noises), default=1), sum(costs) if costs else None, noise)
+    from omk.scoring.variance import judge_noise as noise_of
+
+    return noise_of(r)
 
 
 def _skill_checks(assertions: Iterable[AssertionResult]) -> Iterable[AssertionResult]:
@@ -114,6 +99,7 @@ def trigger_cases(r: SampleResult) -> tuple[TriggerCase, ...]:
         if not checks:
             continue
         from omk.records.triggering import TriggerCase  # loaded only when a result checks a skill
+        from omk.skillset import fired
 
         invoked = list(fired(unit.trace.tool_calls))
         for a in checks:

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from statistics import fmean
+from typing import TYPE_CHECKING
 
 from omk.records import SampleResult
-from omk.records.document import LayerMeans, Summary, VarianceSources
+from omk.records.document import LayerMeans, Summary
 from omk.scoring.capabilities import capability_breakdown
 from omk.scoring.categories import category_breakdown
 from omk.scoring.digest import Digest, digests
 from omk.scoring.intervals import layer_intervals, run_pass_rate
 from omk.scoring.layers import round2
-from omk.scoring.variance import Design, variance_sources
 from omk.stats.bootstrap import Draws
+
+if TYPE_CHECKING:
+    from omk.records.repeats import VarianceSources
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -69,6 +72,10 @@ def spread_sources(results: list[Digest]) -> VarianceSources | None:
     judged = [r.judge for r in graded if r.judge is not None]
     noises = [j.noise for j in judged if j.noise is not None]
     calls = max((j.calls for j in judged), default=1)
+    if len(graded) <= len(groups) and calls <= 1:  # no repeats and no judge repeats: nothing to split
+        return None
+    from omk.scoring.variance import Design, variance_sources
+
     asked = sum(j.items * j.calls for j in judged)
     judge_costs = [j.cost_usd for j in judged if j.cost_usd is not None]
     target_costs = [r.cost_usd for r in graded if r.cost_usd is not None and not r.cached]

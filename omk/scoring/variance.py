@@ -35,8 +35,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean, variance
 
-from omk.records.document import VarianceSources
+from omk.records import SampleResult, TurnResult
 from omk.records.judging import JudgeBlock, JudgeItem
+from omk.records.repeats import VarianceSources
+from omk.scoring.layers import is_graded
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +149,27 @@ def block_noise(block: JudgeBlock | None, layers: int) -> tuple[float, int] | No
     if not found:
         return None
     return fmean(v for v, _ in found) / len(found) / layers**2, max(j for _, j in found)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeNoise:
+    """A result's judge work: items asked (rubric and dimensions, all turns), calls per item,
+    what the judge cost, and one call's noise on its composite (None when asked once per item)."""
+
+    items: int
+    calls: int
+    cost_usd: float | None
+    noise: float | None
+
+
+def judge_noise(r: SampleResult) -> JudgeNoise | None:
+    """A result's judge work (omk.scoring.digest asks only when it has a judge block)."""
+    units: list[SampleResult | TurnResult] = [t for t in r.turns if is_graded(t.scores)] if r.turns else [r]
+    blocks = [(u.judge, sum(1 for layer in ("fact", "behavior", "judge") if getattr(u.scores, layer) is not None)) for u in units if u.judge is not None]
+    if not blocks:
+        return None
+    noises = [x for b, m in blocks if (x := block_noise(b, m)) is not None]
+    costs = [float(b.cost_usd) for b, _ in blocks if b.cost_usd is not None]
+    items = sum((b.rubric is not None) + len(b.dimensions) for b, _ in blocks)
+    noise = sum(v for v, _ in noises) / len(units) ** 2 if noises else None
+    return JudgeNoise(items, max((j for _, j in noises), default=1), sum(costs) if costs else None, noise)

@@ -14,18 +14,19 @@ to a zero-width interval (10 wins out of 10 resample to exactly 10 out of 10) an
 interval covers far less than it claims. Reference: L. D. Brown, T. T. Cai, A. DasGupta,
 "Interval estimation for a binomial proportion", Statistical Science 16(2), 2001.
 
-`p_value` is the exact two-sided binomial (sign) test of wins against losses at 1/2. At the
-margin it can disagree with the interval (one is a test, the other an inverted score test):
-neither feeds the experiment's verdict.
+The win rate itself (`WinRate`, omk/stats/pairwise_rate.py) loads only with pairwise verdicts;
+every run's pass rate takes its interval from here. Its `p_value` is the exact two-sided binomial
+(sign) test of wins against losses at 1/2. At the margin it can disagree with the interval (one
+is a test, the other an inverted score test): neither feeds the experiment's verdict.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omk.stats.distributions import binomial_two_sided_p, normal_ppf
+from omk.stats.distributions import normal_ppf
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,29 +56,12 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> Proportion:
     return Proportion(low, high, level)
 
 
-@dataclass(frozen=True, slots=True)
-class WinRate:
-    """The treatment's (B's) record against the control (A) under one comparison key."""
+if not TYPE_CHECKING:
 
-    key: str
-    b_better: int
-    a_better: int
-    ties: int
-    level: float = 0.95
+    def __getattr__(name: str) -> Any:
+        """`WinRate`, which lives in omk.stats.pairwise_rate (loaded only by pairwise verdicts)."""
+        if name != "WinRate":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from omk.stats.pairwise_rate import WinRate
 
-    @property
-    def decisive(self) -> int:
-        return self.a_better + self.b_better
-
-    @property
-    def rate(self) -> float | None:
-        return self.b_better / self.decisive if self.decisive else None
-
-    @property
-    def ci(self) -> Proportion | None:
-        return wilson_interval(self.b_better, self.decisive, self.level) if self.decisive else None
-
-    @property
-    def p_value(self) -> float | None:
-        return binomial_two_sided_p(self.b_better, self.decisive) if self.decisive else None
-
+        return WinRate

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.model import Sample
 from omk.records import ToolCall, Trace, WorkspaceChanges
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetError, TargetResult
-from omk.targets.session import Session
 from omk.textsafe import scrub, scrub_value
+
+if TYPE_CHECKING:  # a conversation's session; a single-prompt sample has none
+    from omk.targets.session import Session
 
 
 def mask_trace(trace: Trace, mask: Masker) -> Trace:

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError, Problem
 from omk.model import Sample
 from omk.targets.base import TargetError, TargetResult
-from omk.targets.session import Session
 from omk.trace_io import TraceFormatError, parse_trace
+
+if TYPE_CHECKING:
+    from omk.targets.session import Session
 
 
 class ReplayTarget:

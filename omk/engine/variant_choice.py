@@ -1,0 +1,47 @@
+"""Whether a run is an experiment: an experiment's record in a resumed run folder, or variants
+given on the command line (`--control`/`--treatment`) or in omk.yaml (`variants:`). A plain run
+asks and gets None; the variants themselves (omk.engine.variants) load only when there are some.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from omk.errors import ConfigError
+
+if TYPE_CHECKING:
+    from omk.engine.options import EvalOptions
+    from omk.engine.variants import Variant
+
+MANIFEST = "experiment.json"  # an experiment's record in its run folder
+
+
+def is_experiment(run_dir: Path) -> bool:
+    """Whether `run_dir` holds an experiment (its record), not a plain run."""
+    return (run_dir / MANIFEST).is_file()
+
+
+def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
+    """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
+    when the run is not an experiment."""
+    from omk.config import find_config, read_config
+    from omk.engine.evaluation import sample_paths
+
+    if options.treatment and not options.control:
+        raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")
+    if options.control:
+        if not options.treatment:
+            raise ConfigError("--control needs at least one --treatment")
+        from omk.engine.variants import from_cli
+
+        return from_cli(options.control, options.treatment, cwd)
+    config = find_config(sample_paths(options, cwd), cwd)
+    if config is None:
+        return None
+    data = read_config(config)
+    if "variants" not in data:
+        return None
+    from omk.engine.variants import from_config
+
+    return from_config(config, data["variants"])

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from omk.model import Layer, Status
 from omk.records.fields import Fields
 from omk.records.judging import JudgeBlock
+from omk.records.quick import quick_init
 
 RunStatus = Literal["ok", "error"]  # a sample's: it ran, or the target/judge failed on it
 TurnStatus = Literal["ok", "error", "skipped"]  # a turn's: sent, failed, or not sent
@@ -43,6 +44,7 @@ def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -
         raise f.fail(key, " or ".join(repr(m.value) for m in kind)) from None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call the agent made, with what answered it."""
@@ -187,6 +189,7 @@ class WorkspaceChanges:
         return cls(found["created"], found["changed"], found["deleted"])
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Trace:
     """What a target reports besides the output. None means "not reported", never zero.
@@ -253,6 +256,7 @@ class Trace:
 EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AssertionResult:
     """One assertion's outcome; an `assert-set` has its `children`."""
@@ -319,6 +323,7 @@ def _status_of(passed: bool | None) -> Status:
     return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Scores:
     """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
@@ -361,6 +366,7 @@ class InlinedUrl:
         return cls(value.get("url"), value.get("content", value.get("text")), meta)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnResult:
     """One turn of a conversation as it ran: its output, checks and scores. `passed` is None for
@@ -415,6 +421,7 @@ class TurnResult:
         )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SampleResult:
     """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's

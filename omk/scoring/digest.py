@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
+from omk.records.quick import quick_init
 from omk.scoring.layers import is_graded
 from omk.scoring.variance import block_noise
 from omk.skillset import fired
@@ -23,6 +24,7 @@ LAYERS = ("fact", "behavior", "judge")
 JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Digest:
     """What the run summary, the categories and capabilities, the `--repeat` spread and an ensemble's agreement

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from omk.frozen import record
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
 from omk.records import AssertionResult, JudgeBlock, SampleResult, Scores, TurnResult
-from omk.records.quick import quick_init
 from omk.scoring.layers import is_graded
 from omk.scoring.variance import block_noise
 from omk.skillset import fired
@@ -24,8 +23,7 @@ LAYERS = ("fact", "behavior", "judge")
 JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@record
 class Digest:
     """What the run summary, the categories and capabilities, the `--repeat` spread and an ensemble's agreement
     need from one result; it reads like a `SampleResult` for those fields."""
@@ -75,7 +73,7 @@ class Digest:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeNoise:
     """A result's judge work: items asked (rubric and dimensions, all turns), calls per item,
     what the judge cost, and one call's noise on its composite (None when asked once per item)."""

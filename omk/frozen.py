@@ -1,5 +1,5 @@
-"""`@record`: a frozen dataclass with slots (the records omk writes, and other frozen values), made more cheaply than `@dataclass(frozen=True,
-slots=True)` makes one.
+"""`@record`: a frozen dataclass with slots (the records omk writes, and its other frozen
+values), made more cheaply than `@dataclass(frozen=True, slots=True)` makes one.
 
 Python 3.11's dataclass compiles six methods for each frozen class (`__init__`, `__repr__`,
 `__eq__`, `__hash__`, `__setattr__`, `__delattr__`) from generated source, one by one; with the

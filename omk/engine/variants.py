@@ -22,12 +22,13 @@ skills/NAME/SKILL.md), `system:TEXT`, `model:NAME` or `target:KIND:ARG`, each op
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.config import Settings
 from omk.errors import ConfigError, Problem
+from omk.frozen import record
 
 if TYPE_CHECKING:
     from omk.engine.options import EvalOptions
@@ -38,7 +39,7 @@ FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "mo
 NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")  # letters (any script), digits, '.', '_', '-': a folder name
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Variant:
     name: str
     role: str = "treatment"

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 
@@ -34,7 +34,7 @@ FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Bounds:
     """A confidence interval as report.json keeps it: its ends, level and how it was made."""
 
@@ -59,7 +59,7 @@ def _bounds(b: Bounds | None) -> dict[str, Any] | None:
     return b.to_json() if b is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LayerBounds:
     """The 95% interval of each mean in `LayerMeans` (`summary.scores_ci`); None where the mean
     is over fewer than 2 samples (or there is no mean)."""
@@ -82,7 +82,7 @@ class LayerBounds:
         return cls(*(Bounds.from_json(f.obj(k)) for k in ("fact", "behavior", "judge", "composite")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Category:
     """One entry of `summary.categories`; `category` is None for the uncategorised."""
 
@@ -120,7 +120,7 @@ class Category:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Capability:
     """One entry of `summary.capabilities`: the results of the samples that name a capability
     (grouped as the doctor groups them, shown under the first spelling seen; a sample that names
@@ -160,7 +160,7 @@ class Capability:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LayerMeans:
     """Mean scores over the samples that ran; None where no sample had that layer."""
 
@@ -182,7 +182,7 @@ class LayerMeans:
         return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Summary:
     """The run's counts, mean scores and gate (`summary` of report.json)."""
 
@@ -270,7 +270,7 @@ class Summary:
         return self.passed / self.total if self.total else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VarianceSources:
     """Where the composite's spread comes from under `--repeat` / `--judge-repeat`
     (`summary.variance`, omk/scoring/variance.py): the variance of one score due to the sample
@@ -318,7 +318,7 @@ class VarianceSources:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KMean:
     """pass@k or pass^k for one k over the run: the mean over the `samples` run at least k times."""
 
@@ -335,7 +335,7 @@ class KMean:
         return cls(f.int("k"), f.int("samples"), f.num("mean"), Bounds.from_json(f.obj("ci")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CompositeSpread:
     """A sample's composite over its scored runs: mean, sample standard deviation, min and max."""
 
@@ -352,7 +352,7 @@ class CompositeSpread:
         return cls(f.num("mean"), f.num("stddev"), f.num("min"), f.num("max")) if f is not None else cls()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RepeatSample:
     """One sample under `--repeat N`: its runs, passes, composite spread, and pass@k / pass^k for
     k = 1 … runs (index 0 is k = 1)."""
@@ -398,7 +398,7 @@ def _numbers(f: Fields, key: str) -> tuple[Number, ...]:
     return tuple(values)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Repeats:
     """The spread under `--repeat N` (report.json's `repeats`): sample-level counts, each sample
     (flaky ones first), and pass@k / pass^k over the run for k = 1 … N."""
@@ -445,7 +445,7 @@ def _details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
     return tuple((k, v) for k, v in f.data.items() if k not in typed)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunTarget:
     """What produced the outputs (report.json's `target`, the target's `describe()`): `kind` and
     `spec` (`KIND:ARG`), then what the kind adds (`details`, in order: replay's `file`, a command's
@@ -479,7 +479,7 @@ class RunTarget:
         return self.spec or self.kind
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeModel:
     """One judge model of the run (`judge.judges[]`): its `spec` and `kind`, then what the kind
     adds (`details`: a model's `model` and `base_url`, a command's `command`); never a key."""
@@ -496,7 +496,7 @@ class JudgeModel:
         return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairAgreement:
     """Two judges of an ensemble across the run: their mean |difference| and Pearson's r."""
 
@@ -512,7 +512,7 @@ class PairAgreement:
         return cls(f.strs("judges"), f.num("mean_abs_diff"), f.num("pearson"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunAgreement:
     """How far an ensemble's judges agree across the samples every one of them scored
     (`judge.agreement`, omk/judge/agreement.py): the means over the pairs, and each pair."""
@@ -545,7 +545,7 @@ class RunAgreement:
         return cls.from_json(Fields.of(data, "report", "judge.agreement")) if data is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeSettings:
     """The run's judge (report.json's `judge`, null when no judge ran): its models, each model's
     description, the rubric template's version and hash, language, length debiasing, repeats
@@ -595,7 +595,7 @@ class JudgeSettings:
         return cls.from_json(Fields.of(described, "report", "judge")) if described else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReportDocument:
     """report.json, typed. `data` is the dictionary it was read from: report.json is written from
     it as it is, fields this view does not type included."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def _format(f: ManifestFields, expected: str) -> None:
         raise f.fail("format", repr(expected))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunSettings:
     """What run.json records of the settings: everything but provider blocks, which may hold keys."""
 
@@ -101,7 +102,7 @@ class RunSettings:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunManifest:
     """run.json: what a later `--resume` needs to rebuild the run, and `omk merge` to join shards."""
 
@@ -159,7 +160,7 @@ class RunManifest:
         return cls.from_json(load(text, origin))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecordedVariant:
     """One variant as experiment.json records it (the engine's Variant, field for field)."""
 
@@ -189,7 +190,7 @@ class RecordedVariant:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExperimentManifest:
     """experiment.json: an experiment's variants, seed and choices, for `--resume` and `omk merge`."""
 

@@ -32,14 +32,14 @@ better of repeats and judge calls for that case.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from statistics import fmean, variance
 
+from omk.frozen import record
 from omk.records.document import VarianceSources
 from omk.records.judging import JudgeBlock, JudgeItem
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Design:
     """The run's shape and prices: n samples × R runs, J calls per judge item, k judge items per run."""
 
@@ -51,7 +51,7 @@ class Design:
     judge_cost: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Components:
     sample: float
     run: float

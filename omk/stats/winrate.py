@@ -22,13 +22,13 @@ neither feeds the experiment's verdict.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.stats.distributions import binomial_two_sided_p, normal_ppf
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Proportion:
     low: float
     high: float
@@ -55,7 +55,7 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> Proportion:
     return Proportion(low, high, level)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WinRate:
     """The treatment's (B's) record against the control (A) under one comparison key."""
 

@@ -16,7 +16,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -206,6 +206,10 @@ class ResponseCache:
         except (ValueError, TypeError, TraceFormatError):
             return None
 
+    def _has(self, key: str) -> bool:
+        row = self._db.execute("SELECT output, trace, mac FROM responses WHERE key = ?", (key,)).fetchone()
+        return row is not None and self._signed(row[2], "responses", key, row[0], row[1])
+
     def _write(self, key: str, result: TargetResult, target_kind: str | None) -> None:
         if not isinstance(result.output, str):
             return
@@ -264,6 +268,10 @@ class ResponseCache:
     def get(self, key: str) -> TargetResult | None:
         """The stored result, or None on a miss (an unsigned entry or a cache that failed is a miss too)."""
         return self._run(lambda: self._read(key), None)
+
+    def has_all(self, keys: Iterable[str]) -> bool:
+        """Whether every key has a signed response: one job on the cache's thread, nothing parsed."""
+        return self._run(lambda: all(self._has(key) for key in keys), False)
 
     def put(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
         """Store a successful result. A cache that cannot be written never fails the sample."""

@@ -19,12 +19,15 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from omk.mock_defs import return_file_path
 from omk.model import Sample
 from omk.target_result import TargetResult
 from omk.trace_io import TraceFormatError, parse_trace
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 KEY_VERSION = 1
@@ -137,6 +140,7 @@ class ResponseCache:
             self._db = self._pool.submit(self._connect).result()
             self._reader: sqlite3.Connection | None = None  # lookups: opened on the first one
             self._reading = threading.Lock()
+            self._stores: dict[str, Future[None]] = {}  # stores not yet done, by key
         except BaseException:
             self._pool.shutdown(wait=False)
             raise
@@ -260,31 +264,45 @@ class ResponseCache:
             (key, target_kind, turns, time.time(), self._mac("conversations", key, turns)),
         )
 
-    # the run's calls: awaited lookups, stores handed to the cache's thread and not waited for
+    # the run's calls: lookups, and stores handed to the cache's thread and not waited for
     async def fetch(self, key: str) -> TargetResult | None:
+        self._settled(key)
         return self._now(lambda: self._read(key), None)
 
     def store(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
-        self._submit(lambda: self._write(key, result, target_kind))
+        self._submit(key, lambda: self._write(key, result, target_kind))
 
     async def fetch_turns(self, key: str) -> list[TargetResult] | None:
+        self._settled(key)
         return self._now(lambda: self._read_turns(key), None)
 
     def store_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
-        self._submit(lambda: self._write_turns(key, results, target_kind))
+        self._submit(key, lambda: self._write_turns(key, results, target_kind))
 
-    def _submit(self, job: Callable[[], None]) -> None:
+    def _submit(self, key: str, job: Callable[[], None]) -> None:
         if not self.off:
             with contextlib.suppress(RuntimeError):  # closed
-                self._pool.submit(self._guarded, job, None)
+                future = self._pool.submit(self._guarded, job, None)
+                self._stores[key] = future
+                future.add_done_callback(lambda done: self._stores.pop(key, None) if self._stores.get(key) is done else None)
+
+    def _settled(self, key: str) -> None:
+        """Wait for a store of `key` still on the cache's thread: a lookup sees what was stored before it."""
+        pending = self._stores.get(key)
+        if pending is not None:
+            pending.result()
 
     # the same, waited for (tests, tools)
     def get(self, key: str) -> TargetResult | None:
         """The stored result, or None on a miss (an unsigned entry or a cache that failed is a miss too)."""
+        self._settled(key)
         return self._now(lambda: self._read(key), None)
 
     def has_all(self, keys: Iterable[str]) -> bool:
-        """Whether every key has a signed response: one job on the cache's thread, nothing parsed."""
+        """Whether every key has a signed response (the signature checked, nothing parsed)."""
+        keys = list(keys)
+        for key in keys:
+            self._settled(key)
         return self._now(lambda: all(self._has(key) for key in keys), False)
 
     def put(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
@@ -293,6 +311,7 @@ class ResponseCache:
 
     def get_turns(self, key: str) -> list[TargetResult] | None:
         """A stored conversation, one result per turn, or None on a miss."""
+        self._settled(key)
         return self._now(lambda: self._read_turns(key), None)
 
     def put_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:

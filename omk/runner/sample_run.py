@@ -50,7 +50,7 @@ async def produce(
     sample: Sample, prompt: str, target: Target, cfg: RunConfig, repeat: int = 0
 ) -> tuple[TargetResult, int, bool]:
     """(result, calls made, from cache). Only successful calls are cached; raises TargetFailure."""
-    cache = None if checks_workspace(sample) else cfg.cache  # the folder an agent leaves is not cached
+    cache = cfg.cache if cfg.cache is None or not checks_workspace(sample) else None  # the folder an agent leaves is not cached
     identity = target.cache_identity() if cache is not None else None
     if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
         produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)

@@ -15,15 +15,19 @@ import contextlib
 import hashlib
 import json
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from omk.mock_defs import return_file_path
 from omk.model import Sample
 from omk.target_result import TargetResult
 from omk.trace_io import TraceFormatError, parse_trace
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 KEY_VERSION = 1
@@ -117,11 +121,13 @@ KEY_ENV = "OMK_CACHE_KEY"
 
 
 class ResponseCache:
-    """A small SQLite table; each lookup or store is one indexed statement, run on a thread of the
-    cache's own so the event loop never waits on sqlite. Every row carries an HMAC (`mac`) over
-    its key and value under a secret kept outside the project (`cache_secret`); a row without a
-    valid one (a cache written elsewhere, or edited) is a miss. A cache that stops working (locked
-    by another process, a full disk) is turned off for the rest of the run with one warning."""
+    """A small SQLite table; each lookup or store is one indexed statement. Stores run on a thread
+    of the cache's own and are not waited for (a write can wait on another process's lock);
+    lookups run where they are asked, on a second connection (readers never wait for a writer in
+    WAL mode). Every row carries an HMAC (`mac`) over its key and value under a secret kept
+    outside the project (`cache_secret`); a row without a valid one (a cache written elsewhere, or
+    edited) is a miss. A cache that stops working (locked by another process, a full disk) is
+    turned off for the rest of the run with one warning."""
 
     def __init__(self, path: Path = DEFAULT_PATH, secret: bytes | None = None):
         from concurrent.futures import ThreadPoolExecutor
@@ -132,6 +138,9 @@ class ResponseCache:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omk-cache")
         try:
             self._db = self._pool.submit(self._connect).result()
+            self._reader: sqlite3.Connection | None = None  # lookups: opened on the first one
+            self._reading = threading.Lock()
+            self._stores: dict[str, Future[None]] = {}  # stores not yet done, by key
         except BaseException:
             self._pool.shutdown(wait=False)
             raise
@@ -186,25 +195,38 @@ class ResponseCache:
             self.off = True
             print(f"warning: the response cache {self.path} cannot be used ({exc}); the run goes on without it", file=sys.stderr)
 
-    async def _later(self, job: Callable[[], T], fallback: T) -> T:
-        """`job` on the cache's thread; the event loop goes on meanwhile."""
-        import asyncio
-
+    def _now(self, job: Callable[[], T], fallback: T) -> T:
+        """A lookup, on the calling thread with the cache's reading connection. A lookup is one
+        short indexed read, which no writer blocks (the file is in WAL mode), so handing it to the
+        cache's thread would cost more than it saves; a lookup that fails turns the cache off as
+        a store does."""
         if self.off:
             return fallback
         try:
-            return await asyncio.wrap_future(self._pool.submit(self._guarded, job, fallback))
-        except RuntimeError:
+            with self._reading:
+                return job()
+        except sqlite3.Error as exc:
+            self._turn_off(exc)
             return fallback
 
+    def _lookup(self, statement: str, key: str) -> Any:
+        """One row by key from the reading connection (held under `_reading` by `_now`)."""
+        if self._reader is None:
+            self._reader = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        return self._reader.execute(statement, (key,)).fetchone()
+
     def _read(self, key: str) -> TargetResult | None:
-        row = self._db.execute("SELECT output, trace, mac FROM responses WHERE key = ?", (key,)).fetchone()
+        row = self._lookup("SELECT output, trace, mac FROM responses WHERE key = ?", key)
         if row is None or not self._signed(row[2], "responses", key, row[0], row[1]):
             return None
         try:
             return TargetResult(output=row[0], trace=parse_trace(json.loads(row[1])))
         except (ValueError, TypeError, TraceFormatError):
             return None
+
+    def _has(self, key: str) -> bool:
+        row = self._lookup("SELECT output, trace, mac FROM responses WHERE key = ?", key)
+        return row is not None and self._signed(row[2], "responses", key, row[0], row[1])
 
     def _write(self, key: str, result: TargetResult, target_kind: str | None) -> None:
         if not isinstance(result.output, str):
@@ -219,7 +241,7 @@ class ResponseCache:
         )
 
     def _read_turns(self, key: str) -> list[TargetResult] | None:
-        row = self._db.execute("SELECT turns, mac FROM conversations WHERE key = ?", (key,)).fetchone()
+        row = self._lookup("SELECT turns, mac FROM conversations WHERE key = ?", key)
         if row is None or not self._signed(row[1], "conversations", key, row[0]):
             return None
         try:
@@ -242,28 +264,46 @@ class ResponseCache:
             (key, target_kind, turns, time.time(), self._mac("conversations", key, turns)),
         )
 
-    # the run's calls: awaited lookups, stores handed to the cache's thread and not waited for
+    # the run's calls: lookups, and stores handed to the cache's thread and not waited for
     async def fetch(self, key: str) -> TargetResult | None:
-        return await self._later(lambda: self._read(key), None)
+        self._settled(key)
+        return self._now(lambda: self._read(key), None)
 
     def store(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
-        self._submit(lambda: self._write(key, result, target_kind))
+        self._submit(key, lambda: self._write(key, result, target_kind))
 
     async def fetch_turns(self, key: str) -> list[TargetResult] | None:
-        return await self._later(lambda: self._read_turns(key), None)
+        self._settled(key)
+        return self._now(lambda: self._read_turns(key), None)
 
     def store_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
-        self._submit(lambda: self._write_turns(key, results, target_kind))
+        self._submit(key, lambda: self._write_turns(key, results, target_kind))
 
-    def _submit(self, job: Callable[[], None]) -> None:
+    def _submit(self, key: str, job: Callable[[], None]) -> None:
         if not self.off:
             with contextlib.suppress(RuntimeError):  # closed
-                self._pool.submit(self._guarded, job, None)
+                future = self._pool.submit(self._guarded, job, None)
+                self._stores[key] = future
+                future.add_done_callback(lambda done: self._stores.pop(key, None) if self._stores.get(key) is done else None)
+
+    def _settled(self, key: str) -> None:
+        """Wait for a store of `key` still on the cache's thread: a lookup sees what was stored before it."""
+        pending = self._stores.get(key)
+        if pending is not None:
+            pending.result()
 
     # the same, waited for (tests, tools)
     def get(self, key: str) -> TargetResult | None:
         """The stored result, or None on a miss (an unsigned entry or a cache that failed is a miss too)."""
-        return self._run(lambda: self._read(key), None)
+        self._settled(key)
+        return self._now(lambda: self._read(key), None)
+
+    def has_all(self, keys: Iterable[str]) -> bool:
+        """Whether every key has a signed response (the signature checked, nothing parsed)."""
+        keys = list(keys)
+        for key in keys:
+            self._settled(key)
+        return self._now(lambda: all(self._has(key) for key in keys), False)
 
     def put(self, key: str, result: TargetResult, target_kind: str | None = None) -> None:
         """Store a successful result. A cache that cannot be written never fails the sample."""
@@ -271,7 +311,8 @@ class ResponseCache:
 
     def get_turns(self, key: str) -> list[TargetResult] | None:
         """A stored conversation, one result per turn, or None on a miss."""
-        return self._run(lambda: self._read_turns(key), None)
+        self._settled(key)
+        return self._now(lambda: self._read_turns(key), None)
 
     def put_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
         """Store a conversation whose every turn succeeded."""
@@ -282,6 +323,10 @@ class ResponseCache:
         with contextlib.suppress(RuntimeError):
             self._pool.submit(self._db.close)
         self._pool.shutdown(wait=True)
+        with self._reading:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
 
 def cache_secret() -> bytes:

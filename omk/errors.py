@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from omk.frozen import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Problem:
     """One thing wrong with the input: `FILE:LINE: samples[i] (id) FIELD: what is wrong`."""
 

@@ -63,10 +63,10 @@ def drift_notes(provenance: str | None, mocks: Sequence[dict[str, Any]], calls: 
     """What a recorded sample's agent now does that the recording never did: one line per tool
     call no mock answered (`calls` are the trace's ToolCalls). Empty for a sample that was not
     recorded (`provenance` other than production-trace) or has no mocks."""
-    from omk.toolnames import same_tool
-
     if provenance != RECORDED or not mocks:
         return []
+    from omk.toolnames import same_tool
+
     notes = []
     for call in calls:
         if call.mocked:

@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.frozen import record
 from omk.records import ToolCall
 from omk.toolnames import same_tool
 
@@ -35,7 +35,7 @@ _PATH_KEYS = ("file_path", "path", "filename")
 _SHELL_READ = re.compile(r"skills/([^/\s'\"]+)/" + re.escape("SKILL.md") + r"(?![\w.])")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SkillPath:
     """One skill a run installs: its name, where it is, and whether it is a folder."""
 

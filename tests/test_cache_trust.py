@@ -107,3 +107,20 @@ def test_a_cache_locked_by_another_process_is_skipped_with_a_warning_and_never_f
     assert [r["status"] for r in report["results"]] == ["ok"] * 6
     assert proc.stderr.count("cannot be used") == 1 and "the run goes on without it" in proc.stderr
     assert took < 20, took  # not a busy timeout per sample
+
+
+def test_has_all_asks_for_every_key_signed(tmp_path):
+    from omk.cache import ResponseCache
+    from omk.target_result import TargetResult
+    from omk.trace_io import parse_trace
+
+    cache = ResponseCache(tmp_path / "c.sqlite", secret=b"k" * 32)
+    try:
+        for key in ("a", "b"):
+            cache.put(key, TargetResult(output=f"out {key}", trace=parse_trace({})))
+        assert cache.has_all(["a", "b"]) and cache.has_all([])
+        assert not cache.has_all(["a", "missing"])
+        cache._run(lambda: cache._db.execute("UPDATE responses SET output = 'forged' WHERE key = 'b'"), None)
+        assert not cache.has_all(["a", "b"]) and cache.has_all(["a"])
+    finally:
+        cache.close()

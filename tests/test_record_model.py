@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
+from omk.frozen import is_frozen
+
 OMK = Path(__file__).resolve().parent.parent / "omk"
 
 # Keys that only omk's own JSON has (results, the report header, the experiment and pairwise blocks,
@@ -160,7 +162,7 @@ def unfrozen_records(modules: list[object]) -> list[str]:
         for value in vars(module).values():
             if not (dataclasses.is_dataclass(value) and isinstance(value, type) and value.__module__ == getattr(module, "__name__", None)):
                 continue
-            if not value.__dataclass_params__.frozen:
+            if not is_frozen(value):
                 found.append(value.__name__)
             found += [f"{value.__name__}.{f.name}" for f in dataclasses.fields(value) if str(f.type).startswith(("list[", "dict["))]
     return found

@@ -249,3 +249,18 @@ def test_a_key_in_the_target_spec_and_in_hook_messages_reaches_no_file_or_termin
     if where == "--target":  # resuming cannot run the masked spec: one clear line
         resumed = omk(["eval", "--resume", "run"], tmp_path, env)
         assert resumed.returncode == 2 and "cli.target: the recorded spec held a secret" in resumed.stderr, resumed.stderr
+
+
+def test_an_assertion_is_copied_only_when_a_secret_is_in_it():
+    from omk.model import Layer, Status
+    from omk.records import AssertionResult
+    from omk.runner.sample_run import masked
+    from omk.secrets import Masker
+
+    mask = Masker(["sk-secret-value-123456"])
+    leaf = AssertionResult("contains", Layer.FACT, Status.PASSED, 1.0, False, message="output contains 'hi'")
+    clean = AssertionResult("assert-set", Layer.FACT, Status.PASSED, 1.0, False, message="1/1", children=(leaf,))
+    assert masked(clean, mask) is clean
+    leaky = AssertionResult("custom", Layer.FACT, Status.FAILED, 1.0, False, message="key sk-secret-value-123456 seen")
+    outer = masked(AssertionResult("assert-set", Layer.FACT, Status.FAILED, 1.0, False, children=(leaf, leaky)), mask)
+    assert outer.children[0] is leaf and outer.children[1].message == "key [redacted] seen"

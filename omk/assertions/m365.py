@@ -22,7 +22,6 @@ from __future__ import annotations
 import string
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import regex
@@ -30,6 +29,7 @@ import regex
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import RATIO, TEXT, assertion
 from omk.assertions.text import CJK_CLASS, JS_WHITESPACE, js_text
+from omk.frozen import record
 from omk.model import AssertionSpec, Layer, Outcome
 
 # --- citations --------------------------------------------------------------------------------
@@ -51,7 +51,7 @@ _OAI_LENTICULAR = regex.compile(r"【([^【】†]{0,40})†([^【】]{0,200})�
 _OAI_PRIVATE = regex.compile(r"\ue200cite\ue202([^\ue200\ue201]{1,200})\ue201")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Citation:
     key: str  # what makes two citations the same one: "1", or the marker text
     text: str  # as written

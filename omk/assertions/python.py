@@ -20,11 +20,11 @@ from __future__ import annotations
 import copy
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion, registry, remove
+from omk.frozen import record
 from omk.model import AssertionSpec, Layer, Outcome, Sample, Turn
 from omk.records import Trace
 
@@ -32,7 +32,7 @@ ANY_FIELDS: dict[str, Any] = {"additionalProperties": True}
 _USER_TYPES: set[str] = set()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CheckInput:
     output: str
     assertion: dict[str, Any]  # every field of the assertion as written (type, value, your own)

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
+from omk.frozen import record
 from omk.model import AssertionSpec, Layer, Outcome
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class PrepareError(ValueError):
         super().__init__(message)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AssertionType:
     name: str
     layer: Layer

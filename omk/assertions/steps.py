@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from omk.assertions.registry import PrepareError
 from omk.assertions.text import CompiledRegex, compile_regex, js_text
+from omk.frozen import record
 from omk.records import ToolCall
 from omk.toolnames import canonical_tool, tool_key
 
@@ -42,7 +42,7 @@ REGEX_TIMEOUT_S = 2.0  # a pattern that backtracks longer on one value makes the
 SHOWN_INPUT = 60  # characters of a call's input shown beside its name in a message
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Step:
     """One step: the tool it names and, when given, what its input must match (regexes compiled)."""
 

@@ -34,6 +34,7 @@ from omk.authoring.draft_prompts import (
 )
 from omk.authoring.skill_source import SkillSource
 from omk.errors import InputError
+from omk.frozen import record
 from omk.model import Sample
 from omk.report.i18n import t
 
@@ -48,7 +49,7 @@ class Asker(Protocol):
     async def ask(self, prompt: str) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Counts:
     """How many drafts of each kind are asked for."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.safe_files import escape_reason, open_regular
 from omk.skillset import SKILL_FILE
 
@@ -23,7 +24,7 @@ REFERENCES_MAX_FILES = 20
 CUT_NOTE = "\n[omk: the rest of this file is left out]"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SkillFile:
     """One file of the skill as shown to the model: its path in the folder and its (cut) text."""
 

@@ -28,13 +28,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.options import EvalOptions
 from omk.engine.variants import Variant
 from omk.errors import ConfigError
+from omk.frozen import record
 from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
 from omk.records.fields import Fields
 from omk.skillset import SKILL_FILE
@@ -52,7 +52,7 @@ KEEP_DAYS = 14  # copies no run has used for this long are removed when another 
 DIGEST = re.compile(r"[0-9a-f]{16}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Section:
     """One section of SKILL.md: its heading (without the #s), its level, and its text (the
     heading line through the line before the next heading)."""
@@ -62,7 +62,7 @@ class Section:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SkillText:
     """SKILL.md cut into parts: the front matter and the text before the first heading (always
     kept), then each section in order; joined back, they are the file."""
@@ -101,7 +101,7 @@ def split_skill(text: str) -> SkillText:
     return SkillText("".join(lines[:front_end]), "".join(lines[front_end:first]), sections)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Part:
     """One part a treatment removes: the variant that removes it, what it is, what it costs."""
 
@@ -129,7 +129,7 @@ def _needed(f: Fields, key: str) -> str:
     return str(value)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AblationPlan:
     """The skill ablated and its parts, in the order they appear."""
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_manifest import ExperimentManifest
@@ -31,7 +31,7 @@ from omk.records.shard import ShardInfo
 from omk.scoring.digest import Digest
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShardRun:
     folder: Path
     info: ShardInfo
@@ -39,7 +39,7 @@ class ShardRun:
     experiment: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MergeOptions:
     out: Path
     formats: tuple[str, ...] = ("json",)

@@ -35,15 +35,16 @@ def all_cached(target: Target, settings: Any, jobs: list[tuple[Sample, int]], cw
     if cache is None:
         return False
     try:
+        keys = []
         for sample, repeat in jobs:
-            if sample.turns:
-                prompts = [compose_turn_prompt(sample, i) for i in range(len(sample.turns))]
-                turns = cache.get_turns(conversation_key(identity, sample, prompts, repeat))
-                if turns is None or len(turns) != len(prompts):
-                    return False
-            elif cache.get(cache_key(identity, sample, compose_prompt(sample), repeat)) is None:
+            if not sample.turns:
+                keys.append(cache_key(identity, sample, compose_prompt(sample), repeat))
+                continue
+            prompts = [compose_turn_prompt(sample, i) for i in range(len(sample.turns))]
+            turns = cache.get_turns(conversation_key(identity, sample, prompts, repeat))
+            if turns is None or len(turns) != len(prompts):
                 return False
-        return True
+        return cache.has_all(keys)  # the single-turn jobs' keys, looked up together
     finally:
         cache.close()
 

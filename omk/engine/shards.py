@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import ConfigError
+from omk.frozen import record
 from omk.model import Sample
 
 if TYPE_CHECKING:
     from omk.records.shard import ShardInfo
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShardSpec:
     index: int  # 1-based
     count: int
@@ -74,7 +74,7 @@ def derived_seed(plan: str) -> int:
     return int(plan[:8], 16) % 2**31
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Split:
     samples: list[Sample]  # this shard's samples, in plan order (all of them for a run without --shard)
     info: ShardInfo | None  # None: the run is not split

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.engine.run_report import Report
+from omk.frozen import record
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, ExperimentBlock, PairwiseBlock, Require, Run
@@ -72,7 +72,7 @@ def variant_run(name: str, role: str, results: Sequence[SampleResult]) -> Varian
     return VariantRun(name, samples, role)  # type: ignore[arg-type]  # the experiment loader checks the role
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BlockInputs:
     """What the experiment block is computed from, beside the variants' reports: a run's
     `Experiment`, or the record of the shards `omk merge` joins."""

@@ -22,7 +22,7 @@ skills/NAME/SKILL.md), `system:TEXT`, `model:NAME` or `target:KIND:ARG`, each op
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,14 @@ from omk.engine.variant_choice import MANIFEST as MANIFEST  # importable from he
 from omk.engine.variant_choice import is_experiment as is_experiment
 from omk.engine.variant_choice import variants_for as variants_for
 from omk.errors import ConfigError, Problem
+from omk.frozen import record
 
 ROLES = ("control", "treatment")
 FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "model", "params")
 NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")  # letters (any script), digits, '.', '_', '-': a folder name
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Variant:
     name: str
     role: str = "treatment"

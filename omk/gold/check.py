@@ -12,9 +12,9 @@ leaves the sample out); Cohen's κ and the confusion table. With several raters,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from statistics import fmean
 
+from omk.frozen import record
 from omk.gold.labels import GoldLabel
 from omk.records import SampleResult
 from omk.records.gold import (
@@ -33,7 +33,7 @@ DISAGREEMENTS = 5  # samples listed per judge and item
 ROUND = 4
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Row:
     """One labelled sample as the check needs it."""
 
@@ -134,7 +134,7 @@ def _people(rows: Sequence[_Row], settings: CheckSettings) -> tuple[PeopleAgreem
     return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CheckSettings:
     threshold: float = 3.5  # the judge passes a sample at or above it (the run's threshold)
     level: Level = "interval"

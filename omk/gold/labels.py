@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from omk.errors import InputError, Problem
+from omk.frozen import record
 
 LABEL_FIELDS = ("score", "dimensions", "pass")
 SHOWN_FIELDS = ("prompt", "output")  # what `omk gold init` writes for the labeller to read
@@ -25,7 +26,7 @@ SAMPLE_FIELDS = ("rater", *LABEL_FIELDS)
 LOW, HIGH = 1.0, 5.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GoldLabel:
     sample_id: str
     rater: str | None = None

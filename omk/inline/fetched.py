@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from omk.frozen import record
 
 HINT_AUTH = "needs authentication: add an MCP server for this host to .mcp.json, or paste the content into `context`"
 HINT_NOT_FOUND = "the page does not exist: check the URL"
@@ -14,13 +14,13 @@ HINT_ALLOW = "inside addresses are refused by default: allow this one with --url
 HINT_MCP = "check the MCP server named in .mcp.json"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fetched:
     content: str
     source: str  # "mcp:<server>" or "http"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FetchFailure:
     source: str  # where the attempt was made: "mcp:<server>" or "http"
     reason: str

@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+
+from omk.frozen import record
 
 # Never content: code, styling, embedded media, and page chrome around the document.
 _DROPPED_TAGS = ["script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "head", "nav", "footer"]
@@ -29,7 +31,7 @@ IN_PROCESS_BYTES = 32 * 1024  # pages up to this size are converted in place; la
 _TOO_DEEP = "too deep"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PageText:
     text: str
     title: str

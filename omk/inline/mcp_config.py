@@ -10,13 +10,14 @@ fetcher (the same file may list servers for other tools) and is left out; one wi
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import regex
 
 from omk.errors import ConfigError, Problem
+from omk.frozen import record
 
 DEFAULT_NAME = ".mcp.json"
 _GROUP_REF = regex.compile(r"\$(\d+)")
@@ -26,7 +27,7 @@ class TransformMismatch(Exception):
     """The URL does not match the server's `urlTransform.regex`."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UrlTransform:
     pattern: str
     compiled: Any  # regex.Pattern
@@ -45,7 +46,7 @@ class UrlTransform:
         return {name: _GROUP_REF.sub(group, template) for name, template in self.params.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FetchTool:
     name: str
     url_param: str = "url"
@@ -58,7 +59,7 @@ class FetchTool:
         return {self.url_param: url}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class McpServer:
     name: str
     command: str
@@ -72,7 +73,7 @@ class McpServer:
         return any(p in url for p in self.url_patterns)  # plain substrings, not regex or glob
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class McpConfig:
     path: Path
     servers: list[McpServer]

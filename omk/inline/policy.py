@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from omk.frozen import record
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -144,7 +146,7 @@ def parse_ip(text: str) -> IPAddress | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AllowRule:
     text: str  # as the user wrote it, for messages
     host: str | None = None  # a lower-case name; with `subdomains`, the parent domain
@@ -211,7 +213,7 @@ def parse_allow_rule(entry: str) -> AllowRule:
     return AllowRule(text, host=name, port=port)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Refusal:
     """Why a connection was refused, and the allow entry that would permit it."""
 
@@ -230,7 +232,7 @@ class Refusal:
         return f"refused: {what}; allow it with --url-allow {self.suggestion}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UrlPolicy:
     """Where URL inlining may connect. `enabled=False` is `--no-urls`: nothing is fetched."""
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records import Trace
 
 LANGS = ("en", "zh")
@@ -220,7 +220,7 @@ def trace_summary(trace: Trace, lang: str) -> str | None:
 # --- judge-scored assertions (omk 0.23's types) ----------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AssertionTemplate:
     system: str
     sections: tuple[str, ...]  # headings, one per filled slot, in order

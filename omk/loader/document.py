@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from omk.frozen import record
+
 Path_ = tuple[str | int, ...]
 
 
@@ -17,7 +19,7 @@ class LineLookup(Protocol):
     def line(self, path: Path_) -> int | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Issue:
     """Something wrong found while parsing (a duplicate key, an unsupported tag), with its place."""
 

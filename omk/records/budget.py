@@ -8,13 +8,13 @@ a (sample_id, repeat) that `omk eval --resume RUN_DIR` runs later.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.fields import Fields
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NotRun:
     """One run the budget left out: it has no result and no line in results.jsonl."""
 
@@ -25,7 +25,7 @@ class NotRun:
         return {"sample_id": self.sample_id, "repeat": self.repeat, "reason": "budget"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BudgetBlock:
     limit_usd: float
     spent_usd: float

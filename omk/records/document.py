@@ -15,11 +15,11 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 
@@ -37,7 +37,7 @@ FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Bounds:
     """A confidence interval as report.json keeps it: its ends, level and how it was made."""
 
@@ -62,7 +62,7 @@ def _bounds(b: Bounds | None) -> dict[str, Any] | None:
     return b.to_json() if b is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LayerBounds:
     """The 95% interval of each mean in `LayerMeans` (`summary.scores_ci`); None where the mean
     is over fewer than 2 samples (or there is no mean)."""
@@ -85,7 +85,7 @@ class LayerBounds:
         return cls(*(Bounds.from_json(f.obj(k)) for k in ("fact", "behavior", "judge", "composite")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Category:
     """One entry of `summary.categories`; `category` is None for the uncategorised."""
 
@@ -123,7 +123,7 @@ class Category:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Capability:
     """One entry of `summary.capabilities`: the results of the samples that name a capability
     (grouped as the doctor groups them, shown under the first spelling seen; a sample that names
@@ -163,7 +163,7 @@ class Capability:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LayerMeans:
     """Mean scores over the samples that ran; None where no sample had that layer."""
 
@@ -185,7 +185,7 @@ class LayerMeans:
         return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Summary:
     """The run's counts, mean scores and gate (`summary` of report.json)."""
 
@@ -278,7 +278,7 @@ def _details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
     return tuple((k, v) for k, v in f.data.items() if k not in typed)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunTarget:
     """What produced the outputs (report.json's `target`, the target's `describe()`): `kind` and
     `spec` (`KIND:ARG`), then what the kind adds (`details`, in order: replay's `file`, a command's
@@ -312,7 +312,7 @@ class RunTarget:
         return self.spec or self.kind
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReportDocument:
     """report.json, typed. `data` is the dictionary it was read from: report.json is written from
     it as it is, fields this view does not type included."""

@@ -13,10 +13,11 @@ them out again, so a block read and written back is the block as it was.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.document import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
 from omk.records.triggering import TriggerChange
@@ -78,7 +79,7 @@ VARIANT_KEYS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VariantRow:
     name: str
     role: str | None
@@ -173,7 +174,7 @@ def verdict_from_json(f: Fields) -> Verdict:
     return Verdict(_level(f), f.str("headline", ""), f.str("recommendation", ""), pairs, f.strs("lines"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Require:
     """`--require POLICY`: whether the verdict met it, and why."""
 
@@ -198,7 +199,7 @@ class Require:
 DELTA_KEYS = ("n", "missing", "mean", "sd", "ci", "significant", "wins", "ties", "losses", "sign_p", "t_p", "d_z", "g_z", "mde")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Delta:
     """The paired change of the composite or of a layer."""
 
@@ -258,7 +259,7 @@ class Delta:
 PASS_RATE_KEYS = ("n", "control_passed", "treatment_passed", "control_rate", "treatment_rate", "change", "lost", "gained", "p_value")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PassRate:
     control_rate: Number | None = None
     treatment_rate: Number | None = None
@@ -293,7 +294,7 @@ class PassRate:
 CHANGE_KEYS = ("n", "control", "treatment", "delta", "relative", "ci", "relative_ci")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     """A resource's change per sample (cost, latency, tokens): absolute and relative, each with its
     paired bootstrap interval (None in a block written before resources had intervals)."""
@@ -331,7 +332,7 @@ class Change:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PerSample:
     """One shared sample: both sides' composites, pass and error, and the change."""
 
@@ -382,7 +383,7 @@ COMPARISON_KEYS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Comparison:
     """One treatment against the control."""
 
@@ -466,7 +467,7 @@ class Comparison:
 # ---------------------------------------------------------------- every variant's results
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Case:
     """One result of one variant (`runs[name].results[]`): why it failed in `messages`."""
 
@@ -492,7 +493,7 @@ class Case:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Run:
     """A variant's run: its folder (relative to the report), its target, its results. `variant`
     (the variant's own choices) and `described` (its target) are kept as written: what they hold
@@ -527,7 +528,7 @@ SETTINGS_KEYS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ComparisonSettings:
     """How the comparisons were computed (omk.stats.AnalysisSettings as written): bootstrap
     resamples, seed, the trivial change, the largest cost increase allowed (percent; None when not
@@ -574,7 +575,7 @@ def _seed(f: Fields) -> int | str | None:
 # ---------------------------------------------------------------- the pairwise judge
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Vote:
     """One judge of an ensemble: its preference (1 = A, 2 = B, 0 = tie) and its reason."""
 
@@ -594,7 +595,7 @@ WINNERS = {1: "a", 2: "b", 0: "tie"}  # a preference (1 = A better, 2 = B better
 SCORES = {1: {"a": 1, "b": 0}, 2: {"a": 0, "b": 1}, 0: {"a": 0, "b": 0}}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairwiseOrder:
     """What the judge said with one answer shown first, in A/B terms; an ensemble's `votes`
     (written only when there are several)."""
@@ -616,7 +617,7 @@ class PairwiseOrder:
         return cls(f.str("winner"), f.str("reason"), tuple(Vote.from_json(v) for v in f.objs("votes")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairwiseVerdict:
     """One sample's (and comparison key's) verdict: `preference` and `winner` are the combined
     verdict of both orders, `a_first` and `b_first` what each order said."""
@@ -687,7 +688,7 @@ class PairwiseVerdict:
         return (self.reason or "") if self.status == "ok" else (self.error or "")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WinRateRow:
     key: str | None
     rate: Number | None
@@ -741,7 +742,7 @@ class WinRateRow:
 TALLY_KEYS = ("a_better", "b_better", "ties", "errored", "skipped")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Tally:
     """How the pairwise verdicts on one treatment came out (`summary` of a pair)."""
 
@@ -785,7 +786,7 @@ def positions(verdicts: Sequence[PairwiseVerdict]) -> dict[str, int]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pair:
     """The pairwise judge's verdicts on one treatment against the control."""
 
@@ -834,7 +835,7 @@ class Pair:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairwiseBlock:
     """The pairwise judge's block (`experiment.pairwise`): its judges, what they cost, the rule
     that turns two orders into one verdict, and a comparison per treatment."""
@@ -907,7 +908,7 @@ def report_pairs(report: Fields) -> tuple[Pair, ...]:
 # ---------------------------------------------------------------- an ablation (--ablate)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AblationPart:
     """One part of the skill and what removing it did: `contribution` is the composite lost
     (control minus treatment, paired), `ci_low`/`ci_high` its 95% interval; `candidate` when the
@@ -944,7 +945,7 @@ class AblationPart:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ablation:
     """`experiment.ablation`: the skill's parts ranked by what removing each one cost."""
 
@@ -972,7 +973,7 @@ BLOCK_KEYS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExperimentBlock:
     control: str | None
     settings: ComparisonSettings

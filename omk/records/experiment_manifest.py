@@ -5,11 +5,12 @@ file and the field, as run.json's do (omk.records.manifest)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.manifest import ManifestFields, _format, _shard, load
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 EXPERIMENT_FORMAT = "omk-experiment-run/1"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecordedVariant:
     """One variant as experiment.json records it (the engine's Variant, field for field)."""
 
@@ -49,7 +50,7 @@ class RecordedVariant:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExperimentManifest:
     """experiment.json: an experiment's variants, seed and choices, for `--resume` and `omk merge`."""
 

@@ -7,15 +7,15 @@ several raters labelled; and which judges fall below the bar (`flagged`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.fields import Fields, Number
 
 ALPHA_BAR = 0.667  # below this (or an interval reaching below it) a judge is not trusted
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AlphaBounds:
     low: Number
     high: Number
@@ -30,7 +30,7 @@ class AlphaBounds:
         return cls(f.num("low"), f.num("high"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Disagreement:
     """One sample where the judge and the people differ: the judge's score, the people's mean."""
 
@@ -50,7 +50,7 @@ class Disagreement:
         return cls(str(f.str("sample_id", "")), f.num("judge", 0), f.num("people", 0))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ItemAgreement:
     """One judge on one item (`rubric`, or `dimension NAME`) against the people."""
 
@@ -83,7 +83,7 @@ class ItemAgreement:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PassAgreement:
     """The judge's pass (its score at or above the threshold) against the people's `pass`."""
 
@@ -114,7 +114,7 @@ class PassAgreement:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeAgreement:
     """One judge (an ensemble's member, or the ensemble together) against the people."""
 
@@ -143,7 +143,7 @@ class JudgeAgreement:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PeopleAgreement:
     """The people's own α on one item, over the samples two or more raters labelled."""
 
@@ -161,7 +161,7 @@ class PeopleAgreement:
         return cls(str(f.str("item", "")), f.int("samples"), f.int("raters"), f.num("alpha"), AlphaBounds.from_json(f.obj("ci")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GoldCheck:
     """The whole check (see the module text)."""
 

@@ -5,14 +5,14 @@ back has the block."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.document import _details
 from omk.records.fields import Fields, Number
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairAgreement:
     """Two judges of an ensemble across the run: their mean |difference| and Pearson's r."""
 
@@ -28,7 +28,7 @@ class PairAgreement:
         return cls(f.strs("judges"), f.num("mean_abs_diff"), f.num("pearson"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunAgreement:
     """How far an ensemble's judges agree across the samples every one of them scored
     (`judge.agreement`, omk/judge/agreement.py): the means over the pairs, and each pair."""
@@ -61,7 +61,7 @@ class RunAgreement:
         return cls.from_json(Fields.of(data, "report", "judge.agreement")) if data is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeModel:
     """One judge model of the run (`judge.judges[]`): its `spec` and `kind`, then what the kind
     adds (`details`: a model's `model` and `base_url`, a command's `command`); never a key."""
@@ -78,7 +78,7 @@ class JudgeModel:
         return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeSettings:
     """The run's judge (report.json's `judge`, null when no judge ran): its models, each model's
     description, the rubric template's version and hash, language, length debiasing, repeats

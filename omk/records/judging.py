@@ -9,9 +9,9 @@ much older report's) is kept as written in `others` and shown, never interpreted
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.fields import Fields, Number
 
 ITEM_KEYS = ("judge", "score", "reason", "reasoning", "cost_usd", "detail", "samples", "stddev", "failures", "judges", "agreement", "errors", "raw_replies", "error")  # fmt: skip
@@ -52,7 +52,7 @@ def _objects(f: Fields, key: str) -> tuple[JudgeItem, ...] | None:
     return tuple(JudgeItem.from_json(m) for m in f.objs(key)) if f.data.get(key) is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SampleAgreement:
     """How far an ensemble's judges agree on one sample or item: the mean |difference| over the
     pairs of judges, their number, and the spread of the scores (omk/judge/agreement.py)."""
@@ -74,7 +74,7 @@ class SampleAgreement:
         return cls(f.num("mean_abs_diff"), f.int("pair_count", None), f.num("stddev"), tuple(f.data), _others(f, AGREEMENT_KEYS))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeItem:
     """The rubric, one dimension, or one judge's part of either: `judge` (the member's spec; None
     on an ensemble's item), the score (1–5, the mean of its repeats), reason and reasoning, cost;
@@ -134,7 +134,7 @@ def _float(value: Number | None) -> float | None:
     return float(value) if value is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeBlock:
     """A result's (or a turn's) judge block: the layer score, the rubric, each dimension, the
     cost and the error; for an ensemble each member's score on the sample (`judges`) and how far

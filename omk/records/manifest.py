@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _format(f: ManifestFields, expected: str) -> None:
         raise f.fail("format", repr(expected))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunSettings:
     """What run.json records of the settings: everything but provider blocks, which may hold keys."""
 
@@ -99,7 +100,7 @@ class RunSettings:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunManifest:
     """run.json: what a later `--resume` needs to rebuild the run, and `omk merge` to join shards."""
 

@@ -4,14 +4,14 @@ each sample's runs and pass@k / pass^k. A run without repeats never loads them."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.document import Bounds
 from omk.records.fields import Fields, Number
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VarianceSources:
     """Where the composite's spread comes from under `--repeat` / `--judge-repeat`
     (`summary.variance`, omk/scoring/variance.py): the variance of one score due to the sample
@@ -59,7 +59,7 @@ class VarianceSources:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KMean:
     """pass@k or pass^k for one k over the run: the mean over the `samples` run at least k times."""
 
@@ -76,7 +76,7 @@ class KMean:
         return cls(f.int("k"), f.int("samples"), f.num("mean"), Bounds.from_json(f.obj("ci")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CompositeSpread:
     """A sample's composite over its scored runs: mean, sample standard deviation, min and max."""
 
@@ -93,7 +93,7 @@ class CompositeSpread:
         return cls(f.num("mean"), f.num("stddev"), f.num("min"), f.num("max")) if f is not None else cls()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RepeatSample:
     """One sample under `--repeat N`: its runs, passes, composite spread, and pass@k / pass^k for
     k = 1 … runs (index 0 is k = 1)."""
@@ -139,7 +139,7 @@ def _numbers(f: Fields, key: str) -> tuple[Number, ...]:
     return tuple(values)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Repeats:
     """The spread under `--repeat N` (report.json's `repeats`): sample-level counts, each sample
     (flaky ones first), and pass@k / pass^k over the run for k = 1 … N."""

@@ -14,9 +14,10 @@ output, an inlined URL, a gold label, the judge block's own fields) stay plain J
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
+from omk.frozen import record
 from omk.model import Layer, Status
 from omk.records.fields import Fields
 
@@ -45,7 +46,7 @@ def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -
         raise f.fail(key, " or ".join(repr(m.value) for m in kind)) from None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCall:
     """One tool call the agent made, with what answered it."""
 
@@ -71,7 +72,7 @@ class ToolCall:
         return cls(f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MockStats:
     """How often the sample's mocks answered (`per_mock`: by mock key). The mocks count as calls
     come (`omk.targets.mocks.MockCounter`) and give this record when the target is done."""
@@ -92,7 +93,7 @@ class MockStats:
         return cls(f.int("hits"), f.int("misses"), counts)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Tokens:
     """Tokens the target reported (None: not reported, never zero). The prompt-cache counts are
     written only by targets that report them (`cached` says so)."""
@@ -139,7 +140,7 @@ class Tokens:
         return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileChange:
     """One file the agent created, changed or deleted in its workspace: the path (relative, with
     `/`), the size in bytes (before, for a deleted file) and the start of its new text, masked
@@ -158,7 +159,7 @@ class FileChange:
         return cls(f.str("path", ""), f.int("size"), f.str("content"), f.bool("truncated"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WorkspaceChanges:
     """What the agent left in its workspace, compared with what it started from."""
 
@@ -189,7 +190,7 @@ class WorkspaceChanges:
         return cls(found["created"], found["changed"], found["deleted"])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Trace:
     """What a target reports besides the output. None means "not reported", never zero.
 
@@ -255,7 +256,7 @@ class Trace:
 EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AssertionResult:
     """One assertion's outcome; an `assert-set` has its `children`."""
 
@@ -321,7 +322,7 @@ def _status_of(passed: bool | None) -> Status:
     return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scores:
     """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
     their mean (0 when nothing was graded)."""
@@ -347,7 +348,7 @@ class Scores:
 NO_SCORES = Scores()  # nothing graded; records are frozen, so one value serves them all
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlinedUrl:
     """A URL inlined into the prompt: its address, the inlined text, and the other fields."""
 
@@ -363,7 +364,7 @@ class InlinedUrl:
         return cls(value.get("url"), value.get("content", value.get("text")), meta)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnResult:
     """One turn of a conversation as it ran: its output, checks and scores. `passed` is None for
     a turn with nothing graded: it does not count."""
@@ -417,7 +418,7 @@ class TurnResult:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SampleResult:
     """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's
     own fields a report shows (where it was written, capability, difficulty, tripwire, category,

@@ -5,13 +5,13 @@ fingerprint; a merged report (`omk merge`) records the shards it holds and those
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.fields import Fields
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShardInfo:
     count: int  # N: the number of shards the plan was split into
     plan: str  # the fingerprint of the whole plan (samples, settings, targets, seed)

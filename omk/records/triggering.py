@@ -17,16 +17,17 @@ each rate with McNemar's exact test (`TriggerChange`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from omk.frozen import record
 from omk.records.fields import Fields
 
 NONE = "(none)"  # the routing matrix's column for "no skill fired"
 NOT_INSTALLED = "(not installed)"  # its column for "called a skill the run does not install"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TriggerCase:
     """One `skill_used` expectation on one result (kept in each result's digest)."""
 
@@ -48,7 +49,7 @@ class TriggerCase:
         return self.sample_id, self.repeat, self.turn
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rate:
     """k out of n, with its Wilson score interval at `level`; `value` None when n is 0."""
 
@@ -69,7 +70,7 @@ class Rate:
         return cls(f.int("k"), f.int("n"), f.num("value"), f.num("low"), f.num("high"), f.num("level", 0.95))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SkillTriggering:
     """One skill: its positive cases (should fire) and its negative controls (must not fire)."""
 
@@ -115,7 +116,7 @@ class SkillTriggering:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RoutingRow:
     """For the cases that expected `expected` to fire: how many times each skill fired (`(none)`:
     no skill at all); a case where two skills fired counts in both columns. A case that called a
@@ -147,7 +148,7 @@ def _counts(f: Fields | None) -> dict[str, int]:
     return {str(k): f.int(str(k)) for k in f.data} if f is not None else {}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Triggering:
     """The whole block: the skills the run installs, each skill's rates, the routing matrix."""
 
@@ -187,7 +188,7 @@ class Triggering:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TriggerChange:
     """One skill in one treatment against the control: each rate on the cases both arms have, and
     McNemar's exact test on the discordant pairs (as the pass rate's)."""

@@ -9,9 +9,9 @@ are untrusted text: each format escapes what it prints.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from omk.frozen import record
 from omk.records.experiment_block import (
     Case,
     Change,
@@ -131,7 +131,7 @@ def _gate(v: VariantRow) -> str:
 # ---------------------------------------------------------------- one comparison
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MeasureRow:
     """One measure's paired change: the composite or a layer."""
 

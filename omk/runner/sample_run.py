@@ -54,7 +54,7 @@ async def produce(
     sample: Sample, prompt: str, target: Target, cfg: RunConfig, repeat: int = 0
 ) -> tuple[TargetResult, int, bool]:
     """(result, calls made, from cache). Only successful calls are cached; raises TargetFailure."""
-    cache = None if checks_workspace(sample) else cfg.cache  # the folder an agent leaves is not cached
+    cache = cfg.cache if cfg.cache is None or not checks_workspace(sample) else None  # the folder an agent leaves is not cached
     identity = target.cache_identity() if cache is not None else None
     if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
         produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
@@ -211,8 +211,8 @@ def masked(result: AssertionResult, mask: Masker) -> AssertionResult:
     words (its message, its exception, a crashed worker's stderr) enter the records here."""
     if not mask or (result.message is None and not result.children):
         return result
-    return dataclasses.replace(
-        result,
-        message=mask(result.message) if result.message is not None else None,
-        children=tuple(masked(c, mask) for c in result.children),
-    )
+    message = mask(result.message) if result.message is not None else None
+    children = tuple(masked(c, mask) for c in result.children)
+    if message == result.message and all(new is old for new, old in zip(children, result.children, strict=True)):
+        return result  # no secret in it: the record as it is (most are)
+    return dataclasses.replace(result, message=message, children=children)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from omk.frozen import record
 from omk.model import JUDGE_OFF, NO_JUDGE, Status
 from omk.records import AssertionResult, SampleResult, Scores, TurnResult
 
@@ -22,7 +22,7 @@ LAYERS = ("fact", "behavior", "judge")
 JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Digest:
     """What the run summary, the categories and capabilities, the `--repeat` spread and an ensemble's agreement
     need from one result; it reads like a `SampleResult` for those fields."""

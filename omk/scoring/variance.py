@@ -32,16 +32,16 @@ better of repeats and judge calls for that case.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from statistics import fmean, variance
 
+from omk.frozen import record
 from omk.records import SampleResult, TurnResult
 from omk.records.judging import JudgeBlock, JudgeItem
 from omk.records.repeats import VarianceSources
 from omk.scoring.layers import is_graded
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Design:
     """The run's shape and prices: n samples × R runs, J calls per judge item, k judge items per run."""
 
@@ -53,7 +53,7 @@ class Design:
     judge_cost: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Components:
     sample: float
     run: float
@@ -151,7 +151,7 @@ def block_noise(block: JudgeBlock | None, layers: int) -> tuple[float, int] | No
     return fmean(v for v, _ in found) / len(found) / layers**2, max(j for _, j in found)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeNoise:
     """A result's judge work: items asked (rubric and dimensions, all turns), calls per item,
     what the judge cost, and one call's noise on its composite (None when asked once per item)."""

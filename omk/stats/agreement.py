@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from omk.frozen import record
 from omk.stats.bootstrap import expanded_alpha, quantile
 
 Level = Literal["interval", "ordinal"]
@@ -97,7 +97,7 @@ def _ordinal_alpha(pairable: list[list[float]]) -> float | None:
     return 1.0 - (n - 1) * observed / expected
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AlphaInterval:
     """α's bootstrap interval and how it was made."""
 
@@ -143,7 +143,7 @@ def alpha_interval(
     return AlphaInterval(quantile(found, cut / 2.0), quantile(found, 1.0 - cut / 2.0), confidence, resamples, seed)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Confusion:
     """Two pass/fail series side by side: `a` the judge, `b` the people."""
 

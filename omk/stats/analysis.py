@@ -10,8 +10,8 @@ one reference. A single variant gives no comparison and a SOLO verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from omk.frozen import record
 from omk.stats.bootstrap import Draws
 from omk.stats.comparison import PairedComparison, compare
 from omk.stats.data import AnalysisSettings, VariantRun, fold_variant
@@ -21,7 +21,7 @@ from omk.stats.verdict import Verdict, decide
 FORMAT = "omk-experiment/1"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExperimentAnalysis:
     settings: AnalysisSettings
     control: str

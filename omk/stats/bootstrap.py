@@ -31,11 +31,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Literal
 
+from omk.frozen import record
 from omk.stats.distributions import normal_cdf, t_ppf
 
 Method = Literal["expanded", "percentile", "t"]  # "t": `score_interval` past BOOTSTRAP_UP_TO values
@@ -43,7 +43,7 @@ _ZERO = 1e-9
 METHODS: tuple[Method, ...] = ("expanded", "percentile")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Interval:
     """A confidence interval of a mean difference and how it was made."""
 

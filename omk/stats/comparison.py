@@ -11,8 +11,8 @@ the cost.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from omk.frozen import record
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 from omk.stats.data import LAYERS, AnalysisSettings, SampleOutcome, within_sample_sd
 from omk.stats.paired import (
@@ -28,7 +28,7 @@ from omk.stats.paired import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairedComparison:
     control: str
     treatment: str

@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from statistics import fmean, stdev
 from typing import Literal
 
+from omk.frozen import record
 from omk.stats.bootstrap import METHODS, Method
 
 LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
 Role = Literal["control", "treatment"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Record:
     """One run of one sample on one variant (one repeat)."""
 
@@ -43,7 +44,7 @@ class Record:
     output_tokens: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VariantRun:
     """One variant's results: sample id → its records, one per repeat."""
 
@@ -52,7 +53,7 @@ class VariantRun:
     role: Role = "treatment"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AnalysisSettings:
     """Every knob of the analysis, with the defaults the report states.
 
@@ -90,7 +91,7 @@ class AnalysisSettings:
                 raise ValueError(f"experiment setting {name}={getattr(self, name)!r} is out of range")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SampleOutcome:
     """One sample on one variant, its repeats folded (see the module text)."""
 

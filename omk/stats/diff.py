@@ -17,9 +17,9 @@ with what it says on each side.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from omk.frozen import record
 from omk.stats.data import Record, SampleOutcome, fold
 from omk.stats.paired import EPS, _r
 
@@ -57,7 +57,7 @@ class ResultView(Protocol):
     def turns(self) -> Sequence[TurnView]: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AssertionChange:
     """One assertion whose verdict differs between run A and run B."""
 
@@ -115,7 +115,7 @@ def assertion_changes(a: ResultView, b: ResultView) -> tuple[AssertionChange, ..
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SampleChange:
     sample_id: str
     kinds: tuple[str, ...]  # in the order of KINDS
@@ -152,7 +152,7 @@ class SampleChange:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunDiff:
     a_samples: int
     b_samples: int

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
+from omk.frozen import record
 from omk.stats.bootstrap import Interval, bootstrap_paired_change, effective_resamples
 from omk.stats.data import AnalysisSettings, SampleOutcome
 from omk.stats.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
@@ -74,7 +74,7 @@ def samples_needed(sd: float, effect: float, alpha: float = 0.05, power: float =
     return hi
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeltaStats:
     """Paired differences (treatment − control) of one measure over the samples both arms have."""
 
@@ -126,7 +126,7 @@ def delta_stats(deltas: Sequence[float], missing: int, settings: AnalysisSetting
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PassRateChange:
     """Pass rates on the samples both arms ran, and McNemar's exact test on the discordant ones."""
 
@@ -162,7 +162,7 @@ def pass_rate_change(pairs: Sequence[tuple[SampleOutcome, SampleOutcome]]) -> Pa
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MeasureDelta:
     """A resource (cost, latency, tokens) on both arms, over the samples where both report it: the
     means, their difference and relative change, each with its paired bootstrap interval."""
@@ -202,7 +202,7 @@ def measure_delta(pairs: Sequence[tuple[float | None, float | None]], settings: 
     return MeasureDelta(len(both), fmean(control), fmean(treatment), ci, relative_ci)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SampleDelta:
     """One sample on both arms: what the per-sample table and the delta chart show."""
 
@@ -232,7 +232,7 @@ class SampleDelta:
             reasons.append("error")
         return reasons
 
-@dataclass(frozen=True, slots=True)
+@record
 class Regression:
     sample_id: str
     delta: float | None
@@ -242,7 +242,7 @@ class Regression:
         return {"sample_id": self.sample_id, "delta": _r(self.delta), "reasons": list(self.reasons)}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Spread:
     """Run-to-run spread with repeats: each arm's pooled within-sample sd of the composite."""
 

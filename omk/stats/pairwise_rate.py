@@ -4,13 +4,12 @@ why those)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from omk.frozen import record
 from omk.stats.distributions import binomial_two_sided_p
 from omk.stats.winrate import Proportion, wilson_interval
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WinRate:
     """The treatment's (B's) record against the control (A) under one comparison key."""
 

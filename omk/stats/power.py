@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from statistics import fmean, variance
 from typing import Any
 
+from omk.frozen import record
 from omk.stats.paired import min_detectable_effect, samples_needed
 
 REPEAT_CHOICES = (1, 2, 3, 5, 10)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SpreadParts:
     """The spread of per-sample differences, split (see the module)."""
 
@@ -50,7 +50,7 @@ class SpreadParts:
         return math.sqrt(self.between_var + (self.within_var or 0.0) / repeats)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PowerFigures:
     """One comparison's power figures (or a single run's, `control` None)."""
 

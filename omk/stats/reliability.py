@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from statistics import fmean
 
+from omk.frozen import record
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 
 RESAMPLES = 10_000
@@ -46,7 +46,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return math.comb(c, k) / math.comb(n, k)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KFigure:
     """One k's figure for the run: the mean over the samples run at least k times, its interval."""
 

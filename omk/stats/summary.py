@@ -11,17 +11,18 @@ figure; `spread` is the typical change of one sample's composite from one repeat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from statistics import fmean, stdev
 from typing import Any
 
+from omk.frozen import record
 from omk.stats.bootstrap import Draws, Interval, score_interval
 from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
 from omk.stats.paired import EPS
 from omk.stats.winrate import Proportion, wilson_interval
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VariantSummary:
     name: str
     role: Role

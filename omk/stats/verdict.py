@@ -52,11 +52,11 @@ With a single variant both policies pass exactly when the layer gate passes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from statistics import median
 from typing import Any
 
+from omk.frozen import record
 from omk.stats.comparison import PairedComparison
 from omk.stats.data import LAYERS, AnalysisSettings
 from omk.stats.paired import EPS, MeasureDelta, samples_needed
@@ -97,7 +97,7 @@ def pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.0f}%"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PairVerdict:
     control: str
     treatment: str
@@ -252,7 +252,7 @@ def decide_pair(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     level: Level
     headline: str  # "<LEVEL> · <t> vs <c>: <pair headline>", or the SOLO headline
@@ -410,7 +410,7 @@ def _stability(variants: Sequence[VariantSummary]) -> str:
     return f"CV={100 * cv:.1f}% ({word}, runs={runs}{extra})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PolicyResult:
     policy: str
     passed: bool

@@ -23,13 +23,13 @@ is a test, the other an inverted score test): neither feeds the experiment's ver
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from omk.frozen import record
 from omk.stats.distributions import normal_ppf
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Proportion:
     low: float
     high: float

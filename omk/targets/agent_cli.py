@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.frozen import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AgentCli:
     """One agent CLI: its program name, the variable and omk.yaml key that point at it, how a
     person installs it."""

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError, Problem
+from omk.frozen import record
 from omk.loader.document import Document, ParseFailure, Path_
 from omk.loader.yaml_lines import parse_yaml
 from omk.testing import anthropic, openai_chat, responses
@@ -45,7 +46,7 @@ _READERS = {"anthropic": anthropic.read_exchange, "chat": openai_chat.read_excha
 _ERRORS = {"anthropic": anthropic.error_body, "chat": openai_chat.error_body, "responses": responses.error_body}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScriptRule:
     pattern: re.Pattern[str] | None
     turns: tuple[tuple[tuple[str, dict[str, Any] | str], ...], ...]  # per model turn: (tool name, input) pairs; text: a freeform tool
@@ -53,7 +54,7 @@ class ScriptRule:
     usage: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelScript:
     rules: tuple[ScriptRule, ...]
     model: str = "scripted"

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from omk.frozen import record
+
 # The endpoint paths, and the API each one speaks.
 API_PATHS = {
     "/v1/messages": "anthropic",
@@ -61,7 +63,7 @@ class Stream:
     hang: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolRequest:
     """One tool call the model makes: `id` is what the client answers with its result. `text`
     makes it a call of a freeform (custom) tool, whose input is that text rather than JSON: the
@@ -73,7 +75,7 @@ class ToolRequest:
     text: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScriptTurn:
     """One model reply, written once and sent in the shape of whichever API was called."""
 

@@ -8,16 +8,16 @@ rules as `omk report` (regular files only, a size cap), so a hostile folder cann
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from omk.errors import InputError
+from omk.frozen import record
 from omk.records.document import ReportDocument, read_document
 
 REPORT = "report.json"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunEntry:
     """One run as the list shows it; `key` names it in the view's addresses."""
 

@@ -7,7 +7,8 @@ loaded. `attr` may be dotted (`"omk.targets.replay:ReplayTarget.from_spec"`).
 from __future__ import annotations
 
 import importlib
-from typing import Generic, TypeVar, cast
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -42,3 +43,19 @@ class LazyRegistry(Generic[T]):
     def load(self, name: str) -> T:
         """The entry's object; KeyError for an unknown name."""
         return cast(T, load_ref(self.entries[name]))  # what a reference names is known only once imported
+
+
+def forwarder(module: str, homes: dict[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` that imports each name of `homes` from its module (name -> module)
+    on first use, so names that moved to modules loaded only when needed still import from
+    `module`; the value is kept in `module`'s namespace, so the next use costs nothing."""
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        setattr(importlib.import_module(module), name, value)
+        return value
+
+    return __getattr__

@@ -7,6 +7,7 @@ judge never needs them)."""
 
 from typing import TYPE_CHECKING
 
+from omk.lazy import forwarder
 from omk.records.result import (
     AssertionResult,
     FileChange,
@@ -41,13 +42,5 @@ __all__ = [
     "WorkspaceChanges",
 ]
 
-_JUDGING = frozenset({"JudgeBlock", "JudgeItem", "SampleAgreement"})
-
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        if name not in _JUDGING:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from omk.records import judging
-
-        return getattr(judging, name)
+    __getattr__ = forwarder(__name__, dict.fromkeys(("JudgeBlock", "JudgeItem", "SampleAgreement"), "omk.records.judging"))

@@ -12,7 +12,6 @@ a judge block's extra fields) stay plain JSON.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.frozen import record
+from omk.lazy import forwarder
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 
@@ -498,9 +498,4 @@ _MOVED = {
 }
 
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        home = _MOVED.get(name)
-        if home is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(home), name)
+    __getattr__ = forwarder(__name__, _MOVED)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.frozen import record
+from omk.lazy import forwarder
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:
@@ -169,13 +170,7 @@ def _shard(f: Fields | None) -> ShardInfo | None:
 
 # Records that moved to omk.records.experiment_manifest (loaded only by experiments), still
 # importable from here; typed code imports them from there.
-_MOVED = frozenset({"EXPERIMENT_FORMAT", "RecordedVariant", "ExperimentManifest"})
-
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        if name not in _MOVED:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from omk.records import experiment_manifest
-
-        return getattr(experiment_manifest, name)
+    __getattr__ = forwarder(
+        __name__, dict.fromkeys(("EXPERIMENT_FORMAT", "RecordedVariant", "ExperimentManifest"), "omk.records.experiment_manifest")
+    )

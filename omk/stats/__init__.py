@@ -6,8 +6,9 @@ calls `analyze`; `ExperimentBlock.of(analysis)` (omk.records.experiment_block) i
 `experiment` block. `diff_runs` compares two runs sample by sample. Nothing here imports the CLI, the run loop or the engine.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from omk.lazy import forwarder
 
 # Each name's module, imported when the name is first asked for: a plain run reads one function
 # of this package (a distribution) and should not load the whole experiment analysis with it.
@@ -75,13 +76,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = forwarder(__name__, _HOMES)
 
 
 __all__ = [

@@ -26,6 +26,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from omk.frozen import record
+from omk.lazy import forwarder
 from omk.stats.distributions import normal_ppf
 
 
@@ -56,12 +57,5 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> Proportion:
     return Proportion(low, high, level)
 
 
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        """`WinRate`, which lives in omk.stats.pairwise_rate (loaded only by pairwise verdicts)."""
-        if name != "WinRate":
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from omk.stats.pairwise_rate import WinRate
-
-        return WinRate
+if not TYPE_CHECKING:  # WinRate lives in omk.stats.pairwise_rate, loaded only by pairwise verdicts
+    __getattr__ = forwarder(__name__, {"WinRate": "omk.stats.pairwise_rate"})

@@ -69,7 +69,7 @@ class Digest:
             judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
             triggers=trigger_cases(r) if r.status == "ok" else (),
             judge=judge_noise(r) if r.status == "ok" else None,
-            capabilities=tuple(sys.intern(c.strip()) for c in r.capability if c.strip()),  # one copy per name
+            capabilities=_capabilities(r.capability),
         )
 
 
@@ -80,6 +80,15 @@ def judge_noise(r: SampleResult) -> JudgeNoise | None:
     from omk.scoring.variance import judge_noise as noise_of
 
     return noise_of(r)
+
+
+def _capabilities(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The sample's capabilities as spelled, blanks dropped, one string per name: the result's own
+    tuple when its names are already those strings (a loaded sample's, shared by its results, so
+    a digest adds no copy), else a new tuple of them (results read back from a report)."""
+    if all(name and name == name.strip() and sys.intern(name) is name for name in names):
+        return names
+    return tuple(sys.intern(c.strip()) for c in names if c.strip())
 
 
 def _skill_checks(assertions: Iterable[AssertionResult]) -> Iterable[AssertionResult]:

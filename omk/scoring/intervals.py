@@ -86,11 +86,32 @@ def layer_intervals(results: Sequence[Digest], resamples: int = RESAMPLES, draws
     """The composite's and each layer's interval over the results that ran."""
     # the composite first, then the layers: the fact layer, scored on most samples, often has the
     # composite's sample count, so the two follow each other and share the kept draws
+    ran = [r for r in results if r.status == "ok"]
+    if len({r.sample_id for r in ran}) == len(ran):  # one run per sample: its values as they are
+        columns = _single_runs(ran)
+    else:
+        columns = {name: _means(groups) for name, groups in _per_sample_runs(ran).items()}
+    found = {name: mean_interval(values, resamples, draws=draws) for name, values in columns.items()}
+    return LayerBounds(**found)
+
+
+def _single_runs(ran: list[Digest]) -> dict[str, list[float]]:
+    """Per column, the values of results that are each a sample's only run (as `_means` gives a
+    single run's: `+ 0.0`), without a list per sample: a large run's summary holds no more."""
+    scores = [r.scores for r in ran]
+    return {
+        "composite": [s.composite + 0.0 for s in scores if s.fact is not None or s.behavior is not None or s.judge is not None],
+        "fact": [s.fact + 0.0 for s in scores if s.fact is not None],
+        "behavior": [s.behavior + 0.0 for s in scores if s.behavior is not None],
+        "judge": [s.judge + 0.0 for s in scores if s.judge is not None],
+    }
+
+
+def _per_sample_runs(ran: list[Digest]) -> dict[str, dict[str, list[float]]]:
+    """Per column, each sample's values over its runs (under `--repeat`), in first-seen order."""
     columns: dict[str, dict[str, list[float]]] = {name: {} for name in ("composite", *LAYERS)}
     composite, fact, behavior, judge = columns.values()
-    for r in results:  # one pass: per layer, each sample's values over its runs that ran
-        if r.status != "ok":
-            continue
+    for r in ran:
         s = r.scores
         if s.fact is not None:
             fact.setdefault(r.sample_id, []).append(s.fact)
@@ -100,8 +121,7 @@ def layer_intervals(results: Sequence[Digest], resamples: int = RESAMPLES, draws
             judge.setdefault(r.sample_id, []).append(s.judge)
         if s.fact is not None or s.behavior is not None or s.judge is not None:  # graded
             composite.setdefault(r.sample_id, []).append(s.composite)
-    found = {name: mean_interval(_means(groups), resamples, draws=draws) for name, groups in columns.items()}
-    return LayerBounds(**found)
+    return columns
 
 
 def run_pass_rate(results: Sequence[Digest]) -> Bounds | None:

@@ -1,15 +1,26 @@
-"""What the agent CLI targets (`claude:`, `codex:`) share in their setup: finding the CLI and
-reading their omk.yaml block's lists."""
+"""What the agent CLI targets (`claude:`, `codex:`) share: finding the CLI, reading their
+omk.yaml block, and the flow of one call (a workspace per sample or conversation, the CLI run
+in it, the hook records, the files it changed)."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import time
+import weakref
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from omk.errors import ConfigError
 from omk.frozen import record
+from omk.model import Sample
+from omk.records import ToolCall
+from omk.secrets import Masker
+from omk.target_result import TargetResult
+from omk.targets.mocks import MockSandbox
+from omk.targets.session import Session
+from omk.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot
 
 
 @record
@@ -67,3 +78,125 @@ class AgentCli:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"omk.yaml {self.program}.{key}: must be a list of strings")
         return list(value)
+
+
+def settings_block(settings: dict[str, Any], name: str, keys: frozenset[str] | set[str]) -> dict[str, Any]:
+    """omk.yaml's `<name>:` block (empty when unset), a mapping of known keys."""
+    block = settings.get(name) or {}
+    if not isinstance(block, dict):
+        raise ConfigError(f"omk.yaml {name}: must be a mapping")
+    unknown = sorted(set(block) - keys)
+    if unknown:
+        raise ConfigError(f"omk.yaml {name}.{unknown[0]}: unknown setting; expected one of {', '.join(sorted(keys))}")
+    return block
+
+
+def recorded_call(record: dict[str, Any]) -> ToolCall:
+    """One tool call as omk's PreToolUse hook wrote it down."""
+    decision = record.get("decision")
+    return ToolCall(
+        tool=str(record.get("tool")),
+        input=record.get("input"),
+        output=record.get("output"),
+        mocked=decision == "mock",
+        mock_key=record.get("mock_key") if decision == "mock" else None,
+        is_error=decision == "deny",
+    )
+
+
+class CliWorkspace(Protocol):
+    """The folder one agent CLI works in: what the shared flow of a call uses of it."""
+
+    work: Path
+    baseline: Snapshot
+    notes: list[str]
+
+    def begin_call(self, sandbox: MockSandbox) -> None: ...
+
+    def hook_records(self) -> list[dict[str, Any]]: ...
+
+    def remove(self) -> None: ...
+
+
+Space = TypeVar("Space", bound=CliWorkspace)
+Kept = TypeVar("Kept")  # what one call hands on for keeping the session (a parsed run, or nothing)
+
+
+class AgentCliTarget(Generic[Space, Kept]):
+    """The flow of one call of an agent CLI target; each CLI fills in its own steps below."""
+
+    mask: Masker  # the start of each file the agent wrote, masked as the report keeps it
+    # A conversation's workspace lives from its first turn to its last; the key is the
+    # conversation's mock sandbox, the one object every turn's Session shares.
+    _conversations: weakref.WeakKeyDictionary[MockSandbox, Space]
+
+    async def _run_in_workspace(self, sample: Sample, prompt: str, session: Session | None) -> TargetResult:
+        sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
+        space = self._workspace(sample, sandbox, session)
+        finished = handed = False
+        try:
+            space.begin_call(sandbox)
+            started = time.perf_counter()
+            stdout, stderr, code = await self._call(sample, space, prompt)
+            records = space.hook_records()
+            for one in records:
+                sandbox.record(recorded_call(one))
+            result, kept = self._result_of(stdout, stderr, code, records, sandbox, space)
+            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            latency_ms = round((time.perf_counter() - started) * 1000, 1)
+            head = self._first_notes(sample, space) if session is None or session.index == 0 else ()
+            result.trace = replace(result.trace, latency_ms=latency_ms, notes=(*head, *result.trace.notes), workspace=changes)
+            self._keep_session(space, session, result, kept)
+            finished = session is None or session.index == session.count - 1
+            if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
+                result.workspace, handed = WorkFolder(space.work, changes, space.remove), True
+            return result
+        finally:
+            if session is None or finished:
+                self._conversations.pop(sandbox, None)
+                if not handed:
+                    space.remove()
+
+    def _workspace(self, sample: Sample, sandbox: MockSandbox, session: Session | None) -> Space:
+        """A fresh folder per sample; a conversation's turns share one, kept from its first turn
+        to its last."""
+        if session is None:
+            return self._new_workspace(sample, None)
+        space = self._conversations.get(sandbox)
+        if session.index > 0:
+            carried = self._later_turn(space, session)
+            if carried is not None:
+                return carried
+        if space is not None:
+            space.remove()
+        space = self._conversations[sandbox] = self._new_workspace(sample, session)
+        return space
+
+    def _new_workspace(self, sample: Sample, session: Session | None) -> Space:
+        raise NotImplementedError
+
+    def _later_turn(self, space: Space | None, session: Session) -> Space | None:
+        """The folder a later turn goes on in (None: a fresh one), or an error when it cannot."""
+        raise NotImplementedError
+
+    async def _call(self, sample: Sample, space: Space, prompt: str) -> tuple[bytes, bytes, int]:
+        """Run the CLI once: (stdout, the tail of stderr, the exit code)."""
+        raise NotImplementedError
+
+    def _result_of(self, stdout: bytes, stderr: bytes, code: int, records: list[dict[str, Any]], sandbox: MockSandbox,
+                   space: Space) -> tuple[TargetResult, Kept]:
+        """The result of one call, and what keeping the session needs of it."""
+        raise NotImplementedError
+
+    def _first_notes(self, sample: Sample, space: Space) -> tuple[str, ...]:
+        """The notes that open the first turn's trace."""
+        raise NotImplementedError
+
+    def _keep_session(self, space: Space, session: Session | None, result: TargetResult, kept: Kept) -> None:
+        """After a successful call: keep what the next turn resumes from."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        for space in list(self._conversations.values()):
+            space.remove()
+        self._conversations.clear()

@@ -17,7 +17,7 @@ from typing import Any
 
 from omk.errors import ConfigError
 from omk.skillset import SkillPath, configured_skills
-from omk.targets.agent_cli import AgentCli
+from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 
 INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
@@ -198,12 +198,7 @@ def read_mcp_config(path: Path) -> tuple[bytes, dict[str, Any]]:
 
 def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> ClaudeSettings:
     settings = settings or {}
-    block = settings.get("claude") or {}
-    if not isinstance(block, dict):
-        raise ConfigError("omk.yaml claude: must be a mapping")
-    unknown = sorted(set(block) - BLOCK_KEYS)
-    if unknown:
-        raise ConfigError(f"omk.yaml claude.{unknown[0]}: unknown setting; expected one of {', '.join(sorted(BLOCK_KEYS))}")
+    block = settings_block(settings, "claude", BLOCK_KEYS)
     if "api_key" in block:
         raise ConfigError("omk.yaml claude: keys are never written in omk.yaml; set ANTHROPIC_API_KEY")
     mcp = block.get("mcp_config")

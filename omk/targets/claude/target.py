@@ -11,16 +11,14 @@ a cancelled run kills the whole group.
 from __future__ import annotations
 
 import hashlib
-import time
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
 from omk.process import max_output_bytes
-from omk.records import ToolCall
 from omk.secrets import Masker
+from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
 from omk.targets.claude.stream import StreamRun, build_trace, history, parse_stream, tool_calls
@@ -29,13 +27,12 @@ from omk.targets.mocks import MockSandbox
 from omk.targets.preflight import check_reachable
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
-from omk.workspace import WorkFolder, checks_workspace, diff, snapshot
 
 RETRYABLE_STATUS = {408, 409, 429}
 STDERR_TAIL = 600
 
 
-class ClaudeTarget:
+class ClaudeTarget(AgentCliTarget[Workspace, None]):
     kind = "claude"
 
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
@@ -99,42 +96,27 @@ class ClaudeTarget:
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         if history_for(sample):
             raise TargetError("claude: a sample with a message history cannot be sent to Claude Code (use `turns:`)")
-        sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
-        space = self._workspace(sample, sandbox, session)
-        finished = handed = False
-        try:
-            space.begin_call(sandbox)
-            started = time.perf_counter()
-            stdout, stderr, code = await self._execute(self._argv(sample, space), space, prompt)
-            records = space.hook_records()
-            for record in records:
-                sandbox.record(_recorded_call(record))
-            result = self._result(parse_stream(stdout), records, code, stderr, sandbox)
-            notes = space.notes if session is None or session.index == 0 else []
-            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
-            latency_ms = round((time.perf_counter() - started) * 1000, 1)
-            result.trace = replace(result.trace, latency_ms=latency_ms, notes=(*notes, *result.trace.notes), workspace=changes)
-            if session is not None:
-                space.keep_session(result.trace.session_id)
-            finished = session is None or session.index == session.count - 1
-            if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
-                result.workspace, handed = WorkFolder(space.work, changes, space.remove), True
-            return result
-        finally:
-            if session is None or finished:
-                self._conversations.pop(sandbox, None)
-                if not handed:
-                    space.remove()
+        return await self._run_in_workspace(sample, prompt, session)
 
-    def _workspace(self, sample: Sample, sandbox: MockSandbox, session: Session | None) -> Workspace:
-        if session is None:
-            return Workspace(self.cfg, sample)
-        space = self._conversations.get(sandbox)
-        if space is None or session.index == 0:
-            if space is not None:
-                space.remove()
-            space = self._conversations[sandbox] = Workspace(self.cfg, sample)
-        return space
+    def _new_workspace(self, sample: Sample, session: Session | None) -> Workspace:
+        return Workspace(self.cfg, sample)
+
+    def _later_turn(self, space: Workspace | None, session: Session) -> Workspace | None:
+        return space  # a turn whose folder is gone starts a fresh one
+
+    async def _call(self, sample: Sample, space: Workspace, prompt: str) -> tuple[bytes, bytes, int]:
+        return await self._execute(self._argv(sample, space), space, prompt)
+
+    def _result_of(self, stdout: bytes, stderr: bytes, code: int, records: list[dict[str, Any]], sandbox: MockSandbox,
+                   space: Workspace) -> tuple[TargetResult, None]:
+        return self._result(parse_stream(stdout), records, code, stderr, sandbox), None
+
+    def _first_notes(self, sample: Sample, space: Workspace) -> tuple[str, ...]:
+        return tuple(space.notes)
+
+    def _keep_session(self, space: Workspace, session: Session | None, result: TargetResult, kept: None) -> None:
+        if session is not None:
+            space.keep_session(result.trace.session_id)
 
     def _argv(self, sample: Sample, space: Workspace) -> list[str]:
         cfg = self.cfg
@@ -182,22 +164,6 @@ class ClaudeTarget:
         trace = build_trace(run, calls, sandbox.stats.record(), notes)
         return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
 
-    async def close(self) -> None:
-        for space in list(self._conversations.values()):
-            space.remove()
-        self._conversations.clear()
-
-
-def _recorded_call(record: dict[str, Any]) -> ToolCall:
-    decision = record.get("decision")
-    return ToolCall(
-        tool=str(record.get("tool")),
-        input=record.get("input"),
-        output=record.get("output"),
-        mocked=decision == "mock",
-        mock_key=record.get("mock_key") if decision == "mock" else None,
-        is_error=decision == "deny",
-    )
 
 
 def _failure(result: dict[str, Any], code: int, stderr: bytes) -> TargetError:

@@ -14,7 +14,7 @@ from typing import Any
 
 from omk.errors import ConfigError
 from omk.skillset import configured_skills
-from omk.targets.agent_cli import AgentCli
+from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
 
 INSTALL_HINT = "npm install -g @openai/codex"
@@ -106,12 +106,7 @@ def _artifact(settings: dict[str, Any]) -> tuple[list[CodexSkill], str | None]:
 
 def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> CodexSettings:
     settings = settings or {}
-    block = settings.get("codex") or {}
-    if not isinstance(block, dict):
-        raise ConfigError("omk.yaml codex: must be a mapping")
-    unknown = sorted(set(block) - BLOCK_KEYS)
-    if unknown:
-        raise ConfigError(f"omk.yaml codex.{unknown[0]}: unknown setting; expected one of {', '.join(sorted(BLOCK_KEYS))}")
+    block = settings_block(settings, "codex", BLOCK_KEYS)
     binary = find_binary(block, spec)
     check_credentials(spec)
     skills, system = _artifact(settings)

@@ -15,9 +15,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-import time
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +23,8 @@ from omk.messages import assistant_message, tool_message
 from omk.model import Sample
 from omk.process import max_output_bytes
 from omk.secrets import Masker
+from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
-from omk.targets.claude.target import _recorded_call
 from omk.targets.codex import hook, setup
 from omk.targets.codex.stream import CodexRun, build_trace, parse_events, tool_calls
 from omk.targets.codex.workspace import CodexWorkspace
@@ -34,7 +32,6 @@ from omk.targets.mocks import MockSandbox, as_text
 from omk.targets.preflight import check_reachable
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
-from omk.workspace import WorkFolder, checks_workspace, diff, snapshot
 
 HOOK_TIMEOUT_S = 30
 STDERR_TAIL = 600
@@ -46,7 +43,7 @@ def _toml(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-class CodexTarget:
+class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     kind = "codex"
 
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
@@ -98,49 +95,33 @@ class CodexTarget:
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         if history_for(sample):
             raise TargetError("codex: a sample with a message history cannot be sent to Codex (use `turns:`)", retryable=False)
-        sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)
-        space = self._workspace(sample, sandbox, session)
-        finished = handed = False
-        try:
-            space.begin_call(sandbox)
-            started = time.perf_counter()
-            stdout, stderr, code = await self._execute(self.argv(sample, space), space, prompt)
-            records = space.hook_records()
-            for record in records:
-                sandbox.record(_recorded_call(record))
-            run = parse_events(stdout)
-            result = self._result(run, records, code, stderr, sandbox, space.usage_so_far)
-            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
-            latency_ms = round((time.perf_counter() - started) * 1000, 1)
-            first = session is None or session.index == 0
-            head = (*space.notes, *self._strict_note(sample)) if first else ()
-            result.trace = replace(result.trace, latency_ms=latency_ms, notes=(*head, *result.trace.notes), workspace=changes)
-            finished = session is None or session.index == session.count - 1
-            if not finished:  # a later turn resumes from here
-                space.keep_session(run.thread_id, run.usage)
-            if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
-                result.workspace, handed = WorkFolder(space.work, changes, space.remove), True
-            return result
-        finally:
-            if session is None or finished:
-                self._conversations.pop(sandbox, None)
-                if not handed:
-                    space.remove()
+        return await self._run_in_workspace(sample, prompt, session)
 
-    def _workspace(self, sample: Sample, sandbox: MockSandbox, session: Session | None) -> CodexWorkspace:
-        """A fresh folder per sample; a conversation's turns share one, kept from its first turn
-        to its last (the key is the conversation's mock sandbox, which every turn's Session shares)."""
+    def _new_workspace(self, sample: Sample, session: Session | None) -> CodexWorkspace:
         if session is None:
             return CodexWorkspace(self.cfg, sample)
-        space = self._conversations.get(sandbox)
-        if session.index == 0:
-            if space is not None:
-                space.remove()
-            space = self._conversations[sandbox] = CodexWorkspace(self.cfg, sample, conversation=session.count > 1)
-        elif space is None or space.session_id is None:
+        return CodexWorkspace(self.cfg, sample, conversation=session.count > 1)
+
+    def _later_turn(self, space: CodexWorkspace | None, session: Session) -> CodexWorkspace | None:
+        if space is None or space.session_id is None:
             raise TargetError(f"codex: turn {session.index + 1} cannot resume: no session (thread id) from the turn before",
                               retryable=False)
         return space
+
+    async def _call(self, sample: Sample, space: CodexWorkspace, prompt: str) -> tuple[bytes, bytes, int]:
+        return await self._execute(self.argv(sample, space), space, prompt)
+
+    def _result_of(self, stdout: bytes, stderr: bytes, code: int, records: list[dict[str, Any]], sandbox: MockSandbox,
+                   space: CodexWorkspace) -> tuple[TargetResult, CodexRun]:
+        run = parse_events(stdout)
+        return self._result(run, records, code, stderr, sandbox, space.usage_so_far), run
+
+    def _first_notes(self, sample: Sample, space: CodexWorkspace) -> tuple[str, ...]:
+        return (*space.notes, *self._strict_note(sample))
+
+    def _keep_session(self, space: CodexWorkspace, session: Session | None, result: TargetResult, kept: CodexRun) -> None:
+        if session is not None and session.index != session.count - 1:  # a later turn resumes from here
+            space.keep_session(kept.thread_id, kept.usage)
 
     def argv(self, sample: Sample, space: CodexWorkspace) -> list[str]:
         cfg = self.cfg
@@ -192,10 +173,6 @@ class CodexTarget:
         messages.append(assistant_message(run.output or ""))
         return TargetResult(output=run.output or "", trace=trace, messages=messages)
 
-    async def close(self) -> None:
-        for space in list(self._conversations.values()):
-            space.remove()
-        self._conversations.clear()
 
 
 def _failure(run: CodexRun, code: int, stderr: bytes) -> TargetError:

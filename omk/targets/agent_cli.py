@@ -15,6 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from omk.errors import ConfigError
 from omk.frozen import record
 from omk.model import Sample
+from omk.process import max_output_bytes
 from omk.records import ToolCall
 from omk.secrets import Masker
 from omk.target_result import TargetResult
@@ -125,10 +126,13 @@ Kept = TypeVar("Kept")  # what one call hands on for keeping the session (a pars
 class AgentCliTarget(Generic[Space, Kept]):
     """The flow of one call of an agent CLI target; each CLI fills in its own steps below."""
 
-    mask: Masker  # the start of each file the agent wrote, masked as the report keeps it
-    # A conversation's workspace lives from its first turn to its last; the key is the
-    # conversation's mock sandbox, the one object every turn's Session shares.
-    _conversations: weakref.WeakKeyDictionary[MockSandbox, Space]
+    def __init__(self, spec: str, settings: dict[str, Any] | None) -> None:
+        self.spec = spec
+        self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
+        self.mask = Masker.for_run(settings)  # the start of each file the agent wrote, as the report keeps it
+        # A conversation's workspace lives from its first turn to its last; the key is the
+        # conversation's mock sandbox, the one object every turn's Session shares.
+        self._conversations: weakref.WeakKeyDictionary[MockSandbox, Space] = weakref.WeakKeyDictionary()
 
     async def _run_in_workspace(self, sample: Sample, prompt: str, session: Session | None) -> TargetResult:
         sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)

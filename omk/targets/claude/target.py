@@ -11,13 +11,10 @@ a cancelled run kills the whole group.
 from __future__ import annotations
 
 import hashlib
-import weakref
 from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
-from omk.process import max_output_bytes
-from omk.secrets import Masker
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
@@ -36,13 +33,8 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
     kind = "claude"
 
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
-        self.spec = spec
-        self.cfg = setup.load_settings(model, spec, settings)
-        self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
-        self.mask = Masker.for_run(settings)  # the start of each file the agent wrote, as the report keeps it
-        # A conversation's workspace lives from its first turn to its last; the key is the
-        # conversation's mock sandbox, the one object every turn's Session shares.
-        self._conversations: weakref.WeakKeyDictionary[MockSandbox, Workspace] = weakref.WeakKeyDictionary()
+        self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
+        super().__init__(spec, settings)
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:

@@ -15,14 +15,11 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-import weakref
 from pathlib import Path
 from typing import Any
 
 from omk.messages import assistant_message, tool_message
 from omk.model import Sample
-from omk.process import max_output_bytes
-from omk.secrets import Masker
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex import hook, setup
@@ -47,13 +44,8 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     kind = "codex"
 
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
-        self.spec = spec
-        self.cfg = setup.load_settings(model, spec, settings)
-        self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
-        self.mask = Masker.for_run(settings)
-        # A conversation's workspace lives from its first turn to its last; the key is the
-        # conversation's mock sandbox, the one object every turn's Session shares.
-        self._conversations: weakref.WeakKeyDictionary[MockSandbox, CodexWorkspace] = weakref.WeakKeyDictionary()
+        self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
+        super().__init__(spec, settings)
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:

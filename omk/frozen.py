@@ -56,6 +56,7 @@ def record(cls: type[Any] | None = None, /, *, eq: bool = True) -> Any:
 
 def _make(cls: type[Any], eq: bool) -> type[Any]:
     own = set(cls.__dict__)
+    explicit_hash = "__hash__" in own and not (cls.__dict__["__hash__"] is None and "__eq__" in own)
     if any("InitVar" in str(kind) for kind in cls.__dict__.get("__annotations__", {}).values()):
         raise TypeError(f"@record does not support InitVar fields ({cls.__name__})")
     cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=True)
@@ -70,8 +71,8 @@ def _make(cls: type[Any], eq: bool) -> type[Any]:
         shared["__repr__"] = _repr
     if eq and "__eq__" not in own:
         shared["__eq__"] = _eq
-        if "__hash__" not in own:
-            shared["__hash__"] = _hash
+    if eq and not explicit_hash:  # a class's own __eq__ alone leaves __hash__ None: hashed by fields, as a dataclass does
+        shared["__hash__"] = _hash
     for name, function in shared.items():
         setattr(cls, name, function)
     return cls

@@ -102,3 +102,19 @@ def test_pickles() -> None:
 def test_the_per_sample_records_store_through_their_slots(cls: type) -> None:
     assert "_set_" in " ".join(cls.__init__.__code__.co_names)  # no object.__setattr__ by name
     assert is_frozen(cls)
+
+
+def test_own_eq_alone_is_hashed_by_fields_as_the_dataclass_does() -> None:
+    def shape(kind: str) -> type:
+        class Pair:
+            a: int
+            b: int = 0
+
+            def __eq__(self, other: object) -> bool:
+                return type(other) is type(self) and self.a == other.a  # type: ignore[attr-defined]
+
+        return record(Pair) if kind == "record" else dataclass(frozen=True, slots=True)(Pair)
+
+    plain, made = shape("dataclass"), shape("record")
+    assert plain.__hash__ is not None and made.__hash__ is not None
+    assert hash(made(1, 2)) == hash(made(1, 2)) and made(1, 2) == made(1, 3)

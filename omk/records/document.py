@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.frozen import record
-from omk.lazy import forwarder
+from omk.lazy import forwarder, load_ref
 from omk.records.fields import Fields, Number
 from omk.records.result import SampleResult
 
@@ -264,7 +264,7 @@ class Summary:
             categories=tuple(Category.from_json(c) for c in f.objs("categories")),
             scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
             pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
-            variance=_variance(f.obj("variance")),
+            variance=_block(f.obj("variance"), "omk.records.repeats:VarianceSources"),
             capabilities=tuple(Capability.from_json(c) for c in f.objs("capabilities")),
         )
 
@@ -349,6 +349,7 @@ class ReportDocument:
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
         results: Sequence[SampleResult] = rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
+        judge = f.obj("judge")  # an empty block is no judge
         return cls(
             data=data,
             run_id=f.str("run_id"),
@@ -357,17 +358,17 @@ class ReportDocument:
             finished_at=f.str("finished_at"),
             samples_files=f.strs("samples_files"),
             target=RunTarget.from_json(f.obj("target")),
-            judge=_judge(f.obj("judge")),
+            judge=_block(judge if judge is not None and judge.data else None, "omk.records.judge_settings:JudgeSettings"),
             summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
             results=results,
-            repeats=_repeats(f.obj("repeats")),
+            repeats=_block(f.obj("repeats"), "omk.records.repeats:Repeats"),
             warnings=f.strs("warnings"),
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
-            triggering=_triggering(f.obj("triggering")),
-            shard=_shard(f.obj("shard")),
-            budget=_budget(f.obj("budget")),
-            gold=_gold(f.obj("gold")),
+            triggering=_block(f.obj("triggering"), "omk.records.triggering:Triggering"),
+            shard=_block(f.obj("shard"), "omk.records.shard:ShardInfo"),
+            budget=_block(f.obj("budget"), "omk.records.budget:BudgetBlock"),
+            gold=_block(f.obj("gold"), "omk.records.gold:GoldCheck"),
         )
 
     @classmethod
@@ -426,61 +427,10 @@ def read_document(path: Path) -> ReportDocument:
     return ReportDocument.from_dict(data, str(path))
 
 
-# The feature blocks' records load only when a report has the block: a plain run never reads them.
-def _variance(f: Fields | None) -> VarianceSources | None:
-    if f is None:
-        return None
-    from omk.records.repeats import VarianceSources
-
-    return VarianceSources.from_json(f)
-
-
-def _repeats(f: Fields | None) -> Repeats | None:
-    if f is None:
-        return None
-    from omk.records.repeats import Repeats
-
-    return Repeats.from_json(f)
-
-
-def _judge(f: Fields | None) -> JudgeSettings | None:
-    if f is None or not f.data:
-        return None
-    from omk.records.judge_settings import JudgeSettings
-
-    return JudgeSettings.from_json(f)
-
-
-def _triggering(f: Fields | None) -> Triggering | None:
-    if f is None:
-        return None
-    from omk.records.triggering import Triggering
-
-    return Triggering.from_json(f)
-
-
-def _shard(f: Fields | None) -> ShardInfo | None:
-    if f is None:
-        return None
-    from omk.records.shard import ShardInfo
-
-    return ShardInfo.from_json(f)
-
-
-def _budget(f: Fields | None) -> BudgetBlock | None:
-    if f is None:
-        return None
-    from omk.records.budget import BudgetBlock
-
-    return BudgetBlock.from_json(f)
-
-
-def _gold(f: Fields | None) -> GoldCheck | None:
-    if f is None:
-        return None
-    from omk.records.gold import GoldCheck
-
-    return GoldCheck.from_json(f)
+def _block(f: Fields | None, ref: str) -> Any:
+    """A feature block read by its record (`"module:Class"`), loaded only when the report has the
+    block: a plain run never reads those modules."""
+    return None if f is None else load_ref(ref).from_json(f)  # type: ignore[attr-defined]  # each ref names a record with from_json
 
 
 # Records that moved to modules of their own (loaded when a run or report has them), still

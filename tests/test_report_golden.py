@@ -17,7 +17,7 @@ FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "report.json").is_file
 
 
 def test_the_corpus_has_every_kind_of_report():
-    assert {"bundled", "replay-failing", "judged", "repeats", "m365", "bigsky", "experiment", "two-targets", "old-layout"} <= set(FOLDERS)
+    assert {"bundled", "replay-failing", "judged", "repeats", "m365", "bigsky", "experiment", "two-targets", "old-layout", "cached"} <= set(FOLDERS)
 
 
 @pytest.mark.parametrize("name", FOLDERS)

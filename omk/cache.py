@@ -87,7 +87,8 @@ def identity_kind(identity: Identity) -> str | None:
 def cache_key(identity: Identity, sample: Sample, prompt: str, repeat: int = 0) -> str:
     """sha256 of the target identity (model, endpoint, program, environment, settings: see
     omk.target_identity), the composed prompt, the
-    sample's tools, mocks, mocksStrict and the content of its `return_file` files, its cwd, its
+    sample's tools, mocks, mocksStrict and the content of its `return_file` files, of its
+    `workspace:` folder and `files_available`, its cwd, its
     sample_id (two samples never share an entry) and the repeat index (so `--repeat 3` keeps
     three distinct answers)."""
     return _digest(_material(identity, sample, prompt, repeat))
@@ -114,7 +115,45 @@ def _material(identity: Identity, sample: Sample, prompt: str | None, repeat: in
         "mocks_strict": sample.mocks_strict,
         "return_files": files,
         **_prelude(sample),
+        **_folders(sample),
     }
+
+
+def _folders(sample: Sample) -> dict[str, Any]:
+    """The content of what an agent target copies into the folder it works in: the sample's
+    `workspace:` folder and its `environment.files_available` entries (each regular file's name
+    and digest; symlinks are not followed). Left out when the sample names neither."""
+    available = [str(f).strip() for f in (sample.environment or {}).get("files_available") or [] if str(f).strip()]
+    if not sample.workspace and not available:
+        return {}
+    from omk.safe_files import sample_path
+    from omk.workspace import workspace_source
+
+    source = workspace_source(sample)
+    found: dict[str, Any] = {"workspace": _tree(source) if source is not None else None}
+    if available:
+        base = sample_path(sample.cwd, sample.base_dir) if sample.cwd else sample.base_dir
+        found["files_available"] = {name: _tree(base / name) for name in available}
+    return found
+
+
+def _tree(path: Path) -> Any:
+    """A regular file's digest, or a folder's files (name, size, digest); None for anything else."""
+    import os
+
+    from omk.safe_files import special_reason
+    from omk.workspace import snapshot
+
+    real = Path(os.path.realpath(path))
+    if special_reason(real) is not None:
+        return None
+    if real.is_dir():
+        return sorted(snapshot(real).items())
+    try:
+        with real.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:  # missing: the target says so when it copies
+        return None
 
 
 def _prelude(sample: Sample) -> dict[str, Any]:

@@ -216,6 +216,44 @@ def test_each_input_of_an_agent_cli_target_is_a_cache_miss(kind, tmp_path, monke
     assert make_target(f"{kind}:", base_dir=tmp_path).cache_identity() == identity  # a rotated key keeps the cache
 
 
-def test_replay_is_never_cached(tmp_path):
-    (tmp_path / "r.jsonl").write_text('{"sample_id": "who", "output": "recorded"}\n', encoding="utf-8")
-    assert make_target("replay:r.jsonl", base_dir=tmp_path).cache_identity() is None
+
+
+READER = """import json, sys
+json.loads(sys.stdin.readline())
+print(json.dumps({"type": "response", "output": open("notes.txt").read()}))
+"""
+
+
+def test_the_content_of_a_samples_workspace_and_files_available_is_part_of_the_key(scripted_model, tmp_path, monkeypatch):
+    """An agent works on copies of the sample's `workspace:` folder (a `cmd:` program here) and
+    `files_available` (the real Claude Code here): an edit to one of those files is a new
+    answer, never the answer to the old file."""
+    monkeypatch.setenv("OMK_CACHE_KEY", "k" * 40)
+    (tmp_path / "reader.py").write_text(READER, encoding="utf-8")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text("first", encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "more.txt").write_text("one", encoding="utf-8")
+    (tmp_path / "omk.yaml").write_text("{}\n", encoding="utf-8")
+
+    def run(target: str, sample: dict) -> tuple[str | None, bool]:
+        result = omk.evaluate([sample], target=target, judge=False, cwd=tmp_path).results[0]
+        assert result.status == "ok", result.error
+        return result.output, result.cached
+
+    reader = f"cmd:{sys.executable} {tmp_path / 'reader.py'}"
+    in_workspace = {"sample_id": "read", "prompt": "Read the notes.", "workspace": "ws"}
+    assert run(reader, in_workspace) == ("first", False)
+    assert run(reader, in_workspace) == ("first", True)
+    (tmp_path / "ws" / "notes.txt").write_text("second", encoding="utf-8")
+    assert run(reader, in_workspace) == ("second", False)
+
+    monkeypatch.setenv("OMK_CLAUDE", require_claude())
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted_model(script(tmp_path, "read it")).root)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "offline")
+    with_files = {"sample_id": "files", "prompt": "Read data/more.txt.", "environment": {"files_available": ["data"]}}
+    assert run("claude:", with_files) == ("read it", False)
+    assert run("claude:", with_files) == ("read it", True)
+    (tmp_path / "data" / "more.txt").write_text("two", encoding="utf-8")
+    assert run("claude:", with_files) == ("read it", False)
+    assert run("claude:", with_files) == ("read it", True)

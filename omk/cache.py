@@ -86,11 +86,10 @@ def identity_kind(identity: Identity) -> str | None:
 
 def cache_key(identity: Identity, sample: Sample, prompt: str, repeat: int = 0) -> str:
     """sha256 of the target identity (model, endpoint, program, environment, settings: see
-    omk.target_identity), the composed prompt, the
-    sample's tools, mocks, mocksStrict and the content of its `return_file` files, of its
-    `workspace:` folder and `files_available`, its cwd, its
-    sample_id (two samples never share an entry) and the repeat index (so `--repeat 3` keeps
-    three distinct answers)."""
+    omk.target_identity), the composed prompt, the sample's tools, mocks, mocksStrict and the
+    content of its `return_file` files, of its `workspace:` folder and `files_available`, its
+    cwd, its sample_id (two samples never share an entry) and the repeat index (so `--repeat 3`
+    keeps three distinct answers)."""
     return _digest(_material(identity, sample, prompt, repeat))
 
 

@@ -110,3 +110,21 @@ def source_digest(files: Iterable[str]) -> str:
         except OSError:
             continue
     return digest.hexdigest()
+
+
+def command_files(argv: Iterable[str], base: str | None = None) -> dict[str, str]:
+    """The sha256 of every file a command line names (absolute, or relative to `base` when
+    given): editing the program or its script is a new target."""
+    import hashlib
+
+    found = {}
+    for token in argv:
+        path = token if os.path.isabs(token) or base is None else os.path.join(base, token)
+        if not os.path.isabs(path) or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as f:
+                found[token] = hashlib.file_digest(f, "sha256").hexdigest()
+        except OSError:
+            continue
+    return found

@@ -257,3 +257,45 @@ def test_the_content_of_a_samples_workspace_and_files_available_is_part_of_the_k
     (tmp_path / "data" / "more.txt").write_text("two", encoding="utf-8")
     assert run("claude:", with_files) == ("read it", False)
     assert run("claude:", with_files) == ("read it", True)
+
+
+JUDGE = """import json, os, sys
+json.loads(sys.stdin.readline())
+score = 5 if os.environ.get("JUDGE_MODEL") == "smaller" else SCORE
+print(json.dumps({"output": json.dumps({"reasoning": "ok", "score": score, "reason": "fine"})}))
+"""
+
+
+def test_the_judge_cache_keys_on_the_same_identity_as_a_target(scripted_model, tmp_path, monkeypatch):
+    """The judge's cached replies follow the same identity: a `cmd:` judge whose program changed,
+    or that a routing variable points elsewhere, and a model judge behind a proxy, are asked again."""
+    monkeypatch.setenv("OMK_CACHE_KEY", "k" * 40)
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy") or name.startswith("OPENAI_") or name == "JUDGE_MODEL":
+            monkeypatch.delenv(name)
+    (tmp_path / "s.yaml").write_text("- {sample_id: a, prompt: hi, rubric: Greets}\n", encoding="utf-8")
+    (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "hello"}\n', encoding="utf-8")
+    judge = tmp_path / "judge.py"
+
+    def score(spec: str) -> float | None:
+        report = omk.evaluate(tmp_path / "s.yaml", target=f"replay:{tmp_path / 'r.jsonl'}", judge=spec, cwd=tmp_path)
+        return report.results[0].scores.judge
+
+    judge.write_text(JUDGE.replace("SCORE", "4"), encoding="utf-8")
+    command = f"cmd:{sys.executable} {judge}"
+    assert score(command) == 4
+    judge.write_text(JUDGE.replace("SCORE", "2"), encoding="utf-8")
+    assert score(command) == 2  # the judge's program changed: asked again
+    assert score(command) == 2  # unchanged: from the cache
+    monkeypatch.setenv("JUDGE_MODEL", "smaller")
+    assert score(command) == 5  # another model picked by the environment: asked again
+
+    reply = {"choices": [{"message": {"role": "assistant", "content": json.dumps({"reasoning": "r", "score": 3, "reason": "x"})}}]}
+    server = scripted_model([reply] * 4)
+    monkeypatch.setenv("OPENAI_API_KEY", "offline")
+    model = f"openai:m@{server.openai_url}"
+    assert score(model) == 3 and len(server.requests) == 1
+    assert score(model) == 3 and len(server.requests) == 1  # from the cache
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    assert score(model) == 3 and len(server.requests) == 2  # through a proxy now (bypassed here): asked again

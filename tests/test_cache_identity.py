@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -299,3 +300,29 @@ def test_the_judge_cache_keys_on_the_same_identity_as_a_target(scripted_model, t
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     assert score(model) == 3 and len(server.requests) == 2  # through a proxy now (bypassed here): asked again
+
+
+def test_an_experiment_says_how_many_answers_came_from_the_cache_in_every_format(tmp_path):
+    """The bundled experiment run twice: the second run's terminal, summary.md, report.html and
+    junit.xml say its answers came from the cache, and report.json marks each variant's result."""
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "samples", tmp_path / "samples")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
+    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), COLUMNS="200")
+
+    def run(out: str) -> subprocess.CompletedProcess[str]:
+        args = ["samples/experiment/eval-samples.yaml", "--format", "md,html,junit", "--out", out, "--no-judge"]
+        return subprocess.run([sys.executable, "-m", "omk", "eval", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+    first = run("one")
+    assert "from the cache" not in first.stdout, first.stdout + first.stderr
+    second = run("two")
+    report = json.loads((tmp_path / "two" / "report.json").read_text(encoding="utf-8"))
+    cases = [c for r in report["experiment"]["runs"].values() for c in r["results"]]
+    assert cases and all(c["cached"] is True for c in cases)
+    line = f"{len(cases)} of {len(cases)} from the cache; --no-cache to call again"
+    assert line in second.stdout
+    assert line in (tmp_path / "two" / "summary.md").read_text(encoding="utf-8")
+    assert line in (tmp_path / "two" / "report.html").read_text(encoding="utf-8")
+    junit = (tmp_path / "two" / "junit.xml").read_text(encoding="utf-8")
+    assert f'<property name="cached" value="{len(cases)}" />' in junit and '<property name="cached" value="true" />' in junit

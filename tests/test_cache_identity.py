@@ -326,3 +326,37 @@ def test_an_experiment_says_how_many_answers_came_from_the_cache_in_every_format
     assert line in (tmp_path / "two" / "report.html").read_text(encoding="utf-8")
     junit = (tmp_path / "two" / "junit.xml").read_text(encoding="utf-8")
     assert f'<property name="cached" value="{len(cases)}" />' in junit and '<property name="cached" value="true" />' in junit
+
+
+KEY_OF = """import sys
+from pathlib import Path
+from omk.cache import cache_key
+from omk.model import Sample
+from omk.targets import make_target
+identity = make_target(sys.argv[1] + ":", base_dir=Path.cwd()).cache_identity()
+print(cache_key(identity, Sample(sample_id="who", prompt="p", base_dir=Path.cwd()), "p"))
+"""
+
+
+@pytest.mark.parametrize(("kind", "writer"), [("claude", "workspace.py"), ("codex", "target.py")])
+def test_a_change_to_what_omk_writes_for_an_agent_cli_is_a_cache_miss(kind, writer, tmp_path):
+    """The settings, hook and flags omk hands the CLI are omk's own code: an omk whose code that
+    writes them differs (a copy of omk with one such file edited) keys its answers apart."""
+    binary = {"claude": require_claude, "codex": require_codex}[kind]()
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "copy"
+    shutil.copytree(root / "omk", copy / "omk", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_"))}
+    env.update({f"OMK_{kind.upper()}": binary, "ANTHROPIC_API_KEY": "offline", "OPENAI_API_KEY": "offline"})
+
+    def key(package: Path) -> str:
+        done = subprocess.run([sys.executable, "-c", KEY_OF, kind], cwd=tmp_path, env={**env, "PYTHONPATH": str(package)},
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    before = key(copy)
+    assert key(copy) == before
+    with (copy / "omk" / "targets" / kind / writer).open("a", encoding="utf-8") as f:
+        f.write("\n# a different omk writes this CLI's setup\n")
+    assert key(copy) != before

@@ -61,8 +61,6 @@ def mask_result(result: TargetResult, mask: Masker) -> TargetResult:
     return result
 
 
-_UNSET = object()  # the identity not yet asked for
-
 
 class MaskedTarget:
     """Delegates to `inner`; masks what comes back. Anything else is the inner target's."""
@@ -71,7 +69,7 @@ class MaskedTarget:
         self.inner = inner
         self.mask = mask
         self.spec = inner.spec
-        self._identity: object = _UNSET
+        self._identity: list[CacheIdentity | None] = []  # empty until first asked
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -88,9 +86,9 @@ class MaskedTarget:
     def cache_identity(self) -> CacheIdentity | None:
         """The inner target's, worked out once per run (it reads files and the environment) and
         then asked for by every sample; hashed into the cache key, never stored."""
-        if self._identity is _UNSET:
-            object.__setattr__(self, "_identity", self.inner.cache_identity())
-        return self._identity  # type: ignore[return-value]
+        if not self._identity:
+            self._identity.append(self.inner.cache_identity())
+        return self._identity[0]
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         try:

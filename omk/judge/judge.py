@@ -119,6 +119,7 @@ class JudgePanel:
         self._spent: float | None = None
         self._gate: asyncio.Semaphore | None = None
         self._assertion_failures: dict[int, str] = {}
+        self._identities: dict[int, Any] = {}  # each client's identity, worked out on its first call (it may read files)
 
     # --- the report -------------------------------------------------------------------------
 
@@ -185,8 +186,10 @@ class JudgePanel:
     # --- one call ---------------------------------------------------------------------------
 
     def _key(self, client: JudgeClient, system: str, prompt: str, n: int) -> str:
-        identity = client.identity()
-        judge = identity.material() if isinstance(identity, CacheIdentity) else identity
+        judge = self._identities.get(id(client))
+        if judge is None:
+            identity = client.identity()
+            judge = self._identities[id(client)] = identity.material() if isinstance(identity, CacheIdentity) else identity
         material = {"v": CACHE_KEY_VERSION, "judge": judge, "system": system, "prompt": prompt, "n": n}
         text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
         return "judge:" + hashlib.sha256(text.encode("utf-8")).hexdigest()

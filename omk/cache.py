@@ -1,6 +1,7 @@
 """The response cache: `.omk/cache.sqlite`, so an unchanged sample on rerun costs no call.
 
-The key is a sha256 over everything that decides what the target produces (see `cache_key`);
+The key is a sha256 over everything that decides what the target produces (see `cache_key`;
+the target's part is its `CacheIdentity`: model, endpoint, program, environment, settings);
 the value is the output and the whole trace (tool calls, tokens, cost, latency), so assertions
 on a cached result see exactly what they saw the first time. Only successful target calls are
 stored. Keys are hashes and the target identity is never stored, so no secret lands here.
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from omk.mock_defs import return_file_path
 from omk.model import Sample
+from omk.target_identity import CacheIdentity
 from omk.target_result import TargetResult
 from omk.trace_io import TraceFormatError, parse_trace
 
@@ -30,7 +32,9 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
 T = TypeVar("T")
-KEY_VERSION = 1
+# 2: the target's identity holds its endpoint, program, environment and settings
+# (omk.target_identity); an answer stored under a key without them is never taken again.
+KEY_VERSION = 2
 DEFAULT_PATH = Path(".omk") / "cache.sqlite"
 
 _SCHEMA = """
@@ -71,25 +75,35 @@ def _return_files(mocks: Sequence[dict[str, Any]], base_dir: Path) -> dict[str, 
     return found
 
 
-def cache_key(identity: dict[str, Any], sample: Sample, prompt: str, repeat: int = 0) -> str:
-    """sha256 of the target identity (kind, model, params, system…), the composed prompt, the
-    sample's tools, mocks, mocksStrict and the content of its `return_file` files, its cwd, its
-    sample_id (two samples never share an entry) and the repeat index (so `--repeat 3` keeps
-    three distinct answers)."""
+Identity = CacheIdentity | dict[str, Any]  # a dict: a target object of a program's own (the Python API)
+
+
+def identity_kind(identity: Identity) -> str | None:
+    """The target kind an identity names (stored beside an entry, never the identity itself)."""
+    kind = identity.kind if isinstance(identity, CacheIdentity) else identity.get("kind")
+    return kind if isinstance(kind, str) else None
+
+
+def cache_key(identity: Identity, sample: Sample, prompt: str, repeat: int = 0) -> str:
+    """sha256 of the target identity (model, endpoint, program, environment, settings: see
+    omk.target_identity), the composed prompt, the sample's tools, mocks, mocksStrict and the
+    content of its `return_file` files, of its `workspace:` folder and `files_available`, its
+    cwd, its sample_id (two samples never share an entry) and the repeat index (so `--repeat 3`
+    keeps three distinct answers)."""
     return _digest(_material(identity, sample, prompt, repeat))
 
 
-def conversation_key(identity: dict[str, Any], sample: Sample, prompts: list[str], repeat: int = 0) -> str:
+def conversation_key(identity: Identity, sample: Sample, prompts: list[str], repeat: int = 0) -> str:
     """Like `cache_key`, over the whole conversation: every turn's composed prompt, in order. An
     edit to any turn (or to the mocks, tools, target…) makes it a new conversation."""
     return _digest({**_material(identity, sample, None, repeat), "turns": prompts})
 
 
-def _material(identity: dict[str, Any], sample: Sample, prompt: str | None, repeat: int) -> dict[str, Any]:
+def _material(identity: Identity, sample: Sample, prompt: str | None, repeat: int) -> dict[str, Any]:
     files = _return_files(sample.mocks, sample.base_dir)
     return {
         "v": KEY_VERSION,
-        "target": identity,
+        "target": identity.material() if isinstance(identity, CacheIdentity) else identity,
         "sample_id": sample.sample_id,
         "repeat": repeat,
         "prompt": prompt,
@@ -100,7 +114,45 @@ def _material(identity: dict[str, Any], sample: Sample, prompt: str | None, repe
         "mocks_strict": sample.mocks_strict,
         "return_files": files,
         **_prelude(sample),
+        **_folders(sample),
     }
+
+
+def _folders(sample: Sample) -> dict[str, Any]:
+    """The content of what an agent target copies into the folder it works in: the sample's
+    `workspace:` folder and its `environment.files_available` entries (each regular file's name
+    and digest; symlinks are not followed). Left out when the sample names neither."""
+    available = [str(f).strip() for f in (sample.environment or {}).get("files_available") or [] if str(f).strip()]
+    if not sample.workspace and not available:
+        return {}
+    from omk.safe_files import sample_path
+    from omk.workspace import workspace_source
+
+    source = workspace_source(sample)
+    found: dict[str, Any] = {"workspace": _tree(source) if source is not None else None}
+    if available:
+        base = sample_path(sample.cwd, sample.base_dir) if sample.cwd else sample.base_dir
+        found["files_available"] = {name: _tree(base / name) for name in available}
+    return found
+
+
+def _tree(path: Path) -> Any:
+    """A regular file's digest, or a folder's files (name, size, digest); None for anything else."""
+    import os
+
+    from omk.safe_files import special_reason
+    from omk.workspace import snapshot
+
+    real = Path(os.path.realpath(path))
+    if special_reason(real) is not None:
+        return None
+    if real.is_dir():
+        return sorted(snapshot(real).items())
+    try:
+        with real.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:  # missing: the target says so when it copies
+        return None
 
 
 def _prelude(sample: Sample) -> dict[str, Any]:

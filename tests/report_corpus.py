@@ -74,7 +74,8 @@ def _run(name: str, args: list[str], tmp: Path) -> None:
 def _built() -> None:
     """Reports built in the tests: the factory's (tool calls, mocks, XSS, an errored result), an
     experiment with the pairwise judge's votes and keys, one from before experiments, and an
-    experiment whose treatment costs more than `max_cost_increase` allows (tokens, cost, latency)."""
+    experiment whose treatment costs more than `max_cost_increase` allows (tokens, cost, latency),
+    and a rerun with answers from the response cache."""
     sys.path.insert(0, str(ROOT / "tests"))
     from experiment_reports import synthetic_report
     from pairwise_reports import pair_block, with_pairwise
@@ -100,7 +101,11 @@ def _built() -> None:
         spend={"lean": 1.0, "thorough": 1.4}, settings=AnalysisSettings(resamples=2000, max_cost_increase=25), ids=ids,
     )  # fmt: skip
     dear = {**control, "experiment": dear["experiment"]}
-    built = (("factory", make_report()), ("pairwise-votes", with_pairwise(keys=("pairwise", "llm_comparison"), votes=True, pairs=2)), ("old-layout", old), ("experiment-cost", dear))
+    cached = make_report()  # a rerun that took two answers from the response cache
+    for r in cached["results"][:2]:
+        r.update(cached=True, attempts=0)
+    cached["summary"]["cached"] = 2
+    built = (("factory", make_report()), ("cached", cached), ("pairwise-votes", with_pairwise(keys=("pairwise", "llm_comparison"), votes=True, pairs=2)), ("old-layout", old), ("experiment-cost", dear))
     for name, report in built:
         (CORPUS / name).mkdir(parents=True, exist_ok=True)
         (CORPUS / name / "report.json").write_text(dumps_report(report), encoding="utf-8")

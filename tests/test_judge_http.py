@@ -301,6 +301,6 @@ def test_specs_are_checked_up_front(monkeypatch):
         make_client("cmd:/no/such/judge-program", {})
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET")
     client = make_client("openai:m@https://judge.example.com/v1", {})
-    assert "SECRET" not in json.dumps(client.describe()) + json.dumps(client.identity())
+    assert "SECRET" not in json.dumps(client.describe()) + json.dumps(client.identity().material())
     client = make_client("openai:m@http://user:PASSWORD@127.0.0.1:9/v1", {})
     assert client.spec == "openai:m@http://127.0.0.1:9/v1" and "PASSWORD" not in json.dumps(client.describe())

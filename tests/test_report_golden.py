@@ -1,6 +1,7 @@
 """Every format renders the corpus (tests/fixtures/reports/: real runs of the bundled samples, a
 failing replay, a judged run, repeats, M365, Big Sky, an experiment with --require, two targets
-with the pairwise judge, and built reports including one from before experiments) byte for byte
+with the pairwise judge, and built reports including one from before experiments and a rerun
+with answers from the response cache) byte for byte
 as committed, in English and Chinese, from report.json alone, and `omk report` writes the same
 files. tests/report_corpus.py says how the corpus was made and how to rebuild it."""
 
@@ -17,7 +18,7 @@ FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "report.json").is_file
 
 
 def test_the_corpus_has_every_kind_of_report():
-    assert {"bundled", "replay-failing", "judged", "repeats", "m365", "bigsky", "experiment", "two-targets", "old-layout"} <= set(FOLDERS)
+    assert {"bundled", "replay-failing", "judged", "repeats", "m365", "bigsky", "experiment", "two-targets", "old-layout", "cached"} <= set(FOLDERS)
 
 
 @pytest.mark.parametrize("name", FOLDERS)

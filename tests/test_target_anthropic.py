@@ -136,5 +136,5 @@ def test_missing_key_for_the_official_endpoint_is_a_config_error():
 def test_describe_has_no_key(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     target = make_target("anthropic:claude-sonnet-4-5")
-    assert KEY not in json.dumps([target.describe(), target.cache_identity()])
+    assert KEY not in json.dumps([target.describe(), target.cache_identity().material()])
     assert target.describe()["base_url"] == "https://api.anthropic.com"

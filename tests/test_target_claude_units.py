@@ -173,8 +173,8 @@ def test_the_cache_identity_follows_the_skill_folder_content(tmp_path, monkeypat
     first = make_target("claude:sonnet", settings={"skill": str(skill)}).cache_identity()
     (skill / "scripts" / "run.py").write_text("print(2)")  # a script, not SKILL.md, changed
     second = make_target("claude:sonnet", settings={"skill": str(skill)}).cache_identity()
-    assert first["skill"] != second["skill"] and first["cli_version"] == "2.1.0"
-    assert make_target("claude:sonnet", settings={"max_turns": 3}).cache_identity()["max_turns"] == 3
+    assert first.settings["skill"] != second.settings["skill"] and first.program["version"] == "2.1.0"
+    assert make_target("claude:sonnet", settings={"max_turns": 3}).cache_identity().settings["max_turns"] == 3
     assert read_skill(skill).installed_as == ".claude/skills/notes/"
 
 

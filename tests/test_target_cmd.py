@@ -257,7 +257,7 @@ def test_relative_script_resolves_against_base_dir_and_runs_elsewhere(tmp_path):
     assert got.output == "ran"
     target = make_target(spec, base_dir=tmp_path)
     assert target.describe()["command"][-1] == str(tmp_path / "agents dir" / "a.py")
-    assert str(tmp_path / "agents dir" / "a.py") in target.cache_identity()["files"]
+    assert str(tmp_path / "agents dir" / "a.py") in target.cache_identity().program["files"]
 
 
 def test_argv_rules(tmp_path):

@@ -98,7 +98,7 @@ def test_the_cache_key_follows_the_skill_and_the_cli_version(tmp_path, monkeypat
     first = _target(tmp_path, monkeypatch, {"skill": str(skill)}).cache_identity()
     (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: d\n---\nother body\n", encoding="utf-8")
     second = _target(tmp_path, monkeypatch, {"skill": str(skill)}).cache_identity()
-    assert first != second and first["cli_version"] == "0.171.0"
+    assert first != second and first.program["version"] == "0.171.0"
 
 
 def _hook(state: Path, event: dict) -> subprocess.CompletedProcess[str]:

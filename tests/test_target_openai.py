@@ -223,7 +223,7 @@ def test_key_from_the_named_variable_never_in_describe_or_cache_identity(monkeyp
         settings={"openai": {"api_key_env": "MY_KEY", "base_url": "https://user:pw@api.example.com/v1"}},
     )
     assert target.provider.api_key == KEY
-    shown = json.dumps([target.describe(), target.cache_identity()])
+    shown = json.dumps([target.describe(), target.cache_identity().material()])
     assert KEY not in shown and "pw@" not in shown
     assert target.describe()["base_url"] == "https://api.example.com/v1"
 

@@ -128,7 +128,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     from rich import box
     from rich.table import Table
 
-    from omk.report.experiment_tables import variant_score
+    from omk.report.experiment_tables import cached_line, variant_score
     from omk.report.i18n import t
 
     table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -150,6 +150,8 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     costs = " · ".join(f"{v.name} ${_fmt(v.cost_usd, 4)}, {_fmt(v.latency_ms, 0)} ms" for v in block.variants)
     for line in (*_interval_lines(block, lang), f"{t('cost, mean latency per sample', lang)}: {costs}"):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if cached := cached_line(block, lang):  # answers an earlier run's calls gave
+        console.print(cached, markup=False, highlight=False, style="yellow")
 
 
 def _interval_lines(block: ExperimentBlock, lang: str) -> list[str]:

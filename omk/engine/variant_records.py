@@ -62,6 +62,7 @@ def case_of(result: SampleResult, threshold: float) -> Case:
         composite=result.scores.composite if result.status == "ok" else None,
         duration_ms=round(result.duration_ms, 1),
         messages=tuple(line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…" for line in lines),
+        cached=result.cached,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from omk.errors import ConfigError
 from omk.lazy import LazyRegistry
+from omk.target_identity import CacheIdentity
 
 __all__ = ["KINDS", "JudgeClient", "JudgeFactory", "Reply", "make_client", "register_judge"]
 
@@ -27,8 +28,9 @@ class Reply:
 class JudgeClient(Protocol):
     spec: str
 
-    def identity(self) -> dict[str, Any]:
-        """What decides the reply besides the prompt (for the cache); never a secret."""
+    def identity(self) -> CacheIdentity | dict[str, Any]:
+        """What decides the reply besides the prompt (for the cache), as a target's cache
+        identity (omk.target_identity; a dict from a judge kind of a program's own); never a secret."""
         ...
 
     def describe(self) -> dict[str, Any]: ...

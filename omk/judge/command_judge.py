@@ -20,6 +20,7 @@ from omk.judge.clients import Reply
 from omk.llm.errors import CallError
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.secrets import Masker
+from omk.target_identity import CacheIdentity, command_files, environment, selected
 
 STDERR_CHARS = 300
 
@@ -47,8 +48,19 @@ class CommandJudge:
     def from_spec(cls, arg: str, spec: str, *, settings: dict[str, Any]) -> CommandJudge:
         return cls(spec, arg.strip(), Masker.for_run(settings), max_output_bytes(settings))
 
-    def identity(self) -> dict[str, Any]:
-        return {"kind": "cmd", "argv": self.argv}
+    def identity(self) -> CacheIdentity:
+        """The command and the files it names (relative ones from where omk runs, as the program
+        is started), and the variables that pick its model or endpoint, as for a `cmd:` target."""
+        import os
+
+        return CacheIdentity(
+            kind="cmd",
+            model=None,
+            endpoint=None,
+            program={"command": self.argv, "files": command_files(self.argv, os.getcwd())},
+            environment=environment(selected(routing=True), self.mask),
+            settings={},
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "kind": "cmd", "command": self.argv}

@@ -40,6 +40,7 @@ from omk.model import AssertionSpec, Outcome, Sample
 from omk.records import JudgeBlock, Tokens, Trace
 from omk.scoring.layers import round2
 from omk.secrets import Masker
+from omk.target_identity import CacheIdentity
 from omk.target_result import TargetResult
 from omk.tasks import gather_all
 from omk.textsafe import scrub
@@ -48,7 +49,9 @@ if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
     from omk.cache import ResponseCache
 
-CACHE_KEY_VERSION = 1
+# 2: a judge's identity is a target's (omk.target_identity): its endpoint, the proxy and routing
+# variables, the files its command names; replies stored under a key without them are not taken.
+CACHE_KEY_VERSION = 2
 DEFAULT_THRESHOLD = 3
 RAW_CHARS = 2000  # raw replies kept in the report are cut to this length
 
@@ -116,6 +119,7 @@ class JudgePanel:
         self._spent: float | None = None
         self._gate: asyncio.Semaphore | None = None
         self._assertion_failures: dict[int, str] = {}
+        self._identities: dict[int, Any] = {}  # each client's identity, worked out on its first call (it may read files)
 
     # --- the report -------------------------------------------------------------------------
 
@@ -182,7 +186,11 @@ class JudgePanel:
     # --- one call ---------------------------------------------------------------------------
 
     def _key(self, client: JudgeClient, system: str, prompt: str, n: int) -> str:
-        material = {"v": CACHE_KEY_VERSION, "judge": client.identity(), "system": system, "prompt": prompt, "n": n}
+        judge = self._identities.get(id(client))
+        if judge is None:
+            identity = client.identity()
+            judge = self._identities[id(client)] = identity.material() if isinstance(identity, CacheIdentity) else identity
+        material = {"v": CACHE_KEY_VERSION, "judge": judge, "system": system, "prompt": prompt, "n": n}
         text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
         return "judge:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -15,6 +15,7 @@ from omk.errors import ConfigError
 from omk.judge.clients import Reply
 from omk.llm.client import ModelClient
 from omk.llm.http import ProviderSettings, is_local_url, provider_settings, public_url
+from omk.target_identity import CacheIdentity, environment, selected, without_credentials
 
 JUDGE_PARAMS = {"temperature": 0}
 JUDGE_DEFAULTS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 2048}}  # the API requires one
@@ -54,8 +55,16 @@ class ModelJudge:
         self.model = client.model
         self.provider = client.provider
 
-    def identity(self) -> dict[str, Any]:
-        return {"kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url), "params": self.provider.params}
+    def identity(self) -> CacheIdentity:
+        """The model at its endpoint, through the proxy the environment names, with its params."""
+        return CacheIdentity(
+            kind=self.kind,
+            model=self.model,
+            endpoint=without_credentials(self.provider.base_url),
+            program=None,
+            environment=environment(selected(routing=False)),
+            settings={"params": self.provider.params},
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "kind": self.kind, "model": self.model, "base_url": public_url(self.provider.base_url)}

@@ -478,18 +478,20 @@ class Case:
     composite: Number | None
     duration_ms: Number | None
     messages: tuple[str, ...]
+    cached: bool = False  # its answer came from the response cache (written only when true)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "sample_id": self.sample_id, "repeat": self.repeat, "status": self.status, "passed": self.passed,
             "composite": self.composite, "duration_ms": self.duration_ms, "messages": list(self.messages),
+            **({"cached": True} if self.cached else {}),
         }  # fmt: skip
 
     @classmethod
     def from_json(cls, f: Fields) -> Case:
         return cls(
             f.str("sample_id"), f.int("repeat"), f.str("status"), f.bool("passed"), f.num("composite"),
-            f.num("duration_ms"), tuple(str(m) for m in f.list("messages")),
+            f.num("duration_ms"), tuple(str(m) for m in f.list("messages")), bool(f.bool("cached")),
         )  # fmt: skip
 
 

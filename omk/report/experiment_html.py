@@ -43,6 +43,7 @@ def section(report: ReportDocument, exp: ExperimentBlock, lang: str) -> str:
         f'<section id="experiment"><h2>{esc(i18n.t("Experiment", lang))}</h2>',
         _verdict(exp),
         _variants(exp, lang),
+        f'<p class="warn">{esc(cached)}</p>' if (cached := ex.cached_line(exp, lang)) else "",
         ablation.html_section(exp.ablation, lang),  # --ablate: each part of the skill ranked
     ]
     for i, comp in enumerate(exp.comparisons, 1):

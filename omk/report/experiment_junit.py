@@ -91,6 +91,8 @@ def _experiment_properties(report: ReportDocument, exp: ExperimentBlock) -> list
     ]
     if report.shard is not None:
         items.append(("shard", report.shard.label()))
+    if cached := sum(1 for run in ex.cases(exp).values() for c in run if c.cached):
+        items.append(("cached", cached))
     items += [(f"experiment:pair:{p.treatment}", p.level) for p in verdict.pairs]
     items += [(f"experiment:resources:{c.treatment}", ex.resources_text(c)) for c in exp.comparisons]
     return items
@@ -131,6 +133,8 @@ def _variant_intervals(v: VariantRow) -> list[tuple[str, Any]]:
 
 def _case(suite: ET.Element, r: Case, name: str, variant: str, threshold: Any) -> None:
     case = ET.SubElement(suite, "testcase", {"name": clean(name), "classname": clean(variant), "time": seconds(r.duration_ms)})
+    if r.cached:  # the answer came from the response cache
+        ET.SubElement(ET.SubElement(case, "properties"), "property", {"name": "cached", "value": "true"})
     messages = list(r.messages)
     if r.status == "error":
         first = messages[0] if messages else "error"

@@ -66,6 +66,8 @@ def _head(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -
     if require is not None:
         met = "✅ met" if require.passed else "❌ NOT met"
         out += [f"`--require {cell(require.policy)}`: {met} — {cell(require.reason)}", ""]
+    if line := ex.cached_line(exp, lang):
+        out += [cell(line), ""]
     return out
 
 

@@ -220,6 +220,18 @@ def regression_why(r: Regression) -> str:
 # ---------------------------------------------------------------- every variant's results
 
 
+def cached_line(exp: ExperimentBlock, lang: str) -> str | None:
+    """`12 of 14 from the cache; --no-cache to call again` over every variant's results, when any
+    answer came from the response cache; else None."""
+    from omk.report.i18n import t
+
+    every = [c for run in cases(exp).values() for c in run]
+    cached = sum(1 for c in every if c.cached)
+    if not cached:
+        return None
+    return t("{cached} of {total} from the cache; --no-cache to call again", lang).format(cached=cached, total=len(every))
+
+
 def cases(exp: ExperimentBlock) -> dict[str, list[Case]]:
     """Per variant, one entry per result (sample × repeat), from `runs[name].results`, with why
     it failed (`messages`).

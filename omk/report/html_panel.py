@@ -136,6 +136,8 @@ def panel(i: int, r: SampleResult, lang: str) -> list[Any]:
     spans = [el("span", None, f"{k}: {v}") for k, v in meta if v is not None]
     spans.append(el(REPEATED, None, el("span", None, f"repeat: {r.repeat}")))
     spans.append(el("span", None, f"duration: {r.duration_ms or 0:.0f} ms"))
+    if r.cached:  # the answer is an earlier call's, from the response cache
+        spans.append(el("span", None, t("from the cache", lang)))
     name = el("code", None, str(r.sample_id), el(REPEATED, None, f"#{r.repeat}"))
     nodes: list[Node | None] = [
         el("h2", None, name, " ", badge(state(r), lang)),

@@ -44,7 +44,7 @@ from omk.report.html_panel import num as _num
 from omk.report.html_panel import panel, to_html
 from omk.report.html_panel import state as _state
 from omk.report.i18n import shard_label, t
-from omk.report.reasons import skipped_judge_line
+from omk.report.reasons import cached_line, skipped_judge_line
 
 
 def esc(value: Any) -> str:
@@ -296,6 +296,7 @@ def page_opening(report: ReportDocument, lang: str, chart: str, css: str, js: st
         _page_head(report, css, scripts, verdict, lang) + f"<main>{lead}"
         f"<h2>{esc(heading)}</h2>{_layer_cards(summary, lang)}{_interval_lines(summary, lang)}"
         + (f'<p class="warn">{esc(skipped)}</p>' if (skipped := skipped_judge_line(summary, lang)) else "")
+        + (f'<p class="warn">{esc(cached)}</p>' if exp is None and (cached := cached_line(summary, lang)) else "")  # an experiment's counts every variant, above
         + budget.html_section(report, lang)
         + reliability.html_section(report.repeats, lang)
         + categories.html_section(report, lang)

@@ -76,6 +76,8 @@ ZH = {
     "nothing was graded (no assertion ran and no judge score)": "没有可评分的内容（无断言执行，也无评委分）",
     "judge items": "项评委打分",
     "{items} skipped: no judge configured (use --judge)": "{items}被跳过：未配置评委（使用 --judge）",
+    "{cached} of {total} from the cache; --no-cache to call again": "{total} 条中 {cached} 条来自缓存；使用 --no-cache 重新调用",
+    "from the cache": "来自缓存",
     "{items} skipped: judge turned off (--no-judge)": "{items}被跳过：评委已关闭（--no-judge）",
     "interrupted: the partial run is kept in {path}": "已中断：已完成的部分保存在 {path}",
     "{n} problem(s) found": "发现 {n} 个问题",

@@ -82,6 +82,7 @@ def _properties(report: ReportDocument) -> list[tuple[str, Any]]:
         ("threshold", report.summary.threshold),
         ("composite", report.summary.scores.composite),
         *([("shard", report.shard.label())] if report.shard is not None else []),
+        *([("cached", report.summary.cached)] if report.summary.cached else []),
         *intervals.junit_properties(report.summary),
         *categories.junit_properties(report),
         *capabilities.junit_properties(report),
@@ -104,6 +105,8 @@ def _add_case(suite: ET.Element, r: SampleResult, name: str, classname: str, thr
             "time": seconds(r.duration_ms),
         },
     )
+    if r.cached:  # the answer came from the response cache: no call was made for it
+        ET.SubElement(ET.SubElement(case, "properties"), "property", {"name": "cached", "value": "true"})
     if r.status == "error":
         err = ET.SubElement(case, "error", {"message": clean(r.error or "error"), "type": "error"})
         err.text = clean(r.error or "")

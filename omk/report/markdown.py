@@ -31,6 +31,7 @@ from omk.report import (
 )
 from omk.report.i18n import shard_label, t
 from omk.report.reasons import (
+    cached_line,
     failure_lines,
     result_name,
     skipped_judge_line,
@@ -78,6 +79,8 @@ def _render(report: ReportDocument, lang: str) -> str:
     out += drift.markdown_lines(report, lang, cell)
     if line := skipped_judge_line(report.summary, lang):
         out += [line, ""]
+    if line := cached_line(report.summary, lang):
+        out += [cell(line), ""]
     out += _all_results(report, lang)
     return "\n".join(out)
 
@@ -152,7 +155,8 @@ def _all_results(report: ReportDocument, lang: str) -> list[str]:
     for n, r in enumerate(report.results):
         if n == ROWS_SHOWN:
             break
-        out.append(_row(cell(result_name(r, repeated)), r.status, r.scores, r.status == "ok", "✅" if r.passed else "❌"))
+        status = f"{r.status} · {t('from the cache', lang)}" if r.cached else r.status
+        out.append(_row(cell(result_name(r, repeated)), status, r.scores, r.status == "ok", "✅" if r.passed else "❌"))
         for turn in r.turns:
             mark = "·" if turn.passed is None else "✅" if turn.passed else "❌"
             graded = turn.status == "ok" and turn.passed is not None

@@ -161,6 +161,16 @@ def result_name(result: Named, repeated: bool) -> str:
     return f"{result.sample_id}#{result.repeat}" if repeated else str(result.sample_id)
 
 
+def cached_line(summary: Summary, lang: str = "en") -> str | None:
+    """`12 of 14 from the cache; --no-cache to call again` when any answer of the run came from
+    the response cache (the target was not called for it), else None."""
+    from omk.report.i18n import t
+
+    if not summary.cached:
+        return None
+    return t("{cached} of {total} from the cache; --no-cache to call again", lang).format(cached=summary.cached, total=summary.total)
+
+
 def skipped_judge_line(summary: Summary, lang: str = "en") -> str | None:
     """`N judge items skipped: <why>`, None when none were; reports without a reason (older
     runs) say no judge was configured."""

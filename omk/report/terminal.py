@@ -22,6 +22,7 @@ from omk.records.result import SampleResult, TurnResult
 from omk.report import budget, capabilities, categories, drift, gold, intervals, reliability, triggering
 from omk.report.i18n import counted, shard_label, t
 from omk.report.reasons import (
+    cached_line,
     failure_lines,
     passed_but_failed,
     skipped_judge_line,
@@ -257,5 +258,7 @@ def _print_totals(summary: Summary, console: Console, lang: str) -> None:
         console.print(f"{t('judge cost', lang)}: ${summary.judge_cost_usd:.4f}")
     if skipped := skipped_judge_line(summary, lang):
         console.print(Text(skipped, style="yellow"))
+    if cached := cached_line(summary, lang):
+        console.print(Text(cached, style="yellow"))
     verdict = t("gate passed", lang) if summary.gate_passed else t("gate failed", lang)
     console.print(Text(verdict, style="bold green" if summary.gate_passed else "bold red"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from omk.cache import conversation_key
+from omk.cache import conversation_key, identity_kind
 from omk.compose import compose_turn_prompt
 from omk.messages import reply_messages, user_message
 from omk.model import Sample
@@ -64,7 +64,7 @@ async def produce_turns(
         return [(r, 0) for r in hit], None, True
     done, failure = await _send_turns(sample, prompts, target, cfg)
     if failure is None:  # only a whole conversation is cached
-        cache.store_turns(key, [r for r, _ in done], identity.get("kind"))
+        cache.store_turns(key, [r for r, _ in done], identity_kind(identity))
     return done, failure, False
 
 

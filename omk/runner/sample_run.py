@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
-from omk.cache import ResponseCache, cache_key
+from omk.cache import ResponseCache, cache_key, identity_kind
 from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
 from omk.mock_defs import drift_notes
@@ -63,7 +63,7 @@ async def produce(
     if (hit := await cache.fetch(key)) is not None:
         return hit, 0, True
     produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
-    cache.store(key, produced, identity.get("kind"))
+    cache.store(key, produced, identity_kind(identity))
     return produced, attempts, False
 
 

@@ -179,6 +179,17 @@ class AgentCliTarget(Generic[Space, Kept]):
     def _new_workspace(self, sample: Sample, session: Session | None) -> Space:
         raise NotImplementedError
 
+    def _program(self, binary: str, version: str) -> dict[str, Any]:
+        """The CLI that answers, for the cache key: its resolved path, its version (asked once
+        per run), and a digest of omk's own code that writes its settings, hooks and flags."""
+        import sys
+
+        from omk.target_identity import source_digest
+
+        own = Path(str(sys.modules[type(self).__module__].__file__)).parent
+        files = [str(p) for p in own.glob("*.py")] + [__file__]
+        return {"path": os.path.realpath(binary), "version": version, "omk": source_digest(files)}
+
     def _later_turn(self, space: Space | None, session: Session) -> Space | None:
         """The folder a later turn goes on in (None: a fresh one), or an error when it cannot."""
         raise NotImplementedError

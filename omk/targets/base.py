@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from omk.llm.errors import CallError
 from omk.model import Sample
+from omk.target_identity import CacheIdentity
 from omk.target_result import TargetResult
 
 if TYPE_CHECKING:
     from omk.targets.session import Session
 
-__all__ = ["Target", "TargetError", "TargetResult"]
+__all__ = ["CacheIdentity", "Target", "TargetError", "TargetResult"]
 
 
 # A target that could not produce an output for one sample raises this, and that sample is marked
@@ -31,8 +32,9 @@ class Target(Protocol):
         """One call. `session` is given for each turn of a conversation (history, shared mocks)."""
         ...
 
-    def cache_identity(self) -> dict[str, Any] | None:
-        """What, besides the sample, determines the output (kind, model, params, system).
+    def cache_identity(self) -> CacheIdentity | None:
+        """What, besides the sample, determines the output: model, endpoint, program,
+        environment, settings (omk.target_identity; every field is required).
 
         None means "do not cache" (replay is already free). Never include secrets.
         """

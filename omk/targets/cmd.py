@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import shlex
@@ -37,6 +36,7 @@ from omk.model import Sample
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.records import Trace
 from omk.secrets import Masker
+from omk.target_identity import CacheIdentity, command_files, environment, selected
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.mocks import MockSandbox, offered_tools
@@ -136,15 +136,18 @@ class CmdTarget:
     def describe(self) -> dict[str, Any]:
         return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe()}
 
-    def cache_identity(self) -> dict[str, Any]:
-        """The command and the content of every file it names, so editing the agent invalidates."""
-        files = {}
-        for token in self.argv:
-            path = Path(token)
-            if path.is_absolute() and path.is_file():
-                with contextlib.suppress(OSError):
-                    files[token] = hashlib.sha256(path.read_bytes()).hexdigest()
-        return {"kind": "cmd", "command": self.argv, "files": files, "system": self.system.text}
+    def cache_identity(self) -> CacheIdentity:
+        """The command and the content of every file it names, so editing the agent invalidates;
+        the program inherits omk's environment, so the variables that pick its model and
+        endpoint (`*_BASE_URL`, `*_MODEL`…) and the proxy variables count too."""
+        return CacheIdentity(
+            kind="cmd",
+            model=None,
+            endpoint=None,  # the program decides where it calls
+            program={"command": self.argv, "files": command_files(self.argv)},
+            environment=environment(selected(routing=True), self.mask),
+            settings={"system": self.system.text},
+        )
 
     def _cwd(self, sample: Sample) -> Path:
         if not sample.cwd:

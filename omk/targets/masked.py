@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from omk.model import Sample
 from omk.records import ToolCall, Trace, WorkspaceChanges
 from omk.secrets import Masker
-from omk.targets.base import Target, TargetError, TargetResult
+from omk.targets.base import CacheIdentity, Target, TargetError, TargetResult
 from omk.textsafe import scrub, scrub_value
 
 if TYPE_CHECKING:  # a conversation's session; a single-prompt sample has none
@@ -61,6 +61,7 @@ def mask_result(result: TargetResult, mask: Masker) -> TargetResult:
     return result
 
 
+
 class MaskedTarget:
     """Delegates to `inner`; masks what comes back. Anything else is the inner target's."""
 
@@ -68,12 +69,13 @@ class MaskedTarget:
         self.inner = inner
         self.mask = mask
         self.spec = inner.spec
+        self._identity: list[CacheIdentity | None] = []  # empty until first asked
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("inner", "mask", "spec"):
+        if name in ("inner", "mask", "spec", "_identity"):
             object.__setattr__(self, name, value)
         else:  # a setting of the target itself (its own timeout)
             setattr(self.inner, name, value)
@@ -81,8 +83,12 @@ class MaskedTarget:
     def describe(self) -> dict[str, Any]:
         return self.mask.value(self.inner.describe())
 
-    def cache_identity(self) -> dict[str, Any] | None:
-        return self.inner.cache_identity()  # hashed into the cache key, never stored
+    def cache_identity(self) -> CacheIdentity | None:
+        """The inner target's, worked out once per run (it reads files and the environment) and
+        then asked for by every sample; hashed into the cache key, never stored."""
+        if not self._identity:
+            self._identity.append(self.inner.cache_identity())
+        return self._identity[0]
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         try:

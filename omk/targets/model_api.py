@@ -14,6 +14,7 @@ from omk.llm.client import ModelClient, ModelTurn, RequestedCall, Tool, ToolResu
 from omk.llm.http import provider_settings, public_url
 from omk.messages import Message, user_message
 from omk.model import Sample
+from omk.target_identity import CacheIdentity, environment, selected, without_credentials
 from omk.targets.agent_loop import max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
@@ -49,6 +50,9 @@ class ApiTarget:
         self.model = model
         self.spec = spec
         self.provider = provider_settings(self.kind, settings, self.client_class.default_base_url, spec)
+        self.block = dict((settings or {}).get(self.kind) or {})  # omk.yaml's block for the kind: no key is ever in it
+        if isinstance(self.block.get("base_url"), str):
+            self.block["base_url"] = without_credentials(self.block["base_url"])
         self.client = self.client_class(model, self.provider, label=self.kind)
         self.system = system_prompt(settings)
         self.max_turns = max_turns(settings)
@@ -74,15 +78,23 @@ class ApiTarget:
             "max_turns": self.max_turns,
         }
 
-    def cache_identity(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "model": self.model,
-            "base_url": public_url(self.provider.base_url),
-            "params": self.provider.params,
-            "system": self.system.text,
-            "max_turns": self.max_turns,
-        }
+    def cache_identity(self) -> CacheIdentity:
+        """The model at its endpoint, through the proxy the environment names, with omk.yaml's
+        block for the kind (params, price…), the system text and max_turns."""
+        return CacheIdentity(
+            kind=self.kind,
+            model=self.model,
+            endpoint=without_credentials(self.provider.base_url),
+            program=None,
+            environment=environment(selected(routing=False)),  # the proxy variables the calls go through
+            settings={
+                "block": self.block,
+                "params": self.provider.params,
+                "price": self.provider.price,  # a cached trace keeps the cost it was priced at
+                "system": self.system.text,
+                "max_turns": self.max_turns,
+            },
+        )
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         messages = session.messages(prompt) if session else [*history_for(sample), user_message(prompt)]

@@ -250,3 +250,22 @@ def isolation(cfg: ClaudeSettings) -> dict[str, Any]:
         "mcp_servers": "only claude.mcp_config and omk's mock stub (--strict-mcp-config)",
         "environment": {"passed": list(PASSED_VARIABLES), "prefixes": list(PASSED_PREFIXES), "extra": list(cfg.env_names)},
     }
+
+
+USER_FILES = ("settings.json", "settings.local.json", "CLAUDE.md")  # in the user's config folder
+
+
+def user_files_digest() -> dict[str, str | None]:
+    """Under `claude.user_config`: the sha256 of the user's own settings files the CLI reads
+    (`$CLAUDE_CONFIG_DIR` or `~/.claude`), for the cache key; None for one that is not there.
+    Their `env` block can point the CLI at another endpoint or model."""
+    from omk.safe_files import read_regular_bytes, sample_file_cap
+
+    folder = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    found: dict[str, str | None] = {}
+    for name in USER_FILES:
+        try:
+            found[name] = hashlib.sha256(read_regular_bytes(folder / name, sample_file_cap())).hexdigest()
+        except (OSError, ValueError):
+            found[name] = None
+    return found

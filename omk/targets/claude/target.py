@@ -10,11 +10,13 @@ a cancelled run kills the whole group.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 from typing import Any
 
 from omk.model import Sample
+from omk.target_identity import CacheIdentity, environment, selected
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
@@ -67,13 +69,35 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
         """The names of the skills this run installs (what `skill_used` may name)."""
         return self.cfg.skill_names
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> CacheIdentity:
+        """The CLI, the API it calls, the variables it gets from omk, omk.yaml's `claude:` block
+        and what it installs (skills, system text, MCP config); under `user_config`, the user's
+        own settings files too."""
         cfg = self.cfg
         mcp = hashlib.sha256(setup.read_mcp_config(cfg.mcp_config)[0]).hexdigest() if cfg.mcp_config is not None else None
+        return CacheIdentity(
+            kind=self.kind,
+            model=cfg.model,
+            endpoint=setup.base_url(),  # None under Bedrock or Vertex: their variables pick the endpoint
+            program=self._program(cfg.binary, cfg.version),
+            environment=self._key_environment(),
+            settings=self._key_settings(mcp),
+        )
+
+    def _key_environment(self) -> dict[str, str]:
+        """What the CLI gets from omk's environment: the variables of an isolated run (less HOME
+        and CLAUDE_CONFIG_DIR, fresh per sample); under `user_config`, which passes everything,
+        those and the routing and proxy variables."""
+        cfg = self.cfg
+        isolated = setup.child_environment(dataclasses.replace(cfg, user_config=False), Path())
+        names = [n for n in isolated if n not in ("HOME", "CLAUDE_CONFIG_DIR")]
+        if cfg.user_config:
+            names += selected(routing=True)
+        return environment(names, self.mask, setup.child_environment(cfg, Path()))
+
+    def _key_settings(self, mcp: str | None) -> dict[str, Any]:
+        cfg = self.cfg
         return {
-            "kind": self.kind,
-            "model": cfg.model,
-            "cli_version": cfg.version,
             "skill": cfg.skill.sha256 if cfg.skill is not None else None,
             "skill_installed_as": cfg.skill.installed_as if cfg.skill is not None else None,
             **({"skills": [[s.name, s.sha256] for s in cfg.skills]} if len(cfg.skills) > 1 else {}),
@@ -82,6 +106,8 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
             "args": cfg.args,
             "mcp_config": mcp,
             "user_config": cfg.user_config,
+            "user_files": setup.user_files_digest() if cfg.user_config else None,
+            "env_names": cfg.env_names,
         }
 
     # --- one call -----------------------------------------------------------------------------

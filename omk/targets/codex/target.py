@@ -20,6 +20,7 @@ from typing import Any
 
 from omk.messages import assistant_message, tool_message
 from omk.model import Sample
+from omk.target_identity import CacheIdentity, environment
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex import hook, setup
@@ -73,16 +74,24 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     def installed_skills(self) -> list[str]:
         return self.cfg.skill_names
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> CacheIdentity:
+        """The CLI, the Responses API it calls, the variables it gets from omk (less HOME and
+        CODEX_HOME, fresh per sample), omk.yaml's `codex:` block and the skills and system text."""
         cfg = self.cfg
-        return {
-            "kind": self.kind,
-            "model": cfg.model,
-            "cli_version": cfg.version,
-            "skills": [[s.name, s.sha256] for s in cfg.skills],
-            "system": cfg.system,
-            "args": cfg.args,
-        }
+        passed = setup.child_environment(cfg, Path())
+        return CacheIdentity(
+            kind=self.kind,
+            model=cfg.model,
+            endpoint=setup.base_url(),
+            program=self._program(cfg.binary, cfg.version),
+            environment=environment([n for n in passed if n not in ("HOME", "CODEX_HOME")], self.mask, passed),
+            settings={
+                "skills": [[s.name, s.sha256] for s in cfg.skills],
+                "system": cfg.system,
+                "args": cfg.args,
+                "env_names": cfg.env_names,
+            },
+        )
 
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
         if history_for(sample):

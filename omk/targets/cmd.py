@@ -161,7 +161,8 @@ class CmdTarget:
         return cls(arg, spec, base_dir=base_dir, settings=settings)
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe()}
+        served = {"mcp": True} if self.mcp else {}  # the sample's mocks served over MCP
+        return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe(), **served}
 
     def cache_identity(self) -> dict[str, Any]:
         """The command and the content of every file it names, so editing the agent invalidates."""
@@ -171,7 +172,8 @@ class CmdTarget:
             if path.is_absolute() and path.is_file():
                 with contextlib.suppress(OSError):
                     files[token] = hashlib.sha256(path.read_bytes()).hexdigest()
-        return {"kind": "cmd", "command": self.argv, "files": files, "system": self.system.text}
+        served = {"mcp": True} if self.mcp else {}  # an agent offered no server answers otherwise
+        return {"kind": "cmd", "command": self.argv, "files": files, "system": self.system.text, **served}
 
     def _cwd(self, sample: Sample) -> Path:
         if not sample.cwd:

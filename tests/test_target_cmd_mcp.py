@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -44,6 +46,17 @@ async def go():
         return ("(error) " if result.is_error else "") + "".join(p.text for p in result.content)
 
 output = anyio.run(go)
+if request["prompt"].startswith("probe "):  # is the server of that earlier sample still listening?
+    import socket
+    from urllib.parse import urlsplit
+    earlier = urlsplit(open(request["prompt"].split()[1] + ".url").readline().strip())
+    try:
+        socket.create_connection((earlier.hostname, earlier.port), timeout=5).close()
+        output = "open"
+    except ConnectionRefusedError:
+        output = "refused"
+if "fail" in request["prompt"]:
+    sys.exit(1)
 if "sleep" in request["prompt"]:
     time.sleep(600)
 if "echo" in request["prompt"]:
@@ -134,12 +147,42 @@ def test_strict_denial_is_an_mcp_error_and_recorded_denied(tmp_path):
 
 def test_a_conversation_keeps_one_server_across_turns(tmp_path):
     mocks = [{"tool": "whoami", "return_seq": ["first", "second"]}]
-    report = evaluate(tmp_path, [{"sample_id": "chat", "mocks": mocks, "turns": [{"prompt": "one"}, {"prompt": "two"}]}])
-    result = report.results[0]
+    chat = {"sample_id": "chat", "mocks": mocks, "turns": [{"prompt": "one"}, {"prompt": "two"}]}
+    report = evaluate(tmp_path, [chat, whoami("probe", prompt="probe chat")], concurrency=1)
+    result, probe = report.results
     assert [t.output for t in result.turns] == ["first", "second"]
     first, second = urls(tmp_path, "chat")
     assert first == second  # one server, one token, for both turns
-    assert refused(first)  # and gone once the conversation is over
+    assert probe.output == "refused"  # and gone once the conversation is over, while the run goes on
+
+
+def test_a_conversation_that_ends_early_stops_its_server(tmp_path):
+    """Turn 1 fails (no retry), so the last turn is never sent: the server still ends with the conversation."""
+    turns = [{"prompt": "one"}, {"prompt": "fail"}, {"prompt": "three"}]
+    chat = {"sample_id": "chat", "mocks": [{"tool": "whoami", "return": "me"}], "turns": turns}
+    report = evaluate(tmp_path, [chat, whoami("probe", prompt="probe chat")], retries=0, concurrency=1)
+    result, probe = report.results
+    assert [t.status for t in result.turns] == ["ok", "error", "skipped"]
+    first, second = urls(tmp_path, "chat")
+    assert first == second
+    assert probe.output == "refused"  # gone when the conversation stopped, not at the end of the run
+
+
+def test_ctrl_c_leaves_no_listener(tmp_path):
+    path = write_samples(tmp_path, [whoami("slow", prompt="sleep")])
+    (tmp_path / "omk.yaml").write_text(f"target: cmd:{sys.executable} agent.py\ncmd:\n  mcp: true\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "omk", "eval", str(path), "--no-cache", "--out", str(tmp_path / "run")], cwd=tmp_path)
+    try:
+        marker = tmp_path / "slow.url"
+        while not (marker.exists() and marker.read_text().endswith("\n")):  # the agent has its endpoint
+            assert proc.poll() is None
+            time.sleep(0.05)
+        (url,) = urls(tmp_path, "slow")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) != 0
+    finally:
+        proc.kill()
+    assert refused(url)
 
 
 def test_eight_at_once_each_sample_answered_by_its_own_mocks(tmp_path):
@@ -187,6 +230,9 @@ def test_a_request_without_the_token_is_refused(tmp_path):
                 for path in ("/mcp", "/", f"/{token_b}/mcp", f"/{a.token}", f"/{a.token}/mcp/x", f"/x{a.token}/mcp"):
                     reply = await http.post(f"http://127.0.0.1:{port}{path}", json=body, headers=headers)
                     assert reply.status_code == 404, path
+                # the right path under a name that is not loopback (DNS rebinding): refused by the SDK
+                reply = await http.post(a.url, json=body, headers={**headers, "host": "attacker.example"})
+                assert reply.status_code in (403, 421), reply.status_code
             from mcp import Client
 
             async with Client(a.url) as client:  # with the token: served

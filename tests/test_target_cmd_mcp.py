@@ -39,6 +39,8 @@ request = json.loads(sys.stdin.readline())
 url = os.environ["OMK_MCP_URL"]
 with open(request["sample_id"] + ".url", "a") as f:
     f.write(url + "\\n")
+with open(request["sample_id"] + ".messages", "w") as f:  # the last turn's history
+    json.dump(request["messages"], f)
 
 async def go():
     async with Client(url) as client:
@@ -154,6 +156,11 @@ def test_a_conversation_keeps_one_server_across_turns(tmp_path):
     first, second = urls(tmp_path, "chat")
     assert first == second  # one server, one token, for both turns
     assert probe.output == "refused"  # and gone once the conversation is over, while the run goes on
+    history = json.loads((tmp_path / "chat.messages").read_text())  # turn 2 sees turn 1's MCP call
+    assert history[1:3] == [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "mcp_1", "tool": "whoami", "input": {"asker": "chat"}}]},
+        {"role": "tool", "tool_call_id": "mcp_1", "tool": "whoami", "content": "first", "is_error": False},
+    ]
 
 
 def test_a_conversation_that_ends_early_stops_its_server(tmp_path):

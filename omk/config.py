@@ -38,6 +38,7 @@ KNOWN_KEYS: dict[str, tuple[type, ...]] = {
     "anthropic": (dict,),
     "claude": (dict,),  # the Claude Code CLI target: path, args, env, mcp_config, user_config
     "codex": (dict,),  # the Codex CLI target: path, args, env
+    "cmd": (dict,),  # cmd: targets: mcp (serve each sample's mocks over MCP)
     "max_turns": (int,),
     "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
     "variants": (list,),  # an experiment's arms (omk/engine/variants.py)
@@ -217,7 +218,7 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> 
                 setattr(s, key, data[key])
         if "url_allow" in data:
             s.url_allow = _split_list(data["url_allow"])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "codex", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
+        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "codex", "cmd", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
         for key in ("skill", "skills"):  # a skill file or folder is relative to omk.yaml's folder
             if key in s.extra:
                 s.extra[key] = _resolve_paths(s.extra[key], cfg_path.parent)

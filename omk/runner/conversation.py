@@ -75,16 +75,19 @@ async def _send_turns(
     sandbox = MockSandbox.for_sample(sample)
     history: list[dict] = []
     done: list[tuple[TargetResult, int]] = []
-    for index, prompt in enumerate(prompts):
-        sandbox.start_turn()
-        session = Session(index=index, count=len(prompts), sandbox=sandbox, history=list(history))
-        try:
-            produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry, session)
-        except TargetFailure as exc:
-            return done, exc
-        done.append((produced, attempts))
-        history += [user_message(prompt), *reply_messages(produced.output, produced.messages)]
-    return done, None
+    try:
+        for index, prompt in enumerate(prompts):
+            sandbox.start_turn()
+            session = Session(index=index, count=len(prompts), sandbox=sandbox, history=list(history))
+            try:
+                produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry, session)
+            except TargetFailure as exc:
+                return done, exc
+            done.append((produced, attempts))
+            history += [user_message(prompt), *reply_messages(produced.output, produced.messages)]
+        return done, None
+    finally:  # what the target started for the conversation (an MCP server) ends with it
+        await sandbox.close()
 
 
 async def run_conversation(sample: Sample, target: Target, cfg: RunConfig, repeat: int = 0) -> SampleResult:

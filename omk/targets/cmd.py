@@ -28,9 +28,10 @@ import time
 import weakref
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.errors import ConfigError
+from omk.extras import installed, missing_message
 from omk.messages import Message, assistant_message, tool_message, user_message
 from omk.model import Sample
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
@@ -39,11 +40,15 @@ from omk.secrets import Masker
 from omk.target_identity import CacheIdentity, command_files, environment, selected
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
-from omk.targets.mocks import MockSandbox, offered_tools
+from omk.targets.masked import mask_result
+from omk.targets.mocks import MockSandbox, as_text, offered_tools
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
 from omk.trace_io import TraceFormatError, parse_trace
 from omk.workspace import FreshFolder, checks_workspace
+
+if TYPE_CHECKING:  # imported when a sample is served over MCP: it loads the MCP SDK
+    from omk.targets.mcp_sandbox import McpSandboxServer
 
 INTERPRETERS = {"node", "bash", "sh", "zsh", "ruby", "perl", "php", "bun", "deno"}
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php")
@@ -56,6 +61,12 @@ STDERR_GRACE_S = 0.5  # after it exited: how long its stderr may stay open (a ch
 def _is_interpreter(name: str) -> bool:
     base = Path(name).name.lower()
     return base in INTERPRETERS or base.startswith("python")
+
+
+def _runs_omk_module(argv: list[str]) -> bool:
+    """`python -m omk.…`: omk's own modules (its example agents) are only where omk is installed."""
+    index = argv.index("-m") if "-m" in argv else -1
+    return 0 < index < len(argv) - 1 and argv[index + 1].split(".")[0] == "omk"
 
 
 def _path_like(token: str) -> bool:
@@ -92,8 +103,8 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
                 if not Path(argv[i]).is_file() and not any(c.isspace() for c in arg):  # not `bash -lc "a/b …"`
                     raise ConfigError(f"target {spec!r}: script not found: {arg} (in {base_dir}); check the path after {argv[0]}")
             break
-        if argv[0] in ("python", "python3") and shutil.which(argv[0]) is None:
-            argv[0] = sys.executable  # no `python` on PATH: use the interpreter running omk
+        if argv[0] in ("python", "python3") and (shutil.which(argv[0]) is None or _runs_omk_module(argv)):
+            argv[0] = sys.executable  # no `python` on PATH, or a module of omk's: the interpreter running omk
     if not Path(argv[0]).is_file() and shutil.which(argv[0]) is None:
         raise ConfigError(f"target {spec!r}: command not found: {argv[0]}")
     if _path_like(program) and not os.access(argv[0], os.X_OK):
@@ -101,6 +112,20 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
             f"target {spec!r}: {program} is not executable: run `chmod +x {program}`, or name its interpreter (cmd:python {program})"
         )
     return argv
+
+
+def _serves_mcp(settings: dict[str, Any] | None, spec: str) -> bool:
+    """omk.yaml's `cmd.mcp`: whether each sample with tools gets an MCP server (needs omk[mcp])."""
+    block = (settings or {}).get("cmd") or {}
+    unknown = sorted(set(block) - {"mcp"})
+    if unknown:
+        raise ConfigError(f"omk.yaml cmd.{unknown[0]}: unknown key (cmd: takes mcp)")
+    value = block.get("mcp", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"omk.yaml cmd.mcp: must be true or false, not {value!r}")
+    if value and not installed("mcp"):
+        raise ConfigError(missing_message("mcp", f"target {spec!r} with cmd.mcp"))
+    return value
 
 
 def _tail(data: bytes, mask: Masker) -> str:
@@ -128,25 +153,30 @@ class CmdTarget:
         # A conversation with `workspace:` works in one folder from its first turn to its last;
         # the key is the conversation's mock sandbox, which every turn's Session shares.
         self._folders: weakref.WeakKeyDictionary[MockSandbox, FreshFolder] = weakref.WeakKeyDictionary()
+        self.mcp = _serves_mcp(settings, spec)  # serve each sample's mocks over MCP (cmd.mcp in omk.yaml)
+        self._servers: weakref.WeakKeyDictionary[MockSandbox, McpSandboxServer] = weakref.WeakKeyDictionary()
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CmdTarget:
         return cls(arg, spec, base_dir=base_dir, settings=settings)
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe()}
+        served = {"mcp": True} if self.mcp else {}  # the sample's mocks served over MCP
+        return {"kind": "cmd", "spec": self.spec, "command": self.argv, "system": self.system.describe(), **served}
 
     def cache_identity(self) -> CacheIdentity:
         """The command and the content of every file it names, so editing the agent invalidates;
         the program inherits omk's environment, so the variables that pick its model and
-        endpoint (`*_BASE_URL`, `*_MODEL`…) and the proxy variables count too."""
+        endpoint (`*_BASE_URL`, `*_MODEL`…) and the proxy variables count too. Serving the
+        mocks over MCP counts as well (an agent offered no server answers otherwise)."""
+        served = {"mcp": True} if self.mcp else {}
         return CacheIdentity(
             kind="cmd",
             model=None,
             endpoint=None,  # the program decides where it calls
             program={"command": self.argv, "files": command_files(self.argv)},
             environment=environment(selected(routing=True), self.mask),
-            settings={"system": self.system.text},
+            settings={"system": self.system.text, **served},
         )
 
     def _cwd(self, sample: Sample) -> Path:
@@ -184,6 +214,23 @@ class CmdTarget:
         if not cwd.is_dir():
             raise TargetError(f"cwd {str(cwd)!r} is not a folder")
         tools = offered_tools(sample)
+        request = self._request(sample, prompt, session, tools)
+        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
+        # Served over MCP: tool calls come that way, so stdin closes after the request (an agent
+        # that reads its prompt to the end of stdin works unchanged).
+        server = await self._mcp_server(sandbox, tools, session) if self.mcp and tools else None
+        if server is None:
+            return await self._call(cwd, sandbox, request, keep_stdin=bool(tools), mask=self.mask, env=None)
+        mask = self.mask.with_secrets(server.secrets)  # the endpoint and its token never reach a report
+        try:
+            result = await self._call(cwd, sandbox, request, keep_stdin=False, mask=mask, env={**os.environ, **server.env})
+        finally:
+            if session is None or session.index == session.count - 1:
+                self._servers.pop(sandbox, None)
+                await server.stop()
+        return mask_result(result, mask)
+
+    def _request(self, sample: Sample, prompt: str, session: Session | None, tools: list[dict[str, Any]]) -> dict[str, Any]:
         request: dict[str, Any] = {
             "type": "request",
             "sample_id": sample.sample_id,
@@ -199,15 +246,19 @@ class CmdTarget:
             request["context"] = sample.variables
         if sample.single_step:  # answer after one model step: report tool calls, omk will not run them
             request["single_step"] = True
-        sandbox = session.sandbox if session else MockSandbox.for_sample(sample)
+        return request
+
+    async def _call(
+        self, cwd: Path, sandbox: MockSandbox, request: dict[str, Any], *, keep_stdin: bool, mask: Masker, env: dict[str, str] | None
+    ) -> TargetResult:
         started = time.perf_counter()
         try:
-            proc = await start_program(self.argv, cwd=cwd, limit=LINE_LIMIT)  # a kill takes its children too
+            proc = await start_program(self.argv, cwd=cwd, limit=LINE_LIMIT, env=env)  # a kill takes its children too
         except OSError as exc:
             raise TargetError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
         try:
             async with asyncio.timeout(self.timeout):
-                exchange = _Exchange(proc, sandbox, keep_stdin=bool(tools), mask=self.mask, max_bytes=self.max_output_bytes)
+                exchange = _Exchange(proc, sandbox, keep_stdin=keep_stdin, mask=mask, max_bytes=self.max_output_bytes)
                 result = await exchange.run(request)
         except TimeoutError:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
@@ -216,7 +267,28 @@ class CmdTarget:
         result.trace = replace(result.trace, latency_ms=round((time.perf_counter() - started) * 1000, 1))
         return result
 
+    async def _mcp_server(self, sandbox: MockSandbox, tools: list[dict[str, Any]], session: Session | None) -> McpSandboxServer:
+        """The sample's MCP server: started for a single prompt, kept across a conversation's turns
+        (stopped after its last turn, or when the conversation ends early: the sandbox closes)."""
+        server = self._servers.get(sandbox)
+        if server is not None:
+            return server
+        from omk.targets.mcp_sandbox import McpSandboxServer
+
+        server = McpSandboxServer(sandbox, tools)
+        try:
+            await server.start()
+        except (OSError, SystemExit) as exc:  # uvicorn exits when the app fails to start
+            raise TargetError(f"cannot start the MCP server for the sample's mocks: {exc}") from None
+        if session is not None:
+            self._servers[sandbox] = server
+            sandbox.on_close(server.stop)
+        return server
+
     async def close(self) -> None:
+        for server in list(self._servers.values()):
+            await server.stop()
+        self._servers.clear()
         for folder in list(self._folders.values()):
             folder.remove()
         self._folders.clear()
@@ -239,7 +311,8 @@ class _Exchange:
         self.sandbox = sandbox
         self.keep_stdin = keep_stdin
         self.stderr = b""
-        self.messages: list[Message] = []  # the tool exchange, for a conversation's next turn
+        self._first = len(sandbox.calls)  # the calls this program makes come after these
+        self._ids: dict[int, str] = {}  # a call's place in sandbox.calls -> the id the program gave it
 
     async def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -277,7 +350,7 @@ class _Exchange:
             detail = _tail(self.stderr, self.mask) or "(no stderr)"
             raise TargetError(f"command exited with code {code}: {detail}")
         result = self._from_response(response, exchanges) if response is not None else self._from_one_shot(plain, exchanges)
-        result.messages = [*self.messages, assistant_message(result.output)]
+        result.messages = [*self._history(), assistant_message(result.output)]
         return result
 
     async def _exit_after_response(self) -> int:
@@ -344,9 +417,18 @@ class _Exchange:
             answer = await self.sandbox.answer(tool, message.get("input"))
             await self._send({"type": "tool_result", "id": message.get("id"), "output": answer.text, "is_error": answer.is_error})
             call_id = str(message.get("id") if message.get("id") is not None else f"call_{exchanges}")
-            self.messages.append(assistant_message("", [(call_id, tool, message.get("input"))]))
-            self.messages.append(tool_message(call_id, tool, answer.text, answer.is_error))
+            self._ids[len(self.sandbox.calls) - 1] = call_id
         return None, bytes(plain), exchanges
+
+    def _history(self) -> list[Message]:
+        """The tool exchange, for a conversation's next turn: every call the sandbox answered for
+        this program, asked on stdout or over MCP, in the order it answered them."""
+        messages: list[Message] = []
+        for n, call in enumerate(self.sandbox.calls[self._first :], self._first):
+            call_id = self._ids.get(n, f"mcp_{n + 1}")
+            messages.append(assistant_message("", [(call_id, call.tool, call.input)]))
+            messages.append(tool_message(call_id, call.tool, as_text(call.output), call.is_error))
+        return messages
 
     def _trace(self, reported: dict[str, Any], exchanges: int) -> Trace:
         try:

@@ -126,7 +126,8 @@ def mock_matches(mock: dict[str, Any], tool: str, call_input: Any) -> bool:
 
 def offered_tools(sample: Sample) -> list[dict[str, Any]]:
     """`{name, description, parameters}` for the sample's declared tools, then for every tool a
-    mock names that is not declared (with a permissive schema). `*` is not a tool."""
+    mock names that is not declared (with the first such mock's `description` and `input_schema`,
+    else a plain description and a permissive schema). `*` is not a tool."""
     tools: list[dict[str, Any]] = []
     for tool in sample.tools:
         tools.append(
@@ -140,7 +141,15 @@ def offered_tools(sample: Sample) -> list[dict[str, Any]]:
         name = str(mock.get("tool", ""))
         if not name or name == "*" or any(same_tool(name, t["name"]) for t in tools):
             continue
-        tools.append({"name": name, "description": f"The {name} tool.", "parameters": dict(PERMISSIVE_SCHEMA)})
+        description = mock.get("description")
+        schema = mock.get("input_schema")
+        tools.append(
+            {
+                "name": name,
+                "description": description if isinstance(description, str) else f"The {name} tool.",
+                "parameters": schema if isinstance(schema, dict) else dict(PERMISSIVE_SCHEMA),
+            }
+        )
     return tools
 
 
@@ -200,6 +209,7 @@ class MockSandbox:
         self.stats = MockCounter()
         self.totals = MockCounter()  # across the turns of a conversation
         self._turn_start = MockCounter()
+        self._closers: list[Callable[[], Awaitable[None]]] = []
 
     @classmethod
     def for_sample(cls, sample: Sample, fallback: Fallback | None = None) -> MockSandbox:
@@ -212,6 +222,15 @@ class MockSandbox:
     def retry_turn(self) -> None:
         self.calls, self.stats = [], MockCounter()
         self.totals = self._turn_start.copy()
+
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Run `closer` when the sample (or conversation) this sandbox serves is over: what a
+        target started for it (an MCP server) ends with it, however it ended."""
+        self._closers.append(closer)
+
+    async def close(self) -> None:
+        while self._closers:
+            await self._closers.pop()()
 
     def find(self, tool: str, call_input: Any) -> int | None:
         """Index of the first mock that matches, or None."""

@@ -8,7 +8,9 @@
         ...
         server.requests                                      # every request, as received
 
-docs/targets.md ("Dry-run an agent offline") describes the script format.
+docs/targets.md ("Dry-run an agent offline") describes the script format. `omk.testing.mcp_agent`
+is an example agent that reaches the samples' mocks over MCP (docs/targets.md, "Any agent, over
+MCP"); it is run as a program, not imported here.
 """
 
 from __future__ import annotations

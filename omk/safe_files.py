@@ -144,10 +144,32 @@ def run_file_cap() -> int:
     return sample_file_cap()
 
 
+def link_out_reason(path: Path) -> str | None:
+    """Why a run-folder file is refused for leading out of its folder (a symlink to `~/.ssh/id_rsa`
+    or to another run's file), or None. The folder itself may be a link (`.omk/runs/latest`): what
+    counts is that the file, followed, lands in the folder it is listed in."""
+    folder = os.path.realpath(path.parent)
+    real = os.path.realpath(path)
+    if os.path.dirname(real) != folder:
+        return f"{path} links outside its run folder (to {real}); omk reads a run folder's own files only"
+    return None
+
+
+def open_run_file(path: Path, *, update: bool = False) -> BinaryIO:
+    """A run-folder file opened by the file rules (`open_regular`), refused with UnsafeFile when it
+    links outside its folder. A run folder can come from anywhere (a download, a pull request),
+    like a samples file."""
+    if (why := special_reason(path) or link_out_reason(path)) is not None:
+        raise UnsafeFile(errno.EPERM, why)
+    return open_regular(path, update=update)
+
+
 def read_run_file(path: Path) -> bytes:
-    """A run-folder file read whole by the file rules: a regular file (never a FIFO, a device or
-    a file in /proc, /sys or /dev, whatever links there), at most `run_file_cap()` bytes.
-    A run folder can come from anywhere (a download, a pull request), like a samples file."""
+    """A run-folder file read whole by the file rules: a regular file of the folder itself (never
+    a link out of it, a FIFO, a device or a file in /proc, /sys or /dev), at most `run_file_cap()`
+    bytes."""
+    if (why := special_reason(path) or link_out_reason(path)) is not None:
+        raise UnsafeFile(errno.EPERM, why)
     return read_regular_bytes(path, run_file_cap())
 
 

@@ -146,3 +146,156 @@ def test_the_commit_of_the_samples_is_recorded_and_listed(tmp_path):
     assert json.loads((project / "run" / "run.json").read_text(encoding="utf-8"))["git"] == commit
     (run,) = Site([project / "run"]).runs
     assert run.commit == commit and f"<code>{commit[:10]}</code>" in (Site([project / "run"]).page("/") or "")
+
+
+# ---------------------------------------------------------------- a hostile run folder, a hostile page
+
+HOSTILE_REPORT = (
+    "<!DOCTYPE html><html><head><title>hostile</title></head><body><p id='own'>the folder's own page</p>"
+    "<script>document.title = 'pwned'; window.__pwned = 1;</script></body></html>"
+)
+
+
+def _get(port: int, path: str, host: str) -> tuple[int, dict[str, str], bytes]:
+    """One GET over a plain socket, with the Host header a DNS-rebinding page would send."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode("latin-1"))
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_a_run_folders_own_report_html_never_runs_its_script_in_the_viewer(tmp_path, browser):
+    from cdp_pipe import Page
+
+    runs = _runs(tmp_path)
+    site = Site([runs])
+    for run in site.runs:
+        (run.folder / "report.html").write_text(HOSTILE_REPORT, encoding="utf-8")
+    urls: list[str] = []
+    server = serve(site, 0, urls.append)
+    page = Page(browser)
+    try:
+        page.goto(urls[0] + pages_link("run", site.runs[1].key))
+        assert page.js("window.__pwned === undefined") and page.js("document.title") != "pwned"
+        assert page.js("document.getElementById('own') === null")  # the page omk renders, not the folder's
+        assert page.js("document.querySelectorAll('table tr').length") > 1
+        assert page.errors() == []  # omk's own report script runs under the viewer's policy
+    finally:
+        server.shutdown()
+
+
+def pages_link(kind: str, *parts: str) -> str:
+    from omk.view.pages import link
+
+    return link(kind, *parts)
+
+
+def test_every_response_carries_the_policy_and_a_foreign_host_gets_nothing(tmp_path):
+    site = Site([_runs(tmp_path)])
+    server = serve(site, 0)
+    port = server.server_address[1]
+    run_page = "/" + pages_link("run", site.runs[0].key)
+    try:
+        for host in ("attacker.example", f"attacker.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", ""):
+            status, headers, body = _get(port, "/", host)
+            assert status == 421, host
+            assert b"runs" not in body and b"eval-samples" not in body
+            assert "default-src 'none'" in headers["content-security-policy"]
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}"):
+            status, headers, body = _get(port, "/", host)
+            assert status == 200 and b'id="runs"' in body, host
+        for path in ("/", run_page, "/nope.html", "/../etc/passwd"):
+            status, headers, _ = _get(port, path, f"127.0.0.1:{port}")
+            policy = headers["content-security-policy"]
+            assert policy.startswith("default-src 'none'"), path
+            directives = {d.split(" ", 1)[0]: d for d in policy.split("; ")}
+            assert "frame-ancestors 'none'" in policy and "'unsafe-inline'" not in directives.get("script-src", "")
+            assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+        assert "script-src 'sha256-" in _get(port, run_page, f"127.0.0.1:{port}")[1]["content-security-policy"]
+    finally:
+        server.shutdown()
+
+
+def test_run_folder_files_that_link_out_are_never_read_served_or_exported(tmp_path):
+    runs = _runs(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-VALUE", encoding="utf-8")
+    first, second = sorted(runs.iterdir())
+    (first / "report.html").unlink()
+    (first / "report.html").symlink_to(secret)
+    (second / "run.json").unlink()
+    (second / "run.json").symlink_to("/proc/self/environ")
+    leaky = runs / "leaky"
+    leaky.mkdir()
+    (leaky / "report.json").symlink_to(second / "report.json")  # another folder's report: not this folder's own
+    site = Site([runs])
+    assert len(site.runs) == 2 and any("links outside its run folder" in p for p in site.problems)
+    for run in site.runs:
+        assert "TOP-SECRET-VALUE" not in (site.page("/" + pages_link("run", run.key)) or "")
+    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(tmp_path / "site")],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "links outside its run folder" in proc.stderr and "Traceback" not in proc.stderr
+    exported = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site").iterdir())
+    assert "TOP-SECRET-VALUE" not in exported and "PATH=" not in exported
+
+
+def test_a_special_file_in_a_run_folder_never_hangs_the_view(tmp_path):
+    import os
+
+    runs = _runs(tmp_path)
+    first = sorted(runs.iterdir())[0]
+    (first / "run.json").unlink()
+    os.mkfifo(first / "run.json")
+    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(tmp_path / "site")],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0 and "2 run(s)" in proc.stdout, proc.stderr
+
+
+LONG_IDS = ["审查这段代码的安全性并给出修复建议以及参数化查询的示例代码与说明文字内容", "审查这段代码的安全性并给出修复建议以及参数化查询的示例代码与说明文字内容二",
+            "a/../b", "..", "x" * 300, "with space", "a--b", "a~b"]  # fmt: skip
+
+
+def test_an_export_of_long_and_odd_sample_ids_completes_with_a_page_each(tmp_path):
+    samples = [{"sample_id": sid, "prompt": "p", "assertions": [{"type": "contains", "value": "yes"}]} for sid in LONG_IDS]
+    (tmp_path / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    for i, answer in enumerate(("yes", "no")):
+        lines = "".join(json.dumps({"sample_id": sid, "output": answer}) + "\n" for sid in LONG_IDS)
+        (tmp_path / "responses.jsonl").write_text(lines, encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-m", "omk", "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge",
+             "--no-cache", "--out", f".omk/runs/r{i}"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode in (0, 1), proc.stderr
+    out = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "omk", "view", ".omk/runs", "--export", str(out)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0 and "not written" not in proc.stderr, proc.stderr
+    names = [p.name for p in out.iterdir()]
+    assert all(len(n.encode("utf-8")) <= 200 and "/" not in n for n in names)
+    sample_pages = [n for n in names if n.startswith("sample-")]
+    assert len(sample_pages) == len(LONG_IDS)  # every id changed between the runs: one page each, none shared
+    site = Site([tmp_path / ".omk" / "runs"])
+    for sid in LONG_IDS:  # each page is found by its link, on disk and from the server's addresses
+        link = pages_link("sample", sid)
+        assert (out / urllib.request.url2pathname(link)).is_file(), sid
+        assert sid.replace("&", "&amp;") in (site.page("/" + link) or ""), sid
+
+
+def test_an_export_that_cannot_write_a_page_says_which_and_goes_on(tmp_path):
+    runs = _runs(tmp_path)
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "sample-b.html").mkdir()  # a folder where a page goes: that page cannot be written
+    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(out)],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 1 and "not written: sample-b.html" in proc.stderr, proc.stderr
+    assert (out / "index.html").is_file() and "Traceback" not in proc.stderr

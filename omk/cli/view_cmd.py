@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from omk.cli.console import say
-from omk.cli.main import EXIT_OK
+from omk.cli.main import EXIT_GATE, EXIT_OK
 
 
 def run_view(args: argparse.Namespace) -> int:
@@ -19,9 +19,11 @@ def run_view(args: argparse.Namespace) -> int:
     for problem in site.problems:
         print(f"omk view: not read: {problem}", file=sys.stderr)
     if args.export:
-        written = export(site, Path(args.export))
+        written, skipped = export(site, Path(args.export))
         say(f"omk view: {len(site.runs)} run(s), {len(written)} page(s) written to {args.export}")
-        return EXIT_OK
+        for line in skipped:
+            print(f"omk view: not written: {line}", file=sys.stderr)
+        return EXIT_OK if not skipped else EXIT_GATE
     server = serve(site, args.port, lambda url: say(f"omk view: {len(site.runs)} run(s) on {url} (Ctrl-C stops)"))
     sys.stdout.flush()
     try:

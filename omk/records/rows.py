@@ -75,9 +75,9 @@ class ResultRows(LazyResults):
         return self._texts(self.spans)
 
     def _texts(self, spans: list[tuple[int, int]]) -> Iterator[str]:
-        from omk.safe_files import open_regular
+        from omk.safe_files import open_run_file
 
-        with open_regular(self.path) as f:
+        with open_run_file(self.path) as f:
             for offset, length in spans:
                 f.seek(offset)
                 yield f.read(length).decode("utf-8")
@@ -112,9 +112,9 @@ def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
     layout; None for any other (then read it whole). OSError, UnicodeDecodeError and
     JSONDecodeError come through for the caller to report (UnsafeFile, an OSError, for a FIFO,
     a device or a line over the run-file cap)."""
-    from omk.safe_files import open_regular
+    from omk.safe_files import open_run_file
 
-    with open_regular(path) as f:
+    with open_run_file(path) as f:
         if _line(f, path) != b"{\n":
             return None
         found = _scan(f, path)

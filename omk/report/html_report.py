@@ -226,6 +226,18 @@ def _script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
+def _policy(scripts: list[str]) -> str:
+    """The page's Content-Security-Policy: nothing from outside, and only `scripts` may run."""
+    hashes = " ".join(f"'{_script_hash(js)}'" for js in scripts)
+    return f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src {hashes}; base-uri 'none'; form-action 'none'"
+
+
+def report_policy() -> str:
+    """The policy any page this omk renders is served under (`omk view`): every script omk's
+    report pages carry, allowed by hash, and no other."""
+    return _policy([assets.text(name) for name in ("report.js", "paged.js", "experiment.js")])
+
+
 # Above either limit a page of every row and every detail panel grows too heavy for a browser;
 # the page then shows the summary, the failures and the extremes, and carries the full table as
 # compressed data that it draws one page at a time (omk/report/html_paged.py).
@@ -345,10 +357,7 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
         ("samples", ", ".join(report.samples_files)),
         *([(t("shard", lang), shard_label(report.shard, lang))] if report.shard is not None else []),
     ]
-    csp = (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-        "script-src " + " ".join(f"'{_script_hash(js)}'" for js in scripts) + "; base-uri 'none'; form-action 'none'"
-    )
+    csp = _policy(scripts)
     page_lang = "zh-CN" if lang == "zh" else "en"
     return (
         "<!DOCTYPE html>\n"

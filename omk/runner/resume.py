@@ -79,10 +79,10 @@ def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dr
     or unreadable tail is truncated away so appends start on a fresh line. The file is opened by
     the file rules: a FIFO or a device in its place is an InputError, never a hang.
     """
-    from omk.safe_files import open_regular
+    from omk.safe_files import open_run_file
 
     try:
-        f = open_regular(path, update=True)
+        f = open_run_file(path, update=True)
     except FileNotFoundError:
         return
     except OSError as exc:

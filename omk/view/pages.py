@@ -4,6 +4,7 @@ that comes from a report is escaped. One run's page is its own report.html (the 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -14,7 +15,7 @@ from omk.records.result import AssertionResult, SampleResult
 from omk.stats.diff import diff_runs
 from omk.view.runs import RunEntry
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 STYLE = (
     "body{font:14px system-ui,sans-serif;margin:24px;color:#1b1f24}table{border-collapse:collapse;margin:8px 0 20px}"
     "th,td{border-bottom:1px solid #d8dee4;padding:4px 10px;text-align:left;vertical-align:top}th{background:#f3f5f7}"
@@ -37,10 +38,42 @@ def page(title: str, body: str) -> str:
 
 
 def link(kind: str, *parts: str) -> str:
-    """A page's address, relative, the same for the server and an export (`run-KEY.html`)."""
+    """A page's address, relative, the same for the server and an export (`run-KEY.html`), as
+    it goes into an `href` (percent-encoded; the file an export writes has the decoded name)."""
     if kind == "index":
         return "index.html"
-    return f"{kind}-" + "--".join(quote(p, safe="") for p in parts) + ".html"
+    return quote(f"{kind}-" + "--".join(page_name(p) for p in parts) + ".html", safe="")
+
+
+# A part of a page's name holds at most this many bytes of UTF-8, so that a page name (two parts
+# for a comparison) stays well under the 255 bytes a file name may have on common file systems.
+NAME_BYTES = 80
+
+
+def page_name(part: str) -> str:
+    """`part` (a sample id, a run's key) as it goes into a page's name: itself when it is short
+    and made of letters, digits, `.`, `_` and `-` (no `--`, which separates a comparison's two
+    runs); otherwise a readable prefix of those characters and `~` with a hash of the whole (a `..` or `--` in it is written `__`), so
+    two ids never share a page and no name is too long for a file."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in part)
+    plain = "--" not in part and ".." not in part and "~" not in part
+    if safe == part and plain and len(part.encode("utf-8")) <= NAME_BYTES:
+        return part
+    prefix = safe.replace("--", "__").replace("..", "__")
+    while len(prefix.encode("utf-8")) > NAME_BYTES - 13:
+        prefix = prefix[:-1]
+    return f"{prefix}~{hashlib.sha256(part.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+def sample_id_named(name: str, runs: Sequence[RunEntry]) -> str | None:
+    """The sample id whose page is `name` (`page_name`), found in the runs; None when no run has it."""
+    if "~" not in name:
+        return name
+    for r in runs:
+        for res in r.document.results:
+            if page_name(res.sample_id) == name:
+                return res.sample_id
+    return None
 
 
 def _num(value: float | None, digits: int = 2) -> str:

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import cast
 from urllib.parse import unquote
 
 from omk.errors import InputError
@@ -24,7 +25,7 @@ class Site:
 
     def __init__(self, roots: list[Path]):
         self.runs, self.problems = find_runs(roots)
-        self.by_key = {r.key: r for r in self.runs}
+        self.by_name = {pages.page_name(r.key): r for r in self.runs}  # a run's page is named after its key
 
     def page(self, address: str) -> str | None:
         name = unquote(address.split("?", 1)[0].lstrip("/")) or "index.html"
@@ -33,24 +34,32 @@ class Site:
         kind, _, rest = name[: -len(".html")].partition("-")
         if name == "index.html":
             return pages.index_page(self.runs, self.problems)
-        if kind == "run" and (run := self.by_key.get(rest)) is not None:
+        if kind == "run" and (run := self.by_name.get(rest)) is not None:
             return self.run_page(run)
-        if kind == "compare" and len(keys := rest.split("--")) == 2 and all(k in self.by_key for k in keys):
-            return pages.compare_page(self.by_key[keys[0]], self.by_key[keys[1]])
+        if kind == "compare" and len(names := rest.split("--")) == 2 and all(n in self.by_name for n in names):
+            return pages.compare_page(self.by_name[names[0]], self.by_name[names[1]])
         if kind == "sample" and rest:
-            return pages.sample_page(rest, self.runs)
+            sample_id = pages.sample_id_named(rest, self.runs)
+            return pages.sample_page(sample_id, self.runs) if sample_id is not None else None
         return None
 
+    def policy(self, address: str) -> str:
+        """The Content-Security-Policy an address is served under: a run's report may run omk's
+        own report scripts (allowed by hash), every other page no script at all."""
+        name = unquote(address.split("?", 1)[0].lstrip("/"))
+        if name.startswith("run-"):
+            from omk.report.html_report import report_policy
+
+            return report_policy()
+        return pages.CSP
+
     def run_page(self, run: RunEntry) -> str:
-        """The run's own report.html when it wrote one, else the same page made from report.json."""
-        from omk.safe_files import read_run_file
+        """The run's HTML report, made by the view from its report.json: the same page `omk eval
+        --format html` writes, never the folder's own report.html (whose scripts and links are
+        whatever its author put there)."""
+        from omk.report.html_report import render_html
 
-        try:
-            return read_run_file(run.folder / "report.html").decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            from omk.report.html_report import render_html
-
-            return render_html(run.document)
+        return render_html(run.document)
 
     def addresses(self) -> Iterator[str]:
         """Every page an export writes: the list, each run, each run against the one before, and
@@ -72,20 +81,27 @@ class Site:
             yield pages.link("sample", change.sample_id)
 
 
-def export(site: Site, out: Path) -> list[Path]:
-    """Write the site's pages into `out` as static files; the paths written."""
+def export(site: Site, out: Path) -> tuple[list[Path], list[str]]:
+    """Write the site's pages into `out` as static files: the paths written, and one line per
+    page that could not be written (the export goes on past it)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"{out}: cannot write the pages: {exc.strerror or exc}") from None
-    written = []
+    written: list[Path] = []
+    skipped: list[str] = []
     for address in dict.fromkeys(site.addresses()):
+        name = unquote(address)
         html = site.page(address)
-        if html is not None:
-            path = out / address
-            path.write_text(html, encoding="utf-8")
-            written.append(path)
-    return written
+        if html is None:
+            continue
+        try:
+            (out / name).write_text(html, encoding="utf-8")
+        except OSError as exc:
+            skipped.append(f"{name}: {exc.strerror or exc}")
+            continue
+        written.append(out / name)
+    return written, skipped
 
 
 def serve(site: Site, port: int = 0, ready: Callable[[str], None] | None = None) -> ThreadingHTTPServer:
@@ -98,24 +114,46 @@ def serve(site: Site, port: int = 0, ready: Callable[[str], None] | None = None)
     return server
 
 
+ALLOWED_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        policy = pages.CSP  # what the response being written is served under
+
         def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+            if not self._host_allowed():
+                self.send_error(421, "omk view answers only 127.0.0.1, localhost and [::1] on its own port")
+                return
             html = site.page(self.path)
             body = (html or "<!DOCTYPE html><title>not found</title><p>No such page.</p>").encode("utf-8")
+            self.policy = site.policy(self.path) if html is not None else pages.CSP
             self.send_response(200 if html is not None else 404)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
-            if not self.path.startswith("/run-"):  # a run's own report.html carries its own policy
-                self.send_header("Content-Security-Policy", pages.CSP)
-            self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             self.wfile.write(body)
+
+        def _host_allowed(self) -> bool:
+            """A DNS-rebinding page reaches the view under its own name: only the loopback names
+            with the view's port are answered."""
+            port = cast(ThreadingHTTPServer, self.server).server_port
+            host = (self.headers.get("Host") or "").strip().lower()
+            return host in {f"{name}:{port}" for name in ALLOWED_HOSTS}
+
+        def end_headers(self) -> None:
+            """Every response, errors included, carries the policy and the hardening headers."""
+            self.send_header("Content-Security-Policy", self.policy + "; frame-ancestors 'none'")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("X-Frame-Options", "DENY")
+            self.send_header("Cache-Control", "no-store")
+            super().end_headers()
 
         def do_POST(self) -> None:  # noqa: N802
             self.send_error(405, "omk view is read-only")
 
-        do_PUT = do_DELETE = do_PATCH = do_POST  # noqa: N815
+        do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_POST  # noqa: N815
 
         def log_message(self, format: str, *args: object) -> None:  # quiet: the terminal keeps the address only
             return

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -434,3 +435,35 @@ def test_more_merge_refusals(in_tmp, capsys):
     assert "--out is one of the shards" in refused("p1", "p2", "--out", "p2")
     assert "stopped/report.json: no such report" in refused("p1", "stopped", "--out", "m")
     assert main(["merge", "p1", "p2", "--out", "m", "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("text", ["1/1000000000000", "1/10001"])
+def test_a_split_into_more_shards_than_omk_allows_is_refused(text):
+    with pytest.raises(ConfigError, match="at most 10000 shards"):
+        ShardSpec.parse(text)
+    assert ShardSpec.parse("10000/10000").count == 10000
+
+
+def test_a_shard_report_claiming_a_huge_count_is_one_line_not_a_list_of_every_number(in_tmp, capsys):
+    """A hostile shard's report.json says it is one of 10**15 shards: read as it is, the merge
+    would build every missing number and run out of memory."""
+    assert _eval(in_tmp, PLAIN, "--shard", "1/3", "--out", "a1") == 0
+    for field, value in (("count", 10**15), ("index", 0), ("count", 0)):
+        forged = in_tmp / f"forged-{field}-{value}"
+        shutil.copytree(in_tmp / "a1", forged)
+        data = json.loads((in_tmp / "a1" / "report.json").read_text())
+        data["shard"][field] = value
+        (forged / "report.json").write_text(json.dumps(data))
+        capsys.readouterr()
+        assert main(["merge", str(forged), "--out", "m", "--partial"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err and f"shard.{field}" in err, err
+
+
+def test_many_missing_shards_are_named_in_ranges():
+    from omk.records.shard import number_ranges
+
+    assert number_ranges([2, 3]) == "2, 3"
+    assert number_ranges([1, 3, 4, 5, 9]) == "1, 3–5, 9"
+    assert number_ranges(iter(range(2, 10_001)), shown=3) == "2–10000"
+    assert number_ranges([n for n in range(1, 60) if n % 2], shown=3) == "1, 3, 5 and 27 more"

@@ -27,7 +27,7 @@ from omk.records.document import ReportDocument
 from omk.records.experiment_manifest import ExperimentManifest
 from omk.records.judge_settings import JudgeSettings, RunAgreement
 from omk.records.manifest import RunManifest
-from omk.records.shard import ShardInfo
+from omk.records.shard import ShardInfo, number_ranges
 from omk.scoring.digest import Digest
 
 
@@ -81,10 +81,10 @@ def check_shards(runs: Sequence[ShardRun], partial: bool) -> ShardInfo:
         if run.info.index in seen:
             raise InputError(f"shard {run.info.index}/{run.info.count} given twice: {seen[run.info.index]} and {run.folder}")
         seen[run.info.index] = run.folder
-    count = first.info.count
+    count = first.info.count  # at most MAX_SHARDS: a report with more is refused when it is read
     missing = tuple(i for i in range(1, count + 1) if i not in seen)
     if missing and not partial:
-        numbers = ", ".join(map(str, missing))
+        numbers = number_ranges(missing)
         raise InputError(f"shard{'s' if len(missing) > 1 else ''} {numbers} of {count} missing; give every shard, or --partial to merge only these")
     return ShardInfo(count, first.info.plan, None, tuple(sorted(seen)), missing)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from omk.errors import ConfigError
 from omk.frozen import record
 from omk.model import Sample
+from omk.records.shard import MAX_SHARDS
 
 if TYPE_CHECKING:
     from omk.records.shard import ShardInfo
@@ -37,6 +38,8 @@ class ShardSpec:
             spec = None
         if not slash or spec is None or not 1 <= spec.index <= spec.count:
             raise ConfigError(f"--shard: expected I/N with 1 <= I <= N, e.g. 2/4 (got {text!r})")
+        if spec.count > MAX_SHARDS:
+            raise ConfigError(f"--shard: at most {MAX_SHARDS} shards (got {text!r})")
         return spec
 
 

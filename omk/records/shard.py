@@ -5,10 +5,32 @@ fingerprint; a merged report (`omk merge`) records the shards it holds and those
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from omk.frozen import record
 from omk.records.fields import Fields
+
+# The most shards a run may be split into. A CI matrix has at most a few hundred jobs; a count
+# read from a report beyond this is refused, so no one can make `omk merge` build a list of every
+# missing number of a split into 10**15 parts.
+MAX_SHARDS = 10_000
+
+
+def number_ranges(numbers: Iterable[int], shown: int = 10) -> str:
+    """`1, 3–5, 9 and 990 more`: sorted numbers as runs of consecutive ones (two in a row are
+    written both), at most `shown` runs written out and the numbers after them counted."""
+    runs: list[tuple[int, int]] = []
+    more = 0
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        elif len(runs) < shown:
+            runs.append((n, n))
+        else:
+            more += 1
+    text = ", ".join(str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}–{b}" for a, b in runs)
+    return text + (f" and {more} more" if more else "")
 
 
 @record
@@ -28,7 +50,7 @@ class ShardInfo:
             return f"shard {self.index}/{self.count}"
         held = f"{len(self.merged)} of {self.count} shards"
         if self.missing:
-            return f"partial merge: {held}, missing {', '.join(map(str, self.missing))}"
+            return f"partial merge: {held}, missing {number_ranges(self.missing)}"
         return f"merged: {held}"
 
     def to_json(self) -> dict[str, Any]:
@@ -43,10 +65,17 @@ class ShardInfo:
     def from_json(cls, f: Fields | None) -> ShardInfo | None:
         if f is None or not f.data:
             return None
-        return cls(
-            count=f.int("count", 1),
-            plan=f.str("plan", ""),
-            index=f.int("index", None),
-            merged=tuple(n for n in f.list("merged") if isinstance(n, int)),
-            missing=tuple(n for n in f.list("missing") if isinstance(n, int)),
-        )
+        count = f.int("count", 1)
+        if not 1 <= count <= MAX_SHARDS:
+            raise f.fail("count", f"a number of shards from 1 to {MAX_SHARDS}")
+        index = f.int("index", None)
+        if index is not None and not 1 <= index <= count:
+            raise f.fail("index", f"a shard number from 1 to its count ({count})")
+
+        def numbers(key: str) -> tuple[int, ...]:
+            found = [n for n in f.list(key) if isinstance(n, int) and not isinstance(n, bool)]
+            if len(found) > count or any(not 1 <= n <= count for n in found):
+                raise f.fail(key, f"shard numbers from 1 to its count ({count})")
+            return tuple(found)
+
+        return cls(count=count, plan=f.str("plan", ""), index=index, merged=numbers("merged"), missing=numbers("missing"))

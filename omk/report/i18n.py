@@ -364,7 +364,9 @@ def shard_label(shard: ShardInfo, lang: str = "en") -> str:
     if shard.index is not None:
         return t("shard {index}/{count}", lang).format(index=shard.index, count=shard.count)
     if shard.missing:
-        missing = ", ".join(map(str, shard.missing))
+        from omk.records.shard import number_ranges
+
+        missing = number_ranges(shard.missing)
         return t("partial merge: {merged} of {count} shards, missing {missing}", lang).format(merged=len(shard.merged), count=shard.count, missing=missing)
     return t("merged: {merged} of {count} shards", lang).format(merged=len(shard.merged), count=shard.count)
 

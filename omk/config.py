@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError, Problem
+from omk.safe_files import read_text_file
 
 CONFIG_NAME = "omk.yaml"
 
@@ -113,8 +114,11 @@ def read_config(path: Path) -> dict[str, Any]:
 
     name = str(path)
     try:
-        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text_file(path)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except OSError as exc:  # a FIFO, a device, /proc, over the cap: it says which
+        raise ConfigError([Problem(name, None, "", "", f"cannot read: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
         raise ConfigError([Problem(name, None, "", "", f"cannot read: {exc}")]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -124,7 +128,7 @@ def read_config(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(node, yaml.MappingNode):
         raise ConfigError([Problem(name, node.start_mark.line + 1, "", "", "omk.yaml must be a mapping")])
-    data = yaml.SafeLoader(path.read_text(encoding="utf-8-sig")).get_single_data() or {}
+    data = yaml.SafeLoader(text).get_single_data() or {}
     problems = []
     for key_node, value_node in node.value:
         key = key_node.value

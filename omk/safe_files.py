@@ -94,6 +94,44 @@ def read_regular_bytes(path: Path, max_bytes: int) -> bytes:
         return b"".join(chunks)
 
 
+def read_text_file(path: Path, max_bytes: int | None = None) -> str:
+    """A file a user or a sample names (omk.yaml, a skill, a script, a replay file), read by the
+    file rules: a regular file (never a FIFO, a device or a file in /proc, /sys or /dev), at most
+    `max_bytes` (default: the samples file cap), decoded as UTF-8 with or without a BOM. OSError
+    (UnsafeFile, whose `strerror` says why) and UnicodeDecodeError come through to the caller."""
+    raw = read_regular_bytes(path, sample_file_cap() if max_bytes is None else max_bytes)
+    return raw.decode("utf-8-sig")
+
+
+def file_sha256(path: Path, max_bytes: int | None = None) -> str:
+    """The sha256 of a file by the file rules (`open_regular`), read in pieces: a file of
+    gigabytes is never held whole, and one over `max_bytes` (default: the samples file cap) is
+    UnsafeFile, like a FIFO or a device."""
+    import hashlib
+
+    cap = sample_file_cap() if max_bytes is None else max_bytes
+    digest, total = hashlib.sha256(), 0
+    with open_regular(path) as f:
+        while chunk := f.read(1 << 20):
+            total += len(chunk)
+            if total > cap:
+                raise UnsafeFile(errno.EFBIG, f"{path} is larger than the {cap} bytes omk reads")
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def regular_files(root: Path) -> list[Path]:
+    """The regular files under the folder `root`, sorted, without following a link out of it or
+    into a special file: what omk hashes or reads of a skill folder."""
+    real_root = Path(os.path.realpath(root))
+    found = []
+    for path in sorted(root.rglob("*")):
+        real = Path(os.path.realpath(path))
+        if _under(real, real_root) and special_reason(path) is None and real.is_file():
+            found.append(path)
+    return found
+
+
 def sample_file_cap() -> int:
     raw = os.environ.get("OMK_MAX_SAMPLE_FILE_BYTES", "")
     return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_SAMPLE_FILE_BYTES
@@ -136,6 +174,11 @@ def copy_confined(origin: Path, dest: Path, root: Path) -> list[str]:
 
     walk(origin, dest)
     return skipped
+
+
+def skill_notes(skipped: list[str]) -> list[str]:
+    """The sample's notes on what `copy_confined` left out of a skill folder it installed."""
+    return [f"skill file left out (not a regular file of the skill folder): {name}" for name in skipped]
 
 
 def run_file_cap() -> int:

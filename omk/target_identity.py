@@ -18,10 +18,12 @@ import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from omk.frozen import record
+from omk.safe_files import file_sha256
 
 if TYPE_CHECKING:
     from omk.secrets import Masker
@@ -115,16 +117,14 @@ def source_digest(files: Iterable[str]) -> str:
 def command_files(argv: Iterable[str], base: str | None = None) -> dict[str, str]:
     """The sha256 of every file a command line names (absolute, or relative to `base` when
     given): editing the program or its script is a new target."""
-    import hashlib
 
     found = {}
     for token in argv:
         path = token if os.path.isabs(token) or base is None else os.path.join(base, token)
         if not os.path.isabs(path) or not os.path.isfile(path):
             continue
-        try:
-            with open(path, "rb") as f:
-                found[token] = hashlib.file_digest(f, "sha256").hexdigest()
+        try:  # by the file rules: never /proc, a FIFO or a device, read in pieces, capped
+            found[token] = file_sha256(Path(path))
         except OSError:
             continue
     return found

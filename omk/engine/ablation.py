@@ -37,6 +37,7 @@ from omk.errors import ConfigError
 from omk.frozen import record
 from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
 from omk.records.fields import Fields
+from omk.safe_files import copy_confined, file_sha256, read_regular_bytes, regular_files, sample_file_cap
 from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
@@ -209,17 +210,17 @@ def plan_ablation(skill: Path, target_kind: str) -> tuple[AblationPlan, SkillTex
 
     if not (skill / SKILL_FILE).is_file():
         raise ConfigError(f"--ablate {skill}: not a skill folder (no {SKILL_FILE} in it)")
-    text = split_skill((skill / SKILL_FILE).read_text(encoding="utf-8-sig"))
+    text = split_skill(_read_skill_text(skill / SKILL_FILE))
     if not text.sections:
         raise ConfigError(f"--ablate {skill}: {SKILL_FILE} has no Markdown heading, so no section to remove")
     references: list[Path] = []
     if target_kind in REFERENCE_TARGETS:
-        references = sorted(p for p in skill.rglob("*") if p.is_file() and p != skill / SKILL_FILE and not p.is_symlink())
+        references = [p for p in regular_files(skill) if p != skill / SKILL_FILE and not p.is_symlink()]
     labels = [s.title for s in text.sections] + [str(p.relative_to(skill).as_posix()) for p in references]
     names = _names(labels)
     parts = [Part(names[i], "section", s.title, count_tokens(s.text), s.level) for i, s in enumerate(text.sections)]
     for j, path in enumerate(references, len(text.sections)):
-        body = path.read_text(encoding="utf-8", errors="replace")
+        body = _read_skill_text(path, errors="replace")
         parts.append(Part(names[j], "reference", labels[j], count_tokens(body)))
     return AblationPlan(skill.name, str(skill), tuple(parts)), text, references
 
@@ -233,7 +234,7 @@ def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], ro
         if not copy.is_dir():  # else written by an earlier run of the same skill: the same content
             root.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
-            shutil.copytree(source, staging / plan.skill, symlinks=True)
+            copy_confined(source, staging / plan.skill, source)  # only the skill's own regular files
             if part.kind == "section":
                 (staging / plan.skill / SKILL_FILE).write_text(text.without(i), encoding="utf-8")
             else:
@@ -253,9 +254,23 @@ def _digest(skill: Path, plan: AblationPlan) -> str:
     import hashlib
 
     h = hashlib.sha256(json.dumps(plan.to_json()["parts"], sort_keys=True).encode())
-    for path in sorted(p for p in skill.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(skill).as_posix()).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in regular_files(skill):  # never a FIFO or a link out; each file read in pieces
+        try:
+            content = file_sha256(path)
+        except OSError as exc:
+            raise ConfigError(f"--ablate: cannot read {path}: {exc.strerror or exc}") from None
+        h.update(str(path.relative_to(skill).as_posix()).encode() + b"\0" + content.encode() + b"\0")
     return h.hexdigest()[:16]
+
+
+def _read_skill_text(path: Path, errors: str = "strict") -> str:
+    """A file of the skill being ablated, by the file rules; a one-line ConfigError if it cannot be read."""
+    try:
+        return read_regular_bytes(path, sample_file_cap()).decode("utf-8-sig", errors)
+    except OSError as exc:
+        raise ConfigError(f"--ablate: cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--ablate: cannot read {path}: {exc}") from None
 
 
 def target_kind(options: EvalOptions, cwd: Path) -> str:
@@ -352,7 +367,7 @@ def restore_copies(plan: AblationPlan, variants: Sequence[Variant]) -> None:
                 f"--resume: the ablated copies of {plan.path} are gone from {root} and the skill has changed since the run began; "
                 "start a new ablation (omk eval SAMPLES --ablate SKILL_DIR)"
             )
-        text = split_skill((source / SKILL_FILE).read_text(encoding="utf-8-sig"))
+        text = split_skill(_read_skill_text(source / SKILL_FILE))
         references = [source / p.name for p in plan.parts if p.kind == "reference"]
         write_copies(plan, text, references, root)
     mark_used(root)

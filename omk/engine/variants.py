@@ -32,6 +32,7 @@ from omk.engine.variant_choice import is_experiment as is_experiment
 from omk.engine.variant_choice import variants_for as variants_for
 from omk.errors import ConfigError, Problem
 from omk.frozen import record
+from omk.safe_files import read_text_file
 
 ROLES = ("control", "treatment")
 FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "model", "params")
@@ -191,8 +192,8 @@ def _item_lines(path: Path) -> dict[int, int]:
     import yaml
 
     try:
-        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
-    except (OSError, yaml.YAMLError):
+        node = yaml.compose(read_text_file(path), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
     if not isinstance(node, yaml.MappingNode):
         return {}

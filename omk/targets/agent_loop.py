@@ -20,6 +20,7 @@ from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
 from omk.messages import Message, assistant_message, tool_message
 from omk.records import Tokens, ToolCall, Trace
+from omk.safe_files import read_text_file
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 
@@ -135,10 +136,12 @@ def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
         if path.is_dir():  # a skill folder: an API model gets its SKILL.md as the system prompt
             path = path / "SKILL.md"
         try:
-            content = path.read_text(encoding="utf-8-sig")
+            content = read_text_file(path)
         except FileNotFoundError:
             raise ConfigError(f"omk.yaml skill: file not found: {path}") from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
+            raise ConfigError(f"omk.yaml skill: cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"omk.yaml skill: cannot read {path}: {exc}") from None
         return SystemPrompt(text=content, source="skill", path=str(path))
     return SystemPrompt()

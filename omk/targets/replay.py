@@ -17,8 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError, Problem
 from omk.model import Sample
+from omk.safe_files import read_text_file
 from omk.targets.base import TargetError, TargetResult
 from omk.trace_io import TraceFormatError, parse_trace
+
+# A replay file is the user's own recording of many outputs, read whole: larger than a samples
+# file may be, but still bounded (a regular file only, like every file omk reads).
+REPLAY_FILE_CAP = 1 << 30
 
 if TYPE_CHECKING:
     from omk.targets.session import Session
@@ -41,10 +46,12 @@ class ReplayTarget:
     def _read(self) -> dict[str, tuple[int, dict[str, Any]]]:
         name = str(self.path)
         try:
-            text = self.path.read_text(encoding="utf-8-sig")
+            text = read_text_file(self.path, REPLAY_FILE_CAP)
         except FileNotFoundError:
             raise InputError([Problem(name, None, "", "", "replay file not found")]) from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:  # a FIFO, a device, /proc, over the cap: it says which
+            raise InputError([Problem(name, None, "", "", f"cannot read replay file: {exc.strerror or exc}")]) from None
+        except UnicodeDecodeError as exc:
             raise InputError([Problem(name, None, "", "", f"cannot read replay file: {exc}")]) from None
         records: dict[str, tuple[int, dict[str, Any]]] = {}
         problems: list[Problem] = []

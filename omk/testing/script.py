@@ -35,6 +35,7 @@ from omk.errors import ConfigError, Problem
 from omk.frozen import record
 from omk.loader.document import Document, ParseFailure, Path_
 from omk.loader.yaml_lines import parse_yaml
+from omk.safe_files import read_text_file
 from omk.testing import anthropic, openai_chat, responses
 from omk.testing.conversation import Exchange
 from omk.testing.steps import HttpError, Request, ScriptTurn, ToolRequest
@@ -98,10 +99,12 @@ def _next_turn(rule: int, exchange: Exchange) -> int:
 def load_script(path: Path) -> ModelScript:
     """Read a script file; bad input raises `ConfigError` naming the file, the line and the field."""
     try:
-        doc = parse_yaml(path.read_text(encoding="utf-8-sig"))
+        doc = parse_yaml(read_text_file(path))
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:  # a FIFO, a device, /proc, a folder, over the cap: it says which
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except ParseFailure as exc:
         raise ConfigError([Problem(str(path), exc.line, "", "", str(exc))]) from None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.safe_files import file_sha256, read_text_file, regular_files
 from omk.skillset import SkillPath, configured_skills
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
@@ -138,14 +139,21 @@ def cli_version(binary: str, spec: str) -> str:
 def tree_sha256(root: Path) -> str:
     """A hash of every file under `root`: relative names and contents, in a stable order."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    for path in regular_files(root):  # never a FIFO or a link out; each file read in pieces
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(bytes.fromhex(_file_sha256(path)))
     return digest.hexdigest()
 
 
+def _file_sha256(path: Path) -> str:
+    try:
+        return file_sha256(path)
+    except OSError as exc:
+        raise ConfigError(f"omk.yaml skill: cannot read {path}: {exc.strerror or exc}") from None
+
+
 def _skill(found: SkillPath) -> Skill:
-    digest = tree_sha256(found.path) if found.is_dir else hashlib.sha256(found.path.read_bytes()).hexdigest()
+    digest = tree_sha256(found.path) if found.is_dir else _file_sha256(found.path)
     return Skill(path=found.path, name=found.name, is_dir=found.is_dir, sha256=digest)
 
 
@@ -157,7 +165,7 @@ def read_skill(value: Any) -> Skill:
         return Skill(path=path, name=path.name, is_dir=True, sha256=tree_sha256(path))
     if not path.is_file():
         raise ConfigError(f"omk.yaml skill: file not found: {path}")
-    return Skill(path=path, name=path.stem, is_dir=False, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+    return Skill(path=path, name=path.stem, is_dir=False, sha256=_file_sha256(path))
 
 
 def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
@@ -171,8 +179,10 @@ def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
         if text is not None:
             raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
         try:
-            text = skill.path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_text_file(skill.path)
+        except OSError as exc:
+            raise ConfigError(f"omk.yaml skill: cannot read {skill.path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"omk.yaml skill: cannot read {skill.path}: {exc}") from None
     return skills, text
 

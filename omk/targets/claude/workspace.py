@@ -23,7 +23,7 @@ from typing import Any
 
 from omk import extras
 from omk.model import Sample
-from omk.safe_files import copy_confined, sample_path, special_reason
+from omk.safe_files import copy_confined, sample_path, skill_notes, special_reason
 from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.setup import ClaudeSettings, read_mcp_config
@@ -90,10 +90,11 @@ class Workspace:
     # --- set-up -------------------------------------------------------------------------------
     def _materialise(self, cfg: ClaudeSettings, sample: Sample) -> list[str]:
         """Install the skill folder; copy the declared files. Returns notes on what was skipped."""
-        for skill in cfg.skills:  # every skill folder of the run, side by side
-            if skill.is_dir:
-                shutil.copytree(skill.path, self.work / ".claude" / "skills" / skill.name)
-        return copy_available(sample, self.work)
+        skipped = []
+        for skill in cfg.skills:  # every skill folder of the run, side by side; what is not a
+            if skill.is_dir:  # regular file of the skill (a FIFO, a link out of it) stays out
+                skipped += copy_confined(skill.path, self.work / ".claude" / "skills" / skill.name, skill.path)
+        return skill_notes(skipped) + copy_available(sample, self.work)
 
     def _write_config(self, sample: Sample) -> None:
         command = shlex.join([sys.executable, "-I", str(Path(hook.__file__).resolve()), str(self.state_dir)])

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.safe_files import read_text_file
 from omk.skillset import configured_skills
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
@@ -98,8 +99,10 @@ def _artifact(settings: dict[str, Any]) -> tuple[list[CodexSkill], str | None]:
         if text is not None:
             raise ConfigError("omk.yaml: set either `system` (text) or `skill` (a file), not both")
         try:
-            text = found.path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_text_file(found.path)
+        except OSError as exc:
+            raise ConfigError(f"omk.yaml skill: cannot read {found.path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"omk.yaml skill: cannot read {found.path}: {exc}") from None
     return skills, text
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from omk import extras
 from omk.model import Sample
+from omk.safe_files import copy_confined, skill_notes
 from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.workspace import copy_available
@@ -56,9 +57,10 @@ class CodexWorkspace:
         self.usage_so_far: dict[str, Any] = {}  # the thread's token totals after the last good turn
         for folder in (self.home / ".codex", self.work, self.state_dir):
             folder.mkdir(parents=True)
-        for skill in cfg.skills:
-            shutil.copytree(skill.path, self.home / ".codex" / "skills" / skill.name)
-        self.notes = copy_workspace(sample, self.work) + copy_available(sample, self.work)
+        skipped = []
+        for skill in cfg.skills:  # what is not a regular file of the skill (a FIFO, a link out) stays out
+            skipped += copy_confined(skill.path, self.home / ".codex" / "skills" / skill.name, skill.path)
+        self.notes = skill_notes(skipped) + copy_workspace(sample, self.work) + copy_available(sample, self.work)
         self.baseline = snapshot(self.work)
         self._write(hook.MOCKS_FILE, {"mocks": sample.mocks, "strict": sample.mocks_strict, "base_dir": str(sample.base_dir)})
         self.mcp_servers: dict[str, list[str]] = {}  # name -> the stand-in server's command line

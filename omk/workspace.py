@@ -30,7 +30,13 @@ from omk.safe_files import copy_confined, open_regular, sample_path, special_rea
 CONTENT_CHARS = 2000  # the start of a created or changed text file kept in the report
 READ_BYTES = 256 * 1024  # read of such a file to mask it whole before it is cut
 MAX_FILES = 5000  # files listed at most; a workspace with more is listed up to this many
-Snapshot = dict[str, tuple[int, str]]  # relative path -> (size, sha256)
+# A listing reads a file to hash it only up to this size, and at most LISTING_BYTES in all; a file
+# past either is compared by its size and modification time instead (an agent can leave a sparse
+# file of gigabytes: it is never read whole, and the sample's notes say it was not compared by content).
+HASH_BYTES = 64 * 1024 * 1024
+LISTING_BYTES = 512 * 1024 * 1024
+UNREAD = "unread:"  # the start of the digest of a file compared by size and time
+Snapshot = dict[str, tuple[int, str]]  # relative path -> (size, sha256, or UNREAD with size and time)
 # The assertion types that look at the folder an agent leaves (omk.assertions.workspace).
 WORKSPACE_TYPES = frozenset({"file_exists", "file_contains", "file_json_schema", "files_changed", "command_passes"})
 
@@ -77,8 +83,10 @@ def copy_workspace(sample: Sample, dest: Path) -> list[str]:
 
 
 def snapshot(folder: Path) -> Snapshot:
-    """Every regular file under `folder` (symlinks are not followed): its size and digest."""
+    """Every regular file under `folder` (symlinks are not followed): its size and digest, read in
+    pieces within HASH_BYTES a file and LISTING_BYTES in all (past them: its size and time)."""
     found: Snapshot = {}
+    budget = LISTING_BYTES
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         for name in sorted(files):
@@ -87,13 +95,40 @@ def snapshot(folder: Path) -> Snapshot:
                 info = path.lstat()
                 if not stat.S_ISREG(info.st_mode):
                     continue
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                digest = _digest(path, info, budget)
             except OSError:
                 continue
+            budget -= 0 if digest.startswith(UNREAD) else info.st_size
             found[path.relative_to(folder).as_posix()] = (info.st_size, digest)
             if len(found) >= MAX_FILES:
                 return found
     return found
+
+
+def _digest(path: Path, info: os.stat_result, budget: int) -> str:
+    """The file's sha256, read in pieces; its size and time when it is over either bound (or
+    grows past it while being read)."""
+    unread = f"{UNREAD}{info.st_size}:{info.st_mtime_ns}"
+    cap = min(HASH_BYTES, budget)
+    if info.st_size > cap:
+        return unread
+    digest, total = hashlib.sha256(), 0
+    with open_regular(path) as f:
+        while chunk := f.read(1 << 20):
+            total += len(chunk)
+            if total > cap:
+                return unread
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def unread_notes(listing: Snapshot) -> list[str]:
+    """The sample's notes on the files a listing compared by size and time, not by content."""
+    return [
+        f"workspace: {rel} ({size} bytes) was compared by its size and modification time, not read (over {HASH_BYTES} bytes)"
+        for rel, (size, digest) in listing.items()
+        if digest.startswith(UNREAD)
+    ]
 
 
 def _text(path: Path, mask: Callable[[str], str]) -> tuple[str | None, bool]:
@@ -151,8 +186,10 @@ class FreshFolder:
         self.notes = copy_workspace(sample, self.work)
         self.baseline = snapshot(self.work)
 
-    def changes(self, mask: Callable[[str], str]) -> WorkspaceChanges:
-        return diff(self.baseline, snapshot(self.work), self.work, mask)
+    def changes(self, mask: Callable[[str], str]) -> tuple[WorkspaceChanges, list[str]]:
+        """What the agent changed, and notes on files too large to compare by content."""
+        after = snapshot(self.work)
+        return diff(self.baseline, after, self.work, mask), unread_notes(after)
 
     def hand_over(self, changes: WorkspaceChanges) -> WorkFolder:
         return WorkFolder(self.work, changes, self.remove)

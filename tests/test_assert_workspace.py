@@ -279,3 +279,44 @@ def test_every_format_shows_the_files_and_the_aligned_sequence(tmp_path):
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'class="ws-file ws-created"' in page and "<code>notes.md</code>" in page and "fixed the bug" in page
     assert '<pre class="assert-detail">' in page
+
+
+SPARSE_AGENT = """\
+import json, os, sys
+sys.stdin.readline()
+with open("huge.bin", "wb") as f:  # a sparse file of 3 GB: no disk, but 3 GB to whoever reads it whole
+    f.truncate(3 * 1024**3)
+with open("src/app.py", "a", encoding="utf-8") as f:
+    f.write("# touched\\n")
+print(json.dumps({"type": "response", "output": "done"}))
+"""
+
+
+def test_a_huge_file_the_agent_leaves_is_never_read_whole(tmp_path, work):
+    """The listing after an agent call hashes files in pieces within a cap: a 3 GB sparse file is
+    compared by size and time (the notes say so), and omk's peak memory stays small."""
+    import subprocess
+
+    project = tmp_path
+    (project / "agent.py").write_text(SPARSE_AGENT, encoding="utf-8")
+    samples = {"samples": [{"sample_id": "big", "prompt": "p", "workspace": "work",
+                            "assertions": [{"type": "files_changed", "required": ["src/app.py", "huge.bin"]}]}]}  # fmt: skip
+    (project / "s.json").write_text(json.dumps(samples), encoding="utf-8")
+    # omk runs under a small parent that reports its child's peak alone (this process's own
+    # children, earlier tests' included, would count toward RUSAGE_CHILDREN here)
+    measure = (
+        "import resource, subprocess, sys; "
+        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
+        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", measure, sys.executable, "-m", "omk", "eval", "s.json", "--target",
+         f"cmd:{sys.executable} {project / 'agent.py'}", "--no-judge", "--no-cache", "--out", "run", "--format", "json"],
+        cwd=project, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    code, peak_kib = map(int, proc.stdout.split())
+    assert code == 0, proc.stderr
+    assert peak_kib < 1024 * 1024, f"omk's peak memory was {peak_kib / 1024:.0f} MiB"  # a whole read is 3 GiB
+    result = json.loads((project / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
+    created = [c["path"] for c in result["trace"]["workspace"]["created"]]
+    assert created == ["huge.bin"] and any("huge.bin" in n and "not read" in n for n in result["trace"]["notes"])

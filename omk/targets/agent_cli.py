@@ -21,7 +21,7 @@ from omk.secrets import Masker
 from omk.target_result import TargetResult
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
-from omk.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot
+from omk.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot, unread_notes
 
 
 @record
@@ -146,10 +146,12 @@ class AgentCliTarget(Generic[Space, Kept]):
             for one in records:
                 sandbox.record(recorded_call(one))
             result, kept = self._result_of(stdout, stderr, code, records, sandbox, space)
-            changes = diff(space.baseline, snapshot(space.work), space.work, self.mask)
+            after = snapshot(space.work)
+            changes = diff(space.baseline, after, space.work, self.mask)
             latency_ms = round((time.perf_counter() - started) * 1000, 1)
             head = self._first_notes(sample, space) if session is None or session.index == 0 else ()
-            result.trace = replace(result.trace, latency_ms=latency_ms, notes=(*head, *result.trace.notes), workspace=changes)
+            notes = (*head, *result.trace.notes, *unread_notes(after))
+            result.trace = replace(result.trace, latency_ms=latency_ms, notes=notes, workspace=changes)
             self._keep_session(space, session, result, kept)
             finished = session is None or session.index == session.count - 1
             if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it

@@ -199,8 +199,8 @@ class CmdTarget:
         try:
             result = await self._run_in(folder.work, sample, prompt, session)
             notes = folder.notes if session is None or session.index == 0 else []
-            changes = folder.changes(self.mask)
-            result.trace = replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes))
+            changes, unread = folder.changes(self.mask)
+            result.trace = replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes, *unread))
             if last and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = folder.hand_over(changes), True
             return result

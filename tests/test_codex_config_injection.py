@@ -102,3 +102,35 @@ def test_tool_names_agent_clis_accept_are_allowed(name):
                                   "Bash;rm", "tool\n", "café"])
 def test_tool_names_agent_clis_refuse_are_refused(name):
     assert name_problem(name) is not None
+
+
+def test_a_drafted_task_whose_mock_names_a_hostile_tool_is_refused(tmp_path):
+    from omk.authoring.draft_check import TASK, DraftError, checked, sample_of
+
+    item = {"prompt": "File a bug.", "mocks": [{"tool": 'mcp__x={command="sh"}#__create', "return": "ok"}],
+            "assertions": [{"type": "contains", "value": "bug"}]}
+    sample = sample_of(TASK, item, "skill", "drafted-1")
+    with pytest.raises(DraftError) as caught:
+        checked(TASK, sample, "drafts.yaml", tmp_path)
+    lines = caught.value.lines
+    assert any(line.startswith("drafts.yaml:") and "samples[0] (drafted-1) mocks[0].tool:" in line for line in lines), lines
+    item["mocks"][0]["tool"] = "mcp__github__create_issue"
+    assert checked(TASK, sample_of(TASK, item, "skill", "drafted-1"), "drafts.yaml", tmp_path)[0].mocks
+
+
+def test_a_sample_built_in_code_with_a_hostile_server_name_never_reaches_the_command_line(tmp_path, monkeypatch):
+    from omk.model import Sample
+    from omk.targets.base import TargetError
+    from omk.targets.codex.target import CodexTarget
+    from omk.targets.codex.workspace import CodexWorkspace
+
+    monkeypatch.setenv("OMK_CODEX", require_codex())
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    target = CodexTarget("gpt-5", "codex:gpt-5", {})
+    sample = Sample(sample_id="a", prompt="hi", base_dir=tmp_path, mocks=[{"tool": 'mcp__x={command="sh"}#__t', "return": "ok"}])
+    space = CodexWorkspace(target.cfg, sample)
+    try:
+        with pytest.raises(TargetError, match="cannot be a configuration key"):
+            target.argv(sample, space)
+    finally:
+        space.remove()

@@ -113,11 +113,15 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     def argv(self, sample: Sample, space: CodexWorkspace) -> list[str]:
         """The command line. Every setting omk makes is data in one table (`settings`), written as
         `-c` overrides by a TOML writer (omk.targets.codex.config), never spliced in as text."""
+        try:
+            table = config.overrides(self.settings(sample, space))
+        except ValueError as exc:  # a sample built in code, which no loader checked
+            raise TargetError(str(exc), retryable=False) from None
         argv = [self.cfg.binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules",
                 *([] if space.conversation else ["--ephemeral"]),  # a conversation's later turns resume its session
                 "--sandbox", "workspace-write", "--cd", str(space.work),
                 "--dangerously-bypass-hook-trust",  # the one hook is omk's own, written just now
-                *config.overrides(self.settings(sample, space))]
+                *table]
         if sample.mocks_strict:
             for feature in setup.SELF_ANSWERED_FEATURES:
                 argv += ["--disable", feature]

@@ -6,7 +6,6 @@ model exactly as written and starts nothing. And the writer's own rules, unit by
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest

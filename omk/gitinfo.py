@@ -10,6 +10,10 @@ from pathlib import Path
 def commit_of(path: Path) -> str | None:
     """The HEAD commit of the repository holding `path` (a file or folder), or None: not in a
     repository, no git, or git slower than two seconds."""
+    from omk.process import may_start
+
+    if not may_start("the samples' git commit"):
+        return None
     git = shutil.which("git")
     folder = path if path.is_dir() else path.parent
     if git is None or not folder.is_dir():

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import secrets
 import signal
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,36 @@ MARK_VARIABLE = "OMK_CALL_MARK"  # set for each program; its descendants inherit
 _PROC = Path("/proc")
 _KILL_ROUNDS = 5  # scans after a kill: a descendant may have forked meanwhile
 _marks: weakref.WeakKeyDictionary[asyncio.subprocess.Process, str] = weakref.WeakKeyDictionary()
+
+
+_not_started: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("omk_no_programs", default=None)
+
+
+@contextlib.contextmanager
+def no_programs() -> Iterator[list[str]]:
+    """Within it (a dry run) no program starts: `may_start` says no and notes what was not done,
+    in the list this yields, and `start_program` refuses."""
+    outer = _not_started.get()
+    if outer is not None:  # already inside one: its notes collect these too
+        yield outer
+        return
+    notes: list[str] = []
+    token = _not_started.set(notes)
+    try:
+        yield notes
+    finally:
+        _not_started.reset(token)
+
+
+def may_start(what: str) -> bool:
+    """Whether a program may start now: False inside `no_programs`, which then notes `what` (the
+    check or value given up, such as "the claude CLI's version")."""
+    notes = _not_started.get()
+    if notes is None:
+        return True
+    if what not in notes:
+        notes.append(what)
+    return False
 
 
 def max_output_bytes(settings: dict[str, Any] | None) -> int:
@@ -45,6 +76,8 @@ async def start_program(
     kill takes its children too). OSError when it cannot start; the caller says so its own way.
     `limit` is the longest stdout line a `readline` accepts. `env` (omk's own environment when
     None) gets the call's mark, by which `stop_program` finds descendants that left the group."""
+    if not may_start(f"{Path(argv[0]).name} (a program)"):
+        raise RuntimeError(f"a dry run starts no program, not even {Path(argv[0]).name}")
     mark = secrets.token_hex(12)
     proc = await asyncio.create_subprocess_exec(
         *argv,

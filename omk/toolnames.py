@@ -7,6 +7,8 @@ and mock matching both compare tools through `same_tool`.
 
 from __future__ import annotations
 
+import re
+
 _ALIASES: dict[str, str] = {
     # shell
     "bash": "Bash",
@@ -64,3 +66,26 @@ def tool_key(name: str) -> str:
 
 def same_tool(a: str, b: str) -> bool:
     return tool_key(a) == tool_key(b)
+
+
+# What a tool or MCP server name may hold: what Claude Code and Codex accept for the names of
+# tools and MCP servers (the model APIs allow tool names of 1-64 such characters). A mock's or a
+# declared tool's name becomes the name of a stand-in MCP server in the agent CLI's
+# configuration, so nothing else may reach it.
+NAME_CHARS = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a mock's or a declared tool's name, or None: it must be `*`, a name of
+    NAME_CHARS, `mcp__SERVER__TOOL` or `SERVER.TOOL` with both parts of NAME_CHARS."""
+    if name == "*" or NAME_CHARS.fullmatch(name):
+        return None
+    server, tool = "", ""
+    if name.startswith("mcp__"):
+        server, _, tool = name[5:].partition("__")
+    elif name.count(".") == 1:
+        server, _, tool = name.partition(".")
+    if NAME_CHARS.fullmatch(server) and NAME_CHARS.fullmatch(tool):
+        return None
+    return (f"{name[:80]!r} is not a tool name: use 1-64 letters, digits, '_' or '-' "
+            "(an MCP tool: mcp__SERVER__TOOL or SERVER.TOOL, each part so)")

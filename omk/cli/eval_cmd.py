@@ -22,6 +22,15 @@ def options_from(args: argparse.Namespace, target: str | None) -> EvalOptions:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    if not getattr(args, "dry_run", False):
+        return _run_eval(args, None)
+    from omk.process import no_programs
+
+    with no_programs() as not_run:  # a dry run starts no program at all: not the CLI, a hook or a server
+        return _run_eval(args, not_run)
+
+
+def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
     if args.gold:  # a bad labels file is bad input: said before anything runs
         from omk.gold import read_labels_file
 
@@ -35,7 +44,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if (experiment := experiment_for(args, options, targets if len(targets) > 1 else None)) is not None:
         if options.dry_run:
             try:
-                return print_estimate(experiment.evaluations)
+                return print_estimate(experiment.evaluations, not_run or [])
             finally:
                 experiment.remove_scratch()  # an ablation's temporary copies of the skill
         return run_experiment_cli(args, experiment)
@@ -46,7 +55,7 @@ def run_eval(args: argparse.Namespace) -> int:
     evaluation = Evaluation.prepare(options)
     if options.dry_run:
         print_warnings(evaluation.warnings)
-        return print_estimate([evaluation])
+        return print_estimate([evaluation], not_run or [])
     print_warnings(evaluation.warnings)
     print_skipped(evaluation.log.skipped)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
@@ -71,13 +80,17 @@ def print_budget_stop(budget: Any, out_dir: Path | None) -> None:
         print(f"continue it with: omk eval --resume {out_dir} [--budget-usd X]", file=sys.stderr)
 
 
-def print_estimate(evaluations: list[Evaluation]) -> int:
-    """`--dry-run`: the plan and what it would cost; no call was made."""
+def print_estimate(evaluations: list[Evaluation], not_run: list[str]) -> int:
+    """`--dry-run`: the plan and what it would cost; no call was made, no program started, and
+    `not_run` says which checks that left undone."""
     from omk.cli.console import say
     from omk.engine.estimate import estimate
 
     plan = estimate(evaluations)
-    say("\n".join(estimate_lines(plan)))
+    lines = estimate_lines(plan)
+    if not_run:
+        lines.append(f"  not checked without running it: {'; '.join(not_run)}")
+    say("\n".join(lines))
     return EXIT_OK
 
 
@@ -86,7 +99,7 @@ def estimate_lines(plan: Any) -> list[str]:
         return "no known price" if value is None else f"${value:.4f}"
 
     variants = f" over {plan.variants} variants" if plan.variants > 1 else ""
-    lines = [f"dry run: nothing was called; {plan.jobs} sample run(s) to do{variants}"]
+    lines = [f"dry run: nothing was called and no program started; {plan.jobs} sample run(s) to do{variants}"]
     for m in plan.lines:
         lines.append(
             f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {money(m.cost_usd)}"

@@ -36,7 +36,7 @@ def prepare(
     check_skills: bool = True,
 ) -> Evaluation:
     from omk.engine.checks import check_options
-    from omk.engine.evaluation import build_target, load_inputs, sample_paths, select
+    from omk.engine.evaluation import load_inputs, sample_paths, select
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.runner import resume as rs
@@ -67,7 +67,7 @@ def prepare(
         rs.check_hooks(run_dir, samples, hooks_confirmed)
     repeat = options.repeat or 1
     chosen, split = _split(options, settings, select(samples, options.filter), repeat)
-    the_target = target if target is not None else build_target(settings)
+    the_target = target if target is not None else _build(settings, options)
     skills = _check_target(the_target, settings, chosen, check_skills)
     judge = build_judge(settings)
     check_formats(settings.formats)
@@ -123,6 +123,19 @@ def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repe
     }
     split = take_shard(samples, ShardSpec.parse(options.shard), choices)
     return split.samples, split
+
+
+def _build(settings: Settings, options: EvalOptions) -> Target:
+    """The target the settings name; in a dry run without starting any program (not even
+    `claude --version`: omk.process.no_programs)."""
+    from omk.engine.evaluation import build_target
+
+    if not options.dry_run:
+        return build_target(settings)
+    from omk.process import no_programs
+
+    with no_programs():
+        return build_target(settings)
 
 
 def _check_target_object(target: Target | None) -> None:

@@ -21,6 +21,7 @@ from omk.loader import rules
 from omk.loader.document import Path_
 from omk.loader.messages import did_you_mean, kind_of, translate, unknown_type
 from omk.schema.build import ASSERTION_REF, build_schema
+from omk.toolnames import name_problem
 
 MAX_NESTING = 16  # assert-set levels (omk 0.54 contract)
 Found = list[tuple[Path_, str]]
@@ -225,6 +226,7 @@ def check_sample(sample: Any, seen: Seen | None = None) -> Found:
     s = schemas()
     found = s.sample.errors(sample)
     found += _conversation(sample)
+    found += _tool_names(sample)
     turns = sample.get("turns")
     turns = [t for t in turns if isinstance(t, dict)] if isinstance(turns, list) else None
     assertions = sample.get("assertions")
@@ -243,6 +245,19 @@ def check_sample(sample: Any, seen: Seen | None = None) -> Found:
             mine = []
             _check_assertions(s, items, ("turns", j, "assertions"), view, mine, 0, False, seen)
             found += [(p, m.replace(_SAMPLE_CONTEXT, 'the turn\'s "context"')) for p, m in mine]
+    return found
+
+
+def _tool_names(sample: dict[str, Any]) -> Found:
+    """Each mock's `tool` and each declared tool's `name` is a name an agent CLI accepts
+    (omk.toolnames.name_problem): it may become a stand-in MCP server's name in its configuration."""
+    found: Found = []
+    for field, key in (("mocks", "tool"), ("tools", "name")):
+        items = sample.get(field)
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            name = item.get(key) if isinstance(item, dict) else None
+            if isinstance(name, str) and name.strip() and (why := name_problem(name)) is not None:
+                found.append(((field, i, key), why))
     return found
 
 

@@ -122,8 +122,16 @@ def base_url() -> str | None:
     return os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
 
 
+NOT_RUN = "not checked (dry run)"
+
+
 def cli_version(binary: str, spec: str) -> str:
-    """`2.1.331` from `claude --version`; the cache key carries it, so an upgrade re-runs."""
+    """`2.1.331` from `claude --version`; the cache key carries it, so an upgrade re-runs. A dry
+    run starts no program: the version is then NOT_RUN (omk.process.may_start)."""
+    from omk.process import may_start
+
+    if not may_start(f"the {spec.partition(':')[0]} CLI's version ({binary} --version)"):
+        return NOT_RUN
     try:
         done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -25,19 +25,21 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_KEY = "no API key: set OPENAI_API_KEY (omk runs the CLI without your login)"
 PASSED_PREFIXES = ("OPENAI_",)
 # Tools the CLI answers itself (on the API's side or in its own process), which omk's PreToolUse
-# hook never sees, so no mock can answer them: the `--disable` feature (or `-c` setting) that
-# switches each off. Under `mocksStrict` they are all switched off.
-SELF_ANSWERED = {
-    "web_search": ("-c", 'web_search="disabled"'),
-    "view_image": ("--disable", "view_image"),
-    "image_generation": ("--disable", "image_generation"),
-    "multi_agent": ("--disable", "multi_agent"),
-    "goals": ("--disable", "goals"),
-    "apps": ("--disable", "apps"),
-    "plugins": ("--disable", "plugins"),
-    "browser_use": ("--disable", "browser_use"),
-    "computer_use": ("--disable", "computer_use"),
+# hook never sees, so no mock can answer them: the feature each is switched off by (`--disable`),
+# or None for web_search, which its own setting switches off (`web_search = "disabled"`). Under
+# `mocksStrict` they are all switched off.
+SELF_ANSWERED: dict[str, str | None] = {
+    "web_search": None,
+    "view_image": "view_image",
+    "image_generation": "image_generation",
+    "multi_agent": "multi_agent",
+    "goals": "goals",
+    "apps": "apps",
+    "plugins": "plugins",
+    "browser_use": "browser_use",
+    "computer_use": "computer_use",
 }
+SELF_ANSWERED_FEATURES = [feature for feature in SELF_ANSWERED.values() if feature is not None]
 
 
 @dataclass(slots=True)

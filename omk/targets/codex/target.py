@@ -12,7 +12,7 @@ cancelled run kills the whole group.
 
 from __future__ import annotations
 
-import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -23,7 +23,7 @@ from omk.model import Sample
 from omk.target_identity import CacheIdentity, environment
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
-from omk.targets.codex import hook, setup
+from omk.targets.codex import config, hook, setup
 from omk.targets.codex.stream import CodexRun, build_trace, parse_events, tool_calls
 from omk.targets.codex.workspace import CodexWorkspace
 from omk.targets.mocks import MockSandbox, as_text
@@ -34,11 +34,6 @@ from omk.targets.session import Session
 HOOK_TIMEOUT_S = 30
 STDERR_TAIL = 600
 RETRYABLE = ("429", "500", "502", "503", "504", "rate limit", "overloaded")
-
-
-def _toml(text: str) -> str:
-    """A TOML basic string (a JSON string is one, bar lone surrogates, which UTF-8 text has none of)."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
@@ -125,32 +120,44 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
             space.keep_session(kept.thread_id, kept.usage)
 
     def argv(self, sample: Sample, space: CodexWorkspace) -> list[str]:
-        cfg = self.cfg
-        hook_command = shlex.join([sys.executable, "-I", str(Path(hook.__file__).resolve()), str(space.state_dir)])
-        provider = (
-            f'{{name="omk", base_url={_toml(setup.base_url())}, env_key="OPENAI_API_KEY", '
-            'wire_api="responses", supports_websockets=false}'
-        )
-        hooks = f'[{{matcher="*", hooks=[{{type="command", command={_toml(hook_command)}, timeout={HOOK_TIMEOUT_S}}}]}}]'
-        argv = [cfg.binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules",
+        """The command line. Every setting omk makes is data in one table (`settings`), written as
+        `-c` overrides by a TOML writer (omk.targets.codex.config), never spliced in as text."""
+        try:
+            table = config.overrides(self.settings(sample, space))
+        except ValueError as exc:  # a sample built in code, which no loader checked
+            raise TargetError(str(exc), retryable=False) from None
+        argv = [self.cfg.binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules",
                 *([] if space.conversation else ["--ephemeral"]),  # a conversation's later turns resume its session
                 "--sandbox", "workspace-write", "--cd", str(space.work),
                 "--dangerously-bypass-hook-trust",  # the one hook is omk's own, written just now
-                "-c", 'model_provider="omk"', "-c", f"model_providers.omk={provider}",
-                "-c", f"hooks.PreToolUse={hooks}", "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false"]
-        if cfg.model:
-            argv += ["--model", cfg.model]
-        system = system_for(cfg.system, sample)
-        if system:
-            argv += ["-c", f"developer_instructions={_toml(system)}"]
-        for name, command in space.mcp_servers.items():  # stand-ins for the MCP servers whose tools the mocks name
-            args = ", ".join(_toml(a) for a in command[1:])
-            argv += ["-c", f"mcp_servers.{name}={{command={_toml(command[0])}, args=[{args}], required=true}}"]
+                *table]
         if sample.mocks_strict:
-            for flag, value in setup.SELF_ANSWERED.values():
-                argv += [flag, value]
-        resume = ["resume", space.session_id] if space.session_id else []  # exec's own flags stay before it
-        return argv + cfg.args + resume + ["-"]
+            for feature in setup.SELF_ANSWERED_FEATURES:
+                argv += ["--disable", feature]
+        resume = ["resume", _session_id(space.session_id)] if space.session_id else []  # exec's own flags stay before it
+        return argv + self.cfg.args + resume + ["-"]
+
+    def settings(self, sample: Sample, space: CodexWorkspace) -> dict[str, Any]:
+        """What omk sets in Codex's configuration for one call, as a table of dotted paths."""
+        hook_command = shlex.join([sys.executable, "-I", str(Path(hook.__file__).resolve()), str(space.state_dir)])
+        table: dict[str, Any] = {
+            "model_provider": "omk",
+            "model_providers.omk": {"name": "omk", "base_url": setup.base_url(), "env_key": "OPENAI_API_KEY",
+                                    "wire_api": "responses", "supports_websockets": False},
+            "hooks.PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": hook_command, "timeout": HOOK_TIMEOUT_S}]}],
+            "analytics.enabled": False,
+            "check_for_update_on_startup": False,
+        }
+        if self.cfg.model:
+            table["model"] = self.cfg.model
+        system = system_for(self.cfg.system, sample)
+        if system:
+            table["developer_instructions"] = system
+        for name, command in space.mcp_servers.items():  # stand-ins for the MCP servers whose tools the mocks name
+            table[f"mcp_servers.{config.key(name)}"] = {"command": command[0], "args": command[1:], "required": True}
+        if sample.mocks_strict:
+            table["web_search"] = "disabled"
+        return table
 
     def _strict_note(self, sample: Sample) -> list[str]:
         if not sample.mocks_strict:
@@ -184,6 +191,14 @@ def _failure(run: CodexRun, code: int, stderr: bytes) -> TargetError:
     if "connection refused" in lowered or "error sending request" in lowered or "connection failed" in lowered:
         return TargetError(f"codex: connection refused: {setup.base_url()} ({message})", retryable=True)
     return TargetError(f"codex: {message}", retryable=any(mark in lowered for mark in RETRYABLE))
+
+
+def _session_id(thread: str) -> str:
+    """The thread id Codex reported, as the `resume` argument: never something the CLI would
+    read as a flag."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}", thread):
+        raise TargetError(f"codex: cannot resume thread {thread[:80]!r}: not a thread id", retryable=False)
+    return thread
 
 
 def _tail(data: bytes) -> str:

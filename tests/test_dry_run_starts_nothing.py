@@ -1,0 +1,54 @@
+"""`omk eval --dry-run` starts no program at all: not the agent CLI omk.yaml names (not even for
+its `--version`), not a `cmd:` target. It says which checks that left undone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+
+def _marker_script(folder: Path, name: str) -> tuple[Path, Path]:
+    """An executable that, whenever it runs, leaves a marker file (and answers as a CLI would)."""
+    marker = folder / f"{name}-RAN"
+    script = folder / name
+    script.write_text(f"#!/bin/sh\ntouch '{marker}'\necho '9.9.9'\n", encoding="utf-8")
+    script.chmod(0o755)
+    return script, marker
+
+
+def _dry_run(project: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CODEX_", "CLAUDE_"))}
+    full.update(env)
+    return subprocess.run([sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--dry-run", "--no-judge", *extra],
+                          cwd=project, env=full, capture_output=True, text=True, timeout=120)
+
+
+def _samples(project: Path) -> None:
+    sample = {"sample_id": "s1", "prompt": "Say hi.", "assertions": [{"type": "contains", "value": "hi"}]}
+    (project / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": [sample]}), encoding="utf-8")
+
+
+@pytest.mark.parametrize(("kind", "key"), [("claude", "ANTHROPIC_API_KEY"), ("codex", "OPENAI_API_KEY")])
+def test_a_dry_run_never_runs_the_agent_cli_omk_yaml_names(tmp_path, kind, key):
+    script, marker = _marker_script(tmp_path, f"fake-{kind}")
+    _samples(tmp_path)
+    (tmp_path / "omk.yaml").write_text(yaml.safe_dump({"target": f"{kind}:some-model", kind: {"path": str(script)}}), encoding="utf-8")
+    proc = _dry_run(tmp_path, {key: "sk-dry-run-key", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists(), "the dry run started the CLI"
+    assert "no program started" in proc.stdout
+    assert f"not checked without running it: the {kind} CLI's version" in proc.stdout
+
+
+def test_a_dry_run_never_runs_a_cmd_target(tmp_path):
+    script, marker = _marker_script(tmp_path, "agent")
+    _samples(tmp_path)
+    proc = _dry_run(tmp_path, {}, "--target", f"cmd:{script}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists()
+    assert "no program started" in proc.stdout

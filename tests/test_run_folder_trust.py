@@ -211,3 +211,24 @@ def test_run_folder_files_are_read_up_to_the_cap(tmp_path):
     clean_failure(omk("report", "run", "--format", "md", cwd=tmp_path, extra=small), "larger than the 4096 bytes")
     (run / "report.json").write_text("{" + " " * 5000 + "}", encoding="utf-8")  # one line past the cap
     clean_failure(omk("report", "run", "--format", "md", cwd=tmp_path, extra=small), "a line longer than the 4096 bytes")
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_report_json_that_links_out_of_its_folder_is_refused(tmp_path, reader):
+    run = a_run(tmp_path)
+    elsewhere = tmp_path / "elsewhere.json"
+    (run / "report.json").rename(elsewhere)  # a real report, but not this folder's
+    (run / "report.json").symlink_to(elsewhere)
+    clean_failure(omk(*READERS[reader](run), cwd=tmp_path), str(run / "report.json"), "outside its run folder")
+
+
+@pytest.mark.parametrize("name", ["run.json", "results.jsonl"])
+def test_a_file_of_the_folder_to_resume_that_links_out_is_neither_read_nor_written(tmp_path, name):
+    run = a_run(tmp_path)
+    elsewhere = tmp_path / f"elsewhere-{name}"
+    (run / name).rename(elsewhere)
+    (run / name).symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    proc = omk("eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet", cwd=tmp_path)
+    clean_failure(proc, str(run / name), "outside its run folder")
+    assert elsewhere.read_bytes() == before

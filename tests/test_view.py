@@ -260,7 +260,7 @@ def test_a_special_file_in_a_run_folder_never_hangs_the_view(tmp_path):
 
 
 LONG_IDS = ["审查这段代码的安全性并给出修复建议以及参数化查询的示例代码与说明文字内容", "审查这段代码的安全性并给出修复建议以及参数化查询的示例代码与说明文字内容二",
-            "a/../b", "..", "x" * 300, "with space", "a--b", "a~b"]  # fmt: skip
+            "a/../b", "..", "x" * 300, "with space", "a--b", "a~b", "Case", "case"]  # fmt: skip
 
 
 def test_an_export_of_long_and_odd_sample_ids_completes_with_a_page_each(tmp_path):
@@ -281,6 +281,7 @@ def test_an_export_of_long_and_odd_sample_ids_completes_with_a_page_each(tmp_pat
     assert proc.returncode == 0 and "not written" not in proc.stderr, proc.stderr
     names = [p.name for p in out.iterdir()]
     assert all(len(n.encode("utf-8")) <= 200 and "/" not in n for n in names)
+    assert len({n.lower() for n in names}) == len(names)  # no two pages share a file where case is not told apart
     sample_pages = [n for n in names if n.startswith("sample-")]
     assert len(sample_pages) == len(LONG_IDS)  # every id changed between the runs: one page each, none shared
     site = Site([tmp_path / ".omk" / "runs"])
@@ -297,5 +298,5 @@ def test_an_export_that_cannot_write_a_page_says_which_and_goes_on(tmp_path):
     (out / "sample-b.html").mkdir()  # a folder where a page goes: that page cannot be written
     proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(out)],
                           capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert proc.returncode == 1 and "not written: sample-b.html" in proc.stderr, proc.stderr
+    assert proc.returncode == 3 and "not written: sample-b.html" in proc.stderr, proc.stderr
     assert (out / "index.html").is_file() and "Traceback" not in proc.stderr

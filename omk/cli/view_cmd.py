@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from omk.cli.console import say
-from omk.cli.main import EXIT_GATE, EXIT_OK
+from omk.cli.main import EXIT_INCOMPLETE, EXIT_OK
 
 
 def run_view(args: argparse.Namespace) -> int:
@@ -23,7 +23,7 @@ def run_view(args: argparse.Namespace) -> int:
         say(f"omk view: {len(site.runs)} run(s), {len(written)} page(s) written to {args.export}")
         for line in skipped:
             print(f"omk view: not written: {line}", file=sys.stderr)
-        return EXIT_OK if not skipped else EXIT_GATE
+        return EXIT_OK if not skipped else EXIT_INCOMPLETE
     server = serve(site, args.port, lambda url: say(f"omk view: {len(site.runs)} run(s) on {url} (Ctrl-C stops)"))
     sys.stdout.flush()
     try:

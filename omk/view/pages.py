@@ -53,13 +53,14 @@ NAME_BYTES = 80
 def page_name(part: str) -> str:
     """`part` (a sample id, a run's key) as it goes into a page's name: itself when it is short
     and made of letters, digits, `.`, `_` and `-` (no `--`, which separates a comparison's two
-    runs); otherwise a readable prefix of those characters and `~` with a hash of the whole (a `..` or `--` in it is written `__`), so
+    runs) and in lower case; otherwise a readable prefix of those characters and `~` with a hash of the whole (a `..` or `--` in it is written `__`), so
     two ids never share a page and no name is too long for a file."""
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in part)
-    plain = "--" not in part and ".." not in part and "~" not in part
+    # upper case too: `A` and `a` must not be one file on a file system blind to case
+    plain = "--" not in part and ".." not in part and "~" not in part and part == part.lower()
     if safe == part and plain and len(part.encode("utf-8")) <= NAME_BYTES:
         return part
-    prefix = safe.replace("--", "__").replace("..", "__")
+    prefix = safe.lower().replace("--", "__").replace("..", "__")
     while len(prefix.encode("utf-8")) > NAME_BYTES - 13:
         prefix = prefix[:-1]
     return f"{prefix}~{hashlib.sha256(part.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"

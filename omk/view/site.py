@@ -125,7 +125,11 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             if not self._host_allowed():
                 self.send_error(421, "omk view answers only 127.0.0.1, localhost and [::1] on its own port")
                 return
-            html = site.page(self.path)
+            try:
+                html = site.page(self.path)
+            except (InputError, OSError) as exc:  # a run folder changed since the view started
+                self.send_error(500, "cannot read this page's run", str(exc)[:300])  # the reason phrase is latin-1
+                return
             body = (html or "<!DOCTYPE html><title>not found</title><p>No such page.</p>").encode("utf-8")
             self.policy = site.policy(self.path) if html is not None else pages.CSP
             self.send_response(200 if html is not None else 404)

@@ -232,3 +232,21 @@ def test_a_file_of_the_folder_to_resume_that_links_out_is_neither_read_nor_writt
     proc = omk("eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet", cwd=tmp_path)
     clean_failure(proc, str(run / name), "outside its run folder")
     assert elsewhere.read_bytes() == before
+
+
+def test_a_new_run_into_a_folder_whose_files_link_out_writes_none_of_them(tmp_path):
+    """A reused or downloaded run folder whose results.jsonl (or report.json, run.json) links to
+    a file of the user's: a fresh run replaces the links with its own files, never writing through."""
+    run = a_run(tmp_path)
+    victims = {}
+    for name in ("results.jsonl", "report.json", "run.json", "summary.md"):
+        victim = tmp_path / f"victim-{name}"
+        victim.write_text(f"precious {name}\n", encoding="utf-8")
+        (run / name).unlink(missing_ok=True)
+        (run / name).symlink_to(victim)
+        victims[name] = victim
+    proc = omk("eval", "s.yaml", "--target", TARGET, "--out", "run", "--no-cache", "--quiet", "--format", "json,md", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for name, victim in victims.items():
+        assert victim.read_text(encoding="utf-8") == f"precious {name}\n", name
+        assert not (run / name).is_symlink() and (run / name).is_file(), name

@@ -67,7 +67,7 @@ class ResultLog:
 
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._out = self.path.open("wb" if fresh else "ab", buffering=0)  # each line goes out whole, or fails
+            self._out = _open_log(self.path, fresh)  # each line goes out whole, or fails
             self._end = self._out.seek(0, 2)
         except OSError as exc:
             raise cannot_write(self.path, exc, self.path.parent) from None
@@ -188,3 +188,16 @@ class Results(LazyResults):
     def texts(self) -> Iterator[str]:
         """Each result's JSON text, as report.json holds it."""
         return self.log.texts(self.keys)
+
+
+def _open_log(path: Path, fresh: bool) -> BinaryIO:
+    """results.jsonl opened to append to, never through a link: a fresh run replaces whatever is
+    at the path (a link to `~/.bashrc` in a reused folder is removed, not written through), and a
+    resumed one refuses a link (the file rules refused it when it was read, too)."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    if fresh:
+        path.unlink(missing_ok=True)
+        flags |= os.O_EXCL
+    else:
+        flags |= os.O_APPEND
+    return os.fdopen(os.open(path, flags, 0o666), "ab" if not fresh else "wb", buffering=0)

@@ -4,10 +4,14 @@
 
 The command line (omk.cli), the Python API (omk.api) and the pytest plugin all drive it the same
 way: build `EvalOptions`, `Evaluation.prepare`, `execute`, `finish`. Module map: `options` (the
-choices), `plan` (samples, settings, target, judge, run folder), `execute` (the jobs), `finish`
-(summary and report files), `report` (the typed `Report`), `experiment` and `variants` (the same
-samples on several variants), `analysis` (the experiment block), `pairwise` (the pairwise judge of
-an experiment: treatment and control answers compared in both orders).
+choices) and `checks` (their checks), `evaluation` (one evaluation from options to report), `plan`
+(samples, settings, target, judge, run folder), `runtime` (the jobs: URL inlining, hooks, cache,
+results), `results` (where results are kept), `finish` (summary and report files), `run_report`
+(the typed `Report`), `estimate` (`--dry-run`), `budget` (`--budget-usd`), `experiment`,
+`variants`, `variant_choice` and `variant_records` (the same samples on several variants, and the
+experiment block), `ablation` (`--ablate`), `pairwise` (the pairwise judge of an experiment),
+`shards`, `merge` and `merge_experiment` (split runs and `omk merge`), `power_run` (`omk power`),
+`preflight_check` and `skill_checks` (what is checked before a run).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The `experiment` block of report.json, typed (docs/experiments.md, docs/report-format.md): the
 variants, each treatment's paired comparison with the control, the verdict, `--require`, every
 variant's results, and the pairwise judge's verdicts (also the top-level `pairwise` block of a
-report written before two-target runs became experiments). Parsed with omk/report/fields.py:
+report written before two-target runs became experiments). Parsed with omk/records/fields.py:
 missing fields take their defaults, wrong types are an `InputError` naming the field.
 
 The block is written and read through these records alone: the analysis (omk.stats) is turned

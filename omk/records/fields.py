@@ -1,5 +1,5 @@
 """Reading one object of report.json with its types checked: what the typed report
-(omk/report/document.py) is parsed with.
+(omk/records/document.py) is parsed with.
 
 A field that is missing or null takes its default (reports written by older omk lack fields added
 since); a field of the wrong type is an `InputError` naming the file and the field, e.g.

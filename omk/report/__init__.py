@@ -8,7 +8,7 @@
 | html | report.html | people: one self-contained page |
 
 A format is one module with a `ReportWriter` function plus one line in `FORMATS`; only the
-formats asked for are imported. Every writer reads the report typed (omk/report/document.py).
+formats asked for are imported. Every writer reads the report typed (omk/records/document.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 reports show it: what the three formats share — reading the block, the variants side by side,
 each comparison's measures, each variant's per-sample outcomes — as plain text, unescaped.
 
-Every function reads the typed block (omk/report/experiment_document.py), so a finished
+Every function reads the typed block (omk/records/experiment_block.py), so a finished
 experiment can be re-rendered with `omk report`. A report without the block yields nothing here. Sample ids and variant names
 are untrusted text: each format escapes what it prints.
 """

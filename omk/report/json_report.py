@@ -130,8 +130,8 @@ def _write(out: TextIO, text: str) -> None:
 
 def read_report(path: Path, *, lazily: bool = False) -> dict[str, Any]:
     """Load a finished run's report.json (or the run folder holding it), its shape checked as the
-    formats read it (omk/report/document.py); bad input is an InputError. `lazily`: `results` is
-    a sized iterable that parses one result each time it is reached (omk/report/result_rows.py)."""
+    formats read it (omk/records/document.py); bad input is an InputError. `lazily`: `results` is
+    a sized iterable that parses one result each time it is reached (omk/records/rows.py)."""
     from omk.records.document import read_document
     from omk.records.rows import ResultDicts, ResultRows
 

@@ -1,6 +1,6 @@
 """Why a result failed, in short lines: shared by the terminal, JUnit, Markdown and HTML reports.
 
-Every function reads the typed report (omk/report/document.py), so a finished run can be
+Every function reads the typed report (omk/records/document.py), so a finished run can be
 re-rendered from its report.json.
 """
 

@@ -366,10 +366,6 @@ class ResponseCache:
         self._settled(key)
         return self._now(lambda: self._read_turns(key), None)
 
-    def put_turns(self, key: str, results: list[TargetResult], target_kind: str | None = None) -> None:
-        """Store a conversation whose every turn succeeded."""
-        self._run(lambda: self._write_turns(key, results, target_kind), None)
-
     def close(self) -> None:
         """Finish the stores handed over (each gives up after the short busy timeout), then close."""
         with contextlib.suppress(RuntimeError):

@@ -6,7 +6,7 @@ with a SKILL.md, in name order), or a file (a skill as a system prompt, alone). 
 its folder's name (a file's: its name without the extension).
 
 What counts as invoking skill NAME, for every agent target (the `skill_used` assertion and the
-triggering report read traces through `invocations`):
+triggering report read traces through `fired`):
 
 - a call of the `Skill` tool whose input names it (`skill`, or `command` / `name` as other
   runtimes write it): `NAME` itself, or `PLUGIN:NAME`, or `/NAME`;
@@ -117,6 +117,3 @@ def fired(calls: Iterable[ToolCall]) -> Counter[str]:
     """How many times each skill was invoked in these calls, in the order they first were."""
     return Counter(name for call in calls if (name := invoked_skill(call)) is not None)
 
-
-def invocations(calls: Iterable[ToolCall], name: str) -> int:
-    return fired(calls).get(name, 0)

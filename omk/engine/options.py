@@ -12,9 +12,6 @@ import types
 from dataclasses import dataclass, field, fields
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-# Choices that only shape how a run is shown or executed, never what it computes.
-PRESENTATION = ("quiet",)
-
 
 @dataclass(slots=True)
 class EvalOptions:

@@ -94,19 +94,6 @@ class ResultRows(LazyResults):
         return SampleResult.from_json(Fields(data, origin, holder, i))
 
 
-class ResultDicts:
-    """A report's results as dictionaries, each parsed when reached (`len` without parsing)."""
-
-    def __init__(self, rows: ResultRows):
-        self.rows = rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (json.loads(t) for t in self.rows.texts())
-
-
 def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
     """(the report without its results, the results to read) for a report.json in omk's own
     layout; None for any other (then read it whole). OSError, UnicodeDecodeError and

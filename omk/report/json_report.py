@@ -127,15 +127,3 @@ def _write(out: TextIO, text: str) -> None:
     except UnicodeEncodeError:  # a lone surrogate
         out.write(scrub(text))
 
-
-def read_report(path: Path, *, lazily: bool = False) -> dict[str, Any]:
-    """Load a finished run's report.json (or the run folder holding it), its shape checked as the
-    formats read it (omk/records/document.py); bad input is an InputError. `lazily`: `results` is
-    a sized iterable that parses one result each time it is reached (omk/records/rows.py)."""
-    from omk.records.document import read_document
-    from omk.records.rows import ResultDicts, ResultRows
-
-    document = read_document(path)
-    if lazily and isinstance(document.results, ResultRows):
-        return {**document.data, "results": ResultDicts(document.results)}
-    return document.whole()

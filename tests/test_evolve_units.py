@@ -171,3 +171,11 @@ def test_leak_guard_finds_held_out_text_whatever_the_spacing() -> None:
     guard.check("ok, the answer")  # too short to be held out
     with pytest.raises(LeakError):
         guard.check("failures:\n  Please   summarise the\nquarterly report -> missed")
+
+
+def test_leak_guard_lets_through_what_train_shows_too() -> None:
+    guard = LeakGuard(["Here is a general answer.", "Summarise the changelog for Ember 5.4."])
+    guard.allow(["Here is a general answer."])
+    guard.check("Output: Here is a general answer.")
+    with pytest.raises(LeakError, match="Ember"):
+        guard.check("Prompt: Summarise the changelog for Ember 5.4.")

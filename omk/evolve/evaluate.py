@@ -81,12 +81,14 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> Outcome:
 
 
 def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:
-    """The evaluation of `skill` on `samples` (None: the samples `options` name), in memory."""
-    from omk.engine.evaluation import Evaluation
+    """The evaluation of `skill` on `samples` (None: the samples `options` name), in memory; omk.yaml
+    is looked for beside the sample files, as for `omk eval`."""
+    from omk.engine.evaluation import Evaluation, sample_paths
     from omk.engine.variants import Variant
 
     variant = Variant("evolve", skill=str(skill))
-    return Evaluation.prepare(options, cwd=cwd, samples=samples, adjust=variant.apply, write=False)
+    paths = sample_paths(options, cwd) if samples is not None else None
+    return Evaluation.prepare(options, cwd=cwd, samples=samples, adjust=variant.apply, write=False, paths=paths)
 
 
 def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path) -> dict[str, Outcome]:

@@ -75,9 +75,11 @@ class Tried:
     decision: acceptance.Decision | None = None
     train_mean: float | None = None
     selection_mean: float | None = None
+    cost_usd: float = 0.0  # the runs of this candidate (selection, and train when accepted)
 
     def to_json(self) -> dict[str, Any]:
-        data = {k: getattr(self, k) for k in ("round", "index", "status", "reason", "lines_changed", "train_mean", "selection_mean")}
+        keys = ("round", "index", "status", "reason", "lines_changed", "train_mean", "selection_mean", "cost_usd")
+        data = {k: getattr(self, k) for k in keys}
         data["decision"] = self.decision.to_json() if self.decision is not None else None
         return data
 
@@ -210,7 +212,8 @@ def _try(state: EvolveState, round_no: int, index: int, text: str) -> tuple[Trie
     status = "accepted" if decision.accepted else "rejected"
     train = evaluate(config.options, config.cwd, state.subset("train"), folder) if decision.accepted else {}
     state.guard.allow(_outcome_texts(train))
-    tried = Tried(round_no, index, status, decision.reason, changed, text, decision, mean(train) if train else None, mean(selection))
+    cost = sum(o.cost_usd for o in [*selection.values(), *train.values()])
+    tried = Tried(round_no, index, status, decision.reason, changed, text, decision, mean(train) if train else None, mean(selection), cost)
     return tried, (Standing(folder, text, train, selection) if decision.accepted else None)
 
 
@@ -243,6 +246,7 @@ def final_check(state: EvolveState) -> None:
     """The selected skill against the original on the test split, paired, through the experiment
     engine; run only when a candidate was accepted (the test split is run exactly twice then, once
     for each skill, and never otherwise)."""
+    from omk.engine.evaluation import sample_paths
     from omk.engine.experiment import prepare_experiment, run_experiment
     from omk.engine.variants import Variant
 
@@ -252,5 +256,5 @@ def final_check(state: EvolveState) -> None:
     variants = [Variant("original", "control", skill=str(state.original.folder)), Variant("selected", "treatment", skill=str(state.best.folder))]
     options = dataclasses.replace(config.options, out=str(config.out / "final"), control=None, treatment=None, ablate=None)
     trivial = acceptance.DEFAULT_TRIVIAL["composite"] if config.trivial is None or config.measure == "triggering" else config.trivial
-    experiment = prepare_experiment(options, variants, cwd=config.cwd, seed=config.seed, trivial=trivial, samples=state.subset("test"))
+    experiment = prepare_experiment(options, variants, cwd=config.cwd, seed=config.seed, trivial=trivial, samples=state.subset("test"), paths=sample_paths(options, config.cwd))
     state.final = run_experiment(experiment)

@@ -7,6 +7,7 @@ stdin; the skill's SKILL.md is the request's `system`. The agent reads the descr
 front matter and uses the skill when the prompt shares a word of five letters or more with it
 (a few common words aside); it then reports a `Skill` tool call, which `skill_used` counts, and
 answers as the skill says. No model, no network: the same request always gets the same answer.
+`--record FILE` appends each prompt it answers to FILE (the tests count the runs with it).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def uses_skill(system: str, prompt: str) -> bool:
 def main() -> None:
     request = json.loads(sys.stdin.readline() or "{}")
     prompt, system = request.get("prompt") or "", request.get("system") or ""
+    if len(sys.argv) == 3 and sys.argv[1] == "--record":
+        with open(sys.argv[2], "a", encoding="utf-8") as record:
+            record.write(json.dumps({"prompt": prompt, "description": description(system)}) + "\n")
     if uses_skill(system, prompt):
         reply = {"type": "response", "output": "# Release notes\n\n- New: what changed, one line each.", "tool_calls": [{"tool": "Skill", "input": {"skill": "release-notes"}}]}
     else:

@@ -8,6 +8,7 @@ request with the same three kinds of candidate, each the current SKILL.md with a
 3. a real fix: the description also covers the "changelog" phrasing.
 
 It reads only what omk sends it (the current SKILL.md and the train failures) and keeps no state.
+`--record FILE` appends each request to FILE (the tests read what the improver was shown).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ def with_description(skill: str, text: str) -> str:
 def main() -> None:
     request = json.loads(sys.stdin.readline() or "{}")
     prompt = request.get("prompt") or ""
+    if len(sys.argv) == 3 and sys.argv[1] == "--record":
+        with open(sys.argv[2], "a", encoding="utf-8") as record:
+            record.write(json.dumps({"request": prompt}) + "\n")
     current = re.search(r"<current>\n(.*?)</current>", prompt, re.S)
     skill = current.group(1) if current else ""
     old = re.search(r"^description:\s*(.*)$", skill, re.M)

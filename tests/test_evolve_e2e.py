@@ -1,0 +1,98 @@
+"""`omk evolve` end to end, offline: the bundled demo (samples/evolve/) run as a user runs it, with
+the scripted improver and the demo agent as real `cmd:` programs. The improver offers a change
+with no effect, a change that overfits the train prompts and a real fix; the loop must keep the
+fix alone, confirm it on the test split, never show the improver a held-out prompt, and run each
+test prompt exactly twice."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from omk.evolve.improver import MAX_FAILURES
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "samples" / "evolve"
+
+
+def _omk(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+
+
+@pytest.fixture(scope="module")
+def evolved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    work = tmp_path_factory.mktemp("evolve") / "demo"
+    shutil.copytree(DEMO, work)
+    done = _omk(
+        work, "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py --record requests.jsonl",
+        "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "description", "--rounds", "3", "--candidates", "3",
+        "--out", "out", "--write",
+    )  # fmt: skip
+    return work, done
+
+
+def test_the_fix_is_kept_the_others_rejected_and_confirmed_on_test(evolved: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    work, done = evolved
+    assert done.returncode == 0, done.stderr
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert [c["status"] for c in report["candidates"]] == ["rejected", "rejected", "accepted"]
+    assert report["level"] == "PROGRESS" and report["stop"] == "every train sample passes"
+    assert report["candidates"][2]["decision"]["low"] > report["settings"]["trivial"]
+    assert "+description: Drafts release notes for a software version, or a changelog summary." in report["diff"]
+    assert "changelog summary" in (work / "skills" / "release-notes" / "SKILL.md").read_text()  # --write after PROGRESS
+    assert "changelog summary" not in (DEMO / "skills" / "release-notes" / "SKILL.md").read_text()
+    assert (work / "out" / "selected" / "release-notes" / "SKILL.md").read_text() == (work / "skills" / "release-notes" / "SKILL.md").read_text()
+    assert "ACCEPTED" in done.stdout and "PROGRESS" in done.stdout
+
+
+def test_no_held_out_text_reaches_the_improver(evolved: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    work, _ = evolved
+    report = json.loads((work / "out" / "report.json").read_text())
+    prompts = {s["sample_id"]: s["prompt"] for s in yaml.safe_load((work / "eval-samples.yaml").read_text())["samples"]}
+    requests = [json.loads(line)["request"] for line in (work / "requests.jsonl").read_text().splitlines()]
+    assert requests
+    held_out = [prompts[i] for i in report["split_ids"]["selection"] + report["split_ids"]["test"]]
+    assert not [p for p in held_out if any(p in r for r in requests)]
+    missed_train = [prompts[i] for i in report["split_ids"]["train"] if i.startswith("changelog-")]
+    shown = sum(1 for p in missed_train if p in requests[0])  # what the improver learns from is there
+    assert shown == min(len(missed_train), MAX_FAILURES)
+
+
+def test_the_test_split_runs_exactly_twice(evolved: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    work, _ = evolved
+    report = json.loads((work / "out" / "report.json").read_text())
+    prompts = {s["sample_id"]: s["prompt"] for s in yaml.safe_load((work / "eval-samples.yaml").read_text())["samples"]}
+    calls = [json.loads(line)["prompt"] for line in (work / "calls.jsonl").read_text().splitlines()]
+    for sample_id in report["split_ids"]["test"]:
+        assert calls.count(prompts[sample_id]) == 2, sample_id
+
+
+def test_dry_run_calls_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    done = _omk(
+        work, "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py --record requests.jsonl",
+        "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "description", "--rounds", "3", "--candidates", "3", "--dry-run",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "at most 440 sample run(s)" in done.stdout and "improver" in done.stdout
+    assert not (work / "calls.jsonl").exists() and not (work / "requests.jsonl").exists()
+
+
+def test_too_few_samples_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    done = _omk(work, "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py", "--split", "90/5/5")
+    assert done.returncode == 2
+    assert "too few samples for the split" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_help_lists_evolve() -> None:
+    done = _omk(ROOT, "--help")
+    assert done.returncode == 0 and "evolve" in done.stdout

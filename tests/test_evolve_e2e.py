@@ -96,3 +96,25 @@ def test_too_few_samples_is_one_line_and_exit_2(tmp_path: Path) -> None:
 def test_help_lists_evolve() -> None:
     done = _omk(ROOT, "--help")
     assert done.returncode == 0 and "evolve" in done.stdout
+
+
+def _sh_blocks(text: str) -> list[str]:
+    import re
+
+    return [line.strip() for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S) for line in block.splitlines() if line.strip()]
+
+
+def test_the_documented_command_prints_the_documented_lines(tmp_path: Path) -> None:
+    docs = (ROOT / "docs" / "evolve.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (command,) = _sh_blocks(docs)
+    assert command in _sh_blocks(readme)
+    shutil.copytree(DEMO, tmp_path / "samples" / "evolve")
+    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    shown = docs.split(command, 1)[1].split("```")[2].strip("\n").splitlines()  # the block after the command's
+    assert shown == done.stdout.splitlines()[: len(shown)]
+    in_readme = readme.split(command, 1)[1].split("```")[2].strip("\n").splitlines()
+    assert in_readme and set(in_readme) <= set(done.stdout.splitlines())
+    assert (tmp_path / ".omk" / "evolve" / "demo" / "report.json").is_file()

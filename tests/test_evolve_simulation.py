@@ -35,3 +35,34 @@ def test_a_real_fix_is_found_and_confirmed_in_most_runs() -> None:
 def test_the_simulation_is_seeded() -> None:
     scenario = Scenario(fix=1.0, helped=0.5)
     assert simulate(scenario, 30, seed=5) == simulate(scenario, 30, seed=5)
+
+
+# the rows of docs/evolve.md's table, in order: the scenario, its runs and seed
+DOC_ROWS = [
+    (Scenario(), 400, 1),
+    (Scenario(trivial=0.0, rounds=5, candidates=8), 400, 1),
+    (Scenario(trivial=0.0, rounds=5, candidates=8, corrected=False), 400, 1),
+    (Scenario(fix=1.5, helped=0.75), 200, 2),
+    (Scenario(fix=2.0, helped=0.5), 200, 2),
+    (Scenario(fix=2.0, helped=0.5, samples=176), 200, 2),
+]
+
+
+def _percent(x: float) -> str:
+    text = f"{100 * x:.1f}".removesuffix(".0")
+    return f"{text}%"
+
+
+def test_the_docs_table_is_what_the_simulation_gives() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "evolve.md").read_text(encoding="utf-8")
+    table = text[text.index("| improver | runs |") :].split("\n\n")[0].splitlines()[2:]
+    assert len(table) == len(DOC_ROWS)
+    for line, (scenario, runs, seed) in zip(table, DOC_ROWS, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        counts = simulate(scenario, runs, seed=seed)
+        assert re.fullmatch(r"\d+", cells[1]) and int(cells[1]) == runs
+        assert cells[2] == _percent(1 - _share(counts, "NO CHANGE")), (line, counts)
+        assert cells[3] == _percent(_share(counts, "PROGRESS")), (line, counts)

@@ -140,7 +140,7 @@ def markdown(report: EvolveReport) -> str:
     out = [
         f"# omk evolve: {report.skill}",
         "",
-        f"**{report.level}** · {report.headline}",
+        f"**{report.level}**" + (f" · {report.headline[len(report.level) + 3 :]}" if report.headline.startswith(f"{report.level} · ") else f" · {report.headline}"),
         "",
         f"Focus `{report.focus}`; split train {s['train']} / selection {s['selection']} / test {s['test']} (seed {report.settings['seed']}); "
         f"each candidate tested at α {report.settings['alpha']:g} / {report.settings['tests']}; stopped: {report.stop}.",

@@ -118,3 +118,30 @@ def test_the_documented_command_prints_the_documented_lines(tmp_path: Path) -> N
     in_readme = readme.split(command, 1)[1].split("```")[2].strip("\n").splitlines()
     assert in_readme and set(in_readme) <= set(done.stdout.splitlines())
     assert (tmp_path / ".omk" / "evolve" / "demo" / "report.json").is_file()
+
+
+def test_html_page_draws_the_selection_score_per_round(evolved: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    from html.parser import HTMLParser
+
+    work, _ = evolved
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert [s["round"] for s in report["standings"]] == [0, 1]
+    assert report["standings"][1]["mean"] > report["standings"][0]["high"]  # the fix lifts the score past the original's interval
+
+    class Tags(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple[str, dict[str, str | None]]] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.seen.append((tag, dict(attrs)))
+
+    tags = Tags()
+    page = (work / "out" / "report.html").read_text()
+    tags.feed(page)
+    names = [t for t, _ in tags.seen]
+    assert any(t == "svg" and a.get("id") == "selection-chart" for t, a in tags.seen)
+    assert names.count("circle") == 2 and names.count("script") == 0
+    assert sum(1 for t, a in tags.seen if t == "line" and a.get("class") == "interval") == 2
+    assert sum(1 for t, a in tags.seen if t == "tr" and a.get("class") == "accepted") == 1
+    assert "changelog summary" in page and "PROGRESS" in page

@@ -106,6 +106,7 @@ class EvolveState:
     path: list[int] = field(default_factory=list)  # rounds whose candidate was accepted
     stop: str = ""
     notes: list[str] = field(default_factory=list)  # what the run says besides its figures
+    standings: list[tuple[int, list[float]]] = field(default_factory=list)  # after each round (0: the original): the best's selection composites
     final: ExperimentOutcome | None = None
 
     def subset(self, name: str) -> list[Sample]:
@@ -231,15 +232,21 @@ def _decide(state: EvolveState, selection: dict[str, Outcome]) -> acceptance.Dec
 def run_loop(state: EvolveState, ask: Ask) -> None:
     """The rounds, until a stop."""
     idle = 0
+    state.standings.append((0, _composites(state.best.selection)))
     for round_no in range(1, state.config.rounds + 1):
         if state.best.train and all(o.passed for o in state.best.train.values()):
             state.stop = "every train sample passes"
             return
         idle = 0 if run_round(state, round_no, ask) else idle + 1
+        state.standings.append((round_no, _composites(state.best.selection)))
         if idle >= 2:
             state.stop = "two rounds in a row with nothing accepted"
             return
     state.stop = f"the last round ({state.config.rounds})"
+
+
+def _composites(outcomes: dict[str, Outcome]) -> list[float]:
+    return [o.composite for o in outcomes.values() if o.composite is not None]
 
 
 def final_check(state: EvolveState) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 from omk.evolve.loop import EvolveState, mean
@@ -64,6 +65,7 @@ class EvolveReport:
     cost_usd: float
     cost_per_round: dict[int, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    standings: list[dict[str, Any]] = field(default_factory=list)  # per round: the best's selection mean and its interval
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,7 @@ class EvolveReport:
             "split_ids": self.split_ids, "candidates": self.candidates, "accepted_rounds": self.path, "stop": self.stop, "level": self.level,
             "headline": self.headline, "gap": self.gap.to_json(), "diff": self.diff, "cost_usd": round(self.cost_usd, 6),
             "cost_per_round": {str(k): round(v, 6) for k, v in sorted(self.cost_per_round.items())}, "notes": self.notes,
+            "standings": self.standings,
         }  # fmt: skip
 
 
@@ -108,7 +111,19 @@ def build_report(state: EvolveState) -> EvolveReport:
     return EvolveReport(
         config.skill.name, config.focus, settings, state.split.counts(), {n: list(state.split.of(n)) for n in ("train", "selection", "test")}, [t.to_json() for t in state.tried], list(state.path), state.stop,
         level, headline or "", gap, diff, loop_cost + sum(per_round.values()) + final_cost, per_round, list(state.notes),
+        [_standing(r, scores) for r, scores in state.standings],
     )  # fmt: skip
+
+
+def _standing(round_no: int, scores: list[float]) -> dict[str, Any]:
+    """The best skill's selection mean after a round, with its interval (omk's score interval)."""
+    from omk.stats.bootstrap import score_interval
+
+    ci = score_interval(scores) if len(scores) >= 2 else None
+    return {
+        "round": round_no, "mean": _r(fmean(scores)) if scores else None,
+        "low": _r(ci.low) if ci else None, "high": _r(ci.high) if ci else None,
+    }  # fmt: skip
 
 
 def _fig(x: float | None, signed: bool = True) -> str:

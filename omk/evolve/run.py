@@ -4,7 +4,7 @@ the dry run's plan. The CLI only parses and prints (omk/cli/evolve_cmd.py).
 The output folder holds `original/<skill>/` (a copy of the skill as it was), `candidates/` (each
 candidate evaluated), `selected/<skill>/` (the skill the loop ended with), `skill.diff` (the
 selected SKILL.md against the original), `final/` (the test split's experiment, when one ran),
-`report.json` and `report.md`. `--write` copies the selected SKILL.md over the original only when
+`report.json`, `report.md` and `report.html`. `--write` copies the selected SKILL.md over the original only when
 the final level is PROGRESS.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from omk.evolve import loop, report
+from omk.evolve.html import page
 from omk.evolve.loop import EvolveConfig
 from omk.skillset import SKILL_FILE
 
@@ -55,3 +56,4 @@ def save(config: EvolveConfig, selected: Any, built: EvolveReport) -> None:
     (config.out / "skill.diff").write_text(built.diff, encoding="utf-8")
     (config.out / "report.json").write_text(json.dumps(built.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (config.out / "report.md").write_text(report.markdown(built), encoding="utf-8")
+    (config.out / "report.html").write_text(page(built), encoding="utf-8")

@@ -145,3 +145,24 @@ def test_html_page_draws_the_selection_score_per_round(evolved: tuple[Path, subp
     assert sum(1 for t, a in tags.seen if t == "line" and a.get("class") == "interval") == 2
     assert sum(1 for t, a in tags.seen if t == "tr" and a.get("class") == "accepted") == 1
     assert "changelog summary" in page and "PROGRESS" in page
+
+
+def test_the_budget_stops_with_exit_3_and_the_same_command_resumes(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    command = [
+        "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py --record requests.jsonl",
+        "--focus", "description", "--rounds", "3", "--candidates", "3", "--out", "out",
+    ]  # fmt: skip
+    stopped = _omk(work, *command, "--budget-usd", "0.1")
+    assert stopped.returncode == 3, stopped.stderr
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert report["level"] == "STOPPED" and "run the same command again" in report["stop"]
+    assert 0.1 <= report["cost_usd"] < 0.2 and (work / "out" / "state.json").is_file()
+    resumed = _omk(work, *command, "--budget-usd", "5")
+    assert resumed.returncode == 0, resumed.stderr
+    final = json.loads((work / "out" / "report.json").read_text())
+    assert final["level"] == "PROGRESS" and [c["status"] for c in final["candidates"]] == ["rejected", "rejected", "accepted"]
+    assert len((work / "requests.jsonl").read_text().splitlines()) == 1  # round 1's answer was kept, not asked again
+    other = _omk(work, *command[:-2], "--seed", "4", "--out", "out")
+    assert other.returncode == 2 and "other settings" in other.stderr

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from omk.cli.console import say
-from omk.cli.main import EXIT_OK
+from omk.cli.main import EXIT_INCOMPLETE, EXIT_OK
 
 
 def run_evolve(args: argparse.Namespace) -> int:
@@ -24,6 +24,7 @@ def run_evolve(args: argparse.Namespace) -> int:
     config = EvolveConfig(
         skill=Path(args.skill_dir).resolve(), options=options, cwd=cwd, out=out.resolve(), focus=args.focus,
         rounds=args.rounds, candidates=args.candidates, shares=parse_shares(args.split), seed=args.seed,
+        budget_usd=args.budget_usd,
     )  # fmt: skip
     if args.dry_run:
         say("\n".join(plan_lines(config, args.improver)))
@@ -31,9 +32,10 @@ def run_evolve(args: argparse.Namespace) -> int:
     from omk.evolve.report import terminal_lines
 
     done = evolve(config, args.improver, write=args.write)
+    code = EXIT_INCOMPLETE if done.report.level == "STOPPED" else EXIT_OK
     if args.json:
         say(json.dumps(done.report.to_json(), indent=2, ensure_ascii=False))
-        return EXIT_OK
+        return code
     say("\n".join(terminal_lines(done.report)))
     say(f"report: {config.out / 'report.md'}" + (f" · wrote {config.skill / 'SKILL.md'}" if done.written else ""))
-    return EXIT_OK
+    return code

@@ -262,6 +262,7 @@ def _add_evolve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     evo.add_argument("--seed", type=_non_negative_int, default=0, metavar="N", help="the split's seed (default 0)")
     evo.add_argument("--out", metavar="DIR", help="the output folder (default .omk/evolve/<id>/)")
     evo.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost of the whole loop; call nothing")
+    evo.add_argument("--budget-usd", type=_positive_float, metavar="X", help="start no paid step once X dollars are spent; exit 3 (the same command resumes)")
     evo.add_argument("--write", action="store_true", help="copy the selected SKILL.md over the original when the final check says PROGRESS")
     evo.add_argument("--json", action="store_true", help="print the report as JSON")
 

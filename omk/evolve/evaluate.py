@@ -75,7 +75,7 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> Outcome:
     notes: list[str] = []
     for r in results:
         notes.extend(n for n in _notes(r) if n not in notes)
-    cost = sum(r.trace.cost_usd or 0.0 for r in results)
+    cost = sum((r.trace.cost_usd or 0.0) + float((r.judge.cost_usd if r.judge is not None else None) or 0.0) for r in results)
     first = results[0].output if results else ""
     return Outcome(sample_id, fmean(scores) if scores else None, bool(results) and all(r.passed for r in results), probes, tuple(notes), _cut(first), cost)
 

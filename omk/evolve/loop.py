@@ -24,6 +24,7 @@ from omk.evolve.candidates import DEFAULT_EDIT_BUDGET
 from omk.evolve.evaluate import Outcome, evaluate, prepare
 from omk.evolve.improver import Rejected, build_request, parse_answer
 from omk.evolve.leakage import LeakGuard
+from omk.evolve.ledger import Ledger, fingerprint
 from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from omk.engine.options import EvalOptions
     from omk.model import Sample
 
-Ask = Callable[[str], str]  # the improver: a request in, its answer out
+Ask = Callable[[str], tuple[str, float]]  # the improver: a request in, its answer and its cost out
 
 
 @dataclass(slots=True)
@@ -48,6 +49,7 @@ class EvolveConfig:
     alpha: float = 0.05
     trivial: float | None = None  # None: 0.1 for the composite, 0.05 for triggering
     edit_budget: float = DEFAULT_EDIT_BUDGET
+    budget_usd: float | None = None  # no new paid step once this much is spent (the ledger's total)
 
     @property
     def tests(self) -> int:
@@ -108,6 +110,8 @@ class EvolveState:
     notes: list[str] = field(default_factory=list)  # what the run says besides its figures
     standings: list[tuple[int, list[float]]] = field(default_factory=list)  # after each round (0: the original): the best's selection composites
     final: ExperimentOutcome | None = None
+    ledger: Ledger | None = None
+    stopped: bool = False  # the budget stopped the loop
 
     def subset(self, name: str) -> list[Sample]:
         return [self.samples[i] for i in self.split.of(name)]
@@ -130,7 +134,8 @@ def copy_skill(source: Path, folder: Path, text: str | None = None) -> Path:
 
 
 def start(config: EvolveConfig) -> EvolveState:
-    """Load and split the samples, copy the original skill, evaluate it on train and selection."""
+    """Load and split the samples, copy the original skill, open the ledger (a stopped loop's
+    `state.json` in the output folder is read back)."""
     skill = config.skill
     if not (skill / SKILL_FILE).is_file():
         raise ConfigError(f"omk evolve {skill}: not a skill folder (no {SKILL_FILE} in it)")
@@ -143,12 +148,44 @@ def start(config: EvolveConfig) -> EvolveState:
     guard = LeakGuard(_texts([samples[i] for i in split.selection + split.test]))
     folder = copy_skill(skill, config.out / "original")
     state = EvolveState(config, samples, split, guard, Standing(folder, text, {}, {}), Standing(folder, text, {}, {}))
-    state.original.train = evaluate(config.options, config.cwd, state.subset("train"), folder)
-    guard.allow(_texts(state.subset("train")) + _outcome_texts(state.original.train))
-    state.original.selection = evaluate(config.options, config.cwd, state.subset("selection"), folder)
-    guard.add(_outcome_texts(state.original.selection))
-    state.best = dataclasses.replace(state.original)
+    state.ledger = Ledger.open(config.out, fingerprint(_settings(config), text, list(samples)), config.budget_usd)
     return state
+
+
+def _settings(config: EvolveConfig) -> dict[str, Any]:
+    """What must be the same for a loop to resume from a ledger."""
+    o = config.options
+    return {
+        "focus": config.focus, "rounds": config.rounds, "candidates": config.candidates, "shares": list(config.shares),
+        "seed": config.seed, "alpha": config.alpha, "trivial": config.trivial, "edit_budget": config.edit_budget,
+        "target": o.target, "judge": o.judge, "repeat": o.repeat,
+    }  # fmt: skip
+
+
+def begin(state: EvolveState) -> None:
+    """The original skill on train and selection."""
+    folder, text = state.original.folder, state.original.text
+    state.original.train = run_split(state, "train", folder, text)
+    state.guard.allow(_texts(state.subset("train")) + _outcome_texts(state.original.train))
+    state.original.selection = run_split(state, "selection", folder, text)
+    state.guard.add(_outcome_texts(state.original.selection))
+    state.best = dataclasses.replace(state.original)
+
+
+def run_split(state: EvolveState, name: str, folder: Path, text: str) -> dict[str, Outcome]:
+    """The skill's outcomes on a split: from the ledger when this skill ran on it before (a resumed
+    loop), else run now, once the budget allows, and recorded."""
+    ledger = state.ledger
+    assert ledger is not None
+    key = f"{candidates.digest(text)}:{name}"
+    known = ledger.outcomes.get(key)
+    if known is not None:
+        return known
+    ledger.check()
+    found = evaluate(state.config.options, state.config.cwd, state.subset(name), folder)
+    ledger.outcomes[key] = found
+    ledger.spend(sum(o.cost_usd for o in found.values()))
+    return found
 
 
 def _texts(samples: list[Sample]) -> list[str]:
@@ -172,8 +209,7 @@ def run_round(state: EvolveState, round_no: int, ask: Ask) -> bool:
         round_no=round_no, rounds=config.rounds, k=config.candidates, focus=config.focus, edit_budget=config.edit_budget,
         skill_text=state.best.text, train=train, rejected=rejected,
     )  # fmt: skip
-    state.guard.check(request)
-    offered = parse_answer(ask(request), config.candidates)
+    offered = parse_answer(_answer(state, round_no, request, ask), config.candidates)
     accepted: list[tuple[Tried, Standing]] = []
     for index, text in enumerate(offered, 1):
         tried, standing = _try(state, round_no, index, text)
@@ -193,6 +229,21 @@ def run_round(state: EvolveState, round_no: int, ask: Ask) -> bool:
     return True
 
 
+def _answer(state: EvolveState, round_no: int, request: str, ask: Ask) -> str:
+    """The improver's answer of this round: the ledger's (a resumed loop), else asked now, once the
+    request passed the leakage guard and the budget allows."""
+    ledger = state.ledger
+    assert ledger is not None
+    state.guard.check(request)
+    if round_no in ledger.answers:
+        return ledger.answers[round_no]
+    ledger.check()
+    answer, cost = ask(request)
+    ledger.answers[round_no] = answer
+    ledger.spend(cost)
+    return answer
+
+
 def _low(tried: Tried) -> float:
     return tried.decision.low if tried.decision is not None and tried.decision.low is not None else float("-inf")
 
@@ -207,11 +258,11 @@ def _try(state: EvolveState, round_no: int, index: int, text: str) -> tuple[Trie
     if why is not None:
         return Tried(round_no, index, "refused", why, changed, text), None
     folder = copy_skill(config.skill, config.out / "candidates" / f"r{round_no}-c{index}", text)
-    selection = evaluate(config.options, config.cwd, state.subset("selection"), folder)
+    selection = run_split(state, "selection", folder, text)
     state.guard.add(_outcome_texts(selection))
     decision = _decide(state, selection)
     status = "accepted" if decision.accepted else "rejected"
-    train = evaluate(config.options, config.cwd, state.subset("train"), folder) if decision.accepted else {}
+    train = run_split(state, "train", folder, text) if decision.accepted else {}
     state.guard.allow(_outcome_texts(train))
     cost = sum(o.cost_usd for o in [*selection.values(), *train.values()])
     tried = Tried(round_no, index, status, decision.reason, changed, text, decision, mean(train) if train else None, mean(selection), cost)
@@ -263,5 +314,8 @@ def final_check(state: EvolveState) -> None:
     variants = [Variant("original", "control", skill=str(state.original.folder)), Variant("selected", "treatment", skill=str(state.best.folder))]
     options = dataclasses.replace(config.options, out=str(config.out / "final"), control=None, treatment=None, ablate=None)
     trivial = acceptance.DEFAULT_TRIVIAL["composite"] if config.trivial is None or config.measure == "triggering" else config.trivial
+    assert state.ledger is not None
+    state.ledger.check()
     experiment = prepare_experiment(options, variants, cwd=config.cwd, seed=config.seed, trivial=trivial, samples=state.subset("test"), paths=sample_paths(options, config.cwd))
     state.final = run_experiment(experiment)
+    state.ledger.spend(sum(r.summary.cost_usd or 0.0 for r in state.final.reports.values()))

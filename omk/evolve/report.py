@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 FORMAT = "omk-evolve/1"
 NO_CHANGE = "NO CHANGE"
+STOPPED = "STOPPED"
 
 
 def _r(x: float | None) -> float | None:
@@ -92,7 +93,9 @@ def build_report(state: EvolveState) -> EvolveReport:
         level, headline = str(state.final.block.verdict.level), state.final.block.verdict.headline
     changed = state.best.folder != state.original.folder
     gap = Gap(_gain(state.best.train, state.original.train) if changed else 0.0, _gain(state.best.selection, state.original.selection) if changed else 0.0, test, trivial)
-    if level is None:
+    if state.stopped:
+        level, headline = STOPPED, state.stop
+    elif level is None:
         level, headline = NO_CHANGE, "no candidate beat the original on the selection split; the test split was not run"
     elif gap.large and level == "PROGRESS":
         level = "CAUTIOUS"
@@ -110,7 +113,8 @@ def build_report(state: EvolveState) -> EvolveReport:
     }  # fmt: skip
     return EvolveReport(
         config.skill.name, config.focus, settings, state.split.counts(), {n: list(state.split.of(n)) for n in ("train", "selection", "test")}, [t.to_json() for t in state.tried], list(state.path), state.stop,
-        level, headline or "", gap, diff, loop_cost + sum(per_round.values()) + final_cost, per_round, list(state.notes),
+        level, headline or "", gap, diff, state.ledger.spent_usd if state.ledger is not None else loop_cost + sum(per_round.values()) + final_cost,
+        per_round, list(state.notes),
         [_standing(r, scores) for r, scores in state.standings],
     )  # fmt: skip
 

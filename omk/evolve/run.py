@@ -22,6 +22,7 @@ from omk.evolve.loop import EvolveConfig
 from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
+    from omk.authoring.asker import TargetAsker
     from omk.evolve.report import EvolveReport
 
 
@@ -32,15 +33,23 @@ class Evolved:
 
 
 def evolve(config: EvolveConfig, improver: str, *, write: bool = False) -> Evolved:
-    """Run the loop with the improver target `improver` (a spec: openai:, anthropic:, cmd:)."""
+    """Run the loop with the improver target `improver` (a spec: openai:, anthropic:, cmd:). A loop
+    the budget stops keeps what it did (the report says STOPPED); the same command resumes it."""
     from omk.authoring.asker import TargetAsker
+    from omk.evolve.ledger import BudgetStop
 
     asker = TargetAsker.open(improver, config.cwd)
     config.out.mkdir(parents=True, exist_ok=True)
     try:
         state = loop.start(config)
-        loop.run_loop(state, lambda request: asyncio.run(asker.ask(request)))
-        loop.final_check(state)
+        try:
+            loop.begin(state)
+            loop.run_loop(state, lambda request: asyncio.run(_ask(asker, request)))
+            loop.final_check(state)
+        except BudgetStop:
+            spent = state.ledger.spent_usd if state.ledger is not None else 0.0
+            state.stopped, state.final = True, None
+            state.stop = f"the budget: ${spent:.4f} of ${config.budget_usd:.4f} spent; run the same command again to resume"
     finally:
         asyncio.run(asker.close())
     built = report.build_report(state)
@@ -49,6 +58,20 @@ def evolve(config: EvolveConfig, improver: str, *, write: bool = False) -> Evolv
     if written:
         shutil.copyfile(state.best.folder / SKILL_FILE, config.skill / SKILL_FILE)
     return Evolved(built, written)
+
+
+async def _ask(asker: TargetAsker, request: str) -> tuple[str, float]:
+    """The improver's answer and what it cost (as TargetAsker.ask, keeping the cost)."""
+    from omk.llm.retry import call_with_retry
+    from omk.model import Sample
+
+    sample = Sample(sample_id="omk-evolve-improver", prompt=request)
+
+    async def call(_attempt: int) -> Any:
+        return await asker.target.run(sample, request)
+
+    result, _ = await call_with_retry(call, asker.timeout, asker.policy)
+    return result.output, float(result.trace.cost_usd or 0.0)
 
 
 def save(config: EvolveConfig, selected: Any, built: EvolveReport) -> None:

@@ -18,6 +18,7 @@ import sys
 
 COMMON = {"about", "asked", "being", "could", "drafts", "every", "their", "there", "these", "which", "would", "write", "writes"}
 WORD = re.compile(r"[a-z]{5,}")
+COST_USD = 0.001  # what each answer reports having cost, as a model's would (the budget has something to count)
 
 
 def description(system: str) -> str:
@@ -40,6 +41,7 @@ def main() -> None:
         reply = {"type": "response", "output": "# Release notes\n\n- New: what changed, one line each.", "tool_calls": [{"tool": "Skill", "input": {"skill": "release-notes"}}]}
     else:
         reply = {"type": "response", "output": "Here is a general answer."}
+    reply["cost_usd"] = COST_USD
     sys.stdout.write(json.dumps(reply) + "\n")
 
 

@@ -166,3 +166,24 @@ def test_the_budget_stops_with_exit_3_and_the_same_command_resumes(tmp_path: Pat
     assert len((work / "requests.jsonl").read_text().splitlines()) == 1  # round 1's answer was kept, not asked again
     other = _omk(work, *command[:-2], "--seed", "4", "--out", "out")
     assert other.returncode == 2 and "other settings" in other.stderr
+
+
+def test_refused_candidates_cost_nothing_and_write_needs_progress(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    before = (work / "skills" / "release-notes" / "SKILL.md").read_text()
+    done = _omk(
+        work, "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py",
+        "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "body", "--rounds", "3", "--candidates", "3",
+        "--out", "out", "--write",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert {c["status"] for c in report["candidates"]} == {"refused"} and len(report["candidates"]) == 6
+    reasons = [c["reason"] for c in report["candidates"]]
+    assert all("--focus body changes only the body" in r for r in reasons[:3])
+    assert all(r == "a duplicate of a candidate already tried" for r in reasons[3:])  # round 2 offers the same again
+    assert report["level"] == "NO CHANGE" and report["stop"] == "two rounds in a row with nothing accepted"
+    assert (work / "skills" / "release-notes" / "SKILL.md").read_text() == before
+    calls = (work / "calls.jsonl").read_text().splitlines()
+    assert len(calls) == len(report["split_ids"]["train"]) + len(report["split_ids"]["selection"])  # the original only; no test run

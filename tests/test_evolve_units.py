@@ -179,3 +179,12 @@ def test_leak_guard_lets_through_what_train_shows_too() -> None:
     guard.check("Output: Here is a general answer.")
     with pytest.raises(LeakError, match="Ember"):
         guard.check("Prompt: Summarise the changelog for Ember 5.4.")
+
+
+def test_a_large_train_selection_test_gap_is_flagged() -> None:
+    from omk.evolve.report import Gap
+
+    assert Gap(2.0, 1.5, 0.3, 0.1).large  # the test split keeps a fifth of the selection gain
+    assert not Gap(2.0, 1.5, 1.2, 0.1).large
+    assert not Gap(0.3, 0.25, 0.1, 0.1).large  # short by less than twice the trivial difference
+    assert not Gap(1.0, 1.0, None, 0.1).large

@@ -188,3 +188,21 @@ def test_a_large_train_selection_test_gap_is_flagged() -> None:
     assert not Gap(2.0, 1.5, 1.2, 0.1).large
     assert not Gap(0.3, 0.25, 0.1, 0.1).large  # short by less than twice the trivial difference
     assert not Gap(1.0, 1.0, None, 0.1).large
+
+
+def test_the_request_names_missed_and_false_triggers_and_shows_train_only() -> None:
+    from omk.evolve.evaluate import Outcome
+    from omk.evolve.improver import Rejected, build_request, parse_answer
+
+    missed = Outcome("t1", 1.0, False, (False,), ("missed trigger: the skill was not used",), "A general answer.", 0.0)
+    passed = Outcome("t2", 5.0, True, (True,), (), "Release notes.", 0.0)
+    request = build_request(
+        round_no=2, rounds=3, k=2, focus="description", edit_budget=0.2, skill_text=SKILL,
+        train=[("Summarise the changelog for Ember.", missed), ("Release notes for Fable.", passed)],
+        rejected=[Rejected(_with(description="Nope."), "not significant")],
+    )  # fmt: skip
+    assert "Summarise the changelog for Ember." in request and "missed trigger" in request
+    assert "Release notes for Fable." not in request  # a passing train sample is not listed
+    assert "(1 of 2; 1 shown)" in request and 'reason="not significant"' in request and "description: Nope." in request
+    answer = "<candidate>\n" + SKILL + "</candidate>\nchatter\n<candidate>\nsecond\n</candidate>\n<candidate>\nthird\n</candidate>\n"
+    assert parse_answer(answer, 2) == [SKILL, "second\n"]

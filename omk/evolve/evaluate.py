@@ -56,7 +56,10 @@ def _notes(result: SampleResult) -> list[str]:
 
     notes = [f"error: {_cut(result.error)}"] if result.error else []
     for check in _checks(result):
-        if check.status == Status.FAILED:
+        if check.status == Status.FAILED and check.type == "skill_used":
+            what = "false trigger: the skill was used on a prompt it must not take" if check.negate else "missed trigger: the skill was not used"
+            notes.append(_cut(f"{what} ({check.message or ''})"))
+        elif check.status == Status.FAILED:
             negated = "not " if check.negate else ""
             notes.append(_cut(f"failed {negated}{check.type}: {check.message or check.value or ''}"))
     judge = result.judge

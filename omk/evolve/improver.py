@@ -46,13 +46,14 @@ def build_request(
     train: Sequence[tuple[str, Outcome]], rejected: Sequence[Rejected],
 ) -> str:  # fmt: skip
     """The request of one round; `train` is (prompt, outcome) of each train sample."""
-    failed = [(p, o) for p, o in train if not o.passed][:MAX_FAILURES]
+    failing = [(p, o) for p, o in train if not o.passed]
+    failed = failing[:MAX_FAILURES]
     parts = [
         f"You improve an agent skill (round {round_no} of {rounds}). {FOCUS_TEXT[focus]}",
         f"Keep the `name`, keep the description under 1,024 characters, change at most {edit_budget:.0%} of the lines.",
         f"Answer with {k} different complete SKILL.md files, each between a line `<candidate>` and a line `</candidate>`, nothing else.",
         "## The current SKILL.md\n<current>\n" + skill_text.rstrip("\n") + "\n</current>",
-        f"## Train samples that failed ({len(failed)} of {len(train)})\n" + ("\n".join(_failure(p, o) for p, o in failed) or "(none)"),
+        f"## Train samples that failed ({len(failing)} of {len(train)}; {len(failed)} shown)\n" + ("\n".join(_failure(p, o) for p, o in failed) or "(none)"),
     ]
     if rejected:
         shown = rejected[-MAX_REJECTED:]

@@ -187,3 +187,19 @@ def test_refused_candidates_cost_nothing_and_write_needs_progress(tmp_path: Path
     assert (work / "skills" / "release-notes" / "SKILL.md").read_text() == before
     calls = (work / "calls.jsonl").read_text().splitlines()
     assert len(calls) == len(report["split_ids"]["train"]) + len(report["split_ids"]["selection"])  # the original only; no test run
+
+
+def test_an_improver_that_fails_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    (work / "broken.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    done = _omk(work, "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python broken.py", "--focus", "description", "--out", "out")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "note: round 1: the improver failed: command exited with code 3" in done.stdout
+    assert json.loads((work / "out" / "report.json").read_text())["level"] == "NO CHANGE"
+
+
+def test_a_refused_skill_folder_leaves_no_output_folder(tmp_path: Path) -> None:
+    (tmp_path / "improver.py").write_text("", encoding="utf-8")
+    done = _omk(tmp_path, "evolve", "nope", str(DEMO / "eval-samples.yaml"), "--improver", "cmd:python improver.py", "--out", "out")
+    assert done.returncode == 2 and "not a skill folder" in done.stderr and not (tmp_path / "out").exists()

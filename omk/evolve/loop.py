@@ -238,7 +238,13 @@ def _answer(state: EvolveState, round_no: int, request: str, ask: Ask) -> str:
     if round_no in ledger.answers:
         return ledger.answers[round_no]
     ledger.check()
-    answer, cost = ask(request)
+    from omk.llm.retry import CallFailure
+
+    try:
+        answer, cost = ask(request)
+    except CallFailure as failure:  # the round offers nothing; a resumed loop asks again
+        state.notes.append(f"round {round_no}: the improver failed: {failure}")
+        return ""
     ledger.answers[round_no] = answer
     ledger.spend(cost)
     return answer

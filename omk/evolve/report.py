@@ -145,6 +145,7 @@ def terminal_lines(report: EvolveReport) -> list[str]:
         d = c.get("decision") or {}
         figures = f" {_fig(d.get('change'))} [{_fig(d.get('low'))}, {_fig(d.get('high'))}]" if d.get("change") is not None else ""
         lines.append(f"  round {c['round']} candidate {c['index']}: {c['status'].upper()}{figures} · {c['reason']}")
+    lines.extend(f"  note: {note}" for note in report.notes)
     lines.append(f"stopped: {report.stop}")
     g = report.gap
     lines.append(f"gain over the original: train {_fig(g.train)} · selection {_fig(g.selection)} · test {_fig(g.test)}")
@@ -172,6 +173,7 @@ def markdown(report: EvolveReport) -> str:
         interval = f"[{_fig(d.get('low'))}, {_fig(d.get('high'))}]" if d else "—"
         reason = str(c["reason"]).replace("|", "\\|")
         out.append(f"| {c['round']} | {c['index']} | {c['status']} | {_fig(d.get('change'))} | {interval} | {c['lines_changed']} | {reason} |")
+    out += [f"- {note}" for note in report.notes]
     out += ["", f"Gain over the original (composite): train {_fig(g.train)}, selection {_fig(g.selection)}, test {_fig(g.test)}.", ""]
     out += [f"Cost: ${report.cost_usd:.4f}" + "".join(f"; round {k} ${v:.4f}" for k, v in sorted(report.cost_per_round.items())), ""]
     if report.diff:

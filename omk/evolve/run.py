@@ -39,7 +39,6 @@ def evolve(config: EvolveConfig, improver: str, *, write: bool = False) -> Evolv
     from omk.evolve.ledger import BudgetStop
 
     asker = TargetAsker.open(improver, config.cwd)
-    config.out.mkdir(parents=True, exist_ok=True)
     try:
         state = loop.start(config)
         try:

@@ -107,10 +107,13 @@ def _sh_blocks(text: str) -> list[str]:
 def test_the_documented_command_prints_the_documented_lines(tmp_path: Path) -> None:
     docs = (ROOT / "docs" / "evolve.md").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    (command,) = _sh_blocks(docs)
+    command, dry_run = _sh_blocks(docs)
     assert command in _sh_blocks(readme)
     shutil.copytree(DEMO, tmp_path / "samples" / "evolve")
     (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    planned = subprocess.run(["bash", "-c", dry_run], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    assert planned.returncode == 0 and not (tmp_path / ".omk").exists(), planned.stderr
+    assert docs.split(dry_run, 1)[1].split("```")[2].strip("\n").splitlines() == planned.stdout.splitlines()
     done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     shown = docs.split(command, 1)[1].split("```")[2].strip("\n").splitlines()  # the block after the command's

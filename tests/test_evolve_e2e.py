@@ -206,3 +206,12 @@ def test_a_refused_skill_folder_leaves_no_output_folder(tmp_path: Path) -> None:
     (tmp_path / "improver.py").write_text("", encoding="utf-8")
     done = _omk(tmp_path, "evolve", "nope", str(DEMO / "eval-samples.yaml"), "--improver", "cmd:python improver.py", "--out", "out")
     assert done.returncode == 2 and "not a skill folder" in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_focus_description_needs_trigger_probes(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    items = [{"sample_id": f"task-{i}", "prompt": f"Write a haiku number {i}.", "assertions": [{"type": "contains", "value": "haiku"}]} for i in range(40)]
+    (work / "tasks.yaml").write_text(yaml.safe_dump({"samples": items}), encoding="utf-8")
+    done = _omk(work, "evolve", "skills/release-notes", "tasks.yaml", "--improver", "cmd:python improver.py", "--focus", "description", "--out", "out")
+    assert done.returncode == 2 and "no trigger probe" in done.stderr and "Traceback" not in done.stderr

@@ -145,6 +145,8 @@ def start(config: EvolveConfig) -> EvolveState:
     loaded = prepare(config.options, config.cwd, None, skill).samples
     split = splits.split_samples(loaded, config.shares, config.seed, config.alpha, config.tests)
     samples = {s.sample_id: s for s in loaded}
+    if config.focus == "description" and all(splits.sample_kind(samples[i]) == "task" for i in split.selection):
+        raise ConfigError("omk evolve --focus description: no trigger probe (a sample with `skill_used`) in the selection split to compare descriptions on")
     guard = LeakGuard(_texts([samples[i] for i in split.selection + split.test]))
     folder = copy_skill(skill, config.out / "original")
     state = EvolveState(config, samples, split, guard, Standing(folder, text, {}, {}), Standing(folder, text, {}, {}))

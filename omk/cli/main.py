@@ -219,6 +219,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     mrg.add_argument("--quiet", action="store_true", help="print only the final verdict line")
     _add_gold(sub)
     _add_sample(sub)
+    _add_evolve(sub)
 
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
@@ -245,6 +246,25 @@ def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     smp.add_argument("--concurrency", type=_positive_int, default=4, help="SKILL_DIR: model calls in flight at once (default 4)")
     smp.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="SKILL_DIR: per model call (default: omk.yaml's timeout, else 120)")
     smp.add_argument("--lang", choices=["en", "zh"], help="language of the lines the command prints (default: omk.yaml's lang when drafting, else en)")
+
+
+def _add_evolve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    evo = sub.add_parser("evolve", help="improve a skill with an improver model, accepting only changes that are significantly better (docs/evolve.md)")
+    evo.add_argument("skill_dir", metavar="SKILL_DIR", help="the skill folder (with SKILL.md); never edited in place")
+    evo.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
+    evo.add_argument("--improver", required=True, metavar="SPEC", help="the model that proposes candidates: openai:, anthropic: or cmd:")
+    evo.add_argument("--target", metavar="KIND:ARG", help="the agent or model the skill runs with (default: omk.yaml's target)")
+    evo.add_argument("--focus", choices=["description", "body", "both"], default="both", help="what the candidates may change (default both)")
+    evo.add_argument("--rounds", type=_positive_int, default=3, metavar="R", help="rounds at most (default 3)")
+    evo.add_argument("--candidates", type=_positive_int, default=4, metavar="K", help="candidates per round (default 4)")
+    evo.add_argument("--split", default="50/25/25", metavar="TRAIN/SELECT/TEST", help="the shares of the split (default 50/25/25)")
+    evo.add_argument("--repeat", type=_positive_int, metavar="N", help="run each sample N times")
+    evo.add_argument("--seed", type=_non_negative_int, default=0, metavar="N", help="the split's seed (default 0)")
+    evo.add_argument("--out", metavar="DIR", help="the output folder (default .omk/evolve/<id>/)")
+    evo.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost of the whole loop; call nothing")
+    evo.add_argument("--budget-usd", type=_positive_float, metavar="X", help="start no paid step once X dollars are spent; exit 3 (the same command resumes)")
+    evo.add_argument("--write", action="store_true", help="copy the selected SKILL.md over the original when the final check says PROGRESS")
+    evo.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -276,6 +296,7 @@ COMMANDS = {
     "power": "omk.cli.power_cmd:run_power",
     "gold": "omk.cli.gold_cmd:run_gold",
     "sample": "omk.cli.sample_cmd:run_sample",
+    "evolve": "omk.cli.evolve_cmd:run_evolve",
 }
 
 

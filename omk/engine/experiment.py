@@ -167,10 +167,12 @@ def prepare_experiment(
     write: bool = True,
     pairwise: bool | None = None,
     ablation: AblationPlan | None = None,
+    paths: list[Path] | None = None,
 ) -> Experiment:
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
     `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
-    also compares treatment and control answers; None: when the variants differ by target only."""
+    also compares treatment and control answers; None: when the variants differ by target only.
+    `paths`: the files in-memory `samples` came from (where omk.yaml is looked for)."""
     from omk.engine.skill_checks import agree_on_skills
     from omk.engine.variants import targets_only
 
@@ -189,7 +191,7 @@ def prepare_experiment(
                 sub,
                 cwd=cwd,
                 samples=(first.whole_plan or first.samples) if first else samples,
-                paths=first.paths if first else None,
+                paths=first.paths if first else paths,
                 adjust=variant.apply,
                 write=write,
                 check_skills=False,

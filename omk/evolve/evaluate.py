@@ -1,0 +1,105 @@
+"""One skill evaluated on some of the samples, through the engine as `omk eval` runs it (the
+settings of omk.yaml and the command line, the response cache, the judge), with the skill folder
+as the run's only skill (an experiment variant's `skill:`). Nothing is written to a run folder;
+what the loop keeps of each sample is an `Outcome`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from statistics import fmean
+from typing import TYPE_CHECKING, Any
+
+from omk.frozen import record
+
+if TYPE_CHECKING:
+    from omk.engine.evaluation import Evaluation
+    from omk.engine.options import EvalOptions
+    from omk.model import Sample
+    from omk.records.result import AssertionResult, SampleResult
+
+NOTE_CHARS = 600  # of an output or a message, in an improver request
+
+
+@record
+class Outcome:
+    """One sample on one skill, over its repeats."""
+
+    sample_id: str
+    composite: float | None  # the mean composite of the repeats that ran; None when all errored
+    passed: bool  # every repeat passed
+    probes: tuple[bool, ...]  # each `skill_used` check, right or wrong, repeat by repeat
+    notes: tuple[str, ...]  # what went wrong: failed checks with their messages, judge reasons, errors
+    output: str  # the first repeat's output (cut)
+    cost_usd: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sample_id": self.sample_id, "composite": self.composite, "passed": self.passed, "probes": list(self.probes), "cost_usd": round(self.cost_usd, 6)}
+
+
+def _cut(text: str | None) -> str:
+    text = text or ""
+    return text if len(text) <= NOTE_CHARS else text[:NOTE_CHARS] + " …"
+
+
+def _checks(result: SampleResult) -> list[AssertionResult]:
+    checks = list(result.assertions)
+    for turn in result.turns:
+        checks.extend(turn.assertions)
+    return checks
+
+
+def _notes(result: SampleResult) -> list[str]:
+    from omk.model import Status
+
+    notes = [f"error: {_cut(result.error)}"] if result.error else []
+    for check in _checks(result):
+        if check.status == Status.FAILED and check.type == "skill_used":
+            what = "false trigger: the skill was used on a prompt it must not take" if check.negate else "missed trigger: the skill was not used"
+            notes.append(_cut(f"{what} ({check.message or ''})"))
+        elif check.status == Status.FAILED:
+            negated = "not " if check.negate else ""
+            notes.append(_cut(f"failed {negated}{check.type}: {check.message or check.value or ''}"))
+    judge = result.judge
+    if judge is not None and not result.passed:
+        items = ([("rubric", judge.rubric)] if judge.rubric is not None else []) + list(judge.dimensions)
+        notes.extend(_cut(f"judge on {name}: {item.score} — {item.reason}") for name, item in items if item.reason)
+    return notes
+
+
+def fold(sample_id: str, results: Sequence[SampleResult]) -> Outcome:
+    """A sample's outcome from its results (one per repeat)."""
+    from omk.model import Status
+
+    scores = [r.scores.composite for r in results if r.status != "error" and r.error is None]
+    probes = tuple(c.status == Status.PASSED for r in results for c in _checks(r) if c.type == "skill_used")
+    notes: list[str] = []
+    for r in results:
+        notes.extend(n for n in _notes(r) if n not in notes)
+    cost = sum((r.trace.cost_usd or 0.0) + float((r.judge.cost_usd if r.judge is not None else None) or 0.0) for r in results)
+    first = results[0].output if results else ""
+    return Outcome(sample_id, fmean(scores) if scores else None, bool(results) and all(r.passed for r in results), probes, tuple(notes), _cut(first), cost)
+
+
+def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:
+    """The evaluation of `skill` on `samples` (None: the samples `options` name), in memory; omk.yaml
+    is looked for beside the sample files, as for `omk eval`."""
+    from omk.engine.evaluation import Evaluation, sample_paths
+    from omk.engine.variants import Variant
+
+    variant = Variant("evolve", skill=str(skill))
+    paths = sample_paths(options, cwd) if samples is not None else None
+    return Evaluation.prepare(options, cwd=cwd, samples=samples, adjust=variant.apply, write=False, paths=paths)
+
+
+def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path) -> dict[str, Outcome]:
+    """Each sample's outcome with this skill, by sample id."""
+    evaluation = prepare(options, cwd, samples, skill)
+    asyncio.run(evaluation.execute())
+    report = evaluation.finish()
+    grouped: dict[str, list[SampleResult]] = {}
+    for result in report.results:
+        grouped.setdefault(result.sample_id, []).append(result)
+    return {sample_id: fold(sample_id, grouped.get(sample_id, [])) for sample_id in (s.sample_id for s in samples)}

@@ -1,0 +1,67 @@
+"""`omk evolve --dry-run`: the calls, tokens and cost of the whole loop at most, calling nothing.
+
+The samples are loaded and split as the loop would; each split's runs are estimated as `omk eval
+--dry-run` estimates a run (omk.engine.estimate, with the cache's outputs where it has them), and
+counted as often as the loop can run them: train once for the original and once per round (an
+accepted candidate), selection once for the original and once per candidate of every round, test
+twice (the original and the selected skill). The improver makes one call a round; its request is
+the skill and the train prompts, its answer K skills.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from omk.evolve import splits
+from omk.evolve.evaluate import prepare
+from omk.evolve.improver import MAX_FAILURES
+from omk.evolve.loop import EvolveConfig
+from omk.skillset import SKILL_FILE
+
+if TYPE_CHECKING:
+    from omk.engine.estimate import Estimate, ModelLine
+
+REQUEST_OVERHEAD = 200  # tokens of the request's instructions and headings, and per failure shown
+
+
+def plan_lines(config: EvolveConfig, improver: str) -> list[str]:
+    from omk.authoring.asker import TargetAsker
+    from omk.engine.estimate import ModelLine, count_tokens, estimate, model_price
+
+    whole = prepare(config.options, config.cwd, None, config.skill)
+    split = splits.split_samples(whole.samples, config.shares, config.seed, config.alpha, config.tests)
+    by_id = {s.sample_id: s for s in whole.samples}
+    times = {"train": 1 + config.rounds, "selection": 1 + config.rounds * config.candidates, "test": 2}
+    lines: dict[tuple[str, str], ModelLine] = {}
+    runs = 0
+    for name in splits.SPLITS:
+        part = estimate([prepare(config.options, config.cwd, [by_id[i] for i in split.of(name)], config.skill)])
+        runs += part.jobs * times[name]
+        _add(lines, part, times[name])
+    skill_tokens = count_tokens((config.skill / SKILL_FILE).read_text(encoding="utf-8-sig"))
+    shown = [by_id[i] for i in split.train][:MAX_FAILURES]
+    request = REQUEST_OVERHEAD + skill_tokens + sum(count_tokens(s.prompt) + REQUEST_OVERHEAD for s in shown)
+    asker = TargetAsker.open(improver, config.cwd)
+    name, price = model_price(asker.target)
+    improver_line = ModelLine("improver", name, config.rounds, request * config.rounds, skill_tokens * config.candidates * config.rounds, price)
+    all_lines = [*lines.values(), improver_line]
+    total = sum(c for m in all_lines if (c := m.cost_usd) is not None)
+    out = [
+        f"dry run: nothing was called; split train {len(split.train)} / selection {len(split.selection)} / test {len(split.test)}; "
+        f"at most {runs} sample run(s) over {config.rounds} round(s) of {config.candidates} candidate(s)"
+    ]
+    for m in all_lines:
+        cost = "no known price" if m.cost_usd is None else f"${m.cost_usd:.4f}"
+        out.append(f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {cost}")
+    out.append(f"estimated cost at most: ${total:.4f}")
+    return out
+
+
+def _add(lines: dict[tuple[str, str], ModelLine], part: Estimate, times: int) -> None:
+    from omk.engine.estimate import ModelLine
+
+    for m in part.lines:
+        line = lines.setdefault((m.role, m.name), ModelLine(m.role, m.name, price=m.price))
+        line.calls += m.calls * times
+        line.input_tokens += m.input_tokens * times
+        line.output_tokens += m.output_tokens * times

@@ -56,7 +56,8 @@ def caption(ablation: Ablation, lang: str = "en") -> str:
 
 def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     from rich import box
-    from rich.table import Table
+
+    from omk.report.plain import PlainTable as Table
 
     table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     widest = min(28, max((len(p.name) for p in ablation.parts), default=4))

@@ -85,8 +85,9 @@ def text_lines(check: GoldCheck, lang: str = "en") -> list[str]:
 
 
 def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
-    from rich.table import Table
     from rich.text import Text
+
+    from omk.report.plain import PlainTable as Table
 
     check = report.gold
     if check is None:

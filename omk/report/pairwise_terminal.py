@@ -14,8 +14,9 @@ from omk.report.pairwise import judges, rate_lines, verdict_word
 
 def print_pairwise(pairs: Sequence[Pair], console: Any, lang: str = "en") -> None:
     """Print the pairwise judge's comparisons of an experiment as the run ends."""
-    from rich.table import Table
     from rich.text import Text
+
+    from omk.report.plain import PlainTable as Table
 
     for pair in pairs:
         a, b = pair.targets

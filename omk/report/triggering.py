@@ -102,8 +102,9 @@ def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
 def terminal_parts(trig: Triggering | None, changes: Sequence[TriggerChange], lang: str = "en", label: str = "") -> list[Any]:
     """The tables of one run's block and of an experiment's changes; `label` names the run in
     the title (an experiment's variant)."""
-    from rich.table import Table
     from rich.text import Text
+
+    from omk.report.plain import PlainTable as Table
 
     out: list[Any] = []
     if trig is not None:
@@ -127,8 +128,9 @@ def terminal_parts(trig: Triggering | None, changes: Sequence[TriggerChange], la
 
 
 def _change_table(changes: Sequence[TriggerChange], lang: str) -> list[Any]:
-    from rich.table import Table
     from rich.text import Text
+
+    from omk.report.plain import PlainTable as Table
 
     if not changes:
         return []

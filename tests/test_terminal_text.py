@@ -1,0 +1,70 @@
+"""Text from outside reaches the terminal as plain text: never rich markup, never a raw escape.
+
+The scan: the CLI and the report code build rich tables, panels and consoles only through
+omk/report/plain.py, call no `Text.from_markup`, and pass no interpolated string (an f-string, a
+`%` or a `.format`) to rich's print, a table's row, column or title, a `Text` or the built-in
+print, unless it goes through `plain` or `for_terminal` first. Each finding is listed as
+file:line.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCANNED = sorted([*(ROOT / "omk" / "cli").glob("*.py"), *(ROOT / "omk" / "report").glob("*.py"), ROOT / "omk" / "runner" / "progress.py"])
+HELPER = ROOT / "omk" / "report" / "plain.py"
+SAFE = {"plain", "for_terminal", "escaped"}  # calls that make text plain
+SINK_METHODS = {"print", "log", "rule", "add_row", "add_column", "assemble"}
+SINK_CALLS = {"Text", "Table", "PlainTable", "Panel", "panel"}
+MADE_ONLY_IN_HELPER = {"Console", "Panel", "from_markup", "from_ansi", "render_markup"}
+RICH_TABLE = ("rich.table", "Table")
+
+
+def _name(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _interpolated(node: ast.expr) -> bool:
+    """Whether `node` builds a string from values without making it plain first."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod | ast.Add):
+        strings = isinstance(node.left, ast.Constant | ast.JoinedStr) and isinstance(getattr(node.left, "value", ""), str)
+        return strings or _interpolated(node.left) or _interpolated(node.right)
+    if isinstance(node, ast.Call):
+        return _name(node.func) == "format" or (_name(node.func) == "join" and any(_interpolated(a) for a in node.args))
+    if isinstance(node, ast.IfExp):
+        return _interpolated(node.body) or _interpolated(node.orelse)
+    if isinstance(node, ast.Starred):
+        return _interpolated(node.value)
+    if isinstance(node, ast.GeneratorExp | ast.ListComp):
+        return _interpolated(node.elt)
+    return False
+
+
+def findings(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    where = path.relative_to(ROOT)
+    found = []
+    for node in ast.walk(tree):
+        table = isinstance(node, ast.ImportFrom) and node.module == RICH_TABLE[0] and any(a.name == "Table" for a in node.names)
+        if table and path != HELPER:
+            found.append(f"{where}:{node.lineno}: rich's Table (use omk.report.plain.PlainTable)")
+        if not isinstance(node, ast.Call):
+            continue
+        name = _name(node.func)
+        if name in MADE_ONLY_IN_HELPER and path != HELPER:
+            found.append(f"{where}:{node.lineno}: {name} outside omk/report/plain.py")
+        if name in SAFE or not (name in SINK_CALLS or (isinstance(node.func, ast.Attribute) and name in SINK_METHODS)):
+            continue
+        values = [*node.args, *(k.value for k in node.keywords if k.arg in (None, "title", "caption", "header", "subtitle"))]
+        if any(_interpolated(v) for v in values):
+            found.append(f"{where}:{node.lineno}: an interpolated string passed to {name}() without plain()/for_terminal()")
+    return found
+
+
+def test_rich_gets_no_interpolated_text_and_tables_only_through_the_plain_helper() -> None:
+    found = [line for path in SCANNED for line in findings(path)]
+    assert not found, "text reaches rich without plain()/for_terminal():\n" + "\n".join(found)

@@ -10,7 +10,13 @@ file:line.
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = sorted([*(ROOT / "omk" / "cli").glob("*.py"), *(ROOT / "omk" / "report").glob("*.py"), ROOT / "omk" / "runner" / "progress.py"])
@@ -68,3 +74,39 @@ def findings(path: Path) -> list[str]:
 def test_rich_gets_no_interpolated_text_and_tables_only_through_the_plain_helper() -> None:
     found = [line for path in SCANNED for line in findings(path)]
     assert not found, "text reaches rich without plain()/for_terminal():\n" + "\n".join(found)
+
+
+HOSTILE = ("[/x]", "[bold red]", "\x1b[2J", "\u202e", ":warning:")
+
+
+def _omk(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_markup_escapes_and_bidi_controls_from_samples_and_outputs_are_shown_as_text(tmp_path: Path, lang: str) -> None:
+    samples = [
+        {"sample_id": f"id{i}{h}", "category": f"cat{i}{h}", "capability": [f"cap{i}{h}"], "prompt": "hi",
+         "assertions": [{"type": "contains", "value": f"want{h}"}]}
+        for i, h in enumerate(HOSTILE)
+    ]  # fmt: skip
+    (tmp_path / "s.json").write_text(json.dumps(samples), encoding="utf-8")
+    replies = [json.dumps({"sample_id": s["sample_id"], "output": f"said {h} [/]"}) for s, h in zip(samples, HOSTILE, strict=True)]
+    (tmp_path / "r.jsonl").write_text("\n".join(replies) + "\n", encoding="utf-8")
+    runs = [
+        _omk(["eval", "s.json", "--target", "replay:r.jsonl", "--out", "run", "--lang", lang], tmp_path),
+        _omk(["report", "run", "--lang", lang], tmp_path),
+        _omk(["doctor", "s.json", "--lang", lang], tmp_path),
+    ]
+    for proc in runs:
+        shown = proc.stdout + proc.stderr
+        assert "Traceback" not in shown and "MarkupError" not in shown, shown
+        assert "\x1b" not in shown and "\u202e" not in shown and "⚠" not in shown, ascii(shown)
+    eval_out = runs[0].stdout
+    assert runs[0].returncode == 1, runs[0].stderr
+    for i, h in enumerate(HOSTILE):  # every one is shown, as written (escaped where it is a control)
+        shown = h.replace("\x1b", "\\x1b").replace("\u202e", "\\u202e")
+        for word in (f"id{i}", f"cat{i}", f"cap{i}"):
+            assert word + shown in eval_out, (word + shown, eval_out)
+    assert "said [bold red] [/]" in eval_out and "said \\x1b[2J [/]" in eval_out

@@ -44,9 +44,9 @@ class PlainTable(Table):
     """A rich Table whose `str` headers, cells, title and caption are plain text."""
 
     def __init__(self, *headers: Any, **options: Any) -> None:
-        for key in ("title", "caption"):
+        for key in ("title", "caption"):  # in the style rich gives a `str` title or caption
             if isinstance(options.get(key), str):
-                options[key] = plain(options[key])
+                options[key] = plain(options[key], style=options.get(f"{key}_style") or f"table.{key}")
         super().__init__(*(_cell(h) for h in headers), **options)
 
     def add_column(self, header: Any = "", *args: Any, **options: Any) -> None:

@@ -71,7 +71,7 @@ def print_terminal(rep: Repeats | None, console: Any, lang: str = "en") -> None:
     from omk.textsafe import for_terminal
 
     n = rep.n or 0
-    table = Table(title=plain(t("Repeats ({n} runs per sample)", lang).format(n=n)), title_justify="left")
+    table = Table(title=plain(t("Repeats ({n} runs per sample)", lang).format(n=n), style="table.title"), title_justify="left")
     for col in (t("sample", lang), t("passed", lang), t("composite mean", lang), t("stddev", lang), t("min", lang), t("max", lang), f"pass@{n}", f"pass^{n}"):
         table.add_column(col, justify="left" if col == t("sample", lang) else "right", no_wrap=col == t("sample", lang), overflow="ellipsis")
     for s in rep.per_sample[:TERMINAL_ROWS]:

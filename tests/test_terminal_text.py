@@ -110,3 +110,30 @@ def test_markup_escapes_and_bidi_controls_from_samples_and_outputs_are_shown_as_
         for word in (f"id{i}", f"cat{i}", f"cap{i}"):
             assert word + shown in eval_out, (word + shown, eval_out)
     assert "said [bold red] [/]" in eval_out and "said \\x1b[2J [/]" in eval_out
+
+
+def test_an_invented_skill_name_and_a_skill_heading_are_text_on_any_rich_console() -> None:
+    """The triggering report (a skill name an agent made up) and the ablation table (a SKILL.md
+    heading, the skill's name) on rich's own Console, markup on: the report code hands rich plain
+    text whatever console it is given."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from omk.records.experiment_block import Ablation, AblationPart
+    from omk.records.triggering import TriggerCase
+    from omk.report.ablation import print_table
+    from omk.report.triggering import terminal_parts
+    from omk.scoring.triggering import triggering
+
+    made_up = "pdf[/x]\x1b[2J\u202e"
+    cases = [TriggerCase("pdf", True, False, "s1", 0, None, (made_up,))]
+    trig = triggering(cases, ("pdf",))
+    part = AblationPart("v1", "section", "Rules [bold red]\x1b[31m", 12, 0.5, 0.1, 0.9, "PROGRESS", False)
+    console = Console(file=StringIO(), width=200, force_terminal=False, color_system=None)
+    for renderable in terminal_parts(trig, (), "en"):
+        console.print(renderable)
+    print_table(Ablation("tone[/]\x1b[2J", 0.1, (part,)), console, "en")
+    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "\x1b" not in shown and "\u202e" not in shown, ascii(shown)
+    assert "pdf[/x]\\x1b[2J\\u202e" in shown and "Rules [bold red]\\x1b[31m" in shown and "tone[/]\\x1b[2J" in shown

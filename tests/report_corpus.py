@@ -112,12 +112,12 @@ def _built() -> None:
 
 
 def terminal_text(report: object, lang: str) -> str:
-    """What `omk eval` prints after a run, with its colours (as ANSI codes), 100 columns wide."""
-    from rich.console import Console
-
+    """What `omk eval` prints after a run (on the commands' console: plain text, no highlighting),
+    with its colours (as ANSI codes), 100 columns wide."""
+    from omk.report.plain import PlainConsole
     from omk.report.terminal import print_summary
 
-    console = Console(file=StringIO(), width=100, force_terminal=True, color_system="truecolor", record=True, legacy_windows=False)
+    console = PlainConsole(file=StringIO(), width=100, force_terminal=True, color_system="truecolor", record=True, legacy_windows=False)
     print_summary(report, console, lang, "report.json")  # type: ignore[arg-type]
     return console.export_text(styles=True)
 

@@ -6,13 +6,14 @@ mocks and no tools, so an API target answers in one call and a `cmd:` program ge
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from omk.config import Settings
 from omk.llm.retry import RetryPolicy
 from omk.model import Sample
+from omk.secrets import Masker
 from omk.target_result import TargetResult
 
 # omk.yaml settings that give the target a skill, a system prompt or tools: a drafting call
@@ -36,6 +37,7 @@ class TargetAsker:
     timeout: float
     policy: RetryPolicy
     lang: str = "en"  # omk.yaml's `lang:`: the language of the command's lines
+    mask: Masker = field(default_factory=Masker)  # the run's secrets, as `omk eval` knows them from omk.yaml and the environment
 
     @classmethod
     def open(cls, spec: str | None, cwd: Path, *, timeout: float | None = None, retries: int | None = None) -> TargetAsker:
@@ -44,8 +46,9 @@ class TargetAsker:
         from omk.engine.evaluation import build_target
 
         settings: Settings = load_settings([], cwd, {"target": spec, "timeout": timeout, "retries": retries})
+        mask = Masker.for_run(settings.extra)
         settings.extra = {k: v for k, v in settings.extra.items() if k not in NOT_FOR_DRAFTING}
-        return cls(build_target(settings), settings.timeout, RetryPolicy(retries=settings.retries), settings.lang)
+        return cls(build_target(settings), settings.timeout, RetryPolicy(retries=settings.retries), settings.lang, mask)
 
     @property
     def spec(self) -> str:

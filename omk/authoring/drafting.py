@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -120,7 +120,7 @@ class DraftJob:
 
     skill: SkillSource
     counts: Counts
-    spec: str  # the model's target spec, named in each sample's comment (masked)
+    spec: str  # the model's target spec as named in each sample's comment: `public_spec`, its secrets masked
     base_dir: Path  # where the samples will be written: mock files would resolve there
     existing: list[Sample] = field(default_factory=list)  # the file appended to
     concurrency: int = 4
@@ -280,7 +280,7 @@ def comment_for(job: DraftJob, draft: Draft) -> str:
     secrets masked) and from which files of the skill, and that a person reviews it."""
     files = _names(f"{job.skill.name}/{p}" for p in job.skill.file_names())
     fixed = ", repaired once after omk's checks" if draft.repaired else ""
-    return f"drafted by {public_spec(job.spec)} from {files}{fixed}: {WHAT[draft.kind]}; review it before trusting it"
+    return f"drafted by {job.spec} from {files}{fixed}: {WHAT[draft.kind]}; review it before trusting it"
 
 
 def _names(paths: Iterable[str], shown: int = 4) -> str:
@@ -292,8 +292,7 @@ def _names(paths: Iterable[str], shown: int = 4) -> str:
 USERINFO = re.compile(r"(?<=//)[^/@\s]*@")
 
 
-def public_spec(spec: str) -> str:
-    """The target spec as written in a file: no `user:password@` in a URL, known secrets masked."""
-    from omk.secrets import Masker
-
-    return Masker.for_run()(USERINFO.sub("", spec))
+def public_spec(spec: str, mask: Callable[[str], str]) -> str:
+    """The target spec as written in a file: no `user:password@` in a URL, the run's secrets
+    masked (`mask`: the masker `omk eval` would build, omk.yaml's `api_key_env` included)."""
+    return mask(USERINFO.sub("", spec))

@@ -48,7 +48,7 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
     """The samples (as omk YAML) that replay the run in `run_dir` (its folder or report.json);
     why a result was left out is said in `lang` (`en`, `zh`)."""
     document = read_document(run_dir)
-    mask = mask or Masker.for_run()
+    mask = mask if mask is not None else Masker.for_run()
     blocks: list[str] = []
     left_out: list[str] = []
     seen: set[str] = set()

@@ -114,7 +114,8 @@ def generate(options: GenerateOptions) -> Generated:
     base_dir = (options.output.parent if options.output else options.cwd).resolve()
     asker = TargetAsker.open(options.spec, options.cwd, timeout=options.timeout, retries=options.retries)
     lang = options.lang or asker.lang
-    job = DraftJob(skill, options.counts, asker.spec, base_dir, existing.samples if existing else [], options.concurrency, existing.indent if existing else 2, lang)
+    spec = public_spec(asker.spec, asker.mask)
+    job = DraftJob(skill, options.counts, spec, base_dir, existing.samples if existing else [], options.concurrency, existing.indent if existing else 2, lang)
 
     async def run() -> Drafted:
         try:
@@ -123,7 +124,6 @@ def generate(options: GenerateOptions) -> Generated:
             await asker.close()
 
     drafted = asyncio.run(run())
-    spec = public_spec(asker.spec)
     if existing is None:
         text = "\n".join([*_header(skill, spec, drafted.count), *drafted.blocks]) + "\n" if drafted.count else ""
         if drafted.count:

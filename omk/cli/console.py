@@ -17,22 +17,24 @@ def _to_devnull(stream: Any) -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
-def say(text: str) -> None:
-    """print(text) to stdout, flushed; once the reader has left, nothing more is written."""
+def say(text: str, err: bool = False) -> None:
+    """print(text) to stdout (stderr when `err`), flushed, its control characters escaped; once
+    the reader has left, nothing more is written."""
     from omk.textsafe import for_terminal
 
+    stream = sys.stderr if err else sys.stdout
     try:
-        print(for_terminal(text), flush=True)
+        print(for_terminal(text), file=stream, flush=True)
     except BrokenPipeError:
-        _to_devnull(sys.stdout)
+        _to_devnull(stream)
 
 
 def make_console(stderr: bool = False, **options: Any) -> Any:
-    from rich.console import Console
+    from omk.report.plain import PlainConsole
 
-    class _Console(Console):
+    class _Console(PlainConsole):
         def on_broken_pipe(self) -> None:
             self.quiet = True
             _to_devnull(sys.stderr if stderr else sys.stdout)
 
-    return _Console(stderr=stderr, highlight=False, **options)
+    return _Console(stderr=stderr, **options)

@@ -73,23 +73,25 @@ def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int
         from rich.text import Text
 
         from omk.cli.console import make_console
+        from omk.report.plain import plain
 
         err = make_console(stderr=True)
-        err.print(Text(f"{counted(len(problems), 'problem', 'problems')} found — the sample set is not valid", style="bold red"))
+        err.print(plain(f"{counted(len(problems), 'problem', 'problems')} found — the sample set is not valid", style="bold red"))
         for p in problems:
             err.print(Text(for_terminal(p["text"])), soft_wrap=True)
     return EXIT_INPUT
 
 
 def _count_table(title: str, counts: dict[str, int], total: int):
-    from rich.table import Table
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
     table.add_column(title, overflow="fold")
     table.add_column("n", justify="right")
     table.add_column("%", justify="right", style="dim")
     for name, n in counts.items():
-        table.add_row(name, str(n), f"{100 * n / total:.0f}%" if total else "")
+        table.add_row(name, str(n), plain(f"{100 * n / total:.0f}%" if total else ""))
     return table
 
 
@@ -97,6 +99,7 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool, lang: str = "en"
     from rich.text import Text
 
     from omk.cli.console import make_console
+    from omk.report.plain import plain
 
     console = make_console()
     health = result["health"]
@@ -105,19 +108,21 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool, lang: str = "en"
     head = Text.assemble(
         (f"omk doctor — {t('health', lang)} ", "bold"),
         (f"{health}/100", f"bold {style}"),
-        f"   {counted(totals['samples'], 'sample', 'samples', lang)} · {counted(totals['errors'], 'error', 'errors', lang)} · "
-        f"{counted(totals['warnings'], 'warning', 'warnings', lang)} · {totals['infos']} {t('info', lang)}",
+        plain(
+            f"   {counted(totals['samples'], 'sample', 'samples', lang)} · {counted(totals['errors'], 'error', 'errors', lang)} · "
+            f"{counted(totals['warnings'], 'warning', 'warnings', lang)} · {totals['infos']} {t('info', lang)}"
+        ),
     )
     console.print(head)
     if result["files"]:
-        console.print(Text(f"valid: {', '.join(result['files'])}", style="dim"), soft_wrap=True)
+        console.print(plain(f"valid: {', '.join(result['files'])}", style="dim"), soft_wrap=True)
     if result["run"]:
-        console.print(Text(f"run: {result['run']['run_id']} ({result['run']['results']} results)", style="dim"))
+        console.print(plain(f"run: {result['run']['run_id']} ({result['run']['results']} results)", style="dim"))
     if result["coverage"]:
         _print_coverage(result["coverage"], console)
     _print_diagnostics(result["diagnostics"], console, lang)
     for tip in result["recommendations"]:
-        console.print(Text(f"→ {t(tip, lang)}", style="dim"))
+        console.print(plain(f"→ {t(tip, lang)}", style="dim"))
     facts = [
         counted(totals["errors"], "error", "errors", lang),
         f"{t('health', lang)} {health} {'≥' if health >= 70 else '<'} 70",
@@ -125,13 +130,14 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool, lang: str = "en"
     if strict:
         facts.append(f"{counted(totals['warnings'], 'warning', 'warnings', lang)} {t('(--strict allows none)', lang)}")
     verdict = t("healthy" if healthy else "unhealthy", lang)
-    console.print(Text(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))
+    console.print(plain(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))
 
 
 def _print_coverage(cov: dict[str, Any], console: Any) -> None:
     from rich.columns import Columns
-    from rich.panel import Panel
     from rich.text import Text
+
+    from omk.report.plain import panel, plain
 
     n = cov["samples"]
     tables = [
@@ -142,15 +148,17 @@ def _print_coverage(cov: dict[str, Any], console: Any) -> None:
         _count_table("layers", cov["layers"], sum(cov["layers"].values())),
         _count_table("assertion types", cov["assertion_types"], sum(cov["assertion_types"].values())),  # every type in use
     ]
-    console.print(Panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
+    console.print(panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
     declared = cov["declared"]
     console.print(
-        f"declared: capability {declared['capability']}/{n} · difficulty {declared['difficulty']}/{n} · "
-        f"construct {declared['construct']}/{n} · provenance {declared['provenance']}/{n}"
+        plain(
+            f"declared: capability {declared['capability']}/{n} · difficulty {declared['difficulty']}/{n} · "
+            f"construct {declared['construct']}/{n} · provenance {declared['provenance']}/{n}"
+        )
     )
-    console.print(
+    console.print(plain(
         f"rubric {cov['with_rubric']} (avg {cov['avg_rubric_length'] or 0} chars) · dimensions {cov['with_dimensions']} · "
-        f"mocks {cov['with_mocks']} · environment {cov['with_environment']} · tripwires {cov['tripwires']}"
+        f"mocks {cov['with_mocks']} · environment {cov['with_environment']} · tripwires {cov['tripwires']}")
     )
     if not any(declared.values()):
         console.print(Text("hint: no sample declares capability, difficulty, construct or provenance", style="yellow"))
@@ -169,15 +177,17 @@ def _print_diagnostics(diags: list[dict[str, Any]], console: Any, lang: str = "e
     """The issues grouped by severity and kind, the first `TOP` of each group."""
     from rich.text import Text
 
+    from omk.report.plain import plain
+
     if not any(d["severity"] != "advice" for d in diags):  # advice is not an issue: said after this line
         console.print(Text(t("✓ no sample-quality issues found", lang), style="green"))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for d in diags:
         groups.setdefault((d["severity"], d["kind"]), []).append(d)
     for (severity, kind), items in groups.items():
-        console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), f" — {len(items)}"))
+        console.print(Text.assemble((f"[{severity}] ", SEVERITY_STYLE[severity]), (kind, "bold"), plain(f" — {len(items)}")))
         for d in items[:TOP]:
             who = f"{d['sample_id']}: " if d["sample_id"] else ""
             console.print(Text(for_terminal(f"  {who}{_said(d, lang)}")), soft_wrap=True)
         if len(items) > TOP:
-            console.print(Text("  " + t("… and {n} more (see --json)", lang).format(n=len(items) - TOP), style="dim"))
+            console.print(plain("  " + t("… and {n} more (see --json)", lang).format(n=len(items) - TOP), style="dim"))

@@ -106,6 +106,7 @@ def _print_tail(outcome: ExperimentOutcome, console: Any, lang: str) -> None:
     """The judge against people, the verdict's lines, the shard and the files written."""
     from omk.report.gold import terminal_tables
     from omk.report.i18n import shard_label, t, verdict_line
+    from omk.report.plain import plain
 
     for part in terminal_tables(outcome.report, lang):  # the judge against people (the control's outputs)
         console.print(part)
@@ -114,9 +115,9 @@ def _print_tail(outcome: ExperimentOutcome, console: Any, lang: str) -> None:
     if outcome.report.shard is not None:
         console.print(shard_label(outcome.report.shard, lang), markup=False, highlight=False)
     if outcome.out_dir is not None:
-        console.print(f"{t('report', lang)}: {outcome.out_dir / 'report.json'}", markup=False, highlight=False)
+        console.print(plain(f"{t('report', lang)}: {outcome.out_dir / 'report.json'}"))
         if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
-            console.print(f"{t('also written', lang)}: {', '.join(also)}", markup=False, highlight=False, soft_wrap=True)
+            console.print(plain(f"{t('also written', lang)}: {', '.join(also)}"), soft_wrap=True)
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -126,10 +127,11 @@ def _fmt(value: Any, digits: int = 2) -> str:
 def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> None:
     """The variants side by side: gate, scores and errors in the table; cost and latency below it."""
     from rich import box
-    from rich.table import Table
 
     from omk.report.experiment_tables import cached_line, variant_score
     from omk.report.i18n import t
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
@@ -141,7 +143,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
         table.add_row(
             v.name,
             t(v.role or "", lang),
-            f"{v.passed}/{v.samples}",
+            plain(f"{v.passed}/{v.samples}"),
             variant_score(v, "composite", lang),  # with its 95% interval
             *(_fmt(v.scores.layer(k)) for k in ("fact", "behavior", "judge")),
             str(v.errored),

@@ -41,9 +41,13 @@ def _from_run(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else None
     if out is not None and out.exists():
         raise InputError(f"{out}: already exists; choose another --output (recorded samples are not merged into a file)")
-    found = samples_from_run(Path(args.from_run), lang=lang)
+    from omk.config import load_settings
+    from omk.secrets import Masker
+
+    mask = Masker.for_run(load_settings([], Path.cwd(), {}).extra)  # the secrets `omk eval` here would mask, api_key_env's included
+    found = samples_from_run(Path(args.from_run), mask, lang=lang)
     for line in found.left_out:
-        print(t("left out {line}", lang).format(line=line), file=sys.stderr)
+        say(mask(t("left out {line}", lang).format(line=line)), err=True)
     if out is None:
         sys.stdout.write(found.text)
         return EXIT_OK

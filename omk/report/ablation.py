@@ -56,7 +56,9 @@ def caption(ablation: Ablation, lang: str = "en") -> str:
 
 def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     from rich import box
-    from rich.table import Table
+
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     widest = min(28, max((len(p.name) for p in ablation.parts), default=4))
@@ -65,7 +67,7 @@ def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
         table.add_column(header, overflow="fold", justify="right" if i in NUMBERS else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
     for row in rows(ablation, lang):
         table.add_row(*row)
-    console.print(caption(ablation, lang), markup=False, highlight=False, soft_wrap=True)
+    console.print(plain(caption(ablation, lang)), soft_wrap=True)
     console.print(table)
 
 

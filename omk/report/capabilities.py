@@ -35,9 +35,9 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
     rows = report.summary.capabilities
     if not rows:
         return None
-    from rich.table import Table
     from rich.text import Text
 
+    from omk.report.plain import PlainTable as Table
     from omk.textsafe import for_terminal
 
     # narrower than the other formats, to fit 80 columns: the samples count goes (passed k/n

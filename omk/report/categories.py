@@ -44,7 +44,8 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
     rows = report.summary.categories
     if not rows:
         return None
-    from rich.table import Table
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     # narrower than the other formats, to fit 80 columns: passed as k/n (failed is the rest),
     # errored only when some errored, and an interval never wraps
@@ -57,7 +58,7 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
         table.add_column(t(col, lang), justify="right", no_wrap=True)
     for c in rows:
         cells = _cells(c, shown, lang)
-        table.add_row(name(c, lang), f"{c.passed}/{c.total}", *((str(c.errored),) if errored else ()), *cells[4:])
+        table.add_row(name(c, lang), plain(f"{c.passed}/{c.total}"), *((str(c.errored),) if errored else ()), *cells[4:])
     return table
 
 

@@ -47,6 +47,7 @@ def lines(report: ReportDocument, lang: str = "en") -> list[str]:
 def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
     from rich.text import Text
 
+    from omk.report.plain import plain
     from omk.textsafe import for_terminal
 
     found = lines(report, lang)
@@ -54,7 +55,7 @@ def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> No
         return
     console.print(Text(for_terminal(found[0]), style="bold yellow"))
     for line in found[1:]:
-        console.print(Text(f"  {for_terminal(line)}"))
+        console.print(plain(f"  {for_terminal(line)}"))
 
 
 def markdown_lines(report: ReportDocument, lang: str, cell: Callable[[Any], str]) -> list[str]:

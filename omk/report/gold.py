@@ -85,8 +85,8 @@ def text_lines(check: GoldCheck, lang: str = "en") -> list[str]:
 
 
 def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
-    from rich.table import Table
-    from rich.text import Text
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     check = report.gold
     if check is None:
@@ -95,16 +95,16 @@ def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
     for h in HEADERS:
         table.add_column(t(h, lang), overflow="fold")
     for row in item_rows(check):
-        table.add_row(*(Text(c) for c in row))
+        table.add_row(*(plain(c) for c in row))
     out: list[Any] = [table]
     if rows := pass_rows(check):
         passes = Table(title=t("Pass/fail against people", lang), title_justify="left")
         for h in PASS_HEADERS:
             passes.add_column(t(h, lang), overflow="fold")
         for row in rows:
-            passes.add_row(*(Text(c) for c in row))
+            passes.add_row(*(plain(c) for c in row))
         out.append(passes)
-    return out + [Text(line, style="yellow") for line in note_lines(check, lang)]
+    return out + [plain(line, style="yellow") for line in note_lines(check, lang)]
 
 
 def _md_table(header: list[str], rows: list[list[str]], cell: Callable[[Any], str]) -> list[str]:

@@ -64,13 +64,14 @@ def print_terminal(rep: Repeats | None, console: Any, lang: str = "en") -> None:
     """The samples table (flaky first), the pass@k / pass^k table, and the counts line."""
     if rep is None:
         return
-    from rich.table import Table
     from rich.text import Text
 
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
     from omk.textsafe import for_terminal
 
     n = rep.n or 0
-    table = Table(title=t("Repeats ({n} runs per sample)", lang).format(n=n), title_justify="left")
+    table = Table(title=plain(t("Repeats ({n} runs per sample)", lang).format(n=n), style="table.title"), title_justify="left")
     for col in (t("sample", lang), t("passed", lang), t("composite mean", lang), t("stddev", lang), t("min", lang), t("max", lang), f"pass@{n}", f"pass^{n}"):
         table.add_column(col, justify="left" if col == t("sample", lang) else "right", no_wrap=col == t("sample", lang), overflow="ellipsis")
     for s in rep.per_sample[:TERMINAL_ROWS]:
@@ -78,7 +79,7 @@ def print_terminal(rep: Repeats | None, console: Any, lang: str = "en") -> None:
         at = s.pass_at_k[-1] if s.pass_at_k else None
         hat = s.pass_hat_k[-1] if s.pass_hat_k else None
         mark = Text(for_terminal(s.sample_id), style="yellow" if s.flaky else "")
-        table.add_row(mark, f"{s.passed}/{s.runs}", _num(c.mean), _num(c.stddev), _num(c.min), _num(c.max), _num(at), _num(hat))
+        table.add_row(mark, plain(f"{s.passed}/{s.runs}"), _num(c.mean), _num(c.stddev), _num(c.min), _num(c.max), _num(at), _num(hat))
     if len(rep.per_sample) > TERMINAL_ROWS:
         table.caption = t("{shown} of {total} samples shown (flaky ones first); all are in the report", lang).format(
             shown=TERMINAL_ROWS, total=len(rep.per_sample)

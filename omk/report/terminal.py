@@ -14,13 +14,14 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console, JustifyMethod
-from rich.table import Table
 from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
 from omk.report import budget, capabilities, categories, drift, gold, intervals, reliability, triggering
 from omk.report.i18n import counted, shard_label, t
+from omk.report.plain import PlainTable as Table
+from omk.report.plain import plain
 from omk.report.reasons import (
     cached_line,
     failure_lines,
@@ -43,8 +44,8 @@ def _score_text(score: float | None, threshold: float | None) -> Text:
     if score is None:
         return Text("—", style="dim")
     if threshold is None:  # a report without its pass mark (edited by hand): no colour says pass or fail
-        return Text(f"{score:.2f}")
-    return Text(f"{score:.2f}", style="green" if score >= threshold else "red")
+        return plain(f"{score:.2f}")
+    return plain(f"{score:.2f}", style="green" if score >= threshold else "red")
 
 
 def _turn_mark(passed: bool | None) -> Text:
@@ -85,9 +86,9 @@ def print_summary(
     if (line := budget.headline(report, lang)) is not None:
         console.print(for_terminal(line), markup=False, highlight=False)
     if report_path:
-        console.print(Text(f"{t('report', lang)}: {for_terminal(report_path)}"))
+        console.print(plain(f"{t('report', lang)}: {for_terminal(report_path)}"))
     if also:
-        console.print(Text(f"{t('also written', lang)}: {', '.join(for_terminal(p) for p in also)}"))
+        console.print(plain(f"{t('also written', lang)}: {', '.join(for_terminal(p) for p in also)}"))
 
 
 def _results_table(report: ReportDocument, lang: str, width: int = 120) -> Table:
@@ -144,7 +145,7 @@ def _turn_row(turn: TurnResult, threshold: Any, label_cells: int, lang: str) -> 
     done = turn.status == "ok"
     # one line per turn, cut to the width the sample ids take (at least 48 cells) by display
     # width: a Chinese character takes two cells, so a cut by characters wrapped
-    label = Text(f"  ↳ {for_terminal(turn_label(turn, 200, lang))}", style="dim", no_wrap=True, overflow="ellipsis")
+    label = plain(f"  ↳ {for_terminal(turn_label(turn, 200, lang))}", style="dim", no_wrap=True, overflow="ellipsis")
     label.truncate(label_cells, overflow="ellipsis")
     return [
         label,
@@ -190,13 +191,13 @@ def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Co
             continue
         console.print(Text(heading, style="bold"))
         for name, lines, output in details:
-            console.print(Text(f"  {name}", style="bold"))
+            console.print(plain(f"  {name}", style="bold"))
             for line in lines:  # a message of several lines (a tool_sequence table) stays indented
-                console.print(Text(f"    - {for_terminal(line).replace(chr(10), chr(10) + '      ')}"))
+                console.print(plain(f"    - {for_terminal(line).replace(chr(10), chr(10) + '      ')}"))
             if output is not None:
                 console.print(_output_line(output, console, lang))
     if more:
-        console.print(Text(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
+        console.print(plain(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
 
 
 def _shared_errors(results: Iterable[SampleResult]) -> dict[str, list[tuple[int, str]]]:
@@ -248,14 +249,14 @@ def _print_totals(summary: Summary, console: Console, lang: str) -> None:
 
     layers = f"composite {at('composite')} (fact {at('fact')}, behavior {at('behavior')}, judge {at('judge')})"
     console.print(Text(head, style="bold"))
-    console.print(layers if summary.threshold is None else f"{layers} · {t('threshold', lang)} {summary.threshold:g}")
+    console.print(plain(layers if summary.threshold is None else f"{layers} · {t('threshold', lang)} {summary.threshold:g}"))
     for line in (intervals.pass_rate_line(summary, lang), intervals.variance_line(summary, lang)):
         if line:
             console.print(line)
     if summary.cost_usd is not None:
-        console.print(f"{t('cost', lang)}: ${summary.cost_usd:.4f}")
+        console.print(plain(f"{t('cost', lang)}: ${summary.cost_usd:.4f}"))
     if summary.judge_cost_usd:
-        console.print(f"{t('judge cost', lang)}: ${summary.judge_cost_usd:.4f}")
+        console.print(plain(f"{t('judge cost', lang)}: ${summary.judge_cost_usd:.4f}"))
     if skipped := skipped_judge_line(summary, lang):
         console.print(Text(skipped, style="yellow"))
     if cached := cached_line(summary, lang):

@@ -102,8 +102,8 @@ def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
 def terminal_parts(trig: Triggering | None, changes: Sequence[TriggerChange], lang: str = "en", label: str = "") -> list[Any]:
     """The tables of one run's block and of an experiment's changes; `label` names the run in
     the title (an experiment's variant)."""
-    from rich.table import Table
-    from rich.text import Text
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     out: list[Any] = []
     if trig is not None:
@@ -112,23 +112,23 @@ def terminal_parts(trig: Triggering | None, changes: Sequence[TriggerChange], la
         for i, h in enumerate(HEADERS):
             table.add_column(t(h, lang), overflow="fold", justify="left" if i in (0, 4, 5) else "right")
         for row in skill_rows(trig, lang):
-            table.add_row(*(Text(c) for c in row))
+            table.add_row(*(plain(c) for c in row))
         out.append(table)
-        out += [Text(line, style="yellow") for line in notes(trig, lang)]
+        out += [plain(line, style="yellow") for line in notes(trig, lang)]
         header, rows = routing_rows(trig, lang)
         if rows:
             matrix = Table(title=t("Routing: which skill fired", lang), title_justify="left")
             for i, h in enumerate(header):
                 matrix.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
             for row in rows:
-                matrix.add_row(*(Text(c) for c in row))
+                matrix.add_row(*(plain(c) for c in row))
             out.append(matrix)
     return out + _change_table(changes, lang)
 
 
 def _change_table(changes: Sequence[TriggerChange], lang: str) -> list[Any]:
-    from rich.table import Table
-    from rich.text import Text
+    from omk.report.plain import PlainTable as Table
+    from omk.report.plain import plain
 
     if not changes:
         return []
@@ -136,7 +136,7 @@ def _change_table(changes: Sequence[TriggerChange], lang: str) -> list[Any]:
     for h in CHANGE_HEADERS:
         table.add_column(t(h, lang), overflow="fold")
     for row in change_rows(changes, lang):
-        table.add_row(*(Text(c) for c in row))
+        table.add_row(*(plain(c) for c in row))
     return [table]
 
 

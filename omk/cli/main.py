@@ -18,7 +18,7 @@ ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-error
 
 class Number:
     """The type of every numeric option: a whole number, or a finite number, inside a documented
-    range (docs/cli.md). Anything else (a word, nan, inf, a number out of range, digits past
+    range (docs/security.md). Anything else (a word, nan, inf, a number out of range, digits past
     Python's limit) is refused by argparse in one line, exit 2, before any work starts."""
 
     def __init__(self, whole: bool, low: float, high: float, *, above_low: bool = False, what: str = "", suffix: str = ""):

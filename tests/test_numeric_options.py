@@ -111,3 +111,20 @@ def test_power_refuses_a_tiny_effect_and_every_range_admits_its_edges(tmp_path):
         (needs,) = json.loads(power.stdout)
         assert needs["effect"] == float(effect) and needs["between_sd"] > 0
         assert all(isinstance(row["samples"], int) and row["samples"] >= 2 for row in needs["samples_needed"])
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [
+        ("concurrency: 100000000000", "concurrency: must be from 1 to 1,000"),
+        ("timeout: 1.0e+308", "timeout: must be greater than 0 and at most 86,400 seconds"),
+        ("retries: 1000000", "retries: must be from 0 to 100"),
+    ],
+)
+def test_omk_yaml_holds_the_same_numbers_to_the_same_ranges(tmp_path, setting, words):
+    """omk.yaml's numbers meet the command line's ranges (`concurrency: 100000000000` hung the run)."""
+    (tmp_path / "s.yaml").write_text("samples:\n  - {sample_id: a, prompt: hi, assertions: [{type: contains, value: x}]}\n", encoding="utf-8")
+    (tmp_path / "omk.yaml").write_text(setting + "\n", encoding="utf-8")
+    run = omk_cli("eval", "s.yaml", "--target", "cmd:true", "--no-judge", "--no-cache", "--out", "run", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stdout + run.stderr
+    assert run.stderr.strip().splitlines() == [f"omk.yaml:1: {words} (got {setting.split(': ')[1].replace('1.0e+308', '1e+308')})"], run.stderr

@@ -77,20 +77,21 @@ class Settings:
 
 
 # Settings whose type is not enough: (test, what the message says it must be)
+# The same ranges as the command-line options (omk/cli/main.py, docs/security.md).
 RANGES: dict[str, tuple[Any, str]] = {
     "threshold": (lambda v: 1 <= v <= 5, "between 1 and 5, like the scores"),
-    "concurrency": (lambda v: v >= 1, "at least 1"),
-    "timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
-    "retries": (lambda v: v >= 0, "0 or more"),
+    "concurrency": (lambda v: 1 <= v <= 1_000, "from 1 to 1,000"),
+    "timeout": (lambda v: 0 < v <= 86_400, "greater than 0 and at most 86,400 seconds"),
+    "retries": (lambda v: 0 <= v <= 100, "from 0 to 100"),
     "regex_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "hook_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
-    "judge_repeat": (lambda v: v >= 1, "at least 1"),
+    "judge_repeat": (lambda v: 1 <= v <= 100, "from 1 to 100"),
     "url_timeout": (lambda v: 0 < v < float("inf"), "greater than 0"),
     "url_max_bytes": (lambda v: v >= 1, "at least 1"),
     "max_output_bytes": (lambda v: v >= 1, "at least 1"),
-    "max_cost_increase": (lambda v: 0 <= v < float("inf"), "a percentage, 0 or more"),
-    "budget_usd": (lambda v: 0 < v < float("inf"), "greater than 0 (USD)"),
-    "budget_per_sample_usd": (lambda v: 0 < v < float("inf"), "greater than 0 (USD)"),
+    "max_cost_increase": (lambda v: 0 <= v <= 1_000_000, "a percentage from 0 to 1,000,000"),
+    "budget_usd": (lambda v: 0 < v <= 1e9, "greater than 0 and at most 1,000,000,000 (USD)"),
+    "budget_per_sample_usd": (lambda v: 0 < v <= 1e9, "greater than 0 and at most 1,000,000,000 (USD)"),
 }
 
 

@@ -195,7 +195,7 @@ def test_max_cost_increase_from_omk_yaml_makes_the_run_fail_require_progress(tmp
 
 def test_a_bad_limit_is_one_clear_line(tmp_path):
     proc = omk("eval", "x.yaml", "--max-cost-increase", "lots", cwd=tmp_path)
-    assert proc.returncode == 2 and "--max-cost-increase: expected a percentage, got 'lots'" in proc.stderr
+    assert proc.returncode == 2 and "--max-cost-increase: expected a number from 0 to 1,000,000 percent, got 'lots'" in proc.stderr
     (tmp_path / "omk.yaml").write_text("max_cost_increase: -5\n", encoding="utf-8")
     (tmp_path / "eval-samples.yaml").write_text("- { sample_id: a, prompt: hi }\n", encoding="utf-8")
     proc = omk("eval", "eval-samples.yaml", cwd=tmp_path)

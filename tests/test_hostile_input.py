@@ -168,12 +168,12 @@ def replay_project(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("args", "omk_yaml", "words"),
     [
-        (["--timeout", "nan"], "", "--timeout: must be a finite number of seconds, got nan"),
-        (["--timeout", "inf"], "", "--timeout: must be a finite number of seconds, got inf"),
-        (["--timeout", "-1"], "", "--timeout: must be greater than 0, got -1"),
+        (["--timeout", "nan"], "", "--timeout: must be greater than 0 and at most 86,400 seconds, got nan"),
+        (["--timeout", "inf"], "", "--timeout: must be greater than 0 and at most 86,400 seconds, got inf"),
+        (["--timeout", "-1"], "", "--timeout: must be greater than 0 and at most 86,400 seconds, got -1"),
         ([], "url_timeout: 0\n", "omk.yaml:1: url_timeout: must be greater than 0 (got 0)"),
         ([], "url_timeout: -3\n", "omk.yaml:1: url_timeout: must be greater than 0 (got -3)"),
-        ([], "timeout: .nan\n", "omk.yaml:1: timeout: must be greater than 0 (got nan)"),
+        ([], "timeout: .nan\n", "omk.yaml:1: timeout: must be greater than 0 and at most 86,400 seconds (got nan)"),
         ([], "url_max_bytes: 0\n", "omk.yaml:1: url_max_bytes: must be at least 1 (got 0)"),
         (["--out", "afile"], "", "--out afile: exists and is not a folder"),
     ],

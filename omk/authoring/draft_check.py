@@ -18,6 +18,7 @@ from typing import Any
 
 from omk.authoring.draft_prompts import DRAFT_TYPES, NEAR_MISS, TASK, TRIGGER
 from omk.errors import InputError
+from omk.loader.depth import nested_too_deep
 from omk.model import Sample
 
 DRAFTED = "llm-generated"
@@ -42,6 +43,8 @@ def _decoded(text: str) -> Any:
             return json.loads(candidate)
         except ValueError:
             continue
+        except RecursionError:
+            raise DraftError(["the reply's JSON is nested too deeply to read"]) from None
     decoder = json.JSONDecoder()
     last: ValueError | None = None
     for match in re.finditer(r"[\[{]", text):
@@ -49,6 +52,8 @@ def _decoded(text: str) -> Any:
             return decoder.raw_decode(text, match.start())[0]
         except ValueError as exc:
             last = last or exc
+        except RecursionError:  # nested past what the JSON reader can follow: no draft in it
+            raise DraftError(["the reply's JSON is nested too deeply to read"]) from None
     where = f" ({last})" if last else ""
     raise DraftError([f"the reply holds no JSON value{where}"])
 
@@ -150,6 +155,9 @@ def checked(kind: str, sample: dict[str, Any], name: str, base_dir: Path) -> tup
     from omk.doctor.diagnostics import sample_diagnostics
     from omk.loader import load_text
 
+    deep = nested_too_deep(sample)
+    if deep is not None:  # the YAML writer recurses: a draft past the loader's depth is never written
+        raise DraftError([f"{name}: samples[0] ({sample.get('sample_id')}) {deep}"])
     text = "samples:\n" + block_of(sample, "draft") + "\n"
     problems = [f"{name}: {line}" for line in policy_problems(sample)] if kind == TASK else []
     try:

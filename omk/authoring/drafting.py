@@ -35,6 +35,7 @@ from omk.authoring.draft_prompts import (
 from omk.authoring.skill_source import SkillSource
 from omk.errors import InputError
 from omk.frozen import record
+from omk.loader.depth import nested_too_deep
 from omk.model import Sample
 from omk.report.i18n import t
 
@@ -224,6 +225,11 @@ def _draft(job: DraftJob, kind: str, order: tuple[int, int], item: Any, name: st
 def _shown(job: DraftJob, kind: str, item: Any, sample_id: str) -> str:
     """The broken draft as it is sent back: the YAML omk wrote for it (the lines the errors name)
     when it could make a sample of it, else the model's JSON."""
+    if nested_too_deep(item) is not None:  # the writers recurse: shown as the model wrote it, cut short
+        try:
+            return json.dumps(item, ensure_ascii=False, default=str)[:EXCERPT]
+        except RecursionError:
+            return "(a draft nested too deeply to show)"
     try:
         data = sample_of(kind, item, job.skill.name, sample_id)
     except DraftError:

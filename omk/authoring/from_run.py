@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omk.loader.depth import MAX_DEPTH, nested_too_deep
 from omk.mock_defs import RECORDED, is_subset
 from omk.records import SampleResult, ToolCall
 from omk.records.document import ReportDocument, read_document
@@ -59,7 +60,15 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
                 left_out.append(f"{result.sample_id}: {why}")
             continue
         seen.add(result.sample_id)
-        blocks.append(_block(document, run_dir, result, mask))
+        try:
+            sample = sample_of(result)
+            deep = nested_too_deep(sample)
+        except RecursionError:  # a hand-edited trace nested past what even the JSON writer follows
+            deep = f"nested deeper than {MAX_DEPTH} levels, the most a samples file holds"
+        if deep is not None:  # it would not load again, and the writers recurse: left out, said
+            left_out.append(f"{result.sample_id}: {deep}")
+            continue
+        blocks.append(_block(document, run_dir, result, sample, mask))
     header = [
         "# Samples recorded from a run (omk sample --from-run): each replays one result offline,",
         "# its tool calls answered by what they returned then. Review before trusting them.",
@@ -85,7 +94,7 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _block(document: ReportDocument, run_dir: Path, result: SampleResult, mask: Masker) -> str:
+def _block(document: ReportDocument, run_dir: Path, result: SampleResult, sample: dict[str, Any], mask: Masker) -> str:
     """One sample as YAML list item, after a comment saying where it came from."""
     import yaml
 
@@ -94,7 +103,7 @@ def _block(document: ReportDocument, run_dir: Path, result: SampleResult, mask: 
         f"recorded from run {document.run_id or '?'} ({run_dir}), sample {result.sample_id} of {where}, "
         f"target {document.target.name or '?'}, started {document.started_at or '?'}"
     )
-    sample = mask.value(sample_of(result))
+    sample = mask.value(sample)
     text = yaml.safe_dump([sample], sort_keys=False, allow_unicode=True, width=100)
     body = "\n".join(f"  {line}" if line else line for line in text.rstrip("\n").split("\n"))
     return f"  # {_one_line(mask(origin))}\n{body}"

@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn, cast
 
 from omk.version import __version__
 
@@ -15,64 +16,51 @@ EXIT_INCOMPLETE = 3  # the budget stopped the run before every sample ran: resum
 ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-errors` prints them all)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+class Number:
+    """The type of every numeric option: a whole number, or a finite number, inside a documented
+    range (docs/security.md). Anything else (a word, nan, inf, a number out of range, digits past
+    Python's limit) is refused by argparse in one line, exit 2, before any work starts."""
+
+    def __init__(self, whole: bool, low: float, high: float, *, above_low: bool = False, what: str = "", suffix: str = ""):
+        self.whole, self.low, self.high, self.above_low = whole, low, high, above_low
+        self.what, self.suffix = what, suffix  # `seconds`, `USD`…; a suffix such as `%` is allowed after the number
+        self.__name__ = "whole number" if whole else "number"
+
+    def words(self) -> str:
+        low, high = (f"{int(x):,}" if x == int(x) else f"{x:g}" for x in (self.low, self.high))
+        unit = f" {self.what}" if self.what else ""
+        if self.above_low:
+            return f"greater than {low} and at most {high}{unit}"
+        return f"from {low} to {high}{unit}"
+
+    def __call__(self, text: str) -> int | float:
+        import math
+
+        word = "a whole number" if self.whole else "a number"
+        try:
+            value: int | float = int(text) if self.whole else float(text.removesuffix(self.suffix) if self.suffix else text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {word} {self.words()}, got {text[:40]!r}") from None
+        if not math.isfinite(value) or value < self.low or value > self.high or (self.above_low and value == self.low):
+            raise argparse.ArgumentTypeError(f"must be {self.words()}, got {text[:40]}")
+        return value
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, got {text}")
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
-
-
-def _percent(text: str) -> float:
-    from omk.config import RANGES  # the same rule omk.yaml's `max_cost_increase` is checked by
-
-    try:
-        value = float(text.removesuffix("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
-    in_range, words = RANGES["max_cost_increase"]
-    if not in_range(value):
-        raise argparse.ArgumentTypeError(f"must be {words}; got {text}")
-    return value
-
-
-def _score(text: str) -> float:
-    from omk.config import RANGES  # the same rule omk.yaml's `threshold` is checked by
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    in_range, words = RANGES["threshold"]
-    if not in_range(value):
-        raise argparse.ArgumentTypeError(f"must be {words}; got {text}")
-    return value
+# The ranges, each wide enough for any real use and narrow enough that nothing downstream
+# overflows or allocates per unit: a day per call, 10,000 repeats of a sample, 1,000 calls at once.
+DAY = 86_400.0
+_repeats = Number(True, 1, 10_000)  # runs of each sample, drafts in all
+_judge_repeat = Number(True, 1, 100)
+_concurrency = Number(True, 1, 1_000)
+_retries = Number(True, 0, 100)
+_count = Number(True, 0, 10_000)  # drafted trigger probes or tasks
+_seed = Number(True, 0, 2**63 - 1)
+_port = Number(True, 0, 65_535)
+_seconds = Number(False, 0, DAY, above_low=True, what="seconds")
+_usd = Number(False, 0, 1e9, above_low=True, what="USD")
+_difference = Number(False, 0.001, 4.0, what="(a composite difference, on the 1-5 scale)")
+_percent = Number(False, 0, 1e6, what="percent", suffix="%")
+_score = Number(False, 1, 5, what="(like the scores)")
 
 
 def _allow_entry(text: str) -> str:
@@ -85,13 +73,21 @@ def _allow_entry(text: str) -> str:
     return text.strip()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose refusals are one line (the usage is for `--help`); its subcommands too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="omk",
         description="Evaluate LLM prompts, skills and agents against sample files.",
     )
     parser.add_argument("--version", action="version", version=f"omk {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")  # each one a _Parser: one-line refusals
+    sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]", subcommands)
     _add_eval(sub)
     _add_other_commands(sub)
     return parser
@@ -113,17 +109,17 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--judge", help="judge SPEC[,SPEC...]")
     judge.add_argument("--no-judge", action="store_true", help="do not run the LLM judge")
-    ev.add_argument("--judge-repeat", type=_positive_int, metavar="N", help="ask each judge N times per item and average (default 1)")
+    ev.add_argument("--judge-repeat", type=_judge_repeat, metavar="N", help="ask each judge N times per item and average (default 1)")
     ev.add_argument("--no-debias-length", action="store_true", help="leave the length-debias block out of the judge prompt")
-    ev.add_argument("--concurrency", type=_positive_int, help="samples in flight at once (default 4)")
-    ev.add_argument("--timeout", type=_positive_float, help="seconds per target call (default 120)")
-    ev.add_argument("--retries", type=_non_negative_int, help="retries of a failed target call (429, 5xx, timeout; default 2)")
-    ev.add_argument("--repeat", type=_positive_int, metavar="N", help="run each sample N times and report the spread")
+    ev.add_argument("--concurrency", type=_concurrency, help="samples in flight at once (default 4)")
+    ev.add_argument("--timeout", type=_seconds, help="seconds per target call (default 120)")
+    ev.add_argument("--retries", type=_retries, help="retries of a failed target call (429, 5xx, timeout; default 2)")
+    ev.add_argument("--repeat", type=_repeats, metavar="N", help="run each sample N times and report the spread")
     ev.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache (.omk/cache.sqlite)")
     ev.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run: run only the samples it lacks")
     ev.add_argument("--dry-run", action="store_true", help="load, check and plan the run; print the calls, tokens and cost it would take; call nothing")
-    ev.add_argument("--budget-usd", type=_positive_float, metavar="X", help="start no new call once target and judge spend reaches X USD (exit 3)")
-    ev.add_argument("--budget-per-sample-usd", type=_positive_float, metavar="X", help="the budget as X USD per sample run still to do")
+    ev.add_argument("--budget-usd", type=_usd, metavar="X", help="start no new call once target and judge spend reaches X USD (exit 3)")
+    ev.add_argument("--budget-per-sample-usd", type=_usd, metavar="X", help="the budget as X USD per sample run still to do")
     ev.add_argument("--threshold", type=_score, help="pass mark for every layer score, 1-5 (default 3.5)")
     ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
     ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
@@ -155,13 +151,13 @@ def _add_experiment_options(ev: argparse.ArgumentParser) -> None:
         "--ablate", metavar="SKILL_DIR",
         help="an experiment of the whole skill against the skill without each section of SKILL.md (and reference file): what each part is worth",
     )  # fmt: skip
-    exp.add_argument("--trivial", type=_positive_float, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
+    exp.add_argument("--trivial", type=_difference, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
     exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
     exp.add_argument(
         "--max-cost-increase", type=_percent, metavar="PCT",
         help="a treatment whose cost per sample rises more than PCT percent is CAUTIOUS (max_cost_increase: in omk.yaml)",
     )  # fmt: skip
-    exp.add_argument("--seed", type=_non_negative_int, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
+    exp.add_argument("--seed", type=_seed, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
     exp.add_argument(
         "--pairwise",
         action=argparse.BooleanOptionalAction,
@@ -197,17 +193,17 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
     pwr = sub.add_parser("power", help="how many samples and repeats a difference needs, from a finished run's spread")
     pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
-    pwr.add_argument("--effect", type=_positive_float, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
+    pwr.add_argument("--effect", type=_difference, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
     pwr.add_argument("--json", action="store_true", help="machine-readable output")
 
     srv = sub.add_parser("serve-model", help="a scripted model on 127.0.0.1 (Anthropic, Chat Completions, Responses) for offline dry runs")
     srv.add_argument("script", metavar="SCRIPT", help="the script: which tool calls to make and what to answer, per prompt pattern")
-    srv.add_argument("--port", type=_non_negative_int, default=8642, help="the port to listen on (default 8642; 0: any free port)")
+    srv.add_argument("--port", type=_port, default=8642, help="the port to listen on (default 8642; 0: any free port)")
     srv.add_argument("--record", metavar="FILE", help="append every request to FILE, one JSON object a line")
 
     view = sub.add_parser("view", help="a local, read-only page over run folders: runs, trends, comparisons, a sample's history")
     view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs)")
-    view.add_argument("--port", type=_non_negative_int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    view.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one)")
     view.add_argument("--export", metavar="DIR", help="write the pages as static files into DIR instead of serving them")
     mrg = sub.add_parser("merge", help="join the shards of a split run (omk eval --shard I/N) into one run folder")
     mrg.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="the shards' run folders")
@@ -224,7 +220,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
     dif.add_argument("run_b", metavar="RUN_B", help="the later run folder (or report.json), e.g. the pull request's")
-    dif.add_argument("--trivial", type=_positive_float, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
+    dif.add_argument("--trivial", type=_difference, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
     dif.add_argument("--json", action="store_true", help="machine-readable output")
     dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
 
@@ -239,12 +235,12 @@ def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     smp.add_argument("--from-run", metavar="RUN_DIR", help="a run folder (or its report.json) to record from")
     smp.add_argument("--output", metavar="FILE", help="write the samples here (default: print them)")
     smp.add_argument("--target", metavar="KIND:ARG", help="SKILL_DIR: the model that drafts (openai:, anthropic:, cmd:; default: omk.yaml's target)")
-    smp.add_argument("-n", type=_positive_int, metavar="N", help="SKILL_DIR: samples to draft in all (default 10, half trigger probes, half tasks)")
-    smp.add_argument("--triggers", type=_non_negative_int, metavar="N", help="SKILL_DIR: trigger probes (should-fire and near-miss prompts) to draft")
-    smp.add_argument("--tasks", type=_non_negative_int, metavar="N", help="SKILL_DIR: task samples (prompt, mocks, rubric, checks) to draft")
+    smp.add_argument("-n", type=_repeats, metavar="N", help="SKILL_DIR: samples to draft in all (default 10, half trigger probes, half tasks)")
+    smp.add_argument("--triggers", type=_count, metavar="N", help="SKILL_DIR: trigger probes (should-fire and near-miss prompts) to draft")
+    smp.add_argument("--tasks", type=_count, metavar="N", help="SKILL_DIR: task samples (prompt, mocks, rubric, checks) to draft")
     smp.add_argument("--append", action="store_true", help="SKILL_DIR: add the samples at the end of --output FILE, which must exist")
-    smp.add_argument("--concurrency", type=_positive_int, default=4, help="SKILL_DIR: model calls in flight at once (default 4)")
-    smp.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="SKILL_DIR: per model call (default: omk.yaml's timeout, else 120)")
+    smp.add_argument("--concurrency", type=_concurrency, default=4, help="SKILL_DIR: model calls in flight at once (default 4)")
+    smp.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="SKILL_DIR: per model call (default: omk.yaml's timeout, else 120)")
     smp.add_argument("--lang", choices=["en", "zh"], help="language of the lines the command prints (default: omk.yaml's lang when drafting, else en)")
 
 

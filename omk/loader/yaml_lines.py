@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from omk.loader.depth import MAX_DEPTH
 from omk.loader.document import Document, Issue, LineTable, ParseFailure, Path_
 from omk.loader.yaml_core import MAP, SEQ, TagError, resolve_plain, resolve_tagged
 
@@ -31,7 +32,6 @@ try:
 except AttributeError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
-MAX_DEPTH = 200
 ALIAS_BUDGET = 1_000_000  # nodes that aliases may add on top of 10x the written ones
 
 _NO_KEY = object()  # a mapping frame waiting for its next key

@@ -117,7 +117,7 @@ def estimate_lines(plan: Any) -> list[str]:
         )
     lines.append(f"estimated cost: ${plan.cost_usd:.4f}")
     if plan.unpriced:
-        lines.append(f"  not counted (no known price; set openai.price / anthropic.price in omk.yaml): {', '.join(plan.unpriced)}")
+        lines.append(f"  not counted (no known price; set {' / '.join(plan.unpriced_settings)} in omk.yaml): {', '.join(plan.unpriced)}")
     lines.append(
         "  prompt tokens counted with omk's word tokenizer; output tokens from the cache for "
         f"{plan.outputs_from_cache} target call(s), {plan.default_output_tokens} per call otherwise"

@@ -68,3 +68,11 @@ def test_the_interrupt_hint_is_one_complete_command() -> None:
     command = resume_command("/tmp/a run", ["cmd:python3 agent.py", "openai:gpt-4o"], ["claude:sonnet"], [])
     assert shlex.split(command) == ["omk", "eval", "--resume", "/tmp/a run", "--target", "cmd:python3 agent.py", "--judge", "claude:sonnet"]
     assert subprocess.run([sys.executable, "-c", "import shlex,sys; shlex.split(sys.argv[1])", command]).returncode == 0
+
+
+def test_the_init_hint_runs_as_printed(tmp_path: Path) -> None:
+    """`omk init` into a folder whose name has a space: its `run:` command is quoted and runs."""
+    made = budget_omk("init", "my evals", cwd=tmp_path, url="http://127.0.0.1:9")
+    assert made.returncode == 0, made.stderr
+    ran = budget_omk(*hint(made.stdout, "run:"), cwd=tmp_path, url="http://127.0.0.1:9")
+    assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -35,6 +35,11 @@ _PATH_KEYS = ("file_path", "path", "filename")
 _SHELL_READ = re.compile(r"skills/([^/\s'\"]+)/" + re.escape("SKILL.md") + r"(?![\w.])")
 
 
+def skill_folder(given: Path) -> Path:
+    """The skill folder a user named: the folder itself, or the folder of the SKILL.md named."""
+    return given.parent if given.name == SKILL_FILE and given.is_file() else given
+
+
 @record
 class SkillPath:
     """One skill a run installs: its name, where it is, and whether it is a folder."""

@@ -1,18 +1,17 @@
 """Shared by the Claude Code tests: where the real CLI is, and what a scripted run needs.
 
 The CLI is looked for in `OMK_CLAUDE`, then in `.ci/node` (where `.ci/run` installs the pinned
-npm package), then on PATH. Without it the tests that need it skip and say why, except under
+npm package), then on PATH (one that prints the pinned version, tests/cli_pins.py). Without it the tests that need it skip and say why, except under
 `CI`, where they fail: CI must never pass by skipping them.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import time
 from pathlib import Path
 
+import cli_pins
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,27 +20,21 @@ LOCAL_INSTALL = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "claude"
 
 def pinned_version() -> str:
     """The Claude Code version `.ci/run` installs (its `CLAUDE_CODE_VERSION=` line)."""
-    found = re.search(r"^CLAUDE_CODE_VERSION=(\S+)$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
-    if found is None:
-        raise RuntimeError(".ci/run names no CLAUDE_CODE_VERSION")
-    return found.group(1)
+    return cli_pins.CLAUDE.version
 
 
-INSTALL = f"npm install --no-audit --no-fund --prefix .ci/node @anthropic-ai/claude-code@{pinned_version()}"
+INSTALL = cli_pins.CLAUDE.install
 
 
 def find_claude() -> str | None:
-    for candidate in (os.environ.get("OMK_CLAUDE"), str(LOCAL_INSTALL), shutil.which("claude")):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return cli_pins.find(cli_pins.CLAUDE)
 
 
 def require_claude() -> str:
     found = find_claude()
     if found is not None:
         return found
-    reason = f"the Claude Code CLI is not installed (OMK_CLAUDE, {LOCAL_INSTALL}, PATH); install it with: {INSTALL}"
+    reason = cli_pins.missing(cli_pins.CLAUDE)
     if os.environ.get("CI"):
         pytest.fail(f"CI must run the Claude Code tests: {reason}")
     pytest.skip(reason)

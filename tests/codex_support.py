@@ -1,37 +1,34 @@
 """Shared by the Codex tests: where the real CLI is, and `omk eval` run as a subprocess.
 
 The CLI is looked for in `OMK_CODEX`, then in `.ci/node` (where `.ci/run` installs the pinned npm
-package), then on PATH. Without it the tests that need it skip and say why, except under `CI`,
+package), then on PATH (one that prints the pinned version, tests/cli_pins.py). Without it the tests that need it skip and say why, except under `CI`,
 where they fail: CI must never pass by skipping them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import cli_pins
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_INSTALL = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "codex"
-INSTALL = "npm install --no-audit --no-fund --prefix .ci/node @openai/codex@<version in .ci/run>"
+INSTALL = cli_pins.CODEX.install
 
 
 def find_codex() -> str | None:
-    for candidate in (os.environ.get("OMK_CODEX"), str(LOCAL_INSTALL), shutil.which("codex")):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return cli_pins.find(cli_pins.CODEX)
 
 
 def require_codex() -> str:
     found = find_codex()
     if found is not None:
         return found
-    reason = f"the Codex CLI is not installed (OMK_CODEX, {LOCAL_INSTALL}, PATH); install it with: {INSTALL}"
+    reason = cli_pins.missing(cli_pins.CODEX)
     if os.environ.get("CI"):
         pytest.fail(f"CI must run the Codex tests: {reason}")
     pytest.skip(reason)

@@ -174,6 +174,25 @@ def test_gold_init_writes_one_empty_line_per_sample(tmp_path: Path) -> None:
     assert main(["gold", "init", str(run), "--out", str(out)]) == 2  # never overwrites labels unasked
 
 
+def test_gold_check_on_the_fresh_template_says_every_label_is_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The template `omk gold init` writes, checked before anyone filled it in: the file was
+    given, so the error says its labels are all still empty and which fields to fill, never
+    "give --gold FILE"."""
+    report = {"format": "omk-report/1", "judge": {"models": ["m:a"]}, "summary": {"threshold": 3.5, "total": 2}, "results": [_result(f"s{i}", 3.0, 3.0, 3.0) for i in range(2)]}
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    assert main(["gold", "init", str(run), "--out", str(labels)]) == 0
+    capsys.readouterr()
+    assert main(["gold", "check", str(run), "--gold", str(labels)]) == 2
+    err = capsys.readouterr().err
+    assert "give --gold FILE" not in err
+    assert f"{labels}: every label is still empty" in err and "score (1-5)" in err and "rater" in err
+    assert main(["gold", "check", str(run)]) == 2  # no file given at all: the old advice stands
+    assert "give --gold FILE" in capsys.readouterr().err
+
+
 def test_bad_labels_file_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = _run(tmp_path, [3.0, 4.0], [3.0, 4.0], [3.0, 4.0])
     labels = tmp_path / "labels.jsonl"

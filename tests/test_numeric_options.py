@@ -35,6 +35,11 @@ OPTIONS = [
     (("sample", "skill"), "--tasks"),
     (("sample", "skill"), "--concurrency"),
     (("sample", "skill"), "--timeout"),
+    (("evolve", "skill"), "--rounds"),
+    (("evolve", "skill"), "--candidates"),
+    (("evolve", "skill"), "--repeat"),
+    (("evolve", "skill"), "--seed"),
+    (("evolve", "skill"), "--budget-usd"),
 ]
 HUGE = "9" * 5000
 BAD = ["nan", "inf", "-inf", "-1", "1e308", "-1e-300", HUGE, "ten"]
@@ -128,3 +133,26 @@ def test_omk_yaml_holds_the_same_numbers_to_the_same_ranges(tmp_path, setting, w
     run = omk_cli("eval", "s.yaml", "--target", "cmd:true", "--no-judge", "--no-cache", "--out", "run", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stdout + run.stderr
     assert run.stderr.strip().splitlines() == [f"omk.yaml:1: {words} (got {setting.split(': ')[1].replace('1.0e+308', '1e+308')})"], run.stderr
+
+
+def test_the_list_above_is_every_numeric_option_the_parser_has():
+    """A new numeric option cannot skip its range: every option whose value is converted (not a
+    plain string or a choice) converts through the one range-checked type, and is in OPTIONS."""
+    import argparse
+
+    from omk.cli.main import Number, build_parser
+
+    def subparsers(parser: argparse.ArgumentParser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                yield from action.choices.items()
+
+    typed = set()
+    for name, sub in subparsers(build_parser()):
+        for action in sub._actions:
+            if action.type is not None and action.option_strings and not isinstance(action.type, Number):
+                typed.add((name, action.option_strings[-1], getattr(action.type, "__name__", repr(action.type))))
+            if isinstance(action.type, Number):
+                assert any(c[0] == name and o in action.option_strings for c, o in OPTIONS), (name, action.option_strings)
+    converters = {t for _, _, t in typed}
+    assert converters <= {"str", "_allow_entry", "Path"}, sorted(typed)

@@ -87,3 +87,37 @@ def test_every_first_hour_command_runs(tmp_path):
     assert ran == readme_commands()
     assert (repo / "my-evals" / "eval-samples.yaml").exists()
     assert (repo / ".omk" / "runs" / "first" / "report.json").exists()
+
+
+ACTIVATE = "source .venv/bin/activate"
+
+
+def skills_page_block() -> str:
+    """docs/skills.md's offline walkthrough block, as written."""
+    text = (ROOT / "docs" / "skills.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S) if "omk serve-model" in b)
+    return block
+
+
+def test_the_skills_page_runs_as_written_after_the_readme_install(tmp_path):
+    """docs/skills.md writes a bare `omk`: the README says how that command exists after its
+    install (the activation line), and the page's block then runs as written, as one shell
+    script, in a fresh copy: no `omk: command not found`, and each command prints what the
+    page quotes. The one substitution: OMK_CLAUDE names the pinned Claude Code CLI."""
+    from claude_support import require_claude
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme[readme.index("## Quick start") : readme.index("## Your first hour")]
+    assert f"```sh\n{ACTIVATE}\n```" in quick  # the README's one convention for the docs' bare `omk`
+    claude = require_claude()
+    repo = _copy(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CLAUDE_", "VIRTUAL_ENV"))}
+    env.update(NO_COLOR="1", COLUMNS="100", OMK_CLAUDE=claude, HOME=str(tmp_path))
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not Path(p, "omk").exists())
+    script = f"{ACTIVATE}\n{skills_page_block()}"
+    proc = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+    assert "command not found" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert "health 100/100" in proc.stdout, proc.stdout + proc.stderr
+    out = " ".join(re.sub(r"[│┃┏┓┗┛┡┩└┘┌┐━─╇╈┳┻╭╮╯╰]", " ", proc.stdout).split())
+    assert "5 samples · 4 passed · 1 failed · 0 errored" in out, proc.stdout + proc.stderr  # the page's first run
+    assert "samples scored on both arms" in out, proc.stdout + proc.stderr  # and its experiment

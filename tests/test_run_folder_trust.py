@@ -150,7 +150,7 @@ def test_giving_the_samples_again_lets_their_hooks_run_on_resume_and_other_sampl
     (tmp_path / "hook-ran").unlink()
     (tmp_path / "run" / "results.jsonl").write_text("", encoding="utf-8")
     resume = ["eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet"]
-    clean_failure(omk(*resume, cwd=tmp_path), "samples_files:", f"omk eval --resume {tmp_path / 'run'} {tmp_path / 's.yaml'}")
+    clean_failure(omk(*resume, cwd=tmp_path), "samples_files:", f"omk eval --resume {tmp_path / 'run'} --target", str(tmp_path / 's.yaml'))
     clean_failure(omk(*resume, "other.yaml", cwd=tmp_path), "samples_files:", "give those again or none")
     assert not (tmp_path / "hook-ran").exists()
     again = omk(*resume, "s.yaml", cwd=tmp_path)

@@ -402,7 +402,7 @@ def test_an_anthropic_model_can_draft(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["skills/none", "--target", "openai:m"], "skills/none: not a folder; give a skill folder (one with SKILL.md in it)"),
+        (["skills/none", "--target", "openai:m"], "skills/none: no such skill folder"),
         (["skills/empty", "--target", "openai:m"], "skills/empty: not a skill folder: it has no SKILL.md"),
         (["skills/empty", "--from-run", "run1"], "omk sample: give SKILL_DIR (draft samples from a skill) or --from-run RUN_DIR (record a run), not both"),
         ([], "omk sample: give SKILL_DIR (draft samples from a skill with --target SPEC) or --from-run RUN_DIR (record a run)"),

@@ -83,7 +83,13 @@ def front_matter(text: str) -> dict[str, str]:
 
 def read_skill(folder: Path) -> SkillSource:
     """The skill in `folder`; InputError (one line) when it is no skill folder."""
+    from omk.loader.discover import near_skill
+    from omk.skillset import skill_folder
+
+    folder = skill_folder(folder)
     skill_md = folder / SKILL_FILE
+    if not folder.exists():
+        raise InputError(f"{folder}: no such skill folder{near_skill(folder)}")
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder; give a skill folder (one with {SKILL_FILE} in it)")
     if not skill_md.is_file():

@@ -64,20 +64,31 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
         return EXIT_INTERRUPTED
     show(report, evaluation, quiet=args.quiet)
     if report.budget is not None and report.budget.stopped:
-        print_budget_stop(report.budget, evaluation.out_dir)
+        print_budget_stop(report.budget, continue_command([evaluation]) if evaluation.out_dir else None)
         return EXIT_INCOMPLETE
     return EXIT_OK if report.passed else EXIT_GATE
 
 
-def print_budget_stop(budget: Any, out_dir: Path | None) -> None:
+def continue_command(evaluations: list[Evaluation], out_dir: Path | None = None) -> str:
+    """The command, complete and quoted, that continues this run (or an experiment of these
+    variants) from its folder."""
+    from omk.runner.resume import resume_command
+
+    first = evaluations[0]
+    targets = [e.settings.target for e in evaluations]
+    return resume_command(out_dir or first.out_dir or "", targets, list(first.settings.judge), first.samples)
+
+
+def print_budget_stop(budget: Any, command: str | None) -> None:
     """The budget was reached: what was spent, what was left, how to go on (exit code 3)."""
     print(
         f"budget reached: ${budget.spent_usd:.4f} spent of ${budget.limit_usd:.4f}; "
         f"{len(budget.not_run)} run(s) not started (report.json budget.not_run)",
         file=sys.stderr,
     )
-    if out_dir is not None:
-        print(f"continue it with: omk eval --resume {out_dir} [--budget-usd X]", file=sys.stderr)
+    if command is not None:
+        print(f"continue it with: {command} --budget-usd {budget.limit_usd:g}", file=sys.stderr)
+        print("  (--budget-usd sets the spending limit of the rest; leave it out for none)", file=sys.stderr)
 
 
 def print_estimate(evaluations: list[Evaluation], not_run: list[str]) -> int:
@@ -106,7 +117,7 @@ def estimate_lines(plan: Any) -> list[str]:
         )
     lines.append(f"estimated cost: ${plan.cost_usd:.4f}")
     if plan.unpriced:
-        lines.append(f"  not counted (no known price; set openai.price / anthropic.price in omk.yaml): {', '.join(plan.unpriced)}")
+        lines.append(f"  not counted (no known price; set {' / '.join(plan.unpriced_settings)} in omk.yaml): {', '.join(plan.unpriced)}")
     lines.append(
         "  prompt tokens counted with omk's word tokenizer; output tokens from the cache for "
         f"{plan.outputs_from_cache} target call(s), {plan.default_output_tokens} per call otherwise"
@@ -157,7 +168,7 @@ def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
 
         lang = evaluation.settings.lang
         print(t("interrupted: the partial run is kept in {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)
-        print(t("resume it with: omk eval --resume {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)
+        print(t("resume it with: {command}", lang).format(command=continue_command([evaluation])), file=sys.stderr)
         return None
     return evaluation.finish()
 

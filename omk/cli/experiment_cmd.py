@@ -41,7 +41,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
             asyncio.run(experiment.execute(on_result))
     except KeyboardInterrupt:
         print(f"interrupted: the partial experiment is kept in {experiment.out_dir}", file=sys.stderr)
-        print(f"resume it with: omk eval --resume {experiment.out_dir}", file=sys.stderr)
+        print(f"resume it with: {_continue(experiment)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     outcome = experiment.finish()
     code = show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
@@ -51,9 +51,18 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
         from omk.records.budget import BudgetBlock
 
         runs = tuple(n for b in stopped for n in b.not_run)
-        print_budget_stop(BudgetBlock(stopped[0].limit_usd, stopped[0].spent_usd, runs), experiment.out_dir)
+        print_budget_stop(BudgetBlock(stopped[0].limit_usd, stopped[0].spent_usd, runs), _continue(experiment))
         return EXIT_INCOMPLETE
     return code
+
+
+def _continue(experiment: Any) -> str | None:
+    """The command that continues the experiment from its folder, complete and quoted."""
+    from omk.cli.eval_cmd import continue_command
+
+    if experiment.out_dir is None or not experiment.evaluations:
+        return None
+    return continue_command(experiment.evaluations, experiment.out_dir)
 
 
 def _print_triggering(outcome: ExperimentOutcome, console: Any, lang: str = "en") -> None:

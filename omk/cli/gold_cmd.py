@@ -42,7 +42,7 @@ def run_gold(args: argparse.Namespace) -> int:
     files = [Path(f) for f in args.gold or []]
     found = run_check(document, files, settings, str(args.run_dir))
     if found is None:
-        raise InputError(f"{args.run_dir}: no labels: give --gold FILE (omk gold init writes one) or add gold: to the samples")
+        raise InputError(_no_labels(str(args.run_dir), files))
     if args.json:
         say(json.dumps(found.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -51,3 +51,15 @@ def run_gold(args: argparse.Namespace) -> int:
     return EXIT_GATE if found.flagged else EXIT_OK
 
 
+
+
+def _no_labels(run_dir: str, files: list[Path]) -> str:
+    """Why there is nothing to check: no labels file was given, or every label in the files
+    given is still empty (as `omk gold init` writes them)."""
+    if not files:
+        return f"{run_dir}: no labels: give --gold FILE (omk gold init writes one) or add gold: to the samples"
+    names = ", ".join(str(f) for f in files)
+    return (
+        f"{names}: every label is still empty: fill in score (1-5), pass (true/false) or dimensions, "
+        "and rater, on the lines of the samples you judged, then run omk gold check again"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from omk.cli.console import say
@@ -51,7 +52,7 @@ def run_init(args: argparse.Namespace) -> int:
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     written = [*files, ".gitignore"] if ignore_omk_folder(folder / ".gitignore") else list(files)
-    say(f"wrote {', '.join(written)} in {folder}; run: omk eval {folder / 'eval-samples.yaml'}")
+    say(f"wrote {', '.join(written)} in {folder}; run: omk eval {shlex.quote(str(folder / 'eval-samples.yaml'))}")
     return EXIT_OK
 
 

@@ -61,6 +61,7 @@ _usd = Number(False, 0, 1e9, above_low=True, what="USD")
 _difference = Number(False, 0.001, 4.0, what="(a composite difference, on the 1-5 scale)")
 _percent = Number(False, 0, 1e6, what="percent", suffix="%")
 _score = Number(False, 1, 5, what="(like the scores)")
+_rounds = Number(True, 1, 100)  # evolve's rounds, and candidates a round
 
 
 def _allow_entry(text: str) -> str:
@@ -251,14 +252,14 @@ def _add_evolve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     evo.add_argument("--improver", required=True, metavar="SPEC", help="the model that proposes candidates: openai:, anthropic: or cmd:")
     evo.add_argument("--target", metavar="KIND:ARG", help="the agent or model the skill runs with (default: omk.yaml's target)")
     evo.add_argument("--focus", choices=["description", "body", "both"], default="both", help="what the candidates may change (default both)")
-    evo.add_argument("--rounds", type=_positive_int, default=3, metavar="R", help="rounds at most (default 3)")
-    evo.add_argument("--candidates", type=_positive_int, default=4, metavar="K", help="candidates per round (default 4)")
+    evo.add_argument("--rounds", type=_rounds, default=3, metavar="R", help="rounds at most (default 3)")
+    evo.add_argument("--candidates", type=_rounds, default=4, metavar="K", help="candidates per round (default 4)")
     evo.add_argument("--split", default="50/25/25", metavar="TRAIN/SELECT/TEST", help="the shares of the split (default 50/25/25)")
-    evo.add_argument("--repeat", type=_positive_int, metavar="N", help="run each sample N times")
-    evo.add_argument("--seed", type=_non_negative_int, default=0, metavar="N", help="the split's seed (default 0)")
+    evo.add_argument("--repeat", type=_repeats, metavar="N", help="run each sample N times")
+    evo.add_argument("--seed", type=_seed, default=0, metavar="N", help="the split's seed (default 0)")
     evo.add_argument("--out", metavar="DIR", help="the output folder (default .omk/evolve/<id>/)")
     evo.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost of the whole loop; call nothing")
-    evo.add_argument("--budget-usd", type=_positive_float, metavar="X", help="start no paid step once X dollars are spent; exit 3 (the same command resumes)")
+    evo.add_argument("--budget-usd", type=_usd, metavar="X", help="start no paid step once X dollars are spent; exit 3 (the same command resumes)")
     evo.add_argument("--write", action="store_true", help="copy the selected SKILL.md over the original when the final check says PROGRESS")
     evo.add_argument("--json", action="store_true", help="print the report as JSON")
 

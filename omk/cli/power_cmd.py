@@ -30,8 +30,11 @@ def power_lines(data: dict) -> list[str]:
     needs = " · ".join(
         f"{n['repeats']} repeat(s): {n['samples'] if n['samples'] is not None else 'n/a'}" for n in data["samples_needed"]
     )
+    head = f"{name}: {data['samples']} samples × {data['repeats']} repeat(s); spread between samples {data['between_sd']:.3f}{within}"
+    if data.get("note"):
+        return [head, f"  {data['note']}"]
     return [
-        f"{name}: {data['samples']} samples × {data['repeats']} repeat(s); spread between samples {data['between_sd']:.3f}{within}",
+        head,
         f"  this run detects differences of {detect} or more",
         f"  a difference of {data['effect']:g} needs (samples per repeat count): {needs}",
     ]

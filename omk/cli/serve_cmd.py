@@ -28,7 +28,10 @@ def run_serve_model(args: argparse.Namespace) -> int:
     try:
         asyncio.run(server.serve_forever(ready))
     except OSError as exc:
-        raise ConfigError(f"omk serve-model: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
+        raise ConfigError(
+            f"omk serve-model: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc} "
+            "(give another port with --port N, or --port 0 for a free one)"
+        ) from None
     except KeyboardInterrupt:
         say(f"omk serve-model: stopped after {plural(len(server.requests), 'request', 'requests')}")
     return EXIT_OK

@@ -207,8 +207,13 @@ def plan_ablation(skill: Path, target_kind: str) -> tuple[AblationPlan, SkillTex
     """The parts of the skill folder `skill`: SKILL.md's sections, then (for targets that receive
     them) its reference files."""
     from omk.engine.estimate import count_tokens
+    from omk.loader.discover import near_skill
+    from omk.skillset import skill_folder
 
+    skill = skill_folder(skill)
     if not (skill / SKILL_FILE).is_file():
+        if not skill.exists():
+            raise ConfigError(f"--ablate {skill}: no such skill folder{near_skill(skill)}")
         raise ConfigError(f"--ablate {skill}: not a skill folder (no {SKILL_FILE} in it)")
     text = split_skill(_read_skill_text(skill / SKILL_FILE))
     if not text.sections:
@@ -304,7 +309,9 @@ def prepare_ablation(
         flag = "several --target" if several_targets else "--control/--treatment"
         raise ConfigError(f"--ablate makes its own variants (the whole skill, and the skill without each part): drop {flag}")
     given = Path(options.ablate)
-    skill = (given if given.is_absolute() else cwd / given).resolve()
+    from omk.skillset import skill_folder
+
+    skill = skill_folder((given if given.is_absolute() else cwd / given).resolve())
     plan, text, references = plan_ablation(skill, target_kind(options, cwd))
     keep = write and not options.dry_run
     root = cwd / ".omk" / FOLDER / _digest(skill, plan) if keep else Path(tempfile.mkdtemp(prefix="omk-ablate-"))

@@ -13,7 +13,8 @@ built) and makes no call of any kind: no target or judge call, no preflight chec
   target reported then), else a stated default per call.
 - URLs in prompts are not fetched, so their content is not counted: the estimate names how many
   there are.
-- Cost is the model's price (omk.yaml `openai.price` / `anthropic.price`, else omk's price table)
+- Cost is the model's price (omk.yaml `openai.price`, `anthropic.price`, `claude.price` or
+  `codex.price`, as the target kind is, else omk's dated price table, omk/llm/pricing.py)
   times the tokens; a model with no known price is named and left out of the total.
 """
 
@@ -43,6 +44,7 @@ class ModelLine:
     input_tokens: int = 0
     output_tokens: int = 0
     price: tuple[float, float] | None = None
+    setting: str = "openai.price / anthropic.price"  # the omk.yaml setting that would price it
 
     @property
     def cost_usd(self) -> float | None:
@@ -71,6 +73,11 @@ class Estimate:
         return round(sum(c for line in self.lines if (c := line.cost_usd) is not None), 6)
 
     @property
+    def unpriced_settings(self) -> list[str]:
+        """The omk.yaml settings that would price the unpriced models, by their target kinds."""
+        return sorted({line.setting for line in self.lines if line.price is None and line.calls})
+
+    @property
     def unpriced(self) -> list[str]:
         return sorted({line.name for line in self.lines if line.price is None and line.calls})
 
@@ -95,12 +102,20 @@ def count_tokens(text: str | None) -> int:
     return len(tokens(text)) if text else 0
 
 
+def price_key(spec: str | None) -> str:
+    """The omk.yaml setting that prices a target of this spec's kind."""
+    from omk.llm.pricing import PRICE_SETTING
+
+    kind = str(spec or "").partition(":")[0]
+    return PRICE_SETTING.get(kind, "openai.price / anthropic.price")
+
+
 def model_price(client_or_target: Any) -> tuple[str, tuple[float, float] | None]:
     """(the name to show, the price) of a target or judge client: its model's, omk.yaml's price first."""
     client = getattr(client_or_target, "client", None)
     model = getattr(client, "model", None) or getattr(client_or_target, "model", None)
     name = str(model or getattr(client_or_target, "spec", None) or type(client_or_target).__name__)
-    price = getattr(client, "price", None) or (price_of(str(model)) if model else None)
+    price = getattr(client, "price", None) or getattr(client_or_target, "price", None) or (price_of(str(model)) if model else None)
     return name, price
 
 
@@ -132,6 +147,7 @@ def _prompts(sample: Sample) -> list[str]:
 def _add_target(out: Estimate, ev: Evaluation, sample: Sample, repeat: int, cache: Any) -> None:
     name, price = model_price(ev.target)
     line = out.line("target", name, price)
+    line.setting = price_key(getattr(ev.target, "spec", None))
     prompts = _prompts(sample)
     system = getattr(getattr(ev.target, "system", None), "text", None)
     fixed = count_tokens(system) + count_tokens(sample.context) + sum(count_tokens(str(m.get("content", ""))) for m in sample.history)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import shlex
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -143,7 +144,7 @@ def _placed(doc: ReportDocument, manifest: RunManifest, folder: Path) -> Iterato
     positions = list(manifest.positions)
     repeat = manifest.settings.repeat
     if doc.summary.total != len(positions) * repeat:
-        raise InputError(f"{folder}: the shard's report holds {doc.summary.total} results of {len(positions) * repeat}; finish it first (omk eval --resume {folder})")
+        raise InputError(f"{folder}: the shard's report holds {doc.summary.total} results of {len(positions) * repeat}; finish it first (omk eval --resume {shlex.quote(str(folder))})")
     places = iter(positions)
     current: str | None = None
     place = -1

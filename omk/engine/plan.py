@@ -63,8 +63,9 @@ def prepare(
     if adjust is not None:
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
     if manifest is not None:
-        rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed))
-        rs.check_hooks(run_dir, samples, hooks_confirmed)
+        command = rs.resume_command(run_dir, [settings.target], settings.judge, samples)
+        rs.check_commands(run_dir, settings.target, settings.judge, set(confirmed), command)
+        rs.check_hooks(run_dir, samples, hooks_confirmed, command)
     repeat = options.repeat or 1
     chosen, split = _split(options, settings, select(samples, options.filter), repeat)
     the_target = target if target is not None else _build(settings, options)

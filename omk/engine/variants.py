@@ -281,8 +281,10 @@ def _skill_variant(label: str, role: str, given: Path, cwd: Path, flag: str, spe
         if path.is_file() or (path.is_dir() and _holds_skills(path)):
             name = label or (path.name if path.is_dir() else path.stem)
             return Variant(name, role, skill=str(path.resolve()))
+    from omk.loader.discover import near_skill
+
     raise ConfigError(
-        f"{flag} {spec!r}: no such skill (looked for {', '.join(str(c) for c in candidates)}); "
+        f"{flag} {spec!r}: no such skill (looked for {', '.join(str(c) for c in candidates)}){near_skill(candidates[0])}; "
         "give baseline, a skill file or folder (or a folder of skill folders), skill:PATH, system:TEXT, model:NAME or target:KIND:ARG"
     )
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from omk.errors import ConfigError
 from omk.llm.errors import CallError
+from omk.llm.pricing import price_setting
 from omk.version import __version__
 
 if TYPE_CHECKING:  # httpx is slow to import: it is loaded when the first call is made, not for a cached rerun
@@ -90,12 +91,7 @@ def provider_settings(name: str, settings: dict[str, Any] | None, default_base: 
     params = block.get("params") or {}
     if not isinstance(params, dict):
         raise ConfigError(f"omk.yaml {name}.params: must be a mapping (temperature, max_tokens, …)")
-    price = block.get("price")
-    price_pair = None
-    if price is not None:
-        if not (isinstance(price, dict) and all(isinstance(price.get(k), int | float) for k in ("input", "output"))):
-            raise ConfigError(f"omk.yaml {name}.price: must be {{input: USD per 1M tokens, output: USD per 1M tokens}}")
-        price_pair = (float(price["input"]), float(price["output"]))
+    price_pair = price_setting(block, name)
     resolved = ProviderSettings(
         name=name,
         base_url=base_url.rstrip("/"),

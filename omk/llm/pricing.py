@@ -1,13 +1,18 @@
 """A small price table for well-known models, so the trace can carry a cost.
 
-Prices are USD per 1M tokens (input, output), list prices as published by the providers (checked
-2025); they drift, so omk.yaml may set `openai.price` / `anthropic.price` to override. A model
-that is not in the table gets cost null, never a guess.
+Prices are USD per 1M tokens (input, output), list prices as published by the providers on the
+date in `PRICES_CHECKED`; they drift, so omk.yaml may set `openai.price` / `anthropic.price` (API
+targets) and `claude.price` / `codex.price` (the agent CLIs) to override. The agent CLIs' model
+names are in the table too (`sonnet`, `gpt-5-codex`…): a dry run, a budget and the cost columns
+price their calls when the CLI reports no cost of its own. A model that is not in the table gets
+cost null, never a guess.
 """
 
 from __future__ import annotations
 
 import re
+
+PRICES_CHECKED = "2025-11-24"  # the day the table below was taken from the providers' price pages
 
 # model name (without a date suffix) -> (input, output) USD per 1M tokens
 PRICES: dict[str, tuple[float, float]] = {
@@ -27,6 +32,11 @@ PRICES: dict[str, tuple[float, float]] = {
     "gpt-5": (1.25, 10.00),
     "gpt-5-mini": (0.25, 2.00),
     "gpt-5-nano": (0.05, 0.40),
+    "gpt-5-codex": (1.25, 10.00),
+    "gpt-5.1": (1.25, 10.00),
+    "gpt-5.1-codex": (1.25, 10.00),
+    "gpt-5.1-codex-mini": (0.25, 2.00),
+    "codex-mini-latest": (1.50, 6.00),
     # Anthropic
     "claude-opus-4-5": (5.00, 25.00),
     "claude-opus-4-1": (15.00, 75.00),
@@ -39,7 +49,14 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-3-5-haiku": (0.80, 4.00),
     "claude-3-opus": (15.00, 75.00),
     "claude-3-haiku": (0.25, 1.25),
+    # the Claude Code CLI's model aliases: the current model of each family
+    "opus": (5.00, 25.00),
+    "sonnet": (3.00, 15.00),
+    "haiku": (1.00, 5.00),
 }
+
+# The omk.yaml setting that overrides the price of each target kind's model.
+PRICE_SETTING = {"openai": "openai.price", "anthropic": "anthropic.price", "claude": "claude.price", "codex": "codex.price"}
 
 # What may follow a known name and still be the same model: a date or `latest`.
 _VERSION_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|\d{4}|latest)$")
@@ -65,3 +82,16 @@ def cost_usd(
     if price is None or input_tokens is None or output_tokens is None:
         return None
     return round((input_tokens * price[0] + output_tokens * price[1]) / 1_000_000, 8)
+
+
+def price_setting(block: dict, name: str) -> tuple[float, float] | None:
+    """omk.yaml's `NAME.price: {input, output}` (USD per 1M tokens) of a target kind's block;
+    None when not set. A ConfigError names the setting when its shape is wrong."""
+    from omk.errors import ConfigError
+
+    price = block.get("price")
+    if price is None:
+        return None
+    if not (isinstance(price, dict) and all(isinstance(price.get(k), int | float) for k in ("input", "output"))):
+        raise ConfigError(f"omk.yaml {name}.price: must be {{input: USD per 1M tokens, output: USD per 1M tokens}}")
+    return (float(price["input"]), float(price["output"]))

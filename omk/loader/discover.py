@@ -78,6 +78,14 @@ def near_name(path: Path) -> Path | None:
     return None
 
 
+def near_skill(given: Path) -> str:
+    """`; did you mean PATH?` for a misspelt skill path (the near name sample paths get), or ""."""
+    if given.exists():
+        return ""
+    near = near_name(given)
+    return f"; did you mean {near}?" if near is not None else ""
+
+
 def expand(paths: Sequence[str | Path]) -> tuple[list[Path], list[Problem]]:
     """Files to load, in order and without repeats, and the problems with the paths given."""
     files: list[Path] = []

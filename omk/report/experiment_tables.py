@@ -24,6 +24,7 @@ from omk.records.experiment_block import (
 )
 from omk.report import intervals
 from omk.report.i18n import t
+from omk.stats.paired import no_spread
 
 LAYERS = ("fact", "behavior", "judge")
 
@@ -156,7 +157,7 @@ def measure_rows(comp: Comparison) -> list[MeasureRow]:
             significant=d.significant,
             wins_ties_losses=f"{d.wins} / {d.ties} / {d.losses}",
             effect=num(d.d_z),
-            mde=num(d.mde),
+            mde="exact" if no_spread(d.sd) else num(d.mde),
         )
         for name, d in found
         if d is not None

@@ -12,6 +12,7 @@ stays, and `omk eval --resume` finishes it.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from omk.errors import InputError, OmkError
@@ -62,5 +63,5 @@ def cannot_write(path: Path, exc: OSError, folder: Path | None) -> RunFolderErro
     where = folder or path.parent
     return RunFolderError(
         f"{path}: cannot write: {exc.strerror or exc}; the run stopped, what finished is kept: "
-        f"make room and finish it with omk eval --resume {where}"
+        f"make room and finish it with omk eval --resume {shlex.quote(str(where))}"
     )

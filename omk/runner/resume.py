@@ -215,14 +215,31 @@ def runs_a_command(spec: str | None) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0].strip() in COMMAND_KINDS
 
 
-def check_commands(run_dir: Path, target: str | None, judges: list[str], confirmed: set[str]) -> None:
+def resume_command(run_dir: Path | str, targets: list[str | None], judges: list[str], samples: list[Sample]) -> str:
+    """The command that continues the run in `run_dir`, complete and quoted for the shell: a
+    target or judge that runs a program is given again (a resume starts none unasked,
+    `check_commands`), and so are the samples files when one of them runs a custom hook
+    (`check_hooks`). Every hint that tells the user how to go on prints this one command."""
+    import shlex
+
+    words = ["omk", "eval", "--resume", str(run_dir)]
+    for target in dict.fromkeys(targets):  # an experiment's variants: each of its targets
+        if target is not None and runs_a_command(target):
+            words += ["--target", target]
+    if any(runs_a_command(j) for j in judges):
+        words += ["--judge", ",".join(judges)]
+    if any(_first_hook(s) is not None for s in samples):
+        words += _files(samples)
+    return shlex.join(words)
+
+
+def check_commands(run_dir: Path, target: str | None, judges: list[str], confirmed: set[str], command: str) -> None:
     """Refuse a resume whose target or judge runs a command the user did not give again.
 
     run.json, and the omk.yaml in the folder it names, may come from someone else (a run folder
     in a pull request, a download): what they say a run used is not a reason to start a program.
-    `confirmed`: the specs this command line (or the user's OMK_TARGET / OMK_JUDGE) gave."""
-    import shlex
-
+    `confirmed`: the specs this command line (or the user's OMK_TARGET / OMK_JUDGE) gave;
+    `command`: the whole resume command to advise (`resume_command`)."""
     for flag, spec in [("--target", target), *(("--judge", j) for j in judges)]:
         if spec is not None and runs_a_command(spec) and spec not in confirmed:
             raise InputError(
@@ -230,17 +247,15 @@ def check_commands(run_dir: Path, target: str | None, judges: list[str], confirm
                     Problem(
                         str(run_dir / MANIFEST), None, "", flag[2:],
                         f"the run's {flag[2:]} {spec!r} runs a command, and a resume runs it only when you give it "
-                        f"again: omk eval --resume {shlex.quote(str(run_dir))} {flag} {shlex.quote(spec)}",
+                        f"again: {command}",
                     )
                 ]
             )
 
 
-def check_hooks(run_dir: Path, samples: list[Sample], confirmed: bool) -> None:
+def check_hooks(run_dir: Path, samples: list[Sample], confirmed: bool, command: str) -> None:
     """Refuse a resume whose samples run custom hooks (`fn`, a program of their own) when the
     user did not give the samples files again: run.json's `samples_files` may point anywhere."""
-    import shlex
-
     hook = None if confirmed else next((h for s in samples if (h := _first_hook(s)) is not None), None)
     if hook is None:
         return
@@ -250,8 +265,7 @@ def check_hooks(run_dir: Path, samples: list[Sample], confirmed: bool) -> None:
             Problem(
                 str(run_dir / MANIFEST), None, "", "samples_files",
                 f"sample {sample.sample_id!r} runs the custom hook {fn!r}, and a resume "
-                f"runs hooks only when you give the samples again: omk eval --resume {shlex.quote(str(run_dir))} "
-                f"{' '.join(shlex.quote(str(p)) for p in _files(samples))}",
+                f"runs hooks only when you give the samples again: {command}",
             )
         ]
     )

@@ -40,21 +40,32 @@ def _r(x: float | None, places: int = 4) -> float | None:
     return None if x is None else round(x, places)
 
 
+NO_SPREAD = "every sample scored the same on both arms: no spread to measure; the interval is exact"
+
+
+def no_spread(sd: float | None) -> bool:
+    """Whether the differences do not vary at all: then a detectable size or a sample count
+    means nothing (any difference is exact), and every report says `NO_SPREAD` instead."""
+    return sd is not None and abs(sd) <= EPS
+
+
 def min_detectable_effect(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float | None:
-    """The MDE of a paired comparison of n samples with this sd of differences (see the module)."""
-    if n < 2:
+    """The MDE of a paired comparison of n samples with this sd of differences (see the module);
+    None when fewer than 2 samples or when nothing varies (`no_spread`)."""
+    if n < 2 or no_spread(sd):
         return None
     df = n - 1
     return (t_ppf(1.0 - alpha / 2.0, df) + t_ppf(power, df)) * sd / math.sqrt(n)
 
 
 def samples_needed(sd: float, effect: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
-    """The smallest n whose MDE is at most `effect` for this sd; None when effect is 0.
+    """The smallest n whose MDE is at most `effect` for this sd; None when effect is 0 or
+    nothing varies (`no_spread`).
 
     The normal-quantile formula gives a lower bound (t quantiles exceed normal ones); the
     t-based n is then found by doubling and bisection.
     """
-    if effect <= 0.0:
+    if effect <= 0.0 or no_spread(sd):
         return None
 
     def enough(n: int) -> bool:

@@ -32,7 +32,7 @@ from statistics import fmean, variance
 from typing import Any
 
 from omk.frozen import record
-from omk.stats.paired import min_detectable_effect, samples_needed
+from omk.stats.paired import NO_SPREAD, min_detectable_effect, no_spread, samples_needed
 
 REPEAT_CHOICES = (1, 2, 3, 5, 10)
 
@@ -67,12 +67,16 @@ class PowerFigures:
         return min_detectable_effect(self.parts.sd(self.parts.repeats), self.parts.samples, self.alpha, self.power)
 
     def needed(self) -> dict[int, int | None]:
-        """Samples needed for `effect`, per repeat count (None: the spread is 0, any 2 do)."""
+        """Samples needed for `effect`, per repeat count (None: nothing varies, `no_spread`)."""
         found: dict[int, int | None] = {}
         for r in sorted({*REPEAT_CHOICES, self.parts.repeats}):
-            sd = self.parts.sd(r)
-            found[r] = samples_needed(sd, self.effect, self.alpha, self.power) if sd > 0 else 2
+            found[r] = samples_needed(self.parts.sd(r), self.effect, self.alpha, self.power)
         return found
+
+    @property
+    def note(self) -> str | None:
+        """The wording of a run whose scores do not vary: no size or count to give."""
+        return NO_SPREAD if no_spread(self.parts.sd(self.parts.repeats)) else None
 
     def to_json(self) -> dict[str, Any]:
         p = self.parts
@@ -88,6 +92,7 @@ class PowerFigures:
             "power": self.power,
             "detectable": round(d, 4) if (d := self.detectable) is not None else None,
             "samples_needed": [{"repeats": r, "samples": n} for r, n in self.needed().items()],
+            "note": self.note,
         }
 
 

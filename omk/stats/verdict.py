@@ -59,7 +59,7 @@ from typing import Any
 from omk.frozen import record
 from omk.stats.comparison import PairedComparison
 from omk.stats.data import LAYERS, AnalysisSettings
-from omk.stats.paired import EPS, MeasureDelta, samples_needed
+from omk.stats.paired import EPS, NO_SPREAD, MeasureDelta, no_spread, samples_needed
 from omk.stats.summary import VariantSummary
 
 
@@ -206,6 +206,7 @@ def _recommendation(level: Level, reason: str, comp: PairedComparison, s: Analys
         return f"{word} — {t} scores {abs(d.mean or 0):.2f} below {c}; {len(comp.regressions)} samples regressed."
     if level is Level.NOISE:
         mde = f"; this set detects differences of {d.mde:.2f} or more" if d.mde is not None else ""
+        mde = f"; {NO_SPREAD}" if no_spread(d.sd) else mde
         return f"{word} — no difference between {t} and {c} was detected{mde}."
     if level is Level.UNDERPOWERED:
         return f"{word} — {_underpowered_advice(reason, comp, s)}."
@@ -230,6 +231,8 @@ def _underpowered_advice(reason: str, comp: PairedComparison, s: AnalysisSetting
             f"{comp.errored_either} of {comp.samples} samples errored "
             f"({comp.control} {comp.errored_control}, {comp.treatment} {comp.errored_treatment}); fix them and rerun"
         )
+    if no_spread(d.sd):
+        return f"{d.n} samples scored on both arms; {NO_SPREAD}"
     effect = max(abs(d.mean or 0.0), s.trivial)
     need = samples_needed(d.sd, effect, s.alpha, s.power) if d.sd is not None else None
     if need is None:

@@ -59,7 +59,11 @@ def _make(spec: str, base_dir: Path | None, settings: dict | None) -> Target:
     if not sep or (not arg.strip() and kind not in EMPTY_ARG):
         raise ConfigError(f"target {spec!r}: expected KIND:ARG with KIND one of {expected}")
     if kind not in KINDS:
-        raise ConfigError(f"target {spec!r}: unknown kind {kind!r}; expected one of {expected}")
+        import difflib
+
+        close = difflib.get_close_matches(kind, KINDS.names(), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}:{arg}?)" if close else ""
+        raise ConfigError(f"target {spec!r}: unknown kind {kind!r}{hint}; expected one of {expected}")
     return KINDS.load(kind)(arg, spec, base_dir=base_dir, settings=settings)
 
 

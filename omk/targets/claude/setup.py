@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.llm.pricing import price_of, price_setting
 from omk.safe_files import file_sha256, read_text_file, regular_files
 from omk.skillset import SkillPath, configured_skills
 from omk.targets.agent_cli import AgentCli, settings_block
@@ -23,7 +24,7 @@ from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 
 INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
 CLI = AgentCli("claude", "Claude Code", "OMK_CLAUDE", INSTALL_HINT)
-BLOCK_KEYS = {"path", "args", "env", "mcp_config", "user_config"}
+BLOCK_KEYS = {"path", "args", "env", "price", "mcp_config", "user_config"}
 
 # Variables the isolated CLI still gets from omk's environment: how to reach the model and the
 # network, and the locale. Everything else (the user's CLAUDE_* toggles, XDG folders…) stays out.
@@ -75,6 +76,7 @@ class ClaudeSettings:
     binary: str
     version: str
     model: str | None
+    price: tuple[float, float] | None = None  # omk.yaml `claude.price`, else omk's table (omk/llm/pricing.py)
     skills: list[Skill] = field(default_factory=list)  # every skill folder installed together, or one skill file
     system: str | None = None  # text for --append-system-prompt (`system:`, or a skill file's text)
     max_turns: int = DEFAULT_MAX_TURNS
@@ -233,6 +235,7 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cla
         binary=binary,
         version=cli_version(binary, spec),
         model=model or None,
+        price=price_setting(block, "claude") or (price_of(model) if model else None),
         skills=skills,
         system=system,
         max_turns=max_turns(settings),

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from omk.llm.pricing import cost_usd
 from omk.model import Sample
 from omk.target_identity import CacheIdentity, environment, selected
 from omk.targets.agent_cli import AgentCliTarget
@@ -37,6 +39,15 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
+
+    @property
+    def model(self) -> str | None:
+        return self.cfg.model
+
+    @property
+    def price(self) -> tuple[float, float] | None:
+        """USD per 1M tokens (input, output): omk.yaml's `claude.price`, else omk's table."""
+        return self.cfg.price
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:
@@ -180,6 +191,8 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
             if skill.is_dir and isinstance(listed, list) and skill.name not in listed:
                 notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
         trace = build_trace(run, calls, sandbox.stats.record(), notes)
+        if trace.cost_usd is None and trace.tokens is not None:  # the CLI reported no cost: omk's price of the model
+            trace = replace(trace, cost_usd=cost_usd(self.cfg.price, trace.tokens.input, trace.tokens.output))
         return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
 
 

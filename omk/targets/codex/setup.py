@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
+from omk.llm.pricing import price_of, price_setting
 from omk.safe_files import read_text_file
 from omk.skillset import configured_skills
 from omk.targets.agent_cli import AgentCli, settings_block
@@ -20,7 +21,7 @@ from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
 
 INSTALL_HINT = "npm install -g @openai/codex"
 CLI = AgentCli("codex", "Codex", "OMK_CODEX", INSTALL_HINT)
-BLOCK_KEYS = {"path", "args", "env"}
+BLOCK_KEYS = {"path", "args", "env", "price"}
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_KEY = "no API key: set OPENAI_API_KEY (omk runs the CLI without your login)"
 PASSED_PREFIXES = ("OPENAI_",)
@@ -63,6 +64,7 @@ class CodexSettings:
     binary: str
     version: str
     model: str | None
+    price: tuple[float, float] | None = None  # omk.yaml `codex.price`, else omk's table (omk/llm/pricing.py)
     skills: list[CodexSkill] = field(default_factory=list)
     system: str | None = None  # `system:` text, or a skill file's: given as the developer instructions
     args: list[str] = field(default_factory=list)  # extra flags, after omk's own
@@ -119,6 +121,7 @@ def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> Cod
         binary=binary,
         version=cli_version(binary, spec),
         model=model or None,
+        price=price_setting(block, "codex") or (price_of(model) if model else None),
         skills=skills,
         system=system,
         args=CLI.string_list(block, "args"),

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from omk.llm.pricing import cost_usd, price_of
+from omk.llm.pricing import cost_usd
 from omk.records import MockStats, Tokens, ToolCall, Trace
 
 RAN = {"command_execution", "file_change", "mcp_tool_call", "web_search"}
@@ -113,16 +113,16 @@ def _since(usage: dict[str, Any], before: dict[str, Any], key: str) -> int | Non
 
 
 def build_trace(
-    run: CodexRun, calls: list[ToolCall], model: str | None, before: dict[str, Any] | None = None, mock_stats: MockStats | None = None
+    run: CodexRun, calls: list[ToolCall], price: tuple[float, float] | None, before: dict[str, Any] | None = None, mock_stats: MockStats | None = None
 ) -> Trace:
-    """The trace of one `codex exec`; `before` is the thread's token totals after the turns
+    """The trace of one `codex exec`, its cost from `price` (the CLI reports none); `before` is the thread's token totals after the turns
     already run (a resumed conversation), which this turn's counts leave out."""
     usage, before = run.usage or {}, before or {}
     tokens_in, tokens_out = _since(usage, before, "input_tokens"), _since(usage, before, "output_tokens")
     return Trace(
         turns=run.turns or None,
         tool_calls=tuple(calls),
-        cost_usd=cost_usd(price_of(model), tokens_in, tokens_out) if model else None,
+        cost_usd=cost_usd(price, tokens_in, tokens_out),
         tokens=Tokens.of({
             "input": tokens_in,
             "output": tokens_out,

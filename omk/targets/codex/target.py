@@ -43,6 +43,15 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
 
+    @property
+    def model(self) -> str | None:
+        return self.cfg.model
+
+    @property
+    def price(self) -> tuple[float, float] | None:
+        """USD per 1M tokens (input, output): omk.yaml's `codex.price`, else omk's table."""
+        return self.cfg.price
+
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:
         return cls(arg.strip(), spec, settings)
@@ -173,7 +182,7 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
         if run.failure is not None or run.output is None or code != 0:
             raise _failure(run, code, stderr)
         calls = tool_calls(run, records)
-        trace = build_trace(run, calls, self.cfg.model, before, sandbox.stats.record())
+        trace = build_trace(run, calls, self.cfg.price, before, sandbox.stats.record())
         messages = []
         if calls:
             messages.append(assistant_message("", [(f"call_{i}", c.tool, c.input) for i, c in enumerate(calls)]))

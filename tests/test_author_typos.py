@@ -1,0 +1,57 @@
+"""What a new skill author mistypes gets an answer naming what to type: `--ablate` given the
+SKILL.md file takes its folder, a misspelt skill path gets the near name sample paths get, a
+misspelt target kind gets "did you mean", and `omk serve-model` on a busy port names --port."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "samples" / "experiment"
+SKILL = EXPERIMENT / "skills" / "support-tone"
+
+
+def omk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
+    env.pop("OMK_TARGET", None)
+    env.pop("OMK_JUDGE", None)
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_ablate_takes_the_skill_md_file_as_its_folder(tmp_path: Path) -> None:
+    proc = omk("eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL / "SKILL.md"), "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "not a skill folder" not in proc.stderr and " variants" in proc.stdout  # the whole skill and one without each part
+
+
+def test_a_misspelt_skill_path_gets_the_near_name(tmp_path: Path) -> None:
+    shutil.copytree(SKILL, tmp_path / "skills" / "support-tone")
+    shutil.copy(EXPERIMENT / "eval-samples.yaml", tmp_path / "eval-samples.yaml")
+    proc = omk("eval", "eval-samples.yaml", "--ablate", "skills/suport-tone", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"did you mean {tmp_path / 'skills' / 'support-tone'}?" in proc.stderr, proc.stderr
+    proc = omk("eval", "eval-samples.yaml", "--control", "baseline", "--treatment", "skills/suport-tone", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 2 and f"did you mean {tmp_path / 'skills' / 'support-tone'}?" in proc.stderr, proc.stderr
+
+
+def test_a_misspelt_target_kind_gets_did_you_mean(tmp_path: Path) -> None:
+    shutil.copy(EXPERIMENT / "eval-samples.yaml", tmp_path / "eval-samples.yaml")
+    proc = omk("eval", "eval-samples.yaml", "--target", "claud:sonnet", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "did you mean claude:sonnet?" in proc.stderr
+
+
+def test_serve_model_on_a_busy_port_names_the_port_option(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "samples" / "claude" / "model-script.yaml", tmp_path / "model.yaml")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = omk("serve-model", "model.yaml", "--port", str(port), cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert f"127.0.0.1:{port}" in proc.stderr and "--port" in proc.stderr

@@ -26,6 +26,7 @@ from omk.mock_defs import return_file_path
 from omk.model import Sample
 from omk.target_identity import CacheIdentity
 from omk.target_result import TargetResult
+from omk.textsafe import for_terminal
 from omk.trace_io import TraceFormatError, parse_trace
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ class ResponseCache:
 
         if not self.off:
             self.off = True
-            print(f"warning: the response cache {self.path} cannot be used ({exc}); the run goes on without it", file=sys.stderr)
+            print(for_terminal(f"warning: the response cache {self.path} cannot be used ({exc}); the run goes on without it"), file=sys.stderr)
 
     def _now(self, job: Callable[[], T], fallback: T) -> T:
         """A lookup, on the calling thread with the cache's reading connection. A lookup is one
@@ -414,5 +415,5 @@ def open_cache(path: Path | None = None) -> ResponseCache | None:
     try:
         return ResponseCache(path)
     except (OSError, sqlite3.Error) as exc:  # the key file cannot be had, or the file is locked or broken
-        print(f"warning: running without the response cache: {path}: {exc}", file=sys.stderr)
+        print(for_terminal(f"warning: running without the response cache: {path}: {exc}"), file=sys.stderr)
         return None

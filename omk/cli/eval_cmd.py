@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import sys
 from pathlib import Path
 from typing import Any
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.errors import Problem
@@ -81,20 +81,19 @@ def continue_command(evaluations: list[Evaluation], out_dir: Path | None = None)
 
 def print_budget_stop(budget: Any, command: str | None) -> None:
     """The budget was reached: what was spent, what was left, how to go on (exit code 3)."""
-    print(
+    say(
         f"budget reached: ${budget.spent_usd:.4f} spent of ${budget.limit_usd:.4f}; "
         f"{len(budget.not_run)} run(s) not started (report.json budget.not_run)",
-        file=sys.stderr,
+        err=True,
     )
     if command is not None:
-        print(f"continue it with: {command} --budget-usd {budget.limit_usd:g}", file=sys.stderr)
-        print("  (--budget-usd sets the spending limit of the rest; leave it out for none)", file=sys.stderr)
+        say(f"continue it with: {command} --budget-usd {budget.limit_usd:g}", err=True)
+        say("  (--budget-usd sets the spending limit of the rest; leave it out for none)", err=True)
 
 
 def print_estimate(evaluations: list[Evaluation], not_run: list[str]) -> int:
     """`--dry-run`: the plan and what it would cost; no call was made, no program started, and
     `not_run` says which checks that left undone."""
-    from omk.cli.console import say
     from omk.engine.estimate import estimate
 
     plan = estimate(evaluations)
@@ -135,7 +134,7 @@ def print_warnings(warnings: list[Problem]) -> None:
     from omk.textsafe import for_terminal
 
     head = f"omk: {counted(len(warnings), 'warning', 'warnings')} in the samples (--strict makes them errors):"
-    print("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), file=sys.stderr)
+    say("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), err=True)
 
 
 def print_skipped(skipped: list[str]) -> None:
@@ -146,7 +145,7 @@ def print_skipped(skipped: list[str]) -> None:
     from omk.textsafe import for_terminal
 
     head = f"omk: {counted(len(skipped), 'line', 'lines')} of results.jsonl dropped; their samples run again:"
-    print("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), file=sys.stderr)
+    say("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), err=True)
 
 
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
@@ -167,8 +166,8 @@ def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:
         from omk.report.i18n import t
 
         lang = evaluation.settings.lang
-        print(t("interrupted: the partial run is kept in {path}", lang).format(path=evaluation.out_dir), file=sys.stderr)
-        print(t("resume it with: {command}", lang).format(command=continue_command([evaluation])), file=sys.stderr)
+        say(t("interrupted: the partial run is kept in {path}", lang).format(path=evaluation.out_dir), err=True)
+        say(t("resume it with: {command}", lang).format(command=continue_command([evaluation])), err=True)
         return None
     return evaluation.finish()
 
@@ -181,7 +180,6 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
     summary = report.summary
     also = [str(p) for p in report.files if p != report_path]  # report.html, junit.xml, report.md
     if quiet:  # one plain line, without loading rich
-        from omk.cli.console import say
 
         verdict = "gate passed" if summary.gate_passed else "gate failed"
         runs = f" runs ({counted(summary.total // summary.repeat, 'sample', 'samples')} × {summary.repeat})" if summary.repeat > 1 else ""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.engine import EvalOptions
 from omk.records import SampleResult
@@ -40,8 +40,8 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
         with progress:
             asyncio.run(experiment.execute(on_result))
     except KeyboardInterrupt:
-        print(f"interrupted: the partial experiment is kept in {experiment.out_dir}", file=sys.stderr)
-        print(f"resume it with: {_continue(experiment)}", file=sys.stderr)
+        say(f"interrupted: the partial experiment is kept in {experiment.out_dir}", err=True)
+        say(f"resume it with: {_continue(experiment)}", err=True)
         return EXIT_INTERRUPTED
     outcome = experiment.finish()
     code = show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
@@ -82,7 +82,6 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
 
     verdict = outcome.analysis.verdict
     if quiet:
-        from omk.cli.console import say
 
         say(f"{verdict.headline} · {', '.join(str(p) for p in outcome.files)}")
     else:
@@ -103,11 +102,11 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
     errored = {name: report.summary.errored for name, report in outcome.reports.items() if report.summary.errored}
     if errored:  # a sample whose target or judge failed is not evidence either way: the run needs attention
         counts = ", ".join(f"{name} {n}" for name, n in errored.items())
-        print(t("errored samples ({counts}): exit 1 whatever the verdict; see each variant's report", lang).format(counts=counts), file=sys.stderr)
+        say(t("errored samples ({counts}): exit 1 whatever the verdict; see each variant's report", lang).format(counts=counts), err=True)
     if require is None:
         return EXIT_GATE if errored else EXIT_OK
     policy = evaluate_policy(verdict, require)
-    print(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {policy.reason}", file=sys.stderr)
+    say(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {policy.reason}", err=True)
     return EXIT_OK if policy.passed and not errored else EXIT_GATE
 
 
@@ -196,7 +195,6 @@ def _experiment_of(run_dir: Path) -> ExperimentBlock:
 
 
 def run_verdict(args: argparse.Namespace) -> int:
-    from omk.cli.console import say
     from omk.stats import PolicyResult, evaluate_policy
 
     experiment = _experiment_of(Path(args.run_dir))
@@ -210,12 +208,11 @@ def run_verdict(args: argparse.Namespace) -> int:
     if not require:
         return EXIT_OK
     policy: PolicyResult = evaluate_policy(verdict, require)
-    print(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", file=sys.stderr)
+    say(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", err=True)
     return EXIT_OK if policy.passed else EXIT_GATE
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from omk.cli.console import say
     from omk.engine.variant_records import records_of_report
     from omk.records.document import read_document
     from omk.stats import diff_runs

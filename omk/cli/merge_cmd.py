@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_OK
 
 
@@ -23,13 +23,12 @@ def run_merge(args: argparse.Namespace) -> int:
     lang = args.lang or "en"
     shard = merged.report.shard if isinstance(merged, ExperimentOutcome) else merged.shard
     if shard is not None and shard.partial:
-        print("omk: " + t("{label}: the report covers only the shards merged", lang).format(label=shard_label(shard, lang)), file=sys.stderr)
+        say("omk: " + t("{label}: the report covers only the shards merged", lang).format(label=shard_label(shard, lang)), err=True)
     if isinstance(merged, ExperimentOutcome):
         from omk.cli.experiment_cmd import show_outcome
 
         require = options.require or (merged.block.require.policy if merged.block.require else None)
         return show_outcome(merged, require, quiet=args.quiet, lang=lang)
-    from omk.cli.console import say
 
     summary = merged.summary
     verdict = t("gate passed" if summary.gate_passed else "gate failed", lang)

@@ -71,19 +71,19 @@ def _draft(args: argparse.Namespace) -> int:
     made = generate(options)
     drafted, lang = made.drafted, made.lang
     for line in made.skill.left_out:
-        print(for_terminal(t("not shown to the model: {file}", lang).format(file=f"{made.skill.name}/{line}")), file=sys.stderr)
+        say(for_terminal(t("not shown to the model: {file}", lang).format(file=f"{made.skill.name}/{line}")), err=True)
     for line in drafted.failures:
-        print(for_terminal(line), file=sys.stderr)
+        say(for_terminal(line), err=True)
     for line in drafted.dropped:
-        print(for_terminal(t("dropped {line}", lang).format(line=line)), file=sys.stderr)
+        say(for_terminal(t("dropped {line}", lang).format(line=line)), err=True)
     if not drafted.count:
         nothing = t("omk sample: no sample drafted from {skill_dir} ({total} asked for); nothing written", lang)
-        print(nothing.format(skill_dir=args.skill_dir, total=counts.total), file=sys.stderr)
+        say(nothing.format(skill_dir=args.skill_dir, total=counts.total), err=True)
         return EXIT_GATE
     summary = _summary(made, counts.total, lang)
     if out is None:
         sys.stdout.write(made.text)
-        print(summary, file=sys.stderr)
+        say(summary, err=True)
         return EXIT_OK
     with out.open("a" if args.append else "x", encoding="utf-8", newline="") as f:
         f.write(made.text)

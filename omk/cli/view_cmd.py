@@ -17,12 +17,12 @@ def run_view(args: argparse.Namespace) -> int:
     roots = [Path(p) for p in args.runs] or [Path(".omk") / "runs"]
     site = Site(roots)
     for problem in site.problems:
-        print(f"omk view: not read: {problem}", file=sys.stderr)
+        say(f"omk view: not read: {problem}", err=True)
     if args.export:
         written, skipped = export(site, Path(args.export))
         say(f"omk view: {len(site.runs)} run(s), {len(written)} page(s) written to {args.export}")
         for line in skipped:
-            print(f"omk view: not written: {line}", file=sys.stderr)
+            say(f"omk view: not written: {line}", err=True)
         return EXIT_OK if not skipped else EXIT_INCOMPLETE
     server = serve(site, args.port, lambda url: say(f"omk view: {len(site.runs)} run(s) on {url} (Ctrl-C stops)"))
     sys.stdout.flush()

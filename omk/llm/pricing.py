@@ -49,7 +49,8 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-3-5-haiku": (0.80, 4.00),
     "claude-3-opus": (15.00, 75.00),
     "claude-3-haiku": (0.25, 1.25),
-    # the Claude Code CLI's model aliases: the current model of each family
+    # the Claude Code CLI's model aliases: the current model of each family on PRICES_CHECKED (a later
+    # model an alias names may cost otherwise: claude.price in omk.yaml sets it)
     "opus": (5.00, 25.00),
     "sonnet": (3.00, 15.00),
     "haiku": (1.00, 5.00),

@@ -6,16 +6,10 @@ import random
 import re
 
 import pytest
-from experiment_support import error, record, variant
+from experiment_support import FAST, error, experiment, record, variant
 
 from omk.records.experiment_block import ExperimentBlock
 from omk.stats import AnalysisSettings, Level, VariantRun, analyze, evaluate_policy
-
-FAST = AnalysisSettings(resamples=2000)
-
-
-def experiment(control: list[float], treatment: list[float], settings: AnalysisSettings = FAST, **kw):
-    return analyze([variant("base", control, "control", **kw), variant("skill", treatment, **kw)], settings)
 
 
 def noisy(rng: random.Random, n: int, center: float, sd: float) -> list[float]:

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_budget import omk as budget_omk
-from test_budget import write_samples
-from test_run_folder_trust import AGENT, HOOK, HOOKED_SAMPLES, TARGET
-from test_run_folder_trust import omk as trust_omk
+from budget_support import omk as budget_omk
+from budget_support import write_samples
+from run_folder_support import AGENT, HOOK, HOOKED_SAMPLES, TARGET
+from run_folder_support import omk as trust_omk
 
 from omk.testing import ModelServer
 from omk.testing.openai_chat import text_reply

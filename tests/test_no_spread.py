@@ -5,7 +5,7 @@ power`'s lines and JSON) says so instead."""
 
 from __future__ import annotations
 
-from test_experiment_verdict import experiment
+from experiment_support import experiment
 
 from omk.cli.power_cmd import power_lines
 from omk.records.experiment_block import ExperimentBlock

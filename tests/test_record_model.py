@@ -45,7 +45,6 @@ OTHER_JSON = {
     "omk/authoring/": "sample drafts",
     "omk/cache.py": "its own cache entries",
     "omk/cli/doctor_cmd.py": "the doctor's diagnostics, built in this process",
-    "omk/cli/main.py": "the command line's ranges",
     "omk/cli/power_cmd.py": "the power figures, built in this process",
     "omk/config.py": "omk.yaml",
     "omk/doctor/": "the diagnostics it builds",
@@ -53,6 +52,7 @@ OTHER_JSON = {
     "omk/engine/pairwise.py": "the pairwise judge's parsed reply",
     "omk/engine/variant_choice.py": "omk.yaml's variants",
     "omk/engine/variants.py": "omk.yaml's variants",
+    "omk/evolve/": "its own ledger (state.json) and evolve report, written and read back by its classes",
     "omk/gold/": "people's labels files",
     "omk/inline/": "fetched pages",
     "omk/judge/": "judges' replies",
@@ -66,7 +66,10 @@ OTHER_JSON = {
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
 # so the entry goes with the fix). None today.
-KNOWN_READERS: set[tuple[str, str]] = set()
+# Reads left to move onto the records. omk evolve's ledger (its state.json) reads back its own
+# outcomes by hand, and its loop looks up the default trivial difference by measure name (a dict
+# of constants, not JSON): both go when evolve's records move onto the records package.
+KNOWN_READERS: set[tuple[str, str]] = {("omk/evolve/ledger.py", "composite"), ("omk/evolve/loop.py", "composite")}
 
 
 def class_names(root: Path) -> dict[str, list[str]]:

@@ -7,41 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-AGENT = """\
-import json, sys
-sys.stdin.read()
-print(json.dumps({"response": "hi there"}))
-"""
-SAMPLES = """\
-samples:
-  - { sample_id: a, prompt: hi, assertions: [{ type: contains, value: hi }] }
-  - { sample_id: b, prompt: hi, assertions: [{ type: contains, value: hi }] }
-"""
-TARGET = f"cmd:{sys.executable} agent.py"
-MEMORY = 1 << 30  # enough for omk; /dev/zero read whole would pass it in a second
-
-
-def env() -> dict[str, str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY")}
-    return {**clean, "NO_COLOR": "1", "COLUMNS": "160"}
-
-
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
-def omk(*args: str, cwd: Path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "omk", *args], cwd=cwd, env={**env(), **(extra or {})}, capture_output=True, text=True,
-        timeout=60, preexec_fn=_bounded,
-    )  # fmt: skip
+from run_folder_support import AGENT, HOOK, HOOKED_SAMPLES, SAMPLES, TARGET, omk
 
 
 def a_run(tmp: Path, name: str = "run") -> Path:
@@ -118,11 +89,6 @@ def test_giving_the_command_target_again_resumes_and_another_one_is_refused(tmp_
     assert again.returncode == 0, again.stderr
 
 
-HOOKED_SAMPLES = """\
-samples:
-  - { sample_id: a, prompt: hi, assertions: [{ type: custom, fn: hook.py }] }
-"""
-HOOK = "import pathlib\n\ndef check(output, ctx):\n    pathlib.Path('hook-ran').touch()\n    return True\n"
 
 
 def test_hooks_of_the_samples_someone_elses_run_json_points_at_are_not_run(tmp_path):

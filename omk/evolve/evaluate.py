@@ -1,7 +1,7 @@
 """One skill evaluated on some of the samples, through the engine as `omk eval` runs it (the
 settings of omk.yaml and the command line, the response cache, the judge), with the skill folder
 as the run's only skill (an experiment variant's `skill:`). Nothing is written to a run folder;
-what the loop keeps of each sample is an `Outcome`.
+what the loop keeps of each sample is an `EvolveOutcome`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ NOTE_CHARS = 600  # of an output or a message, in an improver request
 
 
 @record
-class Outcome:
+class EvolveOutcome:
     """One sample on one skill, over its repeats."""
 
     sample_id: str
@@ -69,7 +69,7 @@ def _notes(result: SampleResult) -> list[str]:
     return notes
 
 
-def fold(sample_id: str, results: Sequence[SampleResult]) -> Outcome:
+def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
     """A sample's outcome from its results (one per repeat)."""
     from omk.model import Status
 
@@ -80,7 +80,7 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> Outcome:
         notes.extend(n for n in _notes(r) if n not in notes)
     cost = sum((r.trace.cost_usd or 0.0) + float((r.judge.cost_usd if r.judge is not None else None) or 0.0) for r in results)
     first = results[0].output if results else ""
-    return Outcome(sample_id, fmean(scores) if scores else None, bool(results) and all(r.passed for r in results), probes, tuple(notes), _cut(first), cost)
+    return EvolveOutcome(sample_id, fmean(scores) if scores else None, bool(results) and all(r.passed for r in results), probes, tuple(notes), _cut(first), cost)
 
 
 def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:
@@ -94,7 +94,7 @@ def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill
     return Evaluation.prepare(options, cwd=cwd, samples=samples, adjust=variant.apply, write=False, paths=paths)
 
 
-def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path) -> dict[str, Outcome]:
+def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path) -> dict[str, EvolveOutcome]:
     """Each sample's outcome with this skill, by sample id."""
     evaluation = prepare(options, cwd, samples, skill)
     asyncio.run(evaluation.execute())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from omk.evolve.evaluate import Outcome
+from omk.evolve.evaluate import EvolveOutcome
 from omk.frozen import record
 
 CANDIDATE = re.compile(r"^<candidate>[ \t]*\r?\n(.*?)^</candidate>[ \t]*$", re.S | re.M)
@@ -36,14 +36,14 @@ class Rejected:
     reason: str
 
 
-def _failure(sample_prompt: str, outcome: Outcome) -> str:
+def _failure(sample_prompt: str, outcome: EvolveOutcome) -> str:
     notes = "\n".join(f"  - {n}" for n in outcome.notes) or "  - (no failed check recorded)"
     return f"### {outcome.sample_id}\nPrompt: {sample_prompt}\nOutput: {outcome.output}\nWhat went wrong:\n{notes}\n"
 
 
 def build_request(
     *, round_no: int, rounds: int, k: int, focus: str, edit_budget: float, skill_text: str,
-    train: Sequence[tuple[str, Outcome]], rejected: Sequence[Rejected],
+    train: Sequence[tuple[str, EvolveOutcome]], rejected: Sequence[Rejected],
 ) -> str:  # fmt: skip
     """The request of one round; `train` is (prompt, outcome) of each train sample."""
     failing = [(p, o) for p, o in train if not o.passed]

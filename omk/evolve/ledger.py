@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError
-from omk.evolve.evaluate import Outcome
+from omk.evolve.evaluate import EvolveOutcome
 
 FILE = "state.json"
 FORMAT = "omk-evolve-state/1"
@@ -32,14 +32,14 @@ def fingerprint(settings: dict[str, Any], skill_text: str, sample_ids: list[str]
     return hashlib.sha256(data.encode()).hexdigest()[:32]
 
 
-def _outcome(data: dict[str, Any]) -> Outcome:
-    return Outcome(
+def _outcome(data: dict[str, Any]) -> EvolveOutcome:
+    return EvolveOutcome(
         str(data["sample_id"]), data.get("composite"), bool(data.get("passed")), tuple(bool(p) for p in data.get("probes", [])),
         tuple(str(n) for n in data.get("notes", [])), str(data.get("output") or ""), float(data.get("cost_usd") or 0.0),
     )  # fmt: skip
 
 
-def _outcome_json(o: Outcome) -> dict[str, Any]:
+def _outcome_json(o: EvolveOutcome) -> dict[str, Any]:
     return {**o.to_json(), "notes": list(o.notes), "output": o.output}
 
 
@@ -49,7 +49,7 @@ class Ledger:
     key: str
     budget_usd: float | None = None
     spent_usd: float = 0.0
-    outcomes: dict[str, dict[str, Outcome]] = field(default_factory=dict)  # "<digest>:<split>" → by sample id
+    outcomes: dict[str, dict[str, EvolveOutcome]] = field(default_factory=dict)  # "<digest>:<split>" → by sample id
     answers: dict[int, str] = field(default_factory=dict)  # round → the improver's answer
 
     @classmethod

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from omk.errors import ConfigError
 from omk.evolve import acceptance, candidates, splits
 from omk.evolve.candidates import DEFAULT_EDIT_BUDGET
-from omk.evolve.evaluate import Outcome, evaluate, prepare
+from omk.evolve.evaluate import EvolveOutcome, evaluate, prepare
 from omk.evolve.improver import Rejected, build_request, parse_answer
 from omk.evolve.leakage import LeakGuard
 from omk.evolve.ledger import Ledger, fingerprint
@@ -92,15 +92,15 @@ class Standing:
 
     folder: Path
     text: str
-    train: dict[str, Outcome]
-    selection: dict[str, Outcome]
+    train: dict[str, EvolveOutcome]
+    selection: dict[str, EvolveOutcome]
 
 
 @dataclass(slots=True)
 class EvolveState:
     config: EvolveConfig
     samples: dict[str, Sample]
-    split: splits.Split
+    split: splits.EvolveSplit
     guard: LeakGuard
     original: Standing
     best: Standing
@@ -117,7 +117,7 @@ class EvolveState:
         return [self.samples[i] for i in self.split.of(name)]
 
 
-def mean(outcomes: dict[str, Outcome]) -> float | None:
+def mean(outcomes: dict[str, EvolveOutcome]) -> float | None:
     scores = [o.composite for o in outcomes.values() if o.composite is not None]
     return fmean(scores) if scores else None
 
@@ -174,7 +174,7 @@ def begin(state: EvolveState) -> None:
     state.best = dataclasses.replace(state.original)
 
 
-def run_split(state: EvolveState, name: str, folder: Path, text: str) -> dict[str, Outcome]:
+def run_split(state: EvolveState, name: str, folder: Path, text: str) -> dict[str, EvolveOutcome]:
     """The skill's outcomes on a split: from the ledger when this skill ran on it before (a resumed
     loop), else run now, once the budget allows, and recorded."""
     ledger = state.ledger
@@ -198,7 +198,7 @@ def _texts(samples: list[Sample]) -> list[str]:
     return texts
 
 
-def _outcome_texts(outcomes: dict[str, Outcome]) -> list[str]:
+def _outcome_texts(outcomes: dict[str, EvolveOutcome]) -> list[str]:
     return [text for o in outcomes.values() for text in (o.output, *o.notes)]
 
 
@@ -277,7 +277,7 @@ def _try(state: EvolveState, round_no: int, index: int, text: str) -> tuple[Trie
     return tried, (Standing(folder, text, train, selection) if decision.accepted else None)
 
 
-def _decide(state: EvolveState, selection: dict[str, Outcome]) -> acceptance.Decision:
+def _decide(state: EvolveState, selection: dict[str, EvolveOutcome]) -> acceptance.Decision:
     config, ids = state.config, state.split.selection
     best = state.best.selection
     if config.measure == "triggering":
@@ -304,7 +304,7 @@ def run_loop(state: EvolveState, ask: Ask) -> None:
     state.stop = f"the last round ({state.config.rounds})"
 
 
-def _composites(outcomes: dict[str, Outcome]) -> list[float]:
+def _composites(outcomes: dict[str, EvolveOutcome]) -> list[float]:
     return [o.composite for o in outcomes.values() if o.composite is not None]
 
 

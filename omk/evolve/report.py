@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from omk.evolve.loop import EvolveState, mean
 
 if TYPE_CHECKING:
-    from omk.evolve.evaluate import Outcome
+    from omk.evolve.evaluate import EvolveOutcome
 
 FORMAT = "omk-evolve/1"
 NO_CHANGE = "NO CHANGE"
@@ -78,7 +78,7 @@ class EvolveReport:
         }  # fmt: skip
 
 
-def _gain(selected: dict[str, Outcome], original: dict[str, Outcome]) -> float | None:
+def _gain(selected: dict[str, EvolveOutcome], original: dict[str, EvolveOutcome]) -> float | None:
     a, b = mean(selected), mean(original)
     return None if a is None or b is None else a - b
 

@@ -32,7 +32,7 @@ DEFAULT_SHARES = (0.5, 0.25, 0.25)
 
 
 @record
-class Split:
+class EvolveSplit:
     """The sample ids of each split, in the order the samples were given."""
 
     train: tuple[str, ...]
@@ -74,7 +74,7 @@ def stratum(sample: Sample) -> str:
     return f"{sample_kind(sample)}/{sample.category or ''}"
 
 
-def split_ids(strata: Sequence[tuple[str, str]], shares: Sequence[float], seed: int) -> Split:
+def split_ids(strata: Sequence[tuple[str, str]], shares: Sequence[float], seed: int) -> EvolveSplit:
     """The split of (sample id, stratum) pairs (see the module); pure and deterministic."""
     groups: dict[str, list[str]] = {}
     for sample_id, name in strata:
@@ -93,7 +93,7 @@ def split_ids(strata: Sequence[tuple[str, str]], shares: Sequence[float], seed: 
         where[sample_id] = pick
     order = [sample_id for sample_id, _ in strata]
     chosen = [tuple(s for s in order if where[s] == i) for i in range(3)]
-    return Split(*chosen)
+    return EvolveSplit(*chosen)
 
 
 def needed(alpha: float, tests: int) -> int:
@@ -106,7 +106,7 @@ def needed(alpha: float, tests: int) -> int:
     return n
 
 
-def split_samples(samples: Sequence[Sample], shares: Sequence[float], seed: int, alpha: float, tests: int) -> Split:
+def split_samples(samples: Sequence[Sample], shares: Sequence[float], seed: int, alpha: float, tests: int) -> EvolveSplit:
     """The split of the samples, or a one-line refusal saying how many each split needs and why."""
     ids = [s.sample_id for s in samples]
     repeated = sorted({i for i in ids if ids.count(i) > 1})

@@ -52,3 +52,17 @@ def test_a_narrow_terminal_cuts_turn_labels_instead_of_wrapping_them(report):
     turns = [line for line in lines if "↳" in line]
     assert len(turns) == 5 and all("…" in line for line in turns)
     assert all(line.count("│") == 8 for line in turns)
+
+
+def test_a_sample_that_failed_in_several_runs_is_one_block_with_its_runs_counted():
+    """Under --repeat a failing sample is said once, with how many of its runs failed and each
+    distinct reason once (not one block per run, the same reasons printed again)."""
+    from report_corpus import CORPUS, render
+
+    for lang, counted in (("en", "in 2 of 2 runs"), ("zh", "2 次中有 2 次")):
+        text = render(CORPUS / "repeats")[f"terminal.{lang}.txt"]
+        failures = text.split("Failures" if lang == "en" else "失败", 1)[-1]
+        for sample in ("cs-order-status-en", "cs-canned-greeting"):
+            assert failures.count(f"  {sample} · ") == 1, (lang, sample)  # one block's heading
+            assert f"  {sample} · {counted}" in failures, (lang, sample)
+        assert failures.count("latency_max 8000: latency_ms 9200 > max 8000") <= 1

@@ -50,7 +50,7 @@ ZH = {
     "output": "输出",
     "(no output)": "（无输出）",
     "runs": "次运行",
-    "run {n}": "第 {n} 次",
+    "in {n} of {total} runs": "{total} 次中有 {n} 次",
     "{n} samples, the same error: {ids}": "{n} 条用例，同一错误：{ids}",
     "samples": "条用例",
     "passed": "通过",

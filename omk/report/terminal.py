@@ -8,6 +8,7 @@ heading. Under `--repeat N` the counts are of runs, and say so (`14 samples × 3
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any
@@ -161,36 +162,43 @@ def _turn_row(turn: TurnResult, threshold: Any, label_cells: int, lang: str) -> 
 IDS_SHOWN = 10  # sample ids listed under an error many samples share
 
 
+Block = tuple[str, list[str], str | None]  # (who, why, the output judged)
+
+
 def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
-    failed: list[tuple[str, list[str], str | None]] = []  # (name, why, the output judged)
-    noted: list[tuple[str, list[str], str | None]] = []
+    failed: dict[object, tuple[Block, int]] = {}  # by sample under --repeat (its failing runs counted), else by result
+    noted: dict[object, tuple[Block, int]] = {}
     more = 0
     shared = _shared_errors(results)  # a first pass keeps only the errors and the ids they name
+    runs = Counter(r.sample_id for r in results) if repeated else Counter()
     for i, r in enumerate(results):
         group = shared.get(r.error or "") if r.status == "error" else None
         if group is not None and group[0][0] != i:
             continue  # said once, with the first sample that had it
-        if len(failed) + len(noted) >= FAILURES_SHOWN:
+        key: object = r.sample_id if repeated and group is None else i
+        if key not in failed and key not in noted and len(failed) + len(noted) >= FAILURES_SHOWN:
             more += 1 if not r.passed or passed_but_failed(r) else 0
             continue
-        name = for_terminal(r.sample_id) + (f" · {t('run {n}', lang).format(n=r.repeat + 1)}" if repeated else "")
+        name = for_terminal(r.sample_id)
         if group is not None:
             named = list(dict.fromkeys(for_terminal(sid) for _, sid in group))
             ids = ", ".join(named[:IDS_SHOWN]) + (f" … (+{len(named) - IDS_SHOWN})" if len(named) > IDS_SHOWN else "")
             name = t("{n} samples, the same error: {ids}", lang).format(n=len(group), ids=ids)
         if r.status == "error":
-            failed.append((name, [f"{t('error', lang)}: {r.error}"], None))
+            _add(failed, key, (name, [f"{t('error', lang)}: {r.error}"], None))
         elif not r.passed:
             # assertions, judge reasons, layers under the bar, the files it left; then what the model said
             where = workspace_line(r.trace.workspace, lang=lang)
-            failed.append((name, failure_lines(r, threshold) + ([where] if where else []), _judged_output(r)))
+            _add(failed, key, (name, failure_lines(r, threshold) + ([where] if where else []), _judged_output(r)))
         elif lines := passed_but_failed(r):  # passed overall, but say what did fail
-            noted.append((name, lines, None))
+            _add(noted, key, (name, lines, None))
     for heading, details in ((t("Failures", lang), failed), (t("Passed, with failed checks", lang), noted)):
         if not details:
             continue
         console.print(Text(heading, style="bold"))
-        for name, lines, output in details:
+        for key, ((name, lines, output), count) in details.items():
+            if isinstance(key, str):  # a sample's runs under --repeat: one block, its failing runs counted
+                name += " · " + t("in {n} of {total} runs", lang).format(n=count, total=runs[key])
             console.print(plain(f"  {name}", style="bold"))
             for line in lines:  # a message of several lines (a tool_sequence table) stays indented
                 console.print(plain(f"    - {for_terminal(line).replace(chr(10), chr(10) + '      ')}"))
@@ -198,6 +206,16 @@ def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Co
                 console.print(_output_line(output, console, lang))
     if more:
         console.print(plain(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
+
+
+def _add(blocks: dict[object, tuple[Block, int]], key: object, block: Block) -> None:
+    """One more failing result for `key`: the first one's name and output, every distinct reason once."""
+    if key not in blocks:
+        blocks[key] = (block, 1)
+        return
+    (name, lines, output), count = blocks[key]
+    lines += [line for line in block[1] if line not in lines]
+    blocks[key] = ((name, lines, output), count + 1)
 
 
 def _shared_errors(results: Iterable[SampleResult]) -> dict[str, list[tuple[int, str]]]:

@@ -162,7 +162,7 @@ def _turn_row(turn: TurnResult, threshold: Any, label_cells: int, lang: str) -> 
 IDS_SHOWN = 10  # sample ids listed under an error many samples share
 
 
-Block = tuple[str, list[str], str | None]  # (who, why, the output judged)
+Block = tuple[str, list[str], str | None, str | None]  # (who, why, the output judged, what it left in its workspace)
 
 
 def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Console, lang: str, repeated: bool = False) -> None:
@@ -185,18 +185,18 @@ def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Co
             ids = ", ".join(named[:IDS_SHOWN]) + (f" … (+{len(named) - IDS_SHOWN})" if len(named) > IDS_SHOWN else "")
             name = t("{n} samples, the same error: {ids}", lang).format(n=len(group), ids=ids)
         if r.status == "error":
-            _add(failed, key, (name, [f"{t('error', lang)}: {r.error}"], None))
+            _add(failed, key, (name, [f"{t('error', lang)}: {r.error}"], None, None))
         elif not r.passed:
-            # assertions, judge reasons, layers under the bar, the files it left; then what the model said
-            where = workspace_line(r.trace.workspace, lang=lang)
-            _add(failed, key, (name, failure_lines(r, threshold) + ([where] if where else []), _judged_output(r)))
+            # assertions, judge reasons, layers under the bar; then what the model said and the files it
+            # left, as facts beside the reasons rather than one more failed check
+            _add(failed, key, (name, failure_lines(r, threshold), _judged_output(r), workspace_line(r.trace.workspace, lang=lang)))
         elif lines := passed_but_failed(r):  # passed overall, but say what did fail
-            _add(noted, key, (name, lines, None))
+            _add(noted, key, (name, lines, None, None))
     for heading, details in ((t("Failures", lang), failed), (t("Passed, with failed checks", lang), noted)):
         if not details:
             continue
         console.print(Text(heading, style="bold"))
-        for key, ((name, lines, output), count) in details.items():
+        for key, ((name, lines, output, where), count) in details.items():
             if isinstance(key, str):  # a sample's runs under --repeat: one block, its failing runs counted
                 name += " · " + t("in {n} of {total} runs", lang).format(n=count, total=runs[key])
             console.print(plain(f"  {name}", style="bold"))
@@ -204,6 +204,8 @@ def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Co
                 console.print(plain(f"    - {for_terminal(line).replace(chr(10), chr(10) + '      ')}"))
             if output is not None:
                 console.print(_output_line(output, console, lang))
+            if where is not None:
+                console.print(plain(f"    {where}", style="dim"))
     if more:
         console.print(plain(t("… and {n} more that did not pass or had failed checks: see the report", lang).format(n=more), style="dim"))
 
@@ -213,9 +215,9 @@ def _add(blocks: dict[object, tuple[Block, int]], key: object, block: Block) -> 
     if key not in blocks:
         blocks[key] = (block, 1)
         return
-    (name, lines, output), count = blocks[key]
+    (name, lines, output, where), count = blocks[key]
     lines += [line for line in block[1] if line not in lines]
-    blocks[key] = ((name, lines, output), count + 1)
+    blocks[key] = ((name, lines, output, where), count + 1)
 
 
 def _shared_errors(results: Iterable[SampleResult]) -> dict[str, list[tuple[int, str]]]:

@@ -119,12 +119,24 @@ class CliWorkspace(Protocol):
     def remove(self) -> None: ...
 
 
+class CliSettings(Protocol):
+    """What the shared flow reads of a CLI's settings (omk.yaml's block for it, checked)."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def price(self) -> tuple[float, float] | None: ...
+
+
 Space = TypeVar("Space", bound=CliWorkspace)
 Kept = TypeVar("Kept")  # what one call hands on for keeping the session (a parsed run, or nothing)
 
 
 class AgentCliTarget(Generic[Space, Kept]):
     """The flow of one call of an agent CLI target; each CLI fills in its own steps below."""
+
+    cfg: CliSettings  # each CLI's own settings, loaded before this __init__ runs
 
     def __init__(self, spec: str, settings: dict[str, Any] | None) -> None:
         self.spec = spec
@@ -133,6 +145,15 @@ class AgentCliTarget(Generic[Space, Kept]):
         # A conversation's workspace lives from its first turn to its last; the key is the
         # conversation's mock sandbox, the one object every turn's Session shares.
         self._conversations: weakref.WeakKeyDictionary[MockSandbox, Space] = weakref.WeakKeyDictionary()
+
+    @property
+    def model(self) -> str | None:
+        return self.cfg.model
+
+    @property
+    def price(self) -> tuple[float, float] | None:
+        """USD per 1M tokens (input, output): omk.yaml's `<cli>.price`, else omk's table."""
+        return self.cfg.price
 
     async def _run_in_workspace(self, sample: Sample, prompt: str, session: Session | None) -> TargetResult:
         sandbox = session.sandbox if session is not None else MockSandbox.for_sample(sample)

@@ -35,19 +35,11 @@ STDERR_TAIL = 600
 
 class ClaudeTarget(AgentCliTarget[Workspace, None]):
     kind = "claude"
+    cfg: setup.ClaudeSettings
 
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
-
-    @property
-    def model(self) -> str | None:
-        return self.cfg.model
-
-    @property
-    def price(self) -> tuple[float, float] | None:
-        """USD per 1M tokens (input, output): omk.yaml's `claude.price`, else omk's table."""
-        return self.cfg.price
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:

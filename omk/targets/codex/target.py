@@ -38,19 +38,11 @@ RETRYABLE = ("429", "500", "502", "503", "504", "rate limit", "overloaded")
 
 class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     kind = "codex"
+    cfg: setup.CodexSettings
 
     def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
-
-    @property
-    def model(self) -> str | None:
-        return self.cfg.model
-
-    @property
-    def price(self) -> tuple[float, float] | None:
-        """USD per 1M tokens (input, output): omk.yaml's `codex.price`, else omk's table."""
-        return self.cfg.price
 
     @classmethod
     def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:

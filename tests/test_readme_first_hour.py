@@ -43,7 +43,7 @@ def readme_commands() -> list[str]:
         body = text[start : end if end != -1 else len(text)]
         for block in re.findall(r"```sh\n(.*?)```", body, flags=re.S):
             commands += [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
-    return [c for c in commands if not c.endswith("-m pytest")]
+    return [c for c in commands if not c.endswith(("-m pytest", "-m pytest -n auto"))]
 
 
 def _copy(tmp_path: Path) -> Path:

@@ -3,21 +3,17 @@ server, and a samples file of N weather questions."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def omk(*args: str, cwd: Path, url: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url, "PYTHONPATH": str(ROOT)}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url}, columns=200, timeout=120)
 
 
 def write_samples(folder: Path, n: int, *, rubric: bool = False, url: bool = False) -> Path:

@@ -5,12 +5,13 @@ synthetic experiment reports built with `analyze`."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from cli_support import run_omk
 
 from omk.records.experiment_block import ExperimentBlock
 from omk.stats import AnalysisSettings, Record, VariantRun, analyze
@@ -21,10 +22,7 @@ SKILL = EXPERIMENT / "skills" / "support-tone"
 
 
 def omk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=cwd, columns=120)
 
 
 def bundled_run(out: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:

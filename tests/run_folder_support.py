@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_support import run_omk
+
 AGENT = """\
 import json, sys
 sys.stdin.read()
@@ -34,10 +36,7 @@ def _bounded() -> None:
 
 
 def omk(*args: str, cwd: Path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "omk", *args], cwd=cwd, env={**env(), **(extra or {})}, capture_output=True, text=True,
-        timeout=60, preexec_fn=_bounded,
-    )  # fmt: skip
+    return run_omk(*args, cwd=cwd, base={**env(), **(extra or {})}, drop=(), columns=None, timeout=60, preexec_fn=_bounded)
 
 
 HOOKED_SAMPLES = """\

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.engine.ablation import plan_ablation, split_skill
 from omk.errors import ConfigError
@@ -42,10 +43,7 @@ end
 
 
 def omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160"}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=cwd)
 
 
 def test_sections_run_to_the_next_heading_of_any_level_and_the_front_matter_stays():

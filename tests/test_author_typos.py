@@ -4,12 +4,12 @@ misspelt target kind gets "did you mean", and `omk serve-model` on a busy port n
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "samples" / "experiment"
@@ -17,10 +17,7 @@ SKILL = EXPERIMENT / "skills" / "support-tone"
 
 
 def omk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=cwd, columns=200)
 
 
 def test_ablate_takes_the_skill_md_file_as_its_folder(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples" / "eval-samples.yaml"
@@ -17,17 +18,7 @@ RESPONSES = ROOT / "samples" / "responses.jsonl"
 
 
 def omk(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160", **(env or {})}
-    full_env.pop("OMK_TARGET", None)
-    full_env.pop("OMK_JUDGE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", *args],
-        cwd=cwd or ROOT,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_omk(*args, cwd=cwd, env=env, timeout=120)
 
 
 def test_bundled_replay_run_matches_the_report_contract(tmp_path):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from cli_support import run_omk
 from report_factory import make_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,8 +15,7 @@ SAMPLES = ROOT / "samples" / "eval-samples.yaml"
 
 
 def omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    return run_omk(*args, cwd=cwd, drop=(), timeout=60)
 
 
 def write(path: Path, text: str) -> Path:

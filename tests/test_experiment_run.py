@@ -4,13 +4,13 @@ exit code under --require, `omk verdict`, `omk diff`, resume, and bad variant de
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from api_support import write_agent
+from cli_support import run_omk
 
 from omk.engine import EvalOptions
 from omk.engine.experiment import prepare_experiment
@@ -22,10 +22,7 @@ EXPERIMENT = ROOT / "samples" / "experiment"
 
 
 def omk(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", **(env or {})}
-    full.pop("OMK_TARGET", None)
-    full.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd or ROOT, env=full, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=cwd, env=env, columns=120)
 
 
 @pytest.fixture(scope="module")

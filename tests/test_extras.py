@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk import extras
 
@@ -36,7 +37,7 @@ def blocked_env(tmp_path):
 
 
 def omk(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=120)
 
 
 def test_the_block_works(blocked_env):

@@ -6,10 +6,11 @@ inline prompts, discovery, `omk migrate` and bad input."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from cli_support import run_omk
 
 from omk.testing import ModelServer
 from omk.testing.openai_chat import text_reply, tool_call_reply
@@ -22,10 +23,7 @@ AGENT = ROOT / "samples" / "agents" / "support_agent.py"
 
 
 def omk(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OPENAI_API_KEY": "sk-test", **(env or {})}
-    for key in ("OMK_TARGET", "OMK_JUDGE"):
-        full.pop(key, None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, env={"OPENAI_API_KEY": "sk-test", **(env or {})}, columns=200, timeout=120)
 
 
 def report_of(folder: Path) -> dict:

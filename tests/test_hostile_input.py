@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inline_doc_server import DocServer
@@ -38,8 +39,7 @@ def strict_json(path: Path) -> dict:
 
 
 def omk(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
-    return subprocess.run([PY, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, drop=("OMK_",), columns=None, timeout=120)
 
 
 def _alive(pid: int) -> bool:

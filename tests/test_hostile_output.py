@@ -5,19 +5,18 @@ deadline. Real subprocesses, a real server on 127.0.0.1, the real command line."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 PY = sys.executable
 
 
 def omk(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")} | env
-    return subprocess.run([PY, "-m", "omk", *args], cwd=cwd, env=environ, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, env=env, drop=("OMK_",), columns=None, timeout=120)
 
 
 def refuse_constant(name: str) -> None:

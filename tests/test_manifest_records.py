@@ -4,13 +4,12 @@ their typed classes: what omk wrote reads back to the same JSON, a broken field 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.engine.ablation import AblationPlan
 from omk.engine.experiment import ablation_of, resume_experiment, variant_of
@@ -119,9 +118,7 @@ def test_resuming_a_folder_with_a_broken_record_says_where(tmp_path):
 
 
 def omk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    env.pop("OMK_TARGET", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, drop=("OMK_TARGET",), columns=None, timeout=120)
 
 
 def test_the_cli_names_a_broken_experiment_record_and_exits_2(tmp_path):

@@ -4,12 +4,12 @@ not that none was configured. Real `omk eval` subprocesses, a `cmd:` judge in OM
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 HERE = Path(__file__).resolve().parent
 JUDGE = f"cmd:{sys.executable} {HERE / 'judges' / 'scripted_judge.py'} score 4"
@@ -28,15 +28,7 @@ samples:
 
 
 def omk(tmp_path: Path, *args: str, judge: str | None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    env.update(NO_COLOR="1", COLUMNS="200")
-    if judge is not None:
-        env["OMK_JUDGE"] = judge
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+    return run_omk("eval", *args, cwd=tmp_path, env={} if judge is None else {"OMK_JUDGE": judge}, columns=200, timeout=120)
 
 
 @pytest.fixture

@@ -5,13 +5,13 @@ giving the same block as the command line, turning the judge on and off, resume,
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from api_support import write_agent
+from cli_support import run_omk
 
 import omk as omk_api
 from omk.engine.variants import target_name, target_variants
@@ -45,11 +45,7 @@ def two_replays(tmp_path: Path) -> Path:
 
 
 def omk(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    env.update(NO_COLOR="1", COLUMNS="160")
-    proc = subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+    return run_omk(*args, cwd=cwd, timeout=120)
 
 
 def judge_spec(folder: Path | None = None) -> str:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from junit_shape import check_junit_shape
 from report_factory import XSS, make_report
 
@@ -153,8 +152,7 @@ def test_write_formats_writes_every_format_and_json_first(tmp_path):
 
 
 def omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    return run_omk(*args, cwd=cwd, drop=(), timeout=60)
 
 
 def test_omk_report_re_renders_a_finished_run(tmp_path):

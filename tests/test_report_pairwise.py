@@ -5,12 +5,12 @@ two-target runs became experiments, and from a real `omk eval --target A --targe
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+from cli_support import run_omk
 from junit_shape import check_junit_shape
 from pairwise_reports import orders, pair_block, with_pairwise
 from report_factory import make_report
@@ -214,11 +214,7 @@ def test_a_report_from_before_experiments_still_shows_its_verdicts():
 
 
 def omk(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    env.update(NO_COLOR="1", COLUMNS="160")
-    proc = subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+    return run_omk(*args, cwd=cwd, timeout=120)
 
 
 def test_omk_report_re_renders_the_pairwise_block(tmp_path):

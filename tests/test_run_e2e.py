@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 from omk.testing import Drop, ModelServer
 
@@ -73,9 +74,7 @@ def env_for(tmp: Path, **extra: str) -> dict[str, str]:
 
 
 def omk(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
-    )
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=180)
 
 
 def calls(tmp: Path) -> Counter:

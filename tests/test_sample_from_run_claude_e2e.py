@@ -4,15 +4,14 @@ becomes samples, and the CLI replays them: the same model passes, a model that n
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 from claude_support import require_claude
+from cli_support import run_omk
 
 from omk.records.document import read_document
 from omk.testing import ModelServer, Request
@@ -23,9 +22,7 @@ WORK = re.compile(r"/[^\s\"'\\]*/omk-claude-[^/\s\"'\\]+/work")
 
 
 def omk(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
-    full.update({"NO_COLOR": "1", "COLUMNS": "200", **env})
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=240)
+    return run_omk(*args, cwd=cwd, env=env, drop=("ANTHROPIC_", "OMK_", "CLAUDE_"), columns=200, timeout=240)
 
 
 def _calls_so_far(request: Request) -> int:

@@ -6,13 +6,13 @@ and for any 10-character piece of it."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 from omk.secrets import REDACTED, Masker, configured_secrets, secret_env_names
 from omk.testing import Garbage, HttpError, ModelServer
@@ -41,9 +41,7 @@ def assert_clean(paths: list[Path], texts: list[str], secrets: list[str]) -> Non
 
 
 def omk(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "OMK_"))}
-    full.update({"NO_COLOR": "1", "COLUMNS": "200", **env})
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=180)
+    return run_omk(*args, cwd=cwd, env=env, drop=("OPENAI_", "ANTHROPIC_", "OMK_"), columns=200, timeout=180)
 
 
 def echo_target(request) -> object:

@@ -64,6 +64,7 @@ def mcp_config_secrets(path: str) -> list[str]:
 
 @functools.lru_cache(maxsize=8)
 def _mcp_config_secrets(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    del mtime_ns, size  # only the cache's key: a file changed since it was read is read again
     import json
 
     from omk.safe_files import read_regular_bytes, sample_file_cap

@@ -124,6 +124,11 @@ def test_power_refuses_a_tiny_effect_and_every_range_admits_its_edges(tmp_path):
         ("concurrency: 100000000000", "concurrency: must be from 1 to 1,000"),
         ("timeout: 1.0e+308", "timeout: must be greater than 0 and at most 86,400 seconds"),
         ("retries: 1000000", "retries: must be from 0 to 100"),
+        ("url_timeout: 1.0e+308", "url_timeout: must be greater than 0 and at most 86,400 seconds"),
+        ("hook_timeout: 100000", "hook_timeout: must be greater than 0 and at most 86,400 seconds"),
+        ("regex_timeout: 100000", "regex_timeout: must be greater than 0 and at most 86,400 seconds"),
+        ("url_max_bytes: 10000000000000", "url_max_bytes: must be from 1 to 1,073,741,824 (bytes)"),
+        ("max_output_bytes: 10000000000000", "max_output_bytes: must be from 1 to 1,073,741,824 (bytes)"),
     ],
 )
 def test_omk_yaml_holds_the_same_numbers_to_the_same_ranges(tmp_path, setting, words):

@@ -300,3 +300,39 @@ def test_serving_over_mcp_is_part_of_the_cache_key(tmp_path):
     plain = make_target(f"cmd:{sys.executable} agent.py", base_dir=tmp_path).cache_identity()
     served = make_target(f"cmd:{sys.executable} agent.py", base_dir=tmp_path, settings=MCP).cache_identity()
     assert plain != served
+
+
+def _logging_state() -> list[tuple]:
+    import logging
+
+    names = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi", "mcp", "mcp.server")
+    return [(n, logging.getLogger(n).level, logging.getLogger(n).propagate, list(logging.getLogger(n).handlers), list(logging.getLogger(n).filters)) for n in names]
+
+
+def test_a_sandbox_leaves_the_process_logging_as_it_was_and_never_logs_its_token(tmp_path, caplog):
+    """Starting and stopping the server changes no logger's level, handlers or propagation (a
+    library call leaves process-wide state alone); with the caller's logging open at DEBUG, no
+    line it keeps names the server's token (the access log would: the path holds it)."""
+    import logging
+
+    sample = Sample("s1", "p", base_dir=tmp_path, mocks=[{"tool": "lookup_order", "return": "ok"}])
+    before = _logging_state()
+
+    async def go() -> str:
+        server = McpSandboxServer(MockSandbox.for_sample(sample), offered_tools(sample))
+        await server.start()
+        try:
+            from mcp import Client
+
+            async with Client(server.url) as client:
+                await client.call_tool("lookup_order", {})
+            return server.token
+        finally:
+            await server.stop()
+
+    with caplog.at_level(logging.DEBUG):
+        token = asyncio.run(go())
+    assert _logging_state() == [(n, lv, pr, hs, fs) for n, lv, pr, hs, fs in before]
+    served = [r for r in caplog.records if r.name.startswith(("uvicorn", "mcp.server"))]  # the client's own lines are the test's
+    assert served, "the server logged nothing at DEBUG: the check below would prove nothing"
+    assert not [r.getMessage() for r in served if token in r.getMessage()]

@@ -50,14 +50,28 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
-def _quiet_logs() -> None:
-    """The server's own log lines (which name the port) stay out of the terminal and the reports."""
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp.server"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.CRITICAL)
-        logger.propagate = False
-        if not logger.handlers:
-            logger.addHandler(logging.NullHandler())
+class _OwnLinesOut(logging.Filter):
+    """Drops the server's log lines that carry its endpoint (the access log names the path, and
+    the path holds the token), whatever logging the process has set up. The filter is put on the
+    server's loggers when it starts and taken off when it stops: the process's logging is otherwise
+    left as it was."""
+
+    LOGGERS = ("uvicorn.access", "uvicorn.error", "mcp.server")
+
+    def __init__(self, token: str):
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.token not in record.getMessage()
+
+    def attach(self) -> None:
+        for name in self.LOGGERS:
+            logging.getLogger(name).addFilter(self)
+
+    def detach(self) -> None:
+        for name in self.LOGGERS:
+            logging.getLogger(name).removeFilter(self)
 
 
 def _mcp_server(sandbox: MockSandbox, tools: list[dict[str, Any]]) -> Any:
@@ -103,6 +117,7 @@ class McpSandboxServer:
         self._socket: socket.socket | None = None
         self._uvicorn: Any = None
         self._stopped = False
+        self._log_filter = _OwnLinesOut(self.token)
 
     @property
     def secrets(self) -> list[str]:
@@ -121,7 +136,7 @@ class McpSandboxServer:
     async def start(self) -> None:
         import uvicorn
 
-        _quiet_logs()
+        self._log_filter.attach()
         path = f"/{self.token}/mcp"
         app = _mcp_server(self.sandbox, self.tools).streamable_http_app(streamable_http_path=path, host=HOST)
         self._socket = sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -130,7 +145,7 @@ class McpSandboxServer:
             self.url = f"http://{HOST}:{sock.getsockname()[1]}{path}"
             self._write_configs()
             config = uvicorn.Config(
-                _guarded(app, path), log_config=None, log_level="critical", access_log=False,
+                _guarded(app, path), log_config=None, log_level=None,  # the process's logging stays as it is
                 lifespan="on", timeout_graceful_shutdown=1, ws="none",
             )
             config.load()
@@ -183,6 +198,7 @@ class McpSandboxServer:
                     if transport is not None:
                         transport.close()
         finally:
+            self._log_filter.detach()
             if sock is not None:
                 sock.close()
             if self.folder is not None:

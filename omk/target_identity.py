@@ -14,6 +14,7 @@ part, and any known secret inside another value is masked.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -114,17 +115,37 @@ def source_digest(files: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
-def command_files(argv: Iterable[str], base: str | None = None) -> dict[str, str]:
+def command_files(argv: Iterable[str], base: str | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The sha256 of every file a command line names (absolute, or relative to `base` when
-    given): editing the program or its script is a new target."""
-
-    found = {}
-    for token in argv:
+    given), and of the module a `-m MODULE` runs (found, without importing anything, in `base` or
+    the current folder and then `PYTHONPATH`): editing the program or its script is a new target."""
+    tokens = list(argv)
+    found: dict[str, str] = {}
+    for token in tokens:
         path = token if os.path.isabs(token) or base is None else os.path.join(base, token)
-        if not os.path.isabs(path) or not os.path.isfile(path):
-            continue
-        try:  # by the file rules: never /proc, a FIFO or a device, read in pieces, capped
-            found[token] = file_sha256(Path(path))
-        except OSError:
-            continue
+        if os.path.isabs(path) and os.path.isfile(path):
+            _add_digest(found, token, path)
+    for flag, name in zip(tokens, tokens[1:], strict=False):
+        if flag == "-m" and (module := _module_file(name, base, environ)) is not None:
+            _add_digest(found, f"-m {name}", module)
     return found
+
+
+def _add_digest(found: dict[str, str], key: str, path: str) -> None:
+    with contextlib.suppress(OSError):  # by the file rules: never /proc, a FIFO or a device, read in pieces, capped
+        found[key] = file_sha256(Path(path))
+
+
+def _module_file(name: str, base: str | None, environ: Mapping[str, str] | None) -> str | None:
+    """The file `python -m NAME` would run from the folders a project's own module lives in (its
+    `.py` file or its package's `__main__.py`); None for an installed module or no such file."""
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    paths = (os.environ if environ is None else environ).get("PYTHONPATH", "")
+    for folder in [base or os.getcwd(), *filter(None, paths.split(os.pathsep))]:
+        stem = os.path.join(folder, *parts)
+        for candidate in (stem + ".py", os.path.join(stem, "__main__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None

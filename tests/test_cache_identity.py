@@ -360,3 +360,20 @@ def test_a_change_to_what_omk_writes_for_an_agent_cli_is_a_cache_miss(kind, writ
     with (copy / "omk" / "targets" / kind / writer).open("a", encoding="utf-8") as f:
         f.write("\n# a different omk writes this CLI's setup\n")
     assert key(copy) != before
+
+
+def test_editing_the_module_a_cmd_target_runs_with_dash_m_is_a_cache_miss(tmp_path, monkeypatch):
+    """`cmd:python -m agents.echo` names no file on its command line: the module it runs (found
+    on PYTHONPATH, without importing it) is part of its identity, so editing it calls again."""
+    monkeypatch.setenv("OMK_CACHE_KEY", "k" * 40)
+    package = tmp_path / "lib" / "agents"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "echo.py").write_text(AGENT, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "lib"))
+    target = f"cmd:{sys.executable} -m agents.echo"
+    assert _calls_made(tmp_path, target) == 1
+    assert _calls_made(tmp_path, target) == 0
+    (package / "echo.py").write_text(AGENT + "# edited\n", encoding="utf-8")
+    assert _calls_made(tmp_path, target) == 1
+    assert _calls_made(tmp_path, target) == 0

@@ -352,3 +352,10 @@ def test_a_python_assertion_is_given_what_cannot_be_copied_as_it_is(project):
 
         unregister("api_test_lock")
     assert report.result("l1").assertions[0].passed
+
+
+def test_every_error_the_api_exports_is_an_omk_error():
+    """One exception tree: a caller catches whatever omk raises on purpose with `except omk.OmkError`."""
+    errors = [getattr(omk, name) for name in omk.__all__ if name.endswith("Error")]
+    assert {e.__name__ for e in errors} >= {"OmkError", "InputError", "ConfigError", "CallError"}
+    assert all(issubclass(e, omk.OmkError) for e in errors), [e for e in errors if not issubclass(e, omk.OmkError)]

@@ -24,6 +24,8 @@ _EXPORTS = {
     "assertion_type": "omk.api",
     "run_experiment": "omk.api",
     "ablate": "omk.api",
+    "read_report": "omk.api",
+    "ReportDocument": "omk.records.document",
     "RunOptions": "omk.api",
     "Variant": "omk.engine.variants",
     "ExperimentOutcome": "omk.engine.experiment",
@@ -63,6 +65,8 @@ __all__ = [
     "assertion_type",
     "run_experiment",
     "ablate",
+    "read_report",
+    "ReportDocument",
     "RunOptions",
     "Variant",
     "ExperimentOutcome",
@@ -102,6 +106,7 @@ if TYPE_CHECKING:
         evaluate_async,
         load,
         prepare,
+        read_report,
         run_experiment,
     )
     from omk.assertions.python import CheckInput
@@ -113,7 +118,7 @@ if TYPE_CHECKING:
     from omk.errors import ConfigError, InputError, OmkError, Problem
     from omk.model import Layer, Outcome, Sample, Status
     from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult
-    from omk.records.document import LayerMeans, Summary
+    from omk.records.document import LayerMeans, ReportDocument, Summary
     from omk.records.experiment_block import Ablation, AblationPart
     from omk.targets.base import Target, TargetError, TargetResult
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from omk.engine.experiment import ExperimentOutcome
     from omk.engine.variants import Variant
     from omk.records import SampleResult
+    from omk.records.document import ReportDocument
 
 PathArg = str | PathLike[str]
 SampleArg = PathArg | dict[str, Any] | Sample
@@ -326,3 +327,12 @@ def ablate(
         return experiment.finish()
     finally:
         experiment.remove_scratch()
+
+
+def read_report(run: str | PathLike[str]) -> ReportDocument:
+    """A finished run read back, typed: its folder (or its report.json), as `omk eval`, `omk merge`
+    or `evaluate(..., out=...)` wrote it. A run's results are read one at a time as a caller walks
+    them; a file edited into a shape omk never writes is an `InputError` naming the file and field."""
+    from omk.records.document import read_document
+
+    return read_document(Path(run))

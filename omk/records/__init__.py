@@ -43,4 +43,6 @@ __all__ = [
 ]
 
 if not TYPE_CHECKING:
-    __getattr__ = forwarder(__name__, dict.fromkeys(("JudgeBlock", "JudgeItem", "SampleAgreement"), "omk.records.judging"))
+    __getattr__ = forwarder(
+        __name__, dict.fromkeys(("JudgeBlock", "JudgeItem", "SampleAgreement"), "omk.records.judging")
+    )

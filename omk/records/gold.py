@@ -63,7 +63,9 @@ class ItemAgreement:
 
     @property
     def below_bar(self) -> bool:
-        return (self.alpha is not None and self.alpha < ALPHA_BAR) or (self.ci is not None and self.ci.low < ALPHA_BAR)
+        return (self.alpha is not None and self.alpha < ALPHA_BAR) or (
+            self.ci is not None and self.ci.low < ALPHA_BAR
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -154,11 +156,23 @@ class PeopleAgreement:
     ci: AlphaBounds | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"item": self.item, "samples": self.samples, "raters": self.raters, "alpha": self.alpha, "ci": self.ci.to_json() if self.ci else None}
+        return {
+            "item": self.item,
+            "samples": self.samples,
+            "raters": self.raters,
+            "alpha": self.alpha,
+            "ci": self.ci.to_json() if self.ci else None,
+        }
 
     @classmethod
     def from_json(cls, f: Fields) -> PeopleAgreement:
-        return cls(str(f.str("item", "")), f.int("samples"), f.int("raters"), f.num("alpha"), AlphaBounds.from_json(f.obj("ci")))
+        return cls(
+            str(f.str("item", "")),
+            f.int("samples"),
+            f.int("raters"),
+            f.num("alpha"),
+            AlphaBounds.from_json(f.obj("ci")),
+        )
 
 
 @record

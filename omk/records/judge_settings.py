@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from omk.frozen import record
-from omk.records.document import _details
 from omk.records.fields import Fields, Number
+from omk.records.parts import details
 
 
 @record
@@ -53,7 +53,9 @@ class RunAgreement:
         if f is None:
             return None
         pairs = tuple(PairAgreement.from_json(p) for p in f.objs("pairs"))
-        return cls(f.int("sample_count"), f.int("pair_count"), f.num("mean_abs_diff"), f.num("pearson"), pairs)
+        return cls(
+            f.int("sample_count"), f.int("pair_count"), f.num("mean_abs_diff"), f.num("pearson"), pairs
+        )
 
     @classmethod
     def read(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
@@ -75,7 +77,7 @@ class JudgeModel:
 
     @classmethod
     def from_json(cls, f: Fields) -> JudgeModel:
-        return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
+        return cls(f.str("spec"), f.str("kind"), details(f, ("spec", "kind")))
 
 
 @record

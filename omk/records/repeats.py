@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from omk.frozen import record
-from omk.records.document import Bounds
 from omk.records.fields import Fields, Number
+from omk.records.parts import Bounds
 
 
 @record
@@ -69,7 +69,12 @@ class KMean:
     ci: Bounds | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, "samples": self.samples, "mean": self.mean, "ci": self.ci.to_json() if self.ci else None}
+        return {
+            "k": self.k,
+            "samples": self.samples,
+            "mean": self.mean,
+            "ci": self.ci.to_json() if self.ci else None,
+        }
 
     @classmethod
     def from_json(cls, f: Fields) -> KMean:

@@ -61,7 +61,14 @@ class Rate:
     level: float = 0.95
 
     def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, "n": self.n, "value": self.value, "low": self.low, "high": self.high, "level": self.level}
+        return {
+            "k": self.k,
+            "n": self.n,
+            "value": self.value,
+            "low": self.low,
+            "high": self.high,
+            "level": self.level,
+        }
 
     @classmethod
     def from_json(cls, f: Fields | None) -> Rate | None:
@@ -137,11 +144,18 @@ class RoutingRow:
         return self.fired.get(NONE, 0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"expected": self.expected, "cases": self.cases, "fired": dict(self.fired), "not_installed": dict(self.not_installed)}
+        return {
+            "expected": self.expected,
+            "cases": self.cases,
+            "fired": dict(self.fired),
+            "not_installed": dict(self.not_installed),
+        }
 
     @classmethod
     def from_json(cls, f: Fields) -> RoutingRow:
-        return cls(f.str("expected", ""), f.int("cases"), _counts(f.obj("fired")), _counts(f.obj("not_installed")))
+        return cls(
+            f.str("expected", ""), f.int("cases"), _counts(f.obj("fired")), _counts(f.obj("not_installed"))
+        )
 
 
 def _counts(f: Fields | None) -> dict[str, int]:
@@ -226,6 +240,13 @@ class TriggerChange:
     @classmethod
     def from_json(cls, f: Fields) -> TriggerChange:
         return cls(
-            f.str("treatment", ""), f.str("skill", ""), f.str("rate", "recall"), f.int("n"), f.int("control_fired"),
-            f.int("treatment_fired"), f.int("lost"), f.int("gained"), f.num("p_value", 1.0),
+            f.str("treatment", ""),
+            f.str("skill", ""),
+            f.str("rate", "recall"),
+            f.int("n"),
+            f.int("control_fired"),
+            f.int("treatment_fired"),
+            f.int("lost"),
+            f.int("gained"),
+            f.num("p_value", 1.0),
         )

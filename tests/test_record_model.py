@@ -66,10 +66,7 @@ OTHER_JSON = {
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
 # so the entry goes with the fix). None today.
-# Reads left to move onto the records. omk evolve's ledger (its state.json) reads back its own
-# outcomes by hand, and its loop looks up the default trivial difference by measure name (a dict
-# of constants, not JSON): both go when evolve's records move onto the records package.
-KNOWN_READERS: set[tuple[str, str]] = {("omk/evolve/ledger.py", "composite"), ("omk/evolve/loop.py", "composite")}
+KNOWN_READERS: set[tuple[str, str]] = set()
 
 
 def class_names(root: Path) -> dict[str, list[str]]:

@@ -1,0 +1,105 @@
+"""Reading and writing omk's own JSON files through msgspec: a record is a `msgspec.Struct`,
+written with `msgspec.json.encode` and read with `msgspec.json.decode(type=...)`, which checks
+every field's type in C as it parses.
+
+A wrong field is the one-line `InputError` omk has always printed, naming the file and the field:
+`run/report.json: results[3].scores.fact: expected a number or null, found "high"`. msgspec says
+where with a path (`$.results[3].scores.fact`) and what with type names (`float | null`); `located`
+turns that into omk's words, and shows the value found when the path leads to it (an object's
+member under a key of a mapping is `[...]` in msgspec's path: there the kind of value is shown).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+import msgspec
+
+from omk.errors import InputError
+
+T = TypeVar("T")
+
+_WORDS = {
+    "float": "a number",
+    "int": "an integer",
+    "str": "a string",
+    "bool": "true, false",
+    "object": "an object",
+    "array": "a list",
+    "null": "null",
+}
+_FOUND = {
+    "str": "a string",
+    "object": "an object",
+    "array": "a list",
+    "bool": "a boolean",
+    "null": "NoneType",
+}
+_MESSAGE = re.compile(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_EXPECTED = re.compile(r"Expected `(?P<expected>[^`]*)`, got `(?P<found>[^`]*)`")
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
+
+
+def decode(raw: bytes | str, kind: type[T], origin: str, hint: str = "") -> T:
+    """`raw` (JSON text omk wrote) read as `kind`; a wrong field or bad JSON is an InputError
+    naming `origin` and the field (`hint` is added to a wrong field's message)."""
+    try:
+        return msgspec.json.decode(raw, type=kind)
+    except msgspec.ValidationError as exc:
+        raise located(exc, origin, lambda: msgspec.json.decode(raw), hint) from None
+    except msgspec.DecodeError as exc:
+        raise InputError(f"{origin}: not valid JSON: {exc}") from None
+
+
+def convert(data: Any, kind: type[T], origin: str, at: str = "", hint: str = "") -> T:
+    """`data` (JSON values already parsed, found at `at` of `origin`) read as `kind`, as `decode` reads."""
+    try:
+        return msgspec.convert(data, type=kind)
+    except msgspec.ValidationError as exc:
+        raise located(exc, origin, lambda: data, hint, at) from None
+
+
+def located(exc: msgspec.ValidationError, origin: str, data: Any, hint: str = "", at: str = "") -> InputError:
+    """msgspec's error as omk's one line: `origin: field.path: expected …, found …`. `data` gives
+    the parsed document (called only here, on the error), to show the value found."""
+    match = _MESSAGE.match(str(exc))
+    what, path = (match["what"], match["path"] or "") if match else (str(exc), "")
+    where = _joined(at, path.lstrip("."))
+    expected = _EXPECTED.match(what)
+    if expected is None:  # a missing field, a value its record refused: msgspec's own words
+        text = what[:1].lower() + what[1:]
+    else:
+        text = f"expected {_expected(expected['expected'])}, found {_found(data, path, expected['found'])}"
+    return InputError(f"{origin}: {where or '(top)'}: {text}{hint}")
+
+
+def _joined(at: str, path: str) -> str:
+    if not at or not path:
+        return at or path
+    return at + path if path.startswith("[") else f"{at}.{path}"
+
+
+def _expected(types: str) -> str:
+    names = [_WORDS.get(t.strip(), t.strip()) for t in types.split("|")]
+    if names == ["true, false"]:
+        return "true or false"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _found(data: Any, path: str, kind: str) -> str:
+    """The value at `path` as an error shows it (a string's start, else its kind)."""
+    try:
+        value = data()
+    except (msgspec.DecodeError, RecursionError):
+        return _FOUND.get(kind, kind)
+    for key, index in _STEP.findall(path):
+        if index == "...":
+            return _FOUND.get(kind, kind)
+        try:
+            value = value[int(index)] if index else value[key]
+        except (KeyError, IndexError, TypeError):
+            return _FOUND.get(kind, kind)
+    if isinstance(value, str):
+        return repr(value[:40])
+    return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), type(value).__name__)

@@ -12,11 +12,12 @@ member under a key of a mapping is `[...]` in msgspec's path: there the kind of 
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import msgspec
 
 from omk.errors import InputError
+from omk.records.fields import Fields
 
 T = TypeVar("T")
 
@@ -103,3 +104,31 @@ def _found(data: Any, path: str, kind: str) -> str:
     if isinstance(value, str):
         return repr(value[:40])
     return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), type(value).__name__)
+
+
+class JsonRecord(msgspec.Struct, frozen=True):
+    """A record of report.json or a run folder's files on msgspec: its fields, in the order they
+    are written, are the JSON object (`to_json` gives it as plain JSON values, for the writer that
+    puts the whole file together; numbers stay as they are, so the text is as before), and
+    `from_json` reads one back with every field's type checked."""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = _lists(msgspec.to_builtins(self))
+        return data
+
+    @classmethod
+    def from_json(cls, f: Fields | None) -> Self | None:
+        """The record in `f` (an object of a report being read); None when the report has none."""
+        if f is None:
+            return None
+        return convert(f.data, cls, f.origin, f.path, "; was report.json edited by hand?")
+
+
+def _lists(value: Any) -> Any:
+    """`value` with its tuples as lists (what `json.loads` gives back: a record's several items
+    are a tuple, and `msgspec.to_builtins` keeps them one)."""
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_lists(v) for v in value]
+    return value

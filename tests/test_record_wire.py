@@ -109,3 +109,21 @@ def test_a_ledger_with_a_wrong_field_or_other_settings_is_refused_in_one_line(tm
     (tmp_path / FILE).write_text(json.dumps({"format": FORMAT, "key": "k1"}), encoding="utf-8")
     with pytest.raises(ConfigError, match="written by an evolve run with other settings"):
         Ledger.open(tmp_path, "k2", None)
+
+
+def test_the_corpus_blocks_on_msgspec_write_back_as_they_were_written():
+    """Each block of the golden corpus kept as msgspec records, read and written again, is the
+    same JSON text (key order, integers and floats as written)."""
+    from report_corpus import CORPUS
+
+    from omk.records.document import read_document
+
+    checked = 0
+    for path in sorted(CORPUS.rglob("report.json")):
+        document, raw = read_document(path), json.loads(path.read_text(encoding="utf-8"))
+        blocks = {"repeats": document.repeats, "budget": document.budget, "gold": document.gold}
+        for name, block in blocks.items():
+            if block is not None:
+                checked += 1
+                assert json.dumps(block.to_json(), ensure_ascii=False) == json.dumps(raw[name], ensure_ascii=False), f"{path}: {name}"
+    assert checked >= 1

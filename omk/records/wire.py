@@ -82,7 +82,10 @@ def _joined(at: str, path: str) -> str:
 
 
 def _expected(types: str) -> str:
-    names = [_WORDS.get(t.strip(), t.strip()) for t in types.split("|")]
+    kinds = [t.strip() for t in types.split("|")]
+    if "int" in kinds and "float" in kinds:  # a number kept as written: an integer stays one
+        kinds.remove("int")
+    names = [_WORDS.get(t, t) for t in kinds]
     if names == ["true, false"]:
         return "true or false"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

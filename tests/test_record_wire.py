@@ -121,7 +121,7 @@ def test_the_corpus_blocks_on_msgspec_write_back_as_they_were_written():
     checked = 0
     for path in sorted(CORPUS.rglob("report.json")):
         document, raw = read_document(path), json.loads(path.read_text(encoding="utf-8"))
-        blocks = {"repeats": document.repeats, "budget": document.budget, "gold": document.gold}
+        blocks = {"repeats": document.repeats, "budget": document.budget, "gold": document.gold, "triggering": document.triggering}
         for name, block in blocks.items():
             if block is not None:
                 checked += 1

@@ -43,6 +43,4 @@ __all__ = [
 ]
 
 if not TYPE_CHECKING:
-    __getattr__ = forwarder(
-        __name__, dict.fromkeys(("JudgeBlock", "JudgeItem", "SampleAgreement"), "omk.records.judging")
-    )
+    __getattr__ = forwarder(__name__, dict.fromkeys(("JudgeBlock", "JudgeItem", "SampleAgreement"), "omk.records.judging"))

@@ -21,14 +21,15 @@ from omk.errors import InputError
 from omk.frozen import record
 from omk.lazy import forwarder, load_ref
 from omk.records.fields import Fields, Number
-from omk.records.parts import (
-    Bounds as Bounds,  # report records shared with other blocks, still importable from here
-)
+from omk.records.parts import Bounds as Bounds
 from omk.records.parts import LayerBounds as LayerBounds
 from omk.records.parts import LayerMeans as LayerMeans
 from omk.records.parts import RunTarget as RunTarget
 from omk.records.parts import bounds_json
 from omk.records.result import SampleResult
+
+# Bounds, LayerBounds, LayerMeans and RunTarget are shared with other blocks (omk.records.parts),
+# still importable from here.
 
 if TYPE_CHECKING:  # the feature blocks load when a report has them
     from omk.records.budget import BudgetBlock
@@ -71,10 +72,7 @@ class Category:
             "composite": self.composite,
         }
         if self.intervals:
-            out |= {
-                "pass_rate_ci": bounds_json(self.pass_rate_ci),
-                "composite_ci": bounds_json(self.composite_ci),
-            }
+            out |= {"pass_rate_ci": bounds_json(self.pass_rate_ci), "composite_ci": bounds_json(self.composite_ci)}
         return out
 
     @classmethod
@@ -249,9 +247,7 @@ class ReportDocument:
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
-        results: Sequence[SampleResult] = (
-            rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
-        )
+        results: Sequence[SampleResult] = rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
         judge = f.obj("judge")  # an empty block is no judge
         return cls(
             data=data,
@@ -261,10 +257,7 @@ class ReportDocument:
             finished_at=f.str("finished_at"),
             samples_files=f.strs("samples_files"),
             target=RunTarget.from_json(f.obj("target")),
-            judge=_block(
-                judge if judge is not None and judge.data else None,
-                "omk.records.judge_settings:JudgeSettings",
-            ),
+            judge=_block(judge if judge is not None and judge.data else None, "omk.records.judge_settings:JudgeSettings"),
             summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
             results=results,
             repeats=_block(f.obj("repeats"), "omk.records.repeats:Repeats"),

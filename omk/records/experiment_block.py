@@ -106,11 +106,7 @@ class VariantRow:
     @classmethod
     def of(cls, s: VariantSummary) -> VariantRow:
         """The row of a variant just summarised (`omk.stats.VariantSummary`), rounded as written."""
-        cis = (
-            LayerBounds(*(_bounds(s.scores_ci.get(k)) for k in (*LAYER_NAMES, "composite")))
-            if s.scores_ci
-            else None
-        )
+        cis = LayerBounds(*(_bounds(s.scores_ci.get(k)) for k in (*LAYER_NAMES, "composite"))) if s.scores_ci else None
         return cls(
             s.name, s.role, s.passed, s.samples, _r(s.pass_rate), LayerMeans(*(_r(s.scores.get(k)) for k in (*LAYER_NAMES, "composite"))),
             s.gate_passed, s.gate_failures, s.errored, _r(s.cost_usd, 6), _r(s.latency_ms, 1), s.input_tokens, s.output_tokens,
@@ -168,12 +164,7 @@ def _level(f: Fields) -> Level:
 def pair_verdict_from_json(f: Fields) -> PairVerdict:
     """One treatment's verdict against the control, as the block writes it."""
     return PairVerdict(
-        f.str("control", ""),
-        f.str("treatment", ""),
-        _level(f),
-        f.str("reason", ""),
-        f.str("headline", ""),
-        f.str("recommendation", ""),
+        f.str("control", ""), f.str("treatment", ""), _level(f), f.str("reason", ""), f.str("headline", ""), f.str("recommendation", "")
     )
 
 
@@ -205,22 +196,7 @@ class Require:
 
 # ---------------------------------------------------------------- one comparison
 
-DELTA_KEYS = (
-    "n",
-    "missing",
-    "mean",
-    "sd",
-    "ci",
-    "significant",
-    "wins",
-    "ties",
-    "losses",
-    "sign_p",
-    "t_p",
-    "d_z",
-    "g_z",
-    "mde",
-)
+DELTA_KEYS = ("n", "missing", "mean", "sd", "ci", "significant", "wins", "ties", "losses", "sign_p", "t_p", "d_z", "g_z", "mde")
 
 
 @record
@@ -280,17 +256,7 @@ class Delta:
         )  # fmt: skip
 
 
-PASS_RATE_KEYS = (
-    "n",
-    "control_passed",
-    "treatment_passed",
-    "control_rate",
-    "treatment_rate",
-    "change",
-    "lost",
-    "gained",
-    "p_value",
-)
+PASS_RATE_KEYS = ("n", "control_passed", "treatment_passed", "control_rate", "treatment_rate", "change", "lost", "gained", "p_value")
 
 
 @record
@@ -309,15 +275,7 @@ class PassRate:
     @classmethod
     def of(cls, p: PassRateChange) -> PassRate:
         return cls(
-            _r(p.control_rate),
-            _r(p.treatment_rate),
-            _r(p.change),
-            p.gained,
-            p.lost,
-            p.p_value,
-            p.n,
-            p.control_passed,
-            p.treatment_passed,
+            _r(p.control_rate), _r(p.treatment_rate), _r(p.change), p.gained, p.lost, p.p_value, p.n, p.control_passed, p.treatment_passed
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -390,14 +348,7 @@ class PerSample:
     @classmethod
     def of(cls, s: SampleDelta) -> PerSample:
         return cls(
-            s.sample_id,
-            _r(s.control),
-            _r(s.treatment),
-            _r(s.delta),
-            s.control_passed,
-            s.treatment_passed,
-            s.control_errored,
-            s.treatment_errored,
+            s.sample_id, _r(s.control), _r(s.treatment), _r(s.delta), s.control_passed, s.treatment_passed, s.control_errored, s.treatment_errored
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -409,9 +360,7 @@ class PerSample:
 
     @classmethod
     def from_json(cls, f: Fields) -> PerSample:
-        sides = [
-            f.bool(f"{side}_{what}") for what in ("passed", "errored") for side in ("control", "treatment")
-        ]
+        sides = [f.bool(f"{side}_{what}") for what in ("passed", "errored") for side in ("control", "treatment")]
         return cls(f.str("sample_id"), f.num("control"), f.num("treatment"), f.num("delta"), *sides)
 
     def passed(self, side: str) -> bool:
@@ -567,11 +516,7 @@ class Run:
 
     @classmethod
     def from_json(cls, f: Fields) -> Run:
-        results = (
-            tuple(Case.from_json(r) for r in f.objs("results"))
-            if isinstance(f.data.get("results"), list)
-            else None
-        )
+        results = tuple(Case.from_json(r) for r in f.objs("results")) if isinstance(f.data.get("results"), list) else None
         variant, described = f.obj("variant"), f.obj("target")
         return cls(
             f.str("report"), RunTarget.from_json(described), results,
@@ -706,13 +651,9 @@ class PairwiseVerdict:
     ) -> PairwiseVerdict:
         """A verdict as the pairwise judge gives it (`orders`: A shown first, then B)."""
         a_first, b_first = orders or (None, None)
-        votes = tuple(
-            (k, o.votes) for k, o in (("a_first", a_first), ("b_first", b_first)) if o is not None and o.votes
-        )
+        votes = tuple((k, o.votes) for k, o in (("a_first", a_first), ("b_first", b_first)) if o is not None and o.votes)
         winner = WINNERS.get(preference) if preference is not None else None
-        return cls(
-            sample_id, key, status, winner, position, reason, error, votes, preference, a_first, b_first
-        )
+        return cls(sample_id, key, status, winner, position, reason, error, votes, preference, a_first, b_first)
 
     def to_json(self) -> dict[str, Any]:
         orders = None
@@ -735,18 +676,9 @@ class PairwiseVerdict:
     @classmethod
     def from_json(cls, f: Fields) -> PairwiseVerdict:
         orders = f.obj("orders") or Fields({}, f.origin)
-        groups = [("", f)] + [
-            (key, order) for key in ("a_first", "b_first") if (order := orders.obj(key)) is not None
-        ]
-        votes = tuple(
-            (key, tuple(Vote.from_json(v) for v in g.objs("votes")))
-            for key, g in groups
-            if isinstance(g.data.get("votes"), list)
-        )
-        a_first, b_first = (
-            PairwiseOrder.from_json(orders.obj("a_first")),
-            PairwiseOrder.from_json(orders.obj("b_first")),
-        )
+        groups = [("", f)] + [(key, order) for key in ("a_first", "b_first") if (order := orders.obj(key)) is not None]
+        votes = tuple((key, tuple(Vote.from_json(v) for v in g.objs("votes"))) for key, g in groups if isinstance(g.data.get("votes"), list))
+        a_first, b_first = PairwiseOrder.from_json(orders.obj("a_first")), PairwiseOrder.from_json(orders.obj("b_first"))
         return cls(
             f.str("sample_id"), f.str("key"), f.str("status"), f.str("winner"), f.str("position"), f.str("reason"), f.str("error"),
             votes, f.int("preference", None), a_first, b_first,
@@ -887,9 +819,7 @@ class Pair:
     def from_json(cls, f: Fields, judge: Any) -> Pair:
         raw = [*f.list("targets")[:2], None, None][:2]
         reports = [r if isinstance(r, str) else None for r in [*f.list("reports")[:2], None, None][:2]]
-        names = [
-            (x.get("spec") or x.get("kind") if isinstance(x, Mapping) else x) for x in f.list("targets")[:2]
-        ]
+        names = [(x.get("spec") or x.get("kind") if isinstance(x, Mapping) else x) for x in f.list("targets")[:2]]
         names += [None] * (2 - len(names))
         summary = f.obj("summary") or Fields({}, f.origin)
         position = f.obj("position")
@@ -948,6 +878,7 @@ class PairwiseBlock:
             orders=f.str("orders", "both"),
             repeat=f.int("repeat"),
         )
+
 
     @classmethod
     def of_report(cls, report: Fields) -> PairwiseBlock | None:
@@ -1031,9 +962,7 @@ class Ablation:
     def from_json(cls, f: Fields | None) -> Ablation | None:
         if f is None:
             return None
-        return cls(
-            f.str("skill", ""), f.num("trivial"), tuple(AblationPart.from_json(p) for p in f.objs("parts"))
-        )
+        return cls(f.str("skill", ""), f.num("trivial"), tuple(AblationPart.from_json(p) for p in f.objs("parts")))
 
 
 # ---------------------------------------------------------------- the block
@@ -1083,9 +1012,7 @@ class ExperimentBlock:
         """The block of an analysis just made (`omk.stats.analyze`); with `runs` (each variant's
         run), as an experiment writes it, with its seed and schedule and the parts it adds."""
         given = {"require": require, "pairwise": pairwise, "triggering": triggering, "ablation": ablation}
-        absent = {k for k, v in given.items() if not v} | (
-            {"seed", "schedule", "runs"} if runs is None else set()
-        )
+        absent = {k for k, v in given.items() if not v} | ({"seed", "schedule", "runs"} if runs is None else set())
         return cls(
             control=analysis.control,
             settings=ComparisonSettings.of(analysis.settings),

@@ -42,9 +42,7 @@ class RecordedVariant:
 
     @classmethod
     def from_json(cls, f: ManifestFields) -> RecordedVariant:
-        skill: str | tuple[str, ...] | None = (
-            f.strs("skill") if isinstance(f.data.get("skill"), list) else f.str("skill")
-        )
+        skill: str | tuple[str, ...] | None = f.strs("skill") if isinstance(f.data.get("skill"), list) else f.str("skill")
         return cls(
             name=f.need("name", "string"), role=f.str("role", "treatment"), baseline=f.bool("baseline"),
             system=f.str("system"), skill=skill, target=f.str("target"), model=f.str("model"),
@@ -65,9 +63,7 @@ class ExperimentManifest:
     max_cost_increase: Number | None = None
     pairwise: bool = False
     shard: ShardInfo | None = None
-    ablation: Mapping[str, Any] | None = (
-        None  # --ablate: the skill's parts, read by the engine's AblationPlan
-    )
+    ablation: Mapping[str, Any] | None = None  # --ablate: the skill's parts, read by the engine's AblationPlan
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -30,9 +30,7 @@ class Fields:
 
     __slots__ = ("data", "origin", "parent", "step")
 
-    def __init__(
-        self, data: Mapping[str, Any], origin: str, parent: Fields | None = None, step: str | int = ""
-    ) -> None:
+    def __init__(self, data: Mapping[str, Any], origin: str, parent: Fields | None = None, step: str | int = "") -> None:
         self.data, self.origin, self.parent, self.step = data, origin, parent, step
 
     @classmethod
@@ -44,9 +42,7 @@ class Fields:
     @staticmethod
     def error(origin: str, path: str, expected: str, found: Any) -> InputError:
         where = f"{origin}: {path or '(top)'}"
-        return InputError(
-            f"{where}: expected {expected}, found {_shown(found)}; was report.json edited by hand?"
-        )
+        return InputError(f"{where}: expected {expected}, found {_shown(found)}; was report.json edited by hand?")
 
     @property
     def path(self) -> str:
@@ -76,11 +72,7 @@ class Fields:
         if value is None:
             return default
         kind = type(value)
-        if (
-            kind is not float
-            and kind is not int
-            and (isinstance(value, bool) or not isinstance(value, int | float))
-        ):
+        if kind is not float and kind is not int and (isinstance(value, bool) or not isinstance(value, int | float)):
             raise self.fail(key, "a number or null")
         return value
 

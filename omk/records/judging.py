@@ -71,13 +71,7 @@ class SampleAgreement:
     def from_json(cls, f: Fields | None) -> SampleAgreement | None:
         if f is None:
             return None
-        return cls(
-            f.num("mean_abs_diff"),
-            f.int("pair_count", None),
-            f.num("stddev"),
-            tuple(f.data),
-            _others(f, AGREEMENT_KEYS),
-        )
+        return cls(f.num("mean_abs_diff"), f.int("pair_count", None), f.num("stddev"), tuple(f.data), _others(f, AGREEMENT_KEYS))
 
 
 @record
@@ -159,11 +153,7 @@ class JudgeBlock:
     others: Others = ()
 
     def to_json(self) -> dict[str, Any]:
-        dims = (
-            {name: d.to_json() for name, d in self.dimensions}
-            if self.dimensions or not self.dimensions_null
-            else None
-        )
+        dims = {name: d.to_json() for name, d in self.dimensions} if self.dimensions or not self.dimensions_null else None
         values = {
             "score": self.score, "rubric": self.rubric.to_json() if self.rubric is not None else None, "dimensions": dims,
             "cost_usd": self.cost_usd, "error": self.error, "judges": _items(self.judges), "ensemble": _items(self.ensemble),
@@ -211,12 +201,7 @@ class JudgeBlock:
         return cls(
             score=f.num("score"),
             rubric=JudgeItem.from_json(rubric) if rubric is not None else None,
-            dimensions=tuple(
-                (str(name), JudgeItem.from_json(Fields.of(d, f.origin, dims.at(str(name)))))
-                for name, d in dims.data.items()
-            )
-            if dims
-            else (),
+            dimensions=tuple((str(name), JudgeItem.from_json(Fields.of(d, f.origin, dims.at(str(name))))) for name, d in dims.data.items()) if dims else (),
             cost_usd=f.num("cost_usd"),
             error=f.str("error"),
             judges=_objects(f, "judges"),

@@ -36,9 +36,7 @@ class ManifestFields(Fields):
 
     def need(self, key: str, kind: str) -> Any:
         """A field omk always writes: missing or null is an error too."""
-        value = (
-            self.str(key) if kind == "string" else self.int(key, None) if kind == "integer" else self.num(key)
-        )
+        value = self.str(key) if kind == "string" else self.int(key, None) if kind == "integer" else self.num(key)
         if value is None:
             raise self.fail(key, "an integer" if kind == "integer" else f"a {kind}")
         return value
@@ -174,8 +172,5 @@ def _shard(f: Fields | None) -> ShardInfo | None:
 # importable from here; typed code imports them from there.
 if not TYPE_CHECKING:
     __getattr__ = forwarder(
-        __name__,
-        dict.fromkeys(
-            ("EXPERIMENT_FORMAT", "RecordedVariant", "ExperimentManifest"), "omk.records.experiment_manifest"
-        ),
+        __name__, dict.fromkeys(("EXPERIMENT_FORMAT", "RecordedVariant", "ExperimentManifest"), "omk.records.experiment_manifest")
     )

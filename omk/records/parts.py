@@ -26,27 +26,13 @@ class Bounds:
     seed: Any = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "low": self.low,
-            "high": self.high,
-            "level": self.level,
-            "method": self.method,
-            "resamples": self.resamples,
-            "seed": self.seed,
-        }
+        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method, "resamples": self.resamples, "seed": self.seed}
 
     @classmethod
     def from_json(cls, f: Fields | None) -> Bounds | None:
         if f is None or f.num("low") is None or f.num("high") is None:
             return None
-        return cls(
-            f.num("low"),
-            f.num("high"),
-            f.num("level"),
-            f.str("method"),
-            f.int("resamples", None),
-            f.raw("seed"),
-        )
+        return cls(f.num("low"), f.num("high"), f.num("level"), f.str("method"), f.int("resamples", None), f.raw("seed"))
 
 
 def bounds_json(b: Bounds | None) -> dict[str, Any] | None:
@@ -64,12 +50,7 @@ class LayerBounds:
     composite: Bounds | None = None
 
     def layer(self, name: str) -> Bounds | None:
-        return {
-            "fact": self.fact,
-            "behavior": self.behavior,
-            "judge": self.judge,
-            "composite": self.composite,
-        }.get(name)
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
 
     def to_json(self) -> dict[str, Any]:
         return {k: bounds_json(self.layer(k)) for k in ("fact", "behavior", "judge", "composite")}
@@ -91,20 +72,10 @@ class LayerMeans:
     composite: float | None = None
 
     def layer(self, name: str) -> float | None:
-        return {
-            "fact": self.fact,
-            "behavior": self.behavior,
-            "judge": self.judge,
-            "composite": self.composite,
-        }.get(name)
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
 
     def to_json(self) -> dict[str, float | None]:
-        return {
-            "fact": self.fact,
-            "behavior": self.behavior,
-            "judge": self.judge,
-            "composite": self.composite,
-        }
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
 
     @classmethod
     def from_json(cls, f: Fields | None) -> LayerMeans:
@@ -140,11 +111,7 @@ class RunTarget:
 
     @classmethod
     def from_json(cls, f: Fields | None) -> RunTarget:
-        return (
-            cls(f.str("kind"), f.str("spec"), details(f, ("kind", "spec")), tuple(f.data))
-            if f is not None
-            else cls()
-        )
+        return cls(f.str("kind"), f.str("spec"), details(f, ("kind", "spec")), tuple(f.data)) if f is not None else cls()
 
     @classmethod
     def read(cls, described: Mapping[str, Any]) -> RunTarget:

@@ -69,14 +69,7 @@ class ToolCall:
 
     @classmethod
     def from_json(cls, f: Fields) -> ToolCall:
-        return cls(
-            f.str("tool", ""),
-            f.raw("input"),
-            f.raw("output"),
-            f.bool("mocked"),
-            f.str("mock_key"),
-            f.bool("is_error"),
-        )
+        return cls(f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"))
 
 
 @record
@@ -117,13 +110,7 @@ class Tokens:
         if value is None or isinstance(value, Tokens):
             return value or cls()
         cached = "cache_read" in value or "cache_creation" in value
-        return cls(
-            value.get("input"),
-            value.get("output"),
-            value.get("cache_read"),
-            value.get("cache_creation"),
-            cached,
-        )
+        return cls(value.get("input"), value.get("output"), value.get("cache_read"), value.get("cache_creation"), cached)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.to_json().get(key, default)
@@ -150,13 +137,7 @@ class Tokens:
         if f is None:
             return cls()
         cached = "cache_read" in f.data or "cache_creation" in f.data
-        return cls(
-            f.int("input", None),
-            f.int("output", None),
-            f.int("cache_read", None),
-            f.int("cache_creation", None),
-            cached,
-        )
+        return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
 
 
 @record
@@ -352,20 +333,10 @@ class Scores:
     composite: float = 0.0
 
     def layer(self, name: str) -> float | None:
-        return {
-            "fact": self.fact,
-            "behavior": self.behavior,
-            "judge": self.judge,
-            "composite": self.composite,
-        }.get(name)
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "fact": self.fact,
-            "behavior": self.behavior,
-            "judge": self.judge,
-            "composite": self.composite,
-        }
+        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
 
     @classmethod
     def from_json(cls, f: Fields | None) -> Scores:
@@ -539,9 +510,7 @@ class SampleResult:
         return [InlinedUrl.of(u) for u in self.urls]
 
     def to_json(self) -> dict[str, Any]:
-        source = (
-            {"file": self.source_file, "line": self.source_line} if self.source_file is not None else None
-        )
+        source = {"file": self.source_file, "line": self.source_line} if self.source_file is not None else None
         data = {
             "sample_id": self.sample_id,
             "status": self.status,

@@ -148,7 +148,5 @@ def _rest(f: BinaryIO, path: Path) -> bytes:
     cap = run_file_cap()
     rest = f.read(cap + 1)
     if len(rest) > cap:
-        raise UnsafeFile(
-            errno.EFBIG, f"{path}: the part after the results is longer than the {cap} bytes omk reads"
-        )
+        raise UnsafeFile(errno.EFBIG, f"{path}: the part after the results is longer than the {cap} bytes omk reads")
     return rest

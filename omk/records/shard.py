@@ -78,10 +78,4 @@ class ShardInfo:
                 raise f.fail(key, f"shard numbers from 1 to its count ({count})")
             return tuple(found)
 
-        return cls(
-            count=count,
-            plan=f.str("plan", ""),
-            index=index,
-            merged=numbers("merged"),
-            missing=numbers("missing"),
-        )
+        return cls(count=count, plan=f.str("plan", ""), index=index, merged=numbers("merged"), missing=numbers("missing"))

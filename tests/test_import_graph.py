@@ -1,4 +1,4 @@
-"""The packages under omk/ import each other without cycles, nothing but the CLI imports omk.cli,
+"""The packages under omk/, and the files under omk/, import each other without cycles, nothing but the CLI imports omk.cli,
 and only the layers that run targets import omk.targets.
 
 Every import counts: module level, inside functions (the lazy ones), and under `TYPE_CHECKING`.
@@ -141,6 +141,25 @@ def describe(members: list[str], cycle: list[Edge]) -> str:
     return f"import cycle between {', '.join(members)}:\n  " + "\n  ".join(map(str, cycle))
 
 
+def module_edges(root: Path) -> list[Edge]:
+    """The import graph between files: a node is one module (`omk.engine.plan`); `from omk.engine
+    import plan` is an edge to `omk.engine.plan`, `from omk.engine import Evaluation` one to the
+    package's `__init__`. Every import counts, the lazy ones inside functions and those under
+    `TYPE_CHECKING` too: a circle is broken by moving what both sides need into a module they both
+    import, not by hiding one side of it inside a function."""
+    modules = module_names(root)
+    edges = []
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for imported, line in imported_modules(tree, module, path.name == "__init__.py", modules):
+            target = imported
+            while target and target not in modules:  # `omk.x.name` of a name in module omk.x
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                edges.append(Edge(module, target, module, line))
+    return edges
+
+
 def cli_importers(edges: list[Edge], root: str) -> list[Edge]:
     """Imports of `ROOT.cli` from anywhere but the CLI itself and `ROOT/__main__.py`."""
     return [e for e in edges if e.target == f"{root}.cli" and e.source != f"{root}.__main__"]
@@ -161,9 +180,34 @@ def without_known(edges: list[Edge]) -> list[Edge]:
     return [e for e in edges if (e.module, e.target) not in KNOWN_EDGES]
 
 
+# Circles between files known and owned by other work, as the sorted modules of the circle. Each one
+# must still exist (the test fails when it is gone, so the entry is deleted with the fix).
+# omk/records/ is being rewritten on msgspec (issue 35, "Records on msgspec"): the lead removes
+# this entry when that work is merged and the shared records have left records/document.py.
+KNOWN_FILE_CIRCLES: set[tuple[str, ...]] = {
+    ("omk.records.document", "omk.records.experiment_block", "omk.records.judge_settings", "omk.records.repeats"),
+}
+
+
 @pytest.fixture(scope="module")
 def edges() -> list[Edge]:
     return import_edges(OMK)
+
+
+@pytest.fixture(scope="module")
+def file_edges() -> list[Edge]:
+    return module_edges(OMK)
+
+
+def test_no_circle_between_files(file_edges):
+    cycles = [(m, c) for m, c in find_cycles(file_edges) if tuple(m) not in KNOWN_FILE_CIRCLES]
+    assert not cycles, "move what both sides need into a module both import:\n" + "\n".join(describe(m, c) for m, c in cycles)
+
+
+def test_known_file_circles_still_exist(file_edges):
+    present = {tuple(members) for members, _ in find_cycles(file_edges)}
+    gone = sorted(KNOWN_FILE_CIRCLES - present)
+    assert not gone, f"these circles are gone (or changed); delete them from KNOWN_FILE_CIRCLES: {gone}"
 
 
 def test_no_cycle_between_packages(edges):
@@ -291,3 +335,24 @@ def test_an_import_of_the_targets_from_a_lower_layer_is_found(tmp_path):
     )
     bad = importers_outside(import_edges(root), "pkg.targets", frozenset({"pkg", "pkg.run"}))
     assert sorted((e.module, e.line) for e in bad) == [("pkg.cache", 1), ("pkg.judge.clients", 2)]
+
+
+def test_a_circle_between_files_of_one_package_is_found(tmp_path):
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "from pkg.a.state import State\n",
+            "a/state.py": "import os\n",
+            "a/steps.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a.whole import Whole\n",
+            "a/whole.py": "from pkg.a.state import State\ndef run():\n    from pkg.a import steps\n",
+            "b.py": "from pkg.a import State\nfrom pkg.a.state import x\n",
+        },
+    )
+    edges = module_edges(root)
+    assert find_cycles(import_edges(root)) == []  # one package: no circle between packages
+    cycles = find_cycles(edges)
+    assert [members for members, _ in cycles] == [["pkg.a.steps", "pkg.a.whole"]]
+    assert sorted((e.source, e.target, e.line) for e in cycles[0][1]) == [("pkg.a.steps", "pkg.a.whole", 3), ("pkg.a.whole", "pkg.a.steps", 3)]
+    assert ("pkg.b", "pkg.a") in {(e.source, e.target) for e in edges}  # a name from the package's __init__
+    assert ("pkg.b", "pkg.a.state") in {(e.source, e.target) for e in edges}

@@ -83,7 +83,8 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
 def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:
     """The evaluation of `skill` on `samples` (None: the samples `options` name), in memory; omk.yaml
     is looked for beside the sample files, as for `omk eval`."""
-    from omk.engine.evaluation import Evaluation, sample_paths
+    from omk.engine.evaluation import Evaluation
+    from omk.engine.inputs import sample_paths
     from omk.engine.variants import Variant
 
     variant = Variant("evolve", skill=str(skill))

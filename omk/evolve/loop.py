@@ -312,8 +312,8 @@ def final_check(state: EvolveState) -> None:
     """The selected skill against the original on the test split, paired, through the experiment
     engine; run only when a candidate was accepted (the test split is run exactly twice then, once
     for each skill, and never otherwise)."""
-    from omk.engine.evaluation import sample_paths
     from omk.engine.experiment import prepare_experiment, run_experiment
+    from omk.engine.inputs import sample_paths
     from omk.engine.variants import Variant
 
     if state.best.folder == state.original.folder:

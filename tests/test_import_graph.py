@@ -45,9 +45,6 @@ def without_known(edges: list[Edge]) -> list[Edge]:
 # must still exist (the test fails when it is gone, so the entry is deleted with the fix).
 # omk/records/ is being rewritten on msgspec (issue 35, "Records on msgspec"): the lead removes
 # this entry when that work is merged and the shared records have left records/document.py.
-KNOWN_FILE_CIRCLES: set[tuple[str, ...]] = {
-    ("omk.records.document", "omk.records.experiment_block", "omk.records.judge_settings", "omk.records.repeats"),
-}
 
 
 @pytest.fixture(scope="module")
@@ -61,14 +58,8 @@ def file_edges() -> list[Edge]:
 
 
 def test_no_circle_between_files(file_edges):
-    cycles = [(m, c) for m, c in find_cycles(file_edges) if tuple(m) not in KNOWN_FILE_CIRCLES]
+    cycles = find_cycles(file_edges)
     assert not cycles, "move what both sides need into a module both import:\n" + "\n".join(describe(m, c) for m, c in cycles)
-
-
-def test_known_file_circles_still_exist(file_edges):
-    present = {tuple(members) for members, _ in find_cycles(file_edges)}
-    gone = sorted(KNOWN_FILE_CIRCLES - present)
-    assert not gone, f"these circles are gone (or changed); delete them from KNOWN_FILE_CIRCLES: {gone}"
 
 
 def test_no_cycle_between_packages(edges):

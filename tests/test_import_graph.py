@@ -41,12 +41,6 @@ def without_known(edges: list[Edge]) -> list[Edge]:
     return [e for e in edges if (e.module, e.target) not in KNOWN_EDGES]
 
 
-# Circles between files known and owned by other work, as the sorted modules of the circle. Each one
-# must still exist (the test fails when it is gone, so the entry is deleted with the fix).
-# omk/records/ is being rewritten on msgspec (issue 35, "Records on msgspec"): the lead removes
-# this entry when that work is merged and the shared records have left records/document.py.
-
-
 @pytest.fixture(scope="module")
 def edges() -> list[Edge]:
     return import_edges(OMK)

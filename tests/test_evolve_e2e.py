@@ -215,3 +215,63 @@ def test_focus_description_needs_trigger_probes(tmp_path: Path) -> None:
     (work / "tasks.yaml").write_text(yaml.safe_dump({"samples": items}), encoding="utf-8")
     done = _omk(work, "evolve", "skills/release-notes", "tasks.yaml", "--improver", "cmd:python improver.py", "--focus", "description", "--out", "out")
     assert done.returncode == 2 and "no trigger probe" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_html_page_draws_in_chromium_under_its_policy(evolved: tuple[Path, subprocess.CompletedProcess[str]], browser: object, tmp_path: Path) -> None:
+    """The page as a browser draws it: one point per round, each inside its interval bar, the
+    fix's point above the original's bar, and nothing the page's own no-script policy blocks."""
+    from cdp_pipe import Page
+
+    work, _ = evolved
+    page = Page(browser)
+    page.goto((work / "out" / "report.html").as_uri())
+    assert page.js("document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content").startswith("default-src 'none'")
+    points = page.js("[...document.querySelectorAll('#selection-chart circle.point')].map(c => c.getBoundingClientRect().y + c.getBoundingClientRect().height / 2)")
+    bars = page.js("[...document.querySelectorAll('#selection-chart line.interval')].map(l => [l.getBoundingClientRect().top, l.getBoundingClientRect().bottom])")
+    assert len(points) == len(bars) == 2
+    for y, (top, bottom) in zip(points, bars, strict=True):
+        assert top <= y <= bottom
+    assert bars[0][1] - bars[0][0] > 10  # the original's interval has a spread (the fix passes everything: none)
+    assert points[1] < bars[0][0]  # higher on screen: round 1's score is above the original's interval
+    assert page.js("document.querySelector('#selection-chart').getBoundingClientRect().height") > 100
+    assert page.js("getComputedStyle(document.querySelector('tr.accepted')).backgroundColor") != "rgba(0, 0, 0, 0)"  # the inline style applied
+    assert page.errors() == []
+    page.screenshot(tmp_path / "evolve.png")
+    assert (tmp_path / "evolve.png").stat().st_size > 5000
+
+
+def test_omk_view_lists_the_evolve_run_and_draws_its_page_itself(evolved: tuple[Path, subprocess.CompletedProcess[str]], browser: object, tmp_path: Path) -> None:
+    from cdp_pipe import Page
+
+    from omk.view.pages import link
+    from omk.view.site import Site, serve
+
+    work, _ = evolved
+    root = tmp_path / "evolve"
+    shutil.copytree(work / "out", root / "20260101-demo", ignore=shutil.ignore_patterns("candidates", "final"))
+    (root / "20260101-demo" / "report.html").write_text("<p id='own'>own</p><script>window.__pwned = 1</script>", encoding="utf-8")
+    bad = root / "20260102-bad"
+    bad.mkdir()
+    report = json.loads((work / "out" / "report.json").read_text())
+    report["standings"][0]["mean"] = "<script>"
+    (bad / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    site = Site([root])
+    assert [e.key for e in site.evolve] == ["20260101-demo"] and site.runs == []
+    assert len(site.problems) == 1 and "standings[0].mean" in site.problems[0] and "20260102-bad" in site.problems[0]
+    index = site.page("/") or ""
+    assert 'id="evolve"' in index and "release-notes" in index and "PROGRESS" in index
+    urls: list[str] = []
+    server = serve(site, 0, urls.append)
+    page = Page(browser)
+    try:
+        page.goto(urls[0])
+        assert page.js("document.querySelectorAll('#evolve tr').length") == 2
+        page.goto(urls[0] + link("evolve", "20260101-demo"))
+        assert page.js("document.getElementById('own') === null") and page.js("window.__pwned === undefined")
+        assert page.js("document.querySelectorAll('#selection-chart circle.point').length") == 2
+        assert page.errors() == []
+    finally:
+        server.shutdown()
+    out = tmp_path / "export"
+    assert _omk(tmp_path, "view", str(root), "--export", str(out)).returncode == 0
+    assert (out / "evolve-20260101-demo.html").is_file() and "selection-chart" in (out / "evolve-20260101-demo.html").read_text()

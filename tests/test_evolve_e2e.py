@@ -275,3 +275,35 @@ def test_omk_view_lists_the_evolve_run_and_draws_its_page_itself(evolved: tuple[
     out = tmp_path / "export"
     assert _omk(tmp_path, "view", str(root), "--export", str(out)).returncode == 0
     assert (out / "evolve-20260101-demo.html").is_file() and "selection-chart" in (out / "evolve-20260101-demo.html").read_text()
+
+
+def test_the_budget_stops_between_calls_and_the_resumed_loop_runs_only_what_is_left(tmp_path: Path) -> None:
+    """A budget that runs out inside a split: the samples that ran are kept (state.json), what they
+    cost is counted, the loop exits 3, and the same command runs only the samples left: each
+    prompt runs once with the original skill over both invocations."""
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    command = [
+        "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py",
+        "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "description", "--rounds", "3", "--candidates", "3", "--out", "out",
+    ]  # fmt: skip
+    stopped = _omk(work, *command, "--budget-usd", "0.05")  # train (44 calls at $0.001) fits, selection (22) does not
+    assert stopped.returncode == 3, stopped.stderr
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert report["level"] == "STOPPED" and report["candidates"] == []
+    first = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+    assert 50 <= len(first) < 66  # some of the selection split ran, not all of it
+    assert 0.05 <= report["cost_usd"] <= 0.001 * len(first) + 1e-9
+    state = json.loads((work / "out" / "state.json").read_text())
+    kept = {k.rsplit(":", 1)[1]: len(v) for k, v in state["outcomes"].items()}
+    assert kept["train"] == 44 and 0 < kept["selection"] < 22 and state["answers"] == {}
+    resumed = _omk(work, *command, "--budget-usd", "5")
+    assert resumed.returncode == 0, resumed.stderr
+    final = json.loads((work / "out" / "report.json").read_text())
+    assert final["level"] == "PROGRESS"
+    calls = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+    original = calls[0]["description"]
+    ran = [c["prompt"] for c in calls if c["description"] == original]
+    prompts = {s["sample_id"]: s["prompt"] for s in yaml.safe_load((work / "eval-samples.yaml").read_text())["samples"]}
+    for sample_id in final["split_ids"]["train"] + final["split_ids"]["selection"]:
+        assert ran.count(prompts[sample_id]) == 1, sample_id

@@ -203,7 +203,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     srv.add_argument("--record", metavar="FILE", help="append every request to FILE, one JSON object a line")
 
     view = sub.add_parser("view", help="a local, read-only page over run folders: runs, trends, comparisons, a sample's history")
-    view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs)")
+    view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs and .omk/evolve)")
     view.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one)")
     view.add_argument("--export", metavar="DIR", help="write the pages as static files into DIR instead of serving them")
     mrg = sub.add_parser("merge", help="join the shards of a split run (omk eval --shard I/N) into one run folder")

@@ -15,7 +15,6 @@ or answer longer than a mock file may be is cut
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +27,11 @@ from omk.records.document import ReportDocument, read_document
 from omk.report.i18n import t
 from omk.safe_files import MAX_MOCK_FILE_BYTES
 from omk.secrets import Masker
+from omk.tool_input import FRESH_FOLDER, call_key, recorded_match  # noqa: F401 - FRESH_FOLDER kept for callers
 
 ROUGE_THRESHOLD = 0.5  # the recorded answer's words a replayed answer must recall (ROUGE-1)
 CUT_MARK = "\n[omk: cut, the recorded output was longer]"
 MAX_RECORDED_BYTES = MAX_MOCK_FILE_BYTES  # of a recorded tool output or answer, in UTF-8 bytes
-# The fresh folder an agent target works in (omk/workspace.py, the claude: and codex: workspaces).
-FRESH_FOLDER = re.compile(r"(?:[A-Za-z]:)?[^\s\"'=]*?[/\\]omk-[a-z]+-[A-Za-z0-9_]+[/\\]work(?=[/\\]|\b|$)")
 
 
 @dataclass(slots=True)
@@ -117,8 +115,8 @@ def sample_of(result: SampleResult) -> dict[str, Any]:
     if result.capability:
         sample["capability"] = list(result.capability)
     calls = result.trace.tool_calls
-    if calls:
-        sample["mocks"] = mocks_of(calls)
+    if mocks := mocks_of(calls):
+        sample["mocks"] = mocks
         sample["mocksStrict"] = True
     assertions: list[dict[str, Any]] = []
     if calls:
@@ -151,10 +149,13 @@ def cut_utf8(text: str, cap: int, mark: str = CUT_MARK) -> str:
 
 def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     """One mock per distinct (tool, input), in the order first called, matched on the whole
-    input; a call repeated with other answers gets them in order (`return_seq`, then the last)."""
+    input; a call repeated with other answers gets them in order (`return_seq`, then the last).
+    A call the agent refused itself (a tool it does not offer, a check of its own) gets its mock
+    too: a replay where the call reaches the mock gets the same refusal, and one where the agent
+    refuses it again is not drift (omk/mock_defs.py)."""
     groups: dict[str, tuple[ToolCall, list[Any]]] = {}
     for call in calls:
-        key = json.dumps([call.tool, call.input], sort_keys=True, ensure_ascii=False, default=str)
+        key = call_key(call.tool, call.input)
         groups.setdefault(key, (call, []))[1].append(_cut(call.output if call.output is not None else ""))
     mocks = []
     for call, outputs in groups.values():
@@ -169,31 +170,9 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
 
 
 def match_of(call_input: Any) -> dict[str, Any] | None:
-    """How a mock recognises a recorded call: its whole input, except where the input names the
-    fresh folder the agent worked in (`…/omk-claude-XXXX/work/…`, new on every run): a path there
-    is matched by its end (`file_path_endswith`), a command by a glob over the folder."""
-    if call_input in (None, {}, ""):
-        return None
-    if not isinstance(call_input, dict):
-        return {"input": call_input}
-    rest, match = dict(call_input), dict[str, Any]()
-    for key in ("file_path", "path"):
-        value = rest.get(key)
-        found = FRESH_FOLDER.match(value) if isinstance(value, str) else None
-        inside = found.string[found.end() :].lstrip("/\\") if found else ""
-        if inside:
-            del rest[key]
-            match["file_path_endswith"] = inside
-            break
-    for key in ("command", "cmd"):
-        value = rest.get(key)
-        if isinstance(value, str) and FRESH_FOLDER.search(value):
-            del rest[key]
-            match["command_glob"] = FRESH_FOLDER.sub("*", value)
-            break
-    if rest or not match:
-        match["input"] = rest
-    return match
+    """How a mock recognises a recorded call: the one reading of tool input that the mock
+    sandbox matches with (omk/tool_input.py, `recorded_match`)."""
+    return recorded_match(call_input)
 
 
 def _specific_first(mocks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -93,10 +93,10 @@ def tool_calls(run: CodexRun, records: list[dict[str, Any]]) -> list[ToolCall]:
         if decision in ("mock", "deny"):
             mocked = decision == "mock"
             calls.append(ToolCall(tool, call_input, record.get("output"), mocked, record.get("mock_key") if mocked else None,
-                                  not mocked))
+                                  not mocked, "mock" if mocked else "denied"))
             continue
         item = _ran_call(ran.pop(0)) if ran else None
-        calls.append(ToolCall(tool, call_input, item.output if item else None, False, None, bool(item and item.is_error)))
+        calls.append(ToolCall(tool, call_input, item.output if item else None, False, None, bool(item and item.is_error), "ran"))
     return calls + [_ran_call(item) for item in ran]
 
 

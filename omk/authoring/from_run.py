@@ -1,7 +1,7 @@
 """Samples from a recorded run (`omk sample --from-run RUN_DIR`): each result of a finished run
 becomes a sample that replays it offline.
 
-A sample gets the prompt the target received, one mock per distinct tool call (matched on the
+A sample gets the prompt the target received (a conversation its turns' prompts, as `turns:`), one mock per distinct tool call (matched on the
 tool and its whole recorded input; a call made again with the same input and a different
 answer gets a `return_seq`), `mocksStrict: true`, the recorded path as a `tool_sequence`
 (`in_order`), and the recorded answer as the `reference` of a `rouge_n_min` check. It is marked
@@ -82,7 +82,10 @@ def _left_out(result: SampleResult, seen: set[str], lang: str) -> str | None:
     if result.status == "error":
         return t("errored in the run ({error})", lang).format(error=result.error or t("unknown error", lang))
     if result.turns:
-        return t("a conversation (turns) is not recorded into samples yet", lang)
+        unsent = next((turn for turn in result.turns if turn.status != "ok" or turn.output is None), None)
+        if unsent is None:
+            return None
+        return t("turn {n} of the conversation has no recorded answer", lang).format(n=unsent.index + 1)
     if result.output is None:
         return t("no recorded answer", lang)
     return None
@@ -108,25 +111,39 @@ def _block(document: ReportDocument, run_dir: Path, result: SampleResult, sample
 
 
 def sample_of(result: SampleResult) -> dict[str, Any]:
-    """The sample (as the loader reads it) that replays one recorded result."""
-    sample: dict[str, Any] = {"sample_id": result.sample_id, "prompt": result.prompt, "provenance": RECORDED}
+    """The sample (as the loader reads it) that replays one recorded result. A conversation
+    becomes one again (`turns:`): one sandbox of mocks for all its calls, in the order made (a
+    `return_seq` runs on across turns, as the mocks' state does), and each turn its own prompt
+    and checks (its own path and answer: a turn's checks see that turn's trace)."""
+    sample: dict[str, Any] = {"sample_id": result.sample_id}
+    if not result.turns:
+        sample["prompt"] = result.prompt
+    sample["provenance"] = RECORDED
     if result.category:
         sample["category"] = result.category
     if result.capability:
         sample["capability"] = list(result.capability)
-    calls = result.trace.tool_calls
+    calls = [c for turn in result.turns for c in turn.trace.tool_calls] if result.turns else result.trace.tool_calls
     if mocks := mocks_of(calls):
         sample["mocks"] = mocks
         sample["mocksStrict"] = True
+    if result.turns:
+        sample["turns"] = [{"prompt": turn.prompt, **_checks(turn.trace.tool_calls, turn.output)} for turn in result.turns]
+    else:
+        sample.update(_checks(calls, result.output))
+    return sample
+
+
+def _checks(calls: Sequence[ToolCall], output: str | None) -> dict[str, Any]:
+    """`{"assertions": […]}` for a recorded path and answer: the path `in_order`, the answer's
+    words as a `rouge_n_min` reference; {} when there is neither."""
     assertions: list[dict[str, Any]] = []
     if calls:
         assertions.append({"type": "tool_sequence", "mode": "in_order", "steps": [c.tool for c in calls]})
-    if result.output and result.output.strip():
-        reference = cut_utf8(result.output, MAX_RECORDED_BYTES)
+    if output and output.strip():
+        reference = cut_utf8(output, MAX_RECORDED_BYTES)
         assertions.append({"type": "rouge_n_min", "reference": reference, "threshold": ROUGE_THRESHOLD})
-    if assertions:
-        sample["assertions"] = assertions
-    return sample
+    return {"assertions": assertions} if assertions else {}
 
 
 def _cut(value: Any) -> Any:

@@ -322,7 +322,7 @@ ZH = {
     "{out}: {samples} recorded from {run}": "{out}：从 {run} 录制了 {samples}",
     "errored in the run ({error})": "运行中出错（{error}）",
     "unknown error": "未知错误",
-    "a conversation (turns) is not recorded into samples yet": "多轮对话（turns）暂不能录制为用例",
+    "turn {n} of the conversation has no recorded answer": "对话的第 {n} 轮没有录制的回答",
     "no recorded answer": "没有记录到回答",
 }
 

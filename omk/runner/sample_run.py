@@ -19,7 +19,7 @@ from omk.assertions.evaluate import evaluate
 from omk.cache import ResponseCache, cache_key, identity_kind
 from omk.compose import compose_prompt
 from omk.judge import NO_JUDGE, Judge
-from omk.mock_defs import DRIFT_PREFIX, drift_notes
+from omk.mock_defs import DRIFT_PREFIX, RECORDED, drift_notes
 from omk.model import Layer, Sample, Status, Turn
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES
 from omk.records import AssertionResult, SampleResult, Scores, Trace
@@ -27,7 +27,6 @@ from omk.runner.retry import RetryPolicy, TargetFailure, call_with_retries
 from omk.scoring.layers import passes, score_sample
 from omk.secrets import Masker
 from omk.targets.base import Target, TargetResult
-from omk.targets.mocks import mock_matches
 from omk.tasks import run_bounded
 from omk.workspace import WorkFolder, checks_workspace
 
@@ -167,6 +166,10 @@ async def grade(
 
 def _drift(sample: Sample, trace: Trace) -> tuple[list[str], Trace]:
     """A recorded sample's tool calls no recorded mock answered, and the trace with them noted."""
+    if sample.provenance != RECORDED:
+        return [], trace
+    from omk.targets.mocks import mock_matches  # only a recorded sample's calls are matched again here
+
     found = drift_notes(sample.provenance, sample.mocks, trace.tool_calls, mock_matches)
     new = [n for n in found if n not in trace.notes]
     drift = [n for n in found if n.startswith(DRIFT_PREFIX)]

@@ -15,7 +15,7 @@ from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
 from omk.cache import ResponseCache
 from omk.judge import NO_JUDGE, Judge
-from omk.mock_defs import drift_notes
+from omk.mock_defs import DRIFT_PREFIX, RECORDED, drift_notes
 from omk.model import Layer, Sample, Status, Turn
 from omk.process import DEFAULT_MAX_OUTPUT_BYTES
 from omk.records import AssertionResult, Scores, Trace
@@ -107,8 +107,13 @@ async def grade(
 
 def _drift(sample: Sample, trace: Trace) -> tuple[list[str], Trace]:
     """A recorded sample's tool calls no recorded mock answered, and the trace with them noted."""
-    drift = drift_notes(sample.provenance, sample.mocks, trace.tool_calls)
-    new = [n for n in drift if n not in trace.notes]
+    if sample.provenance != RECORDED:
+        return [], trace
+    from omk.targets.mocks import mock_matches  # only a recorded sample's calls are matched again here
+
+    found = drift_notes(sample.provenance, sample.mocks, trace.tool_calls, mock_matches)
+    new = [n for n in found if n not in trace.notes]
+    drift = [n for n in found if n.startswith(DRIFT_PREFIX)]
     return drift, dataclasses.replace(trace, notes=(*trace.notes, *new)) if new else trace
 
 

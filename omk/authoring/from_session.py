@@ -15,13 +15,14 @@ replay, so they get no mock. Texts were masked and cut when the session was read
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from omk.authoring.from_run import MAX_RECORDED_BYTES, ROUGE_THRESHOLD, cut_utf8, mocks_of
-from omk.loader.depth import MAX_DEPTH, nested_too_deep
+from omk.loader.depth import nested_too_deep
 from omk.mock_defs import BOOKKEEPING_TOOLS, RECORDED
 from omk.records import ToolCall
 from omk.secrets import Masker
@@ -161,4 +162,56 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
     return f"  # {_one_line(mask(origin))}\n{body}"
 
 
-__all__ = ["MAX_DEPTH", "FromSessions", "SessionChoice", "sample_of", "samples_from_sessions"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionQuery:
+    """Which sessions to record from: `paths` (files or folders; none: the sessions of `project`,
+    default the current folder, where both CLIs keep them), changed since `since`."""
+
+    paths: tuple[Path, ...] = ()
+    project: Path | None = None
+    since: datetime | None = None
+    skill: str | None = None
+    limit: int | None = None
+
+
+@dataclass(slots=True)
+class RecordedSessions:
+    """The samples, and per session file read what was wrong in it (located warnings, the
+    record types skipped)."""
+
+    found: FromSessions
+    files: int
+    notes: list[str] = field(default_factory=list)
+
+
+def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask: Masker | None = None) -> RecordedSessions:
+    """Find the sessions `query` names, read them, and write the samples that replay them."""
+    from omk.sessions import find_sessions, read_session
+
+    files = find_sessions(list(query.paths), project=query.project, since=query.since, env=env)
+    sessions = [read_session(f) for f in files]
+    notes = [w for s in sessions for w in s.warnings]
+    notes += [f"{s.path}: skipped {', '.join(f'{n} {kind}' for kind, n in s.skipped)} (record types omk does not read)"
+              for s in sessions if s.skipped]
+    choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill))
+    return RecordedSessions(samples_from_sessions(sessions, mask, choice), len(files), notes)
+
+
+def installed_skills(sessions: Sequence[Session], env: Mapping[str, str], skill: str | None = None) -> frozenset[str]:
+    """The skills a `not: true` check is written for: those the sessions list that are the
+    user's own, not the CLI's. Codex marks its own (their root is `.system`, left out when the
+    session is read); Claude Code does not, so a skill it lists counts when it fired in one of
+    the sessions, was named with `--skill`, or has a folder in the project's `.claude/skills/`
+    or the user's `~/.claude/skills/`."""
+    names = {f.skill for s in sessions for r in s.requests for f in r.skills}
+    names |= {skill} if skill else set()
+    config = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME") or Path.home()) / ".claude")
+    for session in sessions:
+        if session.cli == "codex":
+            names |= set(session.installed_skills)
+            continue
+        folders = [config / "skills"] + ([Path(session.project).expanduser() / ".claude" / "skills"] if session.project else [])
+        names |= {n for n in session.installed_skills if any((f / n / "SKILL.md").is_file() for f in folders)}
+    return frozenset(names)

@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from omk.authoring.from_session import SessionChoice, samples_from_sessions
+from omk.mock_defs import RECORDED, drift_notes
+from omk.records import ToolCall
 from omk.secrets import Masker
 from omk.sessions import find_sessions, read_session
 from omk.sessions.lines import MAX_LINE_BYTES
@@ -158,3 +160,49 @@ def test_hostile_session_files_never_raise(tmp_path, lines):
     session = read_session(path)
     found = samples_from_sessions([session], Masker())
     assert yaml.safe_load(found.text)["samples"] is not None or found.count == 0
+
+
+def test_a_call_of_the_cli_s_own_bookkeeping_tools_is_no_drift():
+    mocks = [{"tool": "Bash", "match": {"input": {"command": "ls"}}, "return": "a"}]
+    calls = [ToolCall("Skill", {"skill": "greeter"}, "Launching skill: greeter"), ToolCall("Task", {"prompt": "look"}, "done"),
+             ToolCall("Bash", {"command": "ls"}, "a", mocked=True, mock_key="Bash:1")]
+    assert drift_notes(RECORDED, mocks, calls) == []
+    assert drift_notes(RECORDED, mocks, [*calls, ToolCall("Grep", {"pattern": "x"}, "")]) == [
+        "mock drift: the agent now calls Grep, which the recording never did"]
+
+
+def _omk(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120)
+
+
+def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):
+    (tmp_path / "sessions").mkdir()
+    for name in ("claude-handmade.jsonl", "codex-handmade.jsonl"):
+        (tmp_path / "sessions" / name).write_bytes((FIXTURES / name).read_bytes())
+    (tmp_path / "sessions" / "empty.jsonl").write_text("{}\n")
+    done = _omk("sample", "--from-session", "sessions", "--output", "out.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "out.yaml: 2 samples recorded from 3 session files; review them before trusting them" in done.stdout
+    assert "claude-handmade.jsonl:12: not JSON" in done.stderr and "skipped 1 some-future-record" in done.stderr
+    assert "left out sessions/empty.jsonl: no request in it" in done.stderr and "Traceback" not in done.stderr
+    only = _omk("sample", "--from-session", "sessions", "--skill", "greeter", "--lang", "zh", cwd=tmp_path)
+    assert only.returncode == 0 and yaml.safe_load(only.stdout)["samples"][0]["prompt"] == "$greeter say hello to the team"
+    assert "未录制：sessions/claude-handmade.jsonl" not in only.stderr  # a session where the skill never fired is just not chosen
+
+
+def test_bad_arguments_are_one_line_each(tmp_path):
+    cases = [
+        (["--from-session", "nowhere"], "omk sample --from-session: nowhere: no such file or folder"),
+        (["--from-session", "--since", "last week"], "omk sample --since: 'last week' is not a date"),
+        (["--from-session", "--project", "nowhere"], "omk sample --project: nowhere is not a folder"),
+        (["--from-run", "run1", "--from-session"], "give one of SKILL_DIR"),
+        (["--from-run", "run1", "--skill", "x"], "omk sample --from-run: --skill goes with --from-session"),
+        (["--from-session", "--target", "openai:x"], "omk sample --from-session: --target goes with SKILL_DIR"),
+    ]
+    for args, said in cases:
+        done = _omk("sample", *args, cwd=tmp_path)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+    (tmp_path / "out.yaml").write_text("x")
+    done = _omk("sample", "--from-session", "--output", "out.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and "out.yaml: already exists" in done.stderr

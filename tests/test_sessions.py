@@ -1,6 +1,8 @@
-"""Reading session files (omk.sessions) and turning them into samples (omk.authoring.from_session)
-with hand-made fixtures for the record types that are hard to provoke from the real CLIs, and a
-fuzz test of hostile files: broken JSON, huge lines, deep nesting, unknown types, missing ids."""
+"""Reading session files (omk.sessions) and turning them into samples (omk.authoring.from_session):
+small committed recordings of the pinned CLIs (tests/fixtures/sessions/recorded/; the e2e tests
+record fresh ones on every run), hand-made fixtures for the record types that are hard to provoke
+from the real CLIs, and a fuzz test of hostile files: broken JSON, huge lines, deep nesting,
+unknown types, missing ids."""
 
 from __future__ import annotations
 
@@ -57,6 +59,43 @@ def test_a_codex_session_is_read_by_its_records():
     assert [(c.name, c.is_error) for c in request.tool_calls] == [("exec_command", False), ("apply_patch", False), ("exec_command", True)]
     assert request.tool_calls[1].input.startswith("*** Begin Patch")
     assert request.answer == "Said hello to ann and bo in hello.txt."
+
+
+RECORDED_FILES = FIXTURES / "recorded"  # written by the pinned CLIs against the scripted model, trimmed of bulky records
+
+
+def test_committed_claude_code_recordings_are_read():
+    multi = read_session(RECORDED_FILES / "claude-multi-turn.jsonl")
+    assert multi.project == "/work/app" and {"greeter", "unused"} <= set(multi.installed_skills) and not multi.skipped
+    assert [(r.prompt, [c.name for c in r.tool_calls], r.answer) for r in multi.requests] == [
+        ("greet me", ["Skill"], "HELLO-FROM-SKILL, nice to meet you."),
+        ("list the files", ["Bash"], "The files are one and two."),
+        ("fail now", ["Bash"], "The command failed with code 3."),
+    ]
+    assert [(f.skill, f.how) for f in multi.requests[0].skills] == [("greeter", "skill_call")]
+    assert [(c.output, c.is_error) for r in multi.requests for c in r.tool_calls] == [
+        ("Launching skill: greeter", False), ("one two", False), ("Exit code 3", True)]
+    (denied,) = read_session(RECORDED_FILES / "claude-denied.jsonl").requests[0].tool_calls
+    assert (denied.name, denied.is_error, denied.denied) == ("Write", True, True)
+    parent = read_session(RECORDED_FILES / "claude-subagent.jsonl")
+    helper = read_session(RECORDED_FILES / "claude-subagent" / "subagents" / "agent-adbd09870deaac9d2.jsonl")
+    assert [r.prompt for r in parent.requests] == ["delegate it"]  # the task notification is no request
+    assert (helper.subagent, helper.session_id, helper.requests[0].prompt) == (True, parent.session_id, "subtask: list the folder")
+    (sample,) = yaml.safe_load(samples_from_sessions([parent, helper], Masker()).text)["samples"]
+    assert sample["mocks"] == [{"tool": "Bash", "match": {"input": {"command": "echo one two", "description": "list"}}, "return": "one two"}]
+
+
+def test_committed_codex_recordings_are_read():
+    multi = read_session(RECORDED_FILES / "codex-multi-turn.jsonl")
+    assert (multi.cli, multi.project, multi.installed_skills, multi.skipped) == ("codex", "/work/app", ("greeter",), ())
+    assert [r.prompt for r in multi.requests] == ["greet me", "list the files", "fail now", "patch it"]
+    assert [(f.skill, f.how) for f in multi.requests[0].skills] == [("greeter", "skill_md_read")]
+    assert [(c.name, c.is_error) for r in multi.requests for c in r.tool_calls] == [
+        ("exec_command", False), ("exec_command", False), ("exec_command", True), ("apply_patch", False)]
+    assert multi.requests[3].tool_calls[0].input.startswith("*** Begin Patch")
+    injected = read_session(RECORDED_FILES / "codex-skill-injection.jsonl")
+    assert [(r.prompt, [(f.skill, f.how) for f in r.skills]) for r in injected.requests] == [
+        ("$greeter greet me", [("greeter", "codex_injection")])]
 
 
 def test_samples_from_hand_made_sessions_load_and_pass_the_doctor(tmp_path):

@@ -31,7 +31,7 @@ CLI_MADE = ("<task-notification>", "<command-name>", "<command-message>", "<loca
             "<local-command-stderr>", "<local-command-caveat>", "<system-reminder>", "<bash-stdout>", "<bash-stderr>",
             "Caveat: The messages below", "[Request interrupted")
 # How a tool result says the call never ran because it was not allowed.
-DENIALS = ("haven't granted", "permission to use", "doesn't want to proceed", "was blocked", "denied", "not allowed")
+DENIALS = ("haven't granted", "requested permissions", "doesn't want to proceed", "was blocked", "denied", "not allowed")
 
 
 def read(path: Path, records: list[tuple[int, dict[str, Any]]], warnings: list[str]) -> Session:
@@ -94,10 +94,9 @@ def _result(build: RequestBuilder, block: dict[str, Any], record: dict[str, Any]
         return
     said = text(block.get("content"))
     is_error = block.get("is_error") is True
-    extra = record.get("toolUseResult")
-    denied = is_error and any(d in said.lower() for d in DENIALS)
-    if isinstance(extra, dict) and isinstance(extra.get("permissionDecision"), str):
-        denied = denied or extra["permissionDecision"] == "deny"
+    decision = record.get("permissionDecision")  # {"decision": "accept" | "reject", "source": …}
+    denied = isinstance(decision, dict) and decision.get("decision") in ("reject", "deny")
+    denied = denied or (is_error and any(d in said.lower() for d in DENIALS))
     build.output(call_id, said, is_error, denied)
 
 

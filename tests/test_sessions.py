@@ -128,10 +128,12 @@ def test_skill_and_limit_choose_the_samples():
 def test_the_home_folder_becomes_a_placeholder(tmp_path, monkeypatch):
     home = tmp_path / "someone"
     monkeypatch.setenv("HOME", str(home))
-    line = {"type": "user", "cwd": f"{home}/app", "message": {"role": "user", "content": f"read {home}/app/notes.md"}}
+    said = f"read {home}/app/notes.md, not {home}2/x<system-reminder>a hook's note</system-reminder>"
+    line = {"type": "user", "cwd": f"{home}/app", "message": {"role": "user", "content": said}}
     (tmp_path / "s.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
     session = read_session(tmp_path / "s.jsonl")
-    assert (session.project, session.requests[0].prompt) == ("~/app", "read ~/app/notes.md")
+    assert (session.project, session.requests[0].prompt) == ("~/app", f"read ~/app/notes.md, not {home}2/x")
+    assert f"({tmp_path}/s.jsonl)" in samples_from_sessions([session], Masker()).text  # the file is not under that home
 
 
 def test_find_sessions_finds_a_projects_sessions_of_both_clis(tmp_path):

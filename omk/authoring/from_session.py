@@ -29,6 +29,7 @@ from omk.report.i18n import t
 from omk.safe_files import sample_file_cap
 from omk.secrets import Masker
 from omk.sessions.model import Session, SessionRequest, SessionToolCall
+from omk.sessions.reader import home_as_tilde
 
 CLI_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
@@ -176,7 +177,7 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
     import yaml
 
     when = requests[0].time or session.started or "?"
-    origin = (f"recorded from {CLI_NAMES[session.cli]} session {session.session_id} ({session.path}), "
+    origin = (f"recorded from {CLI_NAMES[session.cli]} session {session.session_id} ({home_as_tilde(session.path)}), "
               f"{when}, project {session.project or '?'}")
     text = yaml.safe_dump([mask.value(sample)], sort_keys=False, allow_unicode=True, width=100)
     body = "\n".join(f"  {line}" if line else line for line in text.rstrip("\n").split("\n"))

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ BOOKKEEPING = frozenset({
 CLI_MADE = ("<task-notification>", "<command-name>", "<command-message>", "<local-command-stdout>",
             "<local-command-stderr>", "<local-command-caveat>", "<system-reminder>", "<bash-stdout>", "<bash-stderr>",
             "Caveat: The messages below", "[Request interrupted")
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 # How a tool result says the call never ran because it was not allowed.
 DENIALS = ("haven't granted", "requested permissions", "doesn't want to proceed", "was blocked", "denied", "not allowed")
 
@@ -72,7 +74,7 @@ def _user(build: RequestBuilder, record: dict[str, Any], line: int) -> None:
                 _result(build, block, record, line)
     if _made_by_cli(record, content):
         return
-    said = text(content).strip()
+    said = REMINDER.sub("", text(content)).strip()  # what a hook or the CLI added to the prompt
     if said:
         build.begin(said, record.get("timestamp"))
 

@@ -53,12 +53,14 @@ def test_a_codex_session_is_read_by_its_records():
     assert dict(session.skipped) == {"brand_new_type": 1, "response_item.future_item": 1}
     assert any(":12: a tool call with no call_id" in w for w in session.warnings)
     assert any(":19: not JSON" in w for w in session.warnings)
-    (request,) = session.requests  # the environment context and the injected skill are no requests
+    request, old_way = session.requests  # the environment context and the injected skill are no requests
     assert request.prompt == "$greeter say hello to the team"
     assert [(f.skill, f.how) for f in request.skills] == [("greeter", "codex_injection")]
     assert [(c.name, c.is_error) for c in request.tool_calls] == [("exec_command", False), ("apply_patch", False), ("exec_command", True)]
     assert request.tool_calls[1].input.startswith("*** Begin Patch")
     assert request.answer == "Said hello to ann and bo in hello.txt."
+    (shell,) = old_way.tool_calls  # an older Codex's local shell call and its {content, success} output
+    assert (shell.name, shell.input["command"], shell.output, shell.is_error) == ("shell", ["ls", "-la"], "permission denied", True)
 
 
 RECORDED_FILES = FIXTURES / "recorded"  # written by the pinned CLIs against the scripted model, trimmed of bulky records
@@ -108,7 +110,8 @@ def test_samples_from_hand_made_sessions_load_and_pass_the_doctor(tmp_path):
     assert [t["prompt"] for t in claude["turns"]] == ["Write the release notes for v1.5", "Now push it"]
     assert [m["tool"] for m in claude["mocks"]] == ["Read", "Bash", "Bash"]  # Skill runs in a replay: no mock
     assert {"type": "skill_used", "value": "greeter", "not": True} not in claude["turns"][0]["assertions"]  # not listed there
-    assert {"type": "tool_sequence", "mode": "in_order", "steps": ["Bash", "apply_patch", "Bash"]} in codex["assertions"]
+    assert {"type": "tool_sequence", "mode": "in_order", "steps": ["Bash", "apply_patch", "Bash"]} in codex["turns"][0]["assertions"]
+    assert {"tool": "Bash", "match": {"input": {"command": "ls -la"}}, "return": "permission denied"} in codex["mocks"]
     assert "# recorded from Codex session hand-codex-1" in found.text and "project /work/app" in found.text
     done = subprocess.run([sys.executable, "-m", "omk", "doctor", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})

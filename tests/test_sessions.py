@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from omk.authoring.from_session import SessionChoice, samples_from_sessions
+from omk.authoring.from_session import SessionChoice, SessionQuery, samples_from_session_files, samples_from_sessions
 from omk.mock_defs import RECORDED, drift_notes
 from omk.records import ToolCall
 from omk.secrets import Masker
@@ -230,6 +230,9 @@ def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):
     assert "out.yaml: 2 samples recorded from 3 session files; review them before trusting them" in done.stdout
     assert "claude-handmade.jsonl:12: not JSON" in done.stderr and "skipped 1 some-future-record" in done.stderr
     assert "left out sessions/empty.jsonl: no request in it" in done.stderr and "Traceback" not in done.stderr
+    (tmp_path / "work" / "app").mkdir(parents=True)
+    codex = _omk("sample", "--from-session", "sessions", "--project", "work/app", cwd=tmp_path)
+    assert codex.returncode == 0 and codex.stdout.count("sample_id:") == 0  # the sessions say /work/app, not this folder
     only = _omk("sample", "--from-session", "sessions", "--skill", "greeter", "--lang", "zh", cwd=tmp_path)
     assert only.returncode == 0 and yaml.safe_load(only.stdout)["samples"][0]["prompt"] == "$greeter say hello to the team"
     assert "未录制：sessions/claude-handmade.jsonl" not in only.stderr  # a session where the skill never fired is just not chosen
@@ -250,3 +253,14 @@ def test_bad_arguments_are_one_line_each(tmp_path):
     (tmp_path / "out.yaml").write_text("x")
     done = _omk("sample", "--from-session", "--output", "out.yaml", cwd=tmp_path)
     assert done.returncode == 2 and "out.yaml: already exists" in done.stderr
+
+
+def test_a_project_narrows_the_sessions_named_to_its_own(tmp_path):
+    (tmp_path / "proj").mkdir()
+    for name, cwd in (("a.jsonl", tmp_path / "proj" / "sub"), ("b.jsonl", tmp_path / "other")):
+        line = {"type": "user", "cwd": str(cwd), "message": {"role": "user", "content": f"hello from {name}"}}
+        (tmp_path / name).write_text(json.dumps(line) + "\n", encoding="utf-8")
+    named = (tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    got = samples_from_session_files(SessionQuery(named, tmp_path / "proj"), {}, Masker())
+    assert (got.files, got.found.count) == (2, 1) and "hello from a.jsonl" in got.found.text
+    assert samples_from_session_files(SessionQuery(named), {}, Masker()).found.count == 2

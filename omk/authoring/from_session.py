@@ -189,7 +189,8 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
 @dataclass(frozen=True, slots=True)
 class SessionQuery:
     """Which sessions to record from: `paths` (files or folders; none: the sessions of `project`,
-    default the current folder, where both CLIs keep them), changed since `since`."""
+    default the current folder, where both CLIs keep them), changed since `since`. With `paths`
+    and `project`, the sessions among them whose folder is `project` or inside it."""
 
     paths: tuple[Path, ...] = ()
     project: Path | None = None
@@ -215,11 +216,24 @@ def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask
 
     files = find_sessions(list(query.paths), project=query.project, since=query.since, env=env)
     sessions = [read_session(f) for f in files]
+    if query.paths and query.project is not None:  # files named and a project: that project's sessions among them
+        sessions = [s for s in sessions if _within(s.project, query.project)]
     notes = [w for s in sessions for w in s.warnings]
     notes += [f"{s.path}: skipped {', '.join(f'{n} {kind}' for kind, n in s.skipped)} (record types omk does not read)"
               for s in sessions if s.skipped]
     choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill))
     return RecordedSessions(samples_from_sessions(sessions, mask, choice, lang), len(files), notes)
+
+
+def _within(project: str | None, folder: Path) -> bool:
+    """Whether a session's project (its `cwd`, `~` for the home folder) is `folder` or inside it."""
+    if project is None:
+        return False
+    try:
+        Path(project).expanduser().resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def installed_skills(sessions: Sequence[Session], env: Mapping[str, str], skill: str | None = None) -> frozenset[str]:

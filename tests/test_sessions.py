@@ -18,7 +18,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from omk.authoring.from_session import SessionChoice, SessionQuery, samples_from_session_files, samples_from_sessions
+from omk.authoring.from_session import (
+    SessionChoice,
+    SessionQuery,
+    samples_from_session_files,
+    samples_from_sessions,
+)
 from omk.mock_defs import RECORDED, drift_notes
 from omk.records import ToolCall
 from omk.secrets import Masker

@@ -24,6 +24,7 @@ from omk.authoring.from_session import (
     samples_from_session_files,
     samples_from_sessions,
 )
+from omk.loader import load_text
 from omk.mock_defs import RECORDED, drift_notes
 from omk.records import ToolCall
 from omk.secrets import Masker
@@ -179,36 +180,67 @@ def test_a_link_out_of_its_folder_and_a_huge_line_are_refused_with_a_warning(tmp
     assert [r.prompt for r in session.requests] == ["after"] and "huge.jsonl:1: line longer than" in session.warnings[0]
 
 
-def _hostile_line() -> st.SearchStrategy[str]:
+def _hostile_lines() -> st.SearchStrategy[list[str]]:
+    """The lines of a session file: well-formed records of one CLI with hostile values in them
+    (names no tool may have, ids that join nothing, texts of any kind), a record of a type no one
+    knows, a line nested thousands deep, or text that is no JSON at all."""
     scalar = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20))
     value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
                          max_leaves=12)
-    known = st.sampled_from(["user", "assistant", "attachment", "session_meta", "response_item", "event_msg", "turn_context", "???"])
-    record = st.fixed_dictionaries({"type": known}, optional={"message": value, "payload": value, "attachment": value,
-                                                              "sessionId": value, "cwd": value, "isMeta": value})
-    blocks = st.lists(st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result"])},
-                                            optional={"id": value, "name": value, "input": value, "tool_use_id": value,
-                                                      "content": value, "text": value}), max_size=3)
-    claude = st.builds(lambda kind, content, mid: {"type": kind, "message": {"id": mid, "role": kind, "content": content}},
-                       st.sampled_from(["user", "assistant"]), blocks, st.one_of(st.none(), st.text(max_size=3)))
-    codex_item = st.fixed_dictionaries({"type": st.sampled_from(["message", "function_call", "function_call_output", "custom_tool_call",
-                                                                  "custom_tool_call_output"])},
-                                       optional={"call_id": value, "name": value, "arguments": value, "input": value, "output": value,
-                                                 "role": st.sampled_from(["user", "assistant"]), "content": value})
-    codex = st.builds(lambda item: {"timestamp": "t", "type": "response_item", "payload": item}, codex_item)
+    ids = st.one_of(st.sampled_from(["t1", "t2", "t1", "t2", ""]), st.sampled_from(["t1", "t2"]), value)
+    names = st.one_of(st.sampled_from(["Bash", "Read", "Skill", "Task", "mcp__srv__tool", "foo bar", "", "*", "a/b"]),
+                      st.sampled_from(["Bash", "Read", "Skill", "Task"]), value)
+    texts = st.one_of(st.sampled_from(["hi", "  ", "<system-reminder>x</system-reminder>", "cat skills/x y/SKILL.md", "\udfff\x1b\x85",
+                                       "<skill>\n<name>a/b</name>", "<skill>\n<name>greeter</name>"]), value)
+    inputs = st.one_of(st.fixed_dictionaries({"skill": texts}), st.fixed_dictionaries({"file_path": texts}), value)
+
+    def claude(kind: str, content: object, mid: object = "m") -> dict:
+        return {"type": kind, "message": {"id": mid, "role": kind, "content": content}, "sessionId": "s", "cwd": "/w"}
+
+    claude_lines = st.one_of(
+        st.builds(lambda c: claude("user", c), texts),
+        st.builds(lambda i, n, x, m: claude("assistant", [{"type": "tool_use", "id": i, "name": n, "input": x}], m), ids, names, inputs, ids),
+        st.builds(lambda i, c, e: claude("user", [{"type": "tool_result", "tool_use_id": i, "content": c, "is_error": e}]), ids, texts, value),
+        st.builds(lambda c, m: claude("assistant", [{"type": "text", "text": c}], m), texts, ids),
+        st.builds(lambda c: {"type": "attachment", "attachment": {"type": "skill_listing", "content": c}}, texts),
+    )
+
+    def codex(item: dict) -> dict:
+        return {"timestamp": "t", "type": "response_item", "payload": item}
+
+    codex_lines = st.one_of(
+        st.builds(lambda c: {"timestamp": "t", "type": "session_meta", "payload": {"id": c, "cwd": c}}, value),
+        st.builds(lambda r, c: codex({"type": "message", "role": r, "content": [{"type": "input_text", "text": c}]}),
+                  st.sampled_from(["user", "assistant", "developer"]), texts),
+        st.builds(lambda i, n, a: codex({"type": "function_call", "call_id": i, "name": n, "arguments": json.dumps(a)}), ids, names, inputs),
+        st.builds(lambda i, n, x: codex({"type": "custom_tool_call", "call_id": i, "name": n, "input": x}), ids, names, texts),
+        st.builds(lambda i, o: codex({"type": "function_call_output", "call_id": i, "output": o}), ids, texts),
+    )
+    unknown = st.builds(lambda k, v: {"type": k, "payload": v, "message": v}, st.text(max_size=10), value)
     deep = st.integers(150, 3000).map(lambda n: '{"type":"user","message":' + "[" * n + "]" * n + "}")
     broken = st.text(max_size=40)
-    return st.one_of(record.map(json.dumps), claude.map(json.dumps), codex.map(json.dumps), deep, broken)
+    noise = st.one_of(unknown.map(json.dumps), deep, broken)
+    claude_prompt = st.builds(lambda c: claude("user", c), st.sampled_from(["fix it", "and now?"])).map(json.dumps)
+    codex_prompt = st.builds(lambda c: codex({"type": "message", "role": "user", "content": [{"type": "input_text", "text": c}]}),
+                             st.sampled_from(["fix it", "and now?"])).map(json.dumps)
+    files = []
+    for prompt, body in ((claude_prompt, claude_lines), (codex_prompt, codex_lines)):
+        line = st.one_of(body.map(json.dumps), body.map(json.dumps), noise)  # records, most of them
+        files.append(st.builds(lambda first, rest: [*first, *rest], st.lists(prompt, max_size=1), st.lists(st.one_of(prompt, line), max_size=14)))
+    return st.one_of(*files)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(lines=st.lists(_hostile_line(), max_size=12))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=_hostile_lines())
 def test_hostile_session_files_never_raise(tmp_path, lines):
     path = tmp_path / "hostile.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
     session = read_session(path)
     found = samples_from_sessions([session], Masker())
-    assert yaml.safe_load(found.text)["samples"] is not None or found.count == 0
+    found.text.encode("utf-8")  # writable as the file it is
+    if found.count:
+        loaded = load_text(found.text, name="sessions.yaml", base_dir=tmp_path)  # raises on any problem the loader finds
+        assert len(loaded.samples) == found.count
 
 
 def test_a_call_of_the_cli_s_own_bookkeeping_tools_is_no_drift():

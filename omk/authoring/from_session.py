@@ -9,12 +9,14 @@ whole input), `mocksStrict: true`, and per request: the recorded path as a `tool
 each skill that fired and a `skill_used … not: true` for each installed skill that did not.
 The calls of a Claude Code subagent are mocked in the sample of the request that started it.
 The CLI's own bookkeeping tools (loading a skill, starting a subagent, the to-do list) run in a
-replay, so they get no mock. Texts were masked and cut when the session was read
-(omk.sessions.reader); the sample is masked again with the secrets given here.
+replay, so they get no mock. Texts were masked when the session was read (omk.sessions.reader),
+and none is longer than a mock's output may be; the sample is masked again with the secrets
+given here.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -132,7 +134,8 @@ def sample_of(session: Session, requests: Sequence[SessionRequest], helpers: Seq
 
 
 def _sample_id(session: Session, requests: Sequence[SessionRequest]) -> str:
-    base = f"{session.cli}-{session.session_id[:13]}"
+    """`claude-<the session id's start>`, and `-N` for the Nth request of a session alone."""
+    base = f"{session.cli}-{re.sub(r'[^A-Za-z0-9_-]', '-', session.session_id[:13])}"
     return base if len(requests) > 1 or len(session.requests) == 1 else f"{base}-{requests[0].index + 1}"
 
 
@@ -168,8 +171,14 @@ def _assertions(session: Session, request: SessionRequest, installed: Sequence[s
     return checks
 
 
+# What a YAML file may not hold, even in a comment (the YAML reader's own test of printable text).
+NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """`text` on one line, fit for a YAML comment: a character YAML refuses is written `\\x1b`."""
+    return NOT_PRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}",
+                             " ".join(str(text).split()))
 
 
 def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[str, Any], mask: Masker) -> str:
@@ -182,8 +191,6 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
     text = yaml.safe_dump([mask.value(sample)], sort_keys=False, allow_unicode=True, width=100)
     body = "\n".join(f"  {line}" if line else line for line in text.rstrip("\n").split("\n"))
     return f"  # {_one_line(mask(origin))}\n{body}"
-
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.sessions.model import Session
-from omk.sessions.reader import RequestBuilder, text
+from omk.sessions.reader import RequestBuilder, skill_name, text
 
 QUIET = frozenset({"event_msg", "turn_context", "compacted", "world_state", "token_usage_record"})
 ITEMS_QUIET = frozenset({"reasoning", "additional_tools", "web_search_call", "local_shell_call_output", "ghost_snapshot"})
@@ -73,7 +73,7 @@ def _message(build: RequestBuilder, item: dict[str, Any], record: dict[str, Any]
     said = text(item.get("content"))
     role = item.get("role")
     if "<skills_instructions>" in said:
-        build.installed += [name for name, where in LISTED.findall(said) if not _system_root(said, where)]
+        build.installed += [name for name, where in LISTED.findall(said) if not _system_root(said, where) and skill_name(name) == name]
     if role == "assistant":
         if said.strip():
             build.answer(said, line, item.get("id") if isinstance(item.get("id"), str) else None)

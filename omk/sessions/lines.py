@@ -13,6 +13,7 @@ from typing import Any
 
 from omk.loader.depth import MAX_DEPTH, deeper_than
 from omk.safe_files import MAX_MOCK_FILE_BYTES, UnsafeFile, link_out_reason, open_regular, special_reason
+from omk.textsafe import SURROGATE_ESCAPE, scrub_value
 
 MAX_SESSION_BYTES = 1024 * 1024 * 1024  # one session file; a longer one is read up to here, and says so
 MAX_LINE_BYTES = MAX_MOCK_FILE_BYTES  # one record
@@ -83,6 +84,8 @@ def _add(found: Lines, path: Path, number: int, raw: bytes) -> None:
     if deeper_than(value, MAX_DEPTH) is not None:
         found.warnings.append(f"{path}:{number}: nested deeper than {MAX_DEPTH} levels, skipped")
         return
+    if SURROGATE_ESCAPE.search(text):  # a lone surrogate (`"\ud800"`) cannot be written as UTF-8: U+FFFD
+        value = scrub_value(value)
     found.records.append((number, value))
 
 

@@ -29,6 +29,7 @@ KEY_SHAPES = re.compile(
     r"|AKIA[A-Z0-9]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[A-Za-z0-9_-]{30,}|glpat-[A-Za-z0-9_-]{20,})"
     r"|(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*"
 )
+SKILL_FOLDER = re.compile(r"[^\s/\\\x00-\x1f]{1,200}")
 SKILL_MD = re.compile(r"skills/([A-Za-z0-9_.:-]+)/SKILL\.md")
 
 
@@ -70,11 +71,12 @@ def text(value: Any) -> str:
 
 
 def skill_name(raw: Any) -> str | None:
-    """A skill's name from a `Skill` call's argument: `plugin:skill` is `skill`, `/skill` too."""
+    """A skill's name from a `Skill` call's argument: `plugin:skill` is `skill`, `/skill` too;
+    None for what cannot be a skill's folder name (a `/`, a `\\`, a control character)."""
     if not isinstance(raw, str) or not raw.strip():
         return None
-    name = raw.strip().lstrip("/").split()[0]
-    return name.rsplit(":", 1)[-1] or None
+    name = raw.strip().lstrip("/").split()[0].rsplit(":", 1)[-1]
+    return name if SKILL_FOLDER.fullmatch(name) else None
 
 
 @dataclass(slots=True)
@@ -146,8 +148,14 @@ class RequestBuilder:
         self.current.answer, self.current.answer_id = self.clean(said), message_id
 
     def call(self, call_id: str, name: str, call_input: Any, line: int) -> None:
+        from omk.toolnames import name_problem
+
         if self.current is None:
             self.warnings.append(f"{self.path}:{line}: a tool call before any request, left out")
+            return
+        why = "'*' is no tool's name" if name == "*" else name_problem(name)
+        if why is not None:
+            self.warnings.append(f"{self.path}:{line}: a tool call left out: {' '.join(self.mask(why).split())}")
             return
         call_input = self.mask_value(call_input)
         self.current.calls.append(SessionToolCall(call_id, name, call_input, None, False, False))
@@ -162,7 +170,7 @@ class RequestBuilder:
         return [(m.group(1).rsplit(":", 1)[-1], "skill_md_read") for t in texts for m in SKILL_MD.finditer(t)]
 
     def fired(self, skill: str, how: SkillHow, call_id: str | None) -> None:
-        if self.current is not None and all(s.skill != skill for s in self.current.skills):
+        if self.current is not None and skill_name(skill) == skill and all(s.skill != skill for s in self.current.skills):
             self.current.skills.append(SkillFiring(skill, how, call_id))
 
     def output(self, call_id: str, said: str, is_error: bool, denied: bool) -> None:

@@ -21,7 +21,6 @@ from omk.sessions.lines import read_lines
 from omk.sessions.model import Session, SessionCli, SessionRequest, SessionToolCall, SkillFiring, SkillHow
 
 CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-# `…/skills/NAME/SKILL.md` in a path or a command: a skill's instructions being read.
 # Keys and tokens in the shapes the common services give them, masked even when this machine
 # does not know them (a session may hold a key the user pasted months ago).
 KEY_SHAPES = re.compile(
@@ -29,7 +28,8 @@ KEY_SHAPES = re.compile(
     r"|AKIA[A-Z0-9]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[A-Za-z0-9_-]{30,}|glpat-[A-Za-z0-9_-]{20,})"
     r"|(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*"
 )
-SKILL_FOLDER = re.compile(r"[^\s/\\\x00-\x1f]{1,200}")
+SKILL_FOLDER = re.compile(r"[^\s/\\\x00-\x1f]{1,200}")  # what a skill's folder name may hold
+# `…/skills/NAME/SKILL.md` in a path or a command: a skill's instructions being read.
 SKILL_MD = re.compile(r"skills/([A-Za-z0-9_.:-]+)/SKILL\.md")
 
 

@@ -59,6 +59,12 @@ def is_subset(expected: Any, actual: Any) -> bool:
 RECORDED = "production-trace"  # the `provenance` of a sample recorded from a run (omk sample --from-run)
 
 
+# The agent CLI's own bookkeeping tools (Claude Code loading a skill, searching its deferred tools,
+# keeping its to-do list, starting a subagent): they run in a replay without a mock (the hook lets
+# them through) and touch nothing outside the session, so calling them is no drift.
+BOOKKEEPING_TOOLS = frozenset({"Skill", "ToolSearch", "TodoWrite", "Task", "Agent"})
+
+
 def drift_notes(
     provenance: str | None,
     mocks: Sequence[dict[str, Any]],
@@ -82,7 +88,7 @@ def drift_notes(
     notes = []
     for call in calls:
         tool = str(call.tool)
-        if call.mocked:
+        if call.mocked or tool in BOOKKEEPING_TOOLS:
             continue
         recorded = matches is not None and any(matches(m, tool, call.input) for m in mocks)
         if recorded and call.outcome == "unsupported":

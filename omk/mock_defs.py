@@ -88,13 +88,15 @@ def drift_notes(
     notes = []
     for call in calls:
         tool = str(call.tool)
-        if call.mocked or tool in BOOKKEEPING_TOOLS:
+        if call.mocked:
             continue
         recorded = matches is not None and any(matches(m, tool, call.input) for m in mocks)
         if recorded and call.outcome == "unsupported":
             continue  # the trace names it apart (omk.toolnames.unsupported_note)
         if recorded and call.outcome == "refused":
             notes.append(REFUSED.format(tool=tool, reason=refusal(call.output)))
+        elif tool in BOOKKEEPING_TOOLS:
+            continue
         elif any(same_tool(str(m.get("tool", "")), tool) or m.get("tool") == tool for m in mocks):
             shown = json.dumps(call.input, ensure_ascii=False, default=str)
             shown = shown if len(shown) <= 120 else shown[:119] + "…"

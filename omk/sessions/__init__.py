@@ -25,7 +25,7 @@ __all__ = [
 
 def read_session(path: Path) -> Session:
     """One session file read into a `Session` (Claude Code or Codex, detected per file)."""
-    from omk.sessions.reader import read_session_file
+    from omk.sessions.files import read_session_file
 
     return read_session_file(path)
 

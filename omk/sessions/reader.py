@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from omk.secrets import REDACTED, Masker
-from omk.sessions.lines import read_lines
 from omk.sessions.model import Session, SessionCli, SessionRequest, SessionToolCall, SkillFiring, SkillHow
 
-CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 # Keys and tokens in the shapes the common services give them, masked even when this machine
 # does not know them (a session may hold a key the user pasted months ago).
 KEY_SHAPES = re.compile(
@@ -31,24 +29,6 @@ KEY_SHAPES = re.compile(
 SKILL_FOLDER = re.compile(r"[^\s/\\\x00-\x1f]{1,200}")  # what a skill's folder name may hold
 # `…/skills/NAME/SKILL.md` in a path or a command: a skill's instructions being read.
 SKILL_MD = re.compile(r"skills/([A-Za-z0-9_.:-]+)/SKILL\.md")
-
-
-def read_session_file(path: Path) -> Session:
-    from omk.sessions import claude, codex
-
-    lines = read_lines(path)
-    cli = detect(lines.records)
-    reader = codex.read if cli == "codex" else claude.read
-    return reader(path, lines.records, lines.warnings)
-
-
-def detect(records: list[tuple[int, dict[str, Any]]]) -> SessionCli:
-    """`codex` when the first record with a type is a Codex one, else `claude`."""
-    for _, record in records[:50]:
-        kind = record.get("type")
-        if isinstance(kind, str):
-            return "codex" if kind in CODEX_TYPES and "payload" in record else "claude"
-    return "claude"
 
 
 def home_as_tilde(value: str, home: str | None = None) -> str:

@@ -110,7 +110,8 @@ def test_a_missed_candidate_says_what_it_is_closest_to():
     o = observe(library(), CATALOG)
     migrate = next(s for s in o.skills if s.skill == "db-migrate")
     (miss,) = migrate.missed
-    assert miss.closest == "description" and miss.score == miss.description_similarity >= 0.2
+    assert miss.score == miss.description_similarity > miss.request_similarity > 0.2
+    assert miss.nearest_request == "/sessions/shop-1.jsonl#1"  # the request that fired it (index 1: the second)
     assert miss.where.cli == "codex" and miss.where.project == "/work/blog" and miss.where.index == 1
 
 

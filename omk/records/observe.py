@@ -54,14 +54,14 @@ class Candidate:
     score: float
     description_similarity: float
     request_similarity: float
-    closest: str = ""
+    nearest_request: str = ""
     fired_instead: tuple[str, ...] = ()  # the other skills the request fired
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "skill": self.skill, "where": self.where.to_json(), "prompt": self.prompt,
             "score": round(self.score, 4), "description_similarity": round(self.description_similarity, 4),
-            "request_similarity": round(self.request_similarity, 4), "closest": self.closest,
+            "request_similarity": round(self.request_similarity, 4), "nearest_request": self.nearest_request,
             "fired_instead": list(self.fired_instead),
         }  # fmt: skip
 
@@ -73,7 +73,7 @@ class Candidate:
             where=RequestRef.from_json(where) if where is not None else RequestRef("", 0, ""),
             prompt=f.str("prompt", ""), score=f.num("score", 0.0),
             description_similarity=f.num("description_similarity", 0.0), request_similarity=f.num("request_similarity", 0.0),
-            closest=f.str("closest", ""), fired_instead=f.strs("fired_instead"),
+            nearest_request=f.str("nearest_request", ""), fired_instead=f.strs("fired_instead"),
         )  # fmt: skip
 
 

@@ -322,8 +322,8 @@ ZH = {
     "no recorded answer": "没有记录到回答",
     # omk observe
     "request": "请求",
-    "closest to the description": "最接近技能描述",
-    "closest to": "最接近",
+    "similarity to the description": "与技能描述的相似度",
+    "to the nearest request that fired it": "与最接近的已触发请求的相似度",
     "fired instead": "实际触发",
     "description": "描述",
     "requests": "条请求",

@@ -32,12 +32,14 @@ def _where(c: Candidate, lang: str) -> str:
     return f"{PurePath(w.session).name} {t('request', lang)} {w.index + 1}{project}"
 
 
-def _closest(c: Candidate, lang: str) -> str:
-    if c.closest == "description":
-        return t("closest to the description", lang)
-    session, _, index = c.closest.rpartition("#")
-    target = f"{PurePath(session).name} {t('request', lang)} {int(index) + 1}" if index.isdigit() else c.closest
-    return f"{t('closest to', lang)} {target}"
+def _similarities(c: Candidate, lang: str) -> str:
+    """`similarity to the description 0.21, to the nearest request that fired it 0.22 (blog-1.jsonl request 1)`."""
+    text = f"{t('similarity to the description', lang)} {c.description_similarity:.2f}"
+    if not c.nearest_request:
+        return text
+    session, _, index = c.nearest_request.rpartition("#")
+    target = f"{PurePath(session).name} {t('request', lang)} {int(index) + 1}" if index.isdigit() else c.nearest_request
+    return f"{text}, {t('to the nearest request that fired it', lang)} {c.request_similarity:.2f} ({target})"
 
 
 def _candidates(title: str, found: tuple[Candidate, ...], lang: str) -> list[str]:
@@ -47,7 +49,7 @@ def _candidates(title: str, found: tuple[Candidate, ...], lang: str) -> list[str
     for c in found:
         also = f"; {t('fired instead', lang)}: {', '.join(c.fired_instead)}" if c.fired_instead else ""
         lines.append(f"    {c.score:.2f}  {_where(c, lang)}: {_cut(c.prompt)!r}")
-        lines.append(f"          {_closest(c, lang)} ({t('description', lang)} {c.description_similarity:.2f}, {t('requests', lang)} {c.request_similarity:.2f}){also}")
+        lines.append(f"          {_similarities(c, lang)}{also}")
     return lines
 
 

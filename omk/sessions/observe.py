@@ -202,11 +202,11 @@ def rate(k: int, n: int) -> Rate:
     return Rate(k, n, k / n, interval.low, interval.high)
 
 
-def _candidate(kind: str, skill: str, req: _Request, score: float, sims: tuple[float, float], closest_to: str) -> Candidate:
+def _candidate(kind: str, skill: str, req: _Request, score: float, sims: tuple[float, float], nearest: _Request | None) -> Candidate:
     prompt = req.prompt.strip()
     prompt = prompt if len(prompt) <= PROMPT_CHARS else prompt[: PROMPT_CHARS - 1] + "…"
     others = tuple(sorted(s for s in req.fired if s != skill))
-    return Candidate(kind, skill, req.ref, prompt, score, sims[0], sims[1], closest_to, others)
+    return Candidate(kind, skill, req.ref, prompt, score, sims[0], sims[1], _where(nearest) if nearest else "", others)
 
 
 def _where(req: _Request) -> str:
@@ -219,12 +219,11 @@ def _false_triggers(skill: str, description: dict[str, float], firings: list[_Re
         if req.words < MIN_WORDS or req.fired[skill] == USER_INVOKED or names_itself(req.prompt, skill):
             continue
         to_description = cosine(req.vector, description)
-        to_request, j = closest(req.vector, [r.vector for k, r in enumerate(firings) if k != i])
+        others = [r for k, r in enumerate(firings) if k != i]
+        to_request, j = closest(req.vector, [r.vector for r in others])
         relatedness = max(to_description, to_request)
         if relatedness < options.false_max:
-            others = [r for k, r in enumerate(firings) if k != i]
-            near = "description" if to_description >= to_request or j < 0 else _where(others[j])
-            found.append(_candidate(FALSE_TRIGGER, skill, req, 1 - relatedness, (to_description, to_request), near))
+            found.append(_candidate(FALSE_TRIGGER, skill, req, 1 - relatedness, (to_description, to_request), others[j] if j >= 0 else None))
     return found
 
 
@@ -238,8 +237,7 @@ def _missed(skill: str, description: dict[str, float], requests: list[_Request],
         to_request, j = closest(req.vector, anchor_vectors)
         score = max(to_description, to_request)
         if score >= options.missed_min:
-            near = "description" if to_description >= to_request or j < 0 else _where(anchors[j])
-            found.append(_candidate(MISSED, skill, req, score, (to_description, to_request), near))
+            found.append(_candidate(MISSED, skill, req, score, (to_description, to_request), anchors[j] if j >= 0 else None))
     return found
 
 

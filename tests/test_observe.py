@@ -5,6 +5,9 @@ probes it writes are loaded and checked by the doctor, and the JSON is read back
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -231,3 +234,79 @@ def test_terminal_text_in_both_languages():
     assert not any(line.startswith(("#", "|")) or "**" in line for line in en.splitlines())  # plain text, no Markdown
     zh = "\n".join(observation_lines(o, "zh"))
     assert "候选" in zh and "candidate missed triggers" not in zh
+
+
+# The same library as hand-made session files in the formats the CLIs write: Claude Code's shop and
+# infra projects (infra with a subagent), Codex's blog project, and the three skills' folders.
+LIBRARY = Path(__file__).parent / "fixtures" / "observe"
+SESSIONS = [str(LIBRARY / "claude"), str(LIBRARY / "codex")]
+
+
+def run_omk(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "omk", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+def test_observe_finds_the_planted_triggers_in_session_files(tmp_path):
+    done = run_omk("observe", *SESSIONS, "--skills", str(LIBRARY / "skills"), "--json")
+    assert done.returncode == 0, done.stderr
+    o = Observation.loads(done.stdout)
+    assert found(o, MISSED) == PLANTED_MISSED
+    assert found(o, FALSE_TRIGGER) == PLANTED_FALSE
+    by = {s.skill: s for s in o.skills}
+    assert (o.sessions, o.subagent_sessions, o.requests) == (3, 1, 13)
+    assert (by["pr-review"].firing.k, by["pr-review"].firing.n) == (4, 13) and by["pr-review"].subagent_firings == 1
+    assert dict(by["pr-review"].how) == {"skill_call": 2, "skill_md_read": 1, "codex_injection": 1}
+    assert (by["pr-review"].failed_after, by["pr-review"].denied_after) == (1, 1)
+    assert [p.tool for p in by["changelog-zh"].problems] == ["shell_command"]  # git log exited 128
+
+
+def test_observe_writes_probes_the_doctor_accepts(tmp_path):
+    from omk.cli.main import main
+
+    probes_file = tmp_path / "probes.yaml"
+    done = run_omk("observe", *SESSIONS, "--skills", str(LIBRARY / "skills"), "--write-probes", str(probes_file))
+    assert done.returncode == 0, done.stderr
+    assert "trigger probes written: 5" in done.stderr
+    assert "pr-review: fired in 4/13 31% [13%, 58%]" in done.stdout
+    assert main(["doctor", str(probes_file)]) == 0
+    again = run_omk("observe", *SESSIONS, "--write-probes", str(probes_file))
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
+    """Nothing named: the current project's Claude Code sessions under HOME, and the skills in the
+    project's .claude/skills (no --skills)."""
+    import re
+    import shutil
+
+    project, home = tmp_path / "shop", tmp_path / "home"
+    shutil.copytree(LIBRARY / "skills", project / ".claude" / "skills")
+    folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9-]", "-", str(project.resolve()))
+    folder.mkdir(parents=True)
+    text = next((LIBRARY / "claude" / "projects" / "-work-shop").glob("*.jsonl")).read_text(encoding="utf-8")
+    (folder / "s.jsonl").write_text(text.replace('"/work/shop', json.dumps(str(project))[:-1]), encoding="utf-8")
+    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    done = run_omk("observe", "--json", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    o = Observation.loads(done.stdout)
+    assert o.sessions == 1 and o.requests == 5
+    by = {s.skill: s for s in o.skills}
+    assert by["db-migrate"].description.startswith("Write and check database schema migrations")
+    assert {c.prompt for c in by["db-migrate"].false_triggers} == {"What's the weather like for the team offsite in Lisbon next week?"}
+
+
+def test_observe_refuses_bad_input_in_one_line(tmp_path):
+    for args in (["--since", "last tuesday"], ["--skills", str(tmp_path / "none")], ["--write-probes", str(tmp_path / "p.txt")]):
+        done = run_omk("observe", *SESSIONS, *args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+
+
+def test_sessions_are_only_read(tmp_path):
+    import shutil
+
+    copy = tmp_path / "lib"
+    shutil.copytree(LIBRARY, copy)
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()}
+    assert run_omk("observe", str(copy / "claude"), str(copy / "codex"), "--skills", str(copy / "skills")).returncode == 0
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()} == before

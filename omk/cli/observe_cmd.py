@@ -35,6 +35,10 @@ def run_observe(args: argparse.Namespace) -> int:
     for folder in skills:
         if not folder.is_dir():
             raise InputError(f"--skills {folder}: not a folder (give a skill folder or a folder of skill folders)")
+    if args.write_probes:
+        from omk.sessions.probes import check_probes_path
+
+        check_probes_path(Path(args.write_probes))
     observation = observe_paths([Path(p) for p in args.paths], skills, options, env)
     for warning in observation.warnings:
         say(f"omk observe: {warning}", err=True)

@@ -7,7 +7,7 @@ from pathlib import PurePath
 
 from omk.records.observe import Candidate, Observation, SkillObservation
 from omk.records.triggering import Rate
-from omk.report.i18n import t
+from omk.report.i18n import counted, t
 
 SHOWN_CHARS = 120  # of a prompt or a description on the terminal
 HOW_NAMES = {"skill_call": "Skill call", "skill_md_read": "SKILL.md read", "codex_injection": "$skill in the prompt"}
@@ -16,6 +16,15 @@ HOW_NAMES = {"skill_call": "Skill call", "skill_md_read": "SKILL.md read", "code
 def _cut(text: str, limit: int = SHOWN_CHARS) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def session_label(path: str) -> str:
+    """A session file as the terminal names it (--json has the whole path): a Codex rollout by its
+    date and time, a Claude Code session by the start of its id."""
+    stem = PurePath(path).stem
+    if stem.startswith("rollout-") and len(stem) > 27:
+        return stem[:27]
+    return stem[:8] if len(stem) > 12 else stem
 
 
 def rate_line(r: Rate) -> str:
@@ -29,7 +38,7 @@ def rate_line(r: Rate) -> str:
 def _where(c: Candidate, lang: str) -> str:
     w = c.where
     project = f" ({w.project})" if w.project else ""
-    return f"{PurePath(w.session).name} {t('request', lang)} {w.index + 1}{project}"
+    return f"{session_label(w.session)} {t('request', lang)} {w.index + 1}{project}"
 
 
 def _similarities(c: Candidate, lang: str) -> str:
@@ -38,7 +47,7 @@ def _similarities(c: Candidate, lang: str) -> str:
     if not c.nearest_request:
         return text
     session, _, index = c.nearest_request.rpartition("#")
-    target = f"{PurePath(session).name} {t('request', lang)} {int(index) + 1}" if index.isdigit() else c.nearest_request
+    target = f"{session_label(session)} {t('request', lang)} {int(index) + 1}" if index.isdigit() else c.nearest_request
     return f"{text}, {t('to the nearest request that fired it', lang)} {c.request_similarity:.2f} ({target})"
 
 
@@ -66,10 +75,10 @@ def skill_lines(s: SkillObservation, lang: str = "en") -> list[str]:
     if s.projects:
         lines.append(f"  {t('projects', lang)}: " + " · ".join(f"{p.project or '?'} {p.fired}/{p.requests}" for p in s.projects))
     if s.calls_after:
-        after = f"{s.calls_after} {t('tool calls', lang)}, {s.failed_after} {t('failed', lang, 'tool')}, {s.denied_after} {t('denied', lang)}"
+        after = f"{counted(s.calls_after, 'tool call', 'tool calls', lang)}, {s.failed_after} {t('failed', lang, 'tool')}, {s.denied_after} {t('denied', lang)}"
         lines.append(f"  {t('after it fired', lang)}: {after}")
         for p in s.problems:
-            where = f"{PurePath(p.where.session).name} {t('request', lang)} {p.where.index + 1}"
+            where = f"{session_label(p.where.session)} {t('request', lang)} {p.where.index + 1}"
             lines.append(f"    {t(p.kind, lang, 'tool')} {p.tool} ({where}): {_cut(p.output, 80)!r}")
     lines += _candidates("candidate missed triggers (did not fire; text close to it), most likely first", s.missed, lang)
     lines += _candidates("candidate false triggers (fired; text far from it), most likely first", s.false_triggers, lang)
@@ -80,7 +89,8 @@ def observation_lines(o: Observation, lang: str = "en") -> list[str]:
     """The whole report, one line a string."""
     subagents = f" (+{o.subagent_sessions} {t('subagent', lang)})" if o.subagent_sessions else ""
     since = f"; {t('since', lang)} {o.since}" if o.since else ""
-    lines = [f"omk observe: {o.sessions} {t('sessions', lang)}{subagents}, {o.requests} {t('requests', lang)}{since}"]
+    head = f"{counted(o.sessions, 'session', 'sessions', lang)}{subagents}, {counted(o.requests, 'request', 'requests', lang)}"
+    lines = [f"omk observe: {head}{since}"]
     if o.skipped_records:
         lines.append(f"{t('records of unknown types skipped', lang)}: {o.skipped_records}")
     lines.append(t("Rates are requests that fired the skill, with 95% Wilson intervals; candidates are ranked by text similarity (docs/skills.md).", lang))

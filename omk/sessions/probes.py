@@ -90,14 +90,19 @@ def probes(observation: Observation) -> Probes:
     return Probes("\n".join([*head, *blocks]) + "\n", len(blocks), left_out)
 
 
-def write_probes(observation: Observation, path: Path) -> Probes:
-    """Write the probes to `path` (a new .yaml or .yml file); InputError when it exists or is not YAML."""
-    from omk.fileio import write_atomic
-
+def check_probes_path(path: Path) -> None:
+    """InputError unless `path` is a new .yaml or .yml file (checked before any session is read)."""
     if path.suffix.lower() not in (".yaml", ".yml"):
         raise InputError(f"{path}: probes are written as omk YAML; name a .yaml or .yml file")
     if path.exists():
         raise InputError(f"{path}: already exists; choose another file for --write-probes (omk does not overwrite samples)")
+
+
+def write_probes(observation: Observation, path: Path) -> Probes:
+    """Write the probes to `path` (a new .yaml or .yml file); InputError when it exists or is not YAML."""
+    from omk.fileio import write_atomic
+
+    check_probes_path(path)
     made = probes(observation)
     try:
         write_atomic(path, made.text)

@@ -310,3 +310,8 @@ def test_sessions_are_only_read(tmp_path):
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()}
     assert run_omk("observe", str(copy / "claude"), str(copy / "codex"), "--skills", str(copy / "skills")).returncode == 0
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()} == before
+
+
+def test_omk_help_lists_observe():
+    done = run_omk("--help")
+    assert done.returncode == 0 and "observe" in done.stdout and "how skills fire" in done.stdout

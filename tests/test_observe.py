@@ -103,7 +103,9 @@ def test_rates_projects_and_calls_after_firing():
     assert review.firing.low is not None and review.firing.high is not None
     assert 0.09 < review.firing.low < 4 / 13 < review.firing.high < 0.6  # Wilson, 95%: [12.7%, 57.6%]
     assert dict(review.how) == {"skill_call": 3, "codex_injection": 1} and review.subagent_firings == 1
-    assert {(p.project, p.fired, p.requests) for p in review.projects} == {("/work/shop", 1, 5), ("/work/blog", 2, 5), ("/work/infra", 1, 3)}
+    assert {(p.project, p.firing.k, p.firing.n) for p in review.projects} == {("/work/shop", 1, 5), ("/work/blog", 2, 5), ("/work/infra", 1, 3)}
+    assert all(p.firing.low is not None and p.firing.low < p.firing.k / p.firing.n < (p.firing.high or 0) for p in review.projects)
+    assert (review.troubled.k, review.troubled.n) == (1, 5)  # the subagent's firing included
     assert (review.calls_after, review.failed_after, review.denied_after) == (3, 1, 1)  # after the Skill call t1
     assert [(p.kind, p.tool, p.output) for p in review.problems] == [("failed", "Bash", "3 tests failed"), ("denied", "Bash", "The user doesn't want to proceed")]
     assert [s.skill for s in o.skills] == ["pr-review", "db-migrate", "changelog-zh"]  # most firings first
@@ -297,7 +299,7 @@ def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
 
 
 def test_observe_refuses_bad_input_in_one_line(tmp_path):
-    for args in (["--since", "last tuesday"], ["--skills", str(tmp_path / "none")], ["--write-probes", str(tmp_path / "p.txt")]):
+    for args in ([str(tmp_path / "missing.jsonl")], ["--since", "last tuesday"], ["--skills", str(tmp_path / "none")], ["--write-probes", str(tmp_path / "p.txt")]):
         done = run_omk("observe", *SESSIONS, *args)
         assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
 
@@ -315,3 +317,15 @@ def test_sessions_are_only_read(tmp_path):
 def test_omk_help_lists_observe():
     done = run_omk("--help")
     assert done.returncode == 0 and "observe" in done.stdout and "how skills fire" in done.stdout
+
+
+def test_hostile_session_files_are_warnings_not_tracebacks(tmp_path):
+    (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00garbage\n")
+    (tmp_path / "broken.jsonl").write_text('{"type": "user", "message": {"role": "user", "content": "hi"}\n{broken\n', encoding="utf-8")
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", encoding="utf-8")
+    (tmp_path / "unknown.jsonl").write_text('{"type": "brand-new-record", "x": 1}\n', encoding="utf-8")
+    done = run_omk("observe", str(tmp_path), "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    o = Observation.loads(done.stdout)
+    assert o.requests == 0 and o.skipped_records == 1
+    assert any("broken.jsonl:2" in w for w in o.warnings) and any("deep.jsonl:1" in w for w in o.warnings)

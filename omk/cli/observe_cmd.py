@@ -31,6 +31,9 @@ def run_observe(args: argparse.Namespace) -> int:
 
     env = dict(os.environ)
     options = ObserveOptions(since=since_time(args.since), limit=args.limit, mask=session_mask(env))
+    for given in args.paths:
+        if not Path(given).exists():
+            raise InputError(f"{given}: no such session file or folder")
     skills = [Path(d) for d in args.skills or []]
     for folder in skills:
         if not folder.is_dir():

@@ -45,7 +45,8 @@ class RequestRef:
 class Candidate:
     """A request a person should look at: `kind` is `missed` (the skill did not fire, the text is
     close) or `false_trigger` (it fired, the text is far). `score` ranks (higher: more likely);
-    `closest` names what the text is closest to (`description`, or the request that fired it)."""
+    the similarities are the text's to the skill's description and to the nearest other request
+    that fired it (`nearest_request`, `SESSION#INDEX`; "" when none shares a word with it)."""
 
     kind: str
     skill: str
@@ -99,18 +100,18 @@ class ToolProblem:
 
 @record
 class ProjectFiring:
-    """One project: the requests where the skill was installed, and how many fired it."""
+    """One project: the requests that fired the skill of those where it was installed, with the
+    rate's Wilson interval."""
 
     project: str
-    fired: int
-    requests: int
+    firing: Rate
 
     def to_json(self) -> dict[str, Any]:
-        return {"project": self.project, "fired": self.fired, "requests": self.requests}
+        return {"project": self.project, "firing": self.firing.to_json()}
 
     @classmethod
     def from_json(cls, f: Fields) -> ProjectFiring:
-        return cls(f.str("project", ""), f.int("fired"), f.int("requests"))
+        return cls(f.str("project", ""), Rate.from_json(f.obj("firing")) or Rate(0, 0))
 
 
 @record
@@ -125,6 +126,7 @@ class SkillObservation:
     subagent_firings: int = 0  # firings inside subagents (not in `firing`, whose requests are people's)
     projects: tuple[ProjectFiring, ...] = ()
     calls_after: int = 0  # tool calls after a firing
+    troubled: Rate = Rate(0, 0)  # requests that fired it with a failed or denied call after the firing / requests that fired it
     failed_after: int = 0
     denied_after: int = 0
     problems: tuple[ToolProblem, ...] = ()  # the first few failed or denied calls
@@ -136,7 +138,7 @@ class SkillObservation:
             "skill": self.skill, "description": self.description, "source": self.source, "firing": self.firing.to_json(),
             "how": {name: n for name, n in self.how}, "subagent_firings": self.subagent_firings,
             "projects": [p.to_json() for p in self.projects], "calls_after": self.calls_after,
-            "failed_after": self.failed_after, "denied_after": self.denied_after,
+            "failed_after": self.failed_after, "denied_after": self.denied_after, "troubled": self.troubled.to_json(),
             "problems": [p.to_json() for p in self.problems], "missed": [c.to_json() for c in self.missed],
             "false_triggers": [c.to_json() for c in self.false_triggers],
         }  # fmt: skip
@@ -150,6 +152,7 @@ class SkillObservation:
             how=tuple((k, how.int(k)) for k in how.data) if how is not None else (),
             subagent_firings=f.int("subagent_firings"), projects=tuple(ProjectFiring.from_json(p) for p in f.objs("projects")),
             calls_after=f.int("calls_after"), failed_after=f.int("failed_after"), denied_after=f.int("denied_after"),
+            troubled=Rate.from_json(f.obj("troubled")) or Rate(0, 0),
             problems=tuple(ToolProblem.from_json(p) for p in f.objs("problems")),
             missed=tuple(Candidate.from_json(c) for c in f.objs("missed")),
             false_triggers=tuple(Candidate.from_json(c) for c in f.objs("false_triggers")),

@@ -340,6 +340,7 @@ ZH = {
     "denied": "被拒绝",
     "tool|failed": "失败",
     "after it fired": "触发之后",
+    "requests with a failed or denied call after it fired": "触发后出现失败或被拒绝调用的请求",
     "candidate missed triggers (did not fire; text close to it), most likely first": "候选漏触发（未触发，但文本相近），可能性从高到低",
     "candidate false triggers (fired; text far from it), most likely first": "候选误触发（已触发，但文本无关），可能性从高到低",
     "subagent": "子代理",

@@ -87,11 +87,25 @@ def cosine(a: dict[str, float], b: dict[str, float]) -> float:
     return min(1.0, sum(w * b.get(term, 0.0) for term, w in a.items()))
 
 
-def closest(vector: dict[str, float], others: Sequence[dict[str, float]]) -> tuple[float, int]:
-    """The highest cosine of `vector` with one of `others`, and that one's place (-1: none)."""
-    best, where = 0.0, -1
-    for i, other in enumerate(others):
-        value = cosine(vector, other)
-        if value > best:
-            best, where = value, i
-    return best, where
+class Neighbours:
+    """Unit vectors searched by their terms: the one nearest to a query (by cosine) is found from
+    the vectors that share a term with it, without comparing the query with every one."""
+
+    def __init__(self, vectors: Sequence[dict[str, float]]):
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for i, vector in enumerate(vectors):
+            for term, weight in vector.items():
+                self._postings.setdefault(term, []).append((i, weight))
+
+    def nearest(self, vector: dict[str, float], skip: int = -1) -> tuple[float, int]:
+        """The highest cosine of `vector` with one of the vectors (other than the one at `skip`),
+        and that one's place: the first of equals; (0.0, -1) when none shares a term with it."""
+        sums: dict[int, float] = {}
+        for term, weight in vector.items():
+            for i, other in self._postings.get(term, ()):
+                sums[i] = sums.get(i, 0.0) + weight * other
+        sums.pop(skip, None)
+        best = max(sums.items(), key=lambda kv: (kv[1], -kv[0]), default=None)
+        if best is None or best[1] <= 0:
+            return 0.0, -1
+        return min(1.0, best[1]), best[0]

@@ -40,7 +40,7 @@ from omk.records.observe import (
     ToolProblem,
 )
 from omk.records.triggering import Rate
-from omk.sessions.likeness import TextSpace, closest, content_words, cosine
+from omk.sessions.likeness import Neighbours, TextSpace, content_words, cosine
 from omk.sessions.skill_catalog import KnownSkill
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ class _Tally:
     how: Counter[str] = field(default_factory=Counter)
     subagent: int = 0
     calls_after: int = 0
+    firings: int = 0  # requests that fired it, subagents' included
+    troubled: int = 0  # of those, the ones with a failed or denied call after the firing
     failed: int = 0
     denied: int = 0
     problems: list[ToolProblem] = field(default_factory=list)
@@ -147,6 +149,8 @@ def _after_firing(tally: _Tally, skill: str, session: Session, request: SessionR
     firing = next(f for f in request.skills if f.skill == skill)
     calls = list(request.tool_calls)
     start = next((i + 1 for i, c in enumerate(calls) if firing.call_id is not None and c.id == firing.call_id), 0)
+    tally.firings += 1
+    tally.troubled += any(c.is_error or c.denied for c in calls[start:])
     for call in calls[start:]:
         tally.calls_after += 1
         if not (call.is_error or call.denied):
@@ -215,26 +219,26 @@ def _where(req: _Request) -> str:
 
 def _false_triggers(skill: str, description: dict[str, float], firings: list[_Request], options: ObserveOptions) -> list[Candidate]:
     found = []
+    neighbours = Neighbours([r.vector for r in firings])
     for i, req in enumerate(firings):
         if req.words < MIN_WORDS or req.fired[skill] == USER_INVOKED or names_itself(req.prompt, skill):
             continue
         to_description = cosine(req.vector, description)
-        others = [r for k, r in enumerate(firings) if k != i]
-        to_request, j = closest(req.vector, [r.vector for r in others])
+        to_request, j = neighbours.nearest(req.vector, skip=i)
         relatedness = max(to_description, to_request)
         if relatedness < options.false_max:
-            found.append(_candidate(FALSE_TRIGGER, skill, req, 1 - relatedness, (to_description, to_request), others[j] if j >= 0 else None))
+            found.append(_candidate(FALSE_TRIGGER, skill, req, 1 - relatedness, (to_description, to_request), firings[j] if j >= 0 else None))
     return found
 
 
 def _missed(skill: str, description: dict[str, float], requests: list[_Request], anchors: list[_Request], options: ObserveOptions) -> list[Candidate]:
     found = []
-    anchor_vectors = [a.vector for a in anchors]
+    neighbours = Neighbours([a.vector for a in anchors])
     for req in requests:
         if skill in req.fired or req.words < MIN_WORDS or not req.available(skill):
             continue
         to_description = cosine(req.vector, description)
-        to_request, j = closest(req.vector, anchor_vectors)
+        to_request, j = neighbours.nearest(req.vector)
         score = max(to_description, to_request)
         if score >= options.missed_min:
             found.append(_candidate(MISSED, skill, req, score, (to_description, to_request), anchors[j] if j >= 0 else None))
@@ -253,13 +257,13 @@ def _skill_observation(name: str, tally: _Tally, known: KnownSkill | None, reque
     flagged = {(c.where.session, c.where.index) for c in false}
     anchors = [r for r in firings if (r.ref.session, r.ref.index) not in flagged]
     missed = _missed(name, description, requests, anchors, options)
-    projects = tuple(
-        ProjectFiring(p, tally.fired[p], n) for p, n in sorted(tally.requests.items(), key=lambda kv: (-tally.fired[kv[0]], -kv[1], kv[0]))
-    )
+    order = sorted(tally.requests.items(), key=lambda kv: (-tally.fired[kv[0]], -kv[1], kv[0]))
+    projects = tuple(ProjectFiring(p, rate(tally.fired[p], n)) for p, n in order)
     return SkillObservation(
         skill=name, description=known.description if known else "", source=options.mask(str(known.path)) if known else "",
         firing=rate(sum(tally.fired.values()), sum(tally.requests.values())), how=tuple(sorted(tally.how.items())),
-        subagent_firings=tally.subagent, projects=projects, calls_after=tally.calls_after, failed_after=tally.failed,
+        subagent_firings=tally.subagent, projects=projects, calls_after=tally.calls_after,
+        troubled=rate(tally.troubled, tally.firings), failed_after=tally.failed,
         denied_after=tally.denied, problems=tuple(tally.problems), missed=_ranked(missed, options.limit),
         false_triggers=_ranked(false, options.limit),
     )  # fmt: skip
@@ -275,7 +279,7 @@ def observe(sessions: Sequence[Session], catalog: Mapping[str, KnownSkill], opti
         req.vector, req.words = space.vector(req.prompt), content_words(req.prompt)
     skills = [_skill_observation(name, tally, catalog.get(name), requests, space, options) for name, tally in tallies.items()]
     skills.sort(key=lambda s: (-s.firing.k, s.skill))
-    warnings = tuple(f"{options.mask(str(s.path))}: {w}" for s in sessions for w in s.warnings)
+    warnings = tuple(options.mask(w) for s in sessions for w in s.warnings)  # each names its file and line
     return Observation(
         sessions=sum(not s.subagent for s in sessions), subagent_sessions=sum(s.subagent for s in sessions), requests=len(requests),
         skills=tuple(skills), since=options.since.isoformat() if options.since else "",

@@ -76,8 +76,8 @@ def skill_lines(s: SkillObservation, lang: str = "en") -> list[str]:
         lines.append(f"  {t('projects', lang)}: " + " · ".join(f"{p.project or '?'} {rate_line(p.firing)}" for p in s.projects))
     if s.calls_after:
         after = f"{counted(s.calls_after, 'tool call', 'tool calls', lang)}, {s.failed_after} {t('failed', lang, 'tool')}, {s.denied_after} {t('denied', lang)}"
-        lines.append(f"  {t('after it fired', lang)}: {after}")
         lines.append(f"  {t('requests with a failed or denied call after it fired', lang)}: {rate_line(s.troubled)}")
+        lines.append(f"  {t('after it fired', lang)}: {after}")
         for p in s.problems:
             where = f"{session_label(p.where.session)} {t('request', lang)} {p.where.index + 1}"
             lines.append(f"    {t(p.kind, lang, 'tool')} {p.tool} ({where}): {_cut(p.output, 80)!r}")

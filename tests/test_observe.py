@@ -281,7 +281,8 @@ def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
     import re
     import shutil
 
-    project, home = tmp_path / "shop", tmp_path / "home"
+    home = tmp_path / "home"
+    project = home / "code" / "shop"  # the reader writes it `~/code/shop`
     shutil.copytree(LIBRARY / "skills", project / ".claude" / "skills")
     folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9-]", "-", str(project.resolve()))
     folder.mkdir(parents=True)
@@ -293,6 +294,7 @@ def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
     assert done.returncode == 0, done.stderr
     o = Observation.loads(done.stdout)
     assert o.sessions == 1 and o.requests == 5
+    assert o.skills[0].projects[0].project == "~/code/shop"
     by = {s.skill: s for s in o.skills}
     assert by["db-migrate"].description.startswith("Write and check database schema migrations")
     assert {c.prompt for c in by["db-migrate"].false_triggers} == {"What's the weather like for the team offsite in Lisbon next week?"}

@@ -30,7 +30,7 @@ def run_observe(args: argparse.Namespace) -> int:
     from omk.sessions.observe import ObserveOptions, observe_paths, session_mask
 
     env = dict(os.environ)
-    options = ObserveOptions(since=since_time(args.since), limit=args.limit, mask=session_mask(env))
+    options = ObserveOptions(since=since_time(args.since), limit=args.limit, mask=session_mask(env), env=env)
     for given in args.paths:
         if not Path(given).exists():
             raise InputError(f"{given}: no such session file or folder")

@@ -77,6 +77,7 @@ class ObserveOptions:
     mask: Callable[[str], str] = str
     missed_min: float = MISSED_MIN
     false_max: float = FALSE_MAX
+    env: Mapping[str, str] = field(default_factory=dict)  # HOME, to read a project written `~/…`
 
 
 def _time_text(value: Any) -> str:
@@ -102,9 +103,12 @@ def _before(value: Any, since: datetime | None) -> bool:
     return when < since
 
 
-def _availability(session: Session, catalog: Mapping[str, KnownSkill]) -> Callable[[str], bool]:
+def _availability(session: Session, catalog: Mapping[str, KnownSkill], env: Mapping[str, str]) -> Callable[[str], bool]:
+    from omk.sessions.skill_catalog import home_of, project_folder
+
     installed = set(session.installed_skills)
-    project = Path(str(session.project)) if session.project else None
+    project = project_folder(session.project, env) if session.project else None
+    home = home_of(env)
 
     def available(skill: str) -> bool:
         if installed:
@@ -113,7 +117,7 @@ def _availability(session: Session, catalog: Mapping[str, KnownSkill]) -> Callab
         if known is None or project is None:
             return True
         owner = next((p for p in known.path.parents if p.name in (".claude", ".codex", ".agents")), None)
-        return owner is None or owner.parent == Path.home() or owner.parent == project
+        return owner is None or owner.parent in (home, project)
 
     return available
 
@@ -168,7 +172,7 @@ def _collect(sessions: Sequence[Session], catalog: Mapping[str, KnownSkill], opt
     requests: list[_Request] = []
     tallies: dict[str, _Tally] = {name: _Tally() for name in catalog}
     for session in sessions:
-        available = _availability(session, catalog)
+        available = _availability(session, catalog, options.env)
         for name in session.installed_skills:
             tallies.setdefault(name, _Tally())
         for request in session.requests:

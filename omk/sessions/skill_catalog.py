@@ -32,10 +32,21 @@ class KnownSkill:
     path: Path
 
 
+def home_of(env: Mapping[str, str]) -> Path:
+    return Path(env["HOME"]) if env.get("HOME") else Path.home()
+
+
+def project_folder(project: str, env: Mapping[str, str]) -> Path:
+    """A session's project folder as a path: the reader writes the home folder as `~`."""
+    if project == "~" or project.startswith("~/"):
+        return home_of(env) / project[2:]
+    return Path(project)
+
+
 def default_roots(projects: Iterable[str], env: Mapping[str, str]) -> list[Path]:
     """The folders skills are installed in, for these session projects and this user."""
-    roots = [Path(p) / folder for p in dict.fromkeys(projects) if p for folder in INSTALL_FOLDERS]
-    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    roots = [project_folder(p, env) / folder for p in dict.fromkeys(projects) if p for folder in INSTALL_FOLDERS]
+    home = home_of(env)
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     return [*roots, home / ".claude" / "skills", codex / "skills", home / ".agents" / "skills"]
 

@@ -59,6 +59,12 @@ def is_subset(expected: Any, actual: Any) -> bool:
 RECORDED = "production-trace"  # the `provenance` of a sample recorded from a run (omk sample --from-run)
 
 
+# The agent CLI's own bookkeeping tools (Claude Code loading a skill, searching its deferred tools,
+# keeping its to-do list, starting a subagent): they run in a replay without a mock (the hook lets
+# them through) and touch nothing outside the session, so calling them is no drift.
+BOOKKEEPING_TOOLS = frozenset({"Skill", "ToolSearch", "TodoWrite", "Task", "Agent"})
+
+
 def drift_notes(provenance: str | None, mocks: Sequence[dict[str, Any]], calls: Sequence[ToolCall]) -> list[str]:
     """What a recorded sample's agent now does that the recording never did: one line per tool
     call no mock answered (`calls` are the trace's ToolCalls). Empty for a sample that was not
@@ -69,9 +75,9 @@ def drift_notes(provenance: str | None, mocks: Sequence[dict[str, Any]], calls: 
 
     notes = []
     for call in calls:
-        if call.mocked:
-            continue
         tool = str(call.tool)
+        if call.mocked or tool in BOOKKEEPING_TOOLS:
+            continue
         if any(same_tool(str(m.get("tool", "")), tool) or m.get("tool") == tool for m in mocks):
             shown = json.dumps(call.input, ensure_ascii=False, default=str)
             shown = shown if len(shown) <= 120 else shown[:119] + "…"

@@ -59,6 +59,7 @@ OTHER_JSON = {
     "omk/llm/": "model API responses",
     "omk/loader/": "user sample files",
     "omk/report/html_paged.py": "its own table of words",
+    "omk/sessions/": "Claude Code's and Codex's session files",
     "omk/targets/": "model API responses, CLI streams, replay files",
     "omk/testing/": "requests to the scripted model server",
     "omk/trace_io.py": "traces as targets and replay files give them",

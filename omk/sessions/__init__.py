@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from omk.sessions.model import Session, SessionRequest, SessionToolCall, SkillFiring
+from omk.sessions.model import AgentSession, Session, SessionRequest, SessionToolCall, SkillFiring
 
 __all__ = [
+    "AgentSession",
     "Session",
     "SessionRequest",
     "SessionToolCall",

@@ -106,7 +106,8 @@ def _assistant(build: RequestBuilder, record: dict[str, Any], line: int, seen: s
     if not isinstance(message, dict) or not isinstance(message.get("content"), list):
         build.warnings.append(f"{build.path}:{line}: an assistant record with no message content, left out")
         return
-    message_id = message.get("id") if isinstance(message.get("id"), str) else f"line{line}"
+    raw_id = message.get("id")
+    message_id = raw_id if isinstance(raw_id, str) else f"line{line}"
     said = []
     for block in message["content"]:
         if not isinstance(block, dict):

@@ -49,9 +49,10 @@ class SessionRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class Session:
+class AgentSession:
     """One session file. `skipped` counts the record types the reader did not know, by type;
-    `warnings` name malformed lines as `file:line: what`."""
+    `warnings` name malformed lines as `file:line: what`. Also named `Session` here (the class
+    name is its own: omk.targets.session has a `Session` of its own, a conversation's state)."""
 
     path: str
     cli: SessionCli
@@ -63,3 +64,6 @@ class Session:
     skipped: tuple[tuple[str, int], ...]
     warnings: tuple[str, ...]
     subagent: bool
+
+
+Session = AgentSession

@@ -2,8 +2,9 @@
 lines are `{timestamp, type, payload}`; Claude Code's carry `type` and `message`), then read by
 omk.sessions.claude or omk.sessions.codex through the shared `RequestBuilder`.
 
-Every text kept is masked (the secrets this machine knows, and the user's home folder as `~`)
-and cut to the size a mock's output may have.
+Every text kept is masked (the secrets this machine knows, keys and tokens by their shape, and
+the user's home folder as `~`); none is longer than a line may be (omk.sessions.lines), the
+size a mock's output may have.
 """
 
 from __future__ import annotations
@@ -100,9 +101,9 @@ class RequestBuilder:
     masker: Masker = field(default_factory=Masker.for_run)
 
     def clean(self, value: str) -> str:
-        from omk.authoring.from_run import MAX_RECORDED_BYTES, cut_utf8
-
-        return cut_utf8(self.mask(value), MAX_RECORDED_BYTES)
+        """A text kept: masked. No cut is needed: a line is at most MAX_LINE_BYTES, the size a
+        mock's output may have, so no text in it is longer."""
+        return self.mask(value)
 
     def mask(self, value: str) -> str:
         masked = KEY_SHAPES.sub(REDACTED, self.masker(value))

@@ -14,9 +14,9 @@ import pytest
 
 from omk.records.observe import FALSE_TRIGGER, MISSED, Observation
 from omk.sessions.likeness import TextSpace, content_words, cosine, stem, terms
-from omk.sessions.model import Session, SessionRequest, SessionToolCall, SkillFiring
+from omk.sessions import Session, SessionRequest, SessionToolCall, SkillFiring
 from omk.sessions.observe import ObserveOptions, names_itself, observe, session_mask
-from omk.sessions.probes import probes, write_probes
+from omk.authoring.observed_probes import probes, write_probes
 from omk.sessions.skill_catalog import KnownSkill, default_roots, description_of, read_catalog
 
 DESCRIPTIONS = {

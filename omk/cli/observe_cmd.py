@@ -39,14 +39,14 @@ def run_observe(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             raise InputError(f"--skills {folder}: not a folder (give a skill folder or a folder of skill folders)")
     if args.write_probes:
-        from omk.sessions.probes import check_probes_path
+        from omk.authoring.observed_probes import check_probes_path
 
         check_probes_path(Path(args.write_probes))
     observation = observe_paths([Path(p) for p in args.paths], skills, options, env)
     for warning in observation.warnings:
         say(f"omk observe: {warning}", err=True)
     if args.write_probes:
-        from omk.sessions.probes import write_probes
+        from omk.authoring.observed_probes import write_probes
 
         made = write_probes(observation, Path(args.write_probes))
         skipped = f" ({made.left_out} {t('near-duplicates left out', args.lang)})" if made.left_out else ""

@@ -44,7 +44,7 @@ from omk.sessions.likeness import Neighbours, TextSpace, content_words, cosine
 from omk.sessions.skill_catalog import KnownSkill
 
 if TYPE_CHECKING:
-    from omk.sessions.model import Session, SessionRequest
+    from omk.sessions import Session, SessionRequest
 
 MISSED_MIN = 0.2
 FALSE_MAX = 0.05

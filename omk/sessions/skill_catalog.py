@@ -70,10 +70,9 @@ def description_of(text: str) -> str:
 
     try:
         meta: Any = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError:
-        from omk.authoring.skill_source import front_matter
-
-        meta = front_matter(text)
+    except yaml.YAMLError:  # not YAML (an unquoted colon, a stray bracket): the plain line, as Claude Code reads it
+        found = next((line.partition(":")[2] for line in lines[1:end] if line.startswith("description:")), "")
+        meta = {"description": found.strip().strip("\"'")}
     value = meta.get("description") if isinstance(meta, dict) else None
     return " ".join(value.split()) if isinstance(value, str) else ""
 

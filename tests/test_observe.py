@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from omk.records.observe import FALSE_TRIGGER, MISSED, Observation
-from omk.sessions.likeness import TextSpace, content_words, cosine, stem, terms
-from omk.sessions import Session, SessionRequest, SessionToolCall, SkillFiring
-from omk.sessions.observe import ObserveOptions, names_itself, observe, session_mask
 from omk.authoring.observed_probes import probes, write_probes
+from omk.records.observe import FALSE_TRIGGER, MISSED, Observation
+from omk.sessions import Session, SessionRequest, SessionToolCall, SkillFiring
+from omk.sessions.likeness import TextSpace, content_words, cosine, stem, terms
+from omk.sessions.observe import ObserveOptions, names_itself, observe, session_mask
 from omk.sessions.skill_catalog import KnownSkill, default_roots, description_of, read_catalog
 
 DESCRIPTIONS = {

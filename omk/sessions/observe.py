@@ -46,7 +46,7 @@ from omk.sessions.skill_catalog import KnownSkill
 if TYPE_CHECKING:
     from omk.sessions import Session, SessionRequest
 
-MISSED_MIN = 0.2
+MISSED_MIN = 0.15
 FALSE_MAX = 0.05
 MIN_WORDS = 3
 DEFAULT_LIMIT = 10  # candidates of each kind listed per skill

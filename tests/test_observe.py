@@ -129,6 +129,15 @@ def test_a_skill_not_installed_in_a_session_is_never_missed_there():
     assert migrate.firing.n == 8  # shop's and infra's requests only
 
 
+def test_a_listed_skill_never_fired_and_not_on_disk_is_named_once():
+    lib = library()
+    lib[0] = session("shop-1", "claude", "/work/shop", lib[0].requests, installed=("pr-review", "db-migrate", "changelog-zh", "dataviz"))
+    o = observe(lib, CATALOG)
+    assert o.not_found == ("dataviz",) and "dataviz" not in {s.skill for s in o.skills}
+    lib[0] = session("shop-1", "claude", "/work/shop", (req(0, "draw a chart of sales", ("dataviz",)),), installed=("dataviz",))
+    assert "dataviz" in {s.skill for s in observe(lib, CATALOG).skills}  # fired: listed, with no description
+
+
 def test_a_request_naming_the_skill_is_never_a_false_trigger():
     lone = session("x", "claude", "/p", (req(0, "/db-migrate please, then tell me a joke about penguins", ("db-migrate",)),))
     assert observe([lone], CATALOG).skills[0].false_triggers == ()

@@ -168,13 +168,14 @@ class Observation:
     requests: int
     skills: tuple[SkillObservation, ...]
     since: str = ""
+    not_found: tuple[str, ...] = ()  # skills the sessions list that never fired and have no SKILL.md here (the CLI's own, removed ones)
     skipped_records: int = 0  # lines the reader skipped (unknown record types)
     warnings: tuple[str, ...] = ()  # the reader's located warnings, and sessions it could not read
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT, "sessions": self.sessions, "subagent_sessions": self.subagent_sessions,
-            "requests": self.requests, "since": self.since, "skipped_records": self.skipped_records,
+            "requests": self.requests, "since": self.since, "not_found": list(self.not_found), "skipped_records": self.skipped_records,
             "warnings": list(self.warnings), "skills": [s.to_json() for s in self.skills],
         }  # fmt: skip
 
@@ -185,7 +186,7 @@ class Observation:
         return cls(
             sessions=f.int("sessions"), subagent_sessions=f.int("subagent_sessions"), requests=f.int("requests"),
             skills=tuple(SkillObservation.from_json(s) for s in f.objs("skills")), since=f.str("since", ""),
-            skipped_records=f.int("skipped_records"), warnings=f.strs("warnings"),
+            not_found=f.strs("not_found"), skipped_records=f.int("skipped_records"), warnings=f.strs("warnings"),
         )  # fmt: skip
 
     @classmethod

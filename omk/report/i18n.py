@@ -347,6 +347,7 @@ ZH = {
     "since": "起始时间",
     "sessions": "个会话",
     "records of unknown types skipped": "跳过的未知类型记录",
+    "Listed by the sessions, never fired, no SKILL.md found here (the CLI’s own skills, or removed ones)": "会话中列出、从未触发、本机也找不到 SKILL.md 的技能（CLI 自带的技能或已删除的技能）",
     "Rates are requests that fired the skill, with 95% Wilson intervals; candidates are ranked by text similarity (docs/skills.md).": "比率为触发该技能的请求占比，附 95% Wilson 区间；候选按文本相似度排序（docs/skills.md）。",
     "No skill is installed or fired in these sessions; name skill folders with --skills DIR.": "这些会话中没有已安装或触发的技能；请用 --skills DIR 指定技能文件夹。",
     "near-duplicates left out": "条近似重复已略去",

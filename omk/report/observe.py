@@ -95,6 +95,8 @@ def observation_lines(o: Observation, lang: str = "en") -> list[str]:
     if o.skipped_records:
         lines.append(f"{t('records of unknown types skipped', lang)}: {o.skipped_records}")
     lines.append(t("Rates are requests that fired the skill, with 95% Wilson intervals; candidates are ranked by text similarity (docs/skills.md).", lang))
+    if o.not_found:
+        lines.append(f"{t('Listed by the sessions, never fired, no SKILL.md found here (the CLI’s own skills, or removed ones)', lang)}: {', '.join(o.not_found)}")
     if not o.skills:
         lines.append(t("No skill is installed or fired in these sessions; name skill folders with --skills DIR.", lang))
     for s in o.skills:

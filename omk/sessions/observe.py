@@ -21,6 +21,7 @@ A request with fewer than `MIN_WORDS` content words ("yes", "go on") is never a 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -281,12 +282,14 @@ def observe(sessions: Sequence[Session], catalog: Mapping[str, KnownSkill], opti
     space = TextSpace([r.prompt for r in requests] + descriptions)
     for req in requests:
         req.vector, req.words = space.vector(req.prompt), content_words(req.prompt)
-    skills = [_skill_observation(name, tally, catalog.get(name), requests, space, options) for name, tally in tallies.items()]
+    unseen = sorted(name for name, tally in tallies.items() if name not in catalog and not tally.firings)
+    kept = {name: tally for name, tally in tallies.items() if name not in unseen}
+    skills = [_skill_observation(name, tally, catalog.get(name), requests, space, options) for name, tally in kept.items()]
     skills.sort(key=lambda s: (-s.firing.k, s.skill))
     warnings = tuple(options.mask(w) for s in sessions for w in s.warnings)  # each names its file and line
     return Observation(
         sessions=sum(not s.subagent for s in sessions), subagent_sessions=sum(s.subagent for s in sessions), requests=len(requests),
-        skills=tuple(skills), since=options.since.isoformat() if options.since else "",
+        skills=tuple(skills), since=options.since.isoformat() if options.since else "", not_found=tuple(unseen),
         skipped_records=sum(_skipped(s) for s in sessions), warnings=warnings,
     )  # fmt: skip
 
@@ -343,4 +346,4 @@ def observe_paths(paths: Sequence[Path], skill_dirs: Sequence[Path], options: Ob
     catalog = read_catalog(roots, warnings)
     found = observe(sessions, catalog, options)
     extra = tuple(options.mask(w) for w in [*warnings, *unread])
-    return Observation(found.sessions, found.subagent_sessions, found.requests, found.skills, found.since, found.skipped_records, found.warnings + extra)
+    return dataclasses.replace(found, warnings=found.warnings + extra)

@@ -16,6 +16,7 @@ from claude_support import require_claude, write_skill
 from codex_support import require_codex
 from session_support import CLAUDE_KEY, OPENAI_KEY, omk, record_claude, record_codex, script
 
+from omk.sessions import read_session
 from omk.testing import ModelServer
 
 CLAUDE_SCRIPT = """
@@ -40,6 +41,10 @@ rules:
     tools:
       - Task: {description: "look around", prompt: "subtask: look around", subagent_type: "general-purpose"}
     answer: "The helper looked around."
+  - when: "write"
+    tools:
+      - Write: {file_path: "/nonexistent-omk-session-test/denied.txt", content: "x"}
+    answer: "I was not allowed to write the file."
   - answer: "ok"
 """
 
@@ -89,9 +94,13 @@ def test_claude_code_sessions_become_samples_that_replay_to_a_full_pass(tmp_path
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     _skills(work / ".claude" / "skills")
-    record_claude(claude, script(CLAUDE_SCRIPT), home, work, ["greet me", "+list the files", "+fail now", "delegate it"])
+    record_claude(claude, script(CLAUDE_SCRIPT), home, work, ["greet me", "+list the files", "+fail now", "+write it", "delegate it"])
     folder = home / ".claude" / "projects"
     assert list(folder.rglob("subagents/*.jsonl")), "Claude Code wrote no subagent file"
+    read = {s.requests[0].prompt: s for s in map(read_session, folder.rglob("*.jsonl"))}
+    failed, denied = (r.tool_calls[0] for r in read["greet me"].requests[2:])
+    assert (failed.is_error, failed.denied, denied.is_error, denied.denied) == (True, False, True, True)
+    assert read["subtask: look around"].subagent and not read["delegate it"].subagent
 
     env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
     made = omk(["sample", "--from-session", "--project", str(work), "--output", "sessions.yaml"], tmp_path, env)
@@ -101,7 +110,7 @@ def test_claude_code_sessions_become_samples_that_replay_to_a_full_pass(tmp_path
     assert "# recorded from Claude Code session" in text and CLAUDE_KEY not in text
     samples = yaml.safe_load(text)["samples"]
     conversation = next(s for s in samples if "turns" in s)
-    assert [t["prompt"] for t in conversation["turns"]] == ["greet me", "list the files", "fail now"]
+    assert [t["prompt"] for t in conversation["turns"]] == ["greet me", "list the files", "fail now", "write it"]
     first = conversation["turns"][0]["assertions"]
     assert {"type": "skill_used", "value": "greeter"} in first
     assert {"type": "skill_used", "value": "unused", "not": True} in first
@@ -123,14 +132,17 @@ def test_codex_sessions_become_samples_that_replay_to_a_full_pass(tmp_path):
     home, work = tmp_path / "home", tmp_path / "work"
     work.mkdir()
     _skills(home / ".codex" / "skills")
-    record_codex(codex, script(CODEX_SCRIPT), home, work, ["greet me", "+list the files", "+fail now", "+patch it"])
+    record_codex(codex, script(CODEX_SCRIPT), home, work, ["$greeter greet me", "+list the files", "+fail now", "+patch it"])
+    (session,) = map(read_session, (home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    assert [(f.skill, f.how) for f in session.requests[0].skills] == [("greeter", "codex_injection")]
+    assert [c.is_error for r in session.requests for c in r.tool_calls] == [False, False, True, False]
     env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
     made = omk(["sample", "--from-session", "--project", str(work), "--output", "sessions.yaml"], tmp_path, env)
     assert made.returncode == 0, made.stderr
     text = (tmp_path / "sessions.yaml").read_text(encoding="utf-8")
     assert "# recorded from Codex session" in text and OPENAI_KEY not in text
     (sample,) = yaml.safe_load(text)["samples"]
-    assert [t["prompt"] for t in sample["turns"]] == ["greet me", "list the files", "fail now", "patch it"]
+    assert [t["prompt"] for t in sample["turns"]] == ["$greeter greet me", "list the files", "fail now", "patch it"]
     assert {"type": "skill_used", "value": "greeter"} in sample["turns"][0]["assertions"]
     assert {"type": "skill_used", "value": "unused", "not": True} in sample["turns"][0]["assertions"]
     assert not any(a.get("value") == "skill-creator" for t in sample["turns"] for a in t["assertions"])  # Codex's own skills

@@ -1,6 +1,8 @@
-"""Reading session files (omk.sessions) and turning them into samples (omk.authoring.from_session)
-with hand-made fixtures for the record types that are hard to provoke from the real CLIs, and a
-fuzz test of hostile files: broken JSON, huge lines, deep nesting, unknown types, missing ids."""
+"""Reading session files (omk.sessions) and turning them into samples (omk.authoring.from_session):
+small committed recordings of the pinned CLIs (tests/fixtures/sessions/recorded/; the e2e tests
+record fresh ones on every run), hand-made fixtures for the record types that are hard to provoke
+from the real CLIs, and a fuzz test of hostile files: broken JSON, huge lines, deep nesting,
+unknown types, missing ids."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from omk.authoring.from_session import SessionChoice, samples_from_sessions
+from omk.mock_defs import RECORDED, drift_notes
+from omk.records import ToolCall
 from omk.secrets import Masker
 from omk.sessions import find_sessions, read_session
 from omk.sessions.lines import MAX_LINE_BYTES
@@ -49,12 +53,51 @@ def test_a_codex_session_is_read_by_its_records():
     assert dict(session.skipped) == {"brand_new_type": 1, "response_item.future_item": 1}
     assert any(":12: a tool call with no call_id" in w for w in session.warnings)
     assert any(":19: not JSON" in w for w in session.warnings)
-    (request,) = session.requests  # the environment context and the injected skill are no requests
+    request, old_way = session.requests  # the environment context and the injected skill are no requests
     assert request.prompt == "$greeter say hello to the team"
     assert [(f.skill, f.how) for f in request.skills] == [("greeter", "codex_injection")]
     assert [(c.name, c.is_error) for c in request.tool_calls] == [("exec_command", False), ("apply_patch", False), ("exec_command", True)]
     assert request.tool_calls[1].input.startswith("*** Begin Patch")
     assert request.answer == "Said hello to ann and bo in hello.txt."
+    (shell,) = old_way.tool_calls  # an older Codex's local shell call and its {content, success} output
+    assert (shell.name, shell.input["command"], shell.output, shell.is_error) == ("shell", ["ls", "-la"], "permission denied", True)
+
+
+RECORDED_FILES = FIXTURES / "recorded"  # written by the pinned CLIs against the scripted model, trimmed of bulky records
+
+
+def test_committed_claude_code_recordings_are_read():
+    multi = read_session(RECORDED_FILES / "claude-multi-turn.jsonl")
+    assert multi.project == "/work/app" and {"greeter", "unused"} <= set(multi.installed_skills) and not multi.skipped
+    assert [(r.prompt, [c.name for c in r.tool_calls], r.answer) for r in multi.requests] == [
+        ("greet me", ["Skill"], "HELLO-FROM-SKILL, nice to meet you."),
+        ("list the files", ["Bash"], "The files are one and two."),
+        ("fail now", ["Bash"], "The command failed with code 3."),
+    ]
+    assert [(f.skill, f.how) for f in multi.requests[0].skills] == [("greeter", "skill_call")]
+    assert [(c.output, c.is_error) for r in multi.requests for c in r.tool_calls] == [
+        ("Launching skill: greeter", False), ("one two", False), ("Exit code 3", True)]
+    (denied,) = read_session(RECORDED_FILES / "claude-denied.jsonl").requests[0].tool_calls
+    assert (denied.name, denied.is_error, denied.denied) == ("Write", True, True)
+    parent = read_session(RECORDED_FILES / "claude-subagent.jsonl")
+    helper = read_session(RECORDED_FILES / "claude-subagent" / "subagents" / "agent-adbd09870deaac9d2.jsonl")
+    assert [r.prompt for r in parent.requests] == ["delegate it"]  # the task notification is no request
+    assert (helper.subagent, helper.session_id, helper.requests[0].prompt) == (True, parent.session_id, "subtask: list the folder")
+    (sample,) = yaml.safe_load(samples_from_sessions([parent, helper], Masker()).text)["samples"]
+    assert sample["mocks"] == [{"tool": "Bash", "match": {"input": {"command": "echo one two", "description": "list"}}, "return": "one two"}]
+
+
+def test_committed_codex_recordings_are_read():
+    multi = read_session(RECORDED_FILES / "codex-multi-turn.jsonl")
+    assert (multi.cli, multi.project, multi.installed_skills, multi.skipped) == ("codex", "/work/app", ("greeter",), ())
+    assert [r.prompt for r in multi.requests] == ["greet me", "list the files", "fail now", "patch it"]
+    assert [(f.skill, f.how) for f in multi.requests[0].skills] == [("greeter", "skill_md_read")]
+    assert [(c.name, c.is_error) for r in multi.requests for c in r.tool_calls] == [
+        ("exec_command", False), ("exec_command", False), ("exec_command", True), ("apply_patch", False)]
+    assert multi.requests[3].tool_calls[0].input.startswith("*** Begin Patch")
+    injected = read_session(RECORDED_FILES / "codex-skill-injection.jsonl")
+    assert [(r.prompt, [(f.skill, f.how) for f in r.skills]) for r in injected.requests] == [
+        ("$greeter greet me", [("greeter", "codex_injection")])]
 
 
 def test_samples_from_hand_made_sessions_load_and_pass_the_doctor(tmp_path):
@@ -67,7 +110,8 @@ def test_samples_from_hand_made_sessions_load_and_pass_the_doctor(tmp_path):
     assert [t["prompt"] for t in claude["turns"]] == ["Write the release notes for v1.5", "Now push it"]
     assert [m["tool"] for m in claude["mocks"]] == ["Read", "Bash", "Bash"]  # Skill runs in a replay: no mock
     assert {"type": "skill_used", "value": "greeter", "not": True} not in claude["turns"][0]["assertions"]  # not listed there
-    assert {"type": "tool_sequence", "mode": "in_order", "steps": ["Bash", "apply_patch", "Bash"]} in codex["assertions"]
+    assert {"type": "tool_sequence", "mode": "in_order", "steps": ["Bash", "apply_patch", "Bash"]} in codex["turns"][0]["assertions"]
+    assert {"tool": "Bash", "match": {"input": {"command": "ls -la"}}, "return": "permission denied"} in codex["mocks"]
     assert "# recorded from Codex session hand-codex-1" in found.text and "project /work/app" in found.text
     done = subprocess.run([sys.executable, "-m", "omk", "doctor", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
@@ -87,10 +131,12 @@ def test_skill_and_limit_choose_the_samples():
 def test_the_home_folder_becomes_a_placeholder(tmp_path, monkeypatch):
     home = tmp_path / "someone"
     monkeypatch.setenv("HOME", str(home))
-    line = {"type": "user", "cwd": f"{home}/app", "message": {"role": "user", "content": f"read {home}/app/notes.md"}}
+    said = f"read {home}/app/notes.md, not {home}2/x<system-reminder>a hook's note</system-reminder>"
+    line = {"type": "user", "cwd": f"{home}/app", "message": {"role": "user", "content": said}}
     (tmp_path / "s.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
     session = read_session(tmp_path / "s.jsonl")
-    assert (session.project, session.requests[0].prompt) == ("~/app", "read ~/app/notes.md")
+    assert (session.project, session.requests[0].prompt) == ("~/app", f"read ~/app/notes.md, not {home}2/x")
+    assert f"({tmp_path}/s.jsonl)" in samples_from_sessions([session], Masker()).text  # the file is not under that home
 
 
 def test_find_sessions_finds_a_projects_sessions_of_both_clis(tmp_path):
@@ -158,3 +204,49 @@ def test_hostile_session_files_never_raise(tmp_path, lines):
     session = read_session(path)
     found = samples_from_sessions([session], Masker())
     assert yaml.safe_load(found.text)["samples"] is not None or found.count == 0
+
+
+def test_a_call_of_the_cli_s_own_bookkeeping_tools_is_no_drift():
+    mocks = [{"tool": "Bash", "match": {"input": {"command": "ls"}}, "return": "a"}]
+    calls = [ToolCall("Skill", {"skill": "greeter"}, "Launching skill: greeter"), ToolCall("Task", {"prompt": "look"}, "done"),
+             ToolCall("Bash", {"command": "ls"}, "a", mocked=True, mock_key="Bash:1")]
+    assert drift_notes(RECORDED, mocks, calls) == []
+    assert drift_notes(RECORDED, mocks, [*calls, ToolCall("Grep", {"pattern": "x"}, "")]) == [
+        "mock drift: the agent now calls Grep, which the recording never did"]
+
+
+def _omk(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120)
+
+
+def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):
+    (tmp_path / "sessions").mkdir()
+    for name in ("claude-handmade.jsonl", "codex-handmade.jsonl"):
+        (tmp_path / "sessions" / name).write_bytes((FIXTURES / name).read_bytes())
+    (tmp_path / "sessions" / "empty.jsonl").write_text("{}\n")
+    done = _omk("sample", "--from-session", "sessions", "--output", "out.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "out.yaml: 2 samples recorded from 3 session files; review them before trusting them" in done.stdout
+    assert "claude-handmade.jsonl:12: not JSON" in done.stderr and "skipped 1 some-future-record" in done.stderr
+    assert "left out sessions/empty.jsonl: no request in it" in done.stderr and "Traceback" not in done.stderr
+    only = _omk("sample", "--from-session", "sessions", "--skill", "greeter", "--lang", "zh", cwd=tmp_path)
+    assert only.returncode == 0 and yaml.safe_load(only.stdout)["samples"][0]["prompt"] == "$greeter say hello to the team"
+    assert "未录制：sessions/claude-handmade.jsonl" not in only.stderr  # a session where the skill never fired is just not chosen
+
+
+def test_bad_arguments_are_one_line_each(tmp_path):
+    cases = [
+        (["--from-session", "nowhere"], "omk sample --from-session: nowhere: no such file or folder"),
+        (["--from-session", "--since", "last week"], "omk sample --since: 'last week' is not a date"),
+        (["--from-session", "--project", "nowhere"], "omk sample --project: nowhere is not a folder"),
+        (["--from-run", "run1", "--from-session"], "give one of SKILL_DIR"),
+        (["--from-run", "run1", "--skill", "x"], "omk sample --from-run: --skill goes with --from-session"),
+        (["--from-session", "--target", "openai:x"], "omk sample --from-session: --target goes with SKILL_DIR"),
+    ]
+    for args, said in cases:
+        done = _omk("sample", *args, cwd=tmp_path)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+    (tmp_path / "out.yaml").write_text("x")
+    done = _omk("sample", "--from-session", "--output", "out.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and "out.yaml: already exists" in done.stderr

@@ -25,8 +25,11 @@ from omk.authoring.from_run import MAX_RECORDED_BYTES, ROUGE_THRESHOLD, cut_utf8
 from omk.loader.depth import nested_too_deep
 from omk.mock_defs import BOOKKEEPING_TOOLS, RECORDED
 from omk.records import ToolCall
+from omk.report.i18n import t
+from omk.safe_files import sample_file_cap
 from omk.secrets import Masker
 from omk.sessions.model import Session, SessionRequest, SessionToolCall
+from omk.sessions.reader import home_as_tilde
 
 CLI_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
@@ -51,30 +54,34 @@ class SessionChoice:
     installed: frozenset[str] | None = None
 
 
-def samples_from_sessions(sessions: Sequence[Session], mask: Masker | None = None, choice: SessionChoice | None = None) -> FromSessions:
-    """The samples (as omk YAML) that replay the requests of `sessions`."""
+def samples_from_sessions(
+    sessions: Sequence[Session], mask: Masker | None = None, choice: SessionChoice | None = None, lang: str = "en"
+) -> FromSessions:
+    """The samples (as omk YAML) that replay the requests of `sessions`; why a session was left
+    out is said in `lang` (`en`, `zh`)."""
     mask = mask if mask is not None else Masker.for_run()
     choice = choice or SessionChoice()
     subagents = [s for s in sessions if s.subagent]
     blocks: list[str] = []
     left_out: list[str] = []
+    ids: set[str] = set()
+    room = sample_file_cap() - 1024  # the header's room kept: the file loads again
     for session in sessions:
-        if session.subagent:
-            continue
         requests = [r for r in session.requests if choice.skill is None or any(f.skill == choice.skill for f in r.skills)]
-        if not requests:
-            if not session.requests:
-                left_out.append(f"{session.path}: no request in it")
+        if session.subagent or not requests:
+            if not session.subagent and not session.requests:
+                left_out.append(f"{session.path}: {t('no request in it', lang)}")
             continue
-        if choice.limit is not None and len(blocks) >= choice.limit:
-            left_out.append(f"{session.path}: over --limit {choice.limit}")
+        why, block = _one(session, requests, subagents, choice, mask, ids)
+        if why is None and choice.limit is not None and len(blocks) >= choice.limit:
+            why = t("over --limit {n}", lang).format(n=choice.limit)
+        if why is None and len(block.encode("utf-8")) + 1 > room:
+            why = t("the samples file would be larger than a samples file may be ({n} bytes)", lang).format(n=sample_file_cap())
+        if why is not None:
+            left_out.append(f"{session.path}: {why}")
             continue
-        sample = sample_of(session, requests, _helpers(session, subagents), choice.installed)
-        deep = nested_too_deep(sample)
-        if deep is not None:
-            left_out.append(f"{session.path}: {deep}")
-            continue
-        blocks.append(_block(session, requests, sample, mask))
+        blocks.append(block)
+        room -= len(block.encode("utf-8")) + 1
     header = [
         "# Samples recorded from Claude Code and Codex sessions (omk sample --from-session): each",
         "# replays what a person asked, its tool calls answered by what they returned then.",
@@ -82,6 +89,21 @@ def samples_from_sessions(sessions: Sequence[Session], mask: Masker | None = Non
         "samples:" if blocks else "samples: []",
     ]
     return FromSessions("\n".join(header + blocks) + "\n", len(blocks), left_out)
+
+
+def _one(session: Session, requests: list[SessionRequest], subagents: list[Session], choice: SessionChoice, mask: Masker,
+         ids: set[str]) -> tuple[str | None, str]:
+    """One session's sample as YAML text, or why it cannot be one (nested too deep to load)."""
+    sample = sample_of(session, requests, _helpers(session, subagents), choice.installed)
+    deep = nested_too_deep(sample)
+    if deep is not None:
+        return deep, ""
+    base, n = sample["sample_id"], 1
+    while sample["sample_id"] in ids:  # two files of one session (a resumed one): ids stay unique
+        n += 1
+        sample["sample_id"] = f"{base}-{n}"
+    ids.add(sample["sample_id"])
+    return None, _block(session, requests, sample, mask)
 
 
 def _helpers(session: Session, subagents: list[Session]) -> list[Session]:
@@ -155,7 +177,7 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
     import yaml
 
     when = requests[0].time or session.started or "?"
-    origin = (f"recorded from {CLI_NAMES[session.cli]} session {session.session_id} ({session.path}), "
+    origin = (f"recorded from {CLI_NAMES[session.cli]} session {session.session_id} ({home_as_tilde(session.path)}), "
               f"{when}, project {session.project or '?'}")
     text = yaml.safe_dump([mask.value(sample)], sort_keys=False, allow_unicode=True, width=100)
     body = "\n".join(f"  {line}" if line else line for line in text.rstrip("\n").split("\n"))
@@ -186,7 +208,8 @@ class RecordedSessions:
     notes: list[str] = field(default_factory=list)
 
 
-def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask: Masker | None = None) -> RecordedSessions:
+def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask: Masker | None = None,
+                               lang: str = "en") -> RecordedSessions:
     """Find the sessions `query` names, read them, and write the samples that replay them."""
     from omk.sessions import find_sessions, read_session
 
@@ -196,7 +219,7 @@ def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask
     notes += [f"{s.path}: skipped {', '.join(f'{n} {kind}' for kind, n in s.skipped)} (record types omk does not read)"
               for s in sessions if s.skipped]
     choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill))
-    return RecordedSessions(samples_from_sessions(sessions, mask, choice), len(files), notes)
+    return RecordedSessions(samples_from_sessions(sessions, mask, choice, lang), len(files), notes)
 
 
 def installed_skills(sessions: Sequence[Session], env: Mapping[str, str], skill: str | None = None) -> frozenset[str]:

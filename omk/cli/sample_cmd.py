@@ -59,9 +59,11 @@ def _from_session(args: argparse.Namespace) -> int:
     from omk.authoring.from_session import SessionQuery, samples_from_session_files
     from omk.config import load_settings
     from omk.errors import InputError
+    from omk.report.i18n import counted, t
     from omk.secrets import Masker
     from omk.textsafe import for_terminal
 
+    lang = args.lang or "en"
     out = Path(args.output) if args.output else None
     if out is not None and out.exists():
         raise InputError(f"{out}: already exists; choose another --output (recorded samples are not merged into a file)")
@@ -74,16 +76,16 @@ def _from_session(args: argparse.Namespace) -> int:
             raise InputError(f"omk sample --from-session: {path}: no such file or folder")
     query = SessionQuery(paths, project, _since(args.since) if args.since else None, args.skill, args.limit)
     mask = Masker.for_run(load_settings([], Path.cwd(), {}).extra)
-    recorded = samples_from_session_files(query, os.environ, mask)
-    for line in recorded.notes + [f"left out {line}" for line in recorded.found.left_out]:
+    recorded = samples_from_session_files(query, os.environ, mask, lang)
+    for line in recorded.notes + [t("left out {line}", lang).format(line=line) for line in recorded.found.left_out]:
         say(for_terminal(mask(line)), err=True)
     if out is None:
         sys.stdout.write(recorded.found.text)
         return EXIT_OK
     out.write_text(recorded.found.text, encoding="utf-8")
-    samples = "sample" if recorded.found.count == 1 else "samples"
-    files = "session file" if recorded.files == 1 else "session files"
-    say(f"{out}: {recorded.found.count} {samples} recorded from {recorded.files} {files}; review them before trusting them")
+    samples = counted(recorded.found.count, "sample", "samples", lang)
+    files = counted(recorded.files, "session file", "session files", lang)
+    say(t("{out}: {samples} recorded from {files}; review them before trusting them", lang).format(out=out, samples=samples, files=files))
     return EXIT_OK
 
 

@@ -297,6 +297,12 @@ ZH = {
     "content": "内容",
     "{n} characters": "{n} 个字符",
     "{n} characters (the start)": "{n} 个字符（开头部分）",
+    # omk sample --from-session: samples recorded from Claude Code and Codex sessions
+    "session files": "个会话文件",
+    "{out}: {samples} recorded from {files}; review them before trusting them": "{out}：从 {files} 录制了 {samples}；使用前请逐条审阅",
+    "no request in it": "其中没有用户请求",
+    "over --limit {n}": "超出 --limit {n}",
+    "the samples file would be larger than a samples file may be ({n} bytes)": "用例文件将超过允许的大小（{n} 字节）",
     # omk sample SKILL_DIR: samples drafted by a model (the lines on stderr and the summary)
     "draft|trigger": "触发探测",
     "draft|near-miss": "近似反例",

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,9 @@ BOOKKEEPING = frozenset({
 CLI_MADE = ("<task-notification>", "<command-name>", "<command-message>", "<local-command-stdout>",
             "<local-command-stderr>", "<local-command-caveat>", "<system-reminder>", "<bash-stdout>", "<bash-stderr>",
             "Caveat: The messages below", "[Request interrupted")
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 # How a tool result says the call never ran because it was not allowed.
-DENIALS = ("haven't granted", "permission to use", "doesn't want to proceed", "was blocked", "denied", "not allowed")
+DENIALS = ("haven't granted", "requested permissions", "doesn't want to proceed", "was blocked", "denied", "not allowed")
 
 
 def read(path: Path, records: list[tuple[int, dict[str, Any]]], warnings: list[str]) -> Session:
@@ -72,7 +74,7 @@ def _user(build: RequestBuilder, record: dict[str, Any], line: int) -> None:
                 _result(build, block, record, line)
     if _made_by_cli(record, content):
         return
-    said = text(content).strip()
+    said = REMINDER.sub("", text(content)).strip()  # what a hook or the CLI added to the prompt
     if said:
         build.begin(said, record.get("timestamp"))
 
@@ -94,10 +96,9 @@ def _result(build: RequestBuilder, block: dict[str, Any], record: dict[str, Any]
         return
     said = text(block.get("content"))
     is_error = block.get("is_error") is True
-    extra = record.get("toolUseResult")
-    denied = is_error and any(d in said.lower() for d in DENIALS)
-    if isinstance(extra, dict) and isinstance(extra.get("permissionDecision"), str):
-        denied = denied or extra["permissionDecision"] == "deny"
+    decision = record.get("permissionDecision")  # {"decision": "accept" | "reject", "source": …}
+    denied = isinstance(decision, dict) and decision.get("decision") in ("reject", "deny")
+    denied = denied or (is_error and any(d in said.lower() for d in DENIALS))
     build.output(call_id, said, is_error, denied)
 
 

@@ -50,6 +50,15 @@ def detect(records: list[tuple[int, dict[str, Any]]]) -> SessionCli:
     return "claude"
 
 
+def home_as_tilde(value: str, home: str | None = None) -> str:
+    """`value` with the user's home folder (`$HOME`) written `~`: `/home/me/app` is `~/app`, and
+    `/home/meg` stays as it is."""
+    home = (home if home is not None else os.path.expanduser("~")).rstrip("/")
+    if len(home) < 2 or home not in value:
+        return value
+    return re.sub(re.escape(home) + r"(?![\w.-])", "~", value)
+
+
 def text(value: Any) -> str:
     """A string as it is; a list of content blocks as the text of its `text` blocks."""
     if isinstance(value, str):
@@ -106,8 +115,7 @@ class RequestBuilder:
         return self.mask(value)
 
     def mask(self, value: str) -> str:
-        masked = KEY_SHAPES.sub(REDACTED, self.masker(value))
-        return masked.replace(self.home, "~") if len(self.home) > 1 else masked
+        return home_as_tilde(KEY_SHAPES.sub(REDACTED, self.masker(value)), self.home)
 
     def mask_value(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -212,6 +212,7 @@ def test_session_text_is_masked(tmp_path):
     env = {"HOME": "/home/ann", "GH_TOKEN": "ghs_abcdefghijklmnop1234"}
     mask = session_mask(env)
     assert mask("see /home/ann/code and ghs_abcdefghijklmnop1234") == "see ~/code and [redacted]"
+    assert mask("cd /home/ann; ls /home/anna/x") == "cd ~; ls /home/anna/x"
     assert mask("key sk-ant-api03-abcdefghijklmnopqrstuvwx end") == "key [redacted] end"
     lone = session("x", "claude", "/home/ann/shop", (req(0, "Translate /home/ann/shop/notes.txt into French please", ("pr-review",)),))
     o = observe([lone, *library()], CATALOG, ObserveOptions(mask=mask))

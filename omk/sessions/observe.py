@@ -319,10 +319,11 @@ def session_mask(env: Mapping[str, str]) -> Callable[[str], str]:
 
     masker = Masker(configured_secrets(None, env))
     home = (env.get("HOME") or str(Path.home())).rstrip("/")
+    home_path = re.compile(re.escape(home) + r"(?![^/\s'\"`),;:])")  # a whole path part: /home/ann, not /home/anna
 
     def mask(text: str) -> str:
         text = _KEY_SHAPES.sub(REDACTED, masker(text))
-        return text.replace(home + "/", "~/").replace(home, "~") if len(home) > 1 else text
+        return home_path.sub("~", text) if len(home) > 1 else text
 
     return mask
 

@@ -316,6 +316,11 @@ def test_observe_refuses_bad_input_in_one_line(tmp_path):
         assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
 
 
+def test_no_session_found_is_said(tmp_path):
+    done = run_omk("observe", str(tmp_path))
+    assert done.returncode == 0 and "no session files found" in done.stderr and "0 sessions, 0 requests" in done.stdout
+
+
 def test_sessions_are_only_read(tmp_path):
     import shutil
 

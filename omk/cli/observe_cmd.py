@@ -45,6 +45,9 @@ def run_observe(args: argparse.Namespace) -> int:
     observation = observe_paths([Path(p) for p in args.paths], skills, options, env)
     for warning in observation.warnings:
         say(f"omk observe: {warning}", err=True)
+    if not observation.sessions and not observation.subagent_sessions:
+        hint = "no session files found; name session files or folders (e.g. ~/.claude/projects ~/.codex/sessions)"
+        say(f"omk observe: {t(hint, args.lang)}", err=True)
     if args.write_probes:
         from omk.authoring.observed_probes import write_probes
 

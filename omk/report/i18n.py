@@ -358,6 +358,7 @@ ZH = {
     "No skill is installed or fired in these sessions; name skill folders with --skills DIR.": "这些会话中没有已安装或触发的技能；请用 --skills DIR 指定技能文件夹。",
     "near-duplicates left out": "条近似重复已略去",
     "trigger probes written": "已写入触发探针",
+    "no session files found; name session files or folders (e.g. ~/.claude/projects ~/.codex/sessions)": "未找到会话文件；请指定会话文件或文件夹（例如 ~/.claude/projects ~/.codex/sessions）",
 }
 
 

@@ -41,6 +41,7 @@ OPTIONS = [
     (("evolve", "skill"), "--repeat"),
     (("evolve", "skill"), "--seed"),
     (("evolve", "skill"), "--budget-usd"),
+    (("observe",), "--limit"),
 ]
 HUGE = "9" * 5000
 BAD = ["nan", "inf", "-inf", "-1", "1e308", "-1e-300", HUGE, "ten"]

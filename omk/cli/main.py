@@ -218,6 +218,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     _add_gold(sub)
     _add_sample(sub)
     _add_evolve(sub)
+    _add_observe(sub)
 
     dif = sub.add_parser("diff", help="what changed, sample by sample, between two runs")
     dif.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (or report.json), e.g. main's")
@@ -271,6 +272,21 @@ def _add_evolve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     evo.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
+def _add_observe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    obs = sub.add_parser(
+        "observe",
+        help="how skills fire in the Claude Code and Codex sessions on disk: rates, failures after firing, candidate missed and false triggers",
+        description="Sessions are only read, and nothing leaves the machine: the similarity that ranks the candidates is computed locally (docs/skills.md).",
+    )
+    obs.add_argument("paths", nargs="*", metavar="PATH", help="session files or folders of them (default: where Claude Code and Codex keep sessions)")
+    obs.add_argument("--since", metavar="DATE", help="only requests from DATE on (YYYY-MM-DD, or an ISO 8601 time)")
+    obs.add_argument("--skills", action="append", metavar="DIR", help="a skill folder or a folder of skill folders (repeatable; default: the projects' and the user's installed skills)")
+    obs.add_argument("--limit", type=_count, default=10, metavar="N", help="candidates of each kind listed per skill (default 10)")
+    obs.add_argument("--json", action="store_true", help="the report as JSON (format omk-observe/1)")
+    obs.add_argument("--write-probes", metavar="FILE", help="write the candidates as trigger probes (omk YAML samples) to review")
+    obs.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report text")
+
+
 def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     gold = sub.add_parser("gold", help="check the judge against people's labels (docs/judge.md)")
     gold_sub = gold.add_subparsers(dest="gold_command", metavar="check|init", required=True)
@@ -301,6 +317,7 @@ COMMANDS = {
     "gold": "omk.cli.gold_cmd:run_gold",
     "sample": "omk.cli.sample_cmd:run_sample",
     "evolve": "omk.cli.evolve_cmd:run_evolve",
+    "observe": "omk.cli.observe_cmd:run_observe",
 }
 
 

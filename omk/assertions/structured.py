@@ -17,12 +17,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+# Made once: json.loads with an option makes a new decoder on every call.
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_strict_json(text: str) -> tuple[Any, str | None]:
     """Parse like JS JSON.parse: no NaN/Infinity, no fences. Returns (value, why-not)."""
     if not text.strip():
         return _NO_VALUE, "output is empty"
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
+        return _STRICT.decode(text), None
     except ValueError as exc:
         if text.strip().startswith("```"):
             return _NO_VALUE, "output is fenced in ```; json_valid wants raw JSON"

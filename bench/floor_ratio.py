@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
 import shutil
 import sys
@@ -27,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Measurement, add_doc_args, machine, measure, median, omk_command, omk_version, publish
-from scale import write_suite
+from scale import omk_counts, write_suite
 
 FLOOR = Path(__file__).resolve().parent / "floor.py"
 TARGET = 2.0  # issue 35: omk within twice the floor's CPU
@@ -90,7 +91,32 @@ def render(args: argparse.Namespace, rows: dict[str, Row]) -> str:
                 f"| {n:,} | {row.name} | {cpu:.2f} s ({min(row.cpus[n]):.2f}–{max(row.cpus[n]):.2f}) "
                 f"| {median(row.walls[n]):.2f} s | {median(row.peaks[n]):,.0f} MB | {ratio} |"
             )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *same_work(args, rows)])
+
+
+def floor_counts(out: Path) -> list[int]:
+    """Passes per assertion in the floor's result lines."""
+    counts = [0] * 10
+    with out.open(encoding="utf-8") as f:
+        for line in f:
+            for i, passed in enumerate(json.loads(line)["passed"]):
+                counts[i] += passed
+    return counts
+
+
+def same_work(args: argparse.Namespace, rows: dict[str, Row]) -> list[str]:
+    """Did the floor and each omk reach the same verdicts (their last runs at each size)?"""
+    said = []
+    for n in args.sizes:
+        work = args.work / f"scale-{n}"
+        floor = floor_counts(work / "out-floor")
+        for name in rows:
+            if name != "floor":
+                counts, total, errored = omk_counts(work / f"out-{name.replace(' ', '-')}" / "report.json")
+                same = counts == floor and total == n and not errored
+                said.append(f"{n:,}, {name}: " + ("the floor's passes per assertion" if same else
+                            f"**different passes per assertion** ({counts} against the floor's {floor})"))
+    return ["Same work: " + "; ".join(said) + "."]
 
 
 def main() -> int:

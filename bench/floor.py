@@ -58,7 +58,7 @@ def rouge(a: dict[str, Any], output: str, low: str) -> bool:
         cand = Counter(zip(*(out_words[i:] for i in range(n)), strict=False))
     total = sum(ref.values())
     overlap = sum(map(min, ref.values(), map(cand.get, ref.keys(), repeat(0))))
-    return total > 0 and overlap / total >= a.get("threshold", 0.5)
+    return (overlap / total if total else 0.0) >= a.get("threshold", 0.5)
 
 
 _REGEXES: dict[str, Any] = {}

@@ -87,3 +87,63 @@ def test_validators_are_cached_per_schema():
     first = prepare_schema(make_spec("json_valid", schema={"type": "object", "minProperties": 1}))
     second = prepare_schema(make_spec("json_valid", schema={"minProperties": 1, "type": "object"}))
     assert first is second
+
+
+# The fast yes/no of plain schemas (fastjsonschema, draft-07) is trusted only when it says "valid":
+# on every schema it is asked of, that answer must be jsonschema's (Draft 2020-12) too.
+PLAIN_SCHEMAS = [
+    {"type": "number"}, {"type": "integer"}, {"type": "boolean"}, {"type": "string"}, {"type": "null"},
+    {"type": "object"}, {"type": "array"}, {"type": ["number", "string"]}, {"minimum": 1}, {"maximum": 0},
+    {"exclusiveMinimum": 1}, {"exclusiveMaximum": 1}, {"minLength": 2}, {"maxLength": 1}, {"enum": ["a", "é"]},
+    {"enum": ["a", None]}, {"required": ["a"]}, {"properties": {"a": {"type": "integer"}}},
+    {"additionalProperties": False, "properties": {"a": {}}}, {"minItems": 1}, {"maxItems": 0},
+    {"items": {"type": "string"}}, {"minProperties": 1}, {"maxProperties": 0}, {"uniqueItems": True},
+    {"type": "object", "required": ["v"], "properties": {"v": {"enum": ["x", "y"]}, "n": {"type": "integer", "minimum": 1}}},
+]
+VALUES = [
+    True, False, 1, 1.0, 1.5, 0, -1, "a", "", None, [], {}, [1], {"a": 1}, "é", "e\u0301", 10**20, float("inf"),
+    [True, 1], [1, 1.0], [0, False], [{"a": 1}, {"a": 1}], [{"a": 1}, {"a": True}], {"a": True}, {"a": 1.0},
+    {"b": 2}, {"v": "x", "n": True}, {"v": "x", "n": 1.0}, {"v": "z"}, {"v": "x", "n": 0},
+]
+
+
+@pytest.mark.parametrize("schema", PLAIN_SCHEMAS, ids=str)
+def test_fast_check_says_valid_only_when_jsonschema_does(schema):
+    import jsonschema
+
+    from omk.assertions.structured import _fast_check, _passes, plain_schema
+
+    assert plain_schema(schema)
+    validator = prepare_schema(make_spec("json_schema", schema=schema))
+    fast = _fast_check(validator)
+    assert fast is not None
+    strict = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    for value in VALUES:
+        if _passes(fast, value):
+            assert strict.is_valid(value), value
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"enum": [1]}, {"const": "a"}, {"format": "email"}, {"pattern": "a"}, {"$ref": "#/$defs/x"},
+     {"anyOf": [{}]}, {"prefixItems": [{}]}, {"items": [{}]}, {"$schema": "http://json-schema.org/draft-04/schema#"},
+     {"properties": {"a": {"format": "date"}}}, {"minimum": True}],
+    ids=str,
+)
+def test_schemas_outside_the_plain_keywords_are_left_to_jsonschema(schema):
+    from omk.assertions.structured import plain_schema
+
+    assert not plain_schema(schema)
+
+
+def test_json_schema_verdicts_and_messages_are_jsonschemas_on_plain_schemas():
+    import json
+
+    schema = PLAIN_SCHEMAS[-1]
+    for value in VALUES[-5:]:
+        result = check("json_schema", json.dumps(value), schema=schema)
+        strict = prepare_schema(make_spec("json_schema", schema=schema))
+        assert result.passed == strict.is_valid(value)
+    failed = check("json_schema", '{"v": "z"}', schema=schema)
+    assert failed.message == "schema violation at $.v: 'z' is not one of ['x', 'y']"
+    assert check("json_schema", '{"v": "x", "n": 2}', schema=schema).message == "output matches the schema"

@@ -126,3 +126,13 @@ def test_scale_records_a_run_that_did_not_finish_and_a_refused_file(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "| 10 | omk | did not finish: memory limit of 1 MB reached (after " in proc.stdout
     assert "| 20 | omk | not run: did not finish 10 |" in proc.stdout
+
+
+def test_floor_ratio_times_omk_and_the_floor_on_the_same_work(tmp_path):
+    out = bench("floor_ratio.py", "--sizes", "30", "--before", str(ROOT), tmp=tmp_path)
+    rows = [line for line in out.splitlines() if line.startswith("| 30 |")]
+    assert [row.split(" | ")[1] for row in rows] == ["floor", "omk", "omk before"]
+    assert all("×" in row for row in rows[1:])
+    # the floor and omk gave every assertion the same verdict, sample by sample summed per assertion
+    assert "Same work: 30, omk: the floor's passes per assertion; 30, omk before: the floor's passes" in out
+    assert len((tmp_path / "scale-30" / "out-floor").read_text(encoding="utf-8").splitlines()) == 30

@@ -9,6 +9,8 @@ verdicts, and the set's own `not` inverts that.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
+from typing import Any
 
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
@@ -45,15 +47,27 @@ def _layer(spec: AssertionSpec, kind: registry.AssertionType | None) -> Layer:
     return kind.layer if kind else Layer.FACT
 
 
-async def evaluate(specs: list[AssertionSpec], ctx: CheckContext) -> list[AssertionResult]:
-    return [await evaluate_one(spec, ctx) for spec in specs]
+async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[AssertionResult]:
+    """The results in the specs' order. A plain check whose function returns its outcome at once
+    (most types) is called here directly, with no coroutine made for it."""
+    results = []
+    for spec in specs:
+        kind = None if spec.type == SET_TYPE else registry.get(spec.type)
+        if kind is None or kind.kind == "judge":
+            results.append(await evaluate_one(spec, ctx))
+            continue
+        outcome = _call(kind, spec, ctx)
+        if type(outcome) is not Outcome:
+            outcome = await _finish(spec, outcome)
+        results.append(_result(spec, kind, outcome, ()))
+    return results
 
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
     kind = None if spec.type == SET_TYPE else registry.get(spec.type)
     children: tuple[AssertionResult, ...] = ()
     if spec.type == SET_TYPE:
-        children = tuple([await evaluate_one(child, ctx) for child in spec.children])
+        children = tuple(await evaluate(spec.children, ctx))
         outcome = _set_outcome(spec, children)
     elif kind is None:  # the loader rejects unknown types; this guards direct API use
         outcome = Outcome(False, message=f"unsupported assertion type: {spec.type!r}", error=True)
@@ -90,13 +104,29 @@ def _result(spec: AssertionSpec, kind: registry.AssertionType | None, outcome: O
 
 
 async def _check(kind: registry.AssertionType, spec: AssertionSpec, ctx: CheckContext) -> Outcome:
+    outcome = _call(kind, spec, ctx)
+    return outcome if type(outcome) is Outcome else await _finish(spec, outcome)
+
+
+def _call(kind: registry.AssertionType, spec: AssertionSpec, ctx: CheckContext) -> Any:
+    """The check's outcome, or the awaitable an async check returns."""
     try:
-        outcome = kind.check(spec, ctx)
-        if type(outcome) is not Outcome and inspect.isawaitable(outcome):
-            outcome = await outcome
+        return kind.check(spec, ctx)
     except Exception as exc:  # a bug or bad data in one check fails that check alone
-        outcome = Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}", error=True)
-    return outcome
+        return _crashed(spec, exc)
+
+
+async def _finish(spec: AssertionSpec, outcome: Any) -> Outcome:
+    if not inspect.isawaitable(outcome):
+        return outcome
+    try:
+        return await outcome
+    except Exception as exc:  # a bug or bad data in one check fails that check alone
+        return _crashed(spec, exc)
+
+
+def _crashed(spec: AssertionSpec, exc: Exception) -> Outcome:
+    return Outcome(False, message=f"{spec.type} error: {type(exc).__name__}: {exc}", error=True)
 
 
 def _set_outcome(spec: AssertionSpec, children: tuple[AssertionResult, ...]) -> Outcome:

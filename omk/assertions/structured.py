@@ -17,12 +17,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+# Made once: json.loads with an option makes a new decoder on every call.
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_strict_json(text: str) -> tuple[Any, str | None]:
     """Parse like JS JSON.parse: no NaN/Infinity, no fences. Returns (value, why-not)."""
     if not text.strip():
         return _NO_VALUE, "output is empty"
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
+        return _STRICT.decode(text), None
     except ValueError as exc:
         if text.strip().startswith("```"):
             return _NO_VALUE, "output is fenced in ```; json_valid wants raw JSON"
@@ -87,7 +91,82 @@ def json_schema(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     value, why = parse_strict_json(ctx.output)
     if why:
         return Outcome(False, message=why.replace("json_valid", "json_schema"))
+    fast = _fast_check(validator)
+    if fast is not None and _passes(fast, value):
+        return Outcome(True, message="output matches the schema")
     error = best_match(validator.iter_errors(value))
     if error is None:
         return Outcome(True, message="output matches the schema")
     return Outcome(False, message=f"schema violation at {error.json_path}: {error.message}")
+
+
+# A fast yes/no for plain schemas. fastjsonschema compiles a schema to Python code, many times
+# faster than jsonschema's walk, but it knows draft-07 only, and some of its answers differ (an
+# enum of numbers takes true for 1). So it is asked only of a schema written with the keywords
+# below, whose meaning is the same in both drafts and in both libraries (tests/test_assert_structured.py
+# compares them), and only its "valid" is trusted: on "invalid", jsonschema decides and words the error.
+_FAST: dict[int, tuple[Any, Any]] = {}  # id(jsonschema validator) → (the validator, its fast check or None)
+_TYPES = frozenset(("string", "number", "integer", "boolean", "null", "object", "array"))
+_NUMBER_KEYS = frozenset((
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+    "minItems", "maxItems", "minProperties", "maxProperties",
+))
+_NOTE_KEYS = frozenset(("title", "description"))
+
+
+def _fast_check(validator: Any) -> Any:
+    found = _FAST.get(id(validator))
+    if found is not None and found[0] is validator:
+        return found[1]
+    fast = None
+    if plain_schema(validator.schema):
+        import fastjsonschema
+
+        try:
+            draft7 = {**validator.schema, "$schema": "http://json-schema.org/draft-07/schema#"}
+            fast = fastjsonschema.compile(draft7, use_default=False, detailed_exceptions=False)
+        except Exception:  # noqa: BLE001 (what it cannot compile, jsonschema checks alone)
+            fast = None
+    if len(_FAST) >= MAX_VALIDATORS:
+        _FAST.clear()
+    _FAST[id(validator)] = (validator, fast)  # holding the validator keeps its id from being reused
+    return fast
+
+
+def _passes(fast: Any, value: Any) -> bool:
+    try:
+        fast(value)
+    except Exception:  # noqa: BLE001 (a refusal, or anything it trips on: jsonschema decides)
+        return False
+    return True
+
+
+def plain_schema(schema: Any, depth: int = 0) -> bool:
+    """The schema uses only keywords that mean the same to fastjsonschema's draft-07 and to
+    jsonschema's Draft 2020-12 (no `$schema`, `$ref`, `format`, `pattern`, `const`, combinators)."""
+    if not isinstance(schema, dict) or depth > 16:
+        return False
+    return all(_plain_keyword(key, value, depth) for key, value in schema.items())
+
+
+def _plain_keyword(key: str, value: Any, depth: int) -> bool:
+    if key in _NOTE_KEYS:
+        return True
+    if key in _NUMBER_KEYS:
+        return type(value) in (int, float)
+    if key == "type":
+        names = value if isinstance(value, list) else [value]
+        return all(isinstance(n, str) and n in _TYPES for n in names)
+    if key == "enum":  # strings and null only: JSON Schema's equality keeps true apart from 1, Python's does not
+        return isinstance(value, list) and all(v is None or isinstance(v, str) for v in value)
+    if key == "required":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if key == "uniqueItems":
+        return isinstance(value, bool)
+    if key == "properties":
+        return isinstance(value, dict) and all(plain_schema(v, depth + 1) for v in value.values())
+    if key == "additionalProperties":
+        return isinstance(value, bool) or plain_schema(value, depth + 1)
+    if key == "items":
+        return plain_schema(value, depth + 1)
+    return False

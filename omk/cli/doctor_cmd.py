@@ -87,7 +87,7 @@ def _count_table(title: str, counts: dict[str, int], total: int):
     from omk.report.plain import plain
 
     table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
-    table.add_column(title, overflow="fold")
+    table.add_column(title)
     table.add_column("n", justify="right")
     table.add_column("%", justify="right", style="dim")
     for name, n in counts.items():

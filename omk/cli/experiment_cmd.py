@@ -118,14 +118,14 @@ def _print_tail(outcome: ExperimentOutcome, console: Any, lang: str) -> None:
 
     for part in terminal_tables(outcome.report, lang):  # the judge against people (the control's outputs)
         console.print(part)
-    for line in outcome.analysis.verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
-        console.print(verdict_line(line, lang), markup=False, highlight=False, soft_wrap=True)
+    for line in outcome.analysis.verdict.lines:  # a long line wraps between words at the terminal's width
+        console.print(verdict_line(line, lang), markup=False, highlight=False)
     if outcome.report.shard is not None:
         console.print(shard_label(outcome.report.shard, lang), markup=False, highlight=False)
     if outcome.out_dir is not None:
         console.print(plain(f"{t('report', lang)}: {outcome.out_dir / 'report.json'}"))
         if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
-            console.print(plain(f"{t('also written', lang)}: {', '.join(also)}"), soft_wrap=True)
+            console.print(plain(f"{t('also written', lang)}: {', '.join(also)}"))
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -144,7 +144,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":
-            table.add_column(t(col, lang), overflow="fold", min_width=min(24, max(len(v.name) for v in block.variants)))
+            table.add_column(t(col, lang), min_width=min(24, max(len(v.name) for v in block.variants)))
         else:
             table.add_column(t(col, lang), justify="left" if col == "role" else "right", no_wrap=col != "composite")  # its interval wraps
     for v in block.variants:
@@ -159,7 +159,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     console.print(table)
     costs = " · ".join(f"{v.name} ${_fmt(v.cost_usd, 4)}, {_fmt(v.latency_ms, 0)} ms" for v in block.variants)
     for line in (*_interval_lines(block, lang), f"{t('cost, mean latency per sample', lang)}: {costs}"):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(line, markup=False, highlight=False)
     if cached := cached_line(block, lang):  # answers an earlier run's calls gave
         console.print(cached, markup=False, highlight=False, style="yellow")
 

@@ -93,14 +93,14 @@ def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
         return []
     table = Table(title=title(check, lang), title_justify="left")
     for h in HEADERS:
-        table.add_column(t(h, lang), overflow="fold")
+        table.add_column(t(h, lang))
     for row in item_rows(check):
         table.add_row(*(plain(c) for c in row))
     out: list[Any] = [table]
     if rows := pass_rows(check):
         passes = Table(title=t("Pass/fail against people", lang), title_justify="left")
         for h in PASS_HEADERS:
-            passes.add_column(t(h, lang), overflow="fold")
+            passes.add_column(t(h, lang))
         for row in rows:
             passes.add_row(*(plain(c) for c in row))
         out.append(passes)

@@ -24,6 +24,7 @@ ZH = {
     "a candidate to cut is a part whose removal's whole interval lies within ±{trivial}": "{skill} 各部分的价值：删除该部分后综合分的损失（配对比较，从大到小）；"
     "删除后整个区间都落在 ±{trivial} 之内的部分为可删除候选",
     "Results": "结果",
+    "left out to fit the width": "因宽度省略的列",
     "(1 sample, no interval)": "（仅 1 条用例，无区间）",
     "pass rate": "通过率",
     "samples differ": "用例难度",

@@ -214,8 +214,12 @@ def _table(rows: str, has_repeat: bool, lang: str) -> str:
 
 
 def detail_panel(i: int, r: SampleResult, repeated: bool, lang: str) -> str:
-    """Result `i`'s panel (omk/report/html_panel.py), hidden until its row is opened."""
+    """Result `i`'s panel (omk/report/html_panel.py). A failed or errored result's is open from
+    the start and stays open, its reasons where the reader looks; a passed one's is hidden until
+    its row is opened."""
     inner = "".join(to_html(node, repeated) for node in panel(i, r, lang))
+    if _state(r) != "passed":
+        return f'<article class="detail failing" id="sample-{i}">{inner}</article>'
     return f'<article class="detail" id="sample-{i}" hidden>{inner}</article>'
 
 

@@ -352,13 +352,13 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
     """The document head (its policy allows the page's own scripts by hash) and the page header."""
     judge_text = ", ".join(report.judge_models) if report.judge_models is not None else t("none", lang)
     meta = [
-        ("run", report.run_id),
+        (t("run", lang), report.run_id),
         (t("target", lang), report.target.name),
         (t("judge", lang), judge_text),
-        ("started", report.started_at),
-        ("finished", report.finished_at),
+        (t("started", lang), report.started_at),
+        (t("finished", lang), report.finished_at),
         ("omk", report.omk_version),
-        ("samples", ", ".join(report.samples_files)),
+        (t("sample files", lang), ", ".join(report.samples_files)),
         *([(t("shard", lang), shard_label(report.shard, lang))] if report.shard is not None else []),
     ]
     csp = _policy(scripts)
@@ -368,8 +368,8 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
         f'<html lang="{page_lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>omk report {esc(report.run_id)}</title><style>{css}</style></head><body>"
-        f"<header><h1>omk report {verdict}</h1>"
+        f"<title>omk {esc(t('report', lang))} {esc(report.run_id)}</title><style>{css}</style></head><body>"
+        f"<header><h1>omk {esc(t('report', lang))} {verdict}</h1>"
         '<div class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in meta if v) + "</div></header>"
     )
 

@@ -29,7 +29,7 @@ from omk.report import (
     reliability,
     triggering,
 )
-from omk.report.i18n import shard_label, t
+from omk.report.i18n import reason_text, shard_label, t
 from omk.report.reasons import (
     cached_line,
     failure_lines,
@@ -129,7 +129,7 @@ def _failures(report: ReportDocument, lang: str) -> list[str]:
             more += 1
             continue
         composite = "error" if r.status == "error" else _score(r.scores.composite)
-        why = "; ".join(line.strip() for line in failure_lines(r, threshold)[:6])
+        why = "; ".join(reason_text(line.strip(), lang) for line in failure_lines(r, threshold)[:6])
         rows.append((result_name(r, repeated), composite, why, workspace_line(r.trace.workspace, lang=lang)))
     if not rows:
         return []

@@ -52,7 +52,7 @@ def test_the_workspace_is_a_fact_beside_the_failures_in_markdown() -> None:
 
 def test_the_trend_chart_has_labelled_axes(tmp_path: Path, browser) -> None:
     from cdp_pipe import Page
-    from test_view import _runs
+    from view_support import runs as _runs
 
     from omk.view.site import Site, serve
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from test_skills_walkthrough_e2e import model_url, repo_copy  # noqa: F401  (fixtures)
 
 from omk.report.plain import PlainConsole, PlainTable
 
@@ -77,7 +76,7 @@ def test_the_bundled_samples_fit(tmp_path: Path, samples: str, columns: int):
     assert broken(narrow, wide.replace("b/report.json", "a/report.json"), columns) == [], narrow
 
 
-def test_the_skills_walkthrough_fits_80_columns(repo_copy: Path, model_url: str):  # noqa: F811
+def test_the_skills_walkthrough_fits_80_columns(repo_copy: Path, model_url: str):
     from claude_support import require_claude
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}

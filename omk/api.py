@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from omk.engine import EvalOptions, Evaluation, Report
-from omk.engine.evaluation import OnResult
+from omk.engine.state import OnResult
 from omk.errors import InputError, Problem
 from omk.model import Layer, Sample
 from omk.targets.base import Target
@@ -315,7 +315,7 @@ def ablate(
     """
     import asyncio
 
-    from omk.engine.ablation import prepare_ablation
+    from omk.engine.ablation_run import prepare_ablation
 
     if options.get("target") is not None and not isinstance(options["target"], str):
         raise TypeError("ablate builds each variant's target from settings: give target as a spec string")

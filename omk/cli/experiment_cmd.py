@@ -23,7 +23,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     """Run every variant, interleaved, with one progress line; print the table and the verdict."""
     import asyncio
 
-    from omk.cli.eval_cmd import print_skipped, print_warnings
+    from omk.cli.run_lines import print_skipped, print_warnings
     from omk.runner.progress import make_progress
 
     print_warnings(experiment.evaluations[0].warnings if experiment.evaluations else [])
@@ -47,7 +47,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     code = show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
     stopped = [r.budget for r in outcome.reports.values() if r.budget is not None and r.budget.stopped]
     if stopped:
-        from omk.cli.eval_cmd import print_budget_stop
+        from omk.cli.run_lines import print_budget_stop
         from omk.records.budget import BudgetBlock
 
         runs = tuple(n for b in stopped for n in b.not_run)
@@ -58,7 +58,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
 
 def _continue(experiment: Any) -> str | None:
     """The command that continues the experiment from its folder, complete and quoted."""
-    from omk.cli.eval_cmd import continue_command
+    from omk.cli.run_lines import continue_command
 
     if experiment.out_dir is None or not experiment.evaluations:
         return None
@@ -290,7 +290,7 @@ def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list
     from omk.errors import ConfigError
 
     if options.ablate:
-        from omk.engine.ablation import prepare_ablation
+        from omk.engine.ablation_run import prepare_ablation
 
         if options.resume:
             raise ConfigError("--ablate starts a new experiment: drop --resume (omk eval --resume RUN_DIR continues a recorded ablation)")

@@ -26,7 +26,7 @@ def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
     """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
     when the run is not an experiment."""
     from omk.config import find_config, read_config
-    from omk.engine.evaluation import sample_paths
+    from omk.engine.inputs import sample_paths
 
     if options.treatment and not options.control:
         raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")

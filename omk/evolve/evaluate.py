@@ -7,12 +7,13 @@ what the loop keeps of each sample is an `EvolveOutcome`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from omk.frozen import record
+import msgspec
 
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation
@@ -23,20 +24,16 @@ if TYPE_CHECKING:
 NOTE_CHARS = 600  # of an output or a message, in an improver request
 
 
-@record
-class EvolveOutcome:
-    """One sample on one skill, over its repeats."""
+class EvolveOutcome(msgspec.Struct, frozen=True):
+    """One sample on one skill, over its repeats; as the loop's ledger keeps it (state.json)."""
 
     sample_id: str
-    composite: float | None  # the mean composite of the repeats that ran; None when all errored
-    passed: bool  # every repeat passed
-    probes: tuple[bool, ...]  # each `skill_used` check, right or wrong, repeat by repeat
-    notes: tuple[str, ...]  # what went wrong: failed checks with their messages, judge reasons, errors
-    output: str  # the first repeat's output (cut)
-    cost_usd: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sample_id": self.sample_id, "composite": self.composite, "passed": self.passed, "probes": list(self.probes), "cost_usd": round(self.cost_usd, 6)}
+    composite: float | None = None  # the mean composite of the repeats that ran; None when all errored
+    passed: bool = False  # every repeat passed
+    probes: tuple[bool, ...] = ()  # each `skill_used` check, right or wrong, repeat by repeat
+    cost_usd: float = 0.0  # rounded to a millionth of a dollar, as kept
+    notes: tuple[str, ...] = ()  # what went wrong: failed checks with their messages, judge reasons, errors
+    output: str = ""  # the first repeat's output (cut)
 
 
 def _cut(text: str | None) -> str:
@@ -80,13 +77,15 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
         notes.extend(n for n in _notes(r) if n not in notes)
     cost = sum((r.trace.cost_usd or 0.0) + float((r.judge.cost_usd if r.judge is not None else None) or 0.0) for r in results)
     first = results[0].output if results else ""
-    return EvolveOutcome(sample_id, fmean(scores) if scores else None, bool(results) and all(r.passed for r in results), probes, tuple(notes), _cut(first), cost)
+    passed = bool(results) and all(r.passed for r in results)
+    return EvolveOutcome(sample_id, fmean(scores) if scores else None, passed, probes, round(cost, 6), tuple(notes), _cut(first))
 
 
 def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:
     """The evaluation of `skill` on `samples` (None: the samples `options` name), in memory; omk.yaml
     is looked for beside the sample files, as for `omk eval`."""
-    from omk.engine.evaluation import Evaluation, sample_paths
+    from omk.engine.evaluation import Evaluation
+    from omk.engine.inputs import sample_paths
     from omk.engine.variants import Variant
 
     variant = Variant("evolve", skill=str(skill))
@@ -94,12 +93,30 @@ def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill
     return Evaluation.prepare(options, cwd=cwd, samples=samples, adjust=variant.apply, write=False, paths=paths)
 
 
-def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path) -> dict[str, EvolveOutcome]:
-    """Each sample's outcome with this skill, by sample id."""
+class Evaluated(msgspec.Struct, frozen=True):
+    """What one evaluation of a skill on some samples did: the outcome of each sample whose every
+    repeat ran, what all its calls cost (the samples the budget cut short included), and whether
+    the budget left any call out."""
+
+    outcomes: dict[str, EvolveOutcome]
+    cost_usd: float
+    complete: bool
+
+
+def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path, budget_usd: float | None = None) -> Evaluated:
+    """Each sample's outcome with this skill, by sample id. With `budget_usd`, the engine starts no
+    new call once the calls of this evaluation have cost that much (it checks before each one);
+    a sample with a repeat left out then has no outcome."""
+    if budget_usd is not None:
+        given = options.budget_usd
+        options = dataclasses.replace(options, budget_usd=budget_usd if given is None else min(given, budget_usd))
     evaluation = prepare(options, cwd, samples, skill)
     asyncio.run(evaluation.execute())
     report = evaluation.finish()
     grouped: dict[str, list[SampleResult]] = {}
     for result in report.results:
         grouped.setdefault(result.sample_id, []).append(result)
-    return {sample_id: fold(sample_id, grouped.get(sample_id, [])) for sample_id in (s.sample_id for s in samples)}
+    cut = {sample_id for sample_id, _ in evaluation.not_run}
+    folded = {sample_id: fold(sample_id, grouped.get(sample_id, [])) for sample_id in (s.sample_id for s in samples)}
+    kept = {sample_id: o for sample_id, o in folded.items() if sample_id not in cut}
+    return Evaluated(kept, sum(o.cost_usd for o in folded.values()), not cut)

@@ -7,7 +7,10 @@ pyproject.toml, so `pytest` and `python -m pytest` collect the same way from the
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,3 +83,25 @@ def crash_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comp
     from experiment_reports import crashing_run
 
     return crashing_run(tmp_path_factory.mktemp("crash"))
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path) -> Path:
+    """A copy of the repository's `samples/skills/`, as docs/skills.md's walkthrough uses it."""
+    shutil.copytree(Path(__file__).resolve().parent.parent / "samples" / "skills", tmp_path / "samples" / "skills")
+    return tmp_path
+
+
+@pytest.fixture
+def model_url(repo_copy: Path) -> Iterator[str]:
+    """For docs/skills.md's walkthrough: `omk serve-model samples/skills/model-script.yaml` (on a free port), as the page starts it."""
+    command = [sys.executable, "-m", "omk", "serve-model", "samples/skills/model-script.yaml", "--port", "0"]
+    server = subprocess.Popen(command, cwd=repo_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = server.stdout.readline() if server.stdout else ""
+        found = re.search(r"on (http://127\.0\.0\.1:\d+) ", first)
+        assert found, first + (server.stderr.read() if server.stderr else "")
+        yield found.group(1)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -162,6 +162,12 @@ def test_gold_check_flags_the_member_people_disagree_with(tmp_path: Path, capsys
     assert main(["gold", "check", str(run), "--gold", str(labels)]) == 1
     text = capsys.readouterr().out
     assert "m:b ⚑" in text and "< 0.667" in text
+    assert main(["gold", "check", str(run), "--gold", str(labels), "--lang", "zh"]) == 1
+    said = capsys.readouterr().out
+    from english_lines import english_lines
+
+    assert "评委对比人工标注" in said and "偏差=" in said and "都通过" in said
+    assert english_lines(said, ["m:a", "m:b", "rubric", "tone", "dimension"]) == [], said
 
 
 def test_gold_init_writes_one_empty_line_per_sample(tmp_path: Path) -> None:

@@ -76,3 +76,50 @@ def test_the_init_hint_runs_as_printed(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     ran = budget_omk(*hint(made.stdout, "run:"), cwd=tmp_path, url="http://127.0.0.1:9")
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def quoted_commands(text: str) -> list[list[str]]:
+    """Every `omk …` command the output quotes in backticks, split as the shell splits it."""
+    found = [shlex.split(c) for c in re.findall(r"`(omk [^`]+)`", text)]
+    assert all(words[0] == "omk" for words in found)
+    return [words[1:] for words in found]
+
+
+def test_the_doctors_hint_runs_as_printed(tmp_path: Path) -> None:
+    """The doctor says `omk eval FILE --strict` refuses a misspelt field: run as printed (from a
+    folder whose name has a space), it does, naming the field (on today's main the hint was
+    `omk eval --strict`, which ran the default samples instead of this file)."""
+    folder = tmp_path / "my evals"
+    folder.mkdir()
+    (folder / "s.yaml").write_text("- sample_id: a\n  prompt: hi\n  colour: x\n  assertions: [{type: contains, value: hi}]\n", encoding="utf-8")
+    doctor = budget_omk("doctor", "my evals/s.yaml", cwd=tmp_path, url="http://127.0.0.1:9")
+    commands = quoted_commands(doctor.stdout)
+    assert commands, doctor.stdout
+    for words in commands:
+        ran = budget_omk(*words, cwd=tmp_path, url="http://127.0.0.1:9")
+        assert ran.returncode == 2 and "colour" in ran.stderr and "s.yaml:3" in ran.stderr, ran.stdout + ran.stderr
+
+
+def _priced(out: str) -> bool:
+    return "not counted" not in out and re.search(r"estimated cost: \$0\.0*[1-9]", out) is not None
+
+
+def test_the_dry_runs_price_hint_does_what_it_says(tmp_path: Path) -> None:
+    """`--dry-run` names the omk.yaml setting that prices an unknown model, with an example: the
+    example written into omk.yaml as printed prices the run. A `cmd:` target has no such setting,
+    and the dry run names none (on today's main it said `openai.price / anthropic.price`, which
+    priced nothing)."""
+    path = write_samples(tmp_path, 3)
+    args = ("eval", str(path), "--target", "openai:my-own-model", "--dry-run")
+    before = budget_omk(*args, cwd=tmp_path, url="http://127.0.0.1:9")
+    assert before.returncode == 0 and not _priced(before.stdout), before.stdout + before.stderr
+    example = re.search(r"e\.g\. `([^`]+)`", before.stdout)
+    assert example is not None, before.stdout
+    (tmp_path / "omk.yaml").write_text(example.group(1) + "\n", encoding="utf-8")
+    after = budget_omk(*args, cwd=tmp_path, url="http://127.0.0.1:9")
+    assert after.returncode == 0 and _priced(after.stdout), after.stdout + after.stderr
+
+    (tmp_path / "omk.yaml").unlink()
+    agent = budget_omk("eval", str(path), "--target", f"cmd:{sys.executable} -c pass", "--dry-run", cwd=tmp_path, url="http://127.0.0.1:9")
+    assert agent.returncode == 0, agent.stderr
+    assert ".price" not in agent.stdout and "the cost_usd the target reports" in agent.stdout, agent.stdout

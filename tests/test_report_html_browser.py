@@ -63,15 +63,16 @@ def test_report_opens_filters_sorts_and_shows_details(browser, tmp_path):
     page.js(f"{composite}.click()")
     assert visible_rows(page) == ["cr-sql-注入-zh", "cr-read-before-review", "cs-refund-en"]
 
-    # a detail view opens on click, and only one is open
-    assert page.js("document.querySelectorAll('.detail:not([hidden])').length") == 0
+    # the failed and the errored results' details are open from the start; a row's click selects its own
+    opened = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
+    assert len(opened) == 2
     page.js(
         "Array.from(document.querySelectorAll('#results tbody tr'))"
         ".find(r => r.cells[0].textContent === 'cr-read-before-review').click()"
     )
-    opened = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
-    assert len(opened) == 1
-    detail = f"document.getElementById('{opened[0]}')"
+    assert page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)") == opened
+    selected = page.js("document.querySelector('#results tbody tr.selected').getAttribute('data-detail')")
+    detail = f"document.getElementById('{selected}')"
     text = page.js(f"{detail}.innerText")
     assert "Review src/auth.py" in text  # the composed prompt
     assert "<script>window.__pwned=1</script>" in text  # untrusted output shown as text...
@@ -80,7 +81,7 @@ def test_report_opens_filters_sorts_and_shows_details(browser, tmp_path):
     assert page.js(f"{detail}.querySelectorAll('ul.asserts ul.asserts li.assertion.failed').length") == 2
     assert page.js(f"{detail}.querySelectorAll('tr.tool-call').length") == 1
     assert "Read:1" in text and "missed the MD5 weakness" in text and "https://example.com/doc" in text
-    assert page.js("location.hash") == f"#{opened[0]}"
+    assert page.js("location.hash") == f"#{selected}"
 
     assert page.errors() == []
     page.screenshot(ARTIFACTS / "report.png")
@@ -122,7 +123,7 @@ def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
     page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').click()")
     page.js("new Promise(r => setTimeout(r, 100))")  # the hashchange event fires after the click
     shown = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
-    assert shown == [second[1:]]
+    assert second[1:] in shown and all(d == second[1:] or "failing" in page.js(f"document.getElementById('{d}').className") for d in shown)
     sid = page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').textContent")
     assert sid in page.js(f"document.getElementById('{second[1:]}').innerText")
     assert page.errors() == []
@@ -325,7 +326,7 @@ def test_a_large_report_deep_links_conversations_and_failures(browser, large_pag
     # a failure's panel is rendered on the server, beside the failures
     page.js("document.querySelector('#failures-table tbody tr').click()")
     shown = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
-    assert shown == ["sample-1"] and page.js("location.hash") == "#sample-1"
+    assert "sample-1" in shown and page.js("location.hash") == "#sample-1"  # the failures' panels are all open
     page.js("document.querySelector('#slowest-table a').click()")  # a link to a sample's panel
     wait_for(page, "!document.getElementById('sample-view').hidden")
     first = page.js("document.querySelector('#slowest-table a').textContent")
@@ -385,5 +386,5 @@ def test_a_large_report_without_decompression_still_lists_the_failures(browser, 
     wait_for(page, "document.getElementById('table-note').textContent.indexOf('DecompressionStream') !== -1")
     assert page.js("document.querySelectorAll('#results tbody tr').length") == 0
     page.js("document.querySelector('#failures-table tbody tr').click()")
-    assert page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)") == ["sample-1"]
+    assert "sample-1" in page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
     assert page.errors() == []

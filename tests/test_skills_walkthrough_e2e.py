@@ -8,13 +8,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from claude_support import require_claude
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,27 +21,6 @@ DOC = ROOT / "docs" / "skills.md"
 def flat(text: str) -> str:
     """Terminal output with the table borders and line wraps taken out, words single-spaced."""
     return " ".join(re.sub(r"[│┃┏┓┗┛┡┩└┘┌┐━─╇╈┳┻╭╮╯╰]", " ", text).split())
-
-
-@pytest.fixture
-def repo_copy(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "samples" / "skills", tmp_path / "samples" / "skills")
-    return tmp_path
-
-
-@pytest.fixture
-def model_url(repo_copy: Path) -> Iterator[str]:
-    """`omk serve-model samples/skills/model-script.yaml` (on a free port), as the page starts it."""
-    command = [sys.executable, "-m", "omk", "serve-model", "samples/skills/model-script.yaml", "--port", "0"]
-    server = subprocess.Popen(command, cwd=repo_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = server.stdout.readline() if server.stdout else ""
-        found = re.search(r"on (http://127\.0\.0\.1:\d+) ", first)
-        assert found, first + (server.stderr.read() if server.stderr else "")
-        yield found.group(1)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def omk(args: list[str], cwd: Path, url: str, claude: str) -> subprocess.CompletedProcess:

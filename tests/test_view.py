@@ -11,39 +11,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from view_support import EVIL
+from view_support import project as _project
+from view_support import runs as _runs
 
 from omk.view.site import Site, serve
 
 ROOT = Path(__file__).resolve().parent.parent
-EVIL = "<script>window.__pwned=1</script>"
-
-
-def _project(tmp_path: Path) -> Path:
-    """Three samples; two recordings that differ on one of them (`b` passes, then fails)."""
-    samples = [
-        {"sample_id": "a", "prompt": "say hi", "assertions": [{"type": "contains", "value": "hi"}]},
-        {"sample_id": "b", "prompt": "say yes", "assertions": [{"type": "contains", "value": "yes"}]},
-        {"sample_id": EVIL, "prompt": "say ok", "assertions": [{"type": "contains", "value": "ok"}]},
-    ]
-    (tmp_path / "eval-samples.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
-    for name, b in (("one.jsonl", "yes indeed"), ("two.jsonl", "no")):
-        lines = [{"sample_id": "a", "output": "hi there"}, {"sample_id": "b", "output": b}, {"sample_id": EVIL, "output": "ok"}]
-        (tmp_path / name).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return tmp_path
-
-
-def _runs(tmp_path: Path) -> Path:
-    """Two runs of the same samples and target (`replay:responses.jsonl`), its recording changed between them."""
-    project = _project(tmp_path)
-    for i, replay in enumerate(("one.jsonl", "two.jsonl")):
-        (project / "responses.jsonl").write_text((project / replay).read_text(encoding="utf-8"), encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "omk", "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge",
-             "--no-cache", "--format", "json,html", "--out", f".omk/runs/r{i}"],
-            cwd=project, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert proc.returncode in (0, 1), proc.stderr
-    return project / ".omk" / "runs"
 
 
 def test_the_list_the_comparison_and_the_history(tmp_path):

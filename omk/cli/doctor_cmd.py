@@ -82,16 +82,16 @@ def _invalid(args: argparse.Namespace, files: list[str], exc: InputError) -> int
     return EXIT_INPUT
 
 
-def _count_table(title: str, counts: dict[str, int], total: int):
+def _count_table(title: str, counts: dict[str, int], total: int, lang: str = "en"):
     from omk.report.plain import PlainTable as Table
     from omk.report.plain import plain
 
-    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
-    table.add_column(title, overflow="fold")
+    table = Table(title=t(title, lang), title_justify="left", show_header=False, box=None, pad_edge=False)
+    table.add_column(t(title, lang))
     table.add_column("n", justify="right")
     table.add_column("%", justify="right", style="dim")
     for name, n in counts.items():
-        table.add_row(name, str(n), plain(f"{100 * n / total:.0f}%" if total else ""))
+        table.add_row(t(name, lang) if name == "unspecified" else name, str(n), plain(f"{100 * n / total:.0f}%" if total else ""))
     return table
 
 
@@ -115,11 +115,12 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool, lang: str = "en"
     )
     console.print(head)
     if result["files"]:
-        console.print(plain(f"valid: {', '.join(result['files'])}", style="dim"), soft_wrap=True)
+        console.print(plain(f"{t('valid', lang)}: {', '.join(result['files'])}", style="dim"), soft_wrap=True)
     if result["run"]:
-        console.print(plain(f"run: {result['run']['run_id']} ({result['run']['results']} results)", style="dim"))
+        run = result["run"]
+        console.print(plain(t("run: {run_id} ({n} results)", lang).format(run_id=run["run_id"], n=run["results"]), style="dim"))
     if result["coverage"]:
-        _print_coverage(result["coverage"], console)
+        _print_coverage(result["coverage"], console, lang)
     _print_diagnostics(result["diagnostics"], console, lang)
     for tip in result["recommendations"]:
         console.print(plain(f"→ {t(tip, lang)}", style="dim"))
@@ -133,7 +134,7 @@ def _print(result: dict[str, Any], healthy: bool, strict: bool, lang: str = "en"
     console.print(plain(f"{verdict}: {', '.join(facts)}", style="bold green" if healthy else "bold red"))
 
 
-def _print_coverage(cov: dict[str, Any], console: Any) -> None:
+def _print_coverage(cov: dict[str, Any], console: Any, lang: str = "en") -> None:
     from rich.columns import Columns
     from rich.text import Text
 
@@ -141,35 +142,36 @@ def _print_coverage(cov: dict[str, Any], console: Any) -> None:
 
     n = cov["samples"]
     tables = [
-        _count_table("capability", dict(list(cov["capability"].items())[:8]), n),
-        _count_table("difficulty", cov["difficulty"], n),
-        _count_table("construct", cov["construct"], n),
-        _count_table("provenance", cov["provenance"], n),
-        _count_table("layers", cov["layers"], sum(cov["layers"].values())),
-        _count_table("assertion types", cov["assertion_types"], sum(cov["assertion_types"].values())),  # every type in use
+        _count_table("capability", dict(list(cov["capability"].items())[:8]), n, lang),
+        _count_table("difficulty", cov["difficulty"], n, lang),
+        _count_table("construct", cov["construct"], n, lang),
+        _count_table("provenance", cov["provenance"], n, lang),
+        _count_table("layers", cov["layers"], sum(cov["layers"].values()), lang),
+        _count_table("assertion types", cov["assertion_types"], sum(cov["assertion_types"].values()), lang),  # every type in use
     ]
-    console.print(panel(Columns(tables, padding=(0, 3)), title="coverage", title_align="left"))
+    console.print(panel(Columns(tables, padding=(0, 3)), title=t("coverage", lang), title_align="left"))
     declared = cov["declared"]
-    console.print(
-        plain(
-            f"declared: capability {declared['capability']}/{n} · difficulty {declared['difficulty']}/{n} · "
-            f"construct {declared['construct']}/{n} · provenance {declared['provenance']}/{n}"
-        )
-    )
+    console.print(plain(f"{t('declared', lang)}: " + " · ".join(f"{t(k, lang)} {declared[k]}/{n}" for k in ("capability", "difficulty", "construct", "provenance"))))
     console.print(plain(
-        f"rubric {cov['with_rubric']} (avg {cov['avg_rubric_length'] or 0} chars) · dimensions {cov['with_dimensions']} · "
-        f"mocks {cov['with_mocks']} · environment {cov['with_environment']} · tripwires {cov['tripwires']}")
-    )
+        t("rubric {r} (avg {chars} chars) · dimensions {d} · mocks {m} · environment {e} · tripwires {w}", lang).format(
+            r=cov["with_rubric"], chars=cov["avg_rubric_length"] or 0, d=cov["with_dimensions"], m=cov["with_mocks"],
+            e=cov["with_environment"], w=cov["tripwires"],
+        )
+    ))  # fmt: skip
     if not any(declared.values()):
-        console.print(Text("hint: no sample declares capability, difficulty, construct or provenance", style="yellow"))
+        console.print(Text(t("hint: no sample declares capability, difficulty, construct or provenance", lang), style="yellow"))
 
 
 def _said(d: dict[str, Any], lang: str) -> str:
     """A diagnostic's message; advice is said again in `lang` from its detail (the JSON keeps English)."""
     from omk.doctor.advice import message
 
-    if lang == "en" or d["severity"] != "advice":
+    if lang == "en":
         return str(d["message"])
+    if d["severity"] != "advice":
+        from omk.report.i18n import doctor_text
+
+        return doctor_text(str(d["message"]), lang)
     return message(d["kind"], d["detail"], lambda text: t(text, lang), lambda n: counted(n, "sample", "samples", lang))
 
 

@@ -94,7 +94,14 @@ def estimate_lines(plan: Any) -> list[str]:
         )
     lines.append(f"estimated cost: ${plan.cost_usd:.4f}")
     if plan.unpriced:
-        lines.append(f"  not counted (no known price; set {' / '.join(plan.unpriced_settings)} in omk.yaml): {', '.join(plan.unpriced)}")
+        settings = " / ".join(plan.unpriced_settings)
+        example = plan.unpriced_settings[0].split(" / ")[0].removesuffix(".price")
+        lines.append(
+            f"  not counted (no known price; set {settings} in omk.yaml, USD per 1M tokens, e.g. "
+            f"`{example}: {{price: {{input: 3, output: 15}}}}`): {', '.join(plan.unpriced)}"
+        )
+    if plan.self_priced:
+        lines.append(f"  not counted (no price before it runs: the run counts the cost_usd the target reports): {', '.join(plan.self_priced)}")
     lines.append(
         "  prompt tokens counted with omk's word tokenizer; output tokens from the cache for "
         f"{plan.outputs_from_cache} target call(s), {plan.default_output_tokens} per call otherwise"

@@ -118,14 +118,14 @@ def _print_tail(outcome: ExperimentOutcome, console: Any, lang: str) -> None:
 
     for part in terminal_tables(outcome.report, lang):  # the judge against people (the control's outputs)
         console.print(part)
-    for line in outcome.analysis.verdict.lines:  # the terminal wraps a long line; rich would break it into ragged pieces
-        console.print(verdict_line(line, lang), markup=False, highlight=False, soft_wrap=True)
+    for line in outcome.analysis.verdict.lines:  # a long line wraps between words at the terminal's width
+        console.print(verdict_line(line, lang), markup=False, highlight=False)
     if outcome.report.shard is not None:
         console.print(shard_label(outcome.report.shard, lang), markup=False, highlight=False)
     if outcome.out_dir is not None:
         console.print(plain(f"{t('report', lang)}: {outcome.out_dir / 'report.json'}"))
         if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
-            console.print(plain(f"{t('also written', lang)}: {', '.join(also)}"), soft_wrap=True)
+            console.print(plain(f"{t('also written', lang)}: {', '.join(also)}"))
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -144,7 +144,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":
-            table.add_column(t(col, lang), overflow="fold", min_width=min(24, max(len(v.name) for v in block.variants)))
+            table.add_column(t(col, lang), min_width=min(24, max(len(v.name) for v in block.variants)))
         else:
             table.add_column(t(col, lang), justify="left" if col == "role" else "right", no_wrap=col != "composite")  # its interval wraps
     for v in block.variants:
@@ -159,7 +159,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     console.print(table)
     costs = " · ".join(f"{v.name} ${_fmt(v.cost_usd, 4)}, {_fmt(v.latency_ms, 0)} ms" for v in block.variants)
     for line in (*_interval_lines(block, lang), f"{t('cost, mean latency per sample', lang)}: {costs}"):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(line, markup=False, highlight=False)
     if cached := cached_line(block, lang):  # answers an earlier run's calls gave
         console.print(cached, markup=False, highlight=False, style="yellow")
 
@@ -195,7 +195,10 @@ def _experiment_of(run_dir: Path) -> ExperimentBlock:
 
 
 def run_verdict(args: argparse.Namespace) -> int:
+    from omk.report.i18n import t, verdict_line
     from omk.stats import PolicyResult, evaluate_policy
+
+    lang = getattr(args, "lang", None) or "en"
 
     experiment = _experiment_of(Path(args.run_dir))
     verdict = experiment.verdict
@@ -203,12 +206,12 @@ def run_verdict(args: argparse.Namespace) -> int:
         say(json.dumps(dict(experiment.to_json()), ensure_ascii=False, indent=2))
     else:
         for line in verdict.lines or (verdict.headline,):
-            say(line)
+            say(verdict_line(line, lang))
     require = args.require or (experiment.require.policy if experiment.require else None)  # the run's own, unless given another
     if not require:
         return EXIT_OK
     policy: PolicyResult = evaluate_policy(verdict, require)
-    say(f"--require {require}: {'met' if policy.passed else 'NOT met'} — {policy.reason}", err=True)
+    say(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {policy.reason}", err=True)
     return EXIT_OK if policy.passed else EXIT_GATE
 
 
@@ -228,7 +231,7 @@ def run_diff(args: argparse.Namespace) -> int:
     else:
         from omk.textsafe import for_terminal
 
-        for line in diff_lines(diff, (args.run_a, args.run_b)):
+        for line in diff_lines(diff, (args.run_a, args.run_b), getattr(args, "lang", None) or "en"):
             say(for_terminal(line))
     return EXIT_GATE if args.fail_on_regression and diff.regressed else EXIT_OK
 
@@ -241,37 +244,42 @@ def _first_results(document: Any, ids: set[str]) -> dict[str, Any]:
     return found
 
 
-def _side(status: str | None, passed: bool | None, composite: float | None) -> str:
+def _side(status: str | None, passed: bool | None, composite: float | None, lang: str = "en") -> str:
+    from omk.report.i18n import t
+
     if status is None:
-        return "absent"
+        return t("absent", lang, "diff")
     if status == "error":
-        return "error"
-    return f"{'pass' if passed else 'fail'} {_fmt(composite)}"
+        return t("error", lang)
+    return f"{t('pass' if passed else 'fail', lang, 'diff')} {_fmt(composite)}"
 
 
-def diff_lines(diff: RunDiff, runs: tuple[str, str] = ("", "")) -> list[str]:
+def diff_lines(diff: RunDiff, runs: tuple[str, str] = ("", ""), lang: str = "en") -> list[str]:
     """The diff for a person: which run is A and which B (folder and target), one line of counts,
     then each changed sample, worst first, with the assertions that changed under a flipped one."""
-    from omk.textsafe import plural
+    from omk.report.i18n import counted, t
 
     better, worse = {"fail_to_pass", "error_fixed", "score_up"}, {"pass_to_fail", "new_error", "score_down"}
     improved = sum(1 for c in diff.changes if better & set(c.kinds) and not worse & set(c.kinds))  # samples, not kinds
+    run_word, target_word = t("run", lang), t("target", lang)
     lines = [
-        f"{name}: {run or 'run ' + name}{f' · target {target}' if target else ''}"
+        f"{name}: {run or run_word + ' ' + name}{f' · {target_word} {target}' if target else ''}"
         for name, run, target in (("A", runs[0], diff.a_target), ("B", runs[1], diff.b_target))
     ]
     lines.append(
-        f"{plural(len(diff.changes), 'sample', 'samples')} changed, {diff.unchanged} unchanged "
-        f"(A {diff.a_samples}, B {plural(diff.b_samples, 'sample', 'samples')}): "
-        f"{diff.regressed} got worse, {improved} better (score changes under {diff.trivial} ignored)"
-    )
+        t("{changed} changed, {unchanged} unchanged (A {a}, B {b}): {worse} got worse, {better} better (score changes under {trivial} ignored)", lang).format(
+            changed=counted(len(diff.changes), "sample", "samples", lang), unchanged=diff.unchanged, a=diff.a_samples,
+            b=counted(diff.b_samples, "sample", "samples", lang), worse=diff.regressed, better=improved, trivial=diff.trivial,
+        )
+    )  # fmt: skip
     for c in diff.changes:
         delta = f" ({c.delta:+.2f})" if c.delta is not None else ""
-        a, b = _side(c.a_status, c.a_passed, c.a_composite), _side(c.b_status, c.b_passed, c.b_composite)
-        lines.append(f"  {c.sample_id}: {', '.join(k.replace('_', ' ') for k in c.kinds)} · {a} → {b}{delta}")
+        a, b = _side(c.a_status, c.a_passed, c.a_composite, lang), _side(c.b_status, c.b_passed, c.b_composite, lang)
+        kinds = ", ".join(t(k.replace("_", " "), lang, "diff") for k in c.kinds)
+        lines.append(f"  {c.sample_id}: {kinds} · {a} → {b}{delta}")
         for change in c.assertions:
             said = change.b_message if change.b != "absent" else change.a_message
-            lines.append(f"    {change.where} {change.label}: {change.a} → {change.b}{f' — {said}' if said else ''}")
+            lines.append(f"    {change.where} {change.label}: {t(change.a, lang, 'diff')} → {t(change.b, lang, 'diff')}{f' — {said}' if said else ''}")
     return lines
 
 

@@ -46,7 +46,7 @@ def run_gold(args: argparse.Namespace) -> int:
     if args.json:
         say(json.dumps(found.to_json(), ensure_ascii=False, indent=2))
     else:
-        for line in text_lines(found):
+        for line in text_lines(found, getattr(args, "lang", None) or "en"):
             say(line)
     return EXIT_GATE if found.flagged else EXIT_OK
 

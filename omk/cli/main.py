@@ -192,6 +192,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ver.add_argument("run_dir", metavar="RUN_DIR", help="an experiment's run folder (or its report.json)")
     ver.add_argument("--require", choices=["progress", "no-regress"], help="exit 1 when the verdict does not meet it")
     ver.add_argument("--json", action="store_true", help="the experiment block as JSON")
+    ver.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed")
 
     pwr = sub.add_parser("power", help="how many samples and repeats a difference needs, from a finished run's spread")
     pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
@@ -226,6 +227,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     dif.add_argument("--trivial", type=_difference, default=0.1, metavar="X", help="score changes below X are not listed (default 0.1)")
     dif.add_argument("--json", action="store_true", help="machine-readable output")
     dif.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a sample got worse")
+    dif.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed")
 
 
 def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -295,6 +297,7 @@ def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     chk.add_argument("--gold", action="append", metavar="FILE", help="a labels file (JSON Lines; repeatable), besides the samples' gold:")
     chk.add_argument("--json", action="store_true", help="the check as JSON (report.json's gold block)")
     chk.add_argument("--level", choices=["interval", "ordinal"], default="interval", help="alpha's measurement level (default interval)")
+    chk.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed")
     ini = gold_sub.add_parser("init", help="write a labels file to fill in from a run's samples and outputs")
     ini.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
     ini.add_argument("--out", metavar="FILE", help="write here (default: print)")

@@ -9,6 +9,7 @@ adapted to repeats and judge ensembles.
 from __future__ import annotations
 
 import math
+import shlex
 import shutil
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -296,7 +297,7 @@ def unknown_fields(warnings: list[Problem]) -> list[Diagnostic]:
                 "warning",
                 None,
                 f'unknown field "{name}" ignored, at {at} ({first.where}){more}; rename it "x-{name}" to keep it as a note, '
-                "or remove it (omk eval --strict refuses it)",
+                f"or remove it (`omk eval {shlex.quote(first.file)} --strict` refuses it)",
                 {"field": name, "places": [{"file": w.file, "line": w.line, "where": w.where, "field": w.field} for w in found]},
             )
         )

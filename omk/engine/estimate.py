@@ -75,11 +75,17 @@ class Estimate:
     @property
     def unpriced_settings(self) -> list[str]:
         """The omk.yaml settings that would price the unpriced models, by their target kinds."""
-        return sorted({line.setting for line in self.lines if line.price is None and line.calls})
+        return sorted({line.setting for line in self.lines if line.price is None and line.calls and line.setting})
 
     @property
     def unpriced(self) -> list[str]:
-        return sorted({line.name for line in self.lines if line.price is None and line.calls})
+        """The unpriced models a setting would price."""
+        return sorted({line.name for line in self.lines if line.price is None and line.calls and line.setting})
+
+    @property
+    def self_priced(self) -> list[str]:
+        """The unpriced targets no setting prices: what they report is their cost."""
+        return sorted({line.name for line in self.lines if line.price is None and line.calls and not line.setting})
 
     def line(self, role: str, name: str, price: tuple[float, float] | None) -> ModelLine:
         for existing in self.lines:
@@ -103,11 +109,12 @@ def count_tokens(text: str | None) -> int:
 
 
 def price_key(spec: str | None) -> str:
-    """The omk.yaml setting that prices a target of this spec's kind."""
+    """The omk.yaml setting that prices a target of this spec's kind; "" for a kind no setting
+    prices (a `cmd:` target reports its own cost, a replay costs nothing)."""
     from omk.llm.pricing import PRICE_SETTING
 
     kind = str(spec or "").partition(":")[0]
-    return PRICE_SETTING.get(kind, "openai.price / anthropic.price")
+    return PRICE_SETTING.get(kind, "")
 
 
 def model_price(client_or_target: Any) -> tuple[str, tuple[float, float] | None]:

@@ -64,7 +64,7 @@ def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     widest = min(28, max((len(p.name) for p in ablation.parts), default=4))
     for i, col in enumerate(HEADER):  # the interval's header on a line of its own: the column stays narrow
         header = t(col, lang).replace(" [", "\n[")
-        table.add_column(header, overflow="fold", justify="right" if i in NUMBERS else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
+        table.add_column(header, justify="right" if i in NUMBERS else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
     for row in rows(ablation, lang):
         table.add_row(*row)
     console.print(plain(caption(ablation, lang)), soft_wrap=True)

@@ -41,12 +41,12 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
     from omk.textsafe import for_terminal
 
     # narrower than the other formats, to fit 80 columns: the samples count goes (passed k/n
-    # says the results), errored shows only when some errored, and an interval never wraps
+    # says the results), errored shows only when some errored; an interval wraps between words
     shown = [i for i, head in enumerate(HEADS) if head != "samples" and (head != "errored" or any(c.errored for c in rows))]
     table = Table(title=t(TITLE, lang), title_justify="left")
-    table.add_column(t("capability", lang), overflow="fold")
+    table.add_column(t("capability", lang))
     for i in shown:
-        table.add_column(t(HEADS[i], lang), justify="right", no_wrap=True)
+        table.add_column(t(HEADS[i], lang), justify="right")
     for c in rows:
         cells = _cells(c, lang)
         table.add_row(Text(for_terminal(c.capability)), *(cells[i] for i in shown))  # the sample's words, not markup

@@ -53,7 +53,7 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
     errored = any(c.errored for c in rows)
     heads = ("passed", *(("errored",) if errored else ()), "composite", *(("pass rate",) if shown else ()))
     table = Table(title=t("By category", lang), title_justify="left")
-    table.add_column(t("category", lang), overflow="fold")
+    table.add_column(t("category", lang))
     for col in heads:
         table.add_column(t(col, lang), justify="right", no_wrap=True)
     for c in rows:

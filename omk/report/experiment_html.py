@@ -41,25 +41,25 @@ def level_badge(level: Any) -> str:
 def section(report: ReportDocument, exp: ExperimentBlock, lang: str) -> str:
     parts = [
         f'<section id="experiment"><h2>{esc(i18n.t("Experiment", lang))}</h2>',
-        _verdict(exp),
+        _verdict(exp, lang),
         _variants(exp, lang),
         f'<p class="warn">{esc(cached)}</p>' if (cached := ex.cached_line(exp, lang)) else "",
         ablation.html_section(exp.ablation, lang),  # --ablate: each part of the skill ranked
     ]
     for i, comp in enumerate(exp.comparisons, 1):
         parts.append(_comparison(exp, comp, i, lang))
-    parts.append(_variant_links(exp))
+    parts.append(_variant_links(exp, lang))
     return "".join(parts) + "</section>"
 
 
-def _verdict(exp: ExperimentBlock) -> str:
+def _verdict(exp: ExperimentBlock, lang: str = "en") -> str:
     v = exp.verdict
     cls = LEVEL_CLASS.get(str(v.level), "noise")
-    context = "".join(f"<li>{esc(line.strip())}</li>" for line in v.lines[2:-1])
+    context = "".join(f"<li>{esc(i18n.verdict_line(line.strip(), lang))}</li>" for line in v.lines[2:-1])
     out = (
         f'<div class="verdict lvl-{cls}" data-level="{esc(v.level)}">'
-        f'<div class="vhead">{level_badge(v.level)} <b>{esc(_without_level(v))}</b></div>'
-        f'<p class="rec">{esc(v.recommendation)}</p>'
+        f'<div class="vhead">{level_badge(v.level)} <b>{esc(i18n.verdict_text(_without_level(v), lang))}</b></div>'
+        f'<p class="rec">{esc(i18n.verdict_text(v.recommendation, lang))}</p>'
         + (f"<ul>{context}</ul>" if context else "")
     )
     require = exp.require
@@ -67,7 +67,7 @@ def _verdict(exp: ExperimentBlock) -> str:
         ok = require.passed
         out += (
             f'<p class="require {"ok" if ok else "bad"}"><code>--require {esc(require.policy)}</code>: '
-            f'{"met" if ok else "NOT met"} — {esc(require.reason)}</p>'
+            f'{esc(i18n.t("met" if ok else "NOT met", lang))} — {esc(require.reason)}</p>'
         )
     return out + "</div>"
 
@@ -87,9 +87,16 @@ def _variants(exp: ExperimentBlock, lang: str) -> str:
     for label, values in ex.variant_rows(exp, lang):
         if label == i18n.t("role", lang):
             continue
-        cells = "".join(f'<td class="num{_gate_class(x)}">{esc(x)}</td>' for x in values)
+        cells = "".join(f'<td class="num{_gate_class(x)}">{esc(_gate_text(x, lang))}</td>' for x in values)
         rows.append(f"<tr><th>{esc(label)}</th>{cells}</tr>")
     return f'<table class="variants"><thead><tr><th></th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _gate_text(value: str, lang: str) -> str:
+    if value == "pass" or value.startswith("fail"):
+        word = "pass" if value == "pass" else "fail"
+        return i18n.t(word, lang, "gate") + value[len(word) :]
+    return value
 
 
 def _gate_class(value: str) -> str:
@@ -111,20 +118,20 @@ def _comparison(exp: ExperimentBlock, comp: Comparison, i: int, lang: str) -> st
     return (
         f'<section class="comparison" id="comparison-{i}" data-treatment="{t}">'
         f"<h3>{t} vs {c} {level_badge(pair.level if pair else None)}</h3>"
-        f'<p class="meta">{esc(pair.headline if pair else None)}<br>{esc(pair.recommendation if pair else None)}</p>'
+        f'<p class="meta">{esc(i18n.verdict_text(pair.headline, lang) if pair else None)}<br>{esc(i18n.verdict_text(pair.recommendation, lang) if pair else None)}</p>'
         f'<table class="measures"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
-        f"<p>{esc(ex.pass_rate_text(comp, lang))} · {esc(ex.resources_text(comp))}</p>"
-        f'<p class="meta">{esc(ex.coverage_text(comp))}</p>'
-        f"{_figure(exp, comp, i)}"
-        f"<h4>{esc(i18n.t('Per-sample changes', lang))}</h4>{_regressed_line(comp)}{_deltas(comp, i, lang)}"
+        f"<p>{esc(ex.pass_rate_text(comp, lang))} · {esc(ex.resources_text(comp, lang))}</p>"
+        f'<p class="meta">{esc(ex.coverage_text(comp, lang))}</p>'
+        f"{_figure(exp, comp, i, lang)}"
+        f"<h4>{esc(i18n.t('Per-sample changes', lang))}</h4>{_regressed_line(comp, lang)}{_deltas(comp, i, lang)}"
         "</section>"
     )
 
 
-def _regressed_line(comp: Comparison) -> str:
+def _regressed_line(comp: Comparison, lang: str = "en") -> str:
     n = len(comp.regressions)
-    what = f"{n} sample{'s' if n != 1 else ''} regressed (highlighted)" if n else "No sample regressed"
-    return f'<p class="meta regressed-count" data-count="{n}">{what}. Click a column to sort it; Δ sorts the worst first.</p>'
+    what = i18n.counted(n, "sample", "samples", lang) + " " + i18n.t("regressed (highlighted)", lang) if n else i18n.t("No sample regressed", lang)
+    return f'<p class="meta regressed-count" data-count="{n}">{esc(what)}. {esc(i18n.t("Click a column to sort it; Δ sorts the worst first.", lang))}</p>'
 
 
 def _deltas(comp: Comparison, i: int, lang: str) -> str:
@@ -143,7 +150,7 @@ def _deltas(comp: Comparison, i: int, lang: str) -> str:
             _score_cell(None if s.control_errored else s.control),
             _score_cell(None if s.treatment_errored else s.treatment),
             f'<td class="num" data-v="{"" if delta is None else delta}">{esc(ex.signed(delta))}</td>',
-            f'<td data-v="{esc(outcome)}">{_outcome(s)}</td>',
+            f'<td data-v="{esc(outcome)}">{_outcome(s, lang)}</td>',
             f'<td data-v="{esc(why.get(sid, ""))}">{esc(why.get(sid, ""))}</td>',
         ]
         cls = ' class="regressed"' if sid in why else ""
@@ -154,10 +161,10 @@ def _deltas(comp: Comparison, i: int, lang: str) -> str:
     )
 
 
-def _outcome(s: PerSample) -> str:
+def _outcome(s: PerSample, lang: str = "en") -> str:
     cls = {"pass": "ok", "fail": "bad", "error": "warn"}
     sides = [_state(s, side) for side in ("control", "treatment")]
-    return " → ".join(f'<span class="{cls[x]}">{x}</span>' for x in sides)
+    return " → ".join(f'<span class="{cls[x]}">{esc(i18n.t(x, lang, "gate"))}</span>' for x in sides)
 
 
 def _state(s: PerSample, side: str) -> str:
@@ -170,7 +177,7 @@ def _score_cell(v: Any) -> str:
     return f'<td class="num" data-v="{"" if v is None else v}">{esc(ex.num(v))}</td>'
 
 
-def _variant_links(exp: ExperimentBlock) -> str:
+def _variant_links(exp: ExperimentBlock, lang: str = "en") -> str:
     links = []
     for v in exp.variants:
         run = exp.runs.get(v.name)
@@ -178,35 +185,39 @@ def _variant_links(exp: ExperimentBlock) -> str:
         href = f"{quote(folder)}/report.html" if folder else f"variants/{quote(v.name)}/report.html"
         links.append(f'<a href="{esc(href)}">{esc(v.name)}</a>')
     control = esc(exp.control)
-    return (
-        f'<p class="meta">The sections below are the control\'s run ({control}). Each variant\'s own report '
-        f"(when written as HTML): {' · '.join(links)}</p>"
-    )
+    said = esc(i18n.t("The sections below are the control's run ({control}). Each variant's own report (when written as HTML):", lang))
+    return f'<p class="meta">{said.format(control=control)} ' + " · ".join(links) + "</p>"
 
 
 # ---------------------------------------------------------------- the chart
 
 
-def _figure(exp: ExperimentBlock, comp: Comparison, i: int) -> str:
+def _figure(exp: ExperimentBlock, comp: Comparison, i: int, lang: str = "en") -> str:
     trivial = float(exp.settings.trivial or 0.0)
     d = comp.composite
     t = esc(comp.treatment)
+    tr = i18n.t
     ci_text = (
-        f'<span class="sw band"></span>shaded: the 95% confidence interval of the mean change, '
-        f"{esc(ex.signed(d.ci_low))} to {esc(ex.signed(d.ci_high))}; "
+        '<span class="sw band"></span>'
+        + esc(tr("shaded: the 95% confidence interval of the mean change, {low} to {high}; ", lang)).format(
+            low=esc(ex.signed(d.ci_low)), high=esc(ex.signed(d.ci_high))
+        )
         if d is not None and d.has_ci
-        else "no confidence interval (fewer than 2 samples scored on both sides); "
+        else esc(tr("no confidence interval (fewer than 2 samples scored on both sides); ", lang))
     )
     errored = sum(1 for s in comp.per_sample if s.delta is None)
-    left_out = f" {errored} sample(s) without a score on both sides are not shown." if errored else ""
+    left_out = " " + esc(tr("{n} sample(s) without a score on both sides are not shown.", lang)).format(n=errored) if errored else ""
     caption = (
-        f'Each dot is one sample: <span class="sw" style="background:{COLORS["win"]}"></span>better with {t}, '
-        f'<span class="sw" style="background:{COLORS["tie"]}"></span>unchanged, '
-        f'<span class="sw" style="background:{COLORS["loss"]}"></span>worse. {ci_text}'
-        f"blue line: the mean change {esc(ex.signed(d.mean if d is not None else None))}; black line: no change; "
-        f"dashed lines: ±{esc(ex.num(trivial))}, the smallest change worth acting on.{left_out}"
-    )
-    return f'<figure class="delta-chart">{delta_chart(comp, trivial, i)}<figcaption>{caption}</figcaption></figure>'
+        esc(tr("Each dot is one sample:", lang)) + f' <span class="sw" style="background:{COLORS["win"]}"></span>'
+        + esc(tr("better with {t}", lang)).format(t=t) + ", "
+        f'<span class="sw" style="background:{COLORS["tie"]}"></span>{esc(tr("unchanged", lang))}, '
+        f'<span class="sw" style="background:{COLORS["loss"]}"></span>{esc(tr("worse", lang))}. {ci_text}'
+        + esc(tr("blue line: the mean change {mean}; black line: no change; dashed lines: ±{trivial}, the smallest change worth acting on.", lang)).format(
+            mean=esc(ex.signed(d.mean if d is not None else None)), trivial=esc(ex.num(trivial))
+        )
+        + left_out
+    )  # fmt: skip
+    return f'<figure class="delta-chart">{delta_chart(comp, trivial, i, lang)}<figcaption>{caption}</figcaption></figure>'
 
 
 COLORS = {"win": "#1a7f37", "tie": "#8c959f", "loss": "#cf222e"}
@@ -233,7 +244,7 @@ def _stacks(values: list[float], x: Any, r: float) -> list[int]:
     return heights
 
 
-def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
+def delta_chart(comp: Comparison, trivial: float, i: int = 1, lang: str = "en") -> str:
     """Inline SVG: each sample's composite change as a dot (stacked where they meet; a histogram
     for many samples or stacks too tall), the 95% interval as a band, 0, ±trivial and the mean."""
     d = comp.composite
@@ -256,12 +267,12 @@ def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
     plot = MAX_PLOT if bars else max(90.0, (max(heights, default=0) + 1) * 2 * r + 8)
     base = TOP + plot
     t = esc(comp.treatment)
-    label = f"Per-sample composite change, {t} minus {esc(comp.control)}: mean {esc(ex.signed(mean))}, 95% CI {esc(ex.ci(d))}"
+    label = esc(i18n.t("Per-sample composite change, {t} minus {c}: mean {mean}, 95% CI {ci}", lang)).format(t=t, c=esc(comp.control), mean=esc(ex.signed(mean)), ci=esc(ex.ci(d)))
     out = [
         f'<svg id="delta-chart-{i}" class="delta-chart" role="img" aria-label="{label}" width="{W}" '
         f'height="{base + AXIS:.0f}" viewBox="0 0 {W} {base + AXIS:.0f}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{LEFT}" y="14" style="font-size:12px;fill:var(--fg);font-weight:600">'
-        f"How much each sample changed: {t} − {esc(comp.control)} (composite, 1–5 scale)</text>",
+        + esc(i18n.t("How much each sample changed: {t} − {c} (composite, 1–5 scale)", lang)).format(t=t, c=esc(comp.control)) + "</text>",
     ]
     if interval:
         lo, hi = x(float(interval[0])), x(float(interval[1]))
@@ -270,19 +281,19 @@ def delta_chart(comp: Comparison, trivial: float, i: int = 1) -> str:
         out.append(
             f'<rect class="ci-band" data-low="{interval[0]}" data-high="{interval[1]}" x="{lo:.1f}" y="{TOP - 6}" '
             f'width="{hi - lo:.1f}" height="{plot + 6:.0f}" fill="#0969da" fill-opacity="0.13" stroke="#0969da" stroke-opacity="0.35">'
-            f"<title>95% CI of the mean change: {esc(ex.ci(d))}</title></rect>"
+            f"<title>{esc(i18n.t('95% CI of the mean change', lang))}: {esc(ex.ci(d))}</title></rect>"
         )
-    out += _guides(x, trivial, base, plot)
+    out += _guides(x, trivial, base, plot, lang)
     if mean is not None:  # under the dots, so that none hides behind it
         mx = x(float(mean))
         out.append(f'<line class="mean" x1="{mx:.1f}" x2="{mx:.1f}" y1="{TOP - 12}" y2="{base}" stroke="#0969da" stroke-width="2"/>')
-        out.append(f'<text x="{mx:.1f}" y="{TOP - 16}" text-anchor="middle" style="fill:#0969da">mean {esc(ex.signed(mean))}</text>')
-    out += _bars(points, x, reach, base, plot) if bars else _dots(points, heights, x, r, base)
-    out += _axis(x, reach, step, base, t)
+        out.append(f'<text x="{mx:.1f}" y="{TOP - 16}" text-anchor="middle" style="fill:#0969da">{esc(i18n.t("mean", lang))} {esc(ex.signed(mean))}</text>')
+    out += _bars(points, x, reach, base, plot, lang) if bars else _dots(points, heights, x, r, base)
+    out += _axis(x, reach, step, base, t, lang)
     return "".join(out) + "</svg>"
 
 
-def _guides(x: Any, trivial: float, base: float, plot: float) -> list[str]:
+def _guides(x: Any, trivial: float, base: float, plot: float, lang: str = "en") -> list[str]:
     out = [f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{base - plot}" y2="{base}" style="stroke:var(--fg)" stroke-width="1.2"/>']
     if trivial > 0:
         for sign in (-1, 1):
@@ -291,7 +302,7 @@ def _guides(x: Any, trivial: float, base: float, plot: float) -> list[str]:
                 f'<line class="trivial" x1="{tx_:.1f}" x2="{tx_:.1f}" y1="{base - plot}" y2="{base}" '
                 'stroke="#9a6700" stroke-dasharray="4 3"/>'
             )
-        out.append(f'<text x="{x(trivial) + 3:.1f}" y="{base - plot + 10:.0f}" style="fill:#9a6700">±{trivial:g} trivial</text>')
+        out.append(f'<text x="{x(trivial) + 3:.1f}" y="{base - plot + 10:.0f}" style="fill:#9a6700">±{trivial:g} {esc(i18n.t("trivial", lang))}</text>')
     return out
 
 
@@ -306,7 +317,7 @@ def _dots(points: list[tuple[float, str]], heights: list[int], x: Any, r: float,
     return out
 
 
-def _bars(points: list[tuple[float, str]], x: Any, reach: float, base: float, plot: float) -> list[str]:
+def _bars(points: list[tuple[float, str]], x: Any, reach: float, base: float, plot: float, lang: str = "en") -> list[str]:
     """Too many samples for dots: a histogram of the changes in 40 bins across the axis."""
     width = 2 * reach / 40
     counts = [0] * 40
@@ -322,18 +333,19 @@ def _bars(points: list[tuple[float, str]], x: Any, reach: float, base: float, pl
         h = n / top * (plot - 8)
         out.append(
             f'<rect class="bin {kind}" data-count="{n}" x="{x(lo) + 0.5:.1f}" y="{base - h:.1f}" width="{x(hi) - x(lo) - 1:.1f}" '
-            f'height="{h:.1f}" fill="{COLORS[kind]}" fill-opacity="0.8"><title>{lo:+.2f} to {hi:+.2f}: {n} samples</title></rect>'
+            f'height="{h:.1f}" fill="{COLORS[kind]}" fill-opacity="0.8"><title>{lo:+.2f} … {hi:+.2f}: {esc(i18n.counted(n, "sample", "samples", lang))}</title></rect>'
         )
     return out
 
 
-def _axis(x: Any, reach: float, step: float, base: float, t: str) -> list[str]:
+def _axis(x: Any, reach: float, step: float, base: float, t: str, lang: str = "en") -> list[str]:
     out = [f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{base}" y2="{base}" stroke="#d0d7de"/>']
     n = round(reach / step)
     for k in range(-n, n + 1):
         v = k * step
         out.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{base}" y2="{base + 4}" stroke="#8c959f"/>')
         out.append(f'<text class="tick" x="{x(v):.1f}" y="{base + 16}" text-anchor="middle">{"0" if k == 0 else f"{v:+g}"}</text>')
-    out.append(f'<text x="{LEFT}" y="{base + 36}">← worse with {t}</text>')
-    out.append(f'<text x="{W - RIGHT}" y="{base + 36}" text-anchor="end">better with {t} →</text>')
+    worse, better = (esc(i18n.t(w, lang)).format(t=t) for w in ("worse with {t}", "better with {t}"))
+    out.append(f'<text x="{LEFT}" y="{base + 36}">← {worse}</text>')
+    out.append(f'<text x="{W - RIGHT}" y="{base + 36}" text-anchor="end">{better} →</text>')
     return out

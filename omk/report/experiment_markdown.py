@@ -39,7 +39,7 @@ def render(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) 
     out += gold.markdown_lines(report, lang, cell)  # the judge against people (the control's outputs)
     out += _failures(exp, lang, cell)
     out += _all_samples(exp, lang, cell)
-    out += _footer(exp, cell)
+    out += _footer(exp, cell, lang)
     return "\n".join(out)
 
 
@@ -54,17 +54,17 @@ def _head(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -
         f"## omk {i18n.t('experiment', lang)} · {cell(report.run_id)}",
         "",
         *([f"**{cell(i18n.shard_label(report.shard, lang))}**", ""] if report.shard is not None else []),
-        f"### {_mark(level)}{cell(v.headline)}",
+        f"### {_mark(level)}{cell(i18n.verdict_text(v.headline, lang))}",
         "",
-        f"**{cell(v.recommendation)}**",
+        f"**{cell(i18n.verdict_text(v.recommendation, lang))}**",
         "",
     ]
-    context = [line.strip() for line in v.lines[2:-1]]
+    context = [i18n.verdict_line(line.strip(), lang) for line in v.lines[2:-1]]
     if context:
         out += [" · ".join(cell(line) for line in context), ""]
     require = exp.require
     if require is not None:
-        met = "✅ met" if require.passed else "❌ NOT met"
+        met = f"✅ {i18n.t('met', lang)}" if require.passed else f"❌ {i18n.t('NOT met', lang)}"
         out += [f"`--require {cell(require.policy)}`: {met} — {cell(require.reason)}", ""]
     if line := ex.cached_line(exp, lang):
         out += [cell(line), ""]
@@ -80,14 +80,16 @@ def _variants(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
     for label, values in ex.variant_rows(exp, lang):
         if label == i18n.t("role", lang):
             continue  # the header says which is the control
-        out.append(f"| {cell(label)} | " + " | ".join(cell(_gate_mark(x)) for x in values) + " |")
+        out.append(f"| {cell(label)} | " + " | ".join(cell(_gate_mark(x, lang)) for x in values) + " |")
     return [*out, ""]
 
 
-def _gate_mark(value: str) -> str:
+def _gate_mark(value: str, lang: str = "en") -> str:
     if value == "pass":
-        return "✅ pass"
-    return "❌ " + value if value.startswith("fail") else value
+        return f"✅ {i18n.t('pass', lang, 'gate')}"
+    if value.startswith("fail"):
+        return "❌ " + i18n.t("fail", lang, "gate") + value[len("fail") :]
+    return value
 
 
 def _comparison(exp: ExperimentBlock, comp: Comparison, lang: str, cell: Cell) -> list[str]:
@@ -108,9 +110,9 @@ def _comparison(exp: ExperimentBlock, comp: Comparison, lang: str, cell: Cell) -
         )
     out += [
         "",
-        f"{cell(ex.pass_rate_text(comp, lang))} · {cell(ex.resources_text(comp))}",
+        f"{cell(ex.pass_rate_text(comp, lang))} · {cell(ex.resources_text(comp, lang))}",
         "",
-        cell(ex.coverage_text(comp)),
+        cell(ex.coverage_text(comp, lang)),
         "",
     ]
     return out + _regressions(comp, lang, cell)
@@ -158,8 +160,8 @@ def _failures(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
             "| --- | ---: | --- |",
         ]
         for r in bad:
-            score = "error" if r.status == "error" else ex.num(r.composite)
-            why = "; ".join(m.strip() for m in r.messages[:6])
+            score = i18n.t("error", lang) if r.status == "error" else ex.num(r.composite)
+            why = "; ".join(i18n.reason_text(m.strip(), lang) for m in r.messages[:6])
             out.append(f"| {cell(result_name(r, repeated))} | {score} | {cell(why)} |")
         out += ["", "</details>", ""]
     return out
@@ -200,14 +202,15 @@ def _outcome(results: list[Case]) -> str:
     return f"{PASS[r.passed]} {ex.num(r.composite)}"
 
 
-def _footer(exp: ExperimentBlock, cell: Cell) -> list[str]:
+def _footer(exp: ExperimentBlock, cell: Cell, lang: str = "en") -> list[str]:
     if not exp.comparisons:
         return []
     s = exp.settings
-    method = "paired bootstrap" + (f", {s.resamples:,} resamples" if s.resamples else "")
-    return [
-        f"<sub>Δ: treatment − control composite per sample (1–5 scale), averaged over the samples both scored; "
-        f"95% CI: {cell(method)}, seed {cell(s.seed)}; trivial ±{cell(s.trivial)}; **bold**: CI excludes 0. "
-        "Each variant's full report is in <code>variants/&lt;name&gt;/</code>.</sub>",
-        "",
-    ]
+    method = i18n.t("paired bootstrap", lang) + (i18n.t(", {n} resamples", lang).format(n=f"{s.resamples:,}") if s.resamples else "")
+    said = i18n.t(
+        "Δ: treatment − control composite per sample (1–5 scale), averaged over the samples both scored; "
+        "95% CI: {method}, seed {seed}; trivial ±{trivial}; **bold**: CI excludes 0. "
+        "Each variant's full report is in <code>variants/&lt;name&gt;/</code>.",
+        lang,
+    )
+    return [f"<sub>{said.format(method=cell(method), seed=cell(s.seed), trivial=cell(s.trivial))}</sub>", ""]

@@ -166,24 +166,25 @@ def measure_rows(comp: Comparison) -> list[MeasureRow]:
 
 def pass_rate_text(comp: Comparison, lang: str) -> str:
     pr = comp.pass_rate
-    points = "" if pr.change is None else f" ({100 * pr.change:+.0f} pts)"
+    points = "" if pr.change is None else f" ({100 * pr.change:+.0f} {t('pts', lang)})"
     return (
         f"{t('Pass rate', lang)} {pct(pr.control_rate)} → {pct(pr.treatment_rate)}{points}: "
-        f"{pr.gained} gained, {pr.lost} lost, McNemar p = {p_value(pr.p_value)}"
+        + t("{gained} gained, {lost} lost", lang).format(gained=pr.gained, lost=pr.lost)
+        + f", McNemar p = {p_value(pr.p_value)}"
     )
 
 
-def resources_text(comp: Comparison) -> str:
+def resources_text(comp: Comparison, lang: str = "en") -> str:
     """`cost +$0.0012 (+35.0% [28%, 41%]) · tokens +410 (…) · latency +50 ms (…) per sample`: each
     resource's change per sample, relative change and its 95% interval; tokens when reported."""
     cost, lat, tok = comp.cost_usd, comp.latency_ms, comp.tokens
     cost_delta = "—" if cost.delta is None else f"{'+' if cost.delta >= 0 else '−'}${abs(cost.delta):.4f}"
     lat_delta = "—" if lat.delta is None else f"{lat.delta:+.0f} ms"
-    parts = [f"cost {cost_delta}{_relative(cost)}"]
+    parts = [f"{t('cost', lang)} {cost_delta}{_relative(cost)}"]
     if tok.delta is not None:
-        parts.append(f"tokens {tok.delta:+,.0f}{_relative(tok)}")
-    parts.append(f"latency {lat_delta}{_relative(lat)}")
-    return " · ".join(parts) + " per sample"
+        parts.append(f"{t('tokens', lang)} {tok.delta:+,.0f}{_relative(tok)}")
+    parts.append(f"{t('latency', lang)} {lat_delta}{_relative(lat)}")
+    return " · ".join(parts) + f" {t('per sample', lang)}"
 
 
 def _relative(change: Change) -> str:
@@ -195,19 +196,19 @@ def _relative(change: Change) -> str:
     return f" ({100 * change.relative:+.1f}%{interval})"
 
 
-def coverage_text(comp: Comparison) -> str:
+def coverage_text(comp: Comparison, lang: str = "en") -> str:
     """How many samples the comparison rests on, and what it leaves out."""
     n = comp.composite.n if comp.composite is not None else 0
-    parts = [f"n={n} paired of {comp.samples} shared samples"]
+    parts = [t("n={n} paired of {shared} shared samples", lang).format(n=n, shared=comp.samples)]
     if comp.errored_either:
         parts.append(
-            f"{comp.errored_either} errored ({comp.control} {comp.errored_control}, {comp.treatment} {comp.errored_treatment})"
+            f"{comp.errored_either} {t('errored', lang)} ({comp.control} {comp.errored_control}, {comp.treatment} {comp.errored_treatment})"
         )
     for count, who in ((comp.only_control, comp.control), (comp.only_treatment, comp.treatment)):
         if count:
-            parts.append(f"{count} ran on {who} only")
+            parts.append(t("{count} ran on {who} only", lang).format(count=count, who=who))
     if comp.spread_exceeded is not None:
-        parts.append("the change exceeds run-to-run spread" if comp.spread_exceeded else "the change is within run-to-run spread")
+        parts.append(t("the change exceeds run-to-run spread" if comp.spread_exceeded else "the change is within run-to-run spread", lang))
     return " · ".join(parts)
 
 

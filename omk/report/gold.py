@@ -64,7 +64,7 @@ def note_lines(check: GoldCheck, lang: str = "en") -> list[str]:
 
 
 def title(check: GoldCheck, lang: str = "en") -> str:
-    return f"{t('Judge against people', lang)} ({check.level} α, {check.labelled} {t('samples', lang)}, {check.labels} {t('labels', lang)})"
+    return f"{t('Judge against people', lang)} ({t(check.level, lang, 'alpha')} α, {check.labelled} {t('samples', lang)}, {check.labels} {t('labels', lang)})"
 
 
 def text_lines(check: GoldCheck, lang: str = "en") -> list[str]:
@@ -74,12 +74,14 @@ def text_lines(check: GoldCheck, lang: str = "en") -> list[str]:
         out.append(f"  {_name(j)}")
         for i in j.items:
             bias = f"{i.bias:+.2f}" if i.bias is not None else "—"
-            out.append(f"    {i.item}: α={_n(i.alpha)} {_ci(i)} bias={bias} n={i.samples} · {_worst(i)}")
+            out.append(f"    {i.item}: α={_n(i.alpha)} {_ci(i)} {t('bias', lang)}={bias} n={i.samples} · {_worst(i)}")
         if j.passes is not None:
             p = j.passes
             out.append(
-                f"    pass/fail: κ={_n(p.kappa)} n={p.samples} · both pass {p.both_pass}, judge only {p.judge_pass_people_fail}, "
-                f"people only {p.judge_fail_people_pass}, both fail {p.both_fail}"
+                f"    {t('pass/fail', lang)}: κ={_n(p.kappa)} n={p.samples} · "
+                + t("both pass {both}, judge only {judge}, people only {people}, both fail {neither}", lang).format(
+                    both=p.both_pass, judge=p.judge_pass_people_fail, people=p.judge_fail_people_pass, neither=p.both_fail
+                )
             )
     return out + [f"  {line}" for line in note_lines(check, lang)]
 
@@ -93,14 +95,14 @@ def terminal_tables(report: ReportDocument, lang: str = "en") -> list[Any]:
         return []
     table = Table(title=title(check, lang), title_justify="left")
     for h in HEADERS:
-        table.add_column(t(h, lang), overflow="fold")
+        table.add_column(t(h, lang))
     for row in item_rows(check):
         table.add_row(*(plain(c) for c in row))
     out: list[Any] = [table]
     if rows := pass_rows(check):
         passes = Table(title=t("Pass/fail against people", lang), title_justify="left")
         for h in PASS_HEADERS:
-            passes.add_column(t(h, lang), overflow="fold")
+            passes.add_column(t(h, lang))
         for row in rows:
             passes.add_row(*(plain(c) for c in row))
         out.append(passes)

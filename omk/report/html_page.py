@@ -197,8 +197,12 @@ def _table(rows: str, has_repeat: bool, lang: str) -> str:
 
 
 def detail_panel(i: int, r: SampleResult, repeated: bool, lang: str) -> str:
-    """Result `i`'s panel (omk/report/html_panel.py), hidden until its row is opened."""
+    """Result `i`'s panel (omk/report/html_panel.py). A failed or errored result's is open from
+    the start and stays open, its reasons where the reader looks; a passed one's is hidden until
+    its row is opened."""
     inner = "".join(to_html(node, repeated) for node in panel(i, r, lang))
+    if _state(r) != "passed":
+        return f'<article class="detail failing" id="sample-{i}">{inner}</article>'
     return f'<article class="detail" id="sample-{i}" hidden>{inner}</article>'
 
 
@@ -263,13 +267,13 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
     """The document head (its policy allows the page's own scripts by hash) and the page header."""
     judge_text = ", ".join(report.judge_models) if report.judge_models is not None else t("none", lang)
     meta = [
-        ("run", report.run_id),
+        (t("run", lang), report.run_id),
         (t("target", lang), report.target.name),
         (t("judge", lang), judge_text),
-        ("started", report.started_at),
-        ("finished", report.finished_at),
+        (t("started", lang), report.started_at),
+        (t("finished", lang), report.finished_at),
         ("omk", report.omk_version),
-        ("samples", ", ".join(report.samples_files)),
+        (t("sample files", lang), ", ".join(report.samples_files)),
         *([(t("shard", lang), shard_label(report.shard, lang))] if report.shard is not None else []),
     ]
     csp = _policy(scripts)
@@ -279,7 +283,7 @@ def _page_head(report: ReportDocument, css: str, scripts: list[str], verdict: st
         f'<html lang="{page_lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>omk report {esc(report.run_id)}</title><style>{css}</style></head><body>"
-        f"<header><h1>omk report {verdict}</h1>"
+        f"<title>omk {esc(t('report', lang))} {esc(report.run_id)}</title><style>{css}</style></head><body>"
+        f"<header><h1>omk {esc(t('report', lang))} {verdict}</h1>"
         '<div class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in meta if v) + "</div></header>"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,6 +25,79 @@ ZH = {
     "a candidate to cut is a part whose removal's whole interval lies within ±{trivial}": "{skill} 各部分的价值：删除该部分后综合分的损失（配对比较，从大到小）；"
     "删除后整个区间都落在 ±{trivial} 之内的部分为可删除候选",
     "Results": "结果",
+    "shaded: the 95% confidence interval of the mean change, {low} to {high}; ": "阴影：平均变化的 95% 置信区间，{low} 到 {high}；",
+    "no confidence interval (fewer than 2 samples scored on both sides); ": "没有置信区间（两侧都有得分的用例少于 2 条）；",
+    "{n} sample(s) without a score on both sides are not shown.": "{n} 条两侧没有都得分的用例未显示。",
+    "Each dot is one sample:": "每个点是一条用例：",
+    "unchanged": "未变",
+    "worse": "更差",
+    "blue line: the mean change {mean}; black line: no change; dashed lines: ±{trivial}, the smallest change worth acting on.": "蓝线：平均变化 {mean}；黑线：无变化；虚线：±{trivial}，值得采取行动的最小变化。",
+    "started": "开始",
+    "finished": "结束",
+    "sample files": "用例文件",
+    "unspecified": "未指定",
+    "regressed (highlighted)": "退步（已高亮）",
+    "No sample regressed": "没有用例退步",
+    "Click a column to sort it; Δ sorts the worst first.": "点击列标题排序；按 Δ 排序时最差的在前。",
+    "The sections below are the control's run ({control}). Each variant's own report (when written as HTML):": "以下各节是对照组（{control}）的运行。各变体自己的报告（以 HTML 写出时）：",
+    "Per-sample composite change, {t} minus {c}: mean {mean}, 95% CI {ci}": "每条用例的综合分变化，{t} 减 {c}：均值 {mean}，95% 置信区间 {ci}",
+    "How much each sample changed: {t} − {c} (composite, 1–5 scale)": "每条用例变化多少：{t} − {c}（综合分，1–5 分制）",
+    "95% CI of the mean change": "平均变化的 95% 置信区间",
+    "mean": "均值",
+    "trivial": "可忽略",
+    "worse with {t}": "{t} 更差",
+    "better with {t}": "{t} 更好",
+    "gate|error": "错误",
+    "pass/fail": "通过/未通过",
+    "both pass {both}, judge only {judge}, people only {people}, both fail {neither}": "都通过 {both}，仅评委通过 {judge}，仅人工通过 {people}，都未通过 {neither}",
+    "alpha|interval": "区间尺度",
+    "alpha|ordinal": "顺序尺度",
+    "pts": "个百分点",
+    "{gained} gained, {lost} lost": "新增通过 {gained} 条，失去 {lost} 条",
+    "per sample": "（每条用例）",
+    "n={n} paired of {shared} shared samples": "共有用例 {shared} 条，其中配对 n={n}",
+    "{count} ran on {who} only": "{count} 条只在 {who} 上运行",
+    "the change exceeds run-to-run spread": "变化超过运行间波动",
+    "the change is within run-to-run spread": "变化在运行间波动之内",
+    "gate|pass": "通过",
+    "gate|fail": "未通过",
+    "paired bootstrap": "配对自助法",
+    ", {n} resamples": "，{n} 次重抽样",
+    "Δ: treatment − control composite per sample (1–5 scale), averaged over the samples both scored; "
+    "95% CI: {method}, seed {seed}; trivial ±{trivial}; **bold**: CI excludes 0. "
+    "Each variant's full report is in <code>variants/&lt;name&gt;/</code>.": "Δ：每条用例的实验组 − 对照组综合分（1–5 分制），在两组都有得分的用例上取平均；"
+    "95% 置信区间：{method}，随机种子 {seed}；可忽略阈值 ±{trivial}；**粗体**：置信区间不含 0。"
+    "每个变体的完整报告在 <code>variants/&lt;name&gt;/</code>。",
+    "run": "运行",
+    "{changed} changed, {unchanged} unchanged (A {a}, B {b}): {worse} got worse, {better} better (score changes under {trivial} ignored)":
+        "{changed}有变化，{unchanged} 条未变（A {a}，B {b}）：{worse} 条变差，{better} 条变好（忽略小于 {trivial} 的分数变化）",
+    "diff|pass to fail": "由通过变为未通过",
+    "diff|new error": "新出错",
+    "diff|score down": "分数下降",
+    "diff|fail to pass": "由未通过变为通过",
+    "diff|error fixed": "错误已修复",
+    "diff|score up": "分数上升",
+    "diff|new": "新增",
+    "diff|removed": "已移除",
+    "diff|absent": "无",
+    "diff|pass": "通过",
+    "diff|fail": "未通过",
+    "diff|passed": "通过",
+    "diff|failed": "未通过",
+    "diff|skipped": "跳过",
+    "valid": "有效",
+    "run: {run_id} ({n} results)": "运行：{run_id}（{n} 条结果）",
+    "coverage": "覆盖",
+    "difficulty": "难度",
+    "construct": "考察点",
+    "provenance": "来源",
+    "layers": "层",
+    "assertion types": "断言类型",
+    "declared": "已声明",
+    "rubric {r} (avg {chars} chars) · dimensions {d} · mocks {m} · environment {e} · tripwires {w}":
+        "评分标准 {r}（平均 {chars} 字符）· 评分维度 {d} · 模拟 {m} · 环境 {e} · 绊线 {w}",
+    "hint: no sample declares capability, difficulty, construct or provenance": "提示：没有用例声明能力、难度、考察点或来源",
+    "left out to fit the width": "因宽度省略的列",
     "(1 sample, no interval)": "（仅 1 条用例，无区间）",
     "pass rate": "通过率",
     "samples differ": "用例难度",
@@ -424,6 +498,136 @@ _VERDICT_LABEL = re.compile(r"(\s*)(Verdict|Layer winners|Sample size|Stability|
 def verdict_line(line: str, lang: str = "en") -> str:
     """A line of an experiment's verdict (omk/stats/verdict.py) with its label in `lang`; what
     follows the label is the verdict's own text, as report.json keeps it."""
-    if lang != "zh" or (found := _VERDICT_LABEL.match(line)) is None:
+    if lang != "zh":
         return line
-    return f"{found.group(1)}{t(found.group(2), lang)}：{line[found.end():]}"
+    if (found := _VERDICT_LABEL.match(line)) is None:
+        indent = line[: len(line) - len(line.lstrip())]
+        return indent + verdict_text(line.lstrip(), lang)
+    return f"{found.group(1)}{t(found.group(2), lang)}：{verdict_text(line[found.end():], lang)}"
+
+
+# The verdict's own text (omk/stats/verdict.py), kept in English in report.json, said again in
+# Chinese phrase by phrase: variant names, numbers and flags stay as they are. Longer phrases first.
+_ACTIONS_ZH: dict[str, str] = {
+    "SHIP": "可以发布", "INVESTIGATE": "需要调查", "DO NOT SHIP": "不要发布", "NO CALL": "无法判断",
+    "INSUFFICIENT DATA": "数据不足", "ADD A CONTROL": "请加对照",
+}  # fmt: skip
+_VERDICT_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+    (r"every sample scored the same on both arms: no spread to measure; the interval is exact", "两组中每条用例得分都相同：没有可测量的波动；区间是精确的"),
+    (r"not measured \(rerun with --repeat 2 or more\)", "未测量（用 --repeat 2 或更多重新运行）"),
+    (r"recovers from broken control", "对照未过门槛，实验组恢复"),
+    (r"clean win", "明确胜出"),
+    (r"practically tiny regression", "实际上微小的退步"),
+    (r"practically tiny", "实际上微小"),
+    (r"significant regression", "显著退步"),
+    (r"fails layer gate, as control does", "与对照一样未过分层门槛"),
+    (r"broke layer gate", "未过分层门槛"),
+    (r"no sample ran on both (\S+) and (\S+)", r"没有用例同时在 \1 和 \2 上运行"),
+    (r"no sample ran on both arms", "没有用例在两组上都运行"),
+    (r"CI spans 0, n=(\d+) < (\d+)", r"置信区间跨越 0，n=\1 < \2"),
+    (r"CI spans 0, within ±([\d.]+)", r"置信区间跨越 0，在 ±\1 之内"),
+    (r"CI spans 0", "置信区间跨越 0"),
+    (r"no CI, n=", "无置信区间，n="),
+    (r"(\S+) beats (\S+) by ([+-][\d.]+) on the composite, its 95% CI above 0\.", r"\1 的综合分比 \2 高 \3，95% 置信区间在 0 之上。"),
+    (r"(\S+) scores ([\d.]+) below (\S+); (\d+) samples regressed\.", r"\1 比 \3 低 \2 分；\4 条用例退步。"),
+    (r"no difference between (\S+) and (\S+) was detected", r"未检测到 \1 与 \2 之间的差异"),
+    (r"; this set detects differences of ([\d.]+) or more", r"；此用例集能发现 \1 或更大的差异"),
+    (r"only (\d+) samples scored on both arms; add samples", r"两组都有得分的用例只有 \1 条；请增加用例"),
+    (r"(\d+) samples scored on both arms; about (\d+) would detect a difference of ([\d.]+)", r"两组都有得分的用例 \1 条；约需 \2 条才能发现 \3 的差异"),
+    (r"(\d+) samples scored on both arms", r"两组都有得分的用例 \1 条"),
+    (r"(\d+) of (\d+) samples errored", r"\2 条用例中有 \1 条出错"),
+    (r"; fix them and rerun", "；修复后重新运行"),
+    (r"the pass rate fell from (\S+) to (\S+) \((\d+) samples lost, (\d+) gained\)", r"通过率从 \1 降到 \2（失去 \3 条，新增 \4 条）"),
+    (r"pass rate (\S+) → (\S+), McNemar", r"通过率 \1 → \2，McNemar"),
+    (r"(\S+) costs (\d+)% more per sample than (\S+), more than the ([\d.]+)% allowed", r"\1 每条用例的花费比 \3 高 \2%，超过允许的 \4%"),
+    (r"(\S+) scores higher but a layer is below the gate", r"\1 得分更高，但有一层低于门槛"),
+    (r"the gain is real but smaller than the trivial threshold ([\d.]+)", r"提升确实存在，但小于可忽略阈值 \1"),
+    (r"(\S+) is slightly worse, by less than the trivial threshold ([\d.]+)", r"\1 略差，差距小于可忽略阈值 \2"),
+    (r"single variant, three-layer gate PASS @ threshold ([\d.]+)", r"单一变体，三层门槛通过（阈值 \1）"),
+    (r"single variant, three-layer gate FAIL — see ci output", "单一变体，三层门槛未通过：见 CI 输出"),
+    (r"one variant only: run a control next to it to learn whether it is better\.", "只有一个变体：在旁边运行一个对照，才能知道它是否更好。"),
+    (r"n=(\d+) paired", r"n=\1 配对"),
+    (r"\(one variant\)", "（单一变体）"),
+    (r", detects ≥ ([\d.]+) at (\d+)% power", r"，在 \2% 检验力下可发现 ≥ \1 的差异"),
+    (r"\((\d+) left out: (\d+) errored\)", r"（\1 条未计入：\2 条出错）"),
+    (r"; run-to-run spread ", "；运行间波动 "),
+    (r"\((stable|medium|unstable), runs=", lambda m: f"（{ {'stable': '稳定', 'medium': '中等', 'unstable': '不稳定'}[m.group(1)]}，runs="),
+    (r"([+-][\d.]+) composite for ", r"综合分 \1，代价："),
+    (r"composite n/a for ", "综合分 n/a，代价："),
+    (r"([+-]\d+%) (tokens|cost|latency)\b", lambda m: f"{ {'tokens': '词元数', 'cost': '花费', 'latency': '延迟'}[m.group(2)]} {m.group(1)}"),
+    (r"(?:(?<=^)|(?<=· ))(fact|behavior|judge) (\S+) \(", lambda m: f"{ZH[m.group(1)] if m.group(1) in ZH else m.group(1)} {'平局' if m.group(2) == 'tie' else m.group(2)} ("),
+    (r"^(SHIP|INVESTIGATE|DO NOT SHIP|NO CALL|INSUFFICIENT DATA|ADD A CONTROL) — ", lambda m: f"{_ACTIONS_ZH[m.group(1)]} — "),
+)
+_VERDICT_COMPILED = [(re.compile(pattern), said) for pattern, said in _VERDICT_ZH]
+
+
+def verdict_text(text: str, lang: str = "en") -> str:
+    """A verdict's headline, recommendation or context line (what follows its label) in `lang`."""
+    if lang != "zh":
+        return text
+    for pattern, said in _VERDICT_COMPILED:
+        text = pattern.sub(said, text)
+    return text
+
+
+# A failed check's line (omk/report/reasons.py, the assertions' messages), kept in English in
+# report.json, said again in Chinese phrase by phrase; what the output or the sample says (quoted)
+# stays as it is. The phrases of the commonest checks; any other message stays English.
+_QUOTE = r'("(?:[^"\\]|\\.)*")'
+_REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+    (r"^(\s*)below threshold ([\d.]+): ", r"\1低于阈值 \2："),
+    (r"nothing was graded \(no assertion ran and no judge score\)", "没有任何评分（没有断言运行，也没有评委分数）"),
+    (r": output starts with " + _QUOTE + ", not " + _QUOTE, r"：输出开头是 \1，而不是 \2"),
+    (r": output ends with " + _QUOTE + ", not " + _QUOTE, r"：输出结尾是 \1，而不是 \2"),
+    (r": output does not contain " + _QUOTE, r"：输出不包含 \1"),
+    (r": output contains " + _QUOTE, r"：输出包含 \1"),
+    (r": output contains all (\d+) values", r"：输出包含全部 \1 个值"),
+    (r": skill (\S+) invoked (\d+) time\(s\) ", r"：技能 \1 被调用 \2 次 "),
+    (r"; fired instead: ", "；改为触发了："),
+    (r" \(inverted by not\)", "（被 not 取反）"),
+    (r"passed, so `not` fails it", "通过了，因此 `not` 使其失败"),
+    (r"^(\s*)error: ", r"\1错误："),
+)
+_REASON_COMPILED = [(re.compile(pattern), said) for pattern, said in _REASON_ZH]
+
+
+def reason_text(line: str, lang: str = "en") -> str:
+    """A failed check's line in `lang` (the commonest phrases; the rest stays as written)."""
+    if lang != "zh":
+        return line
+    for pattern, said in _REASON_COMPILED:
+        line = pattern.sub(said, line)
+    return line
+
+
+# The doctor's findings other than advice (omk/doctor/diagnostics.py), kept in English in its
+# JSON, said again in Chinese phrase by phrase; names from the samples stay as they are.
+_DOCTOR_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+    (r"^declared CLI ('.*') is not on PATH$", r"声明的命令行工具 \1 不在 PATH 上"),
+    (r"^declared file ('.*') does not exist under (.+)$", r"声明的文件 \1 在 \2 下不存在"),
+    (r"^all (\d+) graded samples scored between ([\d.]+) and ([\d.]+): the set does not separate good answers from bad ones$",
+     r"全部 \1 条有评分的用例得分都在 \2 到 \3 之间：用例集无法区分好坏回答"),
+    (r"^(latency|cost|tokens) ([\d.]+)× the median \((.+) vs median (.+)\)$",
+     lambda m: f"{ {'latency': '延迟', 'cost': '花费', 'tokens': '词元数'}[m.group(1)]}是中位数的 {m.group(2)} 倍（{m.group(3)}，中位数 {m.group(4)}）"),
+    (r"^sample has no assertion, no rubric and no dimensions: it can never pass$", "用例没有断言、评分标准或评分维度：永远不会通过"),
+    (r"^capability ('.*') has only (\d+) samples? \(thin at ≤ (\d+) of (\d+)\)$", r"能力 \1 只有 \2 条用例（\4 条中 ≤ \3 条即为单薄）"),
+    (r"^prompt nearly duplicates ('.*') \(ROUGE-1 ([\d.]+)\)$", r"提示词与 \1 几乎重复（ROUGE-1 \2）"),
+    (r"^mock (\S+) is never checked by a mock_hit assertion$", r"模拟 \1 从未被 mock_hit 断言检查"),
+    (r"^judge scores disagree \(stddev ([\d.]+) ≥ ([\d.]+)\): make the rubric more specific$", r"评委分数不一致（标准差 \1 ≥ \2）：请把评分标准写得更具体"),
+    (r"^errored in (\d+) of (\d+) runs?: ", r"\2 次运行中有 \1 次出错："),
+    (r'^unknown field ("[^"]*") ignored, at (\S+) \((.*)\)(.*); rename it ("[^"]*") to keep it as a note, or remove it \((`[^`]*`) refuses it\)$',
+     r"未知字段 \1 已忽略，位于 \2（\3）\4；改名为 \5 可作为备注保留，或删除它（\6 会拒绝它）"),
+    (r"^skill (\S+): (\d+) checks? expects? it to fire and none expects it to stay quiet; a description that fires on everything "
+     r"scores perfect recall\. Add near-miss prompts with (.*)$",
+     r"技能 \1：\2 条检查期望它触发，没有一条期望它保持安静；一个对什么都触发的描述也能得到满分召回率。请加入近似但不该触发的提示词，写法为 \3"),
+)  # fmt: skip
+_DOCTOR_COMPILED = [(re.compile(pattern), said) for pattern, said in _DOCTOR_ZH]
+
+
+def doctor_text(message: str, lang: str = "en") -> str:
+    """A doctor finding's message in `lang` (the kinds above; any other stays as written)."""
+    if lang != "zh":
+        return message
+    for pattern, said in _DOCTOR_COMPILED:
+        message = pattern.sub(said, message)
+    return message

@@ -30,7 +30,7 @@ from omk.report import (
     triggering,
     unsupported,
 )
-from omk.report.i18n import shard_label, t
+from omk.report.i18n import reason_text, shard_label, t
 from omk.report.reasons import (
     cached_line,
     failure_lines,
@@ -122,22 +122,36 @@ def _head(report: ReportDocument, lang: str) -> list[str]:
 def _failures(report: ReportDocument, lang: str) -> list[str]:
     """The results that did not pass, with why: the first `ROWS_SHOWN` of them."""
     repeated, threshold = report.repeated, report.summary.threshold
-    out: list[str] = []
+    rows: list[tuple[str, str, str, str | None]] = []
     more = 0
     for r in report.results:
         if r.passed:
             continue
-        if len(out) >= ROWS_SHOWN:
+        if len(rows) >= ROWS_SHOWN:
             more += 1
             continue
         composite = "error" if r.status == "error" else _score(r.scores.composite)
-        where = workspace_line(r.trace.workspace, lang=lang)
-        why = "; ".join(line.strip() for line in [*([where] if where else []), *failure_lines(r, threshold)[:6]])
-        out.append(f"| {cell(result_name(r, repeated))} | {composite} | {cell(why)} |")
-    if not out:
+        why = "; ".join(reason_text(line.strip(), lang) for line in failure_lines(r, threshold)[:6])
+        rows.append((result_name(r, repeated), composite, why, workspace_line(r.trace.workspace, lang=lang)))
+    if not rows:
         return []
-    head = [f"### {t('Failures', lang)} ({len(out) + more})", "", f"| {t('sample', lang)} | composite | {t('why', lang)} |", "| --- | ---: | --- |"]
+    # what the agent left in its workspace is a fact beside the reasons, in a column of its own
+    facts = any(where is not None for *_, where in rows)
+    heads = [t("sample", lang), "composite", t("why", lang), *([t("workspace", lang)] if facts else [])]
+    out = [
+        f"| {cell(name)} | {composite} | {cell(why)} |" + (f" {cell(_fact(where))} |" if facts else "")
+        for name, composite, why, where in rows
+    ]
+    head = [f"### {t('Failures', lang)} ({len(out) + more})", "", "| " + " | ".join(heads) + " |", "| --- | ---: | --- |" + (" --- |" if facts else "")]
     return [*head, *out, *_more(more, lang), ""]
+
+
+def _fact(where: str | None) -> str:
+    """The workspace line without its `workspace: ` lead (the column says it)."""
+    if where is None:
+        return "—"
+    _, colon, rest = where.replace("：", ": ", 1).partition(": ")
+    return rest if colon else where
 
 
 def _more(n: int, lang: str) -> list[str]:

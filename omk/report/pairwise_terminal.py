@@ -22,7 +22,7 @@ def print_pairwise(pairs: Sequence[Pair], console: Any, lang: str = "en") -> Non
         title = f"{t('Pairwise', lang)}: A = {a} · B = {b} · {t('judge', lang)}: {judges(pair, lang)}"
         table = Table(title=plain(title), title_justify="left")
         for col in ("sample", "key", "verdict", "reason"):
-            table.add_column(t(col, lang), overflow="fold")
+            table.add_column(t(col, lang))
         for v in pair.verdicts:
             table.add_row(plain(v.sample_id), plain(v.key), plain(verdict_word(v, lang)), plain(v.why))
         console.print(table)

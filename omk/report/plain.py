@@ -8,7 +8,12 @@ control and bidirectional characters escaped (omk.textsafe.for_terminal), held i
 rich never parses.
 
 * `plain(text, style)` — a `Text` of `text`, escaped.
-* `PlainTable` — a rich Table whose headers, cells, title and caption given as `str` are plain.
+* `PlainTable` — a rich Table whose headers, cells, title and caption given as `str` are plain,
+  and which fits the width it is printed in without breaking a word: each column gets at least
+  its longest word; the columns that fit whole get their full width first, the others share the
+  rest and wrap between words. When even the longest words do not fit, the columns marked
+  `drop=N` are left out (1 first, the caption names them), and what still does not fit is cut
+  with an ellipsis, never folded over two lines.
 * `PlainConsole` — a Console (the commands' own, omk.cli.console.make_console) on which a `str`
   is plain wherever rich renders one, and whatever text a renderable still holds has its
   control characters escaped as it is written: a forgotten call cannot recolour the terminal.
@@ -20,9 +25,12 @@ consoles only here, and pass no interpolated string to rich without `plain` or `
 from __future__ import annotations
 
 from collections.abc import Iterable
+from copy import copy
+from dataclasses import replace
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.segment import Segment
 from rich.table import Table
@@ -41,19 +49,87 @@ def _cell(value: Any) -> Any:
 
 
 class PlainTable(Table):
-    """A rich Table whose `str` headers, cells, title and caption are plain text."""
+    """A rich Table whose `str` headers, cells, title and caption are plain text, fitted to the
+    width without breaking a word."""
 
-    def __init__(self, *headers: Any, **options: Any) -> None:
+    def __init__(self, *headers: Any, lang: str = "en", **options: Any) -> None:
+        self._drop: dict[int, int] = {}  # a column's index: the order in which it gives way to the width
+        self._lang = lang  # of the caption naming the columns left out
         for key in ("title", "caption"):  # in the style rich gives a `str` title or caption
             if isinstance(options.get(key), str):
                 options[key] = plain(options[key], style=options.get(f"{key}_style") or f"table.{key}")
         super().__init__(*(_cell(h) for h in headers), **options)
 
-    def add_column(self, header: Any = "", *args: Any, **options: Any) -> None:
+    def add_column(self, header: Any = "", *args: Any, drop: int | None = None, **options: Any) -> None:
+        """`drop`: when the table does not fit even with its words whole, the columns marked are
+        left out, the lowest number first."""
+        options["overflow"] = "ellipsis"  # a word wider than its column is cut, never folded
         super().add_column(_cell(header), *args, **options)
+        if drop is not None:
+            self._drop[len(self.columns) - 1] = drop
 
     def add_row(self, *cells: Any, **options: Any) -> None:
         super().add_row(*(_cell(c) for c in cells), **options)
+
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from Table.__rich_console__(self._fitted(console, options), console, options)
+
+    def _fitted(self, console: Console, options: ConsoleOptions) -> Table:
+        """This table, or a copy with the columns' widths set (and some left out) to fit."""
+        room = (self.width or options.max_width) - self._extra_width
+        columns = list(self.columns)
+        order = sorted((n, i) for i, n in self._drop.items())
+        left_out: list[Any] = []
+        while True:
+            ranges = [self._measure_column(console, options.update_width(room), c) for c in columns]
+            if sum(r.maximum for r in ranges) <= room and not left_out:
+                return self
+            if sum(r.minimum for r in ranges) <= room or not order:
+                break
+            gone = self.columns[order.pop(0)[1]]
+            columns.remove(gone)
+            left_out.append(gone.header)
+        fitted = copy(self)
+        fitted.columns = [replace(c, _index=i) for i, c in enumerate(columns)]
+        for column, width in zip(fitted.columns, _share(ranges, room), strict=True):
+            column.width = max(1, width - fitted._get_padding_width(column._index))
+        if left_out:
+            names = ", ".join(h.plain if isinstance(h, Text) else str(h) for h in left_out)
+            from omk.report.i18n import t
+
+            note = f"{t('left out to fit the width', self._lang)}: {names}"
+            fitted.caption = plain(note if fitted.caption is None else f"{_text(fitted.caption)} · {note}", style="table.caption")
+        return fitted
+
+
+def _text(value: Any) -> str:
+    return value.plain if isinstance(value, Text) else str(value)
+
+
+def _share(ranges: list[Measurement], room: int) -> list[int]:
+    """Column widths summing to at most `room`: each at least its longest word (its minimum) when
+    they fit; the columns that fit whole get their full width, narrowest need first; the others
+    share what is left. When the minimums do not fit, they are cut down evenly."""
+    widths = [r.minimum for r in ranges]
+    if sum(widths) > room:
+        from rich._ratio import ratio_reduce
+
+        return ratio_reduce(sum(widths) - room, [1] * len(widths), widths, widths)
+    spare = room - sum(widths)
+    wanting = sorted(range(len(ranges)), key=lambda i: ranges[i].maximum - ranges[i].minimum)
+    for n, i in enumerate(wanting):
+        need = ranges[i].maximum - widths[i]
+        if need <= spare:
+            widths[i] += need
+            spare -= need
+            continue
+        rest = wanting[n:]  # these wrap between words: the room left is shared by how much each wants
+        total = sum(ranges[j].maximum - widths[j] for j in rest)
+        for j in rest:
+            widths[j] += (ranges[j].maximum - widths[j]) * spare // total
+        break
+    return widths
 
 
 def panel(renderable: RenderableType, title: str = "", **options: Any) -> Panel:

@@ -30,7 +30,7 @@ from omk.report import (
     triggering,
     unsupported,
 )
-from omk.report.i18n import counted, shard_label, t
+from omk.report.i18n import counted, reason_text, shard_label, t
 from omk.report.plain import PlainTable as Table
 from omk.report.plain import plain
 from omk.report.reasons import (
@@ -212,7 +212,7 @@ def _print_failures(results: Sequence[SampleResult], threshold: Any, console: Co
                 name += " · " + t("in {n} of {total} runs", lang).format(n=count, total=runs[key])
             console.print(plain(f"  {name}", style="bold"))
             for line in lines:  # a message of several lines (a tool_sequence table) stays indented
-                console.print(plain(f"    - {for_terminal(line).replace(chr(10), chr(10) + '      ')}"))
+                console.print(plain(f"    - {for_terminal(reason_text(line, lang)).replace(chr(10), chr(10) + '      ')}"))
             if output is not None:
                 console.print(_output_line(output, console, lang))
             if where is not None:

@@ -108,9 +108,9 @@ def terminal_parts(trig: Triggering | None, changes: Sequence[TriggerChange], la
     out: list[Any] = []
     if trig is not None:
         title = f"{t('Triggering', lang)}{f' · {label}' if label else ''} ({t('Wilson interval', lang)} {_level(trig)})"
-        table = Table(title=title, title_justify="left")
-        for i, h in enumerate(HEADERS):
-            table.add_column(t(h, lang), overflow="fold", justify="left" if i in (0, 4, 5) else "right")
+        table = Table(title=title, title_justify="left", lang=lang)
+        for i, h in enumerate(HEADERS):  # the sample lists give way first: the failures name them too
+            table.add_column(t(h, lang), justify="left" if i in (0, 4, 5) else "right", drop={5: 1, 4: 2}.get(i))
         for row in skill_rows(trig, lang):
             table.add_row(*(plain(c) for c in row))
         out.append(table)
@@ -119,7 +119,7 @@ def terminal_parts(trig: Triggering | None, changes: Sequence[TriggerChange], la
         if rows:
             matrix = Table(title=t("Routing: which skill fired", lang), title_justify="left")
             for i, h in enumerate(header):
-                matrix.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
+                matrix.add_column(h, justify="left" if i == 0 else "right")
             for row in rows:
                 matrix.add_row(*(plain(c) for c in row))
             out.append(matrix)
@@ -134,7 +134,7 @@ def _change_table(changes: Sequence[TriggerChange], lang: str) -> list[Any]:
         return []
     table = Table(title=t("Trigger rates, treatment against control", lang), title_justify="left")
     for h in CHANGE_HEADERS:
-        table.add_column(t(h, lang), overflow="fold")
+        table.add_column(t(h, lang))
     for row in change_rows(changes, lang):
         table.add_row(*(plain(c) for c in row))
     return [table]

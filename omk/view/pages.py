@@ -130,15 +130,17 @@ def trends(runs: Sequence[RunEntry]) -> str:
 
 
 def _chart(suite: str, target: str, group: list[RunEntry]) -> str:
-    w, h, pad = 520, 160, 24
-    step = (w - 2 * pad) / max(len(group) - 1, 1)
+    """The two lines over labelled axes: pass rate (0–100%) on the left, composite (1–5) on the
+    right, the runs in order along the bottom."""
+    w, h = 560, 200
+    left, right, top, bottom = 52, 44, 12, 40  # room for the tick labels and the axes' names
+    step = (w - left - right) / max(len(group) - 1, 1)
+
+    def y(v: float, low: float, high: float) -> float:
+        return h - bottom - (v - low) / (high - low) * (h - top - bottom)
 
     def points(values: list[float | None], low: float, high: float) -> str:
-        return " ".join(
-            f"{pad + i * step:.1f},{h - pad - (v - low) / (high - low) * (h - 2 * pad):.1f}"
-            for i, v in enumerate(values)
-            if v is not None
-        )
+        return " ".join(f"{left + i * step:.1f},{y(v, low, high):.1f}" for i, v in enumerate(values) if v is not None)
 
     composite = points([r.composite for r in group], 1.0, 5.0)
     passed = points([r.pass_rate for r in group], 0.0, 1.0)
@@ -147,9 +149,37 @@ def _chart(suite: str, target: str, group: list[RunEntry]) -> str:
         f'<figure class="trend"><figcaption>{esc(title)}: composite (blue, 1–5) and pass rate (green, 0–100%), '
         f"{len(group)} runs</figcaption>"
         f'<svg width="{w}" height="{h}" role="img" aria-label="{esc(title)}">'
-        f'<polyline class="composite" fill="none" stroke="#175cd3" stroke-width="2" points="{composite}"/>'
+        + _axes(w, h, (left, right, top, bottom), len(group), step, y)
+        + f'<polyline class="composite" fill="none" stroke="#175cd3" stroke-width="2" points="{composite}"/>'
         f'<polyline class="pass-rate" fill="none" stroke="#067647" stroke-width="2" points="{passed}"/></svg></figure>'
     )
+
+
+def _axes(w: int, h: int, margins: tuple[int, int, int, int], runs: int, step: float, y: Any) -> str:
+    """The axes of a trend chart, each with its ticks and its name."""
+    left, right, top, bottom = margins
+    base, end = h - bottom, w - right
+    small = 'font-size="11" fill="#57606a"'
+    out = [
+        f'<g class="axes" stroke="#8c959f" stroke-width="1">'
+        f'<line class="axis-score" x1="{left}" y1="{top}" x2="{left}" y2="{base}"/>'
+        f'<line class="axis-composite" x1="{end}" y1="{top}" x2="{end}" y2="{base}"/>'
+        f'<line class="axis-run" x1="{left}" y1="{base}" x2="{end}" y2="{base}"/></g>'
+    ]
+    for rate in (0.0, 0.5, 1.0):
+        out.append(f'<text class="tick-score" x="{left - 4}" y="{y(rate, 0.0, 1.0) + 4:.1f}" text-anchor="end" {small}>{rate:.0%}</text>')
+    for score in (1, 3, 5):
+        out.append(f'<text class="tick-composite" x="{end + 4}" y="{y(score, 1.0, 5.0) + 4:.1f}" {small}>{score}</text>')
+    every = max(1, -(-runs // 10))  # at most about ten run numbers along the bottom
+    for i in range(0, runs, every):
+        out.append(f'<text class="tick-run" x="{left + i * step:.1f}" y="{base + 14}" text-anchor="middle" {small}>{i + 1}</text>')
+    middle = (top + base) / 2
+    out += [
+        f'<text class="axis-name" x="{(left + end) / 2:.0f}" y="{h - 6}" text-anchor="middle" {small}>run (oldest first)</text>',
+        f'<text class="axis-name" x="12" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 12 {middle:.0f})" {small}>pass rate</text>',
+        f'<text class="axis-name" x="{w - 12}" y="{middle:.0f}" text-anchor="middle" transform="rotate(90 {w - 12} {middle:.0f})" {small}>composite</text>',
+    ]
+    return "".join(out)
 
 
 def compare_page(a: RunEntry, b: RunEntry, trivial: float = 0.1) -> str:

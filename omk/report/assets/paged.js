@@ -128,7 +128,7 @@
     });
   }
   function reveal(panel){
-    Array.prototype.forEach.call(D.querySelectorAll('.detail'),function(d){d.hidden=d!==panel;});
+    Array.prototype.forEach.call(D.querySelectorAll('.detail'),function(d){d.hidden=d!==panel&&!d.classList.contains('failing');});
     panel.scrollIntoView({block:'start'});
   }
   // a panel rendered on the server (the failures') when there is one, unless asked near the table

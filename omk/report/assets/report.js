@@ -28,7 +28,7 @@
   });
   function show(id){
     var panel=document.getElementById(id); if(!panel){return;}
-    Array.prototype.forEach.call(document.querySelectorAll('.detail'),function(d){d.hidden=d!==panel;});
+    Array.prototype.forEach.call(document.querySelectorAll('.detail'),function(d){d.hidden=d!==panel&&!d.classList.contains('failing');});
     rows.forEach(function(r){r.classList.toggle('selected',r.getAttribute('data-detail')===id);});
     panel.scrollIntoView({block:'start'});
   }

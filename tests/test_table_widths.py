@@ -1,0 +1,88 @@
+"""Every terminal table fits the terminal's width (80 and 120 columns) without breaking a word:
+the real CLI runs over the bundled samples and the skills walkthrough with COLUMNS set, and each
+line it prints is checked for its width (in cells) and each word on it against the words the same
+command prints on a terminal wide enough for everything. A word cut to fit ends with an ellipsis;
+a word folded over two lines (`capab` / `ility`, `announce-1.` / `5`) is not a word of the wide
+output and fails."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from omk.report.plain import PlainConsole, PlainTable
+
+ROOT = Path(__file__).resolve().parent.parent
+BORDERS = re.compile(r"[│┃┏┓┗┛┡┩└┘┌┐━─╇╈┳┻┴┬╭╮╯╰┼╋├┤┣┫┠┨]")
+NUMBER = re.compile(r"^[\[(]?[-+]?\$?\d+(\.\d+)?(%|ms|s)?[\]),]*$")  # a timing, a cost (cached the second time) differs
+
+
+def words(text: str) -> set[str]:
+    return set(BORDERS.sub(" ", text).split())
+
+
+def broken(narrow: str, wide: str, width: int) -> list[str]:
+    """The lines wider than `width`, and the words of `narrow` that `wide` does not have."""
+    too_wide = [line for line in narrow.splitlines() if cell_len(line) > width]
+    known = words(wide)
+    odd = sorted(w for w in words(narrow) - known if not w.endswith("…") and not NUMBER.match(w))
+    return too_wide + odd
+
+
+def run(args: list[str], cwd: Path, columns: int, env: dict[str, str] | None = None) -> str:
+    environment = {**(env or os.environ), "COLUMNS": str(columns), "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=600)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_the_checker_finds_a_folded_word_and_a_long_line():
+    wide = "│ capability │ announce-1.5 │\n"
+    assert broken("│ capab │ announce-1. │\n│ ility │ 5           │\n", wide, 80) == ["announce-1.", "capab", "ility"]
+    assert broken("│ capa… │ announce-1.5 │\n", wide, 80) == []
+    assert broken("x" * 81, "x" * 81, 80) == ["x" * 81]
+
+
+def test_a_table_too_narrow_for_its_words_leaves_out_the_columns_marked_to_go():
+    table = PlainTable(title="t")
+    table.add_column("skill")
+    table.add_column("recall")
+    table.add_column("fired when it must not", drop=1)
+    table.add_row("release-notes", "1/1 100% [21%, 100%]", "announce-1.5 announce-2.0-candidate")
+    from io import StringIO
+
+    out = StringIO()
+    PlainConsole(file=out, width=34, color_system=None).print(table)
+    text = out.getvalue()
+    assert "fired" not in text.split("\n", 1)[1].split("left out")[0] and "left out to fit the width: fired when it must not" in " ".join(text.split())
+    assert broken(text, "skill recall release-notes 1/1 100% [21%, 100%] t left out to fit the width: fired when it must not", 34) == [], text
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("samples", ["samples/eval-samples.yaml", "samples/experiment/eval-samples.yaml"])
+def test_the_bundled_samples_fit(tmp_path: Path, samples: str, columns: int):
+    shutil.copytree(ROOT / "samples", tmp_path / "samples")  # run from a copy: the paths printed stay short
+    args = ["eval", samples, "--no-judge", "--seed", "7", "--no-cache"]
+    narrow = run([*args, "--out", "a"], tmp_path, columns)
+    wide = run([*args, "--out", "b"], tmp_path, 1000)
+    assert "──" in narrow or "━━" in narrow  # tables were printed
+    assert broken(narrow, wide.replace("b/report.json", "a/report.json"), columns) == [], narrow
+
+
+def test_the_skills_walkthrough_fits_80_columns(repo_copy: Path, model_url: str):
+    from claude_support import require_claude
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
+    env.update({"ANTHROPIC_BASE_URL": model_url, "ANTHROPIC_API_KEY": "offline", "OMK_CLAUDE": require_claude(), "HOME": str(repo_copy)})
+    args = ["eval", "samples/skills/eval-samples.yaml", "--no-judge"]
+    narrow = run([*args, "--out", "a"], repo_copy, 80, env)
+    wide = run([*args, "--out", "b"], repo_copy, 1000, env)
+    assert "By capability" in narrow and "Triggering" in narrow
+    assert broken(narrow, wide.replace("b/report.json", "a/report.json"), 80) == [], narrow

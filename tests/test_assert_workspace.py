@@ -275,7 +275,9 @@ def test_every_format_shows_the_files_and_the_aligned_sequence(tmp_path):
     assert "changed outside what may change: notes.md, stale.txt" in terminal
     assert "tool calls differ from the steps (exact) at step 1\n         expected  actual\n      >  Read      —\n         Edit      —\n" in terminal
     markdown = (out / "summary.md").read_text(encoding="utf-8")
-    assert "workspace: created notes.md (22 B); changed src/app.py (43 B); deleted stale.txt (3 B)" in markdown
+    # a column of its own beside the reasons (the column's head says "workspace")
+    assert "| workspace |" in markdown
+    assert "| created notes.md (22 B); changed src/app.py (43 B); deleted stale.txt (3 B) |" in markdown
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'class="ws-file ws-created"' in page and "<code>notes.md</code>" in page and "fixed the bug" in page
     assert '<pre class="assert-detail">' in page

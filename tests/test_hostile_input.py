@@ -171,10 +171,10 @@ def replay_project(tmp_path: Path) -> Path:
         (["--timeout", "nan"], "", "--timeout: must be greater than 0 and at most 86,400 seconds, got nan"),
         (["--timeout", "inf"], "", "--timeout: must be greater than 0 and at most 86,400 seconds, got inf"),
         (["--timeout", "-1"], "", "--timeout: must be greater than 0 and at most 86,400 seconds, got -1"),
-        ([], "url_timeout: 0\n", "omk.yaml:1: url_timeout: must be greater than 0 (got 0)"),
-        ([], "url_timeout: -3\n", "omk.yaml:1: url_timeout: must be greater than 0 (got -3)"),
+        ([], "url_timeout: 0\n", "omk.yaml:1: url_timeout: must be greater than 0 and at most 86,400 seconds (got 0)"),
+        ([], "url_timeout: -3\n", "omk.yaml:1: url_timeout: must be greater than 0 and at most 86,400 seconds (got -3)"),
         ([], "timeout: .nan\n", "omk.yaml:1: timeout: must be greater than 0 and at most 86,400 seconds (got nan)"),
-        ([], "url_max_bytes: 0\n", "omk.yaml:1: url_max_bytes: must be at least 1 (got 0)"),
+        ([], "url_max_bytes: 0\n", "omk.yaml:1: url_max_bytes: must be from 1 to 1,073,741,824 (bytes) (got 0)"),
         (["--out", "afile"], "", "--out afile: exists and is not a folder"),
     ],
 )

@@ -96,7 +96,7 @@ def test_html_section_in_the_category_tables_style():
     assert "B&#x27;s win rate (pairwise): 50% of 2 decisive verdicts" in section
     for _, cells in rows:  # each sample links to its own panel (the page shows it on the hash change)
         target, sid = re.search(r'<a href="#(sample-\d+)"><code>([^<]+)</code></a>', cells).groups()
-        panel = re.search(rf'<article class="detail" id="{target}" hidden>.*?</article>', page, re.S).group(0)
+        panel = re.search(rf'<article class="detail(?: failing)?" id="{target}"(?: hidden)?>.*?</article>', page, re.S).group(0)
         assert sid in panel
     assert "addEventListener('hashchange'" in page
 

@@ -86,6 +86,7 @@ def test_request_tool_exchange_and_response(tmp_path):
             "mocked": True,
             "mock_key": "lookup_order:1",
             "is_error": False,
+            "outcome": "mock",
         }
     ]
     assert trace.mock_stats.to_json() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}

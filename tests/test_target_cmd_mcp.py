@@ -111,7 +111,7 @@ def test_the_bundled_mcp_agent_lists_calls_and_is_traced(tmp_path):
     assert order["output"].startswith("tools: lookup_order\n")
     assert order["trace"]["tool_calls"] == [
         {"tool": "lookup_order", "input": {"order_id": "A1001"}, "output": {"order_id": "A1001", "status": "shipped", "tracking": "1Z999"},
-         "mocked": True, "mock_key": "lookup_order:1", "is_error": False}
+         "mocked": True, "mock_key": "lookup_order:1", "is_error": False, "outcome": "mock"}
     ]
     assert order["trace"]["mock_stats"] == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
     denied = results["mcp-strict-denial"]["trace"]["tool_calls"][0]

@@ -72,6 +72,7 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
             "mocked": True,
             "mock_key": "lookup_order:1",
             "is_error": False,
+            "outcome": "mock",
         }
     ]
     assert trace.mock_stats.to_json() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}

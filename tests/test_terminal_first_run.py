@@ -109,11 +109,14 @@ def test_repeat_counts_runs_as_runs(tmp_path):
 def test_the_summary_names_every_file_the_run_wrote(tmp_path):
     _failing(tmp_path)
     proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--format", "html,junit,md", "--out", "run", cwd=tmp_path, columns=400)
-    run = tmp_path / "run"
-    assert f"report: {run / 'report.json'}" in proc.stdout
-    assert f"also written: {run / 'report.html'}, {run / 'junit.xml'}, {run / 'summary.md'}" in proc.stdout
+    # under the current folder, as the user can type them
+    assert "report: run/report.json" in proc.stdout
+    assert "also written: run/report.html, run/junit.xml, run/summary.md" in proc.stdout
     quiet = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--format", "junit", "--quiet", "--out", "q", cwd=tmp_path)
-    assert quiet.stdout.strip().endswith(f"{tmp_path / 'q' / 'report.json'}, {tmp_path / 'q' / 'junit.xml'}")
+    assert quiet.stdout.strip().endswith("q/report.json, q/junit.xml")
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"  # outside the current folder: in full
+    far = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--no-judge", "--out", str(elsewhere), cwd=tmp_path, columns=400)
+    assert f"report: {elsewhere / 'report.json'}" in far.stdout
 
 
 def test_one_sample_is_counted_in_the_singular(tmp_path):
@@ -136,9 +139,8 @@ def test_an_experiment_names_every_file_it_wrote(tmp_path):
     _failing(tmp_path)
     proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--target", "cmd:echo hi", "--no-judge", "--format", "html,md",
                 "--out", "exp", cwd=tmp_path, columns=400)  # fmt: skip
-    run = tmp_path / "exp"
-    assert f"report: {run / 'report.json'}" in proc.stdout, proc.stdout + proc.stderr
-    assert f"also written: {run / 'report.html'}, {run / 'summary.md'}" in proc.stdout
+    assert "report: exp/report.json" in proc.stdout, proc.stdout + proc.stderr
+    assert "also written: exp/report.html, exp/summary.md" in proc.stdout
 
 
 def test_the_category_and_capability_tables_fit_80_columns_with_their_intervals(tmp_path):

@@ -10,7 +10,7 @@ from typing import Any
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
-from omk.cli.run_lines import continue_command, print_budget_stop, print_skipped, print_warnings
+from omk.cli.run_lines import continue_command, print_budget_stop, print_skipped, print_warnings, shown_path
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.records import SampleResult
 
@@ -141,18 +141,18 @@ def show(report: Report, evaluation: Evaluation, *, quiet: bool) -> None:
     lang = evaluation.settings.lang
     report_path = evaluation.out_dir / "report.json" if evaluation.out_dir else None
     summary = report.summary
-    also = [str(p) for p in report.files if p != report_path]  # report.html, junit.xml, report.md
+    also = [shown_path(p) for p in report.files if p != report_path]  # report.html, junit.xml, report.md
     if quiet:  # one plain line, without loading rich
 
         verdict = "gate passed" if summary.gate_passed else "gate failed"
         runs = f" runs ({counted(summary.total // summary.repeat, 'sample', 'samples')} × {summary.repeat})" if summary.repeat > 1 else ""
-        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total}{runs} · {', '.join([str(report_path), *also])}")
+        say(f"{t(verdict, lang)}: {summary.passed}/{summary.total}{runs} · {', '.join([shown_path(report_path), *also])}")
         return
     from omk.cli.console import make_console
     from omk.report.terminal import print_summary
 
     console = make_console()
-    print_summary(_document(report, report_path), console, lang, str(report_path), also)
+    print_summary(_document(report, report_path), console, lang, shown_path(report_path), also)
 
 
 def _document(report: Report, report_path: Path | None) -> Any:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
+from omk.cli.run_lines import shown_path
 from omk.engine import EvalOptions
 from omk.records import SampleResult
 
@@ -123,8 +124,8 @@ def _print_tail(outcome: ExperimentOutcome, console: Any, lang: str) -> None:
     if outcome.report.shard is not None:
         console.print(shard_label(outcome.report.shard, lang), markup=False, highlight=False)
     if outcome.out_dir is not None:
-        console.print(plain(f"{t('report', lang)}: {outcome.out_dir / 'report.json'}"))
-        if also := [str(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
+        console.print(plain(f"{t('report', lang)}: {shown_path(outcome.out_dir / 'report.json')}"))
+        if also := [shown_path(p) for p in outcome.files[1:]]:  # report.html, junit.xml, summary.md
             console.print(plain(f"{t('also written', lang)}: {', '.join(also)}"))
 
 

@@ -54,3 +54,14 @@ def print_skipped(skipped: list[str]) -> None:
 
     head = f"omk: {counted(len(skipped), 'line', 'lines')} of results.jsonl dropped; their samples run again:"
     say("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), err=True)
+
+
+def shown_path(path: Path | None) -> str:
+    """A file the run wrote as the user can type it: relative to the current folder when it is
+    under it (`.omk/runs/ID/report.json`), else in full."""
+    if path is None:
+        return "None"
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)

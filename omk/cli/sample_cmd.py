@@ -44,7 +44,7 @@ def _from_run(args: argparse.Namespace) -> int:
     from omk.config import load_settings
     from omk.secrets import Masker
 
-    mask = Masker.for_run(load_settings([], Path.cwd(), {}).extra)  # the secrets `omk eval` here would mask, api_key_env's included
+    mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())  # the secrets `omk eval` here would mask, api_key_env's included
     found = samples_from_run(Path(args.from_run), mask, lang=lang)
     for line in found.left_out:
         say(mask(t("left out {line}", lang).format(line=line)), err=True)

@@ -41,6 +41,7 @@ from omk.safe_files import copy_confined, file_sha256, read_regular_bytes, regul
 from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
+    from omk.config import ConfigFile
     from omk.engine.experiment import Experiment
     from omk.model import Sample
 
@@ -278,15 +279,15 @@ def _read_skill_text(path: Path, errors: str = "strict") -> str:
         raise ConfigError(f"--ablate: cannot read {path}: {exc}") from None
 
 
-def target_kind(options: EvalOptions, cwd: Path) -> str:
+def target_kind(options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> str:
     """The run's target kind (`claude`, `cmd`, …): the command line's, else omk.yaml's."""
-    from omk.config import find_config, read_config
+    from omk.config import ConfigFile
     from omk.engine.evaluation import sample_paths
 
     target = options.target
     if not target:
-        config = find_config(sample_paths(options, cwd), cwd)
-        target = read_config(config).get("target") if config is not None else None
+        config = config if config is not None else ConfigFile.find(sample_paths(options, cwd), cwd)
+        target = config.data.get("target")
     return str(target or "").partition(":")[0]
 
 
@@ -297,6 +298,7 @@ def prepare_ablation(
     *,
     samples: list[Sample] | None = None,
     write: bool = True,
+    config: ConfigFile | None = None,
 ) -> Experiment:
     """The ablation experiment, ready to run. The copies of the skill go into
     `.omk/ablation/<digest>/` when the run writes a folder (older unused copies there are pruned,
@@ -312,7 +314,7 @@ def prepare_ablation(
     from omk.skillset import skill_folder
 
     skill = skill_folder((given if given.is_absolute() else cwd / given).resolve())
-    plan, text, references = plan_ablation(skill, target_kind(options, cwd))
+    plan, text, references = plan_ablation(skill, target_kind(options, cwd, config))
     keep = write and not options.dry_run
     root = cwd / ".omk" / FOLDER / _digest(skill, plan) if keep else Path(tempfile.mkdtemp(prefix="omk-ablate-"))
     variants = write_copies(plan, text, references, root)
@@ -320,7 +322,7 @@ def prepare_ablation(
         mark_used(root)
         prune_copies(root.parent, keep=root)
     try:
-        experiment = prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, samples=samples, write=write, ablation=plan)
+        experiment = prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, samples=samples, write=write, ablation=plan, config=config)
     except BaseException:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)

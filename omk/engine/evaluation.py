@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.config import Settings
+from omk.config import ConfigFile, Settings
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.engine.run_report import Report
@@ -76,7 +76,7 @@ def sample_paths(options: EvalOptions, cwd: Path) -> list[Path]:
     return resolve_samples(options.samples, cwd)
 
 
-def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
+def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path, config: ConfigFile | None = None) -> Any:
     """`LoadedSamples` from the files, or from `--prompts` (inline prompts, read as M365 items)."""
     from omk.loader import LoadedSamples, load_samples
 
@@ -84,7 +84,16 @@ def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
         from omk.loader.formats.inline import inline_samples
 
         return LoadedSamples(samples=inline_samples(options.prompts, options.expected, options.evaluators, cwd))
-    return load_samples(paths, strict=options.strict)
+    if config is None or config.path is None:
+        return load_samples(paths, strict=options.strict)
+    from omk.loader.paths import allowed_dirs
+
+    folder, data = config.path.resolve().parent, config.data
+
+    def allowed(file: Path) -> list[Path]:  # the omk.yaml already read, when it is the file's own
+        return allowed_dirs(file, data) if file.resolve().parent == folder else allowed_dirs(file)
+
+    return load_samples(paths, strict=options.strict, allowed=allowed)
 
 
 def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
@@ -103,7 +112,7 @@ def build_target(settings: Settings) -> Target:
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
-    return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
+    return make_target(settings.target, base_dir=settings.target_base, settings=settings.blocks())
 
 
 @dataclass(slots=True)
@@ -166,6 +175,7 @@ class Evaluation:
         adjust: Callable[[Settings], None] | None = None,
         confirmed: Sequence[str] = (),
         check_skills: bool = True,
+        config: ConfigFile | None = None,
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
@@ -175,7 +185,8 @@ class Evaluation:
         changes the settings before the target and judge are built (an experiment's variant);
         `confirmed`: command targets and judges the user gave again for a resume (`--target`).
         `check_skills=False` leaves the check of `skill_used` names to the caller (an experiment
-        checks them against every variant's skills together).
+        checks them against every variant's skills together). `config`: the run's omk.yaml,
+        already read (None: found and read here).
         """
         from omk.engine import plan
 
@@ -183,6 +194,7 @@ class Evaluation:
             cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust,
             confirmed=confirmed,
             check_skills=check_skills,
+            config=config,
         )
 
     async def execute(self, on_result: OnResult | None = None) -> int:

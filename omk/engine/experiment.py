@@ -44,6 +44,7 @@ from omk.records.shard import ShardInfo
 from omk.stats import ExperimentAnalysis
 
 if TYPE_CHECKING:
+    from omk.config import ConfigFile
     from omk.engine.ablation import AblationPlan
 
 MANIFEST_FORMAT = EXPERIMENT_FORMAT
@@ -168,11 +169,13 @@ def prepare_experiment(
     pairwise: bool | None = None,
     ablation: AblationPlan | None = None,
     paths: list[Path] | None = None,
+    config: ConfigFile | None = None,
 ) -> Experiment:
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
     `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
     also compares treatment and control answers; None: when the variants differ by target only.
-    `paths`: the files in-memory `samples` came from (where omk.yaml is looked for)."""
+    `paths`: the files in-memory `samples` came from (where omk.yaml is looked for); `config`:
+    the run's omk.yaml, already read (None: read here, once for every variant)."""
     from omk.engine.skill_checks import agree_on_skills
     from omk.engine.variants import targets_only
 
@@ -182,6 +185,11 @@ def prepare_experiment(
     run_id = new_run_id(started)
     out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id
     out = (out if out.is_absolute() else cwd / out).resolve()
+    if config is None:
+        from omk.config import ConfigFile
+        from omk.engine.evaluation import sample_paths
+
+        config = ConfigFile.find(list(paths or []) if samples is not None else sample_paths(options, cwd), cwd)
     evaluations: list[Evaluation] = []
     for variant in variants:
         sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name) if write else None)
@@ -195,6 +203,7 @@ def prepare_experiment(
                 adjust=variant.apply,
                 write=write,
                 check_skills=False,
+                config=config,
             )
         )
     agree_on_skills(evaluations)

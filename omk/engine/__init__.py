@@ -4,7 +4,8 @@
 
 The command line (omk.cli), the Python API (omk.api) and the pytest plugin all drive it the same
 way: build `EvalOptions`, `Evaluation.prepare`, `execute`, `finish`. Module map: `options` (the
-choices) and `checks` (their checks), `evaluation` (one evaluation from options to report), `plan`
+choices) and `checks` (their checks), `run_kind` (a plain run, an experiment or an ablation:
+decided here for the CLI and the API alike), `evaluation` (one evaluation from options to report), `plan`
 (samples, settings, target, judge, run folder), `runtime` (the jobs: URL inlining, hooks, cache,
 results), `results` (where results are kept), `finish` (summary and report files), `run_report`
 (the typed `Report`), `estimate` (`--dry-run`), `budget` (`--budget-usd`), `experiment`,

@@ -185,11 +185,7 @@ def prepare_experiment(
     run_id = new_run_id(started)
     out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id
     out = (out if out.is_absolute() else cwd / out).resolve()
-    if config is None:
-        from omk.config import ConfigFile
-        from omk.engine.evaluation import sample_paths
-
-        config = ConfigFile.find(list(paths or []) if samples is not None else sample_paths(options, cwd), cwd)
+    config = config or _config(options, cwd, (paths or []) if samples is not None else None)
     evaluations: list[Evaluation] = []
     for variant in variants:
         sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name) if write else None)
@@ -220,6 +216,15 @@ def prepare_experiment(
     if write:
         _record(experiment)
     return experiment
+
+
+def _config(options: EvalOptions, cwd: Path, paths: list[Path] | None) -> ConfigFile:
+    """The experiment's omk.yaml, read once for every variant (`paths`: the files in-memory
+    samples came from)."""
+    from omk.config import ConfigFile
+    from omk.engine.evaluation import sample_paths
+
+    return ConfigFile.find(list(paths or []) if paths is not None else sample_paths(options, cwd), cwd)
 
 
 def _shard_and_seed(evaluations: list[Evaluation], variants: list[Variant], seed: int | None, trivial: float) -> tuple[ShardInfo | None, int]:

@@ -49,8 +49,7 @@ def prepare(
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
         confirmed, hooks_confirmed = [*confirmed, *_confirmed(options)], _samples_given_again(options, manifest, run_dir, cwd)
-        options, cwd = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd)
-        config = None  # the recorded run's own omk.yaml
+        options, cwd, config = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd), None  # its own omk.yaml
         paths = [Path(p) for p in manifest.samples_files]
     elif samples is not None:
         paths = list(paths or [])

@@ -243,9 +243,15 @@ def _given(setting: spec.Setting, config: ConfigFile, cli: dict[str, Any]) -> li
         found.append(("yaml", config.data[setting.name]))
     if setting.env is not None and os.environ.get(setting.env):
         found.append(("env", os.environ[setting.env]))
-    if (setting.flag is not None or setting.api is not None) and cli.get(setting.name) not in (None, "", [], False):
+    if (setting.flag is not None or setting.api is not None) and _is_given(cli.get(setting.name)):
         found.append(("cli", cli[setting.name]))
     return found
+
+
+def _is_given(value: Any) -> bool:
+    """Whether a command-line or API value was given: not None, an unset flag or an empty text
+    or list (0 is a value: `--retries 0`)."""
+    return value is not None and value is not False and value != "" and value != []
 
 
 def _normal(setting: spec.Setting, source: spec.Source, value: Any, folder: Path, cwd: Path) -> Any:

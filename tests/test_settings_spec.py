@@ -132,3 +132,14 @@ print(code, len(opened))
     code, opened = run.stdout.strip().splitlines()[-1].split()
     assert code == "0", run.stdout + run.stderr
     assert opened == "1", run.stdout + run.stderr
+
+
+def test_zero_given_on_the_command_line_overrides_omk_yaml(tmp_path):
+    """`--retries 0` is a value, not "not given"; an unset flag or an empty text is not."""
+    from omk.config import load_settings
+
+    (tmp_path / "omk.yaml").write_text("retries: 3\nformat: md\n", encoding="utf-8")
+    settings = load_settings([], tmp_path, {"retries": 0, "format": "", "no_urls": False})
+    assert settings.retries == 0
+    assert settings.formats == ["json", "md"]
+    assert settings.no_urls is False

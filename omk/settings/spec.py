@@ -212,7 +212,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("url_timeout", (int, float), "seconds per fetched URL (URL inlining)", None, SECONDS, yaml=True),
     Setting("url_max_bytes", (int,), "size cap per fetched URL (URL inlining)", None, BYTES, yaml=True),
     Setting("max_output_bytes", (int,), "stdout kept from a cmd: target or a command judge per call", None, BYTES, yaml=True),
-    Setting("max_turns", (int,), "tool-calling turns of a model target's agent loop", None, yaml=True),
+    Setting("max_turns", (int,), "turns a model target's tool loop, or Claude Code, may take per sample", None, yaml=True),
     Setting("allow_paths", (list, str), "folders outside the samples' own that return_file and hooks may use (omk.safe_files)", yaml=True, into=None),
     Setting("openai", (dict,), "the openai: target and judge: base_url, api_key_env, params, price", yaml=True),
     Setting("anthropic", (dict,), "the anthropic: target and judge: base_url, api_key_env, params, price", yaml=True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from omk.safe_files import read_text_file
 from omk.settings import spec
 
 CONFIG_NAME = "omk.yaml"
+
 
 @dataclass(slots=True)
 class Settings:
@@ -66,8 +67,6 @@ class Settings:
 
     def value(self, name: str) -> Any:
         """A setting's value by its spec name (a field, or one the spec adds)."""
-        from omk.settings import spec
-
         setting = spec.by_name()[name]
         where = setting.field or name
         return self.added[where] if where in self.added else getattr(self, where)
@@ -225,14 +224,18 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any], con
             given = _normal(setting, source, given, config.folder or cwd, cwd)
             value = [*value, *given] if setting.combine == "add" else given
             last = source
-        if hasattr(s, setting.field) and setting.field not in ("added", "cwd", "config_file", "target_base"):
+        if setting.field in _FIELDS:
             setattr(s, setting.field, value)
         else:
             s.added[setting.field] = value
         if setting.name == "target" and last is not None:  # a relative target path: from where it was given
             s.target_base = config.folder if last == "yaml" and config.folder is not None else cwd
-    _after(s, config, cli)
+    _after(s, cli)
     return s
+
+
+# The fields of Settings a setting of the spec fills (the others say where the run is)
+_FIELDS = frozenset(f.name for f in fields(Settings)) - {"added", "cwd", "config_file", "target_base", "judge_off", "debias_length"}
 
 
 def _given(setting: spec.Setting, config: ConfigFile, cli: dict[str, Any]) -> list[tuple[spec.Source, Any]]:
@@ -282,7 +285,7 @@ def _from_env(setting: spec.Setting, value: Any) -> Any:
     return value
 
 
-def _after(s: Settings, config: ConfigFile, cli: dict[str, Any]) -> None:
+def _after(s: Settings, cli: dict[str, Any]) -> None:
     """What one setting does to another: --no-judge turns a judge off, report.json is always
     written; and the checks of the whole."""
     if cli.get("no_debias_length"):

@@ -110,6 +110,8 @@ def test_eval_options_and_settings_mirror_the_spec():
 
     flags = [s.name for s in spec.SETTINGS if s.flag is not None]
     assert {f.name for f in dataclasses.fields(EvalOptions) if f.name not in ("samples", "added")} == set(flags)
+    where = {"added", "cwd", "config_file", "target_base", "judge_off", "debias_length"}  # where the run is; what a flag turns off
+    assert {f.name for f in dataclasses.fields(Settings)} - where == {s.field for s in spec.SETTINGS if s.field is not None}
     defaults = Settings()
     for setting in spec.SETTINGS:
         if setting.field is not None:

@@ -194,8 +194,8 @@ def test_the_request_names_missed_and_false_triggers_and_shows_train_only() -> N
     from omk.evolve.evaluate import EvolveOutcome
     from omk.evolve.improver import Rejected, build_request, parse_answer
 
-    missed = EvolveOutcome("t1", 1.0, False, (False,), ("missed trigger: the skill was not used",), "A general answer.", 0.0)
-    passed = EvolveOutcome("t2", 5.0, True, (True,), (), "Release notes.", 0.0)
+    missed = EvolveOutcome("t1", 1.0, False, (False,), 0.0, ("missed trigger: the skill was not used",), "A general answer.")
+    passed = EvolveOutcome("t2", 5.0, True, (True,), 0.0, (), "Release notes.")
     request = build_request(
         round_no=2, rounds=3, k=2, focus="description", edit_budget=0.2, skill_text=SKILL,
         train=[("Summarise the changelog for Ember.", missed), ("Release notes for Fable.", passed)],

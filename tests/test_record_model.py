@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
+import msgspec
+
 from omk.frozen import is_frozen
 
 OMK = Path(__file__).resolve().parent.parent / "omk"
@@ -65,10 +67,7 @@ OTHER_JSON = {
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
 # so the entry goes with the fix). None today.
-# Reads left to move onto the records. omk evolve's ledger (its state.json) reads back its own
-# outcomes by hand, and its loop looks up the default trivial difference by measure name (a dict
-# of constants, not JSON): both go when evolve's records move onto the records package.
-KNOWN_READERS: set[tuple[str, str]] = {("omk/evolve/ledger.py", "composite"), ("omk/evolve/loop.py", "composite")}
+KNOWN_READERS: set[tuple[str, str]] = set()
 
 
 def class_names(root: Path) -> dict[str, list[str]]:
@@ -157,16 +156,22 @@ def test_the_reader_check_finds_subscripts_and_gets(tmp_path):
 
 
 def unfrozen_records(modules: list[object]) -> list[str]:
-    """Each dataclass defined in `modules` that is not frozen, or holds a list or dict in a field
-    typed as one, as `Class` or `Class.field`."""
+    """Each dataclass or msgspec struct defined in `modules` that is not frozen, or holds a list or
+    dict in a field typed as one, as `Class` or `Class.field`."""
     found = []
     for module in modules:
         for value in vars(module).values():
-            if not (dataclasses.is_dataclass(value) and isinstance(value, type) and value.__module__ == getattr(module, "__name__", None)):
+            if not (isinstance(value, type) and value.__module__ == getattr(module, "__name__", None)):
                 continue
-            if not is_frozen(value):
+            if dataclasses.is_dataclass(value):
+                frozen, types = is_frozen(value), [(f.name, f.type) for f in dataclasses.fields(value)]
+            elif issubclass(value, msgspec.Struct):
+                frozen, types = value.__struct_config__.frozen, list(value.__annotations__.items())
+            else:
+                continue
+            if not frozen:
                 found.append(value.__name__)
-            found += [f"{value.__name__}.{f.name}" for f in dataclasses.fields(value) if str(f.type).startswith(("list[", "dict["))]
+            found += [f"{value.__name__}.{name}" for name, kind in types if str(kind).startswith(("list[", "dict["))]
     return found
 
 
@@ -189,7 +194,13 @@ def test_the_frozen_check_finds_a_mutable_record_and_a_list_field():
         items: tuple[int, ...] = ()
         held: dict[str, int] = dataclasses.field(default_factory=dict)
 
-    for cls in (Loose, Tight):
+    class Open(msgspec.Struct):
+        items: tuple[int, ...] = ()
+
+    class Shut(msgspec.Struct, frozen=True):
+        items: list[int] = []
+
+    for cls in (Loose, Tight, Open, Shut):
         cls.__module__ = "fake_records"
         setattr(module, cls.__name__, cls)
-    assert unfrozen_records([module]) == ["Loose", "Loose.items", "Tight.held"]
+    assert unfrozen_records([module]) == ["Loose", "Loose.items", "Tight.held", "Open", "Shut.items"]

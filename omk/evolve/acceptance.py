@@ -32,7 +32,8 @@ from omk.stats.distributions import binomial_two_sided_p, t_ppf
 from omk.stats.paired import delta_stats
 from omk.stats.winrate import wilson_interval
 
-DEFAULT_TRIVIAL = {"composite": 0.1, "triggering": 0.05}
+TRIVIAL_COMPOSITE = 0.1  # the default trivial difference of the mean composite
+DEFAULT_TRIVIAL = {"composite": TRIVIAL_COMPOSITE, "triggering": 0.05}
 
 
 @record

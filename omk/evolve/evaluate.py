@@ -10,9 +10,9 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from omk.frozen import record
+import msgspec
 
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation
@@ -23,20 +23,16 @@ if TYPE_CHECKING:
 NOTE_CHARS = 600  # of an output or a message, in an improver request
 
 
-@record
-class EvolveOutcome:
-    """One sample on one skill, over its repeats."""
+class EvolveOutcome(msgspec.Struct, frozen=True):
+    """One sample on one skill, over its repeats; as the loop's ledger keeps it (state.json)."""
 
     sample_id: str
-    composite: float | None  # the mean composite of the repeats that ran; None when all errored
-    passed: bool  # every repeat passed
-    probes: tuple[bool, ...]  # each `skill_used` check, right or wrong, repeat by repeat
-    notes: tuple[str, ...]  # what went wrong: failed checks with their messages, judge reasons, errors
-    output: str  # the first repeat's output (cut)
-    cost_usd: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sample_id": self.sample_id, "composite": self.composite, "passed": self.passed, "probes": list(self.probes), "cost_usd": round(self.cost_usd, 6)}
+    composite: float | None = None  # the mean composite of the repeats that ran; None when all errored
+    passed: bool = False  # every repeat passed
+    probes: tuple[bool, ...] = ()  # each `skill_used` check, right or wrong, repeat by repeat
+    cost_usd: float = 0.0  # rounded to a millionth of a dollar, as kept
+    notes: tuple[str, ...] = ()  # what went wrong: failed checks with their messages, judge reasons, errors
+    output: str = ""  # the first repeat's output (cut)
 
 
 def _cut(text: str | None) -> str:
@@ -80,7 +76,8 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
         notes.extend(n for n in _notes(r) if n not in notes)
     cost = sum((r.trace.cost_usd or 0.0) + float((r.judge.cost_usd if r.judge is not None else None) or 0.0) for r in results)
     first = results[0].output if results else ""
-    return EvolveOutcome(sample_id, fmean(scores) if scores else None, bool(results) and all(r.passed for r in results), probes, tuple(notes), _cut(first), cost)
+    passed = bool(results) and all(r.passed for r in results)
+    return EvolveOutcome(sample_id, fmean(scores) if scores else None, passed, probes, round(cost, 6), tuple(notes), _cut(first))
 
 
 def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:

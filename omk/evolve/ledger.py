@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.errors import ConfigError
+import msgspec
+
+from omk.errors import ConfigError, InputError
 from omk.evolve.evaluate import EvolveOutcome
+from omk.records.wire import decode
 
 FILE = "state.json"
 FORMAT = "omk-evolve-state/1"
@@ -32,15 +35,14 @@ def fingerprint(settings: dict[str, Any], skill_text: str, sample_ids: list[str]
     return hashlib.sha256(data.encode()).hexdigest()[:32]
 
 
-def _outcome(data: dict[str, Any]) -> EvolveOutcome:
-    return EvolveOutcome(
-        str(data["sample_id"]), data.get("composite"), bool(data.get("passed")), tuple(bool(p) for p in data.get("probes", [])),
-        tuple(str(n) for n in data.get("notes", [])), str(data.get("output") or ""), float(data.get("cost_usd") or 0.0),
-    )  # fmt: skip
+class SavedLedger(msgspec.Struct):
+    """state.json as written and read back (a field of the wrong type is refused, one line)."""
 
-
-def _outcome_json(o: EvolveOutcome) -> dict[str, Any]:
-    return {**o.to_json(), "notes": list(o.notes), "output": o.output}
+    format: str = ""
+    key: str = ""
+    spent_usd: float = 0.0
+    outcomes: dict[str, dict[str, EvolveOutcome]] = {}  # "<digest>:<split>" → by sample id
+    answers: dict[str, str] = {}  # round → the improver's answer
 
 
 @dataclass(slots=True)
@@ -59,24 +61,23 @@ class Ledger:
         if not path.is_file():
             return ledger
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            state = decode(path.read_bytes(), SavedLedger, str(path), "; remove it or choose another --out")
+        except OSError as exc:
             raise ConfigError(f"{path}: not a readable evolve state ({exc}); remove it or choose another --out") from exc
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
+        except InputError as exc:
+            raise ConfigError(str(exc)) from None
+        if state.format != FORMAT or state.key != key:
             raise ConfigError(f"{path}: written by an evolve run with other settings, samples or skill; choose another --out")
-        ledger.spent_usd = float(data.get("spent_usd") or 0.0)
-        ledger.outcomes = {k: {i: _outcome(o) for i, o in v.items()} for k, v in (data.get("outcomes") or {}).items()}
-        ledger.answers = {int(k): str(v) for k, v in (data.get("answers") or {}).items()}
+        ledger.spent_usd = state.spent_usd
+        ledger.outcomes = state.outcomes
+        ledger.answers = {int(k): v for k, v in state.answers.items()}
         return ledger
 
     def save(self) -> None:
-        data = {
-            "format": FORMAT, "key": self.key, "spent_usd": round(self.spent_usd, 8),
-            "outcomes": {k: {i: _outcome_json(o) for i, o in v.items()} for k, v in self.outcomes.items()},
-            "answers": {str(k): v for k, v in self.answers.items()},
-        }  # fmt: skip
+        answers = {str(k): v for k, v in self.answers.items()}
+        state = SavedLedger(FORMAT, self.key, round(self.spent_usd, 8), self.outcomes, answers)
         temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+        temporary.write_bytes(msgspec.json.format(msgspec.json.encode(state), indent=0) + b"\n")
         temporary.replace(self.path)
 
     def check(self) -> None:

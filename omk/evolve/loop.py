@@ -321,7 +321,7 @@ def final_check(state: EvolveState) -> None:
     config = state.config
     variants = [Variant("original", "control", skill=str(state.original.folder)), Variant("selected", "treatment", skill=str(state.best.folder))]
     options = dataclasses.replace(config.options, out=str(config.out / "final"), control=None, treatment=None, ablate=None)
-    trivial = acceptance.DEFAULT_TRIVIAL["composite"] if config.trivial is None or config.measure == "triggering" else config.trivial
+    trivial = acceptance.TRIVIAL_COMPOSITE if config.trivial is None or config.measure == "triggering" else config.trivial
     assert state.ledger is not None
     state.ledger.check()
     experiment = prepare_experiment(options, variants, cwd=config.cwd, seed=config.seed, trivial=trivial, samples=state.subset("test"), paths=sample_paths(options, config.cwd))

@@ -4,31 +4,30 @@
 `spent_usd` counts this invocation's target and judge calls (a cached answer costs nothing);
 `stopped` says the budget was reached and some runs were not started; `not_run` lists them, each
 a (sample_id, repeat) that `omk eval --resume RUN_DIR` runs later.
+
+The records are msgspec structs (omk.records.wire); `stopped` is worked out from `not_run` rather
+than kept, so the block's `to_json` writes it in its place.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from omk.frozen import record
-from omk.records.fields import Fields
+from omk.records.fields import Number
+from omk.records.wire import JsonRecord
 
 
-@record
-class NotRun:
+class NotRun(JsonRecord, frozen=True):
     """One run the budget left out: it has no result and no line in results.jsonl."""
 
-    sample_id: str
+    sample_id: str = ""
     repeat: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sample_id": self.sample_id, "repeat": self.repeat, "reason": "budget"}
+    reason: str = "budget"
 
 
-@record
-class BudgetBlock:
-    limit_usd: float
-    spent_usd: float
+class BudgetBlock(JsonRecord, frozen=True):
+    limit_usd: Number = 0.0
+    spent_usd: Number = 0.0
     not_run: tuple[NotRun, ...] = ()
 
     @property
@@ -37,16 +36,5 @@ class BudgetBlock:
         return bool(self.not_run)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "limit_usd": self.limit_usd,
-            "spent_usd": self.spent_usd,
-            "stopped": self.stopped,
-            "not_run": [n.to_json() for n in self.not_run],
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> BudgetBlock | None:
-        if f is None:
-            return None
-        not_run = tuple(NotRun(n.str("sample_id") or "", n.int("repeat", 0)) for n in f.objs("not_run"))
-        return cls(limit_usd=f.num("limit_usd", 0.0), spent_usd=f.num("spent_usd", 0.0), not_run=not_run)
+        written = super().to_json()
+        return {"limit_usd": self.limit_usd, "spent_usd": self.spent_usd, "stopped": self.stopped, "not_run": written["not_run"]}

@@ -21,9 +21,17 @@ from omk.errors import InputError
 from omk.frozen import record
 from omk.lazy import forwarder, load_ref
 from omk.records.fields import Fields, Number
+from omk.records.parts import Bounds as Bounds
+from omk.records.parts import LayerBounds as LayerBounds
+from omk.records.parts import LayerMeans as LayerMeans
+from omk.records.parts import RunTarget as RunTarget
+from omk.records.parts import bounds_json
 from omk.records.result import SampleResult
 
-if TYPE_CHECKING:  # the experiment block's types read this module's; the feature blocks load when a report has them
+# Bounds, LayerBounds, LayerMeans and RunTarget are shared with other blocks (omk.records.parts),
+# still importable from here.
+
+if TYPE_CHECKING:  # the feature blocks load when a report has them
     from omk.records.budget import BudgetBlock
     from omk.records.experiment_block import ExperimentBlock, Pair
     from omk.records.gold import GoldCheck
@@ -35,54 +43,6 @@ if TYPE_CHECKING:  # the experiment block's types read this module's; the featur
 
 FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
-
-
-@record
-class Bounds:
-    """A confidence interval as report.json keeps it: its ends, level and how it was made."""
-
-    low: Number
-    high: Number
-    level: Number | None = None
-    method: str | None = None
-    resamples: int | None = None
-    seed: Any = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method, "resamples": self.resamples, "seed": self.seed}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Bounds | None:
-        if f is None or f.num("low") is None or f.num("high") is None:
-            return None
-        return cls(f.num("low"), f.num("high"), f.num("level"), f.str("method"), f.int("resamples", None), f.raw("seed"))
-
-
-def _bounds(b: Bounds | None) -> dict[str, Any] | None:
-    return b.to_json() if b is not None else None
-
-
-@record
-class LayerBounds:
-    """The 95% interval of each mean in `LayerMeans` (`summary.scores_ci`); None where the mean
-    is over fewer than 2 samples (or there is no mean)."""
-
-    fact: Bounds | None = None
-    behavior: Bounds | None = None
-    judge: Bounds | None = None
-    composite: Bounds | None = None
-
-    def layer(self, name: str) -> Bounds | None:
-        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: _bounds(self.layer(k)) for k in ("fact", "behavior", "judge", "composite")}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> LayerBounds | None:
-        if f is None:
-            return None
-        return cls(*(Bounds.from_json(f.obj(k)) for k in ("fact", "behavior", "judge", "composite")))
 
 
 @record
@@ -112,7 +72,7 @@ class Category:
             "composite": self.composite,
         }
         if self.intervals:
-            out |= {"pass_rate_ci": _bounds(self.pass_rate_ci), "composite_ci": _bounds(self.composite_ci)}
+            out |= {"pass_rate_ci": bounds_json(self.pass_rate_ci), "composite_ci": bounds_json(self.composite_ci)}
         return out
 
     @classmethod
@@ -151,8 +111,8 @@ class Capability:
             "errored": self.errored,
             "pass_rate": self.pass_rate,
             "composite": self.composite,
-            "pass_rate_ci": _bounds(self.pass_rate_ci),
-            "composite_ci": _bounds(self.composite_ci),
+            "pass_rate_ci": bounds_json(self.pass_rate_ci),
+            "composite_ci": bounds_json(self.composite_ci),
         }
 
     @classmethod
@@ -161,28 +121,6 @@ class Capability:
             f.str("capability") or "", f.int("samples"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"),
             f.num("pass_rate"), f.num("composite"), Bounds.from_json(f.obj("pass_rate_ci")), Bounds.from_json(f.obj("composite_ci")),
         )  # fmt: skip
-
-
-@record
-class LayerMeans:
-    """Mean scores over the samples that ran; None where no sample had that layer."""
-
-    fact: float | None = None
-    behavior: float | None = None
-    judge: float | None = None
-    composite: float | None = None
-
-    def layer(self, name: str) -> float | None:
-        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
-
-    def to_json(self) -> dict[str, float | None]:
-        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> LayerMeans:
-        if f is None:
-            return cls()
-        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
 
 
 @record
@@ -216,7 +154,7 @@ class Summary:
     def _intervals(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.scores_ci is not None:
-            out |= {"scores_ci": self.scores_ci.to_json(), "pass_rate_ci": _bounds(self.pass_rate_ci)}
+            out |= {"scores_ci": self.scores_ci.to_json(), "pass_rate_ci": bounds_json(self.pass_rate_ci)}
         if self.variance is not None:
             out["variance"] = self.variance.to_json()
         if self.capabilities:
@@ -271,45 +209,6 @@ class Summary:
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.total if self.total else None
-
-
-def _details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
-    """The fields of `f` besides the `typed` ones, as written and in order: what a kind adds."""
-    return tuple((k, v) for k, v in f.data.items() if k not in typed)
-
-
-@record
-class RunTarget:
-    """What produced the outputs (report.json's `target`, the target's `describe()`): `kind` and
-    `spec` (`KIND:ARG`), then what the kind adds (`details`, in order: replay's `file`, a command's
-    `command` and `system`, a model's `model`, `base_url` and `params`, an agent CLI's `cli`,
-    `skills`, `isolation`…), plain JSON that the formats only show."""
-
-    kind: str | None = None
-    spec: str | None = None
-    details: tuple[tuple[str, Any], ...] = ()
-    keys: tuple[str, ...] = ()  # the fields in the order written (a Python target's may lack kind or spec)
-
-    def to_json(self) -> dict[str, Any]:
-        values = {"kind": self.kind, "spec": self.spec, **dict(self.details)}
-        return {k: values.get(k) for k in self.keys} if self.keys else values
-
-    def get(self, key: str) -> Any:
-        """One of the fields the kind adds (None when it has none of that name)."""
-        return dict(self.details).get(key)
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> RunTarget:
-        return cls(f.str("kind"), f.str("spec"), _details(f, ("kind", "spec")), tuple(f.data)) if f is not None else cls()
-
-    @classmethod
-    def read(cls, described: Mapping[str, Any]) -> RunTarget:
-        """A target's `describe()` as a record (a bad field is an InputError naming it)."""
-        return cls.from_json(Fields.of(described, "report", "target"))
-
-    @property
-    def name(self) -> str | None:
-        return self.spec or self.kind
 
 
 @record

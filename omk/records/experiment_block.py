@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from omk.errors import InputError
 from omk.frozen import record
-from omk.records.document import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.fields import Fields, Number
+from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange
 from omk.stats.paired import Regression as Regression
 from omk.stats.pairwise_rate import WinRate

@@ -1,6 +1,10 @@
 """The run's judge as report.json records it (`judge`: its models and settings, and how far an
 ensemble's judges agree across the run): loaded only when a run has a judge, or a report read
-back has the block."""
+back has the block.
+
+The agreement records are msgspec structs (omk.records.wire). The judge models stay written by
+hand: each keeps the fields its kind adds (`details`) in the order the kind gave them, which no
+fixed set of fields can say."""
 
 from __future__ import annotations
 
@@ -8,52 +12,28 @@ from collections.abc import Mapping
 from typing import Any
 
 from omk.frozen import record
-from omk.records.document import _details
 from omk.records.fields import Fields, Number
+from omk.records.parts import details
+from omk.records.wire import JsonRecord
 
 
-@record
-class PairAgreement:
+class PairAgreement(JsonRecord, frozen=True):
     """Two judges of an ensemble across the run: their mean |difference| and Pearson's r."""
 
-    judges: tuple[str, ...]
-    mean_abs_diff: Number | None
-    pearson: Number | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"judges": list(self.judges), "mean_abs_diff": self.mean_abs_diff, "pearson": self.pearson}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> PairAgreement:
-        return cls(f.strs("judges"), f.num("mean_abs_diff"), f.num("pearson"))
+    judges: tuple[str, ...] = ()
+    mean_abs_diff: Number | None = None
+    pearson: Number | None = None
 
 
-@record
-class RunAgreement:
+class RunAgreement(JsonRecord, frozen=True):
     """How far an ensemble's judges agree across the samples every one of them scored
     (`judge.agreement`, omk/judge/agreement.py): the means over the pairs, and each pair."""
 
-    sample_count: int
-    pair_count: int
-    mean_abs_diff: Number | None
-    pearson: Number | None
+    sample_count: int = 0
+    pair_count: int = 0
+    mean_abs_diff: Number | None = None
+    pearson: Number | None = None
     pairs: tuple[PairAgreement, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sample_count": self.sample_count,
-            "pair_count": self.pair_count,
-            "mean_abs_diff": self.mean_abs_diff,
-            "pearson": self.pearson,
-            "pairs": [p.to_json() for p in self.pairs],
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> RunAgreement | None:
-        if f is None:
-            return None
-        pairs = tuple(PairAgreement.from_json(p) for p in f.objs("pairs"))
-        return cls(f.int("sample_count"), f.int("pair_count"), f.num("mean_abs_diff"), f.num("pearson"), pairs)
 
     @classmethod
     def read(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
@@ -75,7 +55,7 @@ class JudgeModel:
 
     @classmethod
     def from_json(cls, f: Fields) -> JudgeModel:
-        return cls(f.str("spec"), f.str("kind"), _details(f, ("spec", "kind")))
+        return cls(f.str("spec"), f.str("kind"), details(f, ("spec", "kind")))
 
 
 @record

@@ -1,14 +1,19 @@
 """The records of a repeated run (docs/report-format.md): `summary.variance`, where the
 composite's spread comes from under `--repeat` / `--judge-repeat`, and report.json's `repeats`,
-each sample's runs and pass@k / pass^k. A run without repeats never loads them."""
+each sample's runs and pass@k / pass^k. A run without repeats never loads them.
+
+The `--repeat` records are msgspec structs (omk.records.wire), their intervals the report's
+`Bounds`. `VarianceSources` stays written by hand: report.json groups its figures into objects
+(`components`, `shares`, `cost_per_call`) that the record keeps as fields of its own."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from omk.frozen import record
-from omk.records.document import Bounds
 from omk.records.fields import Fields, Number
+from omk.records.parts import Bounds
+from omk.records.wire import JsonRecord
 
 
 @record
@@ -59,25 +64,16 @@ class VarianceSources:
         )  # fmt: skip
 
 
-@record
-class KMean:
+class KMean(JsonRecord, frozen=True):
     """pass@k or pass^k for one k over the run: the mean over the `samples` run at least k times."""
 
-    k: int
-    samples: int
-    mean: Number | None
-    ci: Bounds | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, "samples": self.samples, "mean": self.mean, "ci": self.ci.to_json() if self.ci else None}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> KMean:
-        return cls(f.int("k"), f.int("samples"), f.num("mean"), Bounds.from_json(f.obj("ci")))
+    k: int = 0
+    samples: int = 0
+    mean: Number | None = None
+    ci: Bounds | None = None
 
 
-@record
-class CompositeSpread:
+class CompositeSpread(JsonRecord, frozen=True):
     """A sample's composite over its scored runs: mean, sample standard deviation, min and max."""
 
     mean: Number | None = None
@@ -85,25 +81,17 @@ class CompositeSpread:
     min: Number | None = None
     max: Number | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "min": self.min, "max": self.max}
 
-    @classmethod
-    def from_json(cls, f: Fields | None) -> CompositeSpread:
-        return cls(f.num("mean"), f.num("stddev"), f.num("min"), f.num("max")) if f is not None else cls()
-
-
-@record
-class RepeatSample:
+class RepeatSample(JsonRecord, frozen=True):
     """One sample under `--repeat N`: its runs, passes, composite spread, and pass@k / pass^k for
     k = 1 … runs (index 0 is k = 1)."""
 
-    sample_id: str
-    runs: int
-    errored: int
-    passed: int
-    pass_rate: Number | None
-    composite: CompositeSpread
+    sample_id: str = ""
+    runs: int = 0
+    errored: int = 0
+    passed: int = 0
+    pass_rate: Number | None = None
+    composite: CompositeSpread = CompositeSpread()
     pass_at_k: tuple[Number, ...] = ()
     pass_hat_k: tuple[Number, ...] = ()
 
@@ -111,71 +99,16 @@ class RepeatSample:
     def flaky(self) -> bool:
         return 0 < self.passed < self.runs
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sample_id": self.sample_id,
-            "runs": self.runs,
-            "errored": self.errored,
-            "passed": self.passed,
-            "pass_rate": self.pass_rate,
-            "composite": self.composite.to_json(),
-            "pass_at_k": list(self.pass_at_k),
-            "pass_hat_k": list(self.pass_hat_k),
-        }
 
-    @classmethod
-    def from_json(cls, f: Fields) -> RepeatSample:
-        return cls(
-            str(f.str("sample_id", "")), f.int("runs"), f.int("errored"), f.int("passed"), f.num("pass_rate"),
-            CompositeSpread.from_json(f.obj("composite")), _numbers(f, "pass_at_k"), _numbers(f, "pass_hat_k"),
-        )  # fmt: skip
-
-
-def _numbers(f: Fields, key: str) -> tuple[Number, ...]:
-    values = f.list(key)
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            raise Fields.error(f.origin, f"{f.at(key)}[{i}]", "a number", v)
-    return tuple(values)
-
-
-@record
-class Repeats:
+class Repeats(JsonRecord, frozen=True):
     """The spread under `--repeat N` (report.json's `repeats`): sample-level counts, each sample
     (flaky ones first), and pass@k / pass^k over the run for k = 1 … N."""
 
-    n: int | None
-    samples: int | None
-    always_passed: int | None
-    flaky: int | None
-    never_passed: int | None
-    per_sample: tuple[RepeatSample, ...] = ()
+    n: int | None = None
+    samples: int | None = None
+    always_passed: int | None = None
+    flaky: int | None = None
+    never_passed: int | None = None
     pass_at_k: tuple[KMean, ...] = ()
     pass_hat_k: tuple[KMean, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "samples": self.samples,
-            "always_passed": self.always_passed,
-            "flaky": self.flaky,
-            "never_passed": self.never_passed,
-            "pass_at_k": [m.to_json() for m in self.pass_at_k],
-            "pass_hat_k": [m.to_json() for m in self.pass_hat_k],
-            "per_sample": [s.to_json() for s in self.per_sample],
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Repeats | None:
-        if f is None:
-            return None
-        return cls(
-            f.int("n", None),
-            f.int("samples", None),
-            f.int("always_passed", None),
-            f.int("flaky", None),
-            f.int("never_passed", None),
-            per_sample=tuple(RepeatSample.from_json(s) for s in f.objs("per_sample")),
-            pass_at_k=tuple(KMean.from_json(m) for m in f.objs("pass_at_k")),
-            pass_hat_k=tuple(KMean.from_json(m) for m in f.objs("pass_hat_k")),
-        )
+    per_sample: tuple[RepeatSample, ...] = ()

@@ -12,16 +12,22 @@ them the calls to a skill the run does not install (a made-up or misspelt name).
 
 In an experiment, `experiment.triggering` holds, per treatment and skill, the paired change of
 each rate with McNemar's exact test (`TriggerChange`).
+
+The block's records are msgspec structs (omk.records.wire). A case is not written (it lives in the
+results' digests), and `TriggerChange` stays written by hand: it writes the rates and the change
+worked out from its counts, rounded, between its counted fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Any
 
+import msgspec
+
 from omk.frozen import record
-from omk.records.fields import Fields
+from omk.records.fields import Fields, Number
+from omk.records.wire import JsonRecord
 
 NONE = "(none)"  # the routing matrix's column for "no skill fired"
 NOT_INSTALLED = "(not installed)"  # its column for "called a skill the run does not install"
@@ -49,36 +55,25 @@ class TriggerCase:
         return self.sample_id, self.repeat, self.turn
 
 
-@record
-class Rate:
+class Rate(JsonRecord, frozen=True):
     """k out of n, with its Wilson score interval at `level`; `value` None when n is 0."""
 
-    k: int
-    n: int
-    value: float | None = None
-    low: float | None = None
-    high: float | None = None
-    level: float = 0.95
-
-    def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, "n": self.n, "value": self.value, "low": self.low, "high": self.high, "level": self.level}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Rate | None:
-        if f is None:
-            return None
-        return cls(f.int("k"), f.int("n"), f.num("value"), f.num("low"), f.num("high"), f.num("level", 0.95))
+    k: int = 0
+    n: int = 0
+    value: Number | None = None
+    low: Number | None = None
+    high: Number | None = None
+    level: Number = 0.95
 
 
-@record
-class SkillTriggering:
+class SkillTriggering(JsonRecord, frozen=True):
     """One skill: its positive cases (should fire) and its negative controls (must not fire)."""
 
-    skill: str
-    installed: bool | None  # None: the run did not say which skills it installs
-    recall: Rate  # positive cases that fired
-    false_triggers: Rate  # negative controls that fired
-    precision: Rate  # among its cases that fired, those that should have
+    skill: str = ""
+    installed: bool | None = None  # None: the run did not say which skills it installs
+    recall: Rate = Rate()  # positive cases that fired
+    false_triggers: Rate = msgspec.field(default=Rate(), name="false_trigger_rate")  # negative controls that fired
+    precision: Rate = Rate()  # among its cases that fired, those that should have
     missed: tuple[str, ...] = ()  # samples where it should have fired and did not
     false_triggered: tuple[str, ...] = ()  # samples where it fired and must not
 
@@ -91,42 +86,17 @@ class SkillTriggering:
             found.append("never fired on the samples that expect it")
         return found
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "skill": self.skill,
-            "installed": self.installed,
-            "recall": self.recall.to_json(),
-            "false_trigger_rate": self.false_triggers.to_json(),
-            "precision": self.precision.to_json(),
-            "missed": list(self.missed),
-            "false_triggered": list(self.false_triggered),
-        }
 
-    @classmethod
-    def from_json(cls, f: Fields) -> SkillTriggering:
-        empty = Rate(0, 0)
-        return cls(
-            skill=f.str("skill", ""),
-            installed=f.bool("installed", None),
-            recall=Rate.from_json(f.obj("recall")) or empty,
-            false_triggers=Rate.from_json(f.obj("false_trigger_rate")) or empty,
-            precision=Rate.from_json(f.obj("precision")) or empty,
-            missed=f.strs("missed"),
-            false_triggered=f.strs("false_triggered"),
-        )
-
-
-@record
-class RoutingRow:
+class RoutingRow(JsonRecord, frozen=True):
     """For the cases that expected `expected` to fire: how many times each skill fired (`(none)`:
     no skill at all); a case where two skills fired counts in both columns. A case that called a
     skill the run does not install counts once in `(not installed)`, and `not_installed` names
     those skills (name → cases): they are not routes to a skill of the library."""
 
-    expected: str
-    cases: int
-    fired: Mapping[str, int] = field(default_factory=dict)  # read only: the record is frozen
-    not_installed: Mapping[str, int] = field(default_factory=dict)  # read only, as `fired`
+    expected: str = ""
+    cases: int = 0
+    fired: Mapping[str, int] = {}  # read only: the record is frozen
+    not_installed: Mapping[str, int] = {}  # read only, as `fired`
 
     @property
     def right(self) -> int:
@@ -136,26 +106,14 @@ class RoutingRow:
     def none(self) -> int:
         return self.fired.get(NONE, 0)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"expected": self.expected, "cases": self.cases, "fired": dict(self.fired), "not_installed": dict(self.not_installed)}
 
-    @classmethod
-    def from_json(cls, f: Fields) -> RoutingRow:
-        return cls(f.str("expected", ""), f.int("cases"), _counts(f.obj("fired")), _counts(f.obj("not_installed")))
-
-
-def _counts(f: Fields | None) -> dict[str, int]:
-    return {str(k): f.int(str(k)) for k in f.data} if f is not None else {}
-
-
-@record
-class Triggering:
+class Triggering(JsonRecord, frozen=True, kw_only=True):
     """The whole block: the skills the run installs, each skill's rates, the routing matrix."""
 
-    installed: tuple[str, ...] | None
-    skills: tuple[SkillTriggering, ...]
+    level: Number = 0.95
+    installed: tuple[str, ...] | None = None
+    skills: tuple[SkillTriggering, ...] = ()
     routing: tuple[RoutingRow, ...] = ()  # only when the run installs (or its samples expect) several skills
-    level: float = 0.95
 
     @property
     def columns(self) -> list[str]:
@@ -166,26 +124,6 @@ class Triggering:
             names += [n for n in row.fired if n not in names and n not in (NONE, NOT_INSTALLED)]
         missing = [NOT_INSTALLED] if any(r.fired.get(NOT_INSTALLED) for r in self.routing) else []
         return [*names, *missing, NONE]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "installed": list(self.installed) if self.installed is not None else None,
-            "skills": [s.to_json() for s in self.skills],
-            "routing": [r.to_json() for r in self.routing],
-        }
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Triggering | None:
-        if f is None:
-            return None
-        installed = f.strs("installed") if f.raw("installed") is not None else None
-        return cls(
-            installed=installed,
-            skills=tuple(SkillTriggering.from_json(s) for s in f.objs("skills")),
-            routing=tuple(RoutingRow.from_json(r) for r in f.objs("routing")),
-            level=f.num("level", 0.95),
-        )
 
 
 @record
@@ -226,6 +164,13 @@ class TriggerChange:
     @classmethod
     def from_json(cls, f: Fields) -> TriggerChange:
         return cls(
-            f.str("treatment", ""), f.str("skill", ""), f.str("rate", "recall"), f.int("n"), f.int("control_fired"),
-            f.int("treatment_fired"), f.int("lost"), f.int("gained"), f.num("p_value", 1.0),
+            f.str("treatment", ""),
+            f.str("skill", ""),
+            f.str("rate", "recall"),
+            f.int("n"),
+            f.int("control_fired"),
+            f.int("treatment_fired"),
+            f.int("lost"),
+            f.int("gained"),
+            f.num("p_value", 1.0),
         )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from omk.engine import EvalOptions, Evaluation, Report
-from omk.engine.evaluation import OnResult
+from omk.engine.state import OnResult
 from omk.errors import InputError, Problem
 from omk.model import Layer, Sample
 from omk.targets.base import Target

@@ -89,3 +89,18 @@ def name_problem(name: str) -> str | None:
         return None
     return (f"{name[:80]!r} is not a tool name: use 1-64 letters, digits, '_' or '-' "
             "(an MCP tool: mcp__SERVER__TOOL or SERVER.TOOL, each part so)")
+
+
+UNSUPPORTED_NOTE = "the agent called {tool}, which {target} does not offer"
+
+
+def target_kind(spec: str | None) -> str:
+    """`codex:` of `codex:gpt-5`; a spec without a kind as it is."""
+    spec = spec or "?"
+    return spec.split(":", 1)[0] + ":" if ":" in spec else spec
+
+
+def unsupported_note(tool: str, spec: str | None) -> str:
+    """What a trace says of a call its target does not offer (a tool call's `outcome:
+    unsupported`): `the agent called Skill, which codex: does not offer`."""
+    return UNSUPPORTED_NOTE.format(tool=tool, target=target_kind(spec))

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from omk.errors import InputError
-from omk.records import MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
+from omk.records import CALL_OUTCOMES, MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
 from omk.records.fields import Fields
 from omk.records.result import EMPTY_TRACE
 
@@ -50,6 +50,19 @@ def _number(value: Any, field: str, *, integer: bool = False) -> Any:
     return int(value) if integer else value
 
 
+def _tool_call(call: dict[str, Any]) -> ToolCall:
+    """One call of a program's trace (its `tool` or `name` checked to be text)."""
+    return ToolCall(
+        tool=call.get("tool") or call["name"],
+        input=call.get("input"),
+        output=call.get("output"),
+        mocked=bool(call.get("mocked", False)),
+        mock_key=call.get("mock_key"),
+        is_error=bool(call.get("is_error", call.get("success") is False)),
+        outcome=call["outcome"] if call.get("outcome") in CALL_OUTCOMES else None,
+    )
+
+
 def parse_trace(data: Any) -> Trace:
     if data is None:
         return EMPTY_TRACE
@@ -65,16 +78,7 @@ def parse_trace(data: Any) -> Trace:
     for i, call in enumerate(calls_raw):
         if not isinstance(call, dict) or not isinstance(call.get("tool") or call.get("name"), str):
             raise TraceFormatError(f"trace.tool_calls[{i}] must be an object with a string 'tool'")
-        calls.append(
-            ToolCall(
-                tool=call.get("tool") or call["name"],
-                input=call.get("input"),
-                output=call.get("output"),
-                mocked=bool(call.get("mocked", False)),
-                mock_key=call.get("mock_key"),
-                is_error=bool(call.get("is_error", call.get("success") is False)),
-            )
-        )
+        calls.append(_tool_call(call))
     if not isinstance(tokens_raw := data.get("tokens") or {}, dict):
         raise TraceFormatError("trace.tokens must be an object")
     tokens = {

@@ -215,3 +215,95 @@ def test_focus_description_needs_trigger_probes(tmp_path: Path) -> None:
     (work / "tasks.yaml").write_text(yaml.safe_dump({"samples": items}), encoding="utf-8")
     done = _omk(work, "evolve", "skills/release-notes", "tasks.yaml", "--improver", "cmd:python improver.py", "--focus", "description", "--out", "out")
     assert done.returncode == 2 and "no trigger probe" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_html_page_draws_in_chromium_under_its_policy(evolved: tuple[Path, subprocess.CompletedProcess[str]], browser: object, tmp_path: Path) -> None:
+    """The page as a browser draws it: one point per round, each inside its interval bar, the
+    fix's point above the original's bar, and nothing the page's own no-script policy blocks."""
+    from cdp_pipe import Page
+
+    work, _ = evolved
+    page = Page(browser)
+    page.goto((work / "out" / "report.html").as_uri())
+    assert page.js("document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content").startswith("default-src 'none'")
+    points = page.js("[...document.querySelectorAll('#selection-chart circle.point')].map(c => c.getBoundingClientRect().y + c.getBoundingClientRect().height / 2)")
+    bars = page.js("[...document.querySelectorAll('#selection-chart line.interval')].map(l => [l.getBoundingClientRect().top, l.getBoundingClientRect().bottom])")
+    assert len(points) == len(bars) == 2
+    for y, (top, bottom) in zip(points, bars, strict=True):
+        assert top <= y <= bottom
+    assert bars[0][1] - bars[0][0] > 10  # the original's interval has a spread (the fix passes everything: none)
+    assert points[1] < bars[0][0]  # higher on screen: round 1's score is above the original's interval
+    assert page.js("document.querySelector('#selection-chart').getBoundingClientRect().height") > 100
+    assert page.js("getComputedStyle(document.querySelector('tr.accepted')).backgroundColor") != "rgba(0, 0, 0, 0)"  # the inline style applied
+    assert page.errors() == []
+    page.screenshot(tmp_path / "evolve.png")
+    assert (tmp_path / "evolve.png").stat().st_size > 5000
+
+
+def test_omk_view_lists_the_evolve_run_and_draws_its_page_itself(evolved: tuple[Path, subprocess.CompletedProcess[str]], browser: object, tmp_path: Path) -> None:
+    from cdp_pipe import Page
+
+    from omk.view.pages import link
+    from omk.view.site import Site, serve
+
+    work, _ = evolved
+    root = tmp_path / "evolve"
+    shutil.copytree(work / "out", root / "20260101-demo", ignore=shutil.ignore_patterns("candidates", "final"))
+    (root / "20260101-demo" / "report.html").write_text("<p id='own'>own</p><script>window.__pwned = 1</script>", encoding="utf-8")
+    bad = root / "20260102-bad"
+    bad.mkdir()
+    report = json.loads((work / "out" / "report.json").read_text())
+    report["standings"][0]["mean"] = "<script>"
+    (bad / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    site = Site([root])
+    assert [e.key for e in site.evolve] == ["20260101-demo"] and site.runs == []
+    assert len(site.problems) == 1 and "standings[0].mean" in site.problems[0] and "20260102-bad" in site.problems[0]
+    index = site.page("/") or ""
+    assert 'id="evolve"' in index and "release-notes" in index and "PROGRESS" in index
+    urls: list[str] = []
+    server = serve(site, 0, urls.append)
+    page = Page(browser)
+    try:
+        page.goto(urls[0])
+        assert page.js("document.querySelectorAll('#evolve tr').length") == 2
+        page.goto(urls[0] + link("evolve", "20260101-demo"))
+        assert page.js("document.getElementById('own') === null") and page.js("window.__pwned === undefined")
+        assert page.js("document.querySelectorAll('#selection-chart circle.point').length") == 2
+        assert page.errors() == []
+    finally:
+        server.shutdown()
+    out = tmp_path / "export"
+    assert _omk(tmp_path, "view", str(root), "--export", str(out)).returncode == 0
+    assert (out / "evolve-20260101-demo.html").is_file() and "selection-chart" in (out / "evolve-20260101-demo.html").read_text()
+
+
+def test_the_budget_stops_between_calls_and_the_resumed_loop_runs_only_what_is_left(tmp_path: Path) -> None:
+    """A budget that runs out inside a split: the samples that ran are kept (state.json), what they
+    cost is counted, the loop exits 3, and the same command runs only the samples left: each
+    prompt runs once with the original skill over both invocations."""
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    command = [
+        "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py",
+        "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "description", "--rounds", "3", "--candidates", "3", "--out", "out",
+    ]  # fmt: skip
+    stopped = _omk(work, *command, "--budget-usd", "0.05")  # train (44 calls at $0.001) fits, selection (22) does not
+    assert stopped.returncode == 3, stopped.stderr
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert report["level"] == "STOPPED" and report["candidates"] == []
+    first = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+    assert 50 <= len(first) < 66  # some of the selection split ran, not all of it
+    assert 0.05 <= report["cost_usd"] <= 0.001 * len(first) + 1e-9
+    state = json.loads((work / "out" / "state.json").read_text())
+    kept = {k.rsplit(":", 1)[1]: len(v) for k, v in state["outcomes"].items()}
+    assert kept["train"] == 44 and 0 < kept["selection"] < 22 and state["answers"] == {}
+    resumed = _omk(work, *command, "--budget-usd", "5")
+    assert resumed.returncode == 0, resumed.stderr
+    final = json.loads((work / "out" / "report.json").read_text())
+    assert final["level"] == "PROGRESS"
+    calls = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+    original = calls[0]["description"]
+    ran = [c["prompt"] for c in calls if c["description"] == original]
+    prompts = {s["sample_id"]: s["prompt"] for s in yaml.safe_load((work / "eval-samples.yaml").read_text())["samples"]}
+    for sample_id in final["split_ids"]["train"] + final["split_ids"]["selection"]:
+        assert ran.count(prompts[sample_id]) == 1, sample_id

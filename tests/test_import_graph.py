@@ -1,144 +1,24 @@
-"""The packages under omk/ import each other without cycles, nothing but the CLI imports omk.cli,
+"""The packages under omk/, and the files under omk/, import each other without cycles, nothing but the CLI imports omk.cli,
 and only the layers that run targets import omk.targets.
 
 Every import counts: module level, inside functions (the lazy ones), and under `TYPE_CHECKING`.
-A node of the graph is a package (`omk.runner`), a top-level module (`omk.model`, `omk.errors`) or
-the root package `omk` itself; imports inside one node are not edges.
+A node of the package graph is a package (`omk.runner`), a module at the root (`omk.api`,
+`omk.version`) or the root package `omk` itself; imports inside one node are not edges. A node of
+the file graph is one module.
 """
 
 from __future__ import annotations
 
-import ast
-from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from import_graph import Edge, describe, find_cycles, import_edges, module_edges
 
 OMK = Path(__file__).resolve().parent.parent / "omk"
 
 # Edges known to be wrong, as (importing module, imported node). Each one must still exist (the
 # test fails when it is gone, so the entry is deleted with the fix). None today.
 KNOWN_EDGES: set[tuple[str, str]] = set()
-
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    source: str  # node
-    target: str  # node
-    module: str  # the importing module
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.source} -> {self.target} ({self.module}, line {self.line})"
-
-
-def module_names(root: Path) -> dict[str, Path]:
-    """Every module of the package at `root`, by dotted name (`omk.runner.cache`, `omk.runner`)."""
-    names = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = [root.name, *path.relative_to(root).with_suffix("").parts]
-        if parts[-1] == "__init__":
-            parts.pop()
-        names[".".join(parts)] = path
-    return names
-
-
-def node_of(module: str, modules: dict[str, Path]) -> str:
-    """`omk.runner.cache` -> `omk.runner`; `omk.model` -> `omk.model`; `omk` -> `omk`."""
-    parts = module.split(".")
-    if len(parts) == 1:
-        return module
-    top = ".".join(parts[:2])
-    return top if top in modules else parts[0]
-
-
-def imported_modules(tree: ast.AST, module: str, is_package: bool, modules: dict[str, Path]) -> list[tuple[str, int]]:
-    """(module imported, line) for every import statement anywhere in the tree."""
-    package = module if is_package else module.rpartition(".")[0]
-    found = []
-    for stmt in ast.walk(tree):
-        if isinstance(stmt, ast.Import):
-            found += [(alias.name, stmt.lineno) for alias in stmt.names]
-        elif isinstance(stmt, ast.ImportFrom):
-            if stmt.level:
-                base = package.split(".")[: len(package.split(".")) - (stmt.level - 1)]
-                source = ".".join(base + ([stmt.module] if stmt.module else []))
-            else:
-                source = stmt.module or ""
-            for alias in stmt.names:  # `from omk import formats` imports the module omk.formats
-                sub = f"{source}.{alias.name}"
-                found.append((sub if sub in modules else source, stmt.lineno))
-    return found
-
-
-def import_edges(root: Path) -> list[Edge]:
-    modules = module_names(root)
-    edges = []
-    for module, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        source = node_of(module, modules)
-        for imported, line in imported_modules(tree, module, path.name == "__init__.py", modules):
-            if imported != root.name and not imported.startswith(root.name + "."):
-                continue
-            target = node_of(imported, modules)
-            if target != source:
-                edges.append(Edge(source, target, module, line))
-    return edges
-
-
-def find_cycle(edges: list[Edge]) -> list[Edge] | None:
-    """One cycle of the node graph, as its edges (with the modules that make them), or None."""
-    by_source: dict[str, dict[str, Edge]] = defaultdict(dict)
-    for edge in edges:
-        by_source[edge.source].setdefault(edge.target, edge)
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-    path: list[Edge] = []
-
-    def visit(node: str) -> list[Edge] | None:
-        state[node] = 1
-        for target, edge in sorted(by_source[node].items()):
-            if state.get(target) == 1:
-                start = next((i for i, e in enumerate(path) if e.source == target), len(path))
-                return [*path[start:], edge]
-            if target not in state:
-                path.append(edge)
-                if (cycle := visit(target)) is not None:
-                    return cycle
-                path.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(by_source):
-        if node not in state and (cycle := visit(node)) is not None:
-            return cycle
-    return None
-
-
-def find_cycles(edges: list[Edge]) -> list[tuple[list[str], list[Edge]]]:
-    """Each group of packages that import each other (strongly connected component), with one
-    cycle through it."""
-    reach: dict[str, set[str]] = defaultdict(set)
-    for edge in edges:
-        reach[edge.source].add(edge.target)
-    changed = True
-    while changed:  # transitive closure: the graph has a few dozen nodes
-        changed = False
-        for targets in reach.values():
-            more = set().union(*(reach.get(t, set()) for t in targets)) - targets
-            if more:
-                targets |= more
-                changed = True
-    groups: dict[frozenset[str], None] = {}
-    for node, targets in sorted(reach.items()):
-        group = frozenset(t for t in targets if node in reach.get(t, set()))
-        if group:
-            groups.setdefault(group, None)
-    return [(sorted(g), find_cycle([e for e in edges if e.source in g and e.target in g]) or []) for g in groups]
-
-
-def describe(members: list[str], cycle: list[Edge]) -> str:
-    return f"import cycle between {', '.join(members)}:\n  " + "\n  ".join(map(str, cycle))
 
 
 def cli_importers(edges: list[Edge], root: str) -> list[Edge]:
@@ -164,6 +44,16 @@ def without_known(edges: list[Edge]) -> list[Edge]:
 @pytest.fixture(scope="module")
 def edges() -> list[Edge]:
     return import_edges(OMK)
+
+
+@pytest.fixture(scope="module")
+def file_edges() -> list[Edge]:
+    return module_edges(OMK)
+
+
+def test_no_circle_between_files(file_edges):
+    cycles = find_cycles(file_edges)
+    assert not cycles, "move what both sides need into a module both import:\n" + "\n".join(describe(m, c) for m, c in cycles)
 
 
 def test_no_cycle_between_packages(edges):
@@ -291,3 +181,24 @@ def test_an_import_of_the_targets_from_a_lower_layer_is_found(tmp_path):
     )
     bad = importers_outside(import_edges(root), "pkg.targets", frozenset({"pkg", "pkg.run"}))
     assert sorted((e.module, e.line) for e in bad) == [("pkg.cache", 1), ("pkg.judge.clients", 2)]
+
+
+def test_a_circle_between_files_of_one_package_is_found(tmp_path):
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "from pkg.a.state import State\n",
+            "a/state.py": "import os\n",
+            "a/steps.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a.whole import Whole\n",
+            "a/whole.py": "from pkg.a.state import State\ndef run():\n    from pkg.a import steps\n",
+            "b.py": "from pkg.a import State\nfrom pkg.a.state import x\n",
+        },
+    )
+    edges = module_edges(root)
+    assert find_cycles(import_edges(root)) == []  # one package: no circle between packages
+    cycles = find_cycles(edges)
+    assert [members for members, _ in cycles] == [["pkg.a.steps", "pkg.a.whole"]]
+    assert sorted((e.source, e.target, e.line) for e in cycles[0][1]) == [("pkg.a.steps", "pkg.a.whole", 3), ("pkg.a.whole", "pkg.a.steps", 3)]
+    assert ("pkg.b", "pkg.a") in {(e.source, e.target) for e in edges}  # a name from the package's __init__
+    assert ("pkg.b", "pkg.a.state") in {(e.source, e.target) for e in edges}

@@ -65,8 +65,6 @@ FORWARDED = (
     ("omk.records.manifest", "RecordedVariant", "omk.records.experiment_manifest"),
     ("omk.records.manifest", "EXPERIMENT_FORMAT", "omk.records.experiment_manifest"),
     ("omk.stats.winrate", "WinRate", "omk.stats.pairwise_rate"),
-    ("omk.engine.variants", "variants_for", "omk.engine.variant_choice"),
-    ("omk.engine.variants", "is_experiment", "omk.engine.variant_choice"),
 )
 
 PROBE = """

@@ -35,6 +35,7 @@ OPTIONS = [
     (("sample", "skill"), "--tasks"),
     (("sample", "skill"), "--concurrency"),
     (("sample", "skill"), "--timeout"),
+    (("sample", "--from-session"), "--limit"),
     (("evolve", "skill"), "--rounds"),
     (("evolve", "skill"), "--candidates"),
     (("evolve", "skill"), "--repeat"),
@@ -79,6 +80,7 @@ def test_every_numeric_option_refuses_values_outside_its_range_in_one_line(tmp_p
         (("serve-model", "script.yaml"), "--port", "65536"),
         (("sample", "skill"), "-n", "1000000000000"),
         (("sample", "skill"), "--tasks", "1000000000000"),
+        (("sample", "--from-session"), "--limit", "0"),
     ],
 )
 def test_values_past_the_edges_are_refused(tmp_path, command, option, value):

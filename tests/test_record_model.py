@@ -60,6 +60,7 @@ OTHER_JSON = {
     "omk/llm/": "model API responses",
     "omk/loader/": "user sample files",
     "omk/report/html_paged.py": "its own table of words",
+    "omk/sessions/": "Claude Code's and Codex's session files",
     "omk/targets/": "model API responses, CLI streams, replay files",
     "omk/testing/": "requests to the scripted model server",
     "omk/trace_io.py": "traces as targets and replay files give them",
@@ -67,7 +68,9 @@ OTHER_JSON = {
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
 # so the entry goes with the fix). None today.
-KNOWN_READERS: set[tuple[str, str]] = set()
+# The reader of evolve's report.json that `omk view` uses (omk/evolve/report.py: read_report)
+# checks every field's type by hand: it goes when evolve's report moves onto the records.
+KNOWN_READERS: set[tuple[str, str]] = {("omk/evolve/report.py", "trivial")}
 
 
 def class_names(root: Path) -> dict[str, list[str]]:

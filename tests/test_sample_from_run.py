@@ -129,7 +129,13 @@ def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):
     run = omk_cli("eval", "recorded.yaml", "--target", changed, "--no-judge", "--no-cache", "--out", "run4", "--format", "html,md", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     (result,) = read_document(tmp_path / "run4").results
-    assert result.passed and result.trace.notes == ("mock drift: the agent now calls Grep, which the recording never did",)
+    assert result.passed
+    # no mock and no tool served Grep: the call is unsupported, and drift (the recording never made it)
+    assert [(c.tool, c.outcome) for c in result.trace.tool_calls if c.tool == "Grep"] == [("Grep", "unsupported")]
+    assert result.trace.notes == (
+        "the agent called Grep, which cmd: does not offer",
+        "mock drift: the agent now calls Grep, which the recording never did",
+    )
     assert '<p class="warn">mock drift: the agent now calls Grep, which the recording never did</p>' in (tmp_path / "run4" / "report.html").read_text(encoding="utf-8")
     lines = run.stdout.splitlines()
     at = lines.index("Mock drift: 1 recorded sample made calls the recording never had")

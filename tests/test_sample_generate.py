@@ -404,8 +404,10 @@ def test_an_anthropic_model_can_draft(tmp_path):
     [
         (["skills/none", "--target", "openai:m"], "skills/none: no such skill folder"),
         (["skills/empty", "--target", "openai:m"], "skills/empty: not a skill folder: it has no SKILL.md"),
-        (["skills/empty", "--from-run", "run1"], "omk sample: give SKILL_DIR (draft samples from a skill) or --from-run RUN_DIR (record a run), not both"),
-        ([], "omk sample: give SKILL_DIR (draft samples from a skill with --target SPEC) or --from-run RUN_DIR (record a run)"),
+        (["skills/empty", "--from-run", "run1"], "omk sample: give one of SKILL_DIR (draft samples from a skill), --from-run RUN_DIR (record a run) "
+                                                  "or --from-session [PATH...] (record sessions)"),
+        ([], "omk sample: give SKILL_DIR (draft samples from a skill with --target SPEC), --from-run RUN_DIR (record a run) "
+             "or --from-session [PATH...] (record Claude Code and Codex sessions)"),
         (["--from-run", "run1", "--tasks", "2"], "omk sample --from-run: --tasks goes with SKILL_DIR (drafting from a skill)"),
         (["skills/empty", "-n", "2", "--triggers", "1", "--tasks", "2"], "-n 2 is not --triggers 1 + --tasks 2; give two of the three"),
         (["skills/with", "--output", "x.json"], "x.json: drafted samples are written as YAML; name a .yaml or .yml file"),

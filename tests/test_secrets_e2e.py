@@ -252,7 +252,7 @@ def test_a_key_in_the_target_spec_and_in_hook_messages_reaches_no_file_or_termin
 def test_an_assertion_is_copied_only_when_a_secret_is_in_it():
     from omk.model import Layer, Status
     from omk.records import AssertionResult
-    from omk.runner.sample_run import masked
+    from omk.runner.grading import masked
     from omk.secrets import Masker
 
     mask = Masker(["sk-secret-value-123456"])

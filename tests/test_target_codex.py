@@ -81,7 +81,8 @@ def test_a_conversation_keeps_its_session_and_a_later_turn_resumes_it(tmp_path, 
     sample = Sample(sample_id="a", prompt="hi", base_dir=tmp_path)
     single, conversation = CodexWorkspace(target.cfg, sample), CodexWorkspace(target.cfg, sample, conversation=True)
     try:
-        assert "--ephemeral" in target.argv(sample, single) and "--ephemeral" not in target.argv(sample, conversation)
+        # never --ephemeral: the session file in the sample's own CODEX_HOME is read for unsupported calls
+        assert "--ephemeral" not in target.argv(sample, single) and "--ephemeral" not in target.argv(sample, conversation)
         assert "resume" not in target.argv(sample, conversation)
         conversation.keep_session("thread-1", {"input_tokens": 20})
         later = target.argv(sample, conversation)

@@ -43,7 +43,7 @@ class TargetAsker:
     def open(cls, spec: str | None, cwd: Path, *, timeout: float | None = None, retries: int | None = None) -> TargetAsker:
         """The target `spec` (or omk.yaml's `target:`); ConfigError (exit 2) when it cannot run."""
         from omk.config import load_settings
-        from omk.engine.evaluation import build_target
+        from omk.engine.inputs import build_target
 
         settings: Settings = load_settings([], cwd, {"target": spec, "timeout": timeout, "retries": retries})
         mask = Masker.for_run(settings.blocks())

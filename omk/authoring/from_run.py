@@ -1,7 +1,7 @@
 """Samples from a recorded run (`omk sample --from-run RUN_DIR`): each result of a finished run
 becomes a sample that replays it offline.
 
-A sample gets the prompt the target received, one mock per distinct tool call (matched on the
+A sample gets the prompt the target received (a conversation its turns' prompts, as `turns:`), one mock per distinct tool call (matched on the
 tool and its whole recorded input; a call made again with the same input and a different
 answer gets a `return_seq`), `mocksStrict: true`, the recorded path as a `tool_sequence`
 (`in_order`), and the recorded answer as the `reference` of a `rouge_n_min` check. It is marked
@@ -15,7 +15,6 @@ or answer longer than a mock file may be is cut
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +27,11 @@ from omk.records.document import ReportDocument, read_document
 from omk.report.i18n import t
 from omk.safe_files import MAX_MOCK_FILE_BYTES
 from omk.secrets import Masker
+from omk.tool_input import FRESH_FOLDER, call_key, recorded_match  # noqa: F401 - FRESH_FOLDER kept for callers
 
 ROUGE_THRESHOLD = 0.5  # the recorded answer's words a replayed answer must recall (ROUGE-1)
 CUT_MARK = "\n[omk: cut, the recorded output was longer]"
 MAX_RECORDED_BYTES = MAX_MOCK_FILE_BYTES  # of a recorded tool output or answer, in UTF-8 bytes
-# The fresh folder an agent target works in (omk/workspace.py, the claude: and codex: workspaces).
-FRESH_FOLDER = re.compile(r"(?:[A-Za-z]:)?[^\s\"'=]*?[/\\]omk-[a-z]+-[A-Za-z0-9_]+[/\\]work(?=[/\\]|\b|$)")
 
 
 @dataclass(slots=True)
@@ -84,7 +82,10 @@ def _left_out(result: SampleResult, seen: set[str], lang: str) -> str | None:
     if result.status == "error":
         return t("errored in the run ({error})", lang).format(error=result.error or t("unknown error", lang))
     if result.turns:
-        return t("a conversation (turns) is not recorded into samples yet", lang)
+        unsent = next((turn for turn in result.turns if turn.status != "ok" or turn.output is None), None)
+        if unsent is None:
+            return None
+        return t("turn {n} of the conversation has no recorded answer", lang).format(n=unsent.index + 1)
     if result.output is None:
         return t("no recorded answer", lang)
     return None
@@ -110,25 +111,39 @@ def _block(document: ReportDocument, run_dir: Path, result: SampleResult, sample
 
 
 def sample_of(result: SampleResult) -> dict[str, Any]:
-    """The sample (as the loader reads it) that replays one recorded result."""
-    sample: dict[str, Any] = {"sample_id": result.sample_id, "prompt": result.prompt, "provenance": RECORDED}
+    """The sample (as the loader reads it) that replays one recorded result. A conversation
+    becomes one again (`turns:`): one sandbox of mocks for all its calls, in the order made (a
+    `return_seq` runs on across turns, as the mocks' state does), and each turn its own prompt
+    and checks (its own path and answer: a turn's checks see that turn's trace)."""
+    sample: dict[str, Any] = {"sample_id": result.sample_id}
+    if not result.turns:
+        sample["prompt"] = result.prompt
+    sample["provenance"] = RECORDED
     if result.category:
         sample["category"] = result.category
     if result.capability:
         sample["capability"] = list(result.capability)
-    calls = result.trace.tool_calls
-    if calls:
-        sample["mocks"] = mocks_of(calls)
+    calls = [c for turn in result.turns for c in turn.trace.tool_calls] if result.turns else result.trace.tool_calls
+    if mocks := mocks_of(calls):
+        sample["mocks"] = mocks
         sample["mocksStrict"] = True
+    if result.turns:
+        sample["turns"] = [{"prompt": turn.prompt, **_checks(turn.trace.tool_calls, turn.output)} for turn in result.turns]
+    else:
+        sample.update(_checks(calls, result.output))
+    return sample
+
+
+def _checks(calls: Sequence[ToolCall], output: str | None) -> dict[str, Any]:
+    """`{"assertions": […]}` for a recorded path and answer: the path `in_order`, the answer's
+    words as a `rouge_n_min` reference; {} when there is neither."""
     assertions: list[dict[str, Any]] = []
     if calls:
         assertions.append({"type": "tool_sequence", "mode": "in_order", "steps": [c.tool for c in calls]})
-    if result.output and result.output.strip():
-        reference = cut_utf8(result.output, MAX_RECORDED_BYTES)
+    if output and output.strip():
+        reference = cut_utf8(output, MAX_RECORDED_BYTES)
         assertions.append({"type": "rouge_n_min", "reference": reference, "threshold": ROUGE_THRESHOLD})
-    if assertions:
-        sample["assertions"] = assertions
-    return sample
+    return {"assertions": assertions} if assertions else {}
 
 
 def _cut(value: Any) -> Any:
@@ -151,10 +166,13 @@ def cut_utf8(text: str, cap: int, mark: str = CUT_MARK) -> str:
 
 def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     """One mock per distinct (tool, input), in the order first called, matched on the whole
-    input; a call repeated with other answers gets them in order (`return_seq`, then the last)."""
+    input; a call repeated with other answers gets them in order (`return_seq`, then the last).
+    A call the agent refused itself (a tool it does not offer, a check of its own) gets its mock
+    too: a replay where the call reaches the mock gets the same refusal, and one where the agent
+    refuses it again is not drift (omk/mock_defs.py)."""
     groups: dict[str, tuple[ToolCall, list[Any]]] = {}
     for call in calls:
-        key = json.dumps([call.tool, call.input], sort_keys=True, ensure_ascii=False, default=str)
+        key = call_key(call.tool, call.input)
         groups.setdefault(key, (call, []))[1].append(_cut(call.output if call.output is not None else ""))
     mocks = []
     for call, outputs in groups.values():
@@ -169,31 +187,9 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
 
 
 def match_of(call_input: Any) -> dict[str, Any] | None:
-    """How a mock recognises a recorded call: its whole input, except where the input names the
-    fresh folder the agent worked in (`…/omk-claude-XXXX/work/…`, new on every run): a path there
-    is matched by its end (`file_path_endswith`), a command by a glob over the folder."""
-    if call_input in (None, {}, ""):
-        return None
-    if not isinstance(call_input, dict):
-        return {"input": call_input}
-    rest, match = dict(call_input), dict[str, Any]()
-    for key in ("file_path", "path"):
-        value = rest.get(key)
-        found = FRESH_FOLDER.match(value) if isinstance(value, str) else None
-        inside = found.string[found.end() :].lstrip("/\\") if found else ""
-        if inside:
-            del rest[key]
-            match["file_path_endswith"] = inside
-            break
-    for key in ("command", "cmd"):
-        value = rest.get(key)
-        if isinstance(value, str) and FRESH_FOLDER.search(value):
-            del rest[key]
-            match["command_glob"] = FRESH_FOLDER.sub("*", value)
-            break
-    if rest or not match:
-        match["input"] = rest
-    return match
+    """How a mock recognises a recorded call: the one reading of tool input that the mock
+    sandbox matches with (omk/tool_input.py, `recorded_match`)."""
+    return recorded_match(call_input)
 
 
 def _specific_first(mocks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ TOP = 10
 
 def _samples_for(args: argparse.Namespace, report: ReportDocument | None) -> list[Path] | None:
     """The sample files to examine: as given, else discovered, else (with --report) the run's own."""
-    from omk.engine.evaluation import resolve_samples
+    from omk.engine.inputs import resolve_samples
 
     if args.samples or report is None:
         return resolve_samples(args.samples, Path.cwd())

@@ -10,8 +10,8 @@ from typing import Any
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
+from omk.cli.run_lines import continue_command, print_budget_stop, print_skipped, print_warnings
 from omk.engine import EvalOptions, Evaluation, Report
-from omk.errors import Problem
 from omk.records import SampleResult
 
 
@@ -68,28 +68,6 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
     return EXIT_OK if report.passed else EXIT_GATE
 
 
-def continue_command(evaluations: list[Evaluation], out_dir: Path | None = None) -> str:
-    """The command, complete and quoted, that continues this run (or an experiment of these
-    variants) from its folder."""
-    from omk.runner.resume import resume_command
-
-    first = evaluations[0]
-    targets = [e.settings.target for e in evaluations]
-    return resume_command(out_dir or first.out_dir or "", targets, list(first.settings.judge), first.samples)
-
-
-def print_budget_stop(budget: Any, command: str | None) -> None:
-    """The budget was reached: what was spent, what was left, how to go on (exit code 3)."""
-    say(
-        f"budget reached: ${budget.spent_usd:.4f} spent of ${budget.limit_usd:.4f}; "
-        f"{len(budget.not_run)} run(s) not started (report.json budget.not_run)",
-        err=True,
-    )
-    if command is not None:
-        say(f"continue it with: {command} --budget-usd {budget.limit_usd:g}", err=True)
-        say("  (--budget-usd sets the spending limit of the rest; leave it out for none)", err=True)
-
-
 def print_estimate(evaluations: list[Evaluation], not_run: list[str]) -> int:
     """`--dry-run`: the plan and what it would cost; no call was made, no program started, and
     `not_run` says which checks that left undone."""
@@ -123,28 +101,6 @@ def estimate_lines(plan: Any) -> list[str]:
     if plan.urls:
         lines.append(f"  {plan.urls} URL(s) in prompts not fetched: their content is not counted")
     return lines
-
-
-def print_warnings(warnings: list[Problem]) -> None:
-    """What loading ignored, on stderr, one `FILE:LINE: … ; ignored` line each, before the run."""
-    if not warnings:
-        return
-    from omk.report.i18n import counted
-    from omk.textsafe import for_terminal
-
-    head = f"omk: {counted(len(warnings), 'warning', 'warnings')} in the samples (--strict makes them errors):"
-    say("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), err=True)
-
-
-def print_skipped(skipped: list[str]) -> None:
-    """A resumed run's results.jsonl lines that could not be used, each with its line and field."""
-    if not skipped:
-        return
-    from omk.report.i18n import counted
-    from omk.textsafe import for_terminal
-
-    head = f"omk: {counted(len(skipped), 'line', 'lines')} of results.jsonl dropped; their samples run again:"
-    say("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), err=True)
 
 
 def execute(evaluation: Evaluation, *, quiet: bool) -> Report | None:

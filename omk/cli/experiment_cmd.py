@@ -22,7 +22,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     """Run every variant, interleaved, with one progress line; print the table and the verdict."""
     import asyncio
 
-    from omk.cli.eval_cmd import print_skipped, print_warnings
+    from omk.cli.run_lines import print_skipped, print_warnings
     from omk.runner.progress import make_progress
 
     print_warnings(experiment.evaluations[0].warnings if experiment.evaluations else [])
@@ -46,7 +46,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
     code = show_outcome(outcome, experiment.options.require, quiet=args.quiet, lang=experiment.options.lang or "en")
     stopped = [r.budget for r in outcome.reports.values() if r.budget is not None and r.budget.stopped]
     if stopped:
-        from omk.cli.eval_cmd import print_budget_stop
+        from omk.cli.run_lines import print_budget_stop
         from omk.records.budget import BudgetBlock
 
         runs = tuple(n for b in stopped for n in b.not_run)
@@ -57,7 +57,7 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
 
 def _continue(experiment: Any) -> str | None:
     """The command that continues the experiment from its folder, complete and quoted."""
-    from omk.cli.eval_cmd import continue_command
+    from omk.cli.run_lines import continue_command
 
     if experiment.out_dir is None or not experiment.evaluations:
         return None

@@ -22,6 +22,7 @@ EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_INCOMPLETE = 3  # the budget stopped the run before every sample ran: resume it with --resume
 ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-errors` prints them all)
 _count = Number(True, 0, 10_000)  # drafted trigger probes or tasks
+_limit = Number(True, 1, 1_000_000)  # samples recorded from sessions
 _port = Number(True, 0, 65_535)
 _rounds = Number(True, 1, 100)  # evolve's rounds, and candidates a round
 
@@ -93,7 +94,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     srv.add_argument("--record", metavar="FILE", help="append every request to FILE, one JSON object a line")
 
     view = sub.add_parser("view", help="a local, read-only page over run folders: runs, trends, comparisons, a sample's history")
-    view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs)")
+    view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs and .omk/evolve)")
     view.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one)")
     view.add_argument("--export", metavar="DIR", help="write the pages as static files into DIR instead of serving them")
     mrg = sub.add_parser("merge", help="join the shards of a split run (omk eval --shard I/N) into one run folder")
@@ -119,11 +120,17 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     smp = sub.add_parser(
         "sample",
-        help="write samples: drafted by a model from a skill (SKILL_DIR), or recorded from a run (--from-run)",
-        description="Give SKILL_DIR (a model drafts samples from the skill) or --from-run RUN_DIR, not both.",
+        help="write samples: drafted by a model from a skill (SKILL_DIR), recorded from a run (--from-run) or from sessions (--from-session)",
+        description="Give SKILL_DIR (a model drafts samples from the skill), --from-run RUN_DIR or --from-session [PATH...], one of them.",
     )
     smp.add_argument("skill_dir", nargs="?", metavar="SKILL_DIR", help="a skill folder (with SKILL.md): a model drafts trigger probes and task samples from it")
     smp.add_argument("--from-run", metavar="RUN_DIR", help="a run folder (or its report.json) to record from")
+    smp.add_argument("--from-session", nargs="*", metavar="PATH",
+                     help="Claude Code and Codex session files or folders to record from (none: this project's sessions of both CLIs)")
+    smp.add_argument("--project", metavar="DIR", help="--from-session: the project whose sessions to read (default: the current folder; with PATH: those of PATH in DIR)")
+    smp.add_argument("--since", metavar="DATE", help="--from-session: sessions changed on or after DATE (YYYY-MM-DD or an ISO time)")
+    smp.add_argument("--skill", metavar="NAME", help="--from-session: only the requests in which skill NAME fired")
+    smp.add_argument("--limit", type=_limit, metavar="N", help="--from-session: at most N samples")
     smp.add_argument("--output", metavar="FILE", help="write the samples here (default: print them)")
     smp.add_argument("--target", metavar="KIND:ARG", help="SKILL_DIR: the model that drafts (openai:, anthropic:, cmd:; default: omk.yaml's target)")
     smp.add_argument("-n", type=_repeats, metavar="N", help="SKILL_DIR: samples to draft in all (default 10, half trigger probes, half tasks)")

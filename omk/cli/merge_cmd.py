@@ -11,7 +11,8 @@ from omk.cli.main import EXIT_GATE, EXIT_OK
 
 def run_merge(args: argparse.Namespace) -> int:
     from omk.engine.experiment import ExperimentOutcome
-    from omk.engine.merge import MergeOptions, merge
+    from omk.engine.merge import MergeOptions
+    from omk.engine.merge_run import merge
     from omk.report import check_formats
 
     formats = list(dict.fromkeys(f.strip() for f in f"json,{args.format or ''}".split(",") if f.strip()))

@@ -1,5 +1,6 @@
-"""`omk sample`: samples drafted by a model from a skill (`omk sample SKILL_DIR --target SPEC`), or
-recorded from a run (`omk sample --from-run RUN_DIR`)."""
+"""`omk sample`: samples drafted by a model from a skill (`omk sample SKILL_DIR --target SPEC`),
+recorded from a run (`omk sample --from-run RUN_DIR`) or from Claude Code and Codex sessions
+(`omk sample --from-session [PATH...]`)."""
 
 from __future__ import annotations
 
@@ -15,21 +16,77 @@ if TYPE_CHECKING:
     from omk.authoring.generate import Generated
 
 DRAFT_ONLY = ("target", "n", "triggers", "tasks", "append", "timeout")
+SESSION_ONLY = ("project", "since", "skill", "limit")
 
 
 def run_sample(args: argparse.Namespace) -> int:
     from omk.errors import InputError
 
-    if args.skill_dir and args.from_run:
-        raise InputError("omk sample: give SKILL_DIR (draft samples from a skill) or --from-run RUN_DIR (record a run), not both")
-    if not args.skill_dir and not args.from_run:
-        raise InputError("omk sample: give SKILL_DIR (draft samples from a skill with --target SPEC) or --from-run RUN_DIR (record a run)")
+    sources = [bool(args.skill_dir), bool(args.from_run), args.from_session is not None]
+    if sum(sources) > 1:
+        raise InputError("omk sample: give one of SKILL_DIR (draft samples from a skill), --from-run RUN_DIR (record a run) "
+                         "or --from-session [PATH...] (record sessions)")
+    if not any(sources):
+        raise InputError("omk sample: give SKILL_DIR (draft samples from a skill with --target SPEC), --from-run RUN_DIR (record a run) "
+                         "or --from-session [PATH...] (record Claude Code and Codex sessions)")
+    mode = "SKILL_DIR" if args.skill_dir else "--from-run" if args.from_run else "--from-session"
+    session_flags = [f"--{name}" for name in SESSION_ONLY if getattr(args, name) is not None]
+    if session_flags and mode != "--from-session":
+        raise InputError(f"omk sample {mode}: {', '.join(session_flags)} goes with --from-session")
     if args.skill_dir:
         return _draft(args)
     given = [f"--{name}" if name != "n" else "-n" for name in DRAFT_ONLY if getattr(args, name) not in (None, False)]
     if given:
-        raise InputError(f"omk sample --from-run: {', '.join(given)} goes with SKILL_DIR (drafting from a skill)")
-    return _from_run(args)
+        raise InputError(f"omk sample {mode}: {', '.join(given)} goes with SKILL_DIR (drafting from a skill)")
+    return _from_run(args) if args.from_run else _from_session(args)
+
+
+def _since(text: str):
+    """`--since`: a date (YYYY-MM-DD, midnight local time) or an ISO time."""
+    from datetime import datetime
+
+    from omk.errors import InputError
+
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"omk sample --since: {text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
+
+
+def _from_session(args: argparse.Namespace) -> int:
+    import os
+
+    from omk.authoring.from_session import SessionQuery, samples_from_session_files
+    from omk.config import load_settings
+    from omk.errors import InputError
+    from omk.report.i18n import counted, t
+    from omk.secrets import Masker
+    from omk.textsafe import for_terminal
+
+    lang = args.lang or "en"
+    out = Path(args.output) if args.output else None
+    if out is not None and out.exists():
+        raise InputError(f"{out}: already exists; choose another --output (recorded samples are not merged into a file)")
+    project = Path(args.project) if args.project else None
+    if project is not None and not project.is_dir():
+        raise InputError(f"omk sample --project: {project} is not a folder")
+    paths = tuple(Path(p) for p in args.from_session)
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"omk sample --from-session: {path}: no such file or folder")
+    query = SessionQuery(paths, project, _since(args.since) if args.since else None, args.skill, args.limit)
+    mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())
+    recorded = samples_from_session_files(query, os.environ, mask, lang)
+    for line in recorded.notes + [t("left out {line}", lang).format(line=line) for line in recorded.found.left_out]:
+        say(for_terminal(mask(line)), err=True)
+    if out is None:
+        sys.stdout.write(recorded.found.text)
+        return EXIT_OK
+    out.write_text(recorded.found.text, encoding="utf-8")
+    samples = counted(recorded.found.count, "sample", "samples", lang)
+    files = counted(recorded.files, "session file", "session files", lang)
+    say(t("{out}: {samples} recorded from {files}; review them before trusting them", lang).format(out=out, samples=samples, files=files))
+    return EXIT_OK
 
 
 def _from_run(args: argparse.Namespace) -> int:

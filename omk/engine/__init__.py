@@ -5,14 +5,16 @@
 The command line (omk.cli), the Python API (omk.api) and the pytest plugin all drive it the same
 way: build `EvalOptions`, `Evaluation.prepare`, `execute`, `finish`. Module map: `options` (the
 choices) and `checks` (their checks), `run_kind` (a plain run, an experiment or an ablation:
-decided here for the CLI and the API alike), `evaluation` (one evaluation from options to report), `plan`
+decided here for the CLI and the API alike), `state` (what one evaluation holds), `inputs` (the
+sample files, the samples, the target), `evaluation` (one evaluation from options to report), `plan`
 (samples, settings, target, judge, run folder), `runtime` (the jobs: URL inlining, hooks, cache,
 results), `results` (where results are kept), `finish` (summary and report files), `run_report`
-(the typed `Report`), `estimate` (`--dry-run`), `budget` (`--budget-usd`), `experiment`,
-`variants`, `variant_choice` and `variant_records` (the same samples on several variants, and the
-experiment block), `ablation` (`--ablate`), `pairwise` (the pairwise judge of an experiment),
-`shards`, `merge` and `merge_experiment` (split runs and `omk merge`), `power_run` (`omk power`),
-`preflight_check` and `skill_checks` (what is checked before a run).
+(the typed `Report`), `estimate` (`--dry-run`), `budget` (`--budget-usd`), `experiment_state`,
+`experiment`, `variants`, `variant_choice` and `variant_records` (the same samples on several
+variants, and the experiment block), `ablation` and `ablation_run` (`--ablate`), `pairwise` (the
+pairwise judge of an experiment), `shards`, `merge`, `merge_experiment` and `merge_run` (split
+runs and `omk merge`), `power_run` (`omk power`), `preflight_check` and `skill_checks` (what is
+checked before a run).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from omk.engine.evaluation import Evaluation, OnResult
+from omk.engine.evaluation import Evaluation
 from omk.engine.options import EvalOptions
 from omk.engine.run_report import LayerMeans, Report, Summary
+from omk.engine.state import OnResult
 from omk.model import Sample
 from omk.targets.base import Target
 

@@ -42,8 +42,6 @@ from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
     from omk.config import ConfigFile
-    from omk.engine.experiment import Experiment
-    from omk.model import Sample
 
 HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -253,7 +251,7 @@ def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], ro
     return variants
 
 
-def _digest(skill: Path, plan: AblationPlan) -> str:
+def copies_digest(skill: Path, plan: AblationPlan) -> str:
     """The copies' folder name: the skill's files and its parts. The same skill ablated again (a
     resume, another shard of the run) finds the same copies at the same paths, so every shard
     shares one plan."""
@@ -282,54 +280,13 @@ def _read_skill_text(path: Path, errors: str = "strict") -> str:
 def target_kind(options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> str:
     """The run's target kind (`claude`, `cmd`, …): the command line's, else omk.yaml's."""
     from omk.config import ConfigFile
-    from omk.engine.evaluation import sample_paths
+    from omk.engine.inputs import sample_paths
 
     target = options.target
     if not target:
         config = config if config is not None else ConfigFile.find(sample_paths(options, cwd), cwd)
         target = config.data.get("target")
     return str(target or "").partition(":")[0]
-
-
-def prepare_ablation(
-    options: EvalOptions,
-    cwd: Path,
-    several_targets: bool = False,
-    *,
-    samples: list[Sample] | None = None,
-    write: bool = True,
-    config: ConfigFile | None = None,
-) -> Experiment:
-    """The ablation experiment, ready to run. The copies of the skill go into
-    `.omk/ablation/<digest>/` when the run writes a folder (older unused copies there are pruned,
-    see `prune_copies`), else into a temporary folder the experiment removes when it is done
-    (`Experiment.remove_scratch`)."""
-    from omk.engine.experiment import prepare_experiment
-
-    assert options.ablate is not None
-    if options.control or options.treatment or several_targets:
-        flag = "several --target" if several_targets else "--control/--treatment"
-        raise ConfigError(f"--ablate makes its own variants (the whole skill, and the skill without each part): drop {flag}")
-    given = Path(options.ablate)
-    from omk.skillset import skill_folder
-
-    skill = skill_folder((given if given.is_absolute() else cwd / given).resolve())
-    plan, text, references = plan_ablation(skill, target_kind(options, cwd, config))
-    keep = write and not options.dry_run
-    root = cwd / ".omk" / FOLDER / _digest(skill, plan) if keep else Path(tempfile.mkdtemp(prefix="omk-ablate-"))
-    variants = write_copies(plan, text, references, root)
-    if keep:
-        mark_used(root)
-        prune_copies(root.parent, keep=root)
-    try:
-        experiment = prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, samples=samples, write=write, ablation=plan, config=config)
-    except BaseException:
-        if not keep:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
-    if not keep:
-        experiment.scratch = root
-    return experiment
 
 
 # ---------------------------------------------------------------- keeping the copies
@@ -371,7 +328,7 @@ def restore_copies(plan: AblationPlan, variants: Sequence[Variant]) -> None:
     root = copies[0].parents[1]  # .omk/ablation/<digest>/<variant>/<skill>
     if any(not (c / SKILL_FILE).is_file() for c in copies):
         source = Path(plan.path)
-        if not (source / SKILL_FILE).is_file() or _digest(source, plan) != root.name:
+        if not (source / SKILL_FILE).is_file() or copies_digest(source, plan) != root.name:
             raise ConfigError(
                 f"--resume: the ablated copies of {plan.path} are gone from {root} and the skill has changed since the run began; "
                 "start a new ablation (omk eval SAMPLES --ablate SKILL_DIR)"

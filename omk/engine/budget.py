@@ -12,12 +12,13 @@ names such models before the spend.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from omk.records import SampleResult
 
 if TYPE_CHECKING:
-    from omk.engine.evaluation import Evaluation
+    from omk.config import Settings
     from omk.judge import Judge
     from omk.records.budget import BudgetBlock
 
@@ -52,7 +53,17 @@ class Budget:
         return BudgetBlock(self.limit_usd, self.spent_usd, tuple(NotRun(s, r) for s, r in not_run))
 
 
-def budget_for(evaluations: list[Evaluation], jobs: int) -> Budget | None:
+class Budgeted(Protocol):
+    """What a budget needs of an evaluation (omk.engine.state.EvaluationState): its settings and
+    judge, and where it keeps the budget and the jobs left out."""
+
+    settings: Settings
+    judge: Judge | None
+    budget: Budget | None
+    not_run: list[tuple[str, int]]
+
+
+def budget_for(evaluations: Sequence[Budgeted], jobs: int) -> Budget | None:
     """The budget of a run of `jobs` (sample, repeat) runs over these evaluations (an experiment's
     variants share one), from the first one's settings; None when no budget was given. Both given:
     the smaller. Each evaluation is given it, so that its runtime checks it before every job."""

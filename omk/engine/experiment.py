@@ -24,88 +24,38 @@ import dataclasses
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.engine.evaluation import Evaluation, OnResult, new_run_id
+from omk.engine.evaluation import Evaluation
+from omk.engine.experiment_state import VARIANTS_DIR, ExperimentOutcome, ExperimentState
 from omk.engine.options import EvalOptions
-from omk.engine.run_report import Report
-from omk.engine.variants import MANIFEST, Variant
+from omk.engine.state import OnResult, new_run_id
+from omk.engine.variant_choice import MANIFEST
+from omk.engine.variant_records import analyze_reports
+from omk.engine.variants import Variant
 from omk.jsontext import dumps
 from omk.model import Sample
 from omk.records import SampleResult
-from omk.records.document import ReportDocument
-from omk.records.experiment_block import Ablation, ExperimentBlock
 from omk.records.experiment_manifest import EXPERIMENT_FORMAT, ExperimentManifest, RecordedVariant
 from omk.records.manifest import ManifestFields
 from omk.records.shard import ShardInfo
-from omk.stats import ExperimentAnalysis
 
 if TYPE_CHECKING:
     from omk.config import ConfigFile
     from omk.engine.ablation import AblationPlan
 
+__all__ = ["VARIANTS_DIR", "Experiment", "ExperimentOutcome", "prepare_experiment"]  # importable from here, as before
+
 MANIFEST_FORMAT = EXPERIMENT_FORMAT
-VARIANTS_DIR = "variants"
 
 
-@dataclass(slots=True)
-class ExperimentOutcome:
-    reports: dict[str, Report]  # per variant, control first
-    analysis: ExperimentAnalysis  # variants, paired comparisons and the verdict, as computed
-    block: ExperimentBlock  # report.json's `experiment` block, typed (`block.to_json()` as written)
-    report: ReportDocument  # the experiment's report.json; its results are the control's, read when walked
-    out_dir: Path | None
-    files: list[Path] = field(default_factory=list)  # what the experiment wrote into out_dir: report.json first
+class Experiment(ExperimentState):
+    """One experiment: its state (omk/engine/experiment_state.py) and the steps that run, compare
+    and finish it."""
 
-    @property
-    def ablation(self) -> Ablation | None:
-        """`omk eval --ablate` / `omk.ablate`: the skill's parts ranked by what removing each one cost."""
-        return self.block.ablation
-
-
-@dataclass(slots=True)
-class Experiment:
-    options: EvalOptions
-    variants: list[Variant]
-    evaluations: list[Evaluation]
-    seed: int
-    run_id: str
-    started_at: str
-    out_dir: Path | None
-    trivial: float = 0.1
-    pairwise: bool = False  # the pairwise judge compares treatment and control answers
-    pairwise_block: dict[str, Any] | None = None
-    max_cost_increase: float | None = None  # percent (--max-cost-increase, omk.yaml): more is CAUTIOUS
-    shard: ShardInfo | None = None  # `--shard I/N`: this part of the experiment, and the whole plan's fingerprint
-    ablation: AblationPlan | None = None  # `--ablate`: the skill's parts, one per treatment (omk/engine/ablation.py)
-    scratch: Path | None = None  # a temporary folder of ablated copies (a dry run, a run kept in memory)
-
-    def remove_scratch(self) -> None:
-        """Remove the temporary copies of an ablation that writes no run folder (none to resume)."""
-        if self.scratch is not None:
-            import shutil
-
-            shutil.rmtree(self.scratch, ignore_errors=True)
-            self.scratch = None
-
-    @property
-    def control(self) -> Evaluation:
-        return self.evaluations[0]
-
-    def schedule(self) -> list[tuple[int, Sample, int]]:
-        """(variant index, sample, repeat) still to run: sample-major, variants shuffled per sample."""
-        rng = random.Random(self.seed)
-        control = self.control
-        jobs = []
-        for sample in control.samples:
-            for repeat in range(control.repeat):
-                order = list(range(len(self.evaluations)))
-                rng.shuffle(order)
-                jobs += [(i, sample, repeat) for i in order if (sample.sample_id, repeat) not in self.evaluations[i].log]
-        return jobs
+    __slots__ = ()
 
     async def execute(self, on_result: Callable[[str, SampleResult], None] | None = None) -> None:
         from omk.engine.budget import budget_for
@@ -145,8 +95,6 @@ class Experiment:
         )
 
     def finish(self) -> ExperimentOutcome:
-        from omk.engine.variant_records import analyze_reports
-
         reports = {v.name: e.finish() for v, e in zip(self.variants, self.evaluations, strict=True)}
         outcome = analyze_reports(self, reports)
         self.remove_scratch()
@@ -222,7 +170,7 @@ def _config(options: EvalOptions, cwd: Path, paths: list[Path] | None) -> Config
     """The experiment's omk.yaml, read once for every variant (`paths`: the files in-memory
     samples came from)."""
     from omk.config import ConfigFile
-    from omk.engine.evaluation import sample_paths
+    from omk.engine.inputs import sample_paths
 
     return ConfigFile.find(list(paths or []) if paths is not None else sample_paths(options, cwd), cwd)
 

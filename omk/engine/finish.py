@@ -16,7 +16,7 @@ from omk.scoring.digest import Digest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from omk.engine.evaluation import Evaluation
+    from omk.engine.state import EvaluationState
     from omk.judge import Judge
     from omk.records.gold import GoldCheck
     from omk.records.judge_settings import JudgeSettings
@@ -24,18 +24,18 @@ if TYPE_CHECKING:
     from omk.records.triggering import TriggerCase, Triggering
 
 
-def plan_keys(evaluation: Evaluation) -> list[tuple[str, int]]:
+def plan_keys(evaluation: EvaluationState) -> list[tuple[str, int]]:
     """The (sample_id, repeat) of every result the run has, in plan order (sample, then repeat)."""
     log = evaluation.log
     return [key for s, r in evaluation.plan if (key := (s.sample_id, r)) in log]
 
 
-def all_results(evaluation: Evaluation) -> Results:
+def all_results(evaluation: EvaluationState) -> Results:
     """The run's results in plan order, read from its log when iterated."""
     return Results(evaluation.log, plan_keys(evaluation))
 
 
-def build_summary(evaluation: Evaluation, digests: list[Digest]) -> Summary:
+def build_summary(evaluation: EvaluationState, digests: list[Digest]) -> Summary:
     from omk.judge import why_no_judge
     from omk.runner.repeats import spent_cost
     from omk.scoring.summary import summarize
@@ -59,7 +59,7 @@ def repeats_block(digests: list[Digest], repeat: int) -> Repeats | None:
     return repeats_of(stats, repeat) if stats else None
 
 
-def gold_block(evaluation: Evaluation, results: Results) -> GoldCheck | None:
+def gold_block(evaluation: EvaluationState, results: Results) -> GoldCheck | None:
     """The judge against people's labels (`gold:` in the samples, `--gold FILE`); None without
     labels or without a judge."""
     from pathlib import Path
@@ -94,7 +94,7 @@ def _judge_settings(judge: Judge | None, digests: list[Digest]) -> JudgeSettings
     return JudgeSettings.read(judge.describe(digests))
 
 
-def finish(evaluation: Evaluation) -> Report:
+def finish(evaluation: EvaluationState) -> Report:
     results = all_results(evaluation)
     digests = [evaluation.log.digests[key] for key in results.keys]
     judge = evaluation.judge

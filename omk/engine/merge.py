@@ -90,29 +90,6 @@ def check_shards(runs: Sequence[ShardRun], partial: bool) -> ShardInfo:
     return ShardInfo(count, first.info.plan, None, tuple(sorted(seen)), missing)
 
 
-def merge(folders: Sequence[Path], options: MergeOptions) -> Report | Any:
-    """Merge the shard folders into `options.out`: a `Report` for a plain run, an
-    `ExperimentOutcome` for an experiment."""
-    if not folders:
-        raise InputError("omk merge: give the shards' run folders")
-    runs = sorted((read_shard(f) for f in folders), key=lambda r: r.info.index or 0)
-    info = check_shards(runs, options.partial)
-    out = options.out.resolve()
-    if any(run.folder.resolve() == out for run in runs):
-        raise InputError(f"{out}: --out is one of the shards; give a new folder")
-    from omk.runner.folder_lock import claim_folder
-
-    lock = claim_folder(out)
-    try:
-        if runs[0].experiment:
-            from omk.engine.merge_experiment import merge_experiment
-
-            return merge_experiment(runs, info, options)
-        return merge_plain([r.folder for r in runs], info, options.out, options)[0]
-    finally:
-        lock.release()
-
-
 def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: MergeOptions) -> tuple[Report, ResultLog]:
     """One run folder from the shards' folders (in shard order): results.jsonl, report.json and the
     other formats; the merged log is returned for the digests an experiment's block reads."""
@@ -155,8 +132,8 @@ def _placed(doc: ReportDocument, manifest: RunManifest, folder: Path) -> Iterato
 
 
 def _report(docs: list[ReportDocument], manifests: list[RunManifest], log: ResultLog, keys: list[Key], info: ShardInfo, out: Path, lang: str) -> Report:
-    from omk.engine.evaluation import new_run_id
     from omk.engine.finish import repeats_block
+    from omk.engine.state import new_run_id
     from omk.runner.repeats import spent_cost
     from omk.scoring.summary import summarize
     from omk.scoring.triggering import triggering

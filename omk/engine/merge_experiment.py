@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 
 def merge_experiment(runs: Sequence[ShardRun], info: ShardInfo, options: MergeOptions) -> ExperimentOutcome:
-    from omk.engine.evaluation import new_run_id
     from omk.engine.experiment import VARIANTS_DIR, ablation_of, variant_of
+    from omk.engine.state import new_run_id
 
     record = runs[0].record
     assert isinstance(record, ExperimentManifest)  # merge() sends only an experiment's shards here

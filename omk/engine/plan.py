@@ -6,11 +6,14 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from omk.config import ConfigFile, Settings, load_settings
+from omk.engine.inputs import build_target, load_inputs, resolve_samples, sample_paths, select
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
+from omk.engine.skill_checks import check_skill_names, installed_skills
+from omk.engine.state import EvaluationState, RunFolder, new_run_id
 from omk.errors import ConfigError
 from omk.model import Sample
 from omk.records.manifest import RunManifest, RunSettings
@@ -18,12 +21,13 @@ from omk.secrets import REDACTED, Masker
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
-    from omk.engine.evaluation import Evaluation, RunFolder
     from omk.engine.shards import Split
+
+State = TypeVar("State", bound=EvaluationState)
 
 
 def prepare(
-    cls: type[Evaluation],
+    cls: type[State],
     options: EvalOptions,
     *,
     cwd: Path,
@@ -35,9 +39,8 @@ def prepare(
     confirmed: Sequence[str] = (),
     check_skills: bool = True,
     config: ConfigFile | None = None,
-) -> Evaluation:
+) -> State:
     from omk.engine.checks import check_options
-    from omk.engine.evaluation import load_inputs, sample_paths, select
     from omk.judge import build_judge
     from omk.report import check_formats
     from omk.runner import resume as rs
@@ -84,7 +87,7 @@ def prepare(
     return evaluation
 
 
-def _open_log(evaluation: Evaluation, *, resumed: bool, check: bool) -> None:
+def _open_log(evaluation: EvaluationState, *, resumed: bool, check: bool) -> None:
     """The run's results log: a resumed run's results read back (then the target checked for what
     is left, when `check`), or a new run's record written."""
     from omk.runner.resume import RESULTS
@@ -130,7 +133,6 @@ def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repe
 def _build(settings: Settings, options: EvalOptions) -> Target:
     """The target the settings name; in a dry run without starting any program (not even
     `claude --version`: omk.process.no_programs)."""
-    from omk.engine.evaluation import build_target
 
     if not options.dry_run:
         return build_target(settings)
@@ -150,7 +152,6 @@ def _run_folder(
 ) -> RunFolder:
     """The resumed run's folder (its target checked) or a new one, locked for this run: a second
     run in it stops here, before anything is written."""
-    from omk.engine.evaluation import RunFolder
 
     if resumed is not None:
         manifest, run_dir = resumed
@@ -167,7 +168,6 @@ def _run_folder(
 
 def _check_target(target: Target, settings: Settings, samples: list[Sample], check_skills: bool) -> tuple[str, ...] | None:
     """Check the samples against the target; return the skills it installs."""
-    from omk.engine.skill_checks import check_skill_names, installed_skills
 
     if (check := getattr(target, "check_samples", None)) is not None:
         check(samples)  # a replay file that records none of the samples
@@ -190,7 +190,6 @@ def _given(options: EvalOptions) -> dict[str, Any]:
 def _samples_given_again(options: EvalOptions, manifest: RunManifest, run_dir: Path, cwd: Path) -> bool:
     """Whether this resume names the run's samples files again (which lets their hooks run,
     `check_hooks`); other files than the run's are refused."""
-    from omk.engine.evaluation import resolve_samples
     from omk.errors import InputError
     from omk.runner.resume import MANIFEST
 
@@ -244,7 +243,6 @@ def _recorded_cwd(manifest: RunManifest, cwd: Path) -> Path:
 
 
 def _new_folder(settings: Settings, cwd: Path, write: bool) -> RunFolder:
-    from omk.engine.evaluation import RunFolder, new_run_id
 
     started = datetime.now(UTC)
     run_id, started_at = new_run_id(started), started.isoformat(timespec="seconds")
@@ -254,7 +252,7 @@ def _new_folder(settings: Settings, cwd: Path, write: bool) -> RunFolder:
     return RunFolder(run_id, started_at, out.resolve())
 
 
-def _record(evaluation: Evaluation) -> None:
+def _record(evaluation: EvaluationState) -> None:
     """run.json: what a later `--resume` needs to rebuild this run (never a secret)."""
     from omk.runner import resume as rs
 
@@ -267,7 +265,7 @@ def _record(evaluation: Evaluation) -> None:
         raise ConfigError(f"{folder.out_dir}: cannot write the run folder: {exc.strerror or exc}; give another --out") from None
 
 
-def _manifest(evaluation: Evaluation) -> RunManifest:
+def _manifest(evaluation: EvaluationState) -> RunManifest:
     from omk.gitinfo import commit_of
     from omk.runner import resume as rs
 

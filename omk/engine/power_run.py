@@ -29,7 +29,7 @@ def composites(document: ReportDocument) -> dict[str, list[float]]:
 def power_of_run(run_dir: Path, effect: float | None = None, *, alpha: float = 0.05, power: float = 0.8) -> list[PowerFigures]:
     """Per treatment (or for the single run): the spread, what the run detects, and the samples
     and repeats a difference of `effect` needs. InputError when it has fewer than 2 scored samples."""
-    from omk.engine.experiment import VARIANTS_DIR
+    from omk.engine.experiment_state import VARIANTS_DIR
 
     document = read_document(run_dir)
     block = document.experiment

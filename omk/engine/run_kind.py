@@ -38,7 +38,7 @@ def project_config(options: EvalOptions, cwd: Path) -> ConfigFile | None:
     """The omk.yaml of a new run, read once (None for a resumed run: its record says where)."""
     if options.resume:
         return None
-    from omk.engine.evaluation import sample_paths
+    from omk.engine.inputs import sample_paths
 
     return ConfigFile.find(sample_paths(options, cwd), cwd)
 
@@ -59,7 +59,7 @@ def experiment_for(
 
     cwd = cwd or Path.cwd()
     if options.ablate:
-        from omk.engine.ablation import prepare_ablation
+        from omk.engine.ablation_run import prepare_ablation
 
         if options.resume:
             raise ConfigError("--ablate starts a new experiment: drop --resume (omk eval --resume RUN_DIR continues a recorded ablation)")

@@ -14,7 +14,7 @@ from omk.model import Sample
 from omk.tasks import run_bounded
 
 if TYPE_CHECKING:
-    from omk.engine.evaluation import Evaluation, OnResult
+    from omk.engine.state import EvaluationState, OnResult
     from omk.runner.sample_run import RunConfig
 
 
@@ -25,7 +25,7 @@ def needs_hooks(samples: list[Sample]) -> bool:
     return any(walk(specs) for s in samples for specs in s.assertion_lists())
 
 
-def open_run_caches(evaluation: Evaluation) -> tuple[Any, Any]:
+def open_run_caches(evaluation: EvaluationState) -> tuple[Any, Any]:
     """(the target's response cache, the judge's) in `<cwd>/.omk/`; the same one when both are
     cached, a cache of the judge's own for a target that is not cached (a replay: re-grading
     recorded outputs is then free), None when turned off."""
@@ -45,7 +45,7 @@ def open_run_caches(evaluation: Evaluation) -> tuple[Any, Any]:
 class Runtime:
     """One evaluation, opened for running (`async with Runtime(evaluation, on_result) as rt`)."""
 
-    def __init__(self, evaluation: Evaluation, on_result: OnResult | None = None):
+    def __init__(self, evaluation: EvaluationState, on_result: OnResult | None = None):
         self.evaluation = evaluation
         self.on_result = on_result
         self.caches: tuple[Any, Any] = (None, None)
@@ -125,7 +125,7 @@ async def run_jobs(jobs: list[tuple[Runtime, Sample, int]], concurrency: int) ->
     return len(jobs)
 
 
-async def execute(evaluation: Evaluation, on_result: OnResult | None) -> int:
+async def execute(evaluation: EvaluationState, on_result: OnResult | None) -> int:
     """Run the jobs still to do; every result is logged before it is handed to `on_result`."""
     from omk.engine.budget import budget_for
     from omk.inline import inline_urls

@@ -17,7 +17,7 @@ from omk.model import AssertionSpec, Sample
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
-    from omk.engine.evaluation import Evaluation
+    from omk.engine.state import EvaluationState
 
 SKILL_USED = "skill_used"
 
@@ -36,7 +36,7 @@ def installed_skills(target: Target, settings: Settings) -> tuple[str, ...] | No
     return tuple(s.name for s in found) if found else None
 
 
-def agree_on_skills(evaluations: Sequence[Evaluation], check: bool = True) -> None:
+def agree_on_skills(evaluations: Sequence[EvaluationState], check: bool = True) -> None:
     """An experiment's variants: when some variant says which skills it installs, one that names
     none installs none (the baseline of a with/without experiment, whatever its target); then
     the `skill_used` names are checked against all of them together."""

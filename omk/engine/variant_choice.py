@@ -27,7 +27,7 @@ def variants_for(options: EvalOptions, cwd: Path, config: ConfigFile | None = No
     """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
     when the run is not an experiment. `config`: the run's omk.yaml, already read (None: read here)."""
     from omk.config import ConfigFile
-    from omk.engine.evaluation import sample_paths
+    from omk.engine.inputs import sample_paths
 
     if options.treatment and not options.control:
         raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")

@@ -23,7 +23,7 @@ from omk.stats import AnalysisSettings, Record, VariantRun, analyze, evaluate_po
 
 if TYPE_CHECKING:
     from omk.engine.ablation import AblationPlan
-    from omk.engine.experiment import Experiment, ExperimentOutcome
+    from omk.engine.experiment_state import ExperimentOutcome, ExperimentState
     from omk.engine.variants import Variant
 
 LAYERS = ("fact", "behavior", "judge")
@@ -92,7 +92,7 @@ class BlockInputs:
     ablation: AblationPlan | None = None  # `--ablate`: the parts to rank
 
 
-def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> ExperimentOutcome:
+def analyze_reports(experiment: ExperimentState, reports: dict[str, Report]) -> ExperimentOutcome:
     control = experiment.control.settings
     inputs = BlockInputs(
         variants=experiment.variants,
@@ -118,7 +118,7 @@ def analyze_reports(experiment: Experiment, reports: dict[str, Report]) -> Exper
 
 def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> ExperimentOutcome:
     """The analysis over every variant's results, the block, and the experiment's report files."""
-    from omk.engine.experiment import ExperimentOutcome
+    from omk.engine.experiment_state import ExperimentOutcome
 
     runs = [variant_run(v.name, v.role, reports[v.name].results) for v in inputs.variants]
     gold = reports[inputs.variants[0].name].gold  # people labelled the control's outputs
@@ -152,7 +152,7 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
 
 def _runs(inputs: BlockInputs, reports: dict[str, Report]) -> dict[str, Run]:
     """Each variant's run as the block keeps it: its choices, its folder, its target, its results."""
-    from omk.engine.experiment import VARIANTS_DIR
+    from omk.engine.experiment_state import VARIANTS_DIR
 
     threshold = inputs.settings.threshold
     return {

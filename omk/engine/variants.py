@@ -27,9 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from omk.config import Settings
-from omk.engine.variant_choice import MANIFEST as MANIFEST  # importable from here too, as before
-from omk.engine.variant_choice import is_experiment as is_experiment
-from omk.engine.variant_choice import variants_for as variants_for
 from omk.errors import ConfigError, Problem
 from omk.frozen import record
 from omk.safe_files import read_text_file

@@ -7,6 +7,7 @@ what the loop keeps of each sample is an `EvolveOutcome`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean
@@ -83,7 +84,8 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
 def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill: Path) -> Evaluation:
     """The evaluation of `skill` on `samples` (None: the samples `options` name), in memory; omk.yaml
     is looked for beside the sample files, as for `omk eval`."""
-    from omk.engine.evaluation import Evaluation, sample_paths
+    from omk.engine.evaluation import Evaluation
+    from omk.engine.inputs import sample_paths
     from omk.engine.variants import Variant
 
     variant = Variant("evolve", skill=str(skill))
@@ -91,12 +93,30 @@ def prepare(options: EvalOptions, cwd: Path, samples: list[Sample] | None, skill
     return Evaluation.prepare(options, cwd=cwd, samples=samples, adjust=variant.apply, write=False, paths=paths)
 
 
-def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path) -> dict[str, EvolveOutcome]:
-    """Each sample's outcome with this skill, by sample id."""
+class Evaluated(msgspec.Struct, frozen=True):
+    """What one evaluation of a skill on some samples did: the outcome of each sample whose every
+    repeat ran, what all its calls cost (the samples the budget cut short included), and whether
+    the budget left any call out."""
+
+    outcomes: dict[str, EvolveOutcome]
+    cost_usd: float
+    complete: bool
+
+
+def evaluate(options: EvalOptions, cwd: Path, samples: list[Sample], skill: Path, budget_usd: float | None = None) -> Evaluated:
+    """Each sample's outcome with this skill, by sample id. With `budget_usd`, the engine starts no
+    new call once the calls of this evaluation have cost that much (it checks before each one);
+    a sample with a repeat left out then has no outcome."""
+    if budget_usd is not None:
+        given = options.budget_usd
+        options = dataclasses.replace(options, budget_usd=budget_usd if given is None else min(given, budget_usd))
     evaluation = prepare(options, cwd, samples, skill)
     asyncio.run(evaluation.execute())
     report = evaluation.finish()
     grouped: dict[str, list[SampleResult]] = {}
     for result in report.results:
         grouped.setdefault(result.sample_id, []).append(result)
-    return {sample_id: fold(sample_id, grouped.get(sample_id, [])) for sample_id in (s.sample_id for s in samples)}
+    cut = {sample_id for sample_id, _ in evaluation.not_run}
+    folded = {sample_id: fold(sample_id, grouped.get(sample_id, [])) for sample_id in (s.sample_id for s in samples)}
+    kept = {sample_id: o for sample_id, o in folded.items() if sample_id not in cut}
+    return Evaluated(kept, sum(o.cost_usd for o in folded.values()), not cut)

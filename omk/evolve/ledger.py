@@ -27,7 +27,7 @@ FORMAT = "omk-evolve-state/1"
 
 
 class BudgetStop(Exception):
-    """The next step would start with the budget spent."""
+    """The budget is spent: the next call would start past it."""
 
 
 def fingerprint(settings: dict[str, Any], skill_text: str, sample_ids: list[str]) -> str:
@@ -84,6 +84,11 @@ class Ledger:
         """Raise BudgetStop when the budget is spent (called before each paid step)."""
         if self.budget_usd is not None and self.spent_usd >= self.budget_usd:
             raise BudgetStop
+
+    @property
+    def remaining(self) -> float | None:
+        """What is left of the budget (None: no budget)."""
+        return None if self.budget_usd is None else max(0.0, self.budget_usd - self.spent_usd)
 
     def spend(self, usd: float) -> None:
         self.spent_usd += usd

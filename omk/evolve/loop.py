@@ -176,18 +176,26 @@ def begin(state: EvolveState) -> None:
 
 def run_split(state: EvolveState, name: str, folder: Path, text: str) -> dict[str, EvolveOutcome]:
     """The skill's outcomes on a split: from the ledger when this skill ran on it before (a resumed
-    loop), else run now, once the budget allows, and recorded."""
+    loop), else run now, once the budget allows, and recorded. The budget is checked before each
+    call: when it runs out within the split, the samples that ran are recorded, what they cost is
+    counted, and BudgetStop ends the loop (a resumed loop runs only the samples left)."""
+    from omk.evolve.ledger import BudgetStop
+
     ledger = state.ledger
     assert ledger is not None
     key = f"{candidates.digest(text)}:{name}"
-    known = ledger.outcomes.get(key)
-    if known is not None:
-        return known
-    ledger.check()
-    found = evaluate(state.config.options, state.config.cwd, state.subset(name), folder)
-    ledger.outcomes[key] = found
-    ledger.spend(sum(o.cost_usd for o in found.values()))
-    return found
+    known = ledger.outcomes.get(key, {})
+    ids = state.split.of(name)
+    todo = [state.samples[i] for i in ids if i not in known]
+    if todo:
+        ledger.check()
+        done = evaluate(state.config.options, state.config.cwd, todo, folder, ledger.remaining)
+        known = {**known, **done.outcomes}
+        ledger.outcomes[key] = known
+        ledger.spend(done.cost_usd)
+        if not done.complete:
+            raise BudgetStop
+    return {i: known[i] for i in ids}
 
 
 def _texts(samples: list[Sample]) -> list[str]:
@@ -312,18 +320,25 @@ def final_check(state: EvolveState) -> None:
     """The selected skill against the original on the test split, paired, through the experiment
     engine; run only when a candidate was accepted (the test split is run exactly twice then, once
     for each skill, and never otherwise)."""
-    from omk.engine.evaluation import sample_paths
     from omk.engine.experiment import prepare_experiment, run_experiment
+    from omk.engine.inputs import sample_paths
     from omk.engine.variants import Variant
 
     if state.best.folder == state.original.folder:
         return
     config = state.config
     variants = [Variant("original", "control", skill=str(state.original.folder)), Variant("selected", "treatment", skill=str(state.best.folder))]
-    options = dataclasses.replace(config.options, out=str(config.out / "final"), control=None, treatment=None, ablate=None)
+    ledger = state.ledger
+    assert ledger is not None
+    ledger.check()
+    remaining, given = ledger.remaining, config.options.budget_usd
+    limit = remaining if given is None else (given if remaining is None else min(given, remaining))
+    options = dataclasses.replace(config.options, out=str(config.out / "final"), control=None, treatment=None, ablate=None, budget_usd=limit)
     trivial = acceptance.TRIVIAL_COMPOSITE if config.trivial is None or config.measure == "triggering" else config.trivial
-    assert state.ledger is not None
-    state.ledger.check()
     experiment = prepare_experiment(options, variants, cwd=config.cwd, seed=config.seed, trivial=trivial, samples=state.subset("test"), paths=sample_paths(options, config.cwd))
     state.final = run_experiment(experiment)
-    state.ledger.spend(sum(r.summary.cost_usd or 0.0 for r in state.final.reports.values()))
+    ledger.spend(sum(r.summary.cost_usd or 0.0 for r in state.final.reports.values()))
+    if any(r.budget is not None and r.budget.stopped for r in state.final.reports.values()):
+        from omk.evolve.ledger import BudgetStop
+
+        raise BudgetStop  # the final check is run again, whole, by a resumed loop

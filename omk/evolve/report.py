@@ -11,10 +11,13 @@ reason. All three gains are composite means (selected − original), so they com
 from __future__ import annotations
 
 import difflib
+import json
+import math
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
+from omk.errors import InputError
 from omk.evolve.loop import EvolveState, mean
 
 if TYPE_CHECKING:
@@ -46,7 +49,12 @@ class Gap:
         return shortfall > 2 * self.trivial and shortfall > self.selection / 2
 
     def to_json(self) -> dict[str, Any]:
-        return {"train": _r(self.train), "selection": _r(self.selection), "test": _r(self.test), "large": self.large}
+        return {"train": _r(self.train), "selection": _r(self.selection), "test": _r(self.test), "large": self.large, "trivial": self.trivial}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> Gap:
+        d = _dict(data, where)
+        return cls(_num(d.get("train"), f"{where}.train"), _num(d.get("selection"), f"{where}.selection"), _num(d.get("test"), f"{where}.test"), _num(d.get("trivial"), f"{where}.trivial") or 0.1)
 
 
 @dataclass(slots=True)
@@ -76,6 +84,76 @@ class EvolveReport:
             "cost_per_round": {str(k): round(v, 6) for k, v in sorted(self.cost_per_round.items())}, "notes": self.notes,
             "standings": self.standings,
         }  # fmt: skip
+
+
+def _fail(where: str, what: str) -> InputError:
+    return InputError(f"{where}: {what}; not an evolve report omk wrote")
+
+
+def _dict(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(where, "expected an object")
+    return value
+
+
+def _num(value: Any, where: str) -> float | None:
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)):
+        return value
+    raise _fail(where, "expected a number")
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(where, "expected a text")
+    return value
+
+
+def _numbers(data: Any, keys: tuple[str, ...], where: str) -> dict[str, Any]:
+    """`data` as an object whose `keys` are numbers or null (what the pages format as figures)."""
+    d = _dict(data, where)
+    for k in keys:
+        _num(d.get(k), f"{where}.{k}")
+    return d
+
+
+def _candidate(data: Any, where: str) -> dict[str, Any]:
+    d = _numbers(data, ("round", "index", "lines_changed", "train_mean", "selection_mean", "cost_usd"), where)
+    _text(d.get("status"), f"{where}.status")
+    if d.get("decision") is not None:
+        _numbers(d["decision"], ("change", "low", "high"), f"{where}.decision")
+    return d
+
+
+def read_report(raw: bytes, where: str) -> EvolveReport:
+    """An evolve report.json read back into its record; InputError (one line naming the file and
+    the field) for anything omk did not write. The file is untrusted: every figure a page formats
+    is checked to be a number, every text to be a text."""
+    try:
+        data = _dict(json.loads(raw), where)
+    except ValueError as exc:
+        raise _fail(where, f"not JSON ({exc})") from None
+    if data.get("format") != FORMAT:
+        raise _fail(f"{where}.format", f"expected {FORMAT!r}")
+    split = {k: int(_num(v, f"{where}.split.{k}") or 0) for k, v in _dict(data.get("split"), f"{where}.split").items()}
+    ids = {k: [_text(i, f"{where}.split_ids.{k}") for i in v] for k, v in _dict(data.get("split_ids") or {}, f"{where}.split_ids").items() if isinstance(v, list)}
+    settings = _numbers(data.get("settings"), ("alpha", "tests", "seed"), f"{where}.settings")
+    rows = data.get("candidates")
+    if not isinstance(rows, list):
+        raise _fail(f"{where}.candidates", "expected a list")
+    standings = data.get("standings") or []
+    if not isinstance(standings, list):
+        raise _fail(f"{where}.standings", "expected a list")
+    costs = _dict(data.get("cost_per_round") or {}, f"{where}.cost_per_round")
+    return EvolveReport(
+        _text(data.get("skill"), f"{where}.skill"), _text(data.get("focus"), f"{where}.focus"), settings, split, ids,
+        [_candidate(c, f"{where}.candidates[{i}]") for i, c in enumerate(rows)],
+        [int(_num(r, f"{where}.accepted_rounds") or 0) for r in data.get("accepted_rounds") or []],
+        _text(data.get("stop"), f"{where}.stop"), _text(data.get("level"), f"{where}.level"), _text(data.get("headline"), f"{where}.headline"),
+        Gap.from_json(data.get("gap"), f"{where}.gap"), _text(data.get("diff"), f"{where}.diff"), _num(data.get("cost_usd"), f"{where}.cost_usd") or 0.0,
+        {int(k): _num(v, f"{where}.cost_per_round.{k}") or 0.0 for k, v in costs.items() if str(k).isdigit()},
+        [_text(n, f"{where}.notes") for n in data.get("notes") or []],
+        [_numbers(s, ("round", "mean", "low", "high"), f"{where}.standings[{i}]") for i, s in enumerate(standings)],
+    )  # fmt: skip
 
 
 def _gain(selected: dict[str, EvolveOutcome], original: dict[str, EvolveOutcome]) -> float | None:

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from omk.lazy import forwarder
 from omk.records.result import (
+    CALL_OUTCOMES,
     AssertionResult,
+    CallOutcome,
     FileChange,
     InlinedUrl,
     MockStats,
@@ -26,7 +28,9 @@ if TYPE_CHECKING:
     from omk.records.judging import JudgeBlock, JudgeItem, SampleAgreement
 
 __all__ = [
+    "CALL_OUTCOMES",
     "AssertionResult",
+    "CallOutcome",
     "FileChange",
     "InlinedUrl",
     "JudgeBlock",

@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # a judge block's records load when a result has one (a run w
 RunStatus = Literal["ok", "error"]  # a sample's: it ran, or the target/judge failed on it
 TurnStatus = Literal["ok", "error", "skipped"]  # a turn's: sent, failed, or not sent
 LAYERS = ("fact", "behavior", "judge")
+CallOutcome = Literal["mock", "denied", "ran", "refused", "unsupported"]  # who answered a tool call
+CALL_OUTCOMES: tuple[str, ...] = ("mock", "denied", "ran", "refused", "unsupported")
 
 
 def _status(f: Fields, allowed: tuple[str, ...], default: str) -> Any:
@@ -48,7 +50,10 @@ def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -
 
 @record
 class ToolCall:
-    """One tool call the agent made, with what answered it."""
+    """One tool call the agent made, with what answered it. `outcome` says who answered, where
+    the target knows: a mock (`mock`), a denial (`denied`), the real tool (`ran`), the agent CLI
+    refusing the call before any mock could answer it (`refused`: a check of its own, such as
+    "File has not been read yet"), or the CLI not offering the tool at all (`unsupported`)."""
 
     tool: str
     input: Any = None
@@ -56,9 +61,10 @@ class ToolCall:
     mocked: bool = False
     mock_key: str | None = None
     is_error: bool = False
+    outcome: CallOutcome | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "tool": self.tool,
             "input": self.input,
             "output": self.output,
@@ -66,10 +72,18 @@ class ToolCall:
             "mock_key": self.mock_key,
             "is_error": self.is_error,
         }
+        if self.outcome is not None:
+            data["outcome"] = self.outcome
+        return data
 
     @classmethod
     def from_json(cls, f: Fields) -> ToolCall:
-        return cls(f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"))
+        outcome = f.str("outcome")
+        if outcome is not None and outcome not in CALL_OUTCOMES:
+            raise f.fail("outcome", " or ".join(repr(o) for o in CALL_OUTCOMES))
+        return cls(
+            f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"), outcome
+        )
 
 
 @record

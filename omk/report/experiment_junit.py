@@ -30,7 +30,7 @@ from omk.records.document import ReportDocument
 from omk.records.experiment_block import Ablation, Case, ExperimentBlock, Require, VariantRow
 from omk.report import ablation, gold, intervals, pairwise, triggering
 from omk.report import experiment_tables as ex
-from omk.report.junit import clean, seconds
+from omk.report.junit_text import clean, seconds
 from omk.report.reasons import is_repeated, result_name
 
 

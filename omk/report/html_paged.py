@@ -24,8 +24,7 @@ from omk.records.document import ReportDocument
 from omk.records.result import SampleResult
 from omk.report import assets
 from omk.report.html_data import EmbeddedData
-from omk.report.html_panel import num, state
-from omk.report.html_report import (
+from omk.report.html_page import (
     ORDER_NOTE,
     Histogram,
     badge,
@@ -37,6 +36,7 @@ from omk.report.html_report import (
     table_heads,
     table_row,
 )
+from omk.report.html_panel import num, state
 from omk.report.i18n import t
 from omk.report.reasons import result_name
 

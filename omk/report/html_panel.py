@@ -24,6 +24,7 @@ from omk.records.result import (
     AssertionResult,
     InlinedUrl,
     SampleResult,
+    ToolCall,
     Trace,
     TurnResult,
     WorkspaceChanges,
@@ -290,11 +291,20 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
                 el("td", None, el("code", None, _str(c.tool)), *error),
                 el("td", {"data-label": "input"}, pre(c.input)),
                 el("td", {"data-label": "output"}, pre(c.output)),
-                el("td", {"data-label": "mock"}, _str(c.mock_key) if c.mocked else "—"),
+                el("td", {"data-label": "answered by"}, _answered_by(c)),
             )
         )
-    heads = [el("th", "num", "#"), *(el("th", None, h) for h in ("tool", "input", "output", "mock"))]
+    heads = [el("th", "num", "#"), *(el("th", None, h) for h in ("tool", "input", "output", "answered by"))]
     return [*out, el("table", None, el("thead", None, el("tr", None, *heads)), el("tbody", None, *rows))]
+
+
+def _answered_by(call: ToolCall) -> Node | str:
+    """The mock's key, or who else answered the call (`outcome`); an unsupported call stands out."""
+    if call.mocked:
+        return _str(call.mock_key)
+    if call.outcome == "unsupported":
+        return el("span", "bad", "unsupported by this agent")
+    return {"denied": "denied", "ran": "the real tool", "refused": "refused by the agent CLI"}.get(call.outcome or "", "—")
 
 
 def _urls(urls: Sequence[Any]) -> list[Node | None]:

@@ -134,6 +134,10 @@ ZH = {
     "mock drift: the agent now calls {tool}, which the recording never did": "模拟漂移：智能体现在调用 {tool}，录制中从未有过这个调用",
     "Mock drift: {samples} made calls the recording never had": "模拟漂移：{samples}发出了录制中从未有过的调用",
     "recorded samples": "条录制的用例",
+    # a tool call the target does not offer (omk/toolnames.py, omk/report/unsupported.py), read back by `note`
+    "the agent called {tool}, which {target} does not offer": "智能体调用了 {tool}，而 {target} 不提供这个工具",
+    "Unsupported tool calls: {samples} called tools the target does not offer": "不支持的工具调用：{samples}调用了目标不提供的工具",
+    "the agent CLI refused {tool} before its recorded mock could answer ({reason})": "在录制的模拟回答之前，智能体命令行工具就拒绝了 {tool}（{reason}）",
     # the shard label (omk/records/shard.py)
     "shard": "分片",
     "shard {index}/{count}": "分片 {index}/{count}",
@@ -297,6 +301,12 @@ ZH = {
     "content": "内容",
     "{n} characters": "{n} 个字符",
     "{n} characters (the start)": "{n} 个字符（开头部分）",
+    # omk sample --from-session: samples recorded from Claude Code and Codex sessions
+    "session files": "个会话文件",
+    "{out}: {samples} recorded from {files}; review them before trusting them": "{out}：从 {files} 录制了 {samples}；使用前请逐条审阅",
+    "no request in it": "其中没有用户请求",
+    "over --limit {n}": "超出 --limit {n}",
+    "the samples file would be larger than a samples file may be ({n} bytes)": "用例文件将超过允许的大小（{n} 字节）",
     # omk sample SKILL_DIR: samples drafted by a model (the lines on stderr and the summary)
     "draft|trigger": "触发探测",
     "draft|near-miss": "近似反例",
@@ -318,7 +328,7 @@ ZH = {
     "{out}: {samples} recorded from {run}": "{out}：从 {run} 录制了 {samples}",
     "errored in the run ({error})": "运行中出错（{error}）",
     "unknown error": "未知错误",
-    "a conversation (turns) is not recorded into samples yet": "多轮对话（turns）暂不能录制为用例",
+    "turn {n} of the conversation has no recorded answer": "对话的第 {n} 轮没有录制的回答",
     "no recorded answer": "没有记录到回答",
 }
 
@@ -343,6 +353,10 @@ DRIFT_WITH = "mock drift: the agent now calls {tool} with {input}, an input the 
 DRIFT_NEW = "mock drift: the agent now calls {tool}, which the recording never did"
 _DRIFT_WITH = re.compile(r"mock drift: the agent now calls (?P<tool>.+?) with (?P<input>.*), an input the recording never had", re.S)
 _DRIFT_NEW = re.compile(r"mock drift: the agent now calls (?P<tool>.+), which the recording never did", re.S)
+UNSUPPORTED = "the agent called {tool}, which {target} does not offer"
+REFUSED = "the agent CLI refused {tool} before its recorded mock could answer ({reason})"
+_REFUSED = re.compile(r"the agent CLI refused (?P<tool>.+?) before its recorded mock could answer \((?P<reason>.*)\)", re.S)
+_UNSUPPORTED = re.compile(r"the agent called (?P<tool>.+?), which (?P<target>\S+) does not offer", re.S)
 
 
 def note(text: str, lang: str = "en") -> str:
@@ -350,7 +364,7 @@ def note(text: str, lang: str = "en") -> str:
     omk/mock_defs.py, is read back and said again); a note omk does not know stays as written."""
     if lang != "zh":
         return text
-    for pattern, template in ((_DRIFT_WITH, DRIFT_WITH), (_DRIFT_NEW, DRIFT_NEW)):
+    for pattern, template in ((_DRIFT_WITH, DRIFT_WITH), (_DRIFT_NEW, DRIFT_NEW), (_UNSUPPORTED, UNSUPPORTED), (_REFUSED, REFUSED)):
         if (found := pattern.fullmatch(text)) is not None:
             return t(template, lang).format(**found.groupdict())
     return text

@@ -11,7 +11,6 @@ sample and variant (omk/report/experiment_junit.py).
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,18 +19,8 @@ from typing import Any
 from omk.records.document import ReportDocument
 from omk.records.result import SampleResult, TurnResult
 from omk.report import budget, capabilities, categories, gold, intervals, pairwise, reliability, triggering
+from omk.report.junit_text import clean, seconds
 from omk.report.reasons import failure_lines, result_name
-
-# XML 1.0 forbids most control characters even when escaped; model output may contain them.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def clean(text: Any) -> str:
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if text is None else str(text))
-
-
-def seconds(ms: Any) -> str:
-    return f"{(ms or 0) / 1000:.3f}"
 
 
 def _classname(result: SampleResult, fallback: str) -> str:

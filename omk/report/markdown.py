@@ -28,6 +28,7 @@ from omk.report import (
     pairwise,
     reliability,
     triggering,
+    unsupported,
 )
 from omk.report.i18n import shard_label, t
 from omk.report.reasons import (
@@ -77,6 +78,7 @@ def _render(report: ReportDocument, lang: str) -> str:
     out += pairwise.markdown_lines(report, lang, cell)
     out += _failures(report, lang)
     out += drift.markdown_lines(report, lang, cell)
+    out += unsupported.markdown_lines(report, lang, cell)
     if line := skipped_judge_line(report.summary, lang):
         out += [line, ""]
     if line := cached_line(report.summary, lang):

@@ -19,7 +19,17 @@ from rich.text import Text
 
 from omk.records.document import ReportDocument, Summary
 from omk.records.result import SampleResult, TurnResult
-from omk.report import budget, capabilities, categories, drift, gold, intervals, reliability, triggering
+from omk.report import (
+    budget,
+    capabilities,
+    categories,
+    drift,
+    gold,
+    intervals,
+    reliability,
+    triggering,
+    unsupported,
+)
 from omk.report.i18n import counted, shard_label, t
 from omk.report.plain import PlainTable as Table
 from omk.report.plain import plain
@@ -72,6 +82,7 @@ def print_summary(
     repeated = report.summary.repeat > 1
     _print_failures(report.results, threshold, console, lang, repeated)
     drift.print_terminal(report, console, lang)
+    unsupported.print_terminal(report, console, lang)
     if (by_category := categories.terminal_table(report, lang)) is not None:
         console.print(by_category)
     if (by_capability := capabilities.terminal_table(report, lang)) is not None:

@@ -20,8 +20,8 @@ from omk.compose import compose_turn_prompt
 from omk.messages import reply_messages, user_message
 from omk.model import Sample
 from omk.records import MockStats, SampleResult, Tokens, Trace, TurnResult
+from omk.runner.grading import RunConfig, grade
 from omk.runner.retry import TargetFailure, call_with_retries
-from omk.runner.sample_run import RunConfig, grade
 from omk.scoring.layers import is_graded, score_turns
 from omk.targets.base import Target, TargetResult
 from omk.targets.mocks import MockSandbox

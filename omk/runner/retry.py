@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
 from omk.model import Sample
+from omk.records import Trace
 from omk.targets.base import Target, TargetResult
+from omk.toolnames import unsupported_note
 
 if TYPE_CHECKING:  # a conversation's turn carries one
     from omk.targets.session import Session
@@ -33,4 +36,14 @@ async def call_with_retries(
             session.sandbox.retry_turn()
         return await target.run(sample, prompt, session=session)
 
-    return await call_with_retry(call, timeout, policy)
+    produced, attempts = await call_with_retry(call, timeout, policy)
+    produced.trace = noted_unsupported(produced.trace, target.spec)
+    return produced, attempts
+
+
+def noted_unsupported(trace: Trace, spec: str) -> Trace:
+    """The trace with a note per tool the agent called that its target does not offer (a call's
+    `outcome: unsupported`): such a call gets the CLI's refusal and is easy to miss otherwise."""
+    tools = dict.fromkeys(c.tool for c in trace.tool_calls if c.outcome == "unsupported")
+    new = [n for n in (unsupported_note(tool, spec) for tool in tools) if n not in trace.notes]
+    return dataclasses.replace(trace, notes=(*trace.notes, *new)) if new else trace

@@ -102,6 +102,7 @@ def recorded_call(record: dict[str, Any]) -> ToolCall:
         mocked=decision == "mock",
         mock_key=record.get("mock_key") if decision == "mock" else None,
         is_error=decision == "deny",
+        outcome="mock" if decision == "mock" else "denied" if decision == "deny" else "ran",
     )
 
 

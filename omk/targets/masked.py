@@ -49,7 +49,7 @@ def _masked_call(call: ToolCall, clean: Callable[[Any], Any]) -> ToolCall:
     masked = (clean(call.tool), clean(call.input), clean(call.output))
     if masked == (call.tool, call.input, call.output):
         return call
-    return ToolCall(*masked, call.mocked, call.mock_key, call.is_error)
+    return ToolCall(*masked, call.mocked, call.mock_key, call.is_error, call.outcome)
 
 
 def mask_result(result: TargetResult, mask: Masker) -> TargetResult:

@@ -19,7 +19,8 @@ from typing import Any
 
 from omk.mock_defs import is_subset, mock_keys, return_file_path
 from omk.model import Sample
-from omk.records import MockStats, ToolCall
+from omk.records import CallOutcome, MockStats, ToolCall
+from omk.tool_input import command_of, normalized, path_of
 from omk.toolnames import same_tool
 
 PERMISSIVE_SCHEMA: dict[str, Any] = {"type": "object"}
@@ -34,6 +35,7 @@ class ToolAnswer:
     is_error: bool = False
     mocked: bool = False
     mock_key: str | None = None
+    outcome: CallOutcome = "ran"  # who answered (omk.records.ToolCall): a routed call ran
 
 
 # An answer for a call no mock matched (e.g. an MCP server offering the tool); None = "not mine".
@@ -81,7 +83,7 @@ def _field(call_input: Any, *names: str) -> str | None:
 
 
 def _path_field(call_input: Any) -> str | None:
-    return _field(call_input, "file_path", "path")
+    return path_of(call_input)
 
 
 def _ends_with_path(path: str, suffix: str) -> bool:
@@ -102,7 +104,7 @@ def _match_field(name: str, expected: Any, call_input: Any) -> bool:
         url = _field(call_input, "url")
         return url is not None and glob_match(str(expected), url)
     if name == "command_glob":
-        command = _field(call_input, "command", "cmd")
+        command = command_of(call_input)
         return command is not None and glob_match(str(expected), command)
     if name == "input":
         return is_subset(expected, call_input)
@@ -118,6 +120,7 @@ def mock_matches(mock: dict[str, Any], tool: str, call_input: Any) -> bool:
     if not (mock_tool == tool or mock_tool == "*" or same_tool(mock_tool, tool)):
         return False
     match = mock.get("match") or {}
+    call_input = normalized(call_input)  # as a recording reads it (omk/tool_input.py)
     return all(_match_field(name, expected, call_input) for name, expected in match.items())
 
 
@@ -265,7 +268,7 @@ class MockSandbox:
     def denial(self, tool: str) -> ToolAnswer:
         """What a call no mock matches gets under mocksStrict."""
         text = f"[omk] tool call denied: no mock matches this {tool} call and mocksStrict is on"
-        return ToolAnswer(output=text, text=text, is_error=True)
+        return ToolAnswer(output=text, text=text, is_error=True, outcome="denied")
 
     async def answer(self, tool: str, call_input: Any) -> ToolAnswer:
         """Answer a call and record it in `calls` and `stats`."""
@@ -281,6 +284,7 @@ class MockSandbox:
                 mocked=result.mocked,
                 mock_key=result.mock_key,
                 is_error=result.is_error,
+                outcome="mock" if result.mocked else result.outcome,
             )
         )
         return result
@@ -323,5 +327,5 @@ class MockSandbox:
             if routed is not None:
                 return routed
         text = f"[omk] no mock or tool is available for {tool}; this call was not executed"
-        return ToolAnswer(output=text, text=text, is_error=True)
+        return ToolAnswer(output=text, text=text, is_error=True, outcome="unsupported")
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from omk.engine.variant_records import records_of_report
 from omk.records.result import AssertionResult, SampleResult
 from omk.stats.diff import diff_runs
-from omk.view.runs import RunEntry
+from omk.view.runs import EvolveEntry, RunEntry
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 STYLE = (
@@ -85,7 +85,7 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 
 
-def index_page(runs: Sequence[RunEntry], problems: Sequence[str]) -> str:
+def index_page(runs: Sequence[RunEntry], problems: Sequence[str], evolve: Sequence[EvolveEntry] = ()) -> str:
     rows = "".join(
         f'<tr><td><a href="{link("run", r.key)}">{esc(r.key)}</a></td><td>{esc(r.started_at)}</td>'
         f"<td><code>{esc((r.commit or '')[:10]) or '—'}</code></td><td>{esc(r.suite)}</td><td>{esc(r.target)}</td>"
@@ -96,7 +96,21 @@ def index_page(runs: Sequence[RunEntry], problems: Sequence[str]) -> str:
     head = "<tr><th>run</th><th>started</th><th>commit</th><th>samples</th><th>target</th><th>composite</th><th>pass rate</th><th>verdict</th><th></th></tr>"
     table = f'<table id="runs">{head}{rows}</table>' if runs else '<p id="runs">No runs found.</p>'
     unread = "".join(f"<li>{esc(p)}</li>" for p in problems)
-    return page("Runs", table + trends(runs) + (f'<h2>Not read</h2><ul id="unread">{unread}</ul>' if unread else ""))
+    return page("Runs", table + trends(runs) + evolve_table(evolve) + (f'<h2>Not read</h2><ul id="unread">{unread}</ul>' if unread else ""))
+
+
+def evolve_table(evolve: Sequence[EvolveEntry]) -> str:
+    """The `omk evolve` runs: the skill, what was improved, the final level and what it cost."""
+    if not evolve:
+        return ""
+    rows = "".join(
+        f'<tr><td><a href="{link("evolve", e.key)}">{esc(e.key)}</a></td><td>{esc(e.report.skill)}</td><td>{esc(e.report.focus)}</td>'
+        f'<td class="num">{len(e.report.candidates)}</td><td>{esc(e.report.level)}</td><td>{esc(e.report.headline)}</td>'
+        f'<td class="num">${e.report.cost_usd:.4f}</td></tr>'
+        for e in evolve
+    )
+    head = "<tr><th>evolve run</th><th>skill</th><th>focus</th><th>candidates</th><th>level</th><th>verdict</th><th>cost</th></tr>"
+    return f'<h2>Evolve runs</h2><table id="evolve">{head}{rows}</table>'
 
 
 def _compare_link(runs: Sequence[RunEntry], i: int) -> str:

@@ -2,19 +2,25 @@
 are read only when a run is opened) and run.json's commit.
 
 A folder is a run when it holds a report.json omk wrote; folders given that are not runs are
-searched one level down (`.omk/runs` holds one folder per run). Every file goes through the same
+searched one level down (`.omk/runs` holds one folder per run). A folder whose report.json is an
+`omk evolve` report (`.omk/evolve/<id>/`) is an evolve run, listed apart and read by its own record. Every file goes through the same
 rules as `omk report` (regular files only, a size cap), so a hostile folder cannot hang the view.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from omk.errors import InputError
 from omk.frozen import record
 from omk.records.document import ReportDocument, read_document
 
+if TYPE_CHECKING:
+    from omk.evolve.report import EvolveReport
+
 REPORT = "report.json"
+EVOLVE_MARK = b'"format": "omk-evolve/'  # how an evolve report.json opens (its first key)
 
 
 @record
@@ -56,6 +62,54 @@ class RunEntry:
         return exp.verdict.headline if exp is not None else None
 
 
+@record
+class EvolveEntry:
+    """One `omk evolve` output folder as the list shows it; its page is drawn from `report`."""
+
+    key: str
+    folder: Path
+    report: EvolveReport
+
+
+def _is_evolve(folder: Path) -> bool:
+    """Whether the folder's report.json opens as an evolve report does (its first bytes, read by
+    the file rules: a FIFO, a device or a link out of the folder is not opened)."""
+    from omk.safe_files import link_out_reason, special_reason
+
+    path = folder / REPORT
+    if special_reason(path) or link_out_reason(path):
+        return False
+    try:
+        with path.open("rb") as f:
+            return EVOLVE_MARK in f.read(64)
+    except OSError:
+        return False
+
+
+def find_evolve_runs(roots: list[Path]) -> tuple[list[EvolveEntry], list[str]]:
+    """The evolve runs under `roots` (by folder name, which starts with the time it was made),
+    and one line per folder that could not be read."""
+    from omk.evolve.report import read_report
+    from omk.safe_files import read_run_file
+
+    found: list[EvolveEntry] = []
+    problems: list[str] = []
+    seen: set[Path] = set()
+    for folder in _candidates(roots):
+        if folder.resolve() in seen or not _is_evolve(folder):
+            continue
+        seen.add(folder.resolve())
+        try:
+            found.append(EvolveEntry("", folder, read_report(read_run_file(folder / REPORT), str(folder / REPORT))))
+        except OSError as exc:
+            problems.append(f"{folder / REPORT}: {exc.strerror or exc}")
+        except InputError as exc:
+            problems.append(str(exc))
+    found.sort(key=lambda e: e.folder.name)
+    keys = _unique(["".join(c if c.isalnum() or c in "-_." else "-" for c in e.folder.name) or "evolve" for e in found])
+    return [EvolveEntry(k, e.folder, e.report) for k, e in zip(keys, found, strict=True)], problems
+
+
 def find_runs(roots: list[Path]) -> tuple[list[RunEntry], list[str]]:
     """The runs under `roots`, oldest first, and one line per folder that could not be read."""
     found: list[RunEntry] = []
@@ -63,7 +117,7 @@ def find_runs(roots: list[Path]) -> tuple[list[RunEntry], list[str]]:
     seen: set[Path] = set()
     for folder in _candidates(roots):
         real = folder.resolve()
-        if real in seen:
+        if real in seen or _is_evolve(folder):
             continue
         seen.add(real)
         try:
@@ -90,9 +144,12 @@ def _candidates(roots: list[Path]) -> list[Path]:
 
 def _keys(runs: list[RunEntry]) -> list[str]:
     """A short, unique, URL-safe name per run: its run id, else its folder's name."""
+    return _unique(["".join(c if c.isalnum() or c in "-_." else "-" for c in (r.document.run_id or r.folder.name)) or "run" for r in runs])
+
+
+def _unique(bases: list[str]) -> list[str]:
     keys: list[str] = []
-    for r in runs:
-        base = "".join(c if c.isalnum() or c in "-_." else "-" for c in (r.document.run_id or r.folder.name)) or "run"
+    for base in bases:
         key, n = base, 2
         while key in keys:
             key, n = f"{base}-{n}", n + 1

@@ -1,8 +1,8 @@
 """`omk view`: the pages of the run folders served on 127.0.0.1 (read-only: GET only, nothing
 fetched from outside), or written as static files for a CI artifact.
 
-An address names a page (`index.html`, `run-KEY.html`, `compare-A--B.html`, `sample-ID.html`),
-never a file: runs are found when the view starts, and a page reads only those folders, so no
+An address names a page (`index.html`, `run-KEY.html`, `compare-A--B.html`, `sample-ID.html`,
+`evolve-KEY.html` for an `omk evolve` output folder), never a file: runs are found when the view starts, and a page reads only those folders, so no
 address (`../` included) can reach anything else.
 """
 
@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from omk.errors import InputError
 from omk.view import pages
-from omk.view.runs import RunEntry, find_runs
+from omk.view.runs import EvolveEntry, RunEntry, find_evolve_runs, find_runs
 
 
 class Site:
@@ -26,6 +26,9 @@ class Site:
     def __init__(self, roots: list[Path]):
         self.runs, self.problems = find_runs(roots)
         self.by_name = {pages.page_name(r.key): r for r in self.runs}  # a run's page is named after its key
+        self.evolve, unread = find_evolve_runs(roots)
+        self.problems += unread
+        self.evolve_by_name = {pages.page_name(e.key): e for e in self.evolve}
 
     def page(self, address: str) -> str | None:
         name = unquote(address.split("?", 1)[0].lstrip("/")) or "index.html"
@@ -33,9 +36,11 @@ class Site:
             return None
         kind, _, rest = name[: -len(".html")].partition("-")
         if name == "index.html":
-            return pages.index_page(self.runs, self.problems)
+            return pages.index_page(self.runs, self.problems, self.evolve)
         if kind == "run" and (run := self.by_name.get(rest)) is not None:
             return self.run_page(run)
+        if kind == "evolve" and (entry := self.evolve_by_name.get(rest)) is not None:
+            return self.evolve_page(entry)
         if kind == "compare" and len(names := rest.split("--")) == 2 and all(n in self.by_name for n in names):
             return pages.compare_page(self.by_name[names[0]], self.by_name[names[1]])
         if kind == "sample" and rest:
@@ -61,12 +66,22 @@ class Site:
 
         return render_html(run.document)
 
+    def evolve_page(self, entry: EvolveEntry) -> str:
+        """An evolve run's page, drawn by the view from its report.json (the same page `omk evolve`
+        writes, never the folder's own report.html); it has no script and is served under the
+        view's no-script policy."""
+        from omk.evolve.html import page
+
+        return page(entry.report)
+
     def addresses(self) -> Iterator[str]:
-        """Every page an export writes: the list, each run, each run against the one before, and
-        the samples those comparisons name."""
+        """Every page an export writes: the list, each run, each evolve run, each run against the
+        one before, and the samples those comparisons name."""
         yield "index.html"
         for run in self.runs:
             yield pages.link("run", run.key)
+        for entry in self.evolve:
+            yield pages.link("evolve", entry.key)
         for i, run in enumerate(self.runs):
             earlier = [p for p in self.runs[:i] if p.suite == run.suite and p.target == run.target]
             if earlier:

@@ -10,12 +10,13 @@ the same way, so their tool calls are in the trace too.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from omk.messages import Message, assistant_message, tool_message
-from omk.records import MockStats, Tokens, ToolCall, Trace
+from omk.records import CallOutcome, MockStats, Tokens, ToolCall, Trace
 from omk.targets.mocks import as_text
 
 
@@ -111,18 +112,38 @@ def _number(value: Any) -> float | None:
 
 def tool_calls(run: StreamRun, records: list[dict[str, Any]]) -> list[ToolCall]:
     """Every call in order. The hook's record says whether a mock answered it (its output is the
-    mock's value, a success) or it was denied; otherwise the CLI's tool_result is the output."""
+    mock's value, a success), it was denied, or it ran; a call the hook never saw was refused by
+    Claude Code itself before any hook (`outcome`, omk.records.ToolCall)."""
     by_id = {r.get("tool_use_id"): r for r in records if r.get("tool_use_id")}
     calls = []
     for use in run.uses:
         record = by_id.get(use.id)
-        if record is not None and record.get("decision") == "mock":
-            calls.append(ToolCall(use.tool, use.input, record.get("output"), True, record.get("mock_key"), False))
-        elif record is not None and record.get("decision") == "deny":
-            calls.append(ToolCall(use.tool, use.input, record.get("output"), False, None, True))
+        decision = record.get("decision") if record is not None else None
+        if record is not None and decision == "mock":
+            calls.append(ToolCall(use.tool, use.input, record.get("output"), True, record.get("mock_key"), False, "mock"))
+        elif record is not None and decision == "deny":
+            calls.append(ToolCall(use.tool, use.input, record.get("output"), False, None, True, "denied"))
         else:
-            calls.append(ToolCall(use.tool, use.input, use.result, False, None, use.is_error))
+            outcome = "ran" if record is not None else unheard_outcome(use.tool, use.result, use.is_error)
+            calls.append(ToolCall(use.tool, use.input, use.result, False, None, use.is_error, outcome))
     return calls
+
+
+# Claude Code's answer to a call of a tool it does not offer in this session.
+NO_SUCH_TOOL = re.compile(r"<tool_use_error>\s*Error: No such tool available")
+
+
+def unheard_outcome(tool: str, result: Any, is_error: bool) -> CallOutcome:
+    """Who answered a call omk's hook never saw: Claude Code refusing a tool it does not offer
+    (`unsupported`) or refusing the call by a check of its own before any hook (`refused`: a file
+    not read yet, a file that does not exist, an input its schema rejects); a bookkeeping tool the
+    hook lets run without a record (loading a skill, the to-do list, a subagent) `ran`."""
+    text = result if isinstance(result, str) else ""
+    if is_error and NO_SUCH_TOOL.search(text):
+        return "unsupported"
+    if is_error and "<tool_use_error>" in text:
+        return "refused"
+    return "ran"
 
 
 def build_trace(run: StreamRun, calls: list[ToolCall], mock_stats: MockStats | None = None, notes: Sequence[str] = ()) -> Trace:

@@ -11,6 +11,7 @@ hook's records are the list of calls, and each call the hook let run takes the n
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,10 +94,10 @@ def tool_calls(run: CodexRun, records: list[dict[str, Any]]) -> list[ToolCall]:
         if decision in ("mock", "deny"):
             mocked = decision == "mock"
             calls.append(ToolCall(tool, call_input, record.get("output"), mocked, record.get("mock_key") if mocked else None,
-                                  not mocked))
+                                  not mocked, "mock" if mocked else "denied"))
             continue
         item = _ran_call(ran.pop(0)) if ran else None
-        calls.append(ToolCall(tool, call_input, item.output if item else None, False, None, bool(item and item.is_error)))
+        calls.append(ToolCall(tool, call_input, item.output if item else None, False, None, bool(item and item.is_error), "ran"))
     return calls + [_ran_call(item) for item in ran]
 
 
@@ -131,3 +132,53 @@ def build_trace(
         session_id=run.thread_id,
         mock_stats=mock_stats,
     )
+
+
+# Codex's answer to a call of a tool it does not offer (`unsupported call: Skill`,
+# `unsupported custom tool call: apply_patch`).
+UNSUPPORTED_CALL = re.compile(r"unsupported (?:custom tool )?call\b")
+
+
+def unsupported_calls(rollout: bytes) -> list[ToolCall]:
+    """The calls of the last turn in a Codex session file (`rollout-*.jsonl`) that Codex answered
+    `unsupported call: NAME` (or `unsupported custom tool call: NAME`): a tool this Codex and model do not offer (`Skill`, or `apply_patch`
+    for a model not given it). No hook and no `--json` event sees them; the session file does
+    (`response_item` lines: a `function_call` or `custom_tool_call`, its output joined on
+    `call_id`). A turn starts at its `turn_context` line."""
+    items: list[dict[str, Any]] = []
+    for raw in rollout.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(line, dict) or not isinstance(payload := line.get("payload"), dict):
+            continue
+        if line.get("type") == "turn_context":
+            items = []
+        elif line.get("type") == "response_item":
+            items.append(payload)
+    outputs = {
+        p.get("call_id"): p.get("output")
+        for p in items
+        if p.get("type") in ("function_call_output", "custom_tool_call_output")
+    }
+    calls = []
+    for p in items:
+        if p.get("type") not in ("function_call", "custom_tool_call"):
+            continue
+        output = outputs.get(p.get("call_id"))
+        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False) if output is not None else ""
+        if UNSUPPORTED_CALL.match(text):
+            calls.append(ToolCall(str(p.get("name") or ""), _arguments(p), text, False, None, True, "unsupported"))
+    return calls
+
+
+def _arguments(payload: dict[str, Any]) -> Any:
+    """A function call's arguments (JSON text, read), or a custom tool call's input text."""
+    if payload.get("type") == "custom_tool_call":
+        return payload.get("input")
+    arguments = payload.get("arguments")
+    try:
+        return json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return arguments

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from omk.target_identity import CacheIdentity, environment
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex import config, hook, setup
-from omk.targets.codex.stream import CodexRun, build_trace, parse_events, tool_calls
+from omk.targets.codex.stream import CodexRun, build_trace, parse_events, tool_calls, unsupported_calls
 from omk.targets.codex.workspace import CodexWorkspace
 from omk.targets.mocks import MockSandbox, as_text
 from omk.targets.preflight import check_reachable
@@ -111,7 +112,10 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     def _result_of(self, stdout: bytes, stderr: bytes, code: int, records: list[dict[str, Any]], sandbox: MockSandbox,
                    space: CodexWorkspace) -> tuple[TargetResult, CodexRun]:
         run = parse_events(stdout)
-        return self._result(run, records, code, stderr, sandbox, space.usage_so_far), run
+        result = self._result(run, records, code, stderr, sandbox, space.usage_so_far)
+        if refused := unsupported_calls(_rollout(space.home / ".codex", run.thread_id)):
+            result.trace = replace(result.trace, tool_calls=(*result.trace.tool_calls, *refused))
+        return result, run
 
     def _first_notes(self, sample: Sample, space: CodexWorkspace) -> tuple[str, ...]:
         return (*space.notes, *self._strict_note(sample))
@@ -127,8 +131,9 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
             table = config.overrides(self.settings(sample, space))
         except ValueError as exc:  # a sample built in code, which no loader checked
             raise TargetError(str(exc), retryable=False) from None
+        # No `--ephemeral`: the session file, in the sample's own CODEX_HOME (removed with it), is
+        # where a later turn resumes from and the one record of a call Codex does not support.
         argv = [self.cfg.binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules",
-                *([] if space.conversation else ["--ephemeral"]),  # a conversation's later turns resume its session
                 "--sandbox", "workspace-write", "--cd", str(space.work),
                 "--dangerously-bypass-hook-trust",  # the one hook is omk's own, written just now
                 *table]
@@ -182,6 +187,18 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
         messages.append(assistant_message(run.output or ""))
         return TargetResult(output=run.output or "", trace=trace, messages=messages)
 
+
+
+def _rollout(codex_home: Path, thread_id: str | None) -> bytes:
+    """The session file Codex wrote for `thread_id` under `codex_home/sessions` (b"" if none)."""
+    if not thread_id:
+        return b""
+    for path in sorted((codex_home / "sessions").rglob(f"rollout-*{thread_id}*.jsonl")):
+        try:
+            return path.read_bytes()
+        except OSError:
+            return b""
+    return b""
 
 
 def _failure(run: CodexRun, code: int, stderr: bytes) -> TargetError:

@@ -1,0 +1,75 @@
+"""Tool calls the agent made that its target does not offer, for a person: a model that calls
+`Skill` under `codex:`, or a tool the CLI has switched off, gets the CLI's own refusal, and the
+sample may still pass. The trace keeps such a call with `outcome: unsupported`
+(omk.records.ToolCall); this names them per sample, in the terminal, `summary.md` and
+report.html ("the agent called Skill, which codex: does not offer").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from omk.records import SampleResult
+from omk.records.document import ReportDocument
+from omk.report.i18n import counted, t
+from omk.toolnames import UNSUPPORTED_NOTE, target_kind
+
+SHOWN = 5  # samples named; the others are counted
+
+
+def tools_called(result: SampleResult) -> list[str]:
+    """The tools a result called that its target did not offer, each once, in call order (a
+    conversation's turns included)."""
+    calls = [*result.trace.tool_calls, *(c for turn in result.turns for c in turn.trace.tool_calls)]
+    return list(dict.fromkeys(c.tool for c in calls if c.outcome == "unsupported"))
+
+
+def sentence(tool: str, target: str | None, lang: str = "en") -> str:
+    return t(UNSUPPORTED_NOTE, lang).format(tool=tool, target=target_kind(target))
+
+
+def found(report: ReportDocument) -> dict[str, list[str]]:
+    """Each sample with unsupported calls (its repeats together), in run order, with its tools."""
+    out: dict[str, list[str]] = {}
+    for result in report.results:
+        tools = tools_called(result)
+        if tools:
+            have = out.setdefault(result.sample_id, [])
+            have += [tool for tool in tools if tool not in have]
+    return out
+
+
+def lines(report: ReportDocument, lang: str = "en") -> list[str]:
+    """The heading, a line per sample (the first `SHOWN`), and how many more; [] when none."""
+    samples = found(report)
+    if not samples:
+        return []
+    target = report.target.name
+    heading = t("Unsupported tool calls: {samples} called tools the target does not offer", lang)
+    out = [heading.format(samples=counted(len(samples), "sample", "samples", lang))]
+    out += [f"{sid}: {'; '.join(sentence(tool, target, lang) for tool in tools)}" for sid, tools in list(samples.items())[:SHOWN]]
+    if len(samples) > SHOWN:
+        out.append(t("… and {n} more: see report.html or report.json", lang).format(n=len(samples) - SHOWN))
+    return out
+
+
+def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
+    from rich.text import Text
+
+    from omk.report.plain import plain
+    from omk.textsafe import for_terminal
+
+    shown = lines(report, lang)
+    if not shown:
+        return
+    console.print(Text(for_terminal(shown[0]), style="bold yellow"))
+    for line in shown[1:]:
+        console.print(plain(f"  {for_terminal(line)}"))
+
+
+def markdown_lines(report: ReportDocument, lang: str, cell: Callable[[Any], str]) -> list[str]:
+    shown = lines(report, lang)
+    if not shown:
+        return []
+    return [f"### {cell(shown[0])}", "", *(f"- {cell(line)}" for line in shown[1:]), ""]

@@ -35,6 +35,9 @@ PathArg = str | PathLike[str]
 SampleArg = PathArg | dict[str, Any] | Sample
 
 
+# The API face of the settings spec (omk/settings/spec.py), written out so that type checkers
+# see each keyword's type: a TypedDict cannot be made at run time and still be checked statically.
+# tests/test_settings_spec.py holds its keys and types equal to the spec's.
 class RunOptions(TypedDict, total=False):
     """The keywords `evaluate`, `evaluate_async`, `prepare` and `run_experiment` take (each optional).
 
@@ -128,10 +131,8 @@ def _unique_ids(samples: list[Sample]) -> None:
         seen.add(s.sample_id)
 
 
-def _options(
-    files: list[str], target: str | Target | None, judge: str | Sequence[str] | bool | None, settings: dict[str, Any]
-) -> EvalOptions:
-    options = EvalOptions(samples=files, **{k: v for k, v in settings.items() if v is not None})
+def _options(files: list[str], target: str | Target | None, judge: str | Sequence[str] | bool | None, settings: dict[str, Any]) -> EvalOptions:
+    options = EvalOptions.from_mapping({**settings, "samples": files})
     if isinstance(target, str):
         options.target = target
     if judge is False:
@@ -143,41 +144,25 @@ def _options(
     return options
 
 
-def prepare_options(
-    samples: SampleArg | Iterable[SampleArg],
-    *,
-    target: str | Target | None = None,
-    judge: str | Sequence[str] | bool | None = None,
-    threshold: float | None = None,
-    concurrency: int | None = None,
-    timeout: float | None = None,
-    retries: int | None = None,
-    repeat: int | None = None,
-    cache: bool = True,
-    out: PathArg | None = None,
-    formats: Sequence[str] | None = None,
-    filter: str | None = None,
-    lang: str | None = None,
-    cwd: PathArg | None = None,
-    strict: bool = False,
-) -> tuple[EvalOptions, Path, LoadedList | None, bool]:
-    """(the engine's options, the project folder, samples built in memory or None, whether to write)."""
+def prepare_options(samples: SampleArg | Iterable[SampleArg], **options: Any) -> tuple[EvalOptions, Path, LoadedList | None, bool]:
+    """(the engine's options, the project folder, samples built in memory or None, whether to
+    write). The keywords are the settings spec's API face (omk/settings/spec.py)."""
+    from omk.settings import spec
+
+    known = spec.api_settings()
+    if unknown := sorted(set(options) - set(known)):
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    cwd = options.get("cwd")
     folder = Path(cwd) if cwd is not None else Path.cwd()
-    files, built = _in_memory(samples, folder, strict)
-    settings = {
-        "threshold": threshold,
-        "concurrency": concurrency,
-        "timeout": timeout,
-        "retries": retries,
-        "repeat": repeat,
-        "no_cache": not cache,
-        "out": str(out) if out is not None else None,
-        "format": ",".join(formats) if formats else None,
-        "filter": filter,
-        "lang": lang,
-        "strict": strict,
-    }
-    return _options(files, target, judge, settings), folder, built, out is not None
+    files, built = _in_memory(samples, folder, bool(options.get("strict", False)))
+    settings: dict[str, Any] = {}
+    for keyword, setting in known.items():
+        if keyword in ("target", "judge", "cwd") or keyword not in options:
+            continue  # target and judge take objects and lists too; cwd is the folder above
+        assert setting.api is not None
+        value = options[keyword]
+        settings[setting.api.option or setting.name] = setting.api.to_option(value) if setting.api.to_option else value
+    return _options(files, options.get("target"), options.get("judge"), settings), folder, built, options.get("out") is not None
 
 
 def prepare(samples: SampleArg | Iterable[SampleArg], **options: Unpack[RunOptions]) -> Evaluation:
@@ -271,24 +256,21 @@ def run_experiment(
     """
     import asyncio
 
-    from omk.engine.experiment import prepare_experiment
-    from omk.engine.variant_choice import variants_for
-    from omk.engine.variants import Variant, check_roles, from_cli, parse_item
+    from omk.engine.run_kind import experiment_for
+    from omk.engine.variants import Variant, check_roles, parse_item
 
     if options.get("target") is not None and not isinstance(options["target"], str):
         raise TypeError("run_experiment builds each variant's target from settings: give target as a spec string")
     opts, folder, built, write = prepare_options(samples, **options)
-    opts.max_cost_increase = max_cost_increase
+    opts.max_cost_increase, opts.seed, opts.trivial, opts.pairwise = max_cost_increase, seed, trivial, pairwise
+    chosen = None
     if variants is not None:
         chosen = check_roles([v if isinstance(v, Variant) else parse_item(v, folder) for v in variants], "variants")
     elif control is not None:
-        chosen = from_cli(control, list(treatments or []), folder)
-    else:
-        found = variants_for(opts, folder)
-        if found is None:
-            raise InputError("an experiment needs variants: pass variants=, or control= and treatments=, or declare them in omk.yaml")
-        chosen = found
-    experiment = prepare_experiment(opts, chosen, cwd=folder, seed=seed, trivial=trivial, samples=built, write=write, pairwise=pairwise)
+        opts.control, opts.treatment = control, list(treatments or [])
+    experiment = experiment_for(opts, folder, variants=chosen, samples=built, write=write)
+    if experiment is None:
+        raise InputError("an experiment needs variants: pass variants=, or control= and treatments=, or declare them in omk.yaml")
     asyncio.run(experiment.execute(on_result))
     return experiment.finish()
 
@@ -315,13 +297,14 @@ def ablate(
     """
     import asyncio
 
-    from omk.engine.ablation_run import prepare_ablation
+    from omk.engine.run_kind import experiment_for
 
     if options.get("target") is not None and not isinstance(options["target"], str):
         raise TypeError("ablate builds each variant's target from settings: give target as a spec string")
     opts, folder, built, write = prepare_options(samples, **options)
     opts.ablate, opts.seed, opts.trivial = str(skill), seed, trivial
-    experiment = prepare_ablation(opts, folder, samples=built, write=write)
+    experiment = experiment_for(opts, folder, samples=built, write=write)
+    assert experiment is not None  # an ablation is always an experiment
     try:
         asyncio.run(experiment.execute(on_result))
         return experiment.finish()

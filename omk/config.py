@@ -1,56 +1,26 @@
-"""Settings: built-in defaults < omk.yaml < environment < command line, each overriding the one before."""
+"""Settings: built-in defaults < omk.yaml < environment < command line, each overriding the one before,
+for every setting of the spec (omk/settings/spec.py)."""
 
 from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from omk.errors import ConfigError, Problem
 from omk.safe_files import read_text_file
+from omk.settings import spec
 
 CONFIG_NAME = "omk.yaml"
-
-# key in omk.yaml -> expected Python type(s)
-KNOWN_KEYS: dict[str, tuple[type, ...]] = {
-    "target": (str,),
-    "judge": (str, list),
-    "threshold": (int, float),
-    "concurrency": (int,),
-    "timeout": (int, float),
-    "retries": (int,),
-    "out": (str,),
-    "format": (str, list),
-    "lang": (str,),
-    "system": (str,),
-    "skill": (str, list),  # a skill file or folder, a folder of skill folders, or a list of them (omk.skillset)
-    "skills": (str, list),  # the same, under its plural name
-    "regex_timeout": (int, float),
-    "hook_timeout": (int, float),
-    "mcp_config": (str,),
-    "url_timeout": (int, float),  # seconds per fetched URL (URL inlining)
-    "url_max_bytes": (int,),  # size cap per fetched URL (URL inlining)
-    "max_output_bytes": (int,),  # stdout kept from a cmd: target or a command judge per call
-    "url_allow": (list, str),  # inside hosts / CIDRs URL inlining may fetch (omk.inline.policy)
-    "allow_paths": (list, str),  # folders outside the samples' own that return_file and hooks may use (omk.safe_files)
-    "openai": (dict,),
-    "anthropic": (dict,),
-    "claude": (dict,),  # the Claude Code CLI target: path, args, env, mcp_config, user_config
-    "codex": (dict,),  # the Codex CLI target: path, args, env
-    "cmd": (dict,),  # cmd: targets: mcp (serve each sample's mocks over MCP)
-    "max_turns": (int,),
-    "judge_repeat": (int,),  # judge calls per item, averaged (--judge-repeat)
-    "variants": (list,),  # an experiment's arms (omk/engine/variants.py)
-    "max_cost_increase": (int, float),  # percent: an experiment's treatment may cost this much more per sample
-    "budget_usd": (int, float),  # no new call once one invocation's spend reaches it (--budget-usd)
-    "budget_per_sample_usd": (int, float),  # the same, as so much per (sample, repeat) still to run
-}
 
 
 @dataclass(slots=True)
 class Settings:
+    """One run's settings, typed: each field is a setting of the spec (omk/settings/spec.py) and
+    holds its value after defaults < omk.yaml < environment < command line (`load_settings`)."""
+
     target: str | None = None
     target_base: Path = field(default_factory=Path.cwd)  # where a relative target path resolves
     judge: list[str] = field(default_factory=list)
@@ -73,27 +43,59 @@ class Settings:
     no_urls: bool = False  # --no-urls: no URL inlining at all
     config_file: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)  # the folder the run belongs to: .omk/, relative paths
-    extra: dict[str, Any] = field(default_factory=dict)  # provider blocks etc., for later targets
+    # What the targets, the judge and URL inlining read (`blocks()` hands them over as a mapping)
+    system: str | None = None  # a system prompt for model targets
+    skill: str | list[str] | None = None  # absolute, from omk.yaml's folder
+    skills: str | list[str] | None = None
+    mcp_config: str | None = None  # MCP servers for URL inlining
+    max_turns: int | None = None
+    url_timeout: float | None = None
+    url_max_bytes: int | None = None
+    max_output_bytes: int | None = None
+    openai: dict[str, Any] | None = None  # the provider blocks, as omk.yaml gives them
+    anthropic: dict[str, Any] | None = None
+    claude: dict[str, Any] | None = None  # path and mcp_config absolute, from omk.yaml's folder
+    codex: dict[str, Any] | None = None
+    cmd: dict[str, Any] | None = None
+    # Settings of the spec that have no field above (one added to the spec, read with `value`)
+    added: dict[str, Any] = field(default_factory=dict)
+
+    def blocks(self) -> dict[str, Any]:
+        """The settings the targets, the judge clients and the secret masker take as a mapping
+        (the provider blocks, system, skill, mcp_config and the caps), only those given."""
+        return {name: value for name in BLOCKS if (value := getattr(self, name)) is not None}
+
+    def value(self, name: str) -> Any:
+        """A setting's value by its spec name (a field, or one the spec adds)."""
+        setting = spec.by_name()[name]
+        where = setting.field or name
+        return self.added[where] if where in self.added else getattr(self, where)
 
 
-# Settings whose type is not enough: (test, what the message says it must be)
-# The same ranges as the command-line options (omk/cli/main.py, docs/security.md).
-RANGES: dict[str, tuple[Any, str]] = {
-    "threshold": (lambda v: 1 <= v <= 5, "between 1 and 5, like the scores"),
-    "concurrency": (lambda v: 1 <= v <= 1_000, "from 1 to 1,000"),
-    "timeout": (lambda v: 0 < v <= 86_400, "greater than 0 and at most 86,400 seconds"),
-    "retries": (lambda v: 0 <= v <= 100, "from 0 to 100"),
-    "regex_timeout": (lambda v: 0 < v <= 86_400, "greater than 0 and at most 86,400 seconds"),
-    "hook_timeout": (lambda v: 0 < v <= 86_400, "greater than 0 and at most 86,400 seconds"),
-    "judge_repeat": (lambda v: 1 <= v <= 100, "from 1 to 100"),
-    "url_timeout": (lambda v: 0 < v <= 86_400, "greater than 0 and at most 86,400 seconds"),
-    # What a fetched page or a program's output may hold is kept in memory: at most 1 GiB.
-    "url_max_bytes": (lambda v: 1 <= v <= 2**30, "from 1 to 1,073,741,824 (bytes)"),
-    "max_output_bytes": (lambda v: 1 <= v <= 2**30, "from 1 to 1,073,741,824 (bytes)"),
-    "max_cost_increase": (lambda v: 0 <= v <= 1_000_000, "a percentage from 0 to 1,000,000"),
-    "budget_usd": (lambda v: 0 < v <= 1e9, "greater than 0 and at most 1,000,000,000 (USD)"),
-    "budget_per_sample_usd": (lambda v: 0 < v <= 1e9, "greater than 0 and at most 1,000,000,000 (USD)"),
-}
+# The settings `Settings.blocks()` hands to the targets, the judge and the masker.
+BLOCKS = ("openai", "anthropic", "claude", "codex", "cmd", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    """The omk.yaml a run uses, read and checked once (`path` None: there is none)."""
+
+    path: Path | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    node: Any = None  # its YAML node tree, for the lines of what is checked later (variants:)
+
+    @property
+    def folder(self) -> Path | None:
+        return self.path.parent if self.path is not None else None
+
+    @classmethod
+    def find(cls, samples_paths: list[Path], cwd: Path) -> ConfigFile:
+        """The omk.yaml beside the first samples file, else in `cwd`, read; or none."""
+        path = find_config(samples_paths, cwd)
+        if path is None:
+            return cls()
+        data, node = read_config_node(path)
+        return cls(path, data, node)
 
 
 def find_config(samples_paths: list[Path], cwd: Path) -> Path | None:
@@ -112,6 +114,12 @@ def _split_list(value: str | list) -> list[str]:
 
 
 def read_config(path: Path) -> dict[str, Any]:
+    """omk.yaml's settings, each checked against the spec: ConfigError lists every problem with its line."""
+    return read_config_node(path)[0]
+
+
+def read_config_node(path: Path) -> tuple[dict[str, Any], Any]:
+    """omk.yaml's settings, checked, and its YAML node tree."""
     import yaml
 
     name = str(path)
@@ -127,28 +135,36 @@ def read_config(path: Path) -> dict[str, Any]:
         line = mark.line + 1 if mark else None
         raise ConfigError([Problem(name, line, "", "", f"YAML parse error: {getattr(exc, 'problem', exc)}")]) from None
     if node is None:
-        return {}
+        return {}, None
     if not isinstance(node, yaml.MappingNode):
         raise ConfigError([Problem(name, node.start_mark.line + 1, "", "", "omk.yaml must be a mapping")])
     data = yaml.SafeLoader(text).get_single_data() or {}
+    known = spec.yaml_settings()
     problems = []
     for key_node, value_node in node.value:
         key = key_node.value
         line = key_node.start_mark.line + 1
-        if key not in KNOWN_KEYS:
-            close = difflib.get_close_matches(key, KNOWN_KEYS, n=1)
+        setting = known.get(key)
+        if setting is None:
+            close = difflib.get_close_matches(key, known, n=1)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
             problems.append(Problem(name, line, "", key, f"unknown setting{hint}"))
-        elif not isinstance(data[key], KNOWN_KEYS[key]) or isinstance(data[key], bool):
-            expected = " or ".join(t.__name__ for t in KNOWN_KEYS[key])
-            problems.append(Problem(name, line, "", key, f"must be {expected}"))
-        elif key in RANGES and not RANGES[key][0](data[key]):
-            problems.append(Problem(name, line, "", key, f"must be {RANGES[key][1]} (got {data[key]!r})"))
-        elif key == "url_allow":
-            problems.extend(_allow_problems(name, value_node))
+        elif (what := _wrong(setting, data[key])) is not None:
+            problems.append(Problem(name, line, "", key, what))
+        elif setting.check_entry is not None:
+            problems.extend(_entry_problems(name, setting, value_node))
     if problems:
         raise ConfigError(problems)
-    return data
+    return data, node
+
+
+def _wrong(setting: spec.Setting, value: Any) -> str | None:
+    """What is wrong with an omk.yaml value of this setting (its type, its range), or None."""
+    if not isinstance(value, setting.type) or (isinstance(value, bool) and bool not in setting.type):
+        return f"must be {' or '.join(t.__name__ for t in setting.type)}"
+    if setting.number is not None and isinstance(value, int | float) and not setting.number.admits(value):
+        return f"must be {setting.number.words()} (got {value!r})"
+    return None
 
 
 def _resolve_paths(value: Any, folder: Path) -> Any:
@@ -170,94 +186,115 @@ def _claude_paths(block: dict[str, Any], folder: Path) -> dict[str, Any]:
     return block
 
 
-def _allow_problems(name: str, node: Any) -> list[Problem]:
-    """Each `url_allow` entry checked, with the line it is on."""
-    import yaml
+def _entry_problems(name: str, setting: spec.Setting, node: Any) -> list[Problem]:
+    """Each entry of a list setting (`url_allow`) checked, with the line it is on."""
+    import argparse
 
-    from omk.inline.policy import AllowRuleError, parse_allow_rule
+    import yaml
 
     items = node.value if isinstance(node, yaml.SequenceNode) else [node]
     problems = []
     for item in items:
         line = item.start_mark.line + 1
         if not isinstance(item, yaml.ScalarNode):
-            problems.append(Problem(name, line, "", "url_allow", "each entry must be a host, host:port, IP address or CIDR"))
+            problems.append(Problem(name, line, "", setting.name, "each entry must be a host, host:port, IP address or CIDR"))
             continue
         for entry in _split_list(str(item.value)):
             try:
-                parse_allow_rule(entry)
-            except AllowRuleError as exc:
-                problems.append(Problem(name, line, "", "url_allow", str(exc)))
+                assert setting.check_entry is not None
+                setting.check_entry(entry)
+            except argparse.ArgumentTypeError as exc:
+                problems.append(Problem(name, line, "", setting.name, str(exc)))
     return problems
 
 
-def env_url_allow(environ: dict[str, str] | None = None) -> list[str]:
-    """`OMK_URL_ALLOW` (comma-separated), each entry checked; ConfigError names the variable."""
-    entries = _split_list((environ if environ is not None else os.environ).get("OMK_URL_ALLOW", ""))
-    if not entries:
-        return entries
-    from omk.inline.policy import AllowRuleError, parse_allow_rule
+def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any], config: ConfigFile | None = None) -> Settings:
+    """The run's settings: for each setting of the spec, its default, then omk.yaml's value, then
+    the environment's, then the command line's (or the API's) — each given one replacing the
+    last, or adding to it for a list that adds up (`url_allow`). `config`: the omk.yaml already
+    read for this run (None: found and read here)."""
+    if config is None:
+        config = ConfigFile.find(samples_paths, cwd)
+    s = Settings(cwd=cwd, config_file=config.path)
+    for setting in spec.SETTINGS:
+        if setting.field is None:
+            continue
+        value, last = setting.fresh_default(), None
+        for source, given in _given(setting, config, cli):
+            given = _normal(setting, source, given, config.folder or cwd, cwd)
+            value = [*value, *given] if setting.combine == "add" else given
+            last = source
+        if setting.field in _FIELDS:
+            setattr(s, setting.field, value)
+        else:
+            s.added[setting.field] = value
+        if setting.name == "target" and last is not None:  # a relative target path: from where it was given
+            s.target_base = config.folder if last == "yaml" and config.folder is not None else cwd
+    _after(s, cli)
+    return s
 
-    for entry in entries:
-        try:
-            parse_allow_rule(entry)
-        except AllowRuleError as exc:
-            raise ConfigError(f"OMK_URL_ALLOW: {exc}") from None
-    return entries
+
+# The fields of Settings a setting of the spec fills (the others say where the run is)
+_FIELDS = frozenset(f.name for f in fields(Settings)) - {"added", "cwd", "config_file", "target_base", "judge_off", "debias_length"}
 
 
-def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any]) -> Settings:
-    s = Settings(cwd=cwd)
-    cfg_path = find_config(samples_paths, cwd)
-    if cfg_path is not None:
-        data = read_config(cfg_path)
-        s.config_file = cfg_path
-        if "target" in data:
-            s.target = data["target"]
-            s.target_base = cfg_path.parent
-        if "judge" in data:
-            s.judge = _split_list(data["judge"])
-        if "format" in data:
-            s.formats = _split_list(data["format"])
-        for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "regex_timeout", "hook_timeout", "judge_repeat", "max_cost_increase", "budget_usd", "budget_per_sample_usd"):
-            if key in data:
-                setattr(s, key, data[key])
-        if "url_allow" in data:
-            s.url_allow = _split_list(data["url_allow"])
-        s.extra = {k: v for k, v in data.items() if k in ("openai", "anthropic", "claude", "codex", "cmd", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")}
-        for key in ("skill", "skills"):  # a skill file or folder is relative to omk.yaml's folder
-            if key in s.extra:
-                s.extra[key] = _resolve_paths(s.extra[key], cfg_path.parent)
-        for agent in ("claude", "codex"):
-            if agent in s.extra:
-                s.extra[agent] = _claude_paths(s.extra[agent], cfg_path.parent)
-    if os.environ.get("OMK_TARGET"):
-        s.target, s.target_base = os.environ["OMK_TARGET"], cwd
-    if os.environ.get("OMK_JUDGE"):
-        s.judge = _split_list(os.environ["OMK_JUDGE"])
-    if cli.get("target"):
-        s.target, s.target_base = cli["target"], cwd
-    if cli.get("judge"):
-        s.judge = _split_list(cli["judge"])
-    if cli.get("judge_repeat") is not None:
-        s.judge_repeat = cli["judge_repeat"]
+def _given(setting: spec.Setting, config: ConfigFile, cli: dict[str, Any]) -> list[tuple[spec.Source, Any]]:
+    """The values a setting is given, weakest source first: omk.yaml, the environment, the
+    command line or the API (an empty or absent value is not given)."""
+    found: list[tuple[spec.Source, Any]] = []
+    if setting.yaml and setting.name in config.data:
+        found.append(("yaml", config.data[setting.name]))
+    if setting.env is not None and os.environ.get(setting.env):
+        found.append(("env", os.environ[setting.env]))
+    if (setting.flag is not None or setting.api is not None) and _is_given(cli.get(setting.name)):
+        found.append(("cli", cli[setting.name]))
+    return found
+
+
+def _is_given(value: Any) -> bool:
+    """Whether a command-line or API value was given: not None, an unset flag or an empty text
+    or list (0 is a value: `--retries 0`)."""
+    return value is not None and value is not False and value != "" and value != []
+
+
+def _normal(setting: spec.Setting, source: spec.Source, value: Any, folder: Path, cwd: Path) -> Any:
+    """A given value as Settings holds it: a list split, a path made absolute, an environment
+    variable's text converted and checked (ConfigError naming the variable)."""
+    if setting.split or setting.combine == "add":
+        value = _split_list(value)
+    if source == "env":
+        value = _from_env(setting, value)
+    if source not in setting.path_from:
+        return value
+    if isinstance(value, dict):  # a target's block: its `path` and `mcp_config`
+        return _claude_paths(value, folder)
+    return _resolve_paths(value, folder) if source == "yaml" else str(cwd / value)
+
+
+def _from_env(setting: spec.Setting, value: Any) -> Any:
+    import argparse
+
+    try:
+        if setting.check_entry is not None:
+            for entry in value:
+                setting.check_entry(entry)
+        if setting.number is not None:
+            return setting.number(value)
+    except argparse.ArgumentTypeError as exc:
+        raise ConfigError(f"{setting.env}: {exc}") from None
+    return value
+
+
+def _after(s: Settings, cli: dict[str, Any]) -> None:
+    """What one setting does to another: --no-judge turns a judge off, report.json is always
+    written; and the checks of the whole."""
     if cli.get("no_debias_length"):
         s.debias_length = False
     if cli.get("no_judge"):  # "turned off" only when there was a judge to turn off
         s.judge, s.judge_off = [], bool(s.judge)
-    if cli.get("format"):
-        s.formats = _split_list(cli["format"])
-    for key in ("threshold", "concurrency", "timeout", "retries", "out", "lang", "max_cost_increase", "budget_usd", "budget_per_sample_usd"):
-        if cli.get(key) is not None:
-            setattr(s, key, cli[key])
-    s.url_allow = [*s.url_allow, *env_url_allow(), *(cli.get("url_allow") or [])]  # allow-lists add up
-    s.no_urls = bool(cli.get("no_urls"))
-    if cli.get("mcp_config"):
-        s.extra["mcp_config"] = str(cwd / cli["mcp_config"])  # a command-line path is relative to cwd
     if "json" not in s.formats:
         s.formats.insert(0, "json")
     if s.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     if s.out and Path(s.out).exists() and not Path(s.out).is_dir():
         raise ConfigError(f"--out {s.out}: exists and is not a folder; name a folder for the run")
-    return s

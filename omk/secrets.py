@@ -35,17 +35,17 @@ def secret_env_names(environ: Mapping[str, str]) -> list[str]:
     return [n for n in environ if _SECRET_NAME.search(n) and not _NOT_A_SECRET.search(n)]
 
 
-def configured_secrets(settings_extra: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
+def configured_secrets(blocks: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
     """The secret values of this run's environment: variables named like secrets, and those
     omk.yaml names with `api_key_env` (whatever their name)."""
     env = os.environ if environ is None else environ
     values = [env[n] for n in secret_env_names(env) if len(env[n]) >= MIN_ENV_SECRET_CHARS]
     for provider in PROVIDERS:
-        block = (settings_extra or {}).get(provider)
+        block = (blocks or {}).get(provider)
         name = block.get("api_key_env") if isinstance(block, dict) else None
         if isinstance(name, str) and env.get(name):
             values.append(env[name])
-    claude = (settings_extra or {}).get("claude")
+    claude = (blocks or {}).get("claude")
     if isinstance(claude, dict) and isinstance(claude.get("mcp_config"), str):
         values += mcp_config_secrets(claude["mcp_config"])
     return values
@@ -90,8 +90,8 @@ class Masker:
         self.secrets: tuple[str, ...] = tuple(sorted(unique, key=len, reverse=True))
 
     @classmethod
-    def for_run(cls, settings_extra: Mapping[str, Any] | None = None, extra: Iterable[str] = ()) -> Masker:
-        return cls([*configured_secrets(settings_extra), *extra])
+    def for_run(cls, blocks: Mapping[str, Any] | None = None, extra: Iterable[str] = ()) -> Masker:
+        return cls([*configured_secrets(blocks), *extra])
 
     def __bool__(self) -> bool:
         return bool(self.secrets)

@@ -48,7 +48,6 @@ OTHER_JSON = {
     "omk/cache.py": "its own cache entries",
     "omk/cli/doctor_cmd.py": "the doctor's diagnostics, built in this process",
     "omk/cli/power_cmd.py": "the power figures, built in this process",
-    "omk/config.py": "omk.yaml",
     "omk/doctor/": "the diagnostics it builds",
     "omk/engine/ablation.py": "omk.yaml",
     "omk/engine/pairwise.py": "the pairwise judge's parsed reply",

@@ -181,9 +181,10 @@ def test_the_cache_identity_follows_the_skill_folder_content(tmp_path, monkeypat
 def test_omk_yaml_claude_paths_are_relative_to_its_folder(tmp_path):
     (tmp_path / "omk.yaml").write_text("claude: {path: bin/claude, mcp_config: mcp.json, args: [--effort, low]}\nskill: skills/notes\n")
     settings = load_omk_settings([tmp_path / "eval-samples.yaml"], tmp_path, {})
-    assert settings.extra["claude"]["path"] == str(tmp_path / "bin/claude")
-    assert settings.extra["claude"]["mcp_config"] == str(tmp_path / "mcp.json")
-    assert settings.extra["skill"] == str((tmp_path / "skills/notes").resolve())
+    assert settings.claude is not None
+    assert settings.claude["path"] == str(tmp_path / "bin/claude")
+    assert settings.claude["mcp_config"] == str(tmp_path / "mcp.json")
+    assert settings.skill == str((tmp_path / "skills/notes").resolve())
 
 
 def test_the_workspace_holds_the_skill_and_only_the_declared_files(tmp_path, monkeypatch):

@@ -46,8 +46,9 @@ class TargetAsker:
         from omk.engine.inputs import build_target
 
         settings: Settings = load_settings([], cwd, {"target": spec, "timeout": timeout, "retries": retries})
-        mask = Masker.for_run(settings.extra)
-        settings.extra = {k: v for k, v in settings.extra.items() if k not in NOT_FOR_DRAFTING}
+        mask = Masker.for_run(settings.blocks())
+        for name in NOT_FOR_DRAFTING:
+            setattr(settings, name, None)
         return cls(build_target(settings), settings.timeout, RetryPolicy(retries=settings.retries), settings.lang, mask)
 
     @property

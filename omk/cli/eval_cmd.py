@@ -39,20 +39,19 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
     targets = args.target if isinstance(args.target, list) else [args.target] if args.target else []
     # --target A --target B: an experiment whose variants differ by target (A the control)
     options = options_from(args, targets[0] if len(targets) == 1 else None)
-    from omk.cli.experiment_cmd import experiment_for, run_experiment_cli
+    from omk.engine.run_kind import prepare_run
 
-    if (experiment := experiment_for(args, options, targets if len(targets) > 1 else None)) is not None:
+    run = prepare_run(options, targets=targets if len(targets) > 1 else None)  # the engine decides what kind of run it is
+    if not isinstance(run, Evaluation):
+        from omk.cli.experiment_cmd import run_experiment_cli
+
         if options.dry_run:
             try:
-                return print_estimate(experiment.evaluations, not_run or [])
+                return print_estimate(run.evaluations, not_run or [])
             finally:
-                experiment.remove_scratch()  # an ablation's temporary copies of the skill
-        return run_experiment_cli(args, experiment)
-    if options.pairwise:
-        from omk.errors import ConfigError
-
-        raise ConfigError("--pairwise compares the variants of an experiment: give two --target, or --control and --treatment")
-    evaluation = Evaluation.prepare(options)
+                run.remove_scratch()  # an ablation's temporary copies of the skill
+        return run_experiment_cli(args, run)
+    evaluation = run
     if options.dry_run:
         print_warnings(evaluation.warnings)
         return print_estimate([evaluation], not_run or [])

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from omk.cli.run_lines import shown_path
-from omk.engine import EvalOptions
 from omk.records import SampleResult
 
 if TYPE_CHECKING:  # the experiment engine and its statistics load only when a run is one
@@ -282,59 +281,3 @@ def diff_lines(diff: RunDiff, runs: tuple[str, str] = ("", ""), lang: str = "en"
             said = change.b_message if change.b != "absent" else change.a_message
             lines.append(f"    {change.where} {change.label}: {t(change.a, lang, 'diff')} → {t(change.b, lang, 'diff')}{f' — {said}' if said else ''}")
     return lines
-
-
-def experiment_for(args: argparse.Namespace, options: EvalOptions, targets: list[str] | None = None) -> Experiment | None:
-    """The experiment `omk eval` was asked to run (several --target, variants given or in
-    omk.yaml), or None."""
-    from omk.engine.variant_choice import is_experiment, variants_for
-    from omk.errors import ConfigError
-
-    if options.ablate:
-        from omk.engine.ablation_run import prepare_ablation
-
-        if options.resume:
-            raise ConfigError("--ablate starts a new experiment: drop --resume (omk eval --resume RUN_DIR continues a recorded ablation)")
-        return prepare_ablation(options, Path.cwd(), several_targets=bool(targets))
-    resume_dir = Path(options.resume) if options.resume else None
-    resuming = resume_dir is not None and is_experiment(resume_dir)
-    if targets and not resuming and (options.resume or options.control or options.treatment):
-        flag = "--resume" if options.resume else "--control/--treatment"
-        raise ConfigError(
-            f"several --target make an experiment of their own: drop {flag}"
-            + (" (omk eval --resume RUN_DIR continues a recorded experiment with its targets)" if options.resume else "")
-        )
-    if resume_dir is not None and resuming:
-        if options.shard:
-            raise ConfigError("--resume reruns the recorded run as it was; drop --shard (a resume keeps the run's own shard)")
-        given = EvalOptions(
-            quiet=options.quiet,
-            concurrency=options.concurrency,
-            timeout=options.timeout,
-            retries=options.retries,
-            no_cache=options.no_cache,
-            format=options.format,
-            lang=options.lang,
-            require=options.require,
-            max_cost_increase=options.max_cost_increase,
-        )
-        judges = [j.strip() for j in (options.judge or "").split(",") if j.strip()]
-        confirmed = [*(targets or []), *([options.target] if options.target else []), *judges]  # given again
-        from omk.engine.experiment import resume_experiment
-
-        experiment = resume_experiment(resume_dir, given, confirmed=confirmed)
-        recorded = {e.settings.target for e in experiment.evaluations}
-        if stray := [t for t in targets or [] if t not in recorded]:
-            raise ConfigError(f"--resume: {', '.join(stray)} is not a target of this experiment ({', '.join(sorted(map(str, recorded)))})")
-        return experiment
-    if options.resume:
-        return None
-    if targets:  # the variants' module loads only for an experiment
-        from omk.engine.variants import target_variants
-    variants = target_variants(targets) if targets else variants_for(options, Path.cwd())
-    if variants is None:
-        return None
-    from omk.engine.experiment import prepare_experiment
-
-    trivial = options.trivial or 0.1
-    return prepare_experiment(options, variants, seed=options.seed, trivial=trivial, pairwise=options.pairwise)

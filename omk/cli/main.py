@@ -9,70 +9,22 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, cast
 
+from omk.settings.spec import CONCURRENCY as _concurrency  # the ranges are the spec's (omk/settings/spec.py)
+from omk.settings.spec import DIFFERENCE as _difference
+from omk.settings.spec import REPEATS as _repeats
+from omk.settings.spec import SECONDS as _seconds
+from omk.settings.spec import SEED as _seed
+from omk.settings.spec import USD as _usd
+from omk.settings.spec import Number
 from omk.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_INCOMPLETE = 3  # the budget stopped the run before every sample ran: resume it with --resume
 ERROR_LINES = 20  # input problems printed before "… and N more" (`--all-errors` prints them all)
-
-
-class Number:
-    """The type of every numeric option: a whole number, or a finite number, inside a documented
-    range (docs/security.md). Anything else (a word, nan, inf, a number out of range, digits past
-    Python's limit) is refused by argparse in one line, exit 2, before any work starts."""
-
-    def __init__(self, whole: bool, low: float, high: float, *, above_low: bool = False, what: str = "", suffix: str = ""):
-        self.whole, self.low, self.high, self.above_low = whole, low, high, above_low
-        self.what, self.suffix = what, suffix  # `seconds`, `USD`…; a suffix such as `%` is allowed after the number
-        self.__name__ = "whole number" if whole else "number"
-
-    def words(self) -> str:
-        low, high = (f"{int(x):,}" if x == int(x) else f"{x:g}" for x in (self.low, self.high))
-        unit = f" {self.what}" if self.what else ""
-        if self.above_low:
-            return f"greater than {low} and at most {high}{unit}"
-        return f"from {low} to {high}{unit}"
-
-    def __call__(self, text: str) -> int | float:
-        import math
-
-        word = "a whole number" if self.whole else "a number"
-        try:
-            value: int | float = int(text) if self.whole else float(text.removesuffix(self.suffix) if self.suffix else text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {word} {self.words()}, got {text[:40]!r}") from None
-        if not math.isfinite(value) or value < self.low or value > self.high or (self.above_low and value == self.low):
-            raise argparse.ArgumentTypeError(f"must be {self.words()}, got {text[:40]}")
-        return value
-
-
-# The ranges, each wide enough for any real use and narrow enough that nothing downstream
-# overflows or allocates per unit: a day per call, 10,000 repeats of a sample, 1,000 calls at once.
-DAY = 86_400.0
-_repeats = Number(True, 1, 10_000)  # runs of each sample, drafts in all
-_judge_repeat = Number(True, 1, 100)
-_concurrency = Number(True, 1, 1_000)
-_retries = Number(True, 0, 100)
 _count = Number(True, 0, 10_000)  # drafted trigger probes or tasks
 _limit = Number(True, 1, 1_000_000)  # samples recorded from sessions
-_seed = Number(True, 0, 2**63 - 1)
 _port = Number(True, 0, 65_535)
-_seconds = Number(False, 0, DAY, above_low=True, what="seconds")
-_usd = Number(False, 0, 1e9, above_low=True, what="USD")
-_difference = Number(False, 0.001, 4.0, what="(a composite difference, on the 1-5 scale)")
-_percent = Number(False, 0, 1e6, what="percent", suffix="%")
-_score = Number(False, 1, 5, what="(like the scores)")
 _rounds = Number(True, 1, 100)  # evolve's rounds, and candidates a round
-
-
-def _allow_entry(text: str) -> str:
-    from omk.inline.policy import AllowRuleError, parse_allow_rule
-
-    try:
-        parse_allow_rule(text)
-    except AllowRuleError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text.strip()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,74 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ev = sub.add_parser("eval", help="run samples through a target, check and score the outputs")
     ev.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
-    ev.add_argument(
-        "--target",
-        action="append",
-        help="KIND:ARG — openai:MODEL, anthropic:MODEL, claude:MODEL (Claude Code), codex:MODEL (Codex), cmd:COMMAND, replay:FILE; "
-        "twice or more for an experiment "
-        "(the first the control) with the pairwise judge",
-    )
-    ev.add_argument("--prompts", nargs="+", metavar="PROMPT", help="run these prompts instead of sample files (as runevals does)")
-    ev.add_argument("--expected", nargs="+", metavar="TEXT", help="the expected answers of --prompts, in the same order")
-    ev.add_argument("--evaluators", metavar="NAMES", help="M365 evaluators for --prompts, comma-separated (default Relevance,Coherence)")
-    judge = ev.add_mutually_exclusive_group()
-    judge.add_argument("--judge", help="judge SPEC[,SPEC...]")
-    judge.add_argument("--no-judge", action="store_true", help="do not run the LLM judge")
-    ev.add_argument("--judge-repeat", type=_judge_repeat, metavar="N", help="ask each judge N times per item and average (default 1)")
-    ev.add_argument("--no-debias-length", action="store_true", help="leave the length-debias block out of the judge prompt")
-    ev.add_argument("--concurrency", type=_concurrency, help="samples in flight at once (default 4)")
-    ev.add_argument("--timeout", type=_seconds, help="seconds per target call (default 120)")
-    ev.add_argument("--retries", type=_retries, help="retries of a failed target call (429, 5xx, timeout; default 2)")
-    ev.add_argument("--repeat", type=_repeats, metavar="N", help="run each sample N times and report the spread")
-    ev.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache (.omk/cache.sqlite)")
-    ev.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run: run only the samples it lacks")
-    ev.add_argument("--dry-run", action="store_true", help="load, check and plan the run; print the calls, tokens and cost it would take; call nothing")
-    ev.add_argument("--budget-usd", type=_usd, metavar="X", help="start no new call once target and judge spend reaches X USD (exit 3)")
-    ev.add_argument("--budget-per-sample-usd", type=_usd, metavar="X", help="the budget as X USD per sample run still to do")
-    ev.add_argument("--threshold", type=_score, help="pass mark for every layer score, 1-5 (default 3.5)")
-    ev.add_argument("--filter", metavar="GLOB", help="only samples whose sample_id matches GLOB")
-    ev.add_argument("--mcp-config", metavar="PATH", help="MCP servers for URL inlining (default: .mcp.json in the project)")
-    urls = ev.add_mutually_exclusive_group()
-    urls.add_argument(
-        "--url-allow",
-        action="append",
-        type=_allow_entry,
-        metavar="HOST_OR_CIDR",
-        help="let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)",
-    )
-    urls.add_argument("--no-urls", action="store_true", help="do not fetch the URLs in prompts (no URL inlining)")
-    ev.add_argument("--shard", metavar="I/N", help="run only the I-th of N disjoint parts of the samples (CI jobs; omk merge joins them)")
-    ev.add_argument("--out", metavar="DIR", help="run folder (default .omk/runs/<run_id>)")
-    ev.add_argument("--format", help="report formats, comma-separated (json is always written)")
-    ev.add_argument("--lang", choices=["en", "zh"], help="language of the terminal text")
-    ev.add_argument("--quiet", action="store_true", help="print only the final verdict line")
-    ev.add_argument("--strict", action="store_true", help="an unknown field on a sample is an error (exit 2), not a warning")
-    ev.add_argument("--gold", action="append", metavar="FILE", help="people's labels (JSON Lines) to check the judge against (docs/judge.md)")
+    from omk.settings.flags import add_flags, groups
+
+    add_flags(ev)  # every setting with a flag, from the spec (omk/settings/spec.py)
     ev.add_argument("--all-errors", action="store_true", help=f"print every input problem (default: the first {ERROR_LINES} and a count)")
-    _add_experiment_options(ev)
-
-
-def _add_experiment_options(ev: argparse.ArgumentParser) -> None:
-    exp = ev.add_argument_group("experiments (docs/experiments.md)")
-    exp.add_argument("--control", metavar="SPEC", help="the control variant: baseline, a skill file or folder, skill:PATH, system:TEXT, model:NAME, target:KIND:ARG")
-    exp.add_argument("--treatment", action="append", metavar="SPEC[,SPEC]", help="treatment variant(s) compared with the control")
-    exp.add_argument(
-        "--ablate", metavar="SKILL_DIR",
-        help="an experiment of the whole skill against the skill without each section of SKILL.md (and reference file): what each part is worth",
-    )  # fmt: skip
-    exp.add_argument("--trivial", type=_difference, metavar="X", help="smallest composite difference worth acting on (default 0.1)")
-    exp.add_argument("--require", choices=["progress", "no-regress"], help="make the verdict the exit code (1 when not met)")
-    exp.add_argument(
-        "--max-cost-increase", type=_percent, metavar="PCT",
-        help="a treatment whose cost per sample rises more than PCT percent is CAUTIOUS (max_cost_increase: in omk.yaml)",
-    )  # fmt: skip
-    exp.add_argument("--seed", type=_seed, metavar="N", help="seed of the schedule shuffle and the bootstrap (default: random, recorded)")
-    exp.add_argument(
-        "--pairwise",
-        action=argparse.BooleanOptionalAction,
-        help="let the judge compare each treatment's answers with the control's, in both orders "
-        "(default: on when the variants differ by target only, e.g. --target A --target B)",
-    )
+    for group in groups():
+        add_flags(ev, group)
 
 
 def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

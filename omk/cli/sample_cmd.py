@@ -75,7 +75,7 @@ def _from_session(args: argparse.Namespace) -> int:
         if not path.exists():
             raise InputError(f"omk sample --from-session: {path}: no such file or folder")
     query = SessionQuery(paths, project, _since(args.since) if args.since else None, args.skill, args.limit)
-    mask = Masker.for_run(load_settings([], Path.cwd(), {}).extra)
+    mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())
     recorded = samples_from_session_files(query, os.environ, mask, lang)
     for line in recorded.notes + [t("left out {line}", lang).format(line=line) for line in recorded.found.left_out]:
         say(for_terminal(mask(line)), err=True)
@@ -101,7 +101,7 @@ def _from_run(args: argparse.Namespace) -> int:
     from omk.config import load_settings
     from omk.secrets import Masker
 
-    mask = Masker.for_run(load_settings([], Path.cwd(), {}).extra)  # the secrets `omk eval` here would mask, api_key_env's included
+    mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())  # the secrets `omk eval` here would mask, api_key_env's included
     found = samples_from_run(Path(args.from_run), mask, lang=lang)
     for line in found.left_out:
         say(mask(t("left out {line}", lang).format(line=line)), err=True)

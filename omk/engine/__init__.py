@@ -4,8 +4,9 @@
 
 The command line (omk.cli), the Python API (omk.api) and the pytest plugin all drive it the same
 way: build `EvalOptions`, `Evaluation.prepare`, `execute`, `finish`. Module map: `options` (the
-choices) and `checks` (their checks), `state` (what one evaluation holds), `inputs` (the sample
-files, the samples, the target), `evaluation` (one evaluation from options to report), `plan`
+choices) and `checks` (their checks), `run_kind` (a plain run, an experiment or an ablation:
+decided here for the CLI and the API alike), `state` (what one evaluation holds), `inputs` (the
+sample files, the samples, the target), `evaluation` (one evaluation from options to report), `plan`
 (samples, settings, target, judge, run folder), `runtime` (the jobs: URL inlining, hooks, cache,
 results), `results` (where results are kept), `finish` (summary and report files), `run_report`
 (the typed `Report`), `estimate` (`--dry-run`), `budget` (`--budget-usd`), `experiment_state`,

@@ -41,7 +41,7 @@ from omk.safe_files import copy_confined, file_sha256, read_regular_bytes, regul
 from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
-    pass
+    from omk.config import ConfigFile
 
 HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -277,15 +277,15 @@ def _read_skill_text(path: Path, errors: str = "strict") -> str:
         raise ConfigError(f"--ablate: cannot read {path}: {exc}") from None
 
 
-def target_kind(options: EvalOptions, cwd: Path) -> str:
+def target_kind(options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> str:
     """The run's target kind (`claude`, `cmd`, …): the command line's, else omk.yaml's."""
-    from omk.config import find_config, read_config
+    from omk.config import ConfigFile
     from omk.engine.inputs import sample_paths
 
     target = options.target
     if not target:
-        config = find_config(sample_paths(options, cwd), cwd)
-        target = read_config(config).get("target") if config is not None else None
+        config = config if config is not None else ConfigFile.find(sample_paths(options, cwd), cwd)
+        target = config.data.get("target")
     return str(target or "").partition(":")[0]
 
 

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from omk.config import ConfigFile
 from omk.engine.ablation import (
     FOLDER,
     copies_digest,
@@ -29,6 +30,7 @@ def prepare_ablation(
     *,
     samples: list[Sample] | None = None,
     write: bool = True,
+    config: ConfigFile | None = None,
 ) -> Experiment:
     """The ablation experiment, ready to run. The copies of the skill go into
     `.omk/ablation/<digest>/` when the run writes a folder (older unused copies there are pruned,
@@ -44,7 +46,7 @@ def prepare_ablation(
     from omk.skillset import skill_folder
 
     skill = skill_folder((given if given.is_absolute() else cwd / given).resolve())
-    plan, text, references = plan_ablation(skill, target_kind(options, cwd))
+    plan, text, references = plan_ablation(skill, target_kind(options, cwd, config))
     keep = write and not options.dry_run
     root = cwd / ".omk" / FOLDER / copies_digest(skill, plan) if keep else Path(tempfile.mkdtemp(prefix="omk-ablate-"))
     variants = write_copies(plan, text, references, root)
@@ -52,7 +54,7 @@ def prepare_ablation(
         mark_used(root)
         prune_copies(root.parent, keep=root)
     try:
-        experiment = prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, samples=samples, write=write, ablation=plan)
+        experiment = prepare_experiment(options, variants, cwd=cwd, seed=options.seed, trivial=options.trivial or 0.1, samples=samples, write=write, ablation=plan, config=config)
     except BaseException:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from omk.config import Settings
+from omk.config import ConfigFile, Settings
 from omk.engine import plan
 from omk.engine.finish import finish as finish_run
 from omk.engine.inputs import build_target, load_inputs, resolve_samples, sample_paths, select
@@ -61,6 +61,7 @@ class Evaluation(EvaluationState):
         adjust: Callable[[Settings], None] | None = None,
         confirmed: Sequence[str] = (),
         check_skills: bool = True,
+        config: ConfigFile | None = None,
     ) -> Evaluation:
         """Everything short of calling the target: raises `InputError` for bad input or settings.
 
@@ -70,12 +71,14 @@ class Evaluation(EvaluationState):
         changes the settings before the target and judge are built (an experiment's variant);
         `confirmed`: command targets and judges the user gave again for a resume (`--target`).
         `check_skills=False` leaves the check of `skill_used` names to the caller (an experiment
-        checks them against every variant's skills together).
+        checks them against every variant's skills together). `config`: the run's omk.yaml,
+        already read (None: found and read here).
         """
         return plan.prepare(
             cls, options, cwd=cwd or Path.cwd(), samples=samples, target=target, write=write, paths=paths, adjust=adjust,
             confirmed=confirmed,
             check_skills=check_skills,
+            config=config,
         )
 
     async def execute(self, on_result: OnResult | None = None) -> int:

@@ -43,6 +43,7 @@ from omk.records.manifest import ManifestFields
 from omk.records.shard import ShardInfo
 
 if TYPE_CHECKING:
+    from omk.config import ConfigFile
     from omk.engine.ablation import AblationPlan
 
 __all__ = ["VARIANTS_DIR", "Experiment", "ExperimentOutcome", "prepare_experiment"]  # importable from here, as before
@@ -116,11 +117,13 @@ def prepare_experiment(
     pairwise: bool | None = None,
     ablation: AblationPlan | None = None,
     paths: list[Path] | None = None,
+    config: ConfigFile | None = None,
 ) -> Experiment:
     """Every variant's evaluation, ready to run; the samples are loaded once and shared.
     `write=False` keeps the experiment in memory (no run folder). `pairwise`: whether the judge
     also compares treatment and control answers; None: when the variants differ by target only.
-    `paths`: the files in-memory `samples` came from (where omk.yaml is looked for)."""
+    `paths`: the files in-memory `samples` came from (where omk.yaml is looked for); `config`:
+    the run's omk.yaml, already read (None: read here, once for every variant)."""
     from omk.engine.skill_checks import agree_on_skills
     from omk.engine.variants import targets_only
 
@@ -130,6 +133,7 @@ def prepare_experiment(
     run_id = new_run_id(started)
     out = Path(options.out) if options.out else Path(".omk") / "runs" / run_id
     out = (out if out.is_absolute() else cwd / out).resolve()
+    config = config or _config(options, cwd, (paths or []) if samples is not None else None)
     evaluations: list[Evaluation] = []
     for variant in variants:
         sub = dataclasses.replace(options, out=str(out / VARIANTS_DIR / variant.name) if write else None)
@@ -143,6 +147,7 @@ def prepare_experiment(
                 adjust=variant.apply,
                 write=write,
                 check_skills=False,
+                config=config,
             )
         )
     agree_on_skills(evaluations)
@@ -159,6 +164,15 @@ def prepare_experiment(
     if write:
         _record(experiment)
     return experiment
+
+
+def _config(options: EvalOptions, cwd: Path, paths: list[Path] | None) -> ConfigFile:
+    """The experiment's omk.yaml, read once for every variant (`paths`: the files in-memory
+    samples came from)."""
+    from omk.config import ConfigFile
+    from omk.engine.inputs import sample_paths
+
+    return ConfigFile.find(list(paths or []) if paths is not None else sample_paths(options, cwd), cwd)
 
 
 def _shard_and_seed(evaluations: list[Evaluation], variants: list[Variant], seed: int | None, trivial: float) -> tuple[ShardInfo | None, int]:

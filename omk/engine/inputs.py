@@ -7,7 +7,7 @@ import fnmatch
 from pathlib import Path
 from typing import Any
 
-from omk.config import Settings
+from omk.config import ConfigFile, Settings
 from omk.engine.options import EvalOptions
 from omk.errors import ConfigError, InputError
 from omk.model import Sample
@@ -44,7 +44,7 @@ def sample_paths(options: EvalOptions, cwd: Path) -> list[Path]:
     return resolve_samples(options.samples, cwd)
 
 
-def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
+def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path, config: ConfigFile | None = None) -> Any:
     """`LoadedSamples` from the files, or from `--prompts` (inline prompts, read as M365 items)."""
     from omk.loader import LoadedSamples, load_samples
 
@@ -52,7 +52,16 @@ def load_inputs(options: EvalOptions, paths: list[Path], cwd: Path) -> Any:
         from omk.loader.formats.inline import inline_samples
 
         return LoadedSamples(samples=inline_samples(options.prompts, options.expected, options.evaluators, cwd))
-    return load_samples(paths, strict=options.strict)
+    if config is None or config.path is None:
+        return load_samples(paths, strict=options.strict)
+    from omk.loader.paths import allowed_dirs
+
+    folder, data = config.path.resolve().parent, config.data
+
+    def allowed(file: Path) -> list[Path]:  # the omk.yaml already read, when it is the file's own
+        return allowed_dirs(file, data) if file.resolve().parent == folder else allowed_dirs(file)
+
+    return load_samples(paths, strict=options.strict, allowed=allowed)
 
 
 def select(samples: list[Sample], pattern: str | None) -> list[Sample]:
@@ -71,4 +80,4 @@ def build_target(settings: Settings) -> Target:
 
     if not settings.target:
         raise ConfigError("no target: pass --target KIND:ARG or set `target:` in omk.yaml")
-    return make_target(settings.target, base_dir=settings.target_base, settings=settings.extra)
+    return make_target(settings.target, base_dir=settings.target_base, settings=settings.blocks())

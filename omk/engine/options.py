@@ -3,6 +3,10 @@
 Every field left at None means "not given here": omk.yaml, then the environment, then omk's own
 default decide it, exactly as for the command line. Field names are the command line's (`--no-cache`
 is `no_cache`), so a run folder records them under the same names and `--resume` reads them back.
+
+The fields mirror the settings spec's command-line face (omk/settings/spec.py; a test holds the
+two together) so that type checkers see them; a setting added to the spec without a field here
+is carried in `added` and read with `get`.
 """
 
 from __future__ import annotations
@@ -53,12 +57,20 @@ class EvalOptions:
     budget_per_sample_usd: float | None = None  # the budget as so much per (sample, repeat) still to run
     gold: list[str] | None = None  # labels files to check the judge against (omk.gold)
     pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
+    added: dict[str, Any] = field(default_factory=dict)  # settings of the spec with no field above
+
+    def get(self, name: str) -> Any:
+        """The value of the setting `name` (a field, or one in `added`), None when not given."""
+        return self.added.get(name) if name in self.added or name not in _FIELDS else getattr(self, name)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> EvalOptions:
         """From argparse's namespace (`vars(args)`) or a run folder's record; unknown keys are ignored."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in values.items() if k in names and v is not None})
+        from omk.settings import spec
+
+        known = spec.by_name()
+        added = {k: v for k, v in values.items() if k not in _FIELDS and k in known and v is not None}
+        return cls(**{k: v for k, v in values.items() if k in _FIELDS and k != "added" and v is not None}, added=added)
 
     @classmethod
     def from_record(cls, values: dict[str, Any], where: str) -> EvalOptions:
@@ -75,7 +87,10 @@ class EvalOptions:
 
     def as_cli(self) -> dict[str, Any]:
         """The choices as the settings loader and the run folder's record read them."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**{f.name: getattr(self, f.name) for f in fields(self) if f.name != "added"}, **self.added}
+
+
+_FIELDS = frozenset(f.name for f in fields(EvalOptions))
 
 
 def _fits(value: Any, hint: Any) -> bool:

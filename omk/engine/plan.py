@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from omk.config import Settings, load_settings
+from omk.config import ConfigFile, Settings, load_settings
 from omk.engine.inputs import build_target, load_inputs, resolve_samples, sample_paths, select
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
@@ -38,6 +38,7 @@ def prepare(
     adjust: Callable[[Settings], None] | None = None,
     confirmed: Sequence[str] = (),
     check_skills: bool = True,
+    config: ConfigFile | None = None,
 ) -> State:
     from omk.engine.checks import check_options
     from omk.judge import build_judge
@@ -51,7 +52,7 @@ def prepare(
         run_dir = _absolute(Path(options.resume), cwd)
         manifest = rs.read_manifest(run_dir)
         confirmed, hooks_confirmed = [*confirmed, *_confirmed(options)], _samples_given_again(options, manifest, run_dir, cwd)
-        options, cwd = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd)
+        options, cwd, config = _recorded_options(manifest, options, run_dir), _recorded_cwd(manifest, cwd), None  # its own omk.yaml
         paths = [Path(p) for p in manifest.samples_files]
     elif samples is not None:
         paths = list(paths or [])
@@ -59,9 +60,9 @@ def prepare(
         paths = sample_paths(options, cwd)
     files, warnings = paths, []
     if samples is None:
-        loaded = load_inputs(options, paths, cwd)
+        loaded = load_inputs(options, paths, cwd, config)
         samples, files, warnings = loaded.samples, loaded.files, loaded.warnings
-    settings = load_settings(paths, cwd, options.as_cli())
+    settings = load_settings(paths, cwd, options.as_cli(), config)
     settings.cwd = cwd
     if adjust is not None:
         adjust(settings)  # an experiment's variant: its own system, skill, target or model
@@ -92,7 +93,7 @@ def _open_log(evaluation: EvaluationState, *, resumed: bool, check: bool) -> Non
     from omk.runner.resume import RESULTS
 
     out_dir = evaluation.folder.out_dir
-    evaluation.log = ResultLog(evaluation.samples, out_dir / RESULTS if out_dir is not None else None, Masker.for_run(evaluation.settings.extra))
+    evaluation.log = ResultLog(evaluation.samples, out_dir / RESULTS if out_dir is not None else None, Masker.for_run(evaluation.settings.blocks()))
     if resumed:
         evaluation.log.restore(evaluation.repeat)
         if check:
@@ -258,7 +259,7 @@ def _record(evaluation: EvaluationState) -> None:
     folder = evaluation.folder
     assert folder.out_dir is not None
     try:
-        mask = Masker.for_run(evaluation.settings.extra)  # a key written into --target or OMK_TARGET stays out
+        mask = Masker.for_run(evaluation.settings.blocks())  # a key written into --target or OMK_TARGET stays out
         rs.write_manifest(folder.out_dir, _manifest(evaluation), mask.value)
     except OSError as exc:
         raise ConfigError(f"{folder.out_dir}: cannot write the run folder: {exc.strerror or exc}; give another --out") from None

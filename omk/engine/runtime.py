@@ -82,8 +82,8 @@ class Runtime:
             hooks=self.hooks,
             retry=RetryPolicy(retries=settings.retries),
             cache=self.caches[0],
-            mask=Masker.for_run(settings.extra),
-            max_output_bytes=max_output_bytes(settings.extra),
+            mask=Masker.for_run(settings.blocks()),
+            max_output_bytes=max_output_bytes(settings.blocks()),
             skills=self.evaluation.skills,
         )
 

@@ -28,11 +28,11 @@ def installed_skills(target: Target, settings: Settings) -> tuple[str, ...] | No
     listed = getattr(target, "installed_skills", None)
     if callable(listed):
         return tuple(listed())
-    if all(settings.extra.get(key) is None for key in ("skill", "skills")):
+    if settings.skill is None and settings.skills is None:
         return None  # the settings name no skill (and the skills' module stays unloaded)
     from omk.skillset import configured_skills
 
-    found = configured_skills(settings.extra)
+    found = configured_skills(settings.blocks())
     return tuple(s.name for s in found) if found else None
 
 

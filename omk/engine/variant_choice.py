@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from omk.errors import ConfigError
 
 if TYPE_CHECKING:
+    from omk.config import ConfigFile
     from omk.engine.options import EvalOptions
     from omk.engine.variants import Variant
 
@@ -22,10 +23,10 @@ def is_experiment(run_dir: Path) -> bool:
     return (run_dir / MANIFEST).is_file()
 
 
-def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
+def variants_for(options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> list[Variant] | None:
     """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
-    when the run is not an experiment."""
-    from omk.config import find_config, read_config
+    when the run is not an experiment. `config`: the run's omk.yaml, already read (None: read here)."""
+    from omk.config import ConfigFile
     from omk.engine.inputs import sample_paths
 
     if options.treatment and not options.control:
@@ -36,12 +37,10 @@ def variants_for(options: EvalOptions, cwd: Path) -> list[Variant] | None:
         from omk.engine.variants import from_cli
 
         return from_cli(options.control, options.treatment, cwd)
-    config = find_config(sample_paths(options, cwd), cwd)
     if config is None:
-        return None
-    data = read_config(config)
-    if "variants" not in data:
+        config = ConfigFile.find(sample_paths(options, cwd), cwd)
+    if config.path is None or "variants" not in config.data:
         return None
     from omk.engine.variants import from_config
 
-    return from_config(config, data["variants"])
+    return from_config(config.path, config.data["variants"], config.node)

@@ -60,15 +60,12 @@ class Variant:
 
     def apply(self, settings: Settings) -> None:
         """Change `settings` into this variant's: only what the variant names."""
-        extra = settings.extra
         if self.baseline or self.system is not None or self.skill is not None:
-            extra.pop("system", None)
-            extra.pop("skill", None)
-            extra.pop("skills", None)
+            settings.system = settings.skill = settings.skills = None
         if self.system is not None:
-            extra["system"] = self.system
+            settings.system = self.system
         if self.skill is not None:
-            extra["skill"] = list(self.skill) if isinstance(self.skill, tuple) else self.skill
+            settings.skill = list(self.skill) if isinstance(self.skill, tuple) else self.skill
         if self.target is not None:
             settings.target, settings.target_base = self.target, settings.cwd
         if self.model is not None:
@@ -83,9 +80,9 @@ class Variant:
         kind = (settings.target or "").partition(":")[0]
         if kind not in ("openai", "anthropic"):
             raise ConfigError(f"variant {self.name}: params: apply to openai: and anthropic: targets (got {settings.target!r})")
-        block = dict(settings.extra.get(kind) or {})
+        block = dict(getattr(settings, kind) or {})
         block["params"] = {**(block.get("params") or {}), **self.params}
-        settings.extra[kind] = block
+        setattr(settings, kind, block)
 
 
 def check_roles(variants: list[Variant], where: str) -> list[Variant]:
@@ -108,9 +105,10 @@ def check_roles(variants: list[Variant], where: str) -> list[Variant]:
 # --- omk.yaml ---------------------------------------------------------------------------------
 
 
-def from_config(path: Path, raw: Any) -> list[Variant]:
-    """The `variants:` list of omk.yaml, every problem reported with its line."""
-    lines = _item_lines(path)
+def from_config(path: Path, raw: Any, node: Any = None) -> list[Variant]:
+    """The `variants:` list of omk.yaml, every problem reported with its line. `node`: omk.yaml's
+    YAML node tree, already read (None: read here)."""
+    lines = _item_lines(path, node)
     if not isinstance(raw, list) or not raw:
         raise ConfigError([Problem(str(path), lines.get(-1), "", "variants", "must be a non-empty list of variants")])
     problems: list[Problem] = []
@@ -184,14 +182,15 @@ def _path_list(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v.strip() for v in value)
 
 
-def _item_lines(path: Path) -> dict[int, int]:
+def _item_lines(path: Path, node: Any = None) -> dict[int, int]:
     """Line of each `variants` item (index -1: the key itself), from the YAML node tree."""
     import yaml
 
-    try:
-        node = yaml.compose(read_text_file(path), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return {}
+    if node is None:
+        try:
+            node = yaml.compose(read_text_file(path), Loader=yaml.SafeLoader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return {}
     if not isinstance(node, yaml.MappingNode):
         return {}
     for key, value in node.value:

@@ -46,10 +46,9 @@ def _project_dirs(samples: list[Sample], cwd: Path) -> list[Path]:
 def _read_settings(settings: Any) -> tuple[float, int, str | None, Path | None]:
     from omk.inline.http_fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 
-    extra = getattr(settings, "extra", None) or {}
-    timeout = float(extra.get("url_timeout") or DEFAULT_TIMEOUT)
-    max_bytes = int(extra.get("url_max_bytes") or DEFAULT_MAX_BYTES)
-    return timeout, max_bytes, extra.get("mcp_config"), getattr(settings, "config_file", None)
+    timeout = float(getattr(settings, "url_timeout", None) or DEFAULT_TIMEOUT)
+    max_bytes = int(getattr(settings, "url_max_bytes", None) or DEFAULT_MAX_BYTES)
+    return timeout, max_bytes, getattr(settings, "mcp_config", None), getattr(settings, "config_file", None)
 
 
 def url_policy(settings: Any) -> UrlPolicy:
@@ -155,7 +154,8 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, getattr(settings, "cwd", None) or Path.cwd()))
     config = load_mcp_config(config_path, is_explicit)
     _require_sdk(config, list(where))
-    redact = Masker.for_run(getattr(settings, "extra", None), config.secrets() if config else [])
+    blocks = getattr(settings, "blocks", None)  # omk.config.Settings: the provider blocks, whose keys are masked
+    redact = Masker.for_run(blocks() if callable(blocks) else None, config.secrets() if config else [])
 
     extra = {"resolver": resolver} if resolver is not None else {}
     http = HttpFetcher(timeout=timeout, max_bytes=max_bytes, policy=policy, **extra)

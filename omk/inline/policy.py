@@ -18,7 +18,7 @@ The allow-list (`url_allow:` in omk.yaml, `--url-allow`, `OMK_URL_ALLOW`) takes 
 (`wiki.corp`), subdomain patterns (`*.corp.net` or `.corp.net`), `host:port`, IP addresses
 (`10.0.0.5`, `[::1]:8080`) and networks in CIDR notation (`10.0.0.0/8`, `fd00::/8`).
 
-Stdlib only: `omk.config` imports this to check the settings before a run starts.
+Stdlib only: the settings spec (omk.settings.spec) imports this to check the settings before a run starts.
 """
 
 from __future__ import annotations

@@ -79,7 +79,8 @@ def build_judge(settings: Settings) -> Judge | None:
 
     if len(settings.judge) > 8:
         raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")
-    clients = [make_client(spec, settings.extra) for spec in settings.judge]
+    blocks = settings.blocks()
+    clients = [make_client(spec, blocks) for spec in settings.judge]
     return JudgePanel(
         clients,
         lang=settings.lang,
@@ -88,5 +89,5 @@ def build_judge(settings: Settings) -> Judge | None:
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         retry=RetryPolicy(retries=settings.retries),
-        mask=Masker.for_run(settings.extra),
+        mask=Masker.for_run(blocks),
     )

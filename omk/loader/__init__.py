@@ -63,9 +63,12 @@ class LoadedSamples:
     warnings: list[Problem] = field(default_factory=list)  # unknown fields, ignored (severity "warning")
 
 
-def load_samples(paths: Sequence[str | Path], *, strict: bool = False) -> LoadedSamples:
+def load_samples(
+    paths: Sequence[str | Path], *, strict: bool = False, allowed: Callable[[Path], list[Path]] = allowed_dirs
+) -> LoadedSamples:
     """Load and validate every file; raise `InputError` with all problems if there is any.
-    `strict`: an unknown field on a sample is an error instead of a warning."""
+    `strict`: an unknown field on a sample is an error instead of a warning; `allowed`: the
+    folders outside its own a samples file may use (default: its omk.yaml's `allow_paths`)."""
     files, problems = expand(paths)
     loaded = LoadedSamples(files=files)
     first_ids: dict[str, tuple[str, int | None]] = {}
@@ -73,7 +76,7 @@ def load_samples(paths: Sequence[str | Path], *, strict: bool = False) -> Loaded
     # The collector is left as the caller set it: a library call does not change process-wide
     # state. `omk eval` raises its thresholds, which a program loading very large sets may do too.
     for file in files:
-        problems += _FileLoader(file, loaded, first_ids, shared, allowed_dirs(file), strict=strict).run()
+        problems += _FileLoader(file, loaded, first_ids, shared, allowed(file), strict=strict).run()
     if problems:
         raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded

@@ -1,0 +1,3 @@
+"""omk's settings, declared once (omk.settings.spec) and made into each face: `omk eval`'s flags
+(omk.settings.flags), omk.yaml's check and the typed `Settings` (omk.config), the Python API's
+keywords (omk.api)."""

@@ -104,7 +104,7 @@ def time_load(path: Path) -> float:
 
 
 def time_error(path: Path, n: int) -> tuple[float, str]:
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_samples
 
     start = time.perf_counter()

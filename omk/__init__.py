@@ -37,23 +37,23 @@ _EXPORTS = {
     "LayerMeans": "omk.records.document",
     "EvalOptions": "omk.engine.options",
     "Evaluation": "omk.engine.evaluation",
-    "Sample": "omk.model",
+    "Sample": "omk.samples.model",
     "SampleResult": "omk.records",
     "TurnResult": "omk.records",
     "AssertionResult": "omk.records",
     "Scores": "omk.records",
     "Trace": "omk.records",
     "ToolCall": "omk.records",
-    "Outcome": "omk.model",
-    "Layer": "omk.model",
-    "Status": "omk.model",
+    "Outcome": "omk.samples.model",
+    "Layer": "omk.samples.model",
+    "Status": "omk.samples.model",
     "Target": "omk.targets.base",
     "TargetResult": "omk.targets.base",
     "TargetError": "omk.targets.base",
-    "OmkError": "omk.errors",
-    "InputError": "omk.errors",
-    "ConfigError": "omk.errors",
-    "Problem": "omk.errors",
+    "OmkError": "omk.core.errors",
+    "InputError": "omk.core.errors",
+    "ConfigError": "omk.core.errors",
+    "Problem": "omk.core.errors",
 }
 
 __all__ = [
@@ -110,16 +110,16 @@ if TYPE_CHECKING:
         run_experiment,
     )
     from omk.assertions.python import CheckInput
+    from omk.core.errors import ConfigError, InputError, OmkError, Problem
     from omk.engine.evaluation import Evaluation
     from omk.engine.experiment import ExperimentOutcome
     from omk.engine.options import EvalOptions
     from omk.engine.run_report import Report
     from omk.engine.variants import Variant
-    from omk.errors import ConfigError, InputError, OmkError, Problem
-    from omk.model import Layer, Outcome, Sample, Status
     from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult
     from omk.records.document import LayerMeans, ReportDocument, Summary
     from omk.records.experiment_block import Ablation, AblationPart
+    from omk.samples.model import Layer, Outcome, Sample, Status
     from omk.targets.base import Target, TargetError, TargetResult
 
 

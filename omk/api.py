@@ -17,10 +17,10 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from omk.core.errors import InputError, Problem
 from omk.engine import EvalOptions, Evaluation, Report
 from omk.engine.state import OnResult
-from omk.errors import InputError, Problem
-from omk.model import Layer, Sample
+from omk.samples.model import Layer, Sample
 from omk.targets.base import Target
 
 if TYPE_CHECKING:

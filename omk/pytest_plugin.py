@@ -91,7 +91,7 @@ class SamplesFile(pytest.File):
 
     def collect(self) -> list[pytest.Item]:
         from omk.api import load
-        from omk.errors import InputError
+        from omk.core.errors import InputError
 
         try:
             samples = load(self.path)
@@ -145,7 +145,7 @@ class SampleItem(pytest.Item):
         self.result: SampleResult | None = None
 
     def setup(self) -> None:
-        from omk.errors import InputError
+        from omk.core.errors import InputError
 
         assert isinstance(self.parent, SamplesFile)
         try:

@@ -9,8 +9,8 @@ from typing import Any
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
 from omk.assertions.evaluate import evaluate
-from omk.model import AssertionSpec, Layer, Sample
 from omk.records import AssertionResult, Trace
+from omk.samples.model import AssertionSpec, Layer, Sample
 
 _COMMON = {"type", "not", "weight", "layer", "children"}
 

@@ -33,7 +33,7 @@ def module_names(root: Path) -> dict[str, Path]:
 
 
 def node_of(module: str, modules: dict[str, Path]) -> str:
-    """`omk.runner.cache` -> `omk.runner`; `omk.model` -> `omk.model`; `omk` -> `omk`."""
+    """`omk.runner.cache` -> `omk.runner`; `omk.samples.model` -> `omk.samples.model`; `omk` -> `omk`."""
     parts = module.split(".")
     if len(parts) == 1:
         return module

@@ -9,7 +9,7 @@ from typing import Any
 from omk.judge.clients import make_client
 from omk.judge.judge import JudgePanel
 from omk.llm.retry import RetryPolicy
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.testing.openai_chat import text_reply
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import LoadedSamples, load_samples
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from omk.model import Layer, Sample, SourceRef, Status
 from omk.records import AssertionResult, JudgeBlock, MockStats, SampleResult, Scores, ToolCall, Trace
 from omk.records.document import Summary
 from omk.report.json_report import FORMAT
+from omk.samples.model import Layer, Sample, SourceRef, Status
 from omk.scoring.layers import passes, score_sample
 from omk.scoring.summary import summarize
 from omk.version import __version__

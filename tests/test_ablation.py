@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from cli_support import run_omk
 
+from omk.core.errors import ConfigError
 from omk.engine.ablation import plan_ablation, split_skill
-from omk.errors import ConfigError
 from omk.records.document import read_document
 from omk.records.experiment_block import Ablation
 from omk.records.fields import Fields

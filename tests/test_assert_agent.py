@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import check
 
+from omk.domain.toolnames import canonical_tool, same_tool
 from omk.records import MockStats, ToolCall, Trace
-from omk.toolnames import canonical_tool, same_tool
 
 
 def trace(**fields) -> Trace:

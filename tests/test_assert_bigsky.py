@@ -6,8 +6,8 @@ import pytest
 from helpers import check, make_ctx, make_spec, run
 
 from omk.assertions.bigsky import deep_equal, drop_ignored, js_string
-from omk.model import Sample, Status
 from omk.records import ToolCall, Trace
+from omk.samples.model import Sample, Status
 
 
 def calls(*pairs) -> Trace:

@@ -12,8 +12,8 @@ from helpers import make_ctx, make_spec, run
 from omk.assertions.evaluate import evaluate
 from omk.assertions.hooks import HookRunner
 from omk.assertions.registry import PrepareError
-from omk.model import Sample, Status
 from omk.records import ToolCall, Trace
+from omk.samples.model import Sample, Status
 
 GOOD = """
 def check(output, ctx):

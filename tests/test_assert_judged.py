@@ -6,7 +6,7 @@ import pytest
 from helpers import make_ctx, make_spec, run
 
 from omk.assertions import registry
-from omk.model import Layer, Outcome, Status
+from omk.samples.model import Layer, Outcome, Status
 
 JUDGED = ["semantic_similarity", "faithfulness", "answer_relevancy", "context_recall"]
 

@@ -6,7 +6,7 @@ import pytest
 from helpers import check
 
 from omk.assertions.m365 import find_citations, token_f1
-from omk.model import Status
+from omk.samples.model import Status
 
 # --- citations ----------------------------------------------------------------------------------
 

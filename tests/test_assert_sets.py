@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from omk.assertions import registry
 from omk.assertions.evaluate import layer_of
-from omk.model import Layer, Status
 from omk.records import FileChange, MockStats, ToolCall, Trace, WorkspaceChanges
+from omk.samples.model import Layer, Status
 
 TRACE = Trace(
     turns=2,

@@ -11,12 +11,12 @@ import pytest
 from helpers import make_ctx, make_spec, run
 from loader_helpers import one_problem
 
+from omk.core.errors import ConfigError, InputError
 from omk.doctor.diagnostics import skill_controls
+from omk.domain.skillset import fired, invoked_skill, read_skill_paths
 from omk.engine.skill_checks import check_skill_names
-from omk.errors import ConfigError, InputError
-from omk.model import Sample
 from omk.records import ToolCall, Trace
-from omk.skillset import fired, invoked_skill, read_skill_paths
+from omk.samples.model import Sample
 
 HEAD = "samples:\n  - sample_id: a\n    prompt: p\n"
 

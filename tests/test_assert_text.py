@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from omk.assertions.registry import PrepareError
 from omk.assertions.text import js_text, word_count
-from omk.model import Status
+from omk.samples.model import Status
 
 
 def passed(raw: dict | str, output: str, **fields) -> bool:

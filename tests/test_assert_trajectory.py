@@ -7,8 +7,8 @@ import pytest
 from helpers import check
 from loader_helpers import one_problem
 
-from omk.model import Status
 from omk.records import ToolCall, Trace
+from omk.samples.model import Status
 
 CALLS = [
     ToolCall("Read", {"file_path": "src/app.py"}),

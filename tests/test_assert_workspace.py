@@ -15,9 +15,9 @@ from helpers import make_ctx, make_spec, run
 from loader_helpers import load, one_problem
 
 import omk
-from omk.model import Status
+from omk.domain.workspace import diff, snapshot
 from omk.records import FileChange, SampleResult, Trace, WorkspaceChanges
-from omk.workspace import diff, snapshot
+from omk.samples.model import Status
 
 
 def ws_check(folder: Path | None, raw: dict, trace: Trace | None = None, **ctx):

@@ -15,8 +15,8 @@ import omk
 from omk.assertions.context import CheckContext
 from omk.assertions.evaluate import evaluate
 from omk.assertions.registry import registry
-from omk.model import Status
 from omk.records import MockStats, ToolCall, Trace
+from omk.samples.model import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = omk.load(ROOT / "samples" / "eval-samples.yaml")

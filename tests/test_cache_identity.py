@@ -1,5 +1,5 @@
 """A cached answer is the answer of the model that was asked: every input that changes what a
-target answers is in its cache identity (omk.target_identity), for every target kind, so changing
+target answers is in its cache identity (omk.domain.target_identity), for every target kind, so changing
 one is a cache miss; and a run against one server never comes back with another server's answers.
 
 Real parts throughout: scripted model servers on 127.0.0.1, the real Claude Code and Codex CLIs,
@@ -19,8 +19,8 @@ from claude_support import require_claude
 from codex_support import require_codex
 
 import omk
-from omk.cache import cache_key
-from omk.model import Sample
+from omk.samples.model import Sample
+from omk.store.cache import cache_key
 from omk.targets import make_target
 
 SAMPLES = """samples:
@@ -330,8 +330,8 @@ def test_an_experiment_says_how_many_answers_came_from_the_cache_in_every_format
 
 KEY_OF = """import sys
 from pathlib import Path
-from omk.cache import cache_key
-from omk.model import Sample
+from omk.store.cache import cache_key
+from omk.samples.model import Sample
 from omk.targets import make_target
 identity = make_target(sys.argv[1] + ":", base_dir=Path.cwd()).cache_identity()
 print(cache_key(identity, Sample(sample_id="who", prompt="p", base_dir=Path.cwd()), "p"))

@@ -110,9 +110,9 @@ def test_a_cache_locked_by_another_process_is_skipped_with_a_warning_and_never_f
 
 
 def test_has_all_asks_for_every_key_signed(tmp_path):
-    from omk.cache import ResponseCache
-    from omk.target_result import TargetResult
-    from omk.trace_io import parse_trace
+    from omk.domain.target_result import TargetResult
+    from omk.domain.trace_io import parse_trace
+    from omk.store.cache import ResponseCache
 
     cache = ResponseCache(tmp_path / "c.sqlite", secret=b"k" * 32)
     try:

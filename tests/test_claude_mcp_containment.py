@@ -1,6 +1,6 @@
 """An MCP server Claude Code starts ends with the call: at a sample's timeout omk stops the CLI's
 process group, and on Linux every process below it and every process carrying the call's mark
-(`OMK_CALL_MARK`, omk/process.py). Here the server, started by the real Claude Code CLI from
+(`OMK_CALL_MARK`, omk/io/process.py). Here the server, started by the real Claude Code CLI from
 `claude.mcp_config`, records the environment it was given and leaves a helper that double-forks
 out of the process tree; a tool call that never answers holds the sample past its timeout.
 Offline, against the scripted loopback model."""

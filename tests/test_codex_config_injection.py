@@ -12,10 +12,10 @@ import pytest
 import yaml
 from codex_support import omk_eval, require_codex
 
+from omk.domain.toolnames import name_problem
 from omk.targets.codex import config
 from omk.testing import ModelServer, Request, ScriptTurn
 from omk.testing.responses import render
-from omk.toolnames import name_problem
 
 KEY = "sk-codex-inject-5e8d2a"
 
@@ -118,7 +118,7 @@ def test_a_drafted_task_whose_mock_names_a_hostile_tool_is_refused(tmp_path):
 
 
 def test_a_sample_built_in_code_with_a_hostile_server_name_never_reaches_the_command_line(tmp_path, monkeypatch):
-    from omk.model import Sample
+    from omk.samples.model import Sample
     from omk.targets.base import TargetError
     from omk.targets.codex.target import CodexTarget
     from omk.targets.codex.workspace import CodexWorkspace

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from loader_helpers import load, one_problem, problems
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import load_samples
 from omk.schema.build import SCHEMA_FILE
 

@@ -10,7 +10,7 @@ import json
 import pytest
 from loader_helpers import load
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records import MockStats, Scores, ToolCall, Trace
 from omk.records.result import SampleResult
 from omk.report.markdown import render_markdown
@@ -187,9 +187,9 @@ def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):
 def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
     from inline_doc_server import DocServer
 
-    from omk.config import Settings
     from omk.inline import inline_urls
-    from omk.model import Sample, Turn
+    from omk.samples.model import Sample, Turn
+    from omk.settings.config import Settings
 
     with DocServer() as http:
         plain = http.url("/plain.txt")
@@ -206,8 +206,8 @@ def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
 
 def test_judge_spreads_and_agreement_look_into_turns():
     from omk.doctor.diagnostics import judge_spreads
-    from omk.model import Sample
     from omk.records import JudgeBlock, SampleResult, TurnResult
+    from omk.samples.model import Sample
     from omk.scoring.digest import Digest
 
     turn = {"judge": {"score": 3.0, "judges": [{"judge": "a", "score": 1.0}, {"judge": "b", "score": 5.0}]}}

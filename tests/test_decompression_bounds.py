@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from omk.content_encoding import MAX_ENCODINGS, BodyReader, BodyTooLarge
 from omk.inline.fetched import Fetched, FetchFailure
 from omk.inline.http_fetch import HttpFetcher
 from omk.inline.policy import build_policy
-from omk.model import Sample
+from omk.io.content_encoding import MAX_ENCODINGS, BodyReader, BodyTooLarge
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
 from omk.testing.openai_chat import text_reply

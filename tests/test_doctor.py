@@ -18,8 +18,8 @@ from omk.doctor.diagnostics import (
     ungraded,
     upper_median,
 )
-from omk.model import AssertionSpec, Sample
 from omk.records.document import ReportDocument
+from omk.samples.model import AssertionSpec, Sample
 
 
 def spec(type_: str, **raw) -> AssertionSpec:

@@ -13,7 +13,7 @@ from scipy.stats import binomtest
 
 from omk.doctor import examine, verdict
 from omk.doctor.advice import min_flips, samples_needed
-from omk.model import AssertionSpec, Sample
+from omk.samples.model import AssertionSpec, Sample
 
 
 def spec(kind: str, **kw) -> AssertionSpec:

@@ -12,7 +12,7 @@ import yaml
 from scipy import stats as sp
 
 import omk
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 from omk.evolve.acceptance import compare_rates, compare_scores, corrected_level
 from omk.evolve.candidates import refusal
 from omk.evolve.leakage import LeakError, LeakGuard

@@ -12,10 +12,10 @@ import pytest
 from api_support import write_agent
 from cli_support import run_omk
 
+from omk.core.errors import ConfigError
 from omk.engine import EvalOptions
 from omk.engine.experiment import prepare_experiment
 from omk.engine.variants import Variant, from_cli
-from omk.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "samples" / "experiment"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_omk
 
-from omk import extras
+from omk.core import extras
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("mcp", "mcp_types", "sacrebleu", "numpy", "lxml", "pydantic")
@@ -41,7 +41,7 @@ def omk(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 
 def test_the_block_works(blocked_env):
-    code = "import importlib.util, sys\nfrom omk import extras\nprint(extras.installed('mcp'))\nimport numpy"
+    code = "import importlib.util, sys\nfrom omk.core import extras\nprint(extras.installed('mcp'))\nimport numpy"
     proc = subprocess.run([sys.executable, "-c", code], env=blocked_env, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False"
     assert "ImportError" in proc.stderr or "ModuleNotFoundError" in proc.stderr
@@ -87,7 +87,7 @@ def test_mcp_servers_no_url_needs_are_no_reason_to_stop(blocked_env, tmp_path):
 CLAUDE_WORKSPACE = """
 import os, sys, tempfile
 from pathlib import Path
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets.base import TargetError
 from omk.targets.claude.setup import load_settings
 from omk.targets.claude.workspace import Workspace

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from omk.fileio import write_atomic
+from omk.io.fileio import write_atomic
 
 
 @pytest.fixture

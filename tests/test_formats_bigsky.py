@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import load_samples
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.prelude import history_for, system_for
 from omk.testing import ModelServer
@@ -279,7 +279,7 @@ def test_cmd_target_request_carries_context_history_and_single_step(tmp_path):
 
 
 def test_cache_key_covers_history_and_context(tmp_path):
-    from omk.cache import _prelude, cache_key
+    from omk.store.cache import _prelude, cache_key
 
     (s,) = load(tmp_path, SEED)
     base = cache_key({"kind": "x"}, s, s.prompt)

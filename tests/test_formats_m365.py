@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import load_samples
 from omk.loader.discover import discover
 from omk.loader.formats.detect import BIGSKY, M365, OMK, detect

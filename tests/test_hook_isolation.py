@@ -115,7 +115,7 @@ def alive(pid: int) -> bool:
 
 
 def test_a_child_a_hook_moved_to_its_own_session_ends_with_the_hook(tmp_path):
-    """The worker runs under omk.process's containment: a setsid child carries the call's mark."""
+    """The worker runs under omk.io.process's containment: a setsid child carries the call's mark."""
     (tmp_path / "daemon.py").write_text(
         "import subprocess, sys, time\n\n"
         "def check(output, ctx):\n"

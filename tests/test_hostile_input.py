@@ -23,7 +23,7 @@ from omk.cli.main import main
 from omk.inline.fetched import FetchFailure
 from omk.inline.http_fetch import HttpFetcher
 from omk.inline.policy import build_policy
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets import TargetError, make_target
 
 PY = sys.executable

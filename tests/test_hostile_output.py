@@ -182,6 +182,6 @@ def test_bidi_controls_are_escaped_on_the_terminal_and_unsafe_links_dropped_from
     ],
 )
 def test_only_http_https_and_mailto_links_stay_links(text, kept):
-    from omk.textsafe import safe_markdown_links
+    from omk.io.textsafe import safe_markdown_links
 
     assert (safe_markdown_links(text) == text) == kept

@@ -28,7 +28,7 @@ def cli_importers(edges: list[Edge], root: str) -> list[Edge]:
 
 # The packages that put targets to work. Every other one (the cache, the judge, the report, the
 # scoring, the loader…) sits below the targets: what it shares with them lives in a module both
-# import (omk.process, omk.trace_io, omk.messages, omk.mock_defs, omk.compose, omk.target_result).
+# import (omk.io.process, omk.domain.trace_io, omk.domain.messages, omk.domain.mock_defs, omk.domain.compose, omk.domain.target_result).
 TARGET_USERS = frozenset({"omk", "omk.api", "omk.cli", "omk.engine", "omk.runner"})
 
 

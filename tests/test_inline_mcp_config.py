@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 from omk.inline.mcp_config import TransformMismatch, extract_content, load_mcp_config, resolve_config_path
 
 SEED_SERVER = {

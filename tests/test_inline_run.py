@@ -11,9 +11,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from omk.config import Settings
 from omk.inline import inline_urls
-from omk.model import Sample
+from omk.samples.model import Sample
+from omk.settings.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,9 +56,9 @@ def test_the_mcp_sdk_is_imported_only_when_a_url_needs_a_server(tmp_path, http):
     script = textwrap.dedent(f"""
         import asyncio, io, sys
         from pathlib import Path
-        from omk.config import Settings
+        from omk.settings.config import Settings
         from omk.inline import inline_urls
-        from omk.model import Sample
+        from omk.samples.model import Sample
         s = Sample("a", prompt="{http.url('/plain.txt')}", base_dir=Path({str(tmp_path)!r}))
         asyncio.run(inline_urls([s], Settings(url_allow=["127.0.0.1"]), err=io.StringIO()))
         print(s.inlined_urls[0]["status"], "mcp" in sys.modules)

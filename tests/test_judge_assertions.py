@@ -10,9 +10,9 @@ from judge_support import make_judge, run, sample, score_json, user_prompt
 
 from omk.assertions.evaluate import evaluate
 from omk.judge.relevancy import mastra_score, ratio_to_five, relevancy_ratio
-from omk.model import Status as AStatus
 from omk.records import Trace
 from omk.runner.sample_run import RunConfig, run_sample
+from omk.samples.model import Status as AStatus
 from omk.targets.base import TargetResult
 from omk.testing import HttpError, ModelServer
 from omk.testing.openai_chat import text_reply

@@ -158,8 +158,8 @@ def test_omk_eval_ensemble_reports_agreement(tmp_path):
 
 def test_judge_settings_from_omk_yaml_env_and_command_line(tmp_path, monkeypatch):
     from omk.cli.main import build_parser
-    from omk.config import load_settings
     from omk.judge import build_judge
+    from omk.settings.config import load_settings
 
     monkeypatch.delenv("OMK_JUDGE", raising=False)
     (tmp_path / "omk.yaml").write_text(f"judge: [{json.dumps(cmd('score', '3'))}]\njudge_repeat: 3\n", encoding="utf-8")

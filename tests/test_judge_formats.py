@@ -11,7 +11,7 @@ from judge_support import make_judge, run, sample, score_json, user_prompt
 
 from omk.assertions.evaluate import evaluate
 from omk.judge import comparison, likert
-from omk.model import Status, Turn
+from omk.samples.model import Status, Turn
 from omk.testing import ModelServer
 from omk.testing.openai_chat import text_reply
 

@@ -8,10 +8,10 @@ import json
 import pytest
 from judge_support import by_model, graded, make_judge, run, sample, score_json, user_prompt
 
-from omk.cache import ResponseCache
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 from omk.judge.clients import make_client
 from omk.records import Trace
+from omk.store.cache import ResponseCache
 from omk.testing import Garbage, HttpError, ModelServer, Slow
 from omk.testing.anthropic import text_reply as anthropic_reply
 from omk.testing.openai_chat import text_reply

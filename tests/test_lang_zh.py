@@ -14,14 +14,14 @@ from pathlib import Path
 from report_factory import THRESHOLD, _result, build_report, leaf
 from rich.console import Console
 
-from omk.mock_defs import drift_notes
-from omk.model import Sample
+from omk.domain.mock_defs import drift_notes
 from omk.records import ToolCall, Trace
 from omk.records.shard import ShardInfo
 from omk.report.html_report import render_html
 from omk.report.i18n import ZH, note, shard_label
 from omk.report.markdown import render_markdown
 from omk.report.terminal import print_summary
+from omk.samples.model import Sample
 from omk.scoring.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[1]

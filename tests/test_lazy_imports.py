@@ -40,7 +40,7 @@ NOT_IN_A_PLAIN_RUN = (
     "omk.engine.variants",
     "omk.engine.shards",
     "omk.stats.pairwise_rate",
-    "omk.skillset",
+    "omk.domain.skillset",
     "omk.inline.inliner",
     "omk.inline.policy",
     "omk.targets.session",

@@ -14,7 +14,7 @@ from omk.llm.client import ToolResult
 from omk.llm.errors import CallError
 from omk.llm.http import ProviderSettings
 from omk.llm.openai_chat import OpenAIChat
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.model_api import ApiTarget
 from omk.testing import HttpError, ModelServer, Slow

@@ -22,13 +22,13 @@ from omk.assertions.context import CheckContext
 from omk.assertions.evaluate import evaluate
 from omk.assertions.structured import _VALIDATORS, MAX_VALIDATORS, prepare_schema
 from omk.assertions.text import compile_regex
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import load_samples
 from omk.loader.document import Document
 from omk.loader.read import read_file
 from omk.loader.share import Sharer
-from omk.model import AssertionSpec, Sample, Status
 from omk.records import SampleResult, Trace
+from omk.samples.model import AssertionSpec, Sample, Status
 
 SCHEMA = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"enum": ["safe", "vulnerable"]}}}
 

@@ -61,7 +61,7 @@ def test_problems_in_several_files_are_all_reported(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "a.yaml").write_text(HEAD + "    tripwire: maybe\n", encoding="utf-8")
     (tmp_path / "d" / "b.json").write_text('[{"sample_id": "x"}]', encoding="utf-8")
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_samples
 
     with pytest.raises(InputError) as info:
@@ -77,7 +77,7 @@ def test_problems_in_several_files_are_all_reported(tmp_path):
 
 
 def test_file_not_found(tmp_path):
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_samples
 
     with pytest.raises(InputError) as info:
@@ -86,7 +86,7 @@ def test_file_not_found(tmp_path):
 
 
 def test_folder_without_sample_files(tmp_path):
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_samples
 
     (tmp_path / "report.json").write_text("{}", encoding="utf-8")
@@ -165,7 +165,7 @@ def test_an_indentation_mistake_is_not_told_to_quote(tmp_path):
 
 
 def test_a_missing_samples_file_suggests_the_near_name_that_exists(tmp_path):
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_samples
 
     (tmp_path / "evals").mkdir()

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from loader_helpers import load, one_problem, write
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import discover, load_samples
 from omk.loader.discover import is_samples_file
 from omk.loader.yaml_lines import parse_yaml
-from omk.model import Layer
+from omk.samples.model import Layer
 
 SEED = """
 [

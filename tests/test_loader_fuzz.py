@@ -11,9 +11,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from omk.cache import cache_key
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader import load_samples
+from omk.store.cache import cache_key
 
 KEYS = ["sample_id", "prompt", "assertions", "type", "value", "values", "weight", "not", "layer", "children",
         "mocks", "tool", "return", "mode", "pattern", "schema", "reference", "context", "dimensions", "x",

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from cli_support import run_omk
 
+from omk.core.errors import InputError
 from omk.engine.ablation import AblationPlan
 from omk.engine.experiment import ablation_of, resume_experiment, variant_of
 from omk.engine.options import EvalOptions
-from omk.errors import InputError
 from omk.records.experiment_block import PairwiseBlock
 from omk.records.experiment_manifest import ExperimentManifest
 from omk.records.fields import Fields

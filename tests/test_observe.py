@@ -172,7 +172,7 @@ def test_the_json_reads_back_through_its_records():
 
 
 def test_a_report_of_another_format_is_refused():
-    from omk.errors import InputError
+    from omk.core.errors import InputError
 
     with pytest.raises(InputError, match="format"):
         Observation.loads('{"format": "omk-report/1"}', "x.json")

@@ -14,8 +14,8 @@ from api_support import write_agent
 from cli_support import run_omk
 
 import omk as omk_api
+from omk.core.errors import ConfigError
 from omk.engine.variants import target_name, target_variants
-from omk.errors import ConfigError
 
 SAMPLES = "".join(f"- sample_id: s{i}\n  prompt: question {i}\n  assertions: [{{type: contains, value: plain}}]\n" for i in range(1, 5))
 X = ["plain one", "plain two", "plain three", "plain four"]

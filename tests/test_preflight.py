@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from preflight_support import closed_port, omk_eval, one_problem
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 from omk.targets import make_target
 from omk.targets.claude.target import _failure
 from omk.targets.preflight import check_reachable, proxy_for
@@ -115,7 +115,7 @@ def test_eval_help_lists_every_target_kind():
 def test_a_refused_connection_during_the_run_says_so_with_the_url(tmp_path, monkeypatch):
     import asyncio
 
-    from omk.model import Sample
+    from omk.samples.model import Sample
 
     url = f"http://127.0.0.1:{closed_port()}/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", url)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets import make_target
 
 PY = sys.executable

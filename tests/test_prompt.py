@@ -1,5 +1,5 @@
-from omk.compose import ENV_CLOSING, ENV_HEADER, compose_prompt, said_by_user
-from omk.model import Sample
+from omk.domain.compose import ENV_CLOSING, ENV_HEADER, compose_prompt, said_by_user
+from omk.samples.model import Sample
 
 
 def test_prompt_alone_is_unchanged():

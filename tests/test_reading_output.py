@@ -9,11 +9,11 @@ from pathlib import Path
 
 from report_factory import THRESHOLD, _result, build_report, leaf, make_report
 
-from omk.model import Sample
 from omk.records import Trace
 from omk.records.result import WorkspaceChanges
 from omk.report.html_report import write_html
 from omk.report.markdown import render_markdown
+from omk.samples.model import Sample
 from omk.scoring.summary import summarize
 
 

@@ -120,7 +120,7 @@ def test_m365_groundedness_on_items_without_context_is_skipped_visibly_not_refus
     """Microsoft's own datasets list Groundedness in default_evaluators while some items carry no
     context: the file loads, the metric is skipped on those items with a reason, the rest score."""
     import omk
-    from omk.model import Status
+    from omk.samples.model import Status
 
     doc = {
         "schemaVersion": "1.2.0",

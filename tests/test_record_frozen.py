@@ -10,7 +10,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 
 import pytest
 
-from omk.frozen import is_frozen, record
+from omk.core.frozen import is_frozen, record
 from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult
 from omk.scoring.digest import Digest
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from omk.frozen import is_frozen
+from omk.core.frozen import is_frozen
 
 OMK = Path(__file__).resolve().parent.parent / "omk"
 
@@ -45,7 +45,7 @@ OTHER_JSON = {
     "omk/api.py": "the Python API's keyword options",
     "omk/assertions/": "assertion specs and hooks' replies",
     "omk/authoring/": "sample drafts",
-    "omk/cache.py": "its own cache entries",
+    "omk/store/cache.py": "its own cache entries",
     "omk/cli/doctor_cmd.py": "the doctor's diagnostics, built in this process",
     "omk/cli/power_cmd.py": "the power figures, built in this process",
     "omk/doctor/": "the diagnostics it builds",
@@ -63,7 +63,7 @@ OTHER_JSON = {
     "omk/sessions/": "Claude Code's and Codex's session files",
     "omk/targets/": "model API responses, CLI streams, replay files",
     "omk/testing/": "requests to the scripted model server",
-    "omk/trace_io.py": "traces as targets and replay files give them",
+    "omk/domain/trace_io.py": "traces as targets and replay files give them",
 }
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,

@@ -9,7 +9,7 @@ import json
 import msgspec
 import pytest
 
-from omk.errors import ConfigError, InputError
+from omk.core.errors import ConfigError, InputError
 from omk.evolve.evaluate import EvolveOutcome
 from omk.evolve.ledger import FILE, FORMAT, Ledger
 from omk.records.wire import convert, decode

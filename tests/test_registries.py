@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.core.lazy import LazyRegistry, load_ref
 from omk.judge.clients import KINDS as JUDGE_KINDS
 from omk.judge.clients import Reply, make_client, register_judge
-from omk.lazy import LazyRegistry, load_ref
 from omk.report import FORMATS, WRITERS, register_format, write_formats
 from omk.targets import KINDS, make_target, register_target
 from omk.targets.base import TargetResult
@@ -103,7 +103,7 @@ def test_unknown_kinds_and_formats_keep_their_messages():
 def test_a_registered_target_kind_is_built_and_run(plugin_module):
     import asyncio
 
-    from omk.model import Sample
+    from omk.samples.model import Sample
 
     register_target("echo", f"{plugin_module}:Echo.from_spec")
     assert plugin_module not in sys.modules  # registering imports nothing

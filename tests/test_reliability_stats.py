@@ -137,7 +137,7 @@ def test_a_repeats_block_from_before_pass_at_k_still_reads():
 
 
 def test_a_repeats_block_edited_into_a_bad_shape_names_the_field():
-    from omk.errors import InputError
+    from omk.core.errors import InputError
 
     bad = {"n": 2, "per_sample": [{"sample_id": "a", "pass_at_k": [1.0, "x"]}]}
     with pytest.raises(InputError, match=r"repeats\.per_sample\[0\]\.pass_at_k\[1\]: expected a number"):

@@ -3,12 +3,12 @@ import json
 
 import pytest
 
-from omk.errors import InputError
-from omk.model import Sample
+from omk.core.errors import InputError
+from omk.domain.trace_io import TraceFormatError, parse_trace
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
 from omk.targets.replay import ReplayTarget
-from omk.trace_io import TraceFormatError, parse_trace
 
 
 def write_lines(path, records):

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from report_factory import THRESHOLD, _result, build_report, leaf
 
-from omk.model import Sample
 from omk.records.document import ReportDocument, Summary, read_document
 from omk.records.fields import Fields
 from omk.report.html_report import render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
+from omk.samples.model import Sample
 from omk.scoring.capabilities import capability_breakdown
 from omk.scoring.digest import Digest
 from omk.scoring.summary import summarize

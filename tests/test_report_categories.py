@@ -8,11 +8,11 @@ import xml.etree.ElementTree as ET
 from report_factory import THRESHOLD, XSS, _result, build_report, leaf
 from rich.console import Console
 
-from omk.model import Sample
 from omk.report.html_report import render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
 from omk.report.terminal import print_summary
+from omk.samples.model import Sample
 from omk.scoring.categories import category_breakdown
 from omk.scoring.summary import summarize
 
@@ -109,7 +109,7 @@ def test_old_reports_without_categories_still_render():
 def test_omk_samples_carry_a_category_too(tmp_path):
     import pytest
 
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_samples
 
     path = tmp_path / "eval-samples.yaml"

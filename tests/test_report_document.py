@@ -9,7 +9,7 @@ import json
 import pytest
 from report_corpus import CORPUS
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records.document import ReportDocument, read_document
 
 FOLDERS = sorted(p for p in CORPUS.iterdir() if (p / "report.json").is_file())

@@ -145,7 +145,7 @@ def test_write_formats_writes_every_format_and_json_first(tmp_path):
     written = write_formats(tmp_path, make_report(), ["html", "md", "junit"])
     assert [p.name for p in written] == ["report.json", "report.html", "summary.md", "junit.xml"]
     assert set(FORMATS) == {"json", "junit", "md", "html"}
-    from omk.errors import ConfigError
+    from omk.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="unknown format"):
         write_formats(tmp_path, make_report(), ["pdf"])

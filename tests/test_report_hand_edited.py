@@ -12,7 +12,7 @@ import pytest
 from report_corpus import CORPUS
 from rich.console import Console
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records.document import Bounds, Capability, ReportDocument
 from omk.records.result import FileChange, WorkspaceChanges
 from omk.records.triggering import TriggerCase

@@ -8,10 +8,10 @@ from helpers import make_spec
 
 from omk.assertions.context import CheckContext
 from omk.assertions.evaluate import evaluate
-from omk.model import Sample
 from omk.records import Trace
 from omk.records.result import AssertionResult
 from omk.report.reasons import failed_assertions
+from omk.samples.model import Sample
 
 
 def _results(specs, output="plain answer"):

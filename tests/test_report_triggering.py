@@ -11,12 +11,12 @@ import random
 import pytest
 from scipy.stats import binomtest
 
-from omk.model import Layer, Sample, Status
 from omk.records import AssertionResult, SampleResult, ToolCall, Trace
 from omk.records.document import ReportDocument
 from omk.records.triggering import TriggerCase
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
+from omk.samples.model import Layer, Sample, Status
 from omk.scoring.digest import trigger_cases
 from omk.scoring.triggering import rate, trigger_changes, triggering
 
@@ -177,7 +177,7 @@ def test_the_block_reads_back_and_every_text_format_shows_it():
 
 
 def test_a_report_with_a_hand_edited_block_is_one_clear_error():
-    from omk.errors import InputError
+    from omk.core.errors import InputError
 
     data = report_with_triggering()
     data["triggering"]["skills"][0]["recall"]["k"] = "two"

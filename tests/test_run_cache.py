@@ -8,10 +8,10 @@ import sqlite3
 
 from helpers import make_spec
 
-from omk.cache import ResponseCache, cache_key, open_cache
-from omk.model import Sample
 from omk.records import MockStats, ToolCall, Trace
 from omk.runner.sample_run import RunConfig, run_sample
+from omk.samples.model import Sample
+from omk.store.cache import ResponseCache, cache_key, open_cache
 from omk.targets.base import TargetError, TargetResult
 
 IDENTITY = {"kind": "fake", "model": "m-1", "params": {"temperature": 0}, "system": "be brief"}

@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 from typing import Any
 
-from omk.model import Sample
 from omk.runner.sample_run import RunConfig, run_jobs
+from omk.samples.model import Sample
 from omk.targets.base import TargetResult
 
 
@@ -56,7 +56,7 @@ def test_a_cancelled_run_returns_only_after_every_call_has_stopped():
 
 
 def test_gather_all_nested_waits_for_every_clean_up_on_cancel():
-    from omk.tasks import gather_all
+    from omk.core.tasks import gather_all
 
     stopped: list[str] = []
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 import pytest
 from helpers import make_spec
 
-from omk.errors import InputError
-from omk.model import Sample
+from omk.core.errors import InputError
 from omk.records import Trace
 from omk.runner import resume as rs
 from omk.runner.repeats import repeat_stats, repeats_of, spent_cost
 from omk.runner.sample_run import RunConfig, run_jobs
+from omk.samples.model import Sample
 from omk.scoring.summary import summarize
 from omk.targets.base import TargetResult
 

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from omk.model import Sample
 from omk.records import Trace
 from omk.runner.retry import RetryPolicy
 from omk.runner.sample_run import RunConfig, run_jobs, run_sample, run_samples
+from omk.samples.model import Sample
 from omk.targets.base import TargetError, TargetResult
 
 

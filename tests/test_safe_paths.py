@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from loader_helpers import load, problems
 
-from omk.model import Sample
-from omk.safe_files import UnsafeFile, read_regular_bytes
+from omk.io.safe_files import UnsafeFile, read_regular_bytes
+from omk.samples.model import Sample
 from omk.targets.mocks import MockSandbox
 
 HEAD = "samples:\n  - sample_id: a\n    prompt: p\n"
@@ -200,7 +200,7 @@ def test_a_return_file_key_inside_a_mocks_value_is_returned_as_data_never_read(t
 def test_a_return_file_the_cache_hashes_is_read_by_the_file_rules(tmp_path):
     """The file a mock does read is hashed through the same reader as the sandbox's: a FIFO put
     in its place after loading is refused at once (the sandbox answers with an error too)."""
-    from omk.cache import cache_key
+    from omk.store.cache import cache_key
 
     os.mkfifo(tmp_path / "order.json")
     sample = Sample("a", "p", base_dir=tmp_path, mocks=[{"tool": "t", "return_file": "order.json"}])

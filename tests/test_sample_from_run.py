@@ -16,7 +16,7 @@ import yaml
 import omk
 from omk.authoring import from_run
 from omk.authoring.from_run import match_of, mocks_of
-from omk.mock_defs import drift_notes
+from omk.domain.mock_defs import drift_notes
 from omk.records import ToolCall
 from omk.records.document import read_document
 from omk.targets.mocks import mock_matches

@@ -247,7 +247,7 @@ def test_append_refuses_a_file_whose_samples_list_is_not_last(tmp_path):
 
 
 def test_load_text_locates_problems_in_the_text_it_is_given():
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader import load_text
 
     with pytest.raises(InputError) as caught:

@@ -1,8 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omk.model import Layer, Status
 from omk.records import AssertionResult
+from omk.samples.model import Layer, Status
 from omk.scoring.layers import passes, ratio_to_score, round2, score_sample, weighted_score
 
 

@@ -18,7 +18,7 @@ import pytest
 from claude_support import require_claude
 from codex_support import require_codex
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 from omk.testing import load_script
 
 ROOT = Path(__file__).resolve().parent.parent

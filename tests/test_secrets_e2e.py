@@ -14,7 +14,7 @@ import pytest
 import yaml
 from cli_support import run_omk
 
-from omk.secrets import REDACTED, Masker, configured_secrets, secret_env_names
+from omk.core.secrets import REDACTED, Masker, configured_secrets, secret_env_names
 from omk.testing import Garbage, HttpError, ModelServer
 from omk.testing.anthropic import text_reply as anthropic_text
 from omk.testing.openai_chat import text_reply, tool_call_reply
@@ -182,7 +182,7 @@ def test_masking_comes_before_the_cut_and_pieces_at_the_edges_are_masked():
 
 
 def test_the_last_pass_walks_a_report_only_when_a_secret_is_in_it():
-    from omk.secrets import Masker
+    from omk.core.secrets import Masker
 
     mask = Masker(["sk-live-0123456789abcdef"])
     clean = {"results": [{"output": "nothing to hide", "trace": {"tool_calls": [{"input": {"q": "x"}}]}}]}
@@ -250,10 +250,10 @@ def test_a_key_in_the_target_spec_and_in_hook_messages_reaches_no_file_or_termin
 
 
 def test_an_assertion_is_copied_only_when_a_secret_is_in_it():
-    from omk.model import Layer, Status
+    from omk.core.secrets import Masker
     from omk.records import AssertionResult
     from omk.runner.grading import masked
-    from omk.secrets import Masker
+    from omk.samples.model import Layer, Status
 
     mask = Masker(["sk-secret-value-123456"])
     leaf = AssertionResult("contains", Layer.FACT, Status.PASSED, 1.0, False, message="output contains 'hi'")

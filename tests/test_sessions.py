@@ -24,10 +24,10 @@ from omk.authoring.from_session import (
     samples_from_session_files,
     samples_from_sessions,
 )
+from omk.core.secrets import Masker
+from omk.domain.mock_defs import RECORDED, drift_notes
 from omk.loader import load_text
-from omk.mock_defs import RECORDED, drift_notes
 from omk.records import ToolCall
-from omk.secrets import Masker
 from omk.sessions import find_sessions, read_session
 from omk.sessions.lines import MAX_LINE_BYTES
 

@@ -47,8 +47,8 @@ def test_a_setting_added_to_the_spec_is_a_flag_of_omk_eval(added):
 
 
 def test_a_setting_added_to_the_spec_is_an_omk_yaml_key_checked_with_its_line(added, tmp_path):
-    from omk.config import read_config
-    from omk.errors import ConfigError
+    from omk.core.errors import ConfigError
+    from omk.settings.config import read_config
 
     (tmp_path / "omk.yaml").write_text("threshold: 3\nsample_budget: 5\n", encoding="utf-8")
     assert read_config(tmp_path / "omk.yaml")["sample_budget"] == 5
@@ -84,8 +84,8 @@ def test_a_setting_added_to_the_spec_is_an_api_keyword_carried_by_the_typed_sett
 
 def test_a_setting_added_to_the_spec_comes_from_the_command_line_last(added, tmp_path, monkeypatch):
     from omk.cli.main import build_parser
-    from omk.config import load_settings
     from omk.engine.options import EvalOptions
+    from omk.settings.config import load_settings
 
     (tmp_path / "omk.yaml").write_text("sample_budget: 5\n", encoding="utf-8")
     monkeypatch.setenv("OMK_SAMPLE_BUDGET", "6")
@@ -105,8 +105,8 @@ def test_run_options_mirrors_the_api_face_of_the_spec():
 
 
 def test_eval_options_and_settings_mirror_the_spec():
-    from omk.config import BLOCKS, Settings
     from omk.engine.options import EvalOptions
+    from omk.settings.config import BLOCKS, Settings
 
     flags = [s.name for s in spec.SETTINGS if s.flag is not None]
     assert {f.name for f in dataclasses.fields(EvalOptions) if f.name not in ("samples", "added")} == set(flags)
@@ -138,7 +138,7 @@ print(code, len(opened))
 
 def test_zero_given_on_the_command_line_overrides_omk_yaml(tmp_path):
     """`--retries 0` is a value, not "not given"; an unset flag or an empty text is not."""
-    from omk.config import load_settings
+    from omk.settings.config import load_settings
 
     (tmp_path / "omk.yaml").write_text("retries: 3\nformat: md\n", encoding="utf-8")
     settings = load_settings([], tmp_path, {"retries": 0, "format": "", "no_urls": False})

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from omk.cli.main import main
+from omk.core.errors import ConfigError
 from omk.engine.shards import ShardSpec, shard_of, take_shard
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.samples.model import Sample
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAIN = str(ROOT / "samples" / "eval-samples.yaml")

@@ -17,14 +17,14 @@ import pytest
 from claude_support import processes_in, require_claude, wait_until, write_skill
 from helpers import make_ctx, make_spec, run
 
-from omk.model import Sample
+from omk.domain.trace_io import parse_trace
+from omk.samples.model import Sample
 from omk.targets import TargetError, make_target
 from omk.targets.claude.hook import MOCK_PREFIX
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
 from omk.testing import ModelServer, Stream
 from omk.testing.anthropic import sse_events, text_reply, tool_results, tool_use_reply
-from omk.trace_io import parse_trace
 
 MARKER = "claude-ran-this"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from claude_support import write_skill
 
-from omk.config import load_settings as load_omk_settings
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.core.errors import ConfigError
+from omk.samples.model import Sample
+from omk.settings.config import load_settings as load_omk_settings
 from omk.targets.claude import hook
 from omk.targets.claude.setup import load_settings, read_skill
 from omk.targets.claude.stream import build_trace, parse_stream, tool_calls

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.core.errors import ConfigError
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
 from omk.targets.cmd import command_argv

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 import omk
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
 from omk.targets.mcp_sandbox import McpSandboxServer

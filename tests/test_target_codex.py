@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from preflight_support import closed_port, omk_eval, one_problem
 
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.core.errors import ConfigError
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.codex import hook
 from omk.targets.codex.stream import parse_events, tool_calls

@@ -14,7 +14,7 @@ import yaml
 from claude_support import write_skill
 from codex_support import omk_eval, require_codex
 
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex.target import CodexTarget
 from omk.targets.mocks import MockSandbox

@@ -6,8 +6,8 @@ import asyncio
 import os
 from pathlib import Path
 
-from omk.mock_defs import mock_keys
-from omk.model import Sample
+from omk.domain.mock_defs import mock_keys
+from omk.samples.model import Sample
 from omk.targets.mocks import MockSandbox, ToolAnswer, glob_match, offered_tools
 
 
@@ -210,8 +210,8 @@ def test_the_live_count_gives_a_record_that_later_calls_leave_as_it_was():
 
 
 def test_a_masked_trace_is_a_new_record_only_when_a_secret_was_in_it():
+    from omk.core.secrets import Masker
     from omk.records import ToolCall, Trace
-    from omk.secrets import Masker
     from omk.targets.masked import mask_trace
 
     mask = Masker(["sk-secret-value-1234"])

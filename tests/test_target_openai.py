@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.core.errors import ConfigError
+from omk.samples.model import Sample
 from omk.targets import make_target
 from omk.targets.base import TargetError
 from omk.testing import Drop, Garbage, HttpError, ModelServer, Slow

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from omk.tasks import run_bounded
+from omk.core.tasks import run_bounded
 
 
 def _jobs(n: int, log: dict) -> list:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import omk
-from omk.errors import InputError
+from omk.core.errors import InputError
 
 SAMPLES = """
 samples:

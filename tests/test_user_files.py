@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from omk.safe_files import copy_confined, file_sha256, regular_files, skill_notes
+from omk.io.safe_files import copy_confined, file_sha256, regular_files, skill_notes
 from omk.targets.claude.setup import tree_sha256
 
 
@@ -51,8 +51,8 @@ def test_an_omk_yaml_that_is_special_is_never_opened(tmp_path):
     os.mkfifo(tmp_path / "omk.yaml")
     proc = _omk(tmp_path, "eval", "eval-samples.yaml", "--target", "replay:out.jsonl", "--no-cache")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    from omk.config import read_config
-    from omk.errors import ConfigError
+    from omk.core.errors import ConfigError
+    from omk.settings.config import read_config
 
     (tmp_path / "zero.yaml").symlink_to("/dev/zero")
     for name in ("omk.yaml", "zero.yaml"):

@@ -13,9 +13,9 @@ from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, STRINGS, TOOL_NEEDLE, assertion
 from omk.assertions.steps import STEPS, Step, parse_steps
 from omk.assertions.text import js_text, low
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.domain.toolnames import same_tool, tool_key
 from omk.records import ToolCall
-from omk.toolnames import same_tool, tool_key
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 _LIMIT = {"required": ["value"], "properties": {"value": NON_NEGATIVE}}
 _TOOLS = {"required": ["values"], "properties": {"values": STRINGS}}

@@ -25,8 +25,8 @@ from typing import Any
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion
 from omk.assertions.text import js_text
-from omk.dotpath import lookup  # the same reading as a target's {{ placeholders }}
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.core.dotpath import lookup  # the same reading as a target's {{ placeholders }}
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 IGNORE = "IGNORE"
 

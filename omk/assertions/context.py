@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from omk.model import NO_JUDGE, AssertionSpec, Outcome, Sample, Turn
 from omk.records import Trace
+from omk.samples.model import NO_JUDGE, AssertionSpec, Outcome, Sample, Turn
 
 
 class AssertionJudge(Protocol):

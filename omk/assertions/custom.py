@@ -13,7 +13,7 @@ from pathlib import Path
 from omk.assertions.context import CheckContext
 from omk.assertions.hooks import JS_SUFFIXES, PYTHON_SUFFIXES, HookRunner
 from omk.assertions.registry import PrepareError, assertion
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 
 def prepare_custom(spec: AssertionSpec) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
-from omk.model import AssertionSpec, Layer, Outcome, Status
 from omk.records import AssertionResult
+from omk.samples.model import AssertionSpec, Layer, Outcome, Status
 
 SET_TYPE = "assert-set"
 

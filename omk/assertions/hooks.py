@@ -5,7 +5,7 @@ One `HookRunner` per run (the caller creates it, puts it in `CheckContext.hooks`
 (`.js`, `.mjs`, `.cjs`) under `node` with the runner below. Workers are kept between calls, but
 a worker serves the hooks of one folder only: what a hook imports or changes in its worker
 cannot reach a hook of another folder. At most `max_workers` calls run at once. A call that
-exceeds `timeout_s` kills its worker (its process group and strays, as `omk.process` does for
+exceeds `timeout_s` kills its worker (its process group and strays, as `omk.io.process` does for
 every program); the next call starts a fresh one. Protocol: JSON lines; answers are the stdout lines that start with MARKER.
 """
 
@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omk.model import Outcome
-from omk.process import kill_program, start_program, stop_program
+from omk.io.process import kill_program, start_program, stop_program
+from omk.samples.model import Outcome
 
 MARKER = b"\x1eomk-hook "
 PYTHON_SUFFIXES = (".py",)

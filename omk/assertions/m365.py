@@ -29,8 +29,8 @@ import regex
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import RATIO, TEXT, assertion
 from omk.assertions.text import CJK_CLASS, JS_WHITESPACE, js_text
-from omk.frozen import record
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.core.frozen import record
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 # --- citations --------------------------------------------------------------------------------
 

@@ -24,9 +24,9 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion, registry, remove
-from omk.frozen import record
-from omk.model import AssertionSpec, Layer, Outcome, Sample, Turn
+from omk.core.frozen import record
 from omk.records import Trace
+from omk.samples.model import AssertionSpec, Layer, Outcome, Sample, Turn
 
 ANY_FIELDS: dict[str, Any] = {"additionalProperties": True}
 _USER_TYPES: set[str] = set()

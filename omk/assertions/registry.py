@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
-from omk.frozen import record
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.core.frozen import record
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 
 @assertion(

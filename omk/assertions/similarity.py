@@ -16,7 +16,7 @@ from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, RATIO, assertion
 from omk.assertions.text import js_text
 from omk.assertions.tokenize import tokens
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 DEFAULT_THRESHOLD = 0.5
 _REFERENCE = {"type": "string", "minLength": 1}

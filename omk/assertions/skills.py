@@ -1,5 +1,5 @@
 """Skill assertions: did the agent invoke a skill (Claude Code's `Skill` tool, or a read of its
-SKILL.md; omk.skillset says exactly what counts), and how many times."""
+SKILL.md; omk.domain.skillset says exactly what counts), and how many times."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, PrepareError, assertion
 from omk.assertions.text import js_text
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 SKILL_NAME: dict[str, Any] = {"type": "string", "minLength": 1}
 
@@ -40,7 +40,7 @@ def skill_used(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The agent invoked the skill `value` at least `threshold` (default 1) and at most `max` times."""
     name = str(spec.get("value"))
     least, most = spec.get("threshold", 1), spec.get("max")
-    from omk.skillset import fired  # loaded by the first run that checks a skill
+    from omk.domain.skillset import fired  # loaded by the first run that checks a skill
 
     counts = fired(ctx.trace.tool_calls)
     if ctx.skills is not None and name not in ctx.skills:

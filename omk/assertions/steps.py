@@ -1,6 +1,6 @@
 """Step matchers: which tool calls a trajectory assertion means.
 
-A step is a tool name (`Read`, or an alias such as `read_file`; names compare as `omk.toolnames`
+A step is a tool name (`Read`, or an alias such as `read_file`; names compare as `omk.domain.toolnames`
 says) or `{tool: NAME, input: {...}}`, whose `input` is matched against the call's input:
 
 * a string is a glob (`*`, `?`, `[abc]`; case-sensitive) on a string value; a number or a
@@ -22,9 +22,9 @@ from typing import Any
 
 from omk.assertions.registry import PrepareError
 from omk.assertions.text import CompiledRegex, compile_regex, js_text
-from omk.frozen import record
+from omk.core.frozen import record
+from omk.domain.toolnames import canonical_tool, tool_key
 from omk.records import ToolCall
-from omk.toolnames import canonical_tool, tool_key
 
 NAME: dict[str, Any] = {"type": "string", "minLength": 1}
 # A name or a `{tool, input}` object; one schema for both (minLength constrains strings only,

@@ -8,7 +8,7 @@ from typing import Any
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import PrepareError, assertion
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 _NO_VALUE = object()
 

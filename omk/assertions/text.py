@@ -18,7 +18,7 @@ import regex
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, STRINGS, TEXT, PrepareError, assertion
-from omk.model import AssertionSpec, Layer, Outcome
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 # JavaScript's `\s` and String.prototype.trim set: WhiteSpace + LineTerminator (incl. NBSP,
 # U+3000 and the BOM, but not U+200B).

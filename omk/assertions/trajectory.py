@@ -15,8 +15,8 @@ from typing import Any
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion
 from omk.assertions.steps import STEPS, Step, call_label, parse_steps
-from omk.model import AssertionSpec, Layer, Outcome
 from omk.records import ToolCall
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 MODES = ("exact", "in_order", "any_order")
 Row = tuple[str, str, bool]  # (expected, actual, is this the step that differs)

@@ -1,4 +1,4 @@
-"""Workspace assertions: what the agent left in the folder it worked in (omk.workspace).
+"""Workspace assertions: what the agent left in the folder it worked in (omk.domain.workspace).
 
 `file_exists`, `file_contains`, `file_json_schema` and `command_passes` look at the folder itself,
 which the run keeps until the sample's checks are done; `files_changed` reads the list of files
@@ -24,11 +24,11 @@ from omk.assertions.context import CheckContext
 from omk.assertions.registry import STRINGS, TEXT, PrepareError, assertion
 from omk.assertions.structured import parse_strict_json, prepare_schema
 from omk.assertions.text import compile_regex, js_text, low
-from omk.model import AssertionSpec, Layer, Outcome
-from omk.process import start_program, stop_program
-from omk.safe_files import UnsafeFile, read_regular_bytes
-from omk.secrets import Masker
-from omk.workspace import WORKSPACE_TYPES, checks_workspace
+from omk.core.secrets import Masker
+from omk.domain.workspace import WORKSPACE_TYPES, checks_workspace
+from omk.io.process import start_program, stop_program
+from omk.io.safe_files import UnsafeFile, read_regular_bytes
+from omk.samples.model import AssertionSpec, Layer, Outcome
 
 __all__ = ["WORKSPACE_TYPES", "checks_workspace"]
 

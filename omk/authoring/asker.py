@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from omk.config import Settings
+from omk.core.secrets import Masker
+from omk.domain.target_result import TargetResult
 from omk.llm.retry import RetryPolicy
-from omk.model import Sample
-from omk.secrets import Masker
-from omk.target_result import TargetResult
+from omk.samples.model import Sample
+from omk.settings.config import Settings
 
 # omk.yaml settings that give the target a skill, a system prompt or tools: a drafting call
 # must not carry them (the skill drafted from is in the request itself).
@@ -42,8 +42,8 @@ class TargetAsker:
     @classmethod
     def open(cls, spec: str | None, cwd: Path, *, timeout: float | None = None, retries: int | None = None) -> TargetAsker:
         """The target `spec` (or omk.yaml's `target:`); ConfigError (exit 2) when it cannot run."""
-        from omk.config import load_settings
         from omk.engine.inputs import build_target
+        from omk.settings.config import load_settings
 
         settings: Settings = load_settings([], cwd, {"target": spec, "timeout": timeout, "retries": retries})
         mask = Masker.for_run(settings.blocks())

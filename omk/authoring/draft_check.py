@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from omk.authoring.draft_prompts import DRAFT_TYPES, NEAR_MISS, TASK, TRIGGER
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.loader.depth import nested_too_deep
-from omk.model import Sample
+from omk.samples.model import Sample
 
 DRAFTED = "llm-generated"
 TASK_FIELDS = ("prompt", "rubric", "mocks", "assertions")

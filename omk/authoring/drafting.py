@@ -33,11 +33,11 @@ from omk.authoring.draft_prompts import (
     repair_request,
 )
 from omk.authoring.skill_source import SkillSource
-from omk.errors import InputError
-from omk.frozen import record
+from omk.core.errors import InputError
+from omk.core.frozen import record
 from omk.loader.depth import nested_too_deep
-from omk.model import Sample
 from omk.report.i18n import t
+from omk.samples.model import Sample
 
 BATCH = 5  # drafts asked for in one call
 DEFAULT_TOTAL = 10

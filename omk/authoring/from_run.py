@@ -6,7 +6,7 @@ tool and its whole recorded input; a call made again with the same input and a d
 answer gets a `return_seq`), `mocksStrict: true`, the recorded path as a `tool_sequence`
 (`in_order`), and the recorded answer as the `reference` of a `rouge_n_min` check. It is marked
 `provenance: production-trace`, which is what lets a later run name any call no mock matches
-as drift (omk/mock_defs.py). The run is read through omk.records; its text was masked when the
+as drift (omk/domain/mock_defs.py). The run is read through omk.records; its text was masked when the
 run wrote it and is masked again here with the secrets this machine knows; a tool output
 or answer longer than a mock file may be is cut
 (by UTF-8 bytes, between characters).
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omk.core.secrets import Masker
+from omk.domain.mock_defs import RECORDED, is_subset
+from omk.domain.tool_input import FRESH_FOLDER, call_key, recorded_match  # noqa: F401 - FRESH_FOLDER kept for callers
+from omk.io.safe_files import MAX_MOCK_FILE_BYTES
 from omk.loader.depth import MAX_DEPTH, nested_too_deep
-from omk.mock_defs import RECORDED, is_subset
 from omk.records import SampleResult, ToolCall
 from omk.records.document import ReportDocument, read_document
 from omk.report.i18n import t
-from omk.safe_files import MAX_MOCK_FILE_BYTES
-from omk.secrets import Masker
-from omk.tool_input import FRESH_FOLDER, call_key, recorded_match  # noqa: F401 - FRESH_FOLDER kept for callers
 
 ROUGE_THRESHOLD = 0.5  # the recorded answer's words a replayed answer must recall (ROUGE-1)
 CUT_MARK = "\n[omk: cut, the recorded output was longer]"
@@ -169,7 +169,7 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     input; a call repeated with other answers gets them in order (`return_seq`, then the last).
     A call the agent refused itself (a tool it does not offer, a check of its own) gets its mock
     too: a replay where the call reaches the mock gets the same refusal, and one where the agent
-    refuses it again is not drift (omk/mock_defs.py)."""
+    refuses it again is not drift (omk/domain/mock_defs.py)."""
     groups: dict[str, tuple[ToolCall, list[Any]]] = {}
     for call in calls:
         key = call_key(call.tool, call.input)
@@ -188,7 +188,7 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
 
 def match_of(call_input: Any) -> dict[str, Any] | None:
     """How a mock recognises a recorded call: the one reading of tool input that the mock
-    sandbox matches with (omk/tool_input.py, `recorded_match`)."""
+    sandbox matches with (omk/domain/tool_input.py, `recorded_match`)."""
     return recorded_match(call_input)
 
 

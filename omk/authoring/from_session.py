@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from omk.authoring.from_run import MAX_RECORDED_BYTES, ROUGE_THRESHOLD, cut_utf8, mocks_of
+from omk.core.secrets import Masker
+from omk.domain.mock_defs import BOOKKEEPING_TOOLS, RECORDED
+from omk.io.safe_files import sample_file_cap
 from omk.loader.depth import nested_too_deep
-from omk.mock_defs import BOOKKEEPING_TOOLS, RECORDED
 from omk.records import ToolCall
 from omk.report.i18n import t
-from omk.safe_files import sample_file_cap
-from omk.secrets import Masker
 from omk.sessions.model import Session, SessionRequest, SessionToolCall
 from omk.sessions.reader import home_as_tilde
 

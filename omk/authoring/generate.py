@@ -13,8 +13,8 @@ from pathlib import Path
 
 from omk.authoring.drafting import Counts, Drafted, DraftJob, draft_samples, public_spec
 from omk.authoring.skill_source import SkillSource, read_skill
-from omk.errors import InputError
-from omk.model import Sample
+from omk.core.errors import InputError
+from omk.samples.model import Sample
 
 YAML_SUFFIXES = (".yaml", ".yml")
 ITEM = re.compile(r"^( *)- ")

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omk.errors import InputError
-from omk.frozen import record
+from omk.core.errors import InputError
+from omk.core.frozen import record
 from omk.records.observe import MISSED, Candidate, Observation
 
 PROVENANCE = "production-trace"
@@ -100,7 +100,7 @@ def check_probes_path(path: Path) -> None:
 
 def write_probes(observation: Observation, path: Path) -> Probes:
     """Write the probes to `path` (a new .yaml or .yml file); InputError when it exists or is not YAML."""
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     check_probes_path(path)
     made = probes(observation)

@@ -1,7 +1,7 @@
 """What a model drafting samples is shown of a skill folder: SKILL.md (its front matter's `name` and
 `description`, and its text) and the skill's other files, each cut to a bounded size.
 
-A skill folder is untrusted input like a samples file: files are read through omk.safe_files
+A skill folder is untrusted input like a samples file: files are read through omk.io.safe_files
 (regular files only, never a FIFO or a device, and never through a link leading out of the
 folder), a file that is not UTF-8 text is left out, and what is read is capped per file and in
 all, so a large folder cannot make a large prompt.
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from omk.errors import InputError
-from omk.frozen import record
-from omk.safe_files import escape_reason, open_regular
-from omk.skillset import SKILL_FILE
+from omk.core.errors import InputError
+from omk.core.frozen import record
+from omk.domain.skillset import SKILL_FILE
+from omk.io.safe_files import escape_reason, open_regular
 
 SKILL_MAX_BYTES = 48 * 1024  # of SKILL.md shown to the model
 REFERENCE_MAX_BYTES = 16 * 1024  # of each other file
@@ -83,8 +83,8 @@ def front_matter(text: str) -> dict[str, str]:
 
 def read_skill(folder: Path) -> SkillSource:
     """The skill in `folder`; InputError (one line) when it is no skill folder."""
+    from omk.domain.skillset import skill_folder
     from omk.loader.discover import near_skill
-    from omk.skillset import skill_folder
 
     folder = skill_folder(folder)
     skill_md = folder / SKILL_FILE

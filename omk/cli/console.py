@@ -20,7 +20,7 @@ def _to_devnull(stream: Any) -> None:
 def say(text: str, err: bool = False) -> None:
     """print(text) to stdout (stderr when `err`), flushed, its control characters escaped; once
     the reader has left, nothing more is written."""
-    from omk.textsafe import for_terminal
+    from omk.io.textsafe import for_terminal
 
     stream = sys.stderr if err else sys.stdout
     try:

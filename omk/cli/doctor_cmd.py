@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_GATE, EXIT_INPUT, EXIT_OK
-from omk.errors import InputError
+from omk.core.errors import InputError
+from omk.io.textsafe import for_terminal
 from omk.report.i18n import counted, t
-from omk.textsafe import for_terminal
 
 if TYPE_CHECKING:
     from omk.records.document import ReportDocument

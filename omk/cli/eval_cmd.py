@@ -24,7 +24,7 @@ def options_from(args: argparse.Namespace, target: str | None) -> EvalOptions:
 def run_eval(args: argparse.Namespace) -> int:
     if not getattr(args, "dry_run", False):
         return _run_eval(args, None)
-    from omk.process import no_programs
+    from omk.io.process import no_programs
 
     with no_programs() as not_run:  # a dry run starts no program at all: not the CLI, a hook or a server
         return _run_eval(args, not_run)

@@ -184,7 +184,7 @@ def _interval_lines(block: ExperimentBlock, lang: str) -> list[str]:
 
 def _experiment_of(run_dir: Path) -> ExperimentBlock:
     """The run's experiment block, typed (`to_json()` for `--json`)."""
-    from omk.errors import InputError, Problem
+    from omk.core.errors import InputError, Problem
     from omk.records.document import read_document
 
     document = read_document(run_dir)  # the block only: its results are not read
@@ -229,7 +229,7 @@ def run_diff(args: argparse.Namespace) -> int:
     if args.json:
         say(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
     else:
-        from omk.textsafe import for_terminal
+        from omk.io.textsafe import for_terminal
 
         for line in diff_lines(diff, (args.run_a, args.run_b), getattr(args, "lang", None) or "en"):
             say(for_terminal(line))

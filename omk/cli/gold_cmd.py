@@ -11,7 +11,7 @@ from omk.cli.main import EXIT_GATE, EXIT_OK
 
 
 def run_gold(args: argparse.Namespace) -> int:
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.records.document import read_document
 
     document = read_document(Path(args.run_dir))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_OK
-from omk.errors import InputError
+from omk.core.errors import InputError
 
 SAMPLES = """\
 # yaml-language-server: $schema=eval-samples.schema.json

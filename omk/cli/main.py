@@ -228,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
-    from omk.errors import OmkError
+    from omk.core.errors import OmkError
 
     try:
         module, _, name = COMMANDS[args.command].partition(":")
@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def print_problems(lines: list[str], *, all_errors: bool = False) -> None:
     """One line per problem on stderr, `FILE:LINE: where field: what` (control characters escaped);
     past ERROR_LINES, a count and how to see the rest, unless `all_errors`."""
-    from omk.textsafe import for_terminal
+    from omk.io.textsafe import for_terminal
 
     shown = lines if all_errors or len(lines) <= ERROR_LINES + 1 else lines[:ERROR_LINES]
     out = [for_terminal(line) for line in shown]

@@ -10,7 +10,7 @@ from omk.cli.main import EXIT_OK
 
 
 def run_migrate(args: argparse.Namespace) -> int:
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.loader.formats.migrate import migrate
 
     path = Path(args.file)

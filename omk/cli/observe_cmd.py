@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from omk.cli.main import EXIT_OK
-from omk.errors import InputError
+from omk.core.errors import InputError
 
 
 def since_time(text: str | None) -> datetime | None:

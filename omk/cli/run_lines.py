@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from omk.cli.console import say
+from omk.core.errors import Problem
 from omk.engine import Evaluation
-from omk.errors import Problem
 
 
 def continue_command(evaluations: list[Evaluation], out_dir: Path | None = None) -> str:
@@ -38,8 +38,8 @@ def print_warnings(warnings: list[Problem]) -> None:
     """What loading ignored, on stderr, one `FILE:LINE: … ; ignored` line each, before the run."""
     if not warnings:
         return
+    from omk.io.textsafe import for_terminal
     from omk.report.i18n import counted
-    from omk.textsafe import for_terminal
 
     head = f"omk: {counted(len(warnings), 'warning', 'warnings')} in the samples (--strict makes them errors):"
     say("\n".join([head, *(f"  {for_terminal(w.render())}" for w in warnings)]), err=True)
@@ -49,8 +49,8 @@ def print_skipped(skipped: list[str]) -> None:
     """A resumed run's results.jsonl lines that could not be used, each with its line and field."""
     if not skipped:
         return
+    from omk.io.textsafe import for_terminal
     from omk.report.i18n import counted
-    from omk.textsafe import for_terminal
 
     head = f"omk: {counted(len(skipped), 'line', 'lines')} of results.jsonl dropped; their samples run again:"
     say("\n".join([head, *(f"  {for_terminal(line)}" for line in skipped)]), err=True)

@@ -20,7 +20,7 @@ SESSION_ONLY = ("project", "since", "skill", "limit")
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    from omk.errors import InputError
+    from omk.core.errors import InputError
 
     sources = [bool(args.skill_dir), bool(args.from_run), args.from_session is not None]
     if sum(sources) > 1:
@@ -45,7 +45,7 @@ def _since(text: str):
     """`--since`: a date (YYYY-MM-DD, midnight local time) or an ISO time."""
     from datetime import datetime
 
-    from omk.errors import InputError
+    from omk.core.errors import InputError
 
     try:
         return datetime.fromisoformat(text)
@@ -57,11 +57,11 @@ def _from_session(args: argparse.Namespace) -> int:
     import os
 
     from omk.authoring.from_session import SessionQuery, samples_from_session_files
-    from omk.config import load_settings
-    from omk.errors import InputError
+    from omk.core.errors import InputError
+    from omk.core.secrets import Masker
+    from omk.io.textsafe import for_terminal
     from omk.report.i18n import counted, t
-    from omk.secrets import Masker
-    from omk.textsafe import for_terminal
+    from omk.settings.config import load_settings
 
     lang = args.lang or "en"
     out = Path(args.output) if args.output else None
@@ -91,15 +91,15 @@ def _from_session(args: argparse.Namespace) -> int:
 
 def _from_run(args: argparse.Namespace) -> int:
     from omk.authoring.from_run import samples_from_run
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.report.i18n import counted, t
 
     lang = args.lang or "en"
     out = Path(args.output) if args.output else None
     if out is not None and out.exists():
         raise InputError(f"{out}: already exists; choose another --output (recorded samples are not merged into a file)")
-    from omk.config import load_settings
-    from omk.secrets import Masker
+    from omk.core.secrets import Masker
+    from omk.settings.config import load_settings
 
     mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())  # the secrets `omk eval` here would mask, api_key_env's included
     found = samples_from_run(Path(args.from_run), mask, lang=lang)
@@ -119,8 +119,8 @@ def _draft(args: argparse.Namespace) -> int:
     every call failed), 2 for bad input."""
     from omk.authoring.drafting import split_counts
     from omk.authoring.generate import GenerateOptions, generate
+    from omk.io.textsafe import for_terminal
     from omk.report.i18n import t
-    from omk.textsafe import for_terminal
 
     counts = split_counts(args.n, args.triggers, args.tasks)
     out = Path(args.output) if args.output else None

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from omk.cli.console import say
 from omk.cli.main import EXIT_OK
-from omk.textsafe import plural
+from omk.io.textsafe import plural
 
 
 def run_serve_model(args: argparse.Namespace) -> int:
-    from omk.errors import ConfigError
+    from omk.core.errors import ConfigError
     from omk.testing import ModelServer, load_script
 
     script = load_script(Path(args.script))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from omk.core.errors import Problem
 from omk.doctor.coverage import coverage
 from omk.doctor.diagnostics import (
     Diagnostic,
@@ -18,8 +19,7 @@ from omk.doctor.diagnostics import (
     sort_diagnostics,
     unknown_fields,
 )
-from omk.errors import Problem
-from omk.model import Sample
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from omk.records.document import ReportDocument

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from omk.doctor.diagnostics import THIN_MIN_SAMPLES, Diagnostic, normalize_capability
-from omk.model import AssertionSpec, Sample
-from omk.textsafe import plural
+from omk.io.textsafe import plural
+from omk.samples.model import AssertionSpec, Sample
 
 ALPHA = 0.05  # the significance a comparison of two runs is read at
 REGRESSION = 0.10  # the size of regression (a share of the samples) the advice names

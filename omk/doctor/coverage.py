@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from omk.assertions.evaluate import layer_of
-from omk.model import AssertionSpec, Sample
+from omk.samples.model import AssertionSpec, Sample
 
 UNSPECIFIED = "unspecified"
 

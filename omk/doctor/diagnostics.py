@@ -19,11 +19,11 @@ from pathlib import Path
 from statistics import pstdev
 from typing import Any
 
-from omk.errors import Problem
-from omk.model import AssertionSpec, Sample, normalize_capability
+from omk.core.errors import Problem
+from omk.io.textsafe import plural
 from omk.records import SampleResult, TurnResult
 from omk.records.document import ReportDocument
-from omk.textsafe import plural
+from omk.samples.model import AssertionSpec, Sample, normalize_capability
 
 SEVERITIES = ("error", "warning", "info", "advice")  # advice does not weigh on the health score
 

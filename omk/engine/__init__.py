@@ -26,7 +26,7 @@ from omk.engine.evaluation import Evaluation
 from omk.engine.options import EvalOptions
 from omk.engine.run_report import LayerMeans, Report, Summary
 from omk.engine.state import OnResult
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets.base import Target
 
 __all__ = ["EvalOptions", "Evaluation", "LayerMeans", "Report", "Summary", "run_evaluation", "run_evaluation_async"]

@@ -31,17 +31,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from omk.core.errors import ConfigError
+from omk.core.frozen import record
+from omk.domain.skillset import SKILL_FILE
 from omk.engine.options import EvalOptions
 from omk.engine.variants import Variant
-from omk.errors import ConfigError
-from omk.frozen import record
+from omk.io.safe_files import copy_confined, file_sha256, read_regular_bytes, regular_files, sample_file_cap
 from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
 from omk.records.fields import Fields
-from omk.safe_files import copy_confined, file_sha256, read_regular_bytes, regular_files, sample_file_cap
-from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
-    from omk.config import ConfigFile
+    from omk.settings.config import ConfigFile
 
 HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -205,9 +205,9 @@ def _names(labels: list[str]) -> list[str]:
 def plan_ablation(skill: Path, target_kind: str) -> tuple[AblationPlan, SkillText, list[Path]]:
     """The parts of the skill folder `skill`: SKILL.md's sections, then (for targets that receive
     them) its reference files."""
+    from omk.domain.skillset import skill_folder
     from omk.engine.estimate import count_tokens
     from omk.loader.discover import near_skill
-    from omk.skillset import skill_folder
 
     skill = skill_folder(skill)
     if not (skill / SKILL_FILE).is_file():
@@ -279,8 +279,8 @@ def _read_skill_text(path: Path, errors: str = "strict") -> str:
 
 def target_kind(options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> str:
     """The run's target kind (`claude`, `cmd`, …): the command line's, else omk.yaml's."""
-    from omk.config import ConfigFile
     from omk.engine.inputs import sample_paths
+    from omk.settings.config import ConfigFile
 
     target = options.target
     if not target:

@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from omk.config import ConfigFile
+from omk.core.errors import ConfigError
 from omk.engine.ablation import (
     FOLDER,
     copies_digest,
@@ -19,8 +19,8 @@ from omk.engine.ablation import (
 )
 from omk.engine.experiment import Experiment
 from omk.engine.options import EvalOptions
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.samples.model import Sample
+from omk.settings.config import ConfigFile
 
 
 def prepare_ablation(
@@ -43,7 +43,7 @@ def prepare_ablation(
         flag = "several --target" if several_targets else "--control/--treatment"
         raise ConfigError(f"--ablate makes its own variants (the whole skill, and the skill without each part): drop {flag}")
     given = Path(options.ablate)
-    from omk.skillset import skill_folder
+    from omk.domain.skillset import skill_folder
 
     skill = skill_folder((given if given.is_absolute() else cwd / given).resolve())
     plan, text, references = plan_ablation(skill, target_kind(options, cwd, config))

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Protocol
 from omk.records import SampleResult
 
 if TYPE_CHECKING:
-    from omk.config import Settings
     from omk.judge import Judge
     from omk.records.budget import BudgetBlock
+    from omk.settings.config import Settings
 
 
 class Budget:

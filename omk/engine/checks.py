@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
+from omk.core.errors import ConfigError
 from omk.engine.options import EvalOptions
-from omk.errors import ConfigError
 from omk.settings import spec
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omk.llm.pricing import cost_usd, price_of
-from omk.model import Sample
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation
@@ -198,7 +198,7 @@ def _judged(type_name: str) -> bool:
 
 def _open_cache(ev: Evaluation) -> Any:
     """The response cache, read only, when the run would use it (None: --no-cache, none there)."""
-    from omk.cache import DEFAULT_PATH, open_cache
+    from omk.store.cache import DEFAULT_PATH, open_cache
 
     path = ev.cwd / DEFAULT_PATH
     if ev.options.no_cache or ev.target.cache_identity() is None or not path.is_file():
@@ -208,7 +208,7 @@ def _open_cache(ev: Evaluation) -> Any:
 
 def _cached_outputs(ev: Evaluation, sample: Sample, prompts: list[str], repeat: int, cache: Any) -> list[int] | None:
     """The output tokens of each turn as the cache recorded them, or None when it has no answer."""
-    from omk.cache import cache_key, conversation_key
+    from omk.store.cache import cache_key, conversation_key
 
     identity = ev.target.cache_identity()
     if cache is None or identity is None:

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from omk.config import ConfigFile, Settings
 from omk.engine import plan
 from omk.engine.finish import finish as finish_run
 from omk.engine.inputs import build_target, load_inputs, resolve_samples, sample_paths, select
@@ -26,7 +25,8 @@ from omk.engine.options import EvalOptions
 from omk.engine.run_report import Report
 from omk.engine.runtime import execute as execute_run
 from omk.engine.state import EvaluationState, OnResult, RunFolder, new_run_id
-from omk.model import Sample
+from omk.samples.model import Sample
+from omk.settings.config import ConfigFile, Settings
 from omk.targets.base import Target
 
 # Kept importable from here, where they were first written.

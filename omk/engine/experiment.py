@@ -35,16 +35,16 @@ from omk.engine.state import OnResult, new_run_id
 from omk.engine.variant_choice import MANIFEST
 from omk.engine.variant_records import analyze_reports
 from omk.engine.variants import Variant
-from omk.jsontext import dumps
-from omk.model import Sample
+from omk.io.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.experiment_manifest import EXPERIMENT_FORMAT, ExperimentManifest, RecordedVariant
 from omk.records.manifest import ManifestFields
 from omk.records.shard import ShardInfo
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
-    from omk.config import ConfigFile
     from omk.engine.ablation import AblationPlan
+    from omk.settings.config import ConfigFile
 
 __all__ = ["VARIANTS_DIR", "Experiment", "ExperimentOutcome", "prepare_experiment"]  # importable from here, as before
 
@@ -169,8 +169,8 @@ def prepare_experiment(
 def _config(options: EvalOptions, cwd: Path, paths: list[Path] | None) -> ConfigFile:
     """The experiment's omk.yaml, read once for every variant (`paths`: the files in-memory
     samples came from)."""
-    from omk.config import ConfigFile
     from omk.engine.inputs import sample_paths
+    from omk.settings.config import ConfigFile
 
     return ConfigFile.find(list(paths or []) if paths is not None else sample_paths(options, cwd), cwd)
 
@@ -193,7 +193,7 @@ def _shard_and_seed(evaluations: list[Evaluation], variants: list[Variant], seed
 
 
 def _record(experiment: Experiment) -> None:
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     assert experiment.out_dir is not None
     experiment.out_dir.mkdir(parents=True, exist_ok=True)

@@ -16,10 +16,10 @@ from omk.engine.evaluation import Evaluation
 from omk.engine.options import EvalOptions
 from omk.engine.run_report import Report
 from omk.engine.variants import Variant
-from omk.model import Sample
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Ablation, ExperimentBlock
 from omk.records.shard import ShardInfo
+from omk.samples.model import Sample
 from omk.stats import ExperimentAnalysis
 
 if TYPE_CHECKING:

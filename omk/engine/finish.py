@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from omk.engine.results import Results
 from omk.engine.run_report import Report
-from omk.jsontext import nonfinite_warning
+from omk.io.jsontext import nonfinite_warning
 from omk.records.document import RunTarget, Summary
 from omk.scoring.digest import Digest
 

@@ -7,10 +7,10 @@ import fnmatch
 from pathlib import Path
 from typing import Any
 
-from omk.config import ConfigFile, Settings
+from omk.core.errors import ConfigError, InputError
 from omk.engine.options import EvalOptions
-from omk.errors import ConfigError, InputError
-from omk.model import Sample
+from omk.samples.model import Sample
+from omk.settings.config import ConfigFile, Settings
 from omk.targets.base import Target
 
 

@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from omk.core.errors import InputError
+from omk.core.frozen import record
 from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
-from omk.errors import InputError
-from omk.frozen import record
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_manifest import ExperimentManifest

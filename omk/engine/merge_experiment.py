@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from omk.core.errors import InputError
 from omk.engine.merge import MergeOptions, ShardRun, merge_plain
 from omk.engine.run_report import Report
 from omk.engine.variant_records import BlockInputs, experiment_outcome, trigger_block
 from omk.engine.variants import Variant
-from omk.errors import InputError
 from omk.records.experiment_block import PairwiseBlock
 from omk.records.experiment_manifest import ExperimentManifest
 from omk.records.fields import Fields

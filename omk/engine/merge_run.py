@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from omk.core.errors import InputError
 from omk.engine.merge import MergeOptions, check_shards, merge_plain, read_shard
 from omk.engine.merge_experiment import merge_experiment
 from omk.engine.run_report import Report
-from omk.errors import InputError
 from omk.runner.folder_lock import claim_folder
 
 

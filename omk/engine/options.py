@@ -76,7 +76,7 @@ class EvalOptions:
     def from_record(cls, values: dict[str, Any], where: str) -> EvalOptions:
         """From a run folder's record (run.json's `cli`), each value checked against its field's
         type: a hand-edited one is an InputError naming `where` and `cli.FIELD`."""
-        from omk.errors import InputError, Problem
+        from omk.core.errors import InputError, Problem
 
         hints = get_type_hints(cls)
         for key, value in values.items():

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omk.core.tasks import gather_all
 from omk.judge.comparison import FLIP, combine_orders
-from omk.model import Sample
 from omk.records import SampleResult, TurnResult
 from omk.records.experiment_block import (
     WINNERS,
@@ -37,7 +37,7 @@ from omk.records.experiment_block import (
     WinRateRow,
     positions,
 )
-from omk.tasks import gather_all
+from omk.samples.model import Sample
 
 DEFAULT_KEY = "pairwise"
 RULE = "a side wins only when the judge prefers it in both orders (A first, B first); otherwise a tie"
@@ -60,8 +60,8 @@ async def pairwise_block(
     samples: list[Sample], control: Arm, treatments: list[Arm], settings: Any, *, use_cache: bool, cwd: Path, level: float = 0.95
 ) -> dict[str, Any]:
     """The verdicts of every treatment against the control, as the experiment's `pairwise` block."""
-    from omk.cache import DEFAULT_PATH, open_cache
     from omk.judge import NO_JUDGE, build_judge, why_no_judge
+    from omk.store.cache import DEFAULT_PATH, open_cache
 
     jobs = [(s, key) for s in samples for key in (s.comparisons if s.comparisons is not None else [DEFAULT_KEY])]
     judge = build_judge(settings)

@@ -8,16 +8,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from omk.config import ConfigFile, Settings, load_settings
+from omk.core.errors import ConfigError
+from omk.core.secrets import REDACTED, Masker
 from omk.engine.inputs import build_target, load_inputs, resolve_samples, sample_paths, select
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
 from omk.engine.skill_checks import check_skill_names, installed_skills
 from omk.engine.state import EvaluationState, RunFolder, new_run_id
-from omk.errors import ConfigError
-from omk.model import Sample
 from omk.records.manifest import RunManifest, RunSettings
-from omk.secrets import REDACTED, Masker
+from omk.samples.model import Sample
+from omk.settings.config import ConfigFile, Settings, load_settings
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
@@ -132,11 +132,11 @@ def _split(options: EvalOptions, settings: Settings, samples: list[Sample], repe
 
 def _build(settings: Settings, options: EvalOptions) -> Target:
     """The target the settings name; in a dry run without starting any program (not even
-    `claude --version`: omk.process.no_programs)."""
+    `claude --version`: omk.io.process.no_programs)."""
 
     if not options.dry_run:
         return build_target(settings)
-    from omk.process import no_programs
+    from omk.io.process import no_programs
 
     with no_programs():
         return build_target(settings)
@@ -190,7 +190,7 @@ def _given(options: EvalOptions) -> dict[str, Any]:
 def _samples_given_again(options: EvalOptions, manifest: RunManifest, run_dir: Path, cwd: Path) -> bool:
     """Whether this resume names the run's samples files again (which lets their hooks run,
     `check_hooks`); other files than the run's are refused."""
-    from omk.errors import InputError
+    from omk.core.errors import InputError
     from omk.runner.resume import MANIFEST
 
     if not options.samples:
@@ -225,7 +225,7 @@ def _recorded_options(manifest: RunManifest, given: EvalOptions, run_dir: Path) 
     recorded = rs.resume_cli(manifest.cli, _given(given))
     options = _no_redacted_spec(EvalOptions.from_record(recorded, str(run_dir / rs.MANIFEST)), run_dir)
     check_options(options)
-    from omk.errors import InputError, Problem
+    from omk.core.errors import InputError, Problem
     from omk.inline.policy import AllowRuleError, parse_allow_rule
 
     for i, entry in enumerate(options.url_allow or []):
@@ -266,7 +266,7 @@ def _record(evaluation: EvaluationState) -> None:
 
 
 def _manifest(evaluation: EvaluationState) -> RunManifest:
-    from omk.gitinfo import commit_of
+    from omk.io.gitinfo import commit_of
     from omk.runner import resume as rs
 
     folder, settings = evaluation.folder, evaluation.settings

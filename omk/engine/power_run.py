@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records.document import ReportDocument, read_document
 from omk.stats.power import PowerFigures, SpreadParts, paired_parts, single_parts
 

@@ -12,17 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.targets.base import Target
 
 
 def all_cached(target: Target, settings: Any, jobs: list[tuple[Sample, int]], cwd: Path) -> bool:
     """Every (sample, repeat) of `jobs` is in the response cache in `cwd`, as the run would look
     it up (omk/runner/sample_run.py, conversation.py)."""
-    from omk.cache import DEFAULT_PATH, cache_key, conversation_key, open_cache
-    from omk.compose import compose_prompt, compose_turn_prompt
+    from omk.domain.compose import compose_prompt, compose_turn_prompt
+    from omk.domain.workspace import checks_workspace
     from omk.inline.inliner import has_urls_to_inline
-    from omk.workspace import checks_workspace
+    from omk.store.cache import DEFAULT_PATH, cache_key, conversation_key, open_cache
 
     identity = target.cache_identity()
     path = cwd / DEFAULT_PATH

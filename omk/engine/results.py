@@ -17,12 +17,12 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import BinaryIO
 
-from omk.jsontext import dumps
-from omk.model import Sample
+from omk.core.secrets import Masker
+from omk.io.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.rows import LazyResults
+from omk.samples.model import Sample
 from omk.scoring.digest import Digest
-from omk.secrets import Masker
 
 Key = tuple[str, int]  # (sample_id, repeat)
 
@@ -163,7 +163,7 @@ def _encode(text: str) -> bytes:
     try:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in a model's output
-        from omk.textsafe import scrub
+        from omk.io.textsafe import scrub
 
         return (scrub(text) + "\n").encode("utf-8")
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from omk.config import ConfigFile
+from omk.core.errors import ConfigError
 from omk.engine.options import EvalOptions
-from omk.errors import ConfigError
-from omk.model import Sample
+from omk.samples.model import Sample
+from omk.settings.config import ConfigFile
 
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation

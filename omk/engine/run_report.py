@@ -1,7 +1,7 @@
 """The outcome of an evaluation as typed objects: `Report` and its `Summary`.
 
 `Report.to_dict()` is exactly what `report.json` holds (docs/report-format.md); each result is the
-run's `SampleResult` (omk.model), so a caller reads `result.passed`, `result.scores.fact` or
+run's `SampleResult` (omk.samples.model), so a caller reads `result.passed`, `result.scores.fact` or
 `result.assertions[0].message` instead of digging through dictionaries. A run with a folder reads
 its results back from `results.jsonl` as they are asked for (`report.results` is a sequence that
 holds none of them), so a large run's report costs no memory until a caller walks it.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.jsontext import dumps
+from omk.io.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.document import FORMAT, LayerMeans, RunTarget, Summary
 from omk.version import __version__

@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from omk.model import Sample
-from omk.tasks import run_bounded
+from omk.core.tasks import run_bounded
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from omk.engine.state import EvaluationState, OnResult
@@ -29,7 +29,7 @@ def open_run_caches(evaluation: EvaluationState) -> tuple[Any, Any]:
     """(the target's response cache, the judge's) in `<cwd>/.omk/`; the same one when both are
     cached, a cache of the judge's own for a target that is not cached (a replay: re-grading
     recorded outputs is then free), None when turned off."""
-    from omk.cache import DEFAULT_PATH, open_cache
+    from omk.store.cache import DEFAULT_PATH, open_cache
 
     if evaluation.options.no_cache:
         return None, None
@@ -65,11 +65,11 @@ class Runtime:
         return self
 
     def _config(self) -> RunConfig:
+        from omk.core.secrets import Masker
+        from omk.io.process import max_output_bytes
         from omk.judge import why_no_judge
-        from omk.process import max_output_bytes
         from omk.runner.retry import RetryPolicy
         from omk.runner.sample_run import RunConfig
-        from omk.secrets import Masker
 
         settings = self.evaluation.settings
         return RunConfig(

@@ -14,10 +14,10 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import ConfigError
-from omk.frozen import record
-from omk.model import Sample
+from omk.core.errors import ConfigError
+from omk.core.frozen import record
 from omk.records.shard import MAX_SHARDS
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from omk.records.shard import ShardInfo

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from omk.config import Settings
-from omk.errors import InputError, Problem
-from omk.model import AssertionSpec, Sample
+from omk.core.errors import InputError, Problem
+from omk.samples.model import AssertionSpec, Sample
+from omk.settings.config import Settings
 from omk.targets.base import Target
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def installed_skills(target: Target, settings: Settings) -> tuple[str, ...] | No
         return tuple(listed())
     if settings.skill is None and settings.skills is None:
         return None  # the settings name no skill (and the skills' module stays unloaded)
-    from omk.skillset import configured_skills
+    from omk.domain.skillset import configured_skills
 
     found = configured_skills(settings.blocks())
     return tuple(s.name for s in found) if found else None

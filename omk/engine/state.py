@@ -15,15 +15,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from omk.config import Settings
+from omk.core.errors import Problem
 from omk.engine.options import EvalOptions
 from omk.engine.results import ResultLog
-from omk.errors import Problem
 from omk.judge import Judge
-from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.manifest import RunManifest
 from omk.runner.folder_lock import FolderLock
+from omk.samples.model import Sample
+from omk.settings.config import Settings
 from omk.targets.base import Target
 
 if TYPE_CHECKING:

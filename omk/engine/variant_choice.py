@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from omk.config import ConfigFile
     from omk.engine.options import EvalOptions
     from omk.engine.variants import Variant
+    from omk.settings.config import ConfigFile
 
 MANIFEST = "experiment.json"  # an experiment's record in its run folder
 
@@ -26,8 +26,8 @@ def is_experiment(run_dir: Path) -> bool:
 def variants_for(options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> list[Variant] | None:
     """The experiment's variants: from --control/--treatment, else omk.yaml's `variants:`; None
     when the run is not an experiment. `config`: the run's omk.yaml, already read (None: read here)."""
-    from omk.config import ConfigFile
     from omk.engine.inputs import sample_paths
+    from omk.settings.config import ConfigFile
 
     if options.treatment and not options.control:
         raise ConfigError("--treatment needs a --control to compare with (baseline: no artifact)")

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from omk.core.frozen import record
 from omk.engine.run_report import Report
-from omk.frozen import record
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, ExperimentBlock, PairwiseBlock, Require, Run

@@ -26,10 +26,10 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from omk.config import Settings
-from omk.errors import ConfigError, Problem
-from omk.frozen import record
-from omk.safe_files import read_text_file
+from omk.core.errors import ConfigError, Problem
+from omk.core.frozen import record
+from omk.io.safe_files import read_text_file
+from omk.settings.config import Settings
 
 ROLES = ("control", "treatment")
 FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "model", "params")

@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.data import AnalysisSettings
 from omk.stats.distributions import binomial_two_sided_p, t_ppf
 from omk.stats.paired import delta_stats

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Collection
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 MAX_DESCRIPTION = 1024  # the limit Claude Code and the Agent Skills format put on a description
 MAX_BYTES = 48 * 1024  # of SKILL.md, as much as omk shows a model of a skill (omk.authoring.skill_source)

@@ -18,8 +18,8 @@ import msgspec
 if TYPE_CHECKING:
     from omk.engine.evaluation import Evaluation
     from omk.engine.options import EvalOptions
-    from omk.model import Sample
     from omk.records.result import AssertionResult, SampleResult
+    from omk.samples.model import Sample
 
 NOTE_CHARS = 600  # of an output or a message, in an improver request
 
@@ -49,7 +49,7 @@ def _checks(result: SampleResult) -> list[AssertionResult]:
 
 
 def _notes(result: SampleResult) -> list[str]:
-    from omk.model import Status
+    from omk.samples.model import Status
 
     notes = [f"error: {_cut(result.error)}"] if result.error else []
     for check in _checks(result):
@@ -68,7 +68,7 @@ def _notes(result: SampleResult) -> list[str]:
 
 def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
     """A sample's outcome from its results (one per repeat)."""
-    from omk.model import Status
+    from omk.samples.model import Status
 
     scores = [r.scores.composite for r in results if r.status != "error" and r.error is None]
     probes = tuple(c.status == Status.PASSED for r in results for c in _checks(r) if c.type == "skill_used")

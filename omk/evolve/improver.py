@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from omk.core.frozen import record
 from omk.evolve.evaluate import EvolveOutcome
-from omk.frozen import record
 
 CANDIDATE = re.compile(r"^<candidate>[ \t]*\r?\n(.*?)^</candidate>[ \t]*$", re.S | re.M)
 MAX_FAILURES = 20  # train samples shown per request

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from omk.errors import ConfigError, InputError
+from omk.core.errors import ConfigError, InputError
 from omk.evolve.evaluate import EvolveOutcome
 from omk.records.wire import decode
 

@@ -18,19 +18,19 @@ from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.domain.skillset import SKILL_FILE
 from omk.evolve import acceptance, candidates, splits
 from omk.evolve.candidates import DEFAULT_EDIT_BUDGET
 from omk.evolve.evaluate import EvolveOutcome, evaluate, prepare
 from omk.evolve.improver import Rejected, build_request, parse_answer
 from omk.evolve.leakage import LeakGuard
 from omk.evolve.ledger import Ledger, fingerprint
-from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
     from omk.engine.experiment import ExperimentOutcome
     from omk.engine.options import EvalOptions
-    from omk.model import Sample
+    from omk.samples.model import Sample
 
 Ask = Callable[[str], tuple[str, float]]  # the improver: a request in, its answer and its cost out
 

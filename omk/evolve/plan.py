@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from omk.domain.skillset import SKILL_FILE
 from omk.evolve import splits
 from omk.evolve.evaluate import prepare
 from omk.evolve.improver import MAX_FAILURES
 from omk.evolve.loop import EvolveConfig
-from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
     from omk.engine.estimate import Estimate, ModelLine

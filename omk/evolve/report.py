@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.evolve.loop import EvolveState, mean
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from omk.domain.skillset import SKILL_FILE
 from omk.evolve import loop, report
 from omk.evolve.html import page
 from omk.evolve.loop import EvolveConfig
-from omk.skillset import SKILL_FILE
 
 if TYPE_CHECKING:
     from omk.authoring.asker import TargetAsker
@@ -62,7 +62,7 @@ def evolve(config: EvolveConfig, improver: str, *, write: bool = False) -> Evolv
 async def _ask(asker: TargetAsker, request: str) -> tuple[str, float]:
     """The improver's answer and what it cost (as TargetAsker.ask, keeping the cost)."""
     from omk.llm.retry import call_with_retry
-    from omk.model import Sample
+    from omk.samples.model import Sample
 
     sample = Sample(sample_id="omk-evolve-improver", prompt=request)
 

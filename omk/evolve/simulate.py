@@ -18,10 +18,10 @@ from collections import Counter
 from collections.abc import Sequence
 from statistics import fmean
 
+from omk.core.frozen import record
 from omk.evolve.acceptance import compare_scores
 from omk.evolve.report import NO_CHANGE, Gap
 from omk.evolve.splits import DEFAULT_SHARES, split_ids
-from omk.frozen import record
 
 
 @record

@@ -20,11 +20,11 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from omk.errors import ConfigError
-from omk.frozen import record
+from omk.core.errors import ConfigError
+from omk.core.frozen import record
 
 if TYPE_CHECKING:
-    from omk.model import Sample
+    from omk.samples.model import Sample
 
 SPLITS = ("train", "selection", "test")
 KINDS = ("should-fire", "near-miss", "task")

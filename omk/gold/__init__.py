@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from omk.errors import InputError, Problem
+from omk.core.errors import InputError, Problem
 from omk.gold.check import CheckSettings, check
 from omk.gold.init import template_lines
 from omk.gold.labels import GoldLabel, group, labels_of_sample, read_labels_file

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.gold.labels import GoldLabel
 from omk.records import SampleResult
 from omk.records.gold import (

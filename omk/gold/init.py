@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from omk.jsontext import dumps
+from omk.io.jsontext import dumps
 from omk.records import SampleResult
 
 

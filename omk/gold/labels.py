@@ -16,8 +16,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from omk.errors import InputError, Problem
-from omk.frozen import record
+from omk.core.errors import InputError, Problem
+from omk.core.frozen import record
 
 LABEL_FIELDS = ("score", "dimensions", "pass")
 SHOWN_FIELDS = ("prompt", "output")  # what `omk gold init` writes for the labeller to read
@@ -84,7 +84,7 @@ def parse_label(data: Any, sample_id: str | None, allowed: tuple[str, ...]) -> t
 
 def read_labels_file(path: Path) -> list[GoldLabel]:
     """Every label in a JSON Lines file; all its problems at once as an InputError."""
-    from omk.safe_files import UnsafeFile, read_regular_bytes, sample_file_cap
+    from omk.io.safe_files import UnsafeFile, read_regular_bytes, sample_file_cap
 
     try:  # a regular file of a sample file's size at most: not a FIFO, a device or /proc
         text = read_regular_bytes(path, sample_file_cap()).decode("utf-8")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from omk.inline.urls import SCANNED_FIELDS
 
 if TYPE_CHECKING:
-    from omk.model import Sample
+    from omk.samples.model import Sample
 
 __all__ = ["inline_urls"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 HINT_AUTH = "needs authentication: add an MCP server for this host to .mcp.json, or paste the content into `context`"
 HINT_NOT_FOUND = "the page does not exist: check the URL"

@@ -21,7 +21,7 @@ import re
 import sys
 from dataclasses import asdict
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 # Never content: code, styling, embedded media, and page chrome around the document.
 _DROPPED_TAGS = ["script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "head", "nav", "footer"]
@@ -72,7 +72,7 @@ async def page_text(html: bytes, encoding: str | None = None) -> PageText:
     cancelled or times out. RecursionError for a page nested too deeply, as in place."""
     if len(html) <= IN_PROCESS_BYTES:
         return html_to_text(html, encoding)
-    from omk.process import start_program, stop_program
+    from omk.io.process import start_program, stop_program
 
     proc = await start_program([sys.executable, "-m", "omk.inline.html_text", encoding or ""])
     try:

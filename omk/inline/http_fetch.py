@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from omk.content_encoding import BadEncoding, BodyTooLarge, accept_encoding, read_body
 from omk.inline.fetched import (
     HINT_ALLOW,
     HINT_AUTH,
@@ -24,6 +23,7 @@ from omk.inline.fetched import (
 from omk.inline.guard import Resolver, guarded_client, refusal_of, system_resolver
 from omk.inline.html_text import page_text
 from omk.inline.policy import UrlPolicy
+from omk.io.content_encoding import BadEncoding, BodyTooLarge, accept_encoding, read_body
 from omk.version import __version__
 
 DEFAULT_TIMEOUT = 30.0  # seconds per URL, redirects and body included (as in omk 0.23)
@@ -32,7 +32,7 @@ MAX_IN_FLIGHT = 8
 HEADERS = {
     "User-Agent": f"omk/{__version__} (url-fetcher)",
     "Accept": "text/html, text/plain, */*",
-    "Accept-Encoding": accept_encoding(),  # what omk.content_encoding undoes
+    "Accept-Encoding": accept_encoding(),  # what omk.io.content_encoding undoes
 }
 
 MIN_CONTENT_CHARS = 50  # shorter than this is not a document (as in omk 0.23)

@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
-from omk import extras
-from omk.errors import ConfigError, Problem
+from omk.core import extras
+from omk.core.errors import ConfigError, Problem
+from omk.core.secrets import Masker
+from omk.core.tasks import gather_all
 from omk.inline.fetched import Fetched, FetchFailure
 from omk.inline.policy import UrlPolicy, build_policy
 from omk.inline.urls import SCANNED_FIELDS, find_urls, splice
-from omk.model import Sample
-from omk.secrets import Masker
-from omk.tasks import gather_all
-from omk.textsafe import for_terminal, plural
+from omk.io.textsafe import for_terminal, plural
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:  # the fetchers (and httpx, slow to import) load only when a sample has a URL
     from omk.inline.http_fetch import HttpFetcher
@@ -154,7 +154,7 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, getattr(settings, "cwd", None) or Path.cwd()))
     config = load_mcp_config(config_path, is_explicit)
     _require_sdk(config, list(where))
-    blocks = getattr(settings, "blocks", None)  # omk.config.Settings: the provider blocks, whose keys are masked
+    blocks = getattr(settings, "blocks", None)  # omk.settings.config.Settings: the provider blocks, whose keys are masked
     redact = Masker.for_run(blocks() if callable(blocks) else None, config.secrets() if config else [])
 
     extra = {"resolver": resolver} if resolver is not None else {}

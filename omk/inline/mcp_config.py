@@ -16,8 +16,8 @@ from typing import Any
 
 import regex
 
-from omk.errors import ConfigError, Problem
-from omk.frozen import record
+from omk.core.errors import ConfigError, Problem
+from omk.core.frozen import record
 
 DEFAULT_NAME = ".mcp.json"
 _GROUP_REF = regex.compile(r"\$(\d+)")

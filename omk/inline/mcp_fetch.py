@@ -14,10 +14,10 @@ import logging
 import sys
 from typing import Any
 
+from omk.core.secrets import Masker
 from omk.inline.fetched import HINT_MCP, Fetched, FetchFailure
 from omk.inline.mcp_config import McpServer, TransformMismatch, extract_content
 from omk.inline.mcp_stdio import Tail, line_cap, server_streams
-from omk.secrets import Masker
 
 START_TIMEOUT = 30.0  # seconds to start a server and finish the MCP handshake
 CALL_TIMEOUT = 30.0  # seconds per tool call (as in omk 0.23)
@@ -106,7 +106,7 @@ class _MaskedLog(logging.Handler):
         self.mask = mask
 
     def emit(self, record: logging.LogRecord) -> None:
-        from omk.textsafe import for_terminal
+        from omk.io.textsafe import for_terminal
 
         try:
             text = record.getMessage()

@@ -1,6 +1,6 @@
 """omk's own stdio transport for MCP servers, in place of the SDK's `stdio_client`.
 
-The server runs like a `cmd:` target (omk.process): in a process group of its own, ended whole
+The server runs like a `cmd:` target (omk.io.process): in a process group of its own, ended whole
 when the session closes, even when the server itself exited cleanly and left a child behind. Its
 stderr is read as it comes and only the last few KB are kept (shown when it fails to start). A
 stdout line longer than the cap ends the session instead of being held; a line that is not
@@ -49,7 +49,7 @@ async def server_streams(argv: list[str], env: dict[str, str], cwd: Path, tail: 
     import anyio
     from mcp.client.stdio import get_default_environment
 
-    from omk.process import start_program
+    from omk.io.process import start_program
 
     proc = await start_program(argv, cwd=cwd, env={**get_default_environment(), **env}, limit=max_line)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
@@ -118,7 +118,7 @@ async def _keep_tail(proc: asyncio.subprocess.Process, tail: Tail) -> None:
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
     """Close stdin, give the server a moment to exit on its own, then end its whole group."""
-    from omk.process import stop_program
+    from omk.io.process import stop_program
 
     if proc.stdin is not None and not proc.stdin.is_closing():
         proc.stdin.close()

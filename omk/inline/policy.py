@@ -27,7 +27,7 @@ import ipaddress
 import re
 from dataclasses import field
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from omk.errors import ConfigError
-from omk.model import JUDGE_OFF, NO_JUDGE, AssertionSpec, Outcome, Sample
+from omk.core.errors import ConfigError
 from omk.records import Trace
+from omk.samples.model import JUDGE_OFF, NO_JUDGE, AssertionSpec, Outcome, Sample
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
-    from omk.cache import ResponseCache
-    from omk.config import Settings
     from omk.judge.clients import JudgeClient
     from omk.records.judging import JudgeBlock
+    from omk.settings.config import Settings
+    from omk.store.cache import ResponseCache
 
 
 class Judge(Protocol):
@@ -72,10 +72,10 @@ def why_no_judge(settings: Settings) -> str:
 def build_judge(settings: Settings) -> Judge | None:
     if not settings.judge:
         return None
+    from omk.core.secrets import Masker
     from omk.judge.clients import make_client
     from omk.judge.judge import JudgePanel
     from omk.llm.retry import RetryPolicy
-    from omk.secrets import Masker
 
     if len(settings.judge) > 8:
         raise ConfigError(f"--judge: {len(settings.judge)} judges is too many for an ensemble (at most 8)")

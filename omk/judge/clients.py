@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from omk.errors import ConfigError
-from omk.lazy import LazyRegistry
-from omk.target_identity import CacheIdentity
+from omk.core.errors import ConfigError
+from omk.core.lazy import LazyRegistry
+from omk.domain.target_identity import CacheIdentity
 
 __all__ = ["KINDS", "JudgeClient", "JudgeFactory", "Reply", "make_client", "register_judge"]
 
@@ -30,7 +30,7 @@ class JudgeClient(Protocol):
 
     def identity(self) -> CacheIdentity | dict[str, Any]:
         """What decides the reply besides the prompt (for the cache), as a target's cache
-        identity (omk.target_identity; a dict from a judge kind of a program's own); never a secret."""
+        identity (omk.domain.target_identity; a dict from a judge kind of a program's own); never a secret."""
         ...
 
     def describe(self) -> dict[str, Any]: ...

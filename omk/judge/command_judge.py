@@ -3,7 +3,7 @@
 JSON object with `output` (and optionally `cost_usd`, `tokens`).
 
 The command line is split like a shell would (shlex) but never run through one; the program runs
-in its own process group, so a timeout or Ctrl-C stops its children too (omk.process).
+in its own process group, so a timeout or Ctrl-C stops its children too (omk.io.process).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import shlex
 import shutil
 from typing import Any
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.core.secrets import Masker
+from omk.domain.target_identity import CacheIdentity, command_files, environment, selected
+from omk.io.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.judge.clients import Reply
 from omk.llm.errors import CallError
-from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
-from omk.secrets import Masker
-from omk.target_identity import CacheIdentity, command_files, environment, selected
 
 STDERR_CHARS = 300
 

@@ -23,6 +23,11 @@ from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import TYPE_CHECKING, Any
 
+from omk.core.secrets import Masker
+from omk.core.tasks import gather_all
+from omk.domain.target_identity import CacheIdentity
+from omk.domain.target_result import TargetResult
+from omk.io.textsafe import scrub
 from omk.judge import comparison, likert, prompts
 from omk.judge.agreement import run_agreement, sample_agreement
 from omk.judge.clients import JudgeClient, Reply
@@ -36,20 +41,15 @@ from omk.judge.relevancy import (
 )
 from omk.llm.errors import CallError
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
-from omk.model import AssertionSpec, Outcome, Sample
 from omk.records import JudgeBlock, Tokens, Trace
+from omk.samples.model import AssertionSpec, Outcome, Sample
 from omk.scoring.layers import round2
-from omk.secrets import Masker
-from omk.target_identity import CacheIdentity
-from omk.target_result import TargetResult
-from omk.tasks import gather_all
-from omk.textsafe import scrub
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext
-    from omk.cache import ResponseCache
+    from omk.store.cache import ResponseCache
 
-# 2: a judge's identity is a target's (omk.target_identity): its endpoint, the proxy and routing
+# 2: a judge's identity is a target's (omk.domain.target_identity): its endpoint, the proxy and routing
 # variables, the files its command names; replies stored under a key without them are not taken.
 CACHE_KEY_VERSION = 2
 DEFAULT_THRESHOLD = 3
@@ -163,7 +163,7 @@ class JudgePanel:
         """Keep parsed replies in the run's response cache, or open `.omk/cache.sqlite` when the
         target has none (a replay target): re-grading recorded outputs is then free."""
         if shared is None:
-            from omk.cache import open_cache
+            from omk.store.cache import open_cache
 
             self.cache, self._owns_cache = open_cache(), True
         else:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from omk.judge import prompts
 from omk.judge.prompts import AssertionTemplate
-from omk.model import AssertionSpec, Outcome
+from omk.samples.model import AssertionSpec, Outcome
 
 if TYPE_CHECKING:
     from omk.assertions.context import CheckContext

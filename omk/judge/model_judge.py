@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.domain.target_identity import CacheIdentity, environment, selected, without_credentials
 from omk.judge.clients import Reply
 from omk.llm.client import ModelClient
 from omk.llm.http import ProviderSettings, is_local_url, provider_settings, public_url
-from omk.target_identity import CacheIdentity, environment, selected, without_credentials
 
 JUDGE_PARAMS = {"temperature": 0}
 JUDGE_DEFAULTS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 2048}}  # the API requires one

@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records import Trace
 
 LANGS = ("en", "zh")

@@ -2,7 +2,7 @@
 
 A provider (`OpenAIChat`, `AnthropicMessages`) supplies its wire format: the endpoint and auth
 headers, the request body, the parsing of the reply into a `ModelTurn`, and how omk's neutral
-messages (omk.messages) are written for it.
+messages (omk.domain.messages) are written for it.
 
 Every error message starts with the client's `label` and has the API key masked.
 """
@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from omk.domain.messages import Message
 from omk.llm.errors import CallError
 from omk.llm.http import ClientPool, ProviderSettings, redact
 from omk.llm.pricing import cost_usd, price_of
-from omk.messages import Message
 
 Tool = dict[str, Any]  # a tool offered to the model: {"name", "description", "parameters" (JSON Schema)}
 

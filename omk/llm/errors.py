@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omk.errors import OmkError
+from omk.core.errors import OmkError
 
 
 class CallError(OmkError):

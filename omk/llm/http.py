@@ -17,7 +17,7 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 from omk.llm.errors import CallError
 from omk.llm.pricing import price_setting
 from omk.version import __version__
@@ -292,7 +292,7 @@ def _busy(slot: _Slot) -> int:
 def redact(text: str, secrets: list[str]) -> str:
     """`text` with each secret replaced by `[redacted]`. Call it before any cut (`excerpt`): a key
     cut in two is no longer found."""
-    from omk.secrets import Masker
+    from omk.core.secrets import Masker
 
     return Masker(secrets)(text)
 
@@ -434,9 +434,9 @@ def _over_cap(provider: str, max_bytes: int, size: str = "") -> CallError:
 
 async def read_capped(headers: RawHeaders, chunks: Any, max_bytes: int, provider: str) -> bytes:
     """The body from the async iterator `chunks` (the raw bytes as sent), its Content-Encoding
-    undone as it arrives (omk.content_encoding); a `CallError` once the raw or the decoded body
+    undone as it arrives (omk.io.content_encoding); a `CallError` once the raw or the decoded body
     passes `max_bytes` (or says it will), before more than that is held."""
-    from omk.content_encoding import BadEncoding, BodyReader, BodyTooLarge
+    from omk.io.content_encoding import BadEncoding, BodyReader, BodyTooLarge
 
     declared = header(headers, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:

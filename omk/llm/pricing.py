@@ -88,7 +88,7 @@ def cost_usd(
 def price_setting(block: dict, name: str) -> tuple[float, float] | None:
     """omk.yaml's `NAME.price: {input, output}` (USD per 1M tokens) of a target kind's block;
     None when not set. A ConfigError names the setting when its shape is wrong."""
-    from omk.errors import ConfigError
+    from omk.core.errors import ConfigError
 
     price = block.get("price")
     if price is None:

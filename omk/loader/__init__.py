@@ -8,7 +8,7 @@ An unknown field on a sample (or one of its turns) is a warning: the sample load
 `InputError` lists the warnings among them, in file and line order (a misspelled `promt` explains
 the missing `prompt`).
 
-Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.errors.Problem`).
+Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.core.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
 `json_lines`; a JSON Lines file record by record), `share` (equal content of a load becomes one
 object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.errors import InputError, Problem
+from omk.core.errors import InputError, Problem
 from omk.loader import formats
 from omk.loader.build import SourceInfo, build_sample, build_spec
 from omk.loader.discover import discover, expand
@@ -44,7 +44,7 @@ from omk.loader.places import PartLines, SampleRef
 from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, parse_text, read_file
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
-from omk.model import Sample
+from omk.samples.model import Sample
 from omk.version import __version__
 
 __all__ = ["LoadedSamples", "discover", "load_data", "load_samples", "load_text"]
@@ -181,7 +181,7 @@ class _FileLoader:
 
     def _record(self, record: LineRecord, base_dir: Path) -> None:
         if record.too_long:
-            from omk.safe_files import sample_file_cap
+            from omk.io.safe_files import sample_file_cap
 
             message = f"this line is longer than the {sample_file_cap()} bytes omk reads in one line (OMK_MAX_SAMPLE_FILE_BYTES)"
             self.problems.append(Problem(self.name, record.line, f"samples[{record.index}]", "", message))

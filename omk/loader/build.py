@@ -18,7 +18,7 @@ from omk.assertions.registry import PrepareError, registry
 from omk.loader.document import Path_
 from omk.loader.messages import field_label
 from omk.loader.share import Sharer
-from omk.model import AssertionSpec, Layer, Sample, SourceRef, Turn
+from omk.samples.model import AssertionSpec, Layer, Sample, SourceRef, Turn
 
 Found = list[tuple[Path_, str]]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from omk.errors import Problem
+from omk.core.errors import Problem
 
 DISCOVERED_NAMES = ("eval-samples.yaml", "eval-samples.yml", "eval-samples.json")
 M365_NAMES = ("prompts.json", "evals.json", "tests.json")  # runevals' own search, after omk's

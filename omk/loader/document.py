@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 Path_ = tuple[str | int, ...]
 

@@ -11,7 +11,7 @@ at run time.
   (inside that folder).
 
 Each must be inside the project folder (the samples file's folder) or a folder omk.yaml allows
-with `allow_paths` (omk.safe_files): `../`, an absolute path, `~` or a symlink that leads out is
+with `allow_paths` (omk.io.safe_files): `../`, an absolute path, `~` or a symlink that leads out is
 refused, and so is a special file (`/proc/self`, `/dev/zero`, a FIFO). Hooks and mock files must
 also exist; a `cwd` or a `files_available` entry that does not exist is left to run time and
 `omk doctor`, as before. Each path is resolved by the code that uses it at run time (`hook_file`,
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from omk.assertions.custom import hook_file
+from omk.domain.mock_defs import return_file_path
+from omk.io.safe_files import escape_reason, refusal, sample_path, special_reason
 from omk.loader.document import Path_
-from omk.mock_defs import return_file_path
-from omk.safe_files import escape_reason, refusal, sample_path, special_reason
 
 Found = list[tuple[Path_, str]]
 MAX_DEPTH = 32

@@ -1,12 +1,12 @@
 """`allow_paths` in the omk.yaml beside a samples file: folders outside the samples file's own
-folder that its mocks' `return_file` and its hooks may use (omk.safe_files)."""
+folder that its mocks' `return_file` and its hooks may use (omk.io.safe_files)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from omk.config import CONFIG_NAME
+from omk.settings.config import CONFIG_NAME
 
 
 def allowed_dirs(samples_file: Path, data: Any = None) -> list[Path]:

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from omk.loader.document import LineLookup, ParseFailure, Path_
-from omk.model import Part, SourceRef, part_label
+from omk.samples.model import Part, SourceRef, part_label
 
 
 class _Unknown:

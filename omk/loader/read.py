@@ -54,7 +54,7 @@ NO_SIZE_LIMIT = "a JSON Lines file (*.jsonl, one sample per line) has no file-si
 
 
 def _unreadable(exc: OSError) -> ParseFailure:
-    from omk.safe_files import UnsafeFile
+    from omk.io.safe_files import UnsafeFile
 
     if isinstance(exc, UnsafeFile):
         hint = f"; {NO_SIZE_LIMIT}" if exc.errno == errno.EFBIG else ""
@@ -67,7 +67,7 @@ def _unreadable(exc: OSError) -> ParseFailure:
 
 
 def read_text(path: Path) -> str:
-    from omk.safe_files import read_regular_bytes, sample_file_cap
+    from omk.io.safe_files import read_regular_bytes, sample_file_cap
 
     try:
         raw = read_regular_bytes(path, sample_file_cap())
@@ -93,7 +93,7 @@ def read_file(path: Path) -> Document:
     if not text.strip():
         raise ParseFailure(EMPTY_FILE)
     doc = parse_text(text, path.suffix)
-    from omk.textsafe import SURROGATE_ESCAPE, scrub_value
+    from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
         doc.data = scrub_value(doc.data)
@@ -118,8 +118,8 @@ def jsonl_records(path: Path) -> Iterator[LineRecord]:
     """The records of a JSON Lines file, read one line at a time: what one line holds is all
     that is in memory. Raises `ParseFailure` when the file cannot be read as UTF-8 text, at
     the first line that is not (as for a JSON or YAML file: the file must be saved again)."""
-    from omk.safe_files import open_regular, sample_file_cap
-    from omk.textsafe import SURROGATE_ESCAPE, scrub_value
+    from omk.io.safe_files import open_regular, sample_file_cap
+    from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     index = 0
     try:

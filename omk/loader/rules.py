@@ -15,9 +15,9 @@ import math
 from typing import Any
 
 from omk.assertions.registry import AssertionType
+from omk.domain.mock_defs import mock_keys
 from omk.loader.document import Path_
 from omk.loader.messages import MOCK_KEY_PATTERN, TOOL_NEEDLE_PATTERN, show
-from omk.mock_defs import mock_keys
 
 NEEDS_CONTEXT = ("faithfulness", "context_recall")
 

@@ -23,7 +23,7 @@ from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore
 from typing import Any
 
 from omk.loader.document import Path_
-from omk.model import AssertionSpec
+from omk.samples.model import AssertionSpec
 
 LIMIT = 1 << 14  # entries per table
 DEEP = 32  # containers nested deeper than this are kept as they are

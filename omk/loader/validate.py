@@ -17,11 +17,11 @@ from typing import Any
 import fastjsonschema
 
 from omk.assertions.registry import AssertionType, registry, revision
+from omk.domain.toolnames import name_problem
 from omk.loader import rules
 from omk.loader.document import Path_
 from omk.loader.messages import did_you_mean, kind_of, translate, unknown_type
 from omk.schema.build import ASSERTION_REF, build_schema
-from omk.toolnames import name_problem
 
 MAX_NESTING = 16  # assert-set levels (omk 0.54 contract)
 Found = list[tuple[Path_, str]]
@@ -250,7 +250,7 @@ def check_sample(sample: Any, seen: Seen | None = None) -> Found:
 
 def _tool_names(sample: dict[str, Any]) -> Found:
     """Each mock's `tool` and each declared tool's `name` is a name an agent CLI accepts
-    (omk.toolnames.name_problem): it may become a stand-in MCP server's name in its configuration."""
+    (omk.domain.toolnames.name_problem): it may become a stand-in MCP server's name in its configuration."""
     found: Found = []
     for field, key in (("mocks", "tool"), ("tools", "name")):
         items = sample.get(field)

@@ -7,7 +7,7 @@ judge never needs them)."""
 
 from typing import TYPE_CHECKING
 
-from omk.lazy import forwarder
+from omk.core.lazy import forwarder
 from omk.records.result import (
     CALL_OUTCOMES,
     AssertionResult,

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import InputError
-from omk.frozen import record
-from omk.lazy import forwarder, load_ref
+from omk.core.errors import InputError
+from omk.core.frozen import record
+from omk.core.lazy import forwarder, load_ref
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds as Bounds
 from omk.records.parts import LayerBounds as LayerBounds
@@ -302,8 +302,8 @@ def read_document(path: Path) -> ReportDocument:
 
     A report.json as omk writes it (one result per line) is read without its results, which are
     parsed one at a time when a format walks them (`ResultRows`); any other layout is read whole."""
+    from omk.io.safe_files import UnsafeFile, read_run_file
     from omk.records.rows import read_lazily
-    from omk.safe_files import UnsafeFile, read_run_file
 
     if path.is_dir():
         path = path / "report.json"

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import InputError
-from omk.frozen import record
+from omk.core.errors import InputError
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange

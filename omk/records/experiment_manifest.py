@@ -9,8 +9,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import InputError
-from omk.frozen import record
+from omk.core.errors import InputError
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.manifest import ManifestFields, _format, _shard, load
 
@@ -97,7 +97,7 @@ class ExperimentManifest:
     @classmethod
     def read_file(cls, path: Path) -> ExperimentManifest:
         """experiment.json read by the run-file rules; an InputError of one line when it cannot be."""
-        from omk.safe_files import read_run_file
+        from omk.io.safe_files import read_run_file
 
         try:
             text = read_run_file(path)

@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Mapping
 from typing import Any
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 
 Number = int | float
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.parts import details
 from omk.records.wire import JsonRecord

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 
 ITEM_KEYS = ("judge", "score", "reason", "reasoning", "cost_usd", "detail", "samples", "stddev", "failures", "judges", "agreement", "errors", "raw_replies", "error")  # fmt: skip

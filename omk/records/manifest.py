@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import InputError
-from omk.frozen import record
-from omk.lazy import forwarder
+from omk.core.errors import InputError
+from omk.core.frozen import record
+from omk.core.lazy import forwarder
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:

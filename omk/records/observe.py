@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.fields import Fields
 from omk.records.triggering import Rate
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 
 

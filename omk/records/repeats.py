@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds
 from omk.records.wire import JsonRecord

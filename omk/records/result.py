@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
-from omk.frozen import record
-from omk.model import Layer, Status
+from omk.core.frozen import record
 from omk.records.fields import Fields
+from omk.samples.model import Layer, Status
 
 if TYPE_CHECKING:  # a judge block's records load when a result has one (a run without a judge never does)
     from omk.records.judging import JudgeBlock

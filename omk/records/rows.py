@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, overload
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records.fields import Fields
 from omk.records.result import SampleResult
 
@@ -75,7 +75,7 @@ class ResultRows(LazyResults):
         return self._texts(self.spans)
 
     def _texts(self, spans: list[tuple[int, int]]) -> Iterator[str]:
-        from omk.safe_files import open_run_file
+        from omk.io.safe_files import open_run_file
 
         with open_run_file(self.path) as f:
             for offset, length in spans:
@@ -99,7 +99,7 @@ def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
     layout; None for any other (then read it whole). OSError, UnicodeDecodeError and
     JSONDecodeError come through for the caller to report (UnsafeFile, an OSError, for a FIFO,
     a device or a line over the run-file cap)."""
-    from omk.safe_files import open_run_file
+    from omk.io.safe_files import open_run_file
 
     with open_run_file(path) as f:
         if _line(f, path) != b"{\n":
@@ -113,7 +113,7 @@ def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:
 
 
 def _line(f: BinaryIO, path: Path) -> bytes:
-    from omk.safe_files import read_capped_line
+    from omk.io.safe_files import read_capped_line
 
     return read_capped_line(f, path)
 
@@ -143,7 +143,7 @@ def _scan(f: BinaryIO, path: Path) -> tuple[bytes, list[tuple[int, int]], bytes]
 
 def _rest(f: BinaryIO, path: Path) -> bytes:
     """What follows the results (the summary and the rest), at most the run-file cap."""
-    from omk.safe_files import UnsafeFile, run_file_cap
+    from omk.io.safe_files import UnsafeFile, run_file_cap
 
     cap = run_file_cap()
     rest = f.read(cap + 1)

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.wire import JsonRecord
 

@@ -16,7 +16,7 @@ from typing import Any, Self, TypeVar
 
 import msgspec
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records.fields import Fields
 
 T = TypeVar("T")

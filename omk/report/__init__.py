@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from omk.errors import ConfigError
-from omk.lazy import LazyRegistry
+from omk.core.errors import ConfigError
+from omk.core.lazy import LazyRegistry
 
 if TYPE_CHECKING:
     from omk.records.document import ReportDocument
@@ -63,11 +63,11 @@ def write_formats(out_dir: Path, report: Mapping[str, Any], formats: list[str], 
     `report` is the dictionary `Report.to_dict()` gives, or `Report.header()`: its `results` then
     are read from the run's results file as they are written. The other formats read the
     report.json just written, one result at a time, exactly as `omk report RUN_DIR` does.
-    Texts are masked where they come from (omk.secrets); this last pass masks the environment's
+    Texts are masked where they come from (omk.core.secrets); this last pass masks the environment's
     secrets once more, so a path nobody thought of (a hook's message) cannot write one either."""
+    from omk.core.secrets import Masker
     from omk.records.document import read_document
     from omk.report.json_report import write_json
-    from omk.secrets import Masker
 
     check_formats(formats)
     others = [fmt for fmt in dict.fromkeys(formats) if fmt != "json"]

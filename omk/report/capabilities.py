@@ -37,8 +37,8 @@ def terminal_table(report: ReportDocument, lang: str = "en") -> Any:
         return None
     from rich.text import Text
 
+    from omk.io.textsafe import for_terminal
     from omk.report.plain import PlainTable as Table
-    from omk.textsafe import for_terminal
 
     # narrower than the other formats, to fit 80 columns: the samples count goes (passed k/n
     # says the results), errored shows only when some errored; an interval wraps between words

@@ -47,8 +47,8 @@ def lines(report: ReportDocument, lang: str = "en") -> list[str]:
 def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
     from rich.text import Text
 
+    from omk.io.textsafe import for_terminal
     from omk.report.plain import plain
-    from omk.textsafe import for_terminal
 
     found = lines(report, lang)
     if not found:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records.experiment_block import (
     Case,
     Change,

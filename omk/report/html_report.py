@@ -115,7 +115,7 @@ def write_html(out_dir: Path, report: ReportDocument | Mapping[str, Any], lang: 
     """Write report.html into `out_dir`, piece by piece, into a temporary file renamed at the end
     (a reader never sees half a page)."""
     path = out_dir / "report.html"
-    from omk.fileio import open_atomic
+    from omk.io.fileio import open_atomic
 
     with open_atomic(path) as f:
         f.writelines(page_pieces(ReportDocument.of(report), lang))

@@ -203,12 +203,12 @@ ZH = {
     "what the answer says (contains, regex, json_schema …)": "回答说了什么：contains、regex、json_schema …",
     "what the agent does (tool_called, mock_hit, tool_sequence …)": "智能体做了什么：tool_called、mock_hit、tool_sequence …",
     "a rubric or dimensions the judge scores": "由评委打分的评分标准或维度",
-    # a recorded sample's agent doing what the recording never did (omk/mock_defs.py), read back by `note`
+    # a recorded sample's agent doing what the recording never did (omk/domain/mock_defs.py), read back by `note`
     "mock drift: the agent now calls {tool} with {input}, an input the recording never had": "模拟漂移：智能体现在以 {input} 调用 {tool}，录制中从未有过这个输入",
     "mock drift: the agent now calls {tool}, which the recording never did": "模拟漂移：智能体现在调用 {tool}，录制中从未有过这个调用",
     "Mock drift: {samples} made calls the recording never had": "模拟漂移：{samples}发出了录制中从未有过的调用",
     "recorded samples": "条录制的用例",
-    # a tool call the target does not offer (omk/toolnames.py, omk/report/unsupported.py), read back by `note`
+    # a tool call the target does not offer (omk/domain/toolnames.py, omk/report/unsupported.py), read back by `note`
     "the agent called {tool}, which {target} does not offer": "智能体调用了 {tool}，而 {target} 不提供这个工具",
     "Unsupported tool calls: {samples} called tools the target does not offer": "不支持的工具调用：{samples}调用了目标不提供的工具",
     "the agent CLI refused {tool} before its recorded mock could answer ({reason})": "在录制的模拟回答之前，智能体命令行工具就拒绝了 {tool}（{reason}）",
@@ -451,7 +451,7 @@ def counted(n: int, singular: str, plural: str, lang: str = "en") -> str:
     """`1 sample`, `3 samples` in English; Chinese has one form (`t(plural)`: `3 条用例`)."""
     if lang == "zh":
         return f"{n} {t(plural, lang)}"
-    from omk.textsafe import plural as english
+    from omk.io.textsafe import plural as english
 
     return english(n, singular, plural)
 
@@ -468,7 +468,7 @@ _UNSUPPORTED = re.compile(r"the agent called (?P<tool>.+?), which (?P<target>\S+
 
 def note(text: str, lang: str = "en") -> str:
     """A trace's note as `lang` says it: report.json keeps omk's English (a mock drift note,
-    omk/mock_defs.py, is read back and said again); a note omk does not know stays as written."""
+    omk/domain/mock_defs.py, is read back and said again); a note omk does not know stays as written."""
     if lang != "zh":
         return text
     for pattern, template in ((_DRIFT_WITH, DRIFT_WITH), (_DRIFT_NEW, DRIFT_NEW), (_UNSUPPORTED, UNSUPPORTED), (_REFUSED, REFUSED)):

@@ -8,13 +8,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from omk.fileio import open_atomic
-from omk.jsontext import finite, nonfinite_warning
-from omk.textsafe import SURROGATE_ESCAPE, scrub, scrub_value
+from omk.io.fileio import open_atomic
+from omk.io.jsontext import finite, nonfinite_warning
+from omk.io.textsafe import SURROGATE_ESCAPE, scrub, scrub_value
 
 if TYPE_CHECKING:
+    from omk.core.secrets import Masker
     from omk.records.document import ReportDocument
-    from omk.secrets import Masker
 
 FORMAT = "omk-report/1"
 

@@ -136,7 +136,7 @@ def render_junit(report: ReportDocument | Mapping[str, Any]) -> str:
 
 def write_junit(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
     """`junit.xml` in `out_dir`; its messages are in English whatever `lang`."""
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     path = out_dir / "junit.xml"
     write_atomic(path, render_junit(report))

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from omk.io.textsafe import safe_markdown_links, show_bidi
 from omk.records.document import ReportDocument
 from omk.records.result import Scores
 from omk.report import (
@@ -39,7 +40,6 @@ from omk.report.reasons import (
     turn_label,
     workspace_line,
 )
-from omk.textsafe import safe_markdown_links, show_bidi
 
 MAX_CELL = 300
 ROWS_SHOWN = 1000  # rows per table: a CI job summary has a size limit; every result is in the other reports
@@ -188,7 +188,7 @@ def _row(name: str, status: str | None, sc: Scores, graded: bool, mark: str) -> 
 
 
 def write_markdown(out_dir: Path, report: ReportDocument, lang: str = "en") -> Path:
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     path = out_dir / "summary.md"
     write_atomic(path, render_markdown(report, lang))

@@ -4,7 +4,7 @@ rich reads a `str` it prints, or holds as a table's cell, header, title or capti
 markup: `[/x]` in a sample's category would stop the command with a MarkupError, `[bold red]`
 would recolour the rest of the line, `:warning:` would become an emoji, and an escape sequence
 (`\\x1b[2J`) would reach the terminal whole. Everything shown is therefore made `plain` first:
-control and bidirectional characters escaped (omk.textsafe.for_terminal), held in a `Text`, which
+control and bidirectional characters escaped (omk.io.textsafe.for_terminal), held in a `Text`, which
 rich never parses.
 
 * `plain(text, style)` — a `Text` of `text`, escaped.
@@ -36,7 +36,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from omk.textsafe import for_terminal
+from omk.io.textsafe import for_terminal
 
 
 def plain(text: object, style: str = "", **options: Any) -> Text:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from omk.model import JUDGE_OFF
 from omk.records.document import Summary
 from omk.records.judging import JudgeBlock
 from omk.records.result import AssertionResult, Scores, TurnResult, WorkspaceChanges
 from omk.report.i18n import t
+from omk.samples.model import JUDGE_OFF
 
 
 class Graded(Protocol):
@@ -142,7 +142,7 @@ def passed_but_failed(result: Graded) -> list[str]:
 def turn_label(turn: TurnResult, width: int = 48, lang: str = "en") -> str:
     """`turn 2: Where is my order…` — a turn as a row of a table names it: what the user said,
     without the environment block before it or the fenced context after it."""
-    from omk.compose import said_by_user
+    from omk.domain.compose import said_by_user
     from omk.report.i18n import t
 
     prompt = " ".join(said_by_user(turn.prompt or "").split())

@@ -66,9 +66,9 @@ def print_terminal(rep: Repeats | None, console: Any, lang: str = "en") -> None:
         return
     from rich.text import Text
 
+    from omk.io.textsafe import for_terminal
     from omk.report.plain import PlainTable as Table
     from omk.report.plain import plain
-    from omk.textsafe import for_terminal
 
     n = rep.n or 0
     table = Table(title=plain(t("Repeats ({n} runs per sample)", lang).format(n=n), style="table.title"), title_justify="left")

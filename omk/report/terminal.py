@@ -66,7 +66,7 @@ def _turn_mark(passed: bool | None) -> Text:
 
 
 def for_terminal(text: Any) -> str:
-    from omk.textsafe import for_terminal as escaped
+    from omk.io.textsafe import for_terminal as escaped
 
     return escaped(str(text))
 

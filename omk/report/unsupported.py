@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from omk.domain.toolnames import UNSUPPORTED_NOTE, target_kind
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.report.i18n import counted, t
-from omk.toolnames import UNSUPPORTED_NOTE, target_kind
 
 SHOWN = 5  # samples named; the others are counted
 
@@ -57,8 +57,8 @@ def lines(report: ReportDocument, lang: str = "en") -> list[str]:
 def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
     from rich.text import Text
 
+    from omk.io.textsafe import for_terminal
     from omk.report.plain import plain
-    from omk.textsafe import for_terminal
 
     shown = lines(report, lang)
     if not shown:

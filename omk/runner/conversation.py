@@ -15,19 +15,19 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from omk.cache import conversation_key, identity_kind
-from omk.compose import compose_turn_prompt
-from omk.messages import reply_messages, user_message
-from omk.model import Sample
+from omk.core.tasks import gather_all
+from omk.domain.compose import compose_turn_prompt
+from omk.domain.messages import reply_messages, user_message
+from omk.domain.workspace import WorkFolder, checks_workspace
 from omk.records import MockStats, SampleResult, Tokens, Trace, TurnResult
 from omk.runner.grading import RunConfig, grade
 from omk.runner.retry import TargetFailure, call_with_retries
+from omk.samples.model import Sample
 from omk.scoring.layers import is_graded, score_turns
+from omk.store.cache import conversation_key, identity_kind
 from omk.targets.base import Target, TargetResult
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
-from omk.tasks import gather_all
-from omk.workspace import WorkFolder, checks_workspace
 
 
 def turn_view(sample: Sample, index: int) -> Sample:

@@ -15,7 +15,7 @@ import os
 import shlex
 from pathlib import Path
 
-from omk.errors import InputError, OmkError
+from omk.core.errors import InputError, OmkError
 
 LOCK_FILE = ".lock"
 

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
-from omk.cache import ResponseCache
+from omk.core.secrets import Masker
+from omk.domain.mock_defs import DRIFT_PREFIX, RECORDED, drift_notes
+from omk.domain.workspace import WorkFolder
+from omk.io.process import DEFAULT_MAX_OUTPUT_BYTES
 from omk.judge import NO_JUDGE, Judge
-from omk.mock_defs import DRIFT_PREFIX, RECORDED, drift_notes
-from omk.model import Layer, Sample, Status, Turn
-from omk.process import DEFAULT_MAX_OUTPUT_BYTES
 from omk.records import AssertionResult, Scores, Trace
 from omk.runner.retry import RetryPolicy
+from omk.samples.model import Layer, Sample, Status, Turn
 from omk.scoring.layers import passes, score_sample
-from omk.secrets import Masker
-from omk.workspace import WorkFolder
+from omk.store.cache import ResponseCache
 
 if TYPE_CHECKING:
     from omk.records.judging import JudgeBlock

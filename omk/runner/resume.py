@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
-from omk.errors import InputError, Problem
-from omk.model import Sample
+from omk.core.errors import InputError, Problem
 from omk.records import SampleResult
 from omk.records.manifest import RUN_FORMAT, RunManifest
+from omk.samples.model import Sample
 
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
@@ -30,7 +30,7 @@ NOT_RECORDED = ("command", "resume", "quiet", "dry_run", "budget_usd", "budget_p
 
 def write_manifest(out_dir: Path, manifest: RunManifest, mask: Callable[[Any], Any] = lambda data: data) -> Path:
     """run.json written whole; `mask` takes out of its JSON any secret a spec was given with."""
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     path = out_dir / MANIFEST
     write_atomic(path, json.dumps(mask(manifest.to_json()), ensure_ascii=False, indent=2, default=str) + "\n")
@@ -44,7 +44,7 @@ def read_manifest(run_dir: Path) -> RunManifest:
     name = str(path)
     if not run_dir.is_dir():
         raise InputError([Problem(str(run_dir), None, "", "", "--resume: no such run folder")])
-    from omk.safe_files import read_run_file
+    from omk.io.safe_files import read_run_file
 
     try:
         text = read_run_file(path)
@@ -79,7 +79,7 @@ def scan_finished(path: Path, samples: dict[str, Sample], repeat: int, tally: Dr
     or unreadable tail is truncated away so appends start on a fresh line. The file is opened by
     the file rules: a FIFO or a device in its place is an InputError, never a hang.
     """
-    from omk.safe_files import open_run_file
+    from omk.io.safe_files import open_run_file
 
     try:
         f = open_run_file(path, update=True)
@@ -110,7 +110,7 @@ _TOO_LONG = b"\x00too long\x00"  # stands for a line over the cap (never valid J
 def _read_line(f: BinaryIO) -> bytes:
     """The next line, or for one longer than the run-file cap a stand-in with its length (the
     line itself is skipped, a piece at a time, never held)."""
-    from omk.safe_files import run_file_cap
+    from omk.io.safe_files import run_file_cap
 
     cap = run_file_cap()
     line = f.readline(cap + 1)
@@ -129,7 +129,7 @@ def load_line(line: bytes | str) -> Any:
     so they cannot stop a report being written."""
     data = json.loads(line)
     if (b"\\u" in line) if isinstance(line, bytes) else ("\\u" in line):
-        from omk.textsafe import scrub_value
+        from omk.io.textsafe import scrub_value
 
         data = scrub_value(data)
     return data
@@ -141,7 +141,7 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped, 
         return None
     try:
         if line.startswith(_TOO_LONG):
-            from omk.safe_files import run_file_cap
+            from omk.io.safe_files import run_file_cap
 
             raise ValueError(f"longer than the {run_file_cap()} bytes omk reads of a line")
         data = load_line(line)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from omk.domain.toolnames import unsupported_note
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
-from omk.model import Sample
 from omk.records import Trace
+from omk.samples.model import Sample
 from omk.targets.base import Target, TargetResult
-from omk.toolnames import unsupported_note
 
 if TYPE_CHECKING:  # a conversation's turn carries one
     from omk.targets.session import Session

@@ -11,15 +11,15 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from omk.cache import cache_key, identity_kind
-from omk.compose import compose_prompt
-from omk.model import Sample
+from omk.core.tasks import run_bounded
+from omk.domain.compose import compose_prompt
+from omk.domain.workspace import checks_workspace
 from omk.records import SampleResult
 from omk.runner.grading import RunConfig, grade
 from omk.runner.retry import TargetFailure, call_with_retries
+from omk.samples.model import Sample
+from omk.store.cache import cache_key, identity_kind
 from omk.targets.base import Target, TargetResult
-from omk.tasks import run_bounded
-from omk.workspace import checks_workspace
 
 __all__ = ["RunConfig", "produce", "run_jobs", "run_sample", "run_samples"]
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import fmean
 
-from omk.model import normalize_capability
 from omk.records import SampleResult
 from omk.records.document import Capability
+from omk.samples.model import normalize_capability
 from omk.scoring.digest import Digest, digests
 from omk.scoring.intervals import mean_interval, pass_rate_interval, per_sample
 from omk.scoring.layers import round2

@@ -7,9 +7,9 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from omk.frozen import record
-from omk.model import JUDGE_OFF, NO_JUDGE, Status
+from omk.core.frozen import record
 from omk.records import AssertionResult, SampleResult, Scores, TurnResult
+from omk.samples.model import JUDGE_OFF, NO_JUDGE, Status
 
 if TYPE_CHECKING:
     from omk.records.judging import JudgeBlock
@@ -107,8 +107,8 @@ def trigger_cases(r: SampleResult) -> tuple[TriggerCase, ...]:
         checks = list(_skill_checks(unit.assertions))
         if not checks:
             continue
+        from omk.domain.skillset import fired
         from omk.records.triggering import TriggerCase  # loaded only when a result checks a skill
-        from omk.skillset import fired
 
         invoked = list(fired(unit.trace.tool_calls))
         for a in checks:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
-from omk.model import Layer, Status
 from omk.records import AssertionResult, Scores
+from omk.samples.model import Layer, Status
 
 
 @lru_cache(maxsize=4096)  # scores repeat (a few assertions per sample give a few ratios)

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from statistics import fmean, variance
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.records import SampleResult, TurnResult
 from omk.records.judging import JudgeBlock, JudgeItem
 from omk.records.repeats import VarianceSources

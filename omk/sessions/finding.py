@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from omk.safe_files import open_regular, special_reason
+from omk.io.safe_files import open_regular, special_reason
 
 _FIRST_LINE_BYTES = 1024 * 1024
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omk.io.safe_files import MAX_MOCK_FILE_BYTES, UnsafeFile, link_out_reason, open_regular, special_reason
+from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 from omk.loader.depth import MAX_DEPTH, deeper_than
-from omk.safe_files import MAX_MOCK_FILE_BYTES, UnsafeFile, link_out_reason, open_regular, special_reason
-from omk.textsafe import SURROGATE_ESCAPE, scrub_value
 
 MAX_SESSION_BYTES = 1024 * 1024 * 1024  # one session file; a longer one is read up to here, and says so
 MAX_LINE_BYTES = MAX_MOCK_FILE_BYTES  # one record

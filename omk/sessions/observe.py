@@ -315,7 +315,7 @@ _KEY_SHAPES = re.compile(
 def session_mask(env: Mapping[str, str]) -> Callable[[str], str]:
     """What every text taken from a session goes through: the secret values of this environment,
     strings shaped like well-known keys and tokens, and the home folder (written `~`)."""
-    from omk.secrets import REDACTED, Masker, configured_secrets
+    from omk.core.secrets import REDACTED, Masker, configured_secrets
 
     masker = Masker(configured_secrets(None, env))
     home = (env.get("HOME") or str(Path.home())).rstrip("/")

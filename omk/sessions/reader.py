@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.secrets import REDACTED, Masker
+from omk.core.secrets import REDACTED, Masker
 from omk.sessions.model import Session, SessionCli, SessionRequest, SessionToolCall, SkillFiring, SkillHow
 
 # Keys and tokens in the shapes the common services give them, masked even when this machine
@@ -128,7 +128,7 @@ class RequestBuilder:
         self.current.answer, self.current.answer_id = self.clean(said), message_id
 
     def call(self, call_id: str, name: str, call_input: Any, line: int) -> None:
-        from omk.toolnames import name_problem
+        from omk.domain.toolnames import name_problem
 
         if self.current is None:
             self.warnings.append(f"{self.path}:{line}: a tool call before any request, left out")

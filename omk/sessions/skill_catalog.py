@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from omk.frozen import record
-from omk.skillset import SKILL_FILE
+from omk.core.frozen import record
+from omk.domain.skillset import SKILL_FILE
 
 SKILL_MAX_BYTES = 256 * 1024
 INSTALL_FOLDERS = (".claude/skills", ".codex/skills", ".agents/skills")
@@ -79,7 +79,7 @@ def description_of(text: str) -> str:
 
 def read_catalog(roots: Sequence[Path], warnings: list[str]) -> dict[str, KnownSkill]:
     """The skills under `roots`, by name (first found wins); unreadable SKILL.md files are warned of."""
-    from omk.safe_files import read_regular_bytes
+    from omk.io.safe_files import read_regular_bytes
 
     found: dict[str, KnownSkill] = {}
     for root in roots:

@@ -1,7 +1,7 @@
 """Every setting omk takes, declared once: its name, type, default, help, range, and the places it
 may be given — an `omk eval` flag, an omk.yaml key, an environment variable, a keyword of the
-Python API. The command line's flags (omk.settings.flags), omk.yaml's check (omk.config), the
-order in which the sources override each other (omk.config.load_settings), the API's keywords
+Python API. The command line's flags (omk.settings.flags), omk.yaml's check (omk.settings.config), the
+order in which the sources override each other (omk.settings.config.load_settings), the API's keywords
 (omk.api) and the range check of the engine (omk.engine.checks) are all made from `SETTINGS`.
 
 Adding a setting is one `Setting(...)` line here plus the code that uses its value.
@@ -205,7 +205,7 @@ SETTINGS: tuple[Setting, ...] = (
     # omk.yaml only
     Setting("variants", (list,), "an experiment's arms (omk/engine/variants.py)", yaml=True, into=None),
     Setting("system", (str,), "a system prompt for model targets", yaml=True),
-    Setting("skill", (str, list), "a skill file or folder, a folder of skill folders, or a list of them (omk.skillset)", yaml=True, path_from=("yaml",)),
+    Setting("skill", (str, list), "a skill file or folder, a folder of skill folders, or a list of them (omk.domain.skillset)", yaml=True, path_from=("yaml",)),
     Setting("skills", (str, list), "the same as skill, under its plural name", yaml=True, path_from=("yaml",)),
     Setting("regex_timeout", (int, float), "seconds a regex assertion may take", 2.0, SECONDS, yaml=True),
     Setting("hook_timeout", (int, float), "seconds a sample's hook may take", 30.0, SECONDS, yaml=True),
@@ -213,7 +213,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("url_max_bytes", (int,), "size cap per fetched URL (URL inlining)", None, BYTES, yaml=True),
     Setting("max_output_bytes", (int,), "stdout kept from a cmd: target or a command judge per call", None, BYTES, yaml=True),
     Setting("max_turns", (int,), "turns a model target's tool loop, or Claude Code, may take per sample", None, yaml=True),
-    Setting("allow_paths", (list, str), "folders outside the samples' own that return_file and hooks may use (omk.safe_files)", yaml=True, into=None),
+    Setting("allow_paths", (list, str), "folders outside the samples' own that return_file and hooks may use (omk.io.safe_files)", yaml=True, into=None),
     Setting("openai", (dict,), "the openai: target and judge: base_url, api_key_env, params, price", yaml=True),
     Setting("anthropic", (dict,), "the anthropic: target and judge: base_url, api_key_env, params, price", yaml=True),
     Setting("claude", (dict,), "the Claude Code CLI target: path, args, env, mcp_config, user_config", yaml=True, path_from=("yaml",)),

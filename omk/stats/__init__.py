@@ -8,7 +8,7 @@ calls `analyze`; `ExperimentBlock.of(analysis)` (omk.records.experiment_block) i
 
 from typing import TYPE_CHECKING
 
-from omk.lazy import forwarder
+from omk.core.lazy import forwarder
 
 # Each name's module, imported when the name is first asked for: a plain run reads one function
 # of this package (a distribution) and should not load the whole experiment analysis with it.

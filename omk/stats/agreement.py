@@ -24,7 +24,7 @@ import random
 from collections.abc import Sequence
 from typing import Literal
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import expanded_alpha, quantile
 
 Level = Literal["interval", "ordinal"]

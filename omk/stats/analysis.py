@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import Draws
 from omk.stats.comparison import PairedComparison, compare
 from omk.stats.data import AnalysisSettings, VariantRun, fold_variant

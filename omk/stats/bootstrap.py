@@ -35,7 +35,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Literal
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.distributions import normal_cdf, t_ppf
 
 Method = Literal["expanded", "percentile", "t"]  # "t": `score_interval` past BOOTSTRAP_UP_TO values

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 from omk.stats.data import LAYERS, AnalysisSettings, SampleOutcome, within_sample_sd
 from omk.stats.paired import (

@@ -23,7 +23,7 @@ from dataclasses import field
 from statistics import fmean, stdev
 from typing import Literal
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import METHODS, Method
 
 LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")

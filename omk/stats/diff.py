@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.data import Record, SampleOutcome, fold
 from omk.stats.paired import EPS, _r
 

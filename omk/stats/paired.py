@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import Interval, bootstrap_paired_change, effective_resamples
 from omk.stats.data import AnalysisSettings, SampleOutcome
 from omk.stats.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p

@@ -4,7 +4,7 @@ why those)."""
 
 from __future__ import annotations
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.distributions import binomial_two_sided_p
 from omk.stats.winrate import Proportion, wilson_interval
 

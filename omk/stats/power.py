@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean, variance
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.paired import NO_SPREAD, min_detectable_effect, no_spread, samples_needed
 
 REPEAT_CHOICES = (1, 2, 3, 5, 10)

@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 from statistics import fmean
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 
 RESAMPLES = 10_000

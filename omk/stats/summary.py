@@ -15,7 +15,7 @@ from dataclasses import field
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.bootstrap import Draws, Interval, score_interval
 from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
 from omk.stats.paired import EPS

@@ -56,7 +56,7 @@ from enum import StrEnum
 from statistics import median
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 from omk.stats.comparison import PairedComparison
 from omk.stats.data import LAYERS, AnalysisSettings
 from omk.stats.paired import EPS, NO_SPREAD, MeasureDelta, no_spread, samples_needed

@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from omk.frozen import record
-from omk.lazy import forwarder
+from omk.core.frozen import record
+from omk.core.lazy import forwarder
 from omk.stats.distributions import normal_ppf
 
 

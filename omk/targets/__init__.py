@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from omk.errors import ConfigError
-from omk.lazy import LazyRegistry
+from omk.core.errors import ConfigError
+from omk.core.lazy import LazyRegistry
 from omk.targets.base import Target, TargetError, TargetResult
 
 __all__ = ["KINDS", "Target", "TargetError", "TargetFactory", "TargetResult", "make_target", "register_target"]
@@ -45,7 +45,7 @@ def register_target(kind: str, factory: str) -> None:
 def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
     """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`. Whatever it
     returns has the run's secrets masked (omk.targets.masked)."""
-    from omk.secrets import Masker
+    from omk.core.secrets import Masker
     from omk.targets.masked import MaskedTarget
 
     return MaskedTarget(_make(spec, base_dir, settings), Masker.for_run(settings))

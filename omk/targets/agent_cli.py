@@ -12,16 +12,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from omk.errors import ConfigError
-from omk.frozen import record
-from omk.model import Sample
-from omk.process import max_output_bytes
+from omk.core.errors import ConfigError
+from omk.core.frozen import record
+from omk.core.secrets import Masker
+from omk.domain.target_result import TargetResult
+from omk.domain.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot, unread_notes
+from omk.io.process import max_output_bytes
 from omk.records import ToolCall
-from omk.secrets import Masker
-from omk.target_result import TargetResult
+from omk.samples.model import Sample
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
-from omk.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot, unread_notes
 
 
 @record
@@ -58,7 +58,7 @@ class AgentCli:
     async def run(self, argv: list[str], cwd: Path, env: dict[str, str], prompt: str, max_bytes: int) -> tuple[bytes, bytes, int]:
         """Run the CLI once in its own process group (a kill takes its hooks and tools too), the
         prompt on stdin: (stdout within `max_bytes`, the tail of stderr, the exit code)."""
-        from omk.process import OutputTooLarge, communicate, start_program, stop_program
+        from omk.io.process import OutputTooLarge, communicate, start_program, stop_program
         from omk.targets.base import TargetError
 
         try:
@@ -208,7 +208,7 @@ class AgentCliTarget(Generic[Space, Kept]):
         per run), and a digest of omk's own code that writes its settings, hooks and flags."""
         import sys
 
-        from omk.target_identity import source_digest
+        from omk.domain.target_identity import source_digest
 
         own = Path(str(sys.modules[type(self).__module__].__file__)).parent
         files = [str(p) for p in own.glob("*.py")] + [__file__]

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.domain.messages import Message, assistant_message, tool_message
+from omk.io.safe_files import read_text_file
 from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
-from omk.messages import Message, assistant_message, tool_message
 from omk.records import Tokens, ToolCall, Trace
-from omk.safe_files import read_text_file
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 
@@ -59,7 +59,7 @@ async def run_agent_loop(
     tokens_out: int | None = None
     notes: list[str] = []
     unanswered: list[ToolCall] = []
-    messages: list[Message] = []  # neutral, for the next turn of a conversation (omk.messages)
+    messages: list[Message] = []  # neutral, for the next turn of a conversation (omk.domain.messages)
     text = ""
     while True:
         turn = await conversation.step()
@@ -119,7 +119,7 @@ def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
     settings = settings or {}
     text, skill = settings.get("system"), settings.get("skill")
     if settings.get("skills") is not None or isinstance(skill, list):
-        from omk.skillset import configured_skills
+        from omk.domain.skillset import configured_skills
 
         found = configured_skills(settings)
         if len(found) > 1:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from omk.domain.target_identity import CacheIdentity
+from omk.domain.target_result import TargetResult
 from omk.llm.errors import CallError
-from omk.model import Sample
-from omk.target_identity import CacheIdentity
-from omk.target_result import TargetResult
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from omk.targets.session import Session
@@ -34,7 +34,7 @@ class Target(Protocol):
 
     def cache_identity(self) -> CacheIdentity | None:
         """What, besides the sample, determines the output: model, endpoint, program,
-        environment, settings (omk.target_identity; every field is required).
+        environment, settings (omk.domain.target_identity; every field is required).
 
         None means "do not cache" (replay is already free). Never include secrets.
         """

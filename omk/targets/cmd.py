@@ -1,7 +1,7 @@
 """`cmd:COMMAND LINE`: a program speaking the command protocol (docs/targets.md), once per sample.
 
 In a conversation the program is started once per turn: the request's `messages` carry the
-earlier turns (neutral messages, omk.messages) and `turn` says which turn this is.
+earlier turns (neutral messages, omk.domain.messages) and `turn` says which turn this is.
 
 omk writes one JSON line `{"type": "request", …}` to the program's stdin. The program may ask
 for tools with `{"type": "tool_call", "id", "tool", "input"}` lines on stdout, which omk answers
@@ -30,22 +30,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import ConfigError
-from omk.extras import installed, missing_message
-from omk.messages import Message, assistant_message, tool_message, user_message
-from omk.model import Sample
-from omk.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
+from omk.core.errors import ConfigError
+from omk.core.extras import installed, missing_message
+from omk.core.secrets import Masker
+from omk.domain.messages import Message, assistant_message, tool_message, user_message
+from omk.domain.target_identity import CacheIdentity, command_files, environment, selected
+from omk.domain.trace_io import TraceFormatError, parse_trace
+from omk.domain.workspace import FreshFolder, checks_workspace
+from omk.io.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.records import Trace
-from omk.secrets import Masker
-from omk.target_identity import CacheIdentity, command_files, environment, selected
+from omk.samples.model import Sample
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.masked import mask_result
 from omk.targets.mocks import MockSandbox, as_text, offered_tools
 from omk.targets.prelude import history_for, system_for
 from omk.targets.session import Session
-from omk.trace_io import TraceFormatError, parse_trace
-from omk.workspace import FreshFolder, checks_workspace
 
 if TYPE_CHECKING:  # imported when a sample is served over MCP: it loads the MCP SDK
     from omk.targets.mcp_sandbox import McpSandboxServer

@@ -1,5 +1,5 @@
 """A target whose every output, trace and error message has the run's secrets masked (and lone
-surrogates replaced, omk.textsafe).
+surrogates replaced, omk.io.textsafe).
 
 `make_target` wraps each target in one, so no kind (a model API whose server echoes the key, a
 `cmd:` program that prints its environment, a recording that holds a key) can put a secret into
@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from omk.model import Sample
+from omk.core.secrets import Masker
+from omk.io.textsafe import scrub, scrub_value
 from omk.records import ToolCall, Trace, WorkspaceChanges
-from omk.secrets import Masker
+from omk.samples.model import Sample
 from omk.targets.base import CacheIdentity, Target, TargetError, TargetResult
-from omk.textsafe import scrub, scrub_value
 
 if TYPE_CHECKING:  # a conversation's session; a single-prompt sample has none
     from omk.targets.session import Session

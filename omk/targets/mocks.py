@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omk.mock_defs import is_subset, mock_keys, return_file_path
-from omk.model import Sample
+from omk.domain.mock_defs import is_subset, mock_keys, return_file_path
+from omk.domain.tool_input import command_of, normalized, path_of
+from omk.domain.toolnames import same_tool
 from omk.records import CallOutcome, MockStats, ToolCall
-from omk.tool_input import command_of, normalized, path_of
-from omk.toolnames import same_tool
+from omk.samples.model import Sample
 
 PERMISSIVE_SCHEMA: dict[str, Any] = {"type": "object"}
 
@@ -120,7 +120,7 @@ def mock_matches(mock: dict[str, Any], tool: str, call_input: Any) -> bool:
     if not (mock_tool == tool or mock_tool == "*" or same_tool(mock_tool, tool)):
         return False
     match = mock.get("match") or {}
-    call_input = normalized(call_input)  # as a recording reads it (omk/tool_input.py)
+    call_input = normalized(call_input)  # as a recording reads it (omk/domain/tool_input.py)
     return all(_match_field(name, expected, call_input) for name, expected in match.items())
 
 
@@ -303,7 +303,7 @@ class MockSandbox:
 
     def _read_return_file(self, name: str) -> Any:
         """The file's text; a `.json` file that parses is returned as its value, like `return`."""
-        from omk.safe_files import MAX_MOCK_FILE_BYTES, UnsafeFile, read_regular_bytes
+        from omk.io.safe_files import MAX_MOCK_FILE_BYTES, UnsafeFile, read_regular_bytes
 
         path = return_file_path(name, self.base_dir)
         try:  # a regular file only, size-capped (the loader also checked it is inside the project)

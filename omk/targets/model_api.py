@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from omk.domain.messages import Message, user_message
+from omk.domain.target_identity import CacheIdentity, environment, selected, without_credentials
 from omk.llm.client import ModelClient, ModelTurn, RequestedCall, Tool, ToolResult
 from omk.llm.http import provider_settings, public_url
-from omk.messages import Message, user_message
-from omk.model import Sample
-from omk.target_identity import CacheIdentity, environment, selected, without_credentials
+from omk.samples.model import Sample
 from omk.targets.agent_loop import max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools

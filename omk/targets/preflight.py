@@ -13,7 +13,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
 
 CONNECT_SECONDS = 3.0
 

@@ -1,7 +1,7 @@
 """What a sample puts before its prompt: a system prompt filled from its variables, and a history.
 
 Big Sky examples carry `inputs.context` (`Sample.variables`) and the conversation so far
-(`Sample.history`, neutral messages as omk.messages describes). The system prompt a target
+(`Sample.history`, neutral messages as omk.domain.messages describes). The system prompt a target
 sends for such a sample is, in order:
 
 1. the system prompt under test (omk.yaml `system:` / `skill:`), with every `{{ dotted.path }}`
@@ -20,8 +20,8 @@ import json
 import re
 from typing import Any
 
-from omk.dotpath import lookup
-from omk.model import Sample
+from omk.core.dotpath import lookup
+from omk.samples.model import Sample
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}")
 CONTEXT_HEADING = "## Context"

@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.errors import InputError, Problem
-from omk.model import Sample
-from omk.safe_files import read_text_file
+from omk.core.errors import InputError, Problem
+from omk.domain.trace_io import TraceFormatError, parse_trace
+from omk.io.safe_files import read_text_file
+from omk.samples.model import Sample
 from omk.targets.base import TargetError, TargetResult
-from omk.trace_io import TraceFormatError, parse_trace
 
 # A replay file is the user's own recording of many outputs, read whole: larger than a samples
 # file may be, but still bounded (a regular file only, like every file omk reads).

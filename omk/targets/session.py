@@ -1,7 +1,7 @@
 """What one conversation carries from turn to turn: its history and its mock sandbox.
 
 A multi-turn sample (`Sample.turns`) is sent one turn at a time; each call gets a `Session` with
-the earlier turns as neutral messages (omk.messages). The sandbox is shared so mocks keep their
+the earlier turns as neutral messages (omk.domain.messages). The sandbox is shared so mocks keep their
 state (a `return_seq` goes on where the previous turn left it).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from omk.messages import Message, user_message
+from omk.domain.messages import Message, user_message
 from omk.targets.mocks import MockSandbox
 
 

@@ -31,11 +31,11 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from omk.errors import ConfigError, Problem
-from omk.frozen import record
+from omk.core.errors import ConfigError, Problem
+from omk.core.frozen import record
+from omk.io.safe_files import read_text_file
 from omk.loader.document import Document, ParseFailure, Path_
 from omk.loader.yaml_lines import parse_yaml
-from omk.safe_files import read_text_file
 from omk.testing import anthropic, openai_chat, responses
 from omk.testing.conversation import Exchange
 from omk.testing.steps import HttpError, Request, ScriptTurn, ToolRequest

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 # The endpoint paths, and the API each one speaks.
 API_PATHS = {

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from omk.errors import InputError
-from omk.frozen import record
+from omk.core.errors import InputError
+from omk.core.frozen import record
 from omk.records.document import ReportDocument, read_document
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class EvolveEntry:
 def _is_evolve(folder: Path) -> bool:
     """Whether the folder's report.json opens as an evolve report does (its first bytes, read by
     the file rules: a FIFO, a device or a link out of the folder is not opened)."""
-    from omk.safe_files import link_out_reason, special_reason
+    from omk.io.safe_files import link_out_reason, special_reason
 
     path = folder / REPORT
     if special_reason(path) or link_out_reason(path):
@@ -90,7 +90,7 @@ def find_evolve_runs(roots: list[Path]) -> tuple[list[EvolveEntry], list[str]]:
     """The evolve runs under `roots` (by folder name, which starts with the time it was made),
     and one line per folder that could not be read."""
     from omk.evolve.report import read_report
-    from omk.safe_files import read_run_file
+    from omk.io.safe_files import read_run_file
 
     found: list[EvolveEntry] = []
     problems: list[str] = []
@@ -158,9 +158,9 @@ def _unique(bases: list[str]) -> list[str]:
 
 
 def _commit(folder: Path) -> str | None:
-    from omk.errors import InputError
+    from omk.core.errors import InputError
+    from omk.io.safe_files import read_run_file
     from omk.records.manifest import RunManifest
-    from omk.safe_files import read_run_file
 
     try:
         commit = RunManifest.read(read_run_file(folder / "run.json"), str(folder / "run.json")).git

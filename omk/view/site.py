@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import cast
 from urllib.parse import unquote
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.view import pages
 from omk.view.runs import EvolveEntry, RunEntry, find_evolve_runs, find_runs
 

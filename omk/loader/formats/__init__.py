@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omk.errors import Problem
+from omk.core.errors import Problem
 from omk.loader.document import Document
 from omk.loader.formats.detect import BIGSKY, M365, OMK, detect, refuse
-from omk.model import Sample
+from omk.samples.model import Sample
 
 __all__ = ["BIGSKY", "M365", "OMK", "detect", "read_foreign", "refuse"]
 

@@ -13,7 +13,7 @@
 Each example becomes one `Sample` (`source_format="bigsky"`):
 
 * the last message (it must be the user's) is the prompt; the messages before it are the
-  history, sent as they are (`Sample.history`, neutral messages as omk.messages has them);
+  history, sent as they are (`Sample.history`, neutral messages as omk.domain.messages has them);
 * `inputs.context` is `Sample.variables`, rendered into the system prompt (omk.targets.prelude);
 * the agent gets one model call (`Sample.single_step`), as Big Sky's agents do: the tool calls it
   asks for are recorded, not run, and its content is the output;
@@ -39,12 +39,12 @@ from typing import Any
 
 import regex
 
-from omk.errors import Problem
+from omk.core.errors import Problem
+from omk.domain.messages import assistant_message, tool_message, user_message
 from omk.loader.document import Document, Path_
 from omk.loader.formats.common import Reader
 from omk.loader.messages import did_you_mean, kind_of, one_of
-from omk.messages import assistant_message, tool_message, user_message
-from omk.model import AssertionSpec, Sample
+from omk.samples.model import AssertionSpec, Sample
 
 STANDARD = {
     "chat:matchToolCall": "match_tool_call",

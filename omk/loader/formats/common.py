@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omk.errors import Problem
+from omk.core.errors import Problem
 from omk.loader.build import SourceInfo, build_spec
 from omk.loader.document import Document, Path_
 from omk.loader.messages import field_label, kind_of
-from omk.model import AssertionSpec, SourceRef
+from omk.samples.model import AssertionSpec, SourceRef
 
 
 class Reader:

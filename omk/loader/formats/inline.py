@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omk.errors import InputError, Problem
+from omk.core.errors import InputError, Problem
 from omk.loader.document import Document, NoLines
 from omk.loader.formats.m365 import CURRENT_VERSION, read_m365
 

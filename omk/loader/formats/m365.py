@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from omk.assertions.m365 import CITATION_FORMATS, TELEMETRY_EVALUATORS
-from omk.errors import Problem
+from omk.core.errors import Problem
 from omk.loader.document import Document, Path_
 from omk.loader.formats.common import Reader
 from omk.loader.messages import did_you_mean, kind_of, one_of, show
-from omk.model import AssertionSpec, Sample, Turn
+from omk.samples.model import AssertionSpec, Sample, Turn
 
 SUPPORTED = "1.x"
 CURRENT_VERSION = "1.2.0"  # what `omk migrate` writes

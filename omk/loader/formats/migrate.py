@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from omk.errors import InputError, Problem
+from omk.core.errors import InputError, Problem
 from omk.loader.document import ParseFailure
 from omk.loader.formats.detect import M365, OMK, detect
 from omk.loader.formats.m365 import CURRENT_VERSION, VERSION, is_pairs, legacy_pairs, read_m365
@@ -62,7 +62,7 @@ def backup_path(path: Path, now: datetime) -> Path:
 
 def _upgrade(path: Path, items: list[Any], now: datetime, what: str) -> Migrated:
     """`{"schemaVersion": CURRENT_VERSION, "items": items}` in place of the file, after a backup."""
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     backup = backup_path(path, now)
     shutil.copy2(path, backup)
@@ -72,7 +72,7 @@ def _upgrade(path: Path, items: list[Any], now: datetime, what: str) -> Migrated
 
 
 def migrate(path: Path, now: datetime | None = None) -> Migrated:
-    from omk.fileio import write_atomic
+    from omk.io.fileio import write_atomic
 
     name = str(path)
     try:

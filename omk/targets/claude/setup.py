@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.domain.skillset import SkillPath, configured_skills
+from omk.io.safe_files import file_sha256, read_text_file, regular_files
 from omk.llm.pricing import price_of, price_setting
-from omk.safe_files import file_sha256, read_text_file, regular_files
-from omk.skillset import SkillPath, configured_skills
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 
@@ -129,8 +129,8 @@ NOT_RUN = "not checked (dry run)"
 
 def cli_version(binary: str, spec: str) -> str:
     """`2.1.331` from `claude --version`; the cache key carries it, so an upgrade re-runs. A dry
-    run starts no program: the version is then NOT_RUN (omk.process.may_start)."""
-    from omk.process import may_start
+    run starts no program: the version is then NOT_RUN (omk.io.process.may_start)."""
+    from omk.io.process import may_start
 
     if not may_start(f"the {spec.partition(':')[0]} CLI's version ({binary} --version)"):
         return NOT_RUN
@@ -200,7 +200,7 @@ def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
 def read_mcp_config(path: Path) -> tuple[bytes, dict[str, Any]]:
     """The bytes of `claude.mcp_config` and its `mcpServers`, read by the file rules (a regular
     file, never a FIFO, a device or /proc, up to the samples-file cap); ConfigError in one line."""
-    from omk.safe_files import read_regular_bytes, sample_file_cap
+    from omk.io.safe_files import read_regular_bytes, sample_file_cap
 
     try:
         raw = read_regular_bytes(path, sample_file_cap())
@@ -280,7 +280,7 @@ def user_files_digest() -> dict[str, str | None]:
     """Under `claude.user_config`: the sha256 of the user's own settings files the CLI reads
     (`$CLAUDE_CONFIG_DIR` or `~/.claude`), for the cache key; None for one that is not there.
     Their `env` block can point the CLI at another endpoint or model."""
-    from omk.safe_files import read_regular_bytes, sample_file_cap
+    from omk.io.safe_files import read_regular_bytes, sample_file_cap
 
     folder = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
     found: dict[str, str | None] = {}

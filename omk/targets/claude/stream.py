@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from omk.messages import Message, assistant_message, tool_message
+from omk.domain.messages import Message, assistant_message, tool_message
 from omk.records import CallOutcome, MockStats, Tokens, ToolCall, Trace
 from omk.targets.mocks import as_text
 
@@ -168,7 +168,7 @@ def build_trace(run: StreamRun, calls: list[ToolCall], mock_stats: MockStats | N
 
 
 def history(run: StreamRun, calls: list[ToolCall], output: str) -> list[Message]:
-    """The turn as neutral messages (omk.messages): each assistant step with its calls and
+    """The turn as neutral messages (omk.domain.messages): each assistant step with its calls and
     their results, then the final answer."""
     answered = {id(use): call for use, call in zip(run.uses, calls, strict=True)}
     messages: list[Message] = []

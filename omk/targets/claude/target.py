@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from omk.domain.target_identity import CacheIdentity, environment, selected
 from omk.llm.pricing import cost_usd
-from omk.model import Sample
-from omk.target_identity import CacheIdentity, environment, selected
+from omk.samples.model import Sample
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup

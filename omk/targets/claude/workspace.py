@@ -21,21 +21,21 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from omk import extras
-from omk.model import Sample
-from omk.safe_files import copy_confined, sample_path, skill_notes, special_reason
+from omk.core import extras
+from omk.domain.workspace import copy_workspace, snapshot
+from omk.io.safe_files import copy_confined, sample_path, skill_notes, special_reason
+from omk.samples.model import Sample
 from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.setup import ClaudeSettings, read_mcp_config
 from omk.targets.mocks import MockSandbox
-from omk.workspace import copy_workspace, snapshot
 
 HOOK_TIMEOUT_S = 30
 
 
 def source_folder(sample: Sample) -> Path:
     """Where `files_available` are read: the sample's `cwd` (relative to the samples file), else
-    the samples file's folder. The loader has checked it is inside the project (omk.safe_files)."""
+    the samples file's folder. The loader has checked it is inside the project (omk.io.safe_files)."""
     return sample_path(sample.cwd, sample.base_dir) if sample.cwd else sample.base_dir
 
 

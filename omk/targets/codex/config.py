@@ -4,7 +4,7 @@ Codex reads each override's value as TOML. Every text that reaches one (a model 
 system prompt, a path, a stand-in MCP server's command) is written by a TOML writer (tomli-w),
 never spliced into TOML by hand; a key (a table's name, such as the stand-in server's name, which
 comes from a sample's mock) must be a bare TOML key of letters, digits, `_` and `-`, which is
-also all a tool or MCP server name may hold (omk.toolnames). Anything else raises ValueError.
+also all a tool or MCP server name may hold (omk.domain.toolnames). Anything else raises ValueError.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omk.errors import ConfigError
+from omk.core.errors import ConfigError
+from omk.domain.skillset import configured_skills
+from omk.io.safe_files import read_text_file
 from omk.llm.pricing import price_of, price_setting
-from omk.safe_files import read_text_file
-from omk.skillset import configured_skills
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
 

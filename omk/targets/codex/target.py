@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from omk.messages import assistant_message, tool_message
-from omk.model import Sample
-from omk.target_identity import CacheIdentity, environment
+from omk.domain.messages import assistant_message, tool_message
+from omk.domain.target_identity import CacheIdentity, environment
+from omk.samples.model import Sample
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex import config, hook, setup

@@ -21,15 +21,15 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from omk import extras
-from omk.model import Sample
-from omk.safe_files import copy_confined, skill_notes
+from omk.core import extras
+from omk.domain.workspace import copy_workspace, snapshot
+from omk.io.safe_files import copy_confined, skill_notes
+from omk.samples.model import Sample
 from omk.targets.base import TargetError
 from omk.targets.claude import hook, mcp_stub
 from omk.targets.claude.workspace import copy_available
 from omk.targets.codex.setup import CodexSettings
 from omk.targets.mocks import MockSandbox
-from omk.workspace import copy_workspace, snapshot
 
 
 def _special(folder: str, names: list[str]) -> set[str]:

@@ -1,6 +1,6 @@
 """What a target's answer depends on besides the sample: its cache identity.
 
-The response cache keys an answer by the sample and by this record (omk.cache). Every target kind
+The response cache keys an answer by the sample and by this record (omk.store.cache). Every target kind
 builds one in its `cache_identity`, and every field is required, so a kind cannot leave one out by
 forgetting it: the model, the endpoint its calls go to, the program that answers, the environment
 variables that reach what answers, and its settings. Two runs whose identities differ in anything
@@ -8,7 +8,7 @@ never share an answer: a run against a scripted model server and a run against t
 proxy) are two targets.
 
 The record is hashed into the key and never stored. Secrets still never enter it in clear: a
-variable named like a secret (omk.secrets) is recorded as `set`, a URL loses its `user:password@`
+variable named like a secret (omk.core.secrets) is recorded as `set`, a URL loses its `user:password@`
 part, and any known secret inside another value is masked.
 """
 
@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from omk.frozen import record
-from omk.safe_files import file_sha256
+from omk.core.frozen import record
+from omk.io.safe_files import file_sha256
 
 if TYPE_CHECKING:
-    from omk.secrets import Masker
+    from omk.core.secrets import Masker
 
 # The proxy variables every HTTP client omk starts or calls through reads, in any case.
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
@@ -73,7 +73,7 @@ def environment(names: Iterable[str], mask: Masker | None = None, environ: Mappi
     """The value of each named variable that is set, as the cache key may hold it: a variable
     named like a secret (`OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`) as `set`, a URL without its
     credentials, and any known secret inside another value masked."""
-    from omk.secrets import secret_env_names
+    from omk.core.secrets import secret_env_names
 
     env = os.environ if environ is None else environ
     present = {n: env[n] for n in names if n in env and n not in LOCAL_ONLY}

@@ -10,7 +10,7 @@ from pathlib import Path
 def commit_of(path: Path) -> str | None:
     """The HEAD commit of the repository holding `path` (a file or folder), or None: not in a
     repository, no git, or git slower than two seconds."""
-    from omk.process import may_start
+    from omk.io.process import may_start
 
     if not may_start("the samples' git commit"):
         return None

@@ -28,7 +28,7 @@ def mock_keys(mocks: Sequence[dict[str, Any]]) -> list[str]:
 def return_file_path(name: str, base_dir: Path) -> Path:
     """Where a mock's `return_file` is read: `~` expanded, relative to the samples file's folder.
     The loader checks the file is there (omk/loader/files.py); a file gone by run time is a marked error."""
-    from omk.safe_files import sample_path
+    from omk.io.safe_files import sample_path
 
     return sample_path(name, base_dir)
 
@@ -83,7 +83,7 @@ def drift_notes(
     a mock's answer, so it refuses the edit the recording saw run. That is said as it is."""
     if provenance != RECORDED or not mocks:
         return []
-    from omk.toolnames import same_tool
+    from omk.domain.toolnames import same_tool
 
     notes = []
     for call in calls:
@@ -92,7 +92,7 @@ def drift_notes(
             continue
         recorded = matches is not None and any(matches(m, tool, call.input) for m in mocks)
         if recorded and call.outcome == "unsupported":
-            continue  # the trace names it apart (omk.toolnames.unsupported_note)
+            continue  # the trace names it apart (omk.domain.toolnames.unsupported_note)
         if recorded and call.outcome == "refused":
             notes.append(REFUSED.format(tool=tool, reason=refusal(call.output)))
         elif tool in BOOKKEEPING_TOOLS:

@@ -3,7 +3,7 @@ prompt, the fenced context. The run composes it; a report takes it apart again (
 
 from __future__ import annotations
 
-from omk.model import Sample
+from omk.samples.model import Sample
 
 ENV_HEADER = "## 题设环境声明（仅作上下文）"
 ENV_CLI = "- 题设声明可用的 CLI（仅作上下文，不修改 PATH）："

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from omk.domain.workspace import WorkFolder
 from omk.records import Trace
-from omk.workspace import WorkFolder
 
 
 @dataclass(slots=True)
@@ -18,7 +18,7 @@ class TargetResult:
     output: str
     trace: Trace = field(default_factory=Trace)
     # In a conversation: what this turn said after the user message, as neutral messages
-    # (omk.messages), so the next turn can send it as history. Empty = just `output`.
+    # (omk.domain.messages), so the next turn can send it as history. Empty = just `output`.
     messages: list[dict[str, Any]] = field(default_factory=list)
     # An agent that worked in a folder of its own: that folder, kept for the sample's checks
     # until the run engine removes it (never cached: a cached result has none).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from omk.errors import InputError
+from omk.core.errors import InputError
 from omk.records import CALL_OUTCOMES, MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
 from omk.records.fields import Fields
 from omk.records.result import EMPTY_TRACE

@@ -1,7 +1,7 @@
 """A sample's workspace: the folder an agent works in, and what it left there.
 
 A sample's `workspace:` names a folder (relative to the samples file, inside the project, as
-omk.safe_files rules) that is copied into a fresh folder before the agent starts; the user's
+omk.io.safe_files rules) that is copied into a fresh folder before the agent starts; the user's
 folder itself is never touched. Before the agent runs, the fresh folder is listed (`snapshot`);
 after it, the two listings give the files it created, changed and deleted (`diff`), with the
 start of each new text masked. The folder then stays (`WorkFolder`) until the sample's checks
@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omk.model import Sample
+from omk.io.safe_files import copy_confined, open_regular, sample_path, special_reason
 from omk.records import FileChange, WorkspaceChanges
-from omk.safe_files import copy_confined, open_regular, sample_path, special_reason
+from omk.samples.model import Sample
 
 CONTENT_CHARS = 2000  # the start of a created or changed text file kept in the report
 READ_BYTES = 256 * 1024  # read of such a file to mask it whole before it is cut

@@ -22,19 +22,19 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from omk.mock_defs import return_file_path
-from omk.model import Sample
-from omk.target_identity import CacheIdentity
-from omk.target_result import TargetResult
-from omk.textsafe import for_terminal
-from omk.trace_io import TraceFormatError, parse_trace
+from omk.domain.mock_defs import return_file_path
+from omk.domain.target_identity import CacheIdentity
+from omk.domain.target_result import TargetResult
+from omk.domain.trace_io import TraceFormatError, parse_trace
+from omk.io.textsafe import for_terminal
+from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
 T = TypeVar("T")
 # 2: the target's identity holds its endpoint, program, environment and settings
-# (omk.target_identity); an answer stored under a key without them is never taken again.
+# (omk.domain.target_identity); an answer stored under a key without them is never taken again.
 KEY_VERSION = 2
 DEFAULT_PATH = Path(".omk") / "cache.sqlite"
 
@@ -63,7 +63,7 @@ def _return_files(mocks: Sequence[dict[str, Any]], base_dir: Path) -> dict[str, 
     read as it reads them (a regular file, at most its size cap), so a key never reads more.
     A `return_file` key deeper inside a mock (`return: {return_file: …}`) is part of the value
     the mock returns, not a file, and is hashed as such with the mocks."""
-    from omk.safe_files import MAX_MOCK_FILE_BYTES, read_regular_bytes
+    from omk.io.safe_files import MAX_MOCK_FILE_BYTES, read_regular_bytes
 
     found: dict[str, str | None] = {}
     for mock in mocks if isinstance(mocks, list | tuple) else ():
@@ -87,7 +87,7 @@ def identity_kind(identity: Identity) -> str | None:
 
 def cache_key(identity: Identity, sample: Sample, prompt: str, repeat: int = 0) -> str:
     """sha256 of the target identity (model, endpoint, program, environment, settings: see
-    omk.target_identity), the composed prompt, the sample's tools, mocks, mocksStrict and the
+    omk.domain.target_identity), the composed prompt, the sample's tools, mocks, mocksStrict and the
     content of its `return_file` files, of its `workspace:` folder and `files_available`, its
     cwd, its sample_id (two samples never share an entry) and the repeat index (so `--repeat 3`
     keeps three distinct answers)."""
@@ -126,8 +126,8 @@ def _folders(sample: Sample) -> dict[str, Any]:
     available = [str(f).strip() for f in (sample.environment or {}).get("files_available") or [] if str(f).strip()]
     if not sample.workspace and not available:
         return {}
-    from omk.safe_files import sample_path
-    from omk.workspace import workspace_source
+    from omk.domain.workspace import workspace_source
+    from omk.io.safe_files import sample_path
 
     source = workspace_source(sample)
     found: dict[str, Any] = {"workspace": _tree(source) if source is not None else None}
@@ -141,8 +141,8 @@ def _tree(path: Path) -> Any:
     """A regular file's digest, or a folder's files (name, size, digest); None for anything else."""
     import os
 
-    from omk.safe_files import special_reason
-    from omk.workspace import snapshot
+    from omk.domain.workspace import snapshot
+    from omk.io.safe_files import special_reason
 
     real = Path(os.path.realpath(path))
     if special_reason(real) is not None:
@@ -395,7 +395,7 @@ def cache_secret() -> bytes:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except FileExistsError:
-        from omk.safe_files import read_regular_bytes
+        from omk.io.safe_files import read_regular_bytes
 
         key = read_regular_bytes(path, 4096).strip()
         if len(key) < 32:

@@ -20,7 +20,7 @@ import re
 import shlex
 from typing import Any
 
-# The fresh folder an agent target works in (omk/workspace.py, the claude: and codex: workspaces).
+# The fresh folder an agent target works in (omk/domain/workspace.py, the claude: and codex: workspaces).
 FRESH_FOLDER = re.compile(r"(?:[A-Za-z]:)?[^\s\"'=]*?[/\\]omk-[a-z]+-[A-Za-z0-9_]+[/\\]work(?=[/\\]|\b|$)")
 PATH_KEYS = ("file_path", "path", "notebook_path")
 COMMAND_KEYS = ("command", "cmd")

@@ -67,7 +67,7 @@ def _mcp_config_secrets(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
     del mtime_ns, size  # only the cache's key: a file changed since it was read is read again
     import json
 
-    from omk.safe_files import read_regular_bytes, sample_file_cap
+    from omk.io.safe_files import read_regular_bytes, sample_file_cap
 
     try:
         data = json.loads(read_regular_bytes(Path(path), sample_file_cap()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omk.frozen import record
+from omk.core.frozen import record
 
 
 @record

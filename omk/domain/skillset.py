@@ -24,10 +24,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from omk.errors import ConfigError
-from omk.frozen import record
+from omk.core.errors import ConfigError
+from omk.core.frozen import record
+from omk.domain.toolnames import same_tool
 from omk.records import ToolCall
-from omk.toolnames import same_tool
 
 SKILL_FILE = "SKILL.md"
 _SKILL_KEYS = ("skill", "command", "name")

@@ -235,7 +235,7 @@ class Sample:
     prompt: str
     context: str | None = None
     cwd: str | None = None
-    workspace: str | None = None  # a folder copied into a fresh one the agent works in (omk.workspace)
+    workspace: str | None = None  # a folder copied into a fresh one the agent works in (omk.domain.workspace)
     rubric: str | None = None
     assertions: list[AssertionSpec] = field(default_factory=list)
     dimensions: dict[str, str] | None = None

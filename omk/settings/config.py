@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from omk.errors import ConfigError, Problem
-from omk.safe_files import read_text_file
+from omk.core.errors import ConfigError, Problem
+from omk.io.safe_files import read_text_file
 from omk.settings import spec
 
 CONFIG_NAME = "omk.yaml"

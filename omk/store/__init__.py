@@ -1,0 +1,1 @@
+"""What omk keeps between runs: the response cache (cache), keyed by the target's identity."""

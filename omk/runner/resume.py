@@ -18,6 +18,7 @@ from omk.errors import InputError, Problem
 from omk.model import Sample
 from omk.records import SampleResult
 from omk.records.manifest import RUN_FORMAT, RunManifest
+from omk.records.wire import parsed
 
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
@@ -127,7 +128,7 @@ def _read_line(f: BinaryIO) -> bytes:
 def load_line(line: bytes | str) -> Any:
     """One stored result line parsed, its lone surrogates (a hand-edited "\\ud800") made U+FFFD
     so they cannot stop a report being written."""
-    data = json.loads(line)
+    data = parsed(line)
     if (b"\\u" in line) if isinstance(line, bytes) else ("\\u" in line):
         from omk.textsafe import scrub_value
 

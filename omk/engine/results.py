@@ -29,7 +29,7 @@ import msgspec
 
 from omk.jsontext import dumps
 from omk.model import Sample
-from omk.records import AssertionResult, SampleResult, Trace, TurnResult
+from omk.records import AssertionResult, SampleResult, TurnResult
 from omk.records.rows import LazyResults
 from omk.scoring.digest import Digest
 from omk.secrets import Masker
@@ -182,40 +182,40 @@ def _quick(data: dict[str, Any]) -> str | None:
 
 def _finite_result(r: SampleResult | TurnResult) -> bool:
     """No NaN or infinity in `r`: its numbers, its trace, its checks and the plain JSON it carries
-    (a check's value, the judge block, the inlined URLs, the gold labels); its turns likewise."""
-    scores = r.scores
-    numbers = (scores.fact, scores.behavior, scores.judge, scores.composite, getattr(r, "duration_ms", 0.0))
+    (a check's value, the judge block, the inlined URLs, the gold labels); its turns likewise.
+    Numbers are added up: a sum is finite only when every number in it is (a sum too large to be
+    finite, or a value that is no number, answers no, and the strict encoder looks closer)."""
+    s, t = r.scores, r.trace
+    k = t.tokens
+    try:
+        total = (s.fact or 0) + (s.behavior or 0) + (s.judge or 0) + s.composite + getattr(r, "duration_ms", 0.0)
+        total += (t.turns or 0) + (t.cost_usd or 0) + (t.latency_ms or 0) + (t.api_latency_ms or 0)
+        total += (k.input or 0) + (k.output or 0) + (k.cache_read or 0) + (k.cache_creation or 0)
+        checks = _checks_total(r.assertions)
+    except (TypeError, OverflowError):
+        return False
     return (
-        all(_finite_number(n) for n in numbers)
-        and _finite_trace(r.trace)
-        and all(_finite_check(a) for a in r.assertions)
+        math.isfinite(total + checks)
+        and all(_finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls)
         and (r.judge is None or _finite_value(r.judge.to_json()))
         and _finite_value(getattr(r, "urls", ()))
         and _finite_value(getattr(r, "gold", ()))
-        and all(_finite_result(t) for t in r.turns)
+        and all(_finite_result(turn) for turn in r.turns)
     )
 
 
-def _finite_trace(t: Trace) -> bool:
-    tokens = t.tokens
-    numbers = (t.turns, t.cost_usd, t.latency_ms, t.api_latency_ms, tokens.input, tokens.output, tokens.cache_read, tokens.cache_creation)
-    return all(_finite_number(n) for n in numbers) and all(
-        _finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls
-    )
-
-
-def _finite_check(a: AssertionResult) -> bool:
-    return (
-        _finite_number(a.weight)
-        and _finite_number(a.metric)
-        and _finite_number(a.score)
-        and _finite_value(a.value)
-        and all(_finite_check(c) for c in a.children)
-    )
-
-
-def _finite_number(n: Any) -> bool:
-    return n.__class__ is not float or math.isfinite(n)
+def _checks_total(checks: tuple[AssertionResult, ...]) -> float:
+    """The sum of the checks' numbers (their children's too); NaN when a value they show holds a
+    NaN or an infinity."""
+    total = 0.0
+    for a in checks:
+        total += a.weight + (a.metric or 0) + (a.score or 0)
+        value = a.value
+        if not (value is None or value.__class__ is str or _finite_value(value)):
+            return math.nan
+        if a.children:
+            total += _checks_total(a.children)
+    return total
 
 
 def _finite_value(value: Any) -> bool:

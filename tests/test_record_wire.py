@@ -12,7 +12,7 @@ import pytest
 from omk.core.errors import ConfigError, InputError
 from omk.evolve.evaluate import EvolveOutcome
 from omk.evolve.ledger import FILE, FORMAT, Ledger
-from omk.records.wire import convert, decode
+from omk.records.wire import convert, decode, parsed
 
 
 class Scores(msgspec.Struct, frozen=True):
@@ -127,3 +127,24 @@ def test_the_corpus_blocks_on_msgspec_write_back_as_they_were_written():
                 checked += 1
                 assert json.dumps(block.to_json(), ensure_ascii=False) == json.dumps(raw[name], ensure_ascii=False), f"{path}: {name}"
     assert checked >= 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": [1, 2.5, -0.0, null, true], "b": {"c": "é"}, "a": 3}',
+        "[1e-05, 7.62939453125e-06, 123456789012345678901234567890]",
+        "[NaN, Infinity]",
+        "[1e400]",
+        '["\\ud800"]',
+    ],
+)
+def test_parsed_gives_what_json_loads_gives(text):
+    """msgspec parses what it can; what it refuses (NaN, a number past a float, a lone surrogate)
+    `json` reads as before."""
+    assert repr(parsed(text)) == repr(json.loads(text)) == repr(parsed(text.encode("utf-8")))
+
+
+def test_parsed_refuses_bad_json_as_json_does():
+    with pytest.raises(json.JSONDecodeError, match="Expecting value"):
+        parsed('{"a": }')

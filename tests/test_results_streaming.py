@@ -213,3 +213,30 @@ def test_sample_results_read_back_are_full_objects(suite, tmp_path):
     assert first.source_file == ev.samples[0].source.file and first.source_line == ev.samples[0].source.line
     assert report.results[-1].sample_id == "s00399" and len(report.results[10:20]) == 10
     assert len(report.failures()) == 400 - report.summary.passed
+
+
+def test_a_results_line_is_the_text_json_writes_and_a_nan_is_still_named(tmp_path):
+    """results.jsonl's lines come from msgspec with `json.dumps`'s layout (numbers aside: 1e-05 is
+    written 0.00001 and reads back equal); a NaN anywhere is written as null and its place said."""
+    from omk.engine.results import ResultLog
+    from omk.io.jsontext import dumps
+    from omk.records import AssertionResult, ToolCall, Trace
+    from omk.samples.model import Layer, Sample, Status
+
+    samples = [Sample(sample_id=s, prompt="p") for s in ("plain", "nan", "inf")]
+    check = AssertionResult(type="latency", layer=Layer.FACT, status=Status.PASSED, weight=1.0, negate=False, metric=1e-05, value={"é": [1.5]})
+    plain = SampleResult.start(samples[0], "héllo\u2028", output="ok", assertions=(check,), duration_ms=3.25)
+    nan = SampleResult.start(samples[1], "p", trace=Trace(tool_calls=(ToolCall(tool="calc", input={"x": [float("nan")]}),)))
+    log = ResultLog(samples, tmp_path / "results.jsonl")
+    log.open(fresh=True)
+    log.add(plain)
+    log.add(nan)
+    inner = AssertionResult(type="python", layer=Layer.FACT, status=Status.FAILED, weight=1.0, negate=False, score=float("inf"))
+    outer = AssertionResult(type="assert-set", layer=Layer.FACT, status=Status.FAILED, weight=1.0, negate=False, children=(inner,))
+    log.add(SampleResult.start(samples[2], "p", assertions=(outer,)))
+    log.close()
+    lines = (tmp_path / "results.jsonl").read_text(encoding="utf-8").split("\n")  # U+2028 is no line end here
+    assert lines[0] == dumps(plain.to_json()).replace("1e-05", "0.00001") and '"metric": 0.00001' in lines[0]
+    assert log.result(("plain", 0)).to_json() == plain.to_json()  # the value as written (duration_ms rounded)
+    assert '"input": {"x": [null]}' in lines[1] and '"score": null' in lines[2]
+    assert log.nonfinite == ["nan.trace.tool_calls[0].input.x[0]", "inf.assertions[0].children[0].score"]

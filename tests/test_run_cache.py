@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import sqlite3
 
 from helpers import make_spec
@@ -97,6 +98,31 @@ def test_stored_trace_comes_back_whole(tmp_path):
     assert hit is not None and hit.output == "out"
     assert hit.trace.to_json() == full_trace().to_json()
     assert cache.get("other") is None
+
+
+def test_a_row_keeps_its_numbers_and_rows_of_earlier_versions_still_read(tmp_path):
+    """Rows are msgspec's compact JSON; a NaN in a tool call's input is kept as Python's `json`
+    writes it (msgspec would write null), and a row as earlier versions wrote it reads back."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    odd = Trace(tool_calls=[ToolCall(tool="calc", input={"x": float("nan"), "y": 1e-05, "s": "é"})])
+    cache.put("nan", TargetResult(output="out", trace=odd), "fake")
+    cache.put("plain", TargetResult(output="out", trace=full_trace()), "fake")
+    cache.close()
+    rows = dict(sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT key, trace FROM responses").fetchall())
+    assert '"x": NaN' in rows["nan"] and '"tool_calls":[{"tool":"search"' in rows["plain"]
+    again = ResponseCache(tmp_path / "c.sqlite")
+    back = again.get("nan")
+    assert back is not None and back.trace.tool_calls[0].input["y"] == 1e-05 and back.trace.tool_calls[0].input["s"] == "é"
+    x = back.trace.tool_calls[0].input["x"]
+    assert x != x  # still NaN, not None
+    earlier = json.dumps(full_trace().to_json(), ensure_ascii=False)  # how rows were written before
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:
+        db.execute(
+            "INSERT OR REPLACE INTO responses (key, target_kind, output, trace, created_at, mac) VALUES (?, ?, ?, ?, 0, ?)",
+            ("old", "fake", "out", earlier, again._mac("responses", "old", "out", earlier)),
+        )
+    old = again.get("old")
+    assert old is not None and old.trace.to_json() == full_trace().to_json()
 
 
 def test_second_run_calls_nothing_and_reports_the_cached_trace(tmp_path):

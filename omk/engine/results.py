@@ -1,25 +1,35 @@
 """Where a run's results are: `results.jsonl` on disk, or memory for a run without a folder.
 
-Every finished result is appended to `results.jsonl` (one line of strict JSON, written by the
-encoder every run-folder file uses, flushed before anyone is told it finished) and dropped: what stays in memory is its `Digest`, the few figures the summary
+Every finished result is appended to `results.jsonl` (one line of strict JSON, flushed before
+anyone is told it finished) and dropped: what stays in memory is its `Digest`, the few figures the summary
 needs, and where its line starts. The report reads the results back from the file in plan order,
 one at a time, so memory does not grow with the size of the run. A resumed run reads the file
 once, line by line, to learn what it had finished; the last line of a (sample, repeat) wins.
+
+A line is encoded by msgspec (`msgspec.json.encode`, laid out by `msgspec.json.format` with the
+spaces `json.dumps` puts after `,` and `:`, so the text is the one omk always wrote, numbers aside:
+msgspec writes them without a `+` or a leading zero in the exponent and small ones in plain decimals,
+docs/report-format.md). msgspec writes a NaN or an infinity as `null` without a word, so a result
+is first looked over where such a number can be (its numbers and the plain JSON it carries); one
+that holds any is written by omk's strict encoder (omk/io/jsontext.py), which says where.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+import msgspec
 
 from omk.core.secrets import Masker
 from omk.io.jsontext import dumps
-from omk.records import SampleResult
+from omk.records import AssertionResult, SampleResult, TurnResult
 from omk.records.rows import LazyResults
 from omk.samples.model import Sample
 from omk.scoring.digest import Digest
@@ -89,7 +99,9 @@ class ResultLog:
         only a line in which a secret shows is built again from the masked value."""
         at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
         data = result.to_json()
-        text = dumps(data, where=self.nonfinite, at=at)
+        text = _quick(data) if _finite_result(result) else None
+        if text is None:
+            text = dumps(data, where=self.nonfinite, at=at)
         if self.mask.may_be_in_json(text):
             text = dumps(self.mask.value(data), at=at)
         return text
@@ -157,6 +169,67 @@ class ResultLog:
     def _reader(self) -> AbstractContextManager[BinaryIO | None]:
         """The results file opened for reading; nothing for results kept in memory."""
         return self.path.open("rb") if self.path is not None and self.spans else nullcontext()
+
+
+def _quick(data: dict[str, Any]) -> str | None:
+    """`data` as `json.dumps` writes it, by msgspec; None for what msgspec cannot write as `json`
+    does (a lone surrogate in a model's output, a value that is not JSON): the strict encoder writes it."""
+    try:
+        return msgspec.json.format(msgspec.json.encode(data), indent=0).decode("utf-8")
+    except (UnicodeEncodeError, TypeError):
+        return None
+
+
+def _finite_result(r: SampleResult | TurnResult) -> bool:
+    """No NaN or infinity in `r`: its numbers, its trace, its checks and the plain JSON it carries
+    (a check's value, the judge block, the inlined URLs, the gold labels); its turns likewise.
+    Numbers are added up: a sum is finite only when every number in it is (a sum too large to be
+    finite, or a value that is no number, answers no, and the strict encoder looks closer)."""
+    s, t = r.scores, r.trace
+    k = t.tokens
+    try:
+        total = (s.fact or 0) + (s.behavior or 0) + (s.judge or 0) + s.composite + getattr(r, "duration_ms", 0.0)
+        total += (t.turns or 0) + (t.cost_usd or 0) + (t.latency_ms or 0) + (t.api_latency_ms or 0)
+        total += (k.input or 0) + (k.output or 0) + (k.cache_read or 0) + (k.cache_creation or 0)
+        checks = _checks_total(r.assertions)
+    except (TypeError, OverflowError):
+        return False
+    return (
+        math.isfinite(total + checks)
+        and all(_finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls)
+        and (r.judge is None or _finite_value(r.judge.to_json()))
+        and _finite_value(getattr(r, "urls", ()))
+        and _finite_value(getattr(r, "gold", ()))
+        and all(_finite_result(turn) for turn in r.turns)
+    )
+
+
+def _checks_total(checks: tuple[AssertionResult, ...]) -> float:
+    """The sum of the checks' numbers (their children's too); NaN when a value they show holds a
+    NaN or an infinity."""
+    total = 0.0
+    for a in checks:
+        total += a.weight + (a.metric or 0) + (a.score or 0)
+        value = a.value
+        if not (value is None or value.__class__ is str or _finite_value(value)):
+            return math.nan
+        if a.children:
+            total += _checks_total(a.children)
+    return total
+
+
+def _finite_value(value: Any) -> bool:
+    """No NaN or infinity in plain JSON values (dicts, lists and tuples looked into)."""
+    kind = value.__class__
+    if kind is float:
+        return math.isfinite(value)
+    if kind is str or value is None:
+        return True
+    if isinstance(value, dict):
+        return all(_finite_value(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite_value(v) for v in value)
+    return not isinstance(value, float) or math.isfinite(value)
 
 
 def _encode(text: str) -> bytes:

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, overload
 from omk.core.errors import InputError
 from omk.records.fields import Fields
 from omk.records.result import SampleResult
+from omk.records.wire import parsed
 
 START = b'  "results": [\n'
 ITEM = b"    {"
@@ -85,7 +86,7 @@ class ResultRows(LazyResults):
     def _parse(self, i: int, text: str) -> SampleResult:
         origin = str(self.path)
         try:
-            data = json.loads(text)
+            data = parsed(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{origin}: results[{i}]: not valid JSON: {exc.msg}") from None
         holder = Fields({}, origin, Fields({}, origin), "results")

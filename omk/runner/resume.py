@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, Protocol
 from omk.core.errors import InputError, Problem
 from omk.records import SampleResult
 from omk.records.manifest import RUN_FORMAT, RunManifest
+from omk.records.wire import parsed
 from omk.samples.model import Sample
 
 MANIFEST = "run.json"
@@ -127,7 +128,7 @@ def _read_line(f: BinaryIO) -> bytes:
 def load_line(line: bytes | str) -> Any:
     """One stored result line parsed, its lone surrogates (a hand-edited "\\ud800") made U+FFFD
     so they cannot stop a report being written."""
-    data = json.loads(line)
+    data = parsed(line)
     if (b"\\u" in line) if isinstance(line, bytes) else ("\\u" in line):
         from omk.io.textsafe import scrub_value
 

@@ -8,6 +8,11 @@ stored. Keys are hashes and the target identity is never stored, so no secret la
 Every row is signed with a key kept outside the project, so a cache file from elsewhere (one
 committed in a pull request, say) is never taken as an answer.
 The judge keeps its parsed replies in the same table, under keys of its own (`judge:…`).
+
+Rows are JSON written with `msgspec.json.encode` and read with `msgspec.json.decode` (a cached
+rerun reads one row per sample). A row holding a NaN or an infinity is written as Python's `json`
+writes it (`NaN`, `Infinity`), never as `null` (msgspec's choice), so it reads back as it was; such
+rows, and those written by earlier versions, are read with `json` when msgspec refuses them.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from omk.domain.mock_defs import return_file_path
 from omk.domain.target_identity import CacheIdentity
@@ -173,6 +181,32 @@ BUSY_TIMEOUT_S = 0.25  # a cache another process holds is given up on after this
 KEY_ENV = "OMK_CACHE_KEY"
 
 
+def _dumps(value: Any) -> str:
+    """A row's JSON text (TypeError or ValueError: a value JSON cannot hold; the row is not stored)."""
+    if _finite(value):
+        return msgspec.json.encode(value).decode("utf-8")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _finite(value: Any) -> bool:
+    """No NaN or infinity anywhere in `value` (dicts, lists and tuples looked into)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    return True
+
+
+def _loads(text: str) -> Any:
+    """A row read back: msgspec for the rows it wrote, `json` for those it refuses (`NaN`)."""
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
+
+
 class ResponseCache:
     """A small SQLite table; each lookup or store is one indexed statement. Stores run on a thread
     of the cache's own and are not waited for (a write can wait on another process's lock);
@@ -273,7 +307,7 @@ class ResponseCache:
         if row is None or not self._signed(row[2], "responses", key, row[0], row[1]):
             return None
         try:
-            return TargetResult(output=row[0], trace=parse_trace(json.loads(row[1])))
+            return TargetResult(output=row[0], trace=parse_trace(_loads(row[1])))
         except (ValueError, TypeError, TraceFormatError):
             return None
 
@@ -285,7 +319,7 @@ class ResponseCache:
         if not isinstance(result.output, str):
             return
         try:
-            trace = json.dumps(result.trace.to_json(), ensure_ascii=False)
+            trace = _dumps(result.trace.to_json())
         except (TypeError, ValueError):
             return
         self._db.execute(
@@ -300,7 +334,7 @@ class ResponseCache:
         try:
             return [
                 TargetResult(output=t["output"], trace=parse_trace(t["trace"]), messages=list(t.get("messages") or []))
-                for t in json.loads(row[0])
+                for t in _loads(row[0])
             ]
         except (ValueError, TypeError, KeyError, AttributeError, TraceFormatError):
             return None
@@ -309,7 +343,7 @@ class ResponseCache:
         if not all(isinstance(r.output, str) for r in results):
             return
         try:
-            turns = json.dumps([{"output": r.output, "trace": r.trace.to_json(), "messages": r.messages} for r in results], ensure_ascii=False)
+            turns = _dumps([{"output": r.output, "trace": r.trace.to_json(), "messages": r.messages} for r in results])
         except (TypeError, ValueError):
             return
         self._db.execute(

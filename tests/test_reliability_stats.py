@@ -12,8 +12,9 @@ from fractions import Fraction
 import pytest
 from scipy import special
 
-from omk.records.document import Repeats, ReportDocument
+from omk.records.document import ReportDocument
 from omk.records.fields import Fields
+from omk.records.repeats import Repeats
 from omk.runner.repeats import repeat_stats, repeats_of
 from omk.stats.reliability import pass_at_k, pass_hat_k, run_figures
 

@@ -65,8 +65,8 @@ def test_without_repeats_there_is_no_split_and_it_reads_back():
     assert spread_sources(simulate(rng, 10, 1, 1, 0.5, 0.2, 0.8)) is None
     v = spread_sources(simulate(rng, 10, 2, 1, 0.5, 0.2, 0.8))
     assert v is not None and v.judge_var is None and [k for k, _ in v.shares] == ["sample", "run"]
-    from omk.records.document import VarianceSources
     from omk.records.fields import Fields
+    from omk.records.repeats import VarianceSources
 
     assert VarianceSources.from_json(Fields(v.to_json(), "report")) == v
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from omk.core.errors import InputError
 from omk.core.frozen import record
-from omk.core.lazy import forwarder, load_ref
+from omk.core.lazy import load_ref
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds as Bounds
 from omk.records.parts import LayerBounds as LayerBounds
@@ -330,21 +330,3 @@ def _block(f: Fields | None, ref: str) -> Any:
     """A feature block read by its record (`"module:Class"`), loaded only when the report has the
     block: a plain run never reads those modules."""
     return None if f is None else load_ref(ref).from_json(f)  # type: ignore[attr-defined]  # each ref names a record with from_json
-
-
-# Records that moved to modules of their own (loaded when a run or report has them), still
-# importable from here; typed code imports them from their modules.
-_MOVED = {
-    "VarianceSources": "omk.records.repeats",
-    "KMean": "omk.records.repeats",
-    "CompositeSpread": "omk.records.repeats",
-    "RepeatSample": "omk.records.repeats",
-    "Repeats": "omk.records.repeats",
-    "JudgeModel": "omk.records.judge_settings",
-    "PairAgreement": "omk.records.judge_settings",
-    "RunAgreement": "omk.records.judge_settings",
-    "JudgeSettings": "omk.records.judge_settings",
-}
-
-if not TYPE_CHECKING:
-    __getattr__ = forwarder(__name__, _MOVED)

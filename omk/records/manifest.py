@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from omk.core.errors import InputError
 from omk.core.frozen import record
-from omk.core.lazy import forwarder
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:
@@ -166,11 +165,3 @@ def _shard(f: Fields | None) -> ShardInfo | None:
     from omk.records.shard import ShardInfo
 
     return ShardInfo.from_json(f)
-
-
-# Records that moved to omk.records.experiment_manifest (loaded only by experiments), still
-# importable from here; typed code imports them from there.
-if not TYPE_CHECKING:
-    __getattr__ = forwarder(
-        __name__, dict.fromkeys(("EXPERIMENT_FORMAT", "RecordedVariant", "ExperimentManifest"), "omk.records.experiment_manifest")
-    )

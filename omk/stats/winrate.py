@@ -23,10 +23,9 @@ is a test, the other an inverted score test): neither feeds the experiment's ver
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from omk.core.frozen import record
-from omk.core.lazy import forwarder
 from omk.stats.distributions import normal_ppf
 
 
@@ -55,7 +54,3 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> Proportion:
     low = 0.0 if k == 0 else center - half  # exactly 0 and 1 at the ends, whatever the rounding
     high = 1.0 if k == n else center + half
     return Proportion(low, high, level)
-
-
-if not TYPE_CHECKING:  # WinRate lives in omk.stats.pairwise_rate, loaded only by pairwise verdicts
-    __getattr__ = forwarder(__name__, {"WinRate": "omk.stats.pairwise_rate"})

@@ -35,7 +35,6 @@ _EXPORTS = {
     "Report": "omk.engine.run_report",
     "Summary": "omk.records.document",
     "LayerMeans": "omk.records.document",
-    "EvalOptions": "omk.engine.options",
     "Evaluation": "omk.engine.evaluation",
     "Sample": "omk.samples.model",
     "SampleResult": "omk.records",
@@ -76,7 +75,6 @@ __all__ = [
     "Report",
     "Summary",
     "LayerMeans",
-    "EvalOptions",
     "Evaluation",
     "Sample",
     "SampleResult",
@@ -113,7 +111,6 @@ if TYPE_CHECKING:
     from omk.core.errors import ConfigError, InputError, OmkError, Problem
     from omk.engine.evaluation import Evaluation
     from omk.engine.experiment import ExperimentOutcome
-    from omk.engine.options import EvalOptions
     from omk.engine.run_report import Report
     from omk.engine.variants import Variant
     from omk.records import AssertionResult, SampleResult, Scores, ToolCall, Trace, TurnResult

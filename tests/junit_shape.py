@@ -15,7 +15,8 @@ def check_junit_shape(xml_text: str) -> ET.Element:
     root = ET.fromstring(xml_text.encode("utf-8"))
     assert root.tag == "testsuites"
     suites = list(root)
-    assert suites and all(s.tag == "testsuite" for s in suites)
+    assert suites
+    assert all(s.tag == "testsuite" for s in suites)
     for suite in suites:
         assert set(suite.attrib) >= SUITE_ATTRS_REQUIRED, suite.attrib
         assert {c.tag for c in suite} <= SUITE_CHILDREN
@@ -34,7 +35,8 @@ def check_junit_shape(xml_text: str) -> ET.Element:
             outcome = [c for c in case if c.tag in ("failure", "error", "skipped")]
             assert len(outcome) <= 1
             for c in outcome:
-                assert "message" in c.attrib and "type" in c.attrib
+                assert "message" in c.attrib
+                assert "type" in c.attrib
             names.add((case.get("classname"), case.get("name")))
         assert len(names) == len(cases), "testcase names must be unique within a class"
     return root

@@ -30,7 +30,8 @@ def test_every_public_name_resolves_and_import_omk_stays_light():
 
 def test_load_reads_files_and_raises_one_error_with_every_problem(tmp_path: Path):
     samples = omk.load(ROOT / "samples" / "eval-samples.yaml")
-    assert samples and all(isinstance(s, omk.Sample) for s in samples)
+    assert samples
+    assert all(isinstance(s, omk.Sample) for s in samples)
     assert len(omk.load([ROOT / "samples" / "m365" / "evals.json"])) > 0
     bad = tmp_path / "bad.yaml"
     bad.write_text("samples:\n  - sample_id: a\n    promt: x\n  - sample_id: b\n    prompt: y\n    assertions: [{type: nope}]\n")
@@ -47,19 +48,26 @@ def test_evaluate_a_file_reports_pass_fail_and_error_without_stopping(project):
     folder, target = project
     report = omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder)
     by_id = {r.sample_id: r for r in report}
-    assert by_id["passes-one"].passed and by_id["passes-one"].status == "ok"
+    assert by_id["passes-one"].passed
+    assert by_id["passes-one"].status == "ok"
     failed = by_id["fails-one"]
-    assert failed.passed is False and failed.status == "ok"
+    assert failed.passed is False
+    assert failed.status == "ok"
     messages = [a.message for a in failed.assertions if a.passed is False]
-    assert len(messages) == 2 and all(messages)
+    assert len(messages) == 2
+    assert all(messages)
     assert failed.output == "echo: say goodbye"
-    assert failed.scores.fact == 1.0 and failed.composite < 3.5
+    assert failed.scores.fact == 1.0
+    assert failed.composite < 3.5
     errored = by_id["errors-one"]
-    assert errored.status == "error" and "crashed on purpose" in (errored.error or "")
+    assert errored.status == "error"
+    assert "crashed on purpose" in (errored.error or "")
     judged = by_id["judged-one"]
     assert judged.passed and judged.judge_skipped  # rubric skipped with no judge, assertions decide
     assert report.passed is False
-    assert report.summary.total == 4 and report.summary.errored == 1 and report.summary.passed == 2
+    assert report.summary.total == 4
+    assert report.summary.errored == 1
+    assert report.summary.passed == 2
     assert {r.sample_id for r in report.failures()} == {"fails-one", "errors-one"}
     assert report.out_dir is None and not (folder / ".omk" / "runs").exists()  # kept in memory
 
@@ -72,7 +80,8 @@ def test_evaluate_in_memory_samples_and_located_errors(project):
         judge=False,
         cwd=folder,
     )
-    assert report.result("m1").passed and report.result("m1").output == "echo: 你好"
+    assert report.result("m1").passed
+    assert report.result("m1").output == "echo: 你好"
     with pytest.raises(omk.InputError) as caught:
         omk.evaluate([{"sample_id": "m1", "prompt": "x", "assertions": [{"type": "contains"}]}], target=target)
     assert str(caught.value).startswith("<samples>: samples[0] (m1) assertions[0]")
@@ -87,7 +96,8 @@ def test_out_writes_the_run_folder_and_to_dict_is_report_json(project):
     report = omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, out=out, formats=["junit"], cwd=folder)
     on_disk = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert on_disk == json.loads(json.dumps(report.to_dict()))
-    assert (out / "junit.xml").is_file() and (out / "run.json").is_file()
+    assert (out / "junit.xml").is_file()
+    assert (out / "run.json").is_file()
     lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert sorted(json.loads(line)["sample_id"] for line in lines) == sorted(r.sample_id for r in report)
     written = report.write(["md", "html"], out_dir=folder / "again")
@@ -128,7 +138,8 @@ def test_a_target_object_and_on_result(project):
     report = omk.evaluate(folder / "eval-samples.yaml", target=target, judge=False, retries=0, cwd=folder, on_result=seen.append)
     assert sorted(target.calls) == sorted(["passes-one", "fails-one", "errors-one", "judged-one"])
     assert target.closed
-    assert report.result("errors-one").status == "error" and "no answer" in report.result("errors-one").error
+    assert report.result("errors-one").status == "error"
+    assert "no answer" in report.result("errors-one").error
     assert report.result("fails-one").assertions[0].passed is True  # "bonjour" found; max_length fails
     assert sorted(r.sample_id for r in seen) == sorted(target.calls)
     assert report.target.to_json() == {"kind": "python", "spec": "python:recorder"}
@@ -142,7 +153,8 @@ def test_evaluate_async_runs_inside_a_running_loop(project):
         return await omk.evaluate_async(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder, filter="pass*")
 
     report = asyncio.run(main())
-    assert [r.sample_id for r in report] == ["passes-one"] and report.passed
+    assert [r.sample_id for r in report] == ["passes-one"]
+    assert report.passed
 
 
 def test_a_python_assertion_type_from_a_sample_file(project):
@@ -167,9 +179,12 @@ def test_a_python_assertion_type_from_a_sample_file(project):
         )
         report = omk.evaluate(folder / "custom.yaml", target=target, judge=False, cwd=folder)
         first, negated, broken = report.result("c1").assertions
-        assert first.passed and first.layer == omk.Layer.BEHAVIOR
+        assert first.passed
+        assert first.layer == omk.Layer.BEHAVIOR
         assert negated.passed  # "beta" is not there, and `not` inverts
-        assert broken.passed is False and broken.error and "kaboom" in broken.message
+        assert broken.passed is False
+        assert broken.error
+        assert "kaboom" in broken.message
         (folder / "bad.yaml").write_text("samples:\n  - sample_id: c2\n    prompt: x\n    assertions: [{type: api_test_mentions}]\n")
         with pytest.raises(omk.InputError, match="word"):
             omk.load(folder / "bad.yaml")  # the type's schema is checked at load, with the line
@@ -223,7 +238,8 @@ def test_resume_through_the_engine_runs_only_what_is_missing(project):
 
         report = run_evaluation(EvalOptions(resume=str(out), target=target), cwd=folder / "r")  # a command target: given again
         assert calls.read_text(encoding="utf-8").split() == ["fails-one"]
-        assert report.summary.total == 4 and report.run_id == json.loads((out / "run.json").read_text())["run_id"]
+        assert report.summary.total == 4
+        assert report.run_id == json.loads((out / "run.json").read_text())["run_id"]
     finally:
         del os.environ["OMK_TEST_CALLS"]
 
@@ -245,12 +261,14 @@ def test_run_experiment_in_memory_returns_typed_results(project):
         cwd=folder,
         seed=4,
     )
-    assert outcome.out_dir is None and not (folder / ".omk" / "runs").exists()
+    assert outcome.out_dir is None
+    assert not (folder / ".omk" / "runs").exists()
     assert set(outcome.reports) == {"baseline", "system"}
     assert outcome.reports["system"].target.get("system")["source"] == "system"
     verdict = outcome.analysis.verdict
     assert verdict.level.value == "UNDERPOWERED"  # three samples, all ties: no call can be made
-    assert outcome.block.verdict.level == "UNDERPOWERED" and outcome.block.seed == 4
+    assert outcome.block.verdict.level == "UNDERPOWERED"
+    assert outcome.block.seed == 4
     with pytest.raises(TypeError, match="spec string"):
         omk.run_experiment([{"sample_id": "a", "prompt": "p"}], control="baseline", treatments=["system:x"], target=Recorder({}))
 
@@ -272,7 +290,8 @@ def test_loading_leaves_the_collector_running():
         gc.callbacks.remove(record)
         gc.set_threshold(*before)
     assert seen, "the collector did not run while loading"
-    assert gc.isenabled() and gc.get_threshold() == before
+    assert gc.isenabled()
+    assert gc.get_threshold() == before
 
 
 @pytest.mark.parametrize(

@@ -28,9 +28,12 @@ T = Trace(turns=3, tool_calls=CALLS, cost_usd=0.02, latency_ms=1500.0)
 def test_cost_max_limit_is_inclusive_and_missing_cost_fails():
     assert check("cost_max", trace=T, value=0.02).passed
     result = check("cost_max", trace=T, value=0.01)
-    assert not result.passed and result.metric == 0.02 and result.message == "cost_usd 0.02 > max 0.01"
+    assert not result.passed
+    assert result.metric == 0.02
+    assert result.message == "cost_usd 0.02 > max 0.01"
     missing = check("cost_max", trace=Trace(), value=100)
-    assert not missing.passed and missing.message == "trace has no cost_usd"
+    assert not missing.passed
+    assert missing.message == "trace has no cost_usd"
 
 
 def test_cost_max_is_exact_float_comparison():
@@ -63,14 +66,16 @@ def test_tools_called_case_insensitive_with_aliases():
     assert check("tools_called", trace=T, values=["github.create_issue"]).passed
     assert check("tools_called", trace=T, values=["mcp__github__create_issue"]).passed
     result = check("tools_called", trace=T, values=["Bash", "Write"])
-    assert not result.passed and result.message == "not called: Write"
+    assert not result.passed
+    assert result.message == "not called: Write"
     assert not check("tools_called", trace=Trace(), values=["Bash"]).passed
 
 
 def test_tools_not_called():
     assert check("tools_not_called", trace=T, values=["Write", "WebSearch"]).passed
     result = check("tools_not_called", trace=T, values=["Write", "exec_command"])
-    assert not result.passed and result.message == "called: exec_command"
+    assert not result.passed
+    assert result.message == "called: exec_command"
     assert check("tools_not_called", trace=Trace(), values=["Bash"]).passed
 
 
@@ -79,7 +84,8 @@ def test_tools_count():
     assert not check("tools_count_max", trace=T, value=3).passed
     assert check("tools_count_min", trace=T, value=4).passed
     result = check("tools_count_min", trace=T, value=5)
-    assert not result.passed and result.metric == 4
+    assert not result.passed
+    assert result.metric == 4
     assert check("tools_count_max", trace=Trace(), value=0).passed
 
 
@@ -121,7 +127,8 @@ def test_tool_output_contains_splits_at_first_colon_and_needs_that_tool():
     calls = [ToolCall("Bash", "x", "time: 12:30")]
     assert check("tool_output_contains", trace=Trace(tool_calls=calls), value="Bash:time: 12:30").passed
     result = check("tool_output_contains", trace=T, value="Write:anything")
-    assert not result.passed and result.message == "Write was not called"
+    assert not result.passed
+    assert result.message == "Write was not called"
     assert check("tool_output_contains", trace=T, value="Bash:").passed  # empty needle: tool was called
     assert not check("tool_output_contains", trace=T, value="Bash:nowhere").passed
 
@@ -141,7 +148,8 @@ def test_tool_input_of_missing_input_is_empty_json_string():
 def test_tool_input_not_contains():
     assert check("tool_input_not_contains", trace=T, value="Bash:rm -rf").passed
     result = check("tool_input_not_contains", trace=T, value="Bash:git status")
-    assert not result.passed and "git status" in result.message
+    assert not result.passed
+    assert "git status" in result.message
     assert check("tool_input_not_contains", trace=T, value="Write:x").passed  # never called
 
 
@@ -154,10 +162,12 @@ def test_mock_hit():
     assert not check("mock_hit", trace=stats, value="Bash:1").passed
     assert check("mock_hit", trace=stats, value="Bash:2", threshold=2).passed
     result = check("mock_hit", trace=stats, value="Bash:2", threshold=3)
-    assert not result.passed and result.metric == 2
+    assert not result.passed
+    assert result.metric == 2
     assert check("mock_hit", trace=stats, value="Write:1", threshold=0).passed
 
 
 def test_mock_hit_without_stats_fails():
     result = check("mock_hit", trace=Trace(), value="Read:1")
-    assert not result.passed and result.message == "trace has no mock_stats"
+    assert not result.passed
+    assert result.message == "trace has no mock_stats"

@@ -23,7 +23,8 @@ def match(trace: Trace, **expected):
 
 def test_expected_call_matches_name_and_arguments():
     result = match(calls(("getWeather", {"location": "Boston, MA"})), tool="getWeather", arguments={"location": "Boston, MA"})
-    assert result.status is Status.PASSED and result.metric == 1.0
+    assert result.status is Status.PASSED
+    assert result.metric == 1.0
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,8 @@ def test_ignore_does_not_mutate_the_spec():
 def test_string_arguments_are_parsed_and_garbage_fails_clearly():
     assert match(calls(("t", '{"a": 1}')), tool="t", arguments={"a": 1}).status is Status.PASSED
     bad = match(calls(("t", "{not json")), tool="t", arguments={"a": 1})
-    assert bad.status is Status.FAILED and "arguments are not JSON" in bad.message
+    assert bad.status is Status.FAILED
+    assert "arguments are not JSON" in bad.message
 
 
 def test_messages_say_what_differed():
@@ -107,8 +109,12 @@ def test_messages_say_what_differed():
 def test_js_string_and_helpers():
     assert js_string([1, None, "a", [2, 3]]) == "1,,a,2,3"
     assert js_string({"a": 1}) == "[object Object]"
-    assert js_string(1.5) == "1.5" and js_string(True) == "true" and js_string(None) == "null"
-    assert deep_equal([], []) and not deep_equal([], {}) and not deep_equal(0, False)
+    assert js_string(1.5) == "1.5"
+    assert js_string(True) == "true"
+    assert js_string(None) == "null"
+    assert deep_equal([], [])
+    assert not deep_equal([], {})
+    assert not deep_equal(0, False)
     assert drop_ignored({"a": "IGNORE"}, "not an object") == ({}, "not an object")
 
 

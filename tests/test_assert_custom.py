@@ -74,7 +74,8 @@ def test_python_hook_gets_sample_assertion_and_trace(hooks):
     [result] = evaluate_with(HookRunner(), hooks, [spec("checks/good.py", tone="calm")], "uses SQL", trace)
     assert result.status is Status.PASSED
     assert result.message == "s7/calm/Bash"
-    assert result.score == 4 and result.layer.value == "behavior"
+    assert result.score == 4
+    assert result.layer.value == "behavior"
 
 
 def test_hanging_hook_is_stopped_and_fails_alone(hooks):
@@ -119,7 +120,8 @@ def test_async_hook_bool_results_and_not(hooks):
 
 def test_not_mirrors_a_hook_score(hooks):
     [result] = evaluate_with(HookRunner(), hooks, [spec("checks/good.py", tone="x", **{"not": True})], "no")
-    assert result.status is Status.PASSED and result.score == 2
+    assert result.status is Status.PASSED
+    assert result.score == 2
 
 
 def test_bad_results_and_missing_files_are_clear_errors(hooks):

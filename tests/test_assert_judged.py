@@ -14,7 +14,9 @@ JUDGED = ["semantic_similarity", "faithfulness", "answer_relevancy", "context_re
 @pytest.mark.parametrize("name", JUDGED)
 def test_judged_types_are_fact_judge_kind_and_not_nestable(name):
     kind = registry.get(name)
-    assert kind.kind == "judge" and kind.layer is Layer.FACT and not kind.nestable
+    assert kind.kind == "judge"
+    assert kind.layer is Layer.FACT
+    assert not kind.nestable
     assert kind.schema["properties"]["threshold"] == registry.JUDGE_THRESHOLD
 
 
@@ -24,7 +26,8 @@ def test_skipped_without_a_judge_even_under_not(name):
         [make_spec(name, reference="r"), make_spec(name, reference="r", **{"not": True})], make_ctx("x")
     )
     assert [r.status for r in results] == [Status.SKIPPED, Status.SKIPPED]
-    assert results[0].passed is None and results[0].message == "skipped: no judge configured"
+    assert results[0].passed is None
+    assert results[0].message == "skipped: no judge configured"
 
 
 def test_judged_inside_a_set_is_ignored_by_the_set():
@@ -38,7 +41,8 @@ def test_judged_inside_a_set_is_ignored_by_the_set():
         }
     )
     result = run(spec, make_ctx("x"))[0]
-    assert result.passed and result.children[1].status is Status.SKIPPED
+    assert result.passed
+    assert result.children[1].status is Status.SKIPPED
 
 
 def test_with_a_judge_each_check_delegates_to_it_and_not_mirrors_the_score():
@@ -48,7 +52,8 @@ def test_with_a_judge_each_check_delegates_to_it_and_not_mirrors_the_score():
 
     results = run([make_spec(name, reference="r", **{"not": True}) for name in JUDGED], make_ctx("x", judge=StubJudge()))
     assert [r.status for r in results] == [Status.FAILED] * 4
-    assert [r.score for r in results] == [2.0] * 4 and results[0].message == "semantic_similarity on x"
+    assert [r.score for r in results] == [2.0] * 4
+    assert results[0].message == "semantic_similarity on x"
 
 
 def test_answer_relevancy_schema_fields():

@@ -97,7 +97,8 @@ def test_not_is_an_exact_inversion_for_every_sync_type(output, with_trace):
     for a, b in zip(run(plain, ctx), run(negated, ctx), strict=True):
         assert a.status is not Status.SKIPPED
         assert a.passed is (not b.passed), (a.type, output)
-        assert a.metric == b.metric and b.negate
+        assert a.metric == b.metric
+        assert b.negate
 
 
 def test_results_keep_the_sample_order_and_types():
@@ -123,7 +124,9 @@ def test_seed_example_set_any():
     assert run(make_spec(SEED_SET), make_ctx("use a Prepared Statement"))[0].passed
     assert run(make_spec(SEED_SET), make_ctx("stmt.bind(x, ?)"))[0].passed
     result = run(make_spec(SEED_SET), make_ctx("string concat"))[0]
-    assert not result.passed and len(result.children) == 3 and result.metric == 0
+    assert not result.passed
+    assert len(result.children) == 3
+    assert result.metric == 0
 
 
 def test_a_failed_not_set_says_which_child_matched_and_on_what_text():
@@ -160,7 +163,8 @@ def test_nested_sets_with_not_on_children_and_set():
     result = run(make_spec(nested), make_ctx("SELECT 1; drop table t"))[0]
     assert not result.passed
     inner = result.children[2]
-    assert inner.status is Status.FAILED and inner.children[0].status is Status.PASSED
+    assert inner.status is Status.FAILED
+    assert inner.children[0].status is Status.PASSED
     assert run(make_spec({**nested, "not": True}), make_ctx("SELECT 1; drop table t"))[0].passed
 
 

@@ -132,9 +132,11 @@ def test_rouge_threshold_zero_passes_even_at_zero():
 
 def test_bleu_min():
     result = check("bleu_min", CAND, reference=REF, threshold=0.5)
-    assert result.passed and result.metric == pytest.approx(0.5373, abs=1e-4)
+    assert result.passed
+    assert result.metric == pytest.approx(0.5373, abs=1e-4)
     short = check("bleu_min", "hello world", reference="hello world")
-    assert not short.passed and short.message == "BLEU-4 0.00 < 0.5"
+    assert not short.passed
+    assert short.message == "BLEU-4 0.00 < 0.5"
     assert check("bleu_min", "hello world", reference="hello world", smooth=True).passed
 
 
@@ -149,7 +151,9 @@ def test_levenshtein_counts_code_points_case_sensitive_no_trim():
 def test_levenshtein_max_limit_is_inclusive():
     assert check("levenshtein_max", "kitten", reference="sitting", value=3).passed
     result = check("levenshtein_max", "kitten", reference="sitting", value=2)
-    assert not result.passed and result.metric == 3 and result.message == "edit distance 3 > max 2"
+    assert not result.passed
+    assert result.metric == 3
+    assert result.message == "edit distance 3 > max 2"
     assert check("levenshtein_max", "", reference="", value=0).passed
 
 

@@ -54,7 +54,8 @@ def test_json_schema_message_names_path_and_reason():
 
 def test_json_schema_missing_required_property():
     result = check("json_schema", '{"name": "x"}', schema=SCHEMA)
-    assert not result.passed and "'tags' is a required property" in result.message
+    assert not result.passed
+    assert "'tags' is a required property" in result.message
 
 
 def test_json_schema_checks_formats():
@@ -64,7 +65,9 @@ def test_json_schema_checks_formats():
 
 def test_json_schema_on_fenced_or_invalid_output():
     result = check("json_schema", '```\n{"name": "x", "tags": []}\n```', schema=SCHEMA)
-    assert not result.passed and "fenced" in result.message and "json_schema" in result.message
+    assert not result.passed
+    assert "fenced" in result.message
+    assert "json_schema" in result.message
     assert not check("json_schema", "not json", schema=SCHEMA).passed
 
 

@@ -68,7 +68,8 @@ def test_not_contains_with_not_double_negates():
 def test_contains_all_reports_missing_values():
     result = check("contains_all", "alpha Beta", values=["alpha", "beta", "gamma"])
     assert not result.passed
-    assert '"gamma"' in result.message and '"alpha"' not in result.message
+    assert '"gamma"' in result.message
+    assert '"alpha"' not in result.message
     assert result.metric == pytest.approx(2 / 3)
     assert passed("contains_all", "alpha Beta GAMMA", values=["alpha", "beta", "gamma"])
 
@@ -76,7 +77,8 @@ def test_contains_all_reports_missing_values():
 def test_contains_any():
     assert passed("contains_any", "prepared statement", values=["参数化", "Prepared Statement"])
     result = check("contains_any", "nothing", values=["a1", "b2"])
-    assert not result.passed and result.metric == 0
+    assert not result.passed
+    assert result.metric == 0
 
 
 def test_lowercasing_is_full_unicode():
@@ -194,9 +196,11 @@ def test_lengths_count_code_points():
 
 def test_length_limits_equal_to_the_value_pass_and_metric_is_set():
     result = check("max_length", "x" * 500, value=500)
-    assert result.passed and result.metric == 500
+    assert result.passed
+    assert result.metric == 500
     result = check("max_length", "x" * 812, value=500)
-    assert not result.passed and result.message == "length 812 > max 500"
+    assert not result.passed
+    assert result.message == "length 812 > max 500"
     assert check("min_length", "", value=0).passed
     assert not check("min_length", "", value=1).passed
 
@@ -225,7 +229,9 @@ def test_word_count_limits():
     assert check("word_count_min", "这是一个测试", value=6).passed
     assert not check("word_count_min", "这是一个测试", value=7).passed
     result = check("word_count_max", "one two three", value=2)
-    assert not result.passed and result.metric == 3 and result.message == "word count 3 > max 2"
+    assert not result.passed
+    assert result.metric == 3
+    assert result.message == "word count 3 > max 2"
     assert check("word_count_max", "", value=0).passed
 
 

@@ -56,7 +56,8 @@ def test_the_failure_table_aligns_expected_and_actual():
     column = lines[0].index("actual")
     assert all(len(line) > column for line in lines[1:])
     assert lines[1][column:].startswith('Read {"file_path":"src/app.py"}')
-    assert lines[2].startswith(">") and lines[2][column:].startswith("Bash ")
+    assert lines[2].startswith(">")
+    assert lines[2][column:].startswith("Bash ")
     assert lines[3][3:].startswith("—")  # no step for the third call
 
 
@@ -117,7 +118,8 @@ def test_a_regex_that_runs_too_long_is_an_error_under_not_too():
         result = check("tool_sequence", trace=trace, steps=[step], **{"not": True})
     finally:
         steps_module.REGEX_TIMEOUT_S = saved
-    assert result.status is Status.FAILED and result.error
+    assert result.status is Status.FAILED
+    assert result.error
 
 
 # --- bad input: one line naming file, line and field ------------------------------------------
@@ -150,7 +152,8 @@ def test_bad_input_is_one_line_with_file_line_and_field(tmp_path, assertion, whe
 def test_tools_called_accepts_step_matchers():
     assert check("tools_called", trace=T, values=[{"tool": "Bash", "input": {"command": "pytest*"}}, "Edit"]).passed
     result = check("tools_called", trace=T, values=[{"tool": "Bash", "input": {"command": "rm *"}}])
-    assert not result.passed and result.message == 'not called: Bash {"command":"rm *"}'
+    assert not result.passed
+    assert result.message == 'not called: Bash {"command":"rm *"}'
     assert check("tools_called", trace=T, values=[{"tool": "Bash", "input": {"command": "rm *"}}], **{"not": True}).passed
 
 
@@ -159,7 +162,8 @@ def test_tools_only_accepts_step_matchers():
     assert check("tools_only", trace=T, values=allowed).passed
     narrow = ["Read", "Edit", {"tool": "Bash", "input": {"command": "git *"}}]
     result = check("tools_only", trace=T, values=narrow)
-    assert not result.passed and "Bash" in result.message
+    assert not result.passed
+    assert "Bash" in result.message
     assert check("tools_only", trace=T, values=narrow, **{"not": True}).passed
 
 
@@ -175,9 +179,12 @@ def test_match_tool_call_counts_any_call_with_threshold_and_max():
     assert check("match_tool_call", trace=T, tool="Bash", arguments=args, calls="any").passed
     # Big Sky's rules still hold: the name is case-sensitive, so "bash" is a different tool
     two = check("match_tool_call", trace=Trace(tool_calls=[*CALLS, CALLS[3]]), tool="Bash", arguments=args, threshold=2)
-    assert two.passed and two.metric == 2
+    assert two.passed
+    assert two.metric == 2
     one = check("match_tool_call", trace=T, tool="Bash", arguments=args, threshold=2)
-    assert not one.passed and one.metric == 1 and "not >= 2" in one.message
+    assert not one.passed
+    assert one.metric == 1
+    assert "not >= 2" in one.message
     assert check("match_tool_call", trace=T, tool="Bash", arguments=args, max=1).passed
     assert not check("match_tool_call", trace=T, tool="Bash", arguments=args, max=0).passed
     assert check("match_tool_call", trace=T, tool="Bash", arguments=args, max=0, **{"not": True}).passed

@@ -30,7 +30,8 @@ def test_a_misspelt_skill_path_gets_the_near_name(tmp_path: Path) -> None:
     shutil.copytree(SKILL, tmp_path / "skills" / "support-tone")
     shutil.copy(EXPERIMENT / "eval-samples.yaml", tmp_path / "eval-samples.yaml")
     proc = omk("eval", "eval-samples.yaml", "--ablate", "skills/suport-tone", "--dry-run", cwd=tmp_path)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
     assert f"did you mean {tmp_path / 'skills' / 'support-tone'}?" in proc.stderr, proc.stderr
     proc = omk("eval", "eval-samples.yaml", "--control", "baseline", "--treatment", "skills/suport-tone", "--dry-run", cwd=tmp_path)
     assert proc.returncode == 2 and f"did you mean {tmp_path / 'skills' / 'support-tone'}?" in proc.stderr, proc.stderr
@@ -51,4 +52,5 @@ def test_serve_model_on_a_busy_port_names_the_port_option(tmp_path: Path) -> Non
         port = busy.getsockname()[1]
         proc = omk("serve-model", "model.yaml", "--port", str(port), cwd=tmp_path)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert f"127.0.0.1:{port}" in proc.stderr and "--port" in proc.stderr
+    assert f"127.0.0.1:{port}" in proc.stderr
+    assert "--port" in proc.stderr

@@ -46,7 +46,8 @@ def test_concurrency_calls_once_then_serves_the_rerun_from_the_cache(tmp_path):
 
 def test_startup_times_help_and_doctor(tmp_path):
     out = bench("startup.py", tmp=tmp_path)
-    assert "| `omk --help` |" in out and "| `omk doctor samples/` |" in out
+    assert "| `omk --help` |" in out
+    assert "| `omk doctor samples/` |" in out
 
 
 def test_loading_reports_the_line_of_a_mistake_in_every_format(tmp_path):
@@ -60,7 +61,8 @@ def test_loading_memory_measures_processes_that_only_load_the_suite(tmp_path):
     out = bench("load_bench.py", "--suite", "20", "--before", str(ROOT), "--before-name", "this checkout", tmp=tmp_path)
     rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 20 ")]
     assert [(r[0], r[2]) for r in rows] == [("| 20 JSON", "before"), ("| 20 JSON", "after"), ("| 20 JSON Lines", "before"), ("| 20 JSON Lines", "after")]
-    assert "- before: this checkout" in out and all(r[-1].endswith(" MB |") for r in rows)
+    assert "- before: this checkout" in out
+    assert all(r[-1].endswith(" MB |") for r in rows)
 
 
 def test_compare_interleaves_two_checkouts_and_tables_both(tmp_path):
@@ -71,7 +73,8 @@ def test_compare_interleaves_two_checkouts_and_tables_both(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
-    assert rows[0].startswith("| measure | before (") and "| after (" in rows[0]
+    assert rows[0].startswith("| measure | before (")
+    assert "| after (" in rows[0]
     assert rows[1].startswith("| 8 calls at concurrency 4: process / run phase |")
     assert rows[2].startswith("| cached rerun, process (share of the first run) |")
     assert rows[3].startswith("| 16 calls at concurrency 8: process / run phase |")
@@ -81,7 +84,8 @@ def test_compare_interleaves_two_checkouts_and_tables_both(tmp_path):
 def test_experiment_stats_times_the_bootstrap_and_a_whole_analysis(tmp_path):
     out = bench("experiment_stats.py", "--sizes", "5,12", "--resamples", "200", tmp=tmp_path)
     assert "B = 200 resamples" in out
-    assert "| 5 | " in out and "| 12 | " in out
+    assert "| 5 | " in out
+    assert "| 12 | " in out
 
 
 def test_experiment_runs_both_variants_and_times_the_statistics_apart(tmp_path):
@@ -99,7 +103,8 @@ def test_experiment_runs_both_variants_and_times_the_statistics_apart(tmp_path):
 def test_scale_runs_each_size_and_counts_what_omk_graded(tmp_path):
     out = bench("scale.py", "--sizes", "40,20", "--no-peers", tmp=tmp_path)
     rows = [line for line in out.splitlines() if line.startswith("| ")]
-    assert rows[0].startswith("| samples | tool | wall time |") and "time ÷ 20's (wall / CPU)" in rows[0]
+    assert rows[0].startswith("| samples | tool | wall time |")
+    assert "time ÷ 20's (wall / CPU)" in rows[0]
     assert [r.split(" | ")[:2] for r in rows[1:4]] == [["| 20", "omk"], ["| 20", "omk, JSON samples"], ["| 40", "omk"]]
     assert "(linear 2×)" in rows[3]  # 40 samples against the smallest size, 20
     # passes per assertion, read from each run's report.json: the suite's flaws fail 2 of 20 contains

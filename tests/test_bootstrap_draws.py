@@ -59,6 +59,8 @@ def test_a_summary_keeps_no_more_draws_than_its_budget():
     draws = Draws(budget=30_000)
     for n in (10, 11, 10, 12):  # 10 used again: 11 is the set least recently used
         draws.blocks("s", n, 1_000)
-    assert draws._size <= 30_000 and set(draws._kept) == {("s", 10, 1_000), ("s", 12, 1_000)}
+    assert draws._size <= 30_000
+    assert set(draws._kept) == {("s", 10, 1_000), ("s", 12, 1_000)}
     larger = draws.blocks("s", 40, 1_000)  # more than the budget: drawn, not kept
-    assert not isinstance(larger, list) and ("s", 40, 1_000) not in draws._kept
+    assert not isinstance(larger, list)
+    assert ("s", 40, 1_000) not in draws._kept

@@ -24,7 +24,8 @@ def test_dry_run_makes_no_call_and_prices_target_and_judge(tmp_path):
     out = proc.stdout
     assert "6 sample run(s)" in out
     assert "target gpt-4o-mini: 6 call(s)" in out
-    assert "judge mystery-judge: 6 call(s)" in out and "no known price" in out
+    assert "judge mystery-judge: 6 call(s)" in out
+    assert "no known price" in out
     assert "mystery-judge" in out.split("not counted")[1]
     assert "1 URL(s) in prompts not fetched" in out
     assert not (tmp_path / ".omk" / "runs").exists()  # no run folder written
@@ -60,7 +61,8 @@ def test_dry_run_takes_output_tokens_from_the_cache(tmp_path):
         proc = omk("eval", str(path), "--target", target, "--dry-run", cwd=tmp_path, url=fake.url)
         assert len(fake.requests) == calls
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "~74 output tokens" in proc.stdout and "from the cache for 2 target call(s)" in proc.stdout
+    assert "~74 output tokens" in proc.stdout
+    assert "from the cache for 2 target call(s)" in proc.stdout
 
 
 def test_dry_run_of_an_experiment_counts_every_variant(tmp_path):
@@ -73,7 +75,8 @@ def test_dry_run_of_an_experiment_counts_every_variant(tmp_path):
         assert fake.requests == []
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 sample run(s) to do over 2 variants" in proc.stdout
-    assert "target gpt-4o: 2 call(s)" in proc.stdout and "target gpt-4o-mini: 2 call(s)" in proc.stdout
+    assert "target gpt-4o: 2 call(s)" in proc.stdout
+    assert "target gpt-4o-mini: 2 call(s)" in proc.stdout
 
 
 def test_a_budget_stops_new_calls_keeps_what_finished_and_resumes(tmp_path):
@@ -84,15 +87,18 @@ def test_a_budget_stops_new_calls_keeps_what_finished_and_resumes(tmp_path):
         proc = omk("eval", str(path), "--target", "openai:gpt-4o", "--out", str(run), "--concurrency", "2", "--budget-usd", "1",
                    "--format", "json,md,junit,html", cwd=tmp_path, url=fake.url)
         assert proc.returncode == 3, proc.stdout + proc.stderr
-        assert "budget reached" in proc.stderr and f"omk eval --resume {run}" in proc.stderr
+        assert "budget reached" in proc.stderr
+        assert f"omk eval --resume {run}" in proc.stderr
         first_calls = len(fake.requests)
         report = json.loads((run / "report.json").read_text(encoding="utf-8"))
         budget = report["budget"]
-        assert budget["limit_usd"] == 1 and budget["stopped"] is True
+        assert budget["limit_usd"] == 1
+        assert budget["stopped"] is True
         assert 1.0 <= budget["spent_usd"] <= 1.0 + 2 * 0.25  # within one call per concurrent slot
         assert budget["spent_usd"] == pytest.approx(0.25 * first_calls)
         finished = [r["sample_id"] for r in report["results"]]
-        assert len(finished) == first_calls < 10 and all(r["status"] == "ok" for r in report["results"])
+        assert len(finished) == first_calls < 10
+        assert all(r["status"] == "ok" for r in report["results"])
         assert [n["sample_id"] for n in budget["not_run"]] == [f"s{i}" for i in range(10) if f"s{i}" not in finished]
         assert all(n["reason"] == "budget" for n in budget["not_run"])
         left = budget["not_run"][0]["sample_id"]
@@ -126,7 +132,8 @@ def test_the_judge_spend_counts_against_the_budget(tmp_path):
     assert proc.returncode == 3, proc.stdout + proc.stderr
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert judged == 2 and len(report["results"]) == 2  # the target is free; the judge's $0.25 a sample stops it
-    assert report["budget"]["spent_usd"] == pytest.approx(0.5) and len(report["budget"]["not_run"]) == 6
+    assert report["budget"]["spent_usd"] == pytest.approx(0.5)
+    assert len(report["budget"]["not_run"]) == 6
 
 
 def test_budget_per_sample_in_omk_yaml(tmp_path):
@@ -150,7 +157,8 @@ def test_an_experiment_shares_one_budget_and_resumes(tmp_path):
         )
         assert proc.returncode == 3, proc.stdout + proc.stderr
         first = len(fake.requests)
-        assert first < 12 and "budget reached" in proc.stderr
+        assert first < 12
+        assert "budget reached" in proc.stderr
         again = omk("eval", "--resume", str(run), cwd=tmp_path, url=fake.url)
         assert again.returncode == 0, again.stdout + again.stderr
         assert len(fake.requests) == 12  # each variant's six samples, none twice

@@ -44,8 +44,10 @@ def test_a_mock_tool_name_carrying_toml_is_refused_when_the_samples_load(tmp_pat
         env = {"OMK_CODEX": codex, "OPENAI_BASE_URL": fake.openai_url, "OPENAI_API_KEY": KEY, "HOME": str(tmp_path)}
         proc = omk_eval(["eval-samples.yaml", "--target", "codex:gpt-5", "--out", str(tmp_path / "run")], cwd=tmp_path, env=env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "eval-samples.yaml:" in proc.stderr and "samples[0] (hostile) mocks[0].tool:" in proc.stderr
-    assert "is not a tool name" in proc.stderr and "Traceback" not in proc.stderr
+    assert "eval-samples.yaml:" in proc.stderr
+    assert "samples[0] (hostile) mocks[0].tool:" in proc.stderr
+    assert "is not a tool name" in proc.stderr
+    assert "Traceback" not in proc.stderr
     assert not marker.exists()
 
 

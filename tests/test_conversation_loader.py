@@ -40,15 +40,20 @@ def test_a_conversation_loads_with_its_turns_and_their_sources(tmp_path):
     assert sample.prompt == "Hi, my order is late."  # the first turn's, for listings
     assert [t.prompt for t in sample.turns] == ["Hi, my order is late.", "It is A1001."]
     first, second = sample.turns
-    assert first.assertions == [] and first.rubric is None and first.context is None
-    assert second.context == "order table" and second.rubric == "names the carrier"
+    assert first.assertions == []
+    assert first.rubric is None
+    assert first.context is None
+    assert second.context == "order table"
+    assert second.rubric == "names the carrier"
     assert second.dimensions == {"tone": "calm"}
     assert [a.type for a in second.assertions] == ["mock_hit", "regex"]
     assert second.assertions[1].compiled is not None  # prepared once at load, like the sample's own
-    assert second.source.line == 10 and second.source.path == "samples[0].turns[1]"
+    assert second.source.line == 10
+    assert second.source.path == "samples[0].turns[1]"
     assert second.assertions[0].source.path == "samples[0].turns[1].assertions[0]"
     assert second.assertions[0].source.line == 15
-    assert [a.type for a in sample.assertions] == ["not_contains"] and sample.rubric == "polite"
+    assert [a.type for a in sample.assertions] == ["not_contains"]
+    assert sample.rubric == "polite"
 
 
 def test_prompt_and_turns_exclude_each_other(tmp_path):
@@ -160,7 +165,8 @@ def test_a_bad_regex_in_a_turn_shows_up_beside_other_problems(tmp_path):
             - {type: regex, pattern: "(open"}
     """
     found = problems(tmp_path, "s.yaml", text)
-    assert len(found) == 2 and "turns[0].assertions[0].pattern: invalid regular expression" in found[1]
+    assert len(found) == 2
+    assert "turns[0].assertions[0].pattern: invalid regular expression" in found[1]
 
 
 def test_turn_assertions_see_the_samples_mocks_and_their_turns_context(tmp_path):

@@ -41,14 +41,19 @@ SAMPLES = """
 def test_turn_view_merges_the_samples_checks_with_the_turns(tmp_path):
     sample = load(tmp_path, "s.yaml", SAMPLES).samples[0]
     first, second = turn_view(sample, 0), turn_view(sample, 1)
-    assert first.prompt == "hi" and first.context is None and first.rubric == "polite"
+    assert first.prompt == "hi"
+    assert first.context is None
+    assert first.rubric == "polite"
     assert [a.type for a in first.assertions] == ["max_length"]
     assert first.dimensions == {"tone": "calm", "facts": "right"}
-    assert second.prompt == "where is it?" and second.context == "the order table"
+    assert second.prompt == "where is it?"
+    assert second.context == "the order table"
     assert second.rubric == "names the carrier"  # the turn's rubric replaces the sample's
     assert second.dimensions == {"tone": "calm", "facts": "names the date"}  # same name: the turn's wins
     assert [a.type for a in second.assertions] == ["max_length", "contains"]  # the sample's first
-    assert second.turns == () and second.raw["prompt"] == "where is it?" and second.raw["turn"] == {"index": 1, "count": 2}
+    assert second.turns == ()
+    assert second.raw["prompt"] == "where is it?"
+    assert second.raw["turn"] == {"index": 1, "count": 2}
     assert sample.prompt == "hi" and len(sample.turns) == 2  # the sample itself is untouched
 
 
@@ -68,7 +73,9 @@ def test_the_conversation_trace_sums_what_the_turns_reported():
     b = Trace(turns=None, cost_usd=None, latency_ms=5.5, tokens={"input": 7, "output": None},
               mock_stats=MockStats(1, 1, {"lookup:1": 1}))
     whole = combine_traces([a, b])
-    assert whole.turns == 2 and whole.cost_usd == 0.001 and whole.latency_ms == 15.5
+    assert whole.turns == 2
+    assert whole.cost_usd == 0.001
+    assert whole.latency_ms == 15.5
     assert whole.tokens.to_json() == {"input": 12, "output": None}  # none reported stays None, never 0
     assert whole.mock_stats == MockStats(2, 1, {"lookup:1": 2})
     assert whole.notes == ("turn 1: stopped at max_turns (2)",)
@@ -120,7 +127,8 @@ def test_replay_says_which_turn_is_missing(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps({"sample_id": "c", "turns": [{"output": "hello"}]}) + "\n", encoding="utf-8")
     result = asyncio.run(run_conversation(sample, ReplayTarget(path), RunConfig()))
-    assert result.status == "error" and result.error == "turn 2: no recorded turn 2 for 'c' (the record has 1)"
+    assert result.status == "error"
+    assert result.error == "turn 2: no recorded turn 2 for 'c' (the record has 1)"
     assert [t.status for t in result.turns] == ["ok", "error"]
     with pytest.raises(Exception, match="is a conversation, but the sample has one prompt"):
         asyncio.run(ReplayTarget(path).run(single, "hi"))
@@ -132,7 +140,8 @@ def test_a_turn_with_nothing_graded_counts_in_neither_scores_nor_pass(tmp_path):
     path.write_text(json.dumps({"sample_id": "c", "turns": [{"output": "hey"}, {"output": "ok"}]}) + "\n", encoding="utf-8")
     result = asyncio.run(run_conversation(sample, ReplayTarget(path), RunConfig()))
     assert [t.passed for t in result.turns] == [None, True]
-    assert result.passed is True and result.scores == Scores(fact=5.0, composite=5.0)
+    assert result.passed is True
+    assert result.scores == Scores(fact=5.0, composite=5.0)
     md = render_markdown({"format": "omk-report/1", "summary": {"threshold": 3.5}, "results": [result.to_json()]})
     assert "| ↳ turn 1: hi | ok | — | — | — | — | · |" in md
     assert "| ↳ turn 2: check | ok | 5.00 | — | — | 5.00 | ✅ |" in md
@@ -176,7 +185,8 @@ def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):
     """
     samples = load(tmp_path, "s.yaml", text).samples
     cov = coverage(samples)
-    assert cov["assertion_types"] == {"mock_hit": 1, "contains": 1} and cov["conversations"] == 2
+    assert cov["assertion_types"] == {"mock_hit": 1, "contains": 1}
+    assert cov["conversations"] == 2
     assert cov["with_rubric"] == 1
     found = {(d.kind, d.sample_id): d.message for d in sample_diagnostics(samples)}
     assert ("no_grading", "c") not in found and ("mock_unchecked", "c") not in found  # its turn checks both
@@ -197,7 +207,8 @@ def test_urls_in_a_conversations_turns_are_inlined(tmp_path):
         sample = Sample("c", prompt="hello", turns=turns, base_dir=tmp_path)
         asyncio.run(inline_urls([sample], Settings(url_allow=["127.0.0.1"]), err=io.StringIO()))
         assert http.hits["/plain.txt"] == 1
-    assert "Release notes 2.4" in turns[1].prompt and "Release notes 2.4" in turns[1].context
+    assert "Release notes 2.4" in turns[1].prompt
+    assert "Release notes 2.4" in turns[1].context
     assert turns[0].prompt == "hello" == sample.prompt
     assert [(u["url"], u["fields"], u["status"]) for u in sample.inlined_urls] == [
         (plain, ["turns[1].prompt", "turns[1].context"], "inlined")

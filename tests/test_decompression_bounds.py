@@ -136,7 +136,8 @@ def test_a_stacked_gzip_bomb_in_url_inlining_stops_at_the_cap():
     assert len(bomb) < 2048
     with EncodedServer(bomb, "gzip, gzip", "text/plain") as server:
         got, peak = peak_of(lambda: fetch(server.url + "/doc"))
-    assert isinstance(got, FetchFailure) and got.reason == "larger than the 1 MB size cap"
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "larger than the 1 MB size cap"
     assert peak < PEAK_BOUND, f"{peak / MB:.0f} MB held while unpacking a {BOMB_MB} MB bomb"
 
 
@@ -154,8 +155,10 @@ def test_a_compressed_page_under_the_cap_is_inlined_as_before(encoding, pack):
     with EncodedServer(pack(DOC), encoding, "text/plain") as server:
         got = fetch(server.url + "/doc")
         announced = server.seen[0][1]
-    assert isinstance(got, Fetched) and got.content == DOC.decode().strip()
-    assert announced is not None and set(announced.split(", ")) <= {"gzip", "deflate", "br"}
+    assert isinstance(got, Fetched)
+    assert got.content == DOC.decode().strip()
+    assert announced is not None
+    assert set(announced.split(", ")) <= {"gzip", "deflate", "br"}
 
 
 def test_more_stacked_encodings_than_omk_undoes_is_a_clear_failure():
@@ -172,7 +175,8 @@ def test_more_stacked_encodings_than_omk_undoes_is_a_clear_failure():
 def test_a_corrupt_gzip_body_is_a_clear_failure():
     with EncodedServer(b"\x1f\x8b\x08\x00garbage-not-gzip" * 10, "gzip", "text/plain") as server:
         got = fetch(server.url + "/doc")
-    assert isinstance(got, FetchFailure) and got.reason.startswith("cannot decode the body (Content-Encoding gzip)")
+    assert isinstance(got, FetchFailure)
+    assert got.reason.startswith("cannot decode the body (Content-Encoding gzip)")
 
 
 def test_every_layer_is_held_to_the_cap_not_only_the_last():
@@ -220,7 +224,8 @@ def test_a_gzip_bomb_from_a_model_api_fails_the_call_at_max_reply_bytes(path, mo
 
         error, peak = peak_of(call)
         requests = server.seen
-    assert error is not None and f"over the {CAP}-byte cap (max_reply_bytes in omk.yaml)" in str(error)
+    assert error is not None
+    assert f"over the {CAP}-byte cap (max_reply_bytes in omk.yaml)" in str(error)
     assert peak < PEAK_BOUND, f"{peak / MB:.0f} MB held while unpacking a {BOMB_MB} MB reply"
     assert requests and requests[0][1] == "gzip, deflate"  # only what omk undoes is asked for
 

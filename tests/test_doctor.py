@@ -66,7 +66,8 @@ def test_near_duplicate_flags_the_first_of_a_pair_with_rouge1_recall():
     ]
     diags = near_duplicates(samples)
     assert kinds(diags) == [("near_duplicate", "a"), ("near_duplicate", "c")]
-    assert diags[0].detail["duplicate_of"] == "b" and diags[0].severity == "warning"
+    assert diags[0].detail["duplicate_of"] == "b"
+    assert diags[0].severity == "warning"
     assert diags[1].detail["duplicate_of"] == "d" and diags[1].detail["rouge1"] == 1.0  # every char of d is in c
 
 
@@ -104,7 +105,8 @@ def test_capability_thin_needs_ten_samples_and_a_thin_capability():
 
 def test_no_grading_flags_a_sample_with_nothing_to_grade():
     diags = ungraded([sample("bare", assertions=[])])
-    assert kinds(diags) == [("no_grading", "bare")] and diags[0].severity == "error"
+    assert kinds(diags) == [("no_grading", "bare")]
+    assert diags[0].severity == "error"
 
 
 def test_no_grading_accepts_assertions_a_rubric_or_dimensions():
@@ -167,7 +169,8 @@ def test_coverage_counts_metadata_with_unspecified_and_normalised_capabilities()
     assert cov["assertion_types"] == {"contains": 3, "assert-set": 1, "latency_max": 1}
     assert cov["layers"] == {"fact": 3}  # a mixed set counts as fact
     assert cov["declared"] == {"capability": 2, "difficulty": 2, "construct": 0, "provenance": 1}
-    assert cov["avg_rubric_length"] == 12 and cov["tripwires"] == 1
+    assert cov["avg_rubric_length"] == 12
+    assert cov["tripwires"] == 1
 
 
 # ---------------------------------------------------------------- a finished run
@@ -238,7 +241,8 @@ def test_cost_and_latency_outliers_against_the_upper_median():
 def test_no_outlier_below_three_times_the_median():
     report = run(*(res(f"s{i}", 3 + i * 0.5, cost=0.01, latency=100) for i in range(3)), res("big", 4.9, cost=0.029, latency=290))
     assert run_diagnostics(report) == []
-    assert upper_median([0, 1, 2, 3, 4]) == 3 and upper_median([0]) is None
+    assert upper_median([0, 1, 2, 3, 4]) == 3
+    assert upper_median([0]) is None
 
 
 def test_flat_scores_when_the_whole_set_scores_alike():
@@ -273,16 +277,23 @@ def test_examine_sorts_by_severity_and_verdict_follows_the_documented_rule():
     result = examine(samples, ["x.yaml"])
     sev = [d["severity"] for d in result["diagnostics"]]
     assert sev == sorted(sev, key=["error", "warning", "info", "advice"].index)
-    assert result["totals"]["errors"] == 1 and not verdict(result)
+    assert result["totals"]["errors"] == 1
+    assert not verdict(result)
 
     warn_only = examine([sample(f"s{i}") for i in range(9)] + [sample("dup1", "same words here"), sample("dup2", "same words here")], [])
     assert warn_only["totals"] == {"samples": 11, "flagged": 1, "errors": 0, "warnings": 1, "infos": 0, "advice": 14}
-    assert verdict(warn_only) and not verdict(warn_only, strict=True)
+    assert verdict(warn_only)
+    assert not verdict(warn_only, strict=True)
 
     clean = examine([sample("a"), sample("b")], [])
-    assert clean["health"] == 100 and [d for d in clean["diagnostics"] if d["severity"] != "advice"] == [] and verdict(clean, strict=True)
+    assert clean["health"] == 100
+    assert [d for d in clean["diagnostics"] if d["severity"] != "advice"] == []
+    assert verdict(clean, strict=True)
 
     low = examine([sample(f"i{i}", rubric="ok") for i in range(4)], [])  # 4 infos over 4 samples: health 80
-    assert low["health"] == 80 and verdict(low)
+    assert low["health"] == 80
+    assert verdict(low)
     lower = examine([sample("m", mocks=[{"tool": "A"}] * 3, rubric="ok")], [])  # 4 infos, 1 sample: 20
-    assert lower["health"] == 20 and lower["totals"]["errors"] == 0 and not verdict(lower)
+    assert lower["health"] == 20
+    assert lower["totals"]["errors"] == 0
+    assert not verdict(lower)

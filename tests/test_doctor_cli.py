@@ -40,7 +40,8 @@ def test_bundled_samples_are_healthy_and_json_is_complete():
     proc = omk("doctor", str(SAMPLES), "--json")
     assert proc.returncode in (0, 1), proc.stderr
     result = json.loads(proc.stdout)
-    assert result["valid"] is True and 0 <= result["health"] <= 100
+    assert result["valid"] is True
+    assert 0 <= result["health"] <= 100
     assert set(result["totals"]) == {"samples", "flagged", "errors", "warnings", "infos", "advice"}
     assert result["coverage"]["samples"] == result["totals"]["samples"] >= 10
     assert result["healthy"] == (proc.returncode == 0)
@@ -50,8 +51,10 @@ def test_clean_set_exits_0_with_a_readable_layout(tmp_path):
     f = write(tmp_path / "eval-samples.yaml", GOOD)
     proc = omk("doctor", str(f))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "health 100/100" in proc.stdout and "coverage" in proc.stdout
-    assert "no sample-quality issues found" in proc.stdout and "healthy" in proc.stdout
+    assert "health 100/100" in proc.stdout
+    assert "coverage" in proc.stdout
+    assert "no sample-quality issues found" in proc.stdout
+    assert "healthy" in proc.stdout
     proc = omk("doctor", cwd=tmp_path)  # discovered
     assert proc.returncode == 0
 
@@ -66,7 +69,8 @@ def test_error_diagnostic_exits_1_and_warning_only_under_strict(tmp_path):
     warned = write(tmp_path / "env.yaml", env)
     assert omk("doctor", str(warned)).returncode == 0
     strict = omk("doctor", str(warned), "--strict")
-    assert strict.returncode == 1 and "env_cli_missing" in strict.stdout
+    assert strict.returncode == 1
+    assert "env_cli_missing" in strict.stdout
 
 
 def test_invalid_samples_print_every_problem_and_exit_2(tmp_path):
@@ -75,11 +79,14 @@ def test_invalid_samples_print_every_problem_and_exit_2(tmp_path):
         "samples:\n  - sample_id: a\n    prompt: ''\n  - sample_id: b\n    prompt: ok\n    difficulty: extreme\n",
     )
     proc = omk("doctor", str(bad))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "bad.yaml:" in line]
-    assert len(lines) >= 2 and any(":3" in line for line in lines)
+    assert len(lines) >= 2
+    assert any(":3" in line for line in lines)
     as_json = json.loads(omk("doctor", str(bad), "--json").stdout)
-    assert as_json["valid"] is False and len(as_json["problems"]) >= 2
+    assert as_json["valid"] is False
+    assert len(as_json["problems"]) >= 2
 
 
 def test_report_diagnostics(tmp_path):
@@ -104,11 +111,16 @@ def test_doctor_report_only_and_a_bad_report(tmp_path):
     proc = omk("doctor", "--report", str(run), "--json", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)
-    assert result["coverage"] is None and result["totals"]["samples"] == 3
+    assert result["coverage"] is None
+    assert result["totals"]["samples"] == 3
     assert {d["kind"] for d in result["diagnostics"]} == {"error_prone"}
     text = omk("doctor", "--report", str(run), cwd=tmp_path)
-    assert "[error] error_prone" in text.stdout and "cs-refund-en" in text.stdout and "unhealthy" in text.stdout
+    assert "[error] error_prone" in text.stdout
+    assert "cs-refund-en" in text.stdout
+    assert "unhealthy" in text.stdout
 
     (run / "report.json").write_text("[]", encoding="utf-8")
     bad = omk("doctor", "--report", str(run), cwd=tmp_path)
-    assert bad.returncode == 2 and "format: expected 'omk-report/1'" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2
+    assert "format: expected 'omk-report/1'" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -63,6 +63,7 @@ def test_the_docs_table_is_what_the_simulation_gives() -> None:
     for line, (scenario, runs, seed) in zip(table, DOC_ROWS, strict=True):
         cells = [c.strip() for c in line.strip("|").split("|")]
         counts = simulate(scenario, runs, seed=seed)
-        assert re.fullmatch(r"\d+", cells[1]) and int(cells[1]) == runs
+        assert re.fullmatch(r"\d+", cells[1])
+        assert int(cells[1]) == runs
         assert cells[2] == _percent(1 - _share(counts, "NO CHANGE")), (line, counts)
         assert cells[3] == _percent(_share(counts, "PROGRESS")), (line, counts)

@@ -60,7 +60,9 @@ def test_split_shares_hold_for_every_seed() -> None:
     strata = [(f"s{i}", f"k{i % 3}") for i in range(37)]
     for seed in range(50):
         counts = split_ids(strata, (0.5, 0.25, 0.25), seed).counts()
-        assert abs(counts["train"] - 18.5) <= 1 and abs(counts["selection"] - 9.25) <= 1 and abs(counts["test"] - 9.25) <= 1
+        assert abs(counts["train"] - 18.5) <= 1
+        assert abs(counts["selection"] - 9.25) <= 1
+        assert abs(counts["test"] - 9.25) <= 1
 
 
 def test_too_few_samples_is_one_line_saying_what_each_split_needs(tmp_path: Path) -> None:
@@ -68,7 +70,9 @@ def test_too_few_samples_is_one_line_saying_what_each_split_needs(tmp_path: Path
         split_samples(_samples(tmp_path, 6, 3, 3), (0.5, 0.25, 0.25), seed=1, alpha=0.05, tests=12)
     message = str(caught.value)
     assert "\n" not in message
-    assert "selection 3 (needs 9)" in message and "test 3 (needs 6)" in message and "0.05/12" in message
+    assert "selection 3 (needs 9)" in message
+    assert "test 3 (needs 6)" in message
+    assert "0.05/12" in message
 
 
 def test_needed_is_the_smallest_n_a_perfect_sign_test_passes() -> None:
@@ -126,9 +130,11 @@ def test_score_comparison_matches_scipy_at_the_corrected_level() -> None:
     decision = compare_scores(best, candidate, alpha=0.05, tests=12, trivial=0.1)
     deltas = [c - b for b, c in zip(best, candidate, strict=True)]
     low, high = sp.t.interval(1 - 0.05 / 12, len(deltas) - 1, loc=sp.tmean(deltas), scale=sp.sem(deltas))
-    assert decision.low == pytest.approx(low, abs=1e-6) and decision.high == pytest.approx(high, abs=1e-6)
+    assert decision.low == pytest.approx(low, abs=1e-6)
+    assert decision.high == pytest.approx(high, abs=1e-6)
     assert decision.p_value == pytest.approx(sp.ttest_rel(candidate, best).pvalue, rel=1e-6)
-    assert decision.accepted and decision.level == pytest.approx(1 - 0.05 / 12)
+    assert decision.accepted
+    assert decision.level == pytest.approx(1 - 0.05 / 12)
 
 
 def test_the_correction_counts_every_candidate_of_the_run() -> None:
@@ -138,15 +144,18 @@ def test_the_correction_counts_every_candidate_of_the_run() -> None:
     alone = compare_scores(best, candidate, alpha=0.05, tests=1, trivial=0.0)
     assert alone.accepted
     corrected = compare_scores(best, candidate, alpha=0.05, tests=5000, trivial=0.0)
-    assert not corrected.accepted and "not significant" in corrected.reason
+    assert not corrected.accepted
+    assert "not significant" in corrected.reason
 
 
 def test_lower_bound_must_clear_the_trivial_difference() -> None:
     best = [3.0] * 20
     candidate = [3.0 + 0.105 + (0.02 if i % 2 else -0.02) for i in range(20)]
     decision = compare_scores(best, candidate, alpha=0.05, tests=4, trivial=0.1)
-    assert decision.p_value is not None and decision.p_value < 0.05 / 4
-    assert not decision.accepted and "trivial" in decision.reason
+    assert decision.p_value is not None
+    assert decision.p_value < 0.05 / 4
+    assert not decision.accepted
+    assert "trivial" in decision.reason
 
 
 def test_rate_comparison_is_mcnemar_exact_with_a_wilson_bound() -> None:
@@ -156,7 +165,8 @@ def test_rate_comparison_is_mcnemar_exact_with_a_wilson_bound() -> None:
     assert decision.p_value == pytest.approx(test.pvalue, rel=1e-9)
     ci = test.proportion_ci(confidence_level=1 - 0.05 / 4, method="wilson")
     assert decision.low == pytest.approx(12 / 20 * (2 * ci.low - 1), abs=1e-9)
-    assert decision.change == pytest.approx(10 / 20) and decision.accepted
+    assert decision.change == pytest.approx(10 / 20)
+    assert decision.accepted
     assert not compare_rates(pairs, alpha=0.05, tests=40, trivial=0.05).accepted
 
 
@@ -201,8 +211,11 @@ def test_the_request_names_missed_and_false_triggers_and_shows_train_only() -> N
         train=[("Summarise the changelog for Ember.", missed), ("Release notes for Fable.", passed)],
         rejected=[Rejected(_with(description="Nope."), "not significant")],
     )  # fmt: skip
-    assert "Summarise the changelog for Ember." in request and "missed trigger" in request
+    assert "Summarise the changelog for Ember." in request
+    assert "missed trigger" in request
     assert "Release notes for Fable." not in request  # a passing train sample is not listed
-    assert "(1 of 2; 1 shown)" in request and 'reason="not significant"' in request and "description: Nope." in request
+    assert "(1 of 2; 1 shown)" in request
+    assert 'reason="not significant"' in request
+    assert "description: Nope." in request
     answer = "<candidate>\n" + SKILL + "</candidate>\nchatter\n<candidate>\nsecond\n</candidate>\n<candidate>\nthird\n</candidate>\n"
     assert parse_answer(answer, 2) == [SKILL, "second\n"]

@@ -36,8 +36,10 @@ def test_the_mean_change_interval_is_the_differences_bootstrap_with_the_same_pic
     control, treatment = _costs(rng, 40, 1.3)
     delta, _ = bootstrap_paired_change(control, treatment, resamples=2000, seed=11)
     alone = bootstrap_mean_ci([t - c for c, t in zip(control, treatment, strict=True)], resamples=2000, seed=11)
-    assert delta is not None and alone is not None
-    assert delta.low == pytest.approx(alone.low, abs=1e-12) and delta.high == pytest.approx(alone.high, abs=1e-12)
+    assert delta is not None
+    assert alone is not None
+    assert delta.low == pytest.approx(alone.low, abs=1e-12)
+    assert delta.high == pytest.approx(alone.high, abs=1e-12)
 
 
 def test_the_relative_interval_matches_scipys_paired_bootstrap_of_the_ratio_of_means():
@@ -47,7 +49,8 @@ def test_the_relative_interval_matches_scipys_paired_bootstrap_of_the_ratio_of_m
     cut = expanded_alpha(1 - level, 60)
     _, ours = bootstrap_paired_change(control, treatment, resamples=10_000, seed=1, method="percentile")
     _, wide = bootstrap_paired_change(control, treatment, resamples=10_000, seed=1)
-    assert ours is not None and wide is not None
+    assert ours is not None
+    assert wide is not None
 
     def ratio(c, t, axis=-1):
         return np.sum(t, axis=axis) / np.sum(c, axis=axis) - 1.0
@@ -102,12 +105,15 @@ def _arms(cost_factor: float, n: int = 30, gain: float = 1.0) -> list[VariantRun
 def test_tokens_cost_and_latency_changes_are_paired_with_intervals():
     comp = analyze(_arms(1.5), AnalysisSettings(resamples=1000, seed=4)).comparisons[0]
     assert comp.tokens.n == 30 and comp.tokens.relative == pytest.approx(0.5)  # input and output both +50%
-    assert comp.cost_usd.relative == pytest.approx(0.5) and comp.cost_usd.relative_ci is not None
+    assert comp.cost_usd.relative == pytest.approx(0.5)
+    assert comp.cost_usd.relative_ci is not None
     assert comp.cost_usd.relative_ci.low == pytest.approx(0.5) and comp.cost_usd.relative_ci.high == pytest.approx(0.5)  # every sample +50%
-    assert comp.latency_ms.ci is not None and comp.latency_ms.ci.low < comp.latency_ms.delta < comp.latency_ms.ci.high
+    assert comp.latency_ms.ci is not None
+    assert comp.latency_ms.ci.low < comp.latency_ms.delta < comp.latency_ms.ci.high
     block = Comparison.of(comp).to_json()
     assert set(block["tokens"]) == {"n", "control", "treatment", "delta", "relative", "ci", "relative_ci"}
-    assert block["cost_usd"]["relative_ci"]["level"] == 0.95 and block["cost_usd"]["ci"]["seed"] == 4
+    assert block["cost_usd"]["relative_ci"]["level"] == 0.95
+    assert block["cost_usd"]["ci"]["seed"] == 4
 
 
 def test_a_cost_rise_past_the_limit_is_cautious_and_fails_require_progress():
@@ -150,15 +156,19 @@ def test_every_experiment_format_shows_the_resource_changes_with_intervals():
     )  # fmt: skip
     doc = ReportDocument.from_dict(json.loads(json.dumps(report)))
     comp = doc.experiment.comparisons[0]
-    assert comp.tokens.relative is not None and comp.tokens.relative_ci is not None and comp.cost_usd.ci is not None
+    assert comp.tokens.relative is not None
+    assert comp.tokens.relative_ci is not None
+    assert comp.cost_usd.ci is not None
     assert doc.experiment.settings.max_cost_increase == 20
     md, page, junit = render_markdown(doc), render_html(doc), render_junit(doc)
     for text in (md, page):
         assert "% cost [" in text and "&gt; 20% allowed" in text  # the headline names the reason
-        assert "Resources: +1.00 composite for +" in text and "% tokens [" in text
+        assert "Resources: +1.00 composite for +" in text
+        assert "% tokens [" in text
         assert "tokens +" in text  # the comparison's resource line
     assert "% allowed" in junit  # the headline property
-    assert 'name="experiment:resources:skill" value="cost +$' in junit and "tokens +" in junit
+    assert 'name="experiment:resources:skill" value="cost +$' in junit
+    assert "tokens +" in junit
 
 
 # ---------------------------------------------------------------- end to end
@@ -187,7 +197,8 @@ def test_max_cost_increase_from_omk_yaml_makes_the_run_fail_require_progress(tmp
     assert "dear CAUTIOUS (cost-increase)" in proc.stderr
     assert "+100% cost [100%, 100%] > 50% allowed" in proc.stdout
     block = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["experiment"]
-    assert block["settings"]["max_cost_increase"] == 50 and block["comparisons"][0]["tokens"]["relative"] == 0.0
+    assert block["settings"]["max_cost_increase"] == 50
+    assert block["comparisons"][0]["tokens"]["relative"] == 0.0
     assert json.loads((tmp_path / "run" / "experiment.json").read_text(encoding="utf-8"))["max_cost_increase"] == 50
     loose = omk(*args, "--max-cost-increase", "150%", "--out", "run2", cwd=tmp_path)  # the command line wins
     assert "cost-increase" not in loose.stdout + loose.stderr
@@ -195,9 +206,12 @@ def test_max_cost_increase_from_omk_yaml_makes_the_run_fail_require_progress(tmp
 
 def test_a_bad_limit_is_one_clear_line(tmp_path):
     proc = omk("eval", "x.yaml", "--max-cost-increase", "lots", cwd=tmp_path)
-    assert proc.returncode == 2 and "--max-cost-increase: expected a number from 0 to 1,000,000 percent, got 'lots'" in proc.stderr
+    assert proc.returncode == 2
+    assert "--max-cost-increase: expected a number from 0 to 1,000,000 percent, got 'lots'" in proc.stderr
     (tmp_path / "omk.yaml").write_text("max_cost_increase: -5\n", encoding="utf-8")
     (tmp_path / "eval-samples.yaml").write_text("- { sample_id: a, prompt: hi }\n", encoding="utf-8")
     proc = omk("eval", "eval-samples.yaml", cwd=tmp_path)
-    assert proc.returncode == 2 and "omk.yaml:1" in proc.stderr and "max_cost_increase" in proc.stderr
+    assert proc.returncode == 2
+    assert "omk.yaml:1" in proc.stderr
+    assert "max_cost_increase" in proc.stderr
     assert "Traceback" not in proc.stderr

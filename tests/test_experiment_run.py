@@ -35,12 +35,17 @@ def bundled(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
 def test_the_bundled_experiment_shows_progress_for_the_skill(bundled):
     proc, out = bundled
     assert proc.returncode == 0, proc.stderr
-    assert "Verdict: PROGRESS" in proc.stdout and "support-tone vs baseline" in proc.stdout and "SHIP" in proc.stdout
+    assert "Verdict: PROGRESS" in proc.stdout
+    assert "support-tone vs baseline" in proc.stdout
+    assert "SHIP" in proc.stdout
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     block = report["experiment"]
-    assert block["verdict"]["level"] == "PROGRESS" and block["control"] == "baseline" and block["seed"] == 11
+    assert block["verdict"]["level"] == "PROGRESS"
+    assert block["control"] == "baseline"
+    assert block["seed"] == 11
     comparison = block["comparisons"][0]
-    assert comparison["treatment"] == "support-tone" and comparison["samples"] == 24
+    assert comparison["treatment"] == "support-tone"
+    assert comparison["samples"] == 24
     assert comparison["composite"]["ci"]["low"] > 0  # the paired interval is above 0
     assert {v["name"]: v["passed"] for v in block["variants"]} == {"baseline": 5, "support-tone": 23}
     for name in ("baseline", "support-tone"):
@@ -50,20 +55,23 @@ def test_the_bundled_experiment_shows_progress_for_the_skill(bundled):
     # the skill folder's rules reached the agent only in the treatment
     tone = json.loads((out / "variants" / "support-tone" / "report.json").read_text(encoding="utf-8"))
     base = json.loads((out / "variants" / "baseline" / "report.json").read_text(encoding="utf-8"))
-    assert tone["target"]["system"]["source"] == "skill" and (base["target"].get("system") or {}).get("source") is None
+    assert tone["target"]["system"]["source"] == "skill"
+    assert (base["target"].get("system") or {}).get("source") is None
     assert json.loads((out / "experiment.json").read_text(encoding="utf-8"))["seed"] == 11
 
 
 def test_verdict_and_require_read_the_run_folder_again(bundled):
     _, out = bundled
     again = omk("verdict", str(out))
-    assert again.returncode == 0 and again.stdout.splitlines()[0] == "Verdict: PROGRESS"
+    assert again.returncode == 0
+    assert again.stdout.splitlines()[0] == "Verdict: PROGRESS"
     assert omk("verdict", str(out), "--require", "progress").returncode == 0
     assert omk("verdict", str(out), "--require", "no-regress").returncode == 0
     data = json.loads(omk("verdict", str(out), "--json").stdout)
     assert data["verdict"]["level"] == "PROGRESS"
     not_one = omk("verdict", str(out / "variants" / "baseline"))
-    assert not_one.returncode == 2 and "not an experiment" in not_one.stderr
+    assert not_one.returncode == 2
+    assert "not an experiment" in not_one.stderr
 
 
 def test_a_regression_fails_require(tmp_path: Path):
@@ -73,10 +81,12 @@ def test_a_regression_fails_require(tmp_path: Path):
         "--require", "no-regress", "--seed", "3", "--out", str(tmp_path / "run"), "--no-cache",
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "Verdict: REGRESS" in proc.stdout and "DO NOT SHIP" in proc.stdout
+    assert "Verdict: REGRESS" in proc.stdout
+    assert "DO NOT SHIP" in proc.stdout
     assert "--require no-regress: NOT met" in proc.stderr
     again = omk("verdict", str(tmp_path / "run"))  # the run's own --require applies
-    assert again.returncode == 1 and "--require no-regress: NOT met" in again.stderr
+    assert again.returncode == 1
+    assert "--require no-regress: NOT met" in again.stderr
     assert omk("verdict", str(tmp_path / "run"), "--require", "progress").returncode == 1
 
 
@@ -85,11 +95,14 @@ def test_diff_lists_what_changed_sample_by_sample(bundled):
     a, b = out / "variants" / "baseline", out / "variants" / "support-tone"
     better = omk("diff", str(a), str(b), "--fail-on-regression")
     assert better.returncode == 0, better.stderr
-    assert "0 got worse, 18 better" in better.stdout and "en-hours: fail to pass" in better.stdout
+    assert "0 got worse, 18 better" in better.stdout
+    assert "en-hours: fail to pass" in better.stdout
     worse = omk("diff", str(b), str(a), "--fail-on-regression")
-    assert worse.returncode == 1 and "en-hours: pass to fail" in worse.stdout
+    assert worse.returncode == 1
+    assert "en-hours: pass to fail" in worse.stdout
     data = json.loads(omk("diff", str(a), str(b), "--json").stdout)
-    assert data["counts"]["fail_to_pass"] == 18 and data["unchanged"] == 6
+    assert data["counts"]["fail_to_pass"] == 18
+    assert data["unchanged"] == 6
 
 
 def test_the_schedule_is_sample_major_shuffled_per_sample_and_seeded(tmp_path: Path):
@@ -140,7 +153,8 @@ def test_resume_runs_only_the_missing_jobs_of_each_variant(tmp_path: Path):
     assert calls.read_text(encoding="utf-8").split() == ["s2"]
     block = json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]
     assert [v["samples"] for v in block["variants"]] == [4, 4]
-    assert block["require"]["policy"] == "progress" and block["require"]["passed"] is False
+    assert block["require"]["policy"] == "progress"
+    assert block["require"]["passed"] is False
 
 
 def test_bad_variants_are_located_errors(tmp_path: Path):
@@ -157,7 +171,8 @@ def test_bad_variants_are_located_errors(tmp_path: Path):
     assert any(":4: variants[1] colour: unknown field" in line for line in lines), proc.stderr
     assert "Traceback" not in proc.stderr
     lone = omk("eval", "eval-samples.yaml", "--treatment", "baseline", "--target", target, cwd=tmp_path)
-    assert lone.returncode == 2 and "--treatment needs a --control" in lone.stderr
+    assert lone.returncode == 2
+    assert "--treatment needs a --control" in lone.stderr
     with pytest.raises(ConfigError, match="no such skill"):
         from_cli("baseline", ["nowhere"], tmp_path)
     with pytest.raises(ConfigError, match="must be unique"):
@@ -174,7 +189,8 @@ def test_a_treatment_can_be_a_folder_of_skill_folders(tmp_path: Path):
         (tmp_path / "library" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n", encoding="utf-8")
     (tmp_path / "empty" / "sub").mkdir(parents=True)
     control, treatment = from_cli("without=baseline", ["lib=library"], tmp_path)
-    assert control.baseline and (treatment.name, treatment.skill) == ("lib", str((tmp_path / "library").resolve()))
+    assert control.baseline
+    assert (treatment.name, treatment.skill) == ("lib", str((tmp_path / "library").resolve()))
     with pytest.raises(ConfigError, match="no such skill"):  # a folder with no skill folder in it
         from_cli("baseline", ["empty"], tmp_path)
 

@@ -78,7 +78,8 @@ def test_an_errored_sample_counts_as_failed_in_pass_rates():
     treatment = VariantRun("t", {"a": [error()], "b": [record(4.0)]})
     comp = analyze([control, treatment]).comparisons[0]
     assert (comp.pass_rate.lost, comp.pass_rate.gained) == (1, 0)
-    assert comp.composite.n == 1 and comp.composite.missing == 1
+    assert comp.composite.n == 1
+    assert comp.composite.missing == 1
     assert (comp.errored_control, comp.errored_treatment, comp.errored_either) == (0, 1, 1)
     assert [r.reasons for r in comp.regressions] == [("pass_to_fail", "error")]
 
@@ -131,7 +132,8 @@ def test_expanded_interval_is_the_percentile_interval_at_a_wider_level():
     assert ours.low == pytest.approx(low, abs=0.2 * se)
     assert ours.high == pytest.approx(high, abs=0.2 * se)
     plain = bootstrap_mean_ci(deltas, resamples=10_000, seed=7, method="percentile")
-    assert ours.low < plain.low and ours.high > plain.high
+    assert ours.low < plain.low
+    assert ours.high > plain.high
 
 
 def test_quantile_is_numpys_linear_interpolation():
@@ -270,7 +272,8 @@ def test_samples_needed_is_the_smallest_sufficient_count():
 def test_constant_deltas_have_no_effect_size_but_an_interval():
     s = _stats([0.2] * 10, AnalysisSettings(resamples=200), 0)
     assert (s.d_z, s.g_z, s.t_p) == (None, None, None)
-    assert s.ci.low == pytest.approx(0.2) and s.ci.high == pytest.approx(0.2)
+    assert s.ci.low == pytest.approx(0.2)
+    assert s.ci.high == pytest.approx(0.2)
     assert s.mde is None and s.wins == 10  # nothing varies: no detectable size to give (NO_SPREAD says so)
 
 
@@ -328,9 +331,11 @@ def test_cost_and_latency_deltas_are_paired_and_relative():
     c = {"a": [record(4.0, cost_usd=0.01, latency_ms=100)], "b": [record(4.0, cost_usd=0.03, latency_ms=300)]}
     t = {"a": [record(4.0, cost_usd=0.02, latency_ms=150)], "b": [record(4.0, cost_usd=None, latency_ms=500)]}
     comp = analyze([VariantRun("c", c, "control"), VariantRun("t", t)], AnalysisSettings(resamples=200)).comparisons[0]
-    assert comp.cost_usd.n == 1 and comp.cost_usd.delta == pytest.approx(0.01)
+    assert comp.cost_usd.n == 1
+    assert comp.cost_usd.delta == pytest.approx(0.01)
     assert comp.cost_usd.relative == pytest.approx(1.0)
-    assert comp.latency_ms.n == 2 and comp.latency_ms.delta == pytest.approx(125.0)
+    assert comp.latency_ms.n == 2
+    assert comp.latency_ms.delta == pytest.approx(125.0)
     assert comp.latency_ms.relative == pytest.approx(125 / 200)
 
 
@@ -422,6 +427,8 @@ def test_large_sets_use_fewer_resamples_and_keep_the_same_interval():
     runs = [variant("c", control, "control"), variant("t", treatment)]
     fast = analyze(runs, AnalysisSettings(seed=1)).comparisons[0].composite.ci
     full = bootstrap_mean_ci([t - c for c, t in zip(control, treatment, strict=True)], resamples=10_000, seed=1, method="expanded")
-    assert fast.resamples == 2_000 and full.resamples == 10_000
+    assert fast.resamples == 2_000
+    assert full.resamples == 10_000
     width = full.high - full.low
-    assert abs(fast.low - full.low) < 0.05 * width and abs(fast.high - full.high) < 0.05 * width
+    assert abs(fast.low - full.low) < 0.05 * width
+    assert abs(fast.high - full.high) < 0.05 * width

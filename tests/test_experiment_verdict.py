@@ -31,11 +31,13 @@ def base30() -> list[float]:
 def test_progress_clean_win_with_the_originals_headline(base30):
     exp = experiment(base30, shifted(base30, 0.5, random.Random(2), 0.2))
     v = exp.verdict
-    assert v.level is Level.PROGRESS and v.pairs[0].reason == "clean-win"
+    assert v.level is Level.PROGRESS
+    assert v.pairs[0].reason == "clean-win"
     assert re.fullmatch(r"PROGRESS · skill vs base: Δ=\+0\.\d\d CI=\[0\.\d+, 0\.\d+\] · clean win", v.headline), v.headline
     assert v.recommendation.startswith("SHIP — skill beats base by +0.")
     assert v.action == "ship"
-    assert v.lines[0] == "Verdict: PROGRESS" and v.lines[1] == f"  {v.headline}"
+    assert v.lines[0] == "Verdict: PROGRESS"
+    assert v.lines[1] == f"  {v.headline}"
     assert v.lines[-1] == f"  {v.recommendation}"
 
 
@@ -88,7 +90,8 @@ def test_a_significant_pass_rate_drop_is_cautious_even_when_the_mean_rises():
     assert (exp.comparisons[0].pass_rate.lost, exp.comparisons[0].pass_rate.gained) == (12, 0)
     pair = exp.verdict.pairs[0]
     assert (pair.level, pair.reason) == (Level.CAUTIOUS, "pass-rate-drop")
-    assert "pass rate 40% → 0%" in pair.headline and "McNemar p=" in pair.headline
+    assert "pass rate 40% → 0%" in pair.headline
+    assert "McNemar p=" in pair.headline
 
 
 def test_a_pass_rate_drop_that_is_not_significant_is_not_cautious(base30):
@@ -205,18 +208,21 @@ def test_roll_up_takes_the_worst_pair_and_names_it(base30):
     assert [p.level for p in v.pairs] == [Level.PROGRESS, Level.REGRESS, Level.NOISE]
     assert v.level is Level.REGRESS
     assert v.headline.startswith("REGRESS · bad vs base: Δ=-0.40")
-    assert "good: n=30 paired" in v.lines[3] and "bad: n=30 paired" in v.lines[3]
+    assert "good: n=30 paired" in v.lines[3]
+    assert "bad: n=30 paired" in v.lines[3]
 
 
 def test_roll_up_of_all_progress_names_the_largest_gain(base30):
     variants = [variant("base", base30, "control"), variant("a", shifted(base30, 0.3)), variant("b", shifted(base30, 0.6))]
     v = analyze(variants, FAST).verdict
-    assert v.level is Level.PROGRESS and v.headline.startswith("PROGRESS · b vs base: Δ=+0.60")
+    assert v.level is Level.PROGRESS
+    assert v.headline.startswith("PROGRESS · b vs base: Δ=+0.60")
 
 
 def test_without_a_control_role_the_first_variant_is_the_control(base30):
     exp = analyze([variant("x", base30), variant("y", shifted(base30, 0.5))], FAST)
-    assert exp.control == "x" and exp.comparisons[0].treatment == "y"
+    assert exp.control == "x"
+    assert exp.comparisons[0].treatment == "y"
 
 
 def test_stability_line_with_and_without_repeats(base30):
@@ -241,7 +247,8 @@ def test_require_progress(base30):
     assert evaluate_policy(_verdict(base30, 0.5), "progress").passed
     for delta in (0.05, 0.0, -0.5):
         result = evaluate_policy(_verdict(base30, delta), "progress")
-        assert not result.passed and result.reason.startswith("progress not met: skill ")
+        assert not result.passed
+        assert result.reason.startswith("progress not met: skill ")
 
 
 def test_require_no_regress(base30):
@@ -250,7 +257,8 @@ def test_require_no_regress(base30):
     assert evaluate_policy(_verdict(base30, -0.05), "no-regress").passed  # tiny loss: CAUTIOUS
     assert evaluate_policy(experiment(base30[:10], base30[:10]).verdict, "no-regress").passed  # few samples
     failed = evaluate_policy(_verdict(base30, -0.5), "no-regress")
-    assert not failed.passed and "skill REGRESS (regression)" in failed.reason
+    assert not failed.passed
+    assert "skill REGRESS (regression)" in failed.reason
     drop = experiment([3.6] * 12 + [3.0] * 18, [3.4] * 30).verdict
     assert not evaluate_policy(drop, "no-regress").passed
     assert not evaluate_policy(experiment([4.0], [4.5]).verdict, "no-regress").passed  # no interval
@@ -274,11 +282,15 @@ def test_experiment_block_is_json_and_carries_every_part(base30):
 
     block = ExperimentBlock.of(experiment(base30, shifted(base30, 0.5))).to_json()
     assert json.loads(json.dumps(block)) == block
-    assert block["format"] == "omk-experiment/1" and block["control"] == "base"
+    assert block["format"] == "omk-experiment/1"
+    assert block["control"] == "base"
     assert [v["name"] for v in block["variants"]] == ["base", "skill"]
     comp = block["comparisons"][0]
     assert set(comp) >= {"composite", "layers", "pass_rate", "cost_usd", "latency_ms", "spread", "regressions", "per_sample"}
-    assert comp["composite"]["ci"]["method"] == "expanded" and comp["composite"]["ci"]["resamples"] == 2000
-    assert len(comp["per_sample"]) == 30 and comp["per_sample"][0]["delta"] == 0.5
-    assert block["verdict"]["level"] == "PROGRESS" and block["verdict"]["pairs"][0]["action"] == "ship"
+    assert comp["composite"]["ci"]["method"] == "expanded"
+    assert comp["composite"]["ci"]["resamples"] == 2000
+    assert len(comp["per_sample"]) == 30
+    assert comp["per_sample"][0]["delta"] == 0.5
+    assert block["verdict"]["level"] == "PROGRESS"
+    assert block["verdict"]["pairs"][0]["action"] == "ship"
     assert block["settings"]["trivial"] == 0.1

@@ -24,12 +24,14 @@ CASES = [(0, 1), (1, 1), (0, 10), (10, 10), (3, 7), (17, 40), (1, 2), (50, 100),
 def test_wilson_matches_scipy(k, n, level):
     ref = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
     mine = wilson_interval(k, n, level)
-    assert mine.low == pytest.approx(ref.low, abs=1e-12) and mine.high == pytest.approx(ref.high, abs=1e-12)
+    assert mine.low == pytest.approx(ref.low, abs=1e-12)
+    assert mine.high == pytest.approx(ref.high, abs=1e-12)
     assert 0.0 <= mine.low <= k / n <= mine.high <= 1.0
 
 
 def test_the_ends_are_exact_and_bad_input_is_refused():
-    assert wilson_interval(0, 7).low == 0.0 and wilson_interval(7, 7).high == 1.0
+    assert wilson_interval(0, 7).low == 0.0
+    assert wilson_interval(7, 7).high == 1.0
     for k, n in ((1, 0), (-1, 3), (4, 3)):
         with pytest.raises(ValueError):
             wilson_interval(k, n)
@@ -42,7 +44,8 @@ def test_win_rate_counts_only_decisive_verdicts_and_tests_them_like_scipy(b, a, 
     rate = WinRateRow.of(WinRate("pairwise", b_better=b, a_better=a, ties=ties)).to_json()
     ref = binomtest(b, a + b, 0.5)
     ci = ref.proportion_ci(method="wilson")
-    assert rate["decisive"] == a + b and rate["rate"] == round(b / (a + b), 4)
+    assert rate["decisive"] == a + b
+    assert rate["rate"] == round(b / (a + b), 4)
     assert rate["ci"] == {"low": round(ci.low, 4), "high": round(ci.high, 4), "level": 0.95, "method": "wilson"}
     assert rate["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
     assert rate["tie_rate"] == round(ties / (a + b + ties), 4)
@@ -80,7 +83,8 @@ def test_simulated_experiments_cover_the_true_win_rate(seed, n, p_b, p_a):
         ci = WinRate("pairwise", b, a, n - a - b).ci
         assert ci is not None
         covered += ci.low <= truth <= ci.high
-    assert runs >= 990 and 0.93 <= covered / runs <= 0.97
+    assert runs >= 990
+    assert 0.93 <= covered / runs <= 0.97
 
 
 def test_combine_orders_keeps_a_winner_only_when_both_orders_agree():

@@ -54,7 +54,8 @@ def test_the_bundled_samples_run_without_the_optional_parts(blocked_env, tmp_pat
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     checks = [a for r in report["results"] for a in r["assertions"] if a["type"] == "bleu_min"]
-    assert checks and all(a["passed"] for a in checks)
+    assert checks
+    assert all(a["passed"] for a in checks)
     assert not [r["sample_id"] for r in report["results"] if r.get("error")]
 
 

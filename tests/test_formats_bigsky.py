@@ -147,7 +147,8 @@ def test_history_with_tool_calls_and_system_messages(tmp_path):
         {"role": "user", "content": "明天呢？"},
     ]
     (s,) = load(tmp_path, with_example(inputs={"messages": messages}))
-    assert s.prompt == "明天呢？" and s.variables == {}
+    assert s.prompt == "明天呢？"
+    assert s.variables == {}
     assert list(s.history) == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "天气如何？"},
@@ -155,7 +156,8 @@ def test_history_with_tool_calls_and_system_messages(tmp_path):
         {"role": "tool", "tool_call_id": "c1", "tool": "getWeather", "content": "晴", "is_error": False},
         {"role": "assistant", "content": "北京晴。"},
     ]
-    assert history_for(s)[0]["role"] == "user" and system_for(None, s) == "Be brief."
+    assert history_for(s)[0]["role"] == "user"
+    assert system_for(None, s) == "Be brief."
 
 
 @pytest.mark.parametrize(
@@ -272,7 +274,8 @@ def test_cmd_target_request_carries_context_history_and_single_step(tmp_path):
     script.write_text(AGENT, encoding="utf-8")
     got = _run(f"cmd:{sys.executable} {script}", s, {}, tmp_path)
     seen = json.loads(got.output)
-    assert seen["context"] == {"currentLocation": "Boston, MA"} and seen["single_step"] is True
+    assert seen["context"] == {"currentLocation": "Boston, MA"}
+    assert seen["single_step"] is True
     assert seen["messages"] == [{"role": "assistant", "content": "How can I help you?"}, {"role": "user", "content": "Get the weather"}]
     assert seen["system"].startswith("## Context")
     assert got.trace.tool_calls[0].input == {"location": "Boston, MA"}

@@ -59,13 +59,16 @@ def test_m365_dataset_with_the_demo_agent_and_a_judge(tmp_path):
         ("partial_match", "passed"),
         ("similarity", "passed"),
     ]
-    assert kb["category"] == "knowledge-base" and kb["assertions"][0]["score"] == 4
+    assert kb["category"] == "knowledge-base"
+    assert kb["assertions"][0]["score"] == 4
     assert [a["type"] for a in by_id["ESC-001"]["assertions"]] == ["exact_match"]  # replace mode
     grounded = by_id["KB-002"]["assertions"][3]
-    assert grounded["type"] == "groundedness" and grounded["status"] == "passed"
+    assert grounded["type"] == "groundedness"
+    assert grounded["status"] == "passed"
     conv = by_id["CONV-001"]
     assert [[a["type"] for a in t["assertions"]] for t in conv["turns"]] == [["relevance", "coherence", "partial_match"], ["exact_match"]]
-    assert conv["passed"] is True and conv["category"] == "conversation"
+    assert conv["passed"] is True
+    assert conv["category"] == "conversation"
     assert [c["category"] for c in report["summary"]["categories"]] == ["knowledge-base", "troubleshooting", "escalation", "conversation"]
     assert report["summary"]["categories"][0]["total"] == 2
     assert {"relevance", "coherence", "groundedness", "similarity"} <= set(report["judge"]["templates"])
@@ -153,7 +156,8 @@ def test_bad_m365_file_exits_2_with_one_line_per_problem(tmp_path):
         encoding="utf-8",
     )
     proc = omk("eval", str(bad), "--target", "replay:none.jsonl", cwd=tmp_path)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert lines[0] == f'{bad}:3: items[0] expeceted_response: unknown field (did you mean "expected_response"?)'
     assert lines[1] == f"{bad}:4: items[1] evaluators.Similarity.threshold: must be a number from 1 to 5 (got number 9)"
@@ -174,9 +178,11 @@ def test_inline_prompts_like_runevals(tmp_path):
     assert [(a["type"], a["status"]) for a in results[0]["assertions"]] == [("partial_match", "passed"), ("exact_match", "passed")]
     assert [(a["type"], a["status"]) for a in results[1]["assertions"]] == [("partial_match", "passed"), ("exact_match", "failed")]
     mismatch = omk("eval", "--prompts", "a", "b", "--expected", "x", "--target", f"replay:{replay}", cwd=tmp_path)
-    assert mismatch.returncode == 2 and mismatch.stderr.strip() == "--expected: 1 expected answer(s) for 2 prompt(s); give one per prompt, in the same order"
+    assert mismatch.returncode == 2
+    assert mismatch.stderr.strip() == "--expected: 1 expected answer(s) for 2 prompt(s); give one per prompt, in the same order"
     stray = omk("eval", str(M365), "--expected", "x", cwd=tmp_path)
-    assert stray.returncode == 2 and "--expected goes with --prompts" in stray.stderr
+    assert stray.returncode == 2
+    assert "--expected goes with --prompts" in stray.stderr
 
 
 def test_discovered_legacy_array_runs_as_is_and_migrate_upgrades_it(tmp_path):
@@ -191,18 +197,22 @@ def test_discovered_legacy_array_runs_as_is_and_migrate_upgrades_it(tmp_path):
     assert report["samples_files"] == [str(path)]
     assert [a["status"] for a in report["results"][0]["assertions"]] == ["skipped", "skipped"]  # Relevance, Coherence
     assert proc.returncode == 1  # graded by nothing without a judge
-    assert json.loads(path.read_text(encoding="utf-8")) == legacy and len(list((tmp_path / "evals").iterdir())) == 1
+    assert json.loads(path.read_text(encoding="utf-8")) == legacy
+    assert len(list((tmp_path / "evals").iterdir())) == 1
 
     done = omk("migrate", str(path), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     backups = [p for p in (tmp_path / "evals").iterdir() if ".bak." in p.name]
-    assert len(backups) == 1 and json.loads(backups[0].read_text(encoding="utf-8")) == legacy
+    assert len(backups) == 1
+    assert json.loads(backups[0].read_text(encoding="utf-8")) == legacy
     assert json.loads(path.read_text(encoding="utf-8"))["schemaVersion"] == "1.2.0"
     assert f"backup: {backups[0]}" in done.stdout
     refused = omk("migrate", str(BIGSKY), cwd=tmp_path)
-    assert refused.returncode == 2 and "not an M365 eval document (a Big Sky dataset)" in refused.stderr
+    assert refused.returncode == 2
+    assert "not an M365 eval document (a Big Sky dataset)" in refused.stderr
     missing = omk("migrate", str(tmp_path / "nope.json"), cwd=tmp_path)
-    assert missing.returncode == 2 and "file not found" in missing.stderr
+    assert missing.returncode == 2
+    assert "file not found" in missing.stderr
 
 
 # --- Big Sky ----------------------------------------------------------------------------------------
@@ -269,7 +279,8 @@ def test_bigsky_dataset_against_an_openai_agent_with_a_judge(tmp_path):
     assert by_id["2"]["assertions"][0]["status"] == "passed"  # the order number came from the history
     third = by_id["3"]["assertions"]
     assert third[0]["status"] == "passed"  # include_items is IGNOREd
-    assert third[1]["status"] == "failed" and "the expected text is empty" in third[1]["message"]
+    assert third[1]["status"] == "failed"
+    assert "the expected text is empty" in third[1]["message"]
     assert by_id["4"]["assertions"][0]["message"] == "first call matches: no tool call"
 
 
@@ -289,15 +300,20 @@ def test_two_targets_compared_pairwise(tmp_path):
     run = tmp_path / "run"
     control, treatment = f"cmd-{Path(sys.executable).name}-support_agent.py", "replay-responses-v0.jsonl"  # named after the specs
     a, b = report_of(run / "variants" / control), report_of(run / "variants" / treatment)
-    assert a["summary"]["passed"] == 4 and b["summary"]["passed"] == 2
+    assert a["summary"]["passed"] == 4
+    assert b["summary"]["passed"] == 2
     assert not (run / "target-2").exists()
     experiment = report_of(run)["experiment"]
     assert [(v["name"], v["role"]) for v in experiment["variants"]] == [(control, "control"), (treatment, "treatment")]
-    assert experiment["comparisons"][0]["pass_rate"]["lost"] == 2 and experiment["verdict"]["level"]
+    assert experiment["comparisons"][0]["pass_rate"]["lost"] == 2
+    assert experiment["verdict"]["level"]
     block = experiment["pairwise"]
-    assert block["judge"] == [judge] and block["orders"] == "both" and block["judge_cost_usd"] is None
+    assert block["judge"] == [judge]
+    assert block["orders"] == "both"
+    assert block["judge_cost_usd"] is None
     (pair,) = block["pairs"]
-    assert pair["reports"] == [f"variants/{control}", f"variants/{treatment}"] and [t["kind"] for t in pair["targets"]] == ["cmd", "replay"]
+    assert pair["reports"] == [f"variants/{control}", f"variants/{treatment}"]
+    assert [t["kind"] for t in pair["targets"]] == ["cmd", "replay"]
     assert pair["summary"] == {"compared": 4, "a_better": 2, "b_better": 1, "ties": 1, "errored": 0, "skipped": 0}
     assert pair["position"] == {"consistent": 4, "inconsistent": 0, "first": 0, "second": 0, "partial": 0}
     assert pair["win_rate"] == [
@@ -323,7 +339,8 @@ def test_two_targets_compared_pairwise(tmp_path):
     second = [p for p in pairwise_prompts if "B2002" in p]
     assert len(second) == 2
     for prompt in second:
-        assert "**user**: 你好，我的订单号是 B2002。" in prompt and 'Called Tool: lookup_order({"order_id": "B2002"})' in prompt
+        assert "**user**: 你好，我的订单号是 B2002。" in prompt
+        assert 'Called Tool: lookup_order({"order_id": "B2002"})' in prompt
         assert "请提供您的订单号" in prompt  # B's answer
     shown_first = {"请提供您的订单号" in shown_answers(p)[0] for p in second}
     assert shown_first == {True, False}  # B's answer was shown first once, second once
@@ -342,7 +359,8 @@ def test_two_targets_without_a_judge_skip_the_verdicts(tmp_path):
     block = experiment["pairwise"]
     (verdict,) = block["pairs"][0]["verdicts"]
     assert (verdict["key"], verdict["status"], verdict["error"]) == ("pairwise", "skipped", "no judge configured (use --judge)")
-    assert block["pairs"][0]["summary"]["skipped"] == 1 and block["judge"] is None
+    assert block["pairs"][0]["summary"]["skipped"] == 1
+    assert block["judge"] is None
     assert block["pairs"][0]["win_rate"][0]["rate"] is None
 
 
@@ -360,7 +378,8 @@ def test_three_targets_compare_two_treatments_with_the_first(tmp_path):
     other = omk("eval", "--resume", "run", "--target", "replay:x.jsonl", "--target", "replay:z.jsonl", cwd=tmp_path)
     assert other.returncode == 2, other.stderr
     mixed = omk("eval", "--target", "replay:x.jsonl", "--target", "replay:y.jsonl", "--control", "baseline", cwd=tmp_path)
-    assert mixed.returncode == 2 and "drop --control/--treatment" in mixed.stderr
+    assert mixed.returncode == 2
+    assert "drop --control/--treatment" in mixed.stderr
 
 
 def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_path):
@@ -396,7 +415,8 @@ def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_
     (verdict,) = report_of(tmp_path / "run")["experiment"]["pairwise"]["pairs"][0]["verdicts"]
     assert (verdict["winner"], verdict["position"]) == ("a", None)
     prompt = next(p for p in prompts if "a reply one" in shown_answers(p)[0])  # the order with a shown first
-    assert len(prompts) == 2 and any("b reply one" in shown_answers(p)[0] for p in prompts)
+    assert len(prompts) == 2
+    assert any("b reply one" in shown_answers(p)[0] for p in prompts)
     conversation, answers = prompt.split("## Answer of assistant A")
     answer_a, answer_b = answers.split("## Answer of assistant B")
     assert "**user**: 第一个问题？\n**user**: Second question?" in conversation
@@ -406,7 +426,8 @@ def test_pairwise_on_a_conversation_shows_each_targets_replies_turn_by_turn(tmp_
             f'Called Tool: look_{name}({{"q": 1}})\n\n'
             f"**user**: Second question?\n**assistant**: {name} reply two"
         ) in answer
-    assert "a reply" not in answer_b and "b reply" not in answer_a
+    assert "a reply" not in answer_b
+    assert "b reply" not in answer_a
 
 
 def test_an_item_only_judge_evaluators_check_fails_without_a_judge_as_documented(tmp_path):
@@ -415,8 +436,11 @@ def test_an_item_only_judge_evaluators_check_fails_without_a_judge_as_documented
     proc = omk("eval", "prompts.json", "--target", "replay:r.jsonl", "--out", "run", cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     (result,) = report_of(tmp_path / "run")["results"]
-    assert [a["status"] for a in result["assertions"]] == ["skipped", "skipped"] and result["passed"] is False
-    assert "nothing was graded" in proc.stdout and "use --judge" in proc.stdout
+    assert [a["status"] for a in result["assertions"]] == ["skipped", "skipped"]
+    assert result["passed"] is False
+    assert "nothing was graded" in proc.stdout
+    assert "use --judge" in proc.stdout
     doc = " ".join((ROOT / "docs" / "formats.md").read_text(encoding="utf-8").split())
     assert "never as failures" not in doc  # what the docs used to promise
-    assert 'fails** with the reason "nothing was graded"' in doc and "run M365 documents with `--judge`" in doc
+    assert 'fails** with the reason "nothing was graded"' in doc
+    assert "run M365 documents with `--judge`" in doc

@@ -61,7 +61,8 @@ def test_alpha_interval_is_the_bootstrap_of_krippendorffs_alpha(level: str, seed
         alphas.append(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
     cut = expanded_alpha(0.05, len(units))
     low, high = np.quantile(alphas, [cut / 2, 1 - cut / 2])
-    assert found is not None and (found.low, found.high) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9))
+    assert found is not None
+    assert (found.low, found.high) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9))
 
 
 def test_alpha_of_constant_data_is_none() -> None:
@@ -101,7 +102,8 @@ def test_alpha_interval_covers_the_true_alpha() -> None:
 def test_progress_judged_by_a_flagged_judge_is_cautious() -> None:
     pair = PairVerdict("c", "t", Level.PROGRESS, "clean-win", "Δ=+0.5", "SHIP — …")
     changed = untrusted_judge(pair, ["openai:j: rubric α=0.41 < 0.667"])
-    assert changed.level is Level.CAUTIOUS and changed.reason == "judge-untrusted"
+    assert changed.level is Level.CAUTIOUS
+    assert changed.reason == "judge-untrusted"
     assert "α=0.41" in changed.recommendation
     assert untrusted_judge(pair, []) is pair
 
@@ -155,18 +157,24 @@ def test_gold_check_flags_the_member_people_disagree_with(tmp_path: Path, capsys
     check = GoldCheck.from_json(__import__("omk.records.fields", fromlist=["Fields"]).Fields(json.loads(capsys.readouterr().out), "out"))
     assert check is not None and code == 1  # the bad member is flagged
     by = {j.judge: j for j in check.judges}
-    assert not by["m:a"].flagged and by["m:b"].flagged
-    assert by["m:a"].items[0].item == "rubric" and by["m:a"].items[0].samples == 40
+    assert not by["m:a"].flagged
+    assert by["m:b"].flagged
+    assert by["m:a"].items[0].item == "rubric"
+    assert by["m:a"].items[0].samples == 40
     assert {p.item for p in check.people} == {"rubric", "dimension tone"}  # ana and bo both labelled even samples
-    assert by["m:a"].passes is not None and by["m:a"].passes.kappa is not None
+    assert by["m:a"].passes is not None
+    assert by["m:a"].passes.kappa is not None
     assert main(["gold", "check", str(run), "--gold", str(labels)]) == 1
     text = capsys.readouterr().out
-    assert "m:b ⚑" in text and "< 0.667" in text
+    assert "m:b ⚑" in text
+    assert "< 0.667" in text
     assert main(["gold", "check", str(run), "--gold", str(labels), "--lang", "zh"]) == 1
     said = capsys.readouterr().out
     from english_lines import english_lines
 
-    assert "评委对比人工标注" in said and "偏差=" in said and "都通过" in said
+    assert "评委对比人工标注" in said
+    assert "偏差=" in said
+    assert "都通过" in said
     assert english_lines(said, ["m:a", "m:b", "rubric", "tone", "dimension"]) == [], said
 
 
@@ -176,7 +184,9 @@ def test_gold_init_writes_one_empty_line_per_sample(tmp_path: Path) -> None:
     assert main(["gold", "init", str(run), "--out", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["sample_id"] for r in rows] == ["s0", "s1", "s2"]
-    assert rows[0]["score"] is None and rows[0]["dimensions"] == {"tone": None} and rows[0]["output"] == "out s0"
+    assert rows[0]["score"] is None
+    assert rows[0]["dimensions"] == {"tone": None}
+    assert rows[0]["output"] == "out s0"
     assert main(["gold", "init", str(run), "--out", str(out)]) == 2  # never overwrites labels unasked
 
 
@@ -194,7 +204,9 @@ def test_gold_check_on_the_fresh_template_says_every_label_is_empty(tmp_path: Pa
     assert main(["gold", "check", str(run), "--gold", str(labels)]) == 2
     err = capsys.readouterr().err
     assert "give --gold FILE" not in err
-    assert f"{labels}: every label is still empty" in err and "score (1-5)" in err and "rater" in err
+    assert f"{labels}: every label is still empty" in err
+    assert "score (1-5)" in err
+    assert "rater" in err
     assert main(["gold", "check", str(run)]) == 2  # no file given at all: the old advice stands
     assert "give --gold FILE" in capsys.readouterr().err
 
@@ -206,7 +218,8 @@ def test_bad_labels_file_is_located(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["gold", "check", str(run), "--gold", str(labels)]) == 2
     err = capsys.readouterr().err
     assert f"{labels}:1: score: expected a score from 1 to 5, found 7" in err
-    assert f"{labels}:2: pass: expected true or false" in err and f'{labels}:2: colour: unknown field "colour"' in err
+    assert f"{labels}:2: pass: expected true or false" in err
+    assert f'{labels}:2: colour: unknown field "colour"' in err
     assert f"{labels}:3: not valid JSON" in err
 
 
@@ -252,9 +265,13 @@ def test_eval_writes_the_gold_block_and_every_format_shows_it(
     assert code == 1  # the outputs graded 3 fail the 3.5 gate
     assert "Judge against people" in capsys.readouterr().out  # the terminal
     report = read_document(tmp_path / "run")
-    assert report.gold is not None and report.gold.labelled == 12
+    assert report.gold is not None
+    assert report.gold.labelled == 12
     (judge,) = report.gold.judges
-    assert judge.items[0].alpha == 1.0 and not judge.flagged and judge.passes is not None and judge.passes.kappa == 1.0
+    assert judge.items[0].alpha == 1.0
+    assert not judge.flagged
+    assert judge.passes is not None
+    assert judge.passes.kappa == 1.0
     assert next(r for r in report.results if r.sample_id == "s0").gold == ({"score": 3, "pass": False, "rater": "ana"},)
     assert "Judge against people" in (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
     assert 'name="gold:openai:j@' in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
@@ -275,14 +292,17 @@ def test_a_flagged_judge_turns_progress_into_cautious(
                      "--judge", spec, "--out", str(tmp_path / "run"), "--no-cache", "--seed", "1", "--format", "md,junit"])  # fmt: skip
     assert code == 0
     out = capsys.readouterr().out
-    assert "Judge against people" in out and "Verdict: CAUTIOUS" in out
+    assert "Judge against people" in out
+    assert "Verdict: CAUTIOUS" in out
     assert "Judge against people" in (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
     assert "gold:openai:j@" in (tmp_path / "run" / "junit.xml").read_text(encoding="utf-8")
     report = read_document(tmp_path / "run")
-    assert report.gold is not None and [j.judge for j in report.gold.flagged] == [spec]
+    assert report.gold is not None
+    assert [j.judge for j in report.gold.flagged] == [spec]
     assert report.experiment is not None
     verdict = report.experiment.verdict
-    assert verdict.level == "CAUTIOUS" and "judge disagrees with people" in verdict.headline
+    assert verdict.level == "CAUTIOUS"
+    assert "judge disagrees with people" in verdict.headline
 
 
 def test_a_bad_gold_in_a_sample_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,7 +310,8 @@ def test_a_bad_gold_in_a_sample_is_located(tmp_path: Path, capsys: pytest.Captur
     (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "x"}\n', encoding="utf-8")
     assert main(["eval", str(tmp_path / "eval-samples.yaml"), "--target", f"replay:{tmp_path / 'r.jsonl'}", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
-    assert "eval-samples.yaml:4" in err and "gold" in err
+    assert "eval-samples.yaml:4" in err
+    assert "gold" in err
 
 
 def test_a_labels_fifo_or_missing_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -302,7 +323,8 @@ def test_a_labels_fifo_or_missing_file_is_refused(tmp_path: Path, capsys: pytest
     assert main(["gold", "check", str(run), "--gold", str(fifo)]) == 2  # returns at once: never opened for reading
     assert main(["gold", "check", str(run), "--gold", str(tmp_path / "none.jsonl")]) == 2
     err = capsys.readouterr().err
-    assert f"{fifo}: cannot read" in err and "none.jsonl: no such labels file" in err
+    assert f"{fifo}: cannot read" in err
+    assert "none.jsonl: no such labels file" in err
 
 
 # --- a large run is read one result at a time --------------------------------------------------

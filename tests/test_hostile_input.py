@@ -153,7 +153,8 @@ def test_a_deeply_nested_page_is_a_failed_url_not_a_crash():
                 await fetcher.aclose()
 
         got = asyncio.run(go())
-    assert isinstance(got, FetchFailure) and got.reason == "the page is nested too deeply to be turned into text"
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "the page is nested too deeply to be turned into text"
 
 
 @pytest.fixture()
@@ -184,7 +185,8 @@ def test_bad_settings_are_one_line_and_exit_2(replay_project, args, omk_yaml, wo
         (replay_project / "omk.yaml").write_text(omk_yaml, encoding="utf-8")
     proc = omk(["eval", "s.yaml", "--target", "replay:r.jsonl", *args], replay_project)
     assert proc.returncode == 2, proc.stderr
-    assert words in proc.stderr and "Traceback" not in proc.stderr
+    assert words in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_lone_surrogates_in_samples_outputs_and_resume_never_stop_a_run(tmp_path):
@@ -216,10 +218,12 @@ def test_lone_surrogates_in_samples_outputs_and_resume_never_stop_a_run(tmp_path
 def test_non_finite_numbers_never_reach_a_report(tmp_path, replay_project):
     (replay_project / "r.jsonl").write_text('{"sample_id": "a", "output": "x", "trace": {"cost_usd": NaN}}\n', encoding="utf-8")
     proc = omk(["eval", "s.yaml", "--target", "replay:r.jsonl", "--out", "run"], replay_project)
-    assert proc.returncode == 2 and "trace.cost_usd must be a non-negative number (got nan)" in proc.stderr
+    assert proc.returncode == 2
+    assert "trace.cost_usd must be a non-negative number (got nan)" in proc.stderr
     (replay_project / "s.json").write_text('[{"sample_id": "a", "prompt": "p", "assertions": [{"type": "max_length", "value": Infinity}]}]', encoding="utf-8")
     proc = omk(["doctor", "s.json"], replay_project)
-    assert proc.returncode == 2 and "s.json:1: JSON parse error: Infinity is not valid JSON" in proc.stderr
+    assert proc.returncode == 2
+    assert "s.json:1: JSON parse error: Infinity is not valid JSON" in proc.stderr
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml", ".jsonl"])

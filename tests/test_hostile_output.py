@@ -49,7 +49,8 @@ def test_non_finite_numbers_from_a_programs_tool_calls_are_null_in_results_jsonl
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"), parse_constant=refuse_constant)
     assert [c["input"] for c in report["results"][0]["trace"]["tool_calls"]] == [{"x": None}] * 3
     warning = next(w for w in report["warnings"] if w.startswith("not-a-number or infinite values written as null"))
-    assert "a.trace.tool_calls[0].input.x" in warning and "a.trace.tool_calls[2].input.x" in warning
+    assert "a.trace.tool_calls[0].input.x" in warning
+    assert "a.trace.tool_calls[2].input.x" in warning
 
 
 TOOL_CALL_FLOOD = """
@@ -137,7 +138,8 @@ def test_a_large_page_is_still_turned_into_text(tmp_path):
 
     html = ("<html><head><title>Big</title></head><body>" + "<p>para graph</p>" * (IN_PROCESS_BYTES // 10) + "</body></html>").encode()
     page = asyncio.run(page_text(html, "utf-8"))
-    assert page.title == "Big" and page.text.count("para graph") == IN_PROCESS_BYTES // 10
+    assert page.title == "Big"
+    assert page.text.count("para graph") == IN_PROCESS_BYTES // 10
     deep = ("<div>" * 100_000 + "deep" + "</div>" * 100_000).encode()
     with pytest.raises(RecursionError):
         asyncio.run(page_text(deep, None))
@@ -162,7 +164,8 @@ def test_bidi_controls_are_escaped_on_the_terminal_and_unsafe_links_dropped_from
     summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
     assert not any(c in summary for c in BIDI), ascii(summary)
     assert "pay\\u202egnp.exe" in summary
-    assert "](javascript:" not in summary.lower() and "]( data:" not in summary.lower()
+    assert "](javascript:" not in summary.lower()
+    assert "]( data:" not in summary.lower()
     assert "[docs&#93;(javascript:alert(1))" in summary
     assert "[ok](https://x.io)" in summary  # a safe link is kept
 

@@ -35,11 +35,14 @@ def fetch(url: str, **kwargs) -> Fetched | FetchFailure:
 
 def test_html_becomes_readable_text_without_scripts_styles_or_chrome(http):
     got = fetch(http.url("/doc.html"))
-    assert isinstance(got, Fetched) and got.source == "http"
+    assert isinstance(got, Fetched)
+    assert got.source == "http"
     text = got.content
     assert text.startswith("# Feature X design")
-    assert "export reports" in text and "CSV & JSON" in text
-    assert "- At most 10,000 rows per export." in text and "## Limits" in text
+    assert "export reports" in text
+    assert "CSV & JSON" in text
+    assert "- At most 10,000 rows per export." in text
+    assert "## Limits" in text
     assert "```\nomk export --format csv\n```" in text
     for noise in ("SCRIPT-NOISE", "color: red", "NAV-NOISE", "FOOTER-NOISE", "<p>", "&amp;"):
         assert noise not in text
@@ -48,17 +51,20 @@ def test_html_becomes_readable_text_without_scripts_styles_or_chrome(http):
 def test_plain_text_is_trimmed_and_kept_as_is(http):
     got = fetch(http.url("/plain.txt"))
     assert isinstance(got, Fetched)
-    assert got.content.startswith("Release notes 2.4\n\nThe importer") and not got.content.endswith("\n")
+    assert got.content.startswith("Release notes 2.4\n\nThe importer")
+    assert not got.content.endswith("\n")
 
 
 def test_declared_charset_is_honoured(http):
     got = fetch(http.url("/gbk.html"))
-    assert isinstance(got, Fetched) and "这是一个用 GBK 编码的中文页面" in got.content
+    assert isinstance(got, Fetched)
+    assert "这是一个用 GBK 编码的中文页面" in got.content
 
 
 def test_redirects_are_followed(http):
     got = fetch(http.url("/redirect"))
-    assert isinstance(got, Fetched) and "Feature X lets users" in got.content
+    assert isinstance(got, Fetched)
+    assert "Feature X lets users" in got.content
 
 
 @pytest.mark.parametrize(
@@ -78,17 +84,23 @@ def test_error_statuses_give_the_status_and_a_hint(http, path, reason, hint):
 
 def test_login_redirect_and_login_form_are_not_documents(http):
     got = fetch(http.url("/login-redirect"))
-    assert isinstance(got, FetchFailure) and got.hint == HINT_AUTH
-    assert got.reason.startswith("redirected to a sign-in page") and "/login?next=" in got.reason
+    assert isinstance(got, FetchFailure)
+    assert got.hint == HINT_AUTH
+    assert got.reason.startswith("redirected to a sign-in page")
+    assert "/login?next=" in got.reason
     got = fetch(http.url("/login"))
-    assert isinstance(got, FetchFailure) and got.reason == "got a sign-in form instead of the document"
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "got a sign-in form instead of the document"
 
 
 def test_size_cap_applies_to_declared_and_streamed_bodies(http):
     got = fetch(http.url("/huge"))
-    assert isinstance(got, FetchFailure) and got.reason == "larger than the 2 MB size cap" and got.hint == HINT_TOO_LARGE
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "larger than the 2 MB size cap"
+    assert got.hint == HINT_TOO_LARGE
     got = fetch(http.url("/stream-big"), max_bytes=1000)
-    assert isinstance(got, FetchFailure) and got.reason == "larger than the 1000 bytes size cap"
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "larger than the 1000 bytes size cap"
     assert isinstance(fetch(http.url("/stream-big"), max_bytes=10_000), Fetched)
 
 
@@ -100,9 +112,11 @@ def test_slow_server_times_out(http):
 
 def test_short_and_binary_content_are_refused(http):
     got = fetch(http.url("/short"))
-    assert isinstance(got, FetchFailure) and got.reason.startswith("content too short (2 characters)")
+    assert isinstance(got, FetchFailure)
+    assert got.reason.startswith("content too short (2 characters)")
     got = fetch(http.url("/image.png"))
-    assert isinstance(got, FetchFailure) and got.reason == "binary content (image/png) cannot be inlined"
+    assert isinstance(got, FetchFailure)
+    assert got.reason == "binary content (image/png) cannot be inlined"
 
 
 def test_connection_refused_and_unknown_host_say_so():

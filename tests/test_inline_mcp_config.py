@@ -33,9 +33,11 @@ def write(tmp_path, data, name=".mcp.json"):
 
 def test_seed_format_loads_and_transforms_urls(tmp_path):
     cfg = load_mcp_config(write(tmp_path, {"mcpServers": {"docs": SEED_SERVER}}))
-    assert cfg is not None and [s.name for s in cfg.servers] == ["docs"]
+    assert cfg is not None
+    assert [s.name for s in cfg.servers] == ["docs"]
     server = cfg.server_for("https://docs.corp.net/team/space/page-1?x=1")
-    assert server is not None and server.cwd == tmp_path
+    assert server is not None
+    assert server.cwd == tmp_path
     assert server.fetch_tool.arguments("https://docs.corp.net/team/space/page-1?x=1") == {
         "namespace": "team/space",
         "slug": "page-1",

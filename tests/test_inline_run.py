@@ -28,12 +28,14 @@ def test_both_fields_are_spliced_and_each_url_fetched_once(tmp_path, http):
     asyncio.run(inline_urls([a, b, c], Settings(url_allow=["127.0.0.1"]), err=err))
     assert http.hits["/plain.txt"] - before == 1
     block = f"{plain}\n\n---\n" + "Release notes 2.4\n\nThe importer now accepts YAML anchors. "
-    assert a.prompt.startswith("Read " + block) and a.prompt.endswith(f"asked.\n--- and {plain} again")
+    assert a.prompt.startswith("Read " + block)
+    assert a.prompt.endswith(f"asked.\n--- and {plain} again")
     assert a.context.startswith("ctx " + block)
     assert [(u["url"], u["fields"], u["status"]) for u in a.inlined_urls] == [(plain, ["prompt", "context"], "inlined")]
     assert [(u["url"], u["status"]) for u in b.inlined_urls] == [(plain, "inlined"), (missing, "failed")]
     assert b.prompt.endswith(f"broken {missing}")
-    assert c.inlined_urls == () and c.prompt == "no links"
+    assert c.inlined_urls == ()
+    assert c.prompt == "no links"
     lines = err.getvalue().splitlines()
     assert lines == [
         "omk: inlined 1 URL (0 via MCP, 1 over HTTP)",
@@ -47,7 +49,9 @@ def test_no_urls_means_no_output_and_no_config_read(tmp_path):
     err = io.StringIO()
     s = Sample("a", prompt="see https://docs.example.com/x", base_dir=tmp_path)
     asyncio.run(inline_urls([s], Settings(), err=err))
-    assert err.getvalue() == "" and s.inlined_urls == () and s.prompt == "see https://docs.example.com/x"
+    assert err.getvalue() == ""
+    assert s.inlined_urls == ()
+    assert s.prompt == "see https://docs.example.com/x"
 
 
 def test_the_mcp_sdk_is_imported_only_when_a_url_needs_a_server(tmp_path, http):

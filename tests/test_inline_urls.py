@@ -44,7 +44,8 @@ def test_each_url_once_in_first_occurrence_order():
 
 def test_only_lowercase_scheme_and_no_text_gives_nothing():
     assert find_urls("HTTPS://A.COM/x ftp://a.com/y") == []
-    assert find_urls(None) == [] and find_urls("") == []
+    assert find_urls(None) == []
+    assert find_urls("") == []
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,8 @@ def test_relevancy_ratio(verdicts, weight, ratio):
 
 def test_ratio_maps_to_one_to_five_and_mastra_scale():
     assert [ratio_to_five(r) for r in (0, 0.5, 1, 1.3 / 3)] == [1.0, 3.0, 5.0, 2.73]
-    assert mastra_score(1.3 / 3, 1) == 0.43 and mastra_score(1.3 / 3, 10) == 4.33
+    assert mastra_score(1.3 / 3, 1) == 0.43
+    assert mastra_score(1.3 / 3, 10) == 4.33
     assert mastra_score(0.125, 1) == 0.13  # half-up, not half-even
 
 
@@ -89,8 +90,10 @@ def test_answer_relevancy_through_the_judge():
         )
         assert len(fake.requests) == 6  # statements + verdicts, three times (distinct weights, same prompts)
     assert default.score == 2.73 and default.metric == 2.73 and default.status is AStatus.FAILED  # threshold 3
-    assert "3 statement(s), 1 relevant, 1 partly, 1 not" in default.message and "off topic" in default.message
-    assert weighted.score == 3.67 and weighted.status is AStatus.PASSED
+    assert "3 statement(s), 1 relevant, 1 partly, 1 not" in default.message
+    assert "off topic" in default.message
+    assert weighted.score == 3.67
+    assert weighted.status is AStatus.PASSED
     assert scaled.score == 2.73 and scaled.metric == 4.33  # Mastra's own number, 0..scale
 
 
@@ -98,7 +101,9 @@ def test_answer_relevancy_on_an_empty_output_needs_no_verdict_call():
     with ModelServer.for_openai(_mastra(statements=[], verdicts=[])) as fake:
         (result,), _ = evaluate_with(fake.url, [{"type": "answer_relevancy", "threshold": 1}], output="")
         assert len(fake.requests) == 1
-    assert result.score == 1.0 and result.status is AStatus.PASSED and "no statement" in result.message
+    assert result.score == 1.0
+    assert result.status is AStatus.PASSED
+    assert "no statement" in result.message
 
 
 def test_answer_relevancy_verdict_count_mismatch_is_retried_then_an_error():
@@ -110,7 +115,8 @@ def test_answer_relevancy_verdict_count_mismatch_is_retried_then_an_error():
     with ModelServer.for_openai(respond) as fake:
         (result,), ctx = evaluate_with(fake.url, [{"type": "answer_relevancy", "not": True}])
         assert len(fake.requests) == 3  # extraction, verdicts, verdicts again
-    assert result.status is AStatus.FAILED and "1 verdict(s) for 3 statement(s)" in result.message
+    assert result.status is AStatus.FAILED
+    assert "1 verdict(s) for 3 statement(s)" in result.message
 
 
 # --- the single-call 1-5 types ------------------------------------------------------------------
@@ -129,9 +135,14 @@ def test_faithfulness_uses_reference_first_then_sample_context():
         s = sample(context="CTX-FROM-SAMPLE")
         (a, b), _ = evaluate_with(fake.url, [{"type": "faithfulness", "reference": "REF-TEXT"}, {"type": "faithfulness"}], s)
         first, second = user_prompt(fake.requests[0]), user_prompt(fake.requests[1])
-    assert "REF-TEXT" in first and "CTX-FROM-SAMPLE" not in first and "CTX-FROM-SAMPLE" in second
+    assert "REF-TEXT" in first
+    assert "CTX-FROM-SAMPLE" not in first
+    assert "CTX-FROM-SAMPLE" in second
     assert "length is not a quality signal" in first
-    assert a.status is AStatus.PASSED and a.score == 4.0 and a.metric == 4.0 and a.message == "4/5 (threshold 3): supported"
+    assert a.status is AStatus.PASSED
+    assert a.score == 4.0
+    assert a.metric == 4.0
+    assert a.message == "4/5 (threshold 3): supported"
 
 
 @pytest.mark.parametrize(
@@ -151,7 +162,8 @@ def test_semantic_similarity_threshold_and_not(score, threshold, negate, status,
     with ModelServer.for_openai([text_reply(score_json(score))]) as fake:
         (result,), _ = evaluate_with(fake.url, [raw])
         assert "## Reference text\nretry with backoff" in user_prompt(fake.requests[0])
-    assert result.status is status and result.score == shown
+    assert result.status is status
+    assert result.score == shown
 
 
 def test_a_judge_error_fails_the_assertion_even_under_not_and_marks_the_sample():
@@ -159,7 +171,8 @@ def test_a_judge_error_fails_the_assertion_even_under_not_and_marks_the_sample()
         judge = make_judge([f"openai:m@{fake.url}"], retries=1)
         (result,), ctx = run(_evaluate(judge, [{"type": "context_recall", "reference": "facts", "not": True}], sample()))
         assert len(fake.requests) == 2
-    assert result.status is AStatus.FAILED and result.message.startswith("context_recall judge error: ")
+    assert result.status is AStatus.FAILED
+    assert result.message.startswith("context_recall judge error: ")
     assert judge.failure(ctx, None).startswith("judge: context_recall judge error")
     assert judge.failure(ctx, None) is None  # taken once
 
@@ -171,7 +184,9 @@ def test_judged_types_inside_an_ensemble_use_the_consensus():
     with ModelServer.for_openai(respond) as fake:
         judge = make_judge([f"openai:a@{fake.url}", f"openai:b@{fake.url}"])
         (result,), _ = run(_evaluate(judge, [{"type": "semantic_similarity", "reference": "r"}], sample()))
-    assert result.score == 3.5 and result.status is AStatus.PASSED and "consensus of 2/2 judges" in result.message
+    assert result.score == 3.5
+    assert result.status is AStatus.PASSED
+    assert "consensus of 2/2 judges" in result.message
 
 
 # --- the judge inside a sample run --------------------------------------------------------------
@@ -207,7 +222,9 @@ def test_the_judge_layer_enters_the_composite():
     with ModelServer.for_openai([text_reply(score_json(3))]) as fake:
         s = sample(rubric="r", assertions=[make_spec("contains", value="parameterised")])
         result = run(_run_one(make_judge([f"openai:m@{fake.url}"]), s))
-    assert result.status == "ok" and result.scores.fact == 5.0 and result.scores.judge == 3.0
+    assert result.status == "ok"
+    assert result.scores.fact == 5.0
+    assert result.scores.judge == 3.0
     assert result.scores.composite == 4.0 and result.passed is False  # the judge layer is under 3.5
 
 
@@ -215,7 +232,11 @@ def test_a_judge_that_gives_up_marks_the_sample_error_and_the_composite_has_no_z
     with ModelServer.for_openai([text_reply("nope"), text_reply("still nope")]) as fake:
         s = sample(rubric="r", assertions=[make_spec("contains", value="parameterised")])
         result = run(_run_one(make_judge([f"openai:m@{fake.url}"]), s))
-    assert result.status == "error" and result.error.startswith("judge: rubric: ") and result.passed is False
-    assert result.scores.judge is None and result.scores.composite == 5.0
-    assert result.judge.rubric is not None and list(result.judge.rubric.raw_replies or ()) == ["nope", "still nope"]
+    assert result.status == "error"
+    assert result.error.startswith("judge: rubric: ")
+    assert result.passed is False
+    assert result.scores.judge is None
+    assert result.scores.composite == 5.0
+    assert result.judge.rubric is not None
+    assert list(result.judge.rubric.raw_replies or ()) == ["nope", "still nope"]
     assert result.to_json()["judge"]["error"].startswith("rubric: ")

@@ -22,7 +22,8 @@ def test_the_judge_is_cached_on_its_whole_prompt(tmp_path):
             return omk.evaluate(tmp_path / "s.yaml", target=f"replay:{tmp_path / 'r.jsonl'}", judge=f"openai:m@{fake.url}", cwd=tmp_path, **kw)
 
         _files(tmp_path, "Greets the user", "hello")
-        assert run().results[0].scores.judge == 4 and len(fake.requests) == 1
+        assert run().results[0].scores.judge == 4
+        assert len(fake.requests) == 1
         run()
         assert len(fake.requests) == 1  # same output, same rubric: from the cache
         _files(tmp_path, "Greets the user warmly", "hello")

@@ -46,7 +46,9 @@ def test_each_likert_evaluator_sends_its_inputs(raw, shown):
         prompt = user_prompt(fake.requests[0])
     for part in shown:
         assert part in prompt
-    assert result.status is Status.PASSED and result.score == 4 and result.message == "4/5 (threshold 3): clear"
+    assert result.status is Status.PASSED
+    assert result.score == 4
+    assert result.message == "4/5 (threshold 3): clear"
 
 
 @pytest.mark.parametrize("score, threshold, status", [(3, None, Status.PASSED), (2, None, Status.FAILED), (4, 4.5, Status.FAILED), (5, 5, Status.PASSED)])
@@ -83,9 +85,12 @@ def test_the_query_is_the_assertion_s_then_the_turn_s_then_the_sample_s():
 
 def test_chinese_templates_and_hashes():
     system, prompt = likert.prompt("similarity", ("问题", "预期", "回答"), "zh")
-    assert "只返回 JSON" in system and "## 预期答案\n预期" in prompt
+    assert "只返回 JSON" in system
+    assert "## 预期答案\n预期" in prompt
     en, zh = likert.hashes("en"), likert.hashes("zh")
-    assert set(en) == set(likert.KINDS) and all(len(h) == 12 for h in en.values()) and en != zh
+    assert set(en) == set(likert.KINDS)
+    assert all(len(h) == 12 for h in en.values())
+    assert en != zh
 
 
 def test_judge_block_records_the_new_templates():
@@ -105,7 +110,8 @@ def test_compare_content_decides_empty_texts_without_a_call(reference, output, s
     with ModelServer.for_openai([text_reply('{"value": "similar"}')]) as fake:
         (result,) = evaluate_with(fake.url, [{"type": "compare_content", "reference": reference}], output=output)
         assert fake.requests == []
-    assert result.status is status and "no judge call made" in result.message
+    assert result.status is status
+    assert "no judge call made" in result.message
 
 
 @pytest.mark.parametrize("value, status", [("similar", Status.PASSED), ("different", Status.FAILED), (" Similar ", Status.PASSED)])
@@ -113,15 +119,18 @@ def test_compare_content_asks_similar_or_different(value, status):
     with ModelServer.for_openai([text_reply(json.dumps({"value": value}))]) as fake:
         (result,) = evaluate_with(fake.url, [{"type": "compare_content", "reference": "Your post is live."}], output="I published the post.")
         prompt = user_prompt(fake.requests[0])
-    assert "## Text 1\nYour post is live." in prompt and "## Text 2\nI published the post." in prompt
-    assert result.status is status and result.metric == (1.0 if status is Status.PASSED else 0.0)
+    assert "## Text 1\nYour post is live." in prompt
+    assert "## Text 2\nI published the post." in prompt
+    assert result.status is status
+    assert result.metric == (1.0 if status is Status.PASSED else 0.0)
 
 
 def test_compare_content_unparseable_reply_is_retried_then_an_error():
     with ModelServer.for_openai([text_reply('{"value": "maybe"}'), text_reply("no json")]) as fake:
         (result,) = evaluate_with(fake.url, [{"type": "compare_content", "reference": "a"}], output="b")
         assert len(fake.requests) == 2
-    assert result.status is Status.FAILED and "compare_content judge error" in result.message
+    assert result.status is Status.FAILED
+    assert "compare_content judge error" in result.message
 
 
 def test_compare_content_ensemble_majority():
@@ -141,7 +150,8 @@ def test_pairwise_prompt_renders_transcript_and_tool_calls():
     a = comparison.answer_text("", [("getWeather", {"location": "Boston, MA"})])
     assert a == '\nCalled Tool: getWeather({"location": "Boston, MA"})'
     text = comparison.pairwise_prompt([{"role": "assistant", "content": "How can I help?"}, {"role": "user", "content": "天气"}], a, "B", "en")
-    assert "**assistant**: How can I help?\n**user**: 天气" in text and "## Answer of assistant B\nB" in text
+    assert "**assistant**: How can I help?\n**user**: 天气" in text
+    assert "## Answer of assistant B\nB" in text
 
 
 @pytest.mark.parametrize(
@@ -152,14 +162,16 @@ def test_prefer_reads_big_sky_and_our_key(reply, preference):
     with ModelServer.for_openai([text_reply(reply)]) as fake:
         judge = make_judge([f"openai:m@{fake.url}"])
         verdict = run(_prefer(judge))
-    assert verdict["preference"] == preference and verdict["error"] is None
+    assert verdict["preference"] == preference
+    assert verdict["error"] is None
 
 
 def test_prefer_bad_value_is_retried_then_an_error():
     with ModelServer.for_openai([text_reply('{"preference": 3}'), text_reply('{"preference": "A"}')]) as fake:
         verdict = run(_prefer(make_judge([f"openai:m@{fake.url}"])))
         assert len(fake.requests) == 2
-    assert verdict["preference"] is None and "unparseable reply" in verdict["error"]
+    assert verdict["preference"] is None
+    assert "unparseable reply" in verdict["error"]
 
 
 def test_prefer_ensemble_votes_and_a_split_is_a_tie():
@@ -169,7 +181,9 @@ def test_prefer_ensemble_votes_and_a_split_is_a_tie():
     with ModelServer.for_openai(respond) as fake:
         verdict = run(_prefer(make_judge([f"openai:{m}@{fake.url}" for m in "abc"])))
         split = run(_prefer(make_judge([f"openai:{m}@{fake.url}" for m in "ab"])))
-    assert verdict["preference"] == 1 and len(verdict["votes"]) == 3 and verdict["reason"] in ("a", "c")
+    assert verdict["preference"] == 1
+    assert len(verdict["votes"]) == 3
+    assert verdict["reason"] in ("a", "c")
     assert split["preference"] == 0
 
 

@@ -30,8 +30,10 @@ def test_rubric_reply_shapes(reply, score):
     with ModelServer.for_openai([text_reply(reply)]) as fake:
         block = run(graded(make_judge([f"openai:judge-m@{fake.url}"]), sample(rubric="uses parameters")))
         assert len(fake.requests) == 1
-    assert block["score"] == score and block["error"] is None
-    assert block["rubric"]["score"] == score and block["rubric"]["reason"] == "solid"
+    assert block["score"] == score
+    assert block["error"] is None
+    assert block["rubric"]["score"] == score
+    assert block["rubric"]["reason"] == "solid"
     assert block["dimensions"] is None
 
 
@@ -40,19 +42,25 @@ def test_the_request_judges_sample_prompt_not_the_context_wrapped_one():
         s = sample(rubric="CRITERION-X", context="SECRET-CONTEXT")
         run(graded(make_judge([f"openai:judge-m@{fake.url}"]), s, output="OUTPUT-Y"))
         body = fake.requests[0].json
-    assert body["model"] == "judge-m" and body["temperature"] == 0
-    assert body["messages"][0]["role"] == "system" and "strict reviewer" in body["messages"][0]["content"]
+    assert body["model"] == "judge-m"
+    assert body["temperature"] == 0
+    assert body["messages"][0]["role"] == "system"
+    assert "strict reviewer" in body["messages"][0]["content"]
     text = body["messages"][1]["content"]
-    assert "How do I fix this SQL query?" in text and "CRITERION-X" in text and "OUTPUT-Y" in text
+    assert "How do I fix this SQL query?" in text
+    assert "CRITERION-X" in text
+    assert "OUTPUT-Y" in text
     assert "SECRET-CONTEXT" not in text
-    assert "(template v3-cot-length-en)" in text and "length is not a quality signal" in text
+    assert "(template v3-cot-length-en)" in text
+    assert "length is not a quality signal" in text
 
 
 def test_chinese_template_without_debias():
     with ModelServer.for_openai([text_reply(score_json(4))]) as fake:
         run(graded(make_judge([f"openai:m@{fake.url}"], lang="zh", debias_length=False), sample(rubric="r")))
         text = user_prompt(fake.requests[0])
-    assert text.startswith("请对以下 AI 输出进行质量评分（template v2-cot）。") and "长度不是质量信号" not in text
+    assert text.startswith("请对以下 AI 输出进行质量评分（template v2-cot）。")
+    assert "长度不是质量信号" not in text
 
 
 @pytest.mark.parametrize(
@@ -67,7 +75,8 @@ def test_an_unusable_reply_is_asked_again_once(first):
     with ModelServer.for_openai([first, text_reply(score_json(3, "second try"))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r")))
         assert len(fake.requests) == 2
-    assert block["score"] == 3.0 and block["rubric"]["reason"] == "second try"
+    assert block["score"] == 3.0
+    assert block["rubric"]["reason"] == "second try"
     assert block["rubric"]["raw_replies"]  # the bad reply is kept for the reader
 
 
@@ -76,21 +85,26 @@ def test_two_unusable_replies_make_the_item_an_error_with_the_raw_reply_kept():
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r")))
         assert len(fake.requests) == 2  # one retry, not more
     assert block["score"] is None  # never a silent 0
-    assert "unparseable reply (asked twice)" in block["error"] and block["error"].startswith("rubric: ")
+    assert "unparseable reply (asked twice)" in block["error"]
+    assert block["error"].startswith("rubric: ")
     assert block["rubric"]["raw_replies"] == ["no idea, sorry", "still no JSON"]
 
 
 def test_transport_failures_are_retried_then_give_up_as_an_error():
     with ModelServer.for_openai([HttpError(500), text_reply(score_json(4))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
-        assert len(fake.requests) == 2 and block["score"] == 4.0
+        assert len(fake.requests) == 2
+        assert block["score"] == 4.0
     with ModelServer.for_openai([HttpError(503)]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
         assert len(fake.requests) == 3
-    assert block["score"] is None and "HTTP 503" in block["error"] and "gave up after 3 attempts" in block["error"]
+    assert block["score"] is None
+    assert "HTTP 503" in block["error"]
+    assert "gave up after 3 attempts" in block["error"]
     with ModelServer.for_openai([HttpError(401)]) as fake:  # not transient: no retry
         block = run(graded(make_judge([f"openai:m@{fake.url}"], retries=2), sample(rubric="r")))
-        assert len(fake.requests) == 1 and "HTTP 401" in block["error"]
+        assert len(fake.requests) == 1
+        assert "HTTP 401" in block["error"]
 
 
 def test_timeouts_are_retried_and_reported():
@@ -101,13 +115,15 @@ def test_timeouts_are_retried_and_reported():
     with ModelServer.for_openai([Slow(5, text_reply(score_json(5)))]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"], timeout=0.3, retries=1), sample(rubric="r")))
         assert len(fake.requests) == 2
-    assert block["score"] is None and "timed out after 0.3s" in block["error"]
+    assert block["score"] is None
+    assert "timed out after 0.3s" in block["error"]
 
 
 def test_garbage_http_body_is_an_error_not_a_score():
     with ModelServer.for_openai([Garbage()]) as fake:
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r")))
-    assert block["score"] is None and "not JSON" in block["error"]
+    assert block["score"] is None
+    assert "not JSON" in block["error"]
 
 
 def _criterion_scores(mapping):
@@ -142,7 +158,8 @@ def test_a_failed_dimension_fails_the_whole_judge_block():
     with ModelServer.for_openai(responder) as fake:
         s = sample(dimensions={"good": "fine", "bad": "broken"})
         block = run(graded(make_judge([f"openai:m@{fake.url}"]), s))
-    assert block["score"] is None and block["error"].startswith("dimension bad: ")
+    assert block["score"] is None
+    assert block["error"].startswith("dimension bad: ")
     assert block["dimensions"]["good"]["score"] == 5.0
 
 
@@ -153,7 +170,8 @@ def test_tool_calls_add_an_agent_trace_summary():
         trace = Trace(tool_calls=[ToolCall("lookup_order", {"id": "A1"}, {"status": "shipped"})])
         run(graded(make_judge([f"openai:m@{fake.url}"]), sample(rubric="r"), trace=trace))
         text = user_prompt(fake.requests[0])
-    assert "## Agent execution" in text and 'lookup_order({"id":"A1"}) -> {"status":"shipped"}' in text
+    assert "## Agent execution" in text
+    assert 'lookup_order({"id":"A1"}) -> {"status":"shipped"}' in text
 
 
 def test_ensemble_with_disagreeing_judges():
@@ -172,9 +190,12 @@ def test_ensemble_survives_one_failing_judge_and_reports_it():
     with ModelServer.for_openai(by_model({"good": score_json(4), "bad": HttpError(400)})) as fake:
         judge = make_judge([f"openai:good@{fake.url}", f"openai:bad@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
-    assert block["score"] == 4.0 and block["error"] is None
-    assert block["rubric"]["judges"][1]["score"] is None and "HTTP 400" in block["rubric"]["judges"][1]["error"]
-    assert block["judges"][1]["score"] is None and block["agreement"] is None
+    assert block["score"] == 4.0
+    assert block["error"] is None
+    assert block["rubric"]["judges"][1]["score"] is None
+    assert "HTTP 400" in block["rubric"]["judges"][1]["error"]
+    assert block["judges"][1]["score"] is None
+    assert block["agreement"] is None
 
 
 def test_agreement_across_samples():
@@ -198,7 +219,8 @@ def test_agreement_across_samples():
     with ModelServer.for_openai(responder) as fake:
         described = run(go(make_judge([f"openai:a@{fake.url}", f"openai:b@{fake.url}"])))
     agreement = described["agreement"]
-    assert agreement["sample_count"] == 4 and agreement["pair_count"] == 1
+    assert agreement["sample_count"] == 4
+    assert agreement["pair_count"] == 1
     assert agreement["mean_abs_diff"] == 1.25  # (1 + 0 + 1 + 3) / 4
     assert agreement["pearson"] == 0.378  # 2.5 / sqrt(8.75 * 5)
     assert described["models"][0].startswith("openai:a@")
@@ -214,9 +236,12 @@ def test_judge_repeat_reports_mean_stddev_and_failures():
         block = run(graded(make_judge([f"openai:m@{fake.url}"], repeat=3), sample(rubric="r")))
         assert len(fake.requests) == 4
     rubric = block["rubric"]
-    assert rubric["score"] == 3.0 and rubric["failures"] == 1 and rubric["stddev"] == 1.414
+    assert rubric["score"] == 3.0
+    assert rubric["failures"] == 1
+    assert rubric["stddev"] == 1.414
     assert sorted(rubric["samples"], key=lambda v: (v is None, v)) == [2.0, 4.0, None]
-    assert block["score"] == 3.0 and block["error"] is None
+    assert block["score"] == 3.0
+    assert block["error"] is None
 
 
 def test_cost_is_counted_apart_and_known_models_are_priced():
@@ -228,7 +253,8 @@ def test_cost_is_counted_apart_and_known_models_are_priced():
     with ModelServer.for_openai([text_reply(score_json(4))]) as fake:
         judge = make_judge([f"openai:unknown-model@{fake.url}"])
         block = run(graded(judge, sample(rubric="r")))
-    assert block["cost_usd"] is None and judge.spent_usd() is None
+    assert block["cost_usd"] is None
+    assert judge.spent_usd() is None
 
 
 def test_parsed_replies_are_cached_and_garbage_is_not(tmp_path):
@@ -252,9 +278,12 @@ def test_anthropic_judge():
         block = run(graded(make_judge([f"anthropic:claude-haiku-4-5@{fake.url}"]), sample(rubric="r")))
         body = fake.requests[0].json
         headers = fake.requests[0].headers
-    assert block["score"] == 5.0 and block["rubric"]["reason"] == "great"
-    assert "strict reviewer" in body["system"] and body["messages"][0]["role"] == "user"
-    assert body["max_tokens"] > 0 and headers["anthropic-version"] == "2023-06-01"
+    assert block["score"] == 5.0
+    assert block["rubric"]["reason"] == "great"
+    assert "strict reviewer" in body["system"]
+    assert body["messages"][0]["role"] == "user"
+    assert body["max_tokens"] > 0
+    assert headers["anthropic-version"] == "2023-06-01"
     assert block["cost_usd"] == pytest.approx((10 * 1.0 + 5 * 5.0) / 1e6)
 
 
@@ -285,7 +314,8 @@ def test_concurrency_is_bounded():
     with ModelServer.for_openai(responder) as fake:
         block = asyncio.run(go(fake.url))
         assert len(fake.requests) == 6
-    assert block["score"] == 3.0 and in_flight["max"] <= 2
+    assert block["score"] == 3.0
+    assert in_flight["max"] <= 2
 
 
 def test_specs_are_checked_up_front(monkeypatch):
@@ -303,4 +333,5 @@ def test_specs_are_checked_up_front(monkeypatch):
     client = make_client("openai:m@https://judge.example.com/v1", {})
     assert "SECRET" not in json.dumps(client.describe()) + json.dumps(client.identity().material())
     client = make_client("openai:m@http://user:PASSWORD@127.0.0.1:9/v1", {})
-    assert client.spec == "openai:m@http://127.0.0.1:9/v1" and "PASSWORD" not in json.dumps(client.describe())
+    assert client.spec == "openai:m@http://127.0.0.1:9/v1"
+    assert "PASSWORD" not in json.dumps(client.describe())

@@ -36,7 +36,8 @@ def test_assertion_template_hashes_are_frozen_and_differ_by_language():
     zh = prompts.all_hashes("zh", True)
     for kind, digest in FROZEN_ASSERTIONS["en"].items():
         assert en[kind] == digest
-        assert zh[kind] != digest and len(zh[kind]) == 12
+        assert zh[kind] != digest
+        assert len(zh[kind]) == 12
 
 
 def test_rubric_prompt_order_reason_first_then_integer_json():
@@ -52,7 +53,8 @@ def test_rubric_prompt_order_reason_first_then_integer_json():
 def test_no_debias_leaves_the_block_out_in_both_languages():
     assert "length is not a quality signal" not in prompts.rubric_prompt("p", "r", "o", None, "en", False)
     zh = prompts.rubric_prompt("p", "r", "o", None, "zh", False)
-    assert "长度不是质量信号" not in zh and zh.startswith("请对以下 AI 输出进行质量评分（template v2-cot）。")
+    assert "长度不是质量信号" not in zh
+    assert zh.startswith("请对以下 AI 输出进行质量评分（template v2-cot）。")
     assert "长度不是质量信号" in prompts.rubric_prompt("p", "r", "o", None, "zh", True)
 
 
@@ -60,24 +62,36 @@ def test_trace_summary_only_with_tool_calls():
     assert prompts.trace_summary(Trace(), "en") is None
     calls = [ToolCall("Read", {"path": "a.py"}, "x" * 300), ToolCall("Bash", "ls", "boom", is_error=True), ToolCall("Read", {}, "y")]
     summary = prompts.trace_summary(Trace(tool_calls=calls), "en")
-    assert "3 tool call(s):" in summary and "succeeded 2/3" in summary and "failed 1/3" in summary
-    assert "tools used: Read(2), Bash(1)" in summary and "failed tools: Bash" in summary
+    assert "3 tool call(s):" in summary
+    assert "succeeded 2/3" in summary
+    assert "failed 1/3" in summary
+    assert "tools used: Read(2), Bash(1)" in summary
+    assert "failed tools: Bash" in summary
     assert "[2] Bash(ls) [error] -> boom" in summary
-    assert "x" * 100 + "..." in summary and "x" * 101 not in summary
+    assert "x" * 100 + "..." in summary
+    assert "x" * 101 not in summary
     zh = prompts.trace_summary(Trace(tool_calls=calls), "zh")
-    assert "共调用 3 个工具：" in zh and "工具分布：Read(2), Bash(1)" in zh
+    assert "共调用 3 个工具：" in zh
+    assert "工具分布：Read(2), Bash(1)" in zh
     text = prompts.rubric_prompt("p", "r", "o", summary, "en", True)
-    assert "## Agent execution" in text and "tool choice" in text
+    assert "## Agent execution" in text
+    assert "tool choice" in text
 
 
 def test_trace_summary_caps_steps():
     calls = [ToolCall(f"T{i}", {}, "") for i in range(13)]
     summary = prompts.trace_summary(Trace(tool_calls=calls), "en")
-    assert "[10] T9" in summary and "[11]" not in summary and "... 3 more step(s)" in summary
+    assert "[10] T9" in summary
+    assert "[11]" not in summary
+    assert "... 3 more step(s)" in summary
 
 
 def test_rag_prompts_carry_the_debias_block_and_semantic_similarity_does_not():
     _, faith = prompts.assertion_prompt("faithfulness", ("CTX", "OUT"), "zh")
-    assert "## 参考 context\nCTX" in faith and "## 待评估输出\nOUT" in faith and "长度不是质量信号" in faith
+    assert "## 参考 context\nCTX" in faith
+    assert "## 待评估输出\nOUT" in faith
+    assert "长度不是质量信号" in faith
     _, sim = prompts.assertion_prompt("semantic_similarity", ("REF", "OUT"), "en")
-    assert "## Reference text\nREF" in sim and "length is not" not in sim and '"score"' in sim
+    assert "## Reference text\nREF" in sim
+    assert "length is not" not in sim
+    assert '"score"' in sim

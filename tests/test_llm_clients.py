@@ -40,7 +40,8 @@ def test_the_target_and_the_judge_of_a_provider_use_the_same_client(monkeypatch,
     monkeypatch.setenv(f"{kind.upper()}_BASE_URL", "http://127.0.0.1:9")
     target = make_target(f"{kind}:m", settings={}).inner  # make_target masks secrets around the target
     judge = make_client(f"{kind}:m")
-    assert isinstance(target, ApiTarget) and isinstance(judge, ModelJudge)
+    assert isinstance(target, ApiTarget)
+    assert isinstance(judge, ModelJudge)
     assert type(target.client) is type(judge.client) is client_class
     assert target.client.endpoint() == judge.client.endpoint()
 
@@ -52,7 +53,9 @@ def test_the_judges_anthropic_request_is_the_targets_with_the_judges_settings(mo
     tools = [{"name": "Read", "description": "read a file", "parameters": {"type": "object"}}]
     history = client.history([{"role": "user", "content": "hi"}])
     target_body = client.request("SYS", history, tools, {"top_p": 0.5})
-    assert target_body["max_tokens"] == 4096 and target_body["system"] == "SYS" and target_body["top_p"] == 0.5
+    assert target_body["max_tokens"] == 4096
+    assert target_body["system"] == "SYS"
+    assert target_body["top_p"] == 0.5
     assert target_body["tools"] == [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
 
     with ModelServer([anthropic_reply('{"score": 4, "reason": "ok"}')]) as fake:
@@ -61,9 +64,14 @@ def test_the_judges_anthropic_request_is_the_targets_with_the_judges_settings(mo
         reply = asyncio.run(_complete(judge))
         body = fake.requests[0].json
         headers = fake.requests[0].headers
-    assert reply.text == '{"score": 4, "reason": "ok"}' and reply.tokens == {"input": 10, "output": 5}
-    assert body["max_tokens"] == 2048 and body["temperature"] == 0 and body["top_p"] == 0.5
-    assert "tools" not in body and body["system"] == "SYS" and body["messages"] == [{"role": "user", "content": "P"}]
+    assert reply.text == '{"score": 4, "reason": "ok"}'
+    assert reply.tokens == {"input": 10, "output": 5}
+    assert body["max_tokens"] == 2048
+    assert body["temperature"] == 0
+    assert body["top_p"] == 0.5
+    assert "tools" not in body
+    assert body["system"] == "SYS"
+    assert body["messages"] == [{"role": "user", "content": "P"}]
     assert headers["anthropic-version"] == "2023-06-01"
 
 
@@ -84,7 +92,8 @@ def test_openai_history_and_tool_results_round_trip():
     wire = client.history(neutral)
     assert wire[1]["tool_calls"][0]["function"] == {"name": "Read", "arguments": '{"path": "a"}'}
     body = client.request("S", wire, [], {})
-    assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "tool"] and "tools" not in body
+    assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "tool"]
+    assert "tools" not in body
     assert client.tool_results([ToolResult("c2", "out", True)]) == [{"role": "tool", "tool_call_id": "c2", "content": "out"}]
 
 
@@ -93,7 +102,9 @@ def test_a_reply_that_is_not_the_apis_shape_names_the_label_and_masks_the_key():
     with pytest.raises(CallError) as info:
         client.parse({"echo": KEY})
     assert str(info.value).startswith("openai:m@judge: unexpected reply: no choices in the reply")
-    assert KEY not in str(info.value) and "[redacted]" in str(info.value) and not info.value.retryable
+    assert KEY not in str(info.value)
+    assert "[redacted]" in str(info.value)
+    assert not info.value.retryable
 
 
 def test_a_slow_reply_past_the_call_timeout_is_a_retryable_error_named_by_the_label():
@@ -101,7 +112,8 @@ def test_a_slow_reply_past_the_call_timeout_is_a_retryable_error_named_by_the_la
         client = OpenAIChat("m", provider("openai", fake.url), label="judge-label")
         with pytest.raises(CallError) as info:
             asyncio.run(one_request(client, {"model": "m", "messages": []}, timeout=0.3))
-    assert info.value.retryable and str(info.value) == "judge-label: timed out after 0.3s"
+    assert info.value.retryable
+    assert str(info.value) == "judge-label: timed out after 0.3s"
 
 
 def test_http_errors_are_classified_alike_for_targets_and_judges():
@@ -112,8 +124,11 @@ def test_http_errors_are_classified_alike_for_targets_and_judges():
         with pytest.raises(CallError) as second:
             asyncio.run(one_request(client, {"model": "m", "messages": []}))
         assert fake.requests[0].headers["authorization"] == f"Bearer {KEY}"
-    assert first.value.retryable and first.value.retry_after == 3 and "openai: HTTP 429" in str(first.value)
-    assert not second.value.retryable and str(second.value) == "openai: HTTP 400: bad key [redacted]"
+    assert first.value.retryable
+    assert first.value.retry_after == 3
+    assert "openai: HTTP 429" in str(first.value)
+    assert not second.value.retryable
+    assert str(second.value) == "openai: HTTP 400: bad key [redacted]"
 
 
 def test_httpx_is_imported_by_the_first_call_not_by_building_clients():
@@ -144,4 +159,5 @@ def test_a_sample_goes_through_the_shared_client(monkeypatch):
                 await target.close()
 
         result = asyncio.run(go())
-    assert result.output == "hello" and result.trace.cost_usd == pytest.approx((1000 * 2.5 + 100 * 10) / 1e6)
+    assert result.output == "hello"
+    assert result.trace.cost_usd == pytest.approx((1000 * 2.5 + 100 * 10) / 1e6)

@@ -80,7 +80,8 @@ def test_the_parsed_document_is_garbage_once_loading_returns(tmp_path, monkeypat
     monkeypatch.setattr(omk.loader, "read_file", reading)
     loaded = load_samples([write_set(tmp_path, fmt)])
     gc.collect()
-    assert len(loaded.samples) == 4 and len(seen) == 2
+    assert len(loaded.samples) == 4
+    assert len(seen) == 2
     assert [ref() for ref in seen] == [None, None]  # neither the document nor its line map
 
 
@@ -96,7 +97,10 @@ def test_foreign_formats_keep_no_document_either(monkeypatch, name):
     monkeypatch.setattr(omk.loader, "read_file", reading)
     loaded = load_samples([Path(__file__).resolve().parent.parent / "samples" / name])
     gc.collect()
-    assert loaded.samples and all(s.source.line for s in loaded.samples) and seen and seen[0]() is None
+    assert loaded.samples
+    assert all(s.source.line for s in loaded.samples)
+    assert seen
+    assert seen[0]() is None
     assert all(a.source.line for s in loaded.samples for a in s.assertions)  # placed while loading
 
 
@@ -174,9 +178,11 @@ def test_equal_assertions_share_their_content_and_compiled_checks(tmp_path):
         assert a.assertions[k].raw is b.assertions[k].raw  # ...over one shared content
         assert a.assertions[k].compiled is b.assertions[k].compiled
     assert a.assertions[0].compiled is prepare_schema(a.assertions[0])  # one validator per schema
-    assert a.assertions[1].compiled is not None and a.capability is b.capability
+    assert a.assertions[1].compiled is not None
+    assert a.capability is b.capability
     assert a.assertions[2].raw is not b.assertions[2].raw  # different references stay apart
-    assert a.raw is not b.raw and a.raw["assertions"][0] is b.raw["assertions"][0]
+    assert a.raw is not b.raw
+    assert a.raw["assertions"][0] is b.raw["assertions"][0]
     assert (a.assertions[3].children[1].source.line, b.assertions[3].children[1].source.line) == (1, 3)
 
 
@@ -205,17 +211,25 @@ def test_a_written_out_spec_equals_one_built_by_hand():
     spec = AssertionSpec(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
     assert spec == AssertionSpec(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
     assert spec != AssertionSpec(type="contains", raw={"type": "contains", "value": "x"})
-    assert spec.children == () and spec.source is None and "weight=2.0" in repr(spec)
+    assert spec.children == ()
+    assert spec.source is None
+    assert "weight=2.0" in repr(spec)
 
 
 def test_the_several_item_fields_of_a_sample_are_tuples(tmp_path):
     a, conv, b, _ = load_samples([write_set(tmp_path, "jsonl")]).samples
-    assert a.mocks == () and b.tools == () and a.turns == () and conv.history == () and json.dumps(a.inlined_urls) == "[]"
-    assert type(conv.turns) is tuple and all(type(s.capability) is tuple for s in (a, conv, b))
+    assert a.mocks == ()
+    assert b.tools == ()
+    assert a.turns == ()
+    assert conv.history == ()
+    assert json.dumps(a.inlined_urls) == "[]"
+    assert type(conv.turns) is tuple
+    assert all(type(s.capability) is tuple for s in (a, conv, b))
     with pytest.raises(AttributeError):
         a.mocks.append({"tool": "x"})  # visibly immutable: a tuple has no append
     a.history += ({"role": "user", "content": "hi"},)
-    assert a.history == ({"role": "user", "content": "hi"},) and b.history == ()
+    assert a.history == ({"role": "user", "content": "hi"},)
+    assert b.history == ()
     built = Sample(sample_id="x", prompt="p", capability=["search"], mocks=[{"tool": "Read", "return": "x"}])
     assert built.capability == ("search",) and type(built.mocks) is tuple  # lists given in Python are kept as tuples
 
@@ -223,10 +237,13 @@ def test_the_several_item_fields_of_a_sample_are_tuples(tmp_path):
 def test_equal_values_are_shared_but_json_types_stay_apart():
     shared = Sharer()
     one = shared.sample({"a": {"v": 1}, "b": {"v": 1.0}, "c": {"v": True}, "d": {"v": 1}, "e": [-0.0, 0.0]})
-    assert one["a"] is one["d"] and one["a"] is not one["b"] and one["b"] is not one["c"]
+    assert one["a"] is one["d"]
+    assert one["a"] is not one["b"]
+    assert one["b"] is not one["c"]
     assert [str(x) for x in one["e"]] == ["-0.0", "0.0"]
     two = shared.sample({"x": {"v": 1}, "keys": ["a", "b"]})
-    assert two["x"] is one["a"] and shared.sample([1]) == [1]
+    assert two["x"] is one["a"]
+    assert shared.sample([1]) == [1]
 
 
 def test_the_sharing_tables_are_bounded():
@@ -267,7 +284,8 @@ def test_a_json_lines_file_is_never_in_memory_whole(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert len(loaded.samples) == 2000 and len(loaded.warnings) == 0
+    assert len(loaded.samples) == 2000
+    assert len(loaded.warnings) == 0
     assert peak < path.stat().st_size * 0.5  # the notes are kept once; the text of the file never was whole
 
 
@@ -284,7 +302,8 @@ def test_a_line_over_the_cap_is_an_error_naming_its_line(tmp_path, monkeypatch):
 def test_a_json_file_over_the_cap_points_at_json_lines(tmp_path, monkeypatch):
     monkeypatch.setenv("OMK_MAX_SAMPLE_FILE_BYTES", "100")
     (found,) = problems(tmp_path, "s.json", json.dumps([sample(0)]))
-    assert found.startswith("s.json: cannot read the file: ") and "larger than the 100 bytes omk reads" in found
+    assert found.startswith("s.json: cannot read the file: ")
+    assert "larger than the 100 bytes omk reads" in found
     assert found.endswith("; a JSON Lines file (*.jsonl, one sample per line) has no file-size limit")
 
 
@@ -303,7 +322,8 @@ def test_json_lines_problems_ids_and_warnings_keep_their_lines(tmp_path):
         ["x.jsonl:4", "samples[2] (a) sample_id"],
         ["x.jsonl:5", "samples[3] (c) difficulty"],
     ]
-    assert found[0].endswith("; ignored") and found[2].endswith('duplicate sample_id "a" (first defined at line 1)')
+    assert found[0].endswith("; ignored")
+    assert found[2].endswith('duplicate sample_id "a" (first defined at line 1)')
 
 
 def test_a_record_cut_short_is_reported_at_its_own_line_and_column(tmp_path):

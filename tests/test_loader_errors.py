@@ -158,7 +158,8 @@ def test_a_json_trailing_comma_says_so_on_the_comma_line(tmp_path):
 def test_an_indentation_mistake_is_not_told_to_quote(tmp_path):
     text = "samples:\n  - sample_id: a\n    prompt: hi\n     rubric: be kind\n"
     line = one_problem(tmp_path, text)
-    assert line.startswith("s.yaml:4: YAML parse error") and "must be quoted" not in line
+    assert line.startswith("s.yaml:4: YAML parse error")
+    assert "must be quoted" not in line
     assert 'hint: check the indentation: "rubric:" is indented deeper than the key above it' in line
     text = "samples:\n  - sample_id: a\n    prompt: Note: read this\n"
     assert 'must be quoted, e.g. prompt: "Note: read this"' in one_problem(tmp_path, text, "q.yaml")

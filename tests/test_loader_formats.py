@@ -39,14 +39,16 @@ SEED = """
 def test_the_seed_example_loads(tmp_path):
     loaded = load(tmp_path, "eval-samples.json", SEED)
     (sample,) = loaded.samples
-    assert sample.sample_id == "s001" and sample.prompt == "审查这段代码的安全性"
+    assert sample.sample_id == "s001"
+    assert sample.prompt == "审查这段代码的安全性"
     assert [(a.type, a.get("value"), a.weight) for a in sample.assertions] == [
         ("contains", "SQL 注入", 1.0),
         ("contains", "参数化", 1.0),
         ("not_contains", "没有问题", 0.5),
     ]
     assert sample.dimensions == {"security": "是否识别出注入漏洞", "actionability": "是否给出可直接使用的修复代码"}
-    assert sample.source is not None and (sample.source.line, sample.source.path) == (2, "samples[0]")
+    assert sample.source is not None
+    assert (sample.source.line, sample.source.path) == (2, "samples[0]")
     assert sample.assertions[2].source.line == 10
     assert sample.base_dir == tmp_path.resolve()
     assert loaded.files == [tmp_path / "eval-samples.json"]
@@ -90,13 +92,16 @@ def test_every_sample_field_is_carried(tmp_path):
         "c", "work", "r", ("a", "b"), "hard", "quality", "human",
     )
     assert s.mocks == ({"tool": "Read", "match": {"file_path_endswith": "a.py"}, "return": {"ok": True}},)
-    assert s.mocks_strict is True and s.tripwire is True
+    assert s.mocks_strict is True
+    assert s.tripwire is True
     assert s.environment == {"cli_available": ["git"], "files_available": ["a.py"], "notes": "n"}
-    assert s.tools[0]["name"] == "Read" and s.raw["x-owner"] == "ana"
+    assert s.tools[0]["name"] == "Read"
+    assert s.raw["x-owner"] == "ana"
     contains, length, group = s.assertions
     assert contains.get("value") == 42  # a number value is accepted
     assert (length.layer, length.negate, length.weight) == (Layer.FACT, True, 2.0)
-    assert contains.layer is None and contains.negate is False
+    assert contains.layer is None
+    assert contains.negate is False
     assert [c.type for c in group.children] == ["equals", "regex"]
     assert group.children[1].compiled is not None  # prepared at load
     assert group.children[1].source.path == "samples[0].assertions[2].children[1]"
@@ -243,8 +248,10 @@ def test_folder_loading_order_and_skipped_names(tmp_path):
 
 
 def test_is_samples_file():
-    assert is_samples_file(Path("eval-samples.jsonl")) and is_samples_file(Path("X.YAML"))
-    assert not is_samples_file(Path("responses.jsonl")) and not is_samples_file(Path("OMK.yml"))
+    assert is_samples_file(Path("eval-samples.jsonl"))
+    assert is_samples_file(Path("X.YAML"))
+    assert not is_samples_file(Path("responses.jsonl"))
+    assert not is_samples_file(Path("OMK.yml"))
 
 
 def test_duplicate_sample_id_across_files(tmp_path):

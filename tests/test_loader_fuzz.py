@@ -49,7 +49,8 @@ def _load(name: str, text: str) -> None:
         try:
             loaded = load_samples([path])
         except InputError as exc:
-            assert exc.lines() and all(isinstance(line, str) for line in exc.lines())
+            assert exc.lines()
+            assert all(isinstance(line, str) for line in exc.lines())
             return
         for sample in loaded.samples:  # the cache key reads the files a sample's mocks name
             assert len(cache_key({"kind": "fuzz"}, sample, "p")) == 64

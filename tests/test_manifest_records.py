@@ -35,12 +35,14 @@ def test_a_run_json_written_before_reads_back_to_the_same_json(name):
     data = json.loads((WRITTEN / name).read_text(encoding="utf-8"))
     manifest = RunManifest.read((WRITTEN / name).read_bytes(), name)
     assert manifest.to_json() == data
-    assert manifest.settings.threshold == 3.5 and manifest.samples_files[0].endswith("eval-samples.yaml")
+    assert manifest.settings.threshold == 3.5
+    assert manifest.samples_files[0].endswith("eval-samples.yaml")
 
 
 def test_a_shards_run_json_keeps_its_part_and_places():
     manifest = RunManifest.read((WRITTEN / "run-shard.json").read_bytes(), "run.json")
-    assert manifest.shard is not None and (manifest.shard.index, manifest.shard.count) == (1, 2)
+    assert manifest.shard is not None
+    assert (manifest.shard.index, manifest.shard.count) == (1, 2)
     assert manifest.positions[:3] == (1, 2, 5)
 
 
@@ -50,13 +52,15 @@ def test_an_experiment_json_written_before_reads_back_to_the_same_json(name):
     record = ExperimentManifest.from_json(fields(WRITTEN / name))
     assert record.to_json() == data
     variants = [variant_of(v) for v in record.variants]
-    assert variants[0].role == "control" and all(v.params == {} for v in variants)
+    assert variants[0].role == "control"
+    assert all(v.params == {} for v in variants)
 
 
 def test_an_ablations_parts_read_back_checked():
     record = ExperimentManifest.from_json(fields(WRITTEN / "experiment-ablate-shard.json"))
     plan = ablation_of(record, WRITTEN / "experiment.json")
-    assert plan is not None and [p.name for p in plan.parts] == ["Acme support tone", "Reply rules"]
+    assert plan is not None
+    assert [p.name for p in plan.parts] == ["Acme support tone", "Reply rules"]
     assert plan.to_json() == record.ablation
     broken = json.loads(json.dumps(record.ablation))
     broken["parts"][1]["tokens"] = "many"
@@ -88,14 +92,17 @@ def test_a_broken_record_is_one_located_line(name, change, message):
     read = ExperimentManifest.read if name.startswith("experiment") else RunManifest.read
     with pytest.raises(InputError, match=message) as caught:
         read(json.dumps(data).encode(), f"run/{name}")
-    assert "\n" not in str(caught.value) and "report.json" not in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert "report.json" not in str(caught.value)
 
 
 def test_the_pairwise_block_reads_back_to_the_same_json():
     for name in ("pairwise-votes", "two-targets"):
         block = json.loads((REPORTS / name / "report.json").read_text(encoding="utf-8"))["experiment"]["pairwise"]
         read = PairwiseBlock.from_json(Fields.of(block, "report.json", "experiment.pairwise"))
-        assert read.to_json() == block and read.pairs and read.pairs[0].verdicts
+        assert read.to_json() == block
+        assert read.pairs
+        assert read.pairs[0].verdicts
 
 
 def test_a_pairwise_block_omk_did_not_write_is_named():

@@ -55,7 +55,8 @@ def test_no_judge_with_a_configured_judge_says_it_was_turned_off(files, where):
     assert report["judge"] is None
     assert result["judge_skipped"] == OFF
     relevancy = next(a for a in result["assertions"] if a["type"] == "answer_relevancy")
-    assert relevancy["status"] == "skipped" and relevancy["message"] == f"skipped: {OFF}"
+    assert relevancy["status"] == "skipped"
+    assert relevancy["message"] == f"skipped: {OFF}"
     assert report["summary"]["skipped_judge_items"] == 2
     assert report["summary"]["skipped_judge_reason"] == OFF
     line = f"2 judge items skipped: {OFF}"
@@ -71,7 +72,8 @@ def test_without_a_judge_the_old_wording_stays(files, flags):
     assert report["results"][0]["judge_skipped"] == NONE
     assert report["summary"]["skipped_judge_reason"] == NONE
     line = f"2 judge items skipped: {NONE} (use --judge)"
-    assert line in proc.stdout and line in (out / "summary.md").read_text(encoding="utf-8")
+    assert line in proc.stdout
+    assert line in (out / "summary.md").read_text(encoding="utf-8")
     assert OFF not in proc.stdout
 
 
@@ -80,14 +82,17 @@ def test_the_configured_judge_runs_without_the_flag(files):
     # sample errors (exit 1): what matters is that the judge ran and nothing was skipped.
     _, report, _ = run(files, judge=JUDGE, code=1)
     assert report["judge"]["models"] == [JUDGE]
-    assert report["results"][0]["judge_skipped"] is None and report["results"][0]["judge"]["score"] == 4
-    assert report["summary"]["skipped_judge_items"] == 0 and report["summary"]["skipped_judge_reason"] is None
+    assert report["results"][0]["judge_skipped"] is None
+    assert report["results"][0]["judge"]["score"] == 4
+    assert report["summary"]["skipped_judge_items"] == 0
+    assert report["summary"]["skipped_judge_reason"] is None
 
 
 def test_no_judge_in_chinese(files):
     proc, _, out = run(files, "--no-judge", "--lang", "zh", judge=JUDGE)
     line = "2 项评委打分被跳过：评委已关闭（--no-judge）"
-    assert line in proc.stdout and line in (out / "summary.md").read_text(encoding="utf-8")
+    assert line in proc.stdout
+    assert line in (out / "summary.md").read_text(encoding="utf-8")
 
 
 def test_pairwise_verdicts_say_the_judge_was_turned_off(files):
@@ -96,4 +101,5 @@ def test_pairwise_verdicts_say_the_judge_was_turned_off(files):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     block = json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]["pairwise"]
     assert [(v["status"], v["error"]) for v in block["pairs"][0]["verdicts"]] == [("skipped", OFF)]
-    assert block["judge"] is None and "skipped" in proc.stdout
+    assert block["judge"] is None
+    assert "skipped" in proc.stdout

@@ -34,7 +34,10 @@ def test_ties_over_enough_samples_say_there_is_no_spread_not_a_size_of_zero() ->
 def test_power_of_a_run_that_never_varies_says_so() -> None:
     figures = PowerFigures("t", "c", SpreadParts(samples=6, repeats=1, between_var=0.0, within_var=None), effect=0.1, alpha=0.05, power=0.8)
     data = figures.to_json()
-    assert data["note"] == NO_SPREAD and data["detectable"] is None
+    assert data["note"] == NO_SPREAD
+    assert data["detectable"] is None
     assert all(n["samples"] is None for n in data["samples_needed"])
     text = "\n".join(power_lines(data))
-    assert NO_SPREAD in text and "0.000 or more" not in text and "needs" not in text
+    assert NO_SPREAD in text
+    assert "0.000 or more" not in text
+    assert "needs" not in text

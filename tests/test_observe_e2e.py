@@ -71,7 +71,9 @@ def _check(o: Observation) -> None:
     assert [c.prompt for c in greeter.missed] == ["greet the new team member warmly"]
     assert [c.prompt for c in greeter.false_triggers] == ["what is the capital city of France today"]
     unused = next(s for s in o.skills if s.skill == "unused")
-    assert unused.firing.k == 0 and unused.missed == () and unused.description == "Files tax returns. Use for taxes."
+    assert unused.firing.k == 0
+    assert unused.missed == ()
+    assert unused.description == "Files tax returns. Use for taxes."
 
 
 def test_observe_on_claude_code_sessions(tmp_path):

@@ -72,4 +72,5 @@ def test_omk_installed_from_the_wheel_writes_report_html(wheel, tmp_path):
     assert Path(where).is_relative_to(site)  # omk from the wheel, not from the sources
     from omk.report.assets import text
 
-    assert f"<style>{text('report.css')}</style>" in page and f"<script>{text('report.js')}</script>" in page
+    assert f"<style>{text('report.css')}</style>" in page
+    assert f"<script>{text('report.js')}</script>" in page

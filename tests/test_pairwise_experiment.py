@@ -67,7 +67,8 @@ def test_every_verdict_with_errored_cases(two_replays):
         ("s2", "ok", "tie", None),
         ("s3", "error", None, "B (replay-y.jsonl) failed on this sample: no recorded response for 's3' in y.jsonl"),
     ]
-    assert found[3][:3] == ("s4", "error", None) and found[3][3].startswith("judge (A first): ")
+    assert found[3][:3] == ("s4", "error", None)
+    assert found[3][3].startswith("judge (A first): ")
     assert pair["summary"] == {"compared": 2, "a_better": 0, "b_better": 1, "ties": 1, "errored": 2, "skipped": 0}
     assert pair["win_rate"][0] | {"ci": None} == {
         "key": "pairwise", "b_better": 1, "a_better": 0, "ties": 1, "decisive": 1, "rate": 1.0, "ci": None, "p_value": 1.0, "tie_rate": 0.5
@@ -94,14 +95,17 @@ def test_the_python_api_gives_the_same_block(two_replays):
         return {**pair, "targets": [t["spec"] for t in pair["targets"]], "verdicts": verdicts, "reports": None}
 
     (api,) = outcome.block.to_json()["pairwise"]["pairs"]
-    assert api["summary"]["b_better"] == 1 and same(api) == same(pairs_of(two_replays / "cli")[0])
+    assert api["summary"]["b_better"] == 1
+    assert same(api) == same(pairs_of(two_replays / "cli")[0])
     assert api["reports"] == [None, None]  # no run folders
     assert [c.treatment for c in outcome.analysis.comparisons] == ["replay-y.jsonl"]
     off = omk_api.run_experiment(
         [two_replays / "eval-samples.yaml"], control="target:replay:x.jsonl", treatments=["target:replay:y.jsonl"],
         judge=judge_spec(two_replays), cwd=two_replays, pairwise=False,
     )  # fmt: skip
-    assert not off.block.pairs and "pairwise" not in off.block.to_json() and off.analysis.comparisons
+    assert not off.block.pairs
+    assert "pairwise" not in off.block.to_json()
+    assert off.analysis.comparisons
 
 
 def test_turning_the_pairwise_judge_on_and_off(two_replays):
@@ -121,7 +125,8 @@ def test_turning_the_pairwise_judge_on_and_off(two_replays):
     assert default.returncode == 0, default.stderr
     assert "pairwise" not in json.loads((two_replays / "default" / "report.json").read_text(encoding="utf-8"))["experiment"]
     alone = omk(two_replays, "eval", "--target", "replay:x.jsonl", "--pairwise")
-    assert alone.returncode == 2 and "--pairwise compares the variants of an experiment" in alone.stderr
+    assert alone.returncode == 2
+    assert "--pairwise compares the variants of an experiment" in alone.stderr
 
 
 def test_resume_finishes_the_variants_and_judges_again(two_replays):
@@ -141,7 +146,8 @@ def test_variant_names_come_from_the_specs_and_stay_unique_and_safe():
     assert target_name("replay:samples/bigsky/responses-v0.jsonl") == "replay-responses-v0.jsonl"
     assert target_name("openai:gpt-4o") == "openai-gpt-4o"
     assert target_name("replay:回答/旧版.jsonl") == "replay-旧版.jsonl"
-    assert target_name("cmd:../..") == "cmd" and target_name("cmd:'unterminated") == "cmd-unterminated"
+    assert target_name("cmd:../..") == "cmd"
+    assert target_name("cmd:'unterminated") == "cmd-unterminated"
     assert len(target_name("cmd:" + "x" * 200)) == 64
     names = [v.name for v in target_variants(["replay:r.jsonl", "replay:r.jsonl", "replay:./r.jsonl"])]
     assert names == ["replay-r.jsonl", "replay-r.jsonl-2", "replay-r.jsonl-3"]

@@ -17,8 +17,11 @@ def test_environment_section_comes_first_with_separator():
     head, body = text.split("\n\n---\n\n")
     assert body == "Fix it\n\n```\nctx\n```"
     lines = head.splitlines()
-    assert lines[0] == ENV_HEADER and lines[1] == ""
-    assert "  - `git`" in lines and "  - `rg`" in lines and "  - `src/a.py`" in lines
+    assert lines[0] == ENV_HEADER
+    assert lines[1] == ""
+    assert "  - `git`" in lines
+    assert "  - `rg`" in lines
+    assert "  - `src/a.py`" in lines
     assert lines[-3] == "- 备注：Ubuntu"
     assert lines[-1] == ENV_CLOSING
 

@@ -70,7 +70,8 @@ def test_unnamed_yaml_files_are_not_collected_unless_omk_files_says_so(project):
     folder, target = project
     (folder / "test_plain.py").write_text("def test_ok():\n    pass\n", encoding="utf-8")
     proc = pytest_run(folder, "--omk-target", target)
-    assert "1 passed" in proc.stdout and "eval-samples.yaml" not in proc.stdout
+    assert "1 passed" in proc.stdout
+    assert "eval-samples.yaml" not in proc.stdout
     (folder / "pytest.ini").write_text("[pytest]\nomk_files = eval-*.yaml\n", encoding="utf-8")
     proc = pytest_run(folder, "--omk-target", target, "-k", "passes or plain")
     assert "2 passed" in proc.stdout and "eval-samples.yaml::passes-one" in proc.stdout, proc.stdout

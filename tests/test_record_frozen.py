@@ -39,7 +39,8 @@ def test_builds_compares_hashes_and_shows_as_the_dataclass(args: tuple, kwargs: 
     a, b = plain(*args, **kwargs), made(*args, **kwargs)
     assert [getattr(a, f.name) for f in dataclasses.fields(a)] == [getattr(b, f.name) for f in dataclasses.fields(b)]
     assert repr(a) == repr(b)
-    assert b == made(*args, **kwargs) and hash(b) == hash(made(*args, **kwargs))
+    assert b == made(*args, **kwargs)
+    assert hash(b) == hash(made(*args, **kwargs))
     assert b == dataclasses.replace(b, note="other")  # a field with compare=False is not compared
     assert b != dataclasses.replace(b, name="other") and b != a  # another class is never equal
     assert dataclasses.asdict(b) == dataclasses.asdict(a)
@@ -49,13 +50,15 @@ def test_same_parameters_frozen_and_copied() -> None:
     plain, made = _shape("dataclass"), _shape("record")
     assert str(inspect.signature(plain)) == str(inspect.signature(made))
     one = made("a")
-    assert is_frozen(made) and made.__slots__ == plain.__slots__
+    assert is_frozen(made)
+    assert made.__slots__ == plain.__slots__
     with pytest.raises(FrozenInstanceError):
         one.name = "b"
     with pytest.raises(FrozenInstanceError):
         del one.name
     assert dataclasses.replace(one, name="z") == made("z")
-    assert copy.copy(one) == one and copy.deepcopy(one) == one
+    assert copy.copy(one) == one
+    assert copy.deepcopy(one) == one
     with pytest.raises(TypeError):
         made()  # a required field is still required
     with pytest.raises(TypeError):
@@ -75,7 +78,8 @@ def test_recursive_repr_and_own_methods_kept() -> None:
     node = Node()
     node.items.append(node)
     assert repr(node).endswith("Node(items=[...])")
-    assert node == "any" and hash(node) == object.__hash__(node)
+    assert node == "any"
+    assert hash(node) == object.__hash__(node)
 
 
 def test_identity_records_and_refusals() -> None:
@@ -83,7 +87,8 @@ def test_identity_records_and_refusals() -> None:
     class Handle:
         name: str
 
-    assert Handle("a") != Handle("a") and len({Handle("a"), Handle("a")}) == 2
+    assert Handle("a") != Handle("a")
+    assert len({Handle("a"), Handle("a")}) == 2
 
     class WithInitVar:
         x: int
@@ -116,5 +121,7 @@ def test_own_eq_alone_is_hashed_by_fields_as_the_dataclass_does() -> None:
         return record(Pair) if kind == "record" else dataclass(frozen=True, slots=True)(Pair)
 
     plain, made = shape("dataclass"), shape("record")
-    assert plain.__hash__ is not None and made.__hash__ is not None
-    assert hash(made(1, 2)) == hash(made(1, 2)) and made(1, 2) == made(1, 3)
+    assert plain.__hash__ is not None
+    assert made.__hash__ is not None
+    assert hash(made(1, 2)) == hash(made(1, 2))
+    assert made(1, 2) == made(1, 3)

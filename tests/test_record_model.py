@@ -123,7 +123,8 @@ def test_the_class_check_finds_a_name_defined_twice(tmp_path):
     (pkg / "a" / "x.py").write_text("class Trace:\n    pass\n", encoding="utf-8")
     (pkg / "y.py").write_text("class Trace:\n    pass\n\nclass Other:\n    pass\n", encoding="utf-8")
     found = class_names(pkg)
-    assert sorted(found["Trace"]) == ["pkg/a/x.py", "pkg/y.py"] and found["Other"] == ["pkg/y.py"]
+    assert sorted(found["Trace"]) == ["pkg/a/x.py", "pkg/y.py"]
+    assert found["Other"] == ["pkg/y.py"]
 
 
 def test_no_module_outside_the_records_reads_report_json_by_hand():

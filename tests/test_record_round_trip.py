@@ -55,9 +55,12 @@ def test_the_header_reads_back_to_what_was_written(name):
 
 def test_the_judged_corpus_has_a_judge_and_a_described_target():
     doc = read_document(CORPUS / "judged")
-    assert doc.judge is not None and doc.judge.models == ("cmd:python3 /corpus/judge.py",)
-    assert doc.judge.judges[0].kind == "cmd" and doc.judge.repeat == 1
-    assert doc.target.kind == "cmd" and doc.target.get("command")[0] == "python"
+    assert doc.judge is not None
+    assert doc.judge.models == ("cmd:python3 /corpus/judge.py",)
+    assert doc.judge.judges[0].kind == "cmd"
+    assert doc.judge.repeat == 1
+    assert doc.target.kind == "cmd"
+    assert doc.target.get("command")[0] == "python"
     assert doc.judge_models == doc.judge.models
 
 
@@ -71,12 +74,15 @@ def test_an_ensembles_agreement_and_a_kinds_fields_read_back():
                       "pairs": [{"judges": ["a", "b"], "mean_abs_diff": 0.5, "pearson": None}]},
     }  # fmt: skip
     settings = JudgeSettings.read(judge)
-    assert settings is not None and settings.agreement is not None and settings.agreement.pairs[0].judges == ("a", "b")
+    assert settings is not None
+    assert settings.agreement is not None
+    assert settings.agreement.pairs[0].judges == ("a", "b")
     assert json.dumps(settings.to_json()) == json.dumps(judge)
     target = {"kind": "codex", "spec": "codex:", "model": None, "cli": {"path": "codex", "version": "1"}, "isolation": "home"}
     assert json.dumps(RunTarget.read(target).to_json()) == json.dumps(target)
     own = {"name": "upper", "spec": "python:upper"}  # a Python target describes itself as it likes
-    assert json.dumps(RunTarget.read(own).to_json()) == json.dumps(own) and RunTarget.read(own).name == "python:upper"
+    assert json.dumps(RunTarget.read(own).to_json()) == json.dumps(own)
+    assert RunTarget.read(own).name == "python:upper"
 
 
 def test_a_bad_header_field_is_named():
@@ -109,7 +115,9 @@ def test_a_judge_block_as_the_judge_builds_it_reads_back_to_what_it_wrote(specs,
     assert json.dumps(record.to_json()) == json.dumps(block)  # every field, in the order written
     if len(specs) > 1:
         assert record.members == {m["judge"]: m["score"] for m in block["judges"]}
-        assert record.rubric is not None and record.rubric.judges is not None and len(record.rubric.judges) == 2
+        assert record.rubric is not None
+        assert record.rubric.judges is not None
+        assert len(record.rubric.judges) == 2
     if repeat > 1 and record.rubric is not None and record.rubric.score is not None:
         assert record.rubric.samples is not None or record.rubric.judges is not None
 

@@ -81,11 +81,15 @@ def test_the_ledger_writes_its_state_and_reads_it_back(tmp_path):
     ledger.spend(0.5)
     text = (tmp_path / FILE).read_text(encoding="utf-8")
     saved = json.loads(text)
-    assert list(saved) == ["format", "key", "spent_usd", "outcomes", "answers"] and saved["format"] == FORMAT
+    assert list(saved) == ["format", "key", "spent_usd", "outcomes", "answers"]
+    assert saved["format"] == FORMAT
     assert list(saved["outcomes"]["abc:train"]["s1"]) == ["sample_id", "composite", "passed", "probes", "cost_usd", "notes", "output"]
-    assert "Ünïcode" in text and text.endswith("}\n")
+    assert "Ünïcode" in text
+    assert text.endswith("}\n")
     again = Ledger.open(tmp_path, "k1", 1.0)
-    assert again.outcomes == ledger.outcomes and again.answers == {1: "the improver's answer"} and again.spent_usd == 0.5
+    assert again.outcomes == ledger.outcomes
+    assert again.answers == {1: "the improver's answer"}
+    assert again.spent_usd == 0.5
 
 
 def test_a_ledger_written_by_an_older_omk_reads_back(tmp_path):
@@ -97,7 +101,8 @@ def test_a_ledger_written_by_an_older_omk_reads_back(tmp_path):
     (tmp_path / FILE).write_text(json.dumps(older, ensure_ascii=False) + "\n", encoding="utf-8")
     ledger = Ledger.open(tmp_path, "k1", None)
     assert ledger.outcomes == {"abc:selection": {"s1": EvolveOutcome("s1", 3.0, False, (True,), 1e-05, (), "hi")}}
-    assert ledger.answers == {2: "answer"} and ledger.spent_usd == 0.25
+    assert ledger.answers == {2: "answer"}
+    assert ledger.spent_usd == 0.25
 
 
 def test_a_ledger_with_a_wrong_field_or_other_settings_is_refused_in_one_line(tmp_path):

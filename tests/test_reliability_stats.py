@@ -87,7 +87,8 @@ def test_the_run_interval_covers_the_mean_pass_at_k_about_95_percent_of_the_time
         at, hat = run_figures(
             [[pass_at_k(n, c, k) for c in passes], [pass_hat_k(n, c, k) for c in passes]], seed=i
         )
-        assert at.ci is not None and hat.ci is not None
+        assert at.ci is not None
+        assert hat.ci is not None
         covered_at += at.ci.low <= true_at <= at.ci.high
         covered_hat += hat.ci.low <= true_hat <= hat.ci.high
     assert 0.91 <= covered_at / runs <= 0.98, covered_at / runs
@@ -97,7 +98,8 @@ def test_the_run_interval_covers_the_mean_pass_at_k_about_95_percent_of_the_time
 def test_run_figures_skip_ks_no_sample_reached_and_need_two_samples_for_an_interval():
     figures = run_figures([[1.0, 0.5, 0.0], [1.0], []])
     assert [(f.k, f.samples) for f in figures] == [(1, 3), (2, 1)]
-    assert figures[0].mean == pytest.approx(0.5) and figures[0].ci is not None
+    assert figures[0].mean == pytest.approx(0.5)
+    assert figures[0].ci is not None
     assert figures[0].ci.low < 0.5 < figures[0].ci.high
     assert figures[1].ci is None  # one sample: no interval
 
@@ -119,12 +121,15 @@ def test_the_repeats_section_lists_flaky_samples_first_with_pass_at_k():
     rep = repeats_of(repeat_stats(results), 3)
     assert [s.sample_id for s in rep.per_sample] == [ids[2], ids[0], ids[1]]  # flaky first, then first-seen
     flaky = rep.per_sample[0]
-    assert flaky.flaky and flaky.pass_at_k == (0.3333, 0.6667, 1.0) and flaky.pass_hat_k == (0.3333, 0.0, 0.0)
+    assert flaky.flaky
+    assert flaky.pass_at_k == (0.3333, 0.6667, 1.0)
+    assert flaky.pass_hat_k == (0.3333, 0.0, 0.0)
     assert (rep.samples, rep.always_passed, rep.flaky, rep.never_passed) == (3, 2, 1, 0)
     assert [m.k for m in rep.pass_at_k] == [1, 2, 3]
     assert rep.pass_at_k[1].mean == pytest.approx(round((1 + 1 + 2 / 3) / 3, 4))
     assert rep.pass_hat_k[2].mean == pytest.approx(round(2 / 3, 4))
-    assert rep.pass_at_k[0].ci is not None and rep.pass_at_k[0].ci.level == 0.95
+    assert rep.pass_at_k[0].ci is not None
+    assert rep.pass_at_k[0].ci.level == 0.95
     back = Repeats.from_json(Fields(json.loads(json.dumps(rep.to_json())), "report.json", None, "repeats"))
     assert back == rep
 
@@ -134,7 +139,9 @@ def test_a_repeats_block_from_before_pass_at_k_still_reads():
         {"sample_id": "a", "runs": 2, "errored": 0, "passed": 2, "pass_rate": 1.0,
          "composite": {"mean": 5.0, "stddev": 0.0, "min": 5.0, "max": 5.0}}]}  # fmt: skip
     rep = Repeats.from_json(Fields(old, "r.json", None, "repeats"))
-    assert rep is not None and rep.per_sample[0].pass_at_k == () and rep.pass_at_k == ()
+    assert rep is not None
+    assert rep.per_sample[0].pass_at_k == ()
+    assert rep.pass_at_k == ()
 
 
 def test_a_repeats_block_edited_into_a_bad_shape_names_the_field():

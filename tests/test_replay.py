@@ -68,7 +68,8 @@ def test_omk_054_field_names_are_accepted():
                      "mockStats": {"hits": 1, "misses": 2, "perMock": {"Bash:1": 1}}})
     assert (t.turns, t.cost_usd, t.latency_ms) == (3, 0.5, 10)
     assert t.tool_calls[0].is_error is True
-    assert t.mock_stats.per_mock == {"Bash:1": 1} and t.mock_stats.misses == 2
+    assert t.mock_stats.per_mock == {"Bash:1": 1}
+    assert t.mock_stats.misses == 2
 
 
 def test_missing_trace_fields_stay_none():

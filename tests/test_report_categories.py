@@ -53,7 +53,8 @@ def test_breakdown_counts_in_order_of_appearance_uncategorised_last():
     assert (kb.total, kb.passed, kb.failed, kb.errored) == (3, 1, 2, 1)
     assert kb.pass_rate == 0.3333
     assert kb.composite == 4.0  # mean of 5.00 and 3.00: the errored result is not graded
-    assert rows[1].composite == 1.0 and rows[1].passed == 0
+    assert rows[1].composite == 1.0
+    assert rows[1].passed == 0
 
 
 def test_no_category_anywhere_gives_an_empty_list():
@@ -74,35 +75,41 @@ def test_terminal_markdown_html_and_junit_show_the_breakdown():
     out = io.StringIO()
     print_summary(data, Console(file=out, width=160, color_system=None), "en")
     text = out.getvalue()
-    assert "By category" in text and "knowledge-base" in text
+    assert "By category" in text
+    assert "knowledge-base" in text
     assert "│ (none) " in text and "no category" not in text  # one spelling: JUnit's `category:(none)`
 
     md = render_markdown(data)
-    assert "### By category" in md and "| (none) | 1 | 1 |" in md
+    assert "### By category" in md
+    assert "| (none) | 1 | 1 |" in md
     assert "| knowledge-base | 3 | 1 | 2 | 1 | 4.00 [" in md  # with its interval and pass rate
     assert "<script>" not in md  # a category is untrusted text too
 
     page = render_html(data)
     assert "<td>(none)</td>" in page
-    assert '<table class="categories">' in page and "<td>tool-usage</td><td>1</td><td>0</td><td>1</td>" in page
+    assert '<table class="categories">' in page
+    assert "<td>tool-usage</td><td>1</td><td>0</td><td>1</td>" in page
     assert "<script>window.__pwned" not in page
 
     root = ET.fromstring(render_junit(data))
     props = {p.get("name"): p.get("value") for p in root.iter("property")}
-    assert props["category:knowledge-base"] == "1/3" and props["category:(none)"] == "1/1"
+    assert props["category:knowledge-base"] == "1/3"
+    assert props["category:(none)"] == "1/1"
     classes = [c.get("classname") for c in root.iter("testcase")]
     assert classes[:4] == ["evals.knowledge-base", "evals.tool-usage", "evals.knowledge-base", "evals"]
 
 
 def test_chinese_labels():
     md = render_markdown(report(), "zh")
-    assert "### 按类别" in md and "| （无） |" in md
+    assert "### 按类别" in md
+    assert "| （无） |" in md
 
 
 def test_old_reports_without_categories_still_render():
     data = report()
     del data["summary"]["categories"]
-    assert "By category" not in render_markdown(data) and "By category" not in render_html(data)
+    assert "By category" not in render_markdown(data)
+    assert "By category" not in render_html(data)
     ET.fromstring(render_junit(data))
 
 

@@ -19,16 +19,22 @@ FOLDERS = sorted(p for p in CORPUS.iterdir() if (p / "report.json").is_file())
 def test_every_corpus_report_reads_with_its_values(folder):
     data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     doc = read_document(folder)
-    assert doc.whole() == data and doc.run_id == data["run_id"] and doc.target.spec == data["target"]["spec"]
-    assert doc.summary.threshold == data["summary"]["threshold"] and doc.summary.passed == data["summary"]["passed"]
+    assert doc.whole() == data
+    assert doc.run_id == data["run_id"]
+    assert doc.target.spec == data["target"]["spec"]
+    assert doc.summary.threshold == data["summary"]["threshold"]
+    assert doc.summary.passed == data["summary"]["passed"]
     assert [r.sample_id for r in doc.results] == [r["sample_id"] for r in data["results"]]
     for r, raw in zip(doc.results, data["results"], strict=True):
         assert (r.status, r.passed, r.output, r.repeat) == (raw["status"], raw["passed"], raw["output"], raw.get("repeat", 0))
-        assert r.scores.composite == raw["scores"]["composite"] and type(r.scores.composite) is type(raw["scores"]["composite"])
+        assert r.scores.composite == raw["scores"]["composite"]
+        assert type(r.scores.composite) is type(raw["scores"]["composite"])
         assert [a.type for a in r.assertions] == [a["type"] for a in raw["assertions"]]
-        assert len(r.turns) == len(raw.get("turns") or []) and len(r.trace.tool_calls) == len(raw["trace"]["tool_calls"])
+        assert len(r.turns) == len(raw.get("turns") or [])
+        assert len(r.trace.tool_calls) == len(raw["trace"]["tool_calls"])
         if raw["judge"]:
-            assert r.judge is not None and r.judge.score == raw["judge"]["score"]
+            assert r.judge is not None
+            assert r.judge.score == raw["judge"]["score"]
     if "experiment" in data:
         exp = doc.experiment
         assert [v.name for v in exp.variants] == [v["name"] for v in data["experiment"]["variants"]]

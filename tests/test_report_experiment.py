@@ -78,7 +78,8 @@ def test_the_block_carries_every_variants_results_and_the_require_outcome(progre
         for mine, theirs in zip(kept, own, strict=True):
             assert bool(mine["messages"]) is (not theirs["passed"])  # reasons for failures only
     hours = next(r for r in block["runs"]["baseline"]["results"] if r["sample_id"] == "en-hours")
-    assert hours["messages"][0] == "below threshold 3.5: behavior 1.00" and hours["composite"] == 3.0
+    assert hours["messages"][0] == "below threshold 3.5: behavior 1.00"
+    assert hours["composite"] == 3.0
     proc, out = regress_run
     assert proc.returncode == 1
     assert block_of(out)["require"]["passed"] is False
@@ -110,11 +111,13 @@ def test_markdown_puts_the_verdict_first_then_the_variants_and_the_comparison(pr
     comp = block["comparisons"][0]
     ci = comp["composite"]["ci"]
     assert f"| composite | **{comp['composite']['mean']:+.2f}** | [{ci['low']:+.2f}, {ci['high']:+.2f}] | 18 / 6 / 0 |" in md
-    assert f"McNemar p = {p_value(comp['pass_rate']['p_value'])}" in md and "18 gained, 0 lost" in md
+    assert f"McNemar p = {p_value(comp['pass_rate']['p_value'])}" in md
+    assert "18 gained, 0 lost" in md
     assert f"| {comp['composite']['d_z']:.2f} | {comp['composite']['mde']:.2f} | 24 |" in md
     assert "**Regressed samples (0)**: none." in md
     assert "<details><summary>Failures: support-tone (1)</summary>" in md  # zh-card fails on both
-    assert "| zh-card | ❌ 1.00 | ❌ 1.00 | +0.00 |" in md and "| en-hours | ❌ 3.00 | ✅ 5.00 | +2.00 |" in md
+    assert "| zh-card | ❌ 1.00 | ❌ 1.00 | +0.00 |" in md
+    assert "| en-hours | ❌ 3.00 | ✅ 5.00 | +2.00 |" in md
     assert md.index("### 🟢") < md.index("| passed |") < md.index("### support-tone vs baseline") < md.index("All samples")
     check_tables(md)
 
@@ -139,8 +142,11 @@ def test_markdown_shows_few_regressions_open_and_escapes_untrusted_names():
         {"control": [4.0] * 22, UNTRUSTED: [4.0] * 20 + [3.0, None]}, ids=[f"s{i}" for i in range(21)] + [UNTRUSTED]
     )
     md = render_markdown(report)
-    assert "<script>" not in md and "&lt;script&gt;" in md and "x\\|&lt;script&gt;" in md
-    assert "**Regressed samples (2)**" in md and "<details><summary>Regressed samples" not in md
+    assert "<script>" not in md
+    assert "&lt;script&gt;" in md
+    assert "x\\|&lt;script&gt;" in md
+    assert "**Regressed samples (2)**" in md
+    assert "<details><summary>Regressed samples" not in md
     assert "| s20 | ✅ 4.00 | ❌ 3.00 | -1.00 | score down, pass → fail |" in md
     assert "| error | pass → fail, errored |" not in md  # an errored sample has no Δ...
     assert re.search(r"\| x\\\|&lt;script&gt;.*\| ✅ 4\.00 \| error \| — \| pass → fail, errored \|", md)  # ...but is listed
@@ -151,24 +157,30 @@ def test_markdown_shows_few_regressions_open_and_escapes_untrusted_names():
 def test_markdown_of_several_treatments_and_repeats():
     report = synthetic_report({"a": [3.0] * 6, "b": [4.0] * 6, "c": [2.0, 3.0, 3.0, 3.0, 3.0, 3.0]}, repeats=2)
     md = render_markdown(report)
-    assert md.count("\n### b vs a · ") == 1 and md.count("\n### c vs a · ") == 1
+    assert md.count("\n### b vs a · ") == 1
+    assert md.count("\n### c vs a · ") == 1
     assert "| sample | a | b | c | Δ b | Δ c |" in md
     assert "| s000 | 0/2 ✅ | 2/2 ✅ | 0/2 ✅ | +1.00 | -1.00 |" in md
-    assert "<details><summary>Failures: a (12)</summary>" in md and "| s000#1 | 3.00 |" in md
+    assert "<details><summary>Failures: a (12)</summary>" in md
+    assert "| s000#1 | 3.00 |" in md
     check_tables(md)
 
 
 def test_a_single_variant_and_a_comparison_without_scores_render_in_every_format():
     solo = synthetic_report({"only": [4.0, 3.0]})
     md = render_markdown(solo)
-    assert md.splitlines()[2] == "### 🔵 SOLO · single variant, three-layer gate PASS @ threshold 3.5" and "Δ" not in md
-    assert 'id="delta-chart' not in render_html(solo) and "SOLO" in render_html(solo)
+    assert md.splitlines()[2] == "### 🔵 SOLO · single variant, three-layer gate PASS @ threshold 3.5"
+    assert "Δ" not in md
+    assert 'id="delta-chart' not in render_html(solo)
+    assert "SOLO" in render_html(solo)
     assert [s.get("name")[-4:] for s in check_junit_shape(render_junit(solo)).findall("testsuite")] == ["only"]
     unscored = synthetic_report({"c": [None, None, None], "t": [4.0, 4.0, 4.0]})
     md = render_markdown(unscored)
     assert "| composite | — | — | 0 / 0 / 0 | — | — | 0 |" in md
     page = render_html(unscored)
-    assert "no confidence interval" in page and 'class="ci-band"' not in page and 'class="mean"' not in page
+    assert "no confidence interval" in page
+    assert 'class="ci-band"' not in page
+    assert 'class="mean"' not in page
     root = check_junit_shape(render_junit(unscored))
     assert root.findall("testsuite")[0].get("errors") == "3"
     check_tables(md)
@@ -179,7 +191,9 @@ def test_markdown_without_an_experiment_is_the_run_summary(progress_run):
     report = json.loads(read(out / "report.json"))
     del report["experiment"]
     md = render_markdown(report)
-    assert md.startswith(f"## omk · {report['run_id']}") and "experiment" not in md and "Regressed" not in md
+    assert md.startswith(f"## omk · {report['run_id']}")
+    assert "experiment" not in md
+    assert "Regressed" not in md
     assert md == read(out / "variants" / "baseline" / "summary.md").replace(
         json.loads(read(out / "variants" / "baseline" / "report.json"))["run_id"], report["run_id"]
     )
@@ -194,12 +208,15 @@ def test_html_has_the_experiment_section_and_allows_only_its_two_scripts(regress
     block = block_of(out)
     assert page.index('<section id="experiment">') < page.index("<h2>Summary · control: tone</h2>")
     assert f"script-src '{_script_hash(JS)}' '{_script_hash(EXPERIMENT_JS)}';" in csp(page)
-    assert page.count("<script>") == 2 and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert page.count("<script>") == 2
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
     assert 'class="badge lvl lvl-regress">REGRESS</span>' in page
-    assert 'id="delta-chart-1"' in page and 'class="ci-band"' in page
+    assert 'id="delta-chart-1"' in page
+    assert 'class="ci-band"' in page
     ci = block["comparisons"][0]["composite"]["ci"]
     assert f'data-low="{ci["low"]}" data-high="{ci["high"]}"' in page
-    assert page.count('<tr data-i="') == 24 and page.count('class="regressed"') == 18
+    assert page.count('<tr data-i="') == 24
+    assert page.count('class="regressed"') == 18
     assert '<a href="variants/tone/report.html">tone</a>' in page
 
 
@@ -207,8 +224,10 @@ def test_html_escapes_untrusted_names_everywhere():
     report = synthetic_report({"control": [4.0] * 4, UNTRUSTED: [4.0, 3.0, 5.0, None]}, ids=["a", "b", UNTRUSTED, "d"])
     page = render_html(report)
     section = page.split('<section id="experiment">', 1)[1]
-    assert "<script>window" not in section and "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in section
-    assert 'data-sample="x|&lt;script&gt;' in section and "<title>x|&lt;script&gt;" in section
+    assert "<script>window" not in section
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in section
+    assert 'data-sample="x|&lt;script&gt;' in section
+    assert "<title>x|&lt;script&gt;" in section
 
 
 def test_html_chart_falls_back_to_a_histogram_for_many_samples():
@@ -218,7 +237,8 @@ def test_html_chart_falls_back_to_a_histogram_for_many_samples():
     base = [round(rng.uniform(2, 4.5), 2) for _ in range(400)]
     report = synthetic_report({"c": base, "t": [round(min(5.0, b + rng.gauss(0.3, 0.2)), 2) for b in base]})
     page = render_html(report)
-    assert 'class="dot' not in page and page.count('<rect class="bin') > 5
+    assert 'class="dot' not in page
+    assert page.count('<rect class="bin') > 5
     counts = [int(n) for n in re.findall(r'<rect class="bin [a-z]+" data-count="(\d+)"', page)]
     assert sum(counts) == 400
     few = render_html(synthetic_report({"c": base[:30], "t": base[:30]}))
@@ -230,7 +250,8 @@ def test_html_without_an_experiment_is_unchanged(progress_run):
     report = json.loads(read(out / "report.json"))
     del report["experiment"]
     page = render_html(report)
-    assert 'id="experiment"' not in page and page.count("<script>") == 1
+    assert 'id="experiment"' not in page
+    assert page.count("<script>") == 1
     assert f"script-src '{_script_hash(JS)}'; base-uri" in csp(page)
 
 
@@ -249,20 +270,26 @@ def test_junit_has_a_suite_per_variant_and_a_case_per_sample(progress_run):
         assert [c.get("name") for c in cases] == [r["sample_id"] for r in block["runs"][variant["name"]]["results"]]
         assert int(suite.get("failures")) == variant["samples"] - variant["passed"]
         props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-        assert props["variant"] == variant["name"] and props["role"] == variant["role"]
-        assert props["experiment:verdict"] == "PROGRESS" and props["experiment:pair:support-tone"] == "PROGRESS"
+        assert props["variant"] == variant["name"]
+        assert props["role"] == variant["role"]
+        assert props["experiment:verdict"] == "PROGRESS"
+        assert props["experiment:pair:support-tone"] == "PROGRESS"
         low, high = (float(x) for x in props["composite_ci"].split(","))  # each variant's figures carry their interval
         assert low <= float(props["composite"]) <= high
         low, high = (float(x) for x in props["pass_rate_ci"].split(","))
         assert low <= variant["passed"] / variant["samples"] <= high
     hours = suites[0].find("testcase[@name='en-hours']").find("failure")
-    assert hours.get("message") == "below threshold 3.5: behavior 1.00" and hours.get("type") == "omk.failed"
+    assert hours.get("message") == "below threshold 3.5: behavior 1.00"
+    assert hours.get("type") == "omk.failed"
     assert "starts_with 'Hi, thanks for reaching out!'" in hours.text
     assert suites[1].find("testcase[@name='en-hours']").find("failure") is None
     (verdict,) = suites[2].findall("testcase")
-    assert verdict.get("name") == "require progress" and verdict.get("classname") == "experiment"
-    assert verdict.find("failure") is None and "Verdict: PROGRESS" in verdict.find("system-out").text
-    assert root.get("tests") == "49" and root.get("failures") == str(19 + 1)
+    assert verdict.get("name") == "require progress"
+    assert verdict.get("classname") == "experiment"
+    assert verdict.find("failure") is None
+    assert "Verdict: PROGRESS" in verdict.find("system-out").text
+    assert root.get("tests") == "49"
+    assert root.get("failures") == str(19 + 1)
 
 
 def test_junit_fails_the_verdict_case_when_require_is_not_met(regress_run):
@@ -270,7 +297,8 @@ def test_junit_fails_the_verdict_case_when_require_is_not_met(regress_run):
     root = check_junit_shape(read(out / "junit.xml"))
     verdict = root.findall("testsuite")[-1].find("testcase")
     failure = verdict.find("failure")
-    assert failure is not None and failure.get("type") == "omk.verdict"
+    assert failure is not None
+    assert failure.get("type") == "omk.verdict"
     assert failure.get("message") == "no-regress not met: baseline REGRESS (regression)"
     assert "REGRESS · baseline vs tone" in failure.text
 
@@ -282,9 +310,12 @@ def test_junit_errors_are_errors_and_no_require_means_no_verdict_case(crash_run)
     suites = {s.get("name").rsplit(" · ", 1)[1]: s for s in root.findall("testsuite")}
     assert list(suites) == ["baseline", "crashy"]  # no --require: the verdict is not a test
     fragile = suites["crashy"].find("testcase[@name='fragile']")
-    assert fragile.get("classname") == "crashy" and fragile.find("failure") is None
+    assert fragile.get("classname") == "crashy"
+    assert fragile.find("failure") is None
     error = fragile.find("error")
-    assert error is not None and "crashed on purpose" in error.get("message") and not error.get("message").startswith("error: ")
+    assert error is not None
+    assert "crashed on purpose" in error.get("message")
+    assert not error.get("message").startswith("error: ")
     assert suites["baseline"].find("testcase[@name='fragile']").find("error") is None
     assert suites["crashy"].get("errors") == "1" and suites["crashy"].get("failures") == "1"  # "never" fails on both
     md = read(out / "summary.md")
@@ -300,8 +331,10 @@ def test_junit_of_an_older_block_without_results_uses_the_per_sample_outcomes():
     root = check_junit_shape(render_junit(report))
     c, t = root.findall("testsuite")
     assert [x.get("name") for x in c.findall("testcase")] == ["s000", "s001", "s002"]
-    assert c.find("testcase[@name='s001']/failure") is not None and c.find("testcase[@name='s002']/error") is not None
-    assert t.get("failures") == "0" and t.get("errors") == "0"
+    assert c.find("testcase[@name='s001']/failure") is not None
+    assert c.find("testcase[@name='s002']/error") is not None
+    assert t.get("failures") == "0"
+    assert t.get("errors") == "0"
 
 
 # ---------------------------------------------------------------- omk report
@@ -316,7 +349,8 @@ def test_omk_report_re_renders_an_experiment_identically(progress_run, tmp_path)
         assert (tmp_path / name).read_bytes() == data, name
     zh = omk("report", str(out), "--format", "md,html", "--out", str(tmp_path / "zh"), "--lang", "zh")
     assert zh.returncode == 0, zh.stderr
-    assert "## omk 实验 · " in read(tmp_path / "zh" / "summary.md") and "95% 置信区间" in read(tmp_path / "zh" / "report.html")
+    assert "## omk 实验 · " in read(tmp_path / "zh" / "summary.md")
+    assert "95% 置信区间" in read(tmp_path / "zh" / "report.html")
 
 
 def test_the_footer_states_the_settings():

@@ -47,7 +47,9 @@ def test_a_regression_renders_sorts_and_charts(browser, regress_run):
     assert original == [s["sample_id"] for s in comp["per_sample"]]
     page.js(f"{header(table, 'Δ')}.click()")  # ascending: the worst first
     deltas = [float(x) for x in column(page, table, 3)]
-    assert deltas == sorted(deltas) and deltas[0] == -2.0 and deltas[-1] == 0.0
+    assert deltas == sorted(deltas)
+    assert deltas[0] == -2.0
+    assert deltas[-1] == 0.0
     assert page.js(f"{header(table, 'Δ')}.getAttribute('aria-sort')") == "ascending"
     regressed = {r["sample_id"] for r in comp["regressions"]}
     assert set(column(page, table, 0)[: len(regressed)]) == regressed
@@ -69,7 +71,8 @@ def test_a_regression_renders_sorts_and_charts(browser, regress_run):
     assert band[2] < mean < band[2] + band[3] < zero  # the band holds the mean and lies left of 0
     assert page.js(f"document.querySelectorAll('{chart} line.trivial').length") == 2
     dots = page.js(f"Array.from(document.querySelectorAll('{chart} circle.dot')).map(c => [c.dataset.sample, c.classList[1], c.cx.baseVal.value])")
-    assert len(dots) == 24 and {d[1] for d in dots} == {"loss", "tie"}
+    assert len(dots) == 24
+    assert {d[1] for d in dots} == {"loss", "tie"}
     assert all(x < zero for _, kind, x in dots if kind == "loss")
     assert "worse with baseline" in page.js(f"document.querySelector('{chart}').textContent")
     assert "95% confidence interval" in page.js("document.querySelector('figure.delta-chart figcaption').textContent")
@@ -86,7 +89,8 @@ def test_samples_without_a_change_sort_last_both_ways(browser, crash_run):
     table = "#deltas-1"
     for _ in range(2):
         page.js(f"{header(table, 'Δ')}.click()")
-        assert column(page, table, 0)[-1] == "fragile" and column(page, table, 3)[-1] == "—"
+        assert column(page, table, 0)[-1] == "fragile"
+        assert column(page, table, 3)[-1] == "—"
     assert column(page, table, 4)[-1] == "pass → error"
     assert page.js("document.querySelectorAll('#delta-chart-1 circle.dot').length") == 2
     assert "1 sample(s) without a score on both sides" in page.js("document.querySelector('figure.delta-chart figcaption').textContent")

@@ -24,7 +24,8 @@ def test_junit_has_one_case_per_result_with_failures_and_errors():
     root = check_junit_shape(render_junit(make_report()))
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert list(cases) == ["cr-sql-注入-zh", "cr-read-before-review", "cs-refund-en"]
-    assert cases["cr-sql-注入-zh"].find("failure") is None and cases["cr-sql-注入-zh"].find("error") is None
+    assert cases["cr-sql-注入-zh"].find("failure") is None
+    assert cases["cr-sql-注入-zh"].find("error") is None
     failure = cases["cr-read-before-review"].find("failure")
     assert failure.get("message") == "below threshold 3.5: fact 1.00, judge 2.00"
     text = failure.text
@@ -43,7 +44,8 @@ def test_junit_has_one_case_per_result_with_failures_and_errors():
 def test_junit_names_each_repeat():
     root = check_junit_shape(render_junit(make_report(repeats=3)))
     names = [c.get("name") for c in root.iter("testcase")]
-    assert names[:3] == ["cr-sql-注入-zh#0", "cr-sql-注入-zh#1", "cr-sql-注入-zh#2"] and len(names) == 9
+    assert names[:3] == ["cr-sql-注入-zh#0", "cr-sql-注入-zh#1", "cr-sql-注入-zh#2"]
+    assert len(names) == 9
     assert root.find("testsuite").get("tests") == "9"
 
 
@@ -63,33 +65,43 @@ def test_markdown_summary_escapes_untrusted_text():
     assert "**❌ gate failed** · 1/3 passed" in md
     assert "| 3.00 [1.00, 5.00] | 5.00 (1 sample, no interval) | 3.25 [2.00, 4.50] | 3.71 [2.67, 4.75] | $0.0212 | 9.0 s |" in md
     assert "### Failures (2)" in md
-    assert "<script>" not in md and "<html>" not in md and "&lt;html&gt;" in md
+    assert "<script>" not in md
+    assert "<html>" not in md
+    assert "&lt;html&gt;" in md
     assert "argon2\\|scrypt" in md  # a pipe cannot break the table
     failure_rows = [line for line in md.splitlines() if line.startswith("| cr-read-before-review | 2.67 |")]
-    assert len(failure_rows) == 1 and len(re.findall(r"(?<!\\)\|", failure_rows[0])) == 4
+    assert len(failure_rows) == 1
+    assert len(re.findall(r"(?<!\\)\|", failure_rows[0])) == 4
     zh = render_markdown(make_report(), lang="zh")
-    assert "门禁未通过" in zh and "失败详情" in zh
+    assert "门禁未通过" in zh
+    assert "失败详情" in zh
 
 
 def test_html_is_self_contained_and_escapes_everything():
     page = render_html(make_report())
-    assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
+    assert page.startswith("<!DOCTYPE html>")
+    assert '<meta charset="utf-8">' in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "no network resource"
-    assert "<script>window.__pwned" not in page and "onerror=\"window" not in page
+    assert "<script>window.__pwned" not in page
+    assert "onerror=\"window" not in page
     assert page.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") >= 4  # prompt, output, tool output, judge
     assert page.count("<script>") == 1  # the page's own script only
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
-    assert "default-src &#x27;none&#x27;" in csp and _script_hash(asset("report.js")) in csp
+    assert "default-src &#x27;none&#x27;" in csp
+    assert _script_hash(asset("report.js")) in csp
     assert f"<script>{asset('report.js')}</script>" in page  # the hash covers exactly the script that is there
-    assert "Noto Sans CJK SC" in page and "Microsoft YaHei" in page
-    assert "cr-sql-注入-zh" in page and "识别了注入并给出修复" in page
+    assert "Noto Sans CJK SC" in page
+    assert "Microsoft YaHei" in page
+    assert "cr-sql-注入-zh" in page
+    assert "识别了注入并给出修复" in page
 
 
 def test_repeats_section_is_summarised_in_md_and_html():
     report = make_report(repeats=2)
     report["repeats"] = {"n": 2, "samples": 3, "always_passed": 1, "flaky": 0, "never_passed": 2, "per_sample": []}
     line = "2 runs per sample: 1 of 3 samples passed every run, 0 flaky, 2 never passed"
-    assert line in render_markdown(report) and line in render_html(report)
+    assert line in render_markdown(report)
+    assert line in render_html(report)
     assert "runs per sample" not in render_markdown(make_report())
 
 
@@ -120,17 +132,23 @@ def test_every_format_shows_pass_at_k_and_pass_hat_k_with_their_intervals():
     report = make_report(repeats=3)
     report["repeats"] = _flaky_repeats()
     md, page = render_markdown(report), render_html(report)
-    assert "| 1 | 0.67 [0.42, 0.91] | 0.67 [0.42, 0.91] |" in md and "| 3 | 1.00 | 0.50 |" in md
+    assert "| 1 | 0.67 [0.42, 0.91] | 0.67 [0.42, 0.91] |" in md
+    assert "| 3 | 1.00 | 0.50 |" in md
     assert "flaky &lt;b&gt;one&lt;/b&gt; ⚠️ | 1/3 | 3.50 ± 0.71 | 0.33 · 0.67 · 1.00 | 0.33 · 0.00 · 0.00 |" in md
-    assert '<table class="pass-k">' in page and "<td>0.67 [0.42, 0.91]</td>" in page
-    assert '<tr class="flaky"><td>flaky &lt;b&gt;one&lt;/b&gt;</td><td>1/3</td>' in page and "<b>one</b>" not in page
+    assert '<table class="pass-k">' in page
+    assert "<td>0.67 [0.42, 0.91]</td>" in page
+    assert '<tr class="flaky"><td>flaky &lt;b&gt;one&lt;/b&gt;</td><td>1/3</td>' in page
+    assert "<b>one</b>" not in page
     junit = render_junit(report)
-    assert 'name="pass@k:1" value="0.67 [0.42, 0.91]"' in junit and 'name="pass^k:3" value="0.50"' in junit
+    assert 'name="pass@k:1" value="0.67 [0.42, 0.91]"' in junit
+    assert 'name="pass^k:3" value="0.50"' in junit
     assert 'name="repeats:flaky" value="1"' in junit
     console = Console(file=StringIO(), width=120, record=True)
     print_summary(report, console, "zh")
     text = console.export_text()
-    assert "重复运行（每条用例 3 次）" in text and "pass@3" in text and "0.67 [0.42, 0.91]" in text
+    assert "重复运行（每条用例 3 次）" in text
+    assert "pass@3" in text
+    assert "0.67 [0.42, 0.91]" in text
     assert text.index("flaky <b>one</b>") < text.index("steady")
 
 
@@ -174,13 +192,18 @@ def test_omk_report_re_renders_a_finished_run(tmp_path):
 
 def test_omk_report_rejects_bad_input_with_one_line(tmp_path):
     missing = omk("report", str(tmp_path / "nope"), "--format", "html")
-    assert missing.returncode == 2 and "no such report" in missing.stderr and "Traceback" not in missing.stderr
+    assert missing.returncode == 2
+    assert "no such report" in missing.stderr
+    assert "Traceback" not in missing.stderr
     (tmp_path / "report.json").write_text("{broken", encoding="utf-8")
     broken = omk("report", str(tmp_path), "--format", "html")
-    assert broken.returncode == 2 and "report.json:1: not valid JSON" in broken.stderr
+    assert broken.returncode == 2
+    assert "report.json:1: not valid JSON" in broken.stderr
     (tmp_path / "report.json").write_text('{"format": "other/9"}', encoding="utf-8")
     other = omk("report", str(tmp_path), "--format", "html")
-    assert other.returncode == 2 and "format: expected 'omk-report/1'" in other.stderr
+    assert other.returncode == 2
+    assert "format: expected 'omk-report/1'" in other.stderr
     (tmp_path / "report.json").write_text(json.dumps(make_report()), encoding="utf-8")
     unknown = omk("report", str(tmp_path), "--format", "pdf")
-    assert unknown.returncode == 2 and "unknown format(s) pdf" in unknown.stderr
+    assert unknown.returncode == 2
+    assert "unknown format(s) pdf" in unknown.stderr

@@ -72,7 +72,8 @@ def with_new_blocks() -> dict:
     for result in data["results"]:
         result.setdefault("trace", {})["workspace"] = changes.to_json()
     doc = ReportDocument.from_dict(data, "run/report.json")
-    assert doc.triggering is not None and len(doc.summary.capabilities) == 2
+    assert doc.triggering is not None
+    assert len(doc.summary.capabilities) == 2
     return data
 
 

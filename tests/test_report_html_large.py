@@ -59,8 +59,10 @@ def test_the_writer_reads_once_and_keeps_a_bounded_number_of_results_alive(large
 def test_a_full_page_reads_twice_and_keeps_no_result(tmp_path):
     report, results = large_report(300)
     page = write_html(tmp_path, report).read_text(encoding="utf-8")
-    assert results.passes == 2 and results.most_alive <= 2
-    assert 'id="details"' in page and "omk-rows" not in page
+    assert results.passes == 2
+    assert results.most_alive <= 2
+    assert 'id="details"' in page
+    assert "omk-rows" not in page
     assert page.count('<tr data-detail="sample-') == 300
 
 
@@ -72,7 +74,8 @@ def test_a_large_report_is_paged_and_its_data_are_exactly_the_rows(large):
     data = blocks(page)
     assert data["omk-rows"] == [expected_row(i) for i in range(N)]
     chunks = [data[f"omk-details-{k}"] for k in range(-(-N // html_data.CHUNK))]
-    assert len(data) == 1 + len(chunks) and all(len(c) == html_data.CHUNK for c in chunks)
+    assert len(data) == 1 + len(chunks)
+    assert all(len(c) == html_data.CHUNK for c in chunks)
     details = [d for c in chunks for d in c]
     assert len(details) == N
     for i in (0, 10, 13, 17, 509, 4999):  # plain, tool call, conversation, errored, URL, last
@@ -146,7 +149,8 @@ def test_the_slowest_and_the_costliest(large, key, field):
     assert [int(n) for n in re.findall(r'<tr data-index="(\d+)"', section)] == ranked[: html_paged.TOP]
     top = ranked[0]
     shown = f"{value(top):.0f} ms" if field == "duration_ms" else f"${value(top):.4f}"
-    assert f'<a href="#sample-{top}"><code>case-{top:05d}</code></a>' in section and shown in section
+    assert f'<a href="#sample-{top}"><code>case-{top:05d}</code></a>' in section
+    assert shown in section
 
 
 def test_the_large_page_is_a_fraction_of_the_full_one(large):
@@ -161,9 +165,12 @@ def test_the_large_page_is_self_contained_and_runs_no_run_data(large):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "no network resource"
     assert page.count("<script>") == 1  # the page's own script; the data blocks are not scripts
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
-    assert "default-src &#x27;none&#x27;" in csp and _script_hash(asset("paged.js")) in csp and _script_hash(asset("report.js")) not in csp
+    assert "default-src &#x27;none&#x27;" in csp
+    assert _script_hash(asset("paged.js")) in csp
+    assert _script_hash(asset("report.js")) not in csp
     assert f"<script>{asset('paged.js')}</script>" in page
-    assert XSS not in page and "<script>window.__pwned" not in page
+    assert XSS not in page
+    assert "<script>window.__pwned" not in page
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in page  # failure 3's output, escaped in its panel
     tags = re.findall(r"<script[^>]*>", page)
     assert set(tags) - {"<script>"} <= {
@@ -177,7 +184,8 @@ def test_write_html_streams_the_same_page(tmp_path, large):
     page, _ = large
     report, results = large_report(N)
     path = write_html(tmp_path, report)
-    assert path.read_text(encoding="utf-8") == page and results.passes == 1
+    assert path.read_text(encoding="utf-8") == page
+    assert results.passes == 1
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary file left
 
 
@@ -198,9 +206,14 @@ def test_the_size_limits_choose_the_page():
 def test_zh_labels():
     report, _ = large_report(html_report.MAX_FULL_RESULTS + 1)
     page = render_html(report, "zh")
-    assert "未通过与出错" in page and "最慢的用例" in page and "全部结果" in page and "上一页" in page
+    assert "未通过与出错" in page
+    assert "最慢的用例" in page
+    assert "全部结果" in page
+    assert "上一页" in page
     labels = json.loads(re.search(r'<script type="application/json" id="omk-labels">([^<]*)</script>', page).group(1))
-    assert labels["page"] == "第 {n} / {m} 页" and labels["columns"]["state"] == "状态" and labels["passed"] == "通过"
+    assert labels["page"] == "第 {n} / {m} 页"
+    assert labels["columns"]["state"] == "状态"
+    assert labels["passed"] == "通过"
 
 
 def test_a_run_with_no_failure_and_no_cost():
@@ -209,8 +222,10 @@ def test_a_run_with_no_failure_and_no_cost():
     head = ReportDocument.from_dict(dict(make_report(), results=[]))
     passing = tuple(SampleResult.read(dict(free, sample_id=f"ok-{i}")) for i in range(html_report.MAX_FULL_RESULTS + 1))
     page = render_html(dataclasses.replace(head, results=passing))
-    assert "Failures and errors (0)" in page and "no failed or errored samples" in page
-    assert "no result has a cost" in page and 'id="slowest-table"' in page
+    assert "Failures and errors (0)" in page
+    assert "no failed or errored samples" in page
+    assert "no result has a cost" in page
+    assert 'id="slowest-table"' in page
     assert blocks(page)["omk-rows"][0]["state"] == "passed"
 
 
@@ -218,8 +233,10 @@ def test_heavy_results_stop_the_first_pass_early(monkeypatch):
     monkeypatch.setattr(html_report, "MAX_FULL_DATA_BYTES", 50_000)
     report, results = large_report(1000)
     page = render_html(report)
-    assert 'id="omk-rows"' in page and len(blocks(page)["omk-rows"]) == 1000
-    assert results.passes == 2 and results.most_alive <= html_paged.FAILURES_SHOWN + 2
+    assert 'id="omk-rows"' in page
+    assert len(blocks(page)["omk-rows"]) == 1000
+    assert results.passes == 2
+    assert results.most_alive <= html_paged.FAILURES_SHOWN + 2
     assert results.read < 1100  # the first pass stopped after about 50 KB of data
 
 
@@ -270,4 +287,5 @@ def test_the_paged_script_makes_every_tag_and_attribute_a_panel_uses():
             for node in panel(i, r, "en"):
                 walk(node)
     assert tags - {REPEATED} <= known_tags and attrs <= known_attrs, (tags - known_tags, attrs - known_attrs)
-    assert {"pre", "section", "table", "ul", "li", REPEATED} <= tags and {"class", "id", "title", "data-label"} <= attrs
+    assert {"pre", "section", "table", "ul", "li", REPEATED} <= tags
+    assert {"class", "id", "title", "data-label"} <= attrs

@@ -48,16 +48,19 @@ def test_markdown_has_the_tally_and_each_verdict_with_its_reason():
     assert "| cr-sql-注入-zh | tie-pairwise | tie | both fine |" in md
     row = next(line for line in md.splitlines() if line.startswith("| cr-read-before-review |"))
     reason = row.split(" | ")[-1]
-    assert reason.startswith("B 漏掉了 MD5 的问题，reason") and reason.endswith("… |")
+    assert reason.startswith("B 漏掉了 MD5 的问题，reason")
+    assert reason.endswith("… |")
     assert len(reason) <= 205 and "END-OF-REASON" not in row  # cut short, no HTML from the answer
-    assert "<script>" not in md and "<img" not in md
+    assert "<script>" not in md
+    assert "<img" not in md
 
 
 def test_markdown_hides_the_key_column_when_every_verdict_is_the_default_one():
     report = with_pairwise()
     the_pair(report)["verdicts"] = the_pair(report)["verdicts"][:3]
     md = render_markdown(report)
-    assert "| sample | verdict | reason |" in md and "| cr-sql-注入-zh | A better |" in md
+    assert "| sample | verdict | reason |" in md
+    assert "| cr-sql-注入-zh | A better |" in md
 
 
 def test_markdown_folds_a_long_verdict_list_and_speaks_chinese():
@@ -67,12 +70,14 @@ def test_markdown_folds_a_long_verdict_list_and_speaks_chinese():
     zh = render_markdown(with_pairwise(), lang="zh")
     assert "### 两两对比: A 对 B" in zh
     assert "| A 更好 | B 更好 | 平局 | 出错 | 已跳过 |" in zh
-    assert "| 用例 | 键 | 判定 | 理由 |" in zh and "| A 更好 | A 识别了" in zh
+    assert "| 用例 | 键 | 判定 | 理由 |" in zh
+    assert "| A 更好 | A 识别了" in zh
 
 
 def test_a_report_without_pairwise_has_no_pairwise_section():
     report = make_report()
-    assert "Pairwise" not in render_markdown(report) and 'id="pairwise"' not in render_html(report)
+    assert "Pairwise" not in render_markdown(report)
+    assert 'id="pairwise"' not in render_html(report)
     assert not [p for p in build_junit(report).iter("property") if p.get("name").startswith("pairwise:")]
 
 
@@ -82,15 +87,19 @@ def test_a_report_without_pairwise_has_no_pairwise_section():
 def test_html_section_in_the_category_tables_style():
     page = render_html(with_pairwise(votes=True))
     section = page[page.index('<h2 id="pairwise">') : page.index('<h2>score distribution</h2>')]
-    assert "Pairwise: A vs B" in section and "<code>replay:a.jsonl</code>" in section and "openai:gpt-4o" in section
+    assert "Pairwise: A vs B" in section
+    assert "<code>replay:a.jsonl</code>" in section
+    assert "openai:gpt-4o" in section
     tally = re.search(r'<table class="pairwise-tally">.*?</table>', section).group(0)
     assert re.findall(r'<td data-key="(\w+)">(\d+)</td>', tally) == [
         ("a_better", "1"), ("b_better", "1"), ("ties", "1"), ("errored", "1"), ("skipped", "0")
     ]  # fmt: skip
     rows = re.findall(r'<tr class="verdict" data-status="(\w+)">(.*?)</tr>', section)
     assert [status for status, _ in rows] == ["ok", "ok", "error", "ok"]
-    assert '<span class="badge pw-a">A better</span>' in rows[0][1] and '<span class="badge pw-b">B better</span>' in rows[1][1]
-    assert '<span class="badge error">error</span>' in rows[2][1] and '<span class="badge skip">tie</span>' in rows[3][1]
+    assert '<span class="badge pw-a">A better</span>' in rows[0][1]
+    assert '<span class="badge pw-b">B better</span>' in rows[1][1]
+    assert '<span class="badge error">error</span>' in rows[2][1]
+    assert '<span class="badge skip">tie</span>' in rows[3][1]
     assert "END-OF-REASON" in rows[1][1]  # the page keeps the whole reason
     assert '<ul class="votes"><li>A first: <code>openai:gpt-4o</code>: A — A is precise</li>' in rows[0][1]
     assert "B&#x27;s win rate (pairwise): 50% of 2 decisive verdicts" in section
@@ -105,10 +114,14 @@ def test_html_pairwise_stays_self_contained_and_escaped():
     page = render_html(with_pairwise(votes=True))
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "no network resource"
     assert not re.search(r"""url\(|@import|<link|<iframe|<img""", page)
-    assert "<script>window.__pwned" not in page and 'onerror="window' not in page
+    assert "<script>window.__pwned" not in page
+    assert 'onerror="window' not in page
     assert page.count("<script>") == 2 and _script_hash(JS) in page and _script_hash(EXPERIMENT_JS) in page  # an experiment's page
     zh = render_html(with_pairwise(), lang="zh")
-    assert "两两对比: A 对 B" in zh and "<th>A 更好</th>" in zh and "<th>已跳过</th>" in zh and ">A 更好</span>" in zh
+    assert "两两对比: A 对 B" in zh
+    assert "<th>A 更好</th>" in zh
+    assert "<th>已跳过</th>" in zh
+    assert ">A 更好</span>" in zh
 
 
 # --- JUnit ------------------------------------------------------------------------------------------
@@ -178,19 +191,24 @@ def test_a_position_inconsistent_verdict_is_a_tie_and_is_counted_everywhere():
     page = render_html(report)
     assert re.search(r'<tr class="verdict" data-status="ok" data-position="first">.*?tie \(orders disagree\)', page)
     props = {p.get("name"): p.get("value") for p in build_junit(report).iter("property")}
-    assert props["pairwise:inconsistent"] == "1" and props["pairwise:verdict:cr-read-before-review"] == "tie"
+    assert props["pairwise:inconsistent"] == "1"
+    assert props["pairwise:verdict:cr-read-before-review"] == "tie"
     zh = render_markdown(report, lang="zh")
-    assert "平局（两种顺序结论不一）" in zh and "两种顺序各问一次；顺序不一致（记为平局）: 1 / 3" in zh
+    assert "平局（两种顺序结论不一）" in zh
+    assert "两种顺序各问一次；顺序不一致（记为平局）: 1 / 3" in zh
 
 
 def test_several_treatments_get_a_section_each():
     report = with_pairwise(pairs=2)
     md = render_markdown(report)
-    assert "### Pairwise: A vs B — cmd-python-agent_v1.py" in md and "### Pairwise: A vs B — cmd-python-agent_v2.py" in md
+    assert "### Pairwise: A vs B — cmd-python-agent_v1.py" in md
+    assert "### Pairwise: A vs B — cmd-python-agent_v2.py" in md
     page = render_html(report)
-    assert '<h2 id="pairwise">' in page and '<h2 id="pairwise-2">' in page
+    assert '<h2 id="pairwise">' in page
+    assert '<h2 id="pairwise-2">' in page
     props = {p.get("name"): p.get("value") for p in build_junit(report).iter("property")}
-    assert props["pairwise[cmd-python-agent_v2.py]:b_better"] == "1" and props["pairwise[cmd-python-agent_v1.py]:verdict:cs-refund-en"] == "error"
+    assert props["pairwise[cmd-python-agent_v2.py]:b_better"] == "1"
+    assert props["pairwise[cmd-python-agent_v1.py]:verdict:cs-refund-en"] == "error"
 
 
 def test_a_report_from_before_experiments_still_shows_its_verdicts():
@@ -204,10 +222,13 @@ def test_a_report_from_before_experiments_still_shows_its_verdicts():
     report["pairwise"] = {**old, "judge": ["openai:gpt-4o"], "reports": [".", "target-2"]}
     old["verdicts"][0]["votes"] = [{"judge": "openai:gpt-4o", "preference": 1, "reason": "A is precise"}]
     md = render_markdown(report)
-    assert "| 1 | 1 | 1 | 1 | 0 |" in md and "| cr-sql-注入-zh | pairwise | A better |" in md and "win rate" not in md
+    assert "| 1 | 1 | 1 | 1 | 0 |" in md
+    assert "| cr-sql-注入-zh | pairwise | A better |" in md
+    assert "win rate" not in md
     assert '<li><code>openai:gpt-4o</code>: A — A is precise</li>' in render_html(report)
     props = {p.get("name"): p.get("value") for p in build_junit(report).iter("property")}
-    assert props["pairwise:a_better"] == "1" and "pairwise:win_rate" not in props
+    assert props["pairwise:a_better"] == "1"
+    assert "pairwise:win_rate" not in props
 
 
 # --- re-rendering and a real run --------------------------------------------------------------------
@@ -275,13 +296,17 @@ def test_a_two_target_run_writes_the_verdicts_into_every_format(tmp_path):
         "b_first": {"winner": "b", "reason": "the answer that greets by name | wins"},
     }
     assert pair["position"] == {"consistent": 2, "inconsistent": 0, "first": 0, "second": 0, "partial": 0}
-    assert pair["win_rate"][0]["rate"] == 0.5 and pair["win_rate"][0]["decisive"] == 2
+    assert pair["win_rate"][0]["rate"] == 0.5
+    assert pair["win_rate"][0]["decisive"] == 2
     md = (run / "summary.md").read_text(encoding="utf-8")
-    assert "| 1 | 1 | 0 | 0 | 0 |" in md and "| 问候 | B better | the answer that greets by name \\| wins |" in md
+    assert "| 1 | 1 | 0 | 0 | 0 |" in md
+    assert "| 问候 | B better | the answer that greets by name \\| wins |" in md
     page = (run / "report.html").read_text(encoding="utf-8")
-    assert '<span class="badge pw-b">B better</span>' in page and "replay:y.jsonl" in page
+    assert '<span class="badge pw-b">B better</span>' in page
+    assert "replay:y.jsonl" in page
     junit = (run / "junit.xml").read_text(encoding="utf-8")
-    assert 'name="pairwise:verdict:问候" value="b"' in junit and 'name="pairwise:b_better" value="1"' in junit
+    assert 'name="pairwise:verdict:问候" value="b"' in junit
+    assert 'name="pairwise:b_better" value="1"' in junit
     for name in ("replay-x.jsonl", "replay-y.jsonl"):  # each variant's own run has no block
         assert "Pairwise" not in (run / "variants" / name / "summary.md").read_text(encoding="utf-8")
     assert "A better 1 · B better 1 · tie 0 · errored 0 · skipped 0" in proc.stdout
@@ -292,10 +317,13 @@ def test_a_judge_that_always_prefers_the_first_answer_gives_ties_not_wins(tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     pair = the_pair(json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8")))
     assert [(v["winner"], v["position"]) for v in pair["verdicts"]] == [("tie", "first"), ("tie", "first")]
-    assert pair["summary"]["a_better"] == pair["summary"]["b_better"] == 0 and pair["summary"]["ties"] == 2
+    assert pair["summary"]["a_better"] == pair["summary"]["b_better"] == 0
+    assert pair["summary"]["ties"] == 2
     assert pair["position"] == {"consistent": 0, "inconsistent": 2, "first": 2, "second": 0, "partial": 0}
-    assert pair["win_rate"][0]["rate"] is None and pair["win_rate"][0]["tie_rate"] == 1.0
-    assert pair["verdicts"][0]["orders"]["a_first"]["winner"] == "a" and pair["verdicts"][0]["orders"]["b_first"]["winner"] == "b"
+    assert pair["win_rate"][0]["rate"] is None
+    assert pair["win_rate"][0]["tie_rate"] == 1.0
+    assert pair["verdicts"][0]["orders"]["a_first"]["winner"] == "a"
+    assert pair["verdicts"][0]["orders"]["b_first"]["winner"] == "b"
     assert "position-inconsistent (a tie): 2 / 2 (each order preferred the answer shown first 2)" in proc.stdout
 
 
@@ -306,4 +334,5 @@ def test_a_pair_read_back_writes_the_json_it_was_read_from():
         written = the_pair(report)
         back = Pair.from_json(Fields(written, "report.json"), ["openai:gpt-4o"])
         assert back.to_json() == written
-        assert back.verdicts[0].a_first is not None and back.verdicts[1].b_first is not None
+        assert back.verdicts[0].a_first is not None
+        assert back.verdicts[1].b_first is not None

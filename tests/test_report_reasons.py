@@ -21,7 +21,8 @@ def _results(specs, output="plain answer"):
 
 def test_a_not_that_really_inverted_says_so():
     [line] = failed_assertions(_results([make_spec({"type": "contains", "value": "plain", "not": True})]))
-    assert line.startswith("not contains 'plain'") and "(inverted by not)" in line
+    assert line.startswith("not contains 'plain'")
+    assert "(inverted by not)" in line
 
 
 def test_an_error_under_not_is_not_called_an_inversion(tmp_path):
@@ -29,6 +30,8 @@ def test_an_error_under_not_is_not_called_an_inversion(tmp_path):
     hook.write_text("def check(output, ctx):\n    raise RuntimeError('boom')\n", encoding="utf-8")
     spec = make_spec({"type": "custom", "fn": str(hook), "not": True})
     [result] = _results([spec])
-    assert result.status == "failed" and result.error is True
+    assert result.status == "failed"
+    assert result.error is True
     [line] = failed_assertions([result])
-    assert "boom" in line and "inverted" not in line
+    assert "boom" in line
+    assert "inverted" not in line

@@ -86,7 +86,8 @@ def test_the_key_covers_everything_that_decides_the_output(tmp_path):
         cache_key(IDENTITY, sample(tmp_path, sample_id="s2"), "hello"),
         cache_key(IDENTITY, s, "hello", repeat=1),
     ]
-    assert key not in variants and len(set(variants)) == len(variants)
+    assert key not in variants
+    assert len(set(variants)) == len(variants)
     fixture.write_text('{"status": "lost"}', encoding="utf-8")  # the mock now returns something else
     assert cache_key(IDENTITY, s, "hello") != key
 
@@ -95,7 +96,8 @@ def test_stored_trace_comes_back_whole(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
     cache.put("k", TargetResult(output="out", trace=full_trace()), "fake")
     hit = cache.get("k")
-    assert hit is not None and hit.output == "out"
+    assert hit is not None
+    assert hit.output == "out"
     assert hit.trace.to_json() == full_trace().to_json()
     assert cache.get("other") is None
 
@@ -109,10 +111,13 @@ def test_a_row_keeps_its_numbers_and_rows_of_earlier_versions_still_read(tmp_pat
     cache.put("plain", TargetResult(output="out", trace=full_trace()), "fake")
     cache.close()
     rows = dict(sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT key, trace FROM responses").fetchall())
-    assert '"x": NaN' in rows["nan"] and '"tool_calls":[{"tool":"search"' in rows["plain"]
+    assert '"x": NaN' in rows["nan"]
+    assert '"tool_calls":[{"tool":"search"' in rows["plain"]
     again = ResponseCache(tmp_path / "c.sqlite")
     back = again.get("nan")
-    assert back is not None and back.trace.tool_calls[0].input["y"] == 1e-05 and back.trace.tool_calls[0].input["s"] == "é"
+    assert back is not None
+    assert back.trace.tool_calls[0].input["y"] == 1e-05
+    assert back.trace.tool_calls[0].input["s"] == "é"
     x = back.trace.tool_calls[0].input["x"]
     assert x != x  # still NaN, not None
     earlier = json.dumps(full_trace().to_json(), ensure_ascii=False)  # how rows were written before
@@ -122,7 +127,8 @@ def test_a_row_keeps_its_numbers_and_rows_of_earlier_versions_still_read(tmp_pat
             ("old", "fake", "out", earlier, again._mac("responses", "old", "out", earlier)),
         )
     old = again.get("old")
-    assert old is not None and old.trace.to_json() == full_trace().to_json()
+    assert old is not None
+    assert old.trace.to_json() == full_trace().to_json()
 
 
 def test_second_run_calls_nothing_and_reports_the_cached_trace(tmp_path):
@@ -132,11 +138,15 @@ def test_second_run_calls_nothing_and_reports_the_cached_trace(tmp_path):
     first = asyncio.run(run_sample(sample(tmp_path), target, cfg))
     second = asyncio.run(run_sample(sample(tmp_path), target, cfg))
     assert target.calls == 1
-    assert first.cached is False and first.attempts == 1
-    assert second.cached is True and second.attempts == 0 and second.to_json()["cached"] is True
+    assert first.cached is False
+    assert first.attempts == 1
+    assert second.cached is True
+    assert second.attempts == 0
+    assert second.to_json()["cached"] is True
     assert second.output == first.output == "answer 1"
     assert second.trace.to_json() == first.trace.to_json()
-    assert len(second.trace.tool_calls) == 2 and second.trace.cost_usd == 0.0123
+    assert len(second.trace.tool_calls) == 2
+    assert second.trace.cost_usd == 0.0123
     assert second.passed == first.passed is True
 
 
@@ -145,7 +155,8 @@ def test_repeats_are_cached_apart(tmp_path):
     target = CountingTarget()
     cfg = RunConfig(cache=cache)
     outs = [asyncio.run(run_sample(sample(tmp_path), target, cfg, repeat=r)).output for r in (0, 1, 0, 1)]
-    assert outs == ["answer 1", "answer 2", "answer 1", "answer 2"] and target.calls == 2
+    assert outs == ["answer 1", "answer 2", "answer 1", "answer 2"]
+    assert target.calls == 2
 
 
 def test_errors_are_never_cached(tmp_path):
@@ -154,7 +165,9 @@ def test_errors_are_never_cached(tmp_path):
     cfg = RunConfig(cache=cache)
     first = asyncio.run(run_sample(sample(tmp_path), target, cfg))
     second = asyncio.run(run_sample(sample(tmp_path), target, cfg))
-    assert first.status == "error" and second.status == "ok" and second.cached is False
+    assert first.status == "error"
+    assert second.status == "ok"
+    assert second.cached is False
     assert target.calls == 2
     cache.close()  # stores are handed to the cache's own thread: wait for them before counting
     rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -73,7 +73,8 @@ def test_stored_results_restore_to_the_same_report_entries_and_summary(tmp_path)
     path = tmp_path / "results.jsonl"
     write_results(path, results)
     done = read_finished(path, {s.sample_id: s for s in ss}, repeat=2)
-    assert done.dropped == 0 and len(done.results) == 6
+    assert done.dropped == 0
+    assert len(done.results) == 6
     restored = [done.results[(s.sample_id, r)] for s in ss for r in range(2)]
     assert [r.to_json() for r in restored] == [r.to_json() for r in results]
     assert summarize(restored, 3.5, 1.0) == summarize(results, 3.5, 1.0)
@@ -88,7 +89,8 @@ def test_a_torn_last_line_is_dropped_and_cut_off(tmp_path):
     torn = json.dumps(results[2].to_json()).encode()[:57]
     path.write_bytes(whole + torn)
     done = read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
-    assert set(done.results) == {("s0", 0), ("s1", 0)} and done.dropped == 1
+    assert set(done.results) == {("s0", 0), ("s1", 0)}
+    assert done.dropped == 1
     assert path.read_bytes() == whole  # the next append starts on a fresh line
 
 
@@ -100,7 +102,8 @@ def test_a_whole_but_unterminated_last_line_is_kept_and_terminated(tmp_path):
     path.write_bytes(path.read_bytes() + json.dumps(results[2].to_json()).encode())
     done = read_finished(path, {s.sample_id: s for s in ss}, repeat=1)
     assert len(done.results) == 3
-    assert path.read_bytes().endswith(b"}\n") and len(path.read_text().splitlines()) == 3
+    assert path.read_bytes().endswith(b"}\n")
+    assert len(path.read_text().splitlines()) == 3
 
 
 def test_lines_for_other_samples_or_repeats_are_ignored_and_the_last_line_wins(tmp_path):
@@ -122,7 +125,9 @@ def test_resume_keeps_the_recorded_run_and_refuses_to_change_it():
     manifest = {"cli": {"samples": ["a.yaml"], "target": "replay:r.jsonl", "concurrency": None, "repeat": 2}}
     args = {"command": "eval", "resume": "dir", "samples": [], "target": None, "concurrency": 8, "quiet": True}
     cli = rs.resume_cli(manifest["cli"], args)
-    assert cli["target"] == "replay:r.jsonl" and cli["repeat"] == 2 and cli["concurrency"] == 8
+    assert cli["target"] == "replay:r.jsonl"
+    assert cli["repeat"] == 2
+    assert cli["concurrency"] == 8
     with pytest.raises(InputError, match="drop --repeat"):
         rs.resume_cli(manifest["cli"], {**args, "repeat": 3})
     with pytest.raises(InputError, match="not the run's target"):
@@ -170,7 +175,8 @@ def test_cached_results_cost_nothing_this_run():
     results = asyncio.run(run_jobs([(s, 0) for s in ss], EchoTarget(), RunConfig()))
     assert spent_cost(results) == 1.5
     results[0] = dataclasses.replace(results[0], cached=True)
-    assert spent_cost(results) == 1.0 and results[0].trace.cost_usd == 0.5
+    assert spent_cost(results) == 1.0
+    assert results[0].trace.cost_usd == 0.5
     results = [dataclasses.replace(r, cached=True) for r in results]
     assert spent_cost(results) == 0.0
     results = [dataclasses.replace(r, trace=dataclasses.replace(r.trace, cost_usd=None)) for r in results]

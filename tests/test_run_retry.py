@@ -76,8 +76,10 @@ def test_transient_errors_are_retried_until_the_target_answers():
     target = ScriptedTarget([TargetError("HTTP 503", retryable=True), TargetError("HTTP 429", retryable=True)])
     retry, rec = policy(retries=2, base=0.5, rand=1.0)
     result = run(SAMPLE, target, retry)
-    assert result.status == "ok" and result.output == "hello world"
-    assert target.calls == 3 and result.attempts == 3
+    assert result.status == "ok"
+    assert result.output == "hello world"
+    assert target.calls == 3
+    assert result.attempts == 3
     assert rec.waits == [0.5, 1.0]  # base·2^(k-1) at the top of the jitter range
 
 
@@ -87,7 +89,9 @@ def test_after_the_last_retry_the_sample_errors_with_cause_and_attempts():
     result = run(SAMPLE, target, retry)
     assert result.status == "error"
     assert result.error == "HTTP 500: boom (gave up after 3 attempts)"
-    assert result.attempts == 3 and target.calls == 3 and len(rec.waits) == 2
+    assert result.attempts == 3
+    assert target.calls == 3
+    assert len(rec.waits) == 2
     assert result.to_json()["attempts"] == 3
 
 
@@ -95,8 +99,10 @@ def test_a_permanent_error_is_not_retried():
     target = ScriptedTarget([TargetError("HTTP 401: bad key", retryable=False)])
     retry, rec = policy(retries=5)
     result = run(SAMPLE, target, retry)
-    assert result.status == "error" and result.error == "HTTP 401: bad key"
-    assert target.calls == 1 and rec.waits == []
+    assert result.status == "error"
+    assert result.error == "HTTP 401: bad key"
+    assert target.calls == 1
+    assert rec.waits == []
 
 
 def test_a_target_bug_is_not_retried_and_does_not_end_the_run():
@@ -105,7 +111,8 @@ def test_a_target_bug_is_not_retried_and_does_not_end_the_run():
     results = asyncio.run(
         run_samples([SAMPLE, Sample(sample_id="s2", prompt="again")], target, RunConfig(retry=retry))
     )
-    assert results[0].status == "error" and results[0].error == "target failed: ValueError: oops"
+    assert results[0].status == "error"
+    assert results[0].error == "target failed: ValueError: oops"
     assert results[1].status == "ok"
 
 
@@ -113,7 +120,9 @@ def test_connection_errors_let_through_unwrapped_are_retried():
     target = ScriptedTarget([ConnectionRefusedError(111, "Connection refused")])
     retry, rec = policy()
     result = run(SAMPLE, target, retry)
-    assert result.status == "ok" and result.attempts == 2 and len(rec.waits) == 1
+    assert result.status == "ok"
+    assert result.attempts == 2
+    assert len(rec.waits) == 1
 
 
 def test_retry_after_is_honoured_and_capped():
@@ -130,7 +139,9 @@ def test_a_call_that_outlives_the_timeout_is_retried():
     target = ScriptedTarget(["hang"])
     retry, rec = policy()
     result = run(SAMPLE, target, retry, timeout=0.05)
-    assert result.status == "ok" and result.attempts == 2 and len(rec.waits) == 1
+    assert result.status == "ok"
+    assert result.attempts == 2
+    assert len(rec.waits) == 1
 
 
 def test_a_call_that_always_times_out_errors_with_the_timeout_named():
@@ -145,7 +156,10 @@ def test_retries_zero_means_a_single_call():
     target = ScriptedTarget([TargetError("HTTP 502", retryable=True)])
     retry, rec = policy(retries=0)
     result = run(SAMPLE, target, retry)
-    assert result.status == "error" and result.error == "HTTP 502" and target.calls == 1 and rec.waits == []
+    assert result.status == "error"
+    assert result.error == "HTTP 502"
+    assert target.calls == 1
+    assert rec.waits == []
 
 
 def test_full_jitter_draws_below_the_capped_exponential():
@@ -169,7 +183,8 @@ def test_concurrency_limit_holds_and_results_keep_job_order():
     results = asyncio.run(run_jobs(jobs, target, RunConfig(concurrency=2), on_result=seen.append))
     assert target.max_in_flight == 2
     assert [(r.sample_id, r.repeat) for r in results] == [(s.sample_id, r) for s, r in jobs]
-    assert len(seen) == 12 and target.calls == 12
+    assert len(seen) == 12
+    assert target.calls == 12
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
@@ -177,5 +192,6 @@ def test_every_job_runs_once(concurrency):
     target = ScriptedTarget([])
     samples = [Sample(sample_id=f"s{i}", prompt="p") for i in range(5)]
     results = asyncio.run(run_samples(samples, target, RunConfig(concurrency=concurrency)))
-    assert target.calls == 5 and target.max_in_flight == concurrency
+    assert target.calls == 5
+    assert target.max_in_flight == concurrency
     assert all(r.status == "ok" and r.attempts == 1 and not r.cached for r in results)

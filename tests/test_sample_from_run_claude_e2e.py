@@ -81,13 +81,16 @@ def test_a_recorded_claude_run_replays_with_the_real_cli_and_names_drift(tmp_pat
     made = omk(["sample", "--from-run", "run1", "--output", "recorded.yaml"], project, env)
     assert made.returncode == 0, made.stderr
     text = (project / "recorded.yaml").read_text(encoding="utf-8")
-    assert "file_path_endswith: src/app.py" in text and "return a + b" in text and KEY not in text
+    assert "file_path_endswith: src/app.py" in text
+    assert "return a + b" in text
+    assert KEY not in text
 
     again = run("recorded.yaml", "run2")
     assert again.returncode == 0, again.stdout + again.stderr
     (result,) = read_document(project / "run2").results
     assert [(c.tool, c.mocked) for c in result.trace.tool_calls] == [("Read", True), ("Bash", True)]
-    assert result.passed and result.trace.notes == ()
+    assert result.passed
+    assert result.trace.notes == ()
 
     drifted = run("recorded.yaml", "run3", grep=True)
     assert drifted.returncode == 1, drifted.stdout + drifted.stderr

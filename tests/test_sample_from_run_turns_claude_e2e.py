@@ -94,9 +94,11 @@ def test_a_recorded_conversation_becomes_a_conversation_that_replays_to_a_full_p
     assert "not recorded" not in made.stderr
     written = yaml.safe_load((project / "recorded.yaml").read_text(encoding="utf-8"))["samples"]
     (sample,) = written
-    assert "prompt" not in sample and [t["prompt"] for t in sample["turns"]] == [t["prompt"] for t in SAMPLE["turns"]]
+    assert "prompt" not in sample
+    assert [t["prompt"] for t in sample["turns"]] == [t["prompt"] for t in SAMPLE["turns"]]
     (mock,) = sample["mocks"]  # the same call in both turns: one mock, its answers in order
-    assert mock["return_seq"] == ["STATUS-packed", "STATUS-shipped"] and sample["mocksStrict"] is True
+    assert mock["return_seq"] == ["STATUS-packed", "STATUS-shipped"]
+    assert sample["mocksStrict"] is True
     assert [a["reference"] for t in sample["turns"] for a in t["assertions"] if a["type"] == "rouge_n_min"] == [
         "Turn 1: the order is packed.",
         "Turn 2: the order is shipped.",
@@ -105,6 +107,7 @@ def test_a_recorded_conversation_becomes_a_conversation_that_replays_to_a_full_p
     again = run("recorded.yaml", "run2")
     assert again.returncode == 0, again.stdout + again.stderr
     (replayed,) = read_document(project / "run2").results
-    assert replayed.passed and [t.passed for t in replayed.turns] == [True, True]
+    assert replayed.passed
+    assert [t.passed for t in replayed.turns] == [True, True]
     assert [t.output for t in replayed.turns] == ["Turn 1: the order is packed.", "Turn 2: the order is shipped."]
     assert not [n for n in replayed.trace.notes if "drift" in n]

@@ -100,14 +100,16 @@ def test_claude_code_sessions_become_samples_that_replay_to_a_full_pass(tmp_path
     read = {s.requests[0].prompt: s for s in map(read_session, folder.rglob("*.jsonl"))}
     failed, denied = (r.tool_calls[0] for r in read["greet me"].requests[2:])
     assert (failed.is_error, failed.denied, denied.is_error, denied.denied) == (True, False, True, True)
-    assert read["subtask: look around"].subagent and not read["delegate it"].subagent
+    assert read["subtask: look around"].subagent
+    assert not read["delegate it"].subagent
 
     env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
     made = omk(["sample", "--from-session", "--project", str(work), "--output", "sessions.yaml"], tmp_path, env)
     assert made.returncode == 0, made.stderr
     assert "2 samples recorded from 3 session files" in made.stdout
     text = (tmp_path / "sessions.yaml").read_text(encoding="utf-8")
-    assert "# recorded from Claude Code session" in text and CLAUDE_KEY not in text
+    assert "# recorded from Claude Code session" in text
+    assert CLAUDE_KEY not in text
     samples = yaml.safe_load(text)["samples"]
     conversation = next(s for s in samples if "turns" in s)
     assert [t["prompt"] for t in conversation["turns"]] == ["greet me", "list the files", "fail now", "write it"]
@@ -140,7 +142,8 @@ def test_codex_sessions_become_samples_that_replay_to_a_full_pass(tmp_path):
     made = omk(["sample", "--from-session", "--project", str(work), "--output", "sessions.yaml"], tmp_path, env)
     assert made.returncode == 0, made.stderr
     text = (tmp_path / "sessions.yaml").read_text(encoding="utf-8")
-    assert "# recorded from Codex session" in text and OPENAI_KEY not in text
+    assert "# recorded from Codex session" in text
+    assert OPENAI_KEY not in text
     (sample,) = yaml.safe_load(text)["samples"]
     assert [t["prompt"] for t in sample["turns"]] == ["$greeter greet me", "list the files", "fail now", "patch it"]
     assert {"type": "skill_used", "value": "greeter"} in sample["turns"][0]["assertions"]

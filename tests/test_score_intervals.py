@@ -24,25 +24,31 @@ def digest(sample_id: str, composite: float, passed: bool, repeat: int = 0) -> D
 def test_the_pass_rate_interval_is_wilson_as_scipy_computes_it(k, n):
     ours = pass_rate_interval(k, n, n)
     ref = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    assert ours is not None and ours.method == "wilson"
-    assert ours.low == pytest.approx(ref.low, abs=6e-5) and ours.high == pytest.approx(ref.high, abs=6e-5)
+    assert ours is not None
+    assert ours.method == "wilson"
+    assert ours.low == pytest.approx(ref.low, abs=6e-5)
+    assert ours.high == pytest.approx(ref.high, abs=6e-5)
 
 
 def test_under_repeats_the_pass_rate_interval_counts_samples_not_runs():
     runs = pass_rate_interval(30, 40, 40)
     repeated = pass_rate_interval(30, 40, 10)  # 10 samples × 4 runs: wider, as 10 trials would be
-    assert runs is not None and repeated is not None
+    assert runs is not None
+    assert repeated is not None
     assert repeated.high - repeated.low > runs.high - runs.low
     ref = binomtest(7, 10).proportion_ci(method="wilson")  # a rate of 0.7 over 10 samples
     at_07 = pass_rate_interval(7, 10, 10)
-    assert at_07 is not None and at_07.low == pytest.approx(ref.low, abs=6e-5)
+    assert at_07 is not None
+    assert at_07.low == pytest.approx(ref.low, abs=6e-5)
 
 
 def test_fewer_than_two_samples_have_no_interval():
-    assert mean_interval([4.2]) is None and pass_rate_interval(1, 1, 1) is None
+    assert mean_interval([4.2]) is None
+    assert pass_rate_interval(1, 1, 1) is None
     assert pass_rate_interval(2, 3, 1) is None  # three runs of one sample
     one = [digest("a", 4.0, True, r) for r in range(3)]
-    assert layer_intervals(one).composite is None and run_pass_rate(one) is None
+    assert layer_intervals(one).composite is None
+    assert run_pass_rate(one) is None
 
 
 # A skewed 1–5 score as samples give it: most pass, a tail of failures.
@@ -67,7 +73,9 @@ def test_the_composite_interval_resamples_samples_not_runs():
     means = [rng.choice(SCORES) for _ in range(12)]
     once = layer_intervals([digest(f"s{i}", m, True) for i, m in enumerate(means)]).composite
     thrice = layer_intervals([digest(f"s{i}", m, True, r) for i, m in enumerate(means) for r in range(3)]).composite
-    assert once is not None and thrice is not None and (once.low, once.high) == (thrice.low, thrice.high)
+    assert once is not None
+    assert thrice is not None
+    assert (once.low, once.high) == (thrice.low, thrice.high)
 
 
 def test_the_pass_rate_interval_covers_the_true_rate_95_percent_of_the_time():

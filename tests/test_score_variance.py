@@ -41,30 +41,38 @@ def test_the_components_come_back_from_a_simulation_with_known_ones():
     assert run == pytest.approx(0.2, rel=0.15)
     assert judge == pytest.approx(0.8, rel=0.05)
     v = found[0]
-    assert v is not None and (v.samples, v.repeats, v.judge_calls) == (40, 3, 3)
+    assert v is not None
+    assert (v.samples, v.repeats, v.judge_calls) == (40, 3, 3)
     assert sum(float(s) for _, s in v.shares) == pytest.approx(1.0, abs=1e-3)
 
 
 def test_a_noisy_cheap_judge_is_asked_more_and_difficulty_wants_more_samples():
     rng = random.Random(3)
     noisy = spread_sources(simulate(rng, 30, 2, 2, 0.05, 0.01, 4.0, cost=(0.05, 0.0001)))
-    assert noisy is not None and noisy.advice == "judge_calls" and noisy.per_dollar
+    assert noisy is not None
+    assert noisy.advice == "judge_calls"
+    assert noisy.per_dollar
     hard = spread_sources(simulate(rng, 30, 2, 2, 1.5, 0.05, 0.05))
-    assert hard is not None and hard.advice == "samples"
+    assert hard is not None
+    assert hard.advice == "samples"
     assert dict(hard.shares)["sample"] > 0.8
 
 
 def test_with_no_more_samples_a_flaky_agent_is_rerun():
     rng = random.Random(9)
     flaky = spread_sources(simulate(rng, 30, 2, 2, 0.1, 1.0, 0.1, cost=(0.001, 0.01)))
-    assert flaky is not None and flaky.advice == "samples" and flaky.advice_without_samples == "repeats"
+    assert flaky is not None
+    assert flaky.advice == "samples"
+    assert flaky.advice_without_samples == "repeats"
 
 
 def test_without_repeats_there_is_no_split_and_it_reads_back():
     rng = random.Random(1)
     assert spread_sources(simulate(rng, 10, 1, 1, 0.5, 0.2, 0.8)) is None
     v = spread_sources(simulate(rng, 10, 2, 1, 0.5, 0.2, 0.8))
-    assert v is not None and v.judge_var is None and [k for k, _ in v.shares] == ["sample", "run"]
+    assert v is not None
+    assert v.judge_var is None
+    assert [k for k, _ in v.shares] == ["sample", "run"]
     from omk.records.fields import Fields
     from omk.records.repeats import VarianceSources
 

@@ -107,7 +107,8 @@ def test_echoed_keys_reach_no_artifact_log_or_cache(keyed_project):
     assert "bad key" in results["split"]["error"]  # the key was where the 200-character excerpt ends
     assert results["denied"]["error"].endswith(f"Incorrect API key provided: {REDACTED}")
     judged = results["reply"]["judge"]
-    assert judged is not None and "the judge saw [redacted]" in json.dumps(judged)
+    assert judged is not None
+    assert "the judge saw [redacted]" in json.dumps(judged)
     cache = sorted((keyed_project / ".omk").glob("cache.sqlite*"))
     assert cache, "the run used the cache"
     assert_clean(
@@ -146,7 +147,8 @@ def test_a_command_that_prints_its_environment_is_masked(tmp_path, mode):
     if mode == "ok":
         assert result["output"] == f"env: {REDACTED} {REDACTED} {REDACTED}"
     else:
-        assert result["status"] == "error" and "exited with code 4" in result["error"]
+        assert result["status"] == "error"
+        assert "exited with code 4" in result["error"]
     assert_clean([tmp_path / "run", tmp_path / ".omk"], [proc.stdout, proc.stderr], [OPENAI_KEY, CUSTOM_KEY, GH_TOKEN])
 
 
@@ -261,4 +263,5 @@ def test_an_assertion_is_copied_only_when_a_secret_is_in_it():
     assert masked(clean, mask) is clean
     leaky = AssertionResult("custom", Layer.FACT, Status.FAILED, 1.0, False, message="key sk-secret-value-123456 seen")
     outer = masked(AssertionResult("assert-set", Layer.FACT, Status.FAILED, 1.0, False, children=(leaf, leaky)), mask)
-    assert outer.children[0] is leaf and outer.children[1].message == "key [redacted] seen"
+    assert outer.children[0] is leaf
+    assert outer.children[1].message == "key [redacted] seen"

@@ -113,18 +113,26 @@ def test_plain_shards_merged_equal_one_run(in_tmp, capsys):
     merged, whole = in_tmp / "merged", in_tmp / "whole"
     assert _results(merged) == _results(whole)  # same results, scores and order as one run
     ids = {i: {r[0] for r in _results(in_tmp / "shards" / str(i))} for i in (1, 2, 3)}
-    assert not (ids[1] & ids[2]) and not (ids[1] & ids[3]) and not (ids[2] & ids[3])
+    assert not (ids[1] & ids[2])
+    assert not (ids[1] & ids[3])
+    assert not (ids[2] & ids[3])
     for i in (1, 2, 3):  # every repeat of a sample is in its shard
         assert sorted(r[1] for r in _results(in_tmp / "shards" / str(i))) == sorted([0, 1] * len(ids[i]))
     report = json.loads((merged / "report.json").read_text())
     summary = json.loads((whole / "report.json").read_text())["summary"]
     for key in ("total", "passed", "failed", "errored", "gate_passed", "scores", "repeat"):
         assert report["summary"][key] == summary[key]
-    assert report["shard"]["merged"] == [1, 2, 3] and report["shard"]["partial"] is False
-    assert (merged / "results.jsonl").is_file() and (merged / "summary.md").is_file() and (merged / "junit.xml").is_file()
-    assert (merged / "report.html").is_file() and report["repeats"] is not None
+    assert report["shard"]["merged"] == [1, 2, 3]
+    assert report["shard"]["partial"] is False
+    assert (merged / "results.jsonl").is_file()
+    assert (merged / "summary.md").is_file()
+    assert (merged / "junit.xml").is_file()
+    assert (merged / "report.html").is_file()
+    assert report["repeats"] is not None
     shard_run = json.loads((in_tmp / "shards" / "2" / "run.json").read_text())["shard"]
-    assert shard_run["index"] == 2 and shard_run["count"] == 3 and shard_run["plan"] == report["shard"]["plan"]
+    assert shard_run["index"] == 2
+    assert shard_run["count"] == 3
+    assert shard_run["plan"] == report["shard"]["plan"]
     # the other commands take a merged folder like any run folder
     capsys.readouterr()
     assert main(["diff", "whole", "merged", "--fail-on-regression"]) == 0
@@ -184,7 +192,8 @@ def test_merge_refusals(in_tmp, capsys):
     def refused(*dirs: str, partial: bool = False) -> str:
         assert main(["merge", *dirs, "--out", "m", *(["--partial"] if partial else [])]) == 2
         err = capsys.readouterr().err.strip()
-        assert "\n" not in err and "Traceback" not in err
+        assert "\n" not in err
+        assert "Traceback" not in err
         return err
 
     assert "another plan" in refused("a1", "other2", "a3")
@@ -201,8 +210,10 @@ def test_merge_refusals(in_tmp, capsys):
     assert "partial merge" in (in_tmp / "m" / "summary.md").read_text()
     assert main(["merge", "a1", "a3", "--out", "mz", "--partial", "--format", "md", "--lang", "zh"]) in (0, 1)
     said = capsys.readouterr()
-    assert "部分合并：3 个分片中的 2 个，缺少 2：报告只涵盖已合并的分片" in said.err and "部分合并" in said.out
-    assert "partial merge" not in said.err + said.out and "**部分合并：3 个分片中的 2 个，缺少 2**" in (in_tmp / "mz" / "summary.md").read_text()
+    assert "部分合并：3 个分片中的 2 个，缺少 2：报告只涵盖已合并的分片" in said.err
+    assert "部分合并" in said.out
+    assert "partial merge" not in said.err + said.out
+    assert "**部分合并：3 个分片中的 2 个，缺少 2**" in (in_tmp / "mz" / "summary.md").read_text()
 
 
 def test_the_shard_cannot_change_on_resume(in_tmp, capsys):
@@ -268,8 +279,11 @@ def test_a_merged_judge_block_and_gold_check_are_over_every_shard(in_tmp):
     assert merged.data["judge"] == whole.data["judge"]
     assert merged.data["judge"]["agreement"]["sample_count"] == 24
     # the judge against people's labels: every shard's samples, as one run checks them
-    assert first.gold is not None and first.gold.labelled < 24
-    assert merged.gold is not None and whole.gold is not None and merged.gold.labelled == 24
+    assert first.gold is not None
+    assert first.gold.labelled < 24
+    assert merged.gold is not None
+    assert whole.gold is not None
+    assert merged.gold.labelled == 24
     assert merged.gold.to_json() == whole.gold.to_json()
 
 
@@ -287,7 +301,8 @@ def test_shards_with_other_judges_are_refused(in_tmp, capsys):
     def refused(*dirs: str) -> str:
         assert main(["merge", *dirs, "--out", "m"]) == 2
         err = capsys.readouterr().err.strip()
-        assert "\n" not in err and "Traceback" not in err
+        assert "\n" not in err
+        assert "Traceback" not in err
         return err
 
     assert "another plan" in refused("a1", "b2")  # another judge: another plan's fingerprint
@@ -354,7 +369,8 @@ def test_an_empty_shard_still_merges(in_tmp):
     for i in range(1, 6):
         _eval(in_tmp, "eval-samples.json", "--target", "replay:outputs.jsonl", "--shard", f"{i}/5", "--out", f"s{i}")
         sizes.append(json.loads((in_tmp / f"s{i}" / "report.json").read_text())["summary"]["total"])
-    assert 0 in sizes and sum(sizes) == 3
+    assert 0 in sizes
+    assert sum(sizes) == 3
     assert main(["merge", *(f"s{i}" for i in range(1, 6)), "--out", "merged", "--format", "md,junit,html", "--quiet"]) == 0
     assert [r[0] for r in _results(in_tmp / "merged")] == ["c0", "c1", "c2"]
 
@@ -392,7 +408,8 @@ def test_the_pairwise_judges_verdicts_of_every_shard_are_merged(in_tmp):
     assert pairwise("merged") == pairwise("whole")
     (pair,) = pairwise("merged")["pairs"]
     assert [v["sample_id"] for v in pair["verdicts"]] == [f"s{i}" for i in range(10)]
-    assert pair["summary"]["b_better"] == 5 and pair["win_rate"][0]["decisive"] == 5
+    assert pair["summary"]["b_better"] == 5
+    assert pair["win_rate"][0]["decisive"] == 5
     assert "GOOD wins" in (in_tmp / "merged" / "report.html").read_text()
 
 
@@ -413,7 +430,8 @@ def test_shards_whose_target_settings_differ_are_refused(in_tmp, monkeypatch, ca
     capsys.readouterr()
     assert main(["merge", "a1", "b2", "--out", "m"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "b2: this shard ran with other target settings than a1" in err and "\n" not in err
+    assert "b2: this shard ran with other target settings than a1" in err
+    assert "\n" not in err
     assert main(["merge", "a1", "a2", "--out", "m", "--quiet"]) == 0
 
 
@@ -428,7 +446,8 @@ def test_more_merge_refusals(in_tmp, capsys):
     def refused(*args: str) -> str:
         assert main(["merge", *args]) == 2
         err = capsys.readouterr().err.strip()
-        assert "\n" not in err and "Traceback" not in err
+        assert "\n" not in err
+        assert "Traceback" not in err
         return err
 
     assert "an experiment and a plain run cannot be merged" in refused("p1", "e2", "--out", "m")

@@ -20,15 +20,18 @@ def test_the_claude_skip_names_the_exact_version_to_install(monkeypatch):
     with pytest.raises(pytest.skip.Exception) as info:
         claude_support.require_claude()
     message = str(info.value)
-    assert f"@anthropic-ai/claude-code@{PINNED.group(1)}" in message and "<" not in message
+    assert f"@anthropic-ai/claude-code@{PINNED.group(1)}" in message
+    assert "<" not in message
 
 
 def test_the_readme_names_the_pinned_version_and_chromium():
     assert PINNED is not None
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"@anthropic-ai/claude-code@{PINNED.group(1)}" in readme
-    assert "need Chromium" in readme and "apt-get install -y chromium" in readme
-    assert "apt-get install" in (ROOT / ".ci" / "run").read_text(encoding="utf-8") and "chromium" in CHROMIUM_SKIP.lower()
+    assert "need Chromium" in readme
+    assert "apt-get install -y chromium" in readme
+    assert "apt-get install" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "chromium" in CHROMIUM_SKIP.lower()
     assert "bash .ci/run installs it" in CHROMIUM_SKIP
 
 
@@ -42,7 +45,8 @@ def test_the_codex_skip_names_the_exact_version_and_command(monkeypatch):
     with pytest.raises(pytest.skip.Exception) as info:
         codex_support.require_codex()
     message = str(info.value)
-    assert f"npm install --no-audit --no-fund --prefix .ci/node @openai/codex@{version.group(1)}" in message and "<" not in message
+    assert f"npm install --no-audit --no-fund --prefix .ci/node @openai/codex@{version.group(1)}" in message
+    assert "<" not in message
 
 
 def _fake_cli(folder, name: str, says: str):
@@ -70,4 +74,5 @@ def test_a_cli_of_the_pinned_version_on_path_is_found_and_another_is_named(tmp_p
     monkeypatch.setenv("PATH", str(old.parent))
     assert cli_pins.find(chosen) is None
     message = cli_pins.missing(chosen)
-    assert f"{old} is 0.0.1, not {chosen.version}" in message and chosen.install in message
+    assert f"{old} is 0.0.1, not {chosen.version}" in message
+    assert chosen.install in message

@@ -86,7 +86,8 @@ def test_strict_denial_reaches_the_model_as_an_error_result(monkeypatch):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         got = run_target("anthropic:claude-x", refund_sample(mocks_strict=True))
         result = tool_results(fake.requests[1])[0]
-    assert result["is_error"] is True and "denied" in result["content"]
+    assert result["is_error"] is True
+    assert "denied" in result["content"]
     assert got.trace.tool_calls[0].is_error
     assert got.trace.mock_stats.misses == 1
 
@@ -96,7 +97,9 @@ def test_max_turns_cap(monkeypatch):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         got = run_target("anthropic:m", refund_sample(), {"max_turns": 2})
         assert len(fake.requests) == 2
-    assert got.trace.turns == 2 and got.output == "checking" and got.trace.notes
+    assert got.trace.turns == 2
+    assert got.output == "checking"
+    assert got.trace.notes
 
 
 def test_params_override_max_tokens(monkeypatch):
@@ -104,7 +107,10 @@ def test_params_override_max_tokens(monkeypatch):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         run_target("anthropic:m", Sample("s", "p"), {"anthropic": {"params": {"max_tokens": 64, "temperature": 0.2}}})
         body = fake.requests[0].json
-    assert body["max_tokens"] == 64 and body["temperature"] == 0.2 and "system" not in body and "tools" not in body
+    assert body["max_tokens"] == 64
+    assert body["temperature"] == 0.2
+    assert "system" not in body
+    assert "tools" not in body
 
 
 @pytest.mark.parametrize(
@@ -125,7 +131,8 @@ def test_errors_are_classified(monkeypatch, step, retryable, retry_after, text):
             run_target("anthropic:m", Sample("s", "p"))
     err = info.value
     assert (err.retryable, err.retry_after) == (retryable, retry_after)
-    assert text in str(err) and KEY not in str(err)
+    assert text in str(err)
+    assert KEY not in str(err)
 
 
 def test_missing_key_for_the_official_endpoint_is_a_config_error():

@@ -151,7 +151,8 @@ def test_the_users_own_claude_setup_does_not_leak_in(env):
     # The same home read on purpose (claude.user_config: true) shows the test can see a leak.
     _, requests = run_target(script, sample(env), {"claude": {"user_config": True}})
     seen = bodies(requests)
-    assert "USER-SKILL-LEAK" in seen and "USER-MEMORY-LEAK" in seen
+    assert "USER-SKILL-LEAK" in seen
+    assert "USER-MEMORY-LEAK" in seen
 
 
 def test_cost_tokens_turns_and_session_are_recorded_and_round_trip(env):
@@ -166,8 +167,10 @@ def test_cost_tokens_turns_and_session_are_recorded_and_round_trip(env):
     assert trace.turns == 2
     assert trace.cost_usd is not None and trace.cost_usd > 0  # the CLI's own price for its model
     assert trace.stop_reason == "end_turn"
-    assert trace.session_id and len(trace.session_id) == 36
-    assert trace.api_latency_ms is not None and trace.latency_ms >= trace.api_latency_ms
+    assert trace.session_id
+    assert len(trace.session_id) == 36
+    assert trace.api_latency_ms is not None
+    assert trace.latency_ms >= trace.api_latency_ms
     assert parse_trace(json.loads(json.dumps(trace.to_json()))) == trace  # report.json, the cache, replay
 
 
@@ -201,10 +204,13 @@ def test_a_conversation_keeps_its_session(env):
         requests = fake.requests
     assert first.trace.session_id == second.trace.session_id
     later = requests[2].body.decode()
-    assert "FIRST-QUESTION" in later and "FIRST-ANSWER" in later and "SECOND-QUESTION" in later
+    assert "FIRST-QUESTION" in later
+    assert "FIRST-ANSWER" in later
+    assert "SECOND-QUESTION" in later
     assert MOCK_PREFIX + "two" in tool_results(requests[3])[0]["content"]  # return_seq went on across turns
     assert second.output == "SECOND-ANSWER"
-    assert second.trace.mock_stats.per_mock == {"Bash:1": 1} and sandbox.totals.per_mock == {"Bash:1": 2}
+    assert second.trace.mock_stats.per_mock == {"Bash:1": 1}
+    assert sandbox.totals.per_mock == {"Bash:1": 2}
     assert not list(Path(tempfile.gettempdir()).glob("omk-claude-*"))  # the workspace went with the last turn
 
 
@@ -237,7 +243,8 @@ def test_files_available_are_copied_in_and_nothing_else(env):
     environment = {"files_available": ["src/app.py", "../outside.txt", "missing.md"]}
     result, _ = run_target(script, sample(env, cwd="project", environment=environment))
     output = result.trace.tool_calls[0].output
-    assert "FIXTURE-CONTENT" in output and "NOT-DECLARED" not in output
+    assert "FIXTURE-CONTENT" in output
+    assert "NOT-DECLARED" not in output
     assert any("'../outside.txt' is outside" in n for n in result.trace.notes)
     assert any("'missing.md' not found" in n for n in result.trace.notes)
 
@@ -287,11 +294,13 @@ def test_mcp_tools_named_by_mocks_are_offered_and_answered(env):
     ]
     result, requests = run_target(script, sample(env, mocks=mocks, tools=declared))
     first = requests[0].body.decode()  # offered (as deferred tools, like any MCP server's in this CLI)
-    assert "mcp__github__create_issue" in first and "mcp__jira__search" in first
+    assert "mcp__github__create_issue" in first
+    assert "mcp__jira__search" in first
     assert MOCK_PREFIX + '{"number":42}' in tool_results(requests[1])[0]["content"]
     assert MOCK_PREFIX + "JIRA-7 open" in tool_results(requests[2])[0]["content"]
     unmatched = tool_results(requests[3])[0]  # no mock matched: it reached the stand-in server
-    assert unmatched["is_error"] and "no mock matches this github.create_issue call" in json.dumps(unmatched)
+    assert unmatched["is_error"]
+    assert "no mock matches this github.create_issue call" in json.dumps(unmatched)
     calls = result.trace.tool_calls
     assert [(c.tool, c.mocked, c.mock_key) for c in calls] == [
         ("mcp__github__create_issue", True, "mcp__github__create_issue:1"),
@@ -338,6 +347,7 @@ def test_a_retried_turn_resumes_from_the_last_good_turn(env):
         finally:
             del os.environ["ANTHROPIC_BASE_URL"]
         retried = fake.requests[-1].body.decode()
-    assert "FIRST-ANSWER" in retried and "SECOND-QUESTION" in retried
+    assert "FIRST-ANSWER" in retried
+    assert "SECOND-QUESTION" in retried
     assert "FAILED-ATTEMPT-QUESTION" not in retried
     assert second.output == "SECOND-ANSWER"

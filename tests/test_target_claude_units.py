@@ -55,7 +55,8 @@ def test_a_matching_mock_denies_the_call_with_the_mock_output(tmp_path):
         {"tool": "Read", "return_file": "notes.json"},
     ])
     code, reply, _ = call_hook(folder, "Bash", {"command": "git status"})
-    assert code == 0 and decision(reply) == ("deny", hook.MOCK_PREFIX + "first")
+    assert code == 0
+    assert decision(reply) == ("deny", hook.MOCK_PREFIX + "first")
     _, reply, _ = call_hook(folder, "Bash", {"command": "git diff"}, "t2")
     assert decision(reply) == ("deny", hook.MOCK_PREFIX + "second")  # return_seq goes on: the state is shared
     _, reply, _ = call_hook(folder, "read_file", {"file_path": "/x/notes.json"}, "t3")  # an alias of Read
@@ -173,7 +174,8 @@ def test_the_cache_identity_follows_the_skill_folder_content(tmp_path, monkeypat
     first = make_target("claude:sonnet", settings={"skill": str(skill)}).cache_identity()
     (skill / "scripts" / "run.py").write_text("print(2)")  # a script, not SKILL.md, changed
     second = make_target("claude:sonnet", settings={"skill": str(skill)}).cache_identity()
-    assert first.settings["skill"] != second.settings["skill"] and first.program["version"] == "2.1.0"
+    assert first.settings["skill"] != second.settings["skill"]
+    assert first.program["version"] == "2.1.0"
     assert make_target("claude:sonnet", settings={"max_turns": 3}).cache_identity().settings["max_turns"] == 3
     assert read_skill(skill).installed_as == ".claude/skills/notes/"
 
@@ -215,7 +217,9 @@ def test_the_mcp_stand_in_offers_what_mocks_and_declared_tools_name():
 
     assert mcp_name("mcp__github__create_issue") == ("github", "create_issue")
     assert mcp_name("jira.search") == ("jira", "search")
-    assert mcp_name("Bash") is None and mcp_name("mcp__broken") is None and mcp_name("*") is None
+    assert mcp_name("Bash") is None
+    assert mcp_name("mcp__broken") is None
+    assert mcp_name("*") is None
     declared = [{"name": "github.create_issue", "description": "Open", "parameters": {"type": "object", "required": ["title"]}}]
     mocks = [{"tool": "mcp__github__create_issue"}, {"tool": "mcp__github__list_prs"}, {"tool": "Read"}]
     assert stub_tools(mocks, declared) == {

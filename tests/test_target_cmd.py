@@ -90,7 +90,8 @@ def test_request_tool_exchange_and_response(tmp_path):
         }
     ]
     assert trace.mock_stats.to_json() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
-    assert trace.cost_usd == 0.5 and trace.tokens == {"input": 7, "output": 3}
+    assert trace.cost_usd == 0.5
+    assert trace.tokens == {"input": 7, "output": 3}
     assert trace.turns == 2  # not reported: one turn plus one per tool call
     assert trace.latency_ms is not None
 
@@ -107,8 +108,11 @@ def test_strict_unmatched_call_is_answered_with_an_error(tmp_path):
     )
     got = run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path, mocks=ORDER_MOCKS, mocks_strict=True))
     result = json.loads(got.output)
-    assert result["id"] == 9 and result["is_error"] is True and "denied" in result["output"]
-    assert got.trace.tool_calls[0].is_error and got.trace.mock_stats.misses == 1
+    assert result["id"] == 9
+    assert result["is_error"] is True
+    assert "denied" in result["output"]
+    assert got.trace.tool_calls[0].is_error
+    assert got.trace.mock_stats.misses == 1
     assert got.trace.turns == 5
 
 
@@ -127,14 +131,17 @@ def test_054_one_shot_json_reading_stdin_to_the_end(tmp_path):
     assert got.output == "echo: hi"
     t = got.trace
     assert (t.cost_usd, t.turns, t.tokens) == (0.02, 3, {"input": 11, "output": 4})
-    assert t.tool_calls[0].tool == "Bash" and t.tool_calls[0].is_error and not t.tool_calls[0].mocked
+    assert t.tool_calls[0].tool == "Bash"
+    assert t.tool_calls[0].is_error
+    assert not t.tool_calls[0].mocked
 
 
 def test_plain_text_output(tmp_path):
     agent = program(tmp_path, "sys.stdin.read()\nprint('  just text\\n')\n")
     got = run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path))
     assert got.output == "just text"
-    assert got.trace.turns == 1 and got.trace.cost_usd is None
+    assert got.trace.turns == 1
+    assert got.trace.cost_usd is None
 
 
 @pytest.mark.parametrize(
@@ -151,7 +158,8 @@ def test_failures_are_final_target_errors(tmp_path, body, message):
     agent = program(tmp_path, "sys.stdin.read()\n" + body + "\n")
     with pytest.raises(TargetError) as info:
         run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path))
-    assert message in str(info.value) and not info.value.retryable
+    assert message in str(info.value)
+    assert not info.value.retryable
 
 
 def _alive(pid: int) -> bool:
@@ -196,7 +204,8 @@ def test_own_timeout_kills_the_program_and_its_children(tmp_path):
     agent = program(tmp_path, HANGS)
     with pytest.raises(TargetError) as info:
         run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path), timeout=1.0)
-    assert info.value.retryable and "timed out" in str(info.value)
+    assert info.value.retryable
+    assert "timed out" in str(info.value)
     assert _gone(_wait_for_pids(tmp_path / "pids.txt"))
 
 
@@ -218,7 +227,8 @@ def test_a_grandchild_that_left_the_group_and_holds_stdout_does_not_hold_the_run
         with pytest.raises(TargetError) as info:
             run_cmd(f"cmd:{PY} {agent}", sample_in(tmp_path), timeout=1.0)
         parent, grandchild = _wait_for_pids(tmp_path / "pids.txt")
-        assert info.value.retryable and "timed out" in str(info.value)
+        assert info.value.retryable
+        assert "timed out" in str(info.value)
         assert _gone([parent])
         assert _gone([grandchild])  # found by the call's mark, though it left the group
     finally:
@@ -288,7 +298,8 @@ def test_the_example_program_in_docs_targets_md_works(tmp_path):
     mocks = [{"tool": "lookup_order", "match": {"input": {"order_id": "A1001"}}, "return": {"order_id": "A1001", "status": "shipped", "tracking": "JD01"}}]
     got = run_cmd(f"cmd:{PY} {script}", sample_in(tmp_path, mocks=mocks))
     assert got.output == "Order A1001 is shipped (tracking JD01)."
-    assert got.trace.turns == 2 and got.trace.mock_stats.per_mock == {"lookup_order:1": 1}
+    assert got.trace.turns == 2
+    assert got.trace.mock_stats.per_mock == {"lookup_order:1": 1}
     denied = run_cmd(f"cmd:{PY} {script}", sample_in(tmp_path, prompt="Where is B7777?", mocks=mocks, mocks_strict=True))
     assert denied.output.startswith("Sorry, I could not look up B7777: [omk] tool call denied")
     assert run_cmd(f"cmd:{PY} {script}", sample_in(tmp_path, prompt="hello")).output.startswith("Hi!")

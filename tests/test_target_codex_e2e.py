@@ -99,28 +99,39 @@ def test_codex_runs_the_skill_with_mocks_offline_isolated(tmp_path):
         requests = list(fake.requests)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     posts = [r for r in requests if r.method == "POST"]
-    assert posts and all(r.path == "/v1/responses" and r.json.get("stream") is True for r in posts)
+    assert posts
+    assert all(r.path == "/v1/responses" and r.json.get("stream") is True for r in posts)
     bodies = "".join(r.body.decode() for r in requests)
-    assert PLANTED not in bodies and "sk-planted-user-login" not in "".join(str(r.headers) for r in requests)
+    assert PLANTED not in bodies
+    assert "sk-planted-user-login" not in "".join(str(r.headers) for r in requests)
     assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in posts)
     assert "greeter" in posts[0].body.decode()  # the skill was listed to the model
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     target = report["target"]
-    assert target["kind"] == "codex" and target["cli"]["version"] and target["isolation"]["isolated"]
+    assert target["kind"] == "codex"
+    assert target["cli"]["version"]
+    assert target["isolation"]["isolated"]
     assert target["skills"][0]["installed_as"] == "$CODEX_HOME/skills/greeter/"
     assert "web_search" in target["self_answered_tools"]["available"]
     results = {r["sample_id"]: r for r in report["results"]}
     assert all(r["passed"] for r in results.values()), proc.stdout
     shell = results["mocked-shell"]["trace"]
     assert [c["tool"] for c in shell["tool_calls"]] == ["Bash", "Bash"]
-    assert not shell["tool_calls"][0]["mocked"] and "HELLO-FROM-SKILL" in shell["tool_calls"][0]["output"]
-    assert shell["tool_calls"][1]["mocked"] and shell["tool_calls"][1]["output"] == "abc1234 feat: the mocked commit"
-    assert shell["tokens"]["input"] == 10 + 10 + 120 and shell["tokens"]["output"] == 5 + 5 + 40
-    assert shell["cost_usd"] > 0 and shell["session_id"]
+    assert not shell["tool_calls"][0]["mocked"]
+    assert "HELLO-FROM-SKILL" in shell["tool_calls"][0]["output"]
+    assert shell["tool_calls"][1]["mocked"]
+    assert shell["tool_calls"][1]["output"] == "abc1234 feat: the mocked commit"
+    assert shell["tokens"]["input"] == 10 + 10 + 120
+    assert shell["tokens"]["output"] == 5 + 5 + 40
+    assert shell["cost_usd"] > 0
+    assert shell["session_id"]
     strict = results["strict-denial"]["trace"]
     read, touch = strict["tool_calls"]
-    assert "HELLO-FROM-SKILL" in read["output"] and not read["is_error"]
-    assert touch["is_error"] and not touch["mocked"] and "mocksStrict" in touch["output"]
+    assert "HELLO-FROM-SKILL" in read["output"]
+    assert not read["is_error"]
+    assert touch["is_error"]
+    assert not touch["mocked"]
+    assert "mocksStrict" in touch["output"]
     assert not (strict.get("workspace") or {}).get("changes")
     assert any("switched off" in note for note in strict["notes"])
     strict_request = next(r for r in posts if "STRICT-SAMPLE" in r.body.decode())
@@ -177,7 +188,8 @@ def test_one_skill_compared_on_claude_and_codex_as_two_variants(tmp_path):
         assert result["passed"], result
         outputs[name] = result["output"]
     for name, output in outputs.items():  # each model read the mock's output through its own CLI's hook
-        assert output.startswith(f"{name}: ") and "abc1234 feat: the mocked commit" in output
+        assert output.startswith(f"{name}: ")
+        assert "abc1234 feat: the mocked commit" in output
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["experiment"]
 
 

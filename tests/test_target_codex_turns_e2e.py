@@ -101,23 +101,28 @@ def test_a_conversation_resumes_one_codex_session_turn_by_turn(tmp_path):
         posts = [r for r in fake.requests if r.method == "POST"]
     assert proc.returncode == 0, proc.stdout + proc.stderr
     later = [r for r in posts if "Which word" in _said(r, "user")[-1]]
-    assert len(later) == 3 and len(posts) == 5
+    assert len(later) == 3
+    assert len(posts) == 5
     for request in later:  # every turn-2 request carries turn 1's exchange, and the skill is still listed
         assert _said(request, "user")[0] == "Remember the word HELIOTROPE and write it down."
-        assert "noted" in _said(request, "assistant") and "memo" in tool_outputs(request)
+        assert "noted" in _said(request, "assistant")
+        assert "memo" in tool_outputs(request)
         assert "greeter" in request.body.decode()
     result = json.loads((out / "report.json").read_text(encoding="utf-8"))["results"][0]
     assert result["status"] == "ok" and result["passed"], proc.stdout
     first, second = result["turns"]
     assert [a["passed"] for a in first["assertions"]] == [True, True, True, True]
     assert [a["passed"] for a in second["assertions"]] == [True, True, True, True, True]
-    assert first["trace"]["session_id"] and first["trace"]["session_id"] == second["trace"]["session_id"]
+    assert first["trace"]["session_id"]
+    assert first["trace"]["session_id"] == second["trace"]["session_id"]
     assert [(c["tool"], c["mocked"]) for c in first["trace"]["tool_calls"]] == [("Bash", False)]
     read, log = second["trace"]["tool_calls"]
     assert not read["mocked"] and read["output"].strip() == "HELIOTROPE"  # the file turn 1 wrote, in the same folder
-    assert log["mocked"] and log["output"] == "abc1234 feat: the mocked commit"
+    assert log["mocked"]
+    assert log["output"] == "abc1234 feat: the mocked commit"
     assert second["trace"]["mock_stats"]["per_mock"] == {"Bash:1": 1}
-    assert first["trace"]["tokens"]["input"] == 20 and first["trace"]["tokens"]["output"] == 10
+    assert first["trace"]["tokens"]["input"] == 20
+    assert first["trace"]["tokens"]["output"] == 10
     assert second["trace"]["tokens"]["input"] == 300 and second["trace"]["tokens"]["output"] == 150  # turn 2's own
     assert result["trace"]["tokens"]["input"] == 320
     assert [c["path"] for c in second["trace"]["workspace"]["created"]] == ["memo.txt"]
@@ -165,13 +170,17 @@ def test_apply_patch_goes_through_the_hook_runs_unmocked_and_is_answered_by_a_mo
     assert all(r["passed"] for r in results.values()), proc.stdout
     ran = results["patched"]["trace"]
     (call,) = ran["tool_calls"]
-    assert call["tool"] == "apply_patch" and not call["mocked"] and call["input"] == {"command": PATCH}
+    assert call["tool"] == "apply_patch"
+    assert not call["mocked"]
+    assert call["input"] == {"command": PATCH}
     changes = [line.split(" ", 1) for line in call["output"].splitlines()]  # the file_change item: `kind path` a line
     assert [(kind, Path(path).name) for kind, path in changes] == [("add", "added.txt"), ("update", "notes.txt")]
     assert sorted(c["path"] for c in ran["workspace"]["created"] + ran["workspace"]["changed"]) == ["added.txt", "notes.txt"]
     mocked = results["mocked"]
     (blocked,) = mocked["trace"]["tool_calls"]
-    assert blocked["mocked"] and blocked["mock_key"] == "apply_patch:1" and blocked["output"] == "PATCH-MOCKED"
+    assert blocked["mocked"]
+    assert blocked["mock_key"] == "apply_patch:1"
+    assert blocked["output"] == "PATCH-MOCKED"
     assert mocked["output"].startswith("patch said: Command blocked by PreToolUse hook: ")  # the model read the mock's answer
     assert not (mocked["trace"].get("workspace") or {}).get("changed")
 
@@ -206,5 +215,6 @@ def test_a_retried_turn_resumes_from_the_last_good_turn(tmp_path, monkeypatch):
         retried = fake.requests[-1]
     assert _said(retried, "user") == ["FIRST-QUESTION", "SECOND-QUESTION"]
     assert _said(retried, "assistant") == ["FIRST-ANSWER"]
-    assert second.output == "SECOND-ANSWER" and second.trace.session_id
+    assert second.output == "SECOND-ANSWER"
+    assert second.trace.session_id
     assert not folder.exists()

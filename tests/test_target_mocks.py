@@ -154,15 +154,19 @@ def test_return_file_json_is_an_object_and_missing_file_is_a_marked_error(tmp_pa
 def test_strict_denies_unmatched_calls():
     box = sandbox({"tool": "Read", "match": {"file_path": "/a"}}, strict=True)
     got = answer(box, "Read", {"file_path": "/b"})
-    assert got.is_error and not got.mocked and "denied" in got.text
-    assert box.calls[0].is_error and box.calls[0].mock_key is None
+    assert got.is_error
+    assert not got.mocked
+    assert "denied" in got.text
+    assert box.calls[0].is_error
+    assert box.calls[0].mock_key is None
     assert box.stats.to_json() == {"hits": 0, "misses": 1, "per_mock": {}}
 
 
 def test_non_strict_unmatched_gets_an_error_result_saying_nothing_is_available():
     box = sandbox()
     got = answer(box, "lookup", {})
-    assert got.is_error and "no mock or tool is available for lookup" in got.text
+    assert got.is_error
+    assert "no mock or tool is available for lookup" in got.text
     assert box.stats.misses == 1
 
 
@@ -219,5 +223,6 @@ def test_a_masked_trace_is_a_new_record_only_when_a_secret_was_in_it():
     assert mask_trace(clean, mask) is clean
     leaky = Trace(tool_calls=(ToolCall("Read", {"path": "a.txt"}, "key sk-secret-value-1234"), ToolCall("Grep", "x", "y")))
     masked = mask_trace(leaky, mask)
-    assert masked.tool_calls[0].output == "key [redacted]" and leaky.tool_calls[0].output.endswith("1234")
+    assert masked.tool_calls[0].output == "key [redacted]"
+    assert leaky.tool_calls[0].output.endswith("1234")
     assert masked.tool_calls[1] is leaky.tool_calls[1]  # an unchanged call is kept as it was

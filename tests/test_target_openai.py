@@ -58,7 +58,8 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
     assert [t["function"]["name"] for t in first.json["tools"]] == ["lookup_order", "issue_refund"]
     assert first.json["messages"][0] == {"role": "system", "content": "You are Nova."}
     assert first.json["messages"][1] == {"role": "user", "content": "Where is order A1001?"}
-    assert first.json["temperature"] == 0 and first.json["model"] == "gpt-4o-mini"
+    assert first.json["temperature"] == 0
+    assert first.json["model"] == "gpt-4o-mini"
     assert first.headers["authorization"] == f"Bearer {KEY}"
     # what omk answered the tool call with
     assert tool_messages(second) == [{"role": "tool", "tool_call_id": "call_0", "content": '{"status":"shipped"}'}]
@@ -78,7 +79,8 @@ def test_tool_calls_are_answered_by_mocks_and_the_server_sees_the_results(monkey
     assert trace.mock_stats.to_json() == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
     assert trace.tokens == {"input": 250, "output": 50}
     assert trace.cost_usd == pytest.approx((250 * 0.15 + 50 * 0.60) / 1e6)
-    assert trace.latency_ms is not None and trace.latency_ms >= 0
+    assert trace.latency_ms is not None
+    assert trace.latency_ms >= 0
 
 
 def test_strict_mode_denies_an_unmatched_call(monkeypatch):
@@ -89,7 +91,9 @@ def test_strict_mode_denies_an_unmatched_call(monkeypatch):
         sent = tool_messages(fake.requests[1])
     assert "denied" in sent[0]["content"]
     call = got.trace.tool_calls[0]
-    assert call.is_error and not call.mocked and call.mock_key is None
+    assert call.is_error
+    assert not call.mocked
+    assert call.mock_key is None
     assert got.trace.mock_stats.misses == 1
     assert got.trace.cost_usd is None  # unknown model: no price, no guess
 
@@ -109,7 +113,8 @@ def test_no_tools_no_tools_field(monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
         got = run_target("openai:m", Sample("s", "p"))
         assert "tools" not in fake.requests[0].json
-    assert got.trace.turns == 1 and got.trace.tool_calls == ()
+    assert got.trace.turns == 1
+    assert got.trace.tool_calls == ()
 
 
 def test_max_turns_caps_the_loop_and_says_so(monkeypatch):
@@ -145,39 +150,48 @@ def run_error(monkeypatch, step) -> TargetError:
 
 def test_429_is_retryable_with_retry_after(monkeypatch):
     err = run_error(monkeypatch, HttpError(429, retry_after="7"))
-    assert err.retryable and err.retry_after == 7
-    assert "HTTP 429" in str(err) and "injected error 429" in str(err)
+    assert err.retryable
+    assert err.retry_after == 7
+    assert "HTTP 429" in str(err)
+    assert "injected error 429" in str(err)
 
 
 def test_5xx_is_retryable(monkeypatch):
     err = run_error(monkeypatch, HttpError(503, body="upstream overloaded"))
-    assert err.retryable and err.retry_after is None
+    assert err.retryable
+    assert err.retry_after is None
     assert "HTTP 503: upstream overloaded" in str(err)
 
 
 def test_4xx_is_final(monkeypatch):
     err = run_error(monkeypatch, HttpError(400, body={"error": {"message": "bad model"}}))
-    assert not err.retryable and "HTTP 400: bad model" in str(err)
+    assert not err.retryable
+    assert "HTTP 400: bad model" in str(err)
 
 
 def test_garbage_body_is_final_with_an_excerpt(monkeypatch):
     err = run_error(monkeypatch, Garbage(b"<html>gateway says hello</html>"))
-    assert not err.retryable and "not JSON" in str(err) and "gateway says hello" in str(err)
+    assert not err.retryable
+    assert "not JSON" in str(err)
+    assert "gateway says hello" in str(err)
 
 
 def test_json_without_choices_is_final(monkeypatch):
     err = run_error(monkeypatch, {"unexpected": True})
-    assert not err.retryable and "no choices" in str(err)
+    assert not err.retryable
+    assert "no choices" in str(err)
 
 
 def test_dropped_connection_is_retryable(monkeypatch):
     err = run_error(monkeypatch, Drop())
-    assert err.retryable and "connection failed" in str(err)
+    assert err.retryable
+    assert "connection failed" in str(err)
 
 
 def test_an_echoed_key_is_redacted(monkeypatch):
     err = run_error(monkeypatch, HttpError(401, body={"error": {"message": f"Incorrect API key provided: {KEY}"}}))
-    assert not err.retryable and "Incorrect API key provided: [redacted]" in str(err)
+    assert not err.retryable
+    assert "Incorrect API key provided: [redacted]" in str(err)
 
 
 def test_a_slow_server_is_cut_off_by_the_callers_timeout(monkeypatch):
@@ -225,7 +239,8 @@ def test_key_from_the_named_variable_never_in_describe_or_cache_identity(monkeyp
     )
     assert target.provider.api_key == KEY
     shown = json.dumps([target.describe(), target.cache_identity().material()])
-    assert KEY not in shown and "pw@" not in shown
+    assert KEY not in shown
+    assert "pw@" not in shown
     assert target.describe()["base_url"] == "https://api.example.com/v1"
 
 

@@ -34,7 +34,8 @@ def test_cost_needs_price_and_tokens():
 def test_retry_after_seconds_and_http_date():
     assert parse_retry_after("12") == 12
     assert parse_retry_after("1.5") == 1.5
-    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
     # an HTTP date 30 s after a fixed "now"
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=1445412480.0) == pytest.approx(30.0)
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=1445412600.0) == 0.0
@@ -42,6 +43,7 @@ def test_retry_after_seconds_and_http_date():
 
 def test_redact_local_and_public_urls():
     assert redact("key sk-1 and sk-1 again", ["sk-1", ""]) == "key [redacted] and [redacted] again"
-    assert is_local_url("http://127.0.0.1:8000/v1") and is_local_url("http://localhost/v1")
+    assert is_local_url("http://127.0.0.1:8000/v1")
+    assert is_local_url("http://localhost/v1")
     assert not is_local_url("https://api.openai.com/v1")
     assert public_url("https://u:p@host.example:8443/v1") == "https://host.example:8443/v1"

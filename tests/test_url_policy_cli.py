@@ -43,11 +43,13 @@ def test_an_inside_url_is_refused_by_default_and_the_run_goes_on(tmp_path, http,
     assert code == 0, err
     res = result(tmp_path / "run")
     assert res["prompt"] == f"Summarise {url}"  # unchanged
-    assert res["status"] == "ok" and res["passed"] is True
+    assert res["status"] == "ok"
+    assert res["passed"] is True
     [rec] = res["urls"]
     assert rec["status"] == "failed"
     assert rec["error"] == "refused: loopback address 127.0.0.1; allow it with --url-allow 127.0.0.1"
-    assert "--url-allow" in rec["hint"] and "OMK_URL_ALLOW" in rec["hint"]
+    assert "--url-allow" in rec["hint"]
+    assert "OMK_URL_ALLOW" in rec["hint"]
     assert f"omk: URL not inlined: {url} — refused: loopback address 127.0.0.1; allow it with --url-allow 127.0.0.1" in err
     assert http.hits["/plain.txt"] == before
 
@@ -81,7 +83,8 @@ def test_no_urls_fetches_nothing_even_when_allowed(tmp_path, http, monkeypatch, 
     before = http.hits["/doc.html"]
     assert run(write_project(tmp_path / "p", f"Summarise {url}"), tmp_path / "run", "--no-urls") == 0
     res = result(tmp_path / "run")
-    assert res["urls"] == [] and res["prompt"] == f"Summarise {url}"
+    assert res["urls"] == []
+    assert res["prompt"] == f"Summarise {url}"
     assert http.hits["/doc.html"] == before
     assert "URL" not in capsys.readouterr().err
 
@@ -91,7 +94,8 @@ def test_a_bad_allow_flag_is_a_usage_error(tmp_path, capsys):
         run(write_project(tmp_path / "p", "hi"), tmp_path / "run", "--url-allow", "http://wiki.corp/")
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert "--url-allow: 'http://wiki.corp/': write the host" in err and "Traceback" not in err
+    assert "--url-allow: 'http://wiki.corp/': write the host" in err
+    assert "Traceback" not in err
 
 
 def test_a_bad_omk_yaml_entry_names_file_line_and_field(tmp_path, capsys):

@@ -99,7 +99,11 @@ class ResultLog:
         only a line in which a secret shows is built again from the masked value."""
         at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
         data = result.to_json()
-        text = _quick(data) if _finite_result(result) else None
+        try:
+            finite = _finite_result(result)
+        except RecursionError:  # nested past Python's stack (a recorded tool input): the strict encoder copes
+            finite = False
+        text = _quick(data) if finite else None
         if text is None:
             text = dumps(data, where=self.nonfinite, at=at)
         if self.mask.may_be_in_json(text):

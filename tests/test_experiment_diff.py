@@ -91,8 +91,6 @@ def test_reversing_the_runs_mirrors_every_change(a, b):
 def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     import json
     import os
-    import subprocess
-    import sys
 
     (tmp_path / "s.yaml").write_text(
         "samples:\n"
@@ -107,8 +105,8 @@ def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     for name, refund in answers.items():
         lines = [{"sample_id": "refund", "output": refund}, {"sample_id": "hello", "output": "hi"}]
         (tmp_path / name).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-        run = [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", f"replay:{name}", "--no-judge", "--quiet", "--out", name[0]]
-        subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        run = ("eval", "s.yaml", "--target", f"replay:{name}", "--no-judge", "--quiet", "--out", name[0])
+        run_omk(*run, cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
     proc = run_omk("diff", "a", "b", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

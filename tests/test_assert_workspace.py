@@ -312,6 +312,7 @@ def test_a_huge_file_the_agent_leaves_is_never_read_whole(tmp_path, work):
         "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
         "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
+    # not run_omk: omk runs under a small parent that reads its peak memory
     proc = subprocess.run(
         [sys.executable, "-c", measure, sys.executable, "-m", "omk", "eval", "s.json", "--target",
          f"cmd:{sys.executable} {project / 'agent.py'}", "--no-judge", "--no-cache", "--out", "run", "--format", "json"],

@@ -38,4 +38,7 @@ def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 2
     """`omk eval … --quiet --no-judge` with none of the caller's OPENAI_, OMK_ or CODEX_ variables."""
     full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))}
     full.update(env)
-    return run_omk("eval", *args, "--quiet", "--no-judge", cwd=cwd, base=full, drop=(), columns=None, timeout=timeout)
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, base=full, drop=(), columns=None, timeout=timeout,
+    )  # fmt: skip

@@ -24,7 +24,10 @@ def omk_eval(cwd: Path, target: str, env: dict[str, str] | None = None, timeout:
     (cwd / "eval-samples.yaml").write_text(SAMPLES, encoding="utf-8")
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_", "CLAUDE_", "CODEX_"))}
     full.update(env or {})
-    return run_omk("eval", "--target", target, "--no-judge", "--out", str(cwd / "run"), cwd=cwd, base=full, drop=(), columns=None, timeout=timeout)
+    return run_omk(
+        "eval", "--target", target, "--no-judge", "--out", str(cwd / "run"),
+        cwd=cwd, base=full, drop=(), columns=None, timeout=timeout,
+    )  # fmt: skip
 
 
 def one_problem(done: subprocess.CompletedProcess[str]) -> str:

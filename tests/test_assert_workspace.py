@@ -335,7 +335,10 @@ def test_the_files_an_agent_left_are_a_fact_beside_its_failures_not_a_failed_che
     samples = {"samples": [{"sample_id": "w", "prompt": "p", "workspace": "work",
                             "assertions": [{"type": "contains", "value": "never said"}]}]}  # fmt: skip
     (tmp_path / "s.json").write_text(json.dumps(samples), encoding="utf-8")
-    proc = run_omk("eval", "s.json", "--target", f"cmd:{sys.executable} {tmp_path / 'agent.py'}", "--no-judge", "--no-cache", "--out", "run", cwd=tmp_path, base={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}, drop=(), columns=None, timeout=120)  # fmt: skip
+    proc = run_omk(
+        "eval", "s.json", "--target", f"cmd:{sys.executable} {tmp_path / 'agent.py'}", "--no-judge", "--no-cache", "--out", "run",
+        cwd=tmp_path, base={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert any(line.strip().startswith("- contains 'never said'") for line in lines), proc.stdout

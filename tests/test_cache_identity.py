@@ -43,7 +43,10 @@ def run_report(tmp_path: Path, target: str, env: dict[str, str]) -> dict:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "OMK_"))}
     base.update(env, HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"))
     out = tmp_path / "run"
-    done = run_omk("eval", "samples.yaml", "--target", target, "--no-judge", "--out", str(out), cwd=tmp_path, base=base, drop=(), columns=None, timeout=300)
+    done = run_omk(
+        "eval", "samples.yaml", "--target", target, "--no-judge", "--out", str(out),
+        cwd=tmp_path, base=base, drop=(), columns=None, timeout=300,
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     report["terminal"] = done.stdout

@@ -35,7 +35,10 @@ def env(tmp: Path, **extra: str) -> dict[str, str]:
 
 
 def omk_eval(tmp: Path, *more: str, **extra: str) -> subprocess.CompletedProcess:
-    return run_omk("eval", "s.yaml", "--target", TARGET, "--quiet", *more, cwd=tmp, base=env(tmp, **extra), drop=(), columns=None, timeout=120)  # fmt: skip
+    return run_omk(
+        "eval", "s.yaml", "--target", TARGET, "--quiet", *more,
+        cwd=tmp, base=env(tmp, **extra), drop=(), columns=None, timeout=120,
+    )  # fmt: skip
 
 
 def test_a_cache_written_elsewhere_does_not_turn_a_failing_gate_into_a_pass(tmp_path):

@@ -28,7 +28,10 @@ DOCS_SERVER = Path(__file__).parent / "mcp_servers" / "docs_server.py"
 
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     dropped = ("ANTHROPIC_", "OMK_", "CLAUDE_")
-    return run_omk("eval", *args, "--quiet", "--no-judge", "--no-cache", cwd=cwd, env=env, drop=dropped, columns=None, timeout=240)
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge", "--no-cache",
+        cwd=cwd, env=env, drop=dropped, columns=None, timeout=240,
+    )  # fmt: skip
 
 
 def tool_results(request: Request) -> list[str]:

@@ -69,7 +69,10 @@ def test_an_mcp_server_claude_started_and_its_stray_end_with_the_call_at_timeout
     try:
         with ModelServer(model) as fake:
             env = {**full, "OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
-            proc = run_omk("eval", "eval-samples.yaml", "--out", "run", "--quiet", "--no-judge", "--no-cache", "--retries", "0", cwd=tmp_path, base=env, drop=(), columns=None, timeout=240)  # fmt: skip
+            proc = run_omk(
+                "eval", "eval-samples.yaml", "--out", "run", "--quiet", "--no-judge", "--no-cache", "--retries", "0",
+                cwd=tmp_path, base=env, drop=(), columns=None, timeout=240,
+            )  # fmt: skip
         found = json.loads(probe.read_text(encoding="utf-8"))
         stray = int((tmp_path / "probe.json.stray").read_text(encoding="utf-8"))
         pids = [found["pid"], stray]

@@ -24,7 +24,10 @@ def _marker_script(folder: Path, name: str) -> tuple[Path, Path]:
 def _dry_run(project: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CODEX_", "CLAUDE_"))}
     full.update(env)
-    return run_omk("eval", "eval-samples.yaml", "--dry-run", "--no-judge", *extra, cwd=project, base=full, drop=(), columns=None, timeout=120)
+    return run_omk(
+        "eval", "eval-samples.yaml", "--dry-run", "--no-judge", *extra,
+        cwd=project, base=full, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
 
 
 def _samples(project: Path) -> None:

@@ -117,7 +117,8 @@ def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     ]
     assert lines[3].startswith("  refund: pass to fail, score down · pass 5.00 → fail ")
     assert lines[4:] == ["    assertions[0] contains '30 days': passed → failed — output does not contain \"30 days\""]
-    data = json.loads(run_omk("diff", "a", "b", "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120).stdout)  # fmt: skip
+    listed = run_omk("diff", "a", "b", "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
+    data = json.loads(listed.stdout)
     assert data["a_target"] == "replay:a.jsonl" and data["b_target"] == "replay:b.jsonl"
     (change,) = data["changes"][0]["assertions"]
     assert change["where"] == "assertions[0]" and change["a"]["status"] == "passed" and change["b"]["status"] == "failed"

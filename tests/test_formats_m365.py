@@ -247,7 +247,10 @@ def test_telemetry_evaluators_load_and_the_others_run(tmp_path):
     assert [a.type for a in sample.assertions] == ["exact_match", "m365_telemetry", "m365_telemetry", "m365_telemetry", "m365_telemetry"]
     (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "r1", "output": "Within 30 days."}) + "\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
-    proc = run_omk("eval", "evals.json", "--target", "replay:r.jsonl", "--no-judge", "--out", "run", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)  # fmt: skip
+    proc = run_omk(
+        "eval", "evals.json", "--target", "replay:r.jsonl", "--no-judge", "--out", "run",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "judge item" not in proc.stdout  # not applicable is not a judge item waiting for a judge
     (result,) = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"]

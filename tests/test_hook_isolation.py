@@ -39,7 +39,10 @@ FAILS = "def check(output, ctx):\n    return {'pass': False, 'message': 'honest 
 
 def omk(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    return run_omk("eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py", "--concurrency", "1", "--no-cache", "--out", "run", *args, cwd=tmp, base={**env, "NO_COLOR": "1"}, drop=(), columns=None, timeout=120)  # fmt: skip
+    return run_omk(
+        "eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py", "--concurrency", "1", "--no-cache", "--out", "run", *args,
+        cwd=tmp, base={**env, "NO_COLOR": "1"}, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
 
 
 def hook_sample(sample_id: str, fn: str) -> str:

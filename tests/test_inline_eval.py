@@ -73,7 +73,10 @@ def run_subprocess(samples_file: Path, out: Path, *extra: str) -> subprocess.Com
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OMK_URL_ALLOW": "127.0.0.1"}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
-    return run_omk("eval", str(samples_file), "--out", str(out), *extra, cwd=samples_file.parent, base=env, drop=(), columns=None, timeout=180)
+    return run_omk(
+        "eval", str(samples_file), "--out", str(out), *extra,
+        cwd=samples_file.parent, base=env, drop=(), columns=None, timeout=180,
+    )  # fmt: skip
 
 
 def results_by_id(out: Path) -> dict[str, dict]:

@@ -75,7 +75,10 @@ def omk_eval(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, d
     env.pop("OMK_JUDGE", None)
     env.pop("OMK_TARGET", None)
     out = tmp_path / "run"
-    proc = run_omk("eval", "eval-samples.yaml", "--target", "replay:responses.jsonl", "--out", str(out), *args, cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
+    proc = run_omk(
+        "eval", "eval-samples.yaml", "--target", "replay:responses.jsonl", "--out", str(out), *args,
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     report = json.loads((out / "report.json").read_text(encoding="utf-8")) if (out / "report.json").exists() else {}
     return proc, report
 

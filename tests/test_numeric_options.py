@@ -48,7 +48,10 @@ BAD = ["nan", "inf", "-inf", "-1", "1e308", "-1e-300", HUGE, "ten"]
 
 
 def omk_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return run_omk(*args, cwd=cwd, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200, timeout=120)
+    return run_omk(
+        *args,
+        cwd=cwd, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200, timeout=120,
+    )  # fmt: skip
 
 
 def _refused_in_one_line(run: subprocess.CompletedProcess, option: str) -> None:

@@ -92,9 +92,15 @@ def test_omk_power_on_a_run_folder(tmp_path):
     samples, responses = ROOT / "samples" / "eval-samples.yaml", ROOT / "samples" / "responses.jsonl"
     run = tmp_path / "run"
     env = {"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
-    made = run_omk("eval", str(samples), "--target", f"replay:{responses}", "--out", str(run), "--quiet", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
+    made = run_omk(
+        "eval", str(samples), "--target", f"replay:{responses}", "--out", str(run), "--quiet",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert made.returncode in (0, 1), made.stderr
-    proc = run_omk("power", str(run), "--effect", "0.5", "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
+    proc = run_omk(
+        "power", str(run), "--effect", "0.5", "--json",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (figures,) = json.loads(proc.stdout)
     assert figures["control"] is None and figures["effect"] == 0.5 and figures["repeats"] == 1
@@ -125,7 +131,10 @@ def test_omk_power_on_an_experiment_folder(tmp_path):
     with ModelServer.for_openai(respond) as fake:
         env = {"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.url}
         run = tmp_path / "run"
-        made = run_omk("eval", str(samples), "--target", "openai:gpt-4o-mini", "--target", "openai:gpt-4o", "--no-judge", "--repeat", "2", "--out", str(run), "--quiet", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
+        made = run_omk(
+            "eval", str(samples), "--target", "openai:gpt-4o-mini", "--target", "openai:gpt-4o", "--no-judge", "--repeat", "2", "--out", str(run), "--quiet",
+            cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+        )  # fmt: skip
         assert made.returncode in (0, 1), made.stdout + made.stderr
     proc = run_omk("power", str(run), "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
     assert proc.returncode == 0, proc.stderr

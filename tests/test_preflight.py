@@ -159,7 +159,10 @@ def _eval_into(cwd: Path, out: str, env: dict[str, str], samples: int = 5) -> su
 
     (cwd / "eval-samples.yaml").write_text("samples:\n" + "".join(f"  - {{ sample_id: s{i}, prompt: hi {i}, assertions: [{{ type: contains, value: hello }}] }}\n" for i in range(samples)), encoding="utf-8")
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_", "CLAUDE_", "CODEX_"))}
-    return run_omk("eval", "--target", "anthropic:m", "--no-judge", "--quiet", "--out", str(cwd / out), cwd=cwd, base={**full, **env}, drop=(), columns=None, timeout=120)  # fmt: skip
+    return run_omk(
+        "eval", "--target", "anthropic:m", "--no-judge", "--quiet", "--out", str(cwd / out),
+        cwd=cwd, base={**full, **env}, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
 
 
 def test_a_run_answered_wholly_from_the_cache_makes_no_check_and_no_request(tmp_path):

@@ -31,7 +31,10 @@ def test_every_format_renders_as_committed(name):
 @pytest.mark.parametrize("name", ["experiment", "old-layout", "judged"])
 def test_omk_report_writes_the_committed_files(tmp_path, name):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
-    proc = run_omk("report", str(CORPUS / name), "--format", "md,html,junit", "--lang", "zh", "--out", str(tmp_path), cwd=ROOT, base=env, drop=(), columns=None, timeout=120)  # fmt: skip
+    proc = run_omk(
+        "report", str(CORPUS / name), "--format", "md,html,junit", "--lang", "zh", "--out", str(tmp_path),
+        cwd=ROOT, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     for written, committed in (("summary.md", "summary.zh.md"), ("report.html", "report.zh.html"), ("junit.xml", "junit.xml")):
         assert (tmp_path / written).read_bytes() == (CORPUS / name / committed).read_bytes(), written

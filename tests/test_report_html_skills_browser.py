@@ -52,7 +52,10 @@ def run_in_chinese(tmp_path: Path) -> Path:
         {"sample_id": "near-miss", "output": "a format", "trace": {"tool_calls": []}},
     ]
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recorded), encoding="utf-8")
-    proc = run_omk("eval", "s.yaml", "--no-judge", "--repeat", "2", "--lang", "zh", "--out", "run", "--format", "json,html", cwd=tmp_path, drop=(), columns=None, timeout=120)  # fmt: skip
+    proc = run_omk(
+        "eval", "s.yaml", "--no-judge", "--repeat", "2", "--lang", "zh", "--out", "run", "--format", "json,html",
+        cwd=tmp_path, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr  # `letter` fired the wrong skill
     return tmp_path / "run" / "report.html"
 

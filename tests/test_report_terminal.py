@@ -20,7 +20,10 @@ CONTINUATION = re.compile(r"^│[^│]*│\s+│")  # a wrapped row: its status 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("run")
-    proc = run_omk("eval", str(ROOT / "samples" / "eval-samples.yaml"), "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}", "--out", str(out), "--quiet", drop=(), columns=None, timeout=120)
+    proc = run_omk(
+        "eval", str(ROOT / "samples" / "eval-samples.yaml"), "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}", "--out", str(out), "--quiet",
+        drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 

@@ -48,7 +48,10 @@ def base(tmp_path_factory) -> Path:
     (project / "agent.py").write_text(AGENT, encoding="utf-8")
     (project / "s.yaml").write_text(SAMPLES, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    proc = run_omk("eval", "s.yaml", "--target", TARGET, "--out", "run", "--no-cache", "--quiet", cwd=project, base=env, drop=(), columns=None, timeout=120)  # fmt: skip
+    proc = run_omk(
+        "eval", "s.yaml", "--target", TARGET, "--out", "run", "--no-cache", "--quiet",
+        cwd=project, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 1, proc.stderr  # b fails its check
     return project
 

@@ -94,7 +94,10 @@ def read_only_dir(tmp_path):
 
 def test_an_out_on_a_read_only_file_system_is_one_line_before_the_run(tmp_path, read_only_dir):
     project(tmp_path, 1)
-    proc = run_omk(*eval_args(str(read_only_dir / "run")), cwd=tmp_path, base=env(), drop=(), columns=None, timeout=60)
+    proc = run_omk(
+        *eval_args(str(read_only_dir / "run")),
+        cwd=tmp_path, base=env(), drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     one_line_exit_2(proc, str(read_only_dir / "run"), "cannot write the run folder")
 
 
@@ -107,14 +110,20 @@ def _small_files() -> None:
 
 def test_a_disk_that_fills_mid_run_stops_it_with_one_line_and_resume_finishes_it(tmp_path):
     project(tmp_path, 12)
-    proc = run_omk(*eval_args("run", "--concurrency", "2"), cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120, preexec_fn=_small_files)
+    proc = run_omk(
+        *eval_args("run", "--concurrency", "2"),
+        cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120, preexec_fn=_small_files,
+    )  # fmt: skip
     run = tmp_path / "run"
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert f"{run / 'results.jsonl'}: cannot write: File too large" in proc.stderr
     assert f"omk eval --resume {run}" in proc.stderr
     kept = (run / "results.jsonl").read_bytes()
     assert kept.endswith(b"\n") and 0 < kept.count(b"\n") < 12  # whole lines only
-    resumed = run_omk("eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet", cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120)  # fmt: skip
+    resumed = run_omk(
+        "eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet",
+        cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert sorted(r["sample_id"] for r in report["results"]) == sorted(f"s{i}" for i in range(12))

@@ -136,7 +136,10 @@ def test_a_refused_return_file_stops_omk_eval_with_exit_2(tmp_path, outside):
     project.mkdir()
     (project / "s.yaml").write_text(mock_sample("../elsewhere/secret.txt"), encoding="utf-8")
     (project / "r.jsonl").write_text(json.dumps({"sample_id": "a", "output": "x"}) + "\n", encoding="utf-8")
-    proc = run_omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--out", str(tmp_path / "run"), cwd=project, drop=(), columns=None, timeout=60)
+    proc = run_omk(
+        "eval", "s.yaml", "--target", "replay:r.jsonl", "--out", str(tmp_path / "run"),
+        cwd=project, drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().startswith("s.yaml:5: samples[0] (a) mocks[0].return_file: refused:")
     assert not (tmp_path / "run" / "report.json").exists()
@@ -163,7 +166,10 @@ def omk_eval(project: Path, *args: str, home: Path | None = None) -> subprocess.
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
     if home is not None:
         env["HOME"] = str(home)
-    return run_omk("eval", "s.yaml", "--out", str(project / "run"), *args, cwd=project, base=env, drop=(), columns=None, timeout=120, preexec_fn=_limited_memory)
+    return run_omk(
+        "eval", "s.yaml", "--out", str(project / "run"), *args,
+        cwd=project, base=env, drop=(), columns=None, timeout=120, preexec_fn=_limited_memory,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo", "outside"])

@@ -57,7 +57,10 @@ print(json.dumps({"type": "response", "output": "done: the order has shipped"}),
 
 
 def omk_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return run_omk(*args, cwd=cwd, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200)
+    return run_omk(
+        *args,
+        cwd=cwd, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200,
+    )  # fmt: skip
 
 
 def test_a_drafted_mock_return_nested_400_deep_costs_only_its_draft(tmp_path):

@@ -32,7 +32,10 @@ print(json.dumps({"type": "response", "output": json.dumps({"samples": items})})
 
 
 def _omk(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return run_omk(*args, cwd=cwd, env=env, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200, timeout=120)
+    return run_omk(
+        *args,
+        cwd=cwd, env=env, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200, timeout=120,
+    )  # fmt: skip
 
 
 def _everything(folder: Path, proc: subprocess.CompletedProcess[str]) -> str:

@@ -279,7 +279,10 @@ def dry_run(tmp_path: Path, example: str, index: int, env_extra: dict[str, str])
         env.update(env_extra, HOME=str(tmp_path))
         command = [w for w in words if "=" not in w]
         assert command[:2] == ["omk", "eval"]
-        done = run_omk(*command[1:], "--out", "run", cwd=tmp_path, base=env, drop=(), columns=None, timeout=300)
+        done = run_omk(
+            *command[1:], "--out", "run",
+            cwd=tmp_path, base=env, drop=(), columns=None, timeout=300,
+        )  # fmt: skip
     finally:
         proc.terminate()
         proc.communicate(timeout=10)

@@ -24,7 +24,10 @@ KEY = "sk-ant-e2e-7a1c3e5f9b2d4f6a8c0e"
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
     full.update(env)
-    return run_omk("eval", *args, "--quiet", "--no-judge", cwd=cwd, base=full, drop=(), columns=None, timeout=300)
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, base=full, drop=(), columns=None, timeout=300,
+    )  # fmt: skip
 
 
 SAMPLES = {

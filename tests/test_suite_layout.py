@@ -116,7 +116,7 @@ def omk_command_lines(path: Path) -> list[int]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.List | ast.Tuple):
             words = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
-            if any(words[i : i + 2] == "-m omk".split() for i in range(len(words) - 1)):
+            if any(words[i] == "-m" and words[i + 1] == "omk" for i in range(len(words) - 1)):
                 found.append(node.lineno)
     return found
 

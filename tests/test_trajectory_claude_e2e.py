@@ -24,7 +24,10 @@ WORK = re.compile(r"/[^\s\"'\\]*/omk-claude-[^/\s\"'\\]+/work")
 
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     dropped = ("ANTHROPIC_", "OMK_", "CLAUDE_")
-    return run_omk("eval", *args, "--quiet", "--no-judge", cwd=cwd, env=env, drop=dropped, columns=None, timeout=180)
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, env=env, drop=dropped, columns=None, timeout=180,
+    )  # fmt: skip
 
 
 def _calls_so_far(request: Request) -> int:

@@ -29,6 +29,9 @@ def runs(tmp_path: Path) -> Path:
     folder = project(tmp_path)
     for i, replay in enumerate(("one.jsonl", "two.jsonl")):
         (folder / "responses.jsonl").write_text((folder / replay).read_text(encoding="utf-8"), encoding="utf-8")
-        proc = run_omk("eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge", "--no-cache", "--format", "json,html", "--out", f".omk/runs/r{i}", cwd=folder, drop=(), columns=None, timeout=120)  # fmt: skip
+        proc = run_omk(
+            "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge", "--no-cache", "--format", "json,html", "--out", f".omk/runs/r{i}",
+            cwd=folder, drop=(), columns=None, timeout=120,
+        )  # fmt: skip
         assert proc.returncode in (0, 1), proc.stderr
     return folder / ".omk" / "runs"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import cli_pins
 import pytest
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_INSTALL = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "codex"
@@ -38,7 +38,7 @@ def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 2
     """`omk eval … --quiet --no-judge` with none of the caller's OPENAI_, OMK_ or CODEX_ variables."""
     full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))}
     full.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
-        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
-    )
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, base=full, drop=(), columns=None, timeout=timeout,
+    )  # fmt: skip

@@ -95,6 +95,7 @@ def repo_copy(tmp_path: Path) -> Path:
 @pytest.fixture
 def model_url(repo_copy: Path) -> Iterator[str]:
     """For docs/skills.md's walkthrough: `omk serve-model samples/skills/model-script.yaml` (on a free port), as the page starts it."""
+    # not run_omk: a server that runs until the test ends, so Popen
     command = [sys.executable, "-m", "omk", "serve-model", "samples/skills/model-script.yaml", "--port", "0"]
     server = subprocess.Popen(command, cwd=repo_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

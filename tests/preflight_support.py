@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import run_omk
 
 SAMPLES = "samples:\n" + "".join(f"  - {{ sample_id: s{i}, prompt: hi }}\n" for i in range(5))
 
@@ -23,10 +24,10 @@ def omk_eval(cwd: Path, target: str, env: dict[str, str] | None = None, timeout:
     (cwd / "eval-samples.yaml").write_text(SAMPLES, encoding="utf-8")
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_", "CLAUDE_", "CODEX_"))}
     full.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "--target", target, "--no-judge", "--out", str(cwd / "run")],
-        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
-    )
+    return run_omk(
+        "eval", "--target", target, "--no-judge", "--out", str(cwd / "run"),
+        cwd=cwd, base=full, drop=(), columns=None, timeout=timeout,
+    )  # fmt: skip
 
 
 def one_problem(done: subprocess.CompletedProcess[str]) -> str:

@@ -62,6 +62,7 @@ def _run(name: str, args: list[str], tmp: Path) -> None:
     env.update(NO_COLOR="1", COLUMNS="120")
     fill = {"python": "python3", "judge": str(tmp / "judge.py"), "tmp": str(tmp)}
     out = tmp / "runs" / name
+    # not run_omk: this is a script run by hand to re-render the corpus, not a test
     cmd = [sys.executable, "-m", "omk", "eval", *(a.format(**fill) for a in args), "--out", str(out), "--no-cache"]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode not in (0, 1):

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import run_omk
 
 from omk.loader.yaml_lines import parse_yaml
 from omk.testing import ModelServer
@@ -67,4 +68,4 @@ def record_codex(codex: str, model: ModelScript, home: Path, project: Path, prom
 def omk(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_", "OPENAI_", "CODEX_"))}
     full.update({"NO_COLOR": "1", "COLUMNS": "200", **env})
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout)
+    return run_omk(*args, cwd=cwd, base=full, drop=(), columns=None, timeout=timeout)

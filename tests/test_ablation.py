@@ -260,7 +260,7 @@ def test_an_ablation_prunes_stale_copies_and_a_dry_run_leaves_none(tmp_path):
     scratch.mkdir()
     args = ("eval", str(EXPERIMENT / "eval-samples.yaml"), "--ablate", str(SKILL), "--quiet", "--no-cache")
     env_tmp = {**os.environ, "TMPDIR": str(scratch)}
-    dry = subprocess.run([sys.executable, "-m", "omk", *args, "--dry-run"], cwd=tmp_path, env=env_tmp, capture_output=True, text=True, timeout=300)
+    dry = run_omk(*args, "--dry-run", cwd=tmp_path, base=env_tmp, drop=(), columns=None, timeout=300)
     assert dry.returncode == 0, dry.stderr
     assert list(scratch.iterdir()) == [] and stale.exists()  # the dry run's copies are gone; it prunes nothing
     proc = omk(*args, "--out", "run", cwd=tmp_path)

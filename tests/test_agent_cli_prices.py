@@ -5,11 +5,10 @@ and a model with no price names the setting of its own target kind, never openai
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from claude_support import require_claude
+from cli_support import run_omk
 from codex_support import require_codex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,8 +22,10 @@ def dry_run(tmp_path: Path, target: str, omk_yaml: str = "") -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_TARGET", "OMK_JUDGE"))}
     env.update(OMK_CLAUDE=require_claude(), OMK_CODEX=require_codex(), ANTHROPIC_API_KEY="sk-test", OPENAI_API_KEY="sk-test",
                PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="200")
-    done = subprocess.run([sys.executable, "-m", "omk", "eval", "s.yaml", "--target", target, "--no-judge", "--dry-run"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = run_omk(
+        "eval", "s.yaml", "--target", target, "--no-judge", "--dry-run",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 

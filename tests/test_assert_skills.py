@@ -3,11 +3,10 @@ not install, bad input at load, several skills from `skills:`, and doctor's nega
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from helpers import make_ctx, make_spec, run
 from loader_helpers import one_problem
 
@@ -138,7 +137,7 @@ def test_omk_eval_refuses_a_misspelt_skill_with_exit_2(tmp_path):
     (tmp_path / "omk.yaml").write_text("target: replay:r.jsonl\nskills: [skills/pdf]\n", encoding="utf-8")
     (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "x"}\n', encoding="utf-8")
     (tmp_path / "s.yaml").write_text(HEAD + "    assertions:\n      - {type: skill_used, value: pfd}\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "omk", "eval", "s.yaml", "--no-judge", "--quiet"], cwd=tmp_path, capture_output=True, text=True)
+    proc = run_omk("eval", "s.yaml", "--no-judge", "--quiet", cwd=tmp_path, drop=(), columns=None)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == "s.yaml:5: samples[0] (a) assertions[0].value: skill_used names 'pfd', which this run does not install; installed: pdf"
 

@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from helpers import make_ctx, make_spec, run
 from loader_helpers import load, one_problem
 
@@ -311,6 +312,7 @@ def test_a_huge_file_the_agent_leaves_is_never_read_whole(tmp_path, work):
         "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
         "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
+    # not run_omk: omk runs under a small parent that reads its peak memory
     proc = subprocess.run(
         [sys.executable, "-c", measure, sys.executable, "-m", "omk", "eval", "s.json", "--target",
          f"cmd:{sys.executable} {project / 'agent.py'}", "--no-judge", "--no-cache", "--out", "run", "--format", "json"],
@@ -327,17 +329,15 @@ def test_a_huge_file_the_agent_leaves_is_never_read_whole(tmp_path, work):
 def test_the_files_an_agent_left_are_a_fact_beside_its_failures_not_a_failed_check(tmp_path, work):
     """The terminal's failure block lists failed checks as bullets; what the agent left in its
     workspace is a line of its own under them, not one more bullet."""
-    import subprocess
 
     agent = SPARSE_AGENT.replace('f.truncate(3 * 1024**3)', 'f.write(b"x")')
     (tmp_path / "agent.py").write_text(agent, encoding="utf-8")
     samples = {"samples": [{"sample_id": "w", "prompt": "p", "workspace": "work",
                             "assertions": [{"type": "contains", "value": "never said"}]}]}  # fmt: skip
     (tmp_path / "s.json").write_text(json.dumps(samples), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.json", "--target", f"cmd:{sys.executable} {tmp_path / 'agent.py'}",
-         "--no-judge", "--no-cache", "--out", "run"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+    proc = run_omk(
+        "eval", "s.json", "--target", f"cmd:{sys.executable} {tmp_path / 'agent.py'}", "--no-judge", "--no-cache", "--out", "run",
+        cwd=tmp_path, base={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}, drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from claude_support import require_claude
+from cli_support import run_omk
 from codex_support import require_codex
 
 import omk
@@ -42,10 +43,10 @@ def run_report(tmp_path: Path, target: str, env: dict[str, str]) -> dict:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "OMK_"))}
     base.update(env, HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"))
     out = tmp_path / "run"
-    done = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "samples.yaml", "--target", target, "--no-judge", "--out", str(out)],
-        cwd=tmp_path, env=base, capture_output=True, text=True, timeout=300,
-    )
+    done = run_omk(
+        "eval", "samples.yaml", "--target", target, "--no-judge", "--out", str(out),
+        cwd=tmp_path, base=base, drop=(), columns=None, timeout=300,
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     report["terminal"] = done.stdout
@@ -312,7 +313,7 @@ def test_an_experiment_says_how_many_answers_came_from_the_cache_in_every_format
 
     def run(out: str) -> subprocess.CompletedProcess[str]:
         args = ["samples/experiment/eval-samples.yaml", "--format", "md,html,junit", "--out", out, "--no-judge"]
-        return subprocess.run([sys.executable, "-m", "omk", "eval", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        return run_omk("eval", *args, cwd=tmp_path, base=env, drop=(), columns=None, timeout=300)
 
     first = run("one")
     assert "from the cache" not in first.stdout, first.stdout + first.stderr

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from cli_support import run_omk
+
 AGENT = """\
 import json, os, sys
 sys.stdin.read()
@@ -33,9 +35,9 @@ def env(tmp: Path, **extra: str) -> dict[str, str]:
 
 
 def omk_eval(tmp: Path, *more: str, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", TARGET, "--quiet", *more],
-        cwd=tmp, env=env(tmp, **extra), capture_output=True, text=True, timeout=120,
+    return run_omk(
+        "eval", "s.yaml", "--target", TARGET, "--quiet", *more,
+        cwd=tmp, base=env(tmp, **extra), drop=(), columns=None, timeout=120,
     )  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from claude_support import require_claude
+from cli_support import run_omk
 
 from omk.testing import ModelServer, Request
 from omk.testing.anthropic import text_reply, tool_use_reply
@@ -26,10 +27,11 @@ DOCS_SERVER = Path(__file__).parent / "mcp_servers" / "docs_server.py"
 
 
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
-    full.update(env)
-    command = [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge", "--no-cache"]
-    return subprocess.run(command, cwd=cwd, env=full, capture_output=True, text=True, timeout=240)
+    dropped = ("ANTHROPIC_", "OMK_", "CLAUDE_")
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge", "--no-cache",
+        cwd=cwd, env=env, drop=dropped, columns=None, timeout=240,
+    )  # fmt: skip
 
 
 def tool_results(request: Request) -> list[str]:

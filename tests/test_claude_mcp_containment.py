@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from claude_support import require_claude
+from cli_support import run_omk
 
 from omk.testing import ModelServer, Request
 from omk.testing.anthropic import text_reply, tool_use_reply
@@ -69,9 +69,9 @@ def test_an_mcp_server_claude_started_and_its_stray_end_with_the_call_at_timeout
     try:
         with ModelServer(model) as fake:
             env = {**full, "OMK_CLAUDE": claude, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path)}
-            proc = subprocess.run(
-                [sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--out", "run", "--quiet", "--no-judge", "--no-cache", "--retries", "0"],
-                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
+            proc = run_omk(
+                "eval", "eval-samples.yaml", "--out", "run", "--quiet", "--no-judge", "--no-cache", "--retries", "0",
+                cwd=tmp_path, base=env, drop=(), columns=None, timeout=240,
             )  # fmt: skip
         found = json.loads(probe.read_text(encoding="utf-8"))
         stray = int((tmp_path / "probe.json.stray").read_text(encoding="utf-8"))

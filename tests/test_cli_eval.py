@@ -212,7 +212,7 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run(
+        proc = subprocess.run(  # not run_omk: stdout is a pipe whose reader has gone
             [sys.executable, "-m", "omk", "doctor", str(SAMPLES), "--json"],
             stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60,
         )
@@ -225,7 +225,7 @@ def _eval_into_a_closed_pipe(tmp_path: Path, *extra: str) -> subprocess.Complete
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run(
+        return subprocess.run(  # not run_omk: stdout is a pipe whose reader has gone
             [sys.executable, "-m", "omk", "eval", str(SAMPLES), "--target", f"replay:{RESPONSES}",
              "--out", str(tmp_path / "run"), *extra],
             stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120, cwd=tmp_path,
@@ -251,7 +251,7 @@ def test_a_quiet_replay_of_a_json_file_loads_neither_rich_nor_httpx_nor_pyyaml(t
         encoding="utf-8",
     )
     (tmp_path / "out.jsonl").write_text(json.dumps({"sample_id": "s1", "output": "hi there"}) + "\n", encoding="utf-8")
-    proc = subprocess.run(
+    proc = subprocess.run(  # not run_omk: the interpreter runs with -X importtime
         [sys.executable, "-X", "importtime", "-m", "omk", "eval", "samples.json", "--target", "replay:out.jsonl",
          "--quiet", "--out", "run"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,

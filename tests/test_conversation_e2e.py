@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 from omk.testing import HttpError, ModelServer
 from omk.testing.anthropic import text_reply as anthropic_text
@@ -60,9 +61,7 @@ def write_samples(folder: Path, *samples: dict) -> Path:
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "OMK_"))}
     full_env.update({"NO_COLOR": "1", "COLUMNS": "200", "OMK_RETRY_BASE_S": "0", **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120
-    )
+    return run_omk("eval", *args, cwd=cwd, base=full_env, drop=(), columns=None, timeout=120)
 
 
 def report_of(out: Path) -> dict:

@@ -5,10 +5,8 @@ the health score."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
+from cli_support import run_omk
 from scipy.stats import binomtest
 
 from omk.doctor import examine, verdict
@@ -72,8 +70,7 @@ def test_advice_does_not_lower_the_health_or_the_verdict():
 
 
 def test_omk_doctor_gives_the_advice_on_the_starter_set(tmp_path):
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "omk", *a], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)  # noqa: E731
+    run = lambda *a: run_omk(*a, cwd=tmp_path, drop=(), columns=200, timeout=120)  # noqa: E731
     assert run("init", "evals").returncode == 0
     proc = run("doctor", "evals/eval-samples.yaml")
     assert proc.returncode == 0, proc.stdout + proc.stderr

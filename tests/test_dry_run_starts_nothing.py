@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 
 def _marker_script(folder: Path, name: str) -> tuple[Path, Path]:
@@ -24,8 +24,10 @@ def _marker_script(folder: Path, name: str) -> tuple[Path, Path]:
 def _dry_run(project: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CODEX_", "CLAUDE_"))}
     full.update(env)
-    return subprocess.run([sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--dry-run", "--no-judge", *extra],
-                          cwd=project, env=full, capture_output=True, text=True, timeout=120)
+    return run_omk(
+        "eval", "eval-samples.yaml", "--dry-run", "--no-judge", *extra,
+        cwd=project, base=full, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
 
 
 def _samples(project: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 from omk.evolve.improver import MAX_FAILURES
 
@@ -22,7 +23,7 @@ DEMO = ROOT / "samples" / "evolve"
 
 
 def _omk(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+    return run_omk(*args, cwd=cwd, drop=(), columns=None, timeout=600)
 
 
 @pytest.fixture(scope="module")

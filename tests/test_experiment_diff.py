@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from cli_support import run_omk
 from experiment_support import error, record
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -90,8 +91,6 @@ def test_reversing_the_runs_mirrors_every_change(a, b):
 def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     import json
     import os
-    import subprocess
-    import sys
 
     (tmp_path / "s.yaml").write_text(
         "samples:\n"
@@ -106,9 +105,9 @@ def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     for name, refund in answers.items():
         lines = [{"sample_id": "refund", "output": refund}, {"sample_id": "hello", "output": "hi"}]
         (tmp_path / name).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-        run = [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", f"replay:{name}", "--no-judge", "--quiet", "--out", name[0]]
-        subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-    proc = subprocess.run([sys.executable, "-m", "omk", "diff", "a", "b"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        run = ("eval", "s.yaml", "--target", f"replay:{name}", "--no-judge", "--quiet", "--out", name[0])
+        run_omk(*run, cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
+    proc = run_omk("diff", "a", "b", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[:3] == [
@@ -118,8 +117,8 @@ def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     ]
     assert lines[3].startswith("  refund: pass to fail, score down · pass 5.00 → fail ")
     assert lines[4:] == ["    assertions[0] contains '30 days': passed → failed — output does not contain \"30 days\""]
-    data = json.loads(subprocess.run([sys.executable, "-m", "omk", "diff", "a", "b", "--json"], cwd=tmp_path, env=env,
-                                     capture_output=True, text=True, timeout=120).stdout)  # fmt: skip
+    listed = run_omk("diff", "a", "b", "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
+    data = json.loads(listed.stdout)
     assert data["a_target"] == "replay:a.jsonl" and data["b_target"] == "replay:b.jsonl"
     (change,) = data["changes"][0]["assertions"]
     assert change["where"] == "assertions[0]" and change["a"]["status"] == "passed" and change["b"]["status"] == "failed"

@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.core.errors import InputError
 from omk.loader import load_samples
@@ -232,8 +233,6 @@ def test_telemetry_evaluators_load_and_the_others_run(tmp_path):
     telemetry no omk target reports: the file loads, they are reported as not applicable with the
     reason, and the item's other evaluators score it."""
     import os
-    import subprocess
-    import sys
 
     doc = {
         "schemaVersion": "1.2.0",
@@ -248,9 +247,9 @@ def test_telemetry_evaluators_load_and_the_others_run(tmp_path):
     assert [a.type for a in sample.assertions] == ["exact_match", "m365_telemetry", "m365_telemetry", "m365_telemetry", "m365_telemetry"]
     (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "r1", "output": "Within 30 days."}) + "\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "evals.json", "--target", "replay:r.jsonl", "--no-judge", "--out", "run"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    proc = run_omk(
+        "eval", "evals.json", "--target", "replay:r.jsonl", "--no-judge", "--out", "run",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "judge item" not in proc.stdout  # not applicable is not a judge item waiting for a judge

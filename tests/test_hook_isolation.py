@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from cli_support import run_omk
+
 from omk.assertions.hooks import HookRunner
 
 AGENT = "import json, sys\nsys.stdin.read()\nprint(json.dumps({'response': 'hi there'}))\n"
@@ -37,10 +39,9 @@ FAILS = "def check(output, ctx):\n    return {'pass': False, 'message': 'honest 
 
 def omk(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py",
-         "--concurrency", "1", "--no-cache", "--out", "run", *args],
-        cwd=tmp, env={**env, "NO_COLOR": "1"}, capture_output=True, text=True, timeout=120,
+    return run_omk(
+        "eval", "s.yaml", "--target", f"cmd:{sys.executable} agent.py", "--concurrency", "1", "--no-cache", "--out", "run", *args,
+        cwd=tmp, base={**env, "NO_COLOR": "1"}, drop=(), columns=None, timeout=120,
     )  # fmt: skip
 
 

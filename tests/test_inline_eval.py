@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from inline_doc_server import refused_url
 
 from omk.cli.main import main
@@ -72,10 +73,10 @@ def run_subprocess(samples_file: Path, out: Path, *extra: str) -> subprocess.Com
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OMK_URL_ALLOW": "127.0.0.1"}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", str(samples_file), "--out", str(out), *extra],
-        cwd=samples_file.parent, env=env, capture_output=True, text=True, timeout=180,
-    )
+    return run_omk(
+        "eval", str(samples_file), "--out", str(out), *extra,
+        cwd=samples_file.parent, base=env, drop=(), columns=None, timeout=180,
+    )  # fmt: skip
 
 
 def results_by_id(out: Path) -> dict[str, dict]:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from judge_support import graded, make_judge, run, sample
 
 JUDGE = Path(__file__).resolve().parent / "judges" / "scripted_judge.py"
@@ -74,14 +75,10 @@ def omk_eval(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, d
     env.pop("OMK_JUDGE", None)
     env.pop("OMK_TARGET", None)
     out = tmp_path / "run"
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--target", "replay:responses.jsonl", "--out", str(out), *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_omk(
+        "eval", "eval-samples.yaml", "--target", "replay:responses.jsonl", "--out", str(out), *args,
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     report = json.loads((out / "report.json").read_text(encoding="utf-8")) if (out / "report.json").exists() else {}
     return proc, report
 

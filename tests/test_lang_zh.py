@@ -5,12 +5,12 @@ a mock drift note, the shard label and an experiment's terminal lines. Each is p
 from __future__ import annotations
 
 import io
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+from cli_support import run_omk
 from report_factory import THRESHOLD, _result, build_report, leaf
 from rich.console import Console
 
@@ -45,8 +45,7 @@ def untranslated(text: str) -> list[str]:
 
 
 def _omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "240", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return run_omk(*args, cwd=cwd, drop=(), columns=240, timeout=600)
 
 
 def test_the_checker_finds_english_it_has_a_translation_for():

@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from english_lines import english_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def omk(*args: str, cwd: Path) -> str:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    proc = run_omk(*args, cwd=cwd, drop=(), columns=100, timeout=600)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return proc.stdout + proc.stderr
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_support import run_omk
 from loader_helpers import load, one_problem, problems, write
 
 HEAD = "samples:\n  - sample_id: a\n    prompt: p\n"
@@ -106,14 +105,10 @@ def test_omk_eval_stops_at_load_with_exit_2(tmp_path):
     samples = write(tmp_path, "s.yaml", HEAD + "    assertions:\n      - {type: custom, fn: checks/missing.py}\n")
     responses = write(tmp_path, "r.jsonl", '{"sample_id": "a", "output": "hi"}\n')
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", str(samples), "--target", f"replay:{responses}", "--out", str(tmp_path / "run")],
-        cwd=tmp_path,
-        env={**env, "NO_COLOR": "1"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_omk(
+        "eval", str(samples), "--target", f"replay:{responses}", "--out", str(tmp_path / "run"),
+        cwd=tmp_path, base={**env, "NO_COLOR": "1"}, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     missing = Path(tmp_path / "checks" / "missing.py").resolve()

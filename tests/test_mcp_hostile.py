@@ -38,6 +38,7 @@ def project(tmp: Path, mode: str, **env: str) -> Path:
 def omk_eval(tmp: Path, *, measure: bool = False) -> tuple[subprocess.CompletedProcess, int]:
     """`omk eval` in `tmp`; with `measure`, also omk's peak memory in KB (run under a small parent)."""
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
+    # not run_omk: with `measure` the command runs under a small parent that reads omk's peak memory
     argv = [sys.executable, "-m", "omk", "eval", "eval-samples.json", "--out", "run", "--no-cache"]
     if measure:
         argv = [sys.executable, "-c", (

@@ -5,13 +5,13 @@ a value at the edge of the range gives a result."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 # (command line before the option, option): every numeric option omk has.
 OPTIONS = [
@@ -48,10 +48,10 @@ BAD = ["nan", "inf", "-inf", "-1", "1e308", "-1e-300", HUGE, "ten"]
 
 
 def omk_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    for name in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-        env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(
+        *args,
+        cwd=cwd, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200, timeout=120,
+    )  # fmt: skip
 
 
 def _refused_in_one_line(run: subprocess.CompletedProcess, option: str) -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.authoring.observed_probes import probes, write_probes
 from omk.records.observe import FALSE_TRIGGER, MISSED, Observation
@@ -254,12 +254,12 @@ LIBRARY = Path(__file__).parent / "fixtures" / "observe"
 SESSIONS = [str(LIBRARY / "claude"), str(LIBRARY / "codex")]
 
 
-def run_omk(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omk", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+def omk(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=120)
 
 
 def test_observe_finds_the_planted_triggers_in_session_files(tmp_path):
-    done = run_omk("observe", *SESSIONS, "--skills", str(LIBRARY / "skills"), "--json")
+    done = omk("observe", *SESSIONS, "--skills", str(LIBRARY / "skills"), "--json")
     assert done.returncode == 0, done.stderr
     o = Observation.loads(done.stdout)
     assert found(o, MISSED) == PLANTED_MISSED
@@ -276,12 +276,12 @@ def test_observe_writes_probes_the_doctor_accepts(tmp_path):
     from omk.cli.main import main
 
     probes_file = tmp_path / "probes.yaml"
-    done = run_omk("observe", *SESSIONS, "--skills", str(LIBRARY / "skills"), "--write-probes", str(probes_file))
+    done = omk("observe", *SESSIONS, "--skills", str(LIBRARY / "skills"), "--write-probes", str(probes_file))
     assert done.returncode == 0, done.stderr
     assert "trigger probes written: 5" in done.stderr
     assert "pr-review: fired in 4/13 31% [13%, 58%]" in done.stdout
     assert main(["doctor", str(probes_file)]) == 0
-    again = run_omk("observe", *SESSIONS, "--write-probes", str(probes_file))
+    again = omk("observe", *SESSIONS, "--write-probes", str(probes_file))
     assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
 
 
@@ -300,7 +300,7 @@ def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
     (folder / "s.jsonl").write_text(text.replace('"/work/shop', json.dumps(str(project))[:-1]), encoding="utf-8")
     env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
     env.pop("CLAUDE_CONFIG_DIR", None)
-    done = run_omk("observe", "--json", cwd=project, env=env)
+    done = omk("observe", "--json", cwd=project, env=env)
     assert done.returncode == 0, done.stderr
     o = Observation.loads(done.stdout)
     assert o.sessions == 1 and o.requests == 5
@@ -312,12 +312,12 @@ def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
 
 def test_observe_refuses_bad_input_in_one_line(tmp_path):
     for args in ([str(tmp_path / "missing.jsonl")], ["--since", "last tuesday"], ["--skills", str(tmp_path / "none")], ["--write-probes", str(tmp_path / "p.txt")]):
-        done = run_omk("observe", *SESSIONS, *args)
+        done = omk("observe", *SESSIONS, *args)
         assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
 
 
 def test_no_session_found_is_said(tmp_path):
-    done = run_omk("observe", str(tmp_path))
+    done = omk("observe", str(tmp_path))
     assert done.returncode == 0 and "no session files found" in done.stderr and "0 sessions, 0 requests" in done.stdout
 
 
@@ -327,12 +327,12 @@ def test_sessions_are_only_read(tmp_path):
     copy = tmp_path / "lib"
     shutil.copytree(LIBRARY, copy)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()}
-    assert run_omk("observe", str(copy / "claude"), str(copy / "codex"), "--skills", str(copy / "skills")).returncode == 0
+    assert omk("observe", str(copy / "claude"), str(copy / "codex"), "--skills", str(copy / "skills")).returncode == 0
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()} == before
 
 
 def test_omk_help_lists_observe():
-    done = run_omk("--help")
+    done = omk("--help")
     assert done.returncode == 0 and "observe" in done.stdout and "how skills fire" in done.stdout
 
 
@@ -341,7 +341,7 @@ def test_hostile_session_files_are_warnings_not_tracebacks(tmp_path):
     (tmp_path / "broken.jsonl").write_text('{"type": "user", "message": {"role": "user", "content": "hi"}\n{broken\n', encoding="utf-8")
     (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", encoding="utf-8")
     (tmp_path / "unknown.jsonl").write_text('{"type": "brand-new-record", "x": 1}\n', encoding="utf-8")
-    done = run_omk("observe", str(tmp_path), "--json")
+    done = omk("observe", str(tmp_path), "--json")
     assert done.returncode == 0 and "Traceback" not in done.stderr
     o = Observation.loads(done.stdout)
     assert o.requests == 0 and o.skipped_records == 1

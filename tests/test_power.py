@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_support import run_omk
 from scipy import stats as sps
 
 from omk.stats.paired import min_detectable_effect, samples_needed
@@ -93,22 +92,23 @@ def test_omk_power_on_a_run_folder(tmp_path):
     samples, responses = ROOT / "samples" / "eval-samples.yaml", ROOT / "samples" / "responses.jsonl"
     run = tmp_path / "run"
     env = {"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
-    made = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", str(samples), "--target", f"replay:{responses}", "--out", str(run), "--quiet"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    made = run_omk(
+        "eval", str(samples), "--target", f"replay:{responses}", "--out", str(run), "--quiet",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert made.returncode in (0, 1), made.stderr
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "power", str(run), "--effect", "0.5", "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
-    )
+    proc = run_omk(
+        "power", str(run), "--effect", "0.5", "--json",
+        cwd=tmp_path, base=env, drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (figures,) = json.loads(proc.stdout)
     assert figures["control"] is None and figures["effect"] == 0.5 and figures["repeats"] == 1
     assert figures["samples"] >= 2 and figures["run_to_run_sd"] is None
     assert {n["repeats"] for n in figures["samples_needed"]} >= {1, 2, 3}
-    text = subprocess.run([sys.executable, "-m", "omk", "power", str(run)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    text = run_omk("power", str(run), cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
     assert text.returncode == 0 and "this run detects differences of" in text.stdout and "a difference of 0.1 needs" in text.stdout
-    bad = subprocess.run([sys.executable, "-m", "omk", "power", str(tmp_path / "none")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    bad = run_omk("power", str(tmp_path / "none"), cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
@@ -131,13 +131,12 @@ def test_omk_power_on_an_experiment_folder(tmp_path):
     with ModelServer.for_openai(respond) as fake:
         env = {"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.url}
         run = tmp_path / "run"
-        made = subprocess.run(
-            [sys.executable, "-m", "omk", "eval", str(samples), "--target", "openai:gpt-4o-mini", "--target", "openai:gpt-4o",
-             "--no-judge", "--repeat", "2", "--out", str(run), "--quiet"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-        )
+        made = run_omk(
+            "eval", str(samples), "--target", "openai:gpt-4o-mini", "--target", "openai:gpt-4o", "--no-judge", "--repeat", "2", "--out", str(run), "--quiet",
+            cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
+        )  # fmt: skip
         assert made.returncode in (0, 1), made.stdout + made.stderr
-    proc = subprocess.run([sys.executable, "-m", "omk", "power", str(run), "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    proc = run_omk("power", str(run), "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
     assert proc.returncode == 0, proc.stderr
     (figures,) = json.loads(proc.stdout)
     assert figures["control"] is not None and figures["treatment"] != figures["control"]

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from preflight_support import closed_port, omk_eval, one_problem
 
 from omk.core.errors import ConfigError
@@ -106,7 +107,8 @@ def test_a_model_name_without_its_kind_gets_a_suggestion():
 def test_eval_help_lists_every_target_kind():
     from omk.targets import KINDS
 
-    done = subprocess.run([sys.executable, "-m", "omk", "eval", "--help"], capture_output=True, text=True, check=True)
+    done = run_omk("eval", "--help", drop=(), columns=None)
+    assert done.returncode == 0, done.stderr
     help_text = " ".join(done.stdout.split())
     for kind in KINDS.names():
         assert f"{kind}:" in help_text, kind
@@ -157,9 +159,9 @@ def _eval_into(cwd: Path, out: str, env: dict[str, str], samples: int = 5) -> su
 
     (cwd / "eval-samples.yaml").write_text("samples:\n" + "".join(f"  - {{ sample_id: s{i}, prompt: hi {i}, assertions: [{{ type: contains, value: hello }}] }}\n" for i in range(samples)), encoding="utf-8")
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "OMK_", "CLAUDE_", "CODEX_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "--target", "anthropic:m", "--no-judge", "--quiet", "--out", str(cwd / out)],
-        cwd=cwd, env={**full, **env}, capture_output=True, text=True, timeout=120,
+    return run_omk(
+        "eval", "--target", "anthropic:m", "--no-judge", "--quiet", "--out", str(cwd / out),
+        cwd=cwd, base={**full, **env}, drop=(), columns=None, timeout=120,
     )  # fmt: skip
 
 

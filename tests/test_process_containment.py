@@ -9,12 +9,12 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.samples.model import Sample
 from omk.targets import make_target
@@ -102,9 +102,9 @@ def test_a_setsid_child_does_not_outlive_omk_eval(tmp_path):
     (tmp_path / "s.yaml").write_text("samples:\n  - {sample_id: a, prompt: hi, assertions: [{type: contains, value: done}]}\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
     try:
-        proc = subprocess.run(
-            [PY, "-m", "omk", "eval", "s.yaml", "--target", f"cmd:{PY} agent.py", "--out", "run", "--no-cache"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        proc = run_omk(
+            "eval", "s.yaml", "--target", f"cmd:{PY} agent.py", "--out", "run", "--no-cache",
+            cwd=tmp_path, base=env, drop=(), columns=None, timeout=120,
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["summary"]["passed"] == 1

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "python-api.md"
@@ -32,7 +33,7 @@ def test_example_runs_in_an_empty_folder_after_omk_init(index: int, tmp_path: Pa
     folder.mkdir()
     # omk as installed: importable from anywhere, the repository is not the working folder
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    init = subprocess.run([sys.executable, "-m", "omk", "init"], cwd=folder, capture_output=True, text=True, env=env, timeout=120)
+    init = run_omk("init", cwd=folder, base=env, drop=(), columns=None, timeout=120)
     assert init.returncode == 0, init.stderr
     assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "eval-samples.schema.json", "eval-samples.yaml", "omk.yaml", "responses.jsonl"]
     proc = subprocess.run([sys.executable, "-c", BLOCKS[index]], cwd=folder, capture_output=True, text=True, env=env, timeout=120)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_support import run_omk
 from loader_helpers import load, problems
 
 from omk.loader.formats.detect import OMK, detect
@@ -104,12 +105,10 @@ def test_omk_migrate_upgrades_legacy_lists_as_runevals_does(tmp_path):
     ],
 )
 def test_omk_migrate_on_an_omk_file_says_it_is_one(tmp_path, name, text, kind):
-    import subprocess
-    import sys
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "omk", "migrate", name], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    proc = run_omk("migrate", name, cwd=tmp_path, drop=(), columns=None, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"{name}: already an omk samples file ({kind}); nothing to migrate (omk doctor {name} checks it)"
     assert "parse error" not in proc.stdout + proc.stderr
@@ -272,8 +271,6 @@ def test_an_assert_set_in_an_unknown_mode_names_it_and_still_reports_its_childre
 
 
 def test_omk_doctor_shows_every_assertion_type_in_use(tmp_path):
-    import subprocess
-    import sys
 
     kinds = [
         "{type: contains, value: a}", "{type: not_contains, value: b}", "{type: equals, value: c}",
@@ -285,6 +282,6 @@ def test_omk_doctor_shows_every_assertion_type_in_use(tmp_path):
     lines = ["samples:"] + [f"  - {{sample_id: s{i}, prompt: p, assertions: [{k}]}}" for i, k in enumerate(kinds)]
     (tmp_path / "s.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {"COLUMNS": "200", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-m", "omk", "doctor", "s.yaml"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
+    proc = run_omk("doctor", "s.yaml", cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
     for kind in ("contains", "not_contains", "json_valid", "contains_any", "tools_only", "word_count_max"):
         assert f" {kind} " in proc.stdout, kind

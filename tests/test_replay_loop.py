@@ -4,20 +4,17 @@ is, and a replay file that records none of the samples is refused before the run
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples" / "eval-samples.yaml"
 
 
 def _omk(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=ROOT, columns=None)
 
 
 def _outputs(report: dict) -> dict:

@@ -5,14 +5,13 @@ the HTML page in a headless Chromium, from a real run under `--repeat`."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from report_factory import THRESHOLD, _result, build_report, leaf
 
 from omk.records.document import ReportDocument, Summary, read_document
@@ -116,10 +115,7 @@ def test_chinese_labels():
 
 # A real run: six samples over two capabilities (one sample in both), each run twice.
 def _omk(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=ROOT, columns=200)
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,9 @@ files. tests/report_corpus.py says how the corpus was made and how to rebuild it
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
+from cli_support import run_omk
 from report_corpus import CORPUS, ROOT, render
 
 FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "report.json").is_file())
@@ -32,9 +31,9 @@ def test_every_format_renders_as_committed(name):
 @pytest.mark.parametrize("name", ["experiment", "old-layout", "judged"])
 def test_omk_report_writes_the_committed_files(tmp_path, name):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMK_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "report", str(CORPUS / name), "--format", "md,html,junit", "--lang", "zh", "--out", str(tmp_path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    proc = run_omk(
+        "report", str(CORPUS / name), "--format", "md,html,junit", "--lang", "zh", "--out", str(tmp_path),
+        cwd=ROOT, base=env, drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     for written, committed in (("summary.md", "summary.zh.md"), ("report.html", "report.zh.html"), ("junit.xml", "junit.xml")):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from cdp_pipe import CHROMIUM_SKIP, Page, find_chromium
+from cli_support import run_omk
 from report_factory import make_report
 
 from omk.report.html_report import render_html, write_html
@@ -133,9 +132,9 @@ def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
 def failing_run(tmp_path_factory) -> Path:
     """report.html of a real run with failures: the bundled samples replayed, gated at 4.5."""
     out = tmp_path_factory.mktemp("failing-run")
-    cmd = [sys.executable, "-m", "omk", "eval", "samples/eval-samples.yaml", "--target", "replay:samples/responses.jsonl"]
+    cmd = ["eval", "samples/eval-samples.yaml", "--target", "replay:samples/responses.jsonl"]
     cmd += ["--threshold", "4.5", "--format", "html", "--out", str(out), "--no-cache"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run_omk(*cmd, cwd=ROOT, drop=(), columns=None, timeout=300)
     assert proc.returncode == 1, proc.stderr  # the gate fails: some samples are under 4.5
     assert (out / "report.html").is_file()
     return out / "report.html"

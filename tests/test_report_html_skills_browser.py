@@ -6,11 +6,10 @@ changes and the repeats with pass@k are laid out and styled, and the untrusted n
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from cdp_pipe import Page
+from cli_support import run_omk
 
 HOSTILE_SKILL = "<b>pdf"  # a folder name may hold markup; skill names only exclude spaces and slashes
 HOSTILE_FILE = "<img src=x onerror=window.__pwned=1>.md"
@@ -53,9 +52,9 @@ def run_in_chinese(tmp_path: Path) -> Path:
         {"sample_id": "near-miss", "output": "a format", "trace": {"tool_calls": []}},
     ]
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recorded), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--no-judge", "--repeat", "2", "--lang", "zh", "--out", "run", "--format", "json,html"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    proc = run_omk(
+        "eval", "s.yaml", "--no-judge", "--repeat", "2", "--lang", "zh", "--out", "run", "--format", "json,html",
+        cwd=tmp_path, drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr  # `letter` fired the wrong skill
     return tmp_path / "run" / "report.html"

@@ -5,7 +5,6 @@ sample says it has no interval."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.records.document import read_document
 
@@ -42,10 +42,7 @@ def _samples(tmp: Path, n: int) -> Path:
 
 
 def _omk(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=ROOT, columns=200)
 
 
 def _run(tmp: Path, n: int, *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import io
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from rich.console import Console
 
 from omk.report.terminal import print_summary
@@ -21,11 +20,10 @@ CONTINUATION = re.compile(r"^│[^│]*│\s+│")  # a wrapped row: its status 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("run")
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", str(ROOT / "samples" / "eval-samples.yaml"),
-         "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}", "--out", str(out), "--quiet"],
-        capture_output=True, text=True, timeout=120,
-    )
+    proc = run_omk(
+        "eval", str(ROOT / "samples" / "eval-samples.yaml"), "--target", f"replay:{ROOT / 'samples' / 'responses.jsonl'}", "--out", str(out), "--quiet",
+        drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 

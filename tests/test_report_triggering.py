@@ -9,6 +9,7 @@ import json
 import random
 
 import pytest
+from cli_support import run_omk
 from scipy.stats import binomtest
 
 from omk.records import AssertionResult, SampleResult, ToolCall, Trace
@@ -202,8 +203,6 @@ def test_the_html_report_shows_it_in_a_browser(browser, tmp_path):
 
 
 def test_an_experiment_shows_each_treatments_trigger_rate_change_in_every_format(tmp_path):
-    import subprocess
-    import sys
 
     for name in ("pdf", "docx"):
         (tmp_path / "sk" / name).mkdir(parents=True)
@@ -220,10 +219,10 @@ def test_an_experiment_shows_each_treatments_trigger_rate_change_in_every_format
     )
     trace = {"tool_calls": [{"tool": "Skill", "input": {"skill": "pdf"}}]}
     (tmp_path / "r.jsonl").write_text(json.dumps({"sample_id": "a", "output": "x", "trace": trace}) + "\n", encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--no-judge", "--out", "run", "--format", "json,md,junit,html"],
-        cwd=tmp_path, capture_output=True, text=True,
-    )
+    proc = run_omk(
+        "eval", "s.yaml", "--no-judge", "--out", "run", "--format", "json,md,junit,html",
+        cwd=tmp_path, drop=(), columns=None,
+    )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
     assert "Trigger rates, treatment against control" in proc.stdout and "Triggering · with" in proc.stdout
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
@@ -235,9 +234,9 @@ def test_an_experiment_shows_each_treatments_trigger_rate_change_in_every_format
     assert "| with | pdf | recall | 0/1 0% | 1/1 100% | +100% | 0 / 1 | 1 |" in (run / "summary.md").read_text(encoding="utf-8")
     assert 'name="trigger_change:with:pdf:recall" value="0/1 -&gt; 1/1 p=1"' in (run / "junit.xml").read_text(encoding="utf-8")
     assert 'class="trigger-changes"' in (run / "report.html").read_text(encoding="utf-8")
-    zh = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--no-judge", "--out", "zh", "--format", "md", "--lang", "zh"],
-        cwd=tmp_path, capture_output=True, text=True,
+    zh = run_omk(
+        "eval", "s.yaml", "--no-judge", "--out", "zh", "--format", "md", "--lang", "zh",
+        cwd=tmp_path, drop=(), columns=None,
     )  # fmt: skip
     assert "触发率：实验组对比对照组" in zh.stdout and "技能触发 · with" in zh.stdout, zh.stdout + zh.stderr
     assert "### 触发率：实验组对比对照组" in (tmp_path / "zh" / "summary.md").read_text(encoding="utf-8")

@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.engine import EvalOptions, Evaluation
 from omk.engine.results import Results
@@ -109,6 +110,7 @@ def test_the_other_formats_render_the_same_from_either_run(suite, tmp_path):
 def test_a_killed_large_run_resumes_with_nothing_lost_or_repeated(tmp_path):
     paths = write_suite(tmp_path, 6000)
     out = tmp_path / "run"
+    # not run_omk: the run is killed while it writes, so Popen
     argv = [sys.executable, "-m", "omk", "eval", str(paths["samples"]), "--target", f"replay:{paths['replay']}",
             "--no-judge", "--no-cache", "--concurrency", "1", "--quiet", "--out", str(out)]
     proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -124,8 +126,7 @@ def test_a_killed_large_run_resumes_with_nothing_lost_or_repeated(tmp_path):
     before = [json.loads(line) for line in results.read_bytes().split(b"\n") if line.strip().startswith(b"{") and line.endswith(b"}")]
     assert 100 < len(before) < 6000
     # the kill may have torn the last line; the resume cuts it off and runs that sample again
-    done = subprocess.run([sys.executable, "-m", "omk", "eval", "--resume", str(out), "--quiet"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = run_omk("eval", "--resume", str(out), "--quiet", cwd=tmp_path, drop=(), columns=None, timeout=300)
     assert done.returncode in (0, 1), done.stderr
     lines = results.read_text(encoding="utf-8").splitlines()
     keys = [(d["sample_id"], d["repeat"]) for d in map(json.loads, lines)]

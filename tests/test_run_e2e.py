@@ -107,7 +107,7 @@ TARGET = f"cmd:{sys.executable} agent.py"
 def interrupted_run(tmp: Path, sig: int) -> tuple[Path, set[str], subprocess.Popen]:
     write_project(tmp, IDS)
     run = tmp / "run"
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # not run_omk: the run is interrupted while it works, so Popen
         [sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--target", TARGET, "--out", str(run),
          "--concurrency", "2", "--no-cache", "--quiet"],
         cwd=tmp, env=env_for(tmp, OMK_TEST_SLOW="1.0"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -11,12 +11,12 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,9 +48,9 @@ def base(tmp_path_factory) -> Path:
     (project / "agent.py").write_text(AGENT, encoding="utf-8")
     (project / "s.yaml").write_text(SAMPLES, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", TARGET, "--out", "run", "--no-cache", "--quiet"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=120,
+    proc = run_omk(
+        "eval", "s.yaml", "--target", TARGET, "--out", "run", "--no-cache", "--quiet",
+        cwd=project, base=env, drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr  # b fails its check
     return project

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 AGENT = """\
 import json, os, sys, time
@@ -37,7 +38,7 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def eval_args(out: str, *more: str) -> list[str]:
-    return [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", TARGET, "--out", out, "--no-cache", "--quiet", *more]
+    return ["eval", "s.yaml", "--target", TARGET, "--out", out, "--no-cache", "--quiet", *more]
 
 
 def one_line_exit_2(proc: subprocess.CompletedProcess, *words: str) -> None:
@@ -49,27 +50,27 @@ def one_line_exit_2(proc: subprocess.CompletedProcess, *words: str) -> None:
 
 def test_a_second_run_in_the_same_folder_is_refused_and_the_first_one_is_whole(tmp_path):
     project(tmp_path, 4)
-    first = subprocess.Popen(
-        eval_args("run", "--concurrency", "1"), cwd=tmp_path, env=env(OMK_TEST_SLOW="0.5"),
+    first = subprocess.Popen(  # not run_omk: a second run starts while this one works, so Popen
+        [sys.executable, "-m", "omk", *eval_args("run", "--concurrency", "1")], cwd=tmp_path, env=env(OMK_TEST_SLOW="0.5"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while not (tmp_path / "run" / "run.json").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    second = subprocess.run(eval_args("run"), cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=60)
+    second = run_omk(*eval_args("run"), cwd=tmp_path, base=env(), drop=(), columns=None, timeout=60)
     out, err = first.communicate(timeout=120)
     one_line_exit_2(second, str(tmp_path / "run"), "another omk run is using this run folder")
     assert first.returncode == 0, out + err
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     assert [r["sample_id"] for r in report["results"]] == ["s0", "s1", "s2", "s3"]
-    again = subprocess.run(eval_args("run"), cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=60)
+    again = run_omk(*eval_args("run"), cwd=tmp_path, base=env(), drop=(), columns=None, timeout=60)
     assert again.returncode == 0, again.stderr  # the lock ends with the run that held it
 
 
 def test_an_out_under_a_file_is_one_line_before_the_run(tmp_path):
     project(tmp_path, 1)
     (tmp_path / "a-file").write_text("x", encoding="utf-8")
-    proc = subprocess.run(eval_args("a-file/run"), cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=60)
+    proc = run_omk(*eval_args("a-file/run"), cwd=tmp_path, base=env(), drop=(), columns=None, timeout=60)
     one_line_exit_2(proc, str(tmp_path / "a-file" / "run"), "cannot write the run folder")
 
 
@@ -93,7 +94,10 @@ def read_only_dir(tmp_path):
 
 def test_an_out_on_a_read_only_file_system_is_one_line_before_the_run(tmp_path, read_only_dir):
     project(tmp_path, 1)
-    proc = subprocess.run(eval_args(str(read_only_dir / "run")), cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=60)
+    proc = run_omk(
+        *eval_args(str(read_only_dir / "run")),
+        cwd=tmp_path, base=env(), drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     one_line_exit_2(proc, str(read_only_dir / "run"), "cannot write the run folder")
 
 
@@ -106,9 +110,9 @@ def _small_files() -> None:
 
 def test_a_disk_that_fills_mid_run_stops_it_with_one_line_and_resume_finishes_it(tmp_path):
     project(tmp_path, 12)
-    proc = subprocess.run(
-        eval_args("run", "--concurrency", "2"), cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=120,
-        preexec_fn=_small_files,
+    proc = run_omk(
+        *eval_args("run", "--concurrency", "2"),
+        cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120, preexec_fn=_small_files,
     )  # fmt: skip
     run = tmp_path / "run"
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
@@ -116,9 +120,9 @@ def test_a_disk_that_fills_mid_run_stops_it_with_one_line_and_resume_finishes_it
     assert f"omk eval --resume {run}" in proc.stderr
     kept = (run / "results.jsonl").read_bytes()
     assert kept.endswith(b"\n") and 0 < kept.count(b"\n") < 12  # whole lines only
-    resumed = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet"],
-        cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=120,
+    resumed = run_omk(
+        "eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet",
+        cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))

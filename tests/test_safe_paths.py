@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from loader_helpers import load, problems
 
 from omk.io.safe_files import UnsafeFile, read_regular_bytes
@@ -125,7 +126,7 @@ def test_a_special_file_given_as_samples_is_a_clear_error(tmp_path, given):
         os.mkfifo(tmp_path / "samples.yaml")
         given = str(tmp_path / "samples.yaml")
     for command in (["eval", given, "--target", "replay:x.jsonl", "--out", str(tmp_path / "run")], ["doctor", given]):
-        proc = subprocess.run([sys.executable, "-m", "omk", *command], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+        proc = run_omk(*command, cwd=tmp_path, drop=(), columns=None, timeout=30)
         assert proc.returncode == 2, proc.stderr
         assert "Traceback" not in proc.stderr and "cannot read the file:" in proc.stderr
 
@@ -135,10 +136,10 @@ def test_a_refused_return_file_stops_omk_eval_with_exit_2(tmp_path, outside):
     project.mkdir()
     (project / "s.yaml").write_text(mock_sample("../elsewhere/secret.txt"), encoding="utf-8")
     (project / "r.jsonl").write_text(json.dumps({"sample_id": "a", "output": "x"}) + "\n", encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--target", "replay:r.jsonl", "--out", str(tmp_path / "run")],
-        cwd=project, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_omk(
+        "eval", "s.yaml", "--target", "replay:r.jsonl", "--out", str(tmp_path / "run"),
+        cwd=project, drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().startswith("s.yaml:5: samples[0] (a) mocks[0].return_file: refused:")
     assert not (tmp_path / "run" / "report.json").exists()
@@ -165,10 +166,10 @@ def omk_eval(project: Path, *args: str, home: Path | None = None) -> subprocess.
     env = {k: v for k, v in os.environ.items() if k not in ("OMK_TARGET", "OMK_JUDGE")}
     if home is not None:
         env["HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "s.yaml", "--out", str(project / "run"), *args],
-        cwd=project, env=env, capture_output=True, text=True, timeout=120, preexec_fn=_limited_memory,
-    )
+    return run_omk(
+        "eval", "s.yaml", "--out", str(project / "run"), *args,
+        cwd=project, base=env, drop=(), columns=None, timeout=120, preexec_fn=_limited_memory,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo", "outside"])

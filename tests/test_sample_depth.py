@@ -5,13 +5,13 @@ every other sample is written and loads."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import yaml
+from cli_support import run_omk
 
 from omk.loader import load_samples
 from omk.loader.depth import MAX_DEPTH
@@ -57,10 +57,10 @@ print(json.dumps({"type": "response", "output": "done: the order has shipped"}),
 
 
 def omk_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    for name in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-        env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(
+        *args,
+        cwd=cwd, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200,
+    )  # fmt: skip
 
 
 def test_a_drafted_mock_return_nested_400_deep_costs_only_its_draft(tmp_path):

@@ -4,7 +4,6 @@ samples, which load, pass against the same agent, and name the drift of a change
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 import omk
 from omk.authoring import from_run
@@ -56,10 +56,7 @@ SAMPLES = {
 
 
 def omk_cli(*args: str, cwd: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(extra_env or {})}
-    env.pop("OMK_TARGET", None)
-    env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, env=extra_env, columns=200, timeout=120)
 
 
 def agent(tmp_path: Path, name: str, extra: str = "") -> str:

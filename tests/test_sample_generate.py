@@ -5,7 +5,6 @@ answers each request by what its user message asks for, never by the request's p
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 from omk.loader import load_samples
 from omk.testing import ModelServer, Request, Slow
@@ -96,14 +96,11 @@ GOOD = {
 
 
 def omk_cli(*args: str, cwd: Path, server: ModelServer | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    given = env or {}
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "OMK_RETRY_BASE_S": "0"}
-    for name in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
-        env.pop(name, None)
-    env |= given
+    given = {"OMK_RETRY_BASE_S": "0", **(env or {})}
     if server is not None:
-        env |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-drafting-key-0123456789"}
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        given |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-drafting-key-0123456789"}
+    dropped = ("OMK_TARGET", "OMK_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
+    return run_omk(*args, cwd=cwd, env=given, drop=dropped, columns=200, timeout=120)
 
 
 def draft(tmp_path: Path, answers: dict[str, Any], *args: str) -> tuple[subprocess.CompletedProcess, list[Request]]:

@@ -6,12 +6,12 @@ drafting program's output, or in a recorded run (`--from-run`)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 KEY = "shop-9f8e7d6c5b4a3210"
 
@@ -32,10 +32,10 @@ print(json.dumps({"type": "response", "output": json.dumps({"samples": items})})
 
 
 def _omk(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **env}
-    for name in ("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-        full.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120)
+    return run_omk(
+        *args,
+        cwd=cwd, env=env, drop=("OMK_TARGET", "OMK_JUDGE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"), columns=200, timeout=120,
+    )  # fmt: skip
 
 
 def _everything(folder: Path, proc: subprocess.CompletedProcess[str]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from claude_support import require_claude
+from cli_support import run_omk
 from codex_support import require_codex
 
 from omk.core.errors import ConfigError
@@ -225,6 +226,7 @@ def test_a_bad_script_names_file_line_and_field(tmp_path, text, where):
 
 def serve(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str, str]:
     """`omk serve-model …` in the background, the Anthropic base URL it printed, and what it printed."""
+    # not run_omk: a server that runs until the test ends, so Popen
     proc = subprocess.Popen([sys.executable, "-m", "omk", "serve-model", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None
     printed = "".join(proc.stdout.readline() for _ in range(3))
@@ -251,7 +253,7 @@ def test_serve_model_prints_its_urls_and_records_every_request(tmp_path):
 
 def test_serve_model_with_a_bad_script_is_exit_2_with_one_line(tmp_path):
     (tmp_path / "model.yaml").write_text("rules: 3\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "omk", "serve-model", "model.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    done = run_omk("serve-model", "model.yaml", cwd=tmp_path, drop=(), columns=None, timeout=60)
     assert done.returncode == 2 and done.stderr.strip() == "model.yaml:1: rules: must be a non-empty list of rules"
 
 
@@ -277,7 +279,10 @@ def dry_run(tmp_path: Path, example: str, index: int, env_extra: dict[str, str])
         env.update(env_extra, HOME=str(tmp_path))
         command = [w for w in words if "=" not in w]
         assert command[:2] == ["omk", "eval"]
-        done = subprocess.run([sys.executable, "-m", "omk", *command[1:], "--out", "run"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        done = run_omk(
+            *command[1:], "--out", "run",
+            cwd=tmp_path, base=env, drop=(), columns=None, timeout=300,
+        )  # fmt: skip
     finally:
         proc.terminate()
         proc.communicate(timeout=10)

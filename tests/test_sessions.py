@@ -7,14 +7,13 @@ unknown types, missing ids."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import yaml
+from cli_support import run_omk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -119,8 +118,7 @@ def test_samples_from_hand_made_sessions_load_and_pass_the_doctor(tmp_path):
     assert {"type": "tool_sequence", "mode": "in_order", "steps": ["Bash", "apply_patch", "Bash"]} in codex["turns"][0]["assertions"]
     assert {"tool": "Bash", "match": {"input": {"command": "ls -la"}}, "return": "permission denied"} in codex["mocks"]
     assert "# recorded from Codex session hand-codex-1" in found.text and "project /work/app" in found.text
-    done = subprocess.run([sys.executable, "-m", "omk", "doctor", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "NO_COLOR": "1"})
+    done = run_omk("doctor", str(out), cwd=tmp_path, drop=(), columns=None, timeout=120)
     assert " 0 errors" in done.stdout, done.stdout + done.stderr
 
 
@@ -253,8 +251,7 @@ def test_a_call_of_the_cli_s_own_bookkeeping_tools_is_no_drift():
 
 
 def _omk(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, env=env, drop=(), columns=200, timeout=120)
 
 
 def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):

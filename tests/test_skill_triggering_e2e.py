@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 from claude_support import require_claude, write_skill
+from cli_support import run_omk
 
 from omk.testing import ModelServer, Request
 from omk.testing.anthropic import text_reply, tool_use_reply
@@ -24,10 +24,10 @@ KEY = "sk-ant-e2e-7a1c3e5f9b2d4f6a8c0e"
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
     full.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
-        cwd=cwd, env=full, capture_output=True, text=True, timeout=300,
-    )
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, base=full, drop=(), columns=None, timeout=300,
+    )  # fmt: skip
 
 
 SAMPLES = {

@@ -9,10 +9,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from claude_support import require_claude
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "skills.md"
@@ -26,7 +26,7 @@ def flat(text: str) -> str:
 def omk(args: list[str], cwd: Path, url: str, claude: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
     env.update({"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "offline", "OMK_CLAUDE": claude, "HOME": str(cwd), "COLUMNS": "100"})
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=300)
 
 
 def shown_commands() -> list[str]:

@@ -91,3 +91,42 @@ def test_pytest_collects_from_the_project_root_without_errors(tmp_path: Path):
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
     assert proc.returncode == 0 and "error" not in summary, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "tests collected" in summary, summary
+
+
+# Files that start `python -m omk` themselves, each for a reason `run_omk` cannot serve; each says
+# why beside the command.
+OWN_OMK_COMMAND = {
+    "cli_support.py": "it is the one helper",
+    "conftest.py": "`omk serve-model` runs until the test ends, so Popen",
+    "report_corpus.py": "a script run by hand to re-render the corpus, not a test",
+    "test_assert_workspace.py": "omk runs under a small parent that reads its peak memory",
+    "test_mcp_hostile.py": "omk runs under a small parent that reads its peak memory",
+    "test_cli_eval.py": "stdout is a pipe whose reader has gone; the interpreter runs with -X importtime",
+    "test_scripted_model.py": "`omk serve-model` runs until the test ends, so Popen",
+    "test_target_cmd_mcp.py": "the run is interrupted while it works, so Popen",
+    "test_results_streaming.py": "the run is killed while it writes, so Popen",
+    "test_run_e2e.py": "the run is interrupted while it works, so Popen",
+    "test_run_folder_lock.py": "a second run starts while the first one works, so Popen",
+}
+
+
+def omk_command_lines(path: Path) -> list[int]:
+    """The lines where `path` writes a command list with `-m omk` in it."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.List | ast.Tuple):
+            words = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            if any(words[i] == "-m" and words[i + 1] == "omk" for i in range(len(words) - 1)):
+                found.append(node.lineno)
+    return found
+
+
+def test_tests_run_omk_through_the_one_helper():
+    """`python -m omk` in a subprocess goes through cli_support.run_omk (its environment, columns,
+    timeout and traceback check in one place); the files in OWN_OMK_COMMAND say why they cannot."""
+    own = {p.name: lines for p in suite_files() if (lines := omk_command_lines(p))}
+    stray = {name: lines for name, lines in own.items() if name not in OWN_OMK_COMMAND}
+    assert not stray, f"use cli_support.run_omk instead of a `-m omk` command line: {stray}"
+    assert sorted(own) == sorted(OWN_OMK_COMMAND), "an exception no longer starts omk itself: take it off the list"
+    for name in set(OWN_OMK_COMMAND) - {"cli_support.py"}:
+        assert "not run_omk" in (TESTS / name).read_text(encoding="utf-8"), f"{name}: say why beside the command"

@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from rich.cells import cell_len
 
 from omk.report.plain import PlainConsole, PlainTable
@@ -38,7 +37,7 @@ def broken(narrow: str, wide: str, width: int) -> list[str]:
 
 def run(args: list[str], cwd: Path, columns: int, env: dict[str, str] | None = None) -> str:
     environment = {**(env or os.environ), "COLUMNS": str(columns), "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=600)
+    proc = run_omk(*args, cwd=cwd, base=environment, drop=(), columns=None, timeout=600)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return proc.stdout
 

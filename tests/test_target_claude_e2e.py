@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 from claude_support import alive, require_claude, wait_until
+from cli_support import run_omk
 
 from omk.testing import ModelServer, Request, load_script
 from omk.testing.anthropic import text_reply
@@ -25,10 +26,10 @@ SCRIPT = ROOT / "samples" / "claude" / "model-script.yaml"  # the model the docs
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
     full.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"],
-        cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
-    )
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, base=full, drop=(), columns=None, timeout=timeout,
+    )  # fmt: skip
 
 
 def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import yaml
+from cli_support import run_omk
 
 import omk
 from omk.samples.model import Sample
@@ -101,10 +102,10 @@ def urls(tmp_path: Path, sample_id: str) -> list[str]:
 
 def test_the_bundled_mcp_agent_lists_calls_and_is_traced(tmp_path):
     """samples/mcp-agent through `omk eval`: tools listed, mocks' answers, calls in the trace."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "samples/mcp-agent/eval-samples.yaml", "--no-cache", "--format", "json", "--out", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_omk(
+        "eval", "samples/mcp-agent/eval-samples.yaml", "--no-cache", "--format", "json", "--out", str(tmp_path),
+        cwd=ROOT, drop=(), columns=None, timeout=300,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = {r["sample_id"]: r for r in json.loads((tmp_path / "report.json").read_text())["results"]}
     order = results["mcp-order-status"]
@@ -178,6 +179,7 @@ def test_a_conversation_that_ends_early_stops_its_server(tmp_path):
 def test_ctrl_c_leaves_no_listener(tmp_path):
     path = write_samples(tmp_path, [whoami("slow", prompt="sleep")])
     (tmp_path / "omk.yaml").write_text(f"target: cmd:{sys.executable} agent.py\ncmd:\n  mcp: true\n", encoding="utf-8")
+    # not run_omk: the run is interrupted while it works, so Popen
     proc = subprocess.Popen([sys.executable, "-m", "omk", "eval", str(path), "--no-cache", "--out", str(tmp_path / "run")], cwd=tmp_path)
     try:
         marker = tmp_path / "slow.url"
@@ -290,7 +292,10 @@ def test_without_the_mcp_extra_omk_says_so_in_one_line(tmp_path):
 def test_a_bad_input_schema_is_a_load_error(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("samples:\n  - sample_id: a\n    prompt: p\n    mocks:\n      - {tool: t, return: x, input_schema: {type: string}}\n")
-    proc = subprocess.run([sys.executable, "-m", "omk", "eval", str(path), "--target", "replay:none.jsonl"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = run_omk(
+        "eval", str(path), "--target", "replay:none.jsonl",
+        cwd=tmp_path, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 2
     assert "mocks[0].input_schema" in proc.stderr
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from preflight_support import closed_port, omk_eval, one_problem
 
 from omk.core.errors import ConfigError
@@ -192,9 +193,10 @@ def test_a_hung_codex_and_its_children_are_killed_at_the_timeout(tmp_path):
         env = {"PIDS_FILE": str(pids), "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": model.openai_url, "OMK_RETRY_BASE_S": "0"}
         (tmp_path / "eval-samples.yaml").write_text("samples:\n  - { sample_id: a, prompt: hi }\n", encoding="utf-8")
         full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OMK_", "CODEX_"))} | env
-        done = subprocess.run([sys.executable, "-m", "omk", "eval", "eval-samples.yaml", "--target", "codex:gpt-5", "--timeout", "2",
-                               "--retries", "0", "--no-judge", "--quiet", "--out", str(tmp_path / "run")],
-                              cwd=tmp_path, env=full, capture_output=True, text=True, timeout=60)
+        done = run_omk(
+            "eval", "eval-samples.yaml", "--target", "codex:gpt-5", "--timeout", "2", "--retries", "0", "--no-judge", "--quiet", "--out", str(tmp_path / "run"),
+            cwd=tmp_path, base=full, drop=(), columns=None, timeout=60,
+        )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
     assert result["status"] == "error" and "timed out" in result["error"]

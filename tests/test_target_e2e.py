@@ -7,11 +7,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import run_omk
 
 from omk.testing import ModelServer
 from omk.testing.openai_chat import text_reply, tool_call_reply
@@ -23,14 +23,7 @@ SECRET = "sk-e2e-7d3f0a9c1b2e4f6a8c0d"
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "OMK_"))}
     full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "omk", "eval", *args, "--quiet"],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_omk("eval", *args, "--quiet", cwd=cwd, base=full_env, drop=(), columns=None, timeout=120)
 
 
 def test_bundled_samples_pass_with_the_demo_agent(tmp_path):

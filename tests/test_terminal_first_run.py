@@ -9,9 +9,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+from cli_support import run_omk
 from rich.console import Console
 
 from omk.report.terminal import print_summary
@@ -25,7 +25,7 @@ def _omk(*args: str, cwd: Path, columns: int = 80) -> subprocess.CompletedProces
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": str(columns)}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=300)
 
 
 def _failing(tmp_path: Path) -> None:

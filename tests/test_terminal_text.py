@@ -13,10 +13,10 @@ import ast
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = sorted([*(ROOT / "omk" / "cli").glob("*.py"), *(ROOT / "omk" / "report").glob("*.py"), ROOT / "omk" / "runner" / "progress.py"])
@@ -82,7 +82,7 @@ HOSTILE = ("[/x]", "[bold red]", "\x1b[2J", "\u202e", ":warning:")
 
 def _omk(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=120)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -5,7 +5,6 @@ checked with `file_contains`, a `command_passes` check, and the user's folder le
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from typing import Any
 
 import yaml
 from claude_support import require_claude
+from cli_support import run_omk
 
 from omk.testing import ModelServer, Request
 from omk.testing.anthropic import text_reply, tool_use_reply
@@ -23,10 +23,11 @@ WORK = re.compile(r"/[^\s\"'\\]*/omk-claude-[^/\s\"'\\]+/work")
 
 
 def omk_eval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OMK_", "CLAUDE_"))}
-    full.update(env)
-    command = [sys.executable, "-m", "omk", "eval", *args, "--quiet", "--no-judge"]
-    return subprocess.run(command, cwd=cwd, env=full, capture_output=True, text=True, timeout=180)
+    dropped = ("ANTHROPIC_", "OMK_", "CLAUDE_")
+    return run_omk(
+        "eval", *args, "--quiet", "--no-judge",
+        cwd=cwd, env=env, drop=dropped, columns=None, timeout=180,
+    )  # fmt: skip
 
 
 def _calls_so_far(request: Request) -> int:

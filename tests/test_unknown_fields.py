@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 import omk
 from omk.core.errors import InputError
@@ -43,7 +43,7 @@ def _omk(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     env.pop("OMK_TARGET", None)
     env.pop("OMK_JUDGE", None)
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_omk(*args, cwd=cwd, base=env, drop=(), columns=None, timeout=120)
 
 
 def test_the_python_api_loads_and_lists_the_warnings(tmp_path):

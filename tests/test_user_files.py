@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 
 from omk.io.safe_files import copy_confined, file_sha256, regular_files, skill_notes
 from omk.targets.claude.setup import tree_sha256
@@ -19,7 +19,7 @@ from omk.targets.claude.setup import tree_sha256
 
 def _omk(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """omk in a child, bounded only as a guard: every case here ends by itself in well under a second."""
-    return subprocess.run([sys.executable, "-m", "omk", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return run_omk(*args, cwd=cwd, drop=(), columns=None, timeout=60)
 
 
 def _one_line_refusal(proc: subprocess.CompletedProcess[str], *words: str) -> None:

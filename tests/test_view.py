@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from cli_support import run_omk
 from view_support import EVIL
 from view_support import project as _project
 from view_support import runs as _runs
@@ -64,8 +64,10 @@ def test_the_server_binds_loopback_and_writes_nothing(tmp_path):
 
 def test_export_writes_the_pages_a_ci_artifact_needs(tmp_path):
     runs = _runs(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(tmp_path / "site")],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = run_omk(
+        "view", str(runs), "--export", str(tmp_path / "site"),
+        drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0 and "2 run(s)" in proc.stdout, proc.stderr
     names = sorted(p.name for p in (tmp_path / "site").iterdir())
     assert "index.html" in names and "sample-b.html" in names and sum(n.startswith("run-") for n in names) == 2
@@ -112,9 +114,9 @@ def test_the_commit_of_the_samples_is_recorded_and_listed(tmp_path):
     for args in (["init", "-q"], ["add", "eval-samples.json"], ["commit", "-q", "-m", "samples"]):
         subprocess.run([*git, *args], check=True, capture_output=True)
     commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
-    proc = subprocess.run(
-        [sys.executable, "-m", "omk", "eval", "eval-samples.json", "--target", "replay:one.jsonl", "--no-judge", "--out", "run"],
-        cwd=project, capture_output=True, text=True, timeout=120,
+    proc = run_omk(
+        "eval", "eval-samples.json", "--target", "replay:one.jsonl", "--no-judge", "--out", "run",
+        cwd=project, drop=(), columns=None, timeout=120,
     )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
     assert json.loads((project / "run" / "run.json").read_text(encoding="utf-8"))["git"] == commit
@@ -213,8 +215,10 @@ def test_run_folder_files_that_link_out_are_never_read_served_or_exported(tmp_pa
     assert len(site.runs) == 2 and any("links outside its run folder" in p for p in site.problems)
     for run in site.runs:
         assert "TOP-SECRET-VALUE" not in (site.page("/" + pages_link("run", run.key)) or "")
-    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(tmp_path / "site")],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = run_omk(
+        "view", str(runs), "--export", str(tmp_path / "site"),
+        drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "links outside its run folder" in proc.stderr and "Traceback" not in proc.stderr
     exported = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site").iterdir())
@@ -228,8 +232,10 @@ def test_a_special_file_in_a_run_folder_never_hangs_the_view(tmp_path):
     first = sorted(runs.iterdir())[0]
     (first / "run.json").unlink()
     os.mkfifo(first / "run.json")
-    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(tmp_path / "site")],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = run_omk(
+        "view", str(runs), "--export", str(tmp_path / "site"),
+        drop=(), columns=None, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0 and "2 run(s)" in proc.stdout, proc.stderr
 
 
@@ -243,15 +249,16 @@ def test_an_export_of_long_and_odd_sample_ids_completes_with_a_page_each(tmp_pat
     for i, answer in enumerate(("yes", "no")):
         lines = "".join(json.dumps({"sample_id": sid, "output": answer}) + "\n" for sid in LONG_IDS)
         (tmp_path / "responses.jsonl").write_text(lines, encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "omk", "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge",
-             "--no-cache", "--out", f".omk/runs/r{i}"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        proc = run_omk(
+            "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge", "--no-cache", "--out", f".omk/runs/r{i}",
+            cwd=tmp_path, drop=(), columns=None, timeout=120,
         )  # fmt: skip
         assert proc.returncode in (0, 1), proc.stderr
     out = tmp_path / "site"
-    proc = subprocess.run([sys.executable, "-m", "omk", "view", ".omk/runs", "--export", str(out)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = run_omk(
+        "view", ".omk/runs", "--export", str(out),
+        cwd=tmp_path, drop=(), columns=None, timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 0 and "not written" not in proc.stderr, proc.stderr
     names = [p.name for p in out.iterdir()]
     assert all(len(n.encode("utf-8")) <= 200 and "/" not in n for n in names)
@@ -270,7 +277,6 @@ def test_an_export_that_cannot_write_a_page_says_which_and_goes_on(tmp_path):
     out = tmp_path / "site"
     out.mkdir()
     (out / "sample-b.html").mkdir()  # a folder where a page goes: that page cannot be written
-    proc = subprocess.run([sys.executable, "-m", "omk", "view", str(runs), "--export", str(out)],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = run_omk("view", str(runs), "--export", str(out), drop=(), columns=None, timeout=60)  # fmt: skip
     assert proc.returncode == 3 and "not written: sample-b.html" in proc.stderr, proc.stderr
     assert (out / "index.html").is_file() and "Traceback" not in proc.stderr

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import run_omk
 
 EVIL = "<script>window.__pwned=1</script>"
 
@@ -29,10 +29,9 @@ def runs(tmp_path: Path) -> Path:
     folder = project(tmp_path)
     for i, replay in enumerate(("one.jsonl", "two.jsonl")):
         (folder / "responses.jsonl").write_text((folder / replay).read_text(encoding="utf-8"), encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "omk", "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge",
-             "--no-cache", "--format", "json,html", "--out", f".omk/runs/r{i}"],
-            cwd=folder, capture_output=True, text=True, timeout=120,
+        proc = run_omk(
+            "eval", "eval-samples.json", "--target", "replay:responses.jsonl", "--no-judge", "--no-cache", "--format", "json,html", "--out", f".omk/runs/r{i}",
+            cwd=folder, drop=(), columns=None, timeout=120,
         )  # fmt: skip
         assert proc.returncode in (0, 1), proc.stderr
     return folder / ".omk" / "runs"

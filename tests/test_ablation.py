@@ -48,14 +48,17 @@ def omk(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 def test_sections_run_to_the_next_heading_of_any_level_and_the_front_matter_stays():
     text = split_skill(NESTED)
-    assert text.front.startswith("---\nname: demo") and text.front.endswith("---\n")
+    assert text.front.startswith("---\nname: demo")
+    assert text.front.endswith("---\n")
     assert text.lead == "Lead text before any heading.\n\n"
     assert [(s.title, s.level) for s in text.sections] == [("Title", 1), ("Rules", 2), ("Detail", 3), ("Last", 2)]
     assert text.sections[1].text == "## Rules\n- one\n"  # stops at the nested heading
     assert "# a comment in a fence" in text.sections[2].text  # a fenced `#` line is not a heading
     assert text.front + text.lead + "".join(s.text for s in text.sections) == NESTED
     without_rules = text.without(1)
-    assert without_rules.startswith(text.front + text.lead) and "## Rules" not in without_rules and "### Detail" in without_rules
+    assert without_rules.startswith(text.front + text.lead)
+    assert "## Rules" not in without_rules
+    assert "### Detail" in without_rules
 
 
 def test_reference_files_are_parts_only_for_targets_that_receive_them(tmp_path):
@@ -66,7 +69,8 @@ def test_reference_files_are_parts_only_for_targets_that_receive_them(tmp_path):
     cmd, _, _ = plan_ablation(skill, "cmd")
     claude, _, refs = plan_ablation(skill, "claude")
     assert [p.kind for p in cmd.parts] == ["section"] * 4
-    assert [(p.kind, p.name) for p in claude.parts][-1] == ("reference", "reference/forms.md") and len(refs) == 1
+    assert [(p.kind, p.name) for p in claude.parts][-1] == ("reference", "reference/forms.md")
+    assert len(refs) == 1
     assert [p.variant for p in claude.parts] == ["without-title", "without-rules", "without-detail", "without-last", "without-reference-forms.md"]
     assert all(p.tokens > 0 for p in claude.parts)
     (skill / "SKILL.md").write_text("---\nname: demo\n---\nno heading at all\n", encoding="utf-8")
@@ -82,7 +86,8 @@ def test_ablate_refuses_explicit_variants_in_one_line(tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--ablate" in lines[0] and "--control/--treatment" in lines[0], proc.stderr
-    assert "Traceback" not in proc.stderr and not (tmp_path / "run").exists()
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +109,15 @@ def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_
     ]  # fmt: skip
     rules, intro = block.ablation.parts
     assert (rules.name, rules.kind) == ("Reply rules", "section")
-    assert rules.contribution == pytest.approx(1.5) and rules.ci_low is not None and rules.ci_low > 0.1
-    assert not rules.candidate and rules.level == "REGRESS" and rules.samples == 24
-    assert intro.name == "Acme support tone" and intro.contribution == 0 and intro.candidate
+    assert rules.contribution == pytest.approx(1.5)
+    assert rules.ci_low is not None
+    assert rules.ci_low > 0.1
+    assert not rules.candidate
+    assert rules.level == "REGRESS"
+    assert rules.samples == 24
+    assert intro.name == "Acme support tone"
+    assert intro.contribution == 0
+    assert intro.candidate
     assert rules.tokens > intro.tokens > 0
     # the typed record writes what it reads
     assert Ablation.from_json(Fields(block.ablation.to_json(), "ablation")) == block.ablation
@@ -115,14 +126,19 @@ def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_
     assert run.report == "variants/without-reply-rules"
     (copies,) = (out.parent / ".omk" / "ablation").iterdir()  # one folder per skill content, beside the runs
     copy = (copies / "without-reply-rules" / "support-tone" / "SKILL.md").read_text(encoding="utf-8")
-    assert copy.startswith("---\nname: support-tone") and "## Reply rules" not in copy and "# Acme support tone" in copy
+    assert copy.startswith("---\nname: support-tone")
+    assert "## Reply rules" not in copy
+    assert "# Acme support tone" in copy
 
 
 def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     proc, out = ablated
     assert "Ablation" in proc.stdout and "candidate to cut" in proc.stdout, proc.stdout
     rows = [line for line in proc.stdout.splitlines() if "Reply rules" in line or "Acme support tone" in line]
-    assert len(rows) == 2 and "Reply rules" in rows[0] and "+1.50" in rows[0] and "candidate to cut" in rows[1]
+    assert len(rows) == 2
+    assert "Reply rules" in rows[0]
+    assert "+1.50" in rows[0]
+    assert "candidate to cut" in rows[1]
     summary = (out / "summary.md").read_text(encoding="utf-8")
     assert "### Ablation" in summary
     assert "| Reply rules | section | +1.50 [+1.08, +1.83] | 59 | — | — | REGRESS |" in summary
@@ -130,7 +146,8 @@ def test_the_ablation_shows_in_the_terminal_markdown_and_html(ablated):
     page = (out / "report.html").read_text(encoding="utf-8")
     table = page[page.index('<section id="ablation">') : page.index("</section>", page.index('<section id="ablation">'))]
     assert table.index("Reply rules") < table.index("Acme support tone")
-    assert "<tr class=cut><td>Acme support tone</td>" in table and table.count("class=cut") == 1
+    assert "<tr class=cut><td>Acme support tone</td>" in table
+    assert table.count("class=cut") == 1
 
 
 def test_junit_has_a_suite_of_the_parts_with_the_candidate_to_cut_named(ablated):
@@ -147,14 +164,19 @@ def test_junit_has_a_suite_of_the_parts_with_the_candidate_to_cut_named(ablated)
     ]  # fmt: skip
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")  # a ranking is not a test failure: exit 0
     rules, intro = (c.findtext("system-out") or "" for c in cases)
-    assert "composite lost +1.50 [+1.08, +1.83] over 24 paired samples" in rules and "59 tokens" in rules and "REGRESS" in rules
-    assert "candidate to cut" not in rules and "candidate to cut: its removal's whole interval lies within ±0.10" in intro
+    assert "composite lost +1.50 [+1.08, +1.83] over 24 paired samples" in rules
+    assert "59 tokens" in rules
+    assert "REGRESS" in rules
+    assert "candidate to cut" not in rules
+    assert "candidate to cut: its removal's whole interval lies within ±0.10" in intro
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert props["ablation:candidates_to_cut"] == "Acme support tone" and props["ablation:skill"] == "support-tone"
+    assert props["ablation:candidates_to_cut"] == "Acme support tone"
+    assert props["ablation:skill"] == "support-tone"
     assert props["ablation:1:without-reply-rules"].startswith("Reply rules: section removed")
     assert int(root.get("tests", "0")) == 24 * 3 + 2  # every sample on every variant, and the parts
     again = omk("report", str(out), "--format", "junit", "--out", str(out.parent / "again"))
-    assert again.returncode == 0 and (out.parent / "again" / "junit.xml").read_bytes() == (out / "junit.xml").read_bytes()
+    assert again.returncode == 0
+    assert (out.parent / "again" / "junit.xml").read_bytes() == (out / "junit.xml").read_bytes()
 
 
 def _comparison(treatment: str, low: float, high: float) -> dict:
@@ -185,15 +207,20 @@ def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_c
     ranking = plan.ranking(block, trivial=0.1)
     assert [p.name for p in ranking.parts] == ["When to use", "Wide", "Tight"]  # largest contribution first: 0.7, 0.05, -0.015
     when, wide, tight = ranking.parts
-    assert when.contribution == pytest.approx(0.7) and (when.ci_low, when.ci_high) == (pytest.approx(0.5), pytest.approx(0.9))
-    assert when.trigger_change == pytest.approx(-0.7) and when.false_trigger_change == pytest.approx(0.3) and not when.candidate
+    assert when.contribution == pytest.approx(0.7)
+    assert (when.ci_low, when.ci_high) == (pytest.approx(0.5), pytest.approx(0.9))
+    assert when.trigger_change == pytest.approx(-0.7)
+    assert when.false_trigger_change == pytest.approx(0.3)
+    assert not when.candidate
     assert wide.false_trigger_change is None
-    assert tight.candidate and tight.level == "NOISE"
+    assert tight.candidate
+    assert tight.level == "NOISE"
     assert not wide.candidate and wide.level == "UNDERPOWERED"  # too wide to say it does nothing
     from omk.report.ablation import rows
 
     assert [r[-1] for r in rows(ranking)] == ["REGRESS", "UNDERPOWERED · not shown to be without effect", "NOISE · candidate to cut"]
-    assert rows(ranking)[0][4:6] == ("-70%", "+30%") and rows(ranking)[1][4:6] == ("—", "—")
+    assert rows(ranking)[0][4:6] == ("-70%", "+30%")
+    assert rows(ranking)[1][4:6] == ("—", "—")
 
 
 def test_shards_of_an_ablation_merge_into_one_ranking(tmp_path):
@@ -204,7 +231,8 @@ def test_shards_of_an_ablation_merge_into_one_ranking(tmp_path):
     proc = omk("merge", "s1", "s2", "--out", "merged", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     block = read_document(tmp_path / "merged").experiment
-    assert block is not None and block.ablation is not None
+    assert block is not None
+    assert block.ablation is not None
     assert [(p.name, p.candidate) for p in block.ablation.parts] == [("Reply rules", False), ("Acme support tone", True)]
     assert block.ablation.parts[0].samples == 24
 
@@ -219,13 +247,16 @@ def test_the_python_api_ablates_a_skill_and_returns_the_typed_ranking(tmp_path, 
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where a run kept in memory puts its copies
     outcome = omk.ablate(EXPERIMENT / "eval-samples.yaml", SKILL, seed=11, judge=False, cache=False, cwd=tmp_path)
     ranking = outcome.ablation
-    assert isinstance(ranking, omk.Ablation) and ranking == outcome.block.ablation
+    assert isinstance(ranking, omk.Ablation)
+    assert ranking == outcome.block.ablation
     assert all(isinstance(p, omk.AblationPart) for p in ranking.parts)
     assert [(p.name, p.candidate, p.level) for p in ranking.parts] == [("Reply rules", False, "REGRESS"), ("Acme support tone", True, "NOISE")]
-    assert ranking.parts[0].contribution == pytest.approx(1.5) and ranking.parts[0].samples == 24
+    assert ranking.parts[0].contribution == pytest.approx(1.5)
+    assert ranking.parts[0].samples == 24
     assert outcome.out_dir is None and list(scratch.iterdir()) == [] and not (tmp_path / ".omk").exists()  # nothing left behind
     written = omk.ablate(EXPERIMENT / "eval-samples.yaml", SKILL, seed=11, judge=False, cache=False, cwd=tmp_path, out="run", formats=["junit"])
-    assert written.out_dir == tmp_path / "run" and read_document(tmp_path / "run").experiment == written.block
+    assert written.out_dir == tmp_path / "run"
+    assert read_document(tmp_path / "run").experiment == written.block
     assert [p.name for p in written.ablation.parts] == ["Reply rules", "Acme support tone"] if written.ablation else False
     assert len(list((tmp_path / ".omk" / "ablation").iterdir())) == 1  # kept for a resume
     with pytest.raises(TypeError, match="spec string"):
@@ -266,7 +297,8 @@ def test_an_ablation_prunes_stale_copies_and_a_dry_run_leaves_none(tmp_path):
     proc = omk(*args, "--out", "run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     (current,) = (tmp_path / ".omk" / "ablation").iterdir()
-    assert current != stale and time.time() - current.stat().st_mtime < 600
+    assert current != stale
+    assert time.time() - current.stat().st_mtime < 600
 
 
 def _drop_last_result(run: Path, variant: str) -> None:
@@ -291,13 +323,16 @@ def test_a_resume_writes_removed_copies_again_unless_the_skill_changed(tmp_path)
     (root,) = copies.iterdir()
     assert "## Reply rules" not in (root / "without-reply-rules" / "support-tone" / "SKILL.md").read_text(encoding="utf-8")
     again = read_document(tmp_path / "run").experiment
-    assert first is not None and again is not None and again.ablation == first.ablation
+    assert first is not None
+    assert again is not None
+    assert again.ablation == first.ablation
     shutil.rmtree(copies)
     _drop_last_result(tmp_path / "run", "without-reply-rules")
     with (skill / "SKILL.md").open("a", encoding="utf-8") as f:
         f.write("\n## New rules\nBe brief.\n")
     refused = omk("eval", "--resume", "run", "--target", AGENT, "--quiet", "--no-cache", cwd=tmp_path)
-    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.returncode == 2
+    assert "Traceback" not in refused.stderr
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "has changed since the run began" in lines[0], refused.stderr
 
@@ -369,8 +404,11 @@ def test_ablate_replaces_the_variants_omk_yaml_declares(triggered):
     block = read_document(out).experiment
     assert block is not None and block.ablation is not None, proc.stdout + proc.stderr
     names = [v.name for v in block.variants]
-    assert names[0] == "whole-skill" and sorted(names[1:]) == ["without-refunds", "without-when-not-to-use", "without-when-to-use"]
-    assert "baseline" not in proc.stdout and "old-arm" not in proc.stdout and not (out / "variants" / "old-arm").exists()
+    assert names[0] == "whole-skill"
+    assert sorted(names[1:]) == ["without-refunds", "without-when-not-to-use", "without-when-to-use"]
+    assert "baseline" not in proc.stdout
+    assert "old-arm" not in proc.stdout
+    assert not (out / "variants" / "old-arm").exists()
 
 
 def test_removing_a_section_shows_its_recall_and_false_trigger_changes_in_every_format(triggered):
@@ -387,12 +425,16 @@ def test_removing_a_section_shows_its_recall_and_false_trigger_changes_in_every_
     assert "-100%" in rows["Whento"] and "-50%" in rows["Whento"] and "+50%" in rows["Whennot"], proc.stdout
     summary = (out / "summary.md").read_text(encoding="utf-8")
     assert "| recall change | false-trigger change |" in summary
-    assert "| When to use | section |" in summary and "| -100% | -50% |" in summary and "| +0% | +50% |" in summary
+    assert "| When to use | section |" in summary
+    assert "| -100% | -50% |" in summary
+    assert "| +0% | +50% |" in summary
     page = (out / "report.html").read_text(encoding="utf-8")
     table = page[page.index('<section id="ablation">') :]
-    assert "<th class=num>false-trigger change</th>" in table and "<td class=num>-50%</td>" in table
+    assert "<th class=num>false-trigger change</th>" in table
+    assert "<td class=num>-50%</td>" in table
     junit = (out / "junit.xml").read_text(encoding="utf-8")
-    assert "recall change -100% · false-trigger change -50%" in junit and "recall change +0% · false-trigger change +50%" in junit
+    assert "recall change -100% · false-trigger change -50%" in junit
+    assert "recall change +0% · false-trigger change +50%" in junit
 
 
 def test_ablate_with_several_targets_is_refused_in_one_line(tmp_path):

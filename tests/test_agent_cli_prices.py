@@ -34,17 +34,20 @@ def test_the_agent_clis_models_are_priced_from_the_dated_table(tmp_path: Path) -
     out = dry_run(tmp_path, "claude:sonnet")
     assert "no known price" not in out and "$0.0060" in out  # 400 output tokens at $15 per 1M, 2 input at $3
     out = dry_run(tmp_path, "codex:gpt-5-codex")
-    assert "no known price" not in out and "$0.0040" in out
+    assert "no known price" not in out
+    assert "$0.0040" in out
 
 
 def test_omk_yaml_prices_each_cli_kind_and_the_hint_names_its_setting(tmp_path: Path) -> None:
     out = dry_run(tmp_path, "codex:gpt-5-codex", "codex:\n  price: {input: 0, output: 100}\n")
     assert "$0.0400" in out
     unknown = dry_run(tmp_path, "claude:some-new-model", "")
-    assert "set claude.price in omk.yaml" in unknown and "openai.price" not in unknown
+    assert "set claude.price in omk.yaml" in unknown
+    assert "openai.price" not in unknown
 
 
 def test_the_price_table_says_when_it_was_taken() -> None:
     from omk.llm.pricing import PRICES_CHECKED
 
-    assert len(PRICES_CHECKED) == 10 and PRICES_CHECKED[4] == "-"
+    assert len(PRICES_CHECKED) == 10
+    assert PRICES_CHECKED[4] == "-"

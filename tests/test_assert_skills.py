@@ -31,14 +31,16 @@ READ_DOCX = ToolCall("Read", {"file_path": "/tmp/w/.claude/skills/docx/SKILL.md"
 
 def test_a_skill_tool_call_naming_the_skill_passes_and_its_count_is_the_metric():
     result = used([SKILL_PDF, ToolCall("Bash", {"command": "ls"}, "")], value="pdf")
-    assert result.passed and result.metric == 1
+    assert result.passed
+    assert result.metric == 1
     assert result.message == "skill pdf invoked 1 time(s) >= 1"
 
 
 def test_a_read_of_its_skill_md_counts_too_and_other_skills_are_named_on_failure():
     assert used([READ_DOCX], value="docx").passed
     miss = used([READ_DOCX], value="pdf")
-    assert not miss.passed and miss.metric == 0
+    assert not miss.passed
+    assert miss.metric == 0
     assert miss.message == "skill pdf invoked 0 time(s) < 1; fired instead: docx"
 
 
@@ -60,7 +62,8 @@ def test_threshold_and_max_bound_the_number_of_invocations():
     assert not used([SKILL_PDF], value="pdf", threshold=2).passed
     assert used(twice, value="pdf", threshold=2).passed
     over = used(twice, value="pdf", max=1)
-    assert not over.passed and over.message == "skill pdf invoked 2 time(s) > max 1"
+    assert not over.passed
+    assert over.message == "skill pdf invoked 2 time(s) > max 1"
     assert used(twice, value="pdf", threshold=1, max=2).message == "skill pdf invoked 2 time(s) within 1..2"
 
 
@@ -72,7 +75,8 @@ def test_not_is_the_negative_control():
 def test_a_skill_the_run_does_not_install_fails_and_its_not_form_passes():
     calls = [ToolCall("Skill", {"skill": "pdf"}, "Unknown skill: pdf", is_error=True)]
     missing = used(calls, skills=(), value="pdf")
-    assert not missing.passed and missing.message == "skill pdf is not installed in this run (installed: none)"
+    assert not missing.passed
+    assert missing.message == "skill pdf is not installed in this run (installed: none)"
     assert used(calls, skills=(), value="pdf", **{"not": True}).passed
     assert used([SKILL_PDF], skills=None, value="pdf").passed  # a target that does not say: the trace decides
 
@@ -138,14 +142,17 @@ def test_omk_eval_refuses_a_misspelt_skill_with_exit_2(tmp_path):
     (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "x"}\n', encoding="utf-8")
     (tmp_path / "s.yaml").write_text(HEAD + "    assertions:\n      - {type: skill_used, value: pfd}\n", encoding="utf-8")
     proc = run_omk("eval", "s.yaml", "--no-judge", "--quiet", cwd=tmp_path, drop=(), columns=None)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == "s.yaml:5: samples[0] (a) assertions[0].value: skill_used names 'pfd', which this run does not install; installed: pdf"
 
 
 def test_doctor_warns_about_a_skill_without_negative_controls(tmp_path):
     only_positive = _sample(tmp_path, "{type: skill_used, value: pdf}")
     [found] = skill_controls(only_positive)
-    assert found.kind == "skill_no_negative_control" and found.severity == "warning"
-    assert "fires on everything scores perfect recall" in found.message and found.detail["skill"] == "pdf"
+    assert found.kind == "skill_no_negative_control"
+    assert found.severity == "warning"
+    assert "fires on everything scores perfect recall" in found.message
+    assert found.detail["skill"] == "pdf"
     both = _sample(tmp_path / "b", "{type: skill_used, value: pdf}", "{type: skill_used, value: pdf, not: true}")
     assert skill_controls(both) == []

@@ -40,7 +40,8 @@ def work(tmp_path) -> Path:
 def test_file_exists_pass_fail_and_not(work):
     assert ws_check(work, {"type": "file_exists", "path": "src/app.py"}).passed
     missing = ws_check(work, {"type": "file_exists", "path": "src/gone.py"})
-    assert not missing.passed and missing.message == "src/gone.py does not exist"
+    assert not missing.passed
+    assert missing.message == "src/gone.py does not exist"
     assert ws_check(work, {"type": "file_exists", "path": "src/gone.py", "not": True}).passed
     assert not ws_check(work, {"type": "file_exists", "path": "src"}).passed  # a folder is no file
 
@@ -50,7 +51,8 @@ def test_a_symlink_leading_out_of_the_workspace_is_never_read(work, tmp_path):
     secret.write_text("TOKEN", encoding="utf-8")
     os.symlink(secret, work / "link.txt")
     result = ws_check(work, {"type": "file_contains", "path": "link.txt", "value": "TOKEN"})
-    assert not result.passed and "outside the workspace" in result.message
+    assert not result.passed
+    assert "outside the workspace" in result.message
 
 
 def test_file_contains_value_and_pattern(work):
@@ -66,10 +68,12 @@ def test_file_json_schema(work):
     schema = {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
     assert ws_check(work, {"type": "file_json_schema", "path": "out.json", "schema": schema}).passed
     wrong = ws_check(work, {"type": "file_json_schema", "path": "out.json", "schema": {"required": ["missing"]}})
-    assert not wrong.passed and "schema violation" in wrong.message
+    assert not wrong.passed
+    assert "schema violation" in wrong.message
     assert ws_check(work, {"type": "file_json_schema", "path": "out.json", "schema": {"required": ["missing"]}, "not": True}).passed
     bad = ws_check(work, {"type": "file_json_schema", "path": "src/app.py", "schema": {}})
-    assert not bad.passed and "src/app.py: file is not valid JSON" in bad.message
+    assert not bad.passed
+    assert "src/app.py: file is not valid JSON" in bad.message
 
 
 def test_without_a_workspace_every_check_is_an_error_even_under_not():
@@ -100,9 +104,11 @@ def test_files_changed_allowed_and_required():
     assert ws_check(None, {"type": "files_changed", "allowed": ["src/*", "tests/*", "old.txt"]}, CHANGES).passed
     assert ws_check(None, {"type": "files_changed", "required": ["src/app.py"], "allowed": ["*"]}, CHANGES).passed
     outside = ws_check(None, {"type": "files_changed", "allowed": ["src/*"], "required": ["tests/*.py"]}, CHANGES)
-    assert not outside.passed and outside.message == "changed outside what may change: old.txt"
+    assert not outside.passed
+    assert outside.message == "changed outside what may change: old.txt"
     unchanged = ws_check(None, {"type": "files_changed", "required": ["docs/*"], "allowed": ["*"]}, CHANGES)
-    assert not unchanged.passed and unchanged.message == "nothing changed matches docs/*"
+    assert not unchanged.passed
+    assert unchanged.message == "nothing changed matches docs/*"
     assert ws_check(None, {"type": "files_changed", "allowed": ["src/*"], "not": True}, CHANGES).passed
     assert ws_check(None, {"type": "files_changed", "allowed": ["x"]}, Trace(workspace=WorkspaceChanges())).passed
 
@@ -113,27 +119,34 @@ def test_files_changed_allowed_and_required():
 def test_command_passes_runs_in_the_workspace_and_its_exit_code_decides(work):
     script = "import sys, pathlib; sys.exit(0 if pathlib.Path('src/app.py').is_file() else 3)"
     ok = ws_check(work, {"type": "command_passes", "value": f"{sys.executable} -c \"{script}\""})
-    assert ok.passed and ok.metric == 0
+    assert ok.passed
+    assert ok.metric == 0
     failing = f"{sys.executable} -c \"import sys; print('boom'); sys.exit(4)\""
     bad = ws_check(work, {"type": "command_passes", "value": failing})
-    assert not bad.passed and bad.metric == 4 and bad.message.endswith("exited with code 4: boom")
+    assert not bad.passed
+    assert bad.metric == 4
+    assert bad.message.endswith("exited with code 4: boom")
     assert ws_check(work, {"type": "command_passes", "value": failing, "not": True}).passed
 
 
 def test_command_passes_timeout_kills_the_group_and_output_is_capped(work):
     sleeper = f"{sys.executable} -c \"import time; time.sleep(30)\""
     slow = ws_check(work, {"type": "command_passes", "value": sleeper, "not": True}, command_timeout_s=0.5)
-    assert slow.status is Status.FAILED and slow.error and "timed out after 0.5s" in slow.message
+    assert slow.status is Status.FAILED
+    assert slow.error
+    assert "timed out after 0.5s" in slow.message
     loud = f"{sys.executable} -c \"print('x' * 5000)\""
     big = ws_check(work, {"type": "command_passes", "value": loud}, max_output_bytes=1000)
-    assert big.error and "printed more than 1000 bytes" in big.message
+    assert big.error
+    assert "printed more than 1000 bytes" in big.message
 
 
 def test_command_output_is_masked(work, monkeypatch):
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-9f8e7d6c5b4a")
     command = f"{sys.executable} -c \"import os, sys; print(os.environ['MY_SERVICE_TOKEN']); sys.exit(1)\""
     result = ws_check(work, {"type": "command_passes", "value": command})
-    assert "tok-9f8e7d6c5b4a" not in result.message and "[redacted]" in result.message
+    assert "tok-9f8e7d6c5b4a" not in result.message
+    assert "[redacted]" in result.message
 
 
 # --- bad input ---------------------------------------------------------------------------------
@@ -183,10 +196,14 @@ def test_diff_lists_created_changed_and_deleted_files_with_capped_masked_text(wo
     (work / "out.json").unlink()
     (work / "new.bin").write_bytes(b"\x00\x01binary")
     changes = diff(before, snapshot(work), work, lambda text: text.replace("SECRET-VALUE-123", "[redacted]"))
-    assert [c.path for c in changes.created] == ["new.bin"] and changes.created[0].content is None
+    assert [c.path for c in changes.created] == ["new.bin"]
+    assert changes.created[0].content is None
     (changed,) = changes.changed
-    assert changed.path == "src/app.py" and changed.size == len("changed SECRET-VALUE-123\n") + 5000
-    assert changed.content.startswith("changed [redacted]") and changed.truncated and len(changed.content) == 2000
+    assert changed.path == "src/app.py"
+    assert changed.size == len("changed SECRET-VALUE-123\n") + 5000
+    assert changed.content.startswith("changed [redacted]")
+    assert changed.truncated
+    assert len(changed.content) == 2000
     assert [(c.path, c.size, c.content) for c in changes.deleted] == [("out.json", 28, None)]
     again = SampleResult.read(json.loads(json.dumps(SampleResult("s", "ok", "p", trace=Trace(workspace=changes)).to_json())))
     assert again.trace.workspace == changes
@@ -234,8 +251,10 @@ def test_cmd_with_workspace_works_on_a_copy_and_leaves_the_users_folder_untouche
         a.message for a in result.assertions
     ]
     changes = result.trace.workspace
-    assert [c.path for c in changes.created] == ["notes.md"] and changes.created[0].content == "# Notes\nfixed the bug\n"
-    assert [c.path for c in changes.changed] == ["src/app.py"] and [c.path for c in changes.deleted] == ["stale.txt"]
+    assert [c.path for c in changes.created] == ["notes.md"]
+    assert changes.created[0].content == "# Notes\nfixed the bug\n"
+    assert [c.path for c in changes.changed] == ["src/app.py"]
+    assert [c.path for c in changes.deleted] == ["stale.txt"]
     ran_in = Path(result.output.removeprefix("done in "))
     assert ran_in != project / "repo" and not ran_in.exists()  # a fresh folder, removed after the checks
     assert {p: p.read_bytes() for p in (project / "repo").rglob("*") if p.is_file()} == before
@@ -280,7 +299,9 @@ def test_every_format_shows_the_files_and_the_aligned_sequence(tmp_path):
     assert "| workspace |" in markdown
     assert "| created notes.md (22 B); changed src/app.py (43 B); deleted stale.txt (3 B) |" in markdown
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert 'class="ws-file ws-created"' in page and "<code>notes.md</code>" in page and "fixed the bug" in page
+    assert 'class="ws-file ws-created"' in page
+    assert "<code>notes.md</code>" in page
+    assert "fixed the bug" in page
     assert '<pre class="assert-detail">' in page
 
 
@@ -323,7 +344,8 @@ def test_a_huge_file_the_agent_leaves_is_never_read_whole(tmp_path, work):
     assert peak_kib < 1024 * 1024, f"omk's peak memory was {peak_kib / 1024:.0f} MiB"  # a whole read is 3 GiB
     result = json.loads((project / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
     created = [c["path"] for c in result["trace"]["workspace"]["created"]]
-    assert created == ["huge.bin"] and any("huge.bin" in n and "not read" in n for n in result["trace"]["notes"])
+    assert created == ["huge.bin"]
+    assert any("huge.bin" in n and "not read" in n for n in result["trace"]["notes"])
 
 
 def test_the_files_an_agent_left_are_a_fact_beside_its_failures_not_a_failed_check(tmp_path, work):

@@ -67,13 +67,17 @@ def test_a_dry_run_s_answers_never_come_back_from_another_server(kind, scripted_
         return {"OMK_CODEX": binary, "OPENAI_BASE_URL": server.openai_url, "OPENAI_API_KEY": "offline"}
 
     dry = run_report(tmp_path, f"{kind}:", env(first))
-    assert dry["results"][0]["output"] == "the scripted dry run" and not dry["results"][0]["cached"]
+    assert dry["results"][0]["output"] == "the scripted dry run"
+    assert not dry["results"][0]["cached"]
     other = run_report(tmp_path, f"{kind}:", env(second))
     assert other["results"][0]["output"] == "the other server"
-    assert not other["results"][0]["cached"] and second.requests
+    assert not other["results"][0]["cached"]
+    assert second.requests
     again = run_report(tmp_path, f"{kind}:", env(second))  # the cache still serves the server it came from
-    assert again["results"][0]["output"] == "the other server" and again["results"][0]["cached"]
-    assert again["summary"]["cached"] == 1 and "1 of 1 from the cache; --no-cache to call again" in again["terminal"]
+    assert again["results"][0]["output"] == "the other server"
+    assert again["results"][0]["cached"]
+    assert again["summary"]["cached"] == 1
+    assert "1 of 1 from the cache; --no-cache to call again" in again["terminal"]
 
 
 def _calls_made(tmp_path: Path, target: str, settings: str = "") -> int:
@@ -107,7 +111,8 @@ def test_each_input_of_a_model_api_target_is_a_cache_miss(kind, scripted_model, 
     for what, spec, settings in changes:
         assert _calls_made(tmp_path, spec, settings) == 1, what
     monkeypatch.setenv(f"{kind.upper()}_BASE_URL", url(two))  # another endpoint
-    assert _calls_made(tmp_path, target) == 1 and two.requests
+    assert _calls_made(tmp_path, target) == 1
+    assert two.requests
     # a proxy the calls would go through (here bypassed for 127.0.0.1 by NO_PROXY, so they still arrive)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     assert _calls_made(tmp_path, target) == 1
@@ -143,7 +148,8 @@ def test_each_input_of_a_cmd_target_is_a_cache_miss(tmp_path, monkeypatch):
     assert _calls_made(tmp_path, target, "system: be brief\n") == 1
     assert _calls_made(tmp_path, target, "system: be brief\n") == 0
     identity = make_target(target, base_dir=tmp_path).cache_identity()
-    assert identity is not None and "secret-pass" not in json.dumps(identity.material())
+    assert identity is not None
+    assert "secret-pass" not in json.dumps(identity.material())
 
 
 def _key(spec: str, settings: dict | None, tmp_path: Path) -> str:
@@ -212,7 +218,8 @@ def test_each_input_of_an_agent_cli_target_is_a_cache_miss(kind, tmp_path, monke
         assert key not in seen, f"{what} gave the same key as {seen.get(key)}"
         seen[key] = what
     identity = make_target(f"{kind}:", base_dir=tmp_path).cache_identity()
-    assert identity is not None and secret not in json.dumps(identity.material())
+    assert identity is not None
+    assert secret not in json.dumps(identity.material())
     assert identity.environment["ANTHROPIC_API_KEY" if kind == "claude" else "OPENAI_API_KEY"] == "set"
     monkeypatch.setenv("ANTHROPIC_API_KEY" if kind == "claude" else "OPENAI_API_KEY", secret + "-rotated")
     assert make_target(f"{kind}:", base_dir=tmp_path).cache_identity() == identity  # a rotated key keeps the cache
@@ -296,7 +303,8 @@ def test_the_judge_cache_keys_on_the_same_identity_as_a_target(scripted_model, t
     server = scripted_model([reply] * 4)
     monkeypatch.setenv("OPENAI_API_KEY", "offline")
     model = f"openai:m@{server.openai_url}"
-    assert score(model) == 3 and len(server.requests) == 1
+    assert score(model) == 3
+    assert len(server.requests) == 1
     assert score(model) == 3 and len(server.requests) == 1  # from the cache
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
@@ -320,13 +328,15 @@ def test_an_experiment_says_how_many_answers_came_from_the_cache_in_every_format
     second = run("two")
     report = json.loads((tmp_path / "two" / "report.json").read_text(encoding="utf-8"))
     cases = [c for r in report["experiment"]["runs"].values() for c in r["results"]]
-    assert cases and all(c["cached"] is True for c in cases)
+    assert cases
+    assert all(c["cached"] is True for c in cases)
     line = f"{len(cases)} of {len(cases)} from the cache; --no-cache to call again"
     assert line in second.stdout
     assert line in (tmp_path / "two" / "summary.md").read_text(encoding="utf-8")
     assert line in (tmp_path / "two" / "report.html").read_text(encoding="utf-8")
     junit = (tmp_path / "two" / "junit.xml").read_text(encoding="utf-8")
-    assert f'<property name="cached" value="{len(cases)}" />' in junit and '<property name="cached" value="true" />' in junit
+    assert f'<property name="cached" value="{len(cases)}" />' in junit
+    assert '<property name="cached" value="true" />' in junit
 
 
 KEY_OF = """import sys

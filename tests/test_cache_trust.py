@@ -64,7 +64,8 @@ def test_a_row_forged_with_the_public_key_recipe_is_a_miss(tmp_path):
     again = omk_eval(tmp_path, "--out", "second", OMK_TEST_ANSWER="nope")
     assert again.returncode == 1, again.stdout + again.stderr
     result = json.loads((tmp_path / "second" / "report.json").read_text(encoding="utf-8"))["results"][0]
-    assert result["cached"] is False and result["output"] == '{"response": "nope"}'
+    assert result["cached"] is False
+    assert result["output"] == '{"response": "nope"}'
 
 
 def test_this_machines_cache_and_a_shared_ci_key_are_trusted(tmp_path):
@@ -97,7 +98,8 @@ def test_a_cache_locked_by_another_process_is_skipped_with_a_warning_and_never_f
         [sys.executable, "-c", HOLDER, str(tmp_path / ".omk" / "cache.sqlite")], stdout=subprocess.PIPE, text=True
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
         started = time.monotonic()
         proc = omk_eval(tmp_path, "--out", "locked", "--timeout", "3", "--concurrency", "2")
         took = time.monotonic() - started
@@ -107,7 +109,8 @@ def test_a_cache_locked_by_another_process_is_skipped_with_a_warning_and_never_f
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((tmp_path / "locked" / "report.json").read_text(encoding="utf-8"))
     assert [r["status"] for r in report["results"]] == ["ok"] * 6
-    assert proc.stderr.count("cannot be used") == 1 and "the run goes on without it" in proc.stderr
+    assert proc.stderr.count("cannot be used") == 1
+    assert "the run goes on without it" in proc.stderr
     assert took < 20, took  # not a busy timeout per sample
 
 
@@ -120,9 +123,11 @@ def test_has_all_asks_for_every_key_signed(tmp_path):
     try:
         for key in ("a", "b"):
             cache.put(key, TargetResult(output=f"out {key}", trace=parse_trace({})))
-        assert cache.has_all(["a", "b"]) and cache.has_all([])
+        assert cache.has_all(["a", "b"])
+        assert cache.has_all([])
         assert not cache.has_all(["a", "missing"])
         cache._run(lambda: cache._db.execute("UPDATE responses SET output = 'forged' WHERE key = 'b'"), None)
-        assert not cache.has_all(["a", "b"]) and cache.has_all(["a"])
+        assert not cache.has_all(["a", "b"])
+        assert cache.has_all(["a"])
     finally:
         cache.close()

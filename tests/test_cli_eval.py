@@ -34,15 +34,18 @@ def test_bundled_replay_run_matches_the_report_contract(tmp_path):
     assert [r["sample_id"] for r in report["results"]] == [s["sample_id"] for s in written]
     summary = report["summary"]
     assert summary["total"] == len(written) >= 10
-    assert summary["errored"] == 0 and summary["failed"] == 0
+    assert summary["errored"] == 0
+    assert summary["failed"] == 0
     assert set(summary["scores"]) == {"fact", "behavior", "judge", "composite"}
     assert summary["scores"]["judge"] is None  # no judge configured
     for result, sample in zip(report["results"], written, strict=True):
-        assert result["status"] == "ok" and result["error"] is None
+        assert result["status"] == "ok"
+        assert result["error"] is None
         # a conversation is checked turn by turn: the sample's assertions, then the turn's own
         checked = [(result, sample.get("assertions") or [])]
         if "turns" in sample:
-            assert result["assertions"] == [] and len(result["turns"]) == len(sample["turns"])
+            assert result["assertions"] == []
+            assert len(result["turns"]) == len(sample["turns"])
             shared = sample.get("assertions") or []
             checked = [(t, shared + (w.get("assertions") or [])) for t, w in zip(result["turns"], sample["turns"], strict=True)]
         for unit, expected in checked:
@@ -55,10 +58,13 @@ def test_bundled_replay_run_matches_the_report_contract(tmp_path):
     by_id = {r["sample_id"]: r for r in report["results"]}
     # judge-scored assertions are reported as skipped, not failed and not dropped
     relevancy = by_id["cs-order-status-en"]["assertions"][-1]
-    assert relevancy["type"] == "answer_relevancy" and relevancy["status"] == "skipped" and relevancy["passed"] is None
+    assert relevancy["type"] == "answer_relevancy"
+    assert relevancy["status"] == "skipped"
+    assert relevancy["passed"] is None
     # the slow order lookup fails latency_max but the sample still passes its layers
     latency = next(a for a in by_id["cs-order-status-en"]["assertions"] if a["type"] == "latency_max")
-    assert latency["passed"] is False and "9200" in latency["message"]
+    assert latency["passed"] is False
+    assert "9200" in latency["message"]
     assert by_id["cs-order-status-en"]["scores"]["behavior"] == 4.33
     # the composed prompt carries the fenced context
     assert by_id["cr-sql-injection-zh"]["prompt"].endswith("```")
@@ -88,8 +94,10 @@ def test_missing_recorded_response_errors_that_sample_only(tmp_path):
     assert proc.returncode == 1
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     first, *rest = report["results"]
-    assert first["status"] == "error" and "no recorded response" in first["error"]
-    assert first["passed"] is False and first["assertions"] == []
+    assert first["status"] == "error"
+    assert "no recorded response" in first["error"]
+    assert first["passed"] is False
+    assert first["assertions"] == []
     assert all(r["status"] == "ok" for r in rest)
     assert report["summary"]["errored"] == 1
 
@@ -102,7 +110,8 @@ def test_failing_sample_gives_exit_1_and_names_the_assertion(tmp_path):
     (tmp_path / "r.jsonl").write_text('{"sample_id": "a", "output": "hello"}\n', encoding="utf-8")
     proc = omk("eval", str(samples), "--target", "replay:r.jsonl", "--out", str(tmp_path / "o"), cwd=tmp_path)
     assert proc.returncode == 1
-    assert "contains" in proc.stdout and "bonjour" in proc.stdout
+    assert "contains" in proc.stdout
+    assert "bonjour" in proc.stdout
     assert "gate failed" in proc.stdout
 
 
@@ -140,7 +149,8 @@ def test_configuration_errors_exit_2_without_traceback(tmp_path):
     for args in (["--target", "nope:x"], ["--target", "replay:missing.jsonl"], []):
         proc = omk("eval", "s.yaml", *args, cwd=tmp_path)
         assert proc.returncode == 2, (args, proc.stderr)
-        assert "Traceback" not in proc.stderr and proc.stderr.strip()
+        assert "Traceback" not in proc.stderr
+        assert proc.stderr.strip()
     (tmp_path / "omk.yaml").write_text("targt: replay:r.jsonl\n", encoding="utf-8")
     proc = omk("eval", "s.yaml", cwd=tmp_path)
     assert proc.returncode == 2
@@ -152,7 +162,8 @@ def test_filter_selects_by_glob(tmp_path):
     proc = omk("eval", str(SAMPLES), "--filter", "cs-*", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     ids = [r["sample_id"] for r in json.loads((out / "report.json").read_text())["results"]]
-    assert ids and all(i.startswith("cs-") for i in ids)
+    assert ids
+    assert all(i.startswith("cs-") for i in ids)
     assert omk("eval", str(SAMPLES), "--filter", "zz-*").returncode == 2
 
 
@@ -177,7 +188,8 @@ def test_init_writes_a_runnable_starter_with_its_schema(tmp_path):
     run = omk("eval", "eval-samples.yaml", "--out", str(tmp_path / "out"), cwd=proj)
     assert run.returncode == 0, run.stdout + run.stderr
     again = omk("init", "proj", cwd=tmp_path)
-    assert again.returncode == 2 and "already exist" in again.stderr
+    assert again.returncode == 2
+    assert "already exist" in again.stderr
 
 
 def test_init_keeps_the_omk_folder_out_of_git_creating_or_appending_to_gitignore(tmp_path):
@@ -189,7 +201,8 @@ def test_init_keeps_the_omk_folder_out_of_git_creating_or_appending_to_gitignore
     proc = omk("init", "old", cwd=tmp_path)
     assert proc.returncode == 0 and ".gitignore" in proc.stdout, proc.stderr
     lines = (old / ".gitignore").read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "node_modules/" and lines[-1] == ".omk/"
+    assert lines[0] == "node_modules/"
+    assert lines[-1] == ".omk/"
     for name in ("eval-samples.yaml", "responses.jsonl", "omk.yaml", "eval-samples.schema.json"):
         (old / name).unlink()
     assert omk("init", "old", cwd=tmp_path).returncode == 0
@@ -218,7 +231,8 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
         )
     finally:
         os.close(write_end)
-    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.returncode == 0
+    assert proc.stderr == ""
 
 
 def _eval_into_a_closed_pipe(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:

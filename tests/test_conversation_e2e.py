@@ -81,7 +81,8 @@ def check_report(result: dict) -> None:
     assert [t["prompt"] for t in turns] == PROMPTS
     for t in turns:
         assert set(t) >= {"index", "prompt", "output", "trace", "assertions", "judge", "scores", "passed", "status"}
-        assert t["status"] == "ok" and t["passed"] is True
+        assert t["status"] == "ok"
+        assert t["passed"] is True
         assert t["assertions"][0]["type"] == "not_contains"  # the sample's assertions run on every turn
     assert [len(t["assertions"]) for t in turns] == [3, 3, 2]
     first, second, third = (t["trace"] for t in turns)
@@ -94,7 +95,9 @@ def check_report(result: dict) -> None:
     whole = result["trace"]
     assert whole["mock_stats"] == {"hits": 2, "misses": 0, "per_mock": {"lookup_order:1": 2}}
     assert [c["output"]["status"] for c in whole["tool_calls"]] == ["processing", "shipped"]
-    assert result["assertions"] == [] and result["prompt"] == PROMPTS[0] and result["output"] == turns[2]["output"]
+    assert result["assertions"] == []
+    assert result["prompt"] == PROMPTS[0]
+    assert result["output"] == turns[2]["output"]
     assert result["scores"] == {"fact": 5.0, "behavior": 5.0, "judge": None, "composite": 5.0}
 
 
@@ -124,14 +127,17 @@ def test_openai_gets_the_history_on_turns_two_and_three(tmp_path):
 
     turn2 = requests[2]["messages"]  # the first request of turn 2
     assert [m["role"] for m in turn2] == ["user", "assistant", "tool", "assistant", "user"]
-    assert turn2[0]["content"] == PROMPTS[0] and turn2[-1]["content"] == PROMPTS[1]
+    assert turn2[0]["content"] == PROMPTS[0]
+    assert turn2[-1]["content"] == PROMPTS[1]
     call = turn2[1]["tool_calls"][0]
-    assert call["function"]["name"] == "lookup_order" and json.loads(call["function"]["arguments"]) == {"order_id": "A1001"}
+    assert call["function"]["name"] == "lookup_order"
+    assert json.loads(call["function"]["arguments"]) == {"order_id": "A1001"}
     assert turn2[2] == {"role": "tool", "tool_call_id": call["id"], "content": '{"status":"processing"}'}
     assert turn2[3] == {"role": "assistant", "content": "Order A1001 is processing."}
     turn3 = requests[4]["messages"]
     assert [m["role"] for m in turn3] == ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant", "user"]
-    assert turn3[6]["content"] == '{"status":"shipped"}' and turn3[7]["content"] == "Order A1001 is shipped."
+    assert turn3[6]["content"] == '{"status":"shipped"}'
+    assert turn3[7]["content"] == "Order A1001 is shipped."
     assert turn3[-1]["content"] == PROMPTS[2]
 
     result = report_of(out)["results"][0]
@@ -178,7 +184,8 @@ def test_anthropic_gets_the_history_on_turns_two_and_three(tmp_path):
     assert turn2[4]["content"] == PROMPTS[1]
     turn3 = requests[4]["messages"]
     assert [m["role"] for m in turn3] == ["user", "assistant", "user", "assistant"] * 2 + ["user"]
-    assert turn3[6]["content"][0]["content"] == '{"status":"shipped"}' and turn3[-1]["content"] == PROMPTS[2]
+    assert turn3[6]["content"][0]["content"] == '{"status":"shipped"}'
+    assert turn3[-1]["content"] == PROMPTS[2]
     check_report(report_of(out)["results"][0])
 
 
@@ -258,17 +265,23 @@ def test_a_failed_turn_errors_the_sample_and_keeps_the_earlier_turns(tmp_path):
     report = report_of(out)
     conv, single = report["results"]
     assert single["status"] == "ok" and single["passed"] is True  # the run went on
-    assert conv["status"] == "error" and conv["passed"] is False
+    assert conv["status"] == "error"
+    assert conv["passed"] is False
     assert conv["error"] == "turn 2: recorded error: agent crashed"
     assert [t["status"] for t in conv["turns"]] == ["ok", "error", "skipped"]
     kept = conv["turns"][0]
-    assert kept["output"] == "Order A1001 is processing." and kept["passed"] is True and len(kept["assertions"]) == 3
-    assert conv["turns"][2]["output"] is None and conv["turns"][2]["prompt"] == PROMPTS[2]
-    assert report["summary"]["errored"] == 1 and report["summary"]["total"] == 2
+    assert kept["output"] == "Order A1001 is processing."
+    assert kept["passed"] is True
+    assert len(kept["assertions"]) == 3
+    assert conv["turns"][2]["output"] is None
+    assert conv["turns"][2]["prompt"] == PROMPTS[2]
+    assert report["summary"]["errored"] == 1
+    assert report["summary"]["total"] == 2
     assert "error: turn 2: recorded error: agent crashed" in proc.stdout
     assert "↳ turn 3: Thanks, that's all." in proc.stdout
     junit = (out / "junit.xml").read_text(encoding="utf-8")
-    assert "--- turn 1 (passed)" in junit and "(not sent: an earlier turn failed)" in junit
+    assert "--- turn 1 (passed)" in junit
+    assert "(not sent: an earlier turn failed)" in junit
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert "| ↳ turn 3: Thanks, that's all. | skipped |" in md
     assert "turn 2: error: recorded error: agent crashed" in md  # the failures table, from the shared reasons
@@ -301,7 +314,8 @@ def test_a_turn_is_retried_with_the_mocks_as_the_turn_began(tmp_path):
         assert len(fake.requests) == 7
     result = report_of(out)["results"][0]
     check_report(result)  # the retried turn 2 still got "shipped", not a third return_seq step
-    assert [t["attempts"] for t in result["turns"]] == [1, 2, 1] and result["attempts"] == 4
+    assert [t["attempts"] for t in result["turns"]] == [1, 2, 1]
+    assert result["attempts"] == 4
 
 
 def test_the_judge_sees_the_conversation_so_far(tmp_path):
@@ -325,15 +339,19 @@ def test_the_judge_sees_the_conversation_so_far(tmp_path):
     assert len(prompts) == 3  # turn 1: rubric; turn 2: rubric and one dimension
     first = [p for p in prompts if "此前的对话" not in p]
     later = [p for p in prompts if "此前的对话" in p]
-    assert len(first) == 1 and len(later) == 2
-    assert "你好，我的耳机坏了。" in first[0] and "您好，很抱歉。" in first[0]
+    assert len(first) == 1
+    assert len(later) == 2
+    assert "你好，我的耳机坏了。" in first[0]
+    assert "您好，很抱歉。" in first[0]
     for p in later:
-        assert "【用户】 你好，我的耳机坏了。" in p and "【助手】 您好，很抱歉。" in p
+        assert "【用户】 你好，我的耳机坏了。" in p
+        assert "【助手】 您好，很抱歉。" in p
         assert p.index("本轮") < p.index("能退款吗？") < p.index("可以，七天内可退。")
     result = report_of(out)["results"][0]
     assert [t["judge"]["score"] for t in result["turns"]] == [4.0, 4.0]
     assert result["turns"][1]["judge"]["dimensions"]["准确"]["score"] == 4
-    assert result["scores"]["judge"] == 4.0 and result["judge"] is None
+    assert result["scores"]["judge"] == 4.0
+    assert result["judge"] is None
 
 
 def test_resume_keeps_the_finished_conversation_with_its_turns(tmp_path):
@@ -354,6 +372,7 @@ def test_resume_keeps_the_finished_conversation_with_its_turns(tmp_path):
     resumed = omk_eval(["--resume", str(out)], tmp_path)
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     after = report_of(out)
-    assert after["results"][0] == before["results"][0] and len(after["results"][0]["turns"]) == 3
+    assert after["results"][0] == before["results"][0]
+    assert len(after["results"][0]["turns"]) == 3
     assert after["summary"]["skipped_judge_items"] == before["summary"]["skipped_judge_items"] == 3
     assert after["summary"]["scores"] == before["summary"]["scores"]

@@ -34,7 +34,8 @@ def advice(samples) -> dict[str, list[dict]]:
 def test_the_fewest_flips_is_the_exact_sign_test_of_scipy():
     k = min_flips()
     assert binomtest(k, k, 0.5).pvalue < 0.05 <= binomtest(k - 1, k - 1, 0.5).pvalue
-    assert k == 6 and samples_needed() == 60
+    assert k == 6
+    assert samples_needed() == 60
     assert binomtest(min_flips(0.01), min_flips(0.01), 0.5).pvalue < 0.01 <= binomtest(min_flips(0.01) - 1, min_flips(0.01) - 1, 0.5).pvalue
 
 
@@ -65,8 +66,11 @@ def test_single_checks_empty_layers_and_lone_capabilities():
 
 def test_advice_does_not_lower_the_health_or_the_verdict():
     result = examine([sample("one", checks=1, capability=("refunds",))], [])
-    assert result["totals"]["advice"] >= 4 and result["health"] == 100 and verdict(result, strict=True)
-    assert result["totals"]["flagged"] == 0 and result["recommendations"]
+    assert result["totals"]["advice"] >= 4
+    assert result["health"] == 100
+    assert verdict(result, strict=True)
+    assert result["totals"]["flagged"] == 0
+    assert result["recommendations"]
 
 
 def test_omk_doctor_gives_the_advice_on_the_starter_set(tmp_path):
@@ -74,7 +78,8 @@ def test_omk_doctor_gives_the_advice_on_the_starter_set(tmp_path):
     assert run("init", "evals").returncode == 0
     proc = run("doctor", "evals/eval-samples.yaml")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "[advice] small_set — 1" in proc.stdout and "1 sample: no regression can be told from noise" in proc.stdout
+    assert "[advice] small_set — 1" in proc.stdout
+    assert "1 sample: no regression can be told from noise" in proc.stdout
     assert "✓ no sample-quality issues found" in proc.stdout
     kinds = {d["kind"] for d in json.loads(run("doctor", "evals/eval-samples.yaml", "--json").stdout)["diagnostics"]}
     assert {"small_set", "capability_single"} <= kinds

@@ -43,13 +43,15 @@ def test_the_fix_is_kept_the_others_rejected_and_confirmed_on_test(evolved: tupl
     assert done.returncode == 0, done.stderr
     report = json.loads((work / "out" / "report.json").read_text())
     assert [c["status"] for c in report["candidates"]] == ["rejected", "rejected", "accepted"]
-    assert report["level"] == "PROGRESS" and report["stop"] == "every train sample passes"
+    assert report["level"] == "PROGRESS"
+    assert report["stop"] == "every train sample passes"
     assert report["candidates"][2]["decision"]["low"] > report["settings"]["trivial"]
     assert "+description: Drafts release notes for a software version, or a changelog summary." in report["diff"]
     assert "changelog summary" in (work / "skills" / "release-notes" / "SKILL.md").read_text()  # --write after PROGRESS
     assert "changelog summary" not in (DEMO / "skills" / "release-notes" / "SKILL.md").read_text()
     assert (work / "out" / "selected" / "release-notes" / "SKILL.md").read_text() == (work / "skills" / "release-notes" / "SKILL.md").read_text()
-    assert "ACCEPTED" in done.stdout and "PROGRESS" in done.stdout
+    assert "ACCEPTED" in done.stdout
+    assert "PROGRESS" in done.stdout
 
 
 def test_no_held_out_text_reaches_the_improver(evolved: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -82,8 +84,10 @@ def test_dry_run_calls_nothing(tmp_path: Path) -> None:
         "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "description", "--rounds", "3", "--candidates", "3", "--dry-run",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "at most 440 sample run(s)" in done.stdout and "improver" in done.stdout
-    assert not (work / "calls.jsonl").exists() and not (work / "requests.jsonl").exists()
+    assert "at most 440 sample run(s)" in done.stdout
+    assert "improver" in done.stdout
+    assert not (work / "calls.jsonl").exists()
+    assert not (work / "requests.jsonl").exists()
 
 
 def test_too_few_samples_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -91,12 +95,14 @@ def test_too_few_samples_is_one_line_and_exit_2(tmp_path: Path) -> None:
     shutil.copytree(DEMO, work)
     done = _omk(work, "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py", "--split", "90/5/5")
     assert done.returncode == 2
-    assert "too few samples for the split" in done.stderr and "Traceback" not in done.stderr
+    assert "too few samples for the split" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_help_lists_evolve() -> None:
     done = _omk(ROOT, "--help")
-    assert done.returncode == 0 and "evolve" in done.stdout
+    assert done.returncode == 0
+    assert "evolve" in done.stdout
 
 
 def _sh_blocks(text: str) -> list[str]:
@@ -120,7 +126,8 @@ def test_the_documented_command_prints_the_documented_lines(tmp_path: Path) -> N
     shown = docs.split(command, 1)[1].split("```")[2].strip("\n").splitlines()  # the block after the command's
     assert shown == done.stdout.splitlines()[: len(shown)]
     in_readme = readme.split(command, 1)[1].split("```")[2].strip("\n").splitlines()
-    assert in_readme and set(in_readme) <= set(done.stdout.splitlines())
+    assert in_readme
+    assert set(in_readme) <= set(done.stdout.splitlines())
     assert (tmp_path / ".omk" / "evolve" / "demo" / "report.json").is_file()
 
 
@@ -145,10 +152,12 @@ def test_html_page_draws_the_selection_score_per_round(evolved: tuple[Path, subp
     tags.feed(page)
     names = [t for t, _ in tags.seen]
     assert any(t == "svg" and a.get("id") == "selection-chart" for t, a in tags.seen)
-    assert names.count("circle") == 2 and names.count("script") == 0
+    assert names.count("circle") == 2
+    assert names.count("script") == 0
     assert sum(1 for t, a in tags.seen if t == "line" and a.get("class") == "interval") == 2
     assert sum(1 for t, a in tags.seen if t == "tr" and a.get("class") == "accepted") == 1
-    assert "changelog summary" in page and "PROGRESS" in page
+    assert "changelog summary" in page
+    assert "PROGRESS" in page
 
 
 def test_the_budget_stops_with_exit_3_and_the_same_command_resumes(tmp_path: Path) -> None:
@@ -161,15 +170,19 @@ def test_the_budget_stops_with_exit_3_and_the_same_command_resumes(tmp_path: Pat
     stopped = _omk(work, *command, "--budget-usd", "0.1")
     assert stopped.returncode == 3, stopped.stderr
     report = json.loads((work / "out" / "report.json").read_text())
-    assert report["level"] == "STOPPED" and "run the same command again" in report["stop"]
-    assert 0.1 <= report["cost_usd"] < 0.2 and (work / "out" / "state.json").is_file()
+    assert report["level"] == "STOPPED"
+    assert "run the same command again" in report["stop"]
+    assert 0.1 <= report["cost_usd"] < 0.2
+    assert (work / "out" / "state.json").is_file()
     resumed = _omk(work, *command, "--budget-usd", "5")
     assert resumed.returncode == 0, resumed.stderr
     final = json.loads((work / "out" / "report.json").read_text())
-    assert final["level"] == "PROGRESS" and [c["status"] for c in final["candidates"]] == ["rejected", "rejected", "accepted"]
+    assert final["level"] == "PROGRESS"
+    assert [c["status"] for c in final["candidates"]] == ["rejected", "rejected", "accepted"]
     assert len((work / "requests.jsonl").read_text().splitlines()) == 1  # round 1's answer was kept, not asked again
     other = _omk(work, *command[:-2], "--seed", "4", "--out", "out")
-    assert other.returncode == 2 and "other settings" in other.stderr
+    assert other.returncode == 2
+    assert "other settings" in other.stderr
 
 
 def test_refused_candidates_cost_nothing_and_write_needs_progress(tmp_path: Path) -> None:
@@ -183,11 +196,13 @@ def test_refused_candidates_cost_nothing_and_write_needs_progress(tmp_path: Path
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads((work / "out" / "report.json").read_text())
-    assert {c["status"] for c in report["candidates"]} == {"refused"} and len(report["candidates"]) == 6
+    assert {c["status"] for c in report["candidates"]} == {"refused"}
+    assert len(report["candidates"]) == 6
     reasons = [c["reason"] for c in report["candidates"]]
     assert all("--focus body changes only the body" in r for r in reasons[:3])
     assert all(r == "a duplicate of a candidate already tried" for r in reasons[3:])  # round 2 offers the same again
-    assert report["level"] == "NO CHANGE" and report["stop"] == "two rounds in a row with nothing accepted"
+    assert report["level"] == "NO CHANGE"
+    assert report["stop"] == "two rounds in a row with nothing accepted"
     assert (work / "skills" / "release-notes" / "SKILL.md").read_text() == before
     calls = (work / "calls.jsonl").read_text().splitlines()
     assert len(calls) == len(report["split_ids"]["train"]) + len(report["split_ids"]["selection"])  # the original only; no test run
@@ -206,7 +221,9 @@ def test_an_improver_that_fails_is_a_note_not_a_crash(tmp_path: Path) -> None:
 def test_a_refused_skill_folder_leaves_no_output_folder(tmp_path: Path) -> None:
     (tmp_path / "improver.py").write_text("", encoding="utf-8")
     done = _omk(tmp_path, "evolve", "nope", str(DEMO / "eval-samples.yaml"), "--improver", "cmd:python improver.py", "--out", "out")
-    assert done.returncode == 2 and "not a skill folder" in done.stderr and not (tmp_path / "out").exists()
+    assert done.returncode == 2
+    assert "not a skill folder" in done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_focus_description_needs_trigger_probes(tmp_path: Path) -> None:
@@ -215,7 +232,9 @@ def test_focus_description_needs_trigger_probes(tmp_path: Path) -> None:
     items = [{"sample_id": f"task-{i}", "prompt": f"Write a haiku number {i}.", "assertions": [{"type": "contains", "value": "haiku"}]} for i in range(40)]
     (work / "tasks.yaml").write_text(yaml.safe_dump({"samples": items}), encoding="utf-8")
     done = _omk(work, "evolve", "skills/release-notes", "tasks.yaml", "--improver", "cmd:python improver.py", "--focus", "description", "--out", "out")
-    assert done.returncode == 2 and "no trigger probe" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2
+    assert "no trigger probe" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_the_html_page_draws_in_chromium_under_its_policy(evolved: tuple[Path, subprocess.CompletedProcess[str]], browser: object, tmp_path: Path) -> None:
@@ -257,10 +276,15 @@ def test_omk_view_lists_the_evolve_run_and_draws_its_page_itself(evolved: tuple[
     report["standings"][0]["mean"] = "<script>"
     (bad / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     site = Site([root])
-    assert [e.key for e in site.evolve] == ["20260101-demo"] and site.runs == []
-    assert len(site.problems) == 1 and "standings[0].mean" in site.problems[0] and "20260102-bad" in site.problems[0]
+    assert [e.key for e in site.evolve] == ["20260101-demo"]
+    assert site.runs == []
+    assert len(site.problems) == 1
+    assert "standings[0].mean" in site.problems[0]
+    assert "20260102-bad" in site.problems[0]
     index = site.page("/") or ""
-    assert 'id="evolve"' in index and "release-notes" in index and "PROGRESS" in index
+    assert 'id="evolve"' in index
+    assert "release-notes" in index
+    assert "PROGRESS" in index
     urls: list[str] = []
     server = serve(site, 0, urls.append)
     page = Page(browser)
@@ -268,14 +292,16 @@ def test_omk_view_lists_the_evolve_run_and_draws_its_page_itself(evolved: tuple[
         page.goto(urls[0])
         assert page.js("document.querySelectorAll('#evolve tr').length") == 2
         page.goto(urls[0] + link("evolve", "20260101-demo"))
-        assert page.js("document.getElementById('own') === null") and page.js("window.__pwned === undefined")
+        assert page.js("document.getElementById('own') === null")
+        assert page.js("window.__pwned === undefined")
         assert page.js("document.querySelectorAll('#selection-chart circle.point').length") == 2
         assert page.errors() == []
     finally:
         server.shutdown()
     out = tmp_path / "export"
     assert _omk(tmp_path, "view", str(root), "--export", str(out)).returncode == 0
-    assert (out / "evolve-20260101-demo.html").is_file() and "selection-chart" in (out / "evolve-20260101-demo.html").read_text()
+    assert (out / "evolve-20260101-demo.html").is_file()
+    assert "selection-chart" in (out / "evolve-20260101-demo.html").read_text()
 
 
 def test_the_budget_stops_between_calls_and_the_resumed_loop_runs_only_what_is_left(tmp_path: Path) -> None:
@@ -291,13 +317,16 @@ def test_the_budget_stops_between_calls_and_the_resumed_loop_runs_only_what_is_l
     stopped = _omk(work, *command, "--budget-usd", "0.05")  # train (44 calls at $0.001) fits, selection (22) does not
     assert stopped.returncode == 3, stopped.stderr
     report = json.loads((work / "out" / "report.json").read_text())
-    assert report["level"] == "STOPPED" and report["candidates"] == []
+    assert report["level"] == "STOPPED"
+    assert report["candidates"] == []
     first = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
     assert 50 <= len(first) < 66  # some of the selection split ran, not all of it
     assert 0.05 <= report["cost_usd"] <= 0.001 * len(first) + 1e-9
     state = json.loads((work / "out" / "state.json").read_text())
     kept = {k.rsplit(":", 1)[1]: len(v) for k, v in state["outcomes"].items()}
-    assert kept["train"] == 44 and 0 < kept["selection"] < 22 and state["answers"] == {}
+    assert kept["train"] == 44
+    assert 0 < kept["selection"] < 22
+    assert state["answers"] == {}
     resumed = _omk(work, *command, "--budget-usd", "5")
     assert resumed.returncode == 0, resumed.stderr
     final = json.loads((work / "out" / "report.json").read_text())

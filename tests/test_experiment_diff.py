@@ -51,7 +51,8 @@ def test_every_kind_of_change_is_listed_worst_first():
     assert order == ["flip_down", "breaks", "drops", "flip_up", "fixed", "rises", "fresh", "gone"]
     assert (d.a_samples, d.b_samples, d.unchanged, d.regressed) == (9, 9, 2, 3)
     block = d.to_dict()
-    assert block["counts"]["score_down"] == 2 and block["counts"]["new"] == 1
+    assert block["counts"]["score_down"] == 2
+    assert block["counts"]["new"] == 1
     change = next(c for c in block["changes"] if c["sample_id"] == "breaks")
     assert change["a"] == {"status": "ok", "passed": True, "composite": 4.0}
     assert change["b"] == {"status": "error", "passed": False, "composite": None}
@@ -119,6 +120,9 @@ def test_omk_diff_names_both_runs_and_the_assertions_that_changed(tmp_path):
     assert lines[4:] == ["    assertions[0] contains '30 days': passed → failed — output does not contain \"30 days\""]
     listed = run_omk("diff", "a", "b", "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=120)
     data = json.loads(listed.stdout)
-    assert data["a_target"] == "replay:a.jsonl" and data["b_target"] == "replay:b.jsonl"
+    assert data["a_target"] == "replay:a.jsonl"
+    assert data["b_target"] == "replay:b.jsonl"
     (change,) = data["changes"][0]["assertions"]
-    assert change["where"] == "assertions[0]" and change["a"]["status"] == "passed" and change["b"]["status"] == "failed"
+    assert change["where"] == "assertions[0]"
+    assert change["a"]["status"] == "passed"
+    assert change["b"]["status"] == "failed"

@@ -104,7 +104,8 @@ def test_omk_only_keys_follow_the_sample_schema():
     from omk.schema.parts import sample_properties
 
     sample_keys, turn_keys = omk_only_keys()
-    assert {"sample_id", "assertions", "rubric", "mocks"} <= sample_keys and {"assertions", "rubric"} <= turn_keys
+    assert {"sample_id", "assertions", "rubric", "mocks"} <= sample_keys
+    assert {"assertions", "rubric"} <= turn_keys
     assert sample_keys == set(sample_properties()) - M365_ITEM_KEYS
 
 
@@ -121,11 +122,13 @@ def test_a_legacy_array_without_expected_response_loads_as_m365(tmp_path, data, 
     path = write(tmp_path, "prompts.json", data)
     if expected is None:
         (sample,) = load_samples([path]).samples
-        assert sample.source_format == "m365" and types(sample.assertions) == ["relevance", "coherence"]
+        assert sample.source_format == "m365"
+        assert types(sample.assertions) == ["relevance", "coherence"]
         assert migrate(path, NOW).changed  # `omk migrate` and `omk eval` agree on what a legacy array is
     else:
         (line,) = problems(path)
-        assert line.startswith(f"{path}:") and line.endswith(f": {expected}")
+        assert line.startswith(f"{path}:")
+        assert line.endswith(f": {expected}")
 
 
 # --- the seed's examples -------------------------------------------------------------------------
@@ -134,19 +137,24 @@ def test_a_legacy_array_without_expected_response_loads_as_m365(tmp_path, data, 
 def test_seed_full_example(tmp_path):
     loaded = load_samples([write(tmp_path, "evals.json", SEED_FULL)])
     single, thread = loaded.samples
-    assert single.sample_id == "evals-1" and single.source_format == "m365"
+    assert single.sample_id == "evals-1"
+    assert single.source_format == "m365"
     assert types(single.assertions) == ["relevance", "coherence", "citations"]  # extend: defaults + the item's
     assert single.assertions[2].raw == {"type": "citations", "citation_format": "mixed"}
-    assert single.context is None and single.turns == ()
+    assert single.context is None
+    assert single.turns == ()
     assert thread.sample_id == "Expense policy flow"  # a name stands in for the missing testId
-    assert thread.prompt == "I spent $250 on dinner. Is that okay?" and thread.assertions == []
+    assert thread.prompt == "I spent $250 on dinner. Is that okay?"
+    assert thread.assertions == []
     first, second = thread.turns
     assert types(first.assertions) == ["relevance", "coherence"]  # the turn inherits the defaults
     assert first.assertions[0].raw["query"] == first.prompt
     assert types(second.assertions) == ["exact_match"]  # replace drops them
     assert second.assertions[0].raw == {"type": "exact_match", "case_sensitive": False, "value": "Request manager approval."}
-    assert second.expected == "Request manager approval." and second.source.line is not None
-    assert single.source.file.endswith("evals.json") and single.source.line == 8
+    assert second.expected == "Request manager approval."
+    assert second.source.line is not None
+    assert single.source.file.endswith("evals.json")
+    assert single.source.line == 8
 
 
 def test_sequential_items_with_labels_schema_1_0_0(tmp_path):
@@ -161,7 +169,8 @@ def test_sequential_items_with_labels_schema_1_0_0(tmp_path):
     a, b = load_samples([write(tmp_path, "tests.json", doc)]).samples
     assert (a.sample_id, a.category, b.sample_id, b.category) == ("MT-001", "multi-turn", "MT-002", "多轮")
     assert types(a.assertions) == ["relevance", "coherence"]  # no default_evaluators: the system defaults
-    assert b.raw["notes"] == "bug #456" and a.turns == ()
+    assert b.raw["notes"] == "bug #456"
+    assert a.turns == ()
 
 
 def test_a_1_0_0_document_may_use_fields_of_later_schemas(tmp_path):
@@ -182,7 +191,8 @@ def test_legacy_bare_array_is_read_as_is(tmp_path):
     path = write(tmp_path, "prompts.json", [{"prompt": "What is Teams?", "expected_response": "A collaboration platform"}])
     before = path.read_bytes()
     (sample,) = load_samples([path]).samples
-    assert sample.sample_id == "prompts-1" and types(sample.assertions) == ["relevance", "coherence"]
+    assert sample.sample_id == "prompts-1"
+    assert types(sample.assertions) == ["relevance", "coherence"]
     assert path.read_bytes() == before and list(tmp_path.iterdir()) == [path]  # eval never rewrites
 
 
@@ -254,7 +264,9 @@ def test_telemetry_evaluators_load_and_the_others_run(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "judge item" not in proc.stdout  # not applicable is not a judge item waiting for a judge
     (result,) = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"]
-    assert result["passed"] is True and result["scores"]["fact"] == 5.0 and result["scores"]["behavior"] is None
+    assert result["passed"] is True
+    assert result["scores"]["fact"] == 5.0
+    assert result["scores"]["behavior"] is None
     telemetry = result["assertions"][1:]
     assert [a["status"] for a in telemetry] == ["skipped"] * 4
     assert telemetry[0]["message"] == (
@@ -319,12 +331,14 @@ def test_duplicate_test_id_points_at_the_first(tmp_path):
     with pytest.raises(InputError) as info:
         load_samples([tmp_path])
     (line,) = info.value.lines()
-    assert "b.json:5: items[0] (REG-1) testId: duplicate id \"REG-1\" (first defined at " in line and "a.json:5)" in line
+    assert "b.json:5: items[0] (REG-1) testId: duplicate id \"REG-1\" (first defined at " in line
+    assert "a.json:5)" in line
 
 
 def test_a_javascript_dataset_is_refused_with_a_hint(tmp_path):
     (line,) = problems(write(tmp_path, "dataset.js", "export default {name: 'x', data: []}"))
-    assert "cannot be read by omk; export it to JSON first" in line and "dataset.json" in line
+    assert "cannot be read by omk; export it to JSON first" in line
+    assert "dataset.json" in line
 
 
 # --- discovery ----------------------------------------------------------------------------------
@@ -383,14 +397,16 @@ def test_migrate_legacy_array_writes_a_backup_first(tmp_path):
     original = '[\n  {"prompt": "什么是 Teams？", "expected_response": "协作平台"}\n]\n'
     path = write(tmp_path, "prompts.json", original)
     done = migrate(path, NOW)
-    assert done.changed and done.backup == tmp_path / "prompts.json.bak.20260205143052"
+    assert done.changed
+    assert done.backup == tmp_path / "prompts.json.bak.20260205143052"
     assert done.backup.read_text(encoding="utf-8") == original
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data == {"schemaVersion": "1.2.0", "items": [{"prompt": "什么是 Teams？", "expected_response": "协作平台"}]}
     assert "什么是" in path.read_text(encoding="utf-8")  # not \\u-escaped
     assert load_samples([path]).samples[0].sample_id == "prompts-1"
     second = migrate(path, NOW)
-    assert not second.changed and "already schema 1.2.0" in second.message
+    assert not second.changed
+    assert "already schema 1.2.0" in second.message
     again = write(tmp_path, "prompts.json", original)
     assert migrate(again, NOW).backup == tmp_path / "prompts.json.bak.20260205143052-1"  # never overwrites a backup
 
@@ -399,7 +415,8 @@ def test_migrate_raises_an_older_version_in_place_without_a_backup(tmp_path):
     text = '{\n    "schemaVersion" :  "1.0.0",\n    "items": [ {"prompt": "p"} ]\n}\n'
     path = write(tmp_path, "evals.json", text)
     done = migrate(path, NOW)
-    assert done.changed and done.backup is None
+    assert done.changed
+    assert done.backup is None
     assert path.read_text(encoding="utf-8") == text.replace("1.0.0", "1.2.0")  # nothing else moved
 
 
@@ -417,7 +434,8 @@ def test_migrate_refuses_bad_or_foreign_files_and_touches_nothing(tmp_path):
     assert "items[0] prompt: must be a non-empty string" in info.value.lines()[0]
     omk = write(tmp_path, "eval-samples.json", [{"sample_id": "a", "prompt": "p"}])
     done = migrate(omk, NOW)
-    assert not done.changed and "already an omk samples file (JSON); nothing to migrate" in done.message
+    assert not done.changed
+    assert "already an omk samples file (JSON); nothing to migrate" in done.message
     broken = write(tmp_path, "tests.json", '[{"prompt": "p",]')
     with pytest.raises(InputError, match="tests.json:1: JSON parse error"):
         migrate(broken, NOW)

@@ -129,8 +129,12 @@ def test_mcp_content_is_extracted_and_inlined_after_the_url(big_run):
             "It explains the feature in enough words to be a real document.")
     assert r["prompt"] == f"Write test cases for {doc}\n\n---\n{body}\n--- please"
     rec = urls_by_url(r)[doc]
-    assert rec["status"] == "inlined" and rec["source"] == "mcp:docs" and rec["fields"] == ["prompt"]
-    assert rec["chars"] == len(body) and len(rec["sha256"]) == 64 and rec["failed_attempts"] == []
+    assert rec["status"] == "inlined"
+    assert rec["source"] == "mcp:docs"
+    assert rec["fields"] == ["prompt"]
+    assert rec["chars"] == len(body)
+    assert len(rec["sha256"]) == 64
+    assert rec["failed_attempts"] == []
 
 
 def test_each_url_is_fetched_once_and_each_server_started_once(big_run, http):
@@ -158,16 +162,19 @@ def test_a_url_mcp_resolved_is_not_fetched_over_http(big_run, http):
 def test_http_html_is_turned_into_text_and_redirects_followed(big_run, http):
     r = big_run["results"]["http-html"]
     recs = urls_by_url(r)
-    assert recs[http.url("/doc.html")]["source"] == "http" and recs[http.url("/redirect")]["status"] == "inlined"
+    assert recs[http.url("/doc.html")]["source"] == "http"
+    assert recs[http.url("/redirect")]["status"] == "inlined"
     assert r["prompt"].startswith(f"Summarise {http.url('/doc.html')}\n\n---\n# Feature X design\n")
     assert r["prompt"].count("- At most 10,000 rows per export.") == 2
-    assert "SCRIPT-NOISE" not in r["prompt"] and "<p>" not in r["prompt"]
+    assert "SCRIPT-NOISE" not in r["prompt"]
+    assert "<p>" not in r["prompt"]
 
 
 def test_mcp_tool_error_falls_back_to_http(big_run, http):
     r = big_run["results"]["fallback"]
     rec = urls_by_url(r)[http.url("/plain.txt?via=broken")]
-    assert rec["status"] == "inlined" and rec["source"] == "http"
+    assert rec["status"] == "inlined"
+    assert rec["source"] == "http"
     assert rec["failed_attempts"][0]["source"] == "mcp:broken"
     assert 'tool "fetch_broken" call failed' in rec["failed_attempts"][0]["error"]
     assert "backend unavailable for" in rec["failed_attempts"][0]["error"]
@@ -176,9 +183,11 @@ def test_mcp_tool_error_falls_back_to_http(big_run, http):
 
 def test_mcp_server_that_fails_to_start_falls_back_to_http(big_run, http):
     rec = urls_by_url(big_run["results"]["crash-fallback"])[http.url("/doc.html?via=crash")]
-    assert rec["status"] == "inlined" and rec["source"] == "http"
+    assert rec["status"] == "inlined"
+    assert rec["source"] == "http"
     error = rec["failed_attempts"][0]["error"]
-    assert error.startswith('MCP server "crashy" failed to start:') and "backend refused token [redacted]" in error
+    assert error.startswith('MCP server "crashy" failed to start:')
+    assert "backend refused token [redacted]" in error
 
 
 def test_empty_mcp_content_then_http_404_records_both(big_run, http):
@@ -186,7 +195,8 @@ def test_empty_mcp_content_then_http_404_records_both(big_run, http):
     r = big_run["results"]["empty-then-404"]
     assert r["prompt"] == f"Read {url}"  # left as written
     rec = urls_by_url(r)[url]
-    assert rec["status"] == "failed" and rec["error"] == "404 Not Found"
+    assert rec["status"] == "failed"
+    assert rec["error"] == "404 Not Found"
     assert rec["hint"] == "the page does not exist: check the URL"
     assert rec["failed_attempts"] == [
         {"source": "mcp:empty", "error": "MCP tool returned empty content"},
@@ -209,7 +219,8 @@ def test_http_failures_leave_urls_as_written_with_reasons_and_hints(big_run, htt
     }
     assert set(recs) == set(expect)
     for url, (reason, hint) in expect.items():
-        assert recs[url]["status"] == "failed" and recs[url]["source"] == "http"
+        assert recs[url]["status"] == "failed"
+        assert recs[url]["source"] == "http"
         assert recs[url]["error"].startswith(reason), url
         assert hint in recs[url]["hint"], url
     assert "---" not in r["prompt"]  # nothing inlined: every URL stays as written
@@ -238,7 +249,8 @@ def test_placeholder_urls_are_never_fetched_nor_recorded(big_run):
 
 def test_env_secrets_never_reach_output_reports_or_logs(big_run):
     proc = big_run["proc"]
-    assert SECRET not in proc.stdout and SECRET not in proc.stderr
+    assert SECRET not in proc.stdout
+    assert SECRET not in proc.stderr
     written = [*big_run["out"].rglob("*"), *(big_run["tmp"] / "project" / ".omk").rglob("*")]  # run folder, cache
     assert any(p.name == "report.json" for p in written)
     for path in written:
@@ -281,7 +293,8 @@ def test_missing_explicit_mcp_config_is_bad_input(tmp_path, capsys):
     code = main(["eval", str(samples_file), "--out", str(tmp_path / "run"), "--mcp-config", "nope.json"])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.strip().endswith("nope.json: MCP config file not found") and "Traceback" not in err
+    assert err.strip().endswith("nope.json: MCP config file not found")
+    assert "Traceback" not in err
 
 
 def test_broken_mcp_json_is_one_line_with_file_and_line(tmp_path):
@@ -305,7 +318,8 @@ def test_an_mcp_server_gets_only_its_declared_env_not_omks_keys(tmp_path, monkey
     basics.add("LC_CTYPE")  # set by the Python that runs the server itself (locale coercion)
     basics.add("OMK_CALL_MARK")  # omk's marker on every process it starts, so it can stop their descendants
     assert declared <= names and names <= declared | basics, names - declared - basics
-    assert "openai=(none)" in prompt and "SOME_OTHER_SETTING" not in names
+    assert "openai=(none)" in prompt
+    assert "SOME_OTHER_SETTING" not in names
 
 
 def test_an_mcp_reply_over_url_max_bytes_is_refused_and_falls_back(tmp_path, http, capsys):
@@ -319,7 +333,8 @@ def test_an_mcp_reply_over_url_max_bytes_is_refused_and_falls_back(tmp_path, htt
     assert code == 0, capsys.readouterr().err
     rec = urls_by_url(results_by_id(out)["s1"])[url]
     first = rec["failed_attempts"][0]
-    assert first["source"] == "mcp:plain" and "over the 40-byte cap (url_max_bytes in omk.yaml)" in first["error"]
+    assert first["source"] == "mcp:plain"
+    assert "over the 40-byte cap (url_max_bytes in omk.yaml)" in first["error"]
 
 
 def test_an_mcp_tool_error_with_a_huge_text_becomes_a_short_reason(tmp_path, http, capsys):
@@ -333,5 +348,6 @@ def test_an_mcp_tool_error_with_a_huge_text_becomes_a_short_reason(tmp_path, htt
     code = main(["eval", str(samples_file), "--out", str(out), "--quiet", "--url-allow", "127.0.0.1"])
     assert code == 0, capsys.readouterr().err
     first = urls_by_url(results_by_id(out)["s1"])[url]["failed_attempts"][0]
-    assert first["source"] == "mcp:broken" and first["error"].startswith('tool "fetch_broken" call failed: ')
+    assert first["source"] == "mcp:broken"
+    assert first["error"].startswith('tool "fetch_broken" call failed: ')
     assert len(first["error"]) <= len('tool "fetch_broken" call failed: ') + ERROR_CHARS

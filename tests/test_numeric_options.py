@@ -117,7 +117,8 @@ def test_power_refuses_a_tiny_effect_and_every_range_admits_its_edges(tmp_path):
         power = omk_cli("power", "run", "--effect", effect, "--json", cwd=tmp_path)
         assert power.returncode == 0 and "Traceback" not in power.stderr, power.stderr
         (needs,) = json.loads(power.stdout)
-        assert needs["effect"] == float(effect) and needs["between_sd"] > 0
+        assert needs["effect"] == float(effect)
+        assert needs["between_sd"] > 0
         assert all(isinstance(row["samples"], int) and row["samples"] >= 2 for row in needs["samples_needed"])
 
 

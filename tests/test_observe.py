@@ -100,9 +100,11 @@ def test_rates_projects_and_calls_after_firing():
     review = by["pr-review"]
     assert (o.sessions, o.subagent_sessions, o.requests) == (3, 1, 13)
     assert (review.firing.k, review.firing.n) == (4, 13)
-    assert review.firing.low is not None and review.firing.high is not None
+    assert review.firing.low is not None
+    assert review.firing.high is not None
     assert 0.09 < review.firing.low < 4 / 13 < review.firing.high < 0.6  # Wilson, 95%: [12.7%, 57.6%]
-    assert dict(review.how) == {"skill_call": 3, "codex_injection": 1} and review.subagent_firings == 1
+    assert dict(review.how) == {"skill_call": 3, "codex_injection": 1}
+    assert review.subagent_firings == 1
     assert {(p.project, p.firing.k, p.firing.n) for p in review.projects} == {("/work/shop", 1, 5), ("/work/blog", 2, 5), ("/work/infra", 1, 3)}
     assert all(p.firing.low is not None and p.firing.low < p.firing.k / p.firing.n < (p.firing.high or 0) for p in review.projects)
     assert (review.troubled.k, review.troubled.n) == (1, 5)  # the subagent's firing included
@@ -117,7 +119,9 @@ def test_a_missed_candidate_says_what_it_is_closest_to():
     (miss,) = migrate.missed
     assert miss.score == miss.description_similarity > miss.request_similarity > 0.2
     assert miss.nearest_request == "/sessions/shop-1.jsonl#1"  # the request that fired it (index 1: the second)
-    assert miss.where.cli == "codex" and miss.where.project == "/work/blog" and miss.where.index == 1
+    assert miss.where.cli == "codex"
+    assert miss.where.project == "/work/blog"
+    assert miss.where.index == 1
 
 
 def test_a_skill_not_installed_in_a_session_is_never_missed_there():
@@ -133,7 +137,8 @@ def test_a_listed_skill_never_fired_and_not_on_disk_is_named_once():
     lib = library()
     lib[0] = session("shop-1", "claude", "/work/shop", lib[0].requests, installed=("pr-review", "db-migrate", "changelog-zh", "dataviz"))
     o = observe(lib, CATALOG)
-    assert o.not_found == ("dataviz",) and "dataviz" not in {s.skill for s in o.skills}
+    assert o.not_found == ("dataviz",)
+    assert "dataviz" not in {s.skill for s in o.skills}
     lib[0] = session("shop-1", "claude", "/work/shop", (req(0, "draw a chart of sales", ("dataviz",)),), installed=("dataviz",))
     assert "dataviz" in {s.skill for s in observe(lib, CATALOG).skills}  # fired: listed, with no description
 
@@ -141,8 +146,10 @@ def test_a_listed_skill_never_fired_and_not_on_disk_is_named_once():
 def test_a_request_naming_the_skill_is_never_a_false_trigger():
     lone = session("x", "claude", "/p", (req(0, "/db-migrate please, then tell me a joke about penguins", ("db-migrate",)),))
     assert observe([lone], CATALOG).skills[0].false_triggers == ()
-    assert names_itself("use $pr-review now", "pr-review") and names_itself("/tools:pr-review", "pr-review")
-    assert not names_itself("the pr-review skill", "pr-review") and not names_itself("/pr-reviewer", "pr-review")
+    assert names_itself("use $pr-review now", "pr-review")
+    assert names_itself("/tools:pr-review", "pr-review")
+    assert not names_itself("the pr-review skill", "pr-review")
+    assert not names_itself("/pr-reviewer", "pr-review")
 
 
 def test_since_leaves_out_earlier_requests():
@@ -159,8 +166,11 @@ def test_similarity_reads_chinese_and_english_alike():
     far = cosine(space.vector("修改数据库"), space.vector(DESCRIPTIONS["changelog-zh"]))
     assert near > 0.2 > far
     assert "日志" in terms("更新日志") and "更新" in terms("更新日志")  # pairs of ideographs, as words
-    assert stem("migrations") == stem("migration") and stem("renamed") == stem("renaming") == stem("rename") and stem("tests") == stem("test")
-    assert content_words("yes, go on") < 3 and content_words("帮我整理更新日志") >= 3
+    assert stem("migrations") == stem("migration")
+    assert stem("renamed") == stem("renaming") == stem("rename")
+    assert stem("tests") == stem("test")
+    assert content_words("yes, go on") < 3
+    assert content_words("帮我整理更新日志") >= 3
 
 
 def test_the_json_reads_back_through_its_records():
@@ -185,7 +195,8 @@ def test_probes_are_samples_the_doctor_accepts(tmp_path):
     o = observe(library(), CATALOG)
     path = tmp_path / "probes.yaml"
     made = write_probes(o, path)
-    assert made.samples == 5 and made.left_out == 0
+    assert made.samples == 5
+    assert made.left_out == 0
     loaded = load_samples([path])
     checks = {(s.prompt, a.raw.get("value"), bool(a.raw.get("not"))) for s in loaded.samples for a in s.assertions}
     assert checks == {(p, skill, False) for skill, p in PLANTED_MISSED} | {(p, skill, True) for skill, p in PLANTED_FALSE}
@@ -229,7 +240,8 @@ def test_descriptions_come_from_skill_folders(tmp_path):
     warnings: list[str] = []
     catalog = read_catalog([tmp_path, tmp_path / "a"], warnings)
     assert {n: k.description for n, k in catalog.items()} == {"a": "Folded text on two lines.", "b": ""}
-    assert len(warnings) == 1 and "not UTF-8" in warnings[0]
+    assert len(warnings) == 1
+    assert "not UTF-8" in warnings[0]
     assert description_of("---\ndescription: [unclosed\n---\n") == "[unclosed"  # not YAML: read line by line
     roots = default_roots(["/p"], {"HOME": "/h", "CODEX_HOME": "/cx"})
     assert roots == [Path("/p/.claude/skills"), Path("/p/.codex/skills"), Path("/p/.agents/skills"),
@@ -242,10 +254,12 @@ def test_terminal_text_in_both_languages():
     o = observe(library(), CATALOG)
     en = "\n".join(observation_lines(o))
     assert "pr-review: fired in 4/13 31% [13%, 58%]" in en
-    assert "candidate missed triggers" in en and "candidate false triggers" in en
+    assert "candidate missed triggers" in en
+    assert "candidate false triggers" in en
     assert not any(line.startswith(("#", "|")) or "**" in line for line in en.splitlines())  # plain text, no Markdown
     zh = "\n".join(observation_lines(o, "zh"))
-    assert "候选" in zh and "candidate missed triggers" not in zh
+    assert "候选" in zh
+    assert "candidate missed triggers" not in zh
 
 
 # The same library as hand-made session files in the formats the CLIs write: Claude Code's shop and
@@ -266,7 +280,8 @@ def test_observe_finds_the_planted_triggers_in_session_files(tmp_path):
     assert found(o, FALSE_TRIGGER) == PLANTED_FALSE
     by = {s.skill: s for s in o.skills}
     assert (o.sessions, o.subagent_sessions, o.requests) == (3, 1, 13)
-    assert (by["pr-review"].firing.k, by["pr-review"].firing.n) == (4, 13) and by["pr-review"].subagent_firings == 1
+    assert (by["pr-review"].firing.k, by["pr-review"].firing.n) == (4, 13)
+    assert by["pr-review"].subagent_firings == 1
     assert dict(by["pr-review"].how) == {"skill_call": 2, "skill_md_read": 1, "codex_injection": 1}
     assert (by["pr-review"].failed_after, by["pr-review"].denied_after) == (1, 1)
     assert [p.tool for p in by["changelog-zh"].problems] == ["shell_command"]  # git log exited 128
@@ -282,7 +297,9 @@ def test_observe_writes_probes_the_doctor_accepts(tmp_path):
     assert "pr-review: fired in 4/13 31% [13%, 58%]" in done.stdout
     assert main(["doctor", str(probes_file)]) == 0
     again = omk("observe", *SESSIONS, "--write-probes", str(probes_file))
-    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+    assert again.returncode == 2
+    assert "already exists" in again.stderr
+    assert "Traceback" not in again.stderr
 
 
 def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
@@ -303,7 +320,8 @@ def test_observe_with_no_path_reads_the_project_sessions_and_skills(tmp_path):
     done = omk("observe", "--json", cwd=project, env=env)
     assert done.returncode == 0, done.stderr
     o = Observation.loads(done.stdout)
-    assert o.sessions == 1 and o.requests == 5
+    assert o.sessions == 1
+    assert o.requests == 5
     assert o.skills[0].projects[0].project == "~/code/shop"
     by = {s.skill: s for s in o.skills}
     assert by["db-migrate"].description.startswith("Write and check database schema migrations")
@@ -318,7 +336,9 @@ def test_observe_refuses_bad_input_in_one_line(tmp_path):
 
 def test_no_session_found_is_said(tmp_path):
     done = omk("observe", str(tmp_path))
-    assert done.returncode == 0 and "no session files found" in done.stderr and "0 sessions, 0 requests" in done.stdout
+    assert done.returncode == 0
+    assert "no session files found" in done.stderr
+    assert "0 sessions, 0 requests" in done.stdout
 
 
 def test_sessions_are_only_read(tmp_path):
@@ -333,7 +353,9 @@ def test_sessions_are_only_read(tmp_path):
 
 def test_omk_help_lists_observe():
     done = omk("--help")
-    assert done.returncode == 0 and "observe" in done.stdout and "how skills fire" in done.stdout
+    assert done.returncode == 0
+    assert "observe" in done.stdout
+    assert "how skills fire" in done.stdout
 
 
 def test_hostile_session_files_are_warnings_not_tracebacks(tmp_path):
@@ -342,7 +364,10 @@ def test_hostile_session_files_are_warnings_not_tracebacks(tmp_path):
     (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", encoding="utf-8")
     (tmp_path / "unknown.jsonl").write_text('{"type": "brand-new-record", "x": 1}\n', encoding="utf-8")
     done = omk("observe", str(tmp_path), "--json")
-    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr
     o = Observation.loads(done.stdout)
-    assert o.requests == 0 and o.skipped_records == 1
-    assert any("broken.jsonl:2" in w for w in o.warnings) and any("deep.jsonl:1" in w for w in o.warnings)
+    assert o.requests == 0
+    assert o.skipped_records == 1
+    assert any("broken.jsonl:2" in w for w in o.warnings)
+    assert any("deep.jsonl:1" in w for w in o.warnings)

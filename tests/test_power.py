@@ -64,11 +64,14 @@ def test_the_spread_splits_into_its_known_parts():
     control = _arm(rng, difficulty, sd_w, reps)
     treatment = _arm(rng, difficulty + gain, sd_w, reps)
     parts = paired_parts(treatment, control)
-    assert parts is not None and parts.samples == n and parts.repeats == reps
+    assert parts is not None
+    assert parts.samples == n
+    assert parts.repeats == reps
     assert math.sqrt(parts.between_var) == pytest.approx(sd_b, rel=0.08)
     assert parts.within_var == pytest.approx(2 * sd_w**2, rel=0.08)
     single = single_parts(control)
-    assert single is not None and single.within_var == pytest.approx(2 * sd_w**2, rel=0.08)
+    assert single is not None
+    assert single.within_var == pytest.approx(2 * sd_w**2, rel=0.08)
     assert math.sqrt(single.between_var) == pytest.approx(0.8, rel=0.08)
 
 
@@ -103,13 +106,19 @@ def test_omk_power_on_a_run_folder(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (figures,) = json.loads(proc.stdout)
-    assert figures["control"] is None and figures["effect"] == 0.5 and figures["repeats"] == 1
-    assert figures["samples"] >= 2 and figures["run_to_run_sd"] is None
+    assert figures["control"] is None
+    assert figures["effect"] == 0.5
+    assert figures["repeats"] == 1
+    assert figures["samples"] >= 2
+    assert figures["run_to_run_sd"] is None
     assert {n["repeats"] for n in figures["samples_needed"]} >= {1, 2, 3}
     text = run_omk("power", str(run), cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
-    assert text.returncode == 0 and "this run detects differences of" in text.stdout and "a difference of 0.1 needs" in text.stdout
+    assert text.returncode == 0
+    assert "this run detects differences of" in text.stdout
+    assert "a difference of 0.1 needs" in text.stdout
     bad = run_omk("power", str(tmp_path / "none"), cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
-    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
 
 
 def test_omk_power_on_an_experiment_folder(tmp_path):
@@ -139,5 +148,8 @@ def test_omk_power_on_an_experiment_folder(tmp_path):
     proc = run_omk("power", str(run), "--json", cwd=tmp_path, base=env, drop=(), columns=None, timeout=60)
     assert proc.returncode == 0, proc.stderr
     (figures,) = json.loads(proc.stdout)
-    assert figures["control"] is not None and figures["treatment"] != figures["control"]
-    assert figures["samples"] == 8 and figures["repeats"] == 2 and figures["run_to_run_sd"] is not None
+    assert figures["control"] is not None
+    assert figures["treatment"] != figures["control"]
+    assert figures["samples"] == 8
+    assert figures["repeats"] == 2
+    assert figures["run_to_run_sd"] is not None

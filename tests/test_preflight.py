@@ -132,7 +132,8 @@ def test_a_refused_connection_during_the_run_says_so_with_the_url(tmp_path, monk
 
     with pytest.raises(Exception, match=rf"^openai: connection refused: {url}/chat/completions$") as caught:
         asyncio.run(go())
-    assert caught.value.retryable and "timed out" not in str(caught.value)
+    assert caught.value.retryable
+    assert "timed out" not in str(caught.value)
 
 
 def test_not_logged_in_from_the_isolated_cli_names_the_key(monkeypatch):
@@ -140,7 +141,8 @@ def test_not_logged_in_from_the_isolated_cli_names_the_key(monkeypatch):
     assert str(error) == "claude: no API key: set ANTHROPIC_API_KEY (omk runs the CLI without your login)"
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     refused = _failure({"is_error": True, "result": "API Error: Connection error."}, 1, b"")
-    assert str(refused).startswith("claude: connection refused: http://127.0.0.1:9") and refused.retryable
+    assert str(refused).startswith("claude: connection refused: http://127.0.0.1:9")
+    assert refused.retryable
 
 
 def test_many_samples_with_one_error_are_said_once_with_the_count_and_ids(tmp_path):
@@ -173,7 +175,8 @@ def test_a_run_answered_wholly_from_the_cache_makes_no_check_and_no_request(tmp_
         env = {"ANTHROPIC_BASE_URL": model.root, "ANTHROPIC_API_KEY": "k"}
         first = _eval_into(tmp_path, "run1", env)
         assert first.returncode == 0, first.stderr
-        assert len(model.requests) == 5 and model.connections > 0
+        assert len(model.requests) == 5
+        assert model.connections > 0
         seen = model.connections
         again = _eval_into(tmp_path, "run2", env)  # every sample in the cache
         assert again.returncode == 0, again.stderr
@@ -181,7 +184,8 @@ def test_a_run_answered_wholly_from_the_cache_makes_no_check_and_no_request(tmp_
         assert "connect" not in again.stderr and "preflight" not in again.stderr.lower()  # and nothing said about it
         more = _eval_into(tmp_path, "run3", env, samples=6)  # one sample calls the target: the check is made
         assert more.returncode == 0, more.stderr
-        assert len(model.requests) == 6 and model.connections >= seen + 2
+        assert len(model.requests) == 6
+        assert model.connections >= seen + 2
     down = env  # the same URL (the cache key has it), where nothing listens now
     cached = _eval_into(tmp_path, "run4", down, samples=6)
     assert cached.returncode == 0, cached.stderr  # a fully cached rerun needs no server

@@ -32,7 +32,8 @@ def test_an_omk_schema_version_is_accepted(tmp_path):
 )
 def test_an_unknown_schema_version_names_the_versions_omk_reads(tmp_path, version, says):
     found = problems(tmp_path, "s.yaml", f"samples:\n  - {{sample_id: a, prompt: hi}}\nschemaVersion: {version}\n")
-    assert len(found) == 1 and found[0].startswith(f"s.yaml:3: schemaVersion: {says}")
+    assert len(found) == 1
+    assert found[0].startswith(f"s.yaml:3: schemaVersion: {says}")
     assert 'reads "omk.eval-sample-set/v1" (omk samples) and M365 eval documents of schema 1.x' in found[0]
 
 
@@ -62,7 +63,8 @@ def test_m365_legacy_prompt_and_expected_lists_load_paired_by_position(tmp_path)
         ("evals-2", "如何退货？", "30 天内可以退货。"),
     ]
     assert [[a.type for a in s.assertions] for s in samples] == [["relevance", "coherence"]] * 2
-    assert samples[1].source.line == 4 and samples[1].source.path == "prompts[1]"
+    assert samples[1].source.line == 4
+    assert samples[1].source.path == "prompts[1]"
 
 
 def test_m365_legacy_lists_of_different_lengths_are_a_located_error(tmp_path):
@@ -85,7 +87,8 @@ def test_omk_migrate_upgrades_legacy_lists_as_runevals_does(tmp_path):
     path = tmp_path / "evals.json"
     path.write_text(LEGACY_PAIRS, encoding="utf-8")
     done = migrate(path, datetime(2026, 2, 5, 14, 30, 52))
-    assert done.changed and done.backup == tmp_path / "evals.json.bak.20260205143052"
+    assert done.changed
+    assert done.backup == tmp_path / "evals.json.bak.20260205143052"
     assert done.backup.read_text(encoding="utf-8") == LEGACY_PAIRS
     assert json.loads(path.read_text(encoding="utf-8")) == {
         "schemaVersion": "1.2.0",
@@ -112,7 +115,8 @@ def test_omk_migrate_on_an_omk_file_says_it_is_one(tmp_path, name, text, kind):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"{name}: already an omk samples file ({kind}); nothing to migrate (omk doctor {name} checks it)"
     assert "parse error" not in proc.stdout + proc.stderr
-    assert path.read_text(encoding="utf-8") == text and len(list(tmp_path.iterdir())) == 1
+    assert path.read_text(encoding="utf-8") == text
+    assert len(list(tmp_path.iterdir())) == 1
 
 
 def test_m365_groundedness_on_items_without_context_is_skipped_visibly_not_refused(tmp_path):
@@ -146,12 +150,16 @@ def test_m365_groundedness_on_items_without_context_is_skipped_visibly_not_refus
         report = omk.evaluate(samples, target=f"replay:{replies}", judge=f"openai:m@{fake.url}", cache=False)
         assert len(fake.requests) == 1  # only the item with a context is judged
     first, second = report.result("evals-1"), report.result("evals-2")
-    assert first.assertions[0].status is Status.PASSED and first.assertions[0].score == 5
+    assert first.assertions[0].status is Status.PASSED
+    assert first.assertions[0].score == 5
     grounded = second.assertions[0]
-    assert grounded.status is Status.SKIPPED and grounded.passed is None
+    assert grounded.status is Status.SKIPPED
+    assert grounded.passed is None
     assert grounded.message.startswith("skipped: no context to judge groundedness against")
-    assert second.assertions[1].type == "citations" and second.assertions[1].passed is True
-    assert second.status == "ok" and second.passed
+    assert second.assertions[1].type == "citations"
+    assert second.assertions[1].passed is True
+    assert second.status == "ok"
+    assert second.passed
 
 
 def _m365(tmp_path, item: dict) -> list:
@@ -190,7 +198,8 @@ def test_tools_only_fails_on_a_call_outside_the_list():
 
     trace = Trace(tool_calls=[ToolCall(tool="search", input={}), ToolCall(tool="Delete", input={})])
     bad = check({"type": "tools_only", "values": ["Search"]}, "x", trace)
-    assert bad.passed is False and bad.message == "called outside the allowed tools (Search): Delete"
+    assert bad.passed is False
+    assert bad.message == "called outside the allowed tools (Search): Delete"
     assert check({"type": "tools_only", "values": ["Search"]}, "x", Trace()).passed is True
 
 
@@ -243,7 +252,8 @@ def test_m365_unsupported_fields_say_so_instead_of_an_unrelated_suggestion(tmp_p
 def test_yaml_syntax_errors_are_one_line_with_line_column_and_hint(tmp_path, text, expected):
     (found,) = problems(tmp_path, "s.yaml", text)
     assert found == expected
-    assert "\n" not in found and "<unicode string>" not in found
+    assert "\n" not in found
+    assert "<unicode string>" not in found
 
 
 def test_an_assert_set_in_an_unknown_mode_names_it_and_still_reports_its_children(tmp_path):

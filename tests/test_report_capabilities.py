@@ -48,11 +48,14 @@ def test_breakdown_groups_as_the_doctor_does_and_counts_a_sample_in_each_of_its_
     tool, writing = rows
     assert (tool.samples, tool.total, tool.passed, tool.failed, tool.errored) == (4, 4, 1, 3, 1)
     assert tool.pass_rate == 0.25 and tool.composite == 3.0  # 5, 1, 3: the errored one is not graded
-    assert tool.composite_ci is not None and tool.composite_ci.low <= 3.0 <= tool.composite_ci.high
-    assert tool.pass_rate_ci is not None and tool.pass_rate_ci.method == "wilson"
+    assert tool.composite_ci is not None
+    assert tool.composite_ci.low <= 3.0 <= tool.composite_ci.high
+    assert tool.pass_rate_ci is not None
+    assert tool.pass_rate_ci.method == "wilson"
     # one sample: the figures, and no interval
     assert (writing.samples, writing.passed, writing.composite) == (1, 1, 5.0)
-    assert writing.composite_ci is None and writing.pass_rate_ci is None
+    assert writing.composite_ci is None
+    assert writing.pass_rate_ci is None
 
 
 def test_the_pass_rate_interval_is_wilsons_as_statsmodels_computes_it():
@@ -87,7 +90,8 @@ def test_no_capability_writes_no_field_and_no_section():
     rs = [_result(_sample("a"), "ok", [leaf("contains", True)])]
     data = _report(rs)
     assert "capabilities" not in data["summary"]
-    assert "By capability" not in render_markdown(data) and 'class="capabilities"' not in render_html(data)
+    assert "By capability" not in render_markdown(data)
+    assert 'class="capabilities"' not in render_html(data)
     assert "capability:" not in render_junit(data)
 
 
@@ -104,13 +108,16 @@ def test_the_field_reads_back_and_an_old_report_without_it_still_reads():
 def test_a_capability_is_untrusted_text_in_every_format():
     rs = [_result(_sample("x", "<script>window.__pwned=1</script>|[b]"), "ok", [leaf("contains", True)])]
     data = _report(rs)
-    assert "<script>window.__pwned" not in render_html(data) and "<script>" not in render_markdown(data)
+    assert "<script>window.__pwned" not in render_html(data)
+    assert "<script>" not in render_markdown(data)
     assert "\\|[b]" in render_markdown(data)
 
 
 def test_chinese_labels():
     md = render_markdown(_report(results()), "zh")
-    assert "### 按能力" in md and "| 能力 |" in md and "（仅 1 条用例，无区间）" in md
+    assert "### 按能力" in md
+    assert "| 能力 |" in md
+    assert "（仅 1 条用例，无区间）" in md
 
 
 # A real run: six samples over two capabilities (one sample in both), each run twice.
@@ -142,8 +149,10 @@ def test_report_json_has_each_capability_with_its_intervals(run):
     rows = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]["capabilities"]
     assert [(c["capability"], c["samples"], c["total"]) for c in rows] == [("search", 4, 8), ("writing", 3, 6)]
     for c in rows:
-        assert c["composite_ci"]["low"] <= c["composite"] <= c["composite_ci"]["high"] and c["composite_ci"]["level"] == 0.95
-        assert c["pass_rate_ci"]["low"] <= c["pass_rate"] <= c["pass_rate_ci"]["high"] and c["pass_rate_ci"]["method"] == "wilson"
+        assert c["composite_ci"]["low"] <= c["composite"] <= c["composite_ci"]["high"]
+        assert c["composite_ci"]["level"] == 0.95
+        assert c["pass_rate_ci"]["low"] <= c["pass_rate"] <= c["pass_rate_ci"]["high"]
+        assert c["pass_rate_ci"]["method"] == "wilson"
     assert read_document(out).summary.capabilities[0].samples == 4
 
 

@@ -79,7 +79,9 @@ def test_report_opens_filters_sorts_and_shows_details(browser, tmp_path):
     assert page.js(f"{detail}.querySelectorAll('li.assertion').length") == 7  # 5 top-level + 2 in the set
     assert page.js(f"{detail}.querySelectorAll('ul.asserts ul.asserts li.assertion.failed').length") == 2
     assert page.js(f"{detail}.querySelectorAll('tr.tool-call').length") == 1
-    assert "Read:1" in text and "missed the MD5 weakness" in text and "https://example.com/doc" in text
+    assert "Read:1" in text
+    assert "missed the MD5 weakness" in text
+    assert "https://example.com/doc" in text
     assert page.js("location.hash") == f"#{selected}"
 
     assert page.errors() == []
@@ -107,7 +109,8 @@ def test_a_broken_page_is_caught(browser, tmp_path):
     page = Page(browser)
     page.goto(bad.as_uri())
     errors = page.errors()
-    assert any("boom" in e for e in errors) and any("undefinedFn" in e for e in errors)
+    assert any("boom" in e for e in errors)
+    assert any("undefinedFn" in e for e in errors)
 
 
 def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
@@ -117,12 +120,14 @@ def test_a_pairwise_verdict_links_to_its_sample_panel(browser, tmp_path):
     page = Page(browser)
     page.goto(path.as_uri())
     links = page.js("Array.from(document.querySelectorAll('table.pairwise a')).map(a => a.getAttribute('href'))")
-    assert links and all(h.startswith("#sample-") for h in links)
+    assert links
+    assert all(h.startswith("#sample-") for h in links)
     second = links[1]
     page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').click()")
     page.js("new Promise(r => setTimeout(r, 100))")  # the hashchange event fires after the click
     shown = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
-    assert second[1:] in shown and all(d == second[1:] or "failing" in page.js(f"document.getElementById('{d}').className") for d in shown)
+    assert second[1:] in shown
+    assert all(d == second[1:] or "failing" in page.js(f"document.getElementById('{d}').className") for d in shown)
     sid = page.js(f"document.querySelector('table.pairwise a[href=\"{second}\"]').textContent")
     assert sid in page.js(f"document.getElementById('{second[1:]}').innerText")
     assert page.errors() == []
@@ -162,12 +167,14 @@ def test_a_failing_run_lists_its_failures_first(browser, failing_run):
     page = Page(browser)
     page.goto(failing_run.as_uri())
     states = page.js("Array.from(document.querySelectorAll('#results tbody tr')).map(r => r.getAttribute('data-state'))")
-    assert "passed" in states and states[0] in ("failed", "errored")
+    assert "passed" in states
+    assert states[0] in ("failed", "errored")
     first_pass = states.index("passed")
     assert all(s == "passed" for s in states[first_pass:])  # no failure after the first pass
     # each group keeps the run order: the panel ids (run positions) rise within a group
     ids = page.js("Array.from(document.querySelectorAll('#results tbody tr')).map(r => +r.getAttribute('data-detail').slice(7))")
-    assert ids[:first_pass] == sorted(ids[:first_pass]) and ids[first_pass:] == sorted(ids[first_pass:])
+    assert ids[:first_pass] == sorted(ids[:first_pass])
+    assert ids[first_pass:] == sorted(ids[first_pass:])
     panels = page.js("Array.from(document.querySelectorAll('.detail')).map(d => +d.id.slice(7))")
     assert panels == ids
     assert page.errors() == []
@@ -232,7 +239,8 @@ def test_every_corpus_report_fits_375_px_with_every_panel_open(browser, tmp_path
         "Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('pre')"
         " && e.getBoundingClientRect().right > 376).map(e => e.tagName + '.' + e.className)"
     )
-    assert too_wide == [] and page.js("document.documentElement.scrollWidth") <= 375
+    assert too_wide == []
+    assert page.js("document.documentElement.scrollWidth") <= 375
     assert page.errors() == []
 
 
@@ -286,7 +294,8 @@ def test_a_large_report_pages_searches_sorts_and_opens_details(browser, large_pa
     assert visible_rows(page) == order[100:200]
 
     type_in(page, "filter", "CASE-04321")  # the search, by sample id, case-insensitive
-    assert visible_rows(page) == ["case-04321"] and page.js("document.getElementById('page').textContent") == "page 1 of 1"
+    assert visible_rows(page) == ["case-04321"]
+    assert page.js("document.getElementById('page').textContent") == "page 1 of 1"
     type_in(page, "filter", "")
     type_in(page, "status-filter", "errored", "change")
     assert page.js("document.getElementById('count').textContent") == f"{states.count('errored')} / {LARGE}"
@@ -303,7 +312,8 @@ def test_a_large_report_pages_searches_sorts_and_opens_details(browser, large_pa
     assert page.js("Array.from(document.querySelectorAll('#results tbody td.num')).map(c => c.textContent)")[:4] == ["4.12", "4.38", "—", "4.25"]
     page.js("document.querySelector('#results tbody tr').click()")
     text = panel_text(page)
-    assert "Review snippet 11 for SQL injection" in text and "names the fix" not in text
+    assert "Review snippet 11 for SQL injection" in text
+    assert "names the fix" not in text
     assert page.js("document.querySelectorAll('#sample-view li.assertion').length") == 5  # 3 top-level + 2 in the set
     assert page.js("location.hash") == "#sample-11"
     assert page.js("document.querySelector('#results tbody tr').classList.contains('selected')")
@@ -320,7 +330,9 @@ def test_a_large_report_deep_links_conversations_and_failures(browser, large_pag
     page = Page(browser)
     page.goto(large_page.as_uri() + "#sample-4013")  # a conversation, deep in the run
     text = panel_text(page)
-    assert "case-04013" in text and "turn one of 4013" in text and "not sent: an earlier turn failed" in text
+    assert "case-04013" in text
+    assert "turn one of 4013" in text
+    assert "not sent: an earlier turn failed" in text
     assert page.js("document.querySelectorAll('#sample-view section.turn').length") == 2
     # a failure's panel is rendered on the server, beside the failures
     page.js("document.querySelector('#failures-table tbody tr').click()")
@@ -373,7 +385,8 @@ def test_a_panel_drawn_in_the_browser_reads_as_the_server_rendered_one(browser, 
         page.js(f"document.querySelector('#results tbody tr[data-index=\"{i}\"]').click()")
         wait_for(page, f"document.getElementById('sample-view').dataset.index === '{i}'")
         assert page.js("document.getElementById('sample-view').innerText") == text, f"sample-{i}"
-    assert expected and page.errors() == []
+    assert expected
+    assert page.errors() == []
 
 
 def test_a_large_report_without_decompression_still_lists_the_failures(browser, large_page):

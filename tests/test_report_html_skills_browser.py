@@ -76,7 +76,8 @@ def test_the_skill_sections_render_in_chinese_styled_and_escaped(browser, tmp_pa
     rows = page.js("Array.from(document.querySelectorAll('#triggering table.routing tr')).map(r => Array.from(r.cells).map(c => c.textContent).join(','))")
     assert rows == [f"期望 \\ 实际触发,{HOSTILE_SKILL},docx,（无）", f"{HOSTILE_SKILL} (2),2,·,·", "docx (2),2,·,·"]
     # the collision is marked and styled apart from a right call; counts are centred
-    assert texts(page, "table.routing td.route-right") == ["2"] and texts(page, "table.routing td.route-other") == ["2"]
+    assert texts(page, "table.routing td.route-right") == ["2"]
+    assert texts(page, "table.routing td.route-other") == ["2"]
     style = "(s => getComputedStyle(document.querySelector(s)))"
     assert page.js(f"{style}('table.routing td.route-other').backgroundColor") != page.js(f"{style}('table.routing td.route-right').backgroundColor")
     assert page.js(f"{style}('table.routing td.num').textAlign") == "center"

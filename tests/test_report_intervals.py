@@ -68,7 +68,8 @@ def test_report_json_has_an_interval_beside_every_mean_and_reads_back(repeated):
     assert isinstance(summary["scores"]["composite"], float)  # the mean keeps its type
     for layer in ("fact", "judge", "composite"):
         ci = summary["scores_ci"][layer]
-        assert ci["low"] <= summary["scores"][layer] <= ci["high"] and ci["level"] == 0.95
+        assert ci["low"] <= summary["scores"][layer] <= ci["high"]
+        assert ci["level"] == 0.95
     assert summary["scores_ci"]["behavior"] is None  # no behavior layer, no mean, no interval
     assert summary["pass_rate_ci"]["method"] == "wilson"
     for c in summary["categories"]:
@@ -76,11 +77,13 @@ def test_report_json_has_an_interval_beside_every_mean_and_reads_back(repeated):
         assert c["pass_rate_ci"]["low"] <= c["pass_rate"] <= c["pass_rate_ci"]["high"]
     variance = summary["variance"]
     assert (variance["samples"], variance["repeats"], variance["judge_calls"]) == (8, 2, 3)
-    assert variance["components"]["judge"] > 0 and set(variance["shares"]) == {"sample", "run", "judge"}
+    assert variance["components"]["judge"] > 0
+    assert set(variance["shares"]) == {"sample", "run", "judge"}
     assert variance["advice"] in ("samples", "repeats", "judge_calls")
     assert variance["per_dollar"] is False and variance["cost_per_call"]["target"] is None  # replay outputs cost nothing known
     document = read_document(out)
-    assert document.summary.scores_ci is not None and document.summary.variance is not None
+    assert document.summary.scores_ci is not None
+    assert document.summary.variance is not None
     assert document.summary.variance.judge_calls == 3
 
 
@@ -88,7 +91,8 @@ def test_terminal_markdown_and_junit_show_the_intervals(repeated):
     proc, out = repeated
     assert re.search(rf"composite {INTERVAL} \(fact {INTERVAL}, behavior —, judge {INTERVAL}\)", proc.stdout), proc.stdout
     assert re.search(r"pass rate \d+% \[\d+%, \d+%\] \(Wilson, 95%\)", proc.stdout)
-    assert "spread of the composite: samples differ" in proc.stdout and "judge noise" in proc.stdout
+    assert "spread of the composite: samples differ" in proc.stdout
+    assert "judge noise" in proc.stdout
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert re.search(rf"\| {INTERVAL} \| — \| {INTERVAL} \| {INTERVAL} \|", md)  # fact, behavior, judge, composite
     assert re.search(rf"\| support \| 8 \| \d \| \d \| 0 \| {INTERVAL} \| \d+% \[", md)  # a category: 4 samples × 2 runs
@@ -110,7 +114,9 @@ def test_the_html_page_shows_the_intervals_in_a_browser(repeated, browser):
     assert re.fullmatch(r"95% \[\d\.\d\d, \d\.\d\d\]", card), card
     assert page.js("document.querySelector('.card[data-layer=composite] .ci').getBoundingClientRect().height") > 0
     lines = page.js("Array.from(document.querySelectorAll('p.intervals')).map(p => p.innerText)")
-    assert lines[0].startswith("pass rate ") and "Wilson" in lines[0] and lines[1].startswith("spread of the composite")
+    assert lines[0].startswith("pass rate ")
+    assert "Wilson" in lines[0]
+    assert lines[1].startswith("spread of the composite")
     cells = page.js("Array.from(document.querySelectorAll('table.categories tbody tr')).map(r => r.cells[5].innerText)")
     assert len(cells) == 2 and all(re.fullmatch(INTERVAL, c) for c in cells), cells
     assert page.errors() == []
@@ -119,8 +125,10 @@ def test_the_html_page_shows_the_intervals_in_a_browser(repeated, browser):
 def test_one_sample_says_it_has_no_interval(tmp_path):
     proc, out = _run(tmp_path, 1)
     summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
-    assert summary["scores"]["composite"] is not None and summary["scores_ci"]["composite"] is None
-    assert summary["pass_rate_ci"] is None and "variance" not in summary
+    assert summary["scores"]["composite"] is not None
+    assert summary["scores_ci"]["composite"] is None
+    assert summary["pass_rate_ci"] is None
+    assert "variance" not in summary
     assert re.search(r"composite \d\.\d\d \(1 sample, no interval\)", proc.stdout), proc.stdout
     assert "(1 sample, no interval)" in (out / "summary.md").read_text(encoding="utf-8")
     assert "(1 sample, no interval)" in (out / "report.html").read_text(encoding="utf-8")

@@ -41,14 +41,16 @@ def test_each_turn_of_a_conversation_is_one_line_chinese_included(report, width)
     assert len(turns) == sum(len(r.get("turns") or []) for r in report["results"]) == 5
     assert not [line for line in lines if CONTINUATION.match(line)]  # nothing wrapped
     zh = [line for line in turns if "耳机" in line or "进水" in line]
-    assert len(zh) == 2 and all(line.count("│") == 8 for line in zh)
+    assert len(zh) == 2
+    assert all(line.count("│") == 8 for line in zh)
     assert all(len(line) <= width for line in lines)
 
 
 def test_a_narrow_terminal_cuts_turn_labels_instead_of_wrapping_them(report):
     lines = _render(report, 70)
     turns = [line for line in lines if "↳" in line]
-    assert len(turns) == 5 and all("…" in line for line in turns)
+    assert len(turns) == 5
+    assert all("…" in line for line in turns)
     assert all(line.count("│") == 8 for line in turns)
 
 

@@ -31,12 +31,14 @@ def case(skill: str, should: bool, fired: bool, sid: str, others: tuple[str, ...
 def test_wilson_intervals_match_scipy(k, n, level):
     ours = rate(k, n, level)
     ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    assert ours.low == pytest.approx(ci.low, abs=5e-5) and ours.high == pytest.approx(ci.high, abs=5e-5)
+    assert ours.low == pytest.approx(ci.low, abs=5e-5)
+    assert ours.high == pytest.approx(ci.high, abs=5e-5)
     assert ours.value == round(k / n, 4)
 
 
 def test_no_case_has_no_interval():
-    assert rate(0, 0).value is None and rate(0, 0).low is None
+    assert rate(0, 0).value is None
+    assert rate(0, 0).low is None
 
 
 CASES = [
@@ -54,14 +56,18 @@ def test_rates_lists_and_routing_matrix():
     trig = triggering(CASES, ("pdf", "docx", "xlsx"))
     assert trig is not None
     pdf = next(s for s in trig.skills if s.skill == "pdf")
-    assert (pdf.recall.k, pdf.recall.n) == (2, 3) and (pdf.false_triggers.k, pdf.false_triggers.n) == (1, 2)
+    assert (pdf.recall.k, pdf.recall.n) == (2, 3)
+    assert (pdf.false_triggers.k, pdf.false_triggers.n) == (1, 2)
     assert (pdf.precision.k, pdf.precision.n) == (2, 3)
-    assert pdf.missed == ("pdf-3",) and pdf.false_triggered == ("near-2",)
+    assert pdf.missed == ("pdf-3",)
+    assert pdf.false_triggered == ("near-2",)
     docx = next(s for s in trig.skills if s.skill == "docx")
     assert docx.warnings == ["no negative controls: a description that fires on everything scores perfect recall"]
     rows = {r.expected: r for r in trig.routing}
-    assert rows["pdf"].fired == {"pdf": 2, "(none)": 1} and rows["pdf"].cases == 3
-    assert rows["docx"].fired == {"pdf": 1, "docx": 1} and rows["docx"].right == 1
+    assert rows["pdf"].fired == {"pdf": 2, "(none)": 1}
+    assert rows["pdf"].cases == 3
+    assert rows["docx"].fired == {"pdf": 1, "docx": 1}
+    assert rows["docx"].right == 1
     assert trig.columns == ["pdf", "docx", "xlsx", "(none)"]  # xlsx installed and never fired: a dead skill shows
     assert triggering([], ("pdf",)) is None
 
@@ -77,8 +83,10 @@ def test_a_call_to_a_skill_that_is_not_installed_is_counted_apart_and_named():
     trig = triggering(cases, ("pdf", "docx"))
     assert trig is not None
     rows = {r.expected: r for r in trig.routing}
-    assert rows["pdf"].fired == {"(not installed)": 3, "pdf": 1, "docx": 1, "(none)": 1} and rows["pdf"].cases == 4
-    assert rows["pdf"].not_installed == {"pdf-magic": 2, "pfd": 1} and rows["docx"].not_installed == {}
+    assert rows["pdf"].fired == {"(not installed)": 3, "pdf": 1, "docx": 1, "(none)": 1}
+    assert rows["pdf"].cases == 4
+    assert rows["pdf"].not_installed == {"pdf-magic": 2, "pfd": 1}
+    assert rows["docx"].not_installed == {}
     assert trig.columns == ["pdf", "docx", "(not installed)", "(none)"]  # no made-up name is a column
     from omk.records.fields import Fields
     from omk.records.triggering import Triggering
@@ -91,18 +99,22 @@ def test_a_call_to_a_skill_that_is_not_installed_is_counted_apart_and_named():
     data = report_with_triggering()
     data["triggering"] = trig.to_json()
     props = dict(junit_properties(ReportDocument.from_dict(data)))
-    assert props["routing:pdf:not_installed"] == "pdf-magic=2,pfd=1" and "routing:docx:not_installed" not in props
+    assert props["routing:pdf:not_installed"] == "pdf-magic=2,pfd=1"
+    assert "routing:docx:not_installed" not in props
     from omk.report.triggering import html_section
 
     page = html_section(ReportDocument.from_dict(data), "en")
-    assert '<td class="num route-missing">3</td>' in page and "called a skill that is not installed: pdf-magic ×2, pfd" in page
+    assert '<td class="num route-missing">3</td>' in page
+    assert "called a skill that is not installed: pdf-magic ×2, pfd" in page
     unknown = triggering(cases, None)  # the run does not say what it installs: every name is a column, as before
-    assert unknown is not None and {r.expected: r for r in unknown.routing}["pdf"].fired["pdf-magic"] == 2
+    assert unknown is not None
+    assert {r.expected: r for r in unknown.routing}["pdf"].fired["pdf-magic"] == 2
 
 
 def test_one_skill_has_no_routing_matrix():
     trig = triggering([c for c in CASES if c.skill == "pdf"], ("pdf",))
-    assert trig is not None and trig.routing == ()
+    assert trig is not None
+    assert trig.routing == ()
 
 
 def test_the_paired_change_is_mcnemars_exact_test():
@@ -154,10 +166,13 @@ def report_with_triggering() -> dict:
 def test_the_block_reads_back_and_every_text_format_shows_it():
     data = json.loads(json.dumps(report_with_triggering()))
     doc = ReportDocument.from_dict(data)
-    assert doc.triggering is not None and doc.triggering.to_json() == data["triggering"]
+    assert doc.triggering is not None
+    assert doc.triggering.to_json() == data["triggering"]
     md = render_markdown(doc)
-    assert "### Triggering" in md and "| pdf | 2/3 67% [21%, 94%] | 1/2 50% [9%, 91%] |" in md
-    assert "#### Routing: which skill fired" in md and "| docx (2) | 1 | 1 | · |" in md
+    assert "### Triggering" in md
+    assert "| pdf | 2/3 67% [21%, 94%] | 1/2 50% [9%, 91%] |" in md
+    assert "#### Routing: which skill fired" in md
+    assert "| docx (2) | 1 | 1 | · |" in md
     assert "docx: no negative controls" in md
     xml = render_junit(doc)
     xml_text = xml if isinstance(xml, str) else xml.decode()
@@ -171,7 +186,9 @@ def test_the_block_reads_back_and_every_text_format_shows_it():
     console = Console(record=True, width=120)
     print_summary(doc, console)
     text = console.export_text()
-    assert "Triggering (Wilson interval 95%)" in text and "Routing: which skill fired" in text and "near-2" in text
+    assert "Triggering (Wilson interval 95%)" in text
+    assert "Routing: which skill fired" in text
+    assert "near-2" in text
     zh = Console(record=True, width=120)
     print_summary(doc, zh, lang="zh")
     assert "技能触发" in zh.export_text()
@@ -224,7 +241,8 @@ def test_an_experiment_shows_each_treatments_trigger_rate_change_in_every_format
         cwd=tmp_path, drop=(), columns=None,
     )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
-    assert "Trigger rates, treatment against control" in proc.stdout and "Triggering · with" in proc.stdout
+    assert "Trigger rates, treatment against control" in proc.stdout
+    assert "Triggering · with" in proc.stdout
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     changes = {(c["skill"], c["rate"]): c for c in report["experiment"]["triggering"]}
     # the baseline installs nothing: pdf cannot fire there, whatever the recorded trace says

@@ -66,7 +66,8 @@ def test_a_streamed_run_writes_the_report_a_run_kept_in_memory_writes(suite, tmp
     asyncio.run(streamed.execute())
     assert streamed.log.kept == {}, "a run with a folder keeps no result object"
     on_disk = streamed.finish()
-    assert isinstance(on_disk.results, Results) and len(on_disk.results) == 400
+    assert isinstance(on_disk.results, Results)
+    assert len(on_disk.results) == 400
 
     kept = run(suite, None)
     asyncio.run(kept.execute())
@@ -134,7 +135,8 @@ def test_a_killed_large_run_resumes_with_nothing_lost_or_repeated(tmp_path):
     assert [json.loads(line) for line in lines[: len(before)]] == before, "what had finished is kept as it was"
     report = read_document(out)
     assert [r.sample_id for r in report.results] == [f"s{i:05d}" for i in range(6000)]
-    assert report.summary.total == 6000 and report.summary.passed == sum(1 for r in report.results if r.passed)
+    assert report.summary.total == 6000
+    assert report.summary.passed == sum(1 for r in report.results if r.passed)
 
 
 class Tracked(SampleResult):
@@ -199,7 +201,8 @@ def test_the_terminal_shows_a_bounded_table_of_a_large_run(suite, tmp_path):
     console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
     print_summary(doc, console)
     text = console.export_text()
-    assert "200 of 5000 results shown" in text and "more that did not pass" in text
+    assert "200 of 5000 results shown" in text
+    assert "more that did not pass" in text
     assert rows.most <= 250
 
 
@@ -210,9 +213,12 @@ def test_sample_results_read_back_are_full_objects(suite, tmp_path):
     asyncio.run(ev.execute())
     report = ev.finish()
     first = report.results[0]
-    assert isinstance(first, SampleResult) and first.sample_id == ev.samples[0].sample_id
-    assert first.source_file == ev.samples[0].source.file and first.source_line == ev.samples[0].source.line
-    assert report.results[-1].sample_id == "s00399" and len(report.results[10:20]) == 10
+    assert isinstance(first, SampleResult)
+    assert first.sample_id == ev.samples[0].sample_id
+    assert first.source_file == ev.samples[0].source.file
+    assert first.source_line == ev.samples[0].source.line
+    assert report.results[-1].sample_id == "s00399"
+    assert len(report.results[10:20]) == 10
     assert len(report.failures()) == 400 - report.summary.passed
 
 
@@ -237,7 +243,9 @@ def test_a_results_line_is_the_text_json_writes_and_a_nan_is_still_named(tmp_pat
     log.add(SampleResult.start(samples[2], "p", assertions=(outer,)))
     log.close()
     lines = (tmp_path / "results.jsonl").read_text(encoding="utf-8").split("\n")  # U+2028 is no line end here
-    assert lines[0] == dumps(plain.to_json()).replace("1e-05", "0.00001") and '"metric": 0.00001' in lines[0]
+    assert lines[0] == dumps(plain.to_json()).replace("1e-05", "0.00001")
+    assert '"metric": 0.00001' in lines[0]
     assert log.result(("plain", 0)).to_json() == plain.to_json()  # the value as written (duration_ms rounded)
-    assert '"input": {"x": [null]}' in lines[1] and '"score": null' in lines[2]
+    assert '"input": {"x": [null]}' in lines[1]
+    assert '"score": null' in lines[2]
     assert log.nonfinite == ["nan.trace.tool_calls[0].input.x[0]", "inf.assertions[0].children[0].score"]

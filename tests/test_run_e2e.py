@@ -137,11 +137,14 @@ def test_ctrl_c_keeps_a_resumable_run(tmp_path):
     run, finished, proc = interrupted_run(tmp_path, signal.SIGINT)
     out, err = proc.communicate()
     assert proc.returncode == 130, out + err
-    assert f"omk eval --resume {run}" in err and "Traceback" not in err
-    assert (run / "run.json").exists() and not (run / "report.json").exists()
+    assert f"omk eval --resume {run}" in err
+    assert "Traceback" not in err
+    assert (run / "run.json").exists()
+    assert not (run / "report.json").exists()
     report = check_resumed(tmp_path, run, finished)
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    assert report["run_id"] == manifest["run_id"] and report["started_at"] == manifest["started_at"]
+    assert report["run_id"] == manifest["run_id"]
+    assert report["started_at"] == manifest["started_at"]
 
 
 def test_a_killed_run_with_a_torn_last_line_resumes(tmp_path):
@@ -158,11 +161,17 @@ def test_resume_refuses_to_change_what_the_run_is(tmp_path):
     run = tmp_path / "run"
     assert omk("eval", "--target", TARGET, "--out", str(run), "--quiet", cwd=tmp_path, env=env_for(tmp_path)).returncode == 0
     proc = omk("eval", "--resume", str(run), "--target", "replay:x.jsonl", cwd=tmp_path, env=env_for(tmp_path))
-    assert proc.returncode == 2 and "not the run's target" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "not the run's target" in proc.stderr
+    assert "Traceback" not in proc.stderr
     proc = omk("eval", "--resume", str(run), "--filter", "s*", cwd=tmp_path, env=env_for(tmp_path))
-    assert proc.returncode == 2 and "drop --filter" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "drop --filter" in proc.stderr
+    assert "Traceback" not in proc.stderr
     proc = omk("eval", "--resume", str(tmp_path), cwd=tmp_path, env=env_for(tmp_path))
-    assert proc.returncode == 2 and "run.json" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "run.json" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_the_cache_makes_a_rerun_free_with_the_whole_trace_and_never_keeps_errors(tmp_path):
@@ -178,11 +187,15 @@ def test_the_cache_makes_a_rerun_free_with_the_whole_trace_and_never_keeps_error
     assert (tmp_path / ".omk" / "cache.sqlite").exists()
     r1 = {r["sample_id"]: r for r in json.loads((tmp_path / "r1" / "report.json").read_text())["results"]}
     r2 = {r["sample_id"]: r for r in json.loads((tmp_path / "r2" / "report.json").read_text())["results"]}
-    assert r2["tool-1"]["cached"] is True and r2["tool-1"]["attempts"] == 0 and r1["tool-1"]["cached"] is False
+    assert r2["tool-1"]["cached"] is True
+    assert r2["tool-1"]["attempts"] == 0
+    assert r1["tool-1"]["cached"] is False
     assert r2["tool-1"]["trace"] == r1["tool-1"]["trace"]
     assert [c["tool"] for c in r2["tool-1"]["trace"]["tool_calls"]] == ["lookup_order"]
-    assert r2["tool-1"]["passed"] is True and r2["tool-1"]["assertions"] == r1["tool-1"]["assertions"]
-    assert r2["bad-1"]["status"] == "error" and r2["bad-1"]["cached"] is False
+    assert r2["tool-1"]["passed"] is True
+    assert r2["tool-1"]["assertions"] == r1["tool-1"]["assertions"]
+    assert r2["bad-1"]["status"] == "error"
+    assert r2["bad-1"]["cached"] is False
     summary = json.loads((tmp_path / "r2" / "report.json").read_text())["summary"]
     assert summary["cached"] == 2 and summary["cost_usd"] == 0.0  # nothing was spent this time
     third = omk("eval", "--target", TARGET, "--out", "r3", "--no-cache", "--quiet", cwd=tmp_path, env=env)
@@ -199,8 +212,10 @@ def test_repeat_runs_each_sample_n_times_and_reports_the_spread(tmp_path):
     assert [(r["sample_id"], r["repeat"]) for r in report["results"]] == [
         ("s0", 0), ("s0", 1), ("s0", 2), ("s1", 0), ("s1", 1), ("s1", 2)
     ]  # fmt: skip
-    assert report["summary"]["total"] == 6 and report["summary"]["repeat"] == 3
-    assert report["repeats"]["samples"] == 2 and report["repeats"]["always_passed"] == 2
+    assert report["summary"]["total"] == 6
+    assert report["summary"]["repeat"] == 3
+    assert report["repeats"]["samples"] == 2
+    assert report["repeats"]["always_passed"] == 2
     assert report["repeats"]["per_sample"][0]["composite"] == {"mean": 5.0, "stddev": 0.0, "min": 5.0, "max": 5.0}
     assert "Repeats (3 runs per sample)" in proc.stdout
 
@@ -257,7 +272,8 @@ def test_api_key_never_lands_in_the_run_folder_or_the_cache(tmp_path, openai_ser
     files = [p for p in (tmp_path / ".omk").rglob("*") if p.is_file()] + [
         p for p in tmp_path.glob("r*/*") if p.is_file()
     ]
-    assert any(p.name == "cache.sqlite" for p in files) and any(p.name == "run.json" for p in files)
+    assert any(p.name == "cache.sqlite" for p in files)
+    assert any(p.name == "run.json" for p in files)
     for path in files:
         assert SECRET.encode() not in path.read_bytes(), path
 
@@ -273,9 +289,11 @@ def test_a_dead_target_errors_every_sample_and_the_run_ends_with_exit_1(tmp_path
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     report = json.loads((tmp_path / "r" / "report.json").read_text())
-    assert report["summary"]["errored"] == 3 and len(report["results"]) == 3
+    assert report["summary"]["errored"] == 3
+    assert len(report["results"]) == 3
     for r in report["results"]:
-        assert r["status"] == "error" and r["attempts"] == 2
+        assert r["status"] == "error"
+        assert r["attempts"] == 2
         assert "gave up after 2 attempts" in r["error"]
     assert not (tmp_path / ".omk" / "cache.sqlite").exists() or b"hello" not in (
         tmp_path / ".omk" / "cache.sqlite"

@@ -97,7 +97,8 @@ def test_inside_paths_and_symlinks_that_stay_inside_are_fine(tmp_path):
 def test_special_files_are_refused_even_when_allowed(tmp_path, name):
     (tmp_path / "omk.yaml").write_text("allow_paths: [/]\n", encoding="utf-8")
     [line] = problems(tmp_path, "s.yaml", mock_sample(name))
-    assert "mocks[0].return_file: refused: " in line and "is a system file (/proc, /sys, /dev)" in line
+    assert "mocks[0].return_file: refused: " in line
+    assert "is a system file (/proc, /sys, /dev)" in line
 
 
 def test_a_fifo_is_refused_at_load_and_never_read_at_run_time(tmp_path):
@@ -107,7 +108,8 @@ def test_a_fifo_is_refused_at_load_and_never_read_at_run_time(tmp_path):
     # a FIFO put in place after loading: the sandbox answers with an error instead of blocking
     sandbox = MockSandbox.for_sample(Sample("a", "p", base_dir=tmp_path, mocks=[{"tool": "t", "return_file": "pipe.txt"}]))
     answer = asyncio.run(asyncio.wait_for(sandbox.answer("t", {}), 5))
-    assert answer.text.startswith("[omk-mock-error] return_file refused:") and "FIFO" in answer.text
+    assert answer.text.startswith("[omk-mock-error] return_file refused:")
+    assert "FIFO" in answer.text
 
 
 def test_read_regular_bytes_caps_and_refuses(tmp_path):
@@ -128,7 +130,8 @@ def test_a_special_file_given_as_samples_is_a_clear_error(tmp_path, given):
     for command in (["eval", given, "--target", "replay:x.jsonl", "--out", str(tmp_path / "run")], ["doctor", given]):
         proc = run_omk(*command, cwd=tmp_path, drop=(), columns=None, timeout=30)
         assert proc.returncode == 2, proc.stderr
-        assert "Traceback" not in proc.stderr and "cannot read the file:" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert "cannot read the file:" in proc.stderr
 
 
 def test_a_refused_return_file_stops_omk_eval_with_exit_2(tmp_path, outside):
@@ -140,7 +143,8 @@ def test_a_refused_return_file_stops_omk_eval_with_exit_2(tmp_path, outside):
         "eval", "s.yaml", "--target", "replay:r.jsonl", "--out", str(tmp_path / "run"),
         cwd=project, drop=(), columns=None, timeout=60,
     )  # fmt: skip
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().startswith("s.yaml:5: samples[0] (a) mocks[0].return_file: refused:")
     assert not (tmp_path / "run" / "report.json").exists()
 
@@ -265,7 +269,8 @@ def test_a_files_available_entry_that_leaves_the_folder_or_is_special_is_refused
     (project / "elsewhere").symlink_to(outside)
     os.mkfifo(project / "work" / "pipe")
     [line] = problems(project, "s.yaml", cwd_sample("work", [entry]))
-    assert line.startswith("s.yaml:6: samples[0] (a) environment.files_available[0]: refused: ") and why in line
+    assert line.startswith("s.yaml:6: samples[0] (a) environment.files_available[0]: refused: ")
+    assert why in line
 
 
 def test_a_cwd_and_files_inside_the_project_load_as_before(tmp_path, outside):

@@ -69,7 +69,8 @@ def test_a_drafted_mock_return_nested_400_deep_costs_only_its_draft(tmp_path):
     (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
     run = omk_cli("sample", "skills/order-status", "--target", f"cmd:{sys.executable} model.py", "--triggers", "2", "--tasks", "2", "--output", "d.yaml", cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr
+    assert "Traceback" not in run.stderr
+    assert "RecursionError" not in run.stderr
     (line,) = [x for x in run.stderr.splitlines() if x.startswith("dropped")]
     assert f"mocks[0].return[0]…: nested deeper than {MAX_DEPTH} levels" in line, run.stderr
     loaded = load_samples([tmp_path / "d.yaml"], strict=True)
@@ -99,7 +100,8 @@ def test_a_recorded_tool_input_nested_past_the_loaders_depth_leaves_out_only_its
     _recorded_run(tmp_path, 400)
     made = omk_cli("sample", "--from-run", "run1", "--output", "rec.yaml", cwd=tmp_path)
     assert made.returncode == 0, made.stderr[-3000:]
-    assert "Traceback" not in made.stderr and "RecursionError" not in made.stderr
+    assert "Traceback" not in made.stderr
+    assert "RecursionError" not in made.stderr
     (line,) = made.stderr.splitlines()
     assert line.startswith("left out deep: ") and f"nested deeper than {MAX_DEPTH} levels" in line, line
     assert "rec.yaml: 1 sample recorded from run1" in made.stdout

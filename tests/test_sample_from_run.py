@@ -78,9 +78,11 @@ def recorded(tmp_path: Path) -> Path:
 def test_a_recorded_run_becomes_samples_that_load_and_replay(tmp_path):
     path = recorded(tmp_path)
     text = path.read_text(encoding="utf-8")
-    assert "# recorded from run " in text and "sample order-status of original.yaml:" in text
+    assert "# recorded from run " in text
+    assert "sample order-status of original.yaml:" in text
     (sample,) = omk.load(path)
-    assert sample.provenance == "production-trace" and sample.mocks_strict
+    assert sample.provenance == "production-trace"
+    assert sample.mocks_strict
     assert sample.prompt == "Where is my order A1001?"
     assert [dict(m) for m in sample.mocks] == [
         {"tool": "lookup_order", "match": {"input": {"order_id": "A1001"}}, "return": {"status": "shipped", "carrier": "DHL"}},
@@ -97,7 +99,9 @@ def test_a_recorded_run_becomes_samples_that_load_and_replay(tmp_path):
     again = omk_cli("eval", "recorded.yaml", "--target", agent(tmp_path, "agent.py"), "--no-judge", "--no-cache", "--out", "run2", cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
     (result,) = read_document(tmp_path / "run2").results
-    assert result.passed and result.trace.mock_stats and result.trace.mock_stats.misses == 0
+    assert result.passed
+    assert result.trace.mock_stats
+    assert result.trace.mock_stats.misses == 0
     assert result.trace.notes == ()
 
 
@@ -114,7 +118,9 @@ def test_a_changed_agent_is_named_as_drift_and_fails_under_mocks_strict(tmp_path
         'mock drift: the agent now calls Read with {"file_path": "other.md"}, an input the recording never had',
     ]
     drift = [a for a in result.assertions if a.type == "mock_drift"]
-    assert drift and drift[0].message and "Grep" in drift[0].message
+    assert drift
+    assert drift[0].message
+    assert "Grep" in drift[0].message
     grep = [c for c in result.trace.tool_calls if c.tool == "Grep"]
     assert grep[0].is_error and "denied" in str(grep[0].output)  # mocksStrict denies it, as before
 
@@ -157,9 +163,11 @@ def test_the_drift_list_names_the_first_samples_and_counts_the_rest_in_chinese_t
     report = ReportDocument.of({"format": "omk-report/1", "summary": {}, "results": [r.to_json() for r in results]})
     said = drift.lines(report)
     assert said[0] == "Mock drift: 8 recorded samples made calls the recording never had"
-    assert said[1:6] == [f"s{i}: {note}" for i in (0, 2, 4, 6, 8)] and said[6] == "… and 3 more: see report.html or report.json"
+    assert said[1:6] == [f"s{i}: {note}" for i in (0, 2, 4, 6, 8)]
+    assert said[6] == "… and 3 more: see report.html or report.json"
     zh = drift.lines(report, "zh")
-    assert zh[0] == "模拟漂移：8 条录制的用例发出了录制中从未有过的调用" and zh[6] == "……另有 3 条：见 report.html 或 report.json"
+    assert zh[0] == "模拟漂移：8 条录制的用例发出了录制中从未有过的调用"
+    assert zh[6] == "……另有 3 条：见 report.html 或 report.json"
     assert zh[1] == "s0: 模拟漂移：智能体现在调用 Grep，录制中从未有过这个调用"
     console = Console(width=200, record=True, color_system=None)
     drift.print_terminal(report, console, "zh")
@@ -179,17 +187,21 @@ def test_a_call_whose_input_holds_another_s_gets_its_own_mock_first():
 
 def test_a_missing_run_and_a_file_that_exists_are_one_line_each(tmp_path):
     bad = omk_cli("sample", "--from-run", "nowhere", cwd=tmp_path)
-    assert bad.returncode == 2 and "no such report" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2
+    assert "no such report" in bad.stderr
+    assert "Traceback" not in bad.stderr
     path = recorded(tmp_path)
     again = omk_cli("sample", "--from-run", "run1", "--output", "recorded.yaml", cwd=tmp_path)
-    assert again.returncode == 2 and "recorded.yaml: already exists" in again.stderr
+    assert again.returncode == 2
+    assert "recorded.yaml: already exists" in again.stderr
     assert path.read_text(encoding="utf-8").count("sample_id:") == 1
 
 
 def test_only_a_recorded_sample_has_its_misses_named_as_drift():
     mocks = [{"tool": "Read", "match": {"input": {"file_path": "a.md"}}, "return": "x"}]
     calls = [ToolCall("Read", {"file_path": "a.md"}, "x", mocked=True, mock_key="Read:1"), ToolCall("Bash", {"command": "ls"}, "no")]
-    assert drift_notes("human", mocks, calls) == [] and drift_notes(None, mocks, calls) == []
+    assert drift_notes("human", mocks, calls) == []
+    assert drift_notes(None, mocks, calls) == []
     assert drift_notes("production-trace", [], calls) == []
     assert drift_notes("production-trace", mocks, calls + calls) == ["mock drift: the agent now calls Bash, which the recording never did"]
 
@@ -203,7 +215,8 @@ def test_a_secret_known_where_the_samples_are_written_is_masked_in_them(tmp_path
     assert run.returncode == 0, run.stdout + run.stderr
     made = omk_cli("sample", "--from-run", "run1", cwd=tmp_path, extra_env={"SHOP_API_KEY": key})
     assert made.returncode == 0, made.stderr
-    assert key not in made.stdout and "draft with [redacted]" in made.stdout
+    assert key not in made.stdout
+    assert "draft with [redacted]" in made.stdout
 
 
 def test_a_path_in_the_agent_s_fresh_folder_is_matched_by_its_end_on_the_next_run():
@@ -239,7 +252,8 @@ def test_lang_zh_says_what_was_recorded_and_left_out_in_chinese(tmp_path):
     assert made.returncode == 0, made.stderr
     assert made.stdout.strip() == "r.yaml：从 run1 录制了 1 条用例"
     (line,) = made.stderr.strip().splitlines()
-    assert line.startswith("未录制：bad: 运行中出错（") and line.endswith("）")
+    assert line.startswith("未录制：bad: 运行中出错（")
+    assert line.endswith("）")
     english = omk_cli("sample", "--from-run", "run1", "--output", "e.yaml", cwd=tmp_path)
     assert english.stdout.strip() == "e.yaml: 1 sample recorded from run1"
     assert english.stderr.startswith("left out bad: errored in the run (")
@@ -272,6 +286,7 @@ def test_a_tool_output_and_an_answer_over_the_cap_are_cut_by_bytes_between_chara
         assert text.endswith(from_run.CUT_MARK)
         assert 990 <= len(text.encode("utf-8")) <= 1000  # under the cap in bytes, not characters
         kept = text[: -len(from_run.CUT_MARK)]
-        assert (log + log).startswith(kept) and "\ufffd" not in kept
+        assert (log + log).startswith(kept)
+        assert "\ufffd" not in kept
     doctor = omk_cli("doctor", "recorded.yaml", "--json", cwd=tmp_path)
     assert json.loads(doctor.stdout)["totals"]["errors"] == 0, doctor.stdout

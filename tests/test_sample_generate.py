@@ -127,19 +127,23 @@ def test_good_drafts_are_written_as_commented_samples_that_load_and_pass_the_doc
     by_id = {s.sample_id: s for s in loaded.samples}
     assert [a.raw for a in by_id["trigger-1"].assertions] == [{"type": "skill_used", "value": "order-status"}]
     assert [a.raw for a in by_id["near-miss-2"].assertions] == [{"type": "skill_used", "value": "order-status", "not": True}]
-    assert by_id["task-1"].mocks[0]["return"] == "id,status,carrier\nA1001,shipped,DHL" and by_id["task-1"].rubric == TASK["rubric"]
+    assert by_id["task-1"].mocks[0]["return"] == "id,status,carrier\nA1001,shipped,DHL"
+    assert by_id["task-1"].rubric == TASK["rubric"]
     assert {s.provenance for s in loaded.samples} == {"llm-generated"}
     text = (tmp_path / "drafted.yaml").read_text(encoding="utf-8")
     comment = "# drafted by openai:drafter from order-status/SKILL.md, order-status/references/carriers.md: "
-    assert text.count(comment) == 6 and "review it before trusting it" in text
+    assert text.count(comment) == 6
+    assert "review it before trusting it" in text
     assert "sk-test-drafting-key" not in text
     assert doctor_errors(tmp_path / "drafted.yaml") == 0
     # Three calls, one per kind; each shows the model the skill and its reference file.
     assert sorted(kind_of(user_text(r)) for r in requests) == ["near-miss", "task", "trigger"]
     for request in requests:
         shown = user_text(request)
-        assert "Never promise a delivery date." in shown and "DHL and UPS deliver in 2-4 days." in shown
-        assert "Description: Look up an order's status" in shown and '"samples"' in shown
+        assert "Never promise a delivery date." in shown
+        assert "DHL and UPS deliver in 2-4 days." in shown
+        assert "Description: Look up an order's status" in shown
+        assert '"samples"' in shown
 
 
 def test_without_output_the_samples_are_printed_and_n_is_split_evenly(tmp_path):
@@ -148,7 +152,8 @@ def test_without_output_the_samples_are_printed_and_n_is_split_evenly(tmp_path):
     data = yaml.safe_load(run.stdout)
     assert [s["sample_id"] for s in data["samples"]] == ["trigger-1", "near-miss-1", "task-1", "task-2"]
     asked = {kind_of(user_text(r)): user_text(r) for r in requests}
-    assert "Write 1 user requests" in asked["trigger"] and "Write 2 task samples" in asked["task"]
+    assert "Write 1 user requests" in asked["trigger"]
+    assert "Write 2 task samples" in asked["task"]
     assert "4 of 4 samples drafted" in run.stderr
     (tmp_path / "printed.yaml").write_text(run.stdout, encoding="utf-8")
     assert doctor_errors(tmp_path / "printed.yaml") == 0
@@ -178,7 +183,9 @@ def test_a_draft_still_broken_after_one_repair_is_dropped_with_the_reason(tmp_pa
     assert run.returncode == 0, run.stderr
     assert [kind_of(user_text(r)) for r in requests].count("repair") == 1
     dropped = [line for line in run.stderr.splitlines() if line.startswith("dropped")]
-    assert len(dropped) == 1 and "mocks[0]" in dropped[0] and "still broken after one repair request" in dropped[0]
+    assert len(dropped) == 1
+    assert "mocks[0]" in dropped[0]
+    assert "still broken after one repair request" in dropped[0]
     assert [s.sample_id for s in load_samples([tmp_path / "drafted.yaml"]).samples] == ["trigger-1", "near-miss-1", "task-1"]
     assert "3 of 4 samples" in run.stdout
     assert doctor_errors(tmp_path / "drafted.yaml") == 0
@@ -189,8 +196,10 @@ def test_a_reply_with_no_json_is_asked_again_once_then_dropped(tmp_path):
     run, requests = draft(tmp_path, answers, "--triggers", "0", "--tasks", "2", "--output", "drafted.yaml")
     assert run.returncode == 1, run.stderr
     (repair,) = [user_text(r) for r in requests if kind_of(user_text(r)) == "repair"]
-    assert "I'd rather not." in repair and "the reply holds no JSON value" in repair
-    assert "2 task drafts: the reply holds no JSON value" in run.stderr and "nothing written" in run.stderr
+    assert "I'd rather not." in repair
+    assert "the reply holds no JSON value" in repair
+    assert "2 task drafts: the reply holds no JSON value" in run.stderr
+    assert "nothing written" in run.stderr
     assert not (tmp_path / "drafted.yaml").exists()
     assert "Traceback" not in run.stderr
 
@@ -201,13 +210,15 @@ def test_drafts_may_not_run_code_or_read_files_or_set_other_fields(tmp_path):
     moves = {**TASK, "cwd": "/"}
     answers = {**GOOD, "task": samples_reply([hook, reads, moves]), "repair": lambda text: samples_reply([hook])}
     run, requests = draft(tmp_path, answers, "--triggers", "0", "--tasks", "3")
-    assert run.returncode == 1 and run.stdout == ""
+    assert run.returncode == 1
+    assert run.stdout == ""
     repairs = "\n".join(user_text(r) for r in requests if kind_of(user_text(r)) == "repair")
     assert "'command_passes' is not a type a drafted sample may use" in repairs
     assert "mocks[0].return_file: a drafted mock gives its answer in `return`" in repairs
     assert "cwd: not a field a drafted sample may have" in repairs
     dropped = [line for line in run.stderr.splitlines() if line.startswith("dropped")]
-    assert len(dropped) == 3 and all("'command_passes' is not a type a drafted sample may use" in line for line in dropped)
+    assert len(dropped) == 3
+    assert all("'command_passes' is not a type a drafted sample may use" in line for line in dropped)
 
 
 def test_near_duplicates_are_dropped_within_the_batch_and_against_the_file_appended_to(tmp_path):
@@ -239,7 +250,8 @@ def test_near_duplicates_are_dropped_within_the_batch_and_against_the_file_appen
 def test_append_refuses_a_file_whose_samples_list_is_not_last(tmp_path):
     (tmp_path / "evals.yaml").write_text("samples:\n  - {sample_id: a, prompt: hi, rubric: Must say hi.}\n$schema: ./eval-samples.schema.json\n", encoding="utf-8")
     run, requests = draft(tmp_path, GOOD, "--output", "evals.yaml", "--append")
-    assert run.returncode == 2 and requests == []
+    assert run.returncode == 2
+    assert requests == []
     assert run.stderr.strip().splitlines() == ["evals.yaml: cannot append to it: `samples:` is not its last top-level key (write to a new --output)"]
 
 
@@ -259,7 +271,8 @@ def test_load_text_locates_problems_in_the_text_it_is_given():
 def test_an_existing_output_is_refused_without_append(tmp_path):
     (tmp_path / "evals.yaml").write_text("samples: []\n", encoding="utf-8")
     run, requests = draft(tmp_path, GOOD, "--output", "evals.yaml")
-    assert run.returncode == 2 and requests == []
+    assert run.returncode == 2
+    assert requests == []
     assert run.stderr.strip().splitlines() == ["evals.yaml: already exists; add --append to add the samples at its end, or choose another --output"]
 
 
@@ -296,7 +309,8 @@ def test_a_model_that_always_times_out_writes_nothing_and_exits_1(tmp_path):
     started = time.monotonic()
     run, _ = draft(tmp_path, slow, "-n", "2", "--timeout", "0.5", "--output", "d.yaml")
     assert time.monotonic() - started < 20
-    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()
     assert sorted(lines[:-1]) == ["task drafts: the model gave no answer: target timed out after 0.5s", "trigger drafts: the model gave no answer: target timed out after 0.5s"]
     assert lines[-1] == "omk sample: no sample drafted from skills/order-status (2 asked for); nothing written"
@@ -321,7 +335,8 @@ def test_calls_run_concurrently_within_the_bound(tmp_path):
     answers = {kind: held(reply) for kind, reply in GOOD.items()}
     run, requests = draft(tmp_path, answers, "--triggers", "20", "--tasks", "0", "--concurrency", "2")
     assert run.returncode == 0, run.stderr
-    assert len(requests) == 4 and state["most"] == 2
+    assert len(requests) == 4
+    assert state["most"] == 2
     (tmp_path / "printed.yaml").write_text(run.stdout, encoding="utf-8")
     assert doctor_errors(tmp_path / "printed.yaml") == 0
 
@@ -341,7 +356,8 @@ def test_a_chinese_skill_gives_utf8_yaml(tmp_path):
     assert run.returncode == 0, run.stderr
     assert all("Write them in Chinese" in text and "查询订单状态" in text for text in asked)
     raw = (tmp_path / "中文.yaml").read_bytes().decode("utf-8")
-    assert "prompt: 我的订单 A1001 到哪里了？" in raw and "\\u" not in raw
+    assert "prompt: 我的订单 A1001 到哪里了？" in raw
+    assert "\\u" not in raw
     assert [s.prompt for s in load_samples([tmp_path / "中文.yaml"]).samples][2] == "客户问订单 A1001 的状态"
     assert doctor_errors(tmp_path / "中文.yaml") == 0
 
@@ -392,7 +408,8 @@ def test_an_anthropic_model_can_draft(tmp_path):
     loaded = load_samples([tmp_path / "d.yaml"], strict=True)
     assert [(s.sample_id, s.prompt) for s in loaded.samples] == [("trigger-1", FIRE[0]), ("near-miss-1", MISS[0]), ("task-1", TASK["prompt"])]
     text = (tmp_path / "d.yaml").read_text(encoding="utf-8")
-    assert "# drafted by anthropic:claude-drafter from order-status/SKILL.md" in text and "sk-ant-test" not in text
+    assert "# drafted by anthropic:claude-drafter from order-status/SKILL.md" in text
+    assert "sk-ant-test" not in text
     assert doctor_errors(tmp_path / "d.yaml") == 0
 
 
@@ -434,10 +451,14 @@ def test_what_the_model_is_shown_of_the_skill_is_bounded_and_stays_in_the_folder
     (folder / ".git" / "config").write_text("[core]\n", encoding="utf-8")
     (folder / "big.md").write_text("word " * REFERENCE_MAX_BYTES, encoding="utf-8")
     skill = read_skill(folder)
-    assert skill.name == "order-status" and skill.title == "order-status" and skill.description.startswith("Look up an order's status")
+    assert skill.name == "order-status"
+    assert skill.title == "order-status"
+    assert skill.description.startswith("Look up an order's status")
     assert [f.path for f in skill.references] == ["big.md", "references/carriers.md"]
     big = skill.references[0]
-    assert big.cut and big.text.endswith("[omk: the rest of this file is left out]") and len(big.text.encode()) < REFERENCE_MAX_BYTES + 100
+    assert big.cut
+    assert big.text.endswith("[omk: the rest of this file is left out]")
+    assert len(big.text.encode()) < REFERENCE_MAX_BYTES + 100
     assert sorted(line.split(":")[0] for line in skill.left_out) == ["link.md", "logo.png"]
     assert all("OUTSIDE-THE-SKILL" not in f.text for f in skill.references)
 
@@ -447,5 +468,6 @@ def test_a_key_the_model_repeats_is_masked_and_never_written(tmp_path):
     run, _ = draft(tmp_path, {**GOOD, "trigger": leak}, "--triggers", "1", "--tasks", "0", "--output", "d.yaml")
     assert run.returncode == 0, run.stderr
     text = (tmp_path / "d.yaml").read_text(encoding="utf-8")
-    assert "sk-test-drafting-key" not in text and "Where is order A1001? my key is" in text
+    assert "sk-test-drafting-key" not in text
+    assert "Where is order A1001? my key is" in text
     assert doctor_errors(tmp_path / "d.yaml") == 0

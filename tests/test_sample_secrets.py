@@ -55,7 +55,8 @@ def test_a_key_in_the_target_spec_and_the_drafting_programs_output_reaches_no_fi
     run = _omk("sample", "skills/order-status", "--target", spec, "-n", "3", "--output", "d.yaml", cwd=tmp_path, env={named: KEY})
     assert run.returncode == 0, run.stdout + run.stderr
     drafted = (tmp_path / "d.yaml").read_text(encoding="utf-8")
-    assert "[redacted]" in drafted and "drafted by cmd:" in drafted
+    assert "[redacted]" in drafted
+    assert "drafted by cmd:" in drafted
     assert KEY not in _everything(tmp_path, run)
     shown = _omk("sample", "skills/order-status", "--target", spec, "-n", "3", cwd=tmp_path, env={named: KEY})
     assert shown.returncode == 0 and "[redacted]" in shown.stdout, shown.stderr
@@ -75,4 +76,5 @@ def test_from_run_masks_a_key_omk_yaml_names_in_a_run_recorded_without_it(tmp_pa
         assert made.returncode == 0, made.stderr
         assert KEY not in made.stdout + made.stderr
     written = (tmp_path / "rec.yaml").read_text(encoding="utf-8")
-    assert KEY not in written and "[redacted]" in written
+    assert KEY not in written
+    assert "[redacted]" in written

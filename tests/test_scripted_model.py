@@ -52,7 +52,8 @@ def anthropic_turn(url: str, messages: list[dict[str, Any]], stream: bool) -> tu
         blocks = reply.json()["content"]
     else:
         events = parse_sse(reply.text)
-        assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
+        assert events[0]["type"] == "message_start"
+        assert events[-1]["type"] == "message_stop"
         blocks = []
         for event in events:
             if event["type"] == "content_block_start":
@@ -89,7 +90,8 @@ def responses_turn(url: str, items: list[dict[str, Any]], stream: bool) -> tuple
         output = reply.json()["output"]
     else:
         events = parse_sse(reply.text)
-        assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+        assert events[0]["type"] == "response.created"
+        assert events[-1]["type"] == "response.completed"
         output = [e["item"] for e in events if e["type"] == "response.output_item.done"]
         deltas = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
         assert deltas == "".join(p["text"] for i in output if i["type"] == "message" for p in i["content"])
@@ -130,7 +132,8 @@ def test_a_tool_calling_round_trip_in_each_api(api, stream, scripted_model, tmp_
     turn, opening, answer = APIS[api]
     conversation = opening(PROMPT)
     text, first = turn(server.root, conversation, stream)
-    assert text == "" and [(n, a) for _, n, a in first] == [("get_weather", {"city": "Paris"})]
+    assert text == ""
+    assert [(n, a) for _, n, a in first] == [("get_weather", {"city": "Paris"})]
     conversation += answer(first)
     text, second = turn(server.root, conversation, stream)
     assert [(n, a) for _, n, a in second] == [("get_time", {"zone": "CET"}), ("get_date", {})]  # two calls in one turn
@@ -142,23 +145,27 @@ def test_a_tool_calling_round_trip_in_each_api(api, stream, scripted_model, tmp_
     # a new prompt in the same conversation starts its rule again; another prompt, another rule
     assert [n for _, n, _ in turn(server.root, conversation + opening("And the weather in Oslo?"), stream)[1]] == ["get_weather"]
     assert turn(server.root, opening("hello"), stream) == ("I only know the weather.", [])
-    assert len(server.requests) == 6 and {r.api for r in server.requests} == {api}
+    assert len(server.requests) == 6
+    assert {r.api for r in server.requests} == {api}
 
 
 def test_usage_and_model_come_from_the_script(scripted_model, tmp_path):
     (tmp_path / "model.yaml").write_text(SCRIPT, encoding="utf-8")
     server = scripted_model(tmp_path / "model.yaml")
     reply = httpx.post(f"{server.root}/v1/messages", json={"messages": [{"role": "user", "content": "hi"}]}).json()
-    assert reply["model"] == "scripted-test" and reply["usage"] == {"input_tokens": 7, "output_tokens": 3}
+    assert reply["model"] == "scripted-test"
+    assert reply["usage"] == {"input_tokens": 7, "output_tokens": 3}
     chat = httpx.post(f"{server.openai_url}/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]}).json()
-    assert chat["usage"]["prompt_tokens"] == 7 and chat["choices"][0]["finish_reason"] == "stop"
+    assert chat["usage"]["prompt_tokens"] == 7
+    assert chat["choices"][0]["finish_reason"] == "stop"
 
 
 def test_a_prompt_no_rule_matches_is_an_error_naming_it(scripted_model, tmp_path):
     (tmp_path / "model.yaml").write_text("rules:\n  - when: weather\n    answer: sunny\n", encoding="utf-8")
     server = scripted_model(tmp_path / "model.yaml")
     reply = httpx.post(f"{server.root}/v1/messages", json={"messages": [{"role": "user", "content": "tell a joke"}]})
-    assert reply.status_code == 400 and "matches the prompt 'tell a joke'" in reply.json()["error"]["message"]
+    assert reply.status_code == 400
+    assert "matches the prompt 'tell a joke'" in reply.json()["error"]["message"]
     assert httpx.get(f"{server.root}/v1/models").status_code == 404
 
 
@@ -173,12 +180,14 @@ def test_the_responses_builders_give_the_api_s_shapes():
     assert {k: v for k, v in item.items() if k != "id"} == {"type": "custom_tool_call", "status": "completed", "call_id": "p1", "name": "apply_patch", "input": PATCH}
     assert item["id"].startswith("ctc_")
     reply = custom_call_reply("apply_patch", PATCH, call_id="p1", output_tokens=9)
-    assert reply["object"] == "response" and reply["usage"]["output_tokens"] == 9
+    assert reply["object"] == "response"
+    assert reply["usage"]["output_tokens"] == 9
     kinds = [kind for kind, _ in events(reply)]
     assert kinds == ["response.created", "response.output_item.added", "response.custom_tool_call_input.delta",
                      "response.custom_tool_call_input.done", "response.output_item.done", "response.completed"]
     streamed = dict(events(reply))
-    assert streamed["response.custom_tool_call_input.done"]["input"] == PATCH and streamed["response.output_item.added"]["item"]["input"] == ""
+    assert streamed["response.custom_tool_call_input.done"]["input"] == PATCH
+    assert streamed["response.output_item.added"]["item"]["input"] == ""
     (call,) = tool_call_reply("exec_command", {"cmd": "ls"}, call_id="c1")["output"]
     assert (call["type"], call["call_id"], call["name"], json.loads(call["arguments"])) == ("function_call", "c1", "exec_command", {"cmd": "ls"})
     sent = [{"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": PATCH},
@@ -203,7 +212,8 @@ def test_a_script_calls_a_freeform_tool_with_text(stream, scripted_model, tmp_pa
                 {"type": "custom_tool_call_output", "call_id": call["call_id"], "output": "Done!"}]
     assert responses_turn(server.root, answered, stream) == ("patched", [])
     claude = httpx.post(f"{server.root}/v1/messages", json={"messages": [{"role": "user", "content": "Update the notes."}], "max_tokens": 9})
-    assert claude.status_code == 400 and "calls apply_patch with text, a freeform tool only the Responses API has" in claude.json()["error"]["message"]
+    assert claude.status_code == 400
+    assert "calls apply_patch with text, a freeform tool only the Responses API has" in claude.json()["error"]["message"]
 
 
 @pytest.mark.parametrize(
@@ -246,7 +256,8 @@ def test_serve_model_prints_its_urls_and_records_every_request(tmp_path):
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
-    assert f"OPENAI_BASE_URL={url}/v1" in out and f"ANTHROPIC_BASE_URL={url}" in out
+    assert f"OPENAI_BASE_URL={url}/v1" in out
+    assert f"ANTHROPIC_BASE_URL={url}" in out
     recorded = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text(encoding="utf-8").splitlines()]
     assert recorded == [{"method": "POST", "path": "/v1/responses", "api": "responses", "body": {"input": PROMPT}}]
 
@@ -254,7 +265,8 @@ def test_serve_model_prints_its_urls_and_records_every_request(tmp_path):
 def test_serve_model_with_a_bad_script_is_exit_2_with_one_line(tmp_path):
     (tmp_path / "model.yaml").write_text("rules: 3\n", encoding="utf-8")
     done = run_omk("serve-model", "model.yaml", cwd=tmp_path, drop=(), columns=None, timeout=60)
-    assert done.returncode == 2 and done.stderr.strip() == "model.yaml:1: rules: must be a non-empty list of rules"
+    assert done.returncode == 2
+    assert done.stderr.strip() == "model.yaml:1: rules: must be a non-empty list of rules"
 
 
 def docs_commands(index: int = 0) -> list[str]:

@@ -46,7 +46,8 @@ def test_a_claude_code_session_is_read_by_its_records():
     assert [c.name for c in first.tool_calls] == ["Skill", "Read", "Bash"]  # a block written twice is one call
     assert [(f.skill, f.how) for f in first.skills] == [("release-notes", "skill_call"), ("deploy", "skill_md_read")]
     assert first.tool_calls[1].output == "deploy instructions"
-    assert "sk-ant-api03" not in first.tool_calls[2].output and "[redacted]" in first.tool_calls[2].output
+    assert "sk-ant-api03" not in first.tool_calls[2].output
+    assert "[redacted]" in first.tool_calls[2].output
     (push,) = second.tool_calls
     assert (second.prompt, push.is_error, push.denied) == ("Now push it", True, True)
 
@@ -73,7 +74,9 @@ RECORDED_FILES = FIXTURES / "recorded"  # written by the pinned CLIs against the
 
 def test_committed_claude_code_recordings_are_read():
     multi = read_session(RECORDED_FILES / "claude-multi-turn.jsonl")
-    assert multi.project == "/work/app" and {"greeter", "unused"} <= set(multi.installed_skills) and not multi.skipped
+    assert multi.project == "/work/app"
+    assert {"greeter", "unused"} <= set(multi.installed_skills)
+    assert not multi.skipped
     assert [(r.prompt, [c.name for c in r.tool_calls], r.answer) for r in multi.requests] == [
         ("greet me", ["Skill"], "HELLO-FROM-SKILL, nice to meet you."),
         ("list the files", ["Bash"], "The files are one and two."),
@@ -117,7 +120,8 @@ def test_samples_from_hand_made_sessions_load_and_pass_the_doctor(tmp_path):
     assert {"type": "skill_used", "value": "greeter", "not": True} not in claude["turns"][0]["assertions"]  # not listed there
     assert {"type": "tool_sequence", "mode": "in_order", "steps": ["Bash", "apply_patch", "Bash"]} in codex["turns"][0]["assertions"]
     assert {"tool": "Bash", "match": {"input": {"command": "ls -la"}}, "return": "permission denied"} in codex["mocks"]
-    assert "# recorded from Codex session hand-codex-1" in found.text and "project /work/app" in found.text
+    assert "# recorded from Codex session hand-codex-1" in found.text
+    assert "project /work/app" in found.text
     done = run_omk("doctor", str(out), cwd=tmp_path, drop=(), columns=None, timeout=120)
     assert " 0 errors" in done.stdout, done.stdout + done.stderr
 
@@ -127,7 +131,8 @@ def test_skill_and_limit_choose_the_samples():
     only = yaml.safe_load(samples_from_sessions([session], Masker(), SessionChoice(skill="deploy")).text)["samples"]
     assert [s["prompt"] for s in only] == ["Write the release notes for v1.5"]  # one request of two: a plain sample
     none = samples_from_sessions([session], Masker(), SessionChoice(skill="nothing-fired"))
-    assert none.count == 0 and "samples: []" in none.text
+    assert none.count == 0
+    assert "samples: []" in none.text
     two = [session, read_session(FIXTURES / "codex-handmade.jsonl")]
     assert samples_from_sessions(two, Masker(), SessionChoice(limit=1)).count == 1
 
@@ -169,13 +174,15 @@ def test_a_link_out_of_its_folder_and_a_huge_line_are_refused_with_a_warning(tmp
     (tmp_path / "sessions").mkdir()
     (tmp_path / "sessions" / "s.jsonl").symlink_to(secret)
     linked = read_session(tmp_path / "sessions" / "s.jsonl")
-    assert linked.requests == () and "links outside" in linked.warnings[0]
+    assert linked.requests == ()
+    assert "links outside" in linked.warnings[0]
     huge = tmp_path / "huge.jsonl"
     with huge.open("wb") as f:
         f.write(b'{"type":"user","message":{"role":"user","content":"' + b"x" * (MAX_LINE_BYTES + 10) + b'"}}\n')
         f.write(json.dumps({"type": "user", "message": {"role": "user", "content": "after"}}).encode() + b"\n")
     session = read_session(huge)
-    assert [r.prompt for r in session.requests] == ["after"] and "huge.jsonl:1: line longer than" in session.warnings[0]
+    assert [r.prompt for r in session.requests] == ["after"]
+    assert "huge.jsonl:1: line longer than" in session.warnings[0]
 
 
 def _hostile_lines() -> st.SearchStrategy[list[str]]:
@@ -262,13 +269,16 @@ def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):
     done = _omk("sample", "--from-session", "sessions", "--output", "out.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "out.yaml: 2 samples recorded from 3 session files; review them before trusting them" in done.stdout
-    assert "claude-handmade.jsonl:12: not JSON" in done.stderr and "skipped 1 some-future-record" in done.stderr
-    assert "left out sessions/empty.jsonl: no request in it" in done.stderr and "Traceback" not in done.stderr
+    assert "claude-handmade.jsonl:12: not JSON" in done.stderr
+    assert "skipped 1 some-future-record" in done.stderr
+    assert "left out sessions/empty.jsonl: no request in it" in done.stderr
+    assert "Traceback" not in done.stderr
     (tmp_path / "work" / "app").mkdir(parents=True)
     codex = _omk("sample", "--from-session", "sessions", "--project", "work/app", cwd=tmp_path)
     assert codex.returncode == 0 and codex.stdout.count("sample_id:") == 0  # the sessions say /work/app, not this folder
     only = _omk("sample", "--from-session", "sessions", "--skill", "greeter", "--lang", "zh", cwd=tmp_path)
-    assert only.returncode == 0 and yaml.safe_load(only.stdout)["samples"][0]["prompt"] == "$greeter say hello to the team"
+    assert only.returncode == 0
+    assert yaml.safe_load(only.stdout)["samples"][0]["prompt"] == "$greeter say hello to the team"
     assert "未录制：sessions/claude-handmade.jsonl" not in only.stderr  # a session where the skill never fired is just not chosen
 
 
@@ -286,7 +296,8 @@ def test_bad_arguments_are_one_line_each(tmp_path):
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
     (tmp_path / "out.yaml").write_text("x")
     done = _omk("sample", "--from-session", "--output", "out.yaml", cwd=tmp_path)
-    assert done.returncode == 2 and "out.yaml: already exists" in done.stderr
+    assert done.returncode == 2
+    assert "out.yaml: already exists" in done.stderr
 
 
 def test_a_project_narrows_the_sessions_named_to_its_own(tmp_path):
@@ -296,5 +307,6 @@ def test_a_project_narrows_the_sessions_named_to_its_own(tmp_path):
         (tmp_path / name).write_text(json.dumps(line) + "\n", encoding="utf-8")
     named = (tmp_path / "a.jsonl", tmp_path / "b.jsonl")
     got = samples_from_session_files(SessionQuery(named, tmp_path / "proj"), {}, Masker())
-    assert (got.files, got.found.count) == (2, 1) and "hello from a.jsonl" in got.found.text
+    assert (got.files, got.found.count) == (2, 1)
+    assert "hello from a.jsonl" in got.found.text
     assert samples_from_session_files(SessionQuery(named), {}, Masker()).found.count == 2

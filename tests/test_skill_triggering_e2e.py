@@ -104,17 +104,22 @@ def test_one_skill_fires_one_stays_quiet_and_the_routing_matrix_shows_the_collis
     results = {r["sample_id"]: r for r in report["results"]}
     assert all(r["status"] == "ok" for r in results.values()), proc.stdout
     fires = results["fires-pdf"]
-    assert fires["passed"] and fires["trace"]["tool_calls"][0]["tool"] == "Skill"
+    assert fires["passed"]
+    assert fires["trace"]["tool_calls"][0]["tool"] == "Skill"
     assert not fires["trace"]["tool_calls"][0]["is_error"]  # the CLI found and loaded the installed skill
-    assert results["quiet-near-miss"]["passed"] and results["quiet-near-miss"]["trace"]["tool_calls"] == []
+    assert results["quiet-near-miss"]["passed"]
+    assert results["quiet-near-miss"]["trace"]["tool_calls"] == []
     wrong = results["routed-wrong"]["assertions"][0]
-    assert wrong["passed"] is False and wrong["message"] == "skill docx-tools invoked 0 time(s) < 1; fired instead: pdf-tools"
+    assert wrong["passed"] is False
+    assert wrong["message"] == "skill docx-tools invoked 0 time(s) < 1; fired instead: pdf-tools"
     trig = report["triggering"]
     assert trig["installed"] == ["docx-tools", "pdf-tools"]
     skills = {s["skill"]: s for s in trig["skills"]}
-    assert skills["pdf-tools"]["recall"]["k"] == 1 and skills["pdf-tools"]["false_trigger_rate"]["n"] == 1
+    assert skills["pdf-tools"]["recall"]["k"] == 1
+    assert skills["pdf-tools"]["false_trigger_rate"]["n"] == 1
     assert skills["pdf-tools"]["false_trigger_rate"]["k"] == 0
-    assert skills["docx-tools"]["missed"] == ["routed-wrong"] and skills["docx-tools"]["false_trigger_rate"]["k"] == 0
+    assert skills["docx-tools"]["missed"] == ["routed-wrong"]
+    assert skills["docx-tools"]["false_trigger_rate"]["k"] == 0
     routing = {r["expected"]: r["fired"] for r in trig["routing"]}
     assert routing == {"pdf-tools": {"pdf-tools": 1}, "docx-tools": {"pdf-tools": 1}}
     assert "#### Routing: which skill fired" in (root / "run" / "summary.md").read_text(encoding="utf-8")
@@ -138,13 +143,15 @@ def test_a_with_without_experiment_compares_trigger_rates_and_the_baseline_fails
     control = json.loads((root / "exp" / "variants" / "without" / "report.json").read_text(encoding="utf-8"))
     fires = next(r for r in control["results"] if r["sample_id"] == "fires-pdf")
     pdf, docx_not = fires["assertions"]
-    assert pdf["passed"] is False and pdf["message"] == "skill pdf-tools is not installed in this run (installed: none)"
+    assert pdf["passed"] is False
+    assert pdf["message"] == "skill pdf-tools is not installed in this run (installed: none)"
     assert docx_not["passed"] is True  # `not: true` passes where the skill is not installed
     report = json.loads((root / "exp" / "report.json").read_text(encoding="utf-8"))
     changes = {(c["skill"], c["rate"]): c for c in report["experiment"]["triggering"]}
     recall = changes[("pdf-tools", "recall")]
     assert (recall["treatment"], recall["n"], recall["control_fired"], recall["treatment_fired"]) == ("with-skills", 1, 0, 1)
-    assert recall["gained"] == 1 and recall["p_value"] == 1.0
+    assert recall["gained"] == 1
+    assert recall["p_value"] == 1.0
     assert changes[("docx-tools", "recall")]["treatment_fired"] == 0
 
 

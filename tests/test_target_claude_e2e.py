@@ -48,7 +48,9 @@ def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):
         assert "release-notes" in fake.requests[0].body.decode()  # the skill was listed to the model
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     target = report["target"]
-    assert target["kind"] == "claude" and target["model"] == "sonnet" and target["cli"]["version"]
+    assert target["kind"] == "claude"
+    assert target["model"] == "sonnet"
+    assert target["cli"]["version"]
     assert target["skill"]["installed_as"] == ".claude/skills/release-notes/"
     assert target["isolation"]["isolated"] is True
     results = {r["sample_id"]: r for r in report["results"]}
@@ -56,14 +58,19 @@ def test_the_bundled_claude_example_runs_end_to_end_and_caches(tmp_path):
     en = results["rn-next-version-en"]["trace"]
     assert [c["tool"] for c in en["tool_calls"]] == ["Skill", "Bash", "Bash", "Bash", "Read"]
     grouped = en["tool_calls"][3]
-    assert not grouped["mocked"] and json.loads(grouped["output"])["feat"] == ["export reports as CSV (3f2a9c1)"]
+    assert not grouped["mocked"]
+    assert json.loads(grouped["output"])["feat"] == ["export reports as CSV (3f2a9c1)"]
     assert en["tool_calls"][4]["output"].startswith("# Changelog")  # return_file
-    assert en["tokens"]["cache_read"] == 600 and en["session_id"] and en["cost_usd"] > 0
+    assert en["tokens"]["cache_read"] == 600
+    assert en["session_id"]
+    assert en["cost_usd"] > 0
     zh = results["rn-only-fixes-zh"]["trace"]
-    assert zh["tool_calls"][3]["mocked"] and zh["mock_stats"]["per_mock"]["Bash:3"] == 1
+    assert zh["tool_calls"][3]["mocked"]
+    assert zh["mock_stats"]["per_mock"]["Bash:3"] == 1
     cached = json.loads((tmp_path / "again" / "report.json").read_text(encoding="utf-8"))
     for result in cached["results"]:
-        assert result["cached"] and result["trace"] == results[result["sample_id"]]["trace"]
+        assert result["cached"]
+        assert result["trace"] == results[result["sample_id"]]["trace"]
     assert KEY not in "".join(p.read_text(encoding="utf-8", errors="replace") for p in out.rglob("*") if p.is_file())
 
 
@@ -96,7 +103,8 @@ def test_a_conversation_through_omk_eval_keeps_one_session(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
     sessions = [t["trace"]["session_id"] for t in result["turns"]]
-    assert sessions[0] and sessions[0] == sessions[1]
+    assert sessions[0]
+    assert sessions[0] == sessions[1]
     assert [t["output"] for t in result["turns"]] == ["noted", "It was HELIOTROPE"]
     assert "--model" not in json.dumps(result)  # `claude:` alone: the CLI's default model
 
@@ -112,7 +120,8 @@ def test_a_missing_cli_is_exit_2_naming_the_install_command(tmp_path):
     assert not (tmp_path / ".omk" / "runs").exists() or not any((tmp_path / ".omk" / "runs").iterdir())
     bad = omk_eval(["eval-samples.yaml", "--target", "claude:sonnet"], cwd=tmp_path,
                    env={"PATH": str(empty), "OMK_CLAUDE": str(tmp_path / "nope")})
-    assert bad.returncode == 2 and "OMK_CLAUDE names" in bad.stderr
+    assert bad.returncode == 2
+    assert "OMK_CLAUDE names" in bad.stderr
 
 
 FAKE_CLAUDE = """#!{python}
@@ -140,6 +149,7 @@ def test_a_hung_cli_and_its_children_are_killed_at_the_timeout(tmp_path):
                          "--out", str(tmp_path / "run")], cwd=tmp_path, env=env, timeout=60)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
-    assert result["status"] == "error" and "timed out" in result["error"]
+    assert result["status"] == "error"
+    assert "timed out" in result["error"]
     cli, child = (int(p) for p in pids_file.read_text().split())
     assert wait_until(lambda: not alive(cli) and not alive(child), 5), (alive(cli), alive(child))

@@ -116,7 +116,9 @@ def test_the_bundled_mcp_agent_lists_calls_and_is_traced(tmp_path):
     ]
     assert order["trace"]["mock_stats"] == {"hits": 1, "misses": 0, "per_mock": {"lookup_order:1": 1}}
     denied = results["mcp-strict-denial"]["trace"]["tool_calls"][0]
-    assert denied["tool"] == "refund_order" and denied["is_error"] and not denied["mocked"]
+    assert denied["tool"] == "refund_order"
+    assert denied["is_error"]
+    assert not denied["mocked"]
     assert "tool call denied" in denied["output"]
 
 
@@ -207,7 +209,8 @@ def test_eight_at_once_each_sample_answered_by_its_own_mocks(tmp_path):
 
 def test_the_server_is_gone_after_a_timeout(tmp_path):
     report = evaluate(tmp_path, [whoami("slow", prompt="sleep")], timeout=3, retries=0)
-    assert report.results[0].status == "error" and "timed out" in report.results[0].error
+    assert report.results[0].status == "error"
+    assert "timed out" in report.results[0].error
     (url,) = urls(tmp_path, "slow")
     assert refused(url)
 
@@ -218,7 +221,8 @@ def test_the_endpoint_never_reaches_a_report_unmasked(tmp_path):
     token = urlsplit(url).path.split("/")[1]
     output = report.results[0].output
     assert output == "I am s1 endpoint [redacted]"
-    assert token not in output and token not in repr(report.results[0].trace)
+    assert token not in output
+    assert token not in repr(report.results[0].trace)
 
 
 def test_a_request_without_the_token_is_refused(tmp_path):

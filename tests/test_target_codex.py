@@ -66,13 +66,16 @@ def test_the_command_line_isolates_and_switches_off_unmockable_tools_under_stric
     space = CodexWorkspace(target.cfg, loose)
     try:
         argv = target.argv(loose, space)
-        assert "--ignore-user-config" in argv and "--json" in argv and argv[argv.index("--cd") + 1] == str(space.work)
+        assert "--ignore-user-config" in argv
+        assert "--json" in argv
+        assert argv[argv.index("--cd") + 1] == str(space.work)
         assert any(a.startswith("hooks.PreToolUse=") and str(space.state_dir) in a for a in argv)
         assert any("http://127.0.0.1:9/v1" in a and "supports_websockets=false" in a for a in argv)
         assert 'web_search="disabled"' not in argv
         strict = Sample(sample_id="b", prompt="hi", base_dir=tmp_path, mocks_strict=True)
         strict_argv = target.argv(strict, space)
-        assert 'web_search="disabled"' in strict_argv and "view_image" in strict_argv
+        assert 'web_search="disabled"' in strict_argv
+        assert "view_image" in strict_argv
     finally:
         space.remove()
 
@@ -83,11 +86,13 @@ def test_a_conversation_keeps_its_session_and_a_later_turn_resumes_it(tmp_path, 
     single, conversation = CodexWorkspace(target.cfg, sample), CodexWorkspace(target.cfg, sample, conversation=True)
     try:
         # never --ephemeral: the session file in the sample's own CODEX_HOME is read for unsupported calls
-        assert "--ephemeral" not in target.argv(sample, single) and "--ephemeral" not in target.argv(sample, conversation)
+        assert "--ephemeral" not in target.argv(sample, single)
+        assert "--ephemeral" not in target.argv(sample, conversation)
         assert "resume" not in target.argv(sample, conversation)
         conversation.keep_session("thread-1", {"input_tokens": 20})
         later = target.argv(sample, conversation)
-        assert later[-3:] == ["resume", "thread-1", "-"] and later.index("--cd") < later.index("resume")
+        assert later[-3:] == ["resume", "thread-1", "-"]
+        assert later.index("--cd") < later.index("resume")
     finally:
         single.remove()
         conversation.remove()
@@ -100,7 +105,8 @@ def test_the_cache_key_follows_the_skill_and_the_cli_version(tmp_path, monkeypat
     first = _target(tmp_path, monkeypatch, {"skill": str(skill)}).cache_identity()
     (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: d\n---\nother body\n", encoding="utf-8")
     second = _target(tmp_path, monkeypatch, {"skill": str(skill)}).cache_identity()
-    assert first != second and first.program["version"] == "0.171.0"
+    assert first != second
+    assert first.program["version"] == "0.171.0"
 
 
 def _hook(state: Path, event: dict) -> subprocess.CompletedProcess[str]:
@@ -115,11 +121,13 @@ def test_the_hook_blocks_with_the_mock_and_says_nothing_to_let_a_call_run(tmp_pa
     (tmp_path / "state.json").write_text(json.dumps({"calls": []}), encoding="utf-8")
     mocked = _hook(tmp_path, {"tool_name": "Bash", "tool_input": {"command": "git log -1"}, "tool_use_id": "c1"})
     reply = json.loads(mocked.stdout)["hookSpecificOutput"]
-    assert reply["permissionDecision"] == "deny" and reply["permissionDecisionReason"].endswith("abc feat")
+    assert reply["permissionDecision"] == "deny"
+    assert reply["permissionDecisionReason"].endswith("abc feat")
     allowed = _hook(tmp_path, {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "c2"})
     assert allowed.returncode == 0 and allowed.stdout == ""  # Codex refuses an explicit "allow"
     broken = _hook(tmp_path / "missing", {"tool_name": "Bash", "tool_input": {}})
-    assert broken.returncode == 2 and "blocked" in broken.stderr
+    assert broken.returncode == 2
+    assert "blocked" in broken.stderr
 
 
 def test_only_a_plain_read_of_an_installed_skill_counts_as_one(tmp_path):
@@ -149,15 +157,19 @@ def test_the_trace_pairs_the_hook_records_with_the_calls_that_ran():
     ]
     calls = tool_calls(run, records)
     assert [(c.mocked, c.output) for c in calls] == [(True, "abc"), (False, "a.txt\n")]
-    assert run.output == "done" and run.thread_id == "t-1" and run.usage["cached_input_tokens"] == 4
+    assert run.output == "done"
+    assert run.thread_id == "t-1"
+    assert run.usage["cached_input_tokens"] == 4
 
 
 def test_failures_name_the_refused_connection_and_the_missing_key(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     refused = _failure(parse_events(b'{"type":"turn.failed","error":{"message":"Connection failed: error sending request"}}'), 1, b"")
-    assert str(refused).startswith("codex: connection refused: http://127.0.0.1:9/v1") and refused.retryable
+    assert str(refused).startswith("codex: connection refused: http://127.0.0.1:9/v1")
+    assert refused.retryable
     no_key = _failure(parse_events(b'{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}'), 1, b"")
-    assert "no API key: set OPENAI_API_KEY" in str(no_key) and not no_key.retryable
+    assert "no API key: set OPENAI_API_KEY" in str(no_key)
+    assert not no_key.retryable
 
 
 def test_an_unknown_codex_setting_stops_the_run(tmp_path, monkeypatch):
@@ -199,6 +211,7 @@ def test_a_hung_codex_and_its_children_are_killed_at_the_timeout(tmp_path):
         )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     result = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]
-    assert result["status"] == "error" and "timed out" in result["error"]
+    assert result["status"] == "error"
+    assert "timed out" in result["error"]
     cli, child = (int(p) for p in pids.read_text().split())
     assert wait_until(lambda: not alive(cli) and not alive(child), 5), (alive(cli), alive(child))

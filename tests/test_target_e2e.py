@@ -107,7 +107,8 @@ def test_missing_key_stops_before_the_run(tmp_path):
     (tmp_path / "eval-samples.yaml").write_text("samples:\n  - {sample_id: a, prompt: hi}\n", encoding="utf-8")
     proc = omk_eval(["eval-samples.yaml", "--target", "openai:gpt-4o", "--out", str(tmp_path / "r")], cwd=tmp_path)
     assert proc.returncode == 2
-    assert "set OPENAI_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+    assert "set OPENAI_API_KEY" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_readme_command_runs_the_bundled_default(tmp_path):

@@ -110,7 +110,8 @@ def test_markup_escapes_and_bidi_controls_from_samples_and_outputs_are_shown_as_
         shown = h.replace("\x1b", "\\x1b").replace("\u202e", "\\u202e")
         for word in (f"id{i}", f"cat{i}", f"cap{i}"):
             assert word + shown in eval_out, (word + shown, eval_out)
-    assert "said [bold red] [/]" in eval_out and "said \\x1b[2J [/]" in eval_out
+    assert "said [bold red] [/]" in eval_out
+    assert "said \\x1b[2J [/]" in eval_out
 
 
 def test_an_invented_skill_name_and_a_skill_heading_are_text_on_any_rich_console() -> None:
@@ -137,4 +138,6 @@ def test_an_invented_skill_name_and_a_skill_heading_are_text_on_any_rich_console
     print_table(Ablation("tone[/]\x1b[2J", 0.1, (part,)), console, "en")
     shown = console.file.getvalue()  # type: ignore[attr-defined]
     assert "\x1b" not in shown and "\u202e" not in shown, ascii(shown)
-    assert "pdf[/x]\\x1b[2J\\u202e" in shown and "Rules [bold red]\\x1b[31m" in shown and "tone[/]\\x1b[2J" in shown
+    assert "pdf[/x]\\x1b[2J\\u202e" in shown
+    assert "Rules [bold red]\\x1b[31m" in shown
+    assert "tone[/]\\x1b[2J" in shown

@@ -108,7 +108,8 @@ def test_trajectories_and_workspace_checks_with_the_real_cli(tmp_path):
     assert [(c["tool"], c["mocked"]) for c in calls] == [("Read", False), ("Bash", True), ("Write", False)]
     workspace = result["trace"]["workspace"]
     assert [(f["path"], f["content"]) for f in workspace["created"]] == [("notes.md", "# Notes\n\nfixed the bug in add()\n")]
-    assert workspace["changed"] == [] and workspace["deleted"] == []
+    assert workspace["changed"] == []
+    assert workspace["deleted"] == []
     # the user's folder is as it was: the agent wrote in its own copy, which is gone
     after = {p.relative_to(project): p.read_bytes() for p in (project / "repo").rglob("*") if p.is_file()}
     assert after == before

@@ -81,7 +81,8 @@ def test_omk_eval_warns_on_stderr_runs_and_records_the_warnings(tmp_path):
     assert 's.yaml:4: samples[0] (a) author: unknown field "author"' in proc.stderr
     assert "warning" not in proc.stdout
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
-    assert len(report["warnings"]) == 2 and report["warnings"][0].startswith("s.yaml:4: samples[0] (a) author:")
+    assert len(report["warnings"]) == 2
+    assert report["warnings"][0].startswith("s.yaml:4: samples[0] (a) author:")
     assert report["summary"]["total"] == 2
 
 
@@ -100,7 +101,8 @@ def test_a_clean_run_has_no_warnings_key(tmp_path):
     _write(tmp_path)
     (tmp_path / "s.yaml").write_text("- {sample_id: a, prompt: hi, x-owner: me}\n", encoding="utf-8")
     report = omk.evaluate(tmp_path / "s.yaml", target=f"replay:{tmp_path / 'r.jsonl'}", judge=False, cache=False)
-    assert report.warnings == [] and "warnings" not in report.to_dict()
+    assert report.warnings == []
+    assert "warnings" not in report.to_dict()
 
 
 def test_omk_doctor_lists_each_unknown_field_once(tmp_path):
@@ -120,16 +122,19 @@ def test_hundreds_of_problems_print_the_first_20_and_a_count(tmp_path):
     proc = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", cwd=tmp_path)
     assert proc.returncode == 2
     out = proc.stderr.splitlines()
-    assert len(out) == 21 and out[0].startswith("s.yaml:2: samples[0] (s0) difficulty: must be one of")
+    assert len(out) == 21
+    assert out[0].startswith("s.yaml:2: samples[0] (s0) difficulty: must be one of")
     assert out[19].startswith("s.yaml:21: samples[19] (s19)")
     assert out[20] == "… and 280 more problems (300 in all; --all-errors prints every one)"
     every = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", "--all-errors", cwd=tmp_path)
     assert every.returncode == 2
-    assert len(every.stderr.splitlines()) == 300 and every.stderr.splitlines()[-1].startswith("s.yaml:301: samples[299]")
+    assert len(every.stderr.splitlines()) == 300
+    assert every.stderr.splitlines()[-1].startswith("s.yaml:301: samples[299]")
 
 
 def test_twenty_one_problems_print_in_full(tmp_path):
     lines = ["samples:"] + [f"  - {{sample_id: s{i}, prompt: p, difficulty: extreme}}" for i in range(21)]
     (tmp_path / "s.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = _omk("eval", "s.yaml", "--target", "replay:r.jsonl", cwd=tmp_path).stderr.splitlines()
-    assert len(out) == 21 and "more problem" not in out[-1]
+    assert len(out) == 21
+    assert "more problem" not in out[-1]

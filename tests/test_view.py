@@ -22,16 +22,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_the_list_the_comparison_and_the_history(tmp_path):
     site = Site([_runs(tmp_path)])
-    assert [r.folder.name for r in site.runs] == ["r0", "r1"] and site.problems == []
+    assert [r.folder.name for r in site.runs] == ["r0", "r1"]
+    assert site.problems == []
     index = site.page("/")
-    assert index is not None and index.count('<tr><td><a href="run-') == 2 and 'class="trend"' in index
+    assert index is not None
+    assert index.count('<tr><td><a href="run-') == 2
+    assert 'class="trend"' in index
     assert EVIL not in "".join(site.page(a) or "" for a in ("/", "/index.html"))
     first, second = site.runs
     compare = site.page(f"/compare-{first.key}--{second.key}.html")
-    assert compare is not None and "pass to fail" in compare and "contains &#x27;yes&#x27;: pass → fail" in compare
-    assert 'href="sample-b.html"' in compare and "1 changed" in compare
+    assert compare is not None
+    assert "pass to fail" in compare
+    assert "contains &#x27;yes&#x27;: pass → fail" in compare
+    assert 'href="sample-b.html"' in compare
+    assert "1 changed" in compare
     history = site.page("/sample-b.html")
-    assert history is not None and history.count('class="ok">passed') == 1 and history.count('class="bad">failed') == 1
+    assert history is not None
+    assert history.count('class="ok">passed') == 1
+    assert history.count('class="bad">failed') == 1
     run_page = site.page(f"/run-{second.key}.html")
     assert run_page == (second.folder / "report.html").read_text(encoding="utf-8")  # the run's own report
 
@@ -49,9 +57,11 @@ def test_the_server_binds_loopback_and_writes_nothing(tmp_path):
     found: list[str] = []
     server = serve(site, 0, found.append)
     try:
-        assert server.server_address[0] == "127.0.0.1" and found[0].startswith("http://127.0.0.1:")
+        assert server.server_address[0] == "127.0.0.1"
+        assert found[0].startswith("http://127.0.0.1:")
         with urllib.request.urlopen(found[0]) as reply:
-            assert reply.status == 200 and "default-src 'none'" in reply.headers["Content-Security-Policy"]
+            assert reply.status == 200
+            assert "default-src 'none'" in reply.headers["Content-Security-Policy"]
         with pytest.raises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(found[0] + "..%2Fsecret.html")
         assert missing.value.code == 404
@@ -70,7 +80,9 @@ def test_export_writes_the_pages_a_ci_artifact_needs(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0 and "2 run(s)" in proc.stdout, proc.stderr
     names = sorted(p.name for p in (tmp_path / "site").iterdir())
-    assert "index.html" in names and "sample-b.html" in names and sum(n.startswith("run-") for n in names) == 2
+    assert "index.html" in names
+    assert "sample-b.html" in names
+    assert sum(n.startswith("run-") for n in names) == 2
     assert sum(n.startswith("compare-") for n in names) == 1
 
 
@@ -80,8 +92,10 @@ def test_a_folder_that_is_not_a_run_is_listed_as_not_read(tmp_path):
     bad.mkdir()
     (bad / "report.json").write_text('{"format": "omk-report/1", "summary": {}, "results": [{"sample_id": 3}]}', encoding="utf-8")
     site = Site([runs])
-    assert len(site.runs) == 2 and any("sample_id" in p for p in site.problems)
-    assert site.page("/") is not None and 'id="unread"' in (site.page("/") or "")
+    assert len(site.runs) == 2
+    assert any("sample_id" in p for p in site.problems)
+    assert site.page("/") is not None
+    assert 'id="unread"' in (site.page("/") or "")
 
 
 def test_the_pages_in_a_browser(tmp_path, browser):
@@ -103,7 +117,8 @@ def test_the_pages_in_a_browser(tmp_path, browser):
         assert browser.js("document.querySelectorAll('#history tr').length") == 3
         browser.goto(urls[0] + f"run-{second.key}.html")
         assert browser.js("document.title").startswith("omk")
-        assert browser.js("window.__pwned === undefined") and browser.errors() == []
+        assert browser.js("window.__pwned === undefined")
+        assert browser.errors() == []
     finally:
         server.shutdown()
 
@@ -121,7 +136,8 @@ def test_the_commit_of_the_samples_is_recorded_and_listed(tmp_path):
     assert proc.returncode in (0, 1), proc.stderr
     assert json.loads((project / "run" / "run.json").read_text(encoding="utf-8"))["git"] == commit
     (run,) = Site([project / "run"]).runs
-    assert run.commit == commit and f"<code>{commit[:10]}</code>" in (Site([project / "run"]).page("/") or "")
+    assert run.commit == commit
+    assert f"<code>{commit[:10]}</code>" in (Site([project / "run"]).page("/") or "")
 
 
 # ---------------------------------------------------------------- a hostile run folder, a hostile page
@@ -159,7 +175,8 @@ def test_a_run_folders_own_report_html_never_runs_its_script_in_the_viewer(tmp_p
     page = Page(browser)
     try:
         page.goto(urls[0] + pages_link("run", site.runs[1].key))
-        assert page.js("window.__pwned === undefined") and page.js("document.title") != "pwned"
+        assert page.js("window.__pwned === undefined")
+        assert page.js("document.title") != "pwned"
         assert page.js("document.getElementById('own') === null")  # the page omk renders, not the folder's
         assert page.js("document.querySelectorAll('table tr').length") > 1
         assert page.errors() == []  # omk's own report script runs under the viewer's policy
@@ -182,7 +199,8 @@ def test_every_response_carries_the_policy_and_a_foreign_host_gets_nothing(tmp_p
         for host in ("attacker.example", f"attacker.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", ""):
             status, headers, body = _get(port, "/", host)
             assert status == 421, host
-            assert b"runs" not in body and b"eval-samples" not in body
+            assert b"runs" not in body
+            assert b"eval-samples" not in body
             assert "default-src 'none'" in headers["content-security-policy"]
         for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}"):
             status, headers, body = _get(port, "/", host)
@@ -192,8 +210,10 @@ def test_every_response_carries_the_policy_and_a_foreign_host_gets_nothing(tmp_p
             policy = headers["content-security-policy"]
             assert policy.startswith("default-src 'none'"), path
             directives = {d.split(" ", 1)[0]: d for d in policy.split("; ")}
-            assert "frame-ancestors 'none'" in policy and "'unsafe-inline'" not in directives.get("script-src", "")
-            assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+            assert "frame-ancestors 'none'" in policy
+            assert "'unsafe-inline'" not in directives.get("script-src", "")
+            assert headers["x-content-type-options"] == "nosniff"
+            assert headers["referrer-policy"] == "no-referrer"
         assert "script-src 'sha256-" in _get(port, run_page, f"127.0.0.1:{port}")[1]["content-security-policy"]
     finally:
         server.shutdown()
@@ -212,7 +232,8 @@ def test_run_folder_files_that_link_out_are_never_read_served_or_exported(tmp_pa
     leaky.mkdir()
     (leaky / "report.json").symlink_to(second / "report.json")  # another folder's report: not this folder's own
     site = Site([runs])
-    assert len(site.runs) == 2 and any("links outside its run folder" in p for p in site.problems)
+    assert len(site.runs) == 2
+    assert any("links outside its run folder" in p for p in site.problems)
     for run in site.runs:
         assert "TOP-SECRET-VALUE" not in (site.page("/" + pages_link("run", run.key)) or "")
     proc = run_omk(
@@ -220,9 +241,11 @@ def test_run_folder_files_that_link_out_are_never_read_served_or_exported(tmp_pa
         drop=(), columns=None, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "links outside its run folder" in proc.stderr and "Traceback" not in proc.stderr
+    assert "links outside its run folder" in proc.stderr
+    assert "Traceback" not in proc.stderr
     exported = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site").iterdir())
-    assert "TOP-SECRET-VALUE" not in exported and "PATH=" not in exported
+    assert "TOP-SECRET-VALUE" not in exported
+    assert "PATH=" not in exported
 
 
 def test_a_special_file_in_a_run_folder_never_hangs_the_view(tmp_path):
@@ -279,4 +302,5 @@ def test_an_export_that_cannot_write_a_page_says_which_and_goes_on(tmp_path):
     (out / "sample-b.html").mkdir()  # a folder where a page goes: that page cannot be written
     proc = run_omk("view", str(runs), "--export", str(out), drop=(), columns=None, timeout=60)  # fmt: skip
     assert proc.returncode == 3 and "not written: sample-b.html" in proc.stderr, proc.stderr
-    assert (out / "index.html").is_file() and "Traceback" not in proc.stderr
+    assert (out / "index.html").is_file()
+    assert "Traceback" not in proc.stderr

@@ -11,9 +11,9 @@ from typing import Any
 
 from omk.records.document import ReportDocument
 from omk.report.i18n import counted, note, t
+from omk.report.sample_notes import markdown_section, print_section, section
 
 DRIFT_PREFIX = "mock drift: "
-SHOWN = 5  # samples named; the others are counted
 
 
 def drifted(report: ReportDocument) -> dict[str, list[str]]:
@@ -35,31 +35,13 @@ def heading(count: int, lang: str) -> str:
 def lines(report: ReportDocument, lang: str = "en") -> list[str]:
     """The heading, a line per drifted sample (the first `SHOWN`), and how many more; [] when none."""
     found = drifted(report)
-    if not found:
-        return []
-    out = [heading(len(found), lang)]
-    out += [f"{sample_id}: {'; '.join(note(n, lang) for n in notes)}" for sample_id, notes in list(found.items())[:SHOWN]]
-    if len(found) > SHOWN:
-        out.append(t("… and {n} more: see report.html or report.json", lang).format(n=len(found) - SHOWN))
-    return out
+    per_sample = {sample_id: [note(n, lang) for n in notes] for sample_id, notes in found.items()}
+    return section(heading(len(found), lang), per_sample, lang)
 
 
 def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
-    from rich.text import Text
-
-    from omk.io.textsafe import for_terminal
-    from omk.report.plain import plain
-
-    found = lines(report, lang)
-    if not found:
-        return
-    console.print(Text(for_terminal(found[0]), style="bold yellow"))
-    for line in found[1:]:
-        console.print(plain(f"  {for_terminal(line)}"))
+    print_section(lines(report, lang), console)
 
 
 def markdown_lines(report: ReportDocument, lang: str, cell: Callable[[Any], str]) -> list[str]:
-    found = lines(report, lang)
-    if not found:
-        return []
-    return [f"### {cell(found[0])}", "", *(f"- {cell(line)}" for line in found[1:]), ""]
+    return markdown_section(lines(report, lang), cell)

@@ -14,8 +14,7 @@ from omk.domain.toolnames import UNSUPPORTED_NOTE, target_kind
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.report.i18n import counted, t
-
-SHOWN = 5  # samples named; the others are counted
+from omk.report.sample_notes import markdown_section, print_section, section
 
 
 def tools_called(result: SampleResult) -> list[str]:
@@ -43,33 +42,15 @@ def found(report: ReportDocument) -> dict[str, list[str]]:
 def lines(report: ReportDocument, lang: str = "en") -> list[str]:
     """The heading, a line per sample (the first `SHOWN`), and how many more; [] when none."""
     samples = found(report)
-    if not samples:
-        return []
     target = report.target.name
     heading = t("Unsupported tool calls: {samples} called tools the target does not offer", lang)
-    out = [heading.format(samples=counted(len(samples), "sample", "samples", lang))]
-    out += [f"{sid}: {'; '.join(sentence(tool, target, lang) for tool in tools)}" for sid, tools in list(samples.items())[:SHOWN]]
-    if len(samples) > SHOWN:
-        out.append(t("… and {n} more: see report.html or report.json", lang).format(n=len(samples) - SHOWN))
-    return out
+    per_sample = {sid: [sentence(tool, target, lang) for tool in tools] for sid, tools in samples.items()}
+    return section(heading.format(samples=counted(len(samples), "sample", "samples", lang)), per_sample, lang)
 
 
 def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
-    from rich.text import Text
-
-    from omk.io.textsafe import for_terminal
-    from omk.report.plain import plain
-
-    shown = lines(report, lang)
-    if not shown:
-        return
-    console.print(Text(for_terminal(shown[0]), style="bold yellow"))
-    for line in shown[1:]:
-        console.print(plain(f"  {for_terminal(line)}"))
+    print_section(lines(report, lang), console)
 
 
 def markdown_lines(report: ReportDocument, lang: str, cell: Callable[[Any], str]) -> list[str]:
-    shown = lines(report, lang)
-    if not shown:
-        return []
-    return [f"### {cell(shown[0])}", "", *(f"- {cell(line)}" for line in shown[1:]), ""]
+    return markdown_section(lines(report, lang), cell)

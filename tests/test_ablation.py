@@ -104,7 +104,8 @@ def test_the_bundled_ablation_ranks_reply_rules_first_and_the_introduction_as_a_
     proc, out = ablated
     block = read_document(out).experiment
     assert block is not None and block.ablation is not None, proc.stderr
-    assert block.control == "whole-skill" and [v.name for v in block.variants] == [
+    assert block.control == "whole-skill"
+    assert [v.name for v in block.variants] == [
         "whole-skill", "without-acme-support-tone", "without-reply-rules",
     ]  # fmt: skip
     rules, intro = block.ablation.parts
@@ -215,7 +216,8 @@ def test_only_an_interval_within_trivial_is_a_candidate_to_cut_and_the_trigger_c
     assert wide.false_trigger_change is None
     assert tight.candidate
     assert tight.level == "NOISE"
-    assert not wide.candidate and wide.level == "UNDERPOWERED"  # too wide to say it does nothing
+    assert not wide.candidate
+    assert wide.level == "UNDERPOWERED"  # too wide to say it does nothing
     from omk.report.ablation import rows
 
     assert [r[-1] for r in rows(ranking)] == ["REGRESS", "UNDERPOWERED · not shown to be without effect", "NOISE · candidate to cut"]
@@ -253,7 +255,9 @@ def test_the_python_api_ablates_a_skill_and_returns_the_typed_ranking(tmp_path, 
     assert [(p.name, p.candidate, p.level) for p in ranking.parts] == [("Reply rules", False, "REGRESS"), ("Acme support tone", True, "NOISE")]
     assert ranking.parts[0].contribution == pytest.approx(1.5)
     assert ranking.parts[0].samples == 24
-    assert outcome.out_dir is None and list(scratch.iterdir()) == [] and not (tmp_path / ".omk").exists()  # nothing left behind
+    assert outcome.out_dir is None
+    assert list(scratch.iterdir()) == []
+    assert not (tmp_path / ".omk").exists()  # nothing left behind
     written = omk.ablate(EXPERIMENT / "eval-samples.yaml", SKILL, seed=11, judge=False, cache=False, cwd=tmp_path, out="run", formats=["junit"])
     assert written.out_dir == tmp_path / "run"
     assert read_document(tmp_path / "run").experiment == written.block
@@ -293,7 +297,8 @@ def test_an_ablation_prunes_stale_copies_and_a_dry_run_leaves_none(tmp_path):
     env_tmp = {**os.environ, "TMPDIR": str(scratch)}
     dry = run_omk(*args, "--dry-run", cwd=tmp_path, base=env_tmp, drop=(), columns=None, timeout=300)
     assert dry.returncode == 0, dry.stderr
-    assert list(scratch.iterdir()) == [] and stale.exists()  # the dry run's copies are gone; it prunes nothing
+    assert list(scratch.iterdir()) == []
+    assert stale.exists()  # the dry run's copies are gone; it prunes nothing
     proc = omk(*args, "--out", "run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     (current,) = (tmp_path / ".omk" / "ablation").iterdir()

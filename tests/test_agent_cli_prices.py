@@ -32,7 +32,8 @@ def dry_run(tmp_path: Path, target: str, omk_yaml: str = "") -> str:
 
 def test_the_agent_clis_models_are_priced_from_the_dated_table(tmp_path: Path) -> None:
     out = dry_run(tmp_path, "claude:sonnet")
-    assert "no known price" not in out and "$0.0060" in out  # 400 output tokens at $15 per 1M, 2 input at $3
+    assert "no known price" not in out
+    assert "$0.0060" in out  # 400 output tokens at $15 per 1M, 2 input at $3
     out = dry_run(tmp_path, "codex:gpt-5-codex")
     assert "no known price" not in out
     assert "$0.0040" in out

@@ -47,7 +47,8 @@ def test_exact_fails_and_names_the_first_step_that_differs(steps, at):
     assert head == f"tool calls differ from the steps (exact) at step {at}"
     assert table[0].split() == ["expected", "actual"]
     marked = [line for line in table[1:] if line.startswith(">")]
-    assert len(marked) == 1 and table.index(marked[0]) == at  # the row of that step, after the header
+    assert len(marked) == 1
+    assert table.index(marked[0]) == at  # the row of that step, after the header
 
 
 def test_the_failure_table_aligns_expected_and_actual():

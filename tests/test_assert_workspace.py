@@ -256,7 +256,8 @@ def test_cmd_with_workspace_works_on_a_copy_and_leaves_the_users_folder_untouche
     assert [c.path for c in changes.changed] == ["src/app.py"]
     assert [c.path for c in changes.deleted] == ["stale.txt"]
     ran_in = Path(result.output.removeprefix("done in "))
-    assert ran_in != project / "repo" and not ran_in.exists()  # a fresh folder, removed after the checks
+    assert ran_in != project / "repo"
+    assert not ran_in.exists()  # a fresh folder, removed after the checks
     assert {p: p.read_bytes() for p in (project / "repo").rglob("*") if p.is_file()} == before
     assert not (project / "notes.md").exists()
 

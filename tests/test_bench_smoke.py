@@ -41,7 +41,8 @@ def test_concurrency_calls_once_then_serves_the_rerun_from_the_cache(tmp_path):
     assert "| 12 | 0 |" in first  # 12 calls, nothing cached
     assert "**0** (most in any round) | 12 |" in rerun  # no call, all 12 from the cache
     high = next(line for line in out.splitlines() if line.startswith("Higher concurrency"))
-    assert "24 samples at `--concurrency 8`" in high and ", 24 calls;" in high  # same limit, every call made
+    assert "24 samples at `--concurrency 8`" in high
+    assert ", 24 calls;" in high  # same limit, every call made
 
 
 def test_startup_times_help_and_doctor(tmp_path):
@@ -114,7 +115,8 @@ def test_scale_runs_each_size_and_counts_what_omk_graded(tmp_path):
     assert "none errored; omk's verdicts are the same on JSON and on JSON Lines" in out
     assert "| peak memory at 40,000 ≤ 400 MB | not measured | — |" in out  # tiny sizes: no target is judged
     lines = (tmp_path / "scale-40" / "suite" / "eval-samples.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 40 and lines[39].startswith('{"sample_id": "s00039"')  # one sample per line
+    assert len(lines) == 40
+    assert lines[39].startswith('{"sample_id": "s00039"')  # one sample per line
     assert not (tmp_path / "scale-40" / "suite" / "eval-samples.json").exists()  # JSON at the smallest size only
 
 

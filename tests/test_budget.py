@@ -131,7 +131,8 @@ def test_the_judge_spend_counts_against_the_budget(tmp_path):
         judged = sum(1 for r in fake.requests if r.json["model"] == "gpt-4o")
     assert proc.returncode == 3, proc.stdout + proc.stderr
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
-    assert judged == 2 and len(report["results"]) == 2  # the target is free; the judge's $0.25 a sample stops it
+    assert judged == 2
+    assert len(report["results"]) == 2  # the target is free; the judge's $0.25 a sample stops it
     assert report["budget"]["spent_usd"] == pytest.approx(0.5)
     assert len(report["budget"]["not_run"]) == 6
 

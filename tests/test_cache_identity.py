@@ -305,10 +305,12 @@ def test_the_judge_cache_keys_on_the_same_identity_as_a_target(scripted_model, t
     model = f"openai:m@{server.openai_url}"
     assert score(model) == 3
     assert len(server.requests) == 1
-    assert score(model) == 3 and len(server.requests) == 1  # from the cache
+    assert score(model) == 3
+    assert len(server.requests) == 1  # from the cache
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    assert score(model) == 3 and len(server.requests) == 2  # through a proxy now (bypassed here): asked again
+    assert score(model) == 3
+    assert len(server.requests) == 2  # through a proxy now (bypassed here): asked again
 
 
 def test_an_experiment_says_how_many_answers_came_from_the_cache_in_every_format(tmp_path):

@@ -80,7 +80,8 @@ def test_an_mcp_server_claude_started_and_its_stray_end_with_the_call_at_timeout
         (result,) = report["results"]
         assert (tmp_path / "probe.json.called").exists(), "the tool call never reached the server"
         assert result["status"] == "error" and "timed out" in (result["error"] or ""), (result, proc.stderr)
-        assert isinstance(found["mark"], str) and len(found["mark"]) == 24  # Claude Code passes omk's mark on to its MCP servers
+        assert isinstance(found["mark"], str)
+        assert len(found["mark"]) == 24  # Claude Code passes omk's mark on to its MCP servers
         assert gone(found["pid"]), "the MCP server outlived the call"
         assert gone(stray), "the MCP server's stray (out of the tree, in its own session) outlived the call"
     finally:

@@ -122,7 +122,8 @@ def test_openai_gets_the_history_on_turns_two_and_three(tmp_path):
         requests = [r.json for r in fake.requests]
         assert len(requests) == 5  # turn 1: call + answer, turn 2: call + answer, turn 3: answer
         again = omk_eval(["eval-samples.yaml", "--target", "openai:gpt-4o-mini", "--out", str(tmp_path / "r2")], tmp_path, env)
-        assert again.returncode == 0 and len(fake.requests) == 5  # the whole conversation came from the cache
+        assert again.returncode == 0
+        assert len(fake.requests) == 5  # the whole conversation came from the cache
     assert report_of(tmp_path / "r2")["results"][0]["cached"] is True
 
     turn2 = requests[2]["messages"]  # the first request of turn 2
@@ -264,7 +265,8 @@ def test_a_failed_turn_errors_the_sample_and_keeps_the_earlier_turns(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     report = report_of(out)
     conv, single = report["results"]
-    assert single["status"] == "ok" and single["passed"] is True  # the run went on
+    assert single["status"] == "ok"
+    assert single["passed"] is True  # the run went on
     assert conv["status"] == "error"
     assert conv["passed"] is False
     assert conv["error"] == "turn 2: recorded error: agent crashed"

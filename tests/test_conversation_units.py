@@ -54,7 +54,8 @@ def test_turn_view_merges_the_samples_checks_with_the_turns(tmp_path):
     assert second.turns == ()
     assert second.raw["prompt"] == "where is it?"
     assert second.raw["turn"] == {"index": 1, "count": 2}
-    assert sample.prompt == "hi" and len(sample.turns) == 2  # the sample itself is untouched
+    assert sample.prompt == "hi"
+    assert len(sample.turns) == 2  # the sample itself is untouched
 
 
 def test_scores_over_turns_are_layer_means_and_the_mean_of_composites():
@@ -189,7 +190,8 @@ def test_the_doctor_counts_a_conversations_turn_checks(tmp_path):
     assert cov["conversations"] == 2
     assert cov["with_rubric"] == 1
     found = {(d.kind, d.sample_id): d.message for d in sample_diagnostics(samples)}
-    assert ("no_grading", "c") not in found and ("mock_unchecked", "c") not in found  # its turn checks both
+    assert ("no_grading", "c") not in found
+    assert ("mock_unchecked", "c") not in found  # its turn checks both
     assert ("no_grading", "bare") in found
     assert found[("rubric_clarity_low", "c")].startswith("turn 2 rubric is 2 characters")
 

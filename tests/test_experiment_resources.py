@@ -104,10 +104,12 @@ def _arms(cost_factor: float, n: int = 30, gain: float = 1.0) -> list[VariantRun
 
 def test_tokens_cost_and_latency_changes_are_paired_with_intervals():
     comp = analyze(_arms(1.5), AnalysisSettings(resamples=1000, seed=4)).comparisons[0]
-    assert comp.tokens.n == 30 and comp.tokens.relative == pytest.approx(0.5)  # input and output both +50%
+    assert comp.tokens.n == 30
+    assert comp.tokens.relative == pytest.approx(0.5)  # input and output both +50%
     assert comp.cost_usd.relative == pytest.approx(0.5)
     assert comp.cost_usd.relative_ci is not None
-    assert comp.cost_usd.relative_ci.low == pytest.approx(0.5) and comp.cost_usd.relative_ci.high == pytest.approx(0.5)  # every sample +50%
+    assert comp.cost_usd.relative_ci.low == pytest.approx(0.5)
+    assert comp.cost_usd.relative_ci.high == pytest.approx(0.5)  # every sample +50%
     assert comp.latency_ms.ci is not None
     assert comp.latency_ms.ci.low < comp.latency_ms.delta < comp.latency_ms.ci.high
     block = Comparison.of(comp).to_json()
@@ -162,7 +164,8 @@ def test_every_experiment_format_shows_the_resource_changes_with_intervals():
     assert doc.experiment.settings.max_cost_increase == 20
     md, page, junit = render_markdown(doc), render_html(doc), render_junit(doc)
     for text in (md, page):
-        assert "% cost [" in text and "&gt; 20% allowed" in text  # the headline names the reason
+        assert "% cost [" in text
+        assert "&gt; 20% allowed" in text  # the headline names the reason
         assert "Resources: +1.00 composite for +" in text
         assert "% tokens [" in text
         assert "tokens +" in text  # the comparison's resource line

@@ -193,7 +193,8 @@ def test_legacy_bare_array_is_read_as_is(tmp_path):
     (sample,) = load_samples([path]).samples
     assert sample.sample_id == "prompts-1"
     assert types(sample.assertions) == ["relevance", "coherence"]
-    assert path.read_bytes() == before and list(tmp_path.iterdir()) == [path]  # eval never rewrites
+    assert path.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [path]  # eval never rewrites
 
 
 def test_extend_lets_the_item_options_win_and_keeps_order(tmp_path):

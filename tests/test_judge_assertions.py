@@ -89,12 +89,15 @@ def test_answer_relevancy_through_the_judge():
             output="Paris is the capital of France and it has the Eiffel Tower. Bread is tasty.",
         )
         assert len(fake.requests) == 6  # statements + verdicts, three times (distinct weights, same prompts)
-    assert default.score == 2.73 and default.metric == 2.73 and default.status is AStatus.FAILED  # threshold 3
+    assert default.score == 2.73
+    assert default.metric == 2.73
+    assert default.status is AStatus.FAILED  # threshold 3
     assert "3 statement(s), 1 relevant, 1 partly, 1 not" in default.message
     assert "off topic" in default.message
     assert weighted.score == 3.67
     assert weighted.status is AStatus.PASSED
-    assert scaled.score == 2.73 and scaled.metric == 4.33  # Mastra's own number, 0..scale
+    assert scaled.score == 2.73
+    assert scaled.metric == 4.33  # Mastra's own number, 0..scale
 
 
 def test_answer_relevancy_on_an_empty_output_needs_no_verdict_call():
@@ -225,7 +228,8 @@ def test_the_judge_layer_enters_the_composite():
     assert result.status == "ok"
     assert result.scores.fact == 5.0
     assert result.scores.judge == 3.0
-    assert result.scores.composite == 4.0 and result.passed is False  # the judge layer is under 3.5
+    assert result.scores.composite == 4.0
+    assert result.passed is False  # the judge layer is under 3.5
 
 
 def test_a_judge_that_gives_up_marks_the_sample_error_and_the_composite_has_no_zero():

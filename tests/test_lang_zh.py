@@ -62,7 +62,8 @@ def test_the_doctors_advice_and_recommendations_in_chinese(tmp_path):
     zh = _omk("doctor", "eval-samples.yaml", "--lang", "zh", cwd=tmp_path)
     assert zh.returncode == en.returncode == 0, zh.stderr
     kinds = ("small_set", "capability_single", "single_check", "layer_without_checks")
-    assert all(f"[advice] {k}" in en.stdout for k in kinds) and len(untranslated(en.stdout)) >= 8  # the English is there to find
+    assert all(f"[advice] {k}" in en.stdout for k in kinds)
+    assert len(untranslated(en.stdout)) >= 8  # the English is there to find
     assert "1 条用例：任何退步都无法与噪声区分" in zh.stdout
     assert "能力 'refunds' 只有一条用例" in zh.stdout
     assert "没有用例检查行为层" in zh.stdout
@@ -77,7 +78,8 @@ def test_a_mock_drift_note_in_chinese():
     mocks = [{"tool": "Read", "match": {"file_path": "a.md"}, "response": "x"}]
     calls = [ToolCall(tool="Read", input={"file_path": "b.md"}), ToolCall(tool="Grep", input={"pattern": "x"})]
     notes = drift_notes("production-trace", mocks, calls)
-    assert len(notes) == 2 and len(untranslated(" ".join(notes))) == 3  # the English is there to find
+    assert len(notes) == 2
+    assert len(untranslated(" ".join(notes))) == 3  # the English is there to find
     said = [note(n, "zh") for n in notes]
     assert said[0] == '模拟漂移：智能体现在以 {"file_path": "b.md"} 调用 Read，录制中从未有过这个输入'
     assert said[1] == "模拟漂移：智能体现在调用 Grep，录制中从未有过这个调用"

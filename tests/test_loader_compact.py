@@ -231,7 +231,8 @@ def test_the_several_item_fields_of_a_sample_are_tuples(tmp_path):
     assert a.history == ({"role": "user", "content": "hi"},)
     assert b.history == ()
     built = Sample(sample_id="x", prompt="p", capability=["search"], mocks=[{"tool": "Read", "return": "x"}])
-    assert built.capability == ("search",) and type(built.mocks) is tuple  # lists given in Python are kept as tuples
+    assert built.capability == ("search",)
+    assert type(built.mocks) is tuple  # lists given in Python are kept as tuples
 
 
 def test_equal_values_are_shared_but_json_types_stay_apart():

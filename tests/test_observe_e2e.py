@@ -85,7 +85,8 @@ def test_observe_on_claude_code_sessions(tmp_path):
     o = _observed(tmp_path, work, {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")})
     _check(o)
     assert dict(next(s for s in o.skills if s.skill == "greeter").how) == {"skill_call": 2}
-    assert {s.skill for s in o.skills} == {"greeter", "unused"} and o.not_found  # Claude Code's own skills, named once
+    assert {s.skill for s in o.skills} == {"greeter", "unused"}
+    assert o.not_found  # Claude Code's own skills, named once
 
 
 def test_observe_on_codex_sessions(tmp_path):

@@ -151,7 +151,9 @@ def test_many_samples_with_one_error_are_said_once_with_the_count_and_ids(tmp_pa
     assert done.returncode != 0
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     errors = [r["error"] for r in report["results"]]
-    assert len(errors) == 5 and len(set(errors)) == 1 and "the agent broke" in errors[0]  # the report keeps each
+    assert len(errors) == 5
+    assert len(set(errors)) == 1
+    assert "the agent broke" in errors[0]  # the report keeps each
     assert "5 samples, the same error: s0, s1, s2, s3, s4" in done.stdout
     assert done.stdout.count("the agent broke") == 1, done.stdout
 
@@ -181,7 +183,8 @@ def test_a_run_answered_wholly_from_the_cache_makes_no_check_and_no_request(tmp_
         again = _eval_into(tmp_path, "run2", env)  # every sample in the cache
         assert again.returncode == 0, again.stderr
         assert (len(model.requests), model.connections) == (5, seen)  # not a request, not even the check's connection
-        assert "connect" not in again.stderr and "preflight" not in again.stderr.lower()  # and nothing said about it
+        assert "connect" not in again.stderr
+        assert "preflight" not in again.stderr.lower()  # and nothing said about it
         more = _eval_into(tmp_path, "run3", env, samples=6)  # one sample calls the target: the check is made
         assert more.returncode == 0, more.stderr
         assert len(model.requests) == 6

@@ -47,7 +47,8 @@ def test_breakdown_groups_as_the_doctor_does_and_counts_a_sample_in_each_of_its_
     assert [r.capability for r in rows] == ["Tool-Use", "writing"]  # first spelling, first seen
     tool, writing = rows
     assert (tool.samples, tool.total, tool.passed, tool.failed, tool.errored) == (4, 4, 1, 3, 1)
-    assert tool.pass_rate == 0.25 and tool.composite == 3.0  # 5, 1, 3: the errored one is not graded
+    assert tool.pass_rate == 0.25
+    assert tool.composite == 3.0  # 5, 1, 3: the errored one is not graded
     assert tool.composite_ci is not None
     assert tool.composite_ci.low <= 3.0 <= tool.composite_ci.high
     assert tool.pass_rate_ci is not None

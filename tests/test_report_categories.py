@@ -77,7 +77,8 @@ def test_terminal_markdown_html_and_junit_show_the_breakdown():
     text = out.getvalue()
     assert "By category" in text
     assert "knowledge-base" in text
-    assert "│ (none) " in text and "no category" not in text  # one spelling: JUnit's `category:(none)`
+    assert "│ (none) " in text
+    assert "no category" not in text  # one spelling: JUnit's `category:(none)`
 
     md = render_markdown(data)
     assert "### By category" in md

@@ -317,7 +317,8 @@ def test_junit_errors_are_errors_and_no_require_means_no_verdict_case(crash_run)
     assert "crashed on purpose" in error.get("message")
     assert not error.get("message").startswith("error: ")
     assert suites["baseline"].find("testcase[@name='fragile']").find("error") is None
-    assert suites["crashy"].get("errors") == "1" and suites["crashy"].get("failures") == "1"  # "never" fails on both
+    assert suites["crashy"].get("errors") == "1"
+    assert suites["crashy"].get("failures") == "1"  # "never" fails on both
     md = read(out / "summary.md")
     assert "| fragile | ✅ 5.00 | error | — | pass → fail, errored |" in md  # a regression with no Δ
     assert "| fragile | error | error: command exited with code 3: crashed on purpose |" in md

@@ -38,7 +38,8 @@ def test_junit_has_one_case_per_result_with_failures_and_errors():
     assert error.get("message").startswith("target failed after 3 attempts")
     assert cases["cr-read-before-review"].get("classname") == "eval-samples"
     out = cases["cr-read-before-review"].find("system-out").text
-    assert "\\x00\\x1b[31m" in out and XSS in out  # control characters made legal, markup kept as text
+    assert "\\x00\\x1b[31m" in out
+    assert XSS in out  # control characters made legal, markup kept as text
 
 
 def test_junit_names_each_repeat():
@@ -156,7 +157,10 @@ def test_html_chart_counts_scores_and_errors():
     page = render_html(make_report())
     counts = [int(n) for n in re.findall(r'<rect class="bin" data-count="(\d+)"', page)]
     assert len(counts) == 9
-    assert counts[3] == 1 and counts[7] == 1 and counts[8] == 1 and sum(counts) == 3  # 2.67, 4.75, one error
+    assert counts[3] == 1
+    assert counts[7] == 1
+    assert counts[8] == 1
+    assert sum(counts) == 3  # 2.67, 4.75, one error
 
 
 def test_write_formats_writes_every_format_and_json_first(tmp_path):

@@ -189,7 +189,8 @@ def test_wide_the_output_sits_beside_its_assertions(browser, failing_run):
         f"(sel => document.querySelector('#{panel} ' + sel).getBoundingClientRect().toJSON())"
     )
     out, checks = page.js(f"{box}('.judged-output')"), page.js(f"{box}('.judged-assertions')")
-    assert out["right"] <= checks["left"] and abs(out["top"] - checks["top"]) < 2  # side by side
+    assert out["right"] <= checks["left"]
+    assert abs(out["top"] - checks["top"]) < 2  # side by side
     assert page.js(f"document.querySelector('#{panel} .judged-assertions li.assertion.failed') !== null")
     assert page.errors() == []
     page.screenshot(ARTIFACTS / "report-wide.png")
@@ -205,7 +206,8 @@ def test_narrow_no_sideways_scrolling_and_the_colour_scheme(browser, failing_run
     assert page.js("document.documentElement.scrollWidth") <= 375
     box = f"(sel => document.querySelector('#{panel} ' + sel).getBoundingClientRect().toJSON())"
     out, checks = page.js(f"{box}('.judged-output')"), page.js(f"{box}('.judged-assertions')")
-    assert out["bottom"] <= checks["top"] + 1 and abs(out["left"] - checks["left"]) < 2  # output right above
+    assert out["bottom"] <= checks["top"] + 1
+    assert abs(out["left"] - checks["left"]) < 2  # output right above
     # nothing but code blocks is wider than its box
     wide = page.js(
         "Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('pre') && e.offsetParent !== null"
@@ -337,7 +339,8 @@ def test_a_large_report_deep_links_conversations_and_failures(browser, large_pag
     # a failure's panel is rendered on the server, beside the failures
     page.js("document.querySelector('#failures-table tbody tr').click()")
     shown = page.js("Array.from(document.querySelectorAll('.detail')).filter(d => !d.hidden).map(d => d.id)")
-    assert "sample-1" in shown and page.js("location.hash") == "#sample-1"  # the failures' panels are all open
+    assert "sample-1" in shown
+    assert page.js("location.hash") == "#sample-1"  # the failures' panels are all open
     page.js("document.querySelector('#slowest-table a').click()")  # a link to a sample's panel
     wait_for(page, "!document.getElementById('sample-view').hidden")
     first = page.js("document.querySelector('#slowest-table a').textContent")

@@ -96,7 +96,8 @@ def test_the_skill_sections_render_in_chinese_styled_and_escaped(browser, tmp_pa
     assert kinds[:3] == ["新建", "修改", "删除"]
     assert HOSTILE_FILE in texts(page, "table.workspace code")
     shown = page.js("document.querySelector('table.workspace').innerText")
-    assert "33 个字符\n" in shown and "9 个字符（开头部分）" in shown  # the length of the start kept, and whether it is cut
+    assert "33 个字符\n" in shown
+    assert "9 个字符（开头部分）" in shown  # the length of the start kept, and whether it is cut
     created, deleted = (page.js(f"{style}('table.workspace tr.ws-{k} td').color") for k in ("created", "deleted"))
     assert created != deleted
     assert "工作区：没有文件被创建、修改或删除" not in page.js("document.body.innerText")  # replayed samples have no folder

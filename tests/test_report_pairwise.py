@@ -50,7 +50,8 @@ def test_markdown_has_the_tally_and_each_verdict_with_its_reason():
     reason = row.split(" | ")[-1]
     assert reason.startswith("B 漏掉了 MD5 的问题，reason")
     assert reason.endswith("… |")
-    assert len(reason) <= 205 and "END-OF-REASON" not in row  # cut short, no HTML from the answer
+    assert len(reason) <= 205
+    assert "END-OF-REASON" not in row  # cut short, no HTML from the answer
     assert "<script>" not in md
     assert "<img" not in md
 
@@ -116,7 +117,9 @@ def test_html_pairwise_stays_self_contained_and_escaped():
     assert not re.search(r"""url\(|@import|<link|<iframe|<img""", page)
     assert "<script>window.__pwned" not in page
     assert 'onerror="window' not in page
-    assert page.count("<script>") == 2 and _script_hash(JS) in page and _script_hash(EXPERIMENT_JS) in page  # an experiment's page
+    assert page.count("<script>") == 2
+    assert _script_hash(JS) in page
+    assert _script_hash(EXPERIMENT_JS) in page  # an experiment's page
     zh = render_html(with_pairwise(), lang="zh")
     assert "两两对比: A 对 B" in zh
     assert "<th>A 更好</th>" in zh

@@ -119,7 +119,8 @@ def test_a_disk_that_fills_mid_run_stops_it_with_one_line_and_resume_finishes_it
     assert f"{run / 'results.jsonl'}: cannot write: File too large" in proc.stderr
     assert f"omk eval --resume {run}" in proc.stderr
     kept = (run / "results.jsonl").read_bytes()
-    assert kept.endswith(b"\n") and 0 < kept.count(b"\n") < 12  # whole lines only
+    assert kept.endswith(b"\n")
+    assert 0 < kept.count(b"\n") < 12  # whole lines only
     resumed = run_omk(
         "eval", "--resume", "run", "--target", TARGET, "--no-cache", "--quiet",
         cwd=tmp_path, base=env(), drop=(), columns=None, timeout=120,

@@ -164,7 +164,9 @@ def test_repeat_figures_per_sample(tmp_path):
         "pass_at_k": [1.0, 1.0, 1.0],
         "pass_hat_k": [1.0, 1.0, 1.0],
     }
-    assert stats[1].passed == 1 and stats[1].pass_rate == 0.33 and stats[1].errored == 1  # an errored run fails
+    assert stats[1].passed == 1
+    assert stats[1].pass_rate == 0.33
+    assert stats[1].errored == 1  # an errored run fails
     assert stats[1].composite.to_json() == {"mean": 4.0, "stddev": 1.41, "min": 3.0, "max": 5.0}
     rep = repeats_of(stats, 3)
     assert (rep.n, rep.samples, rep.always_passed, rep.flaky, rep.never_passed) == (3, 2, 1, 1, 0)

@@ -215,7 +215,8 @@ def test_a_return_file_the_cache_hashes_is_read_by_the_file_rules(tmp_path):
     worker = threading.Thread(target=lambda: done.append(cache_key({"kind": "x"}, sample, "p")), daemon=True)
     worker.start()
     worker.join(10)
-    assert len(done) == 1 and len(done[0]) == 64  # without blocking on the FIFO
+    assert len(done) == 1
+    assert len(done[0]) == 64  # without blocking on the FIFO
 
 
 def cwd_sample(cwd: str, files: list[str]) -> str:

@@ -122,7 +122,8 @@ def test_a_changed_agent_is_named_as_drift_and_fails_under_mocks_strict(tmp_path
     assert drift[0].message
     assert "Grep" in drift[0].message
     grep = [c for c in result.trace.tool_calls if c.tool == "Grep"]
-    assert grep[0].is_error and "denied" in str(grep[0].output)  # mocksStrict denies it, as before
+    assert grep[0].is_error
+    assert "denied" in str(grep[0].output)  # mocksStrict denies it, as before
 
 
 def test_drift_without_mocks_strict_is_noted_but_does_not_fail(tmp_path):

@@ -275,7 +275,8 @@ def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):
     assert "Traceback" not in done.stderr
     (tmp_path / "work" / "app").mkdir(parents=True)
     codex = _omk("sample", "--from-session", "sessions", "--project", "work/app", cwd=tmp_path)
-    assert codex.returncode == 0 and codex.stdout.count("sample_id:") == 0  # the sessions say /work/app, not this folder
+    assert codex.returncode == 0
+    assert codex.stdout.count("sample_id:") == 0  # the sessions say /work/app, not this folder
     only = _omk("sample", "--from-session", "sessions", "--skill", "greeter", "--lang", "zh", cwd=tmp_path)
     assert only.returncode == 0
     assert yaml.safe_load(only.stdout)["samples"][0]["prompt"] == "$greeter say hello to the team"

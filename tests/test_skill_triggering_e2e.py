@@ -174,7 +174,8 @@ def test_a_skill_called_that_is_not_installed_is_counted_apart_in_the_routing_ma
     assert proc.returncode == 1, proc.stdout + proc.stderr  # pdf-tools never fired
     report = json.loads((root / "run" / "report.json").read_text(encoding="utf-8"))
     (result,) = report["results"]
-    assert result["status"] == "ok" and [c["input"] for c in result["trace"]["tool_calls"]] == [{"skill": "pdf-wizard"}]  # the recorded call
+    assert result["status"] == "ok"
+    assert [c["input"] for c in result["trace"]["tool_calls"]] == [{"skill": "pdf-wizard"}]  # the recorded call
     (row,) = report["triggering"]["routing"]
     assert row == {"expected": "pdf-tools", "cases": 1, "fired": {"(not installed)": 1}, "not_installed": {"pdf-wizard": 1}}
     summary = (root / "run" / "summary.md").read_text(encoding="utf-8")

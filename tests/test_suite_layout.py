@@ -130,3 +130,16 @@ def test_tests_run_omk_through_the_one_helper():
     assert sorted(own) == sorted(OWN_OMK_COMMAND), "an exception no longer starts omk itself: take it off the list"
     for name in set(OWN_OMK_COMMAND) - {"cli_support.py"}:
         assert "not run_omk" in (TESTS / name).read_text(encoding="utf-8"), f"{name}: say why beside the command"
+
+
+def test_no_compound_assertion_hides_which_part_failed():
+    """`assert a and b` says only that the whole was false; one assert per part names the part
+    that failed (an assert with its own message may join parts: the message says which)."""
+    found = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if "fixtures" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assert) and node.msg is None and isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
+                found.append(f"{path.relative_to(TESTS)}:{node.lineno}")
+    assert not found, "split into one assert per part: " + ", ".join(found)

@@ -76,7 +76,8 @@ def test_installed_skill_reaches_the_model_and_loads_when_called(env):
     script = [tool_use_reply([("Skill", {"skill": "release-notes"})], id_prefix="s"), text_reply("notes written")]
     result, requests = run_target(script, sample(env), {"skill": str(skill), "system": "APPENDED-SYSTEM-TEXT"})
     first = requests[0].body.decode()
-    assert "ZEBRA-DESCRIPTION" in first and "release-notes" in first  # listed to the model from the start
+    assert "ZEBRA-DESCRIPTION" in first
+    assert "release-notes" in first  # listed to the model from the start
     assert "APPENDED-SYSTEM-TEXT" in json.dumps(requests[0].json["system"])
     assert "SKILL-BODY-MARKER-42" not in first  # the body comes when the model loads the skill
     assert "SKILL-BODY-MARKER-42" in requests[1].body.decode()
@@ -165,7 +166,8 @@ def test_cost_tokens_turns_and_session_are_recorded_and_round_trip(env):
     trace = result.trace
     assert trace.tokens == {"input": 320, "output": 70, "cache_read": 1000, "cache_creation": 50}
     assert trace.turns == 2
-    assert trace.cost_usd is not None and trace.cost_usd > 0  # the CLI's own price for its model
+    assert trace.cost_usd is not None
+    assert trace.cost_usd > 0  # the CLI's own price for its model
     assert trace.stop_reason == "end_turn"
     assert trace.session_id
     assert len(trace.session_id) == 36

@@ -105,7 +105,8 @@ def test_concurrent_calls_each_get_their_own_hit(tmp_path):
 
 def test_a_failing_hook_blocks_the_call(tmp_path):
     code, reply, stderr = call_hook(tmp_path / "no-such-folder", "Bash", {"command": "ls"})
-    assert code == 2 and reply is None  # exit 2: Claude Code blocks the call, stderr is the reason
+    assert code == 2
+    assert reply is None  # exit 2: Claude Code blocks the call, stderr is the reason
     assert "the mock hook failed, so the call was blocked" in stderr
 
 

@@ -237,7 +237,8 @@ def test_plain_http_skips_the_ca_bundle_but_would_still_refuse_an_unverified_pee
     tls = _tls_of("http://127.0.0.1:9/v1")
     assert tls.get_ca_certs() == []
     assert tls.cert_store_stats()["x509_ca"] == 0
-    assert tls.verify_mode == ssl.CERT_REQUIRED and tls.check_hostname  # fails closed, never unverified
+    assert tls.verify_mode == ssl.CERT_REQUIRED
+    assert tls.check_hostname  # fails closed, never unverified
 
 
 def test_https_loads_trusted_certificates():

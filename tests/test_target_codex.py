@@ -124,7 +124,8 @@ def test_the_hook_blocks_with_the_mock_and_says_nothing_to_let_a_call_run(tmp_pa
     assert reply["permissionDecision"] == "deny"
     assert reply["permissionDecisionReason"].endswith("abc feat")
     allowed = _hook(tmp_path, {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "c2"})
-    assert allowed.returncode == 0 and allowed.stdout == ""  # Codex refuses an explicit "allow"
+    assert allowed.returncode == 0
+    assert allowed.stdout == ""  # Codex refuses an explicit "allow"
     broken = _hook(tmp_path / "missing", {"tool_name": "Bash", "tool_input": {}})
     assert broken.returncode == 2
     assert "blocked" in broken.stderr

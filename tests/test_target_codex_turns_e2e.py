@@ -117,13 +117,15 @@ def test_a_conversation_resumes_one_codex_session_turn_by_turn(tmp_path):
     assert first["trace"]["session_id"] == second["trace"]["session_id"]
     assert [(c["tool"], c["mocked"]) for c in first["trace"]["tool_calls"]] == [("Bash", False)]
     read, log = second["trace"]["tool_calls"]
-    assert not read["mocked"] and read["output"].strip() == "HELIOTROPE"  # the file turn 1 wrote, in the same folder
+    assert not read["mocked"]
+    assert read["output"].strip() == "HELIOTROPE"  # the file turn 1 wrote, in the same folder
     assert log["mocked"]
     assert log["output"] == "abc1234 feat: the mocked commit"
     assert second["trace"]["mock_stats"]["per_mock"] == {"Bash:1": 1}
     assert first["trace"]["tokens"]["input"] == 20
     assert first["trace"]["tokens"]["output"] == 10
-    assert second["trace"]["tokens"]["input"] == 300 and second["trace"]["tokens"]["output"] == 150  # turn 2's own
+    assert second["trace"]["tokens"]["input"] == 300
+    assert second["trace"]["tokens"]["output"] == 150  # turn 2's own
     assert result["trace"]["tokens"]["input"] == 320
     assert [c["path"] for c in second["trace"]["workspace"]["created"]] == ["memo.txt"]
 

@@ -91,7 +91,8 @@ def test_openai_target_end_to_end_without_leaking_the_key(tmp_path):
         assert len(fake.requests) == 2
         assert all(r.headers["authorization"] == f"Bearer {SECRET}" for r in fake.requests)
         second = omk_eval(["eval-samples.yaml", "--out", str(tmp_path / "run2")], cwd=tmp_path, env=env)
-        assert second.returncode == 0 and len(fake.requests) == 2  # the cache answered
+        assert second.returncode == 0
+        assert len(fake.requests) == 2  # the cache answered
     result = json.loads((out / "report.json").read_text(encoding="utf-8"))["results"][0]
     assert result["trace"]["tokens"] == {"input": 300, "output": 30}
     assert result["trace"]["cost_usd"] == pytest.approx((300 * 0.15 + 30 * 0.60) / 1e6)

@@ -1,6 +1,6 @@
 """Under `--lang zh` no English line is left in any command's output over the bundled samples:
 `omk eval` (a passing run, a replay with failed checks, an experiment), `omk doctor` (of the set
-and of a run), `omk verdict`, `omk diff`, and the Markdown and HTML reports `omk report` writes (the HTML above its per-result panels).
+and of a run), `omk verdict`, `omk diff`, `omk power` (of an experiment and of a run), and the Markdown and HTML reports `omk report` writes (the HTML above its per-result panels).
 An English line is one with two or more English words of prose once the sample's own words are
 taken out (tests/english_lines.py says exactly what is not prose)."""
 
@@ -67,6 +67,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "skills doctor": omk("doctor", "samples/skills/eval-samples.yaml", "--lang", "zh", cwd=here),
         "verdict": omk("verdict", "x1", "--lang", "zh", cwd=here),
         "diff": omk("diff", "r1", "r2", "--lang", "zh", cwd=here),
+        "power": omk("power", "x1", "--lang", "zh", cwd=here),
+        "power of a run": omk("power", "r1", "--lang", "zh", cwd=here),
     }  # fmt: skip
     for run in ("r1", "r2", "x1"):
         omk("report", run, "--format", "md,html", "--lang", "zh", "--out", f"{run}-zh", cwd=here)
@@ -78,7 +80,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     "command",
-    ["eval", "eval replay", "doctor", "doctor of a run", "experiment", "skills doctor", "verdict", "diff",
+    ["eval", "eval replay", "doctor", "doctor of a run", "experiment", "skills doctor", "verdict", "diff", "power", "power of a run",
      "r1 summary.md", "r2 summary.md", "x1 summary.md", "r1 report.html", "r2 report.html", "x1 report.html"],
 )  # fmt: skip
 def test_no_english_line_under_lang_zh(outputs: dict[str, str], command: str) -> None:

@@ -88,6 +88,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
     pwr.add_argument("--effect", type=_difference, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
     pwr.add_argument("--json", action="store_true", help="machine-readable output")
+    pwr.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the text")
 
     srv = sub.add_parser("serve-model", help="a scripted model on 127.0.0.1 (Anthropic, Chat Completions, Responses) for offline dry runs")
     srv.add_argument("script", metavar="SCRIPT", help="the script: which tool calls to make and what to answer, per prompt pattern")

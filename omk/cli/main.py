@@ -58,6 +58,14 @@ def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         add_flags(ev, group)
 
 
+def _add_power(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pwr = sub.add_parser("power", help="how many samples and repeats a difference needs, from a finished run's spread")
+    pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
+    pwr.add_argument("--effect", type=_difference, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
+    pwr.add_argument("--json", action="store_true", help="machine-readable output")
+    pwr.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the text")
+
+
 def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doc = sub.add_parser("doctor", help="validate a sample set and report what it covers")
     doc.add_argument("samples", nargs="*", help="sample files or folders (default: discover eval-samples.*)")
@@ -84,11 +92,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ver.add_argument("--json", action="store_true", help="the experiment block as JSON")
     ver.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed")
 
-    pwr = sub.add_parser("power", help="how many samples and repeats a difference needs, from a finished run's spread")
-    pwr.add_argument("run_dir", metavar="RUN_DIR", help="a run or experiment folder (or its report.json)")
-    pwr.add_argument("--effect", type=_difference, metavar="D", help="the composite difference to detect (default: the experiment's trivial, else 0.1)")
-    pwr.add_argument("--json", action="store_true", help="machine-readable output")
-    pwr.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the text")
+    _add_power(sub)
 
     srv = sub.add_parser("serve-model", help="a scripted model on 127.0.0.1 (Anthropic, Chat Completions, Responses) for offline dry runs")
     srv.add_argument("script", metavar="SCRIPT", help="the script: which tool calls to make and what to answer, per prompt pattern")

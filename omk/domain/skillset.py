@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ def read_skill_paths(value: Any, key: str = "skill") -> list[SkillPath]:
     return found
 
 
-def configured_skills(extra: dict[str, Any]) -> list[SkillPath]:
+def configured_skills(extra: Mapping[str, Any]) -> list[SkillPath]:
     """The skills of a run's settings (`skill:` or `skills:`), none when it names none."""
     if extra.get("skill") is not None and extra.get("skills") is not None:
         raise ConfigError("omk.yaml: set either `skill` or `skills`, not both")

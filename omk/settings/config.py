@@ -7,11 +7,14 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omk.core.errors import ConfigError, Problem
 from omk.io.safe_files import read_text_file
 from omk.settings import spec
+
+if TYPE_CHECKING:
+    from omk.domain.target_settings import TargetSettings
 
 CONFIG_NAME = "omk.yaml"
 
@@ -62,14 +65,12 @@ class Settings:
     cmd: dict[str, Any] | None = None
     # --- end of the fields made from the settings spec ---
 
-    def blocks(self) -> dict[str, Any]:
-        """The settings the targets, the judge clients and the secret masker take as a mapping
-        (the provider blocks, system, skill, mcp_config and the caps), only those given."""
-        return {name: value for name in BLOCKS if (value := getattr(self, name)) is not None}
+    def blocks(self) -> TargetSettings:
+        """What the targets, the judge's clients and the secret masker read (the provider blocks,
+        system, skill, mcp_config and the caps), typed: the settings whose spec line says `targets`."""
+        from omk.domain.target_settings import NAMES, TargetSettings
 
-
-# The settings `Settings.blocks()` hands to the targets, the judge and the masker.
-BLOCKS = ("openai", "anthropic", "claude", "codex", "cmd", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")
+        return TargetSettings(**{name: getattr(self, name) for name in NAMES})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
-"""The fields of the three typed faces of the settings spec (omk.settings.spec), written from it:
+"""The fields of the typed faces of the settings spec (omk.settings.spec), written from it:
 
-    Settings     (omk/settings/config.py)  one run's settings after every source is read
-    EvalOptions  (omk/engine/options.py)   what one invocation was given (None: not given)
-    RunOptions   (omk/api.py)              the Python API's keywords, a TypedDict
+    Settings        (omk/settings/config.py)         one run's settings after every source is read
+    EvalOptions     (omk/engine/options.py)          what one invocation was given (None: not given)
+    RunOptions      (omk/api.py)                     the Python API's keywords, a TypedDict
+    TargetSettings  (omk/domain/target_settings.py)  what the targets read of Settings
 
 Each class keeps its fields between two marker lines; `python -m omk.settings.faces` rewrites
 them from `SETTINGS`, and tests/test_settings_spec.py fails, naming that command, when a file
@@ -98,13 +99,17 @@ def keyword_fields(settings: tuple[spec.Setting, ...]) -> list[str]:
     return [f"{s.api.keyword}: {keyword_type(s)}" for s in settings if s.api is not None]
 
 
+def target_fields(settings: tuple[spec.Setting, ...]) -> list[str]:
+    return settings_fields(tuple(s for s in settings if s.targets))
+
+
 @dataclass(frozen=True, slots=True)
 class Face:
     path: str  # from the repository's root
     cls: str  # the class whose fields these are
 
     def lines(self, settings: tuple[spec.Setting, ...]) -> list[str]:
-        made = {"Settings": settings_fields, "EvalOptions": option_fields, "RunOptions": keyword_fields}[self.cls]
+        made = {"Settings": settings_fields, "EvalOptions": option_fields, "RunOptions": keyword_fields, "TargetSettings": target_fields}[self.cls]
         return made(settings)
 
     def render(self, text: str, settings: tuple[spec.Setting, ...]) -> str:
@@ -117,7 +122,12 @@ class Face:
         return text[: begin + len(BEGIN)] + "\n" + body + indent + text[end:]
 
 
-FACES = (Face("omk/settings/config.py", "Settings"), Face("omk/engine/options.py", "EvalOptions"), Face("omk/api.py", "RunOptions"))
+FACES = (
+    Face("omk/settings/config.py", "Settings"),
+    Face("omk/engine/options.py", "EvalOptions"),
+    Face("omk/api.py", "RunOptions"),
+    Face("omk/domain/target_settings.py", "TargetSettings"),
+)
 
 
 def stale(root: Path = ROOT, settings: tuple[spec.Setting, ...] | None = None) -> list[str]:

@@ -137,6 +137,7 @@ class Setting:
     opposite: bool = False  # its Settings field holds the opposite of the flag
     clears: str | None = None  # given, it empties this setting; its field: whether that had a value
     always: tuple[str, ...] = ()  # list entries always held, first
+    targets: bool = False  # handed to the targets, the judge's clients and the masker (TargetSettings)
 
     @property
     def field(self) -> str | None:
@@ -194,7 +195,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("threshold", (int, float), "pass mark for every layer score, 1-5 (default 3.5)", 3.5, SCORE, Flag(), yaml=True, api=Api("threshold")),
     Setting("filter", (str,), "only samples whose sample_id matches GLOB", flag=Flag(metavar="GLOB"), into=None, api=Api("filter")),
     Setting("mcp_config", (str,), "MCP servers for URL inlining (default: .mcp.json in the project)", flag=Flag(metavar="PATH"), yaml=True, path_from=("cli",),
-            api=Api("mcp_config", "PathArg | None", to_option=lambda v: None if v is None else str(v))),  # fmt: skip
+            api=Api("mcp_config", "PathArg | None", to_option=lambda v: None if v is None else str(v)), targets=True),  # fmt: skip
     Setting("url_allow", (list, str), "let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)", [],
             flag=Flag(action="append", convert=_allow_entry, metavar="HOST_OR_CIDR", exclusive="urls"),
             yaml=True, env="OMK_URL_ALLOW", combine="add", split=True, check_entry=_allow_entry, api=Api("url_allow", to_option=lambda v: None if v is None else list(v))),
@@ -225,21 +226,21 @@ SETTINGS: tuple[Setting, ...] = (
             flag=Flag(action=argparse.BooleanOptionalAction, group=EXPERIMENTS), into=None),  # fmt: skip
     # omk.yaml only
     Setting("variants", (list,), "an experiment's arms (omk/engine/variants.py)", yaml=True, into=None),
-    Setting("system", (str,), "a system prompt for model targets", yaml=True),
-    Setting("skill", (str, list), "a skill file or folder, a folder of skill folders, or a list of them (omk.domain.skillset)", yaml=True, path_from=("yaml",)),
-    Setting("skills", (str, list), "the same as skill, under its plural name", yaml=True, path_from=("yaml",)),
+    Setting("system", (str,), "a system prompt for model targets", yaml=True, targets=True),
+    Setting("skill", (str, list), "a skill file or folder, a folder of skill folders, or a list of them (omk.domain.skillset)", yaml=True, path_from=("yaml",), targets=True),
+    Setting("skills", (str, list), "the same as skill, under its plural name", yaml=True, path_from=("yaml",), targets=True),
     Setting("regex_timeout", (int, float), "seconds a regex assertion may take", 2.0, SECONDS, yaml=True),
     Setting("hook_timeout", (int, float), "seconds a sample's hook may take", 30.0, SECONDS, yaml=True),
-    Setting("url_timeout", (int, float), "seconds per fetched URL (URL inlining)", None, SECONDS, yaml=True),
-    Setting("url_max_bytes", (int,), "size cap per fetched URL (URL inlining)", None, BYTES, yaml=True),
-    Setting("max_output_bytes", (int,), "stdout kept from a cmd: target or a command judge per call", None, BYTES, yaml=True),
-    Setting("max_turns", (int,), "turns a model target's tool loop, or Claude Code, may take per sample", None, yaml=True),
+    Setting("url_timeout", (int, float), "seconds per fetched URL (URL inlining)", None, SECONDS, yaml=True, targets=True),
+    Setting("url_max_bytes", (int,), "size cap per fetched URL (URL inlining)", None, BYTES, yaml=True, targets=True),
+    Setting("max_output_bytes", (int,), "stdout kept from a cmd: target or a command judge per call", None, BYTES, yaml=True, targets=True),
+    Setting("max_turns", (int,), "turns a model target's tool loop, or Claude Code, may take per sample", None, yaml=True, targets=True),
     Setting("allow_paths", (list, str), "folders outside the samples' own that return_file and hooks may use (omk.io.safe_files)", yaml=True, into=None),
-    Setting("openai", (dict,), "the openai: target and judge: base_url, api_key_env, params, price", yaml=True),
-    Setting("anthropic", (dict,), "the anthropic: target and judge: base_url, api_key_env, params, price", yaml=True),
-    Setting("claude", (dict,), "the Claude Code CLI target: path, args, env, mcp_config, user_config", yaml=True, path_from=("yaml",)),
-    Setting("codex", (dict,), "the Codex CLI target: path, args, env", yaml=True, path_from=("yaml",)),
-    Setting("cmd", (dict,), "cmd: targets: mcp (serve each sample's mocks over MCP)", yaml=True),
+    Setting("openai", (dict,), "the openai: target and judge: base_url, api_key_env, params, price", yaml=True, targets=True),
+    Setting("anthropic", (dict,), "the anthropic: target and judge: base_url, api_key_env, params, price", yaml=True, targets=True),
+    Setting("claude", (dict,), "the Claude Code CLI target: path, args, env, mcp_config, user_config", yaml=True, path_from=("yaml",), targets=True),
+    Setting("codex", (dict,), "the Codex CLI target: path, args, env", yaml=True, path_from=("yaml",), targets=True),
+    Setting("cmd", (dict,), "cmd: targets: mcp (serve each sample's mocks over MCP)", yaml=True, targets=True),
 )
 
 

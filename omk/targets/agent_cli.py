@@ -16,6 +16,7 @@ from omk.core.errors import ConfigError
 from omk.core.frozen import record
 from omk.core.secrets import Masker
 from omk.domain.target_result import TargetResult
+from omk.domain.target_settings import TargetSettings
 from omk.domain.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot, unread_notes
 from omk.io.process import max_output_bytes
 from omk.records import ToolCall
@@ -81,9 +82,9 @@ class AgentCli:
         return list(value)
 
 
-def settings_block(settings: dict[str, Any], name: str, keys: frozenset[str] | set[str]) -> dict[str, Any]:
-    """omk.yaml's `<name>:` block (empty when unset), a mapping of known keys."""
-    block = settings.get(name) or {}
+def settings_block(block: dict[str, Any] | None, name: str, keys: frozenset[str] | set[str]) -> dict[str, Any]:
+    """omk.yaml's `<name>:` block (`TargetSettings.claude`…; empty when unset), a mapping of known keys."""
+    block = block or {}
     if not isinstance(block, dict):
         raise ConfigError(f"omk.yaml {name}: must be a mapping")
     unknown = sorted(set(block) - keys)
@@ -139,7 +140,7 @@ class AgentCliTarget(Generic[Space, Kept]):
 
     cfg: CliSettings  # each CLI's own settings, loaded before this __init__ runs
 
-    def __init__(self, spec: str, settings: dict[str, Any] | None) -> None:
+    def __init__(self, spec: str, settings: TargetSettings) -> None:
         self.spec = spec
         self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
         self.mask = Masker.for_run(settings)  # the start of each file the agent wrote, as the report keeps it

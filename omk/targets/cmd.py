@@ -35,6 +35,7 @@ from omk.core.extras import installed, missing_message
 from omk.core.secrets import Masker
 from omk.domain.messages import Message, assistant_message, tool_message, user_message
 from omk.domain.target_identity import CacheIdentity, command_files, environment, selected
+from omk.domain.target_settings import TargetSettings
 from omk.domain.trace_io import TraceFormatError, parse_trace
 from omk.domain.workspace import FreshFolder, checks_workspace
 from omk.io.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
@@ -114,9 +115,9 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
     return argv
 
 
-def _serves_mcp(settings: dict[str, Any] | None, spec: str) -> bool:
+def _serves_mcp(settings: TargetSettings, spec: str) -> bool:
     """omk.yaml's `cmd.mcp`: whether each sample with tools gets an MCP server (needs omk[mcp])."""
-    block = (settings or {}).get("cmd") or {}
+    block = settings.cmd or {}
     unknown = sorted(set(block) - {"mcp"})
     if unknown:
         raise ConfigError(f"omk.yaml cmd.{unknown[0]}: unknown key (cmd: takes mcp)")
@@ -141,9 +142,10 @@ class CmdTarget:
         spec: str,
         *,
         base_dir: Path | None = None,
-        settings: dict[str, Any] | None = None,
+        settings: TargetSettings | None = None,
         timeout: float | None = None,
     ):
+        settings = settings or TargetSettings()
         self.spec = spec
         self.argv = command_argv(command, base_dir or Path.cwd(), spec)
         self.system = system_prompt(settings)
@@ -157,7 +159,7 @@ class CmdTarget:
         self._servers: weakref.WeakKeyDictionary[MockSandbox, McpSandboxServer] = weakref.WeakKeyDictionary()
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CmdTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> CmdTarget:
         return cls(arg, spec, base_dir=base_dir, settings=settings)
 
     def describe(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omk.domain.target_identity import CacheIdentity, environment, selected
+from omk.domain.target_settings import TargetSettings
 from omk.llm.pricing import cost_usd
 from omk.samples.model import Sample
 from omk.targets.agent_cli import AgentCliTarget
@@ -37,12 +38,13 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
     kind = "claude"
     cfg: setup.ClaudeSettings
 
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+    def __init__(self, model: str, spec: str, settings: TargetSettings | None = None):
+        settings = settings or TargetSettings()
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> ClaudeTarget:
         return cls(arg.strip(), spec, settings)
 
     def preflight(self) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from omk.domain.messages import assistant_message, tool_message
 from omk.domain.target_identity import CacheIdentity, environment
+from omk.domain.target_settings import TargetSettings
 from omk.samples.model import Sample
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
@@ -41,12 +42,13 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     kind = "codex"
     cfg: setup.CodexSettings
 
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+    def __init__(self, model: str, spec: str, settings: TargetSettings | None = None):
+        settings = settings or TargetSettings()
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> CodexTarget:
         return cls(arg.strip(), spec, settings)
 
     def preflight(self) -> None:

@@ -38,8 +38,7 @@ def _types(setting: spec.Setting) -> list[str]:
     if setting.split or setting.combine == "add":
         return ["list[str]"]
     names = {int: "int", float: "float", str: "str", bool: "bool", list: "list[str]", dict: "dict[str, Any]"}
-    found = [names[t] for t in setting.type if not (t is int and float in setting.type)]
-    return found
+    return [names[t] for t in setting.type if not (t is int and float in setting.type)]
 
 
 def settings_type(setting: spec.Setting) -> str:

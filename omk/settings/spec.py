@@ -3,8 +3,9 @@ may be given — an `omk eval` flag, an omk.yaml key, an environment variable, a
 Python API. The command line's flags (omk.settings.flags), omk.yaml's check (omk.settings.config), the
 order in which the sources override each other (omk.settings.config.load_settings), the API's keywords
 (omk.api) and the range check of the engine (omk.engine.checks) are all made from `SETTINGS`, and so
-are the fields of the three typed faces: `Settings`, `EvalOptions` and `omk.RunOptions`
-(omk.settings.faces writes them; see there why they are written out rather than made at run time).
+are the fields of the typed faces: `Settings`, `EvalOptions`, `omk.RunOptions` and the targets'
+`TargetSettings` (omk.settings.faces writes them; see there why they are written out rather than
+made at run time).
 
 Adding a setting is one `Setting(...)` line here, `python -m omk.settings.faces` (which rewrites
 the typed faces' fields; a test fails until it is run), plus the code that uses its value.
@@ -167,6 +168,11 @@ def _join(value: Any) -> str | None:
     return ",".join(value) if value else None
 
 
+def _entries(value: Any) -> list[str] | None:
+    """An API keyword's list (one text is one entry)."""
+    return None if value is None else [value] if isinstance(value, str) else list(value)
+
+
 # `omk eval`'s flags appear in --help in this order; omk.yaml-only settings are among them.
 SETTINGS: tuple[Setting, ...] = (
     Setting("target", (str,), TARGET_HELP, flag=Flag(action="append", annotation="str | None"), yaml=True, env="OMK_TARGET", api=Api("target", "str | Target | None")),
@@ -198,7 +204,7 @@ SETTINGS: tuple[Setting, ...] = (
             api=Api("mcp_config", "PathArg | None", to_option=lambda v: None if v is None else str(v)), targets=True),  # fmt: skip
     Setting("url_allow", (list, str), "let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)", [],
             flag=Flag(action="append", convert=_allow_entry, metavar="HOST_OR_CIDR", exclusive="urls"),
-            yaml=True, env="OMK_URL_ALLOW", combine="add", split=True, check_entry=_allow_entry, api=Api("url_allow", to_option=lambda v: None if v is None else list(v))),
+            yaml=True, env="OMK_URL_ALLOW", combine="add", split=True, check_entry=_allow_entry, api=Api("url_allow", to_option=_entries)),
     Setting("no_urls", (bool,), "do not fetch the URLs in prompts (no URL inlining)", False, flag=Flag(action="store_true", exclusive="urls"),
             api=Api("urls", to_option=lambda v: not v)),  # fmt: skip
     Setting("shard", (str,), "run only the I-th of N disjoint parts of the samples (CI jobs; omk merge joins them)", flag=Flag(metavar="I/N"), into=None),

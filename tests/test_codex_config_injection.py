@@ -120,8 +120,8 @@ def test_a_drafted_task_whose_mock_names_a_hostile_tool_is_refused(tmp_path):
 
 
 def test_a_sample_built_in_code_with_a_hostile_server_name_never_reaches_the_command_line(tmp_path, monkeypatch):
-    from omk.domain.target_settings import TargetSettings
     from omk.samples.model import Sample
+    from omk.settings.target_settings import TargetSettings
     from omk.targets.base import TargetError
     from omk.targets.codex.target import CodexTarget
     from omk.targets.codex.workspace import CodexWorkspace

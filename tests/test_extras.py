@@ -90,7 +90,7 @@ import os, sys, tempfile
 from pathlib import Path
 from omk.samples.model import Sample
 from omk.targets.base import TargetError
-from omk.domain.target_settings import TargetSettings
+from omk.settings.target_settings import TargetSettings
 from omk.targets.claude.setup import load_settings
 from omk.targets.claude.workspace import Workspace
 cfg = load_settings("sonnet", "claude:sonnet", TargetSettings())

@@ -14,9 +14,9 @@ import pytest
 from claude_support import write_skill
 
 from omk.core.errors import ConfigError
-from omk.domain.target_settings import TargetSettings
 from omk.samples.model import Sample
 from omk.settings.config import load_settings as load_omk_settings
+from omk.settings.target_settings import TargetSettings
 from omk.targets.claude import hook
 from omk.targets.claude.setup import load_settings, read_skill
 from omk.targets.claude.stream import build_trace, parse_stream, tool_calls

@@ -14,8 +14,8 @@ from cli_support import run_omk
 from preflight_support import closed_port, omk_eval, one_problem
 
 from omk.core.errors import ConfigError
-from omk.domain.target_settings import TargetSettings
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets import make_target
 from omk.targets.codex import hook
 from omk.targets.codex.stream import parse_events, tool_calls

@@ -14,8 +14,8 @@ import yaml
 from claude_support import write_skill
 from codex_support import omk_eval, require_codex
 
-from omk.domain.target_settings import TargetSettings
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex.target import CodexTarget
 from omk.targets.mocks import MockSandbox

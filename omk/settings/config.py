@@ -14,7 +14,7 @@ from omk.io.safe_files import read_text_file
 from omk.settings import spec
 
 if TYPE_CHECKING:
-    from omk.domain.target_settings import TargetSettings
+    from omk.settings.target_settings import TargetSettings
 
 CONFIG_NAME = "omk.yaml"
 
@@ -46,8 +46,8 @@ class Settings:
     url_allow: list[str] = field(default_factory=list)
     no_urls: bool = False
     out: str | None = None
-    formats: list[str] = field(default_factory=lambda: ['json'])
-    lang: str = 'en'
+    formats: list[str] = field(default_factory=lambda: ["json"])
+    lang: str = "en"
     max_cost_increase: float | None = None
     system: str | None = None
     skill: str | list[str] | None = None
@@ -68,7 +68,7 @@ class Settings:
     def blocks(self) -> TargetSettings:
         """What the targets, the judge's clients and the secret masker read (the provider blocks,
         system, skill, mcp_config and the caps), typed: the settings whose spec line says `targets`."""
-        from omk.domain.target_settings import NAMES, TargetSettings
+        from omk.settings.target_settings import NAMES, TargetSettings
 
         return TargetSettings(**{name: getattr(self, name) for name in NAMES})
 

@@ -3,7 +3,7 @@
     Settings        (omk/settings/config.py)         one run's settings after every source is read
     EvalOptions     (omk/engine/options.py)          what one invocation was given (None: not given)
     RunOptions      (omk/api.py)                     the Python API's keywords, a TypedDict
-    TargetSettings  (omk/domain/target_settings.py)  what the targets read of Settings
+    TargetSettings  (omk/settings/target_settings.py)  what the targets read of Settings
 
 Each class keeps its fields between two marker lines; `python -m omk.settings.faces` rewrites
 them from `SETTINGS`, and tests/test_settings_spec.py fails, naming that command, when a file
@@ -21,6 +21,7 @@ typed code for every tool and still have one source.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -81,9 +82,10 @@ def keyword_type(setting: spec.Setting) -> str:
 
 
 def _default(value: object) -> str:
+    """A default as the code is written (texts in double quotes)."""
     if isinstance(value, list):
-        return f"field(default_factory=lambda: {value!r})" if value else "field(default_factory=list)"
-    return repr(value)
+        return f"field(default_factory=lambda: {json.dumps(value)})" if value else "field(default_factory=list)"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
 def settings_fields(settings: tuple[spec.Setting, ...]) -> list[str]:
@@ -125,7 +127,7 @@ FACES = (
     Face("omk/settings/config.py", "Settings"),
     Face("omk/engine/options.py", "EvalOptions"),
     Face("omk/api.py", "RunOptions"),
-    Face("omk/domain/target_settings.py", "TargetSettings"),
+    Face("omk/settings/target_settings.py", "TargetSettings"),
 )
 
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from omk.core.errors import ConfigError
 from omk.core.lazy import LazyRegistry
-from omk.domain.target_settings import TargetSettings
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import Target, TargetError, TargetResult
 
 __all__ = ["KINDS", "Target", "TargetError", "TargetFactory", "TargetResult", "make_target", "register_target"]

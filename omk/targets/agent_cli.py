@@ -16,11 +16,11 @@ from omk.core.errors import ConfigError
 from omk.core.frozen import record
 from omk.core.secrets import Masker
 from omk.domain.target_result import TargetResult
-from omk.domain.target_settings import TargetSettings
 from omk.domain.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot, unread_notes
 from omk.io.process import max_output_bytes
 from omk.records import ToolCall
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
 

@@ -17,11 +17,11 @@ from typing import Any, Protocol
 
 from omk.core.errors import ConfigError
 from omk.domain.messages import Message, assistant_message, tool_message
-from omk.domain.target_settings import TargetSettings
 from omk.io.safe_files import read_text_file
 from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
 from omk.records import Tokens, ToolCall, Trace
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 

@@ -35,12 +35,12 @@ from omk.core.extras import installed, missing_message
 from omk.core.secrets import Masker
 from omk.domain.messages import Message, assistant_message, tool_message, user_message
 from omk.domain.target_identity import CacheIdentity, command_files, environment, selected
-from omk.domain.target_settings import TargetSettings
 from omk.domain.trace_io import TraceFormatError, parse_trace
 from omk.domain.workspace import FreshFolder, checks_workspace
 from omk.io.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.records import Trace
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.masked import mask_result

@@ -12,10 +12,10 @@ from typing import Any
 
 from omk.domain.messages import Message, user_message
 from omk.domain.target_identity import CacheIdentity, environment, selected, without_credentials
-from omk.domain.target_settings import TargetSettings
 from omk.llm.client import ModelClient, ModelTurn, RequestedCall, Tool, ToolResult
 from omk.llm.http import provider_settings, public_url
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_loop import max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools

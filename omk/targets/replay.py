@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omk.core.errors import InputError, Problem
-from omk.domain.target_settings import TargetSettings
 from omk.domain.trace_io import TraceFormatError, parse_trace
 from omk.io.safe_files import read_text_file
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import TargetError, TargetResult
 
 # A replay file is the user's own recording of many outputs, read whole: larger than a samples

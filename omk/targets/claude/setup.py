@@ -17,9 +17,9 @@ from typing import Any
 
 from omk.core.errors import ConfigError
 from omk.domain.skillset import SkillPath, configured_skills
-from omk.domain.target_settings import TargetSettings
 from omk.io.safe_files import file_sha256, read_text_file, regular_files
 from omk.llm.pricing import price_of, price_setting
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 

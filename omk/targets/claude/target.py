@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from omk.domain.target_identity import CacheIdentity, environment, selected
-from omk.domain.target_settings import TargetSettings
 from omk.llm.pricing import cost_usd
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup

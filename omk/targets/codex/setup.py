@@ -14,9 +14,9 @@ from typing import Any
 
 from omk.core.errors import ConfigError
 from omk.domain.skillset import configured_skills
-from omk.domain.target_settings import TargetSettings
 from omk.io.safe_files import read_text_file
 from omk.llm.pricing import price_of, price_setting
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from omk.domain.messages import assistant_message, tool_message
 from omk.domain.target_identity import CacheIdentity, environment
-from omk.domain.target_settings import TargetSettings
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex import config, hook, setup

@@ -36,6 +36,15 @@ def test_the_page_lists_exactly_omk_all():
     assert sorted(set(listed) - set(omk.__all__)) == []  # documented, not exported
 
 
+def test_the_page_explains_every_keyword_of_run_options():
+    """RunOptions' keys are written from the settings spec: each one added there is explained here."""
+    from omk.api import RunOptions
+
+    text = DOC.read_text(encoding="utf-8")
+    keywords = text.split("The keyword arguments:", 1)[1].split("\n\n", 2)[1]  # the table after the heading line
+    assert [k for k in RunOptions.__annotations__ if f"`{k}`" not in keywords] == []
+
+
 def test_the_page_has_examples_run_from_an_empty_folder():
     assert len(BLOCKS) >= 6
     assert "omk init" in DOC.read_text(encoding="utf-8")

@@ -30,6 +30,7 @@ from omk.io.safe_files import sample_file_cap
 from omk.loader.depth import nested_too_deep
 from omk.records import ToolCall
 from omk.report.i18n import t
+from omk.sessions.finding import made_before
 from omk.sessions.model import Session, SessionRequest, SessionToolCall
 from omk.sessions.reader import home_as_tilde
 
@@ -47,13 +48,20 @@ class FromSessions:
 
 @dataclass(frozen=True, slots=True)
 class SessionChoice:
-    """Which requests become samples: those where `skill` fired (all, when None), at most `limit`
-    samples; `installed` narrows the skills a `not: true` check is written for (None: every
-    skill the session lists)."""
+    """Which requests become samples: those made at or after `since` (when given) where `skill`
+    fired (all, when None), at most `limit` samples; `installed` narrows the skills a `not: true`
+    check is written for (None: every skill the session lists)."""
 
     skill: str | None = None
     limit: int | None = None
     installed: frozenset[str] | None = None
+    since: datetime | None = None
+
+
+def _chosen(request: SessionRequest, choice: SessionChoice) -> bool:
+    if made_before(request.time, choice.since):
+        return False
+    return choice.skill is None or any(f.skill == choice.skill for f in request.skills)
 
 
 def samples_from_sessions(
@@ -69,7 +77,7 @@ def samples_from_sessions(
     ids: set[str] = set()
     room = sample_file_cap() - 1024  # the header's room kept: the file loads again
     for session in sessions:
-        requests = [r for r in session.requests if choice.skill is None or any(f.skill == choice.skill for f in r.skills)]
+        requests = [r for r in session.requests if _chosen(r, choice)]
         if session.subagent or not requests:
             if not session.subagent and not session.requests:
                 left_out.append(f"{session.path}: {t('no request in it', lang)}")
@@ -196,7 +204,7 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
 @dataclass(frozen=True, slots=True)
 class SessionQuery:
     """Which sessions to record from: `paths` (files or folders; none: the sessions of `project`,
-    default the current folder, where both CLIs keep them), changed since `since`. With `paths`
+    default the current folder, where both CLIs keep them), their requests made since `since`. With `paths`
     and `project`, the sessions among them whose folder is `project` or inside it."""
 
     paths: tuple[Path, ...] = ()
@@ -228,7 +236,7 @@ def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask
     notes = [w for s in sessions for w in s.warnings]
     notes += [f"{s.path}: skipped {', '.join(f'{n} {kind}' for kind, n in s.skipped)} (record types omk does not read)"
               for s in sessions if s.skipped]
-    choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill))
+    choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill), query.since)
     return RecordedSessions(samples_from_sessions(sessions, mask, choice, lang), len(files), notes)
 
 

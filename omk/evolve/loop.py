@@ -79,12 +79,6 @@ class Tried:
     selection_mean: float | None = None
     cost_usd: float = 0.0  # the runs of this candidate (selection, and train when accepted)
 
-    def to_json(self) -> dict[str, Any]:
-        keys = ("round", "index", "status", "reason", "lines_changed", "train_mean", "selection_mean", "cost_usd")
-        data = {k: getattr(self, k) for k in keys}
-        data["decision"] = self.decision.to_json() if self.decision is not None else None
-        return data
-
 
 @dataclass(slots=True)
 class Standing:

@@ -274,3 +274,26 @@ def test_the_request_names_missed_and_false_triggers_and_shows_train_only() -> N
     assert "description: Nope." in request
     answer = "<candidate>\n" + SKILL + "</candidate>\nchatter\n<candidate>\nsecond\n</candidate>\n<candidate>\nthird\n</candidate>\n"
     assert parse_answer(answer, 2) == [SKILL, "second\n"]
+
+
+def test_a_cached_answer_costs_nothing_now_in_the_ledger_as_in_the_engine_budget() -> None:
+    """One rule for what a run spent: the evolve ledger (each sample's outcome) and the engine's
+    budget count the same results the same way, a cached answer as nothing, the judge's calls made
+    for it as what they cost."""
+    import dataclasses
+
+    from omk.engine.budget import Budget
+    from omk.evolve.evaluate import fold
+    from omk.records import SampleResult
+    from omk.records.judging import JudgeBlock
+    from omk.records.result import Trace
+
+    fresh = SampleResult("s1", "ok", "p", trace=Trace(cost_usd=0.25), passed=True)
+    cached = dataclasses.replace(fresh, repeat=1, cached=True)
+    judged = dataclasses.replace(fresh, repeat=2, cached=True, judge=JudgeBlock(4.0, None, (), 0.125, None))
+    budget = Budget(10.0)
+    for result in (fresh, cached, judged):
+        budget.add(result)
+    outcome = fold("s1", [fresh, cached, judged])
+    assert outcome.cost_usd == 0.375  # the fresh answer and the judge's call; the cached answers nothing
+    assert budget.target_usd + 0.125 == outcome.cost_usd  # the budget counts the judge through its own tally

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from omk.core.errors import InputError
-from omk.evolve.loop import EvolveState, mean
+from omk.evolve.loop import EvolveState, final_cost, mean
 from omk.records.wire import decode
 
 if TYPE_CHECKING:
@@ -187,13 +187,13 @@ def build_report(state: EvolveState) -> EvolveReport:
     for t in state.tried:
         per_round[t.round] = per_round.get(t.round, 0.0) + t.cost_usd
     loop_cost = sum(o.cost_usd for o in [*state.original.train.values(), *state.original.selection.values()])
-    final_cost = sum(r.summary.cost_usd or 0.0 for r in state.final.reports.values()) if state.final is not None else 0.0
+    final = sum(final_cost(r) for r in state.final.reports.values()) if state.final is not None else 0.0
     diff = "".join(difflib.unified_diff(state.original.text.splitlines(keepends=True), state.best.text.splitlines(keepends=True), "original/SKILL.md", "selected/SKILL.md"))
     settings = EvolveSettings(
         config.rounds, config.candidates, config.shares, config.seed, config.alpha, config.tests, config.trivial_for_measure, config.edit_budget, config.measure
     )
     split = state.split
-    spent = state.ledger.spent_usd if state.ledger is not None else loop_cost + sum(per_round.values()) + final_cost
+    spent = state.ledger.spent_usd if state.ledger is not None else loop_cost + sum(per_round.values()) + final
     return EvolveReport(
         config.skill.name, config.focus, settings, SplitCounts(**split.counts()), SplitIds(split.train, split.selection, split.test),
         tuple(_candidate(t) for t in state.tried), tuple(state.path), state.stop, level, headline or "", gap, diff, round(spent, 6),

@@ -53,7 +53,6 @@ OTHER_JSON = {
     "omk/engine/pairwise.py": "the pairwise judge's parsed reply",
     "omk/engine/variant_choice.py": "omk.yaml's variants",
     "omk/engine/variants.py": "omk.yaml's variants",
-    "omk/evolve/": "its own ledger (state.json) and evolve report, written and read back by its classes",
     "omk/gold/": "people's labels files",
     "omk/inline/": "fetched pages",
     "omk/judge/": "judges' replies",
@@ -68,9 +67,7 @@ OTHER_JSON = {
 
 # Readers known to remain, as (module, key). Each must still exist (the test fails when one is gone,
 # so the entry goes with the fix). None today.
-# The reader of evolve's report.json that `omk view` uses (omk/evolve/report.py: read_report)
-# checks every field's type by hand: it goes when evolve's report moves onto the records.
-KNOWN_READERS: set[tuple[str, str]] = {("omk/evolve/report.py", "trivial")}
+KNOWN_READERS: set[tuple[str, str]] = set()
 
 
 def class_names(root: Path) -> dict[str, list[str]]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 from omk.core.frozen import record
 from omk.stats.data import AnalysisSettings
@@ -51,16 +50,6 @@ class Decision:
     trivial: float
     accepted: bool
     reason: str
-
-    def to_json(self) -> dict[str, Any]:
-        def r(x: float | None) -> float | None:
-            return None if x is None else round(x, 6)
-
-        return {
-            "measure": self.measure, "n": self.n, "change": r(self.change), "low": r(self.low), "high": r(self.high),
-            "level": r(self.level), "p_value": r(self.p_value), "tests": self.tests, "trivial": self.trivial,
-            "accepted": self.accepted, "reason": self.reason,
-        }  # fmt: skip
 
 
 def corrected_level(alpha: float, tests: int) -> float:

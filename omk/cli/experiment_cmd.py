@@ -77,13 +77,12 @@ def _print_triggering(outcome: ExperimentOutcome, console: Any, lang: str = "en"
 
 
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool, lang: str = "en") -> int:
-    from omk.report.i18n import t
+    from omk.report.i18n import t, verdict_line
     from omk.stats import evaluate_policy
 
     verdict = outcome.analysis.verdict
-    if quiet:
-
-        say(f"{verdict.headline} · {', '.join(str(p) for p in outcome.files)}")
+    if quiet:  # one plain line: the verdict and the files, as the user can type them
+        say(f"{verdict_line(verdict.headline, lang)} · {', '.join(shown_path(p) for p in outcome.files)}")
     else:
         from omk.cli.console import make_console
 

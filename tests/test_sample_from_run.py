@@ -321,6 +321,11 @@ def test_the_workspace_files_a_recorded_run_named_are_carried_over(tmp_path):
     assert written["workspace"] == "out.workspace/edit_add"
     assert [(m["tool"], m.get("run")) for m in written["mocks"]] == [("Read", None), ("Read", True), ("Edit", None), ("Write", None)]
     assert "workspace" not in from_run.sample_of(result)  # written to stdout: nothing carried, the sample as before
+    from omk.core.secrets import Masker
+
+    mask = Masker(["sk-carried-0123456789abcdef"])
+    assert from_run._masked("key = 'sk-carried-0123456789abcdef' # 密钥\n".encode(), mask) == "key = '[redacted]' # 密钥\n".encode()
+    assert from_run._masked(b"\xff\xfe sk-carried-0123456789abcdef", mask) == b"\xff\xfe sk-carried-0123456789abcdef"  # not text: as it is
 
     (tmp_path / "repo" / "src" / "app.py").unlink()
     (tmp_path / "repo" / "src" / "app.py").symlink_to(tmp_path / "s.yaml")

@@ -10,7 +10,8 @@ reaches its mock as in the recording. Every other call stays a mock's answer.
 
 The files are taken from the sample's workspace folder as it is now (found through the result's
 source file, loaded again); the run itself keeps no copy of them. A file that is gone, changed
-into a link or special file, or lies outside the folder is not carried.
+into a link or special file, or lies outside the folder is not carried. A text file is written with
+the secrets this machine knows masked, as the samples' own text is (omk/authoring/from_run.py).
 """
 
 from __future__ import annotations

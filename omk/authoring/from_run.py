@@ -72,6 +72,7 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
             continue
         seen.add(result.sample_id)
         carried, why_not, folder = _carry(result, run_dir, out)
+        carried = {inside: _masked(data, mask) for inside, data in carried.items()}
         try:
             sample = sample_of(result, carried, folder)
             deep = nested_too_deep(sample)
@@ -89,6 +90,16 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
         "samples:" if blocks else "samples: []",
     ]
     return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out, workspaces)
+
+
+def _masked(data: bytes, mask: Masker) -> bytes:
+    """A carried file with the secrets this machine knows masked, as the samples' text is (a file
+    that is not UTF-8 text is carried as it is)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return mask(text).encode("utf-8")
 
 
 def _carry(result: SampleResult, run_dir: Path, out: Path | None) -> tuple[dict[str, bytes], list[str], str | None]:

@@ -91,12 +91,13 @@ def _from_run(args: argparse.Namespace) -> int:
     from omk.settings.config import load_settings
 
     mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())  # the secrets `omk eval` here would mask, api_key_env's included
-    found = samples_from_run(Path(args.from_run), mask, lang=lang)
+    found = samples_from_run(Path(args.from_run), mask, lang=lang, out=out)
     for line in found.left_out:
         say(mask(t("left out {line}", lang).format(line=line)), err=True)
     if out is None:
         sys.stdout.write(found.text)
         return EXIT_OK
+    found.write_workspaces(out.parent)  # what the recorded workspaces held, beside the samples file
     out.write_text(found.text, encoding="utf-8")
     recorded = t("{out}: {samples} recorded from {run}", lang)
     say(recorded.format(out=out, samples=counted(found.count, "sample", "samples", lang), run=args.from_run))

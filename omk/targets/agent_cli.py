@@ -100,7 +100,7 @@ def recorded_call(record: dict[str, Any]) -> ToolCall:
         input=record.get("input"),
         output=record.get("output"),
         mocked=decision == "mock",
-        mock_key=record.get("mock_key") if decision == "mock" else None,
+        mock_key=record.get("mock_key") if decision in ("mock", "allow") else None,  # allow: a `run: true` mock
         is_error=decision == "deny",
         outcome="mock" if decision == "mock" else "denied" if decision == "deny" else "ran",
     )

@@ -9,12 +9,12 @@ well defined; every 97th output carries markup that must never run.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import weakref
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 from report_factory import XSS
 
 from omk.records.document import ReportDocument
@@ -154,4 +154,4 @@ def large_report(n: int) -> tuple[ReportDocument, LiveResults]:
         "judge": None, "summary": summary(n), "results": [],
     }  # fmt: skip
     results = LiveResults(n)
-    return dataclasses.replace(ReportDocument.from_dict(head), results=results), results  # type: ignore[arg-type]
+    return msgspec.structs.replace(ReportDocument.from_dict(head), results=results), results  # type: ignore[arg-type]

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.core.lazy import load_ref
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds as Bounds
@@ -45,8 +46,7 @@ FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
 
 
-@record
-class Category:
+class Category(msgspec.Struct, frozen=True, gc=False):
     """One entry of `summary.categories`; `category` is None for the uncategorised."""
 
     category: str | None
@@ -83,8 +83,7 @@ class Category:
         )  # fmt: skip
 
 
-@record
-class Capability:
+class Capability(msgspec.Struct, frozen=True, gc=False):
     """One entry of `summary.capabilities`: the results of the samples that name a capability
     (grouped as the doctor groups them, shown under the first spelling seen; a sample that names
     several counts in each). `samples` counts samples, `total` their results (runs under
@@ -123,8 +122,7 @@ class Capability:
         )  # fmt: skip
 
 
-@record
-class Summary:
+class Summary(msgspec.Struct, frozen=True, gc=False):
     """The run's counts, mean scores and gate (`summary` of report.json)."""
 
     total: int = 0
@@ -211,8 +209,7 @@ class Summary:
         return self.passed / self.total if self.total else None
 
 
-@record
-class ReportDocument:
+class ReportDocument(msgspec.Struct, frozen=True, gc=False):
     """report.json, typed. `data` is the dictionary it was read from: report.json is written from
     it as it is, fields this view does not type included."""
 

@@ -5,12 +5,12 @@ file and the field, as run.json's do (omk.records.manifest)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.manifest import ManifestFields, _format, _shard, load
 
@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 EXPERIMENT_FORMAT = "omk-experiment-run/1"
 
 
-@record
-class RecordedVariant:
+class RecordedVariant(msgspec.Struct, frozen=True, gc=False):
     """One variant as experiment.json records it (the engine's Variant, field for field)."""
 
     name: str
@@ -31,7 +30,7 @@ class RecordedVariant:
     skill: str | tuple[str, ...] | None = None
     target: str | None = None
     model: str | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         skill = list(self.skill) if isinstance(self.skill, tuple) else self.skill
@@ -50,8 +49,7 @@ class RecordedVariant:
         )  # fmt: skip
 
 
-@record
-class ExperimentManifest:
+class ExperimentManifest(msgspec.Struct, frozen=True, gc=False):
     """experiment.json: an experiment's variants, seed and choices, for `--resume` and `omk merge`."""
 
     run_id: str

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:
@@ -66,8 +66,7 @@ def _format(f: ManifestFields, expected: str) -> None:
         raise f.fail("format", repr(expected))
 
 
-@record
-class RunSettings:
+class RunSettings(msgspec.Struct, frozen=True, gc=False):
     """What run.json records of the settings: everything but provider blocks, which may hold keys."""
 
     target: str | None = None
@@ -100,8 +99,7 @@ class RunSettings:
         )  # fmt: skip
 
 
-@record
-class RunManifest:
+class RunManifest(msgspec.Struct, frozen=True, gc=False):
     """run.json: what a later `--resume` needs to rebuild the run, and `omk merge` to join shards."""
 
     run_id: str
@@ -109,7 +107,7 @@ class RunManifest:
     cwd: str
     samples_files: tuple[str, ...]
     cli: Mapping[str, Any]  # the command-line choices, checked field by field by EvalOptions.from_record
-    settings: RunSettings = field(default_factory=RunSettings)
+    settings: RunSettings = msgspec.field(default_factory=RunSettings)
     target: Mapping[str, Any] | None = None  # the target's own description (Target.describe)
     judge: Mapping[str, Any] | None = None  # the judge's own description
     git: str | None = None  # the samples' commit, for `omk view`

@@ -4,20 +4,20 @@
 `run/report.json: results[3].scores.fact: expected a number or null, found "high"`; a missing
 field takes the value a reader of an older report would assume).
 
-Every record is a frozen dataclass and its several-item fields are tuples: the code that runs
+Every record is a frozen `msgspec.Struct` and its several-item fields are tuples: the code that runs
 a sample keeps its working state in its own variables and builds each record once per stage
 (what the target said, then the checks, the judge and the scores). A changed copy is made with
-`dataclasses.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
+`msgspec.structs.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
 output, an inlined URL, a gold label, the judge block's own fields) stay plain JSON as written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields
 from omk.samples.model import Layer, Status
 
@@ -48,8 +48,7 @@ def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -
         raise f.fail(key, " or ".join(repr(m.value) for m in kind)) from None
 
 
-@record
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """One tool call the agent made, with what answered it. `outcome` says who answered, where
     the target knows: a mock (`mock`), a denial (`denied`), the real tool (`ran`), the agent CLI
     refusing the call before any mock could answer it (`refused`: a check of its own, such as
@@ -86,14 +85,13 @@ class ToolCall:
         )
 
 
-@record
-class MockStats:
+class MockStats(msgspec.Struct, frozen=True, gc=False):
     """How often the sample's mocks answered (`per_mock`: by mock key). The mocks count as calls
     come (`omk.targets.mocks.MockCounter`) and give this record when the target is done."""
 
     hits: int = 0
     misses: int = 0
-    per_mock: Mapping[str, int] = field(default_factory=dict)
+    per_mock: Mapping[str, int] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"hits": self.hits, "misses": self.misses, "per_mock": dict(self.per_mock)}
@@ -107,8 +105,7 @@ class MockStats:
         return cls(f.int("hits"), f.int("misses"), counts)
 
 
-@record
-class Tokens:
+class Tokens(msgspec.Struct, frozen=True, gc=False):
     """Tokens the target reported (None: not reported, never zero). The prompt-cache counts are
     written only by targets that report them (`cached` says so)."""
 
@@ -154,8 +151,7 @@ class Tokens:
         return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
 
 
-@record
-class FileChange:
+class FileChange(msgspec.Struct, frozen=True, gc=False):
     """One file the agent created, changed or deleted in its workspace: the path (relative, with
     `/`), the size in bytes (before, for a deleted file) and the start of its new text, masked
     (None for a deleted or binary file; `truncated` when it was cut)."""
@@ -173,8 +169,7 @@ class FileChange:
         return cls(f.str("path", ""), f.int("size"), f.str("content"), f.bool("truncated"))
 
 
-@record
-class WorkspaceChanges:
+class WorkspaceChanges(msgspec.Struct, frozen=True, gc=False):
     """What the agent left in its workspace, compared with what it started from."""
 
     created: tuple[FileChange, ...] = ()
@@ -204,8 +199,7 @@ class WorkspaceChanges:
         return cls(found["created"], found["changed"], found["deleted"])
 
 
-@record
-class Trace:
+class Trace(msgspec.Struct, frozen=True, gc=False):
     """What a target reports besides the output. None means "not reported", never zero.
 
     The agent CLI fields (`api_latency_ms`, `stop_reason`, `session_id`) are written only when
@@ -228,7 +222,7 @@ class Trace:
 
     def __post_init__(self) -> None:
         if type(self.tokens) is not Tokens:
-            object.__setattr__(self, "tokens", Tokens.of(self.tokens))
+            msgspec.structs.force_setattr(self, "tokens", Tokens.of(self.tokens))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -270,8 +264,7 @@ class Trace:
 EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
 
 
-@record
-class AssertionResult:
+class AssertionResult(msgspec.Struct, frozen=True, gc=False):
     """One assertion's outcome; an `assert-set` has its `children`."""
 
     type: str
@@ -336,8 +329,7 @@ def _status_of(passed: bool | None) -> Status:
     return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
 
 
-@record
-class Scores:
+class Scores(msgspec.Struct, frozen=True, gc=False):
     """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
     their mean (0 when nothing was graded)."""
 
@@ -362,8 +354,7 @@ class Scores:
 NO_SCORES = Scores()  # nothing graded; records are frozen, so one value serves them all
 
 
-@record
-class InlinedUrl:
+class InlinedUrl(msgspec.Struct, frozen=True, gc=False):
     """A URL inlined into the prompt: its address, the inlined text, and the other fields."""
 
     url: Any
@@ -378,8 +369,7 @@ class InlinedUrl:
         return cls(value.get("url"), value.get("content", value.get("text")), meta)
 
 
-@record
-class TurnResult:
+class TurnResult(msgspec.Struct, frozen=True, gc=False):
     """One turn of a conversation as it ran: its output, checks and scores. `passed` is None for
     a turn with nothing graded: it does not count."""
 
@@ -432,8 +422,7 @@ class TurnResult:
         )
 
 
-@record
-class SampleResult:
+class SampleResult(msgspec.Struct, frozen=True, gc=False):
     """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's
     own fields a report shows (where it was written, capability, difficulty, tripwire, category,
     inlined URLs) are copied in when the result is made (`SampleResult.start`)."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields
 
 # The most shards a run may be split into. A CI matrix has at most a few hundred jobs; a count
@@ -33,8 +34,7 @@ def number_ranges(numbers: Iterable[int], shown: int = 10) -> str:
     return text + (f" and {more} more" if more else "")
 
 
-@record
-class ShardInfo:
+class ShardInfo(msgspec.Struct, frozen=True, gc=False):
     count: int  # N: the number of shards the plan was split into
     plan: str  # the fingerprint of the whole plan (samples, settings, targets, seed)
     index: int | None = None  # I (1-based) for one shard; None for a merge

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 
 class Number:
@@ -79,8 +80,7 @@ def _allow_entry(text: str) -> str:
     return text.strip()
 
 
-@dataclass(frozen=True, slots=True)
-class Flag:
+class Flag(msgspec.Struct, frozen=True):
     """How a setting is given on `omk eval`'s command line (`--NAME-WITH-DASHES`)."""
 
     metavar: str | None = None
@@ -92,8 +92,7 @@ class Flag:
     exclusive: str | None = None  # flags sharing this name exclude each other
 
 
-@dataclass(frozen=True, slots=True)
-class Api:
+class Api(msgspec.Struct, frozen=True):
     """How a setting is given to `omk.evaluate` and the other run functions."""
 
     keyword: str
@@ -105,8 +104,7 @@ class Api:
 Source = Literal["yaml", "env", "cli"]
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+class Setting(msgspec.Struct, frozen=True):
     """One setting. `name` is the flag's dest, the omk.yaml key, the EvalOptions field and the
     Settings field, unless `into` names another field of Settings (None: a choice of one
     invocation, such as --resume, that Settings does not carry)."""

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
-
-import msgspec
 
 
 class Number:
@@ -80,7 +79,8 @@ def _allow_entry(text: str) -> str:
     return text.strip()
 
 
-class Flag(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Flag:
     """How a setting is given on `omk eval`'s command line (`--NAME-WITH-DASHES`)."""
 
     metavar: str | None = None
@@ -92,7 +92,8 @@ class Flag(msgspec.Struct, frozen=True):
     exclusive: str | None = None  # flags sharing this name exclude each other
 
 
-class Api(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Api:
     """How a setting is given to `omk.evaluate` and the other run functions."""
 
     keyword: str
@@ -104,7 +105,8 @@ class Api(msgspec.Struct, frozen=True):
 Source = Literal["yaml", "env", "cli"]
 
 
-class Setting(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Setting:
     """One setting. `name` is the flag's dest, the omk.yaml key, the EvalOptions field and the
     Settings field, unless `into` names another field of Settings (None: a choice of one
     invocation, such as --resume, that Settings does not carry)."""

@@ -8,6 +8,17 @@ assume. The engine hands the formats the same view built from `Report.to_dict()`
 `omk report RUN_DIR` render the same bytes. Values are kept as written (no rounding, an integer
 stays an integer); JSON values a format only shows (an assertion's `value`, a tool call's input,
 a judge block's extra fields) stay plain JSON.
+
+These records keep their own `to_json` and `from_json` (not msgspec's encoding of their fields, as
+omk.records.wire's `JsonRecord`s have): `Category` writes its intervals only in a report that has
+them (`intervals`, known from whether `composite_ci` was written); `Summary` writes `scores_ci`
+with `pass_rate_ci`, `variance` and `capabilities` only when set, reads a `repeat` of 0 or null as
+1 and loads the `--repeat` records only when a report has the block; `Capability` reads a null name
+as "". `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
+from (`data`). And every reader takes a missing or null field as its default (a report of an older
+omk lacks the fields added since; msgspec's typed read refuses a null where the type has none) and
+keeps a number as written (an integer stays one, where msgspec reads it into a `float` field as a
+float and the report would be written back with `.0`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,15 @@ The block is written and read through these records alone: the analysis (omk.sta
 into them (`ExperimentBlock.of`, each record's `of`), and `to_json` writes them. A record read
 from a block written by an older omk remembers the keys that block lacked (`absent`) and writes
 them out again, so a block read and written back is the block as it was.
+
+That is why these records keep their own `to_json` and `from_json` rather than msgspec's encoding
+of their fields (omk.records.wire's `JsonRecord`): keys are written only when the block read had
+them (`absent`), and some are not fields at all. `VariantRow` writes its gate and its tokens as
+objects of their own (`gate`, `tokens`); `Tally` writes `compared` first; `PairwiseOrder` writes
+an ensemble's `votes` only when it has some; the verdict is the analysis' own record
+(omk.stats), read back by `verdict_from_json`. And every reader takes a missing or null field as
+its default and keeps a number as written (an integer stays one), where msgspec's typed read
+refuses a null and reads an integer into a `float` field as a float.
 """
 
 from __future__ import annotations

@@ -1,6 +1,11 @@
 """An experiment's `experiment.json` (its variants, seed and choices), written when an experiment
 starts and read back for `--resume` and `omk merge`; a plain run never loads it. Errors name the
-file and the field, as run.json's do (omk.records.manifest)."""
+file and the field, as run.json's do (omk.records.manifest).
+
+Both records keep their own `to_json` and `from_json`: experiment.json starts with its `format`,
+which no field holds, writes `shard` and `ablation` only when set, and a variant's `skill` is one
+path or a list of them; the reader checks the format and names a missing `name` in its own words.
+"""
 
 from __future__ import annotations
 

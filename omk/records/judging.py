@@ -3,7 +3,9 @@ the layer score, the rubric and each dimension, an ensemble's members and agreem
 
 What the judge wrote comes back in the same order (`keys`: the fields as they were written), so a
 result read and written again is the text it was; a field omk does not write (a hand-made or a
-much older report's) is kept as written in `others` and shown, never interpreted.
+much older report's) is kept as written in `others` and shown, never interpreted. That order and
+those extra fields are why these records keep their own `to_json` and `from_json` rather than
+msgspec's encoding of their fields (omk.records.wire's `JsonRecord`).
 """
 
 from __future__ import annotations

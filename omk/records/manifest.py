@@ -5,6 +5,11 @@ omk writes them when a run starts and reads them back for `--resume` and `omk me
 classes only. A field of the wrong type is one located line, e.g.
 `run/experiment.json: seed: expected an integer, found "x"`; fields added since an older omk wrote
 the folder take their defaults.
+
+`RunSettings` and `RunManifest` keep their own `to_json` and `from_json`: run.json starts with its
+`format`, which no field holds, writes a shard's `positions` inside its `shard` object (and the
+shard only for a shard's run), and its reader takes a missing or null setting as its default (a
+`repeat` of 0 as 1, no `formats` as json), where msgspec's typed read refuses a null.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ candidate missed triggers (requests that did not fire it but whose text is close
 description or to requests that did) and the candidate false triggers (requests that fired it but
 whose text is far from both), each ranked by its score (docs/skills.md, "Skills in the wild").
 Prompts are masked and cut before they are kept here.
+
+The records keep their own `to_json` and `from_json`: the output starts with its `format`, which
+no field holds; `Candidate` writes its score and similarities rounded to 4 places, and
+`SkillObservation` its firings by how they were seen (`how`, kept as pairs) as an object; the
+readers take a missing or null field as its default.
 """
 
 from __future__ import annotations

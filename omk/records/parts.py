@@ -3,6 +3,14 @@ the mean of each score layer and their intervals (`LayerMeans`, `LayerBounds`) a
 the outputs (`RunTarget`). The summary (omk.records.document), the experiment block, the
 `--repeat` block and the judge settings all read them from here, so none of those modules imports
 another for them.
+
+They keep their own `to_json` and `from_json` (not msgspec's encoding of their fields, as
+omk.records.wire's `JsonRecord`s have): `Bounds` reads an interval without both ends as none,
+`RunTarget` writes what its kind adds (`details`) in the order the kind gave it, and every
+reader takes a missing or null field as its default (a report of an older omk lacks the fields
+added since; msgspec's typed read refuses a null where the type has none) and keeps a number as
+written (an integer stays one, where msgspec reads it into a `float` field as a float and the
+report would be written back with `.0`).
 """
 
 from __future__ import annotations

@@ -9,6 +9,20 @@ a sample keeps its working state in its own variables and builds each record onc
 (what the target said, then the checks, the judge and the scores). A changed copy is made with
 `msgspec.structs.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
 output, an inlined URL, a gold label, the judge block's own fields) stay plain JSON as written.
+
+Each record here keeps its own `to_json` and `from_json` rather than msgspec's encoding of its
+fields (omk.records.wire's `JsonRecord`): what is written is not the fields as kept.
+`AssertionResult` writes `passed`, worked out from its status, and its `negate` as `not`, and gives
+an assertion read without a `status` (an older report's) the one its `passed` says; `SampleResult`
+writes `source_file` and `source_line` as one `source` object (null without a file), `duration_ms`
+rounded to a tenth, and `turns` and `gold` only when there are some; `Trace` writes `notes`, the
+agent CLI's fields and `workspace` only when set, `ToolCall` its `outcome` only when known,
+`Tokens` the prompt-cache counts only when the target reported them (`cached`), and `MockStats`
+reads an empty object as none. And every reader takes a missing or null field as its default (a
+report of an older omk lacks the fields added since; msgspec's typed read refuses a null where the
+type has none) and keeps a number as written (an integer stays one, where msgspec reads it into a
+`float` field as a float and the report would be written back with `.0`): so even the records
+written field for field (`Scores`, `FileChange`) read by hand.
 """
 
 from __future__ import annotations

@@ -1,7 +1,12 @@
 """Which part of a split run a report holds: `report.json`'s `shard` member (docs/report-format.md).
 
 A shard's report (`omk eval --shard I/N`) records its index, the number of shards and the plan's
-fingerprint; a merged report (`omk merge`) records the shards it holds and those it lacks."""
+fingerprint; a merged report (`omk merge`) records the shards it holds and those it lacks.
+
+`ShardInfo` keeps its own `to_json` and `from_json`: a shard's writes its `index`, a merge's its
+`merged` and `missing` shards and `partial`, worked out from `missing`; the reader checks each
+number against the shard count.
+"""
 
 from __future__ import annotations
 

@@ -102,8 +102,9 @@ def result_dict(i: int) -> dict[str, Any]:
     return result
 
 
-class TrackedResult(SampleResult):
-    """A SampleResult that can be watched with a weak reference (SampleResult itself has slots and none)."""
+class TrackedResult(SampleResult, gc=True, weakref=True):
+    """A SampleResult that can be watched with a weak reference (SampleResult itself has none; a
+    struct with one must be tracked by the garbage collector, which SampleResult is not)."""
 
 
 class LiveResults:

@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.authoring.from_run import MAX_RECORDED_BYTES, ROUGE_THRESHOLD, cut_utf8, mocks_of
 from omk.core.secrets import Masker
 from omk.domain.mock_defs import BOOKKEEPING_TOOLS, RECORDED
@@ -46,8 +48,7 @@ class FromSessions:
     left_out: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionChoice:
+class SessionChoice(msgspec.Struct, frozen=True, gc=False):
     """Which requests become samples: those made at or after `since` (when given) where `skill`
     fired (all, when None), at most `limit` samples; `installed` narrows the skills a `not: true`
     check is written for (None: every skill the session lists)."""
@@ -201,8 +202,7 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
     return f"  # {_one_line(mask(origin))}\n{body}"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionQuery:
+class SessionQuery(msgspec.Struct, frozen=True, gc=False):
     """Which sessions to record from: `paths` (files or folders; none: the sessions of `project`,
     default the current folder, where both CLIs keep them), their requests made since `since`. With `paths`
     and `project`, the sessions among them whose folder is `project` or inside it."""

@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.data import AnalysisSettings
 from omk.stats.distributions import binomial_two_sided_p, t_ppf
 from omk.stats.paired import delta_stats
@@ -35,8 +36,7 @@ TRIVIAL_COMPOSITE = 0.1  # the default trivial difference of the mean composite
 DEFAULT_TRIVIAL = {"composite": TRIVIAL_COMPOSITE, "triggering": 0.05}
 
 
-@record
-class Decision:
+class Decision(msgspec.Struct, frozen=True, gc=False):
     """One candidate against the current best on the selection split, with its figures."""
 
     measure: str  # "composite" or "triggering"

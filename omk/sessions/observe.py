@@ -21,7 +21,6 @@ A request with fewer than `MIN_WORDS` content words ("yes", "go on") is never a 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +28,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.records.observe import (
     FALSE_TRIGGER,
@@ -331,4 +332,4 @@ def observe_paths(paths: Sequence[Path], skill_dirs: Sequence[Path], options: Ob
     catalog = read_catalog(roots, warnings)
     found = observe(sessions, catalog, options)
     extra = tuple(options.mask(w) for w in [*warnings, *unread])
-    return dataclasses.replace(found, warnings=found.warnings + extra)
+    return msgspec.structs.replace(found, warnings=found.warnings + extra)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import ConfigError, Problem
 from omk.io.safe_files import read_text_file
 from omk.settings import spec
@@ -76,12 +78,11 @@ class Settings:
 BLOCKS = ("openai", "anthropic", "claude", "codex", "cmd", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigFile:
+class ConfigFile(msgspec.Struct, frozen=True):
     """The omk.yaml a run uses, read and checked once (`path` None: there is none)."""
 
     path: Path | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
     node: Any = None  # its YAML node tree, for the lines of what is checked later (variants:)
 
     @property

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import ConfigError, Problem
-from omk.core.frozen import record
 from omk.io.safe_files import read_text_file
 from omk.loader.document import Document, ParseFailure, Path_
 from omk.loader.yaml_lines import parse_yaml
@@ -50,12 +50,11 @@ _READERS = {"anthropic": anthropic.read_exchange, "chat": openai_chat.read_excha
 _ERRORS = {"anthropic": anthropic.error_body, "chat": openai_chat.error_body, "responses": responses.error_body}
 
 
-@record
-class ScriptRule:
+class ScriptRule(msgspec.Struct, frozen=True):
     pattern: re.Pattern[str] | None
     turns: tuple[tuple[tuple[str, dict[str, Any] | str], ...], ...]  # per model turn: (tool name, input) pairs; text: a freeform tool
     answer: str
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
     listed: tuple[tuple[str, re.Pattern[str]], ...] = ()  # (skill, pattern its listed description must match)
 
     def matches(self, exchange: Exchange) -> bool:
@@ -64,11 +63,10 @@ class ScriptRule:
         return all(name in exchange.skills and pattern.search(exchange.skills[name]) for name, pattern in self.listed)
 
 
-@record
-class ModelScript:
+class ModelScript(msgspec.Struct, frozen=True):
     rules: tuple[ScriptRule, ...]
     model: str = "scripted"
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
     source: str = "script"
 
     def __call__(self, request: Request) -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import msgspec
 import yaml
 from scipy import stats as sp
 
@@ -289,8 +290,8 @@ def test_a_cached_answer_costs_nothing_now_in_the_ledger_as_in_the_engine_budget
     from omk.records.result import Trace
 
     fresh = SampleResult("s1", "ok", "p", trace=Trace(cost_usd=0.25), passed=True)
-    cached = dataclasses.replace(fresh, repeat=1, cached=True)
-    judged = dataclasses.replace(fresh, repeat=2, cached=True, judge=JudgeBlock(4.0, None, (), 0.125, None))
+    cached = msgspec.structs.replace(fresh, repeat=1, cached=True)
+    judged = msgspec.structs.replace(fresh, repeat=2, cached=True, judge=JudgeBlock(4.0, None, (), 0.125, None))
     budget = Budget(10.0)
     for result in (fresh, cached, judged):
         budget.add(result)

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 import msgspec
+import pytest
 import yaml
 from scipy import stats as sp
 
@@ -281,7 +281,6 @@ def test_a_cached_answer_costs_nothing_now_in_the_ledger_as_in_the_engine_budget
     """One rule for what a run spent: the evolve ledger (each sample's outcome) and the engine's
     budget count the same results the same way, a cached answer as nothing, the judge's calls made
     for it as what they cost."""
-    import dataclasses
 
     from omk.engine.budget import Budget
     from omk.evolve.evaluate import fold

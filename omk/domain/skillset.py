@@ -24,8 +24,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import ConfigError
-from omk.core.frozen import record
 from omk.domain.toolnames import same_tool
 from omk.records import ToolCall
 
@@ -40,8 +41,7 @@ def skill_folder(given: Path) -> Path:
     return given.parent if given.name == SKILL_FILE and given.is_file() else given
 
 
-@record
-class SkillPath:
+class SkillPath(msgspec.Struct, frozen=True, gc=False):
     """One skill a run installs: its name, where it is, and whether it is a folder."""
 
     name: str

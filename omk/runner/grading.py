@@ -7,9 +7,10 @@ both grade here, so neither imports the other's module for it.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
@@ -114,7 +115,7 @@ def _drift(sample: Sample, trace: Trace) -> tuple[list[str], Trace]:
     found = drift_notes(sample.provenance, sample.mocks, trace.tool_calls, mock_matches)
     new = [n for n in found if n not in trace.notes]
     drift = [n for n in found if n.startswith(DRIFT_PREFIX)]
-    return drift, dataclasses.replace(trace, notes=(*trace.notes, *new)) if new else trace
+    return drift, msgspec.structs.replace(trace, notes=(*trace.notes, *new)) if new else trace
 
 
 def drift_failure(drift: list[str]) -> AssertionResult:
@@ -135,4 +136,4 @@ def masked(result: AssertionResult, mask: Masker) -> AssertionResult:
     children = tuple(masked(c, mask) for c in result.children)
     if message == result.message and all(new is old for new, old in zip(children, result.children, strict=True)):
         return result  # no secret in it: the record as it is (most are)
-    return dataclasses.replace(result, message=message, children=children)
+    return msgspec.structs.replace(result, message=message, children=children)

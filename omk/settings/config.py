@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import ConfigError, Problem
 from omk.io.safe_files import read_text_file
 from omk.settings import spec
@@ -73,12 +75,11 @@ class Settings:
         return TargetSettings(**{name: getattr(self, name) for name in NAMES})
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigFile:
+class ConfigFile(msgspec.Struct, frozen=True):
     """The omk.yaml a run uses, read and checked once (`path` None: there is none)."""
 
     path: Path | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
     node: Any = None  # its YAML node tree, for the lines of what is checked later (variants:)
 
     @property

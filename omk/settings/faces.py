@@ -24,8 +24,9 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from omk.settings import spec
 
@@ -104,8 +105,7 @@ def target_fields(settings: tuple[spec.Setting, ...]) -> list[str]:
     return settings_fields(tuple(s for s in settings if s.targets))
 
 
-@dataclass(frozen=True, slots=True)
-class Face:
+class Face(msgspec.Struct, frozen=True):
     path: str  # from the repository's root
     cls: str  # the class whose fields these are
 

@@ -7,7 +7,9 @@ hands them over as this record; its fields are written from the settings spec (e
 spec line says `targets=True`) by omk.settings.faces.
 
 It is also a read-only mapping of the settings given (None left out), by name: a target kind added
-with `omk.targets.register_target` that reads `settings.get("openai")` keeps working.
+with `omk.targets.register_target` that reads `settings.get("openai")` keeps working. That is why
+it is a frozen dataclass and not a msgspec struct, as omk's other frozen values are: a struct
+cannot be a `collections.abc.Mapping` (their metaclasses conflict).
 """
 
 from __future__ import annotations

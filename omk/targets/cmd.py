@@ -26,9 +26,10 @@ import shutil
 import sys
 import time
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.core.errors import ConfigError
 from omk.core.extras import installed, missing_message
@@ -202,7 +203,7 @@ class CmdTarget:
             result = await self._run_in(folder.work, sample, prompt, session)
             notes = folder.notes if session is None or session.index == 0 else []
             changes, unread = folder.changes(self.mask)
-            result.trace = replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes, *unread))
+            result.trace = msgspec.structs.replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes, *unread))
             if last and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = folder.hand_over(changes), True
             return result
@@ -266,7 +267,7 @@ class CmdTarget:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
             await stop_program(proc)
-        result.trace = replace(result.trace, latency_ms=round((time.perf_counter() - started) * 1000, 1))
+        result.trace = msgspec.structs.replace(result.trace, latency_ms=round((time.perf_counter() - started) * 1000, 1))
         return result
 
     async def _mcp_server(self, sandbox: MockSandbox, tools: list[dict[str, Any]], session: Session | None) -> McpSandboxServer:
@@ -437,7 +438,7 @@ class _Exchange:
             trace = parse_trace(reported)
         except TraceFormatError as exc:
             raise TargetError(f"command returned malformed protocol JSON: {exc}") from None
-        return replace(
+        return msgspec.structs.replace(
             trace,
             tool_calls=(*self.sandbox.calls, *trace.tool_calls),
             turns=1 + exchanges if trace.turns is None else trace.turns,

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from omk.domain.target_identity import CacheIdentity, environment, selected
 from omk.llm.pricing import cost_usd
@@ -186,7 +187,7 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
                 notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
         trace = build_trace(run, calls, sandbox.stats.record(), notes)
         if trace.cost_usd is None and trace.tokens is not None:  # the CLI reported no cost: omk's price of the model
-            trace = replace(trace, cost_usd=cost_usd(self.cfg.price, trace.tokens.input, trace.tokens.output))
+            trace = msgspec.structs.replace(trace, cost_usd=cost_usd(self.cfg.price, trace.tokens.input, trace.tokens.output))
         return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
 
 

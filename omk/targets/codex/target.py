@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from omk.domain.messages import assistant_message, tool_message
 from omk.domain.target_identity import CacheIdentity, environment
@@ -116,7 +117,7 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
         run = parse_events(stdout)
         result = self._result(run, records, code, stderr, sandbox, space.usage_so_far)
         if refused := unsupported_calls(_rollout(space.home / ".codex", run.thread_id)):
-            result.trace = replace(result.trace, tool_calls=(*result.trace.tool_calls, *refused))
+            result.trace = msgspec.structs.replace(result.trace, tool_calls=(*result.trace.tool_calls, *refused))
         return result, run
 
     def _first_notes(self, sample: Sample, space: CodexWorkspace) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.places import PartLines, SampleRef
 from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, parse_text, read_file
+from omk.loader.record_memo import RecordMemo
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.samples.model import Sample
@@ -166,7 +167,7 @@ class _FileLoader:
         before = len(self.loaded.samples), len(self.loaded.warnings)
         base_dir, seen = self._base_dir(), False
         try:
-            for record in jsonl_records(self.file):
+            for record in jsonl_records(self.file, RecordMemo(self.shared).record if self.shared.data else None):
                 seen = True
                 self._record(record, base_dir)
         except ParseFailure as exc:
@@ -187,7 +188,8 @@ class _FileLoader:
             self.problems.append(Problem(self.name, record.line, f"samples[{record.index}]", "", message))
             return
         line = record.line
-        self._sample(lambda _path: line, (record.index,), record.index, record.value, record.issues, base_dir, None)
+        raw = record.value if record.shared else self.shared.sample(record.value)
+        self._sample(lambda _path: line, (record.index,), record.index, raw, record.issues, base_dir, None)
 
     def _base_dir(self) -> Path:
         return self.base_dir if self.base_dir is not None else self.file.resolve().parent
@@ -209,7 +211,8 @@ class _FileLoader:
             base_dir = self._base_dir()
             parts = PartLines(self.file, prefix) if from_file else None
             for index, raw in enumerate(items):
-                self._sample(doc.line, prefix + (index,), index, raw, by_sample.get(index, []), base_dir, parts)
+                shared = self.shared.sample(raw)
+                self._sample(doc.line, prefix + (index,), index, shared, by_sample.get(index, []), base_dir, parts)
                 if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
                     items[index] = None
         else:
@@ -287,7 +290,6 @@ class _FileLoader:
     def _sample(
         self, line_of: LineOf, spath: Path_, index: int, raw: Any, issues: list[Issue], base_dir: Path, parts: PartLines | None
     ) -> None:
-        raw = self.shared.sample(raw)
         sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
         named = sample_id if isinstance(sample_id, str) and sample_id != "" else None
         where = f"samples[{index}] ({named})" if named else f"samples[{index}]"

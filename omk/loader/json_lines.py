@@ -56,7 +56,9 @@ def _constant(name: str) -> Any:
     raise _Unsupported(f"{name} is not valid JSON (write null or a number)", name)
 
 
-def _loads(text: str) -> tuple[Any, bool]:
+def loads_checked(text: str) -> tuple[Any, bool]:
+    """(the value, whether an object in it repeats a key); `ParseFailure` saying where, when
+    the text is not JSON omk reads."""
     hook = _Hook()
     try:
         return json.loads(text, object_pairs_hook=hook, parse_int=_int, parse_constant=_constant), hook.found
@@ -73,6 +75,24 @@ def _loads(text: str) -> tuple[Any, bool]:
         raise ParseFailure(f"JSON parse error: {exc}", text.count("\n", 0, at) + 1 if at >= 0 else None) from None
     except RecursionError:
         raise ParseFailure("JSON parse error: nesting too deep") from None
+
+
+class QuietDecoder:
+    """`loads_checked` made once for many texts, without the wording: (the value, whether an
+    object in it repeats a key), or None when the text is not JSON omk reads."""
+
+    __slots__ = ("_hook", "_decode")
+
+    def __init__(self) -> None:
+        self._hook = _Hook()
+        self._decode = json.JSONDecoder(object_pairs_hook=self._hook, parse_int=_int, parse_constant=_constant).decode
+
+    def __call__(self, text: str) -> tuple[Any, bool] | None:
+        self._hook.found = False
+        try:
+            return self._decode(text), self._hook.found
+        except (ValueError, RecursionError):  # json.JSONDecodeError and _Unsupported are ValueErrors
+            return None
 
 
 def _trailing_comma(text: str, pos: int) -> int | None:
@@ -238,7 +258,7 @@ class JsonLocator:
 
 
 def parse_json(text: str) -> Document:
-    data, has_duplicates = _loads(text)
+    data, has_duplicates = loads_checked(text)
     locator = JsonLocator(text, unique_keys=not has_duplicates)
     issues = locator.duplicates() if has_duplicates else []
     return Document(data, locator, issues)
@@ -260,7 +280,7 @@ def parse_record(text: str, number: int, index: int) -> tuple[Any, list[Issue]]:
     """One JSON Lines record (line `number`, the `index`-th record): its value, or None and
     the issue that says why it did not parse; duplicate keys are issues on the record's line."""
     try:
-        value, has_duplicates = _loads(text)
+        value, has_duplicates = loads_checked(text)
     except ParseFailure as exc:
         return None, [Issue((index,), number, str(exc))]
     issues = []

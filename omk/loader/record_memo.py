@@ -1,0 +1,114 @@
+"""A JSON Lines record read through a memo of the text of its parts.
+
+Most lines of a large JSON Lines suite repeat the same parts word for word: the same
+assertions, the same JSON Schema, the same capability list. msgspec's decoder (C) splits a line
+into its fields, each with its own text (`msgspec.Raw`: the exact bytes, already checked to be
+well-formed JSON), and a part whose text was read before in this load is the object read then:
+it is neither parsed, nor checked for duplicate keys, nor keyed for sharing again. A part read
+for the first time takes the careful way (`json.loads` with the duplicate-key hook, as
+`parse_record` reads a line, then the load's `Sharer`), so what a record becomes is exactly what
+`Sharer.sample(parse_record(line))` makes of it: the same values, the same shared objects, the
+same key order.
+
+`RecordMemo.record` answers None, and the loader reads the line the careful way, whenever the
+line is not plainly a valid record: it is not one JSON object, an object in it repeats a key
+(or may: see `_keys_once`), a number is out of range, a string holds a lone surrogate. Every
+message about a line therefore comes from the careful way, unchanged.
+
+Equal text is equal content, so sharing by text never shares what the `Sharer` would keep apart
+(`1` and `1.0`, key order). The memo is bounded: it starts over when the texts it keeps pass
+`BUDGET` bytes or its entries the `Sharer`'s limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from omk.loader.json_lines import QuietDecoder
+from omk.loader.share import DEEP, LIMIT, Sharer
+
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
+_ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_STRING = msgspec.json.Decoder(str).decode
+_QUOTE, _BRACE, _BRACKET = b'"{['
+BUDGET = 4 << 20  # bytes of part texts kept as keys
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
+
+
+class _Refused(Exception):
+    """The line is not plainly valid: the careful way reads it."""
+
+
+class RecordMemo:
+    """One per load, next to (and feeding) the load's `Sharer`."""
+
+    __slots__ = ("shared", "limit", "_parts", "_kept", "_decode")
+
+    def __init__(self, shared: Sharer, limit: int = LIMIT):
+        self.shared = shared
+        self.limit = limit
+        self._parts: list[dict[bytes, Any]] = [{} for _ in range(DEEP)]  # by depth: text → the shared value
+        self._kept = 0  # bytes of text in `_parts`
+        self._decode = QuietDecoder()
+
+    def record(self, line: bytes) -> dict[str, Any] | None:
+        """The record of `line` as `Sharer.sample(parse_record(line))` makes it, or None when
+        the line is not plainly valid (the careful way then reads it, and words its problems)."""
+        try:
+            texts = [(key, bytes(raw)) for key, raw in _FIELDS(line).items()]
+            if not _keys_once(line, texts):
+                return None
+            text, value = self.shared.text, self._value
+            return {text(key): value(raw, 1) for key, raw in texts}
+        except (_Refused, *_DECODE_ERRORS):
+            return None
+
+    def _value(self, raw: bytes, depth: int) -> Any:
+        first = raw[0]
+        if first == _QUOTE:
+            return self.shared.text(_STRING(raw))
+        if (first != _BRACE and first != _BRACKET) or depth >= DEEP:
+            return self._careful(raw, depth)  # a number, true, false, null; or kept as it is
+        memo = self._parts[depth]
+        found = memo.get(raw)
+        if found is not None:
+            return found
+        if first == _BRACKET:
+            items = [bytes(item) for item in _ITEMS(raw)]
+            if any(item[0] == _BRACE or item[0] == _BRACKET for item in items):
+                # A list that holds a container is not shared as a whole (omk.loader.share), only its items.
+                known = self._parts[depth + 1] if depth + 1 < DEEP else {}
+                return [known.get(item) or self._value(item, depth + 1) for item in items]
+        value = self._careful(raw, depth, fresh=True)
+        self._keep(memo, raw, value)
+        return value
+
+    def _keep(self, memo: dict[bytes, Any], raw: bytes, value: Any) -> None:
+        if len(memo) >= self.limit or self._kept > BUDGET:
+            for table in self._parts:
+                table.clear()  # what repeats is kept again from its next reading
+            self._kept = 0
+        memo[raw] = value
+        self._kept += len(raw)
+
+    def _careful(self, raw: bytes, depth: int, fresh: bool = False) -> Any:
+        """The part read as `parse_record` reads a line, shared as `Sharer.sample` shares it.
+        `fresh`: a container whose text this memo keeps, so it is not keyed again by its content
+        (what it holds is)."""
+        parsed = self._decode(raw.decode("utf-8"))
+        if parsed is None or parsed[1]:  # not JSON omk reads, or an object repeats a key
+            raise _Refused
+        return self.shared.inside(parsed[0], depth) if fresh else self.shared.value(parsed[0], depth)
+
+
+def _keys_once(line: bytes, texts: list[tuple[str, bytes]]) -> bool:
+    """True when the line's object certainly writes each of its keys once (its values are
+    checked where they are read). Each member of the object has one colon of its own; every
+    other colon of the line is inside a string: in a key, or in a value. So the members are at
+    most the line's colons less those in the values kept: when that is the number of keys
+    kept, no member was dropped for repeating a key. Otherwise there may be one (a key with a
+    colon, or a repeated key): the careful way decides."""
+    bound = line.count(b":") - sum(raw.count(b":") for _, raw in texts)
+    return bound == len(texts)

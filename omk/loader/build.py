@@ -170,12 +170,11 @@ def _assertions(items: list[dict[str, Any]], src: SourceInfo, found: Found) -> l
     looked up here once, the only work most of a large set's assertions need."""
     if src.origin is None:
         return [build_spec(a, ("assertions", i), src, found, f"{src.label}.assertions[{i}]") for i, a in enumerate(items)]
-    shared, origin, out = src.shared, src.origin, []
-    for i, a in enumerate(items):
-        path = shared.path(("assertions", i))
-        first = shared.spec(a, path)
-        out.append(first.share_with(origin) if first is not None else build_spec(a, path, src, found))
-    return out
+    origin = src.origin
+    return [
+        first.share_with(origin) if first is not None else build_spec(a, path, src, found)
+        for a, (path, first) in zip(items, src.shared.specs_at(items, ("assertions",)), strict=True)
+    ]
 
 
 def _gold(value: Any) -> tuple[dict[str, Any], ...]:

@@ -98,6 +98,17 @@ class Sharer:
         found = self._specs.get((id(raw), rel))
         return found if found is not None and found.raw is raw else None
 
+    def specs_at(self, items: list[Any], base: Path_) -> list[tuple[Path_, AssertionSpec | None]]:
+        """For each of `items` (the assertions of the list at `base` in a sample): its path
+        in the sample, and the spec built from this very dict at that path in this load, if any."""
+        paths, specs, out = self._paths, self._specs, []
+        for i, raw in enumerate(items):
+            path = base + (i,)
+            path = paths.get(path) or self.path(path)
+            found = specs.get((id(raw), path))
+            out.append((path, found if found is not None and found.raw is raw else None))
+        return out
+
     def keep(self, spec: AssertionSpec, rel: Path_) -> None:
         if len(self._specs) >= self.limit:
             self._specs.clear()

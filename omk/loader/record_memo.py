@@ -33,7 +33,7 @@ _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
-BUDGET = 4 << 20  # bytes of part texts kept as keys
+BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
 
 
@@ -81,7 +81,7 @@ class RecordMemo:
                 # A list that holds a container is not shared as a whole (omk.loader.share), only its items.
                 known = self._parts[depth + 1] if depth + 1 < DEEP else {}
                 return [known.get(item) or self._value(item, depth + 1) for item in items]
-        value = self._careful(raw, depth, fresh=True)
+        value = self._careful(raw, depth)
         self._keep(memo, raw, value)
         return value
 
@@ -93,14 +93,13 @@ class RecordMemo:
         memo[raw] = value
         self._kept += len(raw)
 
-    def _careful(self, raw: bytes, depth: int, fresh: bool = False) -> Any:
-        """The part read as `parse_record` reads a line, shared as `Sharer.sample` shares it.
-        `fresh`: a container whose text this memo keeps, so it is not keyed again by its content
-        (what it holds is)."""
+    def _careful(self, raw: bytes, depth: int) -> Any:
+        """The part read as `parse_record` reads a line, shared as `Sharer.sample` shares it:
+        content the `Sharer` has seen (in this memo's text or another) is that object."""
         parsed = self._decode(raw.decode("utf-8"))
         if parsed is None or parsed[1]:  # not JSON omk reads, or an object repeats a key
             raise _Refused
-        return self.shared.inside(parsed[0], depth) if fresh else self.shared.value(parsed[0], depth)
+        return self.shared.value(parsed[0], depth)
 
 
 def _keys_once(line: bytes, texts: list[tuple[str, bytes]]) -> bool:

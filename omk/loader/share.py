@@ -130,13 +130,6 @@ class Sharer:
             self._numbers[value] = value
         return value
 
-    def inside(self, value: dict[str, Any] | list[Any], depth: int) -> Any:
-        """A container with what it holds shared, itself not looked up or kept: its caller
-        shares it by other means (omk.loader.record_memo)."""
-        if value.__class__ is dict:
-            return {self.text(k): self.value(v, depth + 1) for k, v in value.items()}
-        return [self.value(v, depth + 1) for v in value]
-
     def _container(self, value: dict[str, Any] | list[Any], depth: int) -> Any:
         key = None
         if value.__class__ is dict or not any(v.__class__ is dict or v.__class__ is list for v in value):

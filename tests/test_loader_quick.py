@@ -246,3 +246,24 @@ def test_a_file_loads_the_same_with_and_without_the_memo(tmp_path, monkeypatch, 
     with_memo = outcome(path)
     monkeypatch.setattr(loader_module, "RecordMemo", _NoMemo)
     assert outcome(path) == with_memo
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_json_file_loads_the_same_with_and_without_the_memo(tmp_path, monkeypatch, seed):
+    """A JSON file is read sample by sample through the memo when it is plainly valid."""
+    rng = random.Random(seed)
+    texts = lines_to_try(seed, 40)
+    for round_ in range(12):
+        samples = [json.dumps({**base_samples()[rng.randrange(3)], "sample_id": f"s{i}"}, indent=rng.choice([None, 2]))
+                   for i in range(rng.randint(1, 6))]  # fmt: skip
+        if round_ % 3 == 1:  # one sample not plainly valid, or a repeated id
+            samples.insert(rng.randrange(len(samples) + 1), rng.choice([*texts, samples[0]]))
+        body = ",\n  ".join(samples)
+        text = rng.choice([f'{{"samples": [\n  {body}\n]}}', f"[{body}]", f'{{"samples": [{body}], "x": 1}}',
+                           f'{{"samples": [{body}], "samples": []}}', f'\ufeff  [ {body} ]\n'])  # fmt: skip
+        path = tmp_path / f"s{round_}.json"
+        path.write_text(text, encoding="utf-8")
+        with monkeypatch.context() as m:
+            with_memo = outcome(path)
+            m.setattr(loader_module, "json_document", lambda text, memo: None)
+            assert outcome(path) == with_memo, text

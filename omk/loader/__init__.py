@@ -26,6 +26,7 @@ program loads samples with `omk.load` (files) or gives `omk.evaluate` mappings (
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.places import PartLines, SampleRef
 from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, parse_text, read_file
-from omk.loader.record_memo import RecordMemo
+from omk.loader.record_memo import RecordMemo, json_document
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.samples.model import Sample
@@ -152,8 +153,11 @@ class _FileLoader:
             return [Problem(self.name, None, "", "", why)]
         if self.file.suffix.lower() == JSONL_SUFFIX:
             return self._stream()
+        quick = functools.partial(json_document, memo=RecordMemo(self.shared)) if self.shared.data else None
         try:
-            doc = read_file(self.file)
+            doc = read_file(self.file, quick)
+            if doc.shared and formats.detect(doc.data, self.file) != formats.OMK:
+                doc = read_file(self.file)  # an M365 or Big Sky file: its reader takes the data as parsed
         except ParseFailure as exc:
             return [Problem(self.name, exc.line, "", "", str(exc))]
         except RecursionError:
@@ -211,7 +215,7 @@ class _FileLoader:
             base_dir = self._base_dir()
             parts = PartLines(self.file, prefix) if from_file else None
             for index, raw in enumerate(items):
-                shared = self.shared.sample(raw)
+                shared = raw if doc.shared else self.shared.sample(raw)
                 self._sample(doc.line, prefix + (index,), index, shared, by_sample.get(index, []), base_dir, parts)
                 if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
                     items[index] = None

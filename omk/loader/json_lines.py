@@ -193,6 +193,17 @@ class JsonLocator:
             self._member_maps[pos] = found
         return found
 
+    def start(self, path: Path_) -> int:
+        """Where the value at `path` is written (the path must exist)."""
+        pos = self._value(path)
+        if pos is None:
+            raise ValueError(f"no value at {path}")
+        return pos
+
+    def place_items(self, path: Path_, places: list[int]) -> None:
+        """The positions of the items of the list at `path` (which exists), found by the caller."""
+        self._items[self.start(path)] = places
+
     def members(self, pos: int) -> list[tuple[str, int, int]]:
         """(key, key position, value position) of the object starting at `pos`."""
         cached = self._members.get(pos)

@@ -87,13 +87,19 @@ def parse_text(text: str, suffix: str) -> Document:
     return parse_json(text)
 
 
-def read_file(path: Path) -> Document:
-    """Raises `ParseFailure` for a file that cannot be read or parsed at all."""
+def read_file(path: Path, quick: Callable[[str], Document | None] | None = None) -> Document:
+    """Raises `ParseFailure` for a file that cannot be read or parsed at all. `quick` reads a
+    JSON file first (omk.loader.record_memo); when it answers None the file is parsed here."""
+    from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
+
     text = read_text(path)
     if not text.strip():
         raise ParseFailure(EMPTY_FILE)
+    suffix = path.suffix.lower()
+    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not SURROGATE_ESCAPE.search(text)
+    if plain and quick is not None and (doc := quick(text)) is not None:
+        return doc
     doc = parse_text(text, path.suffix)
-    from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
         doc.data = scrub_value(doc.data)

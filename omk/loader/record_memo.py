@@ -26,11 +26,13 @@ from typing import Any
 
 import msgspec
 
-from omk.loader.json_lines import QuietDecoder
+from omk.loader.document import Document, Path_
+from omk.loader.json_lines import JsonLocator, QuietDecoder
 from omk.loader.share import DEEP, LIMIT, Sharer
 
 _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_FILE = msgspec.json.Decoder(dict[str, msgspec.Raw] | list[msgspec.Raw]).decode
 _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
 BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
@@ -100,6 +102,42 @@ class RecordMemo:
         if parsed is None or parsed[1]:  # not JSON omk reads, or an object repeats a key
             raise _Refused
         return self.shared.value(parsed[0], depth)
+
+
+def json_document(text: str, memo: RecordMemo) -> Document | None:
+    """A JSON samples file, `{"samples": [...]}` or `[...]`, read sample by sample through
+    `memo` (the samples already shared: `Document.shared`), each sample placed where its text
+    is; None when anything in it is not plainly a valid sample (the careful way then reads the
+    whole file, and words its problems)."""
+    prefix: Path_ = ()
+    whole = text.encode("utf-8")
+    try:
+        top = _FILE(whole)
+        if isinstance(top, dict):
+            if list(top) != ["samples"]:
+                return None  # other top-level fields are checked the careful way
+            listed = bytes(top["samples"])
+            if not _keys_once(whole, [("samples", listed)]):
+                return None
+            items, prefix = [bytes(item) for item in _ITEMS(listed)], ("samples",)
+        else:
+            items = [bytes(item) for item in top]
+    except _DECODE_ERRORS:
+        return None
+    samples = [memo.record(item) for item in items]
+    if not samples or any(sample is None for sample in samples):
+        return None
+    locator = JsonLocator(text, unique_keys=True)
+    at, places = locator.start(prefix) + 1, []  # just inside the list's "["
+    for item in items:  # each sample's text comes next, past white space and a comma
+        written = item.decode("utf-8")
+        at = text.find(written, at)
+        if at < 0:
+            return None
+        places.append(at)
+        at += len(written)
+    locator.place_items(prefix, places)
+    return Document({"samples": samples} if prefix else samples, locator, shared=True)
 
 
 def _keys_once(line: bytes, texts: list[tuple[str, bytes]]) -> bool:

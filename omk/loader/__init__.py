@@ -10,8 +10,9 @@ the missing `prompt`).
 
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.core.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
-`json_lines`; a JSON Lines file record by record), `share` (equal content of a load becomes one
-object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
+`json_lines`; a JSON Lines file record by record), `record_memo` (a JSON Lines record or a JSON
+file's sample read through a memo of its parts' text, when plainly valid), `share` (equal
+content of a load becomes one object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
 `files` (hook and mock files that must exist), `build` (dicts → `Sample`), `places` (where a
 sample's parts were written, found after loading), `messages` (wording).
 

@@ -1,4 +1,4 @@
-"""A JSON Lines record read through a memo of the text of its parts.
+"""A JSON Lines record (or a JSON file's sample) read through a memo of the text of its parts.
 
 Most lines of a large JSON Lines suite repeat the same parts word for word: the same
 assertions, the same JSON Schema, the same capability list. msgspec's decoder (C) splits a line
@@ -18,6 +18,10 @@ message about a line therefore comes from the careful way, unchanged.
 Equal text is equal content, so sharing by text never shares what the `Sharer` would keep apart
 (`1` and `1.0`, key order). The memo is bounded: it starts over when the texts it keeps pass
 `BUDGET` bytes or its entries the `Sharer`'s limit.
+
+A JSON file of samples (`json_document`) is split the same way into its samples, each read as a
+record; the file is read the careful way (`parse_json`) unless every sample is plainly valid and
+the file holds nothing but its samples.
 """
 
 from __future__ import annotations

@@ -267,3 +267,13 @@ def test_a_json_file_loads_the_same_with_and_without_the_memo(tmp_path, monkeypa
             with_memo = outcome(path)
             m.setattr(loader_module, "json_document", lambda text, memo: None)
             assert outcome(path) == with_memo, text
+
+
+@pytest.mark.parametrize("depth", [10, 200, 300, 980, 995, 1200])
+def test_deep_nesting_is_left_to_the_careful_way(depth):
+    """Where the careful way's parse stops for nesting, the memo never reads the line."""
+    text = '{"sample_id": "a", "prompt": "p", "x-deep": ' + "[" * depth + "]" * depth + "}"
+    quick = RecordMemo(Sharer()).record(text.encode())
+    assert quick is None if depth > 250 else quick is not None
+    value, has_issues = careful(text)
+    assert quick is None or (not has_issues and json.dumps(quick) == json.dumps(value))

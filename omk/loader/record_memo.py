@@ -40,6 +40,10 @@ _FILE = msgspec.json.Decoder(dict[str, msgspec.Raw] | list[msgspec.Raw]).decode
 _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
 BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
+# A record with at most this many objects and lists nests at most this deep, far from where the
+# careful way's parse stops ("nesting too deep", at Python's recursion limit): the memo's own
+# parse of its parts, a few calls deeper, never succeeds where that one would stop.
+SHALLOW = 256
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
 
 
@@ -62,6 +66,8 @@ class RecordMemo:
     def record(self, line: bytes) -> dict[str, Any] | None:
         """The record of `line` as `Sharer.sample(parse_record(line))` makes it, or None when
         the line is not plainly valid (the careful way then reads it, and words its problems)."""
+        if line.count(b"{") + line.count(b"[") > SHALLOW:
+            return None  # may nest deep enough for the careful way's parse to stop: it decides
         try:
             texts = [(key, bytes(raw)) for key, raw in _FIELDS(line).items()]
             if not _keys_once(line, texts):

@@ -134,7 +134,8 @@ def test_the_memo_reads_a_line_as_the_careful_way_or_not_at_all(seed):
         assert not has_issues, f"the memo accepted a line the careful way refuses: {text!r}"
         # json.dumps tells 1, 1.0 and true apart, and keeps the key order
         assert json.dumps(quick) == json.dumps(value), text
-    assert answered > 300 and refused > 300  # both ways were taken
+    assert answered > 300  # both ways were taken
+    assert refused > 300
 
 
 def test_a_repeated_key_is_never_missed():

@@ -79,20 +79,24 @@ def loads_checked(text: str) -> tuple[Any, bool]:
 
 class QuietDecoder:
     """`loads_checked` made once for many texts, without the wording: (the value, whether an
-    object in it repeats a key), or None when the text is not JSON omk reads."""
+    object in it repeats a key), or None when the text is not JSON omk reads. The text must be
+    one value with no white space around it (as msgspec's `Raw` gives it): the C scanner is
+    called on it directly."""
 
-    __slots__ = ("_hook", "_decode")
+    __slots__ = ("_hook", "_scan")
 
     def __init__(self) -> None:
         self._hook = _Hook()
-        self._decode = json.JSONDecoder(object_pairs_hook=self._hook, parse_int=_int, parse_constant=_constant).decode
+        decoder = json.JSONDecoder(object_pairs_hook=self._hook, parse_int=_int, parse_constant=_constant)
+        self._scan = decoder.scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__; the stubs leave it out
 
     def __call__(self, text: str) -> tuple[Any, bool] | None:
         self._hook.found = False
         try:
-            return self._decode(text), self._hook.found
-        except (ValueError, RecursionError):  # json.JSONDecodeError and _Unsupported are ValueErrors
+            value, end = self._scan(text, 0)
+        except (StopIteration, ValueError, RecursionError):  # json.JSONDecodeError and _Unsupported are ValueErrors
             return None
+        return (value, self._hook.found) if end == len(text) else None
 
 
 def _trailing_comma(text: str, pos: int) -> int | None:

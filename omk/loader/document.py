@@ -58,6 +58,7 @@ class Document:
     data: Any
     lines: LineLookup
     issues: list[Issue] = field(default_factory=list)
+    shared: bool = False  # its samples went through the load's Sharer already (omk.loader.record_memo)
 
     def line(self, path: Path_) -> int | None:
         return self.lines.line(path)

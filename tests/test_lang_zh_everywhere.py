@@ -152,3 +152,23 @@ def test_every_kind_of_check_message_is_said_in_chinese(message: str) -> None:
     assert english_lines(check_text(message, "zh"), tools) == [], check_text(message, "zh")
     assert english_lines(reason_text(f"json_schema: {message}", "zh"), tools) == [], reason_text(f"json_schema: {message}", "zh")
     assert check_text(message, "en") == message
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("turn 2: regex \"a\": no match", "第 2 轮："),
+        ("turn 1: error: the CLI exited 1", "第 1 轮：错误："),
+        ("  similar: metric 0.4", "  similar：指标 0.4"),
+        ("regex \"a\": no match [metric 0.3]", "［指标 0.3］"),
+        ("turn 3: judge overall 2/5: too short", "第 3 轮：评委 overall 2/5："),
+    ],
+)
+def test_a_conversation_s_and_a_metric_s_frame_is_said_in_chinese(line: str, said: str) -> None:
+    """The frames omk/report/reasons.py puts around a check's message (a turn's number, a metric,
+    a judge's score) are said in Chinese too; the dimension's name and the judge's words stay."""
+    from omk.report.i18n import reason_text
+
+    shown = reason_text(line, "zh")
+    assert said in shown
+    assert not re.search(r"\b(turn|metric|judge|error)\b", shown), shown

@@ -611,7 +611,13 @@ _REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
     (r"nothing was graded \(no assertion ran and no judge score\)", "没有任何评分（没有断言运行，也没有评委分数）"),
     (r" \(inverted by not\)", "（被 not 取反）"),
     (r"passed, so `not` fails it", "通过了，因此 `not` 使其失败"),
+    (r"^(\s*)turn (\d+): error: ", r"\1第 \2 轮：错误："),
+    (r"^(\s*)turn (\d+): ", r"\1第 \2 轮："),
     (r"^(\s*)error: ", r"\1错误："),
+    (r" \[metric ([^\]]*)\]$", r"［指标 \1］"),
+    (r"^(\s*)(\S+): metric (\S+)$", r"\1\2：指标 \3"),
+    (r"^(\s*(?:第 \d+ 轮：)?)judge (\S+) (\d+(?:\.\d+)?)/5(: )?", lambda m: f"{m.group(1)}评委 {m.group(2)} {m.group(3)}/5{'：' if m.group(4) else ''}"),
+    (r"nothing was graded \(no turn had an assertion that ran or a judge score\)", "没有任何评分（没有一轮有断言运行或评委分数）"),
 )
 _REASON_COMPILED = [(re.compile(pattern), said) for pattern, said in _REASON_ZH]
 

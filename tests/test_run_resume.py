@@ -7,6 +7,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+import msgspec
 import pytest
 from helpers import make_spec
 
@@ -151,7 +152,7 @@ def test_repeat_figures_per_sample(tmp_path):
     ss = samples()[:2]
     results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(3)], EchoTarget(), RunConfig()))
     # make s1 flaky: its second run failed one of two assertions, its third errored
-    results[4] = dataclasses.replace(results[4], scores=dataclasses.replace(results[4].scores, composite=3.0), passed=False)
+    results[4] = dataclasses.replace(results[4], scores=msgspec.structs.replace(results[4].scores, composite=3.0), passed=False)
     results[5] = dataclasses.replace(results[5], status="error", passed=False)
     stats = repeat_stats(results)
     assert stats[0].to_json() == {

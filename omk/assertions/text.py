@@ -43,6 +43,8 @@ _INVISIBLE = regex.compile("[\u200b\u200c\u200d\u2060]")
 def js_text(value: Any) -> str:
     """JavaScript's String(value) for the strings and numbers a sample may hold: a number compares
     as its text."""
+    if value.__class__ is str:  # most values are text
+        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -88,27 +88,28 @@ class ResultLog:
         if self._out is None:
             self.kept[key] = result
         else:
-            line = _encode(self._text(result))
+            line = self._line(result)
             self._write(line)
             self.spans[key] = (self._end, len(line) - 1)
             self._end += len(line)
         self.digests[key] = Digest.of(result)
 
-    def _text(self, result: SampleResult) -> str:
-        """The result's line: strict JSON, with the run's secrets masked. The line is encoded once;
-        only a line in which a secret shows is built again from the masked value."""
-        at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
-        data = result.to_json()
+    def _line(self, result: SampleResult) -> bytes:
+        """The result's line, newline included: strict JSON, with the run's secrets masked. The
+        line is encoded once, straight to UTF-8; only a line that needs it (a number that is no
+        number, a lone surrogate, a secret that shows) is built again by the strict encoder."""
         try:
             finite = _finite_result(result)
         except RecursionError:  # nested past Python's stack (a recorded tool input): the strict encoder copes
             finite = False
-        text = _quick(data) if finite else None
-        if text is None:
-            text = dumps(data, where=self.nonfinite, at=at)
+        line = _quick(result.to_wire()) if finite else None
+        if line is not None and not self.mask:  # most lines: no secret to look for
+            return line + b"\n"
+        at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
+        text = line.decode("utf-8") if line is not None else dumps(result.to_json(), where=self.nonfinite, at=at)
         if self.mask.may_be_in_json(text):
-            text = dumps(self.mask.value(data), at=at)
-        return text
+            text = dumps(self.mask.value(result.to_json()), at=at)
+        return _encode(text)
 
     def _write(self, line: bytes) -> None:
         """Append one line; a folder that stopped taking writes (a full disk) stops the run with
@@ -175,11 +176,12 @@ class ResultLog:
         return self.path.open("rb") if self.path is not None and self.spans else nullcontext()
 
 
-def _quick(data: dict[str, Any]) -> str | None:
-    """`data` as `json.dumps` writes it, by msgspec; None for what msgspec cannot write as `json`
-    does (a lone surrogate in a model's output, a value that is not JSON): the strict encoder writes it."""
+def _quick(data: dict[str, Any]) -> bytes | None:
+    """`data` (a result's JSON object, its checks and scores as their msgspec structs) as `json.dumps`
+    writes it, in UTF-8, by msgspec; None for what msgspec cannot write as `json` does (a lone
+    surrogate in a model's output, a value that is not JSON): the strict encoder writes it."""
     try:
-        return msgspec.json.format(msgspec.json.encode(data), indent=0).decode("utf-8")
+        return msgspec.json.format(msgspec.json.encode(data), indent=0)
     except (UnicodeEncodeError, TypeError):
         return None
 

@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from omk.assertions.context import CheckContext, Hooks
 from omk.assertions.evaluate import evaluate
 from omk.core.secrets import Masker
@@ -135,4 +137,4 @@ def masked(result: AssertionResult, mask: Masker) -> AssertionResult:
     children = tuple(masked(c, mask) for c in result.children)
     if message == result.message and all(new is old for new, old in zip(children, result.children, strict=True)):
         return result  # no secret in it: the record as it is (most are)
-    return dataclasses.replace(result, message=message, children=children)
+    return msgspec.structs.replace(result, message=message, children=children)

@@ -6,6 +6,8 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+import msgspec
+
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import PrepareError, assertion
 from omk.samples.model import AssertionSpec, Layer, Outcome
@@ -22,9 +24,17 @@ _STRICT = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def parse_strict_json(text: str) -> tuple[Any, str | None]:
-    """Parse like JS JSON.parse: no NaN/Infinity, no fences. Returns (value, why-not)."""
+    """Parse like JS JSON.parse: no NaN/Infinity, no fences. Returns (value, why-not).
+
+    msgspec parses first, in C (it reads JSON as strictly, into the same values); what it refuses
+    (a NaN, a number past a float's range, a lone surrogate, bad JSON) is parsed again by the
+    standard library, which reads it or says why as it always did."""
     if not text.strip():
         return _NO_VALUE, "output is empty"
+    try:
+        return msgspec.json.decode(text), None
+    except (msgspec.DecodeError, RecursionError):
+        pass
     try:
         return _STRICT.decode(text), None
     except ValueError as exc:

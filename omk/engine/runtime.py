@@ -19,10 +19,12 @@ if TYPE_CHECKING:
 
 
 def needs_hooks(samples: list[Sample]) -> bool:
-    def walk(specs: list) -> bool:
-        return any(a.type == "custom" or (a.type == "assert-set" and walk(a.children)) for a in specs)
-
-    return any(walk(specs) for s in samples for specs in s.assertion_lists())
+    for sample in samples:
+        for specs in sample.assertion_lists() if sample.turns else (sample.assertions,):
+            for spec in specs:
+                if spec.uses("custom"):
+                    return True
+    return False
 
 
 def open_run_caches(evaluation: EvaluationState) -> tuple[Any, Any]:

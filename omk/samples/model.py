@@ -193,6 +193,14 @@ class AssertionSpec:
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
 
+    def uses(self, type_: str) -> bool:
+        """Whether this assertion, or one nested in it, is of `type_` (its children as written,
+        not placed in this sample: a question of content alone)."""
+        if self.type == type_:
+            return True
+        children = self._core.children
+        return bool(children) and any(child.uses(type_) for child in children)
+
     def _fields(self) -> tuple[Any, ...]:
         c = self._core
         return self.type, self.raw, c.weight, c.negate, c.layer, list(self.children), self.source, self.compiled

@@ -200,13 +200,15 @@ def _finite_result(r: SampleResult | TurnResult) -> bool:
         checks = _checks_total(r.assertions)
     except (TypeError, OverflowError):
         return False
+    if not math.isfinite(total + checks):
+        return False
+    urls, gold = getattr(r, "urls", ()), getattr(r, "gold", ())  # a turn has neither
     return (
-        math.isfinite(total + checks)
-        and all(_finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls)
+        (not t.tool_calls or all(_finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls))
         and (r.judge is None or _finite_value(r.judge.to_json()))
-        and _finite_value(getattr(r, "urls", ()))
-        and _finite_value(getattr(r, "gold", ()))
-        and all(_finite_result(turn) for turn in r.turns)
+        and (not urls or _finite_value(urls))
+        and (not gold or _finite_value(gold))
+        and (not r.turns or all(_finite_result(turn) for turn in r.turns))
     )
 
 

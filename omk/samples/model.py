@@ -14,6 +14,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 
 class Layer(StrEnum):
     FACT = "fact"
@@ -289,9 +291,10 @@ class Sample:
         return any(self.assertion_lists()) or self.has_judge_work or any(t.rubric or t.dimensions for t in self.turns)
 
 
-@dataclass(slots=True)
-class Outcome:
-    """What an assertion function returns: the raw verdict before `not` is applied."""
+class Outcome(msgspec.Struct, gc=False):
+    """What an assertion function returns: the raw verdict before `not` is applied. A msgspec
+    struct (one is made for every check: made in C, and not tracked by the garbage collector, as
+    it holds only its verdict, numbers and words); given like a dataclass, `Outcome(True, message=…)`."""
 
     passed: bool
     metric: float | None = None

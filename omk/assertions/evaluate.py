@@ -19,6 +19,10 @@ from omk.samples.model import AssertionSpec, Layer, Outcome, Status
 
 SET_TYPE = "assert-set"
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_PASSED, _FAILED, _SKIPPED = Status.PASSED, Status.FAILED, Status.SKIPPED
+
 
 def display_value(spec: AssertionSpec) -> object:
     """What the assertion checks for, as a reader of the report wants to see it."""
@@ -92,10 +96,10 @@ def _result(
     could not run fails either way), and mirrors a 1-5 score."""
     negate = spec.negate
     if outcome.skipped:
-        status, score, metric = Status.SKIPPED, None, None
+        status, score, metric = _SKIPPED, None, None
     else:
         passed = False if outcome.error else outcome.passed != negate
-        status, score, metric = (Status.PASSED if passed else Status.FAILED), outcome.score, outcome.metric
+        status, score, metric = (_PASSED if passed else _FAILED), outcome.score, outcome.metric
         if negate and score is not None:
             score = round(6 - score, 2)
     return AssertionResult(
@@ -140,7 +144,7 @@ def _crashed(spec: AssertionSpec, exc: Exception) -> Outcome:
 
 
 def _set_outcome(spec: AssertionSpec, children: tuple[AssertionResult, ...]) -> Outcome:
-    verdicts = [c.status is Status.PASSED for c in children if c.status is not Status.SKIPPED]
+    verdicts = [c.status is _PASSED for c in children if c.status is not _SKIPPED]
     mode = spec.raw.get("mode", "all")
     if not verdicts:
         return Outcome(False, message="assert-set has no evaluated children")

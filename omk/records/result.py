@@ -34,6 +34,10 @@ LAYERS = ("fact", "behavior", "judge")
 CallOutcome = Literal["mock", "denied", "ran", "refused", "unsupported"]  # who answered a tool call
 CALL_OUTCOMES: tuple[str, ...] = ("mock", "denied", "ran", "refused", "unsupported")
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_SKIPPED, _PASSED = Status.SKIPPED, Status.PASSED
+
 
 def _status(f: Fields, allowed: tuple[str, ...], default: str) -> Any:
     value = f.str("status", default)
@@ -299,7 +303,7 @@ class AssertionResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
     def __post_init__(self) -> None:
         status = self.status
-        _force(self, "passed", None if status is Status.SKIPPED else status is Status.PASSED)
+        _force(self, "passed", None if status is _SKIPPED else status is _PASSED)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -21,6 +21,10 @@ LAYERS = ("fact", "behavior", "judge")
 
 JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_SKIPPED = Status.SKIPPED
+
 
 @record
 class Digest:
@@ -61,7 +65,7 @@ class Digest:
             cost_usd=r.trace.cost_usd,
             cached=r.cached,
             skipped_judge_items=_skipped_judge_items(units) if ok else 0,
-            judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
+            judge_scores=() if r.judge is None and not r.turns else tuple(m for u in units if (m := _members(u.judge)) is not None),
             triggers=trigger_cases(r) if ok and any(_checks_skill(u.assertions) for u in units) else (),
             judge=judge_noise(r) if ok else None,
             capabilities=_capabilities(r.capability),
@@ -77,14 +81,17 @@ def _skipped_judge_items(units: tuple[SampleResult | TurnResult, ...]) -> int:
         if u.judge_skipped:
             skipped += 1
         for a in u.assertions:
-            if a.status is Status.SKIPPED and a.message in JUDGE_SKIPS:
+            if a.status is _SKIPPED and a.message in JUDGE_SKIPS:
                 skipped += 1
     return skipped
 
 
 def _checks_skill(assertions: Iterable[AssertionResult]) -> bool:
     """Whether any of these checks (or their children) is a `skill_used`."""
-    return any(a.type == "skill_used" or (bool(a.children) and _checks_skill(a.children)) for a in assertions)
+    for a in assertions:  # noqa: SIM110 - a loop, not any() over a generator: this runs for every result
+        if a.type == "skill_used" or (a.children and _checks_skill(a.children)):
+            return True
+    return False
 
 
 def judge_noise(r: SampleResult) -> JudgeNoise | None:

@@ -8,6 +8,10 @@ from functools import lru_cache
 from omk.records import AssertionResult, Scores
 from omk.samples.model import Layer, Status
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_FACT, _PASSED, _SKIPPED = Layer.FACT, Status.PASSED, Status.SKIPPED
+
 
 @lru_cache(maxsize=4096)  # scores repeat (a few assertions per sample give a few ratios)
 def round2(x: float) -> float:
@@ -36,18 +40,18 @@ def score_sample(results: list[AssertionResult], judge_score: float | None) -> S
     facts = behaviors = 0
     for r in results:
         status = r.status
-        if status is Status.SKIPPED:
+        if status is _SKIPPED:
             continue
         weight = r.weight
-        if r.layer is Layer.FACT:
+        if r.layer is _FACT:
             fact_total += weight
             facts += 1
-            if status is Status.PASSED:
+            if status is _PASSED:
                 fact_passed += weight
         else:
             behavior_total += weight
             behaviors += 1
-            if status is Status.PASSED:
+            if status is _PASSED:
                 behavior_passed += weight
     fact = _layer_score(fact_total, fact_passed, facts)
     behavior = _layer_score(behavior_total, behavior_passed, behaviors)

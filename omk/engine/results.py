@@ -28,13 +28,14 @@ from typing import Any, BinaryIO
 import msgspec
 
 from omk.core.secrets import Masker
-from omk.io.jsontext import dumps
+from omk.io.jsontext import CheckedJson, dumps
 from omk.records import AssertionResult, SampleResult, TurnResult
 from omk.records.rows import LazyResults
 from omk.samples.model import Sample
 from omk.scoring.digest import Digest
 
 Key = tuple[str, int]  # (sample_id, repeat)
+READ_BUFFER = 1 << 20  # the results are read back in the order they were mostly written: in long runs of lines
 
 
 class ResultLog:
@@ -53,6 +54,7 @@ class ResultLog:
         self.skipped: list[str] = []  # a resumed run's broken lines, `FILE:LINE: field: what` each
         self._out: BinaryIO | None = None
         self._end = 0
+        self._fresh = -1  # where the lines this process writes start (-1: it writes none)
 
     def __contains__(self, key: object) -> bool:
         return key in self.digests
@@ -78,7 +80,7 @@ class ResultLog:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._out = _open_log(self.path, fresh)  # each line goes out whole, or fails
-            self._end = self._out.seek(0, 2)
+            self._end = self._fresh = self._out.seek(0, 2)
         except OSError as exc:
             raise cannot_write(self.path, exc, self.path.parent) from None
 
@@ -145,12 +147,9 @@ class ResultLog:
         """The JSON text of one result, as report.json holds it."""
         if self.path is None or key in self.kept:
             return dumps(self.kept[key].to_json())
-        offset, length = self.spans[key]
-        if reader is None:
-            with self.path.open("rb") as f:
-                return self.text(key, f)
-        reader.seek(offset)
-        return reader.read(length).decode("utf-8")
+        line = self._line_of(key, reader)
+        # a line this process wrote is strict as written; one from before (a resumed run's) is looked over
+        return CheckedJson(line, "utf-8") if 0 <= self._fresh <= self.spans[key][0] else line.decode("utf-8")
 
     def result(self, key: Key, reader: BinaryIO | None = None) -> SampleResult:
         """One result as an object: the one kept, or rebuilt from its line."""
@@ -158,7 +157,17 @@ class ResultLog:
             return self.kept[key]
         from omk.runner.resume import load_line, restore_result
 
-        return restore_result(load_line(self.text(key, reader)), str(self.path))
+        return restore_result(load_line(self._line_of(key, reader)), str(self.path))
+
+    def _line_of(self, key: Key, reader: BinaryIO | None) -> bytes:
+        """The stored line of one result (read with `reader`, or the file opened for it)."""
+        assert self.path is not None
+        offset, length = self.spans[key]
+        if reader is None:
+            with self.path.open("rb") as f:
+                return self._line_of(key, f)
+        reader.seek(offset)
+        return reader.read(length)
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
@@ -173,7 +182,9 @@ class ResultLog:
 
     def _reader(self) -> AbstractContextManager[BinaryIO | None]:
         """The results file opened for reading; nothing for results kept in memory."""
-        return self.path.open("rb") if self.path is not None and self.spans else nullcontext()
+        if self.path is None or not self.spans:
+            return nullcontext()
+        return open(self.path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - the caller's `with` closes it
 
 
 def _quick(data: dict[str, Any]) -> bytes | None:

@@ -1,7 +1,7 @@
 """Benchmark 5: loading 10,000 samples as YAML, JSON and JSON Lines, and what loaded samples weigh.
 
     python bench/load_bench.py [--samples 10000] [--runs 5] [--keep DIR]
-    python bench/load_bench.py --suite 10000,40000 [--before CHECKOUT] [--runs 3]
+    python bench/load_bench.py --suite 10000,40000 [--before CHECKOUT] [--runs 3] [--yaml]
 
 Writes the same set (~5 assertions per sample, 7 with the nested ones) in the three formats
 and times `omk.loader.load_samples` on each: parse + validation + building + regex/schema
@@ -127,6 +127,7 @@ def main() -> int:
     parser.add_argument("--suite", help="sizes of bench/suite.py's suite to measure memory on, e.g. 10000,40000")
     parser.add_argument("--before", type=Path, help="with --suite: another checkout to measure in the same rounds")
     parser.add_argument("--before-name", help="what to call it in the table (default: its folder and commit)")
+    parser.add_argument("--yaml", action="store_true", help="with --suite: the same samples as YAML too")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--warm", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
@@ -226,8 +227,9 @@ def loaded_memory(path: Path, folder: Path) -> tuple[float, float]:
 
 
 
-def write_suite_files(folder: Path, n: int) -> dict[str, Path]:
-    """Benchmark 1's samples (bench/suite.py) as JSON and as JSON Lines, one sample at a time."""
+def write_suite_files(folder: Path, n: int, with_yaml: bool = False) -> dict[str, Path]:
+    """Benchmark 1's samples (bench/suite.py) as JSON and as JSON Lines, one sample at a time
+    (and as YAML with `with_yaml`)."""
     from suite import omk_sample
 
     paths = {"JSON": folder / f"suite-{n}.json", "JSON Lines": folder / f"suite-{n}.samples.jsonl"}
@@ -238,6 +240,14 @@ def write_suite_files(folder: Path, n: int) -> dict[str, Path]:
             whole.write((", " if i else "") + text)
             lines.write(text + "\n")
         whole.write("]}")
+    if with_yaml:
+        import yaml
+
+        paths["YAML"] = folder / f"suite-{n}.yaml"
+        with paths["YAML"].open("w", encoding="utf-8") as f:
+            f.write("samples:\n")
+            for i in range(n):
+                f.write(yaml.safe_dump([omk_sample(i)], allow_unicode=True, sort_keys=False, width=100))
     return paths
 
 
@@ -248,9 +258,10 @@ def suite_memory(args: argparse.Namespace) -> int:
     warm = folder / "warm.samples.jsonl"
     files = []
     for n in sizes:
-        made = write_suite_files(folder, n)
-        if made["JSON"].stat().st_size <= 64 * 2**20:  # omk's cap on a JSON file
-            files.append((f"{n:,} JSON", made["JSON"]))
+        made = write_suite_files(folder, n, args.yaml)
+        for fmt in ("YAML", "JSON"):
+            if fmt in made and made[fmt].stat().st_size <= 64 * 2**20:  # omk's cap on a JSON or YAML file
+                files.append((f"{n:,} {fmt}", made[fmt]))
         files.append((f"{n:,} JSON Lines", made["JSON Lines"]))
     warm.write_text(files[-1][1].open(encoding="utf-8").readline(), encoding="utf-8")
     checkouts = [("before", args.before.resolve())] if args.before else []

@@ -35,31 +35,42 @@ PathArg = str | PathLike[str]
 SampleArg = PathArg | dict[str, Any] | Sample
 
 
-# The API face of the settings spec (omk/settings/spec.py), written out so that type checkers
-# see each keyword's type: a TypedDict cannot be made at run time and still be checked statically.
-# tests/test_settings_spec.py holds its keys and types equal to the spec's.
+# The API face of the settings spec (omk/settings/spec.py): its keys are written from the spec by
+# omk.settings.faces, so that type checkers see each keyword's type (a TypedDict made at run time
+# is not checked statically).
 class RunOptions(TypedDict, total=False):
-    """The keywords `evaluate`, `evaluate_async`, `prepare` and `run_experiment` take (each optional).
+    """The keywords `evaluate`, `evaluate_async`, `prepare`, `run_experiment` and `ablate` take (each optional).
 
     `target`: a spec (`"replay:r.jsonl"`, `"openai:MODEL"`, `"cmd:…"`) or a target object; `judge`: a
     spec, a list of specs (an ensemble), False for none; `out`: a run folder to write; `formats`:
-    report formats besides report.json; `cache=False` skips `.omk/cache.sqlite`; `cwd`: the project
-    folder (omk.yaml, relative paths); `strict`: unknown sample fields are errors."""
+    report formats besides report.json; `cache=False` skips `.omk/cache.sqlite`; `urls=False`
+    fetches no URL in a prompt; `debias_length=False` leaves the length-debias block out of the
+    judge prompt; `cwd`: the project folder (omk.yaml, relative paths); `strict`: unknown sample
+    fields are errors. The others are the `omk eval` flags of the same names."""
 
+    # --- fields made from the settings spec by `python -m omk.settings.faces`: edit omk/settings/spec.py, not these lines ---
     target: str | Target | None
     judge: str | Sequence[str] | bool | None
-    threshold: float | None
+    judge_repeat: int | None
+    debias_length: bool
     concurrency: int | None
     timeout: float | None
     retries: int | None
     repeat: int | None
     cache: bool
+    budget_usd: float | None
+    budget_per_sample_usd: float | None
+    threshold: float | None
+    filter: str | None
+    mcp_config: PathArg | None
+    url_allow: Sequence[str] | None
+    urls: bool
     out: PathArg | None
     formats: Sequence[str] | None
-    filter: str | None
     lang: str | None
-    cwd: PathArg | None
     strict: bool
+    cwd: PathArg | None
+    # --- end of the fields made from the settings spec ---
 
 
 class LoadedList(list[Sample]):

@@ -9,12 +9,12 @@ well defined; every 97th output carries markup that must never run.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import weakref
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 from report_factory import XSS
 
 from omk.records.document import ReportDocument
@@ -102,8 +102,9 @@ def result_dict(i: int) -> dict[str, Any]:
     return result
 
 
-class TrackedResult(SampleResult):
-    """A SampleResult that can be watched with a weak reference (SampleResult itself has slots and none)."""
+class TrackedResult(SampleResult, gc=True, weakref=True):
+    """A SampleResult that can be watched with a weak reference (SampleResult itself has none; a
+    struct with one must be tracked by the garbage collector, which SampleResult is not)."""
 
 
 class LiveResults:
@@ -154,4 +155,4 @@ def large_report(n: int) -> tuple[ReportDocument, LiveResults]:
         "judge": None, "summary": summary(n), "results": [],
     }  # fmt: skip
     results = LiveResults(n)
-    return dataclasses.replace(ReportDocument.from_dict(head), results=results), results  # type: ignore[arg-type]
+    return msgspec.structs.replace(ReportDocument.from_dict(head), results=results), results  # type: ignore[arg-type]

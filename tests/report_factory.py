@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
+
+import msgspec
 
 from omk.records import AssertionResult, JudgeBlock, MockStats, SampleResult, Scores, ToolCall, Trace
 from omk.records.document import Summary
@@ -67,7 +68,7 @@ def _result(sample: Sample, output: str | None, assertions: list[AssertionResult
     scores = score_sample(assertions, judge_score) if error is None else Scores()
     SAMPLES[sample.sample_id] = sample
     prompt = sample.prompt + (f"\n\n```\n{sample.context}\n```" if sample.context else "")
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         SampleResult.start(sample, prompt),
         status="error" if error else "ok",
         error=error,
@@ -148,7 +149,7 @@ def sample_results() -> list[SampleResult]:
             mock_stats=MockStats(hits=1, misses=0, per_mock={"Read:1": 1}),
         ),
     )
-    failed_tool = dataclasses.replace(failed_tool, urls=({"url": "https://example.com/doc", "status": 200, "content": "doc text " + XSS},))
+    failed_tool = msgspec.structs.replace(failed_tool, urls=({"url": "https://example.com/doc", "status": 200, "content": "doc text " + XSS},))
     errored = _result(
         Sample(sample_id="cs-refund-en", prompt="Refund order 42", source=SourceRef(src, 120, "samples[2]")),
         None,

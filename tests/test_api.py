@@ -306,6 +306,31 @@ def test_the_api_checks_options_as_the_command_line_does(option, value):
         omk.evaluate([{"sample_id": "a", "prompt": "hi"}], target="cmd:echo hi", judge=False, **{option: value})
 
 
+def test_every_run_setting_of_omk_eval_is_a_typed_keyword(project):
+    """The keywords past the first fourteen: the judge's repeats and length debias, the budgets,
+    URL inlining's servers, allowed hosts and off switch; each lands in the run's Settings."""
+    folder, target = project
+    (folder / "mcp.json").write_text('{"mcpServers": {}}', encoding="utf-8")
+    settings = omk.prepare(
+        folder / "eval-samples.yaml", target=target, judge=False, cwd=folder, judge_repeat=3, debias_length=False,
+        budget_usd=2.5, budget_per_sample_usd=0.5, mcp_config="mcp.json", url_allow=["10.0.0.0/8"], urls=False,
+    ).settings  # fmt: skip
+    assert settings.judge_repeat == 3
+    assert settings.debias_length is False
+    assert (settings.budget_usd, settings.budget_per_sample_usd) == (2.5, 0.5)
+    assert settings.mcp_config == str(folder / "mcp.json")
+    assert settings.url_allow == ["10.0.0.0/8"]
+    assert settings.no_urls is True
+    defaults = omk.prepare(folder / "eval-samples.yaml", target=target, judge=False, cwd=folder).settings
+    assert (defaults.judge_repeat, defaults.debias_length, defaults.no_urls, defaults.url_allow) == (1, True, False, [])
+
+
+@pytest.mark.parametrize("option, value", [("url_allow", ["example.com/path"]), ("judge_repeat", 0), ("budget_usd", 0)])
+def test_the_added_keywords_are_checked_as_their_flags_are(option, value):
+    with pytest.raises(omk.ConfigError, match=option):
+        omk.evaluate([{"sample_id": "a", "prompt": "hi"}], target="cmd:echo hi", judge=False, **{option: value})
+
+
 def test_a_target_that_is_neither_a_spec_nor_a_target_is_a_type_error():
     with pytest.raises(TypeError, match="target: expected a spec string"):
         omk.evaluate([{"sample_id": "a", "prompt": "hi"}], target=123, judge=False)

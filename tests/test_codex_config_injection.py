@@ -121,13 +121,14 @@ def test_a_drafted_task_whose_mock_names_a_hostile_tool_is_refused(tmp_path):
 
 def test_a_sample_built_in_code_with_a_hostile_server_name_never_reaches_the_command_line(tmp_path, monkeypatch):
     from omk.samples.model import Sample
+    from omk.settings.target_settings import TargetSettings
     from omk.targets.base import TargetError
     from omk.targets.codex.target import CodexTarget
     from omk.targets.codex.workspace import CodexWorkspace
 
     monkeypatch.setenv("OMK_CODEX", require_codex())
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    target = CodexTarget("gpt-5", "codex:gpt-5", {})
+    target = CodexTarget("gpt-5", "codex:gpt-5", TargetSettings())
     sample = Sample(sample_id="a", prompt="hi", base_dir=tmp_path, mocks=[{"tool": 'mcp__x={command="sh"}#__t', "return": "ok"}])
     space = CodexWorkspace(target.cfg, sample)
     try:

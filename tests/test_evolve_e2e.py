@@ -337,3 +337,30 @@ def test_the_budget_stops_between_calls_and_the_resumed_loop_runs_only_what_is_l
     prompts = {s["sample_id"]: s["prompt"] for s in yaml.safe_load((work / "eval-samples.yaml").read_text())["samples"]}
     for sample_id in final["split_ids"]["train"] + final["split_ids"]["selection"]:
         assert ran.count(prompts[sample_id]) == 1, sample_id
+
+
+def test_a_loop_answered_from_the_cache_costs_nothing_and_its_budget_is_not_spent(tmp_path: Path) -> None:
+    """The same loop run again into another folder: every answer comes from omk's response cache,
+    so nothing is spent, by the one rule the engine's budget and the loop's ledger share; a budget
+    smaller than the first run's cost does not stop it."""
+    work = tmp_path / "demo"
+    shutil.copytree(DEMO, work)
+    samples = yaml.safe_load((DEMO / "eval-samples.yaml").read_text(encoding="utf-8"))["samples"]
+    probes = [s for s in samples if s["sample_id"].startswith("changelog-")][:14]
+    (work / "eval-samples.yaml").write_text(yaml.safe_dump({"samples": probes}), encoding="utf-8")
+    command = [
+        "evolve", "skills/release-notes", "eval-samples.yaml", "--improver", "cmd:python improver.py --offer fix",
+        "--target", "cmd:python agent.py --record calls.jsonl", "--focus", "description", "--rounds", "1", "--candidates", "1", "--split", "1/7/6",
+    ]  # fmt: skip
+    first = _omk(work, *command, "--out", "first")
+    assert first.returncode == 0, first.stderr
+    calls = (work / "calls.jsonl").read_text().splitlines()
+    paid = json.loads((work / "first" / "report.json").read_text())
+    assert paid["level"] == "PROGRESS"
+    assert paid["cost_usd"] == pytest.approx(0.001 * len(calls))  # each answer of the demo agent costs $0.001
+    again = _omk(work, *command, "--out", "again", "--budget-usd", "0.01")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (work / "calls.jsonl").read_text().splitlines() == calls  # no call made
+    free = json.loads((work / "again" / "report.json").read_text())
+    assert (free["level"], free["cost_usd"], free["cost_per_round"]) == ("PROGRESS", 0.0, {"1": 0.0})
+    assert json.loads((work / "again" / "state.json").read_text())["spent_usd"] == 0.0

@@ -3,19 +3,34 @@ acceptance rule with its whole-run correction (checked against scipy), and the l
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from scipy import stats as sp
 
 import omk
-from omk.core.errors import ConfigError
+from omk.core.errors import ConfigError, InputError
 from omk.evolve.acceptance import compare_rates, compare_scores, corrected_level
 from omk.evolve.candidates import refusal
 from omk.evolve.leakage import LeakError, LeakGuard
+from omk.evolve.report import (
+    CandidateRow,
+    DecisionRow,
+    EvolveReport,
+    EvolveSettings,
+    Gap,
+    SplitCounts,
+    SplitIds,
+    StandingRow,
+    read_report,
+)
 from omk.evolve.splits import needed, parse_shares, sample_kind, split_ids, split_samples
 
 
@@ -192,12 +207,53 @@ def test_leak_guard_lets_through_what_train_shows_too() -> None:
 
 
 def test_a_large_train_selection_test_gap_is_flagged() -> None:
-    from omk.evolve.report import Gap
-
     assert Gap(2.0, 1.5, 0.3, 0.1).large  # the test split keeps a fifth of the selection gain
     assert not Gap(2.0, 1.5, 1.2, 0.1).large
     assert not Gap(0.3, 0.25, 0.1, 0.1).large  # short by less than twice the trivial difference
     assert not Gap(1.0, 1.0, None, 0.1).large
+
+
+def _report() -> EvolveReport:
+    decision = DecisionRow("triggering", 22, 0.545, 0.119, 0.545, 0.994444, 0.000488, 9, 0.05, True, "better")
+    return EvolveReport(
+        "release-notes", "description", EvolveSettings(3, 3, (0.5, 0.25, 0.25), 0, 0.05, 9, 0.05, 0.2, "triggering"),
+        SplitCounts(44, 22, 22), SplitIds(("a",), ("b",), ("c",)), (CandidateRow(1, 1, "accepted", "better", 1, 5.0, 4.5, 0.022, decision),),
+        (1,), "every train sample passes", "PROGRESS", "PROGRESS · clean win", Gap(2.0, 1.5, 0.3, 0.1), "--- a\n+++ b\n", 0.25,
+        {1: 0.022}, ("a note",), (StandingRow(0, 2.5, 2.0, 3.0), StandingRow(1, 4.5, None, None)),
+    )  # fmt: skip
+
+
+def test_the_evolve_report_is_written_and_read_back_through_its_record() -> None:
+    report = _report()
+    data = report.to_json()
+    assert list(data)[:3] == ["format", "skill", "focus"]
+    assert data["cost_per_round"] == {"1": 0.022}
+    assert data["gap"]["large"] is True
+    assert read_report(json.dumps(data).encode(), "out/report.json") == report
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["standings"][0].update(mean="<script>"), "out/report.json: standings[0].mean: expected a number or null, found '<script>'; not an evolve report omk wrote"),
+        (lambda d: d["candidates"][0]["decision"].update(low=[]), "out/report.json: candidates[0].decision.low: expected a number or null, found a list; not an evolve report omk wrote"),
+        (lambda d: d.pop("skill"), "out/report.json: (top): object missing required field `skill`; not an evolve report omk wrote"),
+        (lambda d: d.update(format="omk-run/1"), "out/report.json: format: expected 'omk-evolve/1'; not an evolve report omk wrote"),
+        (lambda d: d["gap"].update(large="yes"), "out/report.json: gap.large: expected true or false, found 'yes'; not an evolve report omk wrote"),
+    ],
+)
+def test_a_report_json_omk_did_not_write_is_one_line_naming_the_field(change: Callable[[dict[str, Any]], object], message: str) -> None:
+    data = _report().to_json()
+    change(data)
+    with pytest.raises(InputError) as caught:
+        read_report(json.dumps(data).encode(), "out/report.json")
+    assert str(caught.value) == message
+
+
+def test_a_large_gap_read_back_is_worked_out_again() -> None:
+    data = _report().to_json()
+    data["gap"]["large"] = False
+    assert read_report(json.dumps(data).encode(), "out/report.json").gap.large
 
 
 def test_the_request_names_missed_and_false_triggers_and_shows_train_only() -> None:
@@ -219,3 +275,25 @@ def test_the_request_names_missed_and_false_triggers_and_shows_train_only() -> N
     assert "description: Nope." in request
     answer = "<candidate>\n" + SKILL + "</candidate>\nchatter\n<candidate>\nsecond\n</candidate>\n<candidate>\nthird\n</candidate>\n"
     assert parse_answer(answer, 2) == [SKILL, "second\n"]
+
+
+def test_a_cached_answer_costs_nothing_now_in_the_ledger_as_in_the_engine_budget() -> None:
+    """One rule for what a run spent: the evolve ledger (each sample's outcome) and the engine's
+    budget count the same results the same way, a cached answer as nothing, the judge's calls made
+    for it as what they cost."""
+
+    from omk.engine.budget import Budget
+    from omk.evolve.evaluate import fold
+    from omk.records import SampleResult
+    from omk.records.judging import JudgeBlock
+    from omk.records.result import Trace
+
+    fresh = SampleResult("s1", "ok", "p", trace=Trace(cost_usd=0.25), passed=True)
+    cached = msgspec.structs.replace(fresh, repeat=1, cached=True)
+    judged = msgspec.structs.replace(fresh, repeat=2, cached=True, judge=JudgeBlock(4.0, None, (), 0.125, None))
+    budget = Budget(10.0)
+    for result in (fresh, cached, judged):
+        budget.add(result)
+    outcome = fold("s1", [fresh, cached, judged])
+    assert outcome.cost_usd == 0.375  # the fresh answer and the judge's call; the cached answers nothing
+    assert budget.target_usd + 0.125 == outcome.cost_usd  # the budget counts the judge through its own tally

@@ -90,9 +90,10 @@ import os, sys, tempfile
 from pathlib import Path
 from omk.samples.model import Sample
 from omk.targets.base import TargetError
+from omk.settings.target_settings import TargetSettings
 from omk.targets.claude.setup import load_settings
 from omk.targets.claude.workspace import Workspace
-cfg = load_settings("sonnet", "claude:sonnet", {})
+cfg = load_settings("sonnet", "claude:sonnet", TargetSettings())
 mocks = sys.argv[1:]
 sample = Sample(sample_id="s", prompt="p", base_dir=Path.cwd(), mocks=[{"tool": t, "response": "ok"} for t in mocks])
 before = set(Path(tempfile.gettempdir()).glob("omk-claude-*"))

@@ -342,13 +342,14 @@ def _laid_out(run: Path, report: dict) -> None:
 def test_gold_check_holds_a_bounded_number_of_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import gc
     import weakref
-    from dataclasses import fields
+
+    import msgspec
 
     from omk.records import SampleResult
     from omk.records.rows import ResultRows
 
-    class Tracked(SampleResult):
-        __slots__ = ("__weakref__",)
+    class Tracked(SampleResult, gc=True, weakref=True):
+        pass
 
     alive = {"now": 0, "most": 0, "made": 0}
 
@@ -359,7 +360,7 @@ def test_gold_check_holds_a_bounded_number_of_results(tmp_path: Path, monkeypatc
 
     def counted(self: ResultRows, i: int, text: str) -> SampleResult:
         r = parse(self, i, text)
-        tracked = Tracked(**{f.name: getattr(r, f.name) for f in fields(SampleResult)})
+        tracked = Tracked(**msgspec.structs.asdict(r))
         alive["now"] += 1
         alive["made"] += 1
         alive["most"] = max(alive["most"], alive["now"])

@@ -96,3 +96,15 @@ def test_a_packages_lazy_name_is_its_modules_object() -> None:
         assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(new), name), (old, name)
     for old in {old for old, _, _ in FORWARDED}:
         assert not hasattr(importlib.import_module(old), "NoSuchName"), old  # anything else is still an AttributeError
+
+
+def test_help_loads_neither_msgspec_nor_the_records() -> None:
+    """`omk --help` builds its parser and prints: no record, and not msgspec, which the records
+    (and only they) need."""
+    code = "import sys; sys.argv = ['omk', '--help']\n" + PROBE
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "usage: omk" in done.stdout, done.stderr
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "omk.cli.main" in loaded  # the probe saw the parser
+    assert not [name for name in loaded if name == "msgspec" or name.startswith("omk.records")]

@@ -71,8 +71,8 @@ def write_set(folder: Path, fmt: str) -> Path:
 def test_the_parsed_document_is_garbage_once_loading_returns(tmp_path, monkeypatch, fmt):
     seen: list[weakref.ref[Document]] = []
 
-    def reading(path: Path) -> Document:
-        doc = read_file(path)
+    def reading(path: Path, quick: Any = None) -> Document:
+        doc = read_file(path, quick)  # a JSON file read through the load's memo too (omk.loader.record_memo)
         seen.append(weakref.ref(doc))
         seen.append(weakref.ref(doc.lines))
         return doc
@@ -89,8 +89,8 @@ def test_the_parsed_document_is_garbage_once_loading_returns(tmp_path, monkeypat
 def test_foreign_formats_keep_no_document_either(monkeypatch, name):
     seen: list[weakref.ref[Document]] = []
 
-    def reading(path: Path) -> Document:
-        doc = read_file(path)
+    def reading(path: Path, quick: Any = None) -> Document:
+        doc = read_file(path, quick)
         seen.append(weakref.ref(doc))
         return doc
 

@@ -39,6 +39,11 @@ def plugin_module(tmp_path, monkeypatch):
         "        return None\n"
         "    async def close(self):\n"
         "        return None\n"
+        "class Reader(Echo):\n"
+        "    @classmethod\n"
+        "    def from_spec(cls, arg, spec, *, base_dir, settings):\n"
+        "        seen = dict(settings), settings.get('system'), settings['openai']['params'], 'skill' in settings\n"
+        "        return cls(repr(seen), spec)\n"
         "class Parrot:\n"
         "    def __init__(self, arg, spec, *, settings):\n"
         "        self.spec, self.word = spec, arg\n"
@@ -111,6 +116,24 @@ def test_a_registered_target_kind_is_built_and_run(plugin_module):
     assert asyncio.run(target.run(Sample("s", "hi"), "hi")) == TargetResult(output="said: hi")
     with pytest.raises(ConfigError, match="expected one of openai, anthropic, cmd, replay, claude, codex, echo"):
         make_target("nope:x")
+
+
+def test_a_registered_target_kind_reads_the_run_settings_as_a_mapping(plugin_module, tmp_path):
+    """A kind written against a dict of settings keeps working: the typed TargetSettings the
+    built-in kinds read (`settings.system`) is also a read-only mapping of the settings given."""
+    from omk.settings.config import load_settings
+
+    register_target("reader", f"{plugin_module}:Reader.from_spec")
+    (tmp_path / "omk.yaml").write_text("system: be brief\nopenai:\n  params: {temperature: 0}\n", encoding="utf-8")
+    blocks = load_settings([], tmp_path, {}).blocks()
+    assert (blocks.system, blocks.openai, blocks.skill) == ("be brief", {"params": {"temperature": 0}}, None)  # typed
+    import asyncio
+
+    from omk.samples.model import Sample
+
+    target = make_target("reader:x", settings=blocks)
+    seen = ({"system": "be brief", "openai": {"params": {"temperature": 0}}}, "be brief", {"temperature": 0}, False)
+    assert asyncio.run(target.run(Sample("s", "hi"), "hi")).output == f"{seen!r}: hi"
 
 
 def test_a_registered_judge_kind_is_built_and_asked(plugin_module):

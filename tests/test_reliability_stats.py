@@ -108,8 +108,7 @@ def test_run_figures_skip_ks_no_sample_reached_and_need_two_samples_for_an_inter
 
 
 def test_the_repeats_section_lists_flaky_samples_first_with_pass_at_k():
-    import dataclasses
-
+    import msgspec
     from report_factory import sample_results
 
     ids = [r.sample_id for r in sample_results()[:3]]
@@ -117,7 +116,7 @@ def test_the_repeats_section_lists_flaky_samples_first_with_pass_at_k():
     for sid, outcomes in zip(ids, ([True] * 3, [True, True, True], [False, True, False]), strict=True):
         for k, ok in enumerate(outcomes):
             base = next(r for r in sample_results() if r.sample_id == sid)
-            results.append(dataclasses.replace(base, repeat=k, passed=ok, status="ok"))
+            results.append(msgspec.structs.replace(base, repeat=k, passed=ok, status="ok"))
     rep = repeats_of(repeat_stats(results), 3)
     assert [s.sample_id for s in rep.per_sample] == [ids[2], ids[0], ids[1]]  # flaky first, then first-seen
     flaky = rep.per_sample[0]

@@ -5,11 +5,11 @@ them, keeping a bounded number alive. The page in a real browser: tests/test_rep
 from __future__ import annotations
 
 import base64
-import dataclasses
 import gzip
 import json
 import re
 
+import msgspec
 import pytest
 from large_report import LiveResults, large_report, result_dict
 from report_factory import XSS, make_report
@@ -221,7 +221,7 @@ def test_a_run_with_no_failure_and_no_cost():
     free["trace"] = dict(free["trace"], cost_usd=None)
     head = ReportDocument.from_dict(dict(make_report(), results=[]))
     passing = tuple(SampleResult.read(dict(free, sample_id=f"ok-{i}")) for i in range(html_report.MAX_FULL_RESULTS + 1))
-    page = render_html(dataclasses.replace(head, results=passing))
+    page = render_html(msgspec.structs.replace(head, results=passing))
     assert "Failures and errors (0)" in page
     assert "no failed or errored samples" in page
     assert "no result has a cost" in page

@@ -4,10 +4,10 @@ the paired change with McNemar's test, report.json's block read back, and every 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 
+import msgspec
 import pytest
 from cli_support import run_omk
 from scipy.stats import binomtest
@@ -147,7 +147,7 @@ def test_cases_come_from_the_results_skill_used_checks_and_their_trace():
         TriggerCase("pdf", True, True, "s1", 0, None, ("docx",)),
         TriggerCase("xlsx", False, False, "s1", 0, None, ("pdf", "docx")),
     )
-    result = dataclasses.replace(result, status="error")
+    result = msgspec.structs.replace(result, status="error")
     from omk.scoring.digest import Digest
 
     assert Digest.of(result).triggers == ()  # an errored result says nothing about the description

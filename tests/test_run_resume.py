@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from dataclasses import dataclass, field
 
@@ -152,8 +151,8 @@ def test_repeat_figures_per_sample(tmp_path):
     ss = samples()[:2]
     results = asyncio.run(run_jobs([(s, r) for s in ss for r in range(3)], EchoTarget(), RunConfig()))
     # make s1 flaky: its second run failed one of two assertions, its third errored
-    results[4] = dataclasses.replace(results[4], scores=msgspec.structs.replace(results[4].scores, composite=3.0), passed=False)
-    results[5] = dataclasses.replace(results[5], status="error", passed=False)
+    results[4] = msgspec.structs.replace(results[4], scores=msgspec.structs.replace(results[4].scores, composite=3.0), passed=False)
+    results[5] = msgspec.structs.replace(results[5], status="error", passed=False)
     stats = repeat_stats(results)
     assert stats[0].to_json() == {
         "sample_id": "s0",
@@ -177,10 +176,10 @@ def test_cached_results_cost_nothing_this_run():
     ss = samples()
     results = asyncio.run(run_jobs([(s, 0) for s in ss], EchoTarget(), RunConfig()))
     assert spent_cost(results) == 1.5
-    results[0] = dataclasses.replace(results[0], cached=True)
+    results[0] = msgspec.structs.replace(results[0], cached=True)
     assert spent_cost(results) == 1.0
     assert results[0].trace.cost_usd == 0.5
-    results = [dataclasses.replace(r, cached=True) for r in results]
+    results = [msgspec.structs.replace(r, cached=True) for r in results]
     assert spent_cost(results) == 0.0
-    results = [dataclasses.replace(r, trace=dataclasses.replace(r.trace, cost_usd=None)) for r in results]
+    results = [msgspec.structs.replace(r, trace=msgspec.structs.replace(r.trace, cost_usd=None)) for r in results]
     assert spent_cost(results) is None  # unknown, not zero

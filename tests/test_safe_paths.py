@@ -287,6 +287,7 @@ def test_a_cwd_and_files_inside_the_project_load_as_before(tmp_path, outside):
 def test_a_declared_folder_is_copied_into_the_claude_workspace_without_what_links_out_of_it(tmp_path, outside, monkeypatch):
     """A folder named in `files_available` that holds a symlink to a file outside (`~/.aws`,
     `/proc/self/environ`) is copied without it; the notes say what was left out."""
+    from omk.settings.target_settings import TargetSettings
     from omk.targets.claude.setup import load_settings
     from omk.targets.claude.workspace import Workspace
 
@@ -304,7 +305,7 @@ def test_a_declared_folder_is_copied_into_the_claude_workspace_without_what_link
     (data / "loop").symlink_to(data)  # back into the folder: copied once, not forever
     os.mkfifo(data / "pipe")
     sample = Sample("a", "p", base_dir=project, environment={"files_available": ["data"]})
-    space = Workspace(load_settings("sonnet", "claude:sonnet", {}), sample)
+    space = Workspace(load_settings("sonnet", "claude:sonnet", TargetSettings()), sample)
     try:
         copied = sorted(p.relative_to(space.work).as_posix() for p in space.work.rglob("*") if p.is_file())
         notes = space.notes

@@ -291,3 +291,44 @@ def test_a_tool_output_and_an_answer_over_the_cap_are_cut_by_bytes_between_chara
         assert "\ufffd" not in kept
     doctor = omk_cli("doctor", "recorded.yaml", "--json", cwd=tmp_path)
     assert json.loads(doctor.stdout)["totals"]["errors"] == 0, doctor.stdout
+
+
+def test_the_workspace_files_a_recorded_run_named_are_carried_over(tmp_path):
+    """A Read then an Edit of a workspace file: the file is carried beside the samples written and
+    the Read's mock lets the real Read run (`run: true`), so Claude Code lets the Edit reach its mock
+    (the real CLI's replay: tests/test_sample_from_run_all_tools_claude_e2e.py). A file the agent
+    created is not carried; one only read stays a mock's answer; one gone since is said in a comment."""
+    from omk.authoring.carry import carried_files
+    from omk.records import SampleResult, Trace
+
+    (tmp_path / "repo" / "src").mkdir(parents=True)
+    (tmp_path / "repo" / "src" / "app.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    (tmp_path / "repo" / "README.md").write_text("# 说明\n", encoding="utf-8")
+    sample = {"sample_id": "edit/add", "prompt": "Fix it.", "workspace": "repo", "assertions": [{"type": "contains", "value": "ok"}]}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump({"samples": [sample]}), encoding="utf-8")
+    work = "/tmp/omk-claude-ab12cd/work"
+    calls = (
+        ToolCall("Read", {"file_path": f"{work}/README.md"}, "     1\t# 说明", False, None, False, "ran"),
+        ToolCall("Read", {"file_path": f"{work}/src/app.py"}, "     1\tdef add(a, b):", False, None, False, "ran"),
+        ToolCall("Edit", {"file_path": f"{work}/src/app.py", "old_string": "a + b", "new_string": "a + b  # 加法"}, "updated", False, None, False, "ran"),
+        ToolCall("Write", {"file_path": f"{work}/notes/new.md", "content": "x"}, "written", False, None, False, "ran"),
+    )
+    result = SampleResult("edit/add", "ok", "Fix it.", output="ok", trace=Trace(tool_calls=calls), source_file=str(tmp_path / "s.yaml"), source_line=2)
+
+    carried = carried_files(result, tmp_path)
+    assert carried.files == {"README.md": "# 说明\n".encode(), "src/app.py": b"def add(a, b):\n    return a + b\n"}
+    written = from_run.sample_of(result, carried.files, "out.workspace/edit_add")
+    assert written["workspace"] == "out.workspace/edit_add"
+    assert [(m["tool"], m.get("run")) for m in written["mocks"]] == [("Read", None), ("Read", True), ("Edit", None), ("Write", None)]
+    assert "workspace" not in from_run.sample_of(result)  # written to stdout: nothing carried, the sample as before
+    from omk.core.secrets import Masker
+
+    mask = Masker(["sk-carried-0123456789abcdef"])
+    assert from_run._masked("key = 'sk-carried-0123456789abcdef' # 密钥\n".encode(), mask) == "key = '[redacted]' # 密钥\n".encode()
+    assert from_run._masked(b"\xff\xfe sk-carried-0123456789abcdef", mask) == b"\xff\xfe sk-carried-0123456789abcdef"  # not text: as it is
+
+    (tmp_path / "repo" / "src" / "app.py").unlink()
+    (tmp_path / "repo" / "src" / "app.py").symlink_to(tmp_path / "s.yaml")
+    assert carried_files(result, tmp_path).why_not == ["src/app.py: a link; not carried"]
+    (tmp_path / "s.yaml").unlink()
+    assert carried_files(result, tmp_path).why_not == [f"workspace not carried: the samples file {tmp_path / 's.yaml'} was not found"]

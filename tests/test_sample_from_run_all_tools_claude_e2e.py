@@ -5,10 +5,11 @@ nested JSON input, a notebook path in the fresh folder, tools this Claude Code d
 The run becomes samples, and the replay passes 100%: no call is drift, each call keeps who
 answered it, and the unsupported ones are named per sample in every report format.
 
-Why a replay used to drift: Claude Code checks an Edit (the file exists, it was read) before any
-PreToolUse hook. In the replay the Read is a mock's answer, so the CLI refuses the Edit itself and
-omk's mock never sees it: the call was reported as "an input the recording never had" though its
-input equalled the recorded one. The trace now says `outcome: refused` and the report says so.
+Why a replay used to drift, then be refused: Claude Code checks an Edit (the file exists, it was
+read) before any PreToolUse hook. In a replay where the Read is a mock's answer the CLI refuses the
+Edit itself and omk's mock never sees it. `--from-run` now carries the files of the sample's
+workspace the calls named beside the samples it writes, and the recorded Read of such a file says
+`run: true`: the real Read runs on the carried copy, so the recorded Edit after it reaches its mock.
 """
 
 from __future__ import annotations
@@ -126,6 +127,13 @@ def test_every_claude_tool_recorded_replays_to_a_full_pass(tmp_path):
     made = omk(["sample", "--from-run", "run1", "--output", "recorded.yaml"], project, env)
     assert made.returncode == 0, made.stderr
     text = (project / "recorded.yaml").read_text(encoding="utf-8")
+    carried = project / "recorded.workspace" / "every-tool"  # the files the calls named that the workspace held
+    assert "workspace: recorded.workspace/every-tool" in text
+    assert (carried / "src" / "app.py").read_text(encoding="utf-8") == "def add(a, b):\n    return a + b\n"
+    assert (carried / "nb.ipynb").is_file()
+    assert not (carried / "notes").exists()  # written by the agent, not held by the workspace
+    recorded_mocks = yaml.safe_load(text)["samples"][0]["mocks"]
+    assert [m["tool"] for m in recorded_mocks if m.get("run")] == ["Read"]
     assert "file_path_endswith: notes/读我.md" in text
     assert "file_path_endswith: nb.ipynb" in text
     assert KEY not in text
@@ -138,8 +146,12 @@ def test_every_claude_tool_recorded_replays_to_a_full_pass(tmp_path):
     assert replayed.passed, again.stdout
     assert not [n for n in replayed.trace.notes if n.startswith("mock drift")], replayed.trace.notes
     assert [c.tool for c in replayed.trace.tool_calls] == [c.tool for c in recorded.trace.tool_calls]
-    for call in replayed.trace.tool_calls:  # each call met its recorded mock, or the CLI refused it as recorded
-        assert call.mocked or call.outcome in ("refused", "unsupported"), call
-    refused = [c for c in replayed.trace.tool_calls if c.outcome == "refused"]
-    for call in refused:
-        assert any(n.startswith(f"the agent CLI refused {call.tool} before its recorded mock could answer") for n in replayed.trace.notes)
+    for call, then in zip(replayed.trace.tool_calls, recorded.trace.tool_calls, strict=True):
+        # each call met its recorded mock (the Read one let the real Read run), or the CLI refused it as the recording shows
+        assert call.mocked or call.mock_key is not None or call.outcome == then.outcome in ("refused", "unsupported"), call
+    read, edit = (next(c for c in replayed.trace.tool_calls if c.tool == tool) for tool in ("Read", "Edit"))
+    assert read.outcome == "ran"
+    assert read.mock_key == "Read:1"
+    assert "return a + b" in str(read.output)  # the real Read of the carried file
+    assert edit.mocked, edit  # Claude Code let the Edit through to its mock: the file was read
+    assert not [n for n in replayed.trace.notes if n.startswith("the agent CLI refused Edit")], replayed.trace.notes

@@ -224,6 +224,8 @@ def test_a_script_calls_a_freeform_tool_with_text(stream, scripted_model, tmp_pa
         ("rules:\n  - when: '('\n    answer: b\n", "model.yaml:2: rules[0].when: not a regular expression"),
         ("rules:\n  - when: a\n", "model.yaml:2: rules[0].answer: must be text"),
         ("rules: []\n", "model.yaml:1: rules: must be a non-empty list"),
+        ("rules:\n  - listed: [notes]\n    answer: b\n", "model.yaml:2: rules[0].listed: must map skill names"),
+        ("rules:\n  - listed: {notes: '('}\n    answer: b\n", "model.yaml:2: rules[0].listed.notes: not a regular expression"),
     ],
 )
 def test_a_bad_script_names_file_line_and_field(tmp_path, text, where):
@@ -232,6 +234,65 @@ def test_a_bad_script_names_file_line_and_field(tmp_path, text, where):
     with pytest.raises(ConfigError) as caught:
         load_script(path)
     assert str(caught.value).startswith(str(tmp_path / where)), str(caught.value)
+
+
+LISTED = """
+rules:
+  - when: changelog
+    listed: {release-notes: changelog}
+    tools:
+      - Skill: {skill: release-notes}
+    answer: notes drafted
+  - answer: a general answer
+"""
+CLAUDE_LISTING = (
+    "# Environment\n\nThe following skills are available for use with the Skill tool:\n\n"
+    "- release-notes: {}\n- other: Something else.\nTRIGGER when asked about a changelog.\n\nToday's date is 2026-11-29."
+)
+CODEX_LISTING = (
+    "<skills_instructions>\n## Skills\n### Skill roots\n- `r0` = `/home/.codex/skills`\n### Available skills\n"
+    "- other: Something else about a changelog. (file: r0/other/SKILL.md)\n- release-notes: {} (file: r0/release-notes/SKILL.md)\n</skills_instructions>"
+)
+
+
+def _listed_in(api: str, description: str, prompt: str) -> dict[str, Any]:
+    """A request as each client sends it: the listing where that client puts it."""
+    if api == "anthropic":
+        return {"max_tokens": 9, "messages": [{"role": "user", "content": [{"type": "text", "text": prompt}]},
+                                              {"role": "system", "content": CLAUDE_LISTING.format(description)}]}
+    if api == "chat":
+        return {"messages": [{"role": "system", "content": CLAUDE_LISTING.format(description)}, {"role": "user", "content": prompt}]}
+    listing = {"role": "developer", "content": [{"type": "input_text", "text": CODEX_LISTING.format(description)}]}
+    return {"input": [listing, {"role": "user", "content": [{"type": "input_text", "text": prompt}]}]}
+
+
+@pytest.mark.parametrize("api", sorted(APIS))
+def test_a_listed_rule_plays_only_when_the_skill_is_listed_with_a_matching_description(api, scripted_model, tmp_path):
+    from omk.testing import anthropic, openai_chat, responses
+
+    (tmp_path / "model.yaml").write_text(LISTED, encoding="utf-8")
+    server = scripted_model(tmp_path / "model.yaml")
+    path = {"anthropic": "/v1/messages", "chat": "/v1/chat/completions", "responses": "/v1/responses"}[api]
+    reader = {"anthropic": anthropic.read_exchange, "chat": openai_chat.read_exchange, "responses": responses.read_exchange}[api]
+
+    def called(description: str, prompt: str) -> bool:
+        body = _listed_in(api, description, prompt)
+        assert reader(body).skills["release-notes"] == description
+        return "Skill" in httpx.post(server.root + path, json=body).text
+
+    assert called("Drafts release notes, or a changelog summary.", "Summarize the changelog of Zephyr 4.0.")
+    assert not called("Drafts release notes.", "Summarize the changelog of Zephyr 4.0.")  # another skill's words do not count
+    assert not called("Drafts release notes, or a changelog summary.", "What is the capital of France?")
+
+
+def test_the_skill_listings_of_both_clients_are_read_name_by_name():
+    from omk.testing.conversation import listed_skills
+
+    claude = listed_skills(CLAUDE_LISTING.format("Drafts notes."))
+    assert claude == {"release-notes": "Drafts notes.", "other": "Something else.\nTRIGGER when asked about a changelog."}
+    codex = listed_skills(CODEX_LISTING.format("Drafts notes."))
+    assert codex == {"other": "Something else about a changelog.", "release-notes": "Drafts notes."}
+    assert listed_skills("- release-notes: not in a listing") == {}
 
 
 def serve(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str, str]:

@@ -28,6 +28,7 @@ from omk.domain.mock_defs import RECORDED, drift_notes
 from omk.loader import load_text
 from omk.records import ToolCall
 from omk.sessions import find_sessions, read_session
+from omk.sessions.finding import since_time
 from omk.sessions.lines import MAX_LINE_BYTES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
@@ -135,6 +136,18 @@ def test_skill_and_limit_choose_the_samples():
     assert "samples: []" in none.text
     two = [session, read_session(FIXTURES / "codex-handmade.jsonl")]
     assert samples_from_sessions(two, Masker(), SessionChoice(limit=1)).count == 1
+
+
+def test_since_keeps_the_requests_made_from_then_on():
+    """`--since` means a request's time for `omk sample --from-session` as for `omk observe`: of
+    the two requests (10:00:01 and 10:01:00 UTC), a time between them keeps the second alone."""
+    session = read_session(FIXTURES / "claude-handmade.jsonl")
+    between = since_time("2026-01-02T10:00:30Z")
+    later = yaml.safe_load(samples_from_sessions([session], Masker(), SessionChoice(since=between)).text)["samples"]
+    assert [s["prompt"] for s in later] == ["Now push it"]
+    both = yaml.safe_load(samples_from_sessions([session], Masker(), SessionChoice(since=since_time("2026-01-02"))).text)
+    assert len(both["samples"][0]["turns"]) == 2
+    assert samples_from_sessions([session], Masker(), SessionChoice(since=since_time("2026-01-03"))).count == 0
 
 
 def test_the_home_folder_becomes_a_placeholder(tmp_path, monkeypatch):
@@ -286,7 +299,7 @@ def test_the_cli_writes_the_samples_and_says_what_it_left_out(tmp_path):
 def test_bad_arguments_are_one_line_each(tmp_path):
     cases = [
         (["--from-session", "nowhere"], "omk sample --from-session: nowhere: no such file or folder"),
-        (["--from-session", "--since", "last week"], "omk sample --since: 'last week' is not a date"),
+        (["--from-session", "--since", "last week"], "omk sample --since: expected a date (YYYY-MM-DD) or an ISO 8601 time, got 'last week'"),
         (["--from-session", "--project", "nowhere"], "omk sample --project: nowhere is not a folder"),
         (["--from-run", "run1", "--from-session"], "give one of SKILL_DIR"),
         (["--from-run", "run1", "--skill", "x"], "omk sample --from-run: --skill goes with --from-session"),

@@ -16,6 +16,7 @@ from claude_support import write_skill
 from omk.core.errors import ConfigError
 from omk.samples.model import Sample
 from omk.settings.config import load_settings as load_omk_settings
+from omk.settings.target_settings import TargetSettings
 from omk.targets.claude import hook
 from omk.targets.claude.setup import load_settings, read_skill
 from omk.targets.claude.stream import build_trace, parse_stream, tool_calls
@@ -145,8 +146,8 @@ def test_claude_settings_are_checked_before_any_work(tmp_path, monkeypatch):
     fake.chmod(0o755)
     monkeypatch.setenv("OMK_CLAUDE", str(fake))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    assert load_settings("", "claude:", {}).version == "2.1.0"
-    assert load_settings("", "claude:", {}).model is None
+    assert load_settings("", "claude:", TargetSettings()).version == "2.1.0"
+    assert load_settings("", "claude:", TargetSettings()).model is None
     for block, message in [
         ({"pathh": "x"}, "claude.pathh: unknown setting"),
         ({"api_key": "sk-x"}, "unknown setting"),
@@ -155,10 +156,10 @@ def test_claude_settings_are_checked_before_any_work(tmp_path, monkeypatch):
         ({"user_config": "yes"}, "claude.user_config: must be true or false"),
     ]:
         with pytest.raises(ConfigError, match=message):
-            load_settings("sonnet", "claude:sonnet", {"claude": block})
+            load_settings("sonnet", "claude:sonnet", TargetSettings(claude=block))
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="folder without a SKILL.md"):
-        load_settings("sonnet", "claude:sonnet", {"skill": str(tmp_path / "empty")})
+        load_settings("sonnet", "claude:sonnet", TargetSettings(skill=str(tmp_path / "empty")))
 
 
 def test_the_cache_identity_follows_the_skill_folder_content(tmp_path, monkeypatch):
@@ -197,7 +198,7 @@ def test_the_workspace_holds_the_skill_and_only_the_declared_files(tmp_path, mon
     monkeypatch.setenv("OMK_CLAUDE", str(fake))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     skill = write_skill(tmp_path / "skills", "notes", "d", "body")
-    cfg = load_settings("sonnet", "claude:sonnet", {"skill": str(skill)})
+    cfg = load_settings("sonnet", "claude:sonnet", TargetSettings(skill=str(skill)))
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "a.csv").write_text("x")
     (tmp_path / "other.txt").write_text("no")

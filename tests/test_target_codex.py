@@ -15,6 +15,7 @@ from preflight_support import closed_port, omk_eval, one_problem
 
 from omk.core.errors import ConfigError
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets import make_target
 from omk.targets.codex import hook
 from omk.targets.codex.stream import parse_events, tool_calls
@@ -57,7 +58,7 @@ def _target(tmp_path: Path, monkeypatch, settings: dict | None = None) -> CodexT
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     target = make_target("codex:gpt-5", settings=settings)
     assert target.describe()["cli"]["version"] == "0.171.0"
-    return CodexTarget("gpt-5", "codex:gpt-5", settings)
+    return CodexTarget("gpt-5", "codex:gpt-5", TargetSettings.of(settings))
 
 
 def test_the_command_line_isolates_and_switches_off_unmockable_tools_under_strict(tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ from claude_support import write_skill
 from codex_support import omk_eval, require_codex
 
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex.target import CodexTarget
 from omk.targets.mocks import MockSandbox
@@ -213,7 +214,7 @@ def test_a_retried_turn_resumes_from_the_last_good_turn(tmp_path, monkeypatch):
 
     with ModelServer(model) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
-        folder, second = asyncio.run(turns(CodexTarget("gpt-5", "codex:gpt-5", {})))
+        folder, second = asyncio.run(turns(CodexTarget("gpt-5", "codex:gpt-5", TargetSettings())))
         retried = fake.requests[-1]
     assert _said(retried, "user") == ["FIRST-QUESTION", "SECOND-QUESTION"]
     assert _said(retried, "assistant") == ["FIRST-ANSWER"]

@@ -226,3 +226,32 @@ def test_a_masked_trace_is_a_new_record_only_when_a_secret_was_in_it():
     assert masked.tool_calls[0].output == "key [redacted]"
     assert leaky.tool_calls[0].output.endswith("1234")
     assert masked.tool_calls[1] is leaky.tool_calls[1]  # an unchanged call is kept as it was
+
+
+def test_a_mock_with_run_lets_the_real_tool_run_counted_as_its_hit(tmp_path):
+    """claude:'s hook: `run: true` allows the call (the real tool answers) and counts the mock's
+    hit; the call is then no drift. Without it the mock answers (the call is denied with its text)."""
+    import json
+
+    from omk.domain.mock_defs import RECORDED, drift_notes
+    from omk.records import ToolCall
+    from omk.targets.claude import hook
+    from omk.targets.mocks import mock_matches
+
+    mocks = [
+        {"tool": "Read", "match": {"file_path_endswith": "src/app.py"}, "return": "recorded", "run": True},
+        {"tool": "Edit", "match": {"file_path_endswith": "src/app.py"}, "return": "edited"},
+    ]
+    (tmp_path / hook.MOCKS_FILE).write_text(json.dumps({"mocks": mocks, "strict": True, "base_dir": str(tmp_path)}), encoding="utf-8")
+    (tmp_path / hook.STATE_FILE).write_text("{}", encoding="utf-8")
+    read = hook.decide({"tool_name": "Read", "tool_input": {"file_path": "/w/src/app.py"}, "tool_use_id": "t1"}, tmp_path)
+    edit = hook.decide({"tool_name": "Edit", "tool_input": {"file_path": "/w/src/app.py"}, "tool_use_id": "t2"}, tmp_path)
+    assert read["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert edit["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert edit["hookSpecificOutput"]["permissionDecisionReason"] == hook.MOCK_PREFIX + "edited"
+    state = json.loads((tmp_path / hook.STATE_FILE).read_text(encoding="utf-8"))
+    assert [(c["decision"], c["mock_key"]) for c in state["calls"]] == [("allow", "Read:1"), ("mock", "Edit:1")]
+    assert state["totals"]["per_mock"] == {"Read:1": 1, "Edit:1": 1}
+    ran = ToolCall("Read", {"file_path": "/w/src/app.py"}, "1\tdef add", False, "Read:1", False, "ran")
+    assert drift_notes(RECORDED, mocks, [ran], mock_matches) == []
+    assert drift_notes(RECORDED, mocks, [ToolCall("Read", {"file_path": "/w/src/app.py"}, "x", False, None, False, "ran")], mock_matches) != []

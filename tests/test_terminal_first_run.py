@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -167,3 +168,12 @@ def test_the_category_and_capability_tables_fit_80_columns_with_their_intervals(
     assert any("errored" in line for line in lines)  # the sample with no recorded output errored
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
     assert not [line for line in lines if CONTINUATION.match(line)]
+
+
+def test_quiet_experiment_names_its_files_under_the_current_folder(tmp_path):
+    shutil.copytree(ROOT / "samples", tmp_path / "samples")
+    quiet = _omk("eval", "samples/experiment/eval-samples.yaml", "--no-judge", "--seed", "7", "--format", "md", "--quiet", "--out", "x", cwd=tmp_path)
+    assert quiet.returncode in (0, 1), quiet.stderr
+    line = quiet.stdout.strip()
+    assert line.endswith(" · x/report.json, x/summary.md"), line
+    assert str(tmp_path) not in line

@@ -24,12 +24,12 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
+import msgspec
 import regex
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import RATIO, TEXT, assertion
 from omk.assertions.text import CJK_CLASS, JS_WHITESPACE, js_text
-from omk.core.frozen import record
 from omk.samples.model import AssertionSpec, Layer, Outcome
 
 # --- citations --------------------------------------------------------------------------------
@@ -51,8 +51,7 @@ _OAI_LENTICULAR = regex.compile(r"【([^【】†]{0,40})†([^【】]{0,200})�
 _OAI_PRIVATE = regex.compile(r"\ue200cite\ue202([^\ue200\ue201]{1,200})\ue201")
 
 
-@record
-class Citation:
+class Citation(msgspec.Struct, frozen=True, gc=False):
     key: str  # what makes two citations the same one: "1", or the marker text
     text: str  # as written
     format: str

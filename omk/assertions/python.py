@@ -22,9 +22,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import assertion, registry, remove
-from omk.core.frozen import record
 from omk.records import Trace
 from omk.samples.model import AssertionSpec, Layer, Outcome, Sample, Turn
 
@@ -32,8 +33,7 @@ ANY_FIELDS: dict[str, Any] = {"additionalProperties": True}
 _USER_TYPES: set[str] = set()
 
 
-@record
-class CheckInput:
+class CheckInput(msgspec.Struct, frozen=True):
     output: str
     assertion: dict[str, Any]  # every field of the assertion as written (type, value, your own)
     sample: Sample

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.samples.model import AssertionSpec, Layer, Outcome
 
 if TYPE_CHECKING:
@@ -50,13 +50,12 @@ class PrepareError(ValueError):
         super().__init__(message)
 
 
-@record
-class AssertionType:
+class AssertionType(msgspec.Struct, frozen=True):
     name: str
     layer: Layer
     check: CheckFn
     kind: Kind = "sync"
-    schema: dict[str, Any] = field(default_factory=dict)
+    schema: dict[str, Any] = msgspec.field(default_factory=dict)
     prepare: Callable[[AssertionSpec], Any] | None = None
     description: str = ""
     # A judge type that can settle some cases itself (compare_content: an empty text): true for

@@ -20,9 +20,10 @@ import fnmatch
 import json
 from typing import Any
 
+import msgspec
+
 from omk.assertions.registry import PrepareError
 from omk.assertions.text import CompiledRegex, compile_regex, js_text
-from omk.core.frozen import record
 from omk.domain.toolnames import canonical_tool, tool_key
 from omk.records import ToolCall
 
@@ -42,8 +43,7 @@ REGEX_TIMEOUT_S = 2.0  # a pattern that backtracks longer on one value makes the
 SHOWN_INPUT = 60  # characters of a call's input shown beside its name in a message
 
 
-@record
-class Step:
+class Step(msgspec.Struct, frozen=True, gc=False):
     """One step: the tool it names and, when given, what its input must match (regexes compiled)."""
 
     tool: str

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+
 from omk.authoring.draft_check import Deduper, DraftError, block_of, checked, parse_reply, sample_of
 from omk.authoring.draft_prompts import (
     KINDS,
@@ -34,7 +36,6 @@ from omk.authoring.draft_prompts import (
 )
 from omk.authoring.skill_source import SkillSource
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.loader.depth import nested_too_deep
 from omk.report.i18n import t
 from omk.samples.model import Sample
@@ -50,8 +51,7 @@ class Asker(Protocol):
     async def ask(self, prompt: str) -> str: ...
 
 
-@record
-class Counts:
+class Counts(msgspec.Struct, frozen=True, gc=False):
     """How many drafts of each kind are asked for."""
 
     should_fire: int

@@ -41,16 +41,29 @@ class FromRun:
     text: str
     count: int
     left_out: list[str] = field(default_factory=list)
+    # what the recorded runs' workspaces held, carried over: folder (relative to the samples
+    # file's folder, as each sample's `workspace:` names it) → path inside it → bytes
+    workspaces: dict[str, dict[str, bytes]] = field(default_factory=dict)
+
+    def write_workspaces(self, folder: Path) -> None:
+        """Write the carried workspaces beside the samples file, whose folder is `folder`."""
+        from omk.authoring.carry import write_carried
+
+        for name, files in self.workspaces.items():
+            write_carried(folder / name, files)
 
 
-def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en") -> FromRun:
+def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en", out: Path | None = None) -> FromRun:
     """The samples (as omk YAML) that replay the run in `run_dir` (its folder or report.json);
-    why a result was left out is said in `lang` (`en`, `zh`)."""
+    why a result was left out is said in `lang` (`en`, `zh`). With `out` (the samples file to be
+    written), the files of each sample's workspace its calls named are carried over into
+    `<out's name>.workspace/<sample id>/` (omk/authoring/carry.py; `write_workspaces` writes them)."""
     document = read_document(run_dir)
     mask = mask if mask is not None else Masker.for_run()
     blocks: list[str] = []
     left_out: list[str] = []
     seen: set[str] = set()
+    workspaces: dict[str, dict[str, bytes]] = {}
     for result in document.results:
         why = _left_out(result, seen, lang)
         if why is not None:
@@ -58,21 +71,46 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
                 left_out.append(f"{result.sample_id}: {why}")
             continue
         seen.add(result.sample_id)
+        carried, why_not, folder = _carry(result, run_dir, out)
+        carried = {inside: _masked(data, mask) for inside, data in carried.items()}
         try:
-            sample = sample_of(result)
+            sample = sample_of(result, carried, folder)
             deep = nested_too_deep(sample)
         except RecursionError:  # a hand-edited trace nested past what even the JSON writer follows
             deep = f"nested deeper than {MAX_DEPTH} levels, the most a samples file holds"
         if deep is not None:  # it would not load again, and the writers recurse: left out, said
             left_out.append(f"{result.sample_id}: {deep}")
             continue
-        blocks.append(_block(document, run_dir, result, sample, mask))
+        if carried and folder:
+            workspaces[folder] = carried
+        blocks.append(_block(document, run_dir, result, sample, mask, why_not))
     header = [
         "# Samples recorded from a run (omk sample --from-run): each replays one result offline,",
         "# its tool calls answered by what they returned then. Review before trusting them.",
         "samples:" if blocks else "samples: []",
     ]
-    return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out)
+    return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out, workspaces)
+
+
+def _masked(data: bytes, mask: Masker) -> bytes:
+    """A carried file with the secrets this machine knows masked, as the samples' text is (a file
+    that is not UTF-8 text is carried as it is)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return mask(text).encode("utf-8")
+
+
+def _carry(result: SampleResult, run_dir: Path, out: Path | None) -> tuple[dict[str, bytes], list[str], str | None]:
+    """The workspace files carried over for one result, why others were not (notes), and the
+    folder they go to (relative to `out`'s folder: `<out's name>.workspace/<sample id>`)."""
+    if out is None:
+        return {}, [], None
+    from omk.authoring.carry import carried_files, folder_name
+
+    found = carried_files(result, run_dir)
+    return found.files, found.why_not, f"{out.stem}.workspace/{folder_name(result.sample_id)}"
 
 
 def _left_out(result: SampleResult, seen: set[str], lang: str) -> str | None:
@@ -95,8 +133,9 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _block(document: ReportDocument, run_dir: Path, result: SampleResult, sample: dict[str, Any], mask: Masker) -> str:
-    """One sample as YAML list item, after a comment saying where it came from."""
+def _block(document: ReportDocument, run_dir: Path, result: SampleResult, sample: dict[str, Any], mask: Masker, notes: Sequence[str] = ()) -> str:
+    """One sample as YAML list item, after a comment saying where it came from (and what of its
+    workspace was not carried over)."""
     import yaml
 
     where = f"{result.source_file}:{result.source_line}" if result.source_file else "an unnamed file"
@@ -107,24 +146,29 @@ def _block(document: ReportDocument, run_dir: Path, result: SampleResult, sample
     sample = mask.value(sample)
     text = yaml.safe_dump([sample], sort_keys=False, allow_unicode=True, width=100)
     body = "\n".join(f"  {line}" if line else line for line in text.rstrip("\n").split("\n"))
-    return f"  # {_one_line(mask(origin))}\n{body}"
+    said = "".join(f"  # {_one_line(mask(note))}\n" for note in notes)
+    return f"  # {_one_line(mask(origin))}\n{said}{body}"
 
 
-def sample_of(result: SampleResult) -> dict[str, Any]:
+def sample_of(result: SampleResult, carried: dict[str, bytes] | None = None, folder: str | None = None) -> dict[str, Any]:
     """The sample (as the loader reads it) that replays one recorded result. A conversation
     becomes one again (`turns:`): one sandbox of mocks for all its calls, in the order made (a
     `return_seq` runs on across turns, as the mocks' state does), and each turn its own prompt
-    and checks (its own path and answer: a turn's checks see that turn's trace)."""
+    and checks (its own path and answer: a turn's checks see that turn's trace). `carried`: the
+    workspace files carried over (omk/authoring/carry.py) into `folder`: the sample names it as
+    its `workspace:` and the recorded Reads of them run for real (`run: true`)."""
     sample: dict[str, Any] = {"sample_id": result.sample_id}
     if not result.turns:
         sample["prompt"] = result.prompt
+    if carried and folder:
+        sample["workspace"] = folder
     sample["provenance"] = RECORDED
     if result.category:
         sample["category"] = result.category
     if result.capability:
         sample["capability"] = list(result.capability)
     calls = [c for turn in result.turns for c in turn.trace.tool_calls] if result.turns else result.trace.tool_calls
-    if mocks := mocks_of(calls):
+    if mocks := mocks_of(calls, _reads_to_run(calls, carried)):
         sample["mocks"] = mocks
         sample["mocksStrict"] = True
     if result.turns:
@@ -164,7 +208,15 @@ def cut_utf8(text: str, cap: int, mark: str = CUT_MARK) -> str:
     return data[:room].decode("utf-8", errors="ignore") + mark
 
 
-def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+def _reads_to_run(calls: Sequence[ToolCall], carried: dict[str, bytes] | None) -> set[str]:
+    if not carried:
+        return set()
+    from omk.authoring.carry import reads_to_run
+
+    return reads_to_run(calls, carried)
+
+
+def mocks_of(calls: Sequence[ToolCall], runs: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """One mock per distinct (tool, input), in the order first called, matched on the whole
     input; a call repeated with other answers gets them in order (`return_seq`, then the last).
     A call the agent refused itself (a tool it does not offer, a check of its own) gets its mock
@@ -182,8 +234,16 @@ def mocks_of(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
         if len(outputs) > 1 and any(o != outputs[0] for o in outputs):
             mock["return_seq"] = outputs
         mock["return"] = outputs[-1]
+        if runs and _runs(call, runs):  # a Read of a carried file: the real Read runs on it
+            mock["run"] = True
         mocks.append(mock)
     return _specific_first(mocks)
+
+
+def _runs(call: ToolCall, runs: set[str] | frozenset[str]) -> bool:
+    from omk.authoring.carry import READ_TOOLS, inside_path
+
+    return call.tool in READ_TOOLS and inside_path(call) in runs
 
 
 def match_of(call_input: Any) -> dict[str, Any] | None:

@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.authoring.from_run import MAX_RECORDED_BYTES, ROUGE_THRESHOLD, cut_utf8, mocks_of
 from omk.core.secrets import Masker
 from omk.domain.mock_defs import BOOKKEEPING_TOOLS, RECORDED
@@ -30,6 +32,7 @@ from omk.io.safe_files import sample_file_cap
 from omk.loader.depth import nested_too_deep
 from omk.records import ToolCall
 from omk.report.i18n import t
+from omk.sessions.finding import made_before
 from omk.sessions.model import Session, SessionRequest, SessionToolCall
 from omk.sessions.reader import home_as_tilde
 
@@ -45,15 +48,21 @@ class FromSessions:
     left_out: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionChoice:
-    """Which requests become samples: those where `skill` fired (all, when None), at most `limit`
-    samples; `installed` narrows the skills a `not: true` check is written for (None: every
-    skill the session lists)."""
+class SessionChoice(msgspec.Struct, frozen=True, gc=False):
+    """Which requests become samples: those made at or after `since` (when given) where `skill`
+    fired (all, when None), at most `limit` samples; `installed` narrows the skills a `not: true`
+    check is written for (None: every skill the session lists)."""
 
     skill: str | None = None
     limit: int | None = None
     installed: frozenset[str] | None = None
+    since: datetime | None = None
+
+
+def _chosen(request: SessionRequest, choice: SessionChoice) -> bool:
+    if made_before(request.time, choice.since):
+        return False
+    return choice.skill is None or any(f.skill == choice.skill for f in request.skills)
 
 
 def samples_from_sessions(
@@ -69,7 +78,7 @@ def samples_from_sessions(
     ids: set[str] = set()
     room = sample_file_cap() - 1024  # the header's room kept: the file loads again
     for session in sessions:
-        requests = [r for r in session.requests if choice.skill is None or any(f.skill == choice.skill for f in r.skills)]
+        requests = [r for r in session.requests if _chosen(r, choice)]
         if session.subagent or not requests:
             if not session.subagent and not session.requests:
                 left_out.append(f"{session.path}: {t('no request in it', lang)}")
@@ -193,10 +202,9 @@ def _block(session: Session, requests: Sequence[SessionRequest], sample: dict[st
     return f"  # {_one_line(mask(origin))}\n{body}"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionQuery:
+class SessionQuery(msgspec.Struct, frozen=True, gc=False):
     """Which sessions to record from: `paths` (files or folders; none: the sessions of `project`,
-    default the current folder, where both CLIs keep them), changed since `since`. With `paths`
+    default the current folder, where both CLIs keep them), their requests made since `since`. With `paths`
     and `project`, the sessions among them whose folder is `project` or inside it."""
 
     paths: tuple[Path, ...] = ()
@@ -228,7 +236,7 @@ def samples_from_session_files(query: SessionQuery, env: Mapping[str, str], mask
     notes = [w for s in sessions for w in s.warnings]
     notes += [f"{s.path}: skipped {', '.join(f'{n} {kind}' for kind, n in s.skipped)} (record types omk does not read)"
               for s in sessions if s.skipped]
-    choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill))
+    choice = SessionChoice(query.skill, query.limit, installed_skills(sessions, env, query.skill), query.since)
     return RecordedSessions(samples_from_sessions(sessions, mask, choice, lang), len(files), notes)
 
 

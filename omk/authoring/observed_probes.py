@@ -15,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.observe import MISSED, Candidate, Observation
 
 PROVENANCE = "production-trace"
@@ -24,8 +25,7 @@ WHAT = {MISSED: "should fire {skill} (a candidate missed trigger)", "false_trigg
 CLI_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
 
-@record
-class Probes:
+class Probes(msgspec.Struct, frozen=True, gc=False):
     """The YAML text, the samples in it, and the candidates left out as near-duplicates."""
 
     text: str

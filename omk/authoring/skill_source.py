@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.domain.skillset import SKILL_FILE
 from omk.io.safe_files import escape_reason, open_regular
 
@@ -24,8 +25,7 @@ REFERENCES_MAX_FILES = 20
 CUT_NOTE = "\n[omk: the rest of this file is left out]"
 
 
-@record
-class SkillFile:
+class SkillFile(msgspec.Struct, frozen=True, gc=False):
     """One file of the skill as shown to the model: its path in the folder and its (cut) text."""
 
     path: str

@@ -77,13 +77,12 @@ def _print_triggering(outcome: ExperimentOutcome, console: Any, lang: str = "en"
 
 
 def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool, lang: str = "en") -> int:
-    from omk.report.i18n import t
+    from omk.report.i18n import t, verdict_line, verdict_text
     from omk.stats import evaluate_policy
 
     verdict = outcome.analysis.verdict
-    if quiet:
-
-        say(f"{verdict.headline} · {', '.join(str(p) for p in outcome.files)}")
+    if quiet:  # one plain line: the verdict and the files, as the user can type them
+        say(f"{verdict_line(verdict.headline, lang)} · {', '.join(shown_path(p) for p in outcome.files)}")
     else:
         from omk.cli.console import make_console
 
@@ -106,7 +105,7 @@ def show_outcome(outcome: ExperimentOutcome, require: str | None, *, quiet: bool
     if require is None:
         return EXIT_GATE if errored else EXIT_OK
     policy = evaluate_policy(verdict, require)
-    say(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {policy.reason}", err=True)
+    say(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {verdict_text(policy.reason, lang)}", err=True)
     return EXIT_OK if policy.passed and not errored else EXIT_GATE
 
 
@@ -195,7 +194,7 @@ def _experiment_of(run_dir: Path) -> ExperimentBlock:
 
 
 def run_verdict(args: argparse.Namespace) -> int:
-    from omk.report.i18n import t, verdict_line
+    from omk.report.i18n import t, verdict_line, verdict_text
     from omk.stats import PolicyResult, evaluate_policy
 
     lang = getattr(args, "lang", None) or "en"
@@ -211,7 +210,7 @@ def run_verdict(args: argparse.Namespace) -> int:
     if not require:
         return EXIT_OK
     policy: PolicyResult = evaluate_policy(verdict, require)
-    say(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {policy.reason}", err=True)
+    say(f"--require {require}: {t('met' if policy.passed else 'NOT met', lang)} — {verdict_text(policy.reason, lang)}", err=True)
     return EXIT_OK if policy.passed else EXIT_GATE
 
 

@@ -136,7 +136,7 @@ def _add_sample(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     smp.add_argument("--from-session", nargs="*", metavar="PATH",
                      help="Claude Code and Codex session files or folders to record from (none: this project's sessions of both CLIs)")
     smp.add_argument("--project", metavar="DIR", help="--from-session: the project whose sessions to read (default: the current folder; with PATH: those of PATH in DIR)")
-    smp.add_argument("--since", metavar="DATE", help="--from-session: sessions changed on or after DATE (YYYY-MM-DD or an ISO time)")
+    smp.add_argument("--since", metavar="DATE", help="--from-session: only requests from DATE on (YYYY-MM-DD, or an ISO 8601 time)")
     smp.add_argument("--skill", metavar="NAME", help="--from-session: only the requests in which skill NAME fired")
     smp.add_argument("--limit", type=_limit, metavar="N", help="--from-session: at most N samples")
     smp.add_argument("--output", metavar="FILE", help="write the samples here (default: print them)")

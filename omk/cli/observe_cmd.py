@@ -5,22 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 from omk.cli.main import EXIT_OK
 from omk.core.errors import InputError
-
-
-def since_time(text: str | None) -> datetime | None:
-    """`--since`: a date (midnight UTC) or an ISO 8601 time (UTC when it names no zone)."""
-    if text is None:
-        return None
-    try:
-        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(f"--since: expected a date (YYYY-MM-DD) or an ISO 8601 time, got {text[:40]!r}") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+from omk.sessions.finding import since_time
 
 
 def run_observe(args: argparse.Namespace) -> int:

@@ -41,18 +41,6 @@ def run_sample(args: argparse.Namespace) -> int:
     return _from_run(args) if args.from_run else _from_session(args)
 
 
-def _since(text: str):
-    """`--since`: a date (YYYY-MM-DD, midnight local time) or an ISO time."""
-    from datetime import datetime
-
-    from omk.core.errors import InputError
-
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"omk sample --since: {text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
-
-
 def _from_session(args: argparse.Namespace) -> int:
     import os
 
@@ -61,6 +49,7 @@ def _from_session(args: argparse.Namespace) -> int:
     from omk.core.secrets import Masker
     from omk.io.textsafe import for_terminal
     from omk.report.i18n import counted, t
+    from omk.sessions.finding import since_time
     from omk.settings.config import load_settings
 
     lang = args.lang or "en"
@@ -74,7 +63,7 @@ def _from_session(args: argparse.Namespace) -> int:
     for path in paths:
         if not path.exists():
             raise InputError(f"omk sample --from-session: {path}: no such file or folder")
-    query = SessionQuery(paths, project, _since(args.since) if args.since else None, args.skill, args.limit)
+    query = SessionQuery(paths, project, since_time(args.since, "omk sample --since"), args.skill, args.limit)
     mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())
     recorded = samples_from_session_files(query, os.environ, mask, lang)
     for line in recorded.notes + [t("left out {line}", lang).format(line=line) for line in recorded.found.left_out]:
@@ -102,12 +91,13 @@ def _from_run(args: argparse.Namespace) -> int:
     from omk.settings.config import load_settings
 
     mask = Masker.for_run(load_settings([], Path.cwd(), {}).blocks())  # the secrets `omk eval` here would mask, api_key_env's included
-    found = samples_from_run(Path(args.from_run), mask, lang=lang)
+    found = samples_from_run(Path(args.from_run), mask, lang=lang, out=out)
     for line in found.left_out:
         say(mask(t("left out {line}", lang).format(line=line)), err=True)
     if out is None:
         sys.stdout.write(found.text)
         return EXIT_OK
+    found.write_workspaces(out.parent)  # what the recorded workspaces held, beside the samples file
     out.write_text(found.text, encoding="utf-8")
     recorded = t("{out}: {samples} recorded from {run}", lang)
     say(recorded.format(out=out, samples=counted(found.count, "sample", "samples", lang), run=args.from_run))

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from omk.core.frozen import record
+import msgspec
 
 
-@record
-class Problem:
+class Problem(msgspec.Struct, frozen=True, gc=False):
     """One thing wrong with the input: `FILE:LINE: samples[i] (id) FIELD: what is wrong`."""
 
     file: str

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import ConfigError
-from omk.core.frozen import record
 from omk.domain.toolnames import same_tool
 from omk.records import ToolCall
 
@@ -40,8 +41,7 @@ def skill_folder(given: Path) -> Path:
     return given.parent if given.name == SKILL_FILE and given.is_file() else given
 
 
-@record
-class SkillPath:
+class SkillPath(msgspec.Struct, frozen=True, gc=False):
     """One skill a run installs: its name, where it is, and whether it is a folder."""
 
     name: str
@@ -83,7 +83,7 @@ def read_skill_paths(value: Any, key: str = "skill") -> list[SkillPath]:
     return found
 
 
-def configured_skills(extra: dict[str, Any]) -> list[SkillPath]:
+def configured_skills(extra: Mapping[str, Any]) -> list[SkillPath]:
     """The skills of a run's settings (`skill:` or `skills:`), none when it names none."""
     if extra.get("skill") is not None and extra.get("skills") is not None:
         raise ConfigError("omk.yaml: set either `skill` or `skills`, not both")

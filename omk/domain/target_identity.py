@@ -15,7 +15,6 @@ part, and any known secret inside another value is masked.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -23,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.io.safe_files import file_sha256
 
 if TYPE_CHECKING:
@@ -39,8 +39,7 @@ LOCAL_ONLY = frozenset({"PATH", "TERM", "TMPDIR"})
 SET = "set"
 
 
-@record
-class CacheIdentity:
+class CacheIdentity(msgspec.Struct, frozen=True, gc=False):
     """Everything besides the sample that decides what a target answers."""
 
     kind: str
@@ -52,7 +51,7 @@ class CacheIdentity:
 
     def material(self) -> dict[str, Any]:
         """The record as the cache key hashes it."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return msgspec.structs.asdict(self)
 
 
 def without_credentials(url: str) -> str:

@@ -20,7 +20,6 @@ tokens (omk's word tokenizer) and the change of the skill's trigger rate when sa
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -31,8 +30,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import ConfigError
-from omk.core.frozen import record
 from omk.domain.skillset import SKILL_FILE
 from omk.engine.options import EvalOptions
 from omk.engine.variants import Variant
@@ -52,8 +52,7 @@ KEEP_DAYS = 14  # copies no run has used for this long are removed when another 
 DIGEST = re.compile(r"[0-9a-f]{16}")
 
 
-@record
-class Section:
+class Section(msgspec.Struct, frozen=True, gc=False):
     """One section of SKILL.md: its heading (without the #s), its level, and its text (the
     heading line through the line before the next heading)."""
 
@@ -62,8 +61,7 @@ class Section:
     text: str
 
 
-@record
-class SkillText:
+class SkillText(msgspec.Struct, frozen=True, gc=False):
     """SKILL.md cut into parts: the front matter and the text before the first heading (always
     kept), then each section in order; joined back, they are the file."""
 
@@ -101,8 +99,7 @@ def split_skill(text: str) -> SkillText:
     return SkillText("".join(lines[:front_end]), "".join(lines[front_end:first]), sections)
 
 
-@record
-class Part:
+class Part(msgspec.Struct, frozen=True, gc=False):
     """One part a treatment removes: the variant that removes it, what it is, what it costs."""
 
     variant: str
@@ -112,7 +109,7 @@ class Part:
     level: int | None = None  # a section's heading level
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return msgspec.structs.asdict(self)
 
     @classmethod
     def from_json(cls, f: Fields) -> Part:
@@ -129,8 +126,7 @@ def _needed(f: Fields, key: str) -> str:
     return str(value)
 
 
-@record
-class AblationPlan:
+class AblationPlan(msgspec.Struct, frozen=True, gc=False):
     """The skill ablated and its parts, in the order they appear."""
 
     skill: str

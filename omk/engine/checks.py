@@ -24,6 +24,20 @@ def check_options(options: EvalOptions) -> None:
             if not ok_type or (isinstance(value, float) and math.isnan(value)) or not number.admits(value):
                 kind = "a whole number" if number.whole else "a number"
                 raise ConfigError(f"{setting.name}: must be {kind} {number.words()} (got {value!r})")
+        if setting.check_entry is not None:
+            _check_entries(setting, value)
         allowed = setting.flag.choices if setting.flag is not None else None
         if allowed is not None and value not in allowed:
             raise ConfigError(f"{setting.name}: must be one of {', '.join(allowed)} (got {value!r})")
+
+
+def _check_entries(setting: spec.Setting, value: object) -> None:
+    """Each entry of a list setting (`url_allow`) checked as the command line checks it."""
+    import argparse
+
+    assert setting.check_entry is not None
+    for entry in value if isinstance(value, list) else [value]:
+        try:
+            setting.check_entry(str(entry))
+        except argparse.ArgumentTypeError as exc:
+            raise ConfigError(f"{setting.name}: {exc}") from None

@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.engine.evaluation import Evaluation
 from omk.engine.experiment_state import VARIANTS_DIR, ExperimentOutcome, ExperimentState
 from omk.engine.options import EvalOptions
@@ -184,12 +186,12 @@ def _shard_and_seed(evaluations: list[Evaluation], variants: list[Variant], seed
     from omk.engine.shards import derived_seed, fingerprint
 
     parts: dict[str, Any] = {
-        "variants": [dataclasses.asdict(v) for v in variants],
+        "variants": [msgspec.structs.asdict(v) for v in variants],
         "plans": [e.shard.plan if e.shard else None for e in evaluations],
         "trivial": trivial,
     }
     seed = seed if seed is not None else derived_seed(fingerprint(parts))
-    return dataclasses.replace(first, plan=fingerprint({**parts, "seed": seed})), seed
+    return msgspec.structs.replace(first, plan=fingerprint({**parts, "seed": seed})), seed
 
 
 def _record(experiment: Experiment) -> None:
@@ -214,14 +216,12 @@ def _record(experiment: Experiment) -> None:
 
 def recorded_variant(variant: Variant) -> RecordedVariant:
     """A variant as experiment.json records it."""
-    fields = {f.name: getattr(variant, f.name) for f in dataclasses.fields(variant)}
-    return RecordedVariant(**{**fields, "params": dict(variant.params)})
+    return RecordedVariant(**{**msgspec.structs.asdict(variant), "params": dict(variant.params)})
 
 
 def variant_of(recorded: RecordedVariant) -> Variant:
     """The variant experiment.json records."""
-    fields = {f.name: getattr(recorded, f.name) for f in dataclasses.fields(recorded)}
-    return Variant(**{**fields, "params": dict(recorded.params)})
+    return Variant(**{**msgspec.structs.asdict(recorded), "params": dict(recorded.params)})
 
 
 def resume_experiment(

@@ -3,9 +3,10 @@ report files (written from the results file, one result at a time)."""
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from omk.engine.results import Results
 from omk.engine.run_report import Report
@@ -42,7 +43,7 @@ def build_summary(evaluation: EvaluationState, digests: list[Digest]) -> Summary
 
     summary = summarize(digests, evaluation.settings.threshold, evaluation.duration_ms)
     judge = evaluation.judge
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         summary,
         cost_usd=spent_cost(digests),  # cached results cost nothing this run
         cached=sum(1 for r in digests if r.cached),

@@ -11,7 +11,6 @@ statistics and verdict computed again over every pair, with the recorded seed.
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import shlex
 from collections.abc import Iterator, Sequence
@@ -19,8 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.engine.results import Key, ResultLog, Results
 from omk.engine.run_report import Report
 from omk.records import SampleResult
@@ -32,16 +32,14 @@ from omk.records.shard import ShardInfo, number_ranges
 from omk.scoring.digest import Digest
 
 
-@record
-class ShardRun:
+class ShardRun(msgspec.Struct, frozen=True):
     folder: Path
     info: ShardInfo
     record: RunManifest | ExperimentManifest  # run.json, or experiment.json for an experiment
     experiment: bool
 
 
-@record
-class MergeOptions:
+class MergeOptions(msgspec.Struct, frozen=True, gc=False):
     out: Path
     formats: tuple[str, ...] = ("json",)
     lang: str = "en"
@@ -108,7 +106,7 @@ def merge_plain(folders: Sequence[Path], info: ShardInfo, out: Path, options: Me
     finally:
         log.close()
     keys = list(log.digests)
-    variant_info = dataclasses.replace(info, plan=manifests[0].shard.plan if manifests[0].shard is not None else info.plan)
+    variant_info = msgspec.structs.replace(info, plan=manifests[0].shard.plan if manifests[0].shard is not None else info.plan)
     report = _report(docs, manifests, log, keys, variant_info, out, options.lang)
     report.judge = judge_block(docs[0].judge, [log.digests[k] for k in keys])
     report.gold = gold_block(docs, manifests, folders, Results(log, keys), out)
@@ -143,7 +141,7 @@ def _report(docs: list[ReportDocument], manifests: list[RunManifest], log: Resul
     repeat = settings.repeat
     durations = [d.summary.duration_ms for d in docs if d.summary.duration_ms is not None]
     judge_costs = [d.summary.judge_cost_usd for d in docs if d.summary.judge_cost_usd is not None]
-    summary = dataclasses.replace(
+    summary = msgspec.structs.replace(
         summarize(digests, float(settings.threshold), max(durations, default=0.0)),
         cost_usd=spent_cost(digests),
         cached=sum(1 for d in digests if d.cached),
@@ -197,7 +195,7 @@ def judge_block(block: JudgeSettings | None, digests: Sequence[Digest]) -> Judge
     from omk.judge.agreement import run_agreement
 
     rows = [[by_spec.get(s) for s in block.models] for d in digests for by_spec in d.judge_scores]
-    return dataclasses.replace(block, agreement=RunAgreement.read(run_agreement(list(block.models), rows)))
+    return msgspec.structs.replace(block, agreement=RunAgreement.read(run_agreement(list(block.models), rows)))
 
 
 def gold_block(docs: Sequence[ReportDocument], manifests: list[RunManifest], folders: Sequence[Path], results: Results, out: Path) -> Any:

@@ -4,10 +4,11 @@ same verdict an unsharded run with that seed gives)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.core.errors import InputError
 from omk.engine.merge import MergeOptions, ShardRun, merge_plain
@@ -83,7 +84,7 @@ def merged_pairwise(runs: Sequence[ShardRun], order: list[str]) -> dict[str, Any
         level = head.win_rate[0].ci_level if head.win_rate and head.win_rate[0].ci_level is not None else 0.95
         merged.append(regroup(head, entries, float(level)))
     costs = [b.judge_cost_usd for b in blocks if b is not None and b.judge_cost_usd is not None]
-    return dataclasses.replace(first, judge_cost_usd=round(sum(costs), 6) if costs else None, pairs=tuple(merged)).to_json()
+    return msgspec.structs.replace(first, judge_cost_usd=round(sum(costs), 6) if costs else None, pairs=tuple(merged)).to_json()
 
 
 def _pairwise_of(run: ShardRun) -> PairwiseBlock | None:

@@ -4,9 +4,8 @@ Every field left at None means "not given here": omk.yaml, then the environment,
 default decide it, exactly as for the command line. Field names are the command line's (`--no-cache`
 is `no_cache`), so a run folder records them under the same names and `--resume` reads them back.
 
-The fields mirror the settings spec's command-line face (omk/settings/spec.py; a test holds the
-two together) so that type checkers see them; a setting added to the spec without a field here
-is carried in `added` and read with `get`.
+The fields are the settings spec's command-line face (omk/settings/spec.py), written from it by
+omk.settings.faces so that type checkers see them.
 """
 
 from __future__ import annotations
@@ -20,8 +19,12 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 @dataclass(slots=True)
 class EvalOptions:
     samples: list[str] = field(default_factory=list)  # files or folders; empty: discover eval-samples.*
-    target: str | None = None  # KIND:ARG
-    judge: str | None = None  # SPEC[,SPEC...]
+    # --- fields made from the settings spec by `python -m omk.settings.faces`: edit omk/settings/spec.py, not these lines ---
+    target: str | None = None
+    prompts: list[str] | None = None
+    expected: list[str] | None = None
+    evaluators: str | None = None
+    judge: str | None = None
     no_judge: bool = False
     judge_repeat: int | None = None
     no_debias_length: bool = False
@@ -30,47 +33,40 @@ class EvalOptions:
     retries: int | None = None
     repeat: int | None = None
     no_cache: bool = False
-    resume: str | None = None  # a run folder to finish
+    resume: str | None = None
+    dry_run: bool = False
+    budget_usd: float | None = None
+    budget_per_sample_usd: float | None = None
     threshold: float | None = None
-    filter: str | None = None  # a glob over sample_id
+    filter: str | None = None
     mcp_config: str | None = None
-    url_allow: list[str] | None = None  # inside hosts / CIDRs URL inlining may fetch
-    no_urls: bool = False  # no URL inlining at all
-    out: str | None = None  # the run folder
-    format: str | None = None  # report formats, comma-separated
+    url_allow: list[str] | None = None
+    no_urls: bool = False
+    shard: str | None = None
+    out: str | None = None
+    format: str | None = None
     lang: str | None = None
     quiet: bool = False
-    strict: bool = False  # an unknown field on a sample is an error, not a warning
-    prompts: list[str] | None = None  # inline prompts instead of files (as runevals takes them)
-    expected: list[str] | None = None
-    evaluators: str | None = None
-    control: str | None = None  # an experiment's control variant (SPEC)
-    treatment: list[str] | None = None  # its treatments (SPEC[,SPEC...], repeatable)
-    ablate: str | None = None  # a skill folder: the experiment removes one part of it per treatment
-    trivial: float | None = None  # the smallest composite difference worth acting on
-    require: str | None = None  # progress | no-regress: the verdict becomes the exit code
-    max_cost_increase: float | None = None  # percent: a treatment whose cost per sample rises more is CAUTIOUS
-    seed: int | None = None  # the experiment's schedule and bootstrap seed
-    shard: str | None = None  # I/N: run only the I-th of N disjoint parts (omk/engine/shards.py)
-    dry_run: bool = False  # load, check and plan the run, print what it would call and cost; no call
-    budget_usd: float | None = None  # no new call once this invocation's target and judge spend reaches it
-    budget_per_sample_usd: float | None = None  # the budget as so much per (sample, repeat) still to run
-    gold: list[str] | None = None  # labels files to check the judge against (omk.gold)
-    pairwise: bool | None = None  # the pairwise judge in an experiment; None: when variants differ by target only
-    added: dict[str, Any] = field(default_factory=dict)  # settings of the spec with no field above
+    strict: bool = False
+    gold: list[str] | None = None
+    control: str | None = None
+    treatment: list[str] | None = None
+    ablate: str | None = None
+    trivial: float | None = None
+    require: str | None = None
+    max_cost_increase: float | None = None
+    seed: int | None = None
+    pairwise: bool | None = None
+    # --- end of the fields made from the settings spec ---
 
     def get(self, name: str) -> Any:
-        """The value of the setting `name` (a field, or one in `added`), None when not given."""
-        return self.added.get(name) if name in self.added or name not in _FIELDS else getattr(self, name)
+        """The value of the setting `name`, None when it has no flag (an omk.yaml-only one)."""
+        return getattr(self, name, None) if name in _FIELDS else None
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> EvalOptions:
         """From argparse's namespace (`vars(args)`) or a run folder's record; unknown keys are ignored."""
-        from omk.settings import spec
-
-        known = spec.by_name()
-        added = {k: v for k, v in values.items() if k not in _FIELDS and k in known and v is not None}
-        return cls(**{k: v for k, v in values.items() if k in _FIELDS and k != "added" and v is not None}, added=added)
+        return cls(**{k: v for k, v in values.items() if k in _FIELDS and v is not None})
 
     @classmethod
     def from_record(cls, values: dict[str, Any], where: str) -> EvalOptions:
@@ -87,7 +83,7 @@ class EvalOptions:
 
     def as_cli(self) -> dict[str, Any]:
         """The choices as the settings loader and the run folder's record read them."""
-        return {**{f.name: getattr(self, f.name) for f in fields(self) if f.name != "added"}, **self.added}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 _FIELDS = frozenset(f.name for f in fields(EvalOptions))

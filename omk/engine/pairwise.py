@@ -17,11 +17,12 @@ changes the verdict or the exit code. Without a judge every verdict is skipped a
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from omk.core.tasks import gather_all
 from omk.judge.comparison import FLIP, combine_orders
@@ -109,7 +110,7 @@ def make_pair(control: Arm, treatment: Arm, entries: list[PairwiseVerdict], leve
 def regroup(pair: Pair, entries: list[PairwiseVerdict], level: float) -> Pair:
     """`pair` with other verdicts (a merge of shards: every shard's, in the plan's order), its
     tallies and win rates counted again over them."""
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         pair, tally=Tally.of(entries), position=positions(entries), win_rate=win_rates(entries, level), verdicts=tuple(entries)
     )
 

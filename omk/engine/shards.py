@@ -14,8 +14,9 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import ConfigError
-from omk.core.frozen import record
 from omk.records.shard import MAX_SHARDS
 from omk.samples.model import Sample
 
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
     from omk.records.shard import ShardInfo
 
 
-@record
-class ShardSpec:
+class ShardSpec(msgspec.Struct, frozen=True, gc=False):
     index: int  # 1-based
     count: int
 
@@ -77,8 +77,7 @@ def derived_seed(plan: str) -> int:
     return int(plan[:8], 16) % 2**31
 
 
-@record
-class Split:
+class Split(msgspec.Struct, frozen=True):
     samples: list[Sample]  # this shard's samples, in plan order (all of them for a run without --shard)
     info: ShardInfo | None  # None: the run is not split
     positions: list[int] | None  # each one's place in the whole plan (run.json keeps them for `omk merge`)

@@ -5,12 +5,12 @@ Also what `omk verdict RUN_DIR` and `omk diff RUN_A RUN_B` read back from report
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.engine.run_report import Report
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
@@ -73,8 +73,7 @@ def variant_run(name: str, role: str, results: Sequence[SampleResult]) -> Varian
     return VariantRun(name, samples, role)  # type: ignore[arg-type]  # the experiment loader checks the role
 
 
-@record
-class BlockInputs:
+class BlockInputs(msgspec.Struct, frozen=True):
     """What the experiment block is computed from, beside the variants' reports: a run's
     `Experiment`, or the record of the shards `omk merge` joins."""
 
@@ -133,7 +132,7 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
         triggering=inputs.triggers,
     )
     if inputs.ablation is not None:  # each part's contribution, from the comparisons just made
-        block = dataclasses.replace(block, ablation=inputs.ablation.ranking(block, inputs.settings.trivial), absent=block.absent - {"ablation"})
+        block = msgspec.structs.replace(block, ablation=inputs.ablation.ranking(block, inputs.settings.trivial), absent=block.absent - {"ablation"})
     control = reports[inputs.variants[0].name]
     report = control.header()  # its results are the control's, read from its results file when written
     report["run_id"], report["started_at"] = inputs.run_id, inputs.started_at
@@ -146,7 +145,7 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
         files = write_formats(inputs.out_dir, report, inputs.formats, inputs.lang)
     else:
         files = []
-    document = dataclasses.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
+    document = msgspec.structs.replace(ReportDocument.from_dict({**report, "results": []}), results=control.results)
     return ExperimentOutcome(reports, analysis, block, document, inputs.out_dir, files)
 
 

@@ -22,12 +22,12 @@ skills/NAME/SKILL.md), `system:TEXT`, `model:NAME` or `target:KIND:ARG`, each op
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import ConfigError, Problem
-from omk.core.frozen import record
 from omk.io.safe_files import read_text_file
 from omk.settings.config import Settings
 
@@ -36,8 +36,7 @@ FIELDS = ("name", "role", "baseline", "system", "skill", "skills", "target", "mo
 NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")  # letters (any script), digits, '.', '_', '-': a folder name
 
 
-@record
-class Variant:
+class Variant(msgspec.Struct, frozen=True, gc=False):
     name: str
     role: str = "treatment"
     baseline: bool = False
@@ -45,7 +44,7 @@ class Variant:
     skill: str | tuple[str, ...] | None = None  # an absolute path, or several (skills installed together)
     target: str | None = None
     model: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         """What the report records: the variant's own choices, never a secret."""

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.data import AnalysisSettings
 from omk.stats.distributions import binomial_two_sided_p, t_ppf
 from omk.stats.paired import delta_stats
@@ -36,8 +36,7 @@ TRIVIAL_COMPOSITE = 0.1  # the default trivial difference of the mean composite
 DEFAULT_TRIVIAL = {"composite": TRIVIAL_COMPOSITE, "triggering": 0.05}
 
 
-@record
-class Decision:
+class Decision(msgspec.Struct, frozen=True, gc=False):
     """One candidate against the current best on the selection split, with its figures."""
 
     measure: str  # "composite" or "triggering"
@@ -51,16 +50,6 @@ class Decision:
     trivial: float
     accepted: bool
     reason: str
-
-    def to_json(self) -> dict[str, Any]:
-        def r(x: float | None) -> float | None:
-            return None if x is None else round(x, 6)
-
-        return {
-            "measure": self.measure, "n": self.n, "change": r(self.change), "low": r(self.low), "high": r(self.high),
-            "level": r(self.level), "p_value": r(self.p_value), "tests": self.tests, "trivial": self.trivial,
-            "accepted": self.accepted, "reason": self.reason,
-        }  # fmt: skip
 
 
 def corrected_level(alpha: float, tests: int) -> float:

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Collection
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
 
 MAX_DESCRIPTION = 1024  # the limit Claude Code and the Agent Skills format put on a description
 MAX_BYTES = 48 * 1024  # of SKILL.md, as much as omk shows a model of a skill (omk.authoring.skill_source)
@@ -26,8 +26,7 @@ DEFAULT_EDIT_BUDGET = 0.2
 FOCUSES = ("description", "body", "both")
 
 
-@record
-class SkillDoc:
+class SkillDoc(msgspec.Struct, frozen=True, gc=False):
     """A SKILL.md read for the checks: its front matter (as text and as a mapping) and its body."""
 
     front: str

@@ -31,7 +31,7 @@ class EvolveOutcome(msgspec.Struct, frozen=True):
     composite: float | None = None  # the mean composite of the repeats that ran; None when all errored
     passed: bool = False  # every repeat passed
     probes: tuple[bool, ...] = ()  # each `skill_used` check, right or wrong, repeat by repeat
-    cost_usd: float = 0.0  # rounded to a millionth of a dollar, as kept
+    cost_usd: float = 0.0  # what its runs cost this time (`spent`), rounded to a millionth of a dollar
     notes: tuple[str, ...] = ()  # what went wrong: failed checks with their messages, judge reasons, errors
     output: str = ""  # the first repeat's output (cut)
 
@@ -66,6 +66,15 @@ def _notes(result: SampleResult) -> list[str]:
     return notes
 
 
+def spent(result: SampleResult) -> float:
+    """What a result cost this run, by the rule of the engine's budget (omk.engine.budget): the
+    target's cost unless its answer came from the response cache (a cached answer costs nothing
+    now; its trace keeps what it cost when it was made), plus the judge's calls made for it (a
+    judge reply from the cache costs nothing either). A cost nobody reported counts as nothing."""
+    target = 0.0 if result.cached else float(result.trace.cost_usd or 0.0)
+    return target + float((result.judge.cost_usd if result.judge is not None else None) or 0.0)
+
+
 def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
     """A sample's outcome from its results (one per repeat)."""
     from omk.samples.model import Status
@@ -75,7 +84,7 @@ def fold(sample_id: str, results: Sequence[SampleResult]) -> EvolveOutcome:
     notes: list[str] = []
     for r in results:
         notes.extend(n for n in _notes(r) if n not in notes)
-    cost = sum((r.trace.cost_usd or 0.0) + float((r.judge.cost_usd if r.judge is not None else None) or 0.0) for r in results)
+    cost = sum(spent(r) for r in results)
     first = results[0].output if results else ""
     passed = bool(results) and all(r.passed for r in results)
     return EvolveOutcome(sample_id, fmean(scores) if scores else None, passed, probes, round(cost, 6), tuple(notes), _cut(first))

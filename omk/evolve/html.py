@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from omk.evolve.report import EvolveReport
+from omk.evolve.report import EvolveReport, StandingRow
 
 W, H, PAD = 480, 220, 40
 # The page carries its own policy: no script at all, nothing from outside (`omk view` serves it
@@ -24,9 +24,9 @@ def _y(score: float) -> float:
     return H - PAD - (score - 1.0) / 4.0 * (H - 2 * PAD)  # the composite's 1–5 scale
 
 
-def chart(standings: list[dict[str, Any]]) -> str:
+def chart(standings: tuple[StandingRow, ...]) -> str:
     """The best skill's selection score after each round (0: the original), with its interval."""
-    points = [s for s in standings if s.get("mean") is not None]
+    points = [(s, s.mean) for s in standings if s.mean is not None]
     if not points:
         return ""
     step = (W - 2 * PAD) / max(1, len(points) - 1)
@@ -35,13 +35,13 @@ def chart(standings: list[dict[str, Any]]) -> str:
         y = _y(tick)
         parts.append(f'<line x1="{PAD}" y1="{y:.1f}" x2="{W - PAD // 2}" y2="{y:.1f}" stroke="#ddd"/><text x="{PAD - 8}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{tick}</text>')
     path = []
-    for i, s in enumerate(points):
+    for i, (s, score) in enumerate(points):
         x = PAD + i * step
-        path.append(f"{x:.1f},{_y(s['mean']):.1f}")
-        if s.get("low") is not None and s.get("high") is not None:
-            parts.append(f'<line class="interval" x1="{x:.1f}" y1="{_y(s["low"]):.1f}" x2="{x:.1f}" y2="{_y(s["high"]):.1f}" stroke="#888" stroke-width="2"/>')
-        parts.append(f'<circle class="point" cx="{x:.1f}" cy="{_y(s["mean"]):.1f}" r="4" fill="#246"><title>round {_e(s.get("round"))}: {s["mean"]:.2f} [{_e(s.get("low"))}, {_e(s.get("high"))}]</title></circle>')
-        parts.append(f'<text x="{x:.1f}" y="{H - PAD + 16}" text-anchor="middle" font-size="11">{_e(s.get("round"))}</text>')
+        path.append(f"{x:.1f},{_y(score):.1f}")
+        if s.low is not None and s.high is not None:
+            parts.append(f'<line class="interval" x1="{x:.1f}" y1="{_y(s.low):.1f}" x2="{x:.1f}" y2="{_y(s.high):.1f}" stroke="#888" stroke-width="2"/>')
+        parts.append(f'<circle class="point" cx="{x:.1f}" cy="{_y(score):.1f}" r="4" fill="#246"><title>round {_e(s.round)}: {score:.2f} [{_e(s.low)}, {_e(s.high)}]</title></circle>')
+        parts.append(f'<text x="{x:.1f}" y="{H - PAD + 16}" text-anchor="middle" font-size="11">{_e(s.round)}</text>')
     parts.append(f'<polyline points="{" ".join(path)}" fill="none" stroke="#246"/>')
     parts.append("</svg>")
     return "".join(parts)
@@ -50,27 +50,26 @@ def chart(standings: list[dict[str, Any]]) -> str:
 def page(report: EvolveReport) -> str:
     rows = []
     for c in report.candidates:
-        d = c.get("decision") or {}
-        interval = f"[{d.get('low'):+.3f}, {d.get('high'):+.3f}]" if d.get("low") is not None and d.get("high") is not None else "—"
-        change = f"{d['change']:+.3f}" if d.get("change") is not None else "—"
+        d = c.decision
+        interval = f"[{d.low:+.3f}, {d.high:+.3f}]" if d is not None and d.low is not None and d.high is not None else "—"
+        change = f"{d.change:+.3f}" if d is not None and d.change is not None else "—"
         rows.append(
-            f'<tr class="{_e(c.get("status"))}"><td>{_e(c.get("round"))}</td><td>{_e(c.get("index"))}</td><td>{_e(c.get("status"))}</td>'
-            f"<td>{_e(change)}</td><td>{_e(interval)}</td><td>{_e(c.get('lines_changed'))}</td><td>{_e(c.get('reason'))}</td></tr>"
+            f'<tr class="{_e(c.status)}"><td>{_e(c.round)}</td><td>{_e(c.index)}</td><td>{_e(c.status)}</td>'
+            f"<td>{_e(change)}</td><td>{_e(interval)}</td><td>{_e(c.lines_changed)}</td><td>{_e(c.reason)}</td></tr>"
         )
-    g = report.gap.to_json()
-    s = report.split
+    g, s = report.gap, report.split
     return "".join([
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="', CSP, '"><title>omk evolve: ', _e(report.skill), "</title>",
         "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}td,th{padding:.2rem .5rem;border-bottom:1px solid #eee;text-align:left}"
         ".accepted{background:#eaf6ea}.refused{color:#777}pre{background:#f6f6f6;padding:.5rem;overflow:auto}</style></head><body>",
         f"<h1>omk evolve: {_e(report.skill)}</h1>",
         f'<p id="verdict"><strong>{_e(report.level)}</strong> · {_e(report.headline)}</p>',
-        f"<p>Focus {_e(report.focus)}; split train {_e(s.get('train'))} / selection {_e(s.get('selection'))} / test {_e(s.get('test'))}; "
-        f"each candidate tested at α {_e(report.settings.get('alpha'))} / {_e(report.settings.get('tests'))}; stopped: {_e(report.stop)}.</p>",
+        f"<p>Focus {_e(report.focus)}; split train {_e(s.train)} / selection {_e(s.selection)} / test {_e(s.test)}; "
+        f"each candidate tested at α {_e(report.settings.alpha)} / {_e(report.settings.tests)}; stopped: {_e(report.stop)}.</p>",
         "<h2>Selection score of the best skill, per round</h2>", chart(report.standings),
         "<h2>Candidates</h2><table><tr><th>round</th><th>candidate</th><th>status</th><th>change</th><th>interval</th><th>lines changed</th><th>why</th></tr>",
         *rows, "</table>",
-        f"<p>Gain over the original (composite): train {_e(g['train'])}, selection {_e(g['selection'])}, test {_e(g['test'])}.</p>",
+        f"<p>Gain over the original (composite): train {_e(g.train)}, selection {_e(g.selection)}, test {_e(g.test)}.</p>",
         f"<p>Cost: ${report.cost_usd:.4f}</p>",
         f"<h2>The selected skill against the original</h2><pre>{_e(report.diff) or '(no change)'}</pre>" ,
         "</body></html>\n",

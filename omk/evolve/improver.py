@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.evolve.evaluate import EvolveOutcome
 
 CANDIDATE = re.compile(r"^<candidate>[ \t]*\r?\n(.*?)^</candidate>[ \t]*$", re.S | re.M)
@@ -28,8 +29,7 @@ FOCUS_TEXT = {
 }
 
 
-@record
-class Rejected:
+class Rejected(msgspec.Struct, frozen=True, gc=False):
     """A candidate tried earlier and why it was not kept, as the improver is shown it."""
 
     text: str

@@ -30,6 +30,7 @@ from omk.evolve.ledger import Ledger, fingerprint
 if TYPE_CHECKING:
     from omk.engine.experiment import ExperimentOutcome
     from omk.engine.options import EvalOptions
+    from omk.engine.run_report import Report
     from omk.samples.model import Sample
 
 Ask = Callable[[str], tuple[str, float]]  # the improver: a request in, its answer and its cost out
@@ -78,12 +79,6 @@ class Tried:
     train_mean: float | None = None
     selection_mean: float | None = None
     cost_usd: float = 0.0  # the runs of this candidate (selection, and train when accepted)
-
-    def to_json(self) -> dict[str, Any]:
-        keys = ("round", "index", "status", "reason", "lines_changed", "train_mean", "selection_mean", "cost_usd")
-        data = {k: getattr(self, k) for k in keys}
-        data["decision"] = self.decision.to_json() if self.decision is not None else None
-        return data
 
 
 @dataclass(slots=True)
@@ -312,6 +307,12 @@ def run_loop(state: EvolveState, ask: Ask) -> None:
     state.stop = f"the last round ({state.config.rounds})"
 
 
+def final_cost(report: Report) -> float:
+    """What one arm of the final check cost, by the rule of `evaluate.spent`: the target's uncached
+    answers (the summary's cost) and the judge's calls (its own tally)."""
+    return (report.summary.cost_usd or 0.0) + (report.summary.judge_cost_usd or 0.0)
+
+
 def _composites(outcomes: dict[str, EvolveOutcome]) -> list[float]:
     return [o.composite for o in outcomes.values() if o.composite is not None]
 
@@ -337,7 +338,7 @@ def final_check(state: EvolveState) -> None:
     trivial = acceptance.TRIVIAL_COMPOSITE if config.trivial is None or config.measure == "triggering" else config.trivial
     experiment = prepare_experiment(options, variants, cwd=config.cwd, seed=config.seed, trivial=trivial, samples=state.subset("test"), paths=sample_paths(options, config.cwd))
     state.final = run_experiment(experiment)
-    ledger.spend(sum(r.summary.cost_usd or 0.0 for r in state.final.reports.values()))
+    ledger.spend(sum(final_cost(r) for r in state.final.reports.values()))
     if any(r.budget is not None and r.budget.stopped for r in state.final.reports.values()):
         from omk.evolve.ledger import BudgetStop
 

@@ -11,149 +11,153 @@ reason. All three gains are composite means (selected − original), so they com
 from __future__ import annotations
 
 import difflib
-import json
-import math
-from dataclasses import dataclass, field
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.evolve.loop import EvolveState, mean
+from omk.evolve.loop import EvolveState, final_cost, mean
+from omk.records.wire import decode
 
 if TYPE_CHECKING:
+    from omk.evolve.acceptance import Decision
     from omk.evolve.evaluate import EvolveOutcome
+    from omk.evolve.loop import Tried
 
 FORMAT = "omk-evolve/1"
 NO_CHANGE = "NO CHANGE"
 STOPPED = "STOPPED"
+NOT_OURS = "; not an evolve report omk wrote"
 
 
-def _r(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
+def _r(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(x, digits)
 
 
-@dataclass(slots=True)
-class Gap:
-    """The selected skill's composite gain over the original on each split."""
+class Gap(msgspec.Struct):
+    """The selected skill's composite gain over the original on each split; `large` is worked out
+    from them (a value read back is worked out again, never taken as written)."""
 
     train: float | None
     selection: float | None
     test: float | None
+    trivial: float = 0.1
+    large: bool = False
+
+    def __post_init__(self) -> None:
+        self.large = self.selection is not None and self.test is not None and self._short(self.selection - self.test, self.selection)
+
+    def _short(self, shortfall: float, gain: float) -> bool:
+        return shortfall > 2 * self.trivial and shortfall > gain / 2
+
+
+class DecisionRow(msgspec.Struct, frozen=True):
+    """A candidate's comparison with the best on the selection split (omk.evolve.acceptance)."""
+
+    measure: str
+    n: int
+    change: float | None
+    low: float | None
+    high: float | None
+    level: float | None
+    p_value: float | None
+    tests: int
     trivial: float
-
-    @property
-    def large(self) -> bool:
-        if self.selection is None or self.test is None:
-            return False
-        shortfall = self.selection - self.test
-        return shortfall > 2 * self.trivial and shortfall > self.selection / 2
-
-    def to_json(self) -> dict[str, Any]:
-        return {"train": _r(self.train), "selection": _r(self.selection), "test": _r(self.test), "large": self.large, "trivial": self.trivial}
-
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> Gap:
-        d = _dict(data, where)
-        return cls(_num(d.get("train"), f"{where}.train"), _num(d.get("selection"), f"{where}.selection"), _num(d.get("test"), f"{where}.test"), _num(d.get("trivial"), f"{where}.trivial") or 0.1)
+    accepted: bool
+    reason: str
 
 
-@dataclass(slots=True)
-class EvolveReport:
+class CandidateRow(msgspec.Struct, frozen=True):
+    """One candidate of one round: refused, rejected or accepted, with its figures and cost."""
+
+    round: int
+    index: int
+    status: str
+    reason: str
+    lines_changed: int
+    train_mean: float | None = None
+    selection_mean: float | None = None
+    cost_usd: float = 0.0
+    decision: DecisionRow | None = None
+
+
+class StandingRow(msgspec.Struct, frozen=True):
+    """The best skill's selection mean after a round (0: the original), with its interval."""
+
+    round: int
+    mean: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+class EvolveSettings(msgspec.Struct, frozen=True):
+    rounds: int
+    candidates: int
+    split: tuple[float, float, float]
+    seed: int
+    alpha: float
+    tests: int
+    trivial: float
+    edit_budget: float
+    measure: str
+
+
+class SplitCounts(msgspec.Struct, frozen=True):
+    train: int
+    selection: int
+    test: int
+
+
+class SplitIds(msgspec.Struct, frozen=True):
+    train: tuple[str, ...] = ()
+    selection: tuple[str, ...] = ()
+    test: tuple[str, ...] = ()
+
+
+class EvolveReport(msgspec.Struct, frozen=True):
+    """report.json, written and read back through this record (its fields in the file's order)."""
+
     skill: str
     focus: str
-    settings: dict[str, Any]
-    split: dict[str, int]
-    split_ids: dict[str, list[str]]
-    candidates: list[dict[str, Any]]
-    path: list[int]
+    settings: EvolveSettings
+    split: SplitCounts
+    split_ids: SplitIds
+    candidates: tuple[CandidateRow, ...]
+    accepted_rounds: tuple[int, ...]
     stop: str
     level: str  # the final level, or NO CHANGE when no candidate was accepted
     headline: str
     gap: Gap
     diff: str
     cost_usd: float
-    cost_per_round: dict[int, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    standings: list[dict[str, Any]] = field(default_factory=list)  # per round: the best's selection mean and its interval
+    cost_per_round: dict[int, float] = {}
+    notes: tuple[str, ...] = ()
+    standings: tuple[StandingRow, ...] = ()  # per round: the best's selection mean and its interval
+    format: str = FORMAT
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT, "skill": self.skill, "focus": self.focus, "settings": self.settings, "split": self.split,
-            "split_ids": self.split_ids, "candidates": self.candidates, "accepted_rounds": self.path, "stop": self.stop, "level": self.level,
-            "headline": self.headline, "gap": self.gap.to_json(), "diff": self.diff, "cost_usd": round(self.cost_usd, 6),
-            "cost_per_round": {str(k): round(v, 6) for k, v in sorted(self.cost_per_round.items())}, "notes": self.notes,
-            "standings": self.standings,
-        }  # fmt: skip
-
-
-def _fail(where: str, what: str) -> InputError:
-    return InputError(f"{where}: {what}; not an evolve report omk wrote")
-
-
-def _dict(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _fail(where, "expected an object")
-    return value
-
-
-def _num(value: Any, where: str) -> float | None:
-    if value is None or (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)):
-        return value
-    raise _fail(where, "expected a number")
-
-
-def _text(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise _fail(where, "expected a text")
-    return value
-
-
-def _numbers(data: Any, keys: tuple[str, ...], where: str) -> dict[str, Any]:
-    """`data` as an object whose `keys` are numbers or null (what the pages format as figures)."""
-    d = _dict(data, where)
-    for k in keys:
-        _num(d.get(k), f"{where}.{k}")
-    return d
-
-
-def _candidate(data: Any, where: str) -> dict[str, Any]:
-    d = _numbers(data, ("round", "index", "lines_changed", "train_mean", "selection_mean", "cost_usd"), where)
-    _text(d.get("status"), f"{where}.status")
-    if d.get("decision") is not None:
-        _numbers(d["decision"], ("change", "low", "high"), f"{where}.decision")
-    return d
+        data = msgspec.to_builtins(self, str_keys=True)
+        return {"format": data.pop("format"), **data}
 
 
 def read_report(raw: bytes, where: str) -> EvolveReport:
     """An evolve report.json read back into its record; InputError (one line naming the file and
-    the field) for anything omk did not write. The file is untrusted: every figure a page formats
-    is checked to be a number, every text to be a text."""
-    try:
-        data = _dict(json.loads(raw), where)
-    except ValueError as exc:
-        raise _fail(where, f"not JSON ({exc})") from None
-    if data.get("format") != FORMAT:
-        raise _fail(f"{where}.format", f"expected {FORMAT!r}")
-    split = {k: int(_num(v, f"{where}.split.{k}") or 0) for k, v in _dict(data.get("split"), f"{where}.split").items()}
-    ids = {k: [_text(i, f"{where}.split_ids.{k}") for i in v] for k, v in _dict(data.get("split_ids") or {}, f"{where}.split_ids").items() if isinstance(v, list)}
-    settings = _numbers(data.get("settings"), ("alpha", "tests", "seed"), f"{where}.settings")
-    rows = data.get("candidates")
-    if not isinstance(rows, list):
-        raise _fail(f"{where}.candidates", "expected a list")
-    standings = data.get("standings") or []
-    if not isinstance(standings, list):
-        raise _fail(f"{where}.standings", "expected a list")
-    costs = _dict(data.get("cost_per_round") or {}, f"{where}.cost_per_round")
-    return EvolveReport(
-        _text(data.get("skill"), f"{where}.skill"), _text(data.get("focus"), f"{where}.focus"), settings, split, ids,
-        [_candidate(c, f"{where}.candidates[{i}]") for i, c in enumerate(rows)],
-        [int(_num(r, f"{where}.accepted_rounds") or 0) for r in data.get("accepted_rounds") or []],
-        _text(data.get("stop"), f"{where}.stop"), _text(data.get("level"), f"{where}.level"), _text(data.get("headline"), f"{where}.headline"),
-        Gap.from_json(data.get("gap"), f"{where}.gap"), _text(data.get("diff"), f"{where}.diff"), _num(data.get("cost_usd"), f"{where}.cost_usd") or 0.0,
-        {int(k): _num(v, f"{where}.cost_per_round.{k}") or 0.0 for k, v in costs.items() if str(k).isdigit()},
-        [_text(n, f"{where}.notes") for n in data.get("notes") or []],
-        [_numbers(s, ("round", "mean", "low", "high"), f"{where}.standings[{i}]") for i, s in enumerate(standings)],
-    )  # fmt: skip
+    the field) for anything omk did not write. The file is untrusted: every field is checked to
+    have its record's type (a figure a page formats is a number, a text is a text)."""
+    report = decode(raw, EvolveReport, where, NOT_OURS)
+    if report.format != FORMAT:
+        raise InputError(f"{where}: format: expected {FORMAT!r}{NOT_OURS}")
+    return report
+
+
+def _decision(d: Decision) -> DecisionRow:
+    return DecisionRow(d.measure, d.n, _r(d.change, 6), _r(d.low, 6), _r(d.high, 6), _r(d.level, 6), _r(d.p_value, 6), d.tests, d.trivial, d.accepted, d.reason)
+
+
+def _candidate(t: Tried) -> CandidateRow:
+    decision = _decision(t.decision) if t.decision is not None else None
+    return CandidateRow(t.round, t.index, t.status, t.reason, t.lines_changed, t.train_mean, t.selection_mean, t.cost_usd, decision)
 
 
 def _gain(selected: dict[str, EvolveOutcome], original: dict[str, EvolveOutcome]) -> float | None:
@@ -170,7 +174,8 @@ def build_report(state: EvolveState) -> EvolveReport:
         test = float(comparison.composite.mean) if comparison and comparison.composite and comparison.composite.mean is not None else None
         level, headline = str(state.final.block.verdict.level), state.final.block.verdict.headline
     changed = state.best.folder != state.original.folder
-    gap = Gap(_gain(state.best.train, state.original.train) if changed else 0.0, _gain(state.best.selection, state.original.selection) if changed else 0.0, test, trivial)
+    train, selection = (_gain(state.best.train, state.original.train), _gain(state.best.selection, state.original.selection)) if changed else (0.0, 0.0)
+    gap = Gap(_r(train), _r(selection), _r(test), trivial)
     if state.stopped:
         level, headline = STOPPED, state.stop
     elif level is None:
@@ -182,30 +187,26 @@ def build_report(state: EvolveState) -> EvolveReport:
     for t in state.tried:
         per_round[t.round] = per_round.get(t.round, 0.0) + t.cost_usd
     loop_cost = sum(o.cost_usd for o in [*state.original.train.values(), *state.original.selection.values()])
-    final_cost = sum(r.summary.cost_usd or 0.0 for r in state.final.reports.values()) if state.final is not None else 0.0
+    final = sum(final_cost(r) for r in state.final.reports.values()) if state.final is not None else 0.0
     diff = "".join(difflib.unified_diff(state.original.text.splitlines(keepends=True), state.best.text.splitlines(keepends=True), "original/SKILL.md", "selected/SKILL.md"))
-    settings = {
-        "rounds": config.rounds, "candidates": config.candidates, "split": list(config.shares), "seed": config.seed,
-        "alpha": config.alpha, "tests": config.tests, "trivial": config.trivial_for_measure, "edit_budget": config.edit_budget,
-        "measure": config.measure,
-    }  # fmt: skip
+    settings = EvolveSettings(
+        config.rounds, config.candidates, config.shares, config.seed, config.alpha, config.tests, config.trivial_for_measure, config.edit_budget, config.measure
+    )
+    split = state.split
+    spent = state.ledger.spent_usd if state.ledger is not None else loop_cost + sum(per_round.values()) + final
     return EvolveReport(
-        config.skill.name, config.focus, settings, state.split.counts(), {n: list(state.split.of(n)) for n in ("train", "selection", "test")}, [t.to_json() for t in state.tried], list(state.path), state.stop,
-        level, headline or "", gap, diff, state.ledger.spent_usd if state.ledger is not None else loop_cost + sum(per_round.values()) + final_cost,
-        per_round, list(state.notes),
-        [_standing(r, scores) for r, scores in state.standings],
+        config.skill.name, config.focus, settings, SplitCounts(**split.counts()), SplitIds(split.train, split.selection, split.test),
+        tuple(_candidate(t) for t in state.tried), tuple(state.path), state.stop, level, headline or "", gap, diff, round(spent, 6),
+        {k: round(v, 6) for k, v in sorted(per_round.items())}, tuple(state.notes), tuple(_standing(r, scores) for r, scores in state.standings),
     )  # fmt: skip
 
 
-def _standing(round_no: int, scores: list[float]) -> dict[str, Any]:
+def _standing(round_no: int, scores: list[float]) -> StandingRow:
     """The best skill's selection mean after a round, with its interval (omk's score interval)."""
     from omk.stats.bootstrap import score_interval
 
     ci = score_interval(scores) if len(scores) >= 2 else None
-    return {
-        "round": round_no, "mean": _r(fmean(scores)) if scores else None,
-        "low": _r(ci.low) if ci else None, "high": _r(ci.high) if ci else None,
-    }  # fmt: skip
+    return StandingRow(round_no, _r(fmean(scores)) if scores else None, _r(ci.low) if ci else None, _r(ci.high) if ci else None)
 
 
 def _fig(x: float | None, signed: bool = True) -> str:
@@ -216,13 +217,13 @@ def terminal_lines(report: EvolveReport) -> list[str]:
     """What `omk evolve` prints."""
     s = report.split
     lines = [
-        f"omk evolve {report.skill} · focus {report.focus} · split train {s['train']} / selection {s['selection']} / test {s['test']} · "
-        f"α {report.settings['alpha']:g} over {report.settings['tests']} candidates",
+        f"omk evolve {report.skill} · focus {report.focus} · split train {s.train} / selection {s.selection} / test {s.test} · "
+        f"α {report.settings.alpha:g} over {report.settings.tests} candidates",
     ]
     for c in report.candidates:
-        d = c.get("decision") or {}
-        figures = f" {_fig(d.get('change'))} [{_fig(d.get('low'))}, {_fig(d.get('high'))}]" if d.get("change") is not None else ""
-        lines.append(f"  round {c['round']} candidate {c['index']}: {c['status'].upper()}{figures} · {c['reason']}")
+        d = c.decision
+        figures = f" {_fig(d.change)} [{_fig(d.low)}, {_fig(d.high)}]" if d is not None and d.change is not None else ""
+        lines.append(f"  round {c.round} candidate {c.index}: {c.status.upper()}{figures} · {c.reason}")
     lines.extend(f"  note: {note}" for note in report.notes)
     lines.append(f"stopped: {report.stop}")
     g = report.gap
@@ -240,17 +241,17 @@ def markdown(report: EvolveReport) -> str:
         "",
         f"**{report.level}**" + (f" · {report.headline[len(report.level) + 3 :]}" if report.headline.startswith(f"{report.level} · ") else f" · {report.headline}"),
         "",
-        f"Focus `{report.focus}`; split train {s['train']} / selection {s['selection']} / test {s['test']} (seed {report.settings['seed']}); "
-        f"each candidate tested at α {report.settings['alpha']:g} / {report.settings['tests']}; stopped: {report.stop}.",
+        f"Focus `{report.focus}`; split train {s.train} / selection {s.selection} / test {s.test} (seed {report.settings.seed}); "
+        f"each candidate tested at α {report.settings.alpha:g} / {report.settings.tests}; stopped: {report.stop}.",
         "",
         "| round | candidate | status | change | interval | lines changed | why |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in report.candidates:
-        d = c.get("decision") or {}
-        interval = f"[{_fig(d.get('low'))}, {_fig(d.get('high'))}]" if d else "—"
-        reason = str(c["reason"]).replace("|", "\\|")
-        out.append(f"| {c['round']} | {c['index']} | {c['status']} | {_fig(d.get('change'))} | {interval} | {c['lines_changed']} | {reason} |")
+        d = c.decision
+        interval = f"[{_fig(d.low)}, {_fig(d.high)}]" if d is not None else "—"
+        reason = c.reason.replace("|", "\\|")
+        out.append(f"| {c.round} | {c.index} | {c.status} | {_fig(d.change if d is not None else None)} | {interval} | {c.lines_changed} | {reason} |")
     out += [f"- {note}" for note in report.notes]
     out += ["", f"Gain over the original (composite): train {_fig(g.train)}, selection {_fig(g.selection)}, test {_fig(g.test)}.", ""]
     out += [f"Cost: ${report.cost_usd:.4f}" + "".join(f"; round {k} ${v:.4f}" for k, v in sorted(report.cost_per_round.items())), ""]

@@ -18,14 +18,14 @@ from collections import Counter
 from collections.abc import Sequence
 from statistics import fmean
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.evolve.acceptance import compare_scores
 from omk.evolve.report import NO_CHANGE, Gap
 from omk.evolve.splits import DEFAULT_SHARES, split_ids
 
 
-@record
-class Scenario:
+class Scenario(msgspec.Struct, frozen=True, gc=False):
     samples: int = 88
     shares: tuple[float, float, float] = DEFAULT_SHARES
     rounds: int = 3

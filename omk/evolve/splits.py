@@ -20,8 +20,9 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from omk.core.errors import ConfigError
-from omk.core.frozen import record
 
 if TYPE_CHECKING:
     from omk.samples.model import Sample
@@ -31,8 +32,7 @@ KINDS = ("should-fire", "near-miss", "task")
 DEFAULT_SHARES = (0.5, 0.25, 0.25)
 
 
-@record
-class EvolveSplit:
+class EvolveSplit(msgspec.Struct, frozen=True, gc=False):
     """The sample ids of each split, in the order the samples were given."""
 
     train: tuple[str, ...]

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.gold.labels import GoldLabel
 from omk.records import SampleResult
 from omk.records.gold import (
@@ -33,8 +34,7 @@ DISAGREEMENTS = 5  # samples listed per judge and item
 ROUND = 4
 
 
-@record
-class _Row:
+class _Row(msgspec.Struct, frozen=True, gc=False):
     """One labelled sample as the check needs it."""
 
     sample_id: str
@@ -134,8 +134,7 @@ def _people(rows: Sequence[_Row], settings: CheckSettings) -> tuple[PeopleAgreem
     return tuple(found)
 
 
-@record
-class CheckSettings:
+class CheckSettings(msgspec.Struct, frozen=True, gc=False):
     threshold: float = 3.5  # the judge passes a sample at or above it (the run's threshold)
     level: Level = "interval"
     resamples: int = 1000

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import InputError, Problem
-from omk.core.frozen import record
 
 LABEL_FIELDS = ("score", "dimensions", "pass")
 SHOWN_FIELDS = ("prompt", "output")  # what `omk gold init` writes for the labeller to read
@@ -26,12 +26,11 @@ SAMPLE_FIELDS = ("rater", *LABEL_FIELDS)
 LOW, HIGH = 1.0, 5.0
 
 
-@record
-class GoldLabel:
+class GoldLabel(msgspec.Struct, frozen=True, gc=False):
     sample_id: str
     rater: str | None = None
     score: float | None = None
-    dimensions: Mapping[str, float] = field(default_factory=dict)
+    dimensions: Mapping[str, float] = msgspec.field(default_factory=dict)
     passed: bool | None = None
 
     @property

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omk.core.frozen import record
+import msgspec
 
 HINT_AUTH = "needs authentication: add an MCP server for this host to .mcp.json, or paste the content into `context`"
 HINT_NOT_FOUND = "the page does not exist: check the URL"
@@ -14,14 +14,12 @@ HINT_ALLOW = "inside addresses are refused by default: allow this one with --url
 HINT_MCP = "check the MCP server named in .mcp.json"
 
 
-@record
-class Fetched:
+class Fetched(msgspec.Struct, frozen=True, gc=False):
     content: str
     source: str  # "mcp:<server>" or "http"
 
 
-@record
-class FetchFailure:
+class FetchFailure(msgspec.Struct, frozen=True, gc=False):
     source: str  # where the attempt was made: "mcp:<server>" or "http"
     reason: str
     hint: str

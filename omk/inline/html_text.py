@@ -19,9 +19,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import asdict
 
-from omk.core.frozen import record
+import msgspec
 
 # Never content: code, styling, embedded media, and page chrome around the document.
 _DROPPED_TAGS = ["script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "head", "nav", "footer"]
@@ -31,8 +30,7 @@ IN_PROCESS_BYTES = 32 * 1024  # pages up to this size are converted in place; la
 _TOO_DEEP = "too deep"
 
 
-@record
-class PageText:
+class PageText(msgspec.Struct, frozen=True, gc=False):
     text: str
     title: str
     has_password_field: bool  # a login form, for the login-page heuristic
@@ -93,7 +91,7 @@ def _worker() -> None:
     as JSON on stdout."""
     html = sys.stdin.buffer.read()
     try:
-        reply = asdict(html_to_text(html, sys.argv[1] or None))
+        reply = msgspec.structs.asdict(html_to_text(html, sys.argv[1] or None))
     except RecursionError:
         reply = {"error": _TOO_DEEP}
     sys.stdout.write(json.dumps(reply))

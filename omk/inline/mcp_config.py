@@ -10,14 +10,13 @@ fetcher (the same file may list servers for other tools) and is left out; one wi
 from __future__ import annotations
 
 import json
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import regex
 
 from omk.core.errors import ConfigError, Problem
-from omk.core.frozen import record
 
 DEFAULT_NAME = ".mcp.json"
 _GROUP_REF = regex.compile(r"\$(\d+)")
@@ -27,8 +26,7 @@ class TransformMismatch(Exception):
     """The URL does not match the server's `urlTransform.regex`."""
 
 
-@record
-class UrlTransform:
+class UrlTransform(msgspec.Struct, frozen=True):
     pattern: str
     compiled: Any  # regex.Pattern
     params: dict[str, str]
@@ -46,8 +44,7 @@ class UrlTransform:
         return {name: _GROUP_REF.sub(group, template) for name, template in self.params.items()}
 
 
-@record
-class FetchTool:
+class FetchTool(msgspec.Struct, frozen=True, gc=False):
     name: str
     url_param: str = "url"
     url_transform: UrlTransform | None = None
@@ -59,22 +56,24 @@ class FetchTool:
         return {self.url_param: url}
 
 
-@record
-class McpServer:
+class McpServer(msgspec.Struct, frozen=True, gc=False):
     name: str
     command: str
     args: tuple[str, ...]
-    env: dict[str, str] = field(repr=False)  # secrets: never printed, reported or logged
+    env: dict[str, str]  # secrets: never printed, reported or logged (left out of the repr)
     url_patterns: tuple[str, ...]
     fetch_tool: FetchTool
     cwd: Path  # the folder of the config file: relative commands and args resolve there
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__ if name != "env")
+        return f"McpServer({shown})"
 
     def handles(self, url: str) -> bool:
         return any(p in url for p in self.url_patterns)  # plain substrings, not regex or glob
 
 
-@record
-class McpConfig:
+class McpConfig(msgspec.Struct, frozen=True):
     path: Path
     servers: list[McpServer]
 

@@ -27,7 +27,7 @@ import ipaddress
 import re
 from dataclasses import field
 
-from omk.core.frozen import record
+import msgspec
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -146,8 +146,7 @@ def parse_ip(text: str) -> IPAddress | None:
         return None
 
 
-@record
-class AllowRule:
+class AllowRule(msgspec.Struct, frozen=True, gc=False):
     text: str  # as the user wrote it, for messages
     host: str | None = None  # a lower-case name; with `subdomains`, the parent domain
     subdomains: bool = False
@@ -213,8 +212,7 @@ def parse_allow_rule(entry: str) -> AllowRule:
     return AllowRule(text, host=name, port=port)
 
 
-@record
-class Refusal:
+class Refusal(msgspec.Struct, frozen=True, gc=False):
     """Why a connection was refused, and the allow entry that would permit it."""
 
     host: str
@@ -232,8 +230,7 @@ class Refusal:
         return f"refused: {what}; allow it with --url-allow {self.suggestion}"
 
 
-@record
-class UrlPolicy:
+class UrlPolicy(msgspec.Struct, frozen=True, gc=False):
     """Where URL inlining may connect. `enabled=False` is `--no-urls`: nothing is fetched."""
 
     allow: tuple[AllowRule, ...] = field(default=())

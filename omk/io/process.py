@@ -20,7 +20,7 @@ import os
 import secrets
 import signal
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def may_start(what: str) -> bool:
     return False
 
 
-def max_output_bytes(settings: dict[str, Any] | None) -> int:
+def max_output_bytes(settings: Mapping[str, Any] | None) -> int:
     """The run's `max_output_bytes`, or the default when it is unset."""
     value = (settings or {}).get("max_output_bytes")
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_MAX_OUTPUT_BYTES

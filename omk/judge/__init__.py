@@ -66,7 +66,7 @@ class Judge(Protocol):
 
 def why_no_judge(settings: Settings) -> str:
     """Why judge items are skipped when `build_judge` gives None: none configured, or `--no-judge`."""
-    return JUDGE_OFF if getattr(settings, "judge_off", False) else NO_JUDGE
+    return JUDGE_OFF if settings.judge_off else NO_JUDGE
 
 
 def build_judge(settings: Settings) -> Judge | None:
@@ -84,8 +84,8 @@ def build_judge(settings: Settings) -> Judge | None:
     return JudgePanel(
         clients,
         lang=settings.lang,
-        debias_length=getattr(settings, "debias_length", True),
-        repeat=getattr(settings, "judge_repeat", 1),
+        debias_length=settings.debias_length,
+        repeat=settings.judge_repeat,
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         retry=RetryPolicy(retries=settings.retries),

@@ -8,6 +8,7 @@ A judge kind is one module with a factory (the `JudgeFactory` below), plus one l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,7 +42,7 @@ class JudgeClient(Protocol):
 
 
 class JudgeFactory(Protocol):
-    def __call__(self, arg: str, spec: str, *, settings: dict[str, Any]) -> JudgeClient:
+    def __call__(self, arg: str, spec: str, *, settings: Mapping[str, Any]) -> JudgeClient:
         """The judge for `KIND:ARG`; `arg` is what follows the colon, `spec` the whole text."""
         ...
 
@@ -61,7 +62,7 @@ def register_judge(kind: str, factory: str) -> None:
     KINDS.register(kind, factory)
 
 
-def make_client(spec: str, settings: dict[str, Any] | None = None) -> JudgeClient:
+def make_client(spec: str, settings: Mapping[str, Any] | None = None) -> JudgeClient:
     """The judge client for `KIND:ARG` (the kind is not case-sensitive)."""
     kind, sep, arg = spec.partition(":")
     kind = kind.strip().lower()

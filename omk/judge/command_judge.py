@@ -13,6 +13,7 @@ import contextlib
 import json
 import shlex
 import shutil
+from collections.abc import Mapping
 from typing import Any
 
 from omk.core.errors import ConfigError
@@ -45,7 +46,7 @@ class CommandJudge:
         self.model = command
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, settings: dict[str, Any]) -> CommandJudge:
+    def from_spec(cls, arg: str, spec: str, *, settings: Mapping[str, Any]) -> CommandJudge:
         return cls(spec, arg.strip(), Masker.for_run(settings), max_output_bytes(settings))
 
     def identity(self) -> CacheIdentity:

@@ -9,6 +9,7 @@ a local judge can grade a hosted target.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from omk.core.errors import ConfigError
@@ -21,7 +22,7 @@ JUDGE_PARAMS = {"temperature": 0}
 JUDGE_DEFAULTS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 2048}}  # the API requires one
 
 
-def _provider(name: str, arg: str, spec: str, settings: dict[str, Any], default_base: str) -> tuple[str, ProviderSettings]:
+def _provider(name: str, arg: str, spec: str, settings: Mapping[str, Any], default_base: str) -> tuple[str, ProviderSettings]:
     """(model, provider settings); `MODEL@URL` overrides the base URL for the judge alone."""
     model, sep, url = arg.partition("@")
     model = model.strip()
@@ -80,19 +81,19 @@ class ModelJudge:
         await self.client.close()
 
 
-def openai_judge(arg: str, spec: str, *, settings: dict[str, Any]) -> ModelJudge:
+def openai_judge(arg: str, spec: str, *, settings: Mapping[str, Any]) -> ModelJudge:
     from omk.llm.openai_chat import OpenAIChat
 
     return model_judge(OpenAIChat, "openai", arg, spec, settings)
 
 
-def anthropic_judge(arg: str, spec: str, *, settings: dict[str, Any]) -> ModelJudge:
+def anthropic_judge(arg: str, spec: str, *, settings: Mapping[str, Any]) -> ModelJudge:
     from omk.llm.anthropic_messages import AnthropicMessages
 
     return model_judge(AnthropicMessages, "anthropic", arg, spec, settings)
 
 
-def model_judge(client_class: type[ModelClient], kind: str, arg: str, spec: str, settings: dict[str, Any]) -> ModelJudge:
+def model_judge(client_class: type[ModelClient], kind: str, arg: str, spec: str, settings: Mapping[str, Any]) -> ModelJudge:
     """The judge for `KIND:MODEL` or `KIND:MODEL@URL`, speaking `client_class`'s wire format."""
     model, provider = _provider(kind, arg, spec, settings, client_class.default_base_url)
     # the label reports carry: a `user:password@` in a judge URL never reaches them

@@ -15,7 +15,8 @@ import hashlib
 import json
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records import Trace
 
 LANGS = ("en", "zh")
@@ -220,8 +221,7 @@ def trace_summary(trace: Trace, lang: str) -> str | None:
 # --- judge-scored assertions (omk 0.23's types) ----------------------------------------------------
 
 
-@record
-class AssertionTemplate:
+class AssertionTemplate(msgspec.Struct, frozen=True, gc=False):
     system: str
     sections: tuple[str, ...]  # headings, one per filled slot, in order
     procedure: str | None  # extra scoring steps, or None

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
@@ -65,7 +66,7 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-def provider_settings(name: str, settings: dict[str, Any] | None, default_base: str, spec: str) -> ProviderSettings:
+def provider_settings(name: str, settings: Mapping[str, Any] | None, default_base: str, spec: str) -> ProviderSettings:
     """Read `settings[name]` (the omk.yaml block) and the environment; ConfigError when unusable.
 
     The environment overrides omk.yaml. A key is required unless the base URL is local.

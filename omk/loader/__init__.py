@@ -10,8 +10,9 @@ the missing `prompt`).
 
 Each problem is one line, `FILE:LINE: samples[i] (id) FIELD: what is wrong` (`omk.core.errors.Problem`).
 Module map: `discover` (which files), `read` (bytes → `Document` with lines: `yaml_lines`,
-`json_lines`; a JSON Lines file record by record), `share` (equal content of a load becomes one
-object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
+`json_lines`; a JSON Lines file record by record), `record_memo` (a JSON Lines record or a JSON
+file's sample read through a memo of its parts' text, when plainly valid), `share` (equal
+content of a load becomes one object), `validate` (JSON Schema, per assertion type) and `rules` (what a schema cannot say),
 `files` (hook and mock files that must exist), `build` (dicts → `Sample`), `places` (where a
 sample's parts were written, found after loading), `messages` (wording).
 
@@ -26,6 +27,7 @@ program loads samples with `omk.load` (files) or gives `omk.evaluate` mappings (
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +44,7 @@ from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.places import PartLines, SampleRef
 from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, parse_text, read_file
+from omk.loader.record_memo import RecordMemo, json_document
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
 from omk.samples.model import Sample
@@ -151,8 +154,11 @@ class _FileLoader:
             return [Problem(self.name, None, "", "", why)]
         if self.file.suffix.lower() == JSONL_SUFFIX:
             return self._stream()
+        quick = functools.partial(json_document, memo=RecordMemo(self.shared)) if self.shared.data else None
         try:
-            doc = read_file(self.file)
+            doc = read_file(self.file, quick)
+            if doc.shared and formats.detect(doc.data, self.file) != formats.OMK:
+                doc = read_file(self.file)  # an M365 or Big Sky file: its reader takes the data as parsed
         except ParseFailure as exc:
             return [Problem(self.name, exc.line, "", "", str(exc))]
         except RecursionError:
@@ -166,7 +172,7 @@ class _FileLoader:
         before = len(self.loaded.samples), len(self.loaded.warnings)
         base_dir, seen = self._base_dir(), False
         try:
-            for record in jsonl_records(self.file):
+            for record in jsonl_records(self.file, RecordMemo(self.shared).record if self.shared.data else None):
                 seen = True
                 self._record(record, base_dir)
         except ParseFailure as exc:
@@ -187,7 +193,8 @@ class _FileLoader:
             self.problems.append(Problem(self.name, record.line, f"samples[{record.index}]", "", message))
             return
         line = record.line
-        self._sample(lambda _path: line, (record.index,), record.index, record.value, record.issues, base_dir, None)
+        raw = record.value if record.shared else self.shared.sample(record.value)
+        self._sample(lambda _path: line, (record.index,), record.index, raw, record.issues, base_dir, None)
 
     def _base_dir(self) -> Path:
         return self.base_dir if self.base_dir is not None else self.file.resolve().parent
@@ -209,7 +216,8 @@ class _FileLoader:
             base_dir = self._base_dir()
             parts = PartLines(self.file, prefix) if from_file else None
             for index, raw in enumerate(items):
-                self._sample(doc.line, prefix + (index,), index, raw, by_sample.get(index, []), base_dir, parts)
+                shared = raw if doc.shared else self.shared.sample(raw)
+                self._sample(doc.line, prefix + (index,), index, shared, by_sample.get(index, []), base_dir, parts)
                 if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
                     items[index] = None
         else:
@@ -287,7 +295,6 @@ class _FileLoader:
     def _sample(
         self, line_of: LineOf, spath: Path_, index: int, raw: Any, issues: list[Issue], base_dir: Path, parts: PartLines | None
     ) -> None:
-        raw = self.shared.sample(raw)
         sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
         named = sample_id if isinstance(sample_id, str) and sample_id != "" else None
         where = f"samples[{index}] ({named})" if named else f"samples[{index}]"

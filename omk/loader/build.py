@@ -142,10 +142,7 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         cwd=raw.get("cwd"),
         workspace=raw.get("workspace"),
         rubric=raw.get("rubric"),
-        assertions=[
-            build_spec(a, ("assertions", i), src, found, "" if src.origin else f"{src.label}.assertions[{i}]")
-            for i, a in enumerate(raw.get("assertions") or [])
-        ],
+        assertions=_assertions(raw.get("assertions") or [], src, found),
         dimensions=raw.get("dimensions"),
         capability=src.shared.items(raw.get("capability")),
         category=raw.get("category"),
@@ -165,6 +162,19 @@ def build_sample(raw: dict[str, Any], src: SourceInfo, base_dir: Path, found: Fo
         history=(),
         gold=_gold(raw.get("gold")),
     )
+
+
+def _assertions(items: list[dict[str, Any]], src: SourceInfo, found: Found) -> list[AssertionSpec]:
+    """The specs of a sample's own assertions. In a sample placed by its origin, an assertion
+    written at the same place by an earlier sample of the load is that spec, shared: it is
+    looked up here once, the only work most of a large set's assertions need."""
+    if src.origin is None:
+        return [build_spec(a, ("assertions", i), src, found, f"{src.label}.assertions[{i}]") for i, a in enumerate(items)]
+    origin = src.origin
+    return [
+        first.share_with(origin) if first is not None else build_spec(a, path, src, found)
+        for a, (path, first) in zip(items, src.shared.specs_at(items, ("assertions",)), strict=True)
+    ]
 
 
 def _gold(value: Any) -> tuple[dict[str, Any], ...]:

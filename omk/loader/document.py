@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from omk.core.frozen import record
+import msgspec
 
 Path_ = tuple[str | int, ...]
 
@@ -19,8 +19,7 @@ class LineLookup(Protocol):
     def line(self, path: Path_) -> int | None: ...
 
 
-@record
-class Issue:
+class Issue(msgspec.Struct, frozen=True, gc=False):
     """Something wrong found while parsing (a duplicate key, an unsupported tag), with its place."""
 
     path: Path_
@@ -59,6 +58,7 @@ class Document:
     data: Any
     lines: LineLookup
     issues: list[Issue] = field(default_factory=list)
+    shared: bool = False  # its samples went through the load's Sharer already (omk.loader.record_memo)
 
     def line(self, path: Path_) -> int | None:
         return self.lines.line(path)

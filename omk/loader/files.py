@@ -111,8 +111,8 @@ def _assertions(items: Any, base: Path_, roots: list[Path], found: Found, depth:
     for k, item in enumerate(items if isinstance(items, list) else []):
         if not isinstance(item, dict):
             continue
-        fn = item.get("fn")
-        if item.get("type") == "custom" and isinstance(fn, str) and fn.strip() and (why := _unusable(hook_file, fn, roots, "hook file")):
+        fn = item.get("fn") if "fn" in item else None
+        if isinstance(fn, str) and item.get("type") == "custom" and fn.strip() and (why := _unusable(hook_file, fn, roots, "hook file")):
             found.append((base + (k, "fn"), why))
         if "children" in item:
             _assertions(item["children"], base + (k, "children"), roots, found, depth + 1)

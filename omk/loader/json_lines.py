@@ -56,7 +56,9 @@ def _constant(name: str) -> Any:
     raise _Unsupported(f"{name} is not valid JSON (write null or a number)", name)
 
 
-def _loads(text: str) -> tuple[Any, bool]:
+def loads_checked(text: str) -> tuple[Any, bool]:
+    """(the value, whether an object in it repeats a key); `ParseFailure` saying where, when
+    the text is not JSON omk reads."""
     hook = _Hook()
     try:
         return json.loads(text, object_pairs_hook=hook, parse_int=_int, parse_constant=_constant), hook.found
@@ -73,6 +75,28 @@ def _loads(text: str) -> tuple[Any, bool]:
         raise ParseFailure(f"JSON parse error: {exc}", text.count("\n", 0, at) + 1 if at >= 0 else None) from None
     except RecursionError:
         raise ParseFailure("JSON parse error: nesting too deep") from None
+
+
+class QuietDecoder:
+    """`loads_checked` made once for many texts, without the wording: (the value, whether an
+    object in it repeats a key), or None when the text is not JSON omk reads. The text must be
+    one value with no white space around it (as msgspec's `Raw` gives it): the C scanner is
+    called on it directly."""
+
+    __slots__ = ("_hook", "_scan")
+
+    def __init__(self) -> None:
+        self._hook = _Hook()
+        decoder = json.JSONDecoder(object_pairs_hook=self._hook, parse_int=_int, parse_constant=_constant)
+        self._scan = decoder.scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__; the stubs leave it out
+
+    def __call__(self, text: str) -> tuple[Any, bool] | None:
+        self._hook.found = False
+        try:
+            value, end = self._scan(text, 0)
+        except (StopIteration, ValueError, RecursionError):  # json.JSONDecodeError and _Unsupported are ValueErrors
+            return None
+        return (value, self._hook.found) if end == len(text) else None
 
 
 def _trailing_comma(text: str, pos: int) -> int | None:
@@ -173,6 +197,17 @@ class JsonLocator:
             self._member_maps[pos] = found
         return found
 
+    def start(self, path: Path_) -> int:
+        """Where the value at `path` is written (the path must exist)."""
+        pos = self._value(path)
+        if pos is None:
+            raise ValueError(f"no value at {path}")
+        return pos
+
+    def place_items(self, path: Path_, places: list[int]) -> None:
+        """The positions of the items of the list at `path` (which exists), found by the caller."""
+        self._items[self.start(path)] = places
+
     def members(self, pos: int) -> list[tuple[str, int, int]]:
         """(key, key position, value position) of the object starting at `pos`."""
         cached = self._members.get(pos)
@@ -238,7 +273,7 @@ class JsonLocator:
 
 
 def parse_json(text: str) -> Document:
-    data, has_duplicates = _loads(text)
+    data, has_duplicates = loads_checked(text)
     locator = JsonLocator(text, unique_keys=not has_duplicates)
     issues = locator.duplicates() if has_duplicates else []
     return Document(data, locator, issues)
@@ -260,7 +295,7 @@ def parse_record(text: str, number: int, index: int) -> tuple[Any, list[Issue]]:
     """One JSON Lines record (line `number`, the `index`-th record): its value, or None and
     the issue that says why it did not parse; duplicate keys are issues on the record's line."""
     try:
-        value, has_duplicates = _loads(text)
+        value, has_duplicates = loads_checked(text)
     except ParseFailure as exc:
         return None, [Issue((index,), number, str(exc))]
     issues = []

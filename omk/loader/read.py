@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import codecs
 import errno
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -87,13 +87,19 @@ def parse_text(text: str, suffix: str) -> Document:
     return parse_json(text)
 
 
-def read_file(path: Path) -> Document:
-    """Raises `ParseFailure` for a file that cannot be read or parsed at all."""
+def read_file(path: Path, quick: Callable[[str], Document | None] | None = None) -> Document:
+    """Raises `ParseFailure` for a file that cannot be read or parsed at all. `quick` reads a
+    JSON file first (omk.loader.record_memo); when it answers None the file is parsed here."""
+    from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
+
     text = read_text(path)
     if not text.strip():
         raise ParseFailure(EMPTY_FILE)
+    suffix = path.suffix.lower()
+    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not SURROGATE_ESCAPE.search(text)
+    if plain and quick is not None and (doc := quick(text)) is not None:
+        return doc
     doc = parse_text(text, path.suffix)
-    from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
         doc.data = scrub_value(doc.data)
@@ -112,12 +118,15 @@ class LineRecord:
     value: Any = None
     issues: list[Issue] = field(default_factory=list)
     too_long: bool = False
+    shared: bool = False  # `value` is already shared with the load's other samples (omk.loader.record_memo)
 
 
-def jsonl_records(path: Path) -> Iterator[LineRecord]:
+def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> Iterator[LineRecord]:
     """The records of a JSON Lines file, read one line at a time: what one line holds is all
     that is in memory. Raises `ParseFailure` when the file cannot be read as UTF-8 text, at
-    the first line that is not (as for a JSON or YAML file: the file must be saved again)."""
+    the first line that is not (as for a JSON or YAML file: the file must be saved again).
+    `quick` (omk.loader.record_memo) reads a line first, its value already shared; when it
+    answers None the line is read here, the careful way, which words every problem."""
     from omk.io.safe_files import open_regular, sample_file_cap
     from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
@@ -135,6 +144,12 @@ def jsonl_records(path: Path) -> Iterator[LineRecord]:
             text = decode(raw, number) if number == 1 else _decode_line(raw, number)
             if not text.strip():
                 continue
+            if SURROGATE_ESCAPE.search(text) is None and quick is not None:
+                value = quick(raw if number > 1 else text.encode("utf-8"))  # line 1 may start with a BOM
+                if value is not None:
+                    yield LineRecord(number, index, value, shared=True)
+                    index += 1
+                    continue
             value, issues = parse_record(text, number, index)
             if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
                 value = scrub_value(value)

@@ -39,6 +39,12 @@ def _make_plan(kind: AssertionType) -> tuple[bool, bool, bool]:
     return pattern == TOOL_NEEDLE_PATTERN, pattern == MOCK_KEY_PATTERN, kind.name in NEEDS_CONTEXT
 
 
+def uses_sample(kind: AssertionType) -> bool:
+    """Whether a type's rules look at its sample (its mocks or its context), not only at the assertion."""
+    _, mock_key, needs_context = _plan(kind)
+    return mock_key or needs_context
+
+
 def check_assertion(item: dict[str, Any], kind: AssertionType, sample: dict[str, Any]) -> list[tuple[Path_, str]]:
     found: list[tuple[Path_, str]] = []
     for key, value in item.items():

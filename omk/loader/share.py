@@ -44,14 +44,14 @@ class Sharer:
         self._paths: dict[Path_, Path_] = {}
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
         self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
-        self.checked: dict[int, tuple[Any, Any]] = {}  # the validator's memo (omk.loader.validate.check_sample)
+        self.checked: dict[int, tuple[Any, Any, bool]] = {}  # the validator's memo (omk.loader.validate.check_sample)
         self._tuples: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(list) → (list, its items as a tuple)
 
     def sample(self, raw: Any) -> Any:
         """A sample's mapping with its keys and values shared (the mapping itself is its own)."""
         if raw.__class__ is not dict or not self.data:
             return raw
-        return {self.text(k): self._value(v, 1) for k, v in raw.items()}
+        return {self.text(k): self.value(v, 1) for k, v in raw.items()}
 
     def items(self, value: Any) -> tuple[Any, ...]:
         """A list field's items as a tuple: one tuple for each shared list, () for none."""
@@ -98,12 +98,24 @@ class Sharer:
         found = self._specs.get((id(raw), rel))
         return found if found is not None and found.raw is raw else None
 
+    def specs_at(self, items: list[Any], base: Path_) -> list[tuple[Path_, AssertionSpec | None]]:
+        """For each of `items` (the assertions of the list at `base` in a sample): its path
+        in the sample, and the spec built from this very dict at that path in this load, if any."""
+        paths, specs, out = self._paths, self._specs, []
+        for i, raw in enumerate(items):
+            path = base + (i,)
+            path = paths.get(path) or self.path(path)
+            found = specs.get((id(raw), path))
+            out.append((path, found if found is not None and found.raw is raw else None))
+        return out
+
     def keep(self, spec: AssertionSpec, rel: Path_) -> None:
         if len(self._specs) >= self.limit:
             self._specs.clear()
         self._specs[(id(spec.raw), rel)] = spec  # the spec holds `raw`, so its id is not reused
 
-    def _value(self, value: Any, depth: int) -> Any:
+    def value(self, value: Any, depth: int) -> Any:
+        """`value`, found `depth` containers deep in a sample, with its content shared."""
         cls = value.__class__
         if cls is str:
             return self.text(value)
@@ -126,9 +138,9 @@ class Sharer:
             if found is not None:
                 return found
         if value.__class__ is dict:
-            out: Any = {self.text(k): self._value(v, depth + 1) for k, v in value.items()}
+            out: Any = {self.text(k): self.value(v, depth + 1) for k, v in value.items()}
         else:
-            out = [self._value(v, depth + 1) for v in value]
+            out = [self.value(v, depth + 1) for v in value]
         if key is not None:
             if len(self._containers) >= self.limit:
                 self._containers.clear()

@@ -25,7 +25,9 @@ from omk.schema.build import ASSERTION_REF, build_schema
 
 MAX_NESTING = 16  # assert-set levels (omk 0.54 contract)
 Found = list[tuple[Path_, str]]
-Seen = dict[int, tuple[Any, Found]]  # id(assertion dict) → (the dict, its type schema's errors)
+# id(assertion dict) → (the dict, its type schema's errors, whether the dict as a top-level
+# assertion, children included, has no problem in any sample: `_alone`)
+Seen = dict[int, tuple[Any, Found, bool]]
 
 
 class Checker:
@@ -279,31 +281,54 @@ def _conversation(sample: dict[str, Any]) -> Found:
 def _check_assertions(
     s: Schemas, items: list[Any], base: Path_, sample: dict[str, Any], found: Found, depth: int, nested: bool, seen: Seen | None
 ) -> None:
+    memo = seen if depth == 0 and seen is not None else None  # top-level verdicts that hold in any sample
     for index, item in enumerate(items):
-        path = base + (index,)
-        if not isinstance(item, dict):
-            found.append((path, f"an assertion must be a mapping with a type (got {kind_of(item)})"))
-            continue
-        name = item.get("type")
-        if name is None:
-            found.append((path, '"type" is required'))
-            continue
-        kind = s.types.get(name) if isinstance(name, str) else None
-        if kind is None:
-            found.append((path + ("type",), unknown_type(name, s.types)))
-            continue
-        if nested and not kind.nestable:
-            found.append((path + ("type",), f'"{name}" is judge-scored and cannot be nested in an assert-set'))
-            continue
-        errors = _schema_errors(s, name, item, seen) or rules.check_assertion(item, kind, sample)
-        if errors:
-            found.extend((path + p, m) for p, m in errors)
-        children = item.get("children") if name in s.with_children else None
-        if isinstance(children, list):
-            if depth + 1 >= MAX_NESTING:
-                found.append((path + ("children",), f"assert-set nesting is too deep (at most {MAX_NESTING} levels)"))
-            else:
-                _check_assertions(s, children, path + ("children",), sample, found, depth + 1, True, seen)
+        if memo is not None and (known := memo.get(id(item))) is not None and known[0] is item and known[2]:
+            continue  # found without a problem before in this load, and nothing in it looks at the sample
+        before = len(found)
+        _check_assertion(s, item, base + (index,), sample, found, depth, nested, seen)
+        if memo is not None and len(found) == before and _alone(s, item, 0):
+            memo[id(item)] = (item, [], True)
+
+
+def _alone(s: Schemas, item: dict[str, Any], depth: int) -> bool:
+    """Whether the verdict on `item` (and its children) depends on nothing but `item`: none of
+    its types looks at the sample's mocks or context (omk.loader.rules)."""
+    kind = s.types.get(item.get("type"))  # type: ignore[arg-type]  # checked: a known type's name
+    if kind is None or rules.uses_sample(kind):
+        return False
+    children = item.get("children") if kind.name in s.with_children else None
+    if not isinstance(children, list):
+        return True
+    return depth < MAX_NESTING and all(isinstance(c, dict) and _alone(s, c, depth + 1) for c in children)
+
+
+def _check_assertion(
+    s: Schemas, item: Any, path: Path_, sample: dict[str, Any], found: Found, depth: int, nested: bool, seen: Seen | None
+) -> None:
+    if not isinstance(item, dict):
+        found.append((path, f"an assertion must be a mapping with a type (got {kind_of(item)})"))
+        return
+    name = item.get("type")
+    if name is None:
+        found.append((path, '"type" is required'))
+        return
+    kind = s.types.get(name) if isinstance(name, str) else None
+    if kind is None:
+        found.append((path + ("type",), unknown_type(name, s.types)))
+        return
+    if nested and not kind.nestable:
+        found.append((path + ("type",), f'"{name}" is judge-scored and cannot be nested in an assert-set'))
+        return
+    errors = _schema_errors(s, name, item, seen) or rules.check_assertion(item, kind, sample)
+    if errors:
+        found.extend((path + p, m) for p, m in errors)
+    children = item.get("children") if name in s.with_children else None
+    if isinstance(children, list):
+        if depth + 1 >= MAX_NESTING:
+            found.append((path + ("children",), f"assert-set nesting is too deep (at most {MAX_NESTING} levels)"))
+        else:
+            _check_assertions(s, children, path + ("children",), sample, found, depth + 1, True, seen)
 
 
 SEEN_LIMIT = 1 << 14
@@ -319,7 +344,7 @@ def _schema_errors(s: Schemas, name: str, item: dict[str, Any], seen: Seen | Non
     errors = s.by_type[name].errors(item)
     if len(seen) >= SEEN_LIMIT:
         seen.clear()
-    seen[id(item)] = (item, errors)  # holding `item` keeps its id from being reused
+    seen[id(item)] = (item, errors, False)  # holding `item` keeps its id from being reused
     return errors
 
 

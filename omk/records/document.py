@@ -8,6 +8,17 @@ assume. The engine hands the formats the same view built from `Report.to_dict()`
 `omk report RUN_DIR` render the same bytes. Values are kept as written (no rounding, an integer
 stays an integer); JSON values a format only shows (an assertion's `value`, a tool call's input,
 a judge block's extra fields) stay plain JSON.
+
+These records keep their own `to_json` and `from_json` (not msgspec's encoding of their fields, as
+omk.records.wire's `JsonRecord`s have): `Category` writes its intervals only in a report that has
+them (`intervals`, known from whether `composite_ci` was written); `Summary` writes `scores_ci`
+with `pass_rate_ci`, `variance` and `capabilities` only when set, reads a `repeat` of 0 or null as
+1 and loads the `--repeat` records only when a report has the block; `Capability` reads a null name
+as "". `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
+from (`data`). And every reader takes a missing or null field as its default (a report of an older
+omk lacks the fields added since; msgspec's typed read refuses a null where the type has none) and
+keeps a number as written (an integer stays one, where msgspec reads it into a `float` field as a
+float and the report would be written back with `.0`).
 """
 
 from __future__ import annotations
@@ -17,8 +28,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.core.lazy import load_ref
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds as Bounds
@@ -45,8 +57,7 @@ FORMAT = "omk-report/1"
 LAYERS = ("fact", "behavior", "judge")
 
 
-@record
-class Category:
+class Category(msgspec.Struct, frozen=True, gc=False):
     """One entry of `summary.categories`; `category` is None for the uncategorised."""
 
     category: str | None
@@ -83,8 +94,7 @@ class Category:
         )  # fmt: skip
 
 
-@record
-class Capability:
+class Capability(msgspec.Struct, frozen=True, gc=False):
     """One entry of `summary.capabilities`: the results of the samples that name a capability
     (grouped as the doctor groups them, shown under the first spelling seen; a sample that names
     several counts in each). `samples` counts samples, `total` their results (runs under
@@ -123,8 +133,7 @@ class Capability:
         )  # fmt: skip
 
 
-@record
-class Summary:
+class Summary(msgspec.Struct, frozen=True, gc=False):
     """The run's counts, mean scores and gate (`summary` of report.json)."""
 
     total: int = 0
@@ -211,8 +220,7 @@ class Summary:
         return self.passed / self.total if self.total else None
 
 
-@record
-class ReportDocument:
+class ReportDocument(msgspec.Struct, frozen=True, gc=False):
     """report.json, typed. `data` is the dictionary it was read from: report.json is written from
     it as it is, fields this view does not type included."""
 

@@ -8,16 +8,25 @@ The block is written and read through these records alone: the analysis (omk.sta
 into them (`ExperimentBlock.of`, each record's `of`), and `to_json` writes them. A record read
 from a block written by an older omk remembers the keys that block lacked (`absent`) and writes
 them out again, so a block read and written back is the block as it was.
+
+That is why these records keep their own `to_json` and `from_json` rather than msgspec's encoding
+of their fields (omk.records.wire's `JsonRecord`): keys are written only when the block read had
+them (`absent`), and some are not fields at all. `VariantRow` writes its gate and its tokens as
+objects of their own (`gate`, `tokens`); `Tally` writes `compared` first; `PairwiseOrder` writes
+an ensemble's `votes` only when it has some; the verdict is the analysis' own record
+(omk.stats), read back by `verdict_from_json`. And every reader takes a missing or null field as
+its default and keeps a number as written (an integer stays one), where msgspec's typed read
+refuses a null and reads an integer into a `float` field as a float.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange
@@ -79,8 +88,7 @@ VARIANT_KEYS = (
 )  # fmt: skip
 
 
-@record
-class VariantRow:
+class VariantRow(msgspec.Struct, frozen=True, gc=False):
     name: str
     role: str | None
     passed: int
@@ -174,8 +182,7 @@ def verdict_from_json(f: Fields) -> Verdict:
     return Verdict(_level(f), f.str("headline", ""), f.str("recommendation", ""), pairs, f.strs("lines"))
 
 
-@record
-class Require:
+class Require(msgspec.Struct, frozen=True, gc=False):
     """`--require POLICY`: whether the verdict met it, and why."""
 
     policy: str | None
@@ -199,8 +206,7 @@ class Require:
 DELTA_KEYS = ("n", "missing", "mean", "sd", "ci", "significant", "wins", "ties", "losses", "sign_p", "t_p", "d_z", "g_z", "mde")
 
 
-@record
-class Delta:
+class Delta(msgspec.Struct, frozen=True, gc=False):
     """The paired change of the composite or of a layer."""
 
     n: int
@@ -259,8 +265,7 @@ class Delta:
 PASS_RATE_KEYS = ("n", "control_passed", "treatment_passed", "control_rate", "treatment_rate", "change", "lost", "gained", "p_value")
 
 
-@record
-class PassRate:
+class PassRate(msgspec.Struct, frozen=True, gc=False):
     control_rate: Number | None = None
     treatment_rate: Number | None = None
     change: Number | None = None
@@ -294,8 +299,7 @@ class PassRate:
 CHANGE_KEYS = ("n", "control", "treatment", "delta", "relative", "ci", "relative_ci")
 
 
-@record
-class Change:
+class Change(msgspec.Struct, frozen=True, gc=False):
     """A resource's change per sample (cost, latency, tokens): absolute and relative, each with its
     paired bootstrap interval (None in a block written before resources had intervals)."""
 
@@ -332,8 +336,7 @@ class Change:
         )  # fmt: skip
 
 
-@record
-class PerSample:
+class PerSample(msgspec.Struct, frozen=True, gc=False):
     """One shared sample: both sides' composites, pass and error, and the change."""
 
     sample_id: str | None
@@ -383,8 +386,7 @@ COMPARISON_KEYS = (
 )  # fmt: skip
 
 
-@record
-class Comparison:
+class Comparison(msgspec.Struct, frozen=True, gc=False):
     """One treatment against the control."""
 
     control: str | None
@@ -467,8 +469,7 @@ class Comparison:
 # ---------------------------------------------------------------- every variant's results
 
 
-@record
-class Case:
+class Case(msgspec.Struct, frozen=True, gc=False):
     """One result of one variant (`runs[name].results[]`): why it failed in `messages`."""
 
     sample_id: str | None
@@ -495,8 +496,7 @@ class Case:
         )  # fmt: skip
 
 
-@record
-class Run:
+class Run(msgspec.Struct, frozen=True, gc=False):
     """A variant's run: its folder (relative to the report), its target, its results. `variant`
     (the variant's own choices) and `described` (its target) are kept as written: what they hold
     depends on the variant and the kind of target."""
@@ -530,8 +530,7 @@ SETTINGS_KEYS = (
 )  # fmt: skip
 
 
-@record
-class ComparisonSettings:
+class ComparisonSettings(msgspec.Struct, frozen=True, gc=False):
     """How the comparisons were computed (omk.stats.AnalysisSettings as written): bootstrap
     resamples, seed, the trivial change, the largest cost increase allowed (percent; None when not
     set), and the rest of the analysis' knobs."""
@@ -552,7 +551,7 @@ class ComparisonSettings:
     @classmethod
     def of(cls, settings: AnalysisSettings) -> ComparisonSettings:
         """The settings of an analysis (`omk.stats.AnalysisSettings`)."""
-        return cls(**asdict(settings))
+        return cls(**msgspec.structs.asdict(settings))
 
     def to_json(self) -> dict[str, Any]:
         return _present({k: getattr(self, k) for k in SETTINGS_KEYS}, self.absent)
@@ -577,8 +576,7 @@ def _seed(f: Fields) -> int | str | None:
 # ---------------------------------------------------------------- the pairwise judge
 
 
-@record
-class Vote:
+class Vote(msgspec.Struct, frozen=True, gc=False):
     """One judge of an ensemble: its preference (1 = A, 2 = B, 0 = tie) and its reason."""
 
     judge: Any
@@ -597,8 +595,7 @@ WINNERS = {1: "a", 2: "b", 0: "tie"}  # a preference (1 = A better, 2 = B better
 SCORES = {1: {"a": 1, "b": 0}, 2: {"a": 0, "b": 1}, 0: {"a": 0, "b": 0}}
 
 
-@record
-class PairwiseOrder:
+class PairwiseOrder(msgspec.Struct, frozen=True, gc=False):
     """What the judge said with one answer shown first, in A/B terms; an ensemble's `votes`
     (written only when there are several)."""
 
@@ -619,8 +616,7 @@ class PairwiseOrder:
         return cls(f.str("winner"), f.str("reason"), tuple(Vote.from_json(v) for v in f.objs("votes")))
 
 
-@record
-class PairwiseVerdict:
+class PairwiseVerdict(msgspec.Struct, frozen=True, gc=False):
     """One sample's (and comparison key's) verdict: `preference` and `winner` are the combined
     verdict of both orders, `a_first` and `b_first` what each order said."""
 
@@ -690,8 +686,7 @@ class PairwiseVerdict:
         return (self.reason or "") if self.status == "ok" else (self.error or "")
 
 
-@record
-class WinRateRow:
+class WinRateRow(msgspec.Struct, frozen=True, gc=False):
     key: str | None
     rate: Number | None
     decisive: int
@@ -744,8 +739,7 @@ class WinRateRow:
 TALLY_KEYS = ("a_better", "b_better", "ties", "errored", "skipped")
 
 
-@record
-class Tally:
+class Tally(msgspec.Struct, frozen=True, gc=False):
     """How the pairwise verdicts on one treatment came out (`summary` of a pair)."""
 
     a_better: int = 0
@@ -788,8 +782,7 @@ def positions(verdicts: Sequence[PairwiseVerdict]) -> dict[str, int]:
     return found
 
 
-@record
-class Pair:
+class Pair(msgspec.Struct, frozen=True, gc=False):
     """The pairwise judge's verdicts on one treatment against the control."""
 
     control: str | None
@@ -837,8 +830,7 @@ class Pair:
         )
 
 
-@record
-class PairwiseBlock:
+class PairwiseBlock(msgspec.Struct, frozen=True, gc=False):
     """The pairwise judge's block (`experiment.pairwise`): its judges, what they cost, the rule
     that turns two orders into one verdict, and a comparison per treatment."""
 
@@ -910,8 +902,7 @@ def report_pairs(report: Fields) -> tuple[Pair, ...]:
 # ---------------------------------------------------------------- an ablation (--ablate)
 
 
-@record
-class AblationPart:
+class AblationPart(msgspec.Struct, frozen=True, gc=False):
     """One part of the skill and what removing it did: `contribution` is the composite lost
     (control minus treatment, paired), `ci_low`/`ci_high` its 95% interval; `candidate` when the
     whole interval lies within ±trivial (NOISE or UNDERPOWERED is not that)."""
@@ -947,8 +938,7 @@ class AblationPart:
         )  # fmt: skip
 
 
-@record
-class Ablation:
+class Ablation(msgspec.Struct, frozen=True, gc=False):
     """`experiment.ablation`: the skill's parts ranked by what removing each one cost."""
 
     skill: str
@@ -975,8 +965,7 @@ BLOCK_KEYS = (
 )  # fmt: skip
 
 
-@record
-class ExperimentBlock:
+class ExperimentBlock(msgspec.Struct, frozen=True, gc=False):
     control: str | None
     settings: ComparisonSettings
     variants: tuple[VariantRow, ...]

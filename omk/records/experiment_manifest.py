@@ -1,16 +1,21 @@
 """An experiment's `experiment.json` (its variants, seed and choices), written when an experiment
 starts and read back for `--resume` and `omk merge`; a plain run never loads it. Errors name the
-file and the field, as run.json's do (omk.records.manifest)."""
+file and the field, as run.json's do (omk.records.manifest).
+
+Both records keep their own `to_json` and `from_json`: experiment.json starts with its `format`,
+which no field holds, writes `shard` and `ablation` only when set, and a variant's `skill` is one
+path or a list of them; the reader checks the format and names a missing `name` in its own words.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.manifest import ManifestFields, _format, _shard, load
 
@@ -20,8 +25,7 @@ if TYPE_CHECKING:
 EXPERIMENT_FORMAT = "omk-experiment-run/1"
 
 
-@record
-class RecordedVariant:
+class RecordedVariant(msgspec.Struct, frozen=True, gc=False):
     """One variant as experiment.json records it (the engine's Variant, field for field)."""
 
     name: str
@@ -31,7 +35,7 @@ class RecordedVariant:
     skill: str | tuple[str, ...] | None = None
     target: str | None = None
     model: str | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         skill = list(self.skill) if isinstance(self.skill, tuple) else self.skill
@@ -50,8 +54,7 @@ class RecordedVariant:
         )  # fmt: skip
 
 
-@record
-class ExperimentManifest:
+class ExperimentManifest(msgspec.Struct, frozen=True, gc=False):
     """experiment.json: an experiment's variants, seed and choices, for `--resume` and `omk merge`."""
 
     run_id: str

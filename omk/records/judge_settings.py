@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields, Number
 from omk.records.parts import details
 from omk.records.wire import JsonRecord
@@ -41,8 +42,7 @@ class RunAgreement(JsonRecord, frozen=True):
         return cls.from_json(Fields.of(data, "report", "judge.agreement")) if data is not None else None
 
 
-@record
-class JudgeModel:
+class JudgeModel(msgspec.Struct, frozen=True, gc=False):
     """One judge model of the run (`judge.judges[]`): its `spec` and `kind`, then what the kind
     adds (`details`: a model's `model` and `base_url`, a command's `command`); never a key."""
 
@@ -58,8 +58,7 @@ class JudgeModel:
         return cls(f.str("spec"), f.str("kind"), details(f, ("spec", "kind")))
 
 
-@record
-class JudgeSettings:
+class JudgeSettings(msgspec.Struct, frozen=True, gc=False):
     """The run's judge (report.json's `judge`, null when no judge ran): its models, each model's
     description, the rubric template's version and hash, language, length debiasing, repeats
     (`--judge-repeat`), every template's version or hash, and an ensemble's agreement."""

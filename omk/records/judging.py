@@ -3,7 +3,9 @@ the layer score, the rubric and each dimension, an ensemble's members and agreem
 
 What the judge wrote comes back in the same order (`keys`: the fields as they were written), so a
 result read and written again is the text it was; a field omk does not write (a hand-made or a
-much older report's) is kept as written in `others` and shown, never interpreted.
+much older report's) is kept as written in `others` and shown, never interpreted. That order and
+those extra fields are why these records keep their own `to_json` and `from_json` rather than
+msgspec's encoding of their fields (omk.records.wire's `JsonRecord`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields, Number
 
 ITEM_KEYS = ("judge", "score", "reason", "reasoning", "cost_usd", "detail", "samples", "stddev", "failures", "judges", "agreement", "errors", "raw_replies", "error")  # fmt: skip
@@ -52,8 +55,7 @@ def _objects(f: Fields, key: str) -> tuple[JudgeItem, ...] | None:
     return tuple(JudgeItem.from_json(m) for m in f.objs(key)) if f.data.get(key) is not None else None
 
 
-@record
-class SampleAgreement:
+class SampleAgreement(msgspec.Struct, frozen=True, gc=False):
     """How far an ensemble's judges agree on one sample or item: the mean |difference| over the
     pairs of judges, their number, and the spread of the scores (omk/judge/agreement.py)."""
 
@@ -74,8 +76,7 @@ class SampleAgreement:
         return cls(f.num("mean_abs_diff"), f.int("pair_count", None), f.num("stddev"), tuple(f.data), _others(f, AGREEMENT_KEYS))
 
 
-@record
-class JudgeItem:
+class JudgeItem(msgspec.Struct, frozen=True, gc=False):
     """The rubric, one dimension, or one judge's part of either: `judge` (the member's spec; None
     on an ensemble's item), the score (1–5, the mean of its repeats), reason and reasoning, cost;
     under `--judge-repeat` each call's score (`samples`), their `stddev` and the `failures`; an
@@ -134,8 +135,7 @@ def _float(value: Number | None) -> float | None:
     return float(value) if value is not None else None
 
 
-@record
-class JudgeBlock:
+class JudgeBlock(msgspec.Struct, frozen=True, gc=False):
     """A result's (or a turn's) judge block: the layer score, the rubric, each dimension, the
     cost and the error; for an ensemble each member's score on the sample (`judges`) and how far
     they agree (`agreement`). `ensemble` is the members as an older omk named them."""

@@ -5,17 +5,22 @@ omk writes them when a run starts and reads them back for `--resume` and `omk me
 classes only. A field of the wrong type is one located line, e.g.
 `run/experiment.json: seed: expected an integer, found "x"`; fields added since an older omk wrote
 the folder take their defaults.
+
+`RunSettings` and `RunManifest` keep their own `to_json` and `from_json`: run.json starts with its
+`format`, which no field holds, writes a shard's `positions` inside its `shard` object (and the
+shard only for a shard's run), and its reader takes a missing or null setting as its default (a
+`repeat` of 0 as 1, no `formats` as json), where msgspec's typed read refuses a null.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.fields import Fields, Number, _shown
 
 if TYPE_CHECKING:
@@ -66,8 +71,7 @@ def _format(f: ManifestFields, expected: str) -> None:
         raise f.fail("format", repr(expected))
 
 
-@record
-class RunSettings:
+class RunSettings(msgspec.Struct, frozen=True, gc=False):
     """What run.json records of the settings: everything but provider blocks, which may hold keys."""
 
     target: str | None = None
@@ -100,8 +104,7 @@ class RunSettings:
         )  # fmt: skip
 
 
-@record
-class RunManifest:
+class RunManifest(msgspec.Struct, frozen=True, gc=False):
     """run.json: what a later `--resume` needs to rebuild the run, and `omk merge` to join shards."""
 
     run_id: str
@@ -109,7 +112,7 @@ class RunManifest:
     cwd: str
     samples_files: tuple[str, ...]
     cli: Mapping[str, Any]  # the command-line choices, checked field by field by EvalOptions.from_record
-    settings: RunSettings = field(default_factory=RunSettings)
+    settings: RunSettings = msgspec.field(default_factory=RunSettings)
     target: Mapping[str, Any] | None = None  # the target's own description (Target.describe)
     judge: Mapping[str, Any] | None = None  # the judge's own description
     git: str | None = None  # the samples' commit, for `omk view`

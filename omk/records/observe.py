@@ -7,6 +7,11 @@ candidate missed triggers (requests that did not fire it but whose text is close
 description or to requests that did) and the candidate false triggers (requests that fired it but
 whose text is far from both), each ranked by its score (docs/skills.md, "Skills in the wild").
 Prompts are masked and cut before they are kept here.
+
+The records keep their own `to_json` and `from_json`: the output starts with its `format`, which
+no field holds; `Candidate` writes its score and similarities rounded to 4 places, and
+`SkillObservation` its firings by how they were seen (`how`, kept as pairs) as an object; the
+readers take a missing or null field as its default.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields
 from omk.records.triggering import Rate
 
@@ -23,8 +29,7 @@ MISSED = "missed"
 FALSE_TRIGGER = "false_trigger"
 
 
-@record
-class RequestRef:
+class RequestRef(msgspec.Struct, frozen=True, gc=False):
     """Where a request is: its session file, the request's place in it (0-based), its project and time."""
 
     session: str
@@ -41,8 +46,7 @@ class RequestRef:
         return cls(f.str("session", ""), f.int("index"), f.str("cli", ""), f.str("project", ""), f.str("time", ""))
 
 
-@record
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True, gc=False):
     """A request a person should look at: `kind` is `missed` (the skill did not fire, the text is
     close) or `false_trigger` (it fired, the text is far). `score` ranks (higher: more likely);
     the similarities are the text's to the skill's description and to the nearest other request
@@ -78,8 +82,7 @@ class Candidate:
         )  # fmt: skip
 
 
-@record
-class ToolProblem:
+class ToolProblem(msgspec.Struct, frozen=True, gc=False):
     """A tool call after the skill fired, in the same request, that failed (`failed`) or that the
     user or the permission rules refused (`denied`); `output` is its masked, cut output."""
 
@@ -98,8 +101,7 @@ class ToolProblem:
         return cls(f.str("kind", ""), f.str("tool", ""), ref, f.str("output", ""))
 
 
-@record
-class ProjectFiring:
+class ProjectFiring(msgspec.Struct, frozen=True, gc=False):
     """One project: the requests that fired the skill of those where it was installed, with the
     rate's Wilson interval."""
 
@@ -114,8 +116,7 @@ class ProjectFiring:
         return cls(f.str("project", ""), Rate.from_json(f.obj("firing")) or Rate(0, 0))
 
 
-@record
-class SkillObservation:
+class SkillObservation(msgspec.Struct, frozen=True, gc=False):
     """One skill across the sessions read."""
 
     skill: str
@@ -159,8 +160,7 @@ class SkillObservation:
         )  # fmt: skip
 
 
-@record
-class Observation:
+class Observation(msgspec.Struct, frozen=True, gc=False):
     """The whole report: what was read, and one entry per skill (most firings first)."""
 
     sessions: int

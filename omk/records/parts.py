@@ -3,6 +3,14 @@ the mean of each score layer and their intervals (`LayerMeans`, `LayerBounds`) a
 the outputs (`RunTarget`). The summary (omk.records.document), the experiment block, the
 `--repeat` block and the judge settings all read them from here, so none of those modules imports
 another for them.
+
+They keep their own `to_json` and `from_json` (not msgspec's encoding of their fields, as
+omk.records.wire's `JsonRecord`s have): `Bounds` reads an interval without both ends as none,
+`RunTarget` writes what its kind adds (`details`) in the order the kind gave it, and every
+reader takes a missing or null field as its default (a report of an older omk lacks the fields
+added since; msgspec's typed read refuses a null where the type has none) and keeps a number as
+written (an integer stays one, where msgspec reads it into a `float` field as a float and the
+report would be written back with `.0`).
 """
 
 from __future__ import annotations
@@ -10,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields, Number
 
 
-@record
-class Bounds:
+class Bounds(msgspec.Struct, frozen=True, gc=False):
     """A confidence interval as report.json keeps it: its ends, level and how it was made."""
 
     low: Number
@@ -39,8 +47,7 @@ def bounds_json(b: Bounds | None) -> dict[str, Any] | None:
     return b.to_json() if b is not None else None
 
 
-@record
-class LayerBounds:
+class LayerBounds(msgspec.Struct, frozen=True, gc=False):
     """The 95% interval of each mean in `LayerMeans` (`summary.scores_ci`); None where the mean
     is over fewer than 2 samples (or there is no mean)."""
 
@@ -62,8 +69,7 @@ class LayerBounds:
         return cls(*(Bounds.from_json(f.obj(k)) for k in ("fact", "behavior", "judge", "composite")))
 
 
-@record
-class LayerMeans:
+class LayerMeans(msgspec.Struct, frozen=True, gc=False):
     """Mean scores over the samples that ran; None where no sample had that layer."""
 
     fact: float | None = None
@@ -89,8 +95,7 @@ def details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
     return tuple((k, v) for k, v in f.data.items() if k not in typed)
 
 
-@record
-class RunTarget:
+class RunTarget(msgspec.Struct, frozen=True, gc=False):
     """What produced the outputs (report.json's `target`, the target's `describe()`): `kind` and
     `spec` (`KIND:ARG`), then what the kind adds (`details`, in order: replay's `file`, a command's
     `command` and `system`, a model's `model`, `base_url` and `params`, an agent CLI's `cli`,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds
 from omk.records.wire import JsonRecord
 
 
-@record
-class VarianceSources:
+class VarianceSources(msgspec.Struct, frozen=True, gc=False):
     """Where the composite's spread comes from under `--repeat` / `--judge-repeat`
     (`summary.variance`, omk/scoring/variance.py): the variance of one score due to the sample
     (difficulty), the agent's run-to-run variation and one judge call's noise; each source's share

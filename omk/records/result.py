@@ -4,24 +4,36 @@
 `run/report.json: results[3].scores.fact: expected a number or null, found "high"`; a missing
 field takes the value a reader of an older report would assume).
 
-Every record is frozen and its several-item fields are tuples: the code that runs a sample
-keeps its working state in its own variables and builds each record once per stage (what the
-target said, then the checks, the judge and the scores). The records made for every check and
-every sample (`AssertionResult`, `Scores`) are msgspec structs, made and encoded in C; a changed
-copy of one is made with `msgspec.structs.replace`, of the others (frozen dataclasses) with
-`dataclasses.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
+Every record is a frozen `msgspec.Struct` and its several-item fields are tuples: the code that runs
+a sample keeps its working state in its own variables and builds each record once per stage
+(what the target said, then the checks, the judge and the scores). A changed copy is made with
+`msgspec.structs.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
 output, an inlined URL, a gold label, the judge block's own fields) stay plain JSON as written.
+
+Each record here keeps its own `to_json` and `from_json` rather than msgspec's encoding of its
+fields (omk.records.wire's `JsonRecord`): what is written is not the fields as kept.
+`AssertionResult` keeps `passed` as a field worked out from its status and its `negate` under
+the name `not`, so its fields are its JSON object and a results.jsonl line encodes the checks
+straight from them (`SampleResult.to_wire`); its reader gives an assertion read without a
+`status` (an older report's) the one its `passed` says; `SampleResult`
+writes `source_file` and `source_line` as one `source` object (null without a file), `duration_ms`
+rounded to a tenth, and `turns` and `gold` only when there are some; `Trace` writes `notes`, the
+agent CLI's fields and `workspace` only when set, `ToolCall` its `outcome` only when known,
+`Tokens` the prompt-cache counts only when the target reported them (`cached`), and `MockStats`
+reads an empty object as none. And every reader takes a missing or null field as its default (a
+report of an older omk lacks the fields added since; msgspec's typed read refuses a null where the
+type has none) and keeps a number as written (an integer stays one, where msgspec reads it into a
+`float` field as a float and the report would be written back with `.0`): so even the records
+written field for field (`Scores`, `FileChange`) read by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from omk.core.frozen import record
 from omk.records.fields import Fields
 from omk.samples.model import Layer, Status
 
@@ -56,8 +68,7 @@ def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -
         raise f.fail(key, " or ".join(repr(m.value) for m in kind)) from None
 
 
-@record
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """One tool call the agent made, with what answered it. `outcome` says who answered, where
     the target knows: a mock (`mock`), a denial (`denied`), the real tool (`ran`), the agent CLI
     refusing the call before any mock could answer it (`refused`: a check of its own, such as
@@ -94,14 +105,13 @@ class ToolCall:
         )
 
 
-@record
-class MockStats:
+class MockStats(msgspec.Struct, frozen=True, gc=False):
     """How often the sample's mocks answered (`per_mock`: by mock key). The mocks count as calls
     come (`omk.targets.mocks.MockCounter`) and give this record when the target is done."""
 
     hits: int = 0
     misses: int = 0
-    per_mock: Mapping[str, int] = field(default_factory=dict)
+    per_mock: Mapping[str, int] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"hits": self.hits, "misses": self.misses, "per_mock": dict(self.per_mock)}
@@ -115,8 +125,7 @@ class MockStats:
         return cls(f.int("hits"), f.int("misses"), counts)
 
 
-@record
-class Tokens:
+class Tokens(msgspec.Struct, frozen=True, gc=False):
     """Tokens the target reported (None: not reported, never zero). The prompt-cache counts are
     written only by targets that report them (`cached` says so)."""
 
@@ -162,8 +171,7 @@ class Tokens:
         return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
 
 
-@record
-class FileChange:
+class FileChange(msgspec.Struct, frozen=True, gc=False):
     """One file the agent created, changed or deleted in its workspace: the path (relative, with
     `/`), the size in bytes (before, for a deleted file) and the start of its new text, masked
     (None for a deleted or binary file; `truncated` when it was cut)."""
@@ -181,8 +189,7 @@ class FileChange:
         return cls(f.str("path", ""), f.int("size"), f.str("content"), f.bool("truncated"))
 
 
-@record
-class WorkspaceChanges:
+class WorkspaceChanges(msgspec.Struct, frozen=True, gc=False):
     """What the agent left in its workspace, compared with what it started from."""
 
     created: tuple[FileChange, ...] = ()
@@ -212,8 +219,7 @@ class WorkspaceChanges:
         return cls(found["created"], found["changed"], found["deleted"])
 
 
-@record
-class Trace:
+class Trace(msgspec.Struct, frozen=True, gc=False):
     """What a target reports besides the output. None means "not reported", never zero.
 
     The agent CLI fields (`api_latency_ms`, `stop_reason`, `session_id`) are written only when
@@ -236,7 +242,7 @@ class Trace:
 
     def __post_init__(self) -> None:
         if type(self.tokens) is not Tokens:
-            object.__setattr__(self, "tokens", Tokens.of(self.tokens))
+            msgspec.structs.force_setattr(self, "tokens", Tokens.of(self.tokens))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -375,8 +381,7 @@ class Scores(msgspec.Struct, frozen=True, gc=False):
 NO_SCORES = Scores()  # nothing graded; records are frozen, so one value serves them all
 
 
-@record
-class InlinedUrl:
+class InlinedUrl(msgspec.Struct, frozen=True, gc=False):
     """A URL inlined into the prompt: its address, the inlined text, and the other fields."""
 
     url: Any
@@ -391,8 +396,7 @@ class InlinedUrl:
         return cls(value.get("url"), value.get("content", value.get("text")), meta)
 
 
-@record
-class TurnResult:
+class TurnResult(msgspec.Struct, frozen=True, gc=False):
     """One turn of a conversation as it ran: its output, checks and scores. `passed` is None for
     a turn with nothing graded: it does not count."""
 
@@ -445,8 +449,7 @@ class TurnResult:
         )
 
 
-@record
-class SampleResult:
+class SampleResult(msgspec.Struct, frozen=True, gc=False):
     """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's
     own fields a report shows (where it was written, capability, difficulty, tripwire, category,
     inlined URLs) are copied in when the result is made (`SampleResult.start`)."""

@@ -1,14 +1,20 @@
 """Which part of a split run a report holds: `report.json`'s `shard` member (docs/report-format.md).
 
 A shard's report (`omk eval --shard I/N`) records its index, the number of shards and the plan's
-fingerprint; a merged report (`omk merge`) records the shards it holds and those it lacks."""
+fingerprint; a merged report (`omk merge`) records the shards it holds and those it lacks.
+
+`ShardInfo` keeps its own `to_json` and `from_json`: a shard's writes its `index`, a merge's its
+`merged` and `missing` shards and `partial`, worked out from `missing`; the reader checks each
+number against the shard count.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.fields import Fields
 
 # The most shards a run may be split into. A CI matrix has at most a few hundred jobs; a count
@@ -33,8 +39,7 @@ def number_ranges(numbers: Iterable[int], shown: int = 10) -> str:
     return text + (f" and {more} more" if more else "")
 
 
-@record
-class ShardInfo:
+class ShardInfo(msgspec.Struct, frozen=True, gc=False):
     count: int  # N: the number of shards the plan was split into
     plan: str  # the fingerprint of the whole plan (samples, settings, targets, seed)
     index: int | None = None  # I (1-based) for one shard; None for a merge

@@ -25,7 +25,6 @@ from typing import Any
 
 import msgspec
 
-from omk.core.frozen import record
 from omk.records.fields import Fields, Number
 from omk.records.wire import JsonRecord
 
@@ -33,8 +32,7 @@ NONE = "(none)"  # the routing matrix's column for "no skill fired"
 NOT_INSTALLED = "(not installed)"  # its column for "called a skill the run does not install"
 
 
-@record
-class TriggerCase:
+class TriggerCase(msgspec.Struct, frozen=True, gc=False):
     """One `skill_used` expectation on one result (kept in each result's digest)."""
 
     skill: str
@@ -126,8 +124,7 @@ class Triggering(JsonRecord, frozen=True, kw_only=True):
         return [*names, *missing, NONE]
 
 
-@record
-class TriggerChange:
+class TriggerChange(msgspec.Struct, frozen=True, gc=False):
     """One skill in one treatment against the control: each rate on the cases both arms have, and
     McNemar's exact test on the discordant pairs (as the pass rate's)."""
 

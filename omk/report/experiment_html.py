@@ -67,7 +67,7 @@ def _verdict(exp: ExperimentBlock, lang: str = "en") -> str:
         ok = require.passed
         out += (
             f'<p class="require {"ok" if ok else "bad"}"><code>--require {esc(require.policy)}</code>: '
-            f'{esc(i18n.t("met" if ok else "NOT met", lang))} — {esc(require.reason)}</p>'
+            f'{esc(i18n.t("met" if ok else "NOT met", lang))} — {esc(i18n.verdict_text(require.reason or "", lang))}</p>'
         )
     return out + "</div>"
 

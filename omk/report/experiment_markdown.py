@@ -65,7 +65,7 @@ def _head(report: ReportDocument, exp: ExperimentBlock, lang: str, cell: Cell) -
     require = exp.require
     if require is not None:
         met = f"✅ {i18n.t('met', lang)}" if require.passed else f"❌ {i18n.t('NOT met', lang)}"
-        out += [f"`--require {cell(require.policy)}`: {met} — {cell(require.reason)}", ""]
+        out += [f"`--require {cell(require.policy)}`: {met} — {cell(i18n.verdict_text(require.reason or '', lang))}", ""]
     if line := ex.cached_line(exp, lang):
         out += [cell(line), ""]
     return out

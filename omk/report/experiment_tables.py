@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records.experiment_block import (
     Case,
     Change,
@@ -132,8 +133,7 @@ def _gate(v: VariantRow) -> str:
 # ---------------------------------------------------------------- one comparison
 
 
-@record
-class MeasureRow:
+class MeasureRow(msgspec.Struct, frozen=True, gc=False):
     """One measure's paired change: the composite or a layer."""
 
     measure: str

@@ -29,8 +29,8 @@ from omk.records.result import (
     TurnResult,
     WorkspaceChanges,
 )
+from omk.report.i18n import check_text, t
 from omk.report.i18n import note as i18n_note
-from omk.report.i18n import t
 from omk.report.reasons import label, size_text
 
 Node = str | list[Any]
@@ -107,9 +107,9 @@ def text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
-def pre(value: Any) -> list[Any]:
+def pre(value: Any, lang: str = "en") -> list[Any]:
     shown = text(value)
-    return el("p", "empty", "(none)") if shown is None else el("pre", None, shown)
+    return el("p", "empty", t("(none)", lang)) if shown is None else el("pre", None, shown)
 
 
 def badge(word_state: str, lang: str, word: str | None = None) -> list[Any]:
@@ -121,8 +121,8 @@ def scores_line(scores: Any) -> str:
     return " · ".join(f"{k} {num(scores.layer(k))}" for k in LAYERS)
 
 
-def errbox(error: str | None) -> list[Any] | None:
-    return el("div", "errbox", el("b", None, "error"), f": {error}") if error else None
+def errbox(error: str | None, lang: str = "en") -> list[Any] | None:
+    return el("div", "errbox", el("b", None, t("error", lang)), f": {error}") if error else None
 
 
 def panel(i: int, r: SampleResult, lang: str) -> list[Any]:
@@ -132,11 +132,11 @@ def panel(i: int, r: SampleResult, lang: str) -> list[Any]:
         ("source", where),
         ("capability", ", ".join(r.capability) or None),
         ("difficulty", r.difficulty),
-        ("tripwire", "yes" if r.tripwire else None),
+        ("tripwire", t("yes", lang) if r.tripwire else None),
     ]
-    spans = [el("span", None, f"{k}: {v}") for k, v in meta if v is not None]
-    spans.append(el(REPEATED, None, el("span", None, f"repeat: {r.repeat}")))
-    spans.append(el("span", None, f"duration: {r.duration_ms or 0:.0f} ms"))
+    spans = [el("span", None, f"{t(k, lang)}: {v}") for k, v in meta if v is not None]
+    spans.append(el(REPEATED, None, el("span", None, f"{t('repeat', lang)}: {r.repeat}")))
+    spans.append(el("span", None, f"{t('duration', lang)}: {r.duration_ms or 0:.0f} ms"))
     if r.cached:  # the answer is an earlier call's, from the response cache
         spans.append(el("span", None, t("from the cache", lang)))
     name = el("code", None, str(r.sample_id), el(REPEATED, None, f"#{r.repeat}"))
@@ -144,14 +144,14 @@ def panel(i: int, r: SampleResult, lang: str) -> list[Any]:
         el("h2", None, name, " ", badge(state(r), lang)),
         el("p", "meta", *spans),
         el("p", None, scores_line(r.scores)),
-        errbox(r.error),
+        errbox(r.error, lang),
     ]
     if r.turns:  # a conversation: every turn with its own prompt, output, checks and trace
         nodes += [_turn(i, x, lang) for x in r.turns]
         nodes += [el("h3", None, f"{t('Trace', lang)} ({t('whole conversation', lang)})"), *_trace(r.trace, lang)]
     else:
         nodes += _graded("h3", r, lang)
-    return [n for n in nodes + _urls(r.inlined_urls) if n is not None]
+    return [n for n in nodes + _urls(r.inlined_urls, lang) if n is not None]
 
 
 def _graded(h: str, r: SampleResult | TurnResult, lang: str) -> list[Node | None]:
@@ -159,12 +159,12 @@ def _graded(h: str, r: SampleResult | TurnResult, lang: str) -> list[Node | None
     judged = el(
         "div",
         "judged",
-        el("div", "judged-output", el(h, None, t("Output", lang)), pre(r.output)),
-        el("div", "judged-assertions", el(h, None, t("Assertions", lang)), _assertions(r.assertions)),
+        el("div", "judged-output", el(h, None, t("Output", lang)), pre(r.output, lang)),
+        el("div", "judged-assertions", el(h, None, t("Assertions", lang)), _assertions(r.assertions, lang)),
     )
     return [
         el(h, None, t("Prompt", lang)),
-        pre(r.prompt),
+        pre(r.prompt, lang),
         judged,
         el(h, None, t("Judge", lang)),
         *_judge(r, lang),
@@ -173,18 +173,18 @@ def _graded(h: str, r: SampleResult | TurnResult, lang: str) -> list[Node | None
     ]
 
 
-def _assertions(assertions: Sequence[AssertionResult]) -> list[Any]:
+def _assertions(assertions: Sequence[AssertionResult], lang: str) -> list[Any]:
     if not assertions:
-        return el("p", "empty", "(no assertions)")
+        return el("p", "empty", t("(no assertions)", lang))
     items = []
     for a in assertions:
         status = a.status or ("passed" if a.passed else "failed")
         icon, cls = ICON.get(status, ("?", ""))
-        extra = f"{_str(a.layer)} · weight {_str(a.weight)}"
+        extra = f"{_str(a.layer)} · {t('weight', lang)} {_str(a.weight)}"
         if a.metric is not None:
-            extra += f" · metric {a.metric}"
+            extra += f" · {t('metric', lang)} {a.metric}"
         if a.score is not None:
-            extra += f" · score {a.score}"
+            extra += f" · {t('score', lang)} {a.score}"
         items.append(
             el(
                 "li",
@@ -194,8 +194,8 @@ def _assertions(assertions: Sequence[AssertionResult]) -> list[Any]:
                 el("code", None, label(a)),
                 " ",
                 el("small", "meta", f"[{extra}]"),
-                *_message(a.message),
-                _assertions(a.children) if a.children else None,
+                *_message(check_text(a.message or "", lang)),
+                _assertions(a.children, lang) if a.children else None,
             )
         )
     return el("ul", "asserts", *items)
@@ -248,8 +248,8 @@ def _judge(r: SampleResult | TurnResult, lang: str) -> list[Node | None]:
     block: JudgeBlock | None = r.judge
     if block is None:
         if r.judge_skipped:
-            return [el("p", "skip", f"{t('judge skipped', lang)}: {r.judge_skipped}")]
-        return [el("p", "empty", "(no judge)")]
+            return [el("p", "skip", f"{t('judge skipped', lang)}: {check_text(r.judge_skipped, lang)}")]
+        return [el("p", "empty", t("(no judge)", lang))]
     out: list[Node | None] = [el("p", None, f"{t('judge', lang)} {t('score', lang)} ", el("b", None, _str(block.score)))]
     rows = [
         el("tr", None, el("td", None, _judge_item(what, lang)), el("td", "num", _str(score)), el("td", None, _str(reason)))
@@ -259,7 +259,7 @@ def _judge(r: SampleResult | TurnResult, lang: str) -> list[Node | None]:
         heads = el("tr", None, el("th", None, t("item", lang)), el("th", "num", t("score", lang)), el("th", None, t("reason", lang)))
         out.append(el("table", None, el("thead", None, heads), el("tbody", None, *rows)))
     if block.extra:
-        out.append(pre(dict(block.extra)))
+        out.append(pre(dict(block.extra), lang))
     return out
 
 
@@ -275,49 +275,51 @@ def _trace(tr: Trace, lang: str) -> list[Node | None]:
     stats = tr.mock_stats
     if stats is not None:
         per = ", ".join(f"{k}×{v}" for k, v in stats.per_mock.items()) or "—"
-        out.append(el("p", None, f"mocks: {_str(stats.hits)} hit(s), {_str(stats.misses)} miss(es); {per}"))
+        said = t("mocks: {hits} hit(s), {misses} miss(es); {per}", lang)
+        out.append(el("p", None, said.format(hits=_str(stats.hits), misses=_str(stats.misses), per=per)))
     out += [el("p", "warn", i18n_note(n, lang)) for n in tr.notes]  # e.g. mock drift, a note from the target
     out += _workspace(tr.workspace, lang)
     if not tr.tool_calls:
-        return [*out, el("p", "empty", "(no tool calls)")]
+        return [*out, el("p", "empty", t("(no tool calls)", lang))]
     rows = []
     for n, c in enumerate(tr.tool_calls, 1):
-        error: list[Node | None] = [" ", el("span", "bad", "error")] if c.is_error else []
+        error: list[Node | None] = [" ", el("span", "bad", t("error", lang))] if c.is_error else []
         rows.append(
             el(
                 "tr",
                 "tool-call",
                 el("td", "num", str(n)),
                 el("td", None, el("code", None, _str(c.tool)), *error),
-                el("td", {"data-label": "input"}, pre(c.input)),
-                el("td", {"data-label": "output"}, pre(c.output)),
-                el("td", {"data-label": "answered by"}, _answered_by(c)),
+                el("td", {"data-label": t("input", lang)}, pre(c.input, lang)),
+                el("td", {"data-label": t("output", lang)}, pre(c.output, lang)),
+                el("td", {"data-label": t("answered by", lang)}, _answered_by(c, lang)),
             )
         )
-    heads = [el("th", "num", "#"), *(el("th", None, h) for h in ("tool", "input", "output", "answered by"))]
+    heads = [el("th", "num", "#"), *(el("th", None, t(h, lang)) for h in ("tool", "input", "output", "answered by"))]
     return [*out, el("table", None, el("thead", None, el("tr", None, *heads)), el("tbody", None, *rows))]
 
 
-def _answered_by(call: ToolCall) -> Node | str:
+def _answered_by(call: ToolCall, lang: str) -> Node | str:
     """The mock's key, or who else answered the call (`outcome`); an unsupported call stands out."""
     if call.mocked:
         return _str(call.mock_key)
     if call.outcome == "unsupported":
-        return el("span", "bad", "unsupported by this agent")
-    return {"denied": "denied", "ran": "the real tool", "refused": "refused by the agent CLI"}.get(call.outcome or "", "—")
+        return el("span", "bad", t("unsupported by this agent", lang))
+    said = {"denied": "denied", "ran": "the real tool", "refused": "refused by the agent CLI"}.get(call.outcome or "")
+    return "—" if said is None else t(said, lang, "answered")
 
 
-def _urls(urls: Sequence[Any]) -> list[Node | None]:
+def _urls(urls: Sequence[Any], lang: str) -> list[Node | None]:
     if not urls:
         return []
-    out: list[Node | None] = [el("h3", None, "URLs inlined")]
+    out: list[Node | None] = [el("h3", None, t("URLs inlined", lang))]
     for u in urls:
         if isinstance(u, InlinedUrl):
             meta = dict(u.meta)
             out.append(el("h4", None, el("code", None, _str(u.url or ""))))
-            out += [pre(meta) if meta else None, pre(u.body) if u.body else None]
+            out += [pre(meta, lang) if meta else None, pre(u.body, lang) if u.body else None]
         else:
-            out.append(pre(u))
+            out.append(pre(u, lang))
     return out
 
 
@@ -332,5 +334,5 @@ def _turn(i: int, x: TurnResult, lang: str) -> list[Any]:
     head = el("h4", None, f"{t('turn {n}', lang).format(n=n)} ", mark)
     attrs = {"class": "turn", "id": f"sample-{i}-turn-{n}"}
     if x.status == "skipped":
-        return el("section", attrs, head, el("p", "empty", t("not sent: an earlier turn failed", lang)), pre(x.prompt))
-    return el("section", attrs, head, el("p", "meta", scores_line(x.scores)), errbox(x.error), *_graded("h5", x, lang))
+        return el("section", attrs, head, el("p", "empty", t("not sent: an earlier turn failed", lang)), pre(x.prompt, lang))
+    return el("section", attrs, head, el("p", "meta", scores_line(x.scores)), errbox(x.error, lang), *_graded("h5", x, lang))

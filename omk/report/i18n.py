@@ -253,6 +253,23 @@ ZH = {
     "fact": "事实层",
     "behavior": "行为层",
     "judge skipped": "评委已跳过",
+    "source": "来源",
+    "tripwire": "绊线",
+    "yes": "是",
+    "(no assertions)": "（没有断言）",
+    "weight": "权重",
+    "metric": "指标",
+    "(no judge)": "（没有评委）",
+    "(no tool calls)": "（没有工具调用）",
+    "mocks: {hits} hit(s), {misses} miss(es); {per}": "模拟：命中 {hits} 次，未命中 {misses} 次；{per}",
+    "tool": "工具",
+    "input": "输入",
+    "answered by": "由谁回答",
+    "unsupported by this agent": "此代理不支持",
+    "answered|denied": "已拒绝",
+    "answered|the real tool": "真实工具",
+    "answered|refused by the agent CLI": "被代理命令行工具拒绝",
+    "URLs inlined": "内联的 URL",
     "Prompt": "提示词",
     "Output": "输出",
     "Assertions": "断言",
@@ -262,8 +279,8 @@ ZH = {
     "Judge": "评委",
     "Trace": "轨迹",
     "turns": "轮次",
-    "tokens in": "输入 token",
-    "tokens out": "输出 token",
+    "tokens in": "输入词元数",
+    "tokens out": "输出词元数",
     "Pairwise": "两两对比",
     "vs": "对",
     "A better": "A 更好",
@@ -566,6 +583,12 @@ _VERDICT_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
     (r"composite n/a for ", "综合分 n/a，代价："),
     (r"([+-]\d+%) (tokens|cost|latency)\b", lambda m: f"{ {'tokens': '词元数', 'cost': '花费', 'latency': '延迟'}[m.group(2)]} {m.group(1)}"),
     (r"(?:(?<=^)|(?<=· ))(fact|behavior|judge) (\S+) \(", lambda m: f"{ZH[m.group(1)] if m.group(1) in ZH else m.group(1)} {'平局' if m.group(2) == 'tie' else m.group(2)} ("),
+    # why a `--require` policy is met or not (omk/stats/verdict.py, evaluate_policy)
+    (r"single variant: the layer gate passed", "单一变体：分层门槛已通过"),
+    (r"single variant: the layer gate failed", "单一变体：分层门槛未通过"),
+    (r"every treatment shows progress", "每个实验组都显示出进步"),
+    (r"no regression detected", "未检测到退步"),
+    (r"^(progress|no-regress) not met: ", r"未满足 \1："),
     (r"^(SHIP|INVESTIGATE|DO NOT SHIP|NO CALL|INSUFFICIENT DATA|ADD A CONTROL) — ", lambda m: f"{_ACTIONS_ZH[m.group(1)]} — "),
 )
 _VERDICT_COMPILED = [(re.compile(pattern), said) for pattern, said in _VERDICT_ZH]
@@ -582,18 +605,10 @@ def verdict_text(text: str, lang: str = "en") -> str:
 
 # A failed check's line (omk/report/reasons.py, the assertions' messages), kept in English in
 # report.json, said again in Chinese phrase by phrase; what the output or the sample says (quoted)
-# stays as it is. The phrases of the commonest checks; any other message stays English.
-_QUOTE = r'("(?:[^"\\]|\\.)*")'
+# stays as it is. The checks' own messages are in omk/report/i18n_checks.py.
 _REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
     (r"^(\s*)below threshold ([\d.]+): ", r"\1低于阈值 \2："),
     (r"nothing was graded \(no assertion ran and no judge score\)", "没有任何评分（没有断言运行，也没有评委分数）"),
-    (r": output starts with " + _QUOTE + ", not " + _QUOTE, r"：输出开头是 \1，而不是 \2"),
-    (r": output ends with " + _QUOTE + ", not " + _QUOTE, r"：输出结尾是 \1，而不是 \2"),
-    (r": output does not contain " + _QUOTE, r"：输出不包含 \1"),
-    (r": output contains " + _QUOTE, r"：输出包含 \1"),
-    (r": output contains all (\d+) values", r"：输出包含全部 \1 个值"),
-    (r": skill (\S+) invoked (\d+) time\(s\) ", r"：技能 \1 被调用 \2 次 "),
-    (r"; fired instead: ", "；改为触发了："),
     (r" \(inverted by not\)", "（被 not 取反）"),
     (r"passed, so `not` fails it", "通过了，因此 `not` 使其失败"),
     (r"^(\s*)error: ", r"\1错误："),
@@ -602,12 +617,22 @@ _REASON_COMPILED = [(re.compile(pattern), said) for pattern, said in _REASON_ZH]
 
 
 def reason_text(line: str, lang: str = "en") -> str:
-    """A failed check's line in `lang` (the commonest phrases; the rest stays as written)."""
+    """A failed check's line in `lang` (its frame and the check's message; quoted text stays)."""
     if lang != "zh":
         return line
     for pattern, said in _REASON_COMPILED:
         line = pattern.sub(said, line)
-    return line
+    return check_text(line, lang)
+
+
+def check_text(message: str, lang: str = "en") -> str:
+    """A check's message (omk/assertions, the judge-scored types) in `lang`; quoted text, names
+    of tools, files and skills stay as they are."""
+    if lang != "zh":
+        return message
+    from omk.report.i18n_checks import check_text_zh
+
+    return check_text_zh(message)
 
 
 # The doctor's findings other than advice (omk/doctor/diagnostics.py), kept in English in its

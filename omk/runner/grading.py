@@ -7,7 +7,6 @@ both grade here, so neither imports the other's module for it.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -116,7 +115,7 @@ def _drift(sample: Sample, trace: Trace) -> tuple[list[str], Trace]:
     found = drift_notes(sample.provenance, sample.mocks, trace.tool_calls, mock_matches)
     new = [n for n in found if n not in trace.notes]
     drift = [n for n in found if n.startswith(DRIFT_PREFIX)]
-    return drift, dataclasses.replace(trace, notes=(*trace.notes, *new)) if new else trace
+    return drift, msgspec.structs.replace(trace, notes=(*trace.notes, *new)) if new else trace
 
 
 def drift_failure(drift: list[str]) -> AssertionResult:

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from omk.domain.toolnames import unsupported_note
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry, classify
@@ -57,4 +58,4 @@ def noted_unsupported(trace: Trace, spec: str) -> Trace:
     `outcome: unsupported`): such a call gets the CLI's refusal and is easy to miss otherwise."""
     tools = dict.fromkeys(c.tool for c in trace.tool_calls if c.outcome == "unsupported")
     new = [n for n in (unsupported_note(tool, spec) for tool in tools) if n not in trace.notes]
-    return dataclasses.replace(trace, notes=(*trace.notes, *new)) if new else trace
+    return msgspec.structs.replace(trace, notes=(*trace.notes, *new)) if new else trace

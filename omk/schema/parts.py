@@ -178,6 +178,11 @@ def mock_def() -> dict[str, Any]:
             "return": _d("The result given to the model (objects as compact JSON).", {}),
             "return_file": _d("A file (relative to the samples file) whose content is the result.", NON_EMPTY),
             "return_seq": _d("Results for the 1st, 2nd, ... hit; then `return`.", {"type": "array", "minItems": 1}),
+            "run": _d(
+                "claude: let the real tool run on the sample's workspace (counted as this mock's hit; Claude Code then "
+                "knows the file was read, as an Edit after it needs); other targets answer with the return.",
+                {"type": "boolean"},
+            ),
             "description": _d("What the tool does, as offered to the agent (when `tools` does not declare it).", {"type": "string"}),
             "input_schema": _d(
                 "JSON Schema of the tool's input, as offered to the agent (default: any object).",

@@ -7,7 +7,8 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records import AssertionResult, SampleResult, Scores, TurnResult
 from omk.samples.model import JUDGE_OFF, NO_JUDGE, Status
 
@@ -26,8 +27,7 @@ JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 _SKIPPED = Status.SKIPPED
 
 
-@record
-class Digest:
+class Digest(msgspec.Struct, frozen=True, gc=False):
     """What the run summary, the categories and capabilities, the `--repeat` spread and an ensemble's agreement
     need from one result; it reads like a `SampleResult` for those fields."""
 

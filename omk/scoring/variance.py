@@ -34,15 +34,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from statistics import fmean, variance
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.records import SampleResult, TurnResult
 from omk.records.judging import JudgeBlock, JudgeItem
 from omk.records.repeats import VarianceSources
 from omk.scoring.layers import is_graded
 
 
-@record
-class Design:
+class Design(msgspec.Struct, frozen=True, gc=False):
     """The run's shape and prices: n samples × R runs, J calls per judge item, k judge items per run."""
 
     samples: int
@@ -53,8 +53,7 @@ class Design:
     judge_cost: float | None
 
 
-@record
-class Components:
+class Components(msgspec.Struct, frozen=True, gc=False):
     sample: float
     run: float
     judge: float | None  # per judge call; None when not measurable (J = 1)
@@ -151,8 +150,7 @@ def block_noise(block: JudgeBlock | None, layers: int) -> tuple[float, int] | No
     return fmean(v for v, _ in found) / len(found) / layers**2, max(j for _, j in found)
 
 
-@record
-class JudgeNoise:
+class JudgeNoise(msgspec.Struct, frozen=True, gc=False):
     """A result's judge work: items asked (rubric and dimensions, all turns), calls per item,
     what the judge cost, and one call's noise on its composite (None when asked once per item)."""
 

@@ -9,7 +9,9 @@
   projects together: a file is kept when its `session_meta` names the project's folder (or one
   inside it) as `cwd`.
 
-`since` keeps the files changed at or after it. Nothing here reads more than a file's first line.
+`since` keeps the files changed at or after it (a file last changed before it holds no request
+made since); which requests in them count is `made_before`'s to say. Nothing here reads more
+than a file's first line.
 """
 
 from __future__ import annotations
@@ -18,12 +20,43 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
+from omk.core.errors import InputError
 from omk.io.safe_files import open_regular, special_reason
 
 _FIRST_LINE_BYTES = 1024 * 1024
+
+
+def since_time(text: str | None, flag: str = "--since") -> datetime | None:
+    """`--since` of `omk observe` and `omk sample --from-session`: a date (midnight UTC) or an
+    ISO 8601 time (UTC when it names no zone)."""
+    if text is None:
+        return None
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{flag}: expected a date (YYYY-MM-DD) or an ISO 8601 time, got {text[:40]!r}") from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def made_before(value: object, since: datetime | None) -> bool:
+    """Whether a request's time (an ISO text as the sessions write it) is known and earlier than
+    `since`; a request of unknown time is kept."""
+    if since is None or value is None:
+        return False
+    when = value
+    if isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return False
+    if not isinstance(when, datetime):
+        return False
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when < since if since.tzinfo is not None else when.replace(tzinfo=None) < since
 
 
 def find_session_files(

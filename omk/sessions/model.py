@@ -8,15 +8,15 @@ nothing in these records is trusted: it is what a session file on disk said.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 SkillHow = Literal["skill_call", "skill_md_read", "codex_injection"]
 SessionCli = Literal["claude", "codex"]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionToolCall:
+class SessionToolCall(msgspec.Struct, frozen=True, gc=False):
     """One tool call and its recorded output (None when the session holds no output for it)."""
 
     id: str
@@ -27,8 +27,7 @@ class SessionToolCall:
     denied: bool
 
 
-@dataclass(frozen=True, slots=True)
-class SkillFiring:
+class SkillFiring(msgspec.Struct, frozen=True, gc=False):
     """A skill that fired while a request was answered, and how the session shows it."""
 
     skill: str
@@ -36,8 +35,7 @@ class SkillFiring:
     call_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
+class SessionRequest(msgspec.Struct, frozen=True, gc=False):
     """One user request: its prompt, the calls made answering it, the final answer."""
 
     index: int
@@ -48,8 +46,7 @@ class SessionRequest:
     skills: tuple[SkillFiring, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSession:
+class AgentSession(msgspec.Struct, frozen=True, gc=False):
     """One session file. `skipped` counts the record types the reader did not know, by type;
     `warnings` name malformed lines as `file:line: what`. Also named `Session` here (the class
     name is its own: omk.targets.session has a `Session` of its own, a conversation's state)."""

@@ -21,7 +21,6 @@ A request with fewer than `MIN_WORDS` content words ("yes", "go on") is never a 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +28,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.records.observe import (
     FALSE_TRIGGER,
@@ -41,6 +42,7 @@ from omk.records.observe import (
     ToolProblem,
 )
 from omk.records.triggering import Rate
+from omk.sessions.finding import made_before
 from omk.sessions.likeness import Neighbours, TextSpace, content_words, cosine
 from omk.sessions.skill_catalog import KnownSkill
 
@@ -85,23 +87,6 @@ def _time_text(value: Any) -> str:
     if isinstance(value, datetime):
         return value.isoformat()
     return value if isinstance(value, str) else ""
-
-
-def _before(value: Any, since: datetime | None) -> bool:
-    """Whether a request's time is known and earlier than `since`."""
-    if since is None or value is None:
-        return False
-    when = value
-    if isinstance(value, str):
-        try:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return False
-    if not isinstance(when, datetime):
-        return False
-    if when.tzinfo is None or since.tzinfo is None:
-        when, since = when.replace(tzinfo=None), since.replace(tzinfo=None)
-    return when < since
 
 
 def _availability(session: Session, catalog: Mapping[str, KnownSkill], env: Mapping[str, str]) -> Callable[[str], bool]:
@@ -177,7 +162,7 @@ def _collect(sessions: Sequence[Session], catalog: Mapping[str, KnownSkill], opt
         for name in session.installed_skills:
             tallies.setdefault(name, _Tally())
         for request in session.requests:
-            if _before(request.time, options.since):
+            if made_before(request.time, options.since):
                 continue
             fired: dict[str, str] = {}
             for firing in request.skills:
@@ -347,4 +332,4 @@ def observe_paths(paths: Sequence[Path], skill_dirs: Sequence[Path], options: Ob
     catalog = read_catalog(roots, warnings)
     found = observe(sessions, catalog, options)
     extra = tuple(options.mask(w) for w in [*warnings, *unread])
-    return dataclasses.replace(found, warnings=found.warnings + extra)
+    return msgspec.structs.replace(found, warnings=found.warnings + extra)

@@ -16,15 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.domain.skillset import SKILL_FILE
 
 SKILL_MAX_BYTES = 256 * 1024
 INSTALL_FOLDERS = (".claude/skills", ".codex/skills", ".agents/skills")
 
 
-@record
-class KnownSkill:
+class KnownSkill(msgspec.Struct, frozen=True, gc=False):
     """A skill with its description and where its SKILL.md is."""
 
     name: str

@@ -5,83 +5,81 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.core.errors import ConfigError, Problem
 from omk.io.safe_files import read_text_file
 from omk.settings import spec
+
+if TYPE_CHECKING:
+    from omk.settings.target_settings import TargetSettings
 
 CONFIG_NAME = "omk.yaml"
 
 
 @dataclass(slots=True)
 class Settings:
-    """One run's settings, typed: each field is a setting of the spec (omk/settings/spec.py) and
-    holds its value after defaults < omk.yaml < environment < command line (`load_settings`)."""
+    """One run's settings, typed: each field below the marker is a setting of the spec
+    (omk/settings/spec.py) and holds its value after defaults < omk.yaml < environment < command
+    line (`load_settings`). The provider blocks (`openai`, `claude`…) are as omk.yaml gives them,
+    `skill`, `claude.path` and `claude.mcp_config` made absolute from omk.yaml's folder;
+    `judge_off`: --no-judge turned off a judge that was configured (omk.judge.why_no_judge)."""
 
-    target: str | None = None
+    config_file: Path | None = None
+    cwd: Path = field(default_factory=Path.cwd)  # the folder the run belongs to: .omk/, relative paths
     target_base: Path = field(default_factory=Path.cwd)  # where a relative target path resolves
+    # --- fields made from the settings spec by `python -m omk.settings.faces`: edit omk/settings/spec.py, not these lines ---
+    target: str | None = None
     judge: list[str] = field(default_factory=list)
-    judge_off: bool = False  # --no-judge on a configured judge: skipped items say so (omk.judge.why_no_judge)
-    threshold: float = 3.5
+    judge_off: bool = False
+    judge_repeat: int = 1
+    debias_length: bool = True
     concurrency: int = 4
     timeout: float = 120.0
     retries: int = 2
+    budget_usd: float | None = None
+    budget_per_sample_usd: float | None = None
+    threshold: float = 3.5
+    mcp_config: str | None = None
+    url_allow: list[str] = field(default_factory=list)
+    no_urls: bool = False
     out: str | None = None
     formats: list[str] = field(default_factory=lambda: ["json"])
     lang: str = "en"
+    max_cost_increase: float | None = None
+    system: str | None = None
+    skill: str | list[str] | None = None
+    skills: str | list[str] | None = None
     regex_timeout: float = 2.0
     hook_timeout: float = 30.0
-    judge_repeat: int = 1  # --judge-repeat N: calls per judge item, averaged
-    max_cost_increase: float | None = None  # percent; a treatment costing more per sample is CAUTIOUS
-    budget_usd: float | None = None  # USD one invocation may spend on target and judge calls
-    budget_per_sample_usd: float | None = None  # USD per (sample, repeat) to run: the budget is this times their number
-    debias_length: bool = True  # --no-debias-length turns off the judge prompt's length-debias block
-    url_allow: list[str] = field(default_factory=list)  # omk.yaml url_allow + OMK_URL_ALLOW + --url-allow
-    no_urls: bool = False  # --no-urls: no URL inlining at all
-    config_file: Path | None = None
-    cwd: Path = field(default_factory=Path.cwd)  # the folder the run belongs to: .omk/, relative paths
-    # What the targets, the judge and URL inlining read (`blocks()` hands them over as a mapping)
-    system: str | None = None  # a system prompt for model targets
-    skill: str | list[str] | None = None  # absolute, from omk.yaml's folder
-    skills: str | list[str] | None = None
-    mcp_config: str | None = None  # MCP servers for URL inlining
-    max_turns: int | None = None
     url_timeout: float | None = None
     url_max_bytes: int | None = None
     max_output_bytes: int | None = None
-    openai: dict[str, Any] | None = None  # the provider blocks, as omk.yaml gives them
+    max_turns: int | None = None
+    openai: dict[str, Any] | None = None
     anthropic: dict[str, Any] | None = None
-    claude: dict[str, Any] | None = None  # path and mcp_config absolute, from omk.yaml's folder
+    claude: dict[str, Any] | None = None
     codex: dict[str, Any] | None = None
     cmd: dict[str, Any] | None = None
-    # Settings of the spec that have no field above (one added to the spec, read with `value`)
-    added: dict[str, Any] = field(default_factory=dict)
+    # --- end of the fields made from the settings spec ---
 
-    def blocks(self) -> dict[str, Any]:
-        """The settings the targets, the judge clients and the secret masker take as a mapping
-        (the provider blocks, system, skill, mcp_config and the caps), only those given."""
-        return {name: value for name in BLOCKS if (value := getattr(self, name)) is not None}
+    def blocks(self) -> TargetSettings:
+        """What the targets, the judge's clients and the secret masker read (the provider blocks,
+        system, skill, mcp_config and the caps), typed: the settings whose spec line says `targets`."""
+        from omk.settings.target_settings import NAMES, TargetSettings
 
-    def value(self, name: str) -> Any:
-        """A setting's value by its spec name (a field, or one the spec adds)."""
-        setting = spec.by_name()[name]
-        where = setting.field or name
-        return self.added[where] if where in self.added else getattr(self, where)
+        return TargetSettings(**{name: getattr(self, name) for name in NAMES})
 
 
-# The settings `Settings.blocks()` hands to the targets, the judge and the masker.
-BLOCKS = ("openai", "anthropic", "claude", "codex", "cmd", "system", "skill", "skills", "mcp_config", "max_turns", "url_timeout", "url_max_bytes", "max_output_bytes")
-
-
-@dataclass(frozen=True, slots=True)
-class ConfigFile:
+class ConfigFile(msgspec.Struct, frozen=True):
     """The omk.yaml a run uses, read and checked once (`path` None: there is none)."""
 
     path: Path | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
     node: Any = None  # its YAML node tree, for the lines of what is checked later (variants:)
 
     @property
@@ -211,8 +209,9 @@ def _entry_problems(name: str, setting: spec.Setting, node: Any) -> list[Problem
 def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any], config: ConfigFile | None = None) -> Settings:
     """The run's settings: for each setting of the spec, its default, then omk.yaml's value, then
     the environment's, then the command line's (or the API's) — each given one replacing the
-    last, or adding to it for a list that adds up (`url_allow`). `config`: the omk.yaml already
-    read for this run (None: found and read here)."""
+    last, or adding to it for a list that adds up (`url_allow`); then what the spec says one
+    setting does to another (`always`, `opposite`, `clears`). `config`: the omk.yaml already read
+    for this run (None: found and read here)."""
     if config is None:
         config = ConfigFile.find(samples_paths, cwd)
     s = Settings(cwd=cwd, config_file=config.path)
@@ -224,18 +223,14 @@ def load_settings(samples_paths: list[Path], cwd: Path, cli: dict[str, Any], con
             given = _normal(setting, source, given, config.folder or cwd, cwd)
             value = [*value, *given] if setting.combine == "add" else given
             last = source
-        if setting.field in _FIELDS:
-            setattr(s, setting.field, value)
-        else:
-            s.added[setting.field] = value
+        if setting.always:
+            value = [*(entry for entry in setting.always if entry not in value), *value]
+        setattr(s, setting.field, not value if setting.opposite else value)
         if setting.name == "target" and last is not None:  # a relative target path: from where it was given
             s.target_base = config.folder if last == "yaml" and config.folder is not None else cwd
-    _after(s, cli)
+    _clear(s)
+    _check(s)
     return s
-
-
-# The fields of Settings a setting of the spec fills (the others say where the run is)
-_FIELDS = frozenset(f.name for f in fields(Settings)) - {"added", "cwd", "config_file", "target_base", "judge_off", "debias_length"}
 
 
 def _given(setting: spec.Setting, config: ConfigFile, cli: dict[str, Any]) -> list[tuple[spec.Source, Any]]:
@@ -285,15 +280,20 @@ def _from_env(setting: spec.Setting, value: Any) -> Any:
     return value
 
 
-def _after(s: Settings, cli: dict[str, Any]) -> None:
-    """What one setting does to another: --no-judge turns a judge off, report.json is always
-    written; and the checks of the whole."""
-    if cli.get("no_debias_length"):
-        s.debias_length = False
-    if cli.get("no_judge"):  # "turned off" only when there was a judge to turn off
-        s.judge, s.judge_off = [], bool(s.judge)
-    if "json" not in s.formats:
-        s.formats.insert(0, "json")
+def _clear(s: Settings) -> None:
+    """A setting that turns another off (--no-judge): that one emptied, and its own field saying
+    whether there was anything to turn off."""
+    fields = spec.by_name()
+    for setting in spec.SETTINGS:
+        if setting.clears is not None and setting.field is not None and getattr(s, setting.field):
+            cleared = fields[setting.clears]
+            assert cleared.field is not None
+            setattr(s, setting.field, bool(getattr(s, cleared.field)))
+            setattr(s, cleared.field, cleared.field_default())
+
+
+def _check(s: Settings) -> None:
+    """The checks of the whole, past each setting's own range."""
     if s.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     if s.out and Path(s.out).exists() and not Path(s.out).is_dir():

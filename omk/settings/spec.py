@@ -2,9 +2,13 @@
 may be given — an `omk eval` flag, an omk.yaml key, an environment variable, a keyword of the
 Python API. The command line's flags (omk.settings.flags), omk.yaml's check (omk.settings.config), the
 order in which the sources override each other (omk.settings.config.load_settings), the API's keywords
-(omk.api) and the range check of the engine (omk.engine.checks) are all made from `SETTINGS`.
+(omk.api) and the range check of the engine (omk.engine.checks) are all made from `SETTINGS`, and so
+are the fields of the typed faces: `Settings`, `EvalOptions`, `omk.RunOptions` and the targets'
+`TargetSettings` (omk.settings.faces writes them; see there why they are written out rather than
+made at run time).
 
-Adding a setting is one `Setting(...)` line here plus the code that uses its value.
+Adding a setting is one `Setting(...)` line here, `python -m omk.settings.faces` (which rewrites
+the typed faces' fields; a test fails until it is run), plus the code that uses its value.
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ class Flag:
     convert: Callable[[str], Any] | None = None  # a converter other than the setting's Number
     group: str | None = None  # the argument group's title in --help
     exclusive: str | None = None  # flags sharing this name exclude each other
+    annotation: str = ""  # EvalOptions' field type, when not the flag's own (omk.settings.faces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +102,7 @@ class Api:
     """How a setting is given to `omk.evaluate` and the other run functions."""
 
     keyword: str
-    annotation: str  # as written in omk.api.RunOptions (a test holds the two together)
+    annotation: str = ""  # RunOptions' type for it, when not the setting's own (omk.settings.faces)
     to_option: Callable[[Any], Any] | None = None  # the keyword's value -> the option's (cache=False -> no_cache=True)
     option: str | None = None  # the option it sets, when named otherwise than the setting
 
@@ -109,7 +114,12 @@ Source = Literal["yaml", "env", "cli"]
 class Setting:
     """One setting. `name` is the flag's dest, the omk.yaml key, the EvalOptions field and the
     Settings field, unless `into` names another field of Settings (None: a choice of one
-    invocation, such as --resume, that Settings does not carry)."""
+    invocation, such as --resume, that Settings does not carry).
+
+    A `--no-X` flag may say its Settings field the positive way (`opposite`: --no-debias-length
+    into `debias_length`), or turn another setting off (`clears`: --no-judge empties `judge`, and
+    its own field says whether there was a judge to turn off). `always`: entries a list setting
+    holds whatever it is given, first (report.json among the formats)."""
 
     name: str
     type: tuple[type, ...]  # the value's type(s); omk.yaml's value is checked against them
@@ -125,6 +135,10 @@ class Setting:
     split: bool = False  # a comma-separated list, or a list (omk.yaml)
     path_from: tuple[Source, ...] = ()  # sources whose relative paths are from their folder (omk.yaml's, the current one)
     check_entry: Callable[[str], Any] | None = None  # each list entry checked (raises ArgumentTypeError)
+    opposite: bool = False  # its Settings field holds the opposite of the flag
+    clears: str | None = None  # given, it empties this setting; its field: whether that had a value
+    always: tuple[str, ...] = ()  # list entries always held, first
+    targets: bool = False  # handed to the targets, the judge's clients and the masker (TargetSettings)
 
     @property
     def field(self) -> str | None:
@@ -138,6 +152,10 @@ class Setting:
         """The default, a new list each time for a list."""
         return list(self.default) if isinstance(self.default, list | tuple) else self.default
 
+    def field_default(self) -> Any:
+        """The value its Settings field starts from, before any source is read."""
+        return not self.default if self.opposite else self.fresh_default()
+
 
 EXPERIMENTS = "experiments (docs/experiments.md)"
 TARGET_HELP = (
@@ -150,42 +168,52 @@ def _join(value: Any) -> str | None:
     return ",".join(value) if value else None
 
 
+def _entries(value: Any) -> list[str] | None:
+    """An API keyword's list (one text is one entry)."""
+    return None if value is None else [value] if isinstance(value, str) else list(value)
+
+
 # `omk eval`'s flags appear in --help in this order; omk.yaml-only settings are among them.
 SETTINGS: tuple[Setting, ...] = (
-    Setting("target", (str,), TARGET_HELP, flag=Flag(action="append"), yaml=True, env="OMK_TARGET", api=Api("target", "str | Target | None")),
+    Setting("target", (str,), TARGET_HELP, flag=Flag(action="append", annotation="str | None"), yaml=True, env="OMK_TARGET", api=Api("target", "str | Target | None")),
     Setting("prompts", (list,), "run these prompts instead of sample files (as runevals does)", flag=Flag(nargs="+", metavar="PROMPT"), into=None),
     Setting("expected", (list,), "the expected answers of --prompts, in the same order", flag=Flag(nargs="+", metavar="TEXT"), into=None),
     Setting("evaluators", (str,), "M365 evaluators for --prompts, comma-separated (default Relevance,Coherence)", flag=Flag(metavar="NAMES"), into=None),
     Setting("judge", (str, list), "judge SPEC[,SPEC...]", [], flag=Flag(exclusive="judge"), yaml=True, env="OMK_JUDGE", split=True,
             api=Api("judge", "str | Sequence[str] | bool | None")),  # fmt: skip
-    Setting("no_judge", (bool,), "do not run the LLM judge", False, flag=Flag(action="store_true", exclusive="judge"), into=None),
-    Setting("judge_repeat", (int,), "ask each judge N times per item and average (default 1)", 1, JUDGE_REPEAT, Flag(metavar="N"), yaml=True),
-    Setting("no_debias_length", (bool,), "leave the length-debias block out of the judge prompt", False, flag=Flag(action="store_true"), into=None),
-    Setting("concurrency", (int,), "samples in flight at once (default 4)", 4, CONCURRENCY, Flag(), yaml=True, api=Api("concurrency", "int | None")),
-    Setting("timeout", (int, float), "seconds per target call (default 120)", 120.0, SECONDS, Flag(), yaml=True, api=Api("timeout", "float | None")),
-    Setting("retries", (int,), "retries of a failed target call (429, 5xx, timeout; default 2)", 2, RETRIES, Flag(), yaml=True, api=Api("retries", "int | None")),
-    Setting("repeat", (int,), "run each sample N times and report the spread", None, REPEATS, Flag(metavar="N"), into=None, api=Api("repeat", "int | None")),
+    Setting("no_judge", (bool,), "do not run the LLM judge", False, flag=Flag(action="store_true", exclusive="judge"), into="judge_off", clears="judge"),
+    Setting("judge_repeat", (int,), "ask each judge N times per item and average (default 1)", 1, JUDGE_REPEAT, Flag(metavar="N"), yaml=True, api=Api("judge_repeat")),
+    Setting("no_debias_length", (bool,), "leave the length-debias block out of the judge prompt", False, flag=Flag(action="store_true"), into="debias_length",
+            opposite=True, api=Api("debias_length", to_option=lambda v: not v)),  # fmt: skip
+    Setting("concurrency", (int,), "samples in flight at once (default 4)", 4, CONCURRENCY, Flag(), yaml=True, api=Api("concurrency")),
+    Setting("timeout", (int, float), "seconds per target call (default 120)", 120.0, SECONDS, Flag(), yaml=True, api=Api("timeout")),
+    Setting("retries", (int,), "retries of a failed target call (429, 5xx, timeout; default 2)", 2, RETRIES, Flag(), yaml=True, api=Api("retries")),
+    Setting("repeat", (int,), "run each sample N times and report the spread", None, REPEATS, Flag(metavar="N"), into=None, api=Api("repeat")),
     Setting("no_cache", (bool,), "neither read nor write the response cache (.omk/cache.sqlite)", False, flag=Flag(action="store_true"), into=None,
-            api=Api("cache", "bool", to_option=lambda v: not v)),  # fmt: skip
+            api=Api("cache", to_option=lambda v: not v)),  # fmt: skip
     Setting("resume", (str,), "finish an interrupted run: run only the samples it lacks", flag=Flag(metavar="RUN_DIR"), into=None),
     Setting("dry_run", (bool,), "load, check and plan the run; print the calls, tokens and cost it would take; call nothing", False,
             flag=Flag(action="store_true"), into=None),  # fmt: skip
-    Setting("budget_usd", (int, float), "start no new call once target and judge spend reaches X USD (exit 3)", None, USD, Flag(metavar="X"), yaml=True),
-    Setting("budget_per_sample_usd", (int, float), "the budget as X USD per sample run still to do", None, USD, Flag(metavar="X"), yaml=True),
-    Setting("threshold", (int, float), "pass mark for every layer score, 1-5 (default 3.5)", 3.5, SCORE, Flag(), yaml=True, api=Api("threshold", "float | None")),
-    Setting("filter", (str,), "only samples whose sample_id matches GLOB", flag=Flag(metavar="GLOB"), into=None, api=Api("filter", "str | None")),
-    Setting("mcp_config", (str,), "MCP servers for URL inlining (default: .mcp.json in the project)", flag=Flag(metavar="PATH"), yaml=True, path_from=("cli",)),
+    Setting("budget_usd", (int, float), "start no new call once target and judge spend reaches X USD (exit 3)", None, USD, Flag(metavar="X"), yaml=True,
+            api=Api("budget_usd")),  # fmt: skip
+    Setting("budget_per_sample_usd", (int, float), "the budget as X USD per sample run still to do", None, USD, Flag(metavar="X"), yaml=True,
+            api=Api("budget_per_sample_usd")),  # fmt: skip
+    Setting("threshold", (int, float), "pass mark for every layer score, 1-5 (default 3.5)", 3.5, SCORE, Flag(), yaml=True, api=Api("threshold")),
+    Setting("filter", (str,), "only samples whose sample_id matches GLOB", flag=Flag(metavar="GLOB"), into=None, api=Api("filter")),
+    Setting("mcp_config", (str,), "MCP servers for URL inlining (default: .mcp.json in the project)", flag=Flag(metavar="PATH"), yaml=True, path_from=("cli",),
+            api=Api("mcp_config", "PathArg | None", to_option=lambda v: None if v is None else str(v)), targets=True),  # fmt: skip
     Setting("url_allow", (list, str), "let URL inlining fetch this inside host, host:port or CIDR (repeatable; see docs/security.md)", [],
             flag=Flag(action="append", convert=_allow_entry, metavar="HOST_OR_CIDR", exclusive="urls"),
-            yaml=True, env="OMK_URL_ALLOW", combine="add", split=True, check_entry=_allow_entry),  # fmt: skip
-    Setting("no_urls", (bool,), "do not fetch the URLs in prompts (no URL inlining)", False, flag=Flag(action="store_true", exclusive="urls")),
+            yaml=True, env="OMK_URL_ALLOW", combine="add", split=True, check_entry=_allow_entry, api=Api("url_allow", to_option=_entries)),
+    Setting("no_urls", (bool,), "do not fetch the URLs in prompts (no URL inlining)", False, flag=Flag(action="store_true", exclusive="urls"),
+            api=Api("urls", to_option=lambda v: not v)),  # fmt: skip
     Setting("shard", (str,), "run only the I-th of N disjoint parts of the samples (CI jobs; omk merge joins them)", flag=Flag(metavar="I/N"), into=None),
     Setting("out", (str,), "run folder (default .omk/runs/<run_id>)", flag=Flag(metavar="DIR"), yaml=True, api=Api("out", "PathArg | None", to_option=lambda v: None if v is None else str(v))),
-    Setting("format", (str, list), "report formats, comma-separated (json is always written)", ["json"], flag=Flag(), yaml=True, split=True, into="formats",
+    Setting("format", (str, list), "report formats, comma-separated (json is always written)", ["json"], flag=Flag(), yaml=True, split=True, into="formats", always=("json",),
             api=Api("formats", "Sequence[str] | None", to_option=_join)),  # fmt: skip
-    Setting("lang", (str,), "language of the terminal text", "en", flag=Flag(choices=("en", "zh")), yaml=True, api=Api("lang", "str | None")),
+    Setting("lang", (str,), "language of the terminal text", "en", flag=Flag(choices=("en", "zh")), yaml=True, api=Api("lang")),
     Setting("quiet", (bool,), "print only the final verdict line", False, flag=Flag(action="store_true"), into=None),
-    Setting("strict", (bool,), "an unknown field on a sample is an error (exit 2), not a warning", False, flag=Flag(action="store_true"), into=None, api=Api("strict", "bool")),
+    Setting("strict", (bool,), "an unknown field on a sample is an error (exit 2), not a warning", False, flag=Flag(action="store_true"), into=None, api=Api("strict")),
     Setting("gold", (list,), "people's labels (JSON Lines) to check the judge against (docs/judge.md)", flag=Flag(action="append", metavar="FILE"), into=None),
     Setting("cwd", (str,), "the project folder: omk.yaml, .omk/, relative paths", into=None, api=Api("cwd", "PathArg | None")),
     # experiments
@@ -204,21 +232,21 @@ SETTINGS: tuple[Setting, ...] = (
             flag=Flag(action=argparse.BooleanOptionalAction, group=EXPERIMENTS), into=None),  # fmt: skip
     # omk.yaml only
     Setting("variants", (list,), "an experiment's arms (omk/engine/variants.py)", yaml=True, into=None),
-    Setting("system", (str,), "a system prompt for model targets", yaml=True),
-    Setting("skill", (str, list), "a skill file or folder, a folder of skill folders, or a list of them (omk.domain.skillset)", yaml=True, path_from=("yaml",)),
-    Setting("skills", (str, list), "the same as skill, under its plural name", yaml=True, path_from=("yaml",)),
+    Setting("system", (str,), "a system prompt for model targets", yaml=True, targets=True),
+    Setting("skill", (str, list), "a skill file or folder, a folder of skill folders, or a list of them (omk.domain.skillset)", yaml=True, path_from=("yaml",), targets=True),
+    Setting("skills", (str, list), "the same as skill, under its plural name", yaml=True, path_from=("yaml",), targets=True),
     Setting("regex_timeout", (int, float), "seconds a regex assertion may take", 2.0, SECONDS, yaml=True),
     Setting("hook_timeout", (int, float), "seconds a sample's hook may take", 30.0, SECONDS, yaml=True),
-    Setting("url_timeout", (int, float), "seconds per fetched URL (URL inlining)", None, SECONDS, yaml=True),
-    Setting("url_max_bytes", (int,), "size cap per fetched URL (URL inlining)", None, BYTES, yaml=True),
-    Setting("max_output_bytes", (int,), "stdout kept from a cmd: target or a command judge per call", None, BYTES, yaml=True),
-    Setting("max_turns", (int,), "turns a model target's tool loop, or Claude Code, may take per sample", None, yaml=True),
+    Setting("url_timeout", (int, float), "seconds per fetched URL (URL inlining)", None, SECONDS, yaml=True, targets=True),
+    Setting("url_max_bytes", (int,), "size cap per fetched URL (URL inlining)", None, BYTES, yaml=True, targets=True),
+    Setting("max_output_bytes", (int,), "stdout kept from a cmd: target or a command judge per call", None, BYTES, yaml=True, targets=True),
+    Setting("max_turns", (int,), "turns a model target's tool loop, or Claude Code, may take per sample", None, yaml=True, targets=True),
     Setting("allow_paths", (list, str), "folders outside the samples' own that return_file and hooks may use (omk.io.safe_files)", yaml=True, into=None),
-    Setting("openai", (dict,), "the openai: target and judge: base_url, api_key_env, params, price", yaml=True),
-    Setting("anthropic", (dict,), "the anthropic: target and judge: base_url, api_key_env, params, price", yaml=True),
-    Setting("claude", (dict,), "the Claude Code CLI target: path, args, env, mcp_config, user_config", yaml=True, path_from=("yaml",)),
-    Setting("codex", (dict,), "the Codex CLI target: path, args, env", yaml=True, path_from=("yaml",)),
-    Setting("cmd", (dict,), "cmd: targets: mcp (serve each sample's mocks over MCP)", yaml=True),
+    Setting("openai", (dict,), "the openai: target and judge: base_url, api_key_env, params, price", yaml=True, targets=True),
+    Setting("anthropic", (dict,), "the anthropic: target and judge: base_url, api_key_env, params, price", yaml=True, targets=True),
+    Setting("claude", (dict,), "the Claude Code CLI target: path, args, env, mcp_config, user_config", yaml=True, path_from=("yaml",), targets=True),
+    Setting("codex", (dict,), "the Codex CLI target: path, args, env", yaml=True, path_from=("yaml",), targets=True),
+    Setting("cmd", (dict,), "cmd: targets: mcp (serve each sample's mocks over MCP)", yaml=True, targets=True),
 )
 
 

@@ -24,7 +24,8 @@ import random
 from collections.abc import Sequence
 from typing import Literal
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import expanded_alpha, quantile
 
 Level = Literal["interval", "ordinal"]
@@ -97,8 +98,7 @@ def _ordinal_alpha(pairable: list[list[float]]) -> float | None:
     return 1.0 - (n - 1) * observed / expected
 
 
-@record
-class AlphaInterval:
+class AlphaInterval(msgspec.Struct, frozen=True, gc=False):
     """α's bootstrap interval and how it was made."""
 
     low: float
@@ -143,8 +143,7 @@ def alpha_interval(
     return AlphaInterval(quantile(found, cut / 2.0), quantile(found, 1.0 - cut / 2.0), confidence, resamples, seed)
 
 
-@record
-class Confusion:
+class Confusion(msgspec.Struct, frozen=True, gc=False):
     """Two pass/fail series side by side: `a` the judge, `b` the people."""
 
     both_pass: int

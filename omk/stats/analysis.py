@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import Draws
 from omk.stats.comparison import PairedComparison, compare
 from omk.stats.data import AnalysisSettings, VariantRun, fold_variant
@@ -21,8 +22,7 @@ from omk.stats.verdict import Verdict, decide
 FORMAT = "omk-experiment/1"
 
 
-@record
-class ExperimentAnalysis:
+class ExperimentAnalysis(msgspec.Struct, frozen=True, gc=False):
     settings: AnalysisSettings
     control: str
     variants: tuple[VariantSummary, ...]

@@ -35,7 +35,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Literal
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.distributions import normal_cdf, t_ppf
 
 Method = Literal["expanded", "percentile", "t"]  # "t": `score_interval` past BOOTSTRAP_UP_TO values
@@ -43,8 +44,7 @@ _ZERO = 1e-9
 METHODS: tuple[Method, ...] = ("expanded", "percentile")
 
 
-@record
-class Interval:
+class Interval(msgspec.Struct, frozen=True, gc=False):
     """A confidence interval of a mean difference and how it was made."""
 
     low: float

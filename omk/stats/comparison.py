@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 from omk.stats.data import LAYERS, AnalysisSettings, SampleOutcome, within_sample_sd
 from omk.stats.paired import (
@@ -28,8 +29,7 @@ from omk.stats.paired import (
 )
 
 
-@record
-class PairedComparison:
+class PairedComparison(msgspec.Struct, frozen=True, gc=False):
     control: str
     treatment: str
     samples: int  # samples both arms ran

@@ -19,24 +19,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 from statistics import fmean, stdev
 from typing import Literal
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import METHODS, Method
 
 LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
 Role = Literal["control", "treatment"]
 
 
-@record
-class Record:
+class Record(msgspec.Struct, frozen=True, gc=False):
     """One run of one sample on one variant (one repeat)."""
 
     status: Literal["ok", "error"] = "ok"
     composite: float | None = None  # None: not graded (no layer)
-    layers: Mapping[str, float | None] = field(default_factory=dict)  # fact / behavior / judge
+    layers: Mapping[str, float | None] = msgspec.field(default_factory=dict)  # fact / behavior / judge
     passed: bool = False
     cost_usd: float | None = None
     latency_ms: float | None = None
@@ -44,8 +43,7 @@ class Record:
     output_tokens: int | None = None
 
 
-@record
-class VariantRun:
+class VariantRun(msgspec.Struct, frozen=True, gc=False):
     """One variant's results: sample id → its records, one per repeat."""
 
     name: str
@@ -53,8 +51,7 @@ class VariantRun:
     role: Role = "treatment"
 
 
-@record
-class AnalysisSettings:
+class AnalysisSettings(msgspec.Struct, frozen=True, gc=False):
     """Every knob of the analysis, with the defaults the report states.
 
     `trivial` is the smallest composite difference worth acting on (1–5 scale, the original's
@@ -91,8 +88,7 @@ class AnalysisSettings:
                 raise ValueError(f"experiment setting {name}={getattr(self, name)!r} is out of range")
 
 
-@record
-class SampleOutcome:
+class SampleOutcome(msgspec.Struct, frozen=True, gc=False):
     """One sample on one variant, its repeats folded (see the module text)."""
 
     sample_id: str

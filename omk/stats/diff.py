@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.data import Record, SampleOutcome, fold
 from omk.stats.paired import EPS, _r
 
@@ -57,8 +58,7 @@ class ResultView(Protocol):
     def turns(self) -> Sequence[TurnView]: ...
 
 
-@record
-class AssertionChange:
+class AssertionChange(msgspec.Struct, frozen=True, gc=False):
     """One assertion whose verdict differs between run A and run B."""
 
     where: str  # `assertions[1]`, `turns[0].assertions[2]`
@@ -115,8 +115,7 @@ def assertion_changes(a: ResultView, b: ResultView) -> tuple[AssertionChange, ..
     return tuple(out)
 
 
-@record
-class SampleChange:
+class SampleChange(msgspec.Struct, frozen=True, gc=False):
     sample_id: str
     kinds: tuple[str, ...]  # in the order of KINDS
     a_status: Status | None  # None: the sample is not in that run
@@ -152,8 +151,7 @@ class SampleChange:
         }
 
 
-@record
-class RunDiff:
+class RunDiff(msgspec.Struct, frozen=True, gc=False):
     a_samples: int
     b_samples: int
     unchanged: int  # samples in both runs with no change
@@ -164,15 +162,13 @@ class RunDiff:
 
     def with_assertions(self, a: Mapping[str, ResultView], b: Mapping[str, ResultView]) -> RunDiff:
         """This diff with each flipped sample's assertion changes, from each run's result for it."""
-        from dataclasses import replace
-
         changes = tuple(
-            replace(c, assertions=assertion_changes(a[c.sample_id], b[c.sample_id]))
+            msgspec.structs.replace(c, assertions=assertion_changes(a[c.sample_id], b[c.sample_id]))
             if c.flipped and c.sample_id in a and c.sample_id in b
             else c
             for c in self.changes
         )
-        return replace(self, changes=changes)
+        return msgspec.structs.replace(self, changes=changes)
 
     def count(self, kind: str) -> int:
         return sum(1 for c in self.changes if kind in c.kinds)

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import Interval, bootstrap_paired_change, effective_resamples
 from omk.stats.data import AnalysisSettings, SampleOutcome
 from omk.stats.distributions import binomial_two_sided_p, normal_ppf, t_ppf, t_two_sided_p
@@ -85,8 +86,7 @@ def samples_needed(sd: float, effect: float, alpha: float = 0.05, power: float =
     return hi
 
 
-@record
-class DeltaStats:
+class DeltaStats(msgspec.Struct, frozen=True, gc=False):
     """Paired differences (treatment − control) of one measure over the samples both arms have."""
 
     n: int
@@ -137,8 +137,7 @@ def delta_stats(deltas: Sequence[float], missing: int, settings: AnalysisSetting
     )
 
 
-@record
-class PassRateChange:
+class PassRateChange(msgspec.Struct, frozen=True, gc=False):
     """Pass rates on the samples both arms ran, and McNemar's exact test on the discordant ones."""
 
     n: int
@@ -173,8 +172,7 @@ def pass_rate_change(pairs: Sequence[tuple[SampleOutcome, SampleOutcome]]) -> Pa
     )
 
 
-@record
-class MeasureDelta:
+class MeasureDelta(msgspec.Struct, frozen=True, gc=False):
     """A resource (cost, latency, tokens) on both arms, over the samples where both report it: the
     means, their difference and relative change, each with its paired bootstrap interval."""
 
@@ -213,8 +211,7 @@ def measure_delta(pairs: Sequence[tuple[float | None, float | None]], settings: 
     return MeasureDelta(len(both), fmean(control), fmean(treatment), ci, relative_ci)
 
 
-@record
-class SampleDelta:
+class SampleDelta(msgspec.Struct, frozen=True, gc=False):
     """One sample on both arms: what the per-sample table and the delta chart show."""
 
     sample_id: str
@@ -243,8 +240,7 @@ class SampleDelta:
             reasons.append("error")
         return reasons
 
-@record
-class Regression:
+class Regression(msgspec.Struct, frozen=True, gc=False):
     sample_id: str
     delta: float | None
     reasons: tuple[str, ...]
@@ -253,8 +249,7 @@ class Regression:
         return {"sample_id": self.sample_id, "delta": _r(self.delta), "reasons": list(self.reasons)}
 
 
-@record
-class Spread:
+class Spread(msgspec.Struct, frozen=True, gc=False):
     """Run-to-run spread with repeats: each arm's pooled within-sample sd of the composite."""
 
     control: float | None

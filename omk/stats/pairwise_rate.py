@@ -4,13 +4,13 @@ why those)."""
 
 from __future__ import annotations
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.distributions import binomial_two_sided_p
 from omk.stats.winrate import Proportion, wilson_interval
 
 
-@record
-class WinRate:
+class WinRate(msgspec.Struct, frozen=True, gc=False):
     """The treatment's (B's) record against the control (A) under one comparison key."""
 
     key: str

@@ -31,14 +31,14 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean, variance
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.paired import NO_SPREAD, min_detectable_effect, no_spread, samples_needed
 
 REPEAT_CHOICES = (1, 2, 3, 5, 10)
 
 
-@record
-class SpreadParts:
+class SpreadParts(msgspec.Struct, frozen=True, gc=False):
     """The spread of per-sample differences, split (see the module)."""
 
     samples: int  # samples with a difference
@@ -50,8 +50,7 @@ class SpreadParts:
         return math.sqrt(self.between_var + (self.within_var or 0.0) / repeats)
 
 
-@record
-class PowerFigures:
+class PowerFigures(msgspec.Struct, frozen=True, gc=False):
     """One comparison's power figures (or a single run's, `control` None)."""
 
     treatment: str

@@ -23,7 +23,8 @@ import math
 from collections.abc import Sequence
 from statistics import fmean
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import Interval, bootstrap_mean_cis, effective_resamples
 
 RESAMPLES = 10_000
@@ -46,8 +47,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return math.comb(c, k) / math.comb(n, k)
 
 
-@record
-class KFigure:
+class KFigure(msgspec.Struct, frozen=True, gc=False):
     """One k's figure for the run: the mean over the samples run at least k times, its interval."""
 
     k: int

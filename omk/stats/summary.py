@@ -11,19 +11,18 @@ figure; `spread` is the typical change of one sample's composite from one repeat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from statistics import fmean, stdev
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.bootstrap import Draws, Interval, score_interval
 from omk.stats.data import LAYERS, AnalysisSettings, Role, SampleOutcome, VariantRun, within_sample_sd
 from omk.stats.paired import EPS
 from omk.stats.winrate import Proportion, wilson_interval
 
 
-@record
-class VariantSummary:
+class VariantSummary(msgspec.Struct, frozen=True, gc=False):
     name: str
     role: Role
     samples: int
@@ -39,7 +38,7 @@ class VariantSummary:
     output_tokens: int | None
     run_means: tuple[float, ...]
     spread: float | None
-    scores_ci: Mapping[str, Interval | None] = field(default_factory=dict)  # per layer and composite
+    scores_ci: Mapping[str, Interval | None] = msgspec.field(default_factory=dict)  # per layer and composite
     pass_rate_ci: Proportion | None = None  # Wilson, over the samples
 
     @property

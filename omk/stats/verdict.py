@@ -56,7 +56,8 @@ from enum import StrEnum
 from statistics import median
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.comparison import PairedComparison
 from omk.stats.data import LAYERS, AnalysisSettings
 from omk.stats.paired import EPS, NO_SPREAD, MeasureDelta, no_spread, samples_needed
@@ -97,8 +98,7 @@ def pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.0f}%"
 
 
-@record
-class PairVerdict:
+class PairVerdict(msgspec.Struct, frozen=True, gc=False):
     control: str
     treatment: str
     level: Level
@@ -255,8 +255,7 @@ def decide_pair(
     )
 
 
-@record
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True, gc=False):
     level: Level
     headline: str  # "<LEVEL> · <t> vs <c>: <pair headline>", or the SOLO headline
     recommendation: str  # "SHIP — …", "INVESTIGATE — …", …
@@ -413,8 +412,7 @@ def _stability(variants: Sequence[VariantSummary]) -> str:
     return f"CV={100 * cv:.1f}% ({word}, runs={runs}{extra})"
 
 
-@record
-class PolicyResult:
+class PolicyResult(msgspec.Struct, frozen=True, gc=False):
     policy: str
     passed: bool
     reason: str

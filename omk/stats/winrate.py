@@ -25,12 +25,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
+
 from omk.stats.distributions import normal_ppf
 
 
-@record
-class Proportion:
+class Proportion(msgspec.Struct, frozen=True, gc=False):
     low: float
     high: float
     level: float

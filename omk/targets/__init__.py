@@ -6,19 +6,23 @@ below), plus one line in `KINDS`; `make_target` imports only the kind it is aske
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from omk.core.errors import ConfigError
 from omk.core.lazy import LazyRegistry
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import Target, TargetError, TargetResult
 
 __all__ = ["KINDS", "Target", "TargetError", "TargetFactory", "TargetResult", "make_target", "register_target"]
 
 
 class TargetFactory(Protocol):
-    def __call__(self, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> Target:
-        """The target for `KIND:ARG`; `arg` is what follows the colon, `spec` the whole text."""
+    def __call__(self, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> Target:
+        """The target for `KIND:ARG`; `arg` is what follows the colon, `spec` the whole text;
+        `settings` what it reads of the run's settings, typed (and a mapping by name, as a kind
+        written against a dict reads it)."""
         ...
 
 
@@ -42,16 +46,18 @@ def register_target(kind: str, factory: str) -> None:
     KINDS.register(kind, factory)
 
 
-def make_target(spec: str, *, base_dir: Path | None = None, settings: dict | None = None) -> Target:
-    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`. Whatever it
+def make_target(spec: str, *, base_dir: Path | None = None, settings: Mapping[str, Any] | None = None) -> Target:
+    """Build a target from `KIND:ARG`. Relative paths resolve against `base_dir`; `settings`:
+    a run's `TargetSettings` (`Settings.blocks()`), or a mapping of them by name. Whatever it
     returns has the run's secrets masked (omk.targets.masked)."""
     from omk.core.secrets import Masker
     from omk.targets.masked import MaskedTarget
 
-    return MaskedTarget(_make(spec, base_dir, settings), Masker.for_run(settings))
+    typed = TargetSettings.of(settings)
+    return MaskedTarget(_make(spec, base_dir, typed), Masker.for_run(typed))
 
 
-def _make(spec: str, base_dir: Path | None, settings: dict | None) -> Target:
+def _make(spec: str, base_dir: Path | None, settings: TargetSettings) -> Target:
     kind, sep, arg = spec.partition(":")
     expected = ", ".join(KINDS.names())
     if not sep and (suggestion := _suggest(spec)):

@@ -8,24 +8,24 @@ import os
 import shutil
 import time
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+import msgspec
+
 from omk.core.errors import ConfigError
-from omk.core.frozen import record
 from omk.core.secrets import Masker
 from omk.domain.target_result import TargetResult
 from omk.domain.workspace import Snapshot, WorkFolder, checks_workspace, diff, snapshot, unread_notes
 from omk.io.process import max_output_bytes
 from omk.records import ToolCall
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.mocks import MockSandbox
 from omk.targets.session import Session
 
 
-@record
-class AgentCli:
+class AgentCli(msgspec.Struct, frozen=True, gc=False):
     """One agent CLI: its program name, the variable and omk.yaml key that point at it, how a
     person installs it."""
 
@@ -81,9 +81,9 @@ class AgentCli:
         return list(value)
 
 
-def settings_block(settings: dict[str, Any], name: str, keys: frozenset[str] | set[str]) -> dict[str, Any]:
-    """omk.yaml's `<name>:` block (empty when unset), a mapping of known keys."""
-    block = settings.get(name) or {}
+def settings_block(block: dict[str, Any] | None, name: str, keys: frozenset[str] | set[str]) -> dict[str, Any]:
+    """omk.yaml's `<name>:` block (`TargetSettings.claude`…; empty when unset), a mapping of known keys."""
+    block = block or {}
     if not isinstance(block, dict):
         raise ConfigError(f"omk.yaml {name}: must be a mapping")
     unknown = sorted(set(block) - keys)
@@ -100,7 +100,7 @@ def recorded_call(record: dict[str, Any]) -> ToolCall:
         input=record.get("input"),
         output=record.get("output"),
         mocked=decision == "mock",
-        mock_key=record.get("mock_key") if decision == "mock" else None,
+        mock_key=record.get("mock_key") if decision in ("mock", "allow") else None,  # allow: a `run: true` mock
         is_error=decision == "deny",
         outcome="mock" if decision == "mock" else "denied" if decision == "deny" else "ran",
     )
@@ -139,7 +139,7 @@ class AgentCliTarget(Generic[Space, Kept]):
 
     cfg: CliSettings  # each CLI's own settings, loaded before this __init__ runs
 
-    def __init__(self, spec: str, settings: dict[str, Any] | None) -> None:
+    def __init__(self, spec: str, settings: TargetSettings) -> None:
         self.spec = spec
         self.max_output_bytes = max_output_bytes(settings)  # the CLI's stream-json on stdout, capped like a cmd: target's
         self.mask = Masker.for_run(settings)  # the start of each file the agent wrote, as the report keeps it
@@ -173,7 +173,7 @@ class AgentCliTarget(Generic[Space, Kept]):
             latency_ms = round((time.perf_counter() - started) * 1000, 1)
             head = self._first_notes(sample, space) if session is None or session.index == 0 else ()
             notes = (*head, *result.trace.notes, *unread_notes(after))
-            result.trace = replace(result.trace, latency_ms=latency_ms, notes=notes, workspace=changes)
+            result.trace = msgspec.structs.replace(result.trace, latency_ms=latency_ms, notes=notes, workspace=changes)
             self._keep_session(space, session, result, kept)
             finished = session is None or session.index == session.count - 1
             if finished and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it

@@ -21,6 +21,7 @@ from omk.io.safe_files import read_text_file
 from omk.llm.client import ModelTurn, RequestedCall
 from omk.llm.pricing import cost_usd
 from omk.records import Tokens, ToolCall, Trace
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer
 
@@ -115,10 +116,9 @@ class SystemPrompt:
         return {"source": self.source, "path": self.path, "sha256": digest, "chars": len(self.text)}
 
 
-def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
-    settings = settings or {}
-    text, skill = settings.get("system"), settings.get("skill")
-    if settings.get("skills") is not None or isinstance(skill, list):
+def system_prompt(settings: TargetSettings) -> SystemPrompt:
+    text, skill = settings.system, settings.skill
+    if settings.skills is not None or isinstance(skill, list):
         from omk.domain.skillset import configured_skills
 
         found = configured_skills(settings)
@@ -147,8 +147,8 @@ def system_prompt(settings: dict[str, Any] | None) -> SystemPrompt:
     return SystemPrompt()
 
 
-def max_turns(settings: dict[str, Any] | None) -> int:
-    value = (settings or {}).get("max_turns", DEFAULT_MAX_TURNS)
+def max_turns(settings: TargetSettings) -> int:
+    value = DEFAULT_MAX_TURNS if settings.max_turns is None else settings.max_turns
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"omk.yaml max_turns: must be a whole number of at least 1 (got {value!r})")
     return value

@@ -26,9 +26,10 @@ import shutil
 import sys
 import time
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.core.errors import ConfigError
 from omk.core.extras import installed, missing_message
@@ -40,6 +41,7 @@ from omk.domain.workspace import FreshFolder, checks_workspace
 from omk.io.process import DEFAULT_MAX_OUTPUT_BYTES, max_output_bytes, start_program, stop_program
 from omk.records import Trace
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_loop import system_prompt
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.masked import mask_result
@@ -114,9 +116,9 @@ def command_argv(line: str, base_dir: Path, spec: str) -> list[str]:
     return argv
 
 
-def _serves_mcp(settings: dict[str, Any] | None, spec: str) -> bool:
+def _serves_mcp(settings: TargetSettings, spec: str) -> bool:
     """omk.yaml's `cmd.mcp`: whether each sample with tools gets an MCP server (needs omk[mcp])."""
-    block = (settings or {}).get("cmd") or {}
+    block = settings.cmd or {}
     unknown = sorted(set(block) - {"mcp"})
     if unknown:
         raise ConfigError(f"omk.yaml cmd.{unknown[0]}: unknown key (cmd: takes mcp)")
@@ -141,9 +143,10 @@ class CmdTarget:
         spec: str,
         *,
         base_dir: Path | None = None,
-        settings: dict[str, Any] | None = None,
+        settings: TargetSettings | None = None,
         timeout: float | None = None,
     ):
+        settings = settings or TargetSettings()
         self.spec = spec
         self.argv = command_argv(command, base_dir or Path.cwd(), spec)
         self.system = system_prompt(settings)
@@ -157,7 +160,7 @@ class CmdTarget:
         self._servers: weakref.WeakKeyDictionary[MockSandbox, McpSandboxServer] = weakref.WeakKeyDictionary()
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CmdTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> CmdTarget:
         return cls(arg, spec, base_dir=base_dir, settings=settings)
 
     def describe(self) -> dict[str, Any]:
@@ -200,7 +203,7 @@ class CmdTarget:
             result = await self._run_in(folder.work, sample, prompt, session)
             notes = folder.notes if session is None or session.index == 0 else []
             changes, unread = folder.changes(self.mask)
-            result.trace = replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes, *unread))
+            result.trace = msgspec.structs.replace(result.trace, workspace=changes, notes=(*notes, *result.trace.notes, *unread))
             if last and checks_workspace(sample):  # the folder stays for those checks; the run engine removes it
                 result.workspace, handed = folder.hand_over(changes), True
             return result
@@ -264,7 +267,7 @@ class CmdTarget:
             raise TargetError(f"command timed out after {self.timeout:g}s and was killed", retryable=True) from None
         finally:
             await stop_program(proc)
-        result.trace = replace(result.trace, latency_ms=round((time.perf_counter() - started) * 1000, 1))
+        result.trace = msgspec.structs.replace(result.trace, latency_ms=round((time.perf_counter() - started) * 1000, 1))
         return result
 
     async def _mcp_server(self, sandbox: MockSandbox, tools: list[dict[str, Any]], session: Session | None) -> McpSandboxServer:
@@ -435,7 +438,7 @@ class _Exchange:
             trace = parse_trace(reported)
         except TraceFormatError as exc:
             raise TargetError(f"command returned malformed protocol JSON: {exc}") from None
-        return replace(
+        return msgspec.structs.replace(
             trace,
             tool_calls=(*self.sandbox.calls, *trace.tool_calls),
             turns=1 + exchanges if trace.turns is None else trace.turns,

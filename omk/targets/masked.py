@@ -10,8 +10,9 @@ text is masked in full as it comes out of the target, before anything cuts it sh
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from omk.core.secrets import Masker
 from omk.io.textsafe import scrub, scrub_value
@@ -38,13 +39,13 @@ def mask_trace(trace: Trace, mask: Masker) -> Trace:
     if workspace is not None:  # a file's start was cut already: a key at its end is masked too
         workspace = WorkspaceChanges(
             *(
-                tuple(replace(c, path=clean(c.path), content=scrub(mask.cut_edges(c.content)) if c.content else c.content) for c in group)
+                tuple(msgspec.structs.replace(c, path=clean(c.path), content=scrub(mask.cut_edges(c.content)) if c.content else c.content) for c in group)
                 for group in (workspace.created, workspace.changed, workspace.deleted)
             )
         )
     if workspace is None and calls == trace.tool_calls and notes == trace.notes:
         return trace
-    return replace(trace, tool_calls=calls, notes=notes, workspace=workspace)
+    return msgspec.structs.replace(trace, tool_calls=calls, notes=notes, workspace=workspace)
 
 
 def _masked_call(call: ToolCall, clean: Callable[[Any], Any]) -> ToolCall:

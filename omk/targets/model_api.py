@@ -15,6 +15,7 @@ from omk.domain.target_identity import CacheIdentity, environment, selected, wit
 from omk.llm.client import ModelClient, ModelTurn, RequestedCall, Tool, ToolResult
 from omk.llm.http import provider_settings, public_url
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_loop import max_turns, run_agent_loop, system_prompt
 from omk.targets.base import TargetResult
 from omk.targets.mocks import MockSandbox, ToolAnswer, offered_tools
@@ -46,11 +47,12 @@ class ApiTarget:
     kind: str  # "openai" | "anthropic": the target kind, the omk.yaml section and the error prefix
     client_class: type[ModelClient]
 
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+    def __init__(self, model: str, spec: str, settings: TargetSettings | None = None):
+        settings = settings or TargetSettings()
         self.model = model
         self.spec = spec
         self.provider = provider_settings(self.kind, settings, self.client_class.default_base_url, spec)
-        self.block = dict((settings or {}).get(self.kind) or {})  # omk.yaml's block for the kind: no key is ever in it
+        self.block = dict(settings.get(self.kind) or {})  # omk.yaml's block for the kind: no key is ever in it
         if isinstance(self.block.get("base_url"), str):
             self.block["base_url"] = without_credentials(self.block["base_url"])
         self.client = self.client_class(model, self.provider, label=self.kind)
@@ -59,7 +61,7 @@ class ApiTarget:
         self.price = self.client.price
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ApiTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> ApiTarget:
         return cls(arg.strip(), spec, settings)
 
     def preflight(self) -> None:

@@ -19,6 +19,7 @@ from omk.core.errors import InputError, Problem
 from omk.domain.trace_io import TraceFormatError, parse_trace
 from omk.io.safe_files import read_text_file
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.base import TargetError, TargetResult
 
 # A replay file is the user's own recording of many outputs, read whole: larger than a samples
@@ -36,7 +37,7 @@ class ReplayTarget:
         self._records = self._read()
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ReplayTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> ReplayTarget:
         """`replay:FILE`; a relative FILE that does not exist here is looked for under `base_dir`."""
         path = Path(arg)
         if not path.is_absolute() and base_dir is not None and not path.exists():

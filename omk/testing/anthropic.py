@@ -100,13 +100,26 @@ def tool_results(request: Request) -> list[dict[str, Any]]:
     return [b for b in users[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+
+
 def read_exchange(body: dict[str, Any]) -> Exchange:
-    """The user's latest prompt and the tool calls answered since, read by role and by ids."""
+    """The user's latest prompt, the tool calls answered since and the skills listed to the model,
+    read by role and by ids."""
     exchange = Exchange()
+    for text in _texts(body.get("system")):
+        exchange.listing_from(text)
     for message in body.get("messages") or []:
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue  # assistant turns, and the `system` messages newer clients append
+        if not isinstance(message, dict) or message.get("role") not in ("user", "system"):
+            continue  # assistant turns
         content = message.get("content")
+        for text in _texts(content):
+            exchange.listing_from(text)
+        if message["role"] == "system":
+            continue  # the `system` messages newer clients append: the environment, the skill listing
         if isinstance(content, str):
             exchange.prompt_from(strip_reminders(content))
             continue

@@ -103,9 +103,11 @@ def read_exchange(body: dict[str, Any]) -> Exchange:
             continue
         if message.get("role") == "tool":
             exchange.answered.add(str(message.get("tool_call_id")))
-        elif message.get("role") == "user":
+        elif message.get("role") in ("user", "system", "developer"):
             content = message.get("content")
             if isinstance(content, list):
                 content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-            exchange.prompt_from(str(content or "").strip())
+            exchange.listing_from(str(content or ""))
+            if message["role"] == "user":
+                exchange.prompt_from(str(content or "").strip())
     return exchange

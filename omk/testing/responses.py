@@ -130,7 +130,11 @@ def _text(content: Any) -> str:
 
 
 def read_exchange(body: dict[str, Any]) -> Exchange:
+    """The user's latest prompt, the calls answered since and the skills listed to the model (in
+    the instructions, or a `developer`, `system` or user message), by role and by call ids."""
     exchange = Exchange()
+    if isinstance(body.get("instructions"), str):
+        exchange.listing_from(body["instructions"])
     items = body.get("input")
     if isinstance(items, str):
         exchange.prompt_from(items.strip())
@@ -140,6 +144,9 @@ def read_exchange(body: dict[str, Any]) -> Exchange:
             continue
         if str(item.get("type", "")).endswith("_output") and item.get("call_id"):
             exchange.answered.add(str(item["call_id"]))
-        elif item.get("role") == "user":
-            exchange.prompt_from(strip_reminders(_text(item.get("content"))))
+        elif item.get("role") in ("developer", "system", "user"):
+            said = _text(item.get("content"))
+            exchange.listing_from(said)
+            if item["role"] == "user":
+                exchange.prompt_from(strip_reminders(said))
     return exchange

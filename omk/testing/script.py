@@ -5,6 +5,8 @@ what to answer once their results are back.
     usage: {input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0}   # optional, every reply
     rules:
       - when: "release notes"            # a regular expression, searched (any case) in the user's latest prompt
+        listed: {release-notes: "release notes"}   # optional: only when this skill is listed to the model
+                                         # with a description the expression matches (any case)
         tools:                           # one model turn each, in this order
           - Skill: {skill: release-notes}
           - Bash: {command: git describe --tags --abbrev=0}
@@ -13,7 +15,8 @@ what to answer once their results are back.
         answer: "## v1.5.0 …"            # the final answer, after the last tool's result
       - answer: "I can only write release notes."   # no `when`: any prompt
 
-The first rule whose `when` matches is played. Which turn comes next is read from the request:
+The first rule whose `when` and `listed` match is played: `listed` reads the skill listing the
+client sends (omk.testing.conversation), so a skill's description decides whether it is called. Which turn comes next is read from the request:
 the calls the model made carry ids naming the rule and the turn, and the results the client
 sends back name those ids, so a request is answered the same whatever else the client put in
 the conversation (and a retried request gets the same turn again).
@@ -27,12 +30,12 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import ConfigError, Problem
-from omk.core.frozen import record
 from omk.io.safe_files import read_text_file
 from omk.loader.document import Document, ParseFailure, Path_
 from omk.loader.yaml_lines import parse_yaml
@@ -40,26 +43,30 @@ from omk.testing import anthropic, openai_chat, responses
 from omk.testing.conversation import Exchange
 from omk.testing.steps import HttpError, Request, ScriptTurn, ToolRequest
 
-RULE_KEYS = frozenset({"when", "tools", "answer", "usage"})
+RULE_KEYS = frozenset({"when", "listed", "tools", "answer", "usage"})
 SCRIPT_KEYS = frozenset({"model", "usage", "rules"})
 _OWN_ID = re.compile(r"omk(\d+)s(\d+)c\d+x")
 _READERS = {"anthropic": anthropic.read_exchange, "chat": openai_chat.read_exchange, "responses": responses.read_exchange}
 _ERRORS = {"anthropic": anthropic.error_body, "chat": openai_chat.error_body, "responses": responses.error_body}
 
 
-@record
-class ScriptRule:
+class ScriptRule(msgspec.Struct, frozen=True):
     pattern: re.Pattern[str] | None
     turns: tuple[tuple[tuple[str, dict[str, Any] | str], ...], ...]  # per model turn: (tool name, input) pairs; text: a freeform tool
     answer: str
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
+    listed: tuple[tuple[str, re.Pattern[str]], ...] = ()  # (skill, pattern its listed description must match)
+
+    def matches(self, exchange: Exchange) -> bool:
+        if self.pattern is not None and not self.pattern.search(exchange.prompt):
+            return False
+        return all(name in exchange.skills and pattern.search(exchange.skills[name]) for name, pattern in self.listed)
 
 
-@record
-class ModelScript:
+class ModelScript(msgspec.Struct, frozen=True):
     rules: tuple[ScriptRule, ...]
     model: str = "scripted"
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
     source: str = "script"
 
     def __call__(self, request: Request) -> Any:
@@ -68,7 +75,7 @@ class ModelScript:
         if api is None or not isinstance(request.json, dict):
             return HttpError(404, {"error": {"message": f"no route {request.path}"}})
         exchange = _READERS[api](request.json)
-        found = next(((i, r) for i, r in enumerate(self.rules) if r.pattern is None or r.pattern.search(exchange.prompt)), None)
+        found = next(((i, r) for i, r in enumerate(self.rules) if r.matches(exchange)), None)
         if found is None:
             shown = " ".join(exchange.prompt.split())[:200]
             return HttpError(400, _ERRORS[api](400, f"no rule of {self.source} matches the prompt {shown!r}"))
@@ -137,21 +144,27 @@ def _rule(raw: Any, where: Path_, bad: Any) -> ScriptRule:
         raise bad(where, "a rule is a mapping with `when`, `tools` and `answer`")
     if unknown := sorted(set(raw) - RULE_KEYS):
         raise bad((*where, unknown[0]), f"unknown field; expected one of {', '.join(sorted(RULE_KEYS))}")
-    pattern = None
-    if "when" in raw:
-        if not isinstance(raw["when"], str):
-            raise bad((*where, "when"), "must be text (a regular expression)")
-        try:
-            pattern = re.compile(raw["when"], re.IGNORECASE)
-        except re.error as exc:
-            raise bad((*where, "when"), f"not a regular expression: {exc}") from None
+    pattern = _pattern(raw["when"], (*where, "when"), bad) if "when" in raw else None
+    listed = raw.get("listed") or {}
+    if not isinstance(listed, dict):
+        raise bad((*where, "listed"), "must map skill names to regular expressions their listed descriptions must match")
+    skills = tuple((str(name), _pattern(p, (*where, "listed", name), bad)) for name, p in listed.items())
     if not isinstance(raw.get("answer"), str):
         raise bad((*where, "answer"), "must be text: what the model answers after its tool calls")
     tools = raw.get("tools") or []
     if not isinstance(tools, list):
         raise bad((*where, "tools"), "must be a list of tool calls")
     turns = tuple(_turn(item, (*where, "tools", i), bad) for i, item in enumerate(tools))
-    return ScriptRule(pattern, turns, raw["answer"], _usage(raw.get("usage"), (*where, "usage"), bad))
+    return ScriptRule(pattern, turns, raw["answer"], _usage(raw.get("usage"), (*where, "usage"), bad), skills)
+
+
+def _pattern(raw: Any, where: Path_, bad: Any) -> re.Pattern[str]:
+    if not isinstance(raw, str):
+        raise bad(where, "must be text (a regular expression)")
+    try:
+        return re.compile(raw, re.IGNORECASE)
+    except re.error as exc:
+        raise bad(where, f"not a regular expression: {exc}") from None
 
 
 def _turn(item: Any, where: Path_, bad: Any) -> tuple[tuple[str, dict[str, Any] | str], ...]:

@@ -8,10 +8,10 @@ every API), or one of the special steps below.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from omk.core.frozen import record
+import msgspec
 
 # The endpoint paths, and the API each one speaks.
 API_PATHS = {
@@ -63,8 +63,7 @@ class Stream:
     hang: bool = False
 
 
-@record
-class ToolRequest:
+class ToolRequest(msgspec.Struct, frozen=True, gc=False):
     """One tool call the model makes: `id` is what the client answers with its result. `text`
     makes it a call of a freeform (custom) tool, whose input is that text rather than JSON: the
     Responses API's `custom_tool_call`, as Codex's `apply_patch` is called (`input` is unused)."""
@@ -75,13 +74,12 @@ class ToolRequest:
     text: str | None = None
 
 
-@record
-class ScriptTurn:
+class ScriptTurn(msgspec.Struct, frozen=True, gc=False):
     """One model reply, written once and sent in the shape of whichever API was called."""
 
     text: str | None = None
     calls: tuple[ToolRequest, ...] = ()
-    usage: dict[str, int] = field(default_factory=dict)  # input_tokens, output_tokens, cache_read_input_tokens…
+    usage: dict[str, int] = msgspec.field(default_factory=dict)  # input_tokens, output_tokens, cache_read_input_tokens…
     model: str = "scripted"
 
 

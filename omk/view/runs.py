@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from omk.core.errors import InputError
-from omk.core.frozen import record
 from omk.records.document import ReportDocument, read_document
 
 if TYPE_CHECKING:
@@ -23,8 +24,7 @@ REPORT = "report.json"
 EVOLVE_MARK = b'"format": "omk-evolve/'  # how an evolve report.json opens (its first key)
 
 
-@record
-class RunEntry:
+class RunEntry(msgspec.Struct, frozen=True):
     """One run as the list shows it; `key` names it in the view's addresses."""
 
     key: str
@@ -62,8 +62,7 @@ class RunEntry:
         return exp.verdict.headline if exp is not None else None
 
 
-@record
-class EvolveEntry:
+class EvolveEntry(msgspec.Struct, frozen=True):
     """One `omk evolve` output folder as the list shows it; its page is drawn from `report`."""
 
     key: str

@@ -8,6 +8,9 @@ JSON on stdin. It answers through the same `MockSandbox` as the API targets:
   runs; the model reads the mock's output, as in omk 0.54);
 - no match under `mocksStrict` → denied with the sandbox's denial text;
 - no match otherwise → allowed: the real tool runs in the sample's working folder;
+- a matching mock with `run: true` → allowed, counted as that mock's hit: the real tool runs (a
+  recorded Read of a file carried over from the recorded run's workspace, so that Claude Code
+  knows the file was read when a recorded Edit of it follows);
 - Claude Code's own bookkeeping tools (loading a skill, searching deferred tools, the to-do list,
   starting a subagent) run unless a mock names them: they touch nothing outside the session.
 
@@ -65,6 +68,8 @@ def decide(event: dict[str, Any], state_dir: Path) -> dict[str, Any]:
     with locked_state(state_dir / STATE_FILE) as state:
         sandbox = MockSandbox(config["mocks"], strict=bool(config["strict"]), base_dir=Path(config["base_dir"]))
         sandbox.totals = MockCounter.of(state.get("totals") or {})
+        index = sandbox.find(tool, call_input)
+        runs = index is not None and config["mocks"][index].get("run") is True  # the real tool answers, as recorded
         answer: ToolAnswer | None = sandbox.match(tool, call_input)
         if answer is None and tool in BOOKKEEPING_TOOLS:
             return _decision("allow")
@@ -74,11 +79,13 @@ def decide(event: dict[str, Any], state_dir: Path) -> dict[str, Any]:
         record = {"tool_use_id": event.get("tool_use_id"), "tool": tool, "input": call_input}
         if answer is None:
             record.update(decision="allow")
+        elif runs:
+            record.update(decision="allow", mock_key=answer.mock_key)
         else:
             record.update(decision="mock" if answer.mocked else "deny", output=answer.output, mock_key=answer.mock_key)
         state.setdefault("calls", []).append(record)
         state["totals"] = sandbox.totals.to_json()
-    if answer is None:
+    if answer is None or runs:
         return _decision("allow")
     return _decision("deny", MOCK_PREFIX + answer.text if answer.mocked else answer.text)
 

@@ -19,6 +19,7 @@ from omk.core.errors import ConfigError
 from omk.domain.skillset import SkillPath, configured_skills
 from omk.io.safe_files import file_sha256, read_text_file, regular_files
 from omk.llm.pricing import price_of, price_setting
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
 
@@ -178,9 +179,9 @@ def read_skill(value: Any) -> Skill:
     return Skill(path=path, name=path.stem, is_dir=False, sha256=_file_sha256(path))
 
 
-def _artifact(settings: dict[str, Any]) -> tuple[list[Skill], str | None]:
+def _artifact(settings: TargetSettings) -> tuple[list[Skill], str | None]:
     """(the skills, the text for --append-system-prompt)."""
-    text = settings.get("system")
+    text = settings.system
     if text is not None and not isinstance(text, str):
         raise ConfigError("omk.yaml system: must be text")
     skills = [_skill(found) for found in configured_skills(settings)]
@@ -216,9 +217,8 @@ def read_mcp_config(path: Path) -> tuple[bytes, dict[str, Any]]:
     return raw, data["mcpServers"]
 
 
-def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> ClaudeSettings:
-    settings = settings or {}
-    block = settings_block(settings, "claude", BLOCK_KEYS)
+def load_settings(model: str, spec: str, settings: TargetSettings) -> ClaudeSettings:
+    block = settings_block(settings.claude, "claude", BLOCK_KEYS)
     if "api_key" in block:
         raise ConfigError("omk.yaml claude: keys are never written in omk.yaml; set ANTHROPIC_API_KEY")
     mcp = block.get("mcp_config")

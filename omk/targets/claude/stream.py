@@ -125,7 +125,8 @@ def tool_calls(run: StreamRun, records: list[dict[str, Any]]) -> list[ToolCall]:
             calls.append(ToolCall(use.tool, use.input, record.get("output"), False, None, True, "denied"))
         else:
             outcome = "ran" if record is not None else unheard_outcome(use.tool, use.result, use.is_error)
-            calls.append(ToolCall(use.tool, use.input, use.result, False, None, use.is_error, outcome))
+            key = record.get("mock_key") if record is not None else None  # a mock with `run: true` let it run
+            calls.append(ToolCall(use.tool, use.input, use.result, False, key, use.is_error, outcome))
     return calls
 
 

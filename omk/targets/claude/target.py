@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from omk.domain.target_identity import CacheIdentity, environment, selected
 from omk.llm.pricing import cost_usd
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.claude import setup
@@ -37,12 +39,13 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
     kind = "claude"
     cfg: setup.ClaudeSettings
 
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+    def __init__(self, model: str, spec: str, settings: TargetSettings | None = None):
+        settings = settings or TargetSettings()
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> ClaudeTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> ClaudeTarget:
         return cls(arg.strip(), spec, settings)
 
     def preflight(self) -> None:
@@ -184,7 +187,7 @@ class ClaudeTarget(AgentCliTarget[Workspace, None]):
                 notes.append(f"Claude Code did not list the installed skill {skill.name!r}; check its SKILL.md")
         trace = build_trace(run, calls, sandbox.stats.record(), notes)
         if trace.cost_usd is None and trace.tokens is not None:  # the CLI reported no cost: omk's price of the model
-            trace = replace(trace, cost_usd=cost_usd(self.cfg.price, trace.tokens.input, trace.tokens.output))
+            trace = msgspec.structs.replace(trace, cost_usd=cost_usd(self.cfg.price, trace.tokens.input, trace.tokens.output))
         return TargetResult(output=output, trace=trace, messages=history(run, calls, output))
 
 

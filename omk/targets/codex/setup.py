@@ -16,6 +16,7 @@ from omk.core.errors import ConfigError
 from omk.domain.skillset import configured_skills
 from omk.io.safe_files import read_text_file
 from omk.llm.pricing import price_of, price_setting
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
 
@@ -91,8 +92,8 @@ def check_credentials(spec: str) -> None:
         raise ConfigError(f"target {spec!r}: {NO_KEY}")
 
 
-def _artifact(settings: dict[str, Any]) -> tuple[list[CodexSkill], str | None]:
-    text = settings.get("system")
+def _artifact(settings: TargetSettings) -> tuple[list[CodexSkill], str | None]:
+    text = settings.system
     if text is not None and not isinstance(text, str):
         raise ConfigError("omk.yaml system: must be text")
     skills = []
@@ -111,9 +112,8 @@ def _artifact(settings: dict[str, Any]) -> tuple[list[CodexSkill], str | None]:
     return skills, text
 
 
-def load_settings(model: str, spec: str, settings: dict[str, Any] | None) -> CodexSettings:
-    settings = settings or {}
-    block = settings_block(settings, "codex", BLOCK_KEYS)
+def load_settings(model: str, spec: str, settings: TargetSettings) -> CodexSettings:
+    block = settings_block(settings.codex, "codex", BLOCK_KEYS)
     binary = find_binary(block, spec)
     check_credentials(spec)
     skills, system = _artifact(settings)

@@ -15,13 +15,15 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from omk.domain.messages import assistant_message, tool_message
 from omk.domain.target_identity import CacheIdentity, environment
 from omk.samples.model import Sample
+from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCliTarget
 from omk.targets.base import TargetError, TargetResult
 from omk.targets.codex import config, hook, setup
@@ -41,12 +43,13 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
     kind = "codex"
     cfg: setup.CodexSettings
 
-    def __init__(self, model: str, spec: str, settings: dict[str, Any] | None = None):
+    def __init__(self, model: str, spec: str, settings: TargetSettings | None = None):
+        settings = settings or TargetSettings()
         self.cfg = setup.load_settings(model, spec, settings)  # a bad block is reported before the other settings
         super().__init__(spec, settings)
 
     @classmethod
-    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: dict[str, Any] | None) -> CodexTarget:
+    def from_spec(cls, arg: str, spec: str, *, base_dir: Path | None, settings: TargetSettings) -> CodexTarget:
         return cls(arg.strip(), spec, settings)
 
     def preflight(self) -> None:
@@ -114,7 +117,7 @@ class CodexTarget(AgentCliTarget[CodexWorkspace, CodexRun]):
         run = parse_events(stdout)
         result = self._result(run, records, code, stderr, sandbox, space.usage_so_far)
         if refused := unsupported_calls(_rollout(space.home / ".codex", run.thread_id)):
-            result.trace = replace(result.trace, tool_calls=(*result.trace.tool_calls, *refused))
+            result.trace = msgspec.structs.replace(result.trace, tool_calls=(*result.trace.tool_calls, *refused))
         return result, run
 
     def _first_notes(self, sample: Sample, space: CodexWorkspace) -> tuple[str, ...]:

@@ -1,0 +1,161 @@
+"""A JSON Lines record (or a JSON file's sample) read through a memo of the text of its parts.
+
+Most lines of a large JSON Lines suite repeat the same parts word for word: the same
+assertions, the same JSON Schema, the same capability list. msgspec's decoder (C) splits a line
+into its fields, each with its own text (`msgspec.Raw`: the exact bytes, already checked to be
+well-formed JSON), and a part whose text was read before in this load is the object read then:
+it is neither parsed, nor checked for duplicate keys, nor keyed for sharing again. A part read
+for the first time takes the careful way (`json.loads` with the duplicate-key hook, as
+`parse_record` reads a line, then the load's `Sharer`), so what a record becomes is exactly what
+`Sharer.sample(parse_record(line))` makes of it: the same values, the same shared objects, the
+same key order.
+
+`RecordMemo.record` answers None, and the loader reads the line the careful way, whenever the
+line is not plainly a valid record: it is not one JSON object, an object in it repeats a key
+(or may: see `_keys_once`), a number is out of range, a string holds a lone surrogate. Every
+message about a line therefore comes from the careful way, unchanged.
+
+Equal text is equal content, so sharing by text never shares what the `Sharer` would keep apart
+(`1` and `1.0`, key order). The memo is bounded: it starts over when the texts it keeps pass
+`BUDGET` bytes or its entries the `Sharer`'s limit.
+
+A JSON file of samples (`json_document`) is split the same way into its samples, each read as a
+record; the file is read the careful way (`parse_json`) unless every sample is plainly valid and
+the file holds nothing but its samples.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from omk.loader.document import Document, Path_
+from omk.loader.json_lines import JsonLocator, QuietDecoder
+from omk.loader.share import DEEP, LIMIT, Sharer
+
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
+_ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_FILE = msgspec.json.Decoder(dict[str, msgspec.Raw] | list[msgspec.Raw]).decode
+_STRING = msgspec.json.Decoder(str).decode
+_QUOTE, _BRACE, _BRACKET = b'"{['
+BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
+# A record with at most this many objects and lists nests at most this deep, far from where the
+# careful way's parse stops ("nesting too deep", at Python's recursion limit): the memo's own
+# parse of its parts, a few calls deeper, never succeeds where that one would stop.
+SHALLOW = 256
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
+
+
+class _Refused(Exception):
+    """The line is not plainly valid: the careful way reads it."""
+
+
+class RecordMemo:
+    """One per load, next to (and feeding) the load's `Sharer`."""
+
+    __slots__ = ("shared", "limit", "_parts", "_kept", "_decode")
+
+    def __init__(self, shared: Sharer, limit: int = LIMIT):
+        self.shared = shared
+        self.limit = limit
+        self._parts: list[dict[bytes, Any]] = [{} for _ in range(DEEP)]  # by depth: text → the shared value
+        self._kept = 0  # bytes of text in `_parts`
+        self._decode = QuietDecoder()
+
+    def record(self, line: bytes) -> dict[str, Any] | None:
+        """The record of `line` as `Sharer.sample(parse_record(line))` makes it, or None when
+        the line is not plainly valid (the careful way then reads it, and words its problems)."""
+        if line.count(b"{") + line.count(b"[") > SHALLOW:
+            return None  # may nest deep enough for the careful way's parse to stop: it decides
+        try:
+            texts = [(key, bytes(raw)) for key, raw in _FIELDS(line).items()]
+            if not _keys_once(line, texts):
+                return None
+            text, value = self.shared.text, self._value
+            return {text(key): value(raw, 1) for key, raw in texts}
+        except (_Refused, *_DECODE_ERRORS):
+            return None
+
+    def _value(self, raw: bytes, depth: int) -> Any:
+        first = raw[0]
+        if first == _QUOTE:
+            return self.shared.text(_STRING(raw))
+        if (first != _BRACE and first != _BRACKET) or depth >= DEEP:
+            return self._careful(raw, depth)  # a number, true, false, null; or kept as it is
+        memo = self._parts[depth]
+        found = memo.get(raw)
+        if found is not None:
+            return found
+        if first == _BRACKET:
+            items = [bytes(item) for item in _ITEMS(raw)]
+            if any(item[0] == _BRACE or item[0] == _BRACKET for item in items):
+                # A list that holds a container is not shared as a whole (omk.loader.share), only its items.
+                known = self._parts[depth + 1] if depth + 1 < DEEP else {}
+                return [known.get(item) or self._value(item, depth + 1) for item in items]
+        value = self._careful(raw, depth)
+        self._keep(memo, raw, value)
+        return value
+
+    def _keep(self, memo: dict[bytes, Any], raw: bytes, value: Any) -> None:
+        if len(memo) >= self.limit or self._kept > BUDGET:
+            for table in self._parts:
+                table.clear()  # what repeats is kept again from its next reading
+            self._kept = 0
+        memo[raw] = value
+        self._kept += len(raw)
+
+    def _careful(self, raw: bytes, depth: int) -> Any:
+        """The part read as `parse_record` reads a line, shared as `Sharer.sample` shares it:
+        content the `Sharer` has seen (in this memo's text or another) is that object."""
+        parsed = self._decode(raw.decode("utf-8"))
+        if parsed is None or parsed[1]:  # not JSON omk reads, or an object repeats a key
+            raise _Refused
+        return self.shared.value(parsed[0], depth)
+
+
+def json_document(text: str, memo: RecordMemo) -> Document | None:
+    """A JSON samples file, `{"samples": [...]}` or `[...]`, read sample by sample through
+    `memo` (the samples already shared: `Document.shared`), each sample placed where its text
+    is; None when anything in it is not plainly a valid sample (the careful way then reads the
+    whole file, and words its problems)."""
+    prefix: Path_ = ()
+    whole = text.encode("utf-8")
+    try:
+        top = _FILE(whole)
+        if isinstance(top, dict):
+            if list(top) != ["samples"]:
+                return None  # other top-level fields are checked the careful way
+            listed = bytes(top["samples"])
+            if not _keys_once(whole, [("samples", listed)]):
+                return None
+            items, prefix = [bytes(item) for item in _ITEMS(listed)], ("samples",)
+        else:
+            items = [bytes(item) for item in top]
+    except _DECODE_ERRORS:
+        return None
+    samples = [memo.record(item) for item in items]
+    if not samples or any(sample is None for sample in samples):
+        return None
+    locator = JsonLocator(text, unique_keys=True)
+    at, places = locator.start(prefix) + 1, []  # just inside the list's "["
+    for item in items:  # each sample's text comes next, past white space and a comma
+        written = item.decode("utf-8")
+        at = text.find(written, at)
+        if at < 0:
+            return None
+        places.append(at)
+        at += len(written)
+    locator.place_items(prefix, places)
+    return Document({"samples": samples} if prefix else samples, locator, shared=True)
+
+
+def _keys_once(line: bytes, texts: list[tuple[str, bytes]]) -> bool:
+    """True when the line's object certainly writes each of its keys once (its values are
+    checked where they are read). Each member of the object has one colon of its own; every
+    other colon of the line is inside a string: in a key, or in a value. So the members are at
+    most the line's colons less those in the values kept: when that is the number of keys
+    kept, no member was dropped for repeating a key. Otherwise there may be one (a key with a
+    colon, or a repeated key): the careful way decides."""
+    bound = line.count(b":") - sum(raw.count(b":") for _, raw in texts)
+    return bound == len(texts)

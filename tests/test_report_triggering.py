@@ -136,7 +136,7 @@ def test_the_paired_change_is_mcnemars_exact_test():
 
 def skill_check(value: str, metric: int, negate: bool = False) -> AssertionResult:
     passed = (metric >= 1) != negate
-    return AssertionResult("skill_used", Layer.BEHAVIOR, Status.PASSED if passed else Status.FAILED, 1.0, negate, metric=metric, value=value)
+    return AssertionResult(type="skill_used", layer=Layer.BEHAVIOR, status=Status.PASSED if passed else Status.FAILED, weight=1.0, negate=negate, metric=metric, value=value)
 
 
 def test_cases_come_from_the_results_skill_used_checks_and_their_trace():

@@ -195,3 +195,40 @@ def test_every_job_runs_once(concurrency):
     assert target.calls == 5
     assert target.max_in_flight == concurrency
     assert all(r.status == "ok" and r.attempts == 1 and not r.cached for r in results)
+
+
+class AtOnceTarget(ScriptedTarget):
+    """Has its answers at hand (as a replay has): `answer` plays the script; `run` is never the way in."""
+
+    answers_at_once = True
+
+    async def run(self, sample: Sample, prompt: str) -> TargetResult:
+        raise AssertionError("an at-once target is asked with answer(), not run()")
+
+    def answer(self, sample: Sample, prompt: str, session: object = None) -> TargetResult:
+        self.calls += 1
+        step = self.script.pop(0) if self.script else self.default
+        if isinstance(step, BaseException):
+            raise step
+        return TargetResult(output=step, trace=Trace(turns=1))
+
+
+def test_a_target_with_its_answers_at_hand_is_asked_once_without_timer_or_retries():
+    retry, rec = policy(retries=2)
+    answered = run(SAMPLE, AtOnceTarget([]), retry)
+    assert answered.status == "ok"
+    assert answered.output == "hello world"
+    assert answered.attempts == 1
+    target = AtOnceTarget([TargetError("no recorded response for 's1'", retryable=True)])
+    failed = run(SAMPLE, target, retry)
+    assert failed.status == "error"
+    assert failed.error == "no recorded response for 's1'"  # final: asked again, it would say the same
+    assert failed.attempts == 1
+    assert target.calls == 1
+    assert rec.waits == []
+
+
+def test_a_bug_in_an_at_once_target_errors_its_sample_alone():
+    failed = run(SAMPLE, AtOnceTarget([KeyError("gone")]), policy()[0])
+    assert failed.status == "error"
+    assert failed.error == "target failed: KeyError: 'gone'"

@@ -258,10 +258,10 @@ def test_an_assertion_is_copied_only_when_a_secret_is_in_it():
     from omk.samples.model import Layer, Status
 
     mask = Masker(["sk-secret-value-123456"])
-    leaf = AssertionResult("contains", Layer.FACT, Status.PASSED, 1.0, False, message="output contains 'hi'")
-    clean = AssertionResult("assert-set", Layer.FACT, Status.PASSED, 1.0, False, message="1/1", children=(leaf,))
+    leaf = AssertionResult(type="contains", layer=Layer.FACT, status=Status.PASSED, weight=1.0, negate=False, message="output contains 'hi'")
+    clean = AssertionResult(type="assert-set", layer=Layer.FACT, status=Status.PASSED, weight=1.0, negate=False, message="1/1", children=(leaf,))
     assert masked(clean, mask) is clean
-    leaky = AssertionResult("custom", Layer.FACT, Status.FAILED, 1.0, False, message="key sk-secret-value-123456 seen")
-    outer = masked(AssertionResult("assert-set", Layer.FACT, Status.FAILED, 1.0, False, children=(leaf, leaky)), mask)
+    leaky = AssertionResult(type="custom", layer=Layer.FACT, status=Status.FAILED, weight=1.0, negate=False, message="key sk-secret-value-123456 seen")
+    outer = masked(AssertionResult(type="assert-set", layer=Layer.FACT, status=Status.FAILED, weight=1.0, negate=False, children=(leaf, leaky)), mask)
     assert outer.children[0] is leaf
     assert outer.children[1].message == "key [redacted] seen"

@@ -19,6 +19,10 @@ from omk.samples.model import AssertionSpec, Layer, Outcome, Status
 
 SET_TYPE = "assert-set"
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_PASSED, _FAILED, _SKIPPED = Status.PASSED, Status.FAILED, Status.SKIPPED
+
 
 def display_value(spec: AssertionSpec) -> object:
     """What the assertion checks for, as a reader of the report wants to see it."""
@@ -42,9 +46,12 @@ def _layer(spec: AssertionSpec, kind: registry.AssertionType | None) -> Layer:
     if spec.layer is not None:
         return spec.layer
     if spec.type == SET_TYPE:
-        layers = {layer_of(child) for child in spec.children}
-        return layers.pop() if len(layers) == 1 else Layer.FACT
+        return _set_layer({layer_of(child) for child in spec.children})
     return kind.layer if kind else Layer.FACT
+
+
+def _set_layer(layers: set[Layer]) -> Layer:
+    return layers.pop() if len(layers) == 1 else Layer.FACT
 
 
 async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[AssertionResult]:
@@ -59,42 +66,49 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
         outcome = _call(kind, spec, ctx)
         if type(outcome) is not Outcome:
             outcome = await _finish(spec, outcome)
-        results.append(_result(spec, kind, outcome, ()))
+        layer = spec.layer
+        results.append(_result(spec, kind, outcome, (), kind.layer if layer is None else layer))
     return results
 
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
     kind = None if spec.type == SET_TYPE else registry.get(spec.type)
     children: tuple[AssertionResult, ...] = ()
+    layer = spec.layer
     if spec.type == SET_TYPE:
         children = tuple(await evaluate(spec.children, ctx))
         outcome = _set_outcome(spec, children)
+        if layer is None:  # the children's own layers, as `layer_of` finds them
+            layer = _set_layer({c.layer for c in children})
     elif kind is None:  # the loader rejects unknown types; this guards direct API use
         outcome = Outcome(False, message=f"unsupported assertion type: {spec.type!r}", error=True)
     elif kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
         outcome = Outcome(False, message=f"skipped: {ctx.no_judge}", skipped=True)
     else:
         outcome = await _check(kind, spec, ctx)
-    return _result(spec, kind, outcome, children)
+    return _result(spec, kind, outcome, children, layer or _layer(spec, kind))
 
 
-def _result(spec: AssertionSpec, kind: registry.AssertionType | None, outcome: Outcome, children: tuple[AssertionResult, ...]) -> AssertionResult:
+def _result(
+    spec: AssertionSpec, kind: registry.AssertionType | None, outcome: Outcome, children: tuple[AssertionResult, ...], layer: Layer
+) -> AssertionResult:
     """The assertion's result from its outcome: `not` inverts a verdict, never an error (a check that
     could not run fails either way), and mirrors a 1-5 score."""
+    negate = spec.negate
     if outcome.skipped:
-        status, score = Status.SKIPPED, None
+        status, score, metric = _SKIPPED, None, None
     else:
-        passed = False if outcome.error else outcome.passed != spec.negate
-        status, score = (Status.PASSED if passed else Status.FAILED), outcome.score
-        if spec.negate and score is not None:
+        passed = False if outcome.error else outcome.passed != negate
+        status, score, metric = (_PASSED if passed else _FAILED), outcome.score, outcome.metric
+        if negate and score is not None:
             score = round(6 - score, 2)
     return AssertionResult(
         type=spec.type,
-        layer=_layer(spec, kind),
+        layer=layer,
         status=status,
         weight=spec.weight,
-        negate=spec.negate,
-        metric=None if outcome.skipped else outcome.metric,
+        negate=negate,
+        metric=metric,
         score=score,
         message=outcome.message,
         children=children,
@@ -130,7 +144,7 @@ def _crashed(spec: AssertionSpec, exc: Exception) -> Outcome:
 
 
 def _set_outcome(spec: AssertionSpec, children: tuple[AssertionResult, ...]) -> Outcome:
-    verdicts = [c.status is Status.PASSED for c in children if c.status is not Status.SKIPPED]
+    verdicts = [c.status is _PASSED for c in children if c.status is not _SKIPPED]
     mode = spec.raw.get("mode", "all")
     if not verdicts:
         return Outcome(False, message="assert-set has no evaluated children")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
+from functools import cache
 from itertools import repeat
 
 from omk.assertions.context import CheckContext
@@ -65,9 +67,15 @@ def bleu4(candidate: str, reference: str, smooth: bool = False) -> float:
 
 def levenshtein(a: str, b: str) -> int:
     """Unit-cost edit distance over code points."""
+    return int(_distance()(a, b))
+
+
+@cache
+def _distance() -> Callable[[str, str], int]:
+    """rapidfuzz's edit distance, imported on first use (and not again on every check)."""
     from rapidfuzz.distance import Levenshtein
 
-    return int(Levenshtein.distance(a, b))
+    return Levenshtein.distance
 
 
 def _min_check(name: str, value: float, threshold: float) -> Outcome:

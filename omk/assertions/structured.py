@@ -6,6 +6,8 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+import msgspec
+
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import PrepareError, assertion
 from omk.samples.model import AssertionSpec, Layer, Outcome
@@ -22,9 +24,17 @@ _STRICT = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def parse_strict_json(text: str) -> tuple[Any, str | None]:
-    """Parse like JS JSON.parse: no NaN/Infinity, no fences. Returns (value, why-not)."""
+    """Parse like JS JSON.parse: no NaN/Infinity, no fences. Returns (value, why-not).
+
+    msgspec parses first, in C (it reads JSON as strictly, into the same values); what it refuses
+    (a NaN, a number past a float's range, a lone surrogate, bad JSON) is parsed again by the
+    standard library, which reads it or says why as it always did."""
     if not text.strip():
         return _NO_VALUE, "output is empty"
+    try:
+        return msgspec.json.decode(text), None
+    except (msgspec.DecodeError, RecursionError):
+        pass
     try:
         return _STRICT.decode(text), None
     except ValueError as exc:
@@ -85,8 +95,6 @@ def _validator(schema: Any) -> Any:
 )
 def json_schema(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output is strict JSON that validates against `schema` (Draft 2020-12 by default)."""
-    from jsonschema.exceptions import best_match
-
     validator = spec.compiled if spec.compiled is not None else prepare_schema(spec)
     value, why = parse_strict_json(ctx.output)
     if why:
@@ -94,6 +102,8 @@ def json_schema(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     fast = _fast_check(validator)
     if fast is not None and _passes(fast, value):
         return Outcome(True, message="output matches the schema")
+    from jsonschema.exceptions import best_match  # only to say why an output fails
+
     error = best_match(validator.iter_errors(value))
     if error is None:
         return Outcome(True, message="output matches the schema")

@@ -43,6 +43,8 @@ _INVISIBLE = regex.compile("[\u200b\u200c\u200d\u2060]")
 def js_text(value: Any) -> str:
     """JavaScript's String(value) for the strings and numbers a sample may hold: a number compares
     as its text."""
+    if value.__class__ is str:  # most values are text
+        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -71,10 +73,17 @@ def low(text: str) -> str:
     return text.lower()
 
 
+@lru_cache(maxsize=8)  # an output is lower-cased once for all of its checks that ignore case
+def low_output(text: str) -> str:
+    """`low(text)` for an output, which several checks of one sample look at in turn."""
+    return text.lower()
+
+
 def js_trim(text: str) -> str:
     return text.strip(JS_WHITESPACE)
 
 
+@lru_cache(maxsize=8)  # word_count_min and word_count_max of one output count it once
 def word_count(text: str) -> int:
     """Each CJK ideograph, kana or hangul syllable is a word; other text splits on JS `\\s`."""
     if text.isascii():  # bytes split on exactly JS's ASCII whitespace (space, \t \n \v \f \r)
@@ -82,7 +91,6 @@ def word_count(text: str) -> int:
     return _unicode_word_count(text)
 
 
-@lru_cache(maxsize=8)  # word_count_min and word_count_max of one output count it once
 def _unicode_word_count(text: str) -> int:
     return len(_WORD.findall(_INVISIBLE.sub("", text)))
 
@@ -96,7 +104,7 @@ def _quote(text: str, limit: int = 60) -> str:
 
 
 def _contains(output: str, needle: Any) -> bool:
-    return low(js_text(needle)) in low(output)
+    return low(js_text(needle)) in low_output(output)
 
 
 @assertion("contains", layer=Layer.FACT, schema={"required": ["value"], "properties": {"value": TEXT}})
@@ -170,7 +178,7 @@ def not_equals(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
 def starts_with(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output starts with `value`, ignoring case; nothing is trimmed."""
     prefix = js_text(spec.get("value"))
-    if low(ctx.output).startswith(low(prefix)):
+    if low_output(ctx.output).startswith(low(prefix)):
         return Outcome(True, message=f"output starts with {_quote(prefix)}")
     return Outcome(False, message=f"output starts with {_quote(ctx.output[:40])}, not {_quote(prefix)}")
 
@@ -179,7 +187,7 @@ def starts_with(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
 def ends_with(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output ends with `value`, ignoring case; nothing is trimmed."""
     suffix = js_text(spec.get("value"))
-    if low(ctx.output).endswith(low(suffix)):
+    if low_output(ctx.output).endswith(low(suffix)):
         return Outcome(True, message=f"output ends with {_quote(suffix)}")
     tail = ctx.output[-40:]
     return Outcome(False, message=f"output ends with {_quote(tail)}, not {_quote(suffix)}")

@@ -28,13 +28,14 @@ from typing import Any, BinaryIO
 import msgspec
 
 from omk.core.secrets import Masker
-from omk.io.jsontext import dumps
+from omk.io.jsontext import CheckedJson, dumps
 from omk.records import AssertionResult, SampleResult, TurnResult
 from omk.records.rows import LazyResults
 from omk.samples.model import Sample
 from omk.scoring.digest import Digest
 
 Key = tuple[str, int]  # (sample_id, repeat)
+READ_BUFFER = 1 << 20  # the results are read back in the order they were mostly written: in long runs of lines
 
 
 class ResultLog:
@@ -53,6 +54,7 @@ class ResultLog:
         self.skipped: list[str] = []  # a resumed run's broken lines, `FILE:LINE: field: what` each
         self._out: BinaryIO | None = None
         self._end = 0
+        self._fresh = -1  # where the lines this process writes start (-1: it writes none)
 
     def __contains__(self, key: object) -> bool:
         return key in self.digests
@@ -78,7 +80,7 @@ class ResultLog:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._out = _open_log(self.path, fresh)  # each line goes out whole, or fails
-            self._end = self._out.seek(0, 2)
+            self._end = self._fresh = self._out.seek(0, 2)
         except OSError as exc:
             raise cannot_write(self.path, exc, self.path.parent) from None
 
@@ -88,27 +90,28 @@ class ResultLog:
         if self._out is None:
             self.kept[key] = result
         else:
-            line = _encode(self._text(result))
+            line = self._line(result)
             self._write(line)
             self.spans[key] = (self._end, len(line) - 1)
             self._end += len(line)
         self.digests[key] = Digest.of(result)
 
-    def _text(self, result: SampleResult) -> str:
-        """The result's line: strict JSON, with the run's secrets masked. The line is encoded once;
-        only a line in which a secret shows is built again from the masked value."""
-        at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
-        data = result.to_json()
+    def _line(self, result: SampleResult) -> bytes:
+        """The result's line, newline included: strict JSON, with the run's secrets masked. The
+        line is encoded once, straight to UTF-8; only a line that needs it (a number that is no
+        number, a lone surrogate, a secret that shows) is built again by the strict encoder."""
         try:
             finite = _finite_result(result)
         except RecursionError:  # nested past Python's stack (a recorded tool input): the strict encoder copes
             finite = False
-        text = _quick(data) if finite else None
-        if text is None:
-            text = dumps(data, where=self.nonfinite, at=at)
+        line = _quick(result.to_wire()) if finite else None
+        if line is not None and not self.mask:  # most lines: no secret to look for
+            return line + b"\n"
+        at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
+        text = line.decode("utf-8") if line is not None else dumps(result.to_json(), where=self.nonfinite, at=at)
         if self.mask.may_be_in_json(text):
-            text = dumps(self.mask.value(data), at=at)
-        return text
+            text = dumps(self.mask.value(result.to_json()), at=at)
+        return _encode(text)
 
     def _write(self, line: bytes) -> None:
         """Append one line; a folder that stopped taking writes (a full disk) stops the run with
@@ -144,12 +147,9 @@ class ResultLog:
         """The JSON text of one result, as report.json holds it."""
         if self.path is None or key in self.kept:
             return dumps(self.kept[key].to_json())
-        offset, length = self.spans[key]
-        if reader is None:
-            with self.path.open("rb") as f:
-                return self.text(key, f)
-        reader.seek(offset)
-        return reader.read(length).decode("utf-8")
+        line = self._line_of(key, reader)
+        # a line this process wrote is strict as written; one from before (a resumed run's) is looked over
+        return CheckedJson(line, "utf-8") if 0 <= self._fresh <= self.spans[key][0] else line.decode("utf-8")
 
     def result(self, key: Key, reader: BinaryIO | None = None) -> SampleResult:
         """One result as an object: the one kept, or rebuilt from its line."""
@@ -157,7 +157,17 @@ class ResultLog:
             return self.kept[key]
         from omk.runner.resume import load_line, restore_result
 
-        return restore_result(load_line(self.text(key, reader)), str(self.path))
+        return restore_result(load_line(self._line_of(key, reader)), str(self.path))
+
+    def _line_of(self, key: Key, reader: BinaryIO | None) -> bytes:
+        """The stored line of one result (read with `reader`, or the file opened for it)."""
+        assert self.path is not None
+        offset, length = self.spans[key]
+        if reader is None:
+            with self.path.open("rb") as f:
+                return self._line_of(key, f)
+        reader.seek(offset)
+        return reader.read(length)
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
@@ -172,14 +182,17 @@ class ResultLog:
 
     def _reader(self) -> AbstractContextManager[BinaryIO | None]:
         """The results file opened for reading; nothing for results kept in memory."""
-        return self.path.open("rb") if self.path is not None and self.spans else nullcontext()
+        if self.path is None or not self.spans:
+            return nullcontext()
+        return open(self.path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - the caller's `with` closes it
 
 
-def _quick(data: dict[str, Any]) -> str | None:
-    """`data` as `json.dumps` writes it, by msgspec; None for what msgspec cannot write as `json`
-    does (a lone surrogate in a model's output, a value that is not JSON): the strict encoder writes it."""
+def _quick(data: dict[str, Any]) -> bytes | None:
+    """`data` (a result's JSON object, its checks and scores as their msgspec structs) as `json.dumps`
+    writes it, in UTF-8, by msgspec; None for what msgspec cannot write as `json` does (a lone
+    surrogate in a model's output, a value that is not JSON): the strict encoder writes it."""
     try:
-        return msgspec.json.format(msgspec.json.encode(data), indent=0).decode("utf-8")
+        return msgspec.json.format(msgspec.json.encode(data), indent=0)
     except (UnicodeEncodeError, TypeError):
         return None
 
@@ -198,13 +211,15 @@ def _finite_result(r: SampleResult | TurnResult) -> bool:
         checks = _checks_total(r.assertions)
     except (TypeError, OverflowError):
         return False
+    if not math.isfinite(total + checks):
+        return False
+    urls, gold = getattr(r, "urls", ()), getattr(r, "gold", ())  # a turn has neither
     return (
-        math.isfinite(total + checks)
-        and all(_finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls)
+        (not t.tool_calls or all(_finite_value(c.input) and _finite_value(c.output) for c in t.tool_calls))
         and (r.judge is None or _finite_value(r.judge.to_json()))
-        and _finite_value(getattr(r, "urls", ()))
-        and _finite_value(getattr(r, "gold", ()))
-        and all(_finite_result(turn) for turn in r.turns)
+        and (not urls or _finite_value(urls))
+        and (not gold or _finite_value(gold))
+        and (not r.turns or all(_finite_result(turn) for turn in r.turns))
     )
 
 

@@ -19,10 +19,12 @@ if TYPE_CHECKING:
 
 
 def needs_hooks(samples: list[Sample]) -> bool:
-    def walk(specs: list) -> bool:
-        return any(a.type == "custom" or (a.type == "assert-set" and walk(a.children)) for a in specs)
-
-    return any(walk(specs) for s in samples for specs in s.assertion_lists())
+    for sample in samples:
+        for specs in sample.assertion_lists() if sample.turns else (sample.assertions,):
+            for spec in specs:
+                if spec.uses("custom"):
+                    return True
+    return False
 
 
 def open_run_caches(evaluation: EvaluationState) -> tuple[Any, Any]:
@@ -62,6 +64,9 @@ class Runtime:
             # a hung hook blocks only its own sample
             self.hooks = HookRunner(timeout_s=ev.settings.hook_timeout, max_workers=ev.settings.concurrency)
         self.cfg = self._config()
+        from omk.runner.sample_run import run_sample
+
+        self._run_sample = run_sample  # imported once here, not again for every job
         return self
 
     def _config(self) -> RunConfig:
@@ -90,14 +95,12 @@ class Runtime:
     async def run_one(self, sample: Sample, repeat: int) -> None:
         """Run one job; its result is in the log (and on disk) before `on_result` sees it, and is
         not kept here."""
-        from omk.runner.sample_run import run_sample
-
         assert self.cfg is not None
         budget = self.evaluation.budget
         if budget is not None and budget.reached:  # no new call once the spend reaches the budget
             self.evaluation.not_run.append((sample.sample_id, repeat))
             return
-        result = await run_sample(sample, self.evaluation.target, self.cfg, repeat)
+        result = await self._run_sample(sample, self.evaluation.target, self.cfg, repeat)
         if budget is not None:
             budget.add(result)
         self.evaluation.log.add(result)

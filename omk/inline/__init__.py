@@ -23,8 +23,12 @@ __all__ = ["inline_urls"]
 def _mentions_http(sample: Sample) -> bool:
     """Whether a field inlining reads (a conversation's turns') holds "http" at all: every URL it
     fetches starts so, so a sample without it has nothing to inline."""
-    units: list[Any] = list(sample.turns) if sample.turns else [sample]
-    return any("http" in text for unit in units for f in SCANNED_FIELDS if isinstance(text := getattr(unit, f), str))
+    for unit in sample.turns or (sample,):  # a loop: it looks at every sample of every run
+        for name in SCANNED_FIELDS:
+            text = getattr(unit, name)
+            if isinstance(text, str) and "http" in text:
+                return True
+    return False
 
 
 async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None, resolver: Any = None) -> None:

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+WRITE_BUFFER = 1 << 20  # a report written piece by piece (a result at a time) goes out in large writes
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -37,7 +38,7 @@ def open_atomic(path: Path) -> Iterator[TextIO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _create_temporary(path)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", buffering=WRITE_BUFFER) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -14,6 +14,14 @@ import math
 from typing import Any
 
 
+class CheckedJson(str):
+    """JSON text omk wrote itself in this process, strict as written: no NaN or infinity and no
+    lone surrogate (a results.jsonl line the run wrote, read back for report.json, which then
+    takes it as it is instead of looking it over for them again)."""
+
+    __slots__ = ()
+
+
 def dumps(value: Any, *, where: list[str] | None = None, at: str = "", **options: Any) -> str:
     """`value` as strict JSON text (UTF-8 characters kept as they are): a NaN or an infinity is
     written as `null`, and its place (`at.key[0]`…) appended to `where`."""

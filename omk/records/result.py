@@ -12,8 +12,10 @@ output, an inlined URL, a gold label, the judge block's own fields) stay plain J
 
 Each record here keeps its own `to_json` and `from_json` rather than msgspec's encoding of its
 fields (omk.records.wire's `JsonRecord`): what is written is not the fields as kept.
-`AssertionResult` writes `passed`, worked out from its status, and its `negate` as `not`, and gives
-an assertion read without a `status` (an older report's) the one its `passed` says; `SampleResult`
+`AssertionResult` keeps `passed` as a field worked out from its status and its `negate` under
+the name `not`, so its fields are its JSON object and a results.jsonl line encodes the checks
+straight from them (`SampleResult.to_wire`); its reader gives an assertion read without a
+`status` (an older report's) the one its `passed` says; `SampleResult`
 writes `source_file` and `source_line` as one `source` object (null without a file), `duration_ms`
 rounded to a tenth, and `turns` and `gold` only when there are some; `Trace` writes `notes`, the
 agent CLI's fields and `workspace` only when set, `ToolCall` its `outcome` only when known,
@@ -43,6 +45,10 @@ TurnStatus = Literal["ok", "error", "skipped"]  # a turn's: sent, failed, or not
 LAYERS = ("fact", "behavior", "judge")
 CallOutcome = Literal["mock", "denied", "ran", "refused", "unsupported"]  # who answered a tool call
 CALL_OUTCOMES: tuple[str, ...] = ("mock", "denied", "ran", "refused", "unsupported")
+
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_SKIPPED, _PASSED = Status.SKIPPED, Status.PASSED
 
 
 def _status(f: Fields, allowed: tuple[str, ...], default: str) -> Any:
@@ -276,37 +282,41 @@ class Trace(msgspec.Struct, frozen=True, gc=False):
 
 
 EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
+_EMPTY_TRACE_JSON = EMPTY_TRACE.to_json()  # its JSON object, shared by the lines being encoded
 
 
-class AssertionResult(msgspec.Struct, frozen=True, gc=False):
-    """One assertion's outcome; an `assert-set` has its `children`."""
+class AssertionResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One assertion's outcome; an `assert-set` has its `children`.
+
+    A msgspec struct whose fields are the JSON object results.jsonl and report.json hold, in
+    their order (`negate` is written `not`), so a result line encodes its checks in C. `passed`
+    is worked out from `status` when the record is made (None when skipped); the fields are
+    given by name. Not tracked by the garbage collector: a result holds no reference back to
+    itself (its `value` is what the sample wrote)."""
 
     type: str
     layer: Layer
     status: Status
+    passed: bool | None = None  # from `status`, whatever is given
     weight: float
-    negate: bool  # `not` in report.json
+    negate: bool = msgspec.field(name="not")
+    value: Any = None  # what was checked for, for people reading the report
     metric: float | None = None
     score: float | None = None
     message: str | None = None
-    children: tuple[AssertionResult, ...] = ()
-    value: Any = None  # what was checked for, for people reading the report
     error: bool = False  # the check could not run (timeout, crash): failed, and `not` did not invert it
+    children: tuple[AssertionResult, ...] = ()
 
-    @property
-    def passed(self) -> bool | None:
-        """None when skipped (nothing to check against, no judge)."""
-        if self.status is Status.SKIPPED:
-            return None
-        return self.status is Status.PASSED
+    def __post_init__(self) -> None:
+        status = self.status
+        _force(self, "passed", None if status is _SKIPPED else status is _PASSED)
 
     def to_json(self) -> dict[str, Any]:
-        status = self.status
         return {
             "type": self.type,
             "layer": self.layer._value_,  # the enum's own field: `.value` is a slower property
-            "status": status._value_,
-            "passed": None if status is Status.SKIPPED else status is Status.PASSED,
+            "status": self.status._value_,
+            "passed": self.passed,
             "weight": self.weight,
             "not": self.negate,
             "value": self.value,
@@ -339,13 +349,16 @@ class AssertionResult(msgspec.Struct, frozen=True, gc=False):
         return cls.from_json(Fields.of(data, origin, ""))
 
 
+_force = msgspec.structs.force_setattr
+
+
 def _status_of(passed: bool | None) -> Status:
     return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
 
 
 class Scores(msgspec.Struct, frozen=True, gc=False):
     """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
-    their mean (0 when nothing was graded)."""
+    their mean (0 when nothing was graded). A msgspec struct: its fields are its JSON object."""
 
     fact: float | None = None
     behavior: float | None = None
@@ -527,6 +540,16 @@ class SampleResult(msgspec.Struct, frozen=True, gc=False):
         return [InlinedUrl.of(u) for u in self.urls]
 
     def to_json(self) -> dict[str, Any]:
+        return self._object(self.trace.to_json(), [a.to_json() for a in self.assertions], self.scores.to_json())
+
+    def to_wire(self) -> dict[str, Any]:
+        """`to_json`'s object for msgspec's encoder, which writes it as the same JSON (results.jsonl's
+        line is encoded from it, in C): its checks and scores are left as their structs, and an
+        empty trace is one shared object. To encode, not to change."""
+        trace = _EMPTY_TRACE_JSON if self.trace is EMPTY_TRACE else self.trace.to_json()
+        return self._object(trace, self.assertions, self.scores)
+
+    def _object(self, trace: dict[str, Any], assertions: Any, scores: Any) -> dict[str, Any]:
         source = {"file": self.source_file, "line": self.source_line} if self.source_file is not None else None
         data = {
             "sample_id": self.sample_id,
@@ -539,12 +562,12 @@ class SampleResult(msgspec.Struct, frozen=True, gc=False):
             "category": self.category,
             "prompt": self.prompt,
             "output": self.output,
-            "trace": self.trace.to_json(),
-            "assertions": [a.to_json() for a in self.assertions],
+            "trace": trace,
+            "assertions": assertions,
             "judge": self.judge.to_json() if self.judge is not None else None,
             "judge_skipped": self.judge_skipped,
             "urls": list(self.urls),
-            "scores": self.scores.to_json(),
+            "scores": scores,
             "passed": self.passed,
             "duration_ms": round(self.duration_ms, 1),
             "repeat": self.repeat,

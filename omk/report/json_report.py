@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from omk.io.fileio import open_atomic
-from omk.io.jsontext import finite, nonfinite_warning
+from omk.io.jsontext import CheckedJson, finite, nonfinite_warning
 from omk.io.textsafe import SURROGATE_ESCAPE, scrub, scrub_value
 
 if TYPE_CHECKING:
@@ -110,14 +110,16 @@ def _write_results(out: TextIO, results: Any, mask: Masker | None, where: list[s
 
 
 def _clean(text: str, i: int, mask: Masker | None, where: list[str]) -> str:
-    """One result's JSON text as report.json holds it: masked, finite, no lone surrogate."""
+    """One result's JSON text as report.json holds it: masked, finite, no lone surrogate (a line
+    the run wrote in this process, `CheckedJson`, is finite and without one already)."""
     data: Any = None
     if mask and mask.may_be_in_json(text):
         data = mask.value(json.loads(text))
-    if "NaN" in text or "Infinity" in text:
-        data = finite(json.loads(text) if data is None else data, f"results[{i}]", where)
-    if SURROGATE_ESCAPE.search(text):
-        data = scrub_value(json.loads(text) if data is None else data)
+    if text.__class__ is not CheckedJson:
+        if "NaN" in text or "Infinity" in text:
+            data = finite(json.loads(text) if data is None else data, f"results[{i}]", where)
+        if SURROGATE_ESCAPE.search(text):
+            data = scrub_value(json.loads(text) if data is None else data)
     return text if data is None else json.dumps(data, ensure_ascii=False, allow_nan=False)
 
 

@@ -1,5 +1,5 @@
 """Call a target with a per-call timeout, retrying transient failures with backoff
-(omk/llm/retry.py has the policy and the loop)."""
+(omk/llm/retry.py has the policy and the loop); take the answer of a target that has it at hand."""
 
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from omk.domain.toolnames import unsupported_note
-from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry
+from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry, classify
 from omk.records import Trace
 from omk.samples.model import Sample
-from omk.targets.base import Target, TargetResult
+from omk.targets.base import AnswersAtOnce, Target, TargetResult
 
 if TYPE_CHECKING:  # a conversation's turn carries one
     from omk.targets.session import Session
 
 TargetFailure = CallFailure  # the target gave no output for a sample, after `attempts` calls
 
-__all__ = ["RetryPolicy", "TargetFailure", "call_with_retries"]
+__all__ = ["RetryPolicy", "TargetFailure", "answer_at_once", "call_with_retries"]
 
 
 async def call_with_retries(
@@ -40,6 +40,17 @@ async def call_with_retries(
     produced, attempts = await call_with_retry(call, timeout, policy)
     produced.trace = noted_unsupported(produced.trace, target.spec)
     return produced, attempts
+
+
+def answer_at_once(target: AnswersAtOnce, sample: Sample, prompt: str, timeout: float) -> tuple[TargetResult, int]:
+    """The answer of a target that has it at hand (a replay), taken with no timer and no retry:
+    its failure is final, said as `call_with_retries` says a final one."""
+    try:
+        produced = target.answer(sample, prompt)
+    except Exception as exc:  # noqa: BLE001 - a bug in the target must not end the run
+        raise TargetFailure(classify(exc, timeout)[0], 1) from None
+    produced.trace = noted_unsupported(produced.trace, target.spec)
+    return produced, 1
 
 
 def noted_unsupported(trace: Trace, spec: str) -> Trace:

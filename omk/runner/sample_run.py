@@ -16,10 +16,10 @@ from omk.domain.compose import compose_prompt
 from omk.domain.workspace import checks_workspace
 from omk.records import SampleResult
 from omk.runner.grading import RunConfig, grade
-from omk.runner.retry import TargetFailure, call_with_retries
+from omk.runner.retry import TargetFailure, answer_at_once, call_with_retries
 from omk.samples.model import Sample
 from omk.store.cache import cache_key, identity_kind
-from omk.targets.base import Target, TargetResult
+from omk.targets.base import Target, TargetResult, answers_at_once
 
 __all__ = ["RunConfig", "produce", "run_jobs", "run_sample", "run_samples"]
 
@@ -31,7 +31,10 @@ async def produce(
     cache = cfg.cache if cfg.cache is None or not checks_workspace(sample) else None  # the folder an agent leaves is not cached
     identity = target.cache_identity() if cache is not None else None
     if cache is None or identity is None:  # not cached: --no-cache, or a target that is never cached
-        produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
+        if (at_once := answers_at_once(target)) is not None:  # a replay: nothing to wait for
+            produced, attempts = answer_at_once(at_once, sample, prompt, cfg.timeout)
+        else:
+            produced, attempts = await call_with_retries(target, sample, prompt, cfg.timeout, cfg.retry)
         return produced, attempts, False
     key = cache_key(identity, sample, prompt, repeat)
     if (hit := await cache.fetch(key)) is not None:

@@ -14,6 +14,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 
 class Layer(StrEnum):
     FACT = "fact"
@@ -193,6 +195,14 @@ class AssertionSpec:
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
 
+    def uses(self, type_: str) -> bool:
+        """Whether this assertion, or one nested in it, is of `type_` (its children as written,
+        not placed in this sample: a question of content alone)."""
+        if self.type == type_:
+            return True
+        children = self._core.children
+        return bool(children) and any(child.uses(type_) for child in children)
+
     def _fields(self) -> tuple[Any, ...]:
         c = self._core
         return self.type, self.raw, c.weight, c.negate, c.layer, list(self.children), self.source, self.compiled
@@ -281,9 +291,10 @@ class Sample:
         return any(self.assertion_lists()) or self.has_judge_work or any(t.rubric or t.dimensions for t in self.turns)
 
 
-@dataclass(slots=True)
-class Outcome:
-    """What an assertion function returns: the raw verdict before `not` is applied."""
+class Outcome(msgspec.Struct, gc=False):
+    """What an assertion function returns: the raw verdict before `not` is applied. A msgspec
+    struct (one is made for every check: made in C, and not tracked by the garbage collector, as
+    it holds only its verdict, numbers and words); given like a dataclass, `Outcome(True, message=…)`."""
 
     passed: bool
     metric: float | None = None

@@ -22,6 +22,10 @@ LAYERS = ("fact", "behavior", "judge")
 
 JUDGE_SKIPS = frozenset({f"skipped: {NO_JUDGE}", f"skipped: {JUDGE_OFF}"})
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_SKIPPED = Status.SKIPPED
+
 
 class Digest(msgspec.Struct, frozen=True, gc=False):
     """What the run summary, the categories and capabilities, the `--repeat` spread and an ensemble's agreement
@@ -49,13 +53,8 @@ class Digest(msgspec.Struct, frozen=True, gc=False):
 
     @classmethod
     def of(cls, r: SampleResult) -> Digest:
-        units: list[SampleResult | TurnResult] = [r, *r.turns]  # a conversation is checked turn by turn
-        skipped = 0
-        if r.status == "ok":
-            skipped = sum(1 for u in units if u.judge_skipped)
-            # judge-scored assertions skipped for want of a judge; not one skipped for a reason of
-            # its own (an M365 telemetry evaluator that does not apply)
-            skipped += sum(1 for u in units for a in u.assertions if a.status is Status.SKIPPED and a.message in JUDGE_SKIPS)
+        units: tuple[SampleResult | TurnResult, ...] = (r, *r.turns) if r.turns else (r,)  # a conversation is checked turn by turn
+        ok = r.status == "ok"
         return cls(
             sample_id=r.sample_id,
             category=r.category,
@@ -65,12 +64,34 @@ class Digest(msgspec.Struct, frozen=True, gc=False):
             scores=r.scores,
             cost_usd=r.trace.cost_usd,
             cached=r.cached,
-            skipped_judge_items=skipped,
-            judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
-            triggers=trigger_cases(r) if r.status == "ok" else (),
-            judge=judge_noise(r) if r.status == "ok" else None,
+            skipped_judge_items=_skipped_judge_items(units) if ok else 0,
+            judge_scores=() if r.judge is None and not r.turns else tuple(m for u in units if (m := _members(u.judge)) is not None),
+            triggers=trigger_cases(r) if ok and any(_checks_skill(u.assertions) for u in units) else (),
+            judge=judge_noise(r) if ok else None,
             capabilities=_capabilities(r.capability),
         )
+
+
+def _skipped_judge_items(units: tuple[SampleResult | TurnResult, ...]) -> int:
+    """Judge work skipped: whole judge passes, and judge-scored assertions skipped for want of a
+    judge (not one skipped for a reason of its own, such as an M365 telemetry evaluator that does
+    not apply)."""
+    skipped = 0
+    for u in units:
+        if u.judge_skipped:
+            skipped += 1
+        for a in u.assertions:
+            if a.status is _SKIPPED and a.message in JUDGE_SKIPS:
+                skipped += 1
+    return skipped
+
+
+def _checks_skill(assertions: Iterable[AssertionResult]) -> bool:
+    """Whether any of these checks (or their children) is a `skill_used`."""
+    for a in assertions:  # noqa: SIM110 - a loop, not any() over a generator: this runs for every result
+        if a.type == "skill_used" or (a.children and _checks_skill(a.children)):
+            return True
+    return False
 
 
 def judge_noise(r: SampleResult) -> JudgeNoise | None:

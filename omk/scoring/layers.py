@@ -8,6 +8,10 @@ from functools import lru_cache
 from omk.records import AssertionResult, Scores
 from omk.samples.model import Layer, Status
 
+# The members as plain module names: reading a member from its enum class is slow (Python 3.11
+# looks it up through the class's machinery each time), and these are read for every check.
+_FACT, _PASSED, _SKIPPED = Layer.FACT, Status.PASSED, Status.SKIPPED
+
 
 @lru_cache(maxsize=4096)  # scores repeat (a few assertions per sample give a few ratios)
 def round2(x: float) -> float:
@@ -30,22 +34,31 @@ def weighted_score(results: list[AssertionResult]) -> float | None:
 
 
 def score_sample(results: list[AssertionResult], judge_score: float | None) -> Scores:
-    # one pass over the checks, weights summed per layer (as weighted_score does for one layer)
-    weights = {Layer.FACT: [0.0, 0.0, 0.0], Layer.BEHAVIOR: [0.0, 0.0, 0.0]}  # total, passed, graded
+    # one pass over the checks, weights summed per layer (as weighted_score does for one layer):
+    # total and passed weight, and how many were graded, of the facts and of the behaviors
+    fact_total = fact_passed = behavior_total = behavior_passed = 0.0
+    facts = behaviors = 0
     for r in results:
         status = r.status
-        if status is Status.SKIPPED:
+        if status is _SKIPPED:
             continue
-        sums = weights[r.layer]
-        sums[0] += r.weight
-        sums[2] += 1
-        if status is Status.PASSED:
-            sums[1] += r.weight
-    fact, behavior = (_layer_score(*weights[layer]) for layer in (Layer.FACT, Layer.BEHAVIOR))
+        weight = r.weight
+        if r.layer is _FACT:
+            fact_total += weight
+            facts += 1
+            if status is _PASSED:
+                fact_passed += weight
+        else:
+            behavior_total += weight
+            behaviors += 1
+            if status is _PASSED:
+                behavior_passed += weight
+    fact = _layer_score(fact_total, fact_passed, facts)
+    behavior = _layer_score(behavior_total, behavior_passed, behaviors)
     judge = round2(judge_score) if judge_score is not None else None
     present = [s for s in (fact, behavior, judge) if s is not None]
     composite = round2(sum(present) / len(present)) if present else 0.0
-    return Scores(fact=fact, behavior=behavior, judge=judge, composite=composite)
+    return Scores(fact, behavior, judge, composite)
 
 
 def _layer_score(total: float, passed: float, graded: float) -> float | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from omk.domain.target_identity import CacheIdentity
 from omk.domain.target_result import TargetResult
@@ -12,7 +12,7 @@ from omk.samples.model import Sample
 if TYPE_CHECKING:
     from omk.targets.session import Session
 
-__all__ = ["CacheIdentity", "Target", "TargetError", "TargetResult"]
+__all__ = ["AnswersAtOnce", "CacheIdentity", "Target", "TargetError", "TargetResult", "answers_at_once"]
 
 
 # A target that could not produce an output for one sample raises this, and that sample is marked
@@ -22,6 +22,9 @@ TargetError = CallError
 
 
 class Target(Protocol):
+    """A target may also have its answers at hand (a replay): it then says `answers_at_once = True`
+    and gives them with a plain `answer` (`AnswersAtOnce`)."""
+
     spec: str
 
     def describe(self) -> dict[str, Any]:
@@ -41,3 +44,18 @@ class Target(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class AnswersAtOnce(Protocol):
+    """A target that has its answers at hand (a replay): `answer` gives one without waiting, and
+    the run calls it without a per-call timer or retries (such a target's failure is final: asked
+    again, it says the same)."""
+
+    spec: str
+
+    def answer(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult: ...
+
+
+def answers_at_once(target: Target) -> AnswersAtOnce | None:
+    """`target` when it has its answers at hand (it says `answers_at_once`), else None."""
+    return cast(AnswersAtOnce, target) if getattr(target, "answers_at_once", False) else None

@@ -18,7 +18,7 @@ from omk.core.secrets import Masker
 from omk.io.textsafe import scrub, scrub_value
 from omk.records import ToolCall, Trace, WorkspaceChanges
 from omk.samples.model import Sample
-from omk.targets.base import CacheIdentity, Target, TargetError, TargetResult
+from omk.targets.base import CacheIdentity, Target, TargetError, TargetResult, answers_at_once
 
 if TYPE_CHECKING:  # a conversation's session; a single-prompt sample has none
     from omk.targets.session import Session
@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # a conversation's session; a single-prompt sample has none
 def mask_trace(trace: Trace, mask: Masker) -> Trace:
     """`trace` with its tool calls, notes and workspace masked: the same record when nothing
     in it changed (most traces hold no secret)."""
+    if not (trace.tool_calls or trace.notes or trace.workspace is not None):  # nothing in it to mask
+        return trace
 
     def clean(value: Any) -> Any:
         return scrub_value(mask.value(value))
@@ -58,7 +60,8 @@ def mask_result(result: TargetResult, mask: Masker) -> TargetResult:
     if isinstance(result.output, str):
         result.output = scrub(mask(result.output))
     result.trace = mask_trace(result.trace, mask)
-    result.messages = scrub_value(mask.value(result.messages))
+    if result.messages:
+        result.messages = scrub_value(mask.value(result.messages))
     return result
 
 
@@ -95,8 +98,25 @@ class MaskedTarget:
         try:
             result = await self.inner.run(sample, prompt, session)
         except TargetError as exc:
-            raise TargetError(scrub(self.mask(str(exc))), retryable=exc.retryable, retry_after=exc.retry_after) from None
+            raise self._masked_error(exc) from None
         return mask_result(result, self.mask)
+
+    @property
+    def answers_at_once(self) -> bool:
+        """Whether the inner target has its answers at hand (`answer`, omk.targets.base.Target)."""
+        return bool(getattr(self.inner, "answers_at_once", False))
+
+    def answer(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        inner = answers_at_once(self.inner)
+        assert inner is not None, "asked for an answer at once of a target that waits for its answers"
+        try:
+            result = inner.answer(sample, prompt, session)
+        except TargetError as exc:
+            raise self._masked_error(exc) from None
+        return mask_result(result, self.mask)
+
+    def _masked_error(self, exc: TargetError) -> TargetError:
+        return TargetError(scrub(self.mask(str(exc))), retryable=exc.retryable, retry_after=exc.retry_after)
 
     async def close(self) -> None:
         await self.inner.close()

@@ -109,7 +109,15 @@ class ReplayTarget:
         )
         raise InputError([Problem(str(self.path), None, "", "", message)])
 
+    # Its answers are at hand: the run takes them with `answer`, without a timer or retries (a
+    # failure is final: asked again, the file says the same).
+    answers_at_once = True
+
     async def run(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        return self.answer(sample, prompt, session)
+
+    def answer(self, sample: Sample, prompt: str, session: Session | None = None) -> TargetResult:
+        """The recorded answer for `sample` (its turn `session.index` in a conversation)."""
         found = self._records.get(sample.sample_id)
         if found is None:
             raise TargetError(f"no recorded response for {sample.sample_id!r} in {self.path}")

@@ -115,7 +115,7 @@ def test_markdown_puts_the_verdict_first_then_the_variants_and_the_comparison(pr
     assert "18 gained, 0 lost" in md
     assert f"| {comp['composite']['d_z']:.2f} | {comp['composite']['mde']:.2f} | 24 |" in md
     assert "**Regressed samples (0)**: none." in md
-    assert "<details><summary>Failures: support-tone (1)</summary>" in md  # zh-card fails on both
+    assert "<details open><summary>Failures: support-tone (1)</summary>" in md  # zh-card fails on both
     assert "| zh-card | ❌ 1.00 | ❌ 1.00 | +0.00 |" in md
     assert "| en-hours | ❌ 3.00 | ✅ 5.00 | +2.00 |" in md
     assert md.index("### 🟢") < md.index("| passed |") < md.index("### support-tone vs baseline") < md.index("All samples")
@@ -161,7 +161,7 @@ def test_markdown_of_several_treatments_and_repeats():
     assert md.count("\n### c vs a · ") == 1
     assert "| sample | a | b | c | Δ b | Δ c |" in md
     assert "| s000 | 0/2 ✅ | 2/2 ✅ | 0/2 ✅ | +1.00 | -1.00 |" in md
-    assert "<details><summary>Failures: a (12)</summary>" in md
+    assert "<details open><summary>Failures: a (12)</summary>" in md
     assert "| s000#1 | 3.00 |" in md
     check_tables(md)
 

@@ -5,7 +5,7 @@ treatment against the control (the paired change of the composite and of each la
 95% interval, wins / ties / losses, effect size, the smallest change the sample count can
 detect, the pass-rate change with McNemar's test, cost and latency) and the samples that
 regressed; long lists fold into `<details>`; the pairwise judge's verdicts, when it ran
-(omk/report/pairwise.py). Each variant's failures and a sample-by-variant
+(omk/report/pairwise.py). Each variant's failures (open) and a sample-by-variant
 table close it. Every value from the run goes through `cell` (escaped for Markdown tables and
 HTML: GitHub renders both).
 """
@@ -146,7 +146,8 @@ def _side(s: PerSample | None, side: str) -> str:
 
 
 def _failures(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
-    """Per variant, its failed and errored results with their reasons, folded."""
+    """Per variant, its failed and errored results with their reasons, open on arrival (a reader
+    comes for them) and foldable."""
     out = []
     for name, results in ex.cases(exp).items():
         bad = [r for r in results if not r.passed]
@@ -154,7 +155,7 @@ def _failures(exp: ExperimentBlock, lang: str, cell: Cell) -> list[str]:
             continue
         repeated = is_repeated(results)
         out += [
-            f"<details><summary>{i18n.t('Failures', lang)}: {cell(name)} ({len(bad)})</summary>",
+            f"<details open><summary>{i18n.t('Failures', lang)}: {cell(name)} ({len(bad)})</summary>",
             "",
             f"| {i18n.t('sample', lang)} | composite | {i18n.t('why', lang)} |",
             "| --- | ---: | --- |",

@@ -184,8 +184,19 @@ def test_bleu_equals_sacrebleu(out, ref, smooth):
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=80))
 def test_ascii_text_is_tokenized_as_the_unicode_rule_does(text):
-    """ASCII text takes a shortcut ([a-z0-9]+ once lower-cased): the same tokens as the full rule."""
+    """ASCII text takes a shortcut (bytes translated, then split): the same tokens as the full rule."""
     from omk.assertions.tokenize import _TOKEN, tokens
 
     assert tokenize(text) == list(tokens(text)) == _TOKEN.findall(text.lower())
     assert tokenize("Snake_case, CamelCase42 x-y") == ["snake", "case", "camelcase42", "x", "y"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Ab", "x1", "中文", "かな", "한", "Café", "ｏｎｅ", " ", ",", "_", "\t", "\x1c", "🎉", "9"]), max_size=20).map("".join))
+def test_mixed_text_is_tokenized_as_the_unicode_rule_does(text):
+    """Text with CJK, accents or emoji in it, and the same text's ASCII runs: the full rule's tokens."""
+    from omk.assertions.tokenize import _TOKEN, tokens
+
+    assert list(tokens(text)) == _TOKEN.findall(text.lower())
+    ascii_only = "".join(c for c in text if c.isascii())
+    assert list(tokens(ascii_only)) == _TOKEN.findall(ascii_only.lower())

@@ -7,6 +7,7 @@ experiment opens one per variant and interleaves their jobs under one concurrenc
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,9 @@ from omk.samples.model import Sample
 if TYPE_CHECKING:
     from omk.engine.state import EvaluationState, OnResult
     from omk.runner.sample_run import RunConfig
+
+# How many results a runtime records between two hand-overs of the event loop.
+YIELD_EVERY = 200
 
 
 def needs_hooks(samples: list[Sample]) -> bool:
@@ -53,6 +57,7 @@ class Runtime:
         self.caches: tuple[Any, Any] = (None, None)
         self.hooks: Any = None
         self.cfg: RunConfig | None = None
+        self._done = 0
 
     async def __aenter__(self) -> Runtime:
         ev = self.evaluation
@@ -106,6 +111,11 @@ class Runtime:
         self.evaluation.log.add(result)
         if self.on_result is not None:
             self.on_result(result)
+        self._done += 1
+        if not self._done % YIELD_EVERY:
+            # A replay's samples never wait on anything, so nothing else gets the loop: hand it over
+            # now and then, so Ctrl-C (a cancellation) stops the run promptly with what it finished.
+            await asyncio.sleep(0)
 
     async def __aexit__(self, *exc: object) -> None:
         ev = self.evaluation

@@ -142,10 +142,11 @@ class Sharer:
             found = self._containers.get(key) if key is not None else None
             if found is not None:
                 return found
-        if value.__class__ is dict:
-            out: Any = {self.text(k): self.value(v, depth + 1) for k, v in value.items()}
+        text, share = self.text, self.value
+        if value.__class__ is dict:  # a string value is shared here, without the call that tells its kind
+            out: Any = {text(k): text(v) if v.__class__ is str else share(v, depth + 1) for k, v in value.items()}
         else:
-            out = [self.value(v, depth + 1) for v in value]
+            out = [text(v) if v.__class__ is str else share(v, depth + 1) for v in value]
         if key is not None:
             if len(self._containers) >= self.limit:
                 self._containers.clear()

@@ -109,7 +109,7 @@ class Sharer:
             # The items' paths, made once per list path (for its longest list yet), not per sample.
             paths = self._bases[base] = [self.path(base + (i,)) for i in range(len(items))]
         specs, out = self._specs, []
-        for raw, path in zip(items, paths):
+        for raw, path in zip(items, paths, strict=False):  # `paths` may be longer (a longer list before)
             found = specs.get((id(raw), path))
             out.append((path, found if found is not None and found.raw is raw else None))
         return out

@@ -278,3 +278,54 @@ def test_deep_nesting_is_left_to_the_careful_way(depth):
     assert quick is None if depth > 250 else quick is not None
     value, has_issues = careful(text)
     assert quick is None or (not has_issues and json.dumps(quick) == json.dumps(value))
+
+
+def sharing(records: list[object]) -> list[object]:
+    """Which containers and strings of `records` are one object: each written as the order in
+    which it was first met, walking every record in turn."""
+    first: dict[int, int] = {}
+    out: list[object] = []
+    keep: list[object] = []  # held, so no id is reused during the walk
+
+    def walk(value: object) -> None:
+        if isinstance(value, (dict, list, str)):
+            keep.append(value)
+            out.append(first.setdefault(id(value), len(first)))
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for record in records:
+        walk(record)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_memo_shares_what_the_careful_way_shares(seed):
+    """Not only equal values: the same parts are one object (what the validator's and the
+    builder's memos, keyed by the object, rely on), line after line of one load."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(200):
+        sample = base_samples()[rng.randrange(3)]
+        if rng.random() < 0.4:
+            sample = mutate_value(sample, rng)
+        sample["sample_id"] = f"s{i}"
+        lines.append(json.dumps(sample, separators=rng.choice([(", ", ": "), (",", ":")])))
+    memo, careful_sharer = RecordMemo(Sharer()), Sharer()
+    quick, refused = [], 0
+    for line in lines:  # as a load reads them: a line the memo refuses is read the careful way
+        record = memo.record(line.encode())
+        if record is None:
+            refused += 1
+            record = memo.shared.sample(parse_record(line, 1, 0)[0])
+        quick.append(record)
+    slow = [careful_sharer.sample(parse_record(line, 1, 0)[0]) for line in lines]
+    assert refused < len(lines) // 4  # most lines were read by the memo
+    assert json.dumps(quick) == json.dumps(slow)
+    assert sharing(quick) == sharing(slow)
+    assert len(set(sharing(quick))) < len(sharing(quick)) // 2  # most parts were shared

@@ -316,11 +316,12 @@ class _FileLoader:
             add(issue.path[len(spath) :], issue.message, issue.line)
         if raw is None and any(issue.path == spath for issue in issues):
             return False  # a JSON Lines record that did not parse
-        parsed_badly = {issue.path[len(spath) :] for issue in issues}
-        for rel, message in check_sample(raw, self.shared.checked):
+        parsed_badly = {issue.path[len(spath) :] for issue in issues} if issues else ()
+        unknown = unknown_fields(raw)
+        for rel, message in check_sample(raw, self.shared.checked, unknown):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
                 add(rel, message)
-        for rel, name in unknown_fields(raw):
+        for rel, name in unknown:
             message = unknown_field_message(name, rel, strict=self.strict)
             if self.strict:
                 add(rel, message)

@@ -39,6 +39,7 @@ _ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _FILE = msgspec.json.Decoder(dict[str, msgspec.Raw] | list[msgspec.Raw]).decode
 _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
+_CONTAINERS = (_BRACE, _BRACKET)
 BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
 # A record with at most this many objects and lists nests at most this deep, far from where the
 # careful way's parse stops ("nesting too deep", at Python's recursion limit): the memo's own
@@ -84,7 +85,8 @@ class RecordMemo:
         if (first != _BRACE and first != _BRACKET) or depth >= DEEP:
             return self._careful(raw, depth)  # a number, true, false, null; or kept as it is
         memo = self._parts[depth]
-        found = memo.get(raw)
+        # A list that starts with a container is never kept whole (below): no need to look it up.
+        found = memo.get(raw) if first == _BRACE or raw[1] not in _CONTAINERS else None
         if found is not None:
             return found
         if first == _BRACKET:

@@ -33,7 +33,7 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "_bases")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
@@ -46,6 +46,7 @@ class Sharer:
         self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
         self.checked: dict[int, tuple[Any, Any, bool]] = {}  # the validator's memo (omk.loader.validate.check_sample)
         self._tuples: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(list) → (list, its items as a tuple)
+        self._bases: dict[Path_, list[Path_]] = {}  # a list's path → its items' paths (`specs_at`)
 
     def sample(self, raw: Any) -> Any:
         """A sample's mapping with its keys and values shared (the mapping itself is its own)."""
@@ -101,10 +102,14 @@ class Sharer:
     def specs_at(self, items: list[Any], base: Path_) -> list[tuple[Path_, AssertionSpec | None]]:
         """For each of `items` (the assertions of the list at `base` in a sample): its path
         in the sample, and the spec built from this very dict at that path in this load, if any."""
-        paths, specs, out = self._paths, self._specs, []
-        for i, raw in enumerate(items):
-            path = base + (i,)
-            path = paths.get(path) or self.path(path)
+        paths = self._bases.get(base)
+        if paths is None or len(paths) < len(items):
+            if len(self._bases) >= self.limit:
+                self._bases.clear()
+            # The items' paths, made once per list path (for its longest list yet), not per sample.
+            paths = self._bases[base] = [self.path(base + (i,)) for i in range(len(items))]
+        specs, out = self._specs, []
+        for raw, path in zip(items, paths, strict=False):  # `paths` may be longer (a longer list before)
             found = specs.get((id(raw), path))
             out.append((path, found if found is not None and found.raw is raw else None))
         return out
@@ -137,10 +142,11 @@ class Sharer:
             found = self._containers.get(key) if key is not None else None
             if found is not None:
                 return found
-        if value.__class__ is dict:
-            out: Any = {self.text(k): self.value(v, depth + 1) for k, v in value.items()}
+        text, share = self.text, self.value
+        if value.__class__ is dict:  # a string value is shared here, without the call that tells its kind
+            out: Any = {text(k): text(v) if v.__class__ is str else share(v, depth + 1) for k, v in value.items()}
         else:
-            out = [self.value(v, depth + 1) for v in value]
+            out = [text(v) if v.__class__ is str else share(v, depth + 1) for v in value]
         if key is not None:
             if len(self._containers) >= self.limit:
                 self._containers.clear()

@@ -217,13 +217,16 @@ def _without_unknown(sample: dict[str, Any], unknown: list[tuple[Path_, str]]) -
     return out
 
 
-def check_sample(sample: Any, seen: Seen | None = None) -> Found:
+def check_sample(sample: Any, seen: Seen | None = None, unknown: list[tuple[Path_, str]] | None = None) -> Found:
     """Problems in one sample, as (path inside the sample, message). Unknown fields are not
-    among them (`unknown_fields` lists those). `seen`, kept by the caller across the samples
-    of a load, remembers the verdicts on assertion dicts that samples share (omk.loader.share)."""
+    among them (`unknown_fields` lists those; `unknown`, when given, is what it answered for
+    this sample). `seen`, kept by the caller across the samples of a load, remembers the
+    verdicts on assertion dicts that samples share (omk.loader.share)."""
     if not isinstance(sample, dict):
         return [((), f"a sample must be a mapping with sample_id and prompt (got {kind_of(sample)})")]
-    if unknown := unknown_fields(sample):
+    if unknown is None:
+        unknown = unknown_fields(sample)
+    if unknown:
         sample = _without_unknown(sample, unknown)
     s = schemas()
     found = s.sample.errors(sample)

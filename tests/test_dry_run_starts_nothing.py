@@ -4,6 +4,7 @@ its `--version`), not a `cmd:` target. It says which checks that left undone."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -54,3 +55,15 @@ def test_a_dry_run_never_runs_a_cmd_target(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not marker.exists()
     assert "no program started" in proc.stdout
+
+
+def test_a_dry_run_with_no_known_price_says_the_cost_is_unknown_not_zero(tmp_path):
+    """An unpriced model's calls are not counted: the total says so instead of `$0.0000`, which
+    reads as free; a priced run still gives its sum."""
+    _samples(tmp_path)
+    unknown = _dry_run(tmp_path, {"OPENAI_API_KEY": "sk-dry-run-key"}, "--target", "openai:my-own-model")
+    assert unknown.returncode == 0, unknown.stdout + unknown.stderr
+    assert "estimated cost: unknown (no call of this run has a known price; see below)" in unknown.stdout
+    assert "$0.0000" not in unknown.stdout
+    priced = _dry_run(tmp_path, {"OPENAI_API_KEY": "sk-dry-run-key"}, "--target", "openai:gpt-4o")
+    assert re.search(r"estimated cost: \$0\.\d{4}\n", priced.stdout), priced.stdout

@@ -86,6 +86,8 @@ def test_dry_run_calls_nothing(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "at most 440 sample run(s)" in done.stdout
     assert "improver" in done.stdout
+    assert "$0.0000" not in done.stdout  # no call of the demo has a price: unknown, never "free"
+    assert "estimated cost: unknown (no known price for cmd:python agent.py" in done.stdout
     assert not (work / "calls.jsonl").exists()
     assert not (work / "requests.jsonl").exists()
 

@@ -81,6 +81,15 @@ def print_estimate(evaluations: list[Evaluation], not_run: list[str]) -> int:
     return EXIT_OK
 
 
+def _total(plan: Any) -> str:
+    """The sum, said as a floor when some calls have no price: `$0.0000` alone would read as free."""
+    if not (plan.unpriced or plan.self_priced):
+        return f"${plan.cost_usd:.4f}"
+    if plan.cost_usd == 0:
+        return "unknown (no call of this run has a known price; see below)"
+    return f"at least ${plan.cost_usd:.4f} (the calls below are not counted)"
+
+
 def estimate_lines(plan: Any) -> list[str]:
     def money(value: float | None) -> str:
         return "no known price" if value is None else f"${value:.4f}"
@@ -91,7 +100,7 @@ def estimate_lines(plan: Any) -> list[str]:
         lines.append(
             f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {money(m.cost_usd)}"
         )
-    lines.append(f"estimated cost: ${plan.cost_usd:.4f}")
+    lines.append(f"estimated cost: {_total(plan)}")
     if plan.unpriced:
         settings = " / ".join(plan.unpriced_settings)
         example = plan.unpriced_settings[0].split(" / ")[0].removesuffix(".price")

@@ -53,8 +53,19 @@ def plan_lines(config: EvolveConfig, improver: str) -> list[str]:
     for m in all_lines:
         cost = "no known price" if m.cost_usd is None else f"${m.cost_usd:.4f}"
         out.append(f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {cost}")
-    out.append(f"estimated cost at most: ${total:.4f}")
+    out.append(_total_line(total, [m.name for m in all_lines if m.cost_usd is None]))
     return out
+
+
+def _total_line(total: float, unpriced: list[str]) -> str:
+    """The most the loop can cost; with calls of no known price, what is known of it, said so
+    (`$0.0000` alone would read as free)."""
+    if not unpriced:
+        return f"estimated cost at most: ${total:.4f}"
+    missing = f"no known price for {', '.join(dict.fromkeys(unpriced))}"
+    if total == 0:
+        return f"estimated cost: unknown ({missing})"
+    return f"estimated cost at most: ${total:.4f} for the priced calls; not counted: {missing}"
 
 
 def _add(lines: dict[tuple[str, str], ModelLine], part: Estimate, times: int) -> None:

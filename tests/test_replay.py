@@ -63,6 +63,31 @@ def test_bad_lines_are_all_reported_with_line_numbers(tmp_path):
     assert "trace.cost_usd must be a non-negative number" in lines[4]
 
 
+def test_lines_msgspec_refuses_read_as_the_standard_library_reads_them(tmp_path):
+    """msgspec reads each line first; a lone surrogate, a number past a float's range or a NaN
+    (which msgspec refuses) are read by the standard library as before, and JSON it cannot read
+    either is still reported with json's own words."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(
+        '{"sample_id": "a", "output": "x\\ud800y"}\n'
+        '{"sample_id": "b", "output": "big", "trace": {"latency_ms": 1e400}}\n'
+        '{"sample_id": "c", "output": "n", "meta": NaN}\n'
+        '{"sample_id": "d", "output": "over 64 bits", "trace": {"turns": 123456789012345678901234567890}}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as err:
+        ReplayTarget(path)
+    lines = err.value.lines()
+    assert [line.split(": ")[0] for line in lines] == [f"{path}:2"]  # inf is no latency; the rest read
+    path.write_text(path.read_text(encoding="utf-8").replace("1e400", "5"), encoding="utf-8")
+    target = ReplayTarget(path)
+    assert asyncio.run(target.run(Sample("a", "p"), "p")).output == "x\ud800y"
+    assert asyncio.run(target.run(Sample("d", "p"), "p")).trace.turns == 123456789012345678901234567890
+    path.write_text('{"sample_id": "a", "output": "x",}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="invalid JSON: Expecting property name enclosed in double quotes"):
+        ReplayTarget(path)
+
+
 def test_omk_054_field_names_are_accepted():
     t = parse_trace({"numTurns": 3, "costUSD": 0.5, "durationMs": 10, "toolCalls": [{"tool": "Bash", "success": False}],
                      "mockStats": {"hits": 1, "misses": 2, "perMock": {"Bash:1": 1}}})

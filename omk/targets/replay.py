@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from omk.core.errors import InputError, Problem
 from omk.domain.trace_io import TraceFormatError, parse_trace
 from omk.io.safe_files import read_text_file
@@ -60,7 +62,7 @@ class ReplayTarget:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = _loads(line)
             except json.JSONDecodeError as exc:
                 problems.append(Problem(name, lineno, "", "", f"invalid JSON: {exc.msg}"))
                 continue
@@ -173,3 +175,13 @@ def _entry_problems(entry: dict[str, Any], prefix: str) -> list[tuple[str, str]]
     except TraceFormatError as exc:
         return [(prefix + "trace", str(exc))]
     return []
+
+
+def _loads(line: str) -> Any:
+    """One line's value: msgspec reads it in C; what msgspec refuses (a NaN, a number past a
+    float's range or an int's 64 bits, a lone surrogate, bad JSON) is read again by the standard
+    library, which reads it as it always did or says why."""
+    try:
+        return msgspec.json.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return json.loads(line)

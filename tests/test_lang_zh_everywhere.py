@@ -90,6 +90,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "diff": omk("diff", "r1", "r2", "--lang", "zh", cwd=here),
         "power": omk("power", "x1", "--lang", "zh", cwd=here),
         "power of a run": omk("power", "r1", "--lang", "zh", cwd=here),
+        "eval --dry-run": omk("eval", "samples/eval-samples.yaml", "--lang", "zh", "--dry-run", cwd=here),
+        "experiment --dry-run": omk("eval", "samples/experiment/eval-samples.yaml", "--lang", "zh", "--dry-run", cwd=here),
     }  # fmt: skip
     for run in ("r1", "r2", "x1"):
         omk("report", run, "--format", "md,html", "--lang", "zh", "--out", f"{run}-zh", cwd=here)
@@ -102,6 +104,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.mark.parametrize(
     "command",
     ["eval", "eval replay", "doctor", "doctor of a run", "experiment", "skills doctor", "verdict", "verdict --require progress", "diff", "power", "power of a run",
+     "eval --dry-run", "experiment --dry-run",
      "r1 summary.md", "r2 summary.md", "x1 summary.md", "r1 report.html", "r2 report.html", "x1 report.html"],
 )  # fmt: skip
 def test_no_english_line_under_lang_zh(outputs: dict[str, str], command: str) -> None:

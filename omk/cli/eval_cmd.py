@@ -47,14 +47,14 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
 
         if options.dry_run:
             try:
-                return print_estimate(run.evaluations, not_run or [])
+                return print_estimate(run.evaluations, not_run or [], args.lang or "en")
             finally:
                 run.remove_scratch()  # an ablation's temporary copies of the skill
         return run_experiment_cli(args, run)
     evaluation = run
     if options.dry_run:
         print_warnings(evaluation.warnings)
-        return print_estimate([evaluation], not_run or [])
+        return print_estimate([evaluation], not_run or [], args.lang or "en")
     print_warnings(evaluation.warnings)
     print_skipped(evaluation.log.skipped)
     gc.freeze()  # the samples live as long as the run: the collector need not rescan them
@@ -68,54 +68,57 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
     return EXIT_OK if report.passed else EXIT_GATE
 
 
-def print_estimate(evaluations: list[Evaluation], not_run: list[str]) -> int:
+def print_estimate(evaluations: list[Evaluation], not_run: list[str], lang: str = "en") -> int:
     """`--dry-run`: the plan and what it would cost; no call was made, no program started, and
     `not_run` says which checks that left undone."""
     from omk.engine.estimate import estimate
+    from omk.report.i18n import not_run_text, t
 
     plan = estimate(evaluations)
-    lines = estimate_lines(plan)
+    lines = estimate_lines(plan, lang)
     if not_run:
-        lines.append(f"  not checked without running it: {'; '.join(not_run)}")
+        lines.append("  " + t("not checked without running it: {what}", lang).format(what="; ".join(not_run_text(w, lang) for w in not_run)))
     say("\n".join(lines))
     return EXIT_OK
 
 
-def _total(plan: Any) -> str:
+def _total(plan: Any, lang: str) -> str:
     """The sum, said as a floor when some calls have no price: `$0.0000` alone would read as free."""
+    from omk.report.i18n import t
+
     if not (plan.unpriced or plan.self_priced):
         return f"${plan.cost_usd:.4f}"
     if plan.cost_usd == 0:
-        return "unknown (no call of this run has a known price; see below)"
-    return f"at least ${plan.cost_usd:.4f} (the calls below are not counted)"
+        return t("unknown (no call of this run has a known price; see below)", lang)
+    return t("at least ${cost} (the calls below are not counted)", lang).format(cost=f"{plan.cost_usd:.4f}")
 
 
-def estimate_lines(plan: Any) -> list[str]:
+def estimate_lines(plan: Any, lang: str = "en") -> list[str]:
+    from omk.report.i18n import t
+
     def money(value: float | None) -> str:
-        return "no known price" if value is None else f"${value:.4f}"
+        return t("no known price", lang) if value is None else f"${value:.4f}"
 
-    variants = f" over {plan.variants} variants" if plan.variants > 1 else ""
-    lines = [f"dry run: nothing was called and no program started; {plan.jobs} sample run(s) to do{variants}"]
+    variants = t(" over {n} variants", lang).format(n=plan.variants) if plan.variants > 1 else ""
+    lines = [t("dry run: nothing was called and no program started; {n} sample run(s) to do", lang).format(n=plan.jobs) + variants]
     for m in plan.lines:
-        lines.append(
-            f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {money(m.cost_usd)}"
-        )
-    lines.append(f"estimated cost: {_total(plan)}")
+        said = t("{calls} call(s), ~{input} prompt + ~{output} output tokens", lang)
+        counts = said.format(calls=m.calls, input=m.input_tokens, output=m.output_tokens)
+        lines.append(f"  {t(m.role, lang)} {m.name}: {counts}{'，' if lang == 'zh' else ', '}{money(m.cost_usd)}")
+    lines.append(t("estimated cost: {total}", lang).format(total=_total(plan, lang)))
     if plan.unpriced:
         settings = " / ".join(plan.unpriced_settings)
         example = plan.unpriced_settings[0].split(" / ")[0].removesuffix(".price")
-        lines.append(
-            f"  not counted (no known price; set {settings} in omk.yaml, USD per 1M tokens, e.g. "
-            f"`{example}: {{price: {{input: 3, output: 15}}}}`): {', '.join(plan.unpriced)}"
-        )
+        said = t("not counted (no known price; set {settings} in omk.yaml, USD per 1M tokens, e.g. `{example}`)", lang)
+        shown = said.format(settings=settings, example=f"{example}: {{price: {{input: 3, output: 15}}}}")
+        lines.append(f"  {shown}: {', '.join(plan.unpriced)}")
     if plan.self_priced:
-        lines.append(f"  not counted (no price before it runs: the run counts the cost_usd the target reports): {', '.join(plan.self_priced)}")
-    lines.append(
-        "  prompt tokens counted with omk's word tokenizer; output tokens from the cache for "
-        f"{plan.outputs_from_cache} target call(s), {plan.default_output_tokens} per call otherwise"
-    )
+        said = t("not counted (no price before it runs: the run counts the cost_usd the target reports)", lang)
+        lines.append(f"  {said}: {', '.join(plan.self_priced)}")
+    said = t("prompt tokens counted with omk's word tokenizer; output tokens from the cache for {cached} target call(s), {n} per call otherwise", lang)
+    lines.append("  " + said.format(cached=plan.outputs_from_cache, n=plan.default_output_tokens))
     if plan.urls:
-        lines.append(f"  {plan.urls} URL(s) in prompts not fetched: their content is not counted")
+        lines.append("  " + t("{n} URL(s) in prompts not fetched: their content is not counted", lang).format(n=plan.urls))
     return lines
 
 

@@ -464,6 +464,19 @@ ZH = {
     "near-duplicates left out": "条近似重复已略去",
     "trigger probes written": "已写入触发探针",
     "no session files found; name session files or folders (e.g. ~/.claude/projects ~/.codex/sessions)": "未找到会话文件；请指定会话文件或文件夹（例如 ~/.claude/projects ~/.codex/sessions）",
+    # omk eval --dry-run (omk/cli/eval_cmd.py)
+    "dry run: nothing was called and no program started; {n} sample run(s) to do": "试运行：未调用任何接口，也未启动任何程序；待运行 {n} 次用例",
+    " over {n} variants": "，共 {n} 个变体",
+    "{calls} call(s), ~{input} prompt + ~{output} output tokens": "{calls} 次调用，约 {input} 个提示词元 + 约 {output} 个输出词元",
+    "no known price": "价格未知",
+    "estimated cost: {total}": "预估花费：{total}",
+    "unknown (no call of this run has a known price; see below)": "未知（本次运行没有一次调用有已知价格；见下文）",
+    "at least ${cost} (the calls below are not counted)": "至少 ${cost}（下列调用未计入）",
+    "not counted (no known price; set {settings} in omk.yaml, USD per 1M tokens, e.g. `{example}`)": "未计入（价格未知；请在 omk.yaml 中设置 {settings}，单位为每百万词元美元，例如 `{example}`）",
+    "not counted (no price before it runs: the run counts the cost_usd the target reports)": "未计入（运行前没有价格：运行时计入目标报告的 cost_usd）",
+    "prompt tokens counted with omk's word tokenizer; output tokens from the cache for {cached} target call(s), {n} per call otherwise": "提示词元按 omk 的分词器计数；{cached} 次目标调用的输出词元取自缓存，其余每次按 {n} 个计",
+    "{n} URL(s) in prompts not fetched: their content is not counted": "提示词中的 {n} 个 URL 未抓取：其内容未计入",
+    "not checked without running it: {what}": "不运行就无法检查：{what}",
 }
 
 
@@ -672,3 +685,21 @@ def doctor_text(message: str, lang: str = "en") -> str:
     for pattern, said in _DOCTOR_COMPILED:
         message = pattern.sub(said, message)
     return message
+
+
+# What a dry run left unchecked because it starts no program (omk/io/process.py `may_start`).
+_NOT_RUN_ZH: tuple[tuple[str, str], ...] = (
+    (r"^the (\S+) CLI's version \((.*)\)$", r"\1 命令行工具的版本（\2）"),
+    (r"^(.+) \(a program\)$", r"\1（一个程序）"),
+    (r"^the samples' git commit$", "用例所在的 git 提交"),
+)
+_NOT_RUN_COMPILED = [(re.compile(pattern), said) for pattern, said in _NOT_RUN_ZH]
+
+
+def not_run_text(what: str, lang: str = "en") -> str:
+    """One check a dry run did not make (`the claude CLI's version (…/claude --version)`) in `lang`."""
+    if lang != "zh":
+        return what
+    for pattern, said in _NOT_RUN_COMPILED:
+        what = pattern.sub(said, what)
+    return what

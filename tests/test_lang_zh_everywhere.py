@@ -92,7 +92,9 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "power of a run": omk("power", "r1", "--lang", "zh", cwd=here),
         "eval --dry-run": omk("eval", "samples/eval-samples.yaml", "--lang", "zh", "--dry-run", cwd=here),
         "experiment --dry-run": omk("eval", "samples/experiment/eval-samples.yaml", "--lang", "zh", "--dry-run", cwd=here),
+        "init": omk("init", "starter", "--lang", "zh", cwd=here),
     }  # fmt: skip
+    said["gold init"] = omk("gold", "init", "r1", "--out", "labels.jsonl", "--lang", "zh", cwd=here)
     for run in ("r1", "r2", "x1"):
         omk("report", run, "--format", "md,html", "--lang", "zh", "--out", f"{run}-zh", cwd=here)
         said[f"{run} summary.md"] = (here / f"{run}-zh" / "summary.md").read_text(encoding="utf-8")
@@ -104,7 +106,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.mark.parametrize(
     "command",
     ["eval", "eval replay", "doctor", "doctor of a run", "experiment", "skills doctor", "verdict", "verdict --require progress", "diff", "power", "power of a run",
-     "eval --dry-run", "experiment --dry-run",
+     "eval --dry-run", "experiment --dry-run", "init", "gold init",
      "r1 summary.md", "r2 summary.md", "x1 summary.md", "r1 report.html", "r2 report.html", "x1 report.html"],
 )  # fmt: skip
 def test_no_english_line_under_lang_zh(outputs: dict[str, str], command: str) -> None:

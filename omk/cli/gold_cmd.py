@@ -31,7 +31,10 @@ def run_gold(args: argparse.Namespace) -> int:
                 for line in lines:
                     f.write(f"{line}\n")
                     count += 1
-            say(f"{out}: {count} samples to label (score 1-5, dimensions, pass; rater: your name)")
+            from omk.report.i18n import t
+
+            said = t("{out}: {count} samples to label (score 1-5, dimensions, pass; rater: your name)", args.lang or "en")
+            say(said.format(out=out, count=count))
         return EXIT_OK
     from omk.gold import CheckSettings
     from omk.gold import check_run as run_check

@@ -52,7 +52,10 @@ def run_init(args: argparse.Namespace) -> int:
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     written = [*files, ".gitignore"] if ignore_omk_folder(folder / ".gitignore") else list(files)
-    say(f"wrote {', '.join(written)} in {folder}; run: omk eval {shlex.quote(str(folder / 'eval-samples.yaml'))}")
+    from omk.report.i18n import t
+
+    command = f"omk eval {shlex.quote(str(folder / 'eval-samples.yaml'))}"
+    say(t("wrote {files} in {folder}; run: {command}", args.lang or "en").format(files=", ".join(written), folder=folder, command=command))
     return EXIT_OK
 
 

@@ -85,6 +85,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
     init = sub.add_parser("init", help="write a starter eval-samples.yaml and omk.yaml")
     init.add_argument("dir", nargs="?", default=".", help="folder to write into (default: .)")
+    init.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed")
 
     ver = sub.add_parser("verdict", help="print an experiment's verdict again (from its run folder)")
     ver.add_argument("run_dir", metavar="RUN_DIR", help="an experiment's run folder (or its report.json)")
@@ -197,6 +198,7 @@ def _add_gold(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ini.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its report.json)")
     ini.add_argument("--out", metavar="FILE", help="write here (default: print)")
     ini.add_argument("--force", action="store_true", help="replace FILE when it exists")
+    ini.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed")
 
 
 # command -> "module:function"; each module is imported only when its command runs

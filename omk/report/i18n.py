@@ -477,6 +477,9 @@ ZH = {
     "prompt tokens counted with omk's word tokenizer; output tokens from the cache for {cached} target call(s), {n} per call otherwise": "提示词元按 omk 的分词器计数；{cached} 次目标调用的输出词元取自缓存，其余每次按 {n} 个计",
     "{n} URL(s) in prompts not fetched: their content is not counted": "提示词中的 {n} 个 URL 未抓取：其内容未计入",
     "not checked without running it: {what}": "不运行就无法检查：{what}",
+    # omk init, omk gold init
+    "wrote {files} in {folder}; run: {command}": "已在 {folder} 写入 {files}；运行：`{command}`",
+    "{out}: {count} samples to label (score 1-5, dimensions, pass; rater: your name)": "{out}：{count} 条用例待标注（score 1-5、dimensions、pass；rater 填你的名字）",
 }
 
 

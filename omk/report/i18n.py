@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from omk.report.phrases import Said, compiled, rewrite
 
 if TYPE_CHECKING:
     from omk.records.shard import ShardInfo
@@ -555,7 +556,7 @@ _ACTIONS_ZH: dict[str, str] = {
     "SHIP": "可以发布", "INVESTIGATE": "需要调查", "DO NOT SHIP": "不要发布", "NO CALL": "无法判断",
     "INSUFFICIENT DATA": "数据不足", "ADD A CONTROL": "请加对照",
 }  # fmt: skip
-_VERDICT_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+_VERDICT_ZH: tuple[tuple[str, Said], ...] = (
     (r"every sample scored the same on both arms: no spread to measure; the interval is exact", "两组中每条用例得分都相同：没有可测量的波动；区间是精确的"),
     (r"not measured \(rerun with --repeat 2 or more\)", "未测量（用 --repeat 2 或更多重新运行）"),
     (r"recovers from broken control", "对照未过门槛，实验组恢复"),
@@ -607,22 +608,20 @@ _VERDICT_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
     (r"^(progress|no-regress) not met: ", r"未满足 \1："),
     (r"^(SHIP|INVESTIGATE|DO NOT SHIP|NO CALL|INSUFFICIENT DATA|ADD A CONTROL) — ", lambda m: f"{_ACTIONS_ZH[m.group(1)]} — "),
 )
-_VERDICT_COMPILED = [(re.compile(pattern), said) for pattern, said in _VERDICT_ZH]
+_VERDICT_COMPILED = compiled(_VERDICT_ZH)
 
 
 def verdict_text(text: str, lang: str = "en") -> str:
     """A verdict's headline, recommendation or context line (what follows its label) in `lang`."""
     if lang != "zh":
         return text
-    for pattern, said in _VERDICT_COMPILED:
-        text = pattern.sub(said, text)
-    return text
+    return rewrite(text, _VERDICT_COMPILED)
 
 
 # A failed check's line (omk/report/reasons.py, the assertions' messages), kept in English in
 # report.json, said again in Chinese phrase by phrase; what the output or the sample says (quoted)
 # stays as it is. The checks' own messages are in omk/report/i18n_checks.py.
-_REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+_REASON_ZH: tuple[tuple[str, Said], ...] = (
     (r"^(\s*)below threshold ([\d.]+): ", r"\1低于阈值 \2："),
     (r"nothing was graded \(no assertion ran and no judge score\)", "没有任何评分（没有断言运行，也没有评委分数）"),
     (r" \(inverted by not\)", "（被 not 取反）"),
@@ -635,16 +634,14 @@ _REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
     (r"^(\s*(?:第 \d+ 轮：)?)judge (\S+) (\d+(?:\.\d+)?)/5(: )?", lambda m: f"{m.group(1)}评委 {m.group(2)} {m.group(3)}/5{'：' if m.group(4) else ''}"),
     (r"nothing was graded \(no turn had an assertion that ran or a judge score\)", "没有任何评分（没有一轮有断言运行或评委分数）"),
 )
-_REASON_COMPILED = [(re.compile(pattern), said) for pattern, said in _REASON_ZH]
+_REASON_COMPILED = compiled(_REASON_ZH)
 
 
 def reason_text(line: str, lang: str = "en") -> str:
     """A failed check's line in `lang` (its frame and the check's message; quoted text stays)."""
     if lang != "zh":
         return line
-    for pattern, said in _REASON_COMPILED:
-        line = pattern.sub(said, line)
-    return check_text(line, lang)
+    return check_text(rewrite(line, _REASON_COMPILED), lang)
 
 
 def check_text(message: str, lang: str = "en") -> str:
@@ -659,7 +656,7 @@ def check_text(message: str, lang: str = "en") -> str:
 
 # The doctor's findings other than advice (omk/doctor/diagnostics.py), kept in English in its
 # JSON, said again in Chinese phrase by phrase; names from the samples stay as they are.
-_DOCTOR_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+_DOCTOR_ZH: tuple[tuple[str, Said], ...] = (
     (r"^declared CLI ('.*') is not on PATH$", r"声明的命令行工具 \1 不在 PATH 上"),
     (r"^declared file ('.*') does not exist under (.+)$", r"声明的文件 \1 在 \2 下不存在"),
     (r"^all (\d+) graded samples scored between ([\d.]+) and ([\d.]+): the set does not separate good answers from bad ones$",
@@ -678,16 +675,14 @@ _DOCTOR_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
      r"scores perfect recall\. Add near-miss prompts with (.*)$",
      r"技能 \1：\2 条检查期望它触发，没有一条期望它保持安静；一个对什么都触发的描述也能得到满分召回率。请加入近似但不该触发的提示词，写法为 \3"),
 )  # fmt: skip
-_DOCTOR_COMPILED = [(re.compile(pattern), said) for pattern, said in _DOCTOR_ZH]
+_DOCTOR_COMPILED = compiled(_DOCTOR_ZH)
 
 
 def doctor_text(message: str, lang: str = "en") -> str:
     """A doctor finding's message in `lang` (the kinds above; any other stays as written)."""
     if lang != "zh":
         return message
-    for pattern, said in _DOCTOR_COMPILED:
-        message = pattern.sub(said, message)
-    return message
+    return rewrite(message, _DOCTOR_COMPILED)
 
 
 # What a dry run left unchecked because it starts no program (omk/io/process.py `may_start`).
@@ -696,13 +691,11 @@ _NOT_RUN_ZH: tuple[tuple[str, str], ...] = (
     (r"^(.+) \(a program\)$", r"\1（一个程序）"),
     (r"^the samples' git commit$", "用例所在的 git 提交"),
 )
-_NOT_RUN_COMPILED = [(re.compile(pattern), said) for pattern, said in _NOT_RUN_ZH]
+_NOT_RUN_COMPILED = compiled(_NOT_RUN_ZH)
 
 
 def not_run_text(what: str, lang: str = "en") -> str:
     """One check a dry run did not make (`the claude CLI's version (…/claude --version)`) in `lang`."""
     if lang != "zh":
         return what
-    for pattern, said in _NOT_RUN_COMPILED:
-        what = pattern.sub(said, what)
-    return what
+    return rewrite(what, _NOT_RUN_COMPILED)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from omk.report.phrases import Compiled, Said, compiled, rewrite
+
 _Q = r'("(?:[^"\\]|\\.)*")'  # a quoted text as the checks quote it (omk/assertions/text.py)
 _AT = r"(^|: |; )"  # where a check's message starts: said again as "：" and "；"
 _LEAD = {"": "", ": ": "：", "; ": "；"}
@@ -38,7 +40,7 @@ def _tool_text(m: re.Match[str]) -> str:
     return f"{m.group(2)} 的{_WHAT[m.group(1)]}（{m.group(3)} 次调用）{verb} "
 
 
-_CHECKS_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+_CHECKS_ZH: tuple[tuple[str, Said], ...] = (
     # the output's text (omk/assertions/text.py, structured.py, m365.py)
     (r"output (equals|contains|does not equal|does not contain) the expected text \((case-sensitive|ignoring case)\)",
      lambda m: f"输出{ {'equals': '等于', 'contains': '包含', 'does not equal': '不等于', 'does not contain': '不包含'}[m.group(1)]}期望的文本"
@@ -134,7 +136,7 @@ _CHECKS_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
 )  # fmt: skip
 
 # Phrases that may stand anywhere in a message (after a check's own words).
-_ANYWHERE_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+_ANYWHERE_ZH: tuple[tuple[str, Said], ...] = (
     (r"; fired instead: ", "；改为触发了："),
     (r" within ([\d.]+)\.\.([\d.]+)", r" 在 \1..\2 之内"),
     (r"; under not, it fails on ", "；在 not 之下，它因以下子断言失败："),
@@ -147,7 +149,7 @@ _ANYWHERE_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
 )
 
 
-def _at_start(pattern: str, said: str | Callable[[re.Match[str]], str]) -> tuple[re.Pattern[str], Callable[[re.Match[str]], str]]:
+def _at_start(pattern: str, said: Said) -> tuple[re.Pattern[str], Callable[[re.Match[str]], str]]:
     """`pattern` where a message starts, its lead said in Chinese and the rest as `said` says."""
     inner = re.compile(pattern)
 
@@ -160,12 +162,9 @@ def _at_start(pattern: str, said: str | Callable[[re.Match[str]], str]) -> tuple
     return re.compile(_AT + pattern, re.M), replace
 
 
-_COMPILED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [_at_start(p, s) for p, s in _CHECKS_ZH]
-_COMPILED += [(re.compile(pattern, re.M), said) for pattern, said in _ANYWHERE_ZH]
+_COMPILED: Compiled = [_at_start(p, s) for p, s in _CHECKS_ZH] + compiled(_ANYWHERE_ZH, re.M)
 
 
 def check_text_zh(message: str) -> str:
     """A check's message (or a failed-check line holding one) in Chinese, phrase by phrase."""
-    for pattern, said in _COMPILED:
-        message = pattern.sub(said, message)
-    return message
+    return rewrite(message, _COMPILED)

@@ -10,13 +10,16 @@ checks a workspace, which is never cached, the cache turned off or not there yet
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from omk.samples.model import Sample
 from omk.targets.base import Target
 
+if TYPE_CHECKING:
+    from omk.inline.inliner import InlineSettings
 
-def all_cached(target: Target, settings: Any, jobs: list[tuple[Sample, int]], cwd: Path) -> bool:
+
+def all_cached(target: Target, settings: InlineSettings, jobs: list[tuple[Sample, int]], cwd: Path) -> bool:
     """Every (sample, repeat) of `jobs` is in the response cache in `cwd`, as the run would look
     it up (omk/runner/sample_run.py, conversation.py)."""
     from omk.domain.compose import compose_prompt, compose_turn_prompt
@@ -49,7 +52,7 @@ def all_cached(target: Target, settings: Any, jobs: list[tuple[Sample, int]], cw
         cache.close()
 
 
-def check_before_run(target: Target, settings: Any, jobs: list[tuple[Sample, int]], cwd: Path, *, no_cache: bool) -> None:
+def check_before_run(target: Target, settings: InlineSettings, jobs: list[tuple[Sample, int]], cwd: Path, *, no_cache: bool) -> None:
     """The target's `preflight()` (ConfigError when it fails), unless no job will call the target."""
     from omk.targets.preflight import preflight
 

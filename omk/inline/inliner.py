@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from urllib.parse import urlsplit
 
 from omk.core import extras
@@ -23,8 +24,25 @@ from omk.io.textsafe import for_terminal, plural
 from omk.samples.model import Sample
 
 if TYPE_CHECKING:  # the fetchers (and httpx, slow to import) load only when a sample has a URL
+    from omk.inline.guard import Resolver
     from omk.inline.http_fetch import HttpFetcher
     from omk.inline.mcp_config import McpConfig
+
+
+class InlineSettings(Protocol):
+    """What inlining reads of a run's settings (omk.settings.config.Settings has it all)."""
+
+    url_timeout: float | None
+    url_max_bytes: int | None
+    mcp_config: str | None
+    config_file: Path | None
+    url_allow: list[str]
+    no_urls: bool
+    cwd: Path
+
+    def blocks(self) -> Mapping[str, Any]:
+        """The provider blocks, whose keys are masked in whatever inlining records."""
+        ...
 
 
 class _Resolution:
@@ -43,17 +61,17 @@ def _project_dirs(samples: list[Sample], cwd: Path) -> list[Path]:
     return dirs if cwd in dirs else [*dirs, cwd]
 
 
-def _read_settings(settings: Any) -> tuple[float, int, str | None, Path | None]:
+def _read_settings(settings: InlineSettings) -> tuple[float, int, str | None, Path | None]:
     from omk.inline.http_fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 
-    timeout = float(getattr(settings, "url_timeout", None) or DEFAULT_TIMEOUT)
-    max_bytes = int(getattr(settings, "url_max_bytes", None) or DEFAULT_MAX_BYTES)
-    return timeout, max_bytes, getattr(settings, "mcp_config", None), getattr(settings, "config_file", None)
+    timeout = float(settings.url_timeout or DEFAULT_TIMEOUT)
+    max_bytes = int(settings.url_max_bytes or DEFAULT_MAX_BYTES)
+    return timeout, max_bytes, settings.mcp_config, settings.config_file
 
 
-def url_policy(settings: Any) -> UrlPolicy:
+def url_policy(settings: InlineSettings) -> UrlPolicy:
     """Where URL inlining may connect: the run's allow-list, or nowhere with `--no-urls`."""
-    return build_policy(list(getattr(settings, "url_allow", None) or []), enabled=not getattr(settings, "no_urls", False))
+    return build_policy(list(settings.url_allow), enabled=not settings.no_urls)
 
 
 def _allowed_by_name(policy: UrlPolicy) -> Any:
@@ -117,7 +135,7 @@ def _record(url: str, fields: list[str], res: _Resolution, redact: Masker) -> di
     }
 
 
-def has_urls_to_inline(samples: list[Sample], settings: Any) -> bool:
+def has_urls_to_inline(samples: list[Sample], settings: InlineSettings) -> bool:
     """Whether inlining would rewrite any of these samples (their prompts are known only after it)."""
     policy = url_policy(settings)
     if not policy.enabled:
@@ -126,7 +144,7 @@ def has_urls_to_inline(samples: list[Sample], settings: Any) -> bool:
     return any(find_urls(getattr(obj, attr), wanted) for sample in samples for obj, attr in _texts(sample).values())
 
 
-async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None = None, resolver: Any = None) -> None:
+async def inline_urls(samples: list[Sample], settings: InlineSettings, err: TextIO | None = None, resolver: Resolver | None = None) -> None:
     """Rewrite `prompt`/`context` of `samples` in place with the documents their URLs point to.
 
     Only addresses `url_policy(settings)` allows are connected to; `resolver` replaces the
@@ -151,11 +169,10 @@ async def inline_urls(samples: list[Sample], settings: Any, err: TextIO | None =
     from omk.inline.mcp_config import load_mcp_config, resolve_config_path
 
     timeout, max_bytes, explicit, config_file = _read_settings(settings)
-    config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, getattr(settings, "cwd", None) or Path.cwd()))
+    config_path, is_explicit = resolve_config_path(explicit, config_file, _project_dirs(samples, settings.cwd))
     config = load_mcp_config(config_path, is_explicit)
     _require_sdk(config, list(where))
-    blocks = getattr(settings, "blocks", None)  # omk.settings.config.Settings: the provider blocks, whose keys are masked
-    redact = Masker.for_run(blocks() if callable(blocks) else None, config.secrets() if config else [])
+    redact = Masker.for_run(settings.blocks(), config.secrets() if config else [])  # the provider blocks' keys are masked
 
     extra = {"resolver": resolver} if resolver is not None else {}
     http = HttpFetcher(timeout=timeout, max_bytes=max_bytes, policy=policy, **extra)

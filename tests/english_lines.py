@@ -5,8 +5,7 @@ Not prose: text in backticks or quotes (sample content, commands), paths and URL
 (`--repeat`), identifiers (a word with `_`, `-`, `.`, `=`, `@`, `/`, `:` or a digit in it), words
 in capitals (verdict levels such as PROGRESS, units and acronyms such as CI, CV, MD5), the
 sample ids, capabilities and variant names the run has, and the short allow-list below: names
-that stay English in every language (the scoring layers' names in tables, omk's own name,
-statistics' names)."""
+that stay English in every language (the scoring layers' names in tables, omk's own name and its command `evolve`, statistics' names)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from collections.abc import Iterable
 ALLOWED = frozenset({
     "omk", "composite", "fact", "behavior", "judge", "wilson", "mcnemar", "cohen", "krippendorff", "kappa", "alpha",
     "vs", "n/a", "ms", "pass@k", "pass^k", "json", "html", "yaml", "md", "junit", "claude", "codex", "python",
-    "replay", "cmd", "openai", "anthropic", "sonnet", "delta",
+    "replay", "cmd", "openai", "anthropic", "sonnet", "delta", "evolve",
 })  # fmt: skip
 
 QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|“[^”]*”|‘[^’]*’")

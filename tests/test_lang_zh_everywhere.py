@@ -2,7 +2,10 @@
 `omk eval` (a passing run, a replay with failed checks, an experiment), `omk doctor` (of the set
 and of a run), `omk verdict`, `omk diff`, `omk power` (of an experiment and of a run), the `--require` line, and the Markdown and HTML reports `omk report`
 writes (the HTML's whole visible text, its per-result panels with their labels, checks and trace
-tables included).
+tables included); `omk evolve` over its offline demo (samples/evolve: the demo agent and the
+scripted improver), its dry run, and the report.md and report.html it writes; `omk view --export`
+(what it prints and every page it writes: the list of runs with its trend chart, a comparison, a
+sample's history, a run's and an evolve run's page).
 An English line is one with two or more English words of prose once the sample's own words are
 taken out (tests/english_lines.py says exactly what is not prose)."""
 
@@ -95,18 +98,48 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "init": omk("init", "starter", "--lang", "zh", cwd=here),
     }  # fmt: skip
     said["gold init"] = omk("gold", "init", "r1", "--out", "labels.jsonl", "--lang", "zh", cwd=here)
+    said.update(evolve_and_view(here))
     for run in ("r1", "r2", "x1"):
         omk("report", run, "--format", "md,html", "--lang", "zh", "--out", f"{run}-zh", cwd=here)
         said[f"{run} summary.md"] = (here / f"{run}-zh" / "summary.md").read_text(encoding="utf-8")
         said[f"{run} report.html"] = page_text(here / f"{run}-zh" / "report.html")
-    names, content = sample_words(here / "r1", here / "r2", here / "x1")
+    names, content = sample_words(here / "r1", here / "r2", here / "x1", here / "r3", here / "ev" / "final")
+    names.update(["release-notes", "selected", "original"])  # the evolve demo's skill and its final check's two arms
     return {name: "\n".join(english_lines(text, names, content)) for name, text in said.items()}
+
+
+EVOLVE = ("samples/evolve/skills/release-notes", "samples/evolve/eval-samples.yaml", "--improver", "cmd:python samples/evolve/improver.py",
+          "--focus", "description", "--rounds", "3", "--candidates", "3", "--lang", "zh")  # fmt: skip
+
+
+def evolve_and_view(here: Path) -> dict[str, str]:
+    """`omk evolve` over the offline demo (its terminal lines, report.md, report.html, its dry
+    run), then `omk view --export` over two replays of one target that differ in one answer (so
+    the export has a trend, a comparison and a sample's page) and the evolve run."""
+    said = {"evolve": omk("evolve", *EVOLVE, "--out", "ev", cwd=here), "evolve --dry-run": omk("evolve", *EVOLVE, "--dry-run", cwd=here)}
+    diff = re.compile(r"```diff\n.*?```", re.S)  # the skill's own text, quoted as the page quotes it in a <pre>
+    said["evolve report.md"] = diff.sub(" ", (here / "ev" / "report.md").read_text(encoding="utf-8"))
+    said["evolve report.html"] = page_text(here / "ev" / "report.html")
+    other = here / "other"
+    shutil.copytree(here / "samples", other / "samples")
+    answers = (other / "samples" / "responses.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(answers[0])
+    answers[0] = json.dumps({**first, "output": "?"}, ensure_ascii=False)
+    (other / "samples" / "responses.jsonl").write_text("\n".join(answers) + "\n", encoding="utf-8")
+    omk("eval", "samples/eval-samples.yaml", "--out", "../r3", "--no-judge", "--target", "replay:samples/responses.jsonl", cwd=other)
+    said["view --export"] = omk("view", "r2", "r3", "ev", "--export", "pages", "--lang", "zh", cwd=here)
+    written = sorted((here / "pages").glob("*.html"))
+    kinds = {path.name.split("-", 1)[0].removesuffix(".html") for path in written}
+    assert kinds == {"index", "run", "compare", "sample", "evolve"}, written  # every kind of page the view has
+    said["view pages"] = "\n".join(page_text(path) for path in written)
+    return said
 
 
 @pytest.mark.parametrize(
     "command",
     ["eval", "eval replay", "doctor", "doctor of a run", "experiment", "skills doctor", "verdict", "verdict --require progress", "diff", "power", "power of a run",
      "eval --dry-run", "experiment --dry-run", "init", "gold init",
+     "evolve", "evolve --dry-run", "evolve report.md", "evolve report.html", "view --export", "view pages",
      "r1 summary.md", "r2 summary.md", "x1 summary.md", "r1 report.html", "r2 report.html", "x1 report.html"],
 )  # fmt: skip
 def test_no_english_line_under_lang_zh(outputs: dict[str, str], command: str) -> None:

@@ -20,22 +20,24 @@ def run_evolve(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     out = Path(args.out) if args.out else cwd / ".omk" / "evolve" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    options = EvalOptions(samples=list(args.samples), target=args.target, repeat=args.repeat, quiet=True)
+    options = EvalOptions(samples=list(args.samples), target=args.target, repeat=args.repeat, quiet=True, lang=args.lang)
     config = EvolveConfig(
         skill=Path(args.skill_dir).resolve(), options=options, cwd=cwd, out=out.resolve(), focus=args.focus,
         rounds=args.rounds, candidates=args.candidates, shares=parse_shares(args.split), seed=args.seed,
         budget_usd=args.budget_usd,
     )  # fmt: skip
     if args.dry_run:
-        say("\n".join(plan_lines(config, args.improver)))
+        say("\n".join(plan_lines(config, args.improver, args.lang)))
         return EXIT_OK
     from omk.evolve.report import terminal_lines
+    from omk.report.i18n_evolve import t
 
-    done = evolve(config, args.improver, write=args.write)
+    done = evolve(config, args.improver, write=args.write, lang=args.lang)
     code = EXIT_INCOMPLETE if done.report.level == "STOPPED" else EXIT_OK
     if args.json:
         say(json.dumps(done.report.to_json(), indent=2, ensure_ascii=False))
         return code
-    say("\n".join(terminal_lines(done.report)))
-    say(f"report: {config.out / 'report.md'}" + (f" · wrote {config.skill / 'SKILL.md'}" if done.written else ""))
+    say("\n".join(terminal_lines(done.report, args.lang)))
+    wrote = t(" · wrote {path}", args.lang).format(path=config.skill / "SKILL.md") if done.written else ""
+    say(t("report: {path}", args.lang).format(path=config.out / "report.md") + wrote)
     return code

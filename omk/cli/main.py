@@ -104,6 +104,7 @@ def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     view.add_argument("runs", nargs="*", help="run folders, or folders of run folders (default .omk/runs and .omk/evolve)")
     view.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one)")
     view.add_argument("--export", metavar="DIR", help="write the pages as static files into DIR instead of serving them")
+    view.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the pages and the lines printed")
     mrg = sub.add_parser("merge", help="join the shards of a split run (omk eval --shard I/N) into one run folder")
     mrg.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="the shards' run folders")
     mrg.add_argument("--out", required=True, metavar="DIR", help="the merged run folder")
@@ -168,6 +169,7 @@ def _add_evolve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     evo.add_argument("--budget-usd", type=_usd, metavar="X", help="start no paid step once X dollars are spent; exit 3 (the same command resumes)")
     evo.add_argument("--write", action="store_true", help="copy the selected SKILL.md over the original when the final check says PROGRESS")
     evo.add_argument("--json", action="store_true", help="print the report as JSON")
+    evo.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed and of report.md, report.html and final/'s reports")
 
 
 def _add_observe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,6 +17,7 @@ from omk.evolve import splits
 from omk.evolve.evaluate import prepare
 from omk.evolve.improver import MAX_FAILURES
 from omk.evolve.loop import EvolveConfig
+from omk.report.i18n_evolve import t
 
 if TYPE_CHECKING:
     from omk.engine.estimate import Estimate, ModelLine
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 REQUEST_OVERHEAD = 200  # tokens of the request's instructions and headings, and per failure shown
 
 
-def plan_lines(config: EvolveConfig, improver: str) -> list[str]:
+def plan_lines(config: EvolveConfig, improver: str, lang: str = "en") -> list[str]:
     from omk.authoring.asker import TargetAsker
     from omk.engine.estimate import ModelLine, count_tokens, estimate, model_price
 
@@ -46,26 +47,29 @@ def plan_lines(config: EvolveConfig, improver: str) -> list[str]:
     improver_line = ModelLine("improver", name, config.rounds, request * config.rounds, skill_tokens * config.candidates * config.rounds, price)
     all_lines = [*lines.values(), improver_line]
     total = sum(c for m in all_lines if (c := m.cost_usd) is not None)
+    head = "dry run: nothing was called; split train {train} / selection {selection} / test {test}; at most {runs} sample run(s) over {rounds} round(s) of {candidates} candidate(s)"
     out = [
-        f"dry run: nothing was called; split train {len(split.train)} / selection {len(split.selection)} / test {len(split.test)}; "
-        f"at most {runs} sample run(s) over {config.rounds} round(s) of {config.candidates} candidate(s)"
+        t(head, lang).format(
+            train=len(split.train), selection=len(split.selection), test=len(split.test), runs=runs, rounds=config.rounds, candidates=config.candidates
+        )
     ]
     for m in all_lines:
-        cost = "no known price" if m.cost_usd is None else f"${m.cost_usd:.4f}"
-        out.append(f"  {m.role} {m.name}: {m.calls} call(s), ~{m.input_tokens} prompt + ~{m.output_tokens} output tokens, {cost}")
-    out.append(_total_line(total, [m.name for m in all_lines if m.cost_usd is None]))
+        cost = t("no known price", lang) if m.cost_usd is None else f"${m.cost_usd:.4f}"
+        line = t("  {role} {name}: {calls} call(s), ~{input} prompt + ~{output} output tokens, {cost}", lang)
+        out.append(line.format(role=t(m.role, lang), name=m.name, calls=m.calls, input=m.input_tokens, output=m.output_tokens, cost=cost))
+    out.append(_total_line(total, [m.name for m in all_lines if m.cost_usd is None], lang))
     return out
 
 
-def _total_line(total: float, unpriced: list[str]) -> str:
+def _total_line(total: float, unpriced: list[str], lang: str = "en") -> str:
     """The most the loop can cost; with calls of no known price, what is known of it, said so
     (`$0.0000` alone would read as free)."""
     if not unpriced:
-        return f"estimated cost at most: ${total:.4f}"
-    missing = f"no known price for {', '.join(dict.fromkeys(unpriced))}"
+        return t("estimated cost at most: ${total}", lang).format(total=f"{total:.4f}")
+    names = ", ".join(dict.fromkeys(unpriced))
     if total == 0:
-        return f"estimated cost: unknown ({missing})"
-    return f"estimated cost at most: ${total:.4f} for the priced calls; not counted: {missing}"
+        return t("estimated cost: unknown (no known price for {names})", lang).format(names=names)
+    return t("estimated cost at most: ${total} for the priced calls; not counted: no known price for {names}", lang).format(total=f"{total:.4f}", names=names)
 
 
 def _add(lines: dict[tuple[str, str], ModelLine], part: Estimate, times: int) -> None:

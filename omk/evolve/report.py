@@ -213,48 +213,71 @@ def _fig(x: float | None, signed: bool = True) -> str:
     return "—" if x is None else (f"{x:+.3f}" if signed else f"{x:.3f}")
 
 
-def terminal_lines(report: EvolveReport) -> list[str]:
-    """What `omk evolve` prints."""
-    s = report.split
+def terminal_lines(report: EvolveReport, lang: str = "en") -> list[str]:
+    """What `omk evolve` prints, in `lang`."""
+    from omk.report.i18n_evolve import evolve_text, t
+
+    s, settings = report.split, report.settings
     lines = [
-        f"omk evolve {report.skill} · focus {report.focus} · split train {s.train} / selection {s.selection} / test {s.test} · "
-        f"α {report.settings.alpha:g} over {report.settings.tests} candidates",
+        t("omk evolve {skill} · focus {focus} · split train {train} / selection {selection} / test {test} · α {alpha} over {tests} candidates", lang).format(
+            skill=report.skill, focus=report.focus, train=s.train, selection=s.selection, test=s.test, alpha=f"{settings.alpha:g}", tests=settings.tests
+        ),
     ]
     for c in report.candidates:
         d = c.decision
         figures = f" {_fig(d.change)} [{_fig(d.low)}, {_fig(d.high)}]" if d is not None and d.change is not None else ""
-        lines.append(f"  round {c.round} candidate {c.index}: {c.status.upper()}{figures} · {c.reason}")
-    lines.extend(f"  note: {note}" for note in report.notes)
-    lines.append(f"stopped: {report.stop}")
+        status = t(c.status, lang) if lang == "zh" else c.status.upper()
+        lines.append(t("  round {round} candidate {index}: {status}{figures} · {reason}", lang).format(round=c.round, index=c.index, status=status, figures=figures, reason=evolve_text(c.reason, lang)))
+    lines.extend(t("  note: {note}", lang).format(note=evolve_text(note, lang)) for note in report.notes)
+    lines.append(t("stopped: {stop}", lang).format(stop=evolve_text(report.stop, lang)))
     g = report.gap
-    lines.append(f"gain over the original: train {_fig(g.train)} · selection {_fig(g.selection)} · test {_fig(g.test)}")
-    lines.append(report.headline if report.headline.startswith(report.level) else f"{report.level} · {report.headline}")
-    lines.append(f"cost ${report.cost_usd:.4f}")
+    lines.append(t("gain over the original: train {train} · selection {selection} · test {test}", lang).format(train=_fig(g.train), selection=_fig(g.selection), test=_fig(g.test)))
+    lines.append(evolve_text(_level_line(report), lang))
+    lines.append(t("cost ${cost}", lang).format(cost=f"{report.cost_usd:.4f}"))
     return lines
 
 
-def markdown(report: EvolveReport) -> str:
-    """The report as a Markdown page."""
+def _level_line(report: EvolveReport) -> str:
+    """The final level and its headline, the level said once."""
+    return report.headline if report.headline.startswith(report.level) else f"{report.level} · {report.headline}"
+
+
+def markdown(report: EvolveReport, lang: str = "en") -> str:
+    """The report as a Markdown page, in `lang`."""
+    from omk.report.i18n_evolve import evolve_text, t
+
     s, g = report.split, report.gap
+    level, rest = level_and_rest(report)
+    head = [t(h, lang) for h in ("round", "candidate", "status", "change", "interval", "lines changed", "why")]
     out = [
-        f"# omk evolve: {report.skill}",
+        "# " + t("omk evolve: {skill}", lang).format(skill=report.skill),
         "",
-        f"**{report.level}**" + (f" · {report.headline[len(report.level) + 3 :]}" if report.headline.startswith(f"{report.level} · ") else f" · {report.headline}"),
+        f"**{evolve_text(level, lang)}** · {evolve_text(rest, lang)}",
         "",
-        f"Focus `{report.focus}`; split train {s.train} / selection {s.selection} / test {s.test} (seed {report.settings.seed}); "
-        f"each candidate tested at α {report.settings.alpha:g} / {report.settings.tests}; stopped: {report.stop}.",
+        t("Focus `{focus}`; split train {train} / selection {selection} / test {test} (seed {seed}); each candidate tested at α {alpha} / {tests}; stopped: {stop}.", lang).format(
+            focus=report.focus, train=s.train, selection=s.selection, test=s.test, seed=report.settings.seed, alpha=f"{report.settings.alpha:g}",
+            tests=report.settings.tests, stop=evolve_text(report.stop, lang),
+        ),
         "",
-        "| round | candidate | status | change | interval | lines changed | why |",
+        "| " + " | ".join(head) + " |",
         "|---|---|---|---|---|---|---|",
-    ]
+    ]  # fmt: skip
     for c in report.candidates:
         d = c.decision
         interval = f"[{_fig(d.low)}, {_fig(d.high)}]" if d is not None else "—"
-        reason = c.reason.replace("|", "\\|")
-        out.append(f"| {c.round} | {c.index} | {c.status} | {_fig(d.change if d is not None else None)} | {interval} | {c.lines_changed} | {reason} |")
-    out += [f"- {note}" for note in report.notes]
-    out += ["", f"Gain over the original (composite): train {_fig(g.train)}, selection {_fig(g.selection)}, test {_fig(g.test)}.", ""]
-    out += [f"Cost: ${report.cost_usd:.4f}" + "".join(f"; round {k} ${v:.4f}" for k, v in sorted(report.cost_per_round.items())), ""]
+        reason = evolve_text(c.reason, lang).replace("|", "\\|")
+        out.append(f"| {c.round} | {c.index} | {t(c.status, lang)} | {_fig(d.change if d is not None else None)} | {interval} | {c.lines_changed} | {reason} |")
+    out += [f"- {evolve_text(note, lang)}" for note in report.notes]
+    gain = t("Gain over the original (composite): train {train}, selection {selection}, test {test}.", lang)
+    out += ["", gain.format(train=_fig(g.train), selection=_fig(g.selection), test=_fig(g.test)), ""]
+    rounds = "".join(t("; round {round} ${cost}", lang).format(round=k, cost=f"{v:.4f}") for k, v in sorted(report.cost_per_round.items()))
+    out += [t("Cost: ${cost}", lang).format(cost=f"{report.cost_usd:.4f}") + rounds, ""]
     if report.diff:
-        out += ["## The selected skill against the original", "", "```diff", report.diff.rstrip("\n"), "```", ""]
+        out += ["## " + t("The selected skill against the original", lang), "", "```diff", report.diff.rstrip("\n"), "```", ""]
     return "\n".join(out)
+
+
+def level_and_rest(report: EvolveReport) -> tuple[str, str]:
+    """The final level, and the headline without it (a verdict's headline starts with its level)."""
+    prefix = f"{report.level} · "
+    return report.level, report.headline[len(prefix) :] if report.headline.startswith(prefix) else report.headline

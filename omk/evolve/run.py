@@ -32,9 +32,10 @@ class Evolved:
     written: bool  # --write copied the selected skill back
 
 
-def evolve(config: EvolveConfig, improver: str, *, write: bool = False) -> Evolved:
+def evolve(config: EvolveConfig, improver: str, *, write: bool = False, lang: str = "en") -> Evolved:
     """Run the loop with the improver target `improver` (a spec: openai:, anthropic:, cmd:). A loop
-    the budget stops keeps what it did (the report says STOPPED); the same command resumes it."""
+    the budget stops keeps what it did (the report says STOPPED); the same command resumes it.
+    report.md and report.html are written in `lang`; report.json keeps omk's English."""
     from omk.authoring.asker import TargetAsker
     from omk.evolve.ledger import BudgetStop
 
@@ -52,7 +53,7 @@ def evolve(config: EvolveConfig, improver: str, *, write: bool = False) -> Evolv
     finally:
         asyncio.run(asker.close())
     built = report.build_report(state)
-    save(config, state.best.folder, built)
+    save(config, state.best.folder, built, lang)
     written = write and built.level == "PROGRESS"
     if written:
         shutil.copyfile(state.best.folder / SKILL_FILE, config.skill / SKILL_FILE)
@@ -73,9 +74,9 @@ async def _ask(asker: TargetAsker, request: str) -> tuple[str, float]:
     return result.output, float(result.trace.cost_usd or 0.0)
 
 
-def save(config: EvolveConfig, selected: Any, built: EvolveReport) -> None:
+def save(config: EvolveConfig, selected: Any, built: EvolveReport, lang: str = "en") -> None:
     loop.copy_skill(selected, config.out / "selected")
     (config.out / "skill.diff").write_text(built.diff, encoding="utf-8")
     (config.out / "report.json").write_text(json.dumps(built.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (config.out / "report.md").write_text(report.markdown(built), encoding="utf-8")
-    (config.out / "report.html").write_text(page(built), encoding="utf-8")
+    (config.out / "report.md").write_text(report.markdown(built, lang), encoding="utf-8")
+    (config.out / "report.html").write_text(page(built, lang), encoding="utf-8")

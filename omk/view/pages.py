@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from omk.engine.variant_records import records_of_report
 from omk.records.result import AssertionResult, SampleResult
+from omk.report.i18n_evolve import t
 from omk.stats.diff import diff_runs
 from omk.view.runs import EvolveEntry, RunEntry
 
@@ -28,9 +29,9 @@ def esc(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, lang: str = "en") -> str:
     return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html><html lang="{"zh" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
         f'<p class="muted"><a href="{link("index")}">omk view</a></p><h1>{esc(title)}</h1>{body}</body></html>\n'
@@ -85,51 +86,59 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 
 
-def index_page(runs: Sequence[RunEntry], problems: Sequence[str], evolve: Sequence[EvolveEntry] = ()) -> str:
+def _head(*names: str, lang: str) -> str:
+    """A table's header row, each name in `lang` (an empty name: an empty cell)."""
+    return "<tr>" + "".join(f"<th>{esc(t(n, lang)) if n else ''}</th>" for n in names) + "</tr>"
+
+
+def index_page(runs: Sequence[RunEntry], problems: Sequence[str], evolve: Sequence[EvolveEntry] = (), lang: str = "en") -> str:
     rows = "".join(
         f'<tr><td><a href="{link("run", r.key)}">{esc(r.key)}</a></td><td>{esc(r.started_at)}</td>'
         f"<td><code>{esc((r.commit or '')[:10]) or '—'}</code></td><td>{esc(r.suite)}</td><td>{esc(r.target)}</td>"
         f'<td class="num">{_num(r.composite)}</td><td class="num">{_pct(r.pass_rate)}</td><td>{esc(r.verdict or "")}</td>'
-        f"<td>{_compare_link(runs, i)}</td></tr>"
+        f"<td>{_compare_link(runs, i, lang)}</td></tr>"
         for i, r in enumerate(runs)
     )
-    head = "<tr><th>run</th><th>started</th><th>commit</th><th>samples</th><th>target</th><th>composite</th><th>pass rate</th><th>verdict</th><th></th></tr>"
-    table = f'<table id="runs">{head}{rows}</table>' if runs else '<p id="runs">No runs found.</p>'
+    head = _head("run", "started", "commit", "samples", "target", "composite", "pass rate", "verdict", "", lang=lang)
+    table = f'<table id="runs">{head}{rows}</table>' if runs else f'<p id="runs">{esc(t("No runs found.", lang))}</p>'
     unread = "".join(f"<li>{esc(p)}</li>" for p in problems)
-    return page("Runs", table + trends(runs) + evolve_table(evolve) + (f'<h2>Not read</h2><ul id="unread">{unread}</ul>' if unread else ""))
+    unread_part = f'<h2>{esc(t("Not read", lang))}</h2><ul id="unread">{unread}</ul>' if unread else ""
+    return page(t("Runs", lang), table + trends(runs, lang) + evolve_table(evolve, lang) + unread_part, lang)
 
 
-def evolve_table(evolve: Sequence[EvolveEntry]) -> str:
+def evolve_table(evolve: Sequence[EvolveEntry], lang: str = "en") -> str:
     """The `omk evolve` runs: the skill, what was improved, the final level and what it cost."""
     if not evolve:
         return ""
+    from omk.report.i18n_evolve import evolve_text
+
     rows = "".join(
         f'<tr><td><a href="{link("evolve", e.key)}">{esc(e.key)}</a></td><td>{esc(e.report.skill)}</td><td>{esc(e.report.focus)}</td>'
-        f'<td class="num">{len(e.report.candidates)}</td><td>{esc(e.report.level)}</td><td>{esc(e.report.headline)}</td>'
+        f'<td class="num">{len(e.report.candidates)}</td><td>{esc(evolve_text(e.report.level, lang))}</td><td>{esc(evolve_text(e.report.headline, lang))}</td>'
         f'<td class="num">${e.report.cost_usd:.4f}</td></tr>'
         for e in evolve
     )
-    head = "<tr><th>evolve run</th><th>skill</th><th>focus</th><th>candidates</th><th>level</th><th>verdict</th><th>cost</th></tr>"
-    return f'<h2>Evolve runs</h2><table id="evolve">{head}{rows}</table>'
+    head = _head("evolve run", "skill", "focus", "candidates", "level", "verdict", "cost", lang=lang)
+    return f'<h2>{esc(t("Evolve runs", lang))}</h2><table id="evolve">{head}{rows}</table>'
 
 
-def _compare_link(runs: Sequence[RunEntry], i: int) -> str:
+def _compare_link(runs: Sequence[RunEntry], i: int, lang: str = "en") -> str:
     """To the previous run of the same sample set and target, when there is one."""
     r = runs[i]
     earlier = [p for p in runs[:i] if p.suite == r.suite and p.target == r.target]
-    return f'<a href="{link("compare", earlier[-1].key, r.key)}">vs previous</a>' if earlier else ""
+    return f'<a href="{link("compare", earlier[-1].key, r.key)}">{esc(t("vs previous", lang))}</a>' if earlier else ""
 
 
-def trends(runs: Sequence[RunEntry]) -> str:
+def trends(runs: Sequence[RunEntry], lang: str = "en") -> str:
     """One chart per sample set and target: composite (1–5) and pass rate (0–100%) run by run."""
     groups: dict[tuple[str, str], list[RunEntry]] = {}
     for r in runs:
         groups.setdefault((r.suite, r.target), []).append(r)
-    charts = [_chart(suite, target, group) for (suite, target), group in groups.items() if len(group) >= 2]
-    return "<h2>Trends</h2>" + "".join(charts) if charts else ""
+    charts = [_chart(suite, target, group, lang) for (suite, target), group in groups.items() if len(group) >= 2]
+    return f"<h2>{esc(t('Trends', lang))}</h2>" + "".join(charts) if charts else ""
 
 
-def _chart(suite: str, target: str, group: list[RunEntry]) -> str:
+def _chart(suite: str, target: str, group: list[RunEntry], lang: str = "en") -> str:
     """The two lines over labelled axes: pass rate (0–100%) on the left, composite (1–5) on the
     right, the runs in order along the bottom."""
     w, h = 560, 200
@@ -145,17 +154,17 @@ def _chart(suite: str, target: str, group: list[RunEntry]) -> str:
     composite = points([r.composite for r in group], 1.0, 5.0)
     passed = points([r.pass_rate for r in group], 0.0, 1.0)
     title = f"{suite} · {target}"
+    caption = t("{title}: composite (blue, 1–5) and pass rate (green, 0–100%), {n} runs", lang).format(title=title, n=len(group))
     return (
-        f'<figure class="trend"><figcaption>{esc(title)}: composite (blue, 1–5) and pass rate (green, 0–100%), '
-        f"{len(group)} runs</figcaption>"
+        f'<figure class="trend"><figcaption>{esc(caption)}</figcaption>'
         f'<svg width="{w}" height="{h}" role="img" aria-label="{esc(title)}">'
-        + _axes(w, h, (left, right, top, bottom), len(group), step, y)
+        + _axes(w, h, (left, right, top, bottom), len(group), step, y, lang)
         + f'<polyline class="composite" fill="none" stroke="#175cd3" stroke-width="2" points="{composite}"/>'
         f'<polyline class="pass-rate" fill="none" stroke="#067647" stroke-width="2" points="{passed}"/></svg></figure>'
     )
 
 
-def _axes(w: int, h: int, margins: tuple[int, int, int, int], runs: int, step: float, y: Any) -> str:
+def _axes(w: int, h: int, margins: tuple[int, int, int, int], runs: int, step: float, y: Any, lang: str = "en") -> str:
     """The axes of a trend chart, each with its ticks and its name."""
     left, right, top, bottom = margins
     base, end = h - bottom, w - right
@@ -175,31 +184,31 @@ def _axes(w: int, h: int, margins: tuple[int, int, int, int], runs: int, step: f
         out.append(f'<text class="tick-run" x="{left + i * step:.1f}" y="{base + 14}" text-anchor="middle" {small}>{i + 1}</text>')
     middle = (top + base) / 2
     out += [
-        f'<text class="axis-name" x="{(left + end) / 2:.0f}" y="{h - 6}" text-anchor="middle" {small}>run (oldest first)</text>',
-        f'<text class="axis-name" x="12" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 12 {middle:.0f})" {small}>pass rate</text>',
-        f'<text class="axis-name" x="{w - 12}" y="{middle:.0f}" text-anchor="middle" transform="rotate(90 {w - 12} {middle:.0f})" {small}>composite</text>',
+        f'<text class="axis-name" x="{(left + end) / 2:.0f}" y="{h - 6}" text-anchor="middle" {small}>{esc(t("run (oldest first)", lang))}</text>',
+        f'<text class="axis-name" x="12" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 12 {middle:.0f})" {small}>{esc(t("pass rate", lang))}</text>',
+        f'<text class="axis-name" x="{w - 12}" y="{middle:.0f}" text-anchor="middle" transform="rotate(90 {w - 12} {middle:.0f})" {small}>{esc(t("composite", lang))}</text>',
     ]
     return "".join(out)
 
 
-def compare_page(a: RunEntry, b: RunEntry, trivial: float = 0.1) -> str:
+def compare_page(a: RunEntry, b: RunEntry, trivial: float = 0.1, lang: str = "en") -> str:
     diff = diff_runs(records_of_report(a.document), records_of_report(b.document), trivial=trivial)
     changed = {c.sample_id for c in diff.changes}
     checks_a, checks_b = _checks(a.document.results, changed), _checks(b.document.results, changed)
     rows = "".join(
         f'<tr><td><a href="{link("sample", c.sample_id)}">{esc(c.sample_id)}</a></td>'
-        f"<td>{esc(', '.join(k.replace('_', ' ') for k in c.kinds))}</td>"
+        f"<td>{esc(', '.join(t(k.replace('_', ' '), lang) for k in c.kinds))}</td>"
         f'<td class="num">{_num(c.a_composite)}</td><td class="num">{_num(c.b_composite)}</td>'
-        f"<td>{_flipped(checks_a.get(c.sample_id, {}), checks_b.get(c.sample_id, {}))}</td></tr>"
+        f"<td>{_flipped(checks_a.get(c.sample_id, {}), checks_b.get(c.sample_id, {}), lang)}</td></tr>"
         for c in diff.changes
     )
-    head = "<tr><th>sample</th><th>what changed</th><th>A</th><th>B</th><th>checks that changed</th></tr>"
-    lead = (
-        f'<p>A = <a href="{link("run", a.key)}">{esc(a.key)}</a> ({esc(a.target)}) · '
-        f'B = <a href="{link("run", b.key)}">{esc(b.key)}</a> ({esc(b.target)}) · {len(diff.changes)} changed, '
-        f"{diff.unchanged} unchanged, {diff.regressed} got worse</p>"
+    head = _head("sample", "what changed", "A", "B", "checks that changed", lang=lang)
+    said = t("A = {a} ({a_target}) · B = {b} ({b_target}) · {changed} changed, {unchanged} unchanged, {worse} got worse", lang)
+    lead = esc(said).format(
+        a=f'<a href="{link("run", a.key)}">{esc(a.key)}</a>', a_target=esc(a.target), b=f'<a href="{link("run", b.key)}">{esc(b.key)}</a>',
+        b_target=esc(b.target), changed=len(diff.changes), unchanged=diff.unchanged, worse=diff.regressed,
     )
-    return page(f"{a.key} → {b.key}", lead + f'<table id="changes">{head}{rows}</table>')
+    return page(f"{a.key} → {b.key}", f"<p>{lead}</p>" + f'<table id="changes">{head}{rows}</table>', lang)
 
 
 def _checks(results: Sequence[SampleResult], wanted: set[str]) -> dict[str, dict[str, bool | None]]:
@@ -215,13 +224,13 @@ def _label(a: AssertionResult) -> str:
     return ("not " if a.negate else "") + a.type + (f" {a.value!r}" if a.value is not None else "")
 
 
-def _flipped(a: dict[str, bool | None], b: dict[str, bool | None]) -> str:
-    words = {True: "pass", False: "fail", None: "—"}
+def _flipped(a: dict[str, bool | None], b: dict[str, bool | None], lang: str = "en") -> str:
+    words = {True: t("pass", lang), False: t("fail", lang), None: "—"}
     flips = [f"{esc(k)}: {words[a.get(k)]} → {words[b.get(k)]}" for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
-    return "<br>".join(flips) or '<span class="muted">none</span>'
+    return "<br>".join(flips) or f'<span class="muted">{esc(t("none", lang))}</span>'
 
 
-def sample_page(sample_id: str, runs: Sequence[RunEntry]) -> str:
+def sample_page(sample_id: str, runs: Sequence[RunEntry], lang: str = "en") -> str:
     rows = []
     for r in runs:
         for res in r.document.results:
@@ -230,9 +239,9 @@ def sample_page(sample_id: str, runs: Sequence[RunEntry]) -> str:
                 cls = "ok" if state == "passed" else "bad"
                 rows.append(
                     f'<tr><td><a href="{link("run", r.key)}">{esc(r.key)}</a></td><td>{esc(r.started_at)}</td>'
-                    f'<td class="num">{res.repeat + 1}</td><td class="{cls}">{state}</td>'
+                    f'<td class="num">{res.repeat + 1}</td><td class="{cls}">{esc(t(state, lang))}</td>'
                     f'<td class="num">{_num(res.scores.composite)}</td><td>{esc(res.error or "")}</td></tr>'
                 )
-    head = "<tr><th>run</th><th>started</th><th>repeat</th><th>state</th><th>composite</th><th>error</th></tr>"
-    body = f'<table id="history">{head}{"".join(rows)}</table>' if rows else '<p id="history">In no run.</p>'
-    return page(f"Sample {sample_id}", body)
+    head = _head("run", "started", "repeat", "state", "composite", "error", lang=lang)
+    body = f'<table id="history">{head}{"".join(rows)}</table>' if rows else f'<p id="history">{esc(t("In no run.", lang))}</p>'
+    return page(t("Sample {sample}", lang).format(sample=sample_id), body, lang)

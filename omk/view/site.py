@@ -21,9 +21,11 @@ from omk.view.runs import EvolveEntry, RunEntry, find_evolve_runs, find_runs
 
 
 class Site:
-    """The runs under some folders, and the page each address names (None: no such page)."""
+    """The runs under some folders, and the page each address names (None: no such page), its
+    words in `lang`."""
 
-    def __init__(self, roots: list[Path]):
+    def __init__(self, roots: list[Path], lang: str = "en"):
+        self.lang = lang
         self.runs, self.problems = find_runs(roots)
         self.by_name = {pages.page_name(r.key): r for r in self.runs}  # a run's page is named after its key
         self.evolve, unread = find_evolve_runs(roots)
@@ -36,16 +38,16 @@ class Site:
             return None
         kind, _, rest = name[: -len(".html")].partition("-")
         if name == "index.html":
-            return pages.index_page(self.runs, self.problems, self.evolve)
+            return pages.index_page(self.runs, self.problems, self.evolve, self.lang)
         if kind == "run" and (run := self.by_name.get(rest)) is not None:
             return self.run_page(run)
         if kind == "evolve" and (entry := self.evolve_by_name.get(rest)) is not None:
             return self.evolve_page(entry)
         if kind == "compare" and len(names := rest.split("--")) == 2 and all(n in self.by_name for n in names):
-            return pages.compare_page(self.by_name[names[0]], self.by_name[names[1]])
+            return pages.compare_page(self.by_name[names[0]], self.by_name[names[1]], lang=self.lang)
         if kind == "sample" and rest:
             sample_id = pages.sample_id_named(rest, self.runs)
-            return pages.sample_page(sample_id, self.runs) if sample_id is not None else None
+            return pages.sample_page(sample_id, self.runs, self.lang) if sample_id is not None else None
         return None
 
     def policy(self, address: str) -> str:
@@ -64,7 +66,7 @@ class Site:
         whatever its author put there)."""
         from omk.report.html_report import render_html
 
-        return render_html(run.document)
+        return render_html(run.document, self.lang)
 
     def evolve_page(self, entry: EvolveEntry) -> str:
         """An evolve run's page, drawn by the view from its report.json (the same page `omk evolve`
@@ -72,7 +74,7 @@ class Site:
         view's no-script policy."""
         from omk.evolve.html import page
 
-        return page(entry.report)
+        return page(entry.report, self.lang)
 
     def addresses(self) -> Iterator[str]:
         """Every page an export writes: the list, each run, each evolve run, each run against the
@@ -145,7 +147,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             except (InputError, OSError) as exc:  # a run folder changed since the view started
                 self.send_error(500, "cannot read this page's run", str(exc)[:300])  # the reason phrase is latin-1
                 return
-            body = (html or "<!DOCTYPE html><title>not found</title><p>No such page.</p>").encode("utf-8")
+            body = (html or f"<!DOCTYPE html><title>404</title><p>{pages.t('No such page.', site.lang)}</p>").encode("utf-8")
             self.policy = site.policy(self.path) if html is not None else pages.CSP
             self.send_response(200 if html is not None else 404)
             self.send_header("Content-Type", "text/html; charset=utf-8")

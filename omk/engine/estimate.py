@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from omk.llm.pricing import cost_usd, price_of
+from omk.llm.pricing import CLI_DEFAULT_MODEL, cost_usd, price_of
 from omk.samples.model import Sample
 
 if TYPE_CHECKING:
@@ -118,10 +118,15 @@ def price_key(spec: str | None) -> str:
 
 
 def model_price(client_or_target: Any) -> tuple[str, tuple[float, float] | None]:
-    """(the name to show, the price) of a target or judge client: its model's, omk.yaml's price first."""
+    """(the name to show, the price) of a target or judge client: its model's, omk.yaml's price first.
+    An agent CLI target that names no model (`claude:`) shows the model its price is of, the one
+    the pinned CLI asks for by default: `claude: (claude-opus-5-5)`."""
     client = getattr(client_or_target, "client", None)
     model = getattr(client, "model", None) or getattr(client_or_target, "model", None)
-    name = str(model or getattr(client_or_target, "spec", None) or type(client_or_target).__name__)
+    spec = getattr(client_or_target, "spec", None)
+    name = str(model or spec or type(client_or_target).__name__)
+    if not model and isinstance(spec, str) and (default := CLI_DEFAULT_MODEL.get(spec.partition(":")[0])) and spec.endswith(":"):
+        name = f"{spec} ({default})"
     price = getattr(client, "price", None) or getattr(client_or_target, "price", None) or (price_of(str(model)) if model else None)
     return name, price
 

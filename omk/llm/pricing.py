@@ -3,16 +3,24 @@
 Prices are USD per 1M tokens (input, output), list prices as published by the providers on the
 date in `PRICES_CHECKED`; they drift, so omk.yaml may set `openai.price` / `anthropic.price` (API
 targets) and `claude.price` / `codex.price` (the agent CLIs) to override. The agent CLIs' model
-names are in the table too (`sonnet`, `gpt-5-codex`…): a dry run, a budget and the cost columns
-price their calls when the CLI reports no cost of its own. A model that is not in the table gets
-cost null, never a guess.
+names are in the table too (`sonnet`, `gpt-5-codex`…), and so is the model each pinned CLI sends
+when the target names none (`CLI_DEFAULT_MODEL`): a dry run, a budget and the cost columns price
+their calls when the CLI reports no cost of its own. A model that is not in the table gets cost
+null, never a guess (a model priced in tiers, such as Claude Haiku 5.5, is left out).
 """
 
 from __future__ import annotations
 
 import re
 
-PRICES_CHECKED = "2025-11-24"  # the day the table below was taken from the providers' price pages
+# The day the table below was last checked against the providers' pages. The rows of the models
+# released since the first table (2025-11-24) come from: Anthropic's model pages
+# (platform.claude.com/docs/.../models/<model>/overview: Opus 5.5 $4/$20, Sonnet 5.5 and Sonnet 5
+# $2/$10, Opus 5 $5/$25, Fable 5.1 $10/$50; the same pages list Opus 4.5 and Haiku 4.5 unchanged),
+# and OpenAI's model pages of GPT-6.2 Sol and Astra (released 2026-11-17; $2/$10 and $8/$40, as
+# mirrored on 2026-11-19) and GPT-6 Sol, Luna and Astra (2026-09-22 pricing). Long-context,
+# cached, batch and priority rates are not modelled: the figure is the standard short-context rate.
+PRICES_CHECKED = "2026-11-29"
 
 # model name (without a date suffix) -> (input, output) USD per 1M tokens
 PRICES: dict[str, tuple[float, float]] = {
@@ -37,7 +45,18 @@ PRICES: dict[str, tuple[float, float]] = {
     "gpt-5.1-codex": (1.25, 10.00),
     "gpt-5.1-codex-mini": (0.25, 2.00),
     "codex-mini-latest": (1.50, 6.00),
+    "gpt-6-sol": (2.00, 10.00),
+    "gpt-6-luna": (0.10, 0.50),
+    "gpt-6-astra": (10.00, 50.00),
+    "gpt-6.1-sol": (2.00, 10.00),
+    "gpt-6.2-sol": (2.00, 10.00),  # the pinned Codex CLI's default model
+    "gpt-6.2-astra": (8.00, 40.00),
     # Anthropic
+    "claude-fable-5-1": (10.00, 50.00),
+    "claude-opus-5-5": (4.00, 20.00),  # the pinned Claude Code CLI's default model
+    "claude-opus-5": (5.00, 25.00),
+    "claude-sonnet-5-5": (2.00, 10.00),
+    "claude-sonnet-5": (2.00, 10.00),
     "claude-opus-4-5": (5.00, 25.00),
     "claude-opus-4-1": (15.00, 75.00),
     "claude-opus-4": (15.00, 75.00),
@@ -49,12 +68,19 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-3-5-haiku": (0.80, 4.00),
     "claude-3-opus": (15.00, 75.00),
     "claude-3-haiku": (0.25, 1.25),
-    # the Claude Code CLI's model aliases: the current model of each family on PRICES_CHECKED (a later
-    # model an alias names may cost otherwise: claude.price in omk.yaml sets it)
-    "opus": (5.00, 25.00),
-    "sonnet": (3.00, 15.00),
-    "haiku": (1.00, 5.00),
+    # the Claude Code CLI's model aliases: the model each names in the pinned CLI on PRICES_CHECKED
+    # (opus: claude-opus-5-5, sonnet: claude-sonnet-5-5; haiku names claude-haiku-5-5, priced in
+    # tiers, so it has no row). A later model an alias names may cost otherwise: claude.price sets it.
+    "opus": (4.00, 20.00),
+    "sonnet": (2.00, 10.00),
 }
+
+# The model each agent CLI asks for when the target names none (`claude:`, `codex:`), as the CLIs
+# pinned in .ci/node send it (read from their requests to `omk serve-model --record`). Another
+# version of a CLI may ask for another model: name it in the target (`claude:sonnet`) or set
+# claude.price / codex.price.
+CLI_DEFAULT_MODEL = {"claude": "claude-opus-5-5", "codex": "gpt-6.2-sol"}
+PINNED_CLI = {"claude": "Claude Code 2.1.331", "codex": "Codex 0.171.0"}
 
 # The omk.yaml setting that overrides the price of each target kind's model.
 PRICE_SETTING = {"openai": "openai.price", "anthropic": "anthropic.price", "claude": "claude.price", "codex": "codex.price"}
@@ -74,6 +100,11 @@ def price_of(model: str) -> tuple[float, float] | None:
         return PRICES[name]
     base = _VERSION_SUFFIX.sub("", name)
     return PRICES.get(base)
+
+
+def cli_price(kind: str, model: str | None) -> tuple[float, float] | None:
+    """The table's price of an agent CLI's model: the one named, else the pinned CLI's default."""
+    return price_of(model or CLI_DEFAULT_MODEL[kind])
 
 
 def cost_usd(

@@ -18,7 +18,7 @@ from typing import Any
 from omk.core.errors import ConfigError
 from omk.domain.skillset import SkillPath, configured_skills
 from omk.io.safe_files import file_sha256, read_text_file, regular_files
-from omk.llm.pricing import price_of, price_setting
+from omk.llm.pricing import cli_price, price_setting
 from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.agent_loop import DEFAULT_MAX_TURNS, max_turns
@@ -235,7 +235,7 @@ def load_settings(model: str, spec: str, settings: TargetSettings) -> ClaudeSett
         binary=binary,
         version=cli_version(binary, spec),
         model=model or None,
-        price=price_setting(block, "claude") or (price_of(model) if model else None),
+        price=price_setting(block, "claude") or cli_price("claude", model),
         skills=skills,
         system=system,
         max_turns=max_turns(settings),

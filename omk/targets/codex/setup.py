@@ -15,7 +15,7 @@ from typing import Any
 from omk.core.errors import ConfigError
 from omk.domain.skillset import configured_skills
 from omk.io.safe_files import read_text_file
-from omk.llm.pricing import price_of, price_setting
+from omk.llm.pricing import cli_price, price_setting
 from omk.settings.target_settings import TargetSettings
 from omk.targets.agent_cli import AgentCli, settings_block
 from omk.targets.claude.setup import PASSED_VARIABLES, cli_version, tree_sha256
@@ -121,7 +121,7 @@ def load_settings(model: str, spec: str, settings: TargetSettings) -> CodexSetti
         binary=binary,
         version=cli_version(binary, spec),
         model=model or None,
-        price=price_setting(block, "codex") or (price_of(model) if model else None),
+        price=price_setting(block, "codex") or cli_price("codex", model),
         skills=skills,
         system=system,
         args=CLI.string_list(block, "args"),

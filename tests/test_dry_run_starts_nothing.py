@@ -67,3 +67,36 @@ def test_a_dry_run_with_no_known_price_says_the_cost_is_unknown_not_zero(tmp_pat
     assert "$0.0000" not in unknown.stdout
     priced = _dry_run(tmp_path, {"OPENAI_API_KEY": "sk-dry-run-key"}, "--target", "openai:gpt-4o")
     assert re.search(r"estimated cost: \$0\.\d{4}\n", priced.stdout), priced.stdout
+
+
+@pytest.mark.parametrize(
+    ("target", "key"),
+    [("openai:gpt-4o", "OPENAI_API_KEY"), ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"), ("claude:sonnet", "ANTHROPIC_API_KEY"), ("codex:", "OPENAI_API_KEY")],
+)
+def test_a_dry_run_needs_no_api_key_and_says_it_is_missing(tmp_path, target, key):
+    """A dry run sends nothing, so a missing key does not stop it: the plan and its cost are
+    printed, with a warning line naming the variable a run needs; the same command without
+    --dry-run refuses, one line, exit 2."""
+    script, marker = _marker_script(tmp_path, "fake-cli")
+    _samples(tmp_path)
+    env = {"OMK_CLAUDE": str(script), "OMK_CODEX": str(script)}
+    proc = _dry_run(tmp_path, env, "--target", target)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "estimated cost: $0.0" in proc.stdout  # a figure: every model here is priced
+    warning = [line for line in proc.stdout.splitlines() if line.strip().startswith("warning:")]
+    assert len(warning) == 1 and f"no API key: set {key}" in warning[0] and "a run stops here" in warning[0], proc.stdout
+    assert not marker.exists()
+    real = run_omk("eval", "eval-samples.yaml", "--no-judge", "--target", target, cwd=tmp_path,
+                   base={k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CODEX_", "CLAUDE_"))} | env,
+                   drop=(), columns=None, timeout=120)  # fmt: skip
+    assert real.returncode == 2 and f"no API key: set {key}" in real.stderr, real.stdout + real.stderr
+    assert not marker.exists()
+
+
+def test_a_dry_run_with_a_judge_and_no_key_warns_in_the_run_s_language(tmp_path):
+    _samples(tmp_path)
+    (tmp_path / "omk.yaml").write_text("judge: openai:gpt-4o\n", encoding="utf-8")
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CODEX_", "CLAUDE_"))}
+    proc = run_omk("eval", "eval-samples.yaml", "--dry-run", "--target", "cmd:true", "--lang", "zh", cwd=tmp_path, base=full, drop=(), columns=None, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "警告：评委 'openai:gpt-4o'：没有 API 密钥：请设置 OPENAI_API_KEY" in proc.stdout, proc.stdout

@@ -72,10 +72,13 @@ def print_estimate(evaluations: list[Evaluation], not_run: list[str], lang: str 
     """`--dry-run`: the plan and what it would cost; no call was made, no program started, and
     `not_run` says which checks that left undone."""
     from omk.engine.estimate import estimate
-    from omk.report.i18n import not_run_text, t
+    from omk.io.process import keys_missing
+    from omk.report.i18n import key_text, not_run_text, t
 
     plan = estimate(evaluations)
     lines = estimate_lines(plan, lang)
+    warning = t("warning: {message}; a run stops here (a dry run sends nothing, so it needs no key)", lang)
+    lines += ["  " + warning.format(message=key_text(message, lang)) for message in keys_missing()]
     if not_run:
         lines.append("  " + t("not checked without running it: {what}", lang).format(what="; ".join(not_run_text(w, lang) for w in not_run)))
     say("\n".join(lines))

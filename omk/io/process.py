@@ -34,22 +34,42 @@ _marks: weakref.WeakKeyDictionary[asyncio.subprocess.Process, str] = weakref.Wea
 
 
 _not_started: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("omk_no_programs", default=None)
+_keys_missing: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("omk_keys_missing", default=None)
 
 
 @contextlib.contextmanager
 def no_programs() -> Iterator[list[str]]:
     """Within it (a dry run) no program starts: `may_start` says no and notes what was not done,
-    in the list this yields, and `start_program` refuses."""
+    in the list this yields, and `start_program` refuses. A missing API key is noted too
+    (`key_missing`, read back with `keys_missing`) instead of refused: nothing is called."""
     outer = _not_started.get()
     if outer is not None:  # already inside one: its notes collect these too
         yield outer
         return
     notes: list[str] = []
-    token = _not_started.set(notes)
+    token, keys = _not_started.set(notes), _keys_missing.set([])
     try:
         yield notes
     finally:
         _not_started.reset(token)
+        _keys_missing.reset(keys)
+
+
+def key_missing(message: str) -> bool:
+    """Whether a missing API key (said by `message`) may pass: True inside `no_programs` (a dry
+    run sends nothing, so it needs no key), which notes it for `keys_missing`; False otherwise,
+    and the caller refuses."""
+    found = _keys_missing.get()
+    if found is None:
+        return False
+    if message not in found:
+        found.append(message)
+    return True
+
+
+def keys_missing() -> list[str]:
+    """The missing keys noted in the current dry run, in the order met."""
+    return list(_keys_missing.get() or [])
 
 
 def may_start(what: str) -> bool:

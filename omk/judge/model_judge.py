@@ -42,7 +42,10 @@ def _provider(name: str, arg: str, spec: str, settings: Mapping[str, Any], defau
         name=name, base_url=url.rstrip("/"), api_key=os.environ.get(key_env) or None, api_key_env=key_env, params={}
     )
     if provider.api_key is None and not is_local_url(url):
-        raise ConfigError(f"judge {spec!r}: no API key: set {key_env} (a local base URL needs none)")
+        from omk.io.process import key_missing
+
+        if not key_missing(message := f"judge {spec!r}: no API key: set {key_env} (a local base URL needs none)"):
+            raise ConfigError(message)
     return model, provider
 
 

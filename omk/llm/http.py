@@ -103,9 +103,12 @@ def provider_settings(name: str, settings: Mapping[str, Any] | None, default_bas
         max_reply_bytes=_reply_cap(block, name),
     )
     if resolved.api_key is None and not resolved.is_local:
-        raise ConfigError(
-            f"target {spec!r}: no API key: set {key_env} (a local base URL such as http://127.0.0.1:8000 needs none)"
-        )
+        from omk.io.process import key_missing
+
+        who = f"judge {spec.removeprefix('judge ')!r}" if spec.startswith("judge ") else f"target {spec!r}"  # as the judge's own errors say it
+        message = f"{who}: no API key: set {key_env} (a local base URL such as http://127.0.0.1:8000 needs none)"
+        if not key_missing(message):
+            raise ConfigError(message)
     return resolved
 
 

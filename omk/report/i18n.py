@@ -478,6 +478,7 @@ ZH = {
     "prompt tokens counted with omk's word tokenizer; output tokens from the cache for {cached} target call(s), {n} per call otherwise": "提示词元按 omk 的分词器计数；{cached} 次目标调用的输出词元取自缓存，其余每次按 {n} 个计",
     "{n} URL(s) in prompts not fetched: their content is not counted": "提示词中的 {n} 个 URL 未抓取：其内容未计入",
     "not checked without running it: {what}": "不运行就无法检查：{what}",
+    "warning: {message}; a run stops here (a dry run sends nothing, so it needs no key)": "警告：{message}；真正运行时会在此停止（试运行不发送任何请求，因此不需要密钥）",
     # omk init, omk gold init
     "wrote {files} in {folder}; run: {command}": "已在 {folder} 写入 {files}；运行：`{command}`",
     "{out}: {count} samples to label (score 1-5, dimensions, pass; rater: your name)": "{out}：{count} 条用例待标注（score 1-5、dimensions、pass；rater 填你的名字）",
@@ -699,3 +700,23 @@ def not_run_text(what: str, lang: str = "en") -> str:
     if lang != "zh":
         return what
     return rewrite(what, _NOT_RUN_COMPILED)
+
+
+# A missing API key a dry run let pass (omk/io/process.py `key_missing`): the target's or judge's
+# own message, said again in `lang`; the spec and the variable's name stay.
+_KEY_ZH: tuple[tuple[str, Said], ...] = (
+    (r"^(target|judge) ('[^']*'): no API key: set (\S+) ?", lambda m: f"{'目标' if m.group(1) == 'target' else '评委'} {m.group(2)}：没有 API 密钥：请设置 {m.group(3)}"),
+    (r"\(a local base URL such as (\S+) needs none\)", r"（\1 这样的本地 base URL 不需要密钥）"),
+    (r"\(a local base URL needs none\)", "（本地 base URL 不需要密钥）"),
+    (r"\(omk runs the CLI without your login\)", "（omk 运行命令行工具时不使用你的登录）"),
+    (r"; or ANTHROPIC_AUTH_TOKEN, or CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1 with their cloud credentials, or `claude: \{user_config: true\}` in omk.yaml to use your own login",
+     "；或设置 ANTHROPIC_AUTH_TOKEN，或 CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1 并配好云端凭据，或在 omk.yaml 中写 `claude: {user_config: true}` 使用你自己的登录"),
+)  # fmt: skip
+_KEY_COMPILED = compiled(_KEY_ZH)
+
+
+def key_text(message: str, lang: str = "en") -> str:
+    """A missing key's message (`target 'openai:gpt-4o': no API key: set OPENAI_API_KEY …`) in `lang`."""
+    if lang != "zh":
+        return message
+    return rewrite(message, _KEY_COMPILED)

@@ -110,12 +110,16 @@ NO_KEY = "no API key: set ANTHROPIC_API_KEY (omk runs the CLI without your login
 def check_credentials(spec: str, block: dict[str, Any]) -> None:
     """The isolated CLI has no login of its own: without one of `CREDENTIALS` every sample would
     fail with "Not logged in"."""
+    from omk.io.process import key_missing
+
     if any(os.environ.get(name, "").strip() not in ("", "0", "false") for name in CREDENTIALS):
         return
-    raise ConfigError(
+    message = (
         f"target {spec!r}: {NO_KEY}; or ANTHROPIC_AUTH_TOKEN, or CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1 "
         "with their cloud credentials, or `claude: {user_config: true}` in omk.yaml to use your own login"
     )
+    if not key_missing(message):
+        raise ConfigError(message)
 
 
 def base_url() -> str | None:

@@ -89,7 +89,10 @@ def base_url() -> str:
 def check_credentials(spec: str) -> None:
     """The isolated CLI has no login of its own (no auth.json in its CODEX_HOME)."""
     if not os.environ.get("OPENAI_API_KEY", "").strip():
-        raise ConfigError(f"target {spec!r}: {NO_KEY}")
+        from omk.io.process import key_missing
+
+        if not key_missing(message := f"target {spec!r}: {NO_KEY}"):
+            raise ConfigError(message)
 
 
 def _artifact(settings: TargetSettings) -> tuple[list[CodexSkill], str | None]:

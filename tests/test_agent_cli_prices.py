@@ -72,7 +72,8 @@ def test_the_pinned_cli_s_default_model_is_priced(tmp_path: Path, kind: str) -> 
     assert asked == {CLI_DEFAULT_MODEL[kind]}, asked
     assert price_of(CLI_DEFAULT_MODEL[kind]) is not None
     trace = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))["results"][0]["trace"]
-    assert trace["cost_usd"] is not None and trace["cost_usd"] > 0  # the cost column has a figure too
+    assert trace["cost_usd"] is not None
+    assert trace["cost_usd"] > 0  # the cost column has a figure too
 
 
 def test_omk_yaml_prices_each_cli_kind_and_the_hint_names_its_setting(tmp_path: Path) -> None:

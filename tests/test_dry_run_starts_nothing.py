@@ -84,12 +84,15 @@ def test_a_dry_run_needs_no_api_key_and_says_it_is_missing(tmp_path, target, key
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "estimated cost: $0.0" in proc.stdout  # a figure: every model here is priced
     warning = [line for line in proc.stdout.splitlines() if line.strip().startswith("warning:")]
-    assert len(warning) == 1 and f"no API key: set {key}" in warning[0] and "a run stops here" in warning[0], proc.stdout
+    assert len(warning) == 1, proc.stdout
+    assert f"no API key: set {key}" in warning[0]
+    assert "a run stops here" in warning[0]
     assert not marker.exists()
     real = run_omk("eval", "eval-samples.yaml", "--no-judge", "--target", target, cwd=tmp_path,
                    base={k: v for k, v in os.environ.items() if not k.startswith(("OMK_", "OPENAI_", "ANTHROPIC_", "CODEX_", "CLAUDE_"))} | env,
                    drop=(), columns=None, timeout=120)  # fmt: skip
-    assert real.returncode == 2 and f"no API key: set {key}" in real.stderr, real.stdout + real.stderr
+    assert real.returncode == 2, real.stdout + real.stderr
+    assert f"no API key: set {key}" in real.stderr
     assert not marker.exists()
 
 

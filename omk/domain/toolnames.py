@@ -92,12 +92,19 @@ def name_problem(name: str) -> str | None:
 
 
 UNSUPPORTED_NOTE = "the agent called {tool}, which {target} does not offer"
+RUN_NOT_HONOURED_NOTE = "mock {key} says run: true, which {target} cannot do (omk answers its tools itself): its return answered"
 
 
 def target_kind(spec: str | None) -> str:
     """`codex:` of `codex:gpt-5`; a spec without a kind as it is."""
     spec = spec or "?"
     return spec.split(":", 1)[0] + ":" if ":" in spec else spec
+
+
+def run_not_honoured_note(key: str, spec: str | None) -> str:
+    """What a trace says of a mock with `run: true` that answered with its return: only the agent
+    CLIs (claude:, codex:) run a real tool; omk answers every other target's tools itself."""
+    return RUN_NOT_HONOURED_NOTE.format(key=key, target=target_kind(spec))
 
 
 def unsupported_note(tool: str, spec: str | None) -> str:

@@ -221,7 +221,9 @@ ZH = {
     "recorded samples": "条录制的用例",
     # a tool call the target does not offer (omk/domain/toolnames.py, omk/report/unsupported.py), read back by `note`
     "the agent called {tool}, which {target} does not offer": "智能体调用了 {tool}，而 {target} 不提供这个工具",
+    "mock {key} says run: true, which {target} cannot do (omk answers its tools itself): its return answered": "mock {key} 写了 run: true，但 {target} 做不到（omk 自己回答它的工具调用）：由它的 return 作答",
     "Unsupported tool calls: {samples} called tools the target does not offer": "不支持的工具调用：{samples}调用了目标不提供的工具",
+    "Mocks with run: true that the target could not run: {samples}": "写了 run: true 但目标无法真正运行的 mock：{samples}",
     "the agent CLI refused {tool} before its recorded mock could answer ({reason})": "在录制的模拟回答之前，智能体命令行工具就拒绝了 {tool}（{reason}）",
     # the shard label (omk/records/shard.py)
     "shard": "分片",
@@ -509,6 +511,8 @@ UNSUPPORTED = "the agent called {tool}, which {target} does not offer"
 REFUSED = "the agent CLI refused {tool} before its recorded mock could answer ({reason})"
 _REFUSED = re.compile(r"the agent CLI refused (?P<tool>.+?) before its recorded mock could answer \((?P<reason>.*)\)", re.S)
 _UNSUPPORTED = re.compile(r"the agent called (?P<tool>.+?), which (?P<target>\S+) does not offer", re.S)
+RUN_NOT_HONOURED = "mock {key} says run: true, which {target} cannot do (omk answers its tools itself): its return answered"
+RUN_NOT_HONOURED_PATTERN = _RUN_NOT_HONOURED = re.compile(r"mock (?P<key>\S+) says run: true, which (?P<target>\S+) cannot do \(omk answers its tools itself\): its return answered")
 
 
 def note(text: str, lang: str = "en") -> str:
@@ -516,7 +520,8 @@ def note(text: str, lang: str = "en") -> str:
     omk/domain/mock_defs.py, is read back and said again); a note omk does not know stays as written."""
     if lang != "zh":
         return text
-    for pattern, template in ((_DRIFT_WITH, DRIFT_WITH), (_DRIFT_NEW, DRIFT_NEW), (_UNSUPPORTED, UNSUPPORTED), (_REFUSED, REFUSED)):
+    known = ((_DRIFT_WITH, DRIFT_WITH), (_DRIFT_NEW, DRIFT_NEW), (_UNSUPPORTED, UNSUPPORTED), (_REFUSED, REFUSED), (_RUN_NOT_HONOURED, RUN_NOT_HONOURED))
+    for pattern, template in known:
         if (found := pattern.fullmatch(text)) is not None:
             return t(template, lang).format(**found.groupdict())
     return text

@@ -2,7 +2,9 @@
 `Skill` under `codex:`, or a tool the CLI has switched off, gets the CLI's own refusal, and the
 sample may still pass. The trace keeps such a call with `outcome: unsupported`
 (omk.records.ToolCall); this names them per sample, in the terminal, `summary.md` and
-report.html ("the agent called Skill, which codex: does not offer").
+report.html ("the agent called Skill, which codex: does not offer"). Likewise a mock with
+`run: true` the target could not honour (only claude: and codex: run a real tool): its return
+answered, and the trace's note says so (omk/runner/retry.py `noted_run_mocks`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 from omk.domain.toolnames import UNSUPPORTED_NOTE, target_kind
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
-from omk.report.i18n import counted, t
+from omk.report.i18n import RUN_NOT_HONOURED_PATTERN, counted, note, t
 from omk.report.sample_notes import markdown_section, print_section, section
 
 
@@ -48,9 +50,23 @@ def lines(report: ReportDocument, lang: str = "en") -> list[str]:
     return section(heading.format(samples=counted(len(samples), "sample", "samples", lang)), per_sample, lang)
 
 
+def run_lines(report: ReportDocument, lang: str = "en") -> list[str]:
+    """The samples whose `run: true` mocks answered with their return, as `lines` says its own."""
+    per_sample: dict[str, list[str]] = {}
+    for result in report.results:
+        notes = [*result.trace.notes, *(n for turn in result.turns for n in turn.trace.notes)]
+        for said in (note(n, lang) for n in notes if RUN_NOT_HONOURED_PATTERN.fullmatch(n)):
+            have = per_sample.setdefault(result.sample_id, [])
+            if said not in have:
+                have.append(said)
+    heading = t("Mocks with run: true that the target could not run: {samples}", lang)
+    return section(heading.format(samples=counted(len(per_sample), "sample", "samples", lang)), per_sample, lang)
+
+
 def print_terminal(report: ReportDocument, console: Any, lang: str = "en") -> None:
     print_section(lines(report, lang), console)
+    print_section(run_lines(report, lang), console)
 
 
 def markdown_lines(report: ReportDocument, lang: str, cell: Callable[[Any], str]) -> list[str]:
-    return markdown_section(lines(report, lang), cell)
+    return markdown_section(lines(report, lang), cell) + markdown_section(run_lines(report, lang), cell)

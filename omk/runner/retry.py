@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from omk.domain.toolnames import unsupported_note
+from omk.domain.mock_defs import mock_keys
+from omk.domain.toolnames import run_not_honoured_note, unsupported_note
 from omk.llm.retry import CallFailure, RetryPolicy, call_with_retry, classify
 from omk.records import Trace
 from omk.samples.model import Sample
@@ -38,7 +39,7 @@ async def call_with_retries(
         return await target.run(sample, prompt, session=session)
 
     produced, attempts = await call_with_retry(call, timeout, policy)
-    produced.trace = noted_unsupported(produced.trace, target.spec)
+    produced.trace = noted_run_mocks(noted_unsupported(produced.trace, target.spec), sample, target.spec)
     return produced, attempts
 
 
@@ -49,8 +50,20 @@ def answer_at_once(target: AnswersAtOnce, sample: Sample, prompt: str, timeout: 
         produced = target.answer(sample, prompt)
     except Exception as exc:  # noqa: BLE001 - a bug in the target must not end the run
         raise TargetFailure(classify(exc, timeout)[0], 1) from None
-    produced.trace = noted_unsupported(produced.trace, target.spec)
+    produced.trace = noted_run_mocks(noted_unsupported(produced.trace, target.spec), sample, target.spec)
     return produced, 1
+
+
+def noted_run_mocks(trace: Trace, sample: Sample, spec: str) -> Trace:
+    """The trace with a note per mock with `run: true` that answered with its return (`outcome:
+    mock`): the target cannot run the real tool, and the call would otherwise read as the real
+    tool's (claude: and codex: run it: `outcome: ran`)."""
+    if not any(m.get("run") is True for m in sample.mocks):
+        return trace
+    runs = {key for key, m in zip(mock_keys(sample.mocks), sample.mocks, strict=True) if m.get("run") is True}
+    keys = dict.fromkeys(c.mock_key for c in trace.tool_calls if c.outcome == "mock" and c.mock_key in runs)
+    new = [n for n in (run_not_honoured_note(str(k), spec) for k in keys) if n not in trace.notes]
+    return msgspec.structs.replace(trace, notes=(*trace.notes, *new)) if new else trace
 
 
 def noted_unsupported(trace: Trace, spec: str) -> Trace:

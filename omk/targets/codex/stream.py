@@ -84,7 +84,8 @@ def _ran_call(item: dict[str, Any]) -> ToolCall:
 
 
 def tool_calls(run: CodexRun, records: list[dict[str, Any]]) -> list[ToolCall]:
-    """The hook's calls in order; an allowed call's output is that of the next item that ran.
+    """The hook's calls in order; an allowed call's output is that of the next item that ran, and
+    a call a mock with `run: true` let run keeps that mock's key (its hit, as under claude:).
     Items the hook never saw (a tool Codex answers itself) follow."""
     ran = list(run.ran)
     calls = []
@@ -97,7 +98,8 @@ def tool_calls(run: CodexRun, records: list[dict[str, Any]]) -> list[ToolCall]:
                                   not mocked, "mock" if mocked else "denied"))
             continue
         item = _ran_call(ran.pop(0)) if ran else None
-        calls.append(ToolCall(tool, call_input, item.output if item else None, False, None, bool(item and item.is_error), "ran"))
+        key = record.get("mock_key")  # set when a mock with `run: true` let the real tool run
+        calls.append(ToolCall(tool, call_input, item.output if item else None, False, key, bool(item and item.is_error), "ran"))
     return calls + [_ran_call(item) for item in ran]
 
 

@@ -332,3 +332,47 @@ def test_the_workspace_files_a_recorded_run_named_are_carried_over(tmp_path):
     assert carried_files(result, tmp_path).why_not == ["src/app.py: a link; not carried"]
     (tmp_path / "s.yaml").unlink()
     assert carried_files(result, tmp_path).why_not == [f"workspace not carried: the samples file {tmp_path / 's.yaml'} was not found"]
+
+
+READS_TWO_FILES = """
+import json, sys
+json.loads(sys.stdin.readline())
+for n, name in enumerate(["notes.txt", "kept.txt"]):
+    print(json.dumps({"type": "tool_call", "id": f"c{n}", "tool": "Read", "input": {"file_path": f"/tmp/omk-cmd-ab12/work/{name}"}}), flush=True)
+    json.loads(sys.stdin.readline())
+print(json.dumps({"type": "response", "output": "ok"}), flush=True)
+"""
+
+
+def test_a_workspace_file_modified_since_the_run_is_carried_and_said_never_silently(tmp_path):
+    """The run keeps no copy of the workspace, so `--from-run --output` reads the files as they are
+    now. A file modified after the run started is carried as it is, and both the comment above the
+    sample and a line on stderr say which file and when (in Chinese too); an untouched one is not named."""
+    import os
+    import time
+
+    (tmp_path / "agent.py").write_text(READS_TWO_FILES, encoding="utf-8")
+    (tmp_path / "ws").mkdir()
+    for name in ("notes.txt", "kept.txt"):
+        (tmp_path / "ws" / name).write_text(f"{name} as the run saw it\n", encoding="utf-8")
+        os.utime(tmp_path / "ws" / name, (time.time() - 3600, time.time() - 3600))
+    sample = {"sample_id": "reads", "prompt": "Read both.", "workspace": "ws", "mocks": [{"tool": "Read", "match": {"input_contains": ".txt"}, "return": "text"}],
+              "assertions": [{"type": "contains", "value": "ok"}]}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump({"samples": [sample]}), encoding="utf-8")
+    run = omk_cli("eval", "s.yaml", "--target", f"cmd:{sys.executable} {tmp_path / 'agent.py'}", "--no-judge", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (tmp_path / "ws" / "notes.txt").write_text("edited after the run\n", encoding="utf-8")
+    os.utime(tmp_path / "ws" / "notes.txt", (time.time() + 60, time.time() + 60))  # after the run started, whatever the clock's grain
+
+    made = omk_cli("sample", "--from-run", "run1", "--output", "recorded.yaml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    said = [line for line in made.stderr.splitlines() if "modified" in line]
+    assert len(said) == 1, made.stderr
+    assert said[0].startswith("reads: workspace: notes.txt was modified ")
+    assert "carried as it is now, which may not be what the agent saw" in said[0]
+    text = (tmp_path / "recorded.yaml").read_text(encoding="utf-8")
+    assert "# workspace: notes.txt was modified " in text
+    assert "kept.txt was modified" not in text
+    assert (tmp_path / "recorded.workspace" / "reads" / "notes.txt").read_text(encoding="utf-8") == "edited after the run\n"
+    zh = omk_cli("sample", "--from-run", "run1", "--output", "zh.yaml", "--lang", "zh", cwd=tmp_path)
+    assert "reads: 工作区：notes.txt 在 " in zh.stderr, zh.stderr

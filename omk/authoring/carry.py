@@ -9,9 +9,11 @@ runs on the carried copy (the hook counts it as the mock's hit), and the recorde
 reaches its mock as in the recording. Every other call stays a mock's answer.
 
 The files are taken from the sample's workspace folder as it is now (found through the result's
-source file, loaded again); the run itself keeps no copy of them. A file that is gone, changed
-into a link or special file, or lies outside the folder is not carried. A text file is written with
-the secrets this machine knows masked, as the samples' own text is (omk/authoring/from_run.py).
+source file, loaded again); the run itself keeps no copy of them. A file modified after the run
+started may not be what the agent saw: it is carried as it is now, and the comment above the
+sample and a line on stderr say so (`changed`), never silently. A file that is gone, changed into
+a link or special file, or lies outside the folder is not carried. A text file is written with the
+secrets this machine knows masked, as the samples' own text is (omk/authoring/from_run.py).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Carried:
 
     files: dict[str, bytes] = field(default_factory=dict)
     why_not: list[str] = field(default_factory=list)
+    changed: list[tuple[str, str]] = field(default_factory=list)  # (path, when) carried, but modified after the run started
 
 
 def inside_path(call: ToolCall) -> str | None:
@@ -57,8 +60,9 @@ def folder_name(sample_id: str) -> str:
     return _UNSAFE.sub("_", sample_id).strip("._") or "sample"
 
 
-def carried_files(result: SampleResult, run_dir: Path) -> Carried:
-    """The files of the result's sample workspace its recorded calls named (see the module text)."""
+def carried_files(result: SampleResult, run_dir: Path, run_started: str | None = None) -> Carried:
+    """The files of the result's sample workspace its recorded calls named (see the module text);
+    `run_started` (the run's ISO start time) tells which were modified since."""
     wanted = list(dict.fromkeys(p for p in map(inside_path, calls_of(result)) if p is not None))
     if not wanted:
         return Carried()
@@ -70,6 +74,8 @@ def carried_files(result: SampleResult, run_dir: Path) -> Carried:
         data = _read_inside(source, inside)
         if isinstance(data, bytes):
             carried.files[inside] = data
+            if (since := _modified_since(source / inside, run_started)) is not None:
+                carried.changed.append((inside, since))
         elif data:
             carried.why_not.append(data)
     return carried
@@ -91,6 +97,22 @@ def _read_inside(source: Path, inside: str) -> bytes | str | None:
     if path.stat().st_size > MAX_MOCK_FILE_BYTES:
         return f"{inside}: over {MAX_MOCK_FILE_BYTES} bytes; not carried"
     return path.read_bytes()
+
+
+def _modified_since(path: Path, run_started: str | None) -> str | None:
+    """The file's modification time (ISO, UTC, to the second) when it is after `run_started`."""
+    from datetime import UTC, datetime
+
+    if not run_started:
+        return None
+    try:
+        started = datetime.fromisoformat(run_started)
+        modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except (ValueError, OSError):
+        return None
+    if started.tzinfo is None:
+        started = started.replace(tzinfo=UTC)
+    return modified.isoformat(timespec="seconds") if modified > started else None
 
 
 def _samples_file(result: SampleResult, run_dir: Path) -> Path | None:

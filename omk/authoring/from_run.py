@@ -41,9 +41,11 @@ class FromRun:
     text: str
     count: int
     left_out: list[str] = field(default_factory=list)
+    changed: list[tuple[str, str, str]] = field(default_factory=list)  # (sample id, path, when) carried but modified since the run started
     # what the recorded runs' workspaces held, carried over: folder (relative to the samples
     # file's folder, as each sample's `workspace:` names it) → path inside it → bytes
     workspaces: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    started: str | None = None  # when the run started (ISO)
 
     def write_workspaces(self, folder: Path) -> None:
         """Write the carried workspaces beside the samples file, whose folder is `folder`."""
@@ -64,6 +66,7 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
     left_out: list[str] = []
     seen: set[str] = set()
     workspaces: dict[str, dict[str, bytes]] = {}
+    changed: list[tuple[str, str, str]] = []
     for result in document.results:
         why = _left_out(result, seen, lang)
         if why is not None:
@@ -71,7 +74,9 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
                 left_out.append(f"{result.sample_id}: {why}")
             continue
         seen.add(result.sample_id)
-        carried, why_not, folder = _carry(result, run_dir, out)
+        carried, why_not, folder, modified = _carry(result, run_dir, out, document.started_at)
+        changed += [(result.sample_id, inside, when) for inside, when in modified]
+        why_not = [CHANGED.format(path=inside, when=when, started=document.started_at) for inside, when in modified] + why_not
         carried = {inside: _masked(data, mask) for inside, data in carried.items()}
         try:
             sample = sample_of(result, carried, folder)
@@ -89,7 +94,7 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
         "# its tool calls answered by what they returned then. Review before trusting them.",
         "samples:" if blocks else "samples: []",
     ]
-    return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out, workspaces)
+    return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out, changed, workspaces, document.started_at)
 
 
 def _masked(data: bytes, mask: Masker) -> bytes:
@@ -102,15 +107,21 @@ def _masked(data: bytes, mask: Masker) -> bytes:
     return mask(text).encode("utf-8")
 
 
-def _carry(result: SampleResult, run_dir: Path, out: Path | None) -> tuple[dict[str, bytes], list[str], str | None]:
-    """The workspace files carried over for one result, why others were not (notes), and the
-    folder they go to (relative to `out`'s folder: `<out's name>.workspace/<sample id>`)."""
+Carry = tuple[dict[str, bytes], list[str], str | None, list[tuple[str, str]]]
+# The comment above a sample (and, through `t`, the line on stderr) for a carried file modified since the run started.
+CHANGED = "workspace: {path} was modified {when}, after the run started ({started}); carried as it is now, which may not be what the agent saw"
+
+
+def _carry(result: SampleResult, run_dir: Path, out: Path | None, started: str | None) -> Carry:
+    """The workspace files carried over for one result, why others were not (notes), the folder
+    they go to (relative to `out`'s folder: `<out's name>.workspace/<sample id>`), and the carried
+    files modified since the run `started` (path, when)."""
     if out is None:
-        return {}, [], None
+        return {}, [], None, []
     from omk.authoring.carry import carried_files, folder_name
 
-    found = carried_files(result, run_dir)
-    return found.files, found.why_not, f"{out.stem}.workspace/{folder_name(result.sample_id)}"
+    found = carried_files(result, run_dir, started)
+    return found.files, found.why_not, f"{out.stem}.workspace/{folder_name(result.sample_id)}", found.changed
 
 
 def _left_out(result: SampleResult, seen: set[str], lang: str) -> str | None:

@@ -94,6 +94,11 @@ def _from_run(args: argparse.Namespace) -> int:
     found = samples_from_run(Path(args.from_run), mask, lang=lang, out=out)
     for line in found.left_out:
         say(mask(t("left out {line}", lang).format(line=line)), err=True)
+    from omk.authoring.from_run import CHANGED
+
+    for sample_id, inside, when in found.changed:
+        said = t(CHANGED, lang).format(path=inside, when=when, started=found.started or "?")
+        say(mask(f"{sample_id}: {said}"), err=True)
     if out is None:
         sys.stdout.write(found.text)
         return EXIT_OK

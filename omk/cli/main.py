@@ -169,7 +169,7 @@ def _add_evolve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     evo.add_argument("--budget-usd", type=_usd, metavar="X", help="start no paid step once X dollars are spent; exit 3 (the same command resumes)")
     evo.add_argument("--write", action="store_true", help="copy the selected SKILL.md over the original when the final check says PROGRESS")
     evo.add_argument("--json", action="store_true", help="print the report as JSON")
-    evo.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed and of report.md, report.html and final/'s reports")
+    evo.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the lines printed and of report.md and report.html")
 
 
 def _add_observe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -376,3 +376,32 @@ def test_a_workspace_file_modified_since_the_run_is_carried_and_said_never_silen
     assert (tmp_path / "recorded.workspace" / "reads" / "notes.txt").read_text(encoding="utf-8") == "edited after the run\n"
     zh = omk_cli("sample", "--from-run", "run1", "--output", "zh.yaml", "--lang", "zh", cwd=tmp_path)
     assert "reads: 工作区：notes.txt 在 " in zh.stderr, zh.stderr
+
+
+def test_samples_written_away_from_the_run_s_omk_yaml_get_the_command_that_writes_them_beside_it(tmp_path):
+    """The run read its target from omk.yaml beside its samples file; `omk eval OUT` finds omk.yaml
+    beside OUT (or in the current folder), so samples written elsewhere would run with no target or
+    skills. The line on stderr names the file and the command that writes them beside it, which
+    runs as printed; written there, the samples run and nothing more is said."""
+    import shlex
+
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "agent.py").write_text(READS_TWO_FILES, encoding="utf-8")
+    (tmp_path / "suite" / "omk.yaml").write_text(f"target: cmd:{sys.executable} {tmp_path / 'suite' / 'agent.py'}\n", encoding="utf-8")
+    sample = {"sample_id": "reads", "prompt": "Read both.", "mocks": [{"tool": "Read", "match": {"input_contains": ".txt"}, "return": "text"}],
+              "assertions": [{"type": "contains", "value": "ok"}]}
+    (tmp_path / "suite" / "s.yaml").write_text(yaml.safe_dump({"samples": [sample]}), encoding="utf-8")
+    run = omk_cli("eval", "suite/s.yaml", "--no-judge", "--out", "run1", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+    away = omk_cli("sample", "--from-run", "run1", "--output", "rec.yaml", cwd=tmp_path)
+    assert away.returncode == 0, away.stderr
+    (hint,) = [line for line in away.stderr.splitlines() if "will not read" in line]
+    assert hint.startswith("omk eval rec.yaml will not read suite/omk.yaml, which gave the run its target and skills")
+    command = hint.split("write the samples beside it: ", 1)[1]
+    assert command == "omk sample --from-run run1 --output suite/rec.yaml"
+    beside = omk_cli(*shlex.split(command)[1:], cwd=tmp_path)
+    assert beside.returncode == 0, beside.stderr
+    assert "will not read" not in beside.stderr
+    replay = omk_cli("eval", "suite/rec.yaml", "--no-judge", "--out", "run2", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr

@@ -97,6 +97,22 @@ def samples_from_run(run_dir: Path, mask: Masker | None = None, lang: str = "en"
     return FromRun("\n".join(header + blocks) + "\n", len(blocks), left_out, changed, workspaces, document.started_at)
 
 
+def settings_left_behind(run_dir: Path, out: Path, cwd: Path) -> Path | None:
+    """The omk.yaml the run's samples were read with (their target, skills, mocks' settings) when
+    `omk eval OUT` would not read it (omk.yaml is found beside the samples file, else in the
+    current folder); None when it would, or the run had none."""
+    from omk.authoring.carry import _samples_file
+    from omk.settings.config import find_config
+
+    document = read_document(run_dir)
+    source = next((found for r in document.results if (found := _samples_file(r, run_dir)) is not None), None)
+    used = find_config([source], cwd) if source is not None else None
+    if used is None:
+        return None
+    here = find_config([out], cwd)
+    return None if here is not None and here.resolve() == used.resolve() else used
+
+
 def _masked(data: bytes, mask: Masker) -> bytes:
     """A carried file with the secrets this machine knows masked, as the samples' text is (a file
     that is not UTF-8 text is carried as it is)."""

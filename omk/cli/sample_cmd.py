@@ -106,7 +106,26 @@ def _from_run(args: argparse.Namespace) -> int:
     out.write_text(found.text, encoding="utf-8")
     recorded = t("{out}: {samples} recorded from {run}", lang)
     say(recorded.format(out=out, samples=counted(found.count, "sample", "samples", lang), run=args.from_run))
+    _say_settings_left_behind(Path(args.from_run), out, lang)
     return EXIT_OK
+
+
+def _say_settings_left_behind(run: Path, out: Path, lang: str) -> None:
+    """The omk.yaml that gave the run its target and skills, when `omk eval OUT` would not read it,
+    with the command that writes the samples beside it (it runs as printed)."""
+    import shlex
+
+    from omk.authoring.from_run import settings_left_behind
+    from omk.report.i18n import t
+
+    config = settings_left_behind(run, out, Path.cwd())
+    if config is None:
+        return
+    beside = config.parent / out.name
+    shown = beside.relative_to(Path.cwd()) if beside.is_relative_to(Path.cwd()) else beside
+    command = shlex.join(["omk", "sample", "--from-run", str(run), "--output", str(shown)])
+    said = t("omk eval {out} will not read {config}, which gave the run its target and skills; write the samples beside it: {command}", lang)
+    say(said.format(out=out, config=config.relative_to(Path.cwd()) if config.is_relative_to(Path.cwd()) else config, command=command), err=True)
 
 
 def _draft(args: argparse.Namespace) -> int:

@@ -429,6 +429,8 @@ ZH = {
     "{out}: {summary}{appended}; review them before trusting them": "{out}：{summary}{appended}；使用前请逐条审阅",
     # omk sample --from-run: samples recorded from a run
     "left out {line}": "未录制：{line}",
+    "omk eval {out} will not read {config}, which gave the run its target and skills; write the samples beside it: {command}":
+        "omk eval {out} 不会读取 {config}（本次运行的目标和技能来自它）；请把用例写在它旁边：`{command}`",
     "workspace: {path} was modified {when}, after the run started ({started}); carried as it is now, which may not be what the agent saw":
         "工作区：{path} 在 {when} 被修改，晚于运行开始的时间（{started}）；按现在的内容带入，可能不是智能体当时看到的内容",
     "{out}: {samples} recorded from {run}": "{out}：从 {run} 录制了 {samples}",

@@ -27,6 +27,20 @@ def test_ablate_takes_the_skill_md_file_as_its_folder(tmp_path: Path) -> None:
     assert " variants" in proc.stdout  # the whole skill and one without each part
 
 
+def test_ablating_one_skill_of_a_library_keeps_the_others_installed(tmp_path: Path) -> None:
+    """docs/skills.md's library (omk.yaml `skills: skills`, three skills): ablating release-notes
+    keeps changelog and commit-message in every variant, so the samples that name them still load
+    (before: `skill_used names 'changelog', which this run does not install`, exit 2)."""
+    from claude_support import require_claude
+
+    shutil.copytree(ROOT / "samples" / "skills", tmp_path / "skills")
+    proc = run_omk("eval", "skills/eval-samples.yaml", "--ablate", "skills/skills/release-notes/SKILL.md", "--dry-run", "--no-judge",
+                   cwd=tmp_path, env={"OMK_CLAUDE": require_claude(), "ANTHROPIC_API_KEY": "offline"}, columns=200)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "does not install" not in proc.stderr
+    assert "over 2 variants" in proc.stdout, proc.stdout  # the whole skill, and it without its one section
+
+
 def test_a_misspelt_skill_path_gets_the_near_name(tmp_path: Path) -> None:
     shutil.copytree(SKILL, tmp_path / "skills" / "support-tone")
     shutil.copy(EXPERIMENT / "eval-samples.yaml", tmp_path / "eval-samples.yaml")

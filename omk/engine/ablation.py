@@ -225,10 +225,15 @@ def plan_ablation(skill: Path, target_kind: str) -> tuple[AblationPlan, SkillTex
     return AblationPlan(skill.name, str(skill), tuple(parts)), text, references
 
 
-def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], root: Path) -> list[Variant]:
-    """Each treatment's copy of the skill under `root`, and every variant (the control first)."""
+def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], root: Path, others: Sequence[str] = ()) -> list[Variant]:
+    """Each treatment's copy of the skill under `root`, and every variant (the control first);
+    `others` are the skills the run installs beside it (a library), which every variant keeps."""
     source = Path(plan.path)
-    variants = [Variant(CONTROL, "control", skill=str(source))]
+
+    def installed(path: Path) -> str | tuple[str, ...]:
+        return (*others, str(path)) if others else str(path)
+
+    variants = [Variant(CONTROL, "control", skill=installed(source))]
     for i, part in enumerate(plan.parts):
         copy = root / part.variant / plan.skill
         if not copy.is_dir():  # else written by an earlier run of the same skill: the same content
@@ -243,7 +248,7 @@ def write_copies(plan: AblationPlan, text: SkillText, references: list[Path], ro
             with contextlib.suppress(OSError):  # another shard finished the same copy first
                 (staging / plan.skill).rename(copy)
             shutil.rmtree(staging, ignore_errors=True)
-        variants.append(Variant(part.variant, "treatment", skill=str(copy)))
+        variants.append(Variant(part.variant, "treatment", skill=installed(copy)))
     return variants
 
 

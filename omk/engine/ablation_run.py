@@ -49,7 +49,7 @@ def prepare_ablation(
     plan, text, references = plan_ablation(skill, target_kind(options, cwd, config))
     keep = write and not options.dry_run
     root = cwd / ".omk" / FOLDER / copies_digest(skill, plan) if keep else Path(tempfile.mkdtemp(prefix="omk-ablate-"))
-    variants = write_copies(plan, text, references, root)
+    variants = write_copies(plan, text, references, root, library_beside(skill, options, cwd, config))
     if keep:
         mark_used(root)
         prune_copies(root.parent, keep=root)
@@ -62,3 +62,22 @@ def prepare_ablation(
     if not keep:
         experiment.scratch = root
     return experiment
+
+
+def library_beside(skill: Path, options: EvalOptions, cwd: Path, config: ConfigFile | None = None) -> list[str]:
+    """The other skills the run installs with the ablated one (omk.yaml's `skills:`, a library
+    that holds it), so that every variant keeps them: a sample that expects a neighbour to fire
+    (or not) still finds it installed. None when omk.yaml names no library holding the skill."""
+    from omk.domain.skillset import read_skill_paths
+    from omk.engine.inputs import sample_paths
+
+    config = config if config is not None else ConfigFile.find(sample_paths(options, cwd), cwd)
+    value = config.data.get("skills")
+    if value is None:
+        return []
+    base = config.folder or cwd
+    given = [value] if isinstance(value, str) else [str(v) for v in value] if isinstance(value, list) else []
+    library = read_skill_paths([str(base / p) for p in given], "skills") if given else []
+    if skill.name not in {s.name for s in library}:
+        return []
+    return [str(s.path.resolve()) for s in library if s.name != skill.name]

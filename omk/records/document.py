@@ -255,7 +255,7 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
-        results: Sequence[SampleResult] = rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
+        results: Sequence[SampleResult] = rows if rows is not None else _results(data["results"], origin)
         judge = f.obj("judge")  # an empty block is no judge
         return cls(
             data=data,
@@ -332,6 +332,10 @@ def read_document(path: Path) -> ReportDocument:
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
     return ReportDocument.from_dict(data, str(path))
+
+
+def _results(items: list[Any], origin: str) -> tuple[SampleResult, ...]:
+    return tuple(SampleResult.read(r, origin, f"results[{i}]") for i, r in enumerate(items))
 
 
 def _block(f: Fields | None, ref: str) -> Any:

@@ -142,7 +142,7 @@ class VariantRow(msgspec.Struct, frozen=True, gc=False):
             passed=f.int("passed"),
             samples=f.int("samples"),
             pass_rate=f.num("pass_rate"),
-            scores=LayerMeans.from_json(f.obj("scores")),
+            scores=LayerMeans.from_json(f.obj("scores")) or LayerMeans(),
             gate_passed=gate.bool("passed"),
             gate_failing=tuple(str(x) for x in gate.list("failing")),
             errored=f.int("errored"),

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from omk.records.fields import Fields
-from omk.records.wire import Number, convert, joined, parsed
+from omk.records.wire import HINT, Number, convert, joined, parsed
 from omk.samples.model import Layer, Status
 
 if TYPE_CHECKING:  # a judge block's records load when a result has one (a run without a judge never does)
@@ -478,9 +478,6 @@ class SampleResult(msgspec.Struct, frozen=True, gc=False):
         """One result's JSON object (parsed from a results.jsonl line or report.json's `results[i]`,
         found at `at` of `origin`) read back."""
         return convert(data, _ResultLine, origin, at, HINT, nulls=True).record(cls, origin, at)
-
-
-HINT = "; was report.json edited by hand?"  # what a wrong field's error adds
 
 
 # How the results are written, where it is not their records' fields: what a result, a turn, a

@@ -27,6 +27,7 @@ from omk.core.errors import InputError
 from omk.records.fields import Fields
 
 T = TypeVar("T")
+HINT = "; was report.json edited by hand?"  # what a wrong field's error in a run's own file adds
 Number = int | float  # a number kept as written: an integer stays one (a `float` field would read 4 as 4.0)
 
 _WORDS = {
@@ -239,7 +240,7 @@ class JsonRecord(msgspec.Struct, frozen=True):
         """The record in `f` (an object of a report being read); None when the report has none."""
         if f is None:
             return None
-        return convert(f.data, cls, f.origin, f.path, "; was report.json edited by hand?")
+        return convert(f.data, cls, f.origin, f.path, HINT, nulls=True)
 
 
 def _lists(value: Any) -> Any:

@@ -124,6 +124,6 @@ def test_a_judge_block_as_the_judge_builds_it_reads_back_to_what_it_wrote(specs,
 
 def test_a_judge_blocks_bad_field_is_named():
     with pytest.raises(Exception, match=r"results\[0\].judge.rubric.samples\[1\]: expected a number or null"):
-        JudgeBlock.from_json(Fields.of({"score": 3, "rubric": {"score": 3, "samples": [3, "x"]}}, "report", "results[0].judge"))
+        JudgeBlock.read({"score": 3, "rubric": {"score": 3, "samples": [3, "x"]}}, "report", "results[0].judge")
     with pytest.raises(Exception, match=r"judge: judges\[0\].score: expected a number or null"):
         JudgeBlock.read({"score": 3, "judges": [{"judge": "a", "score": "high"}]})

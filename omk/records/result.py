@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from omk.records.fields import Fields
 from omk.records.wire import HINT, Number, convert, joined, parsed
 from omk.samples.model import Layer, Status
 
@@ -604,4 +603,4 @@ def _judge_block(data: Mapping[str, Any] | None, origin: str, at: str) -> JudgeB
         return None
     from omk.records.judging import JudgeBlock
 
-    return JudgeBlock.from_json(Fields(data, origin, None, joined(at, "judge")))
+    return JudgeBlock.read(data, origin, joined(at, "judge"))

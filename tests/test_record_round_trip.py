@@ -15,7 +15,6 @@ from report_corpus import CORPUS
 
 from omk.records import JudgeBlock, SampleResult
 from omk.records.document import ReportDocument, RunTarget, read_document
-from omk.records.fields import Fields
 from omk.records.judge_settings import JudgeSettings
 
 FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "report.json").is_file())
@@ -87,7 +86,7 @@ def test_an_ensembles_agreement_and_a_kinds_fields_read_back():
 
 def test_a_bad_header_field_is_named():
     with pytest.raises(Exception, match=r"report: judge.repeat: expected an integer"):
-        JudgeSettings.from_json(Fields.of({"models": ["a"], "repeat": "two"}, "report", "judge"))
+        JudgeSettings.read({"models": ["a"], "repeat": "two"})
     with pytest.raises(Exception, match=r"report: target.kind: expected a string"):
         RunTarget.read({"kind": 3, "spec": "x"})
 

@@ -30,6 +30,7 @@ from omk.core.errors import InputError
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange
+from omk.records.wire import HINT, convert
 from omk.stats.paired import Regression as Regression
 from omk.stats.pairwise_rate import WinRate
 from omk.stats.verdict import Level
@@ -1054,7 +1055,7 @@ class ExperimentBlock(msgspec.Struct, frozen=True, gc=False):
             runs=_runs(f.obj("runs")),
             pairwise=PairwiseBlock.from_json(block) if (block := f.obj("pairwise")) is not None else None,
             seed=_seed(f),
-            triggering=tuple(TriggerChange.from_json(t) for t in f.objs("triggering")),
+            triggering=tuple(convert(t.data, TriggerChange, t.origin, t.path, HINT, nulls=True) for t in f.objs("triggering")),
             ablation=Ablation.from_json(f.obj("ablation")),
             format=f.str("format"),
             schedule=f.str("schedule"),

@@ -62,11 +62,6 @@ class LayerMeans(JsonRecord, frozen=True, gc=False):
         return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
 
 
-def details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
-    """The fields of `f` besides the `typed` ones, as written and in order: what a kind adds."""
-    return tuple((k, v) for k, v in f.data.items() if k not in typed)
-
-
 class RunTarget(msgspec.Struct, frozen=True, gc=False):
     """What produced the outputs (report.json's `target`, the target's `describe()`): `kind` and
     `spec` (`KIND:ARG`), then what the kind adds (`details`, in order: replay's `file`, a command's

@@ -197,3 +197,22 @@ def test_a_result_reads_nulls_as_defaults_and_numbers_as_written():
         assert (check.passed, check.negate, check.children, repr(check.weight), repr(check.metric)) == (True, False, (), "2", "1")
         assert result.trace.tokens.to_json() == {"input": 3, "output": None, "cache_read": None, "cache_creation": 2}
         assert json.dumps(result.to_json()["duration_ms"]) == "12"
+
+
+@pytest.mark.parametrize(
+    ("shard", "expected"),
+    [
+        ({"count": 3, "index": 5}, "shard.index: expected a shard number from 1 to its count (3), found 5"),
+        ({"count": 0}, "shard.count: expected a number of shards from 1 to 10000, found 0"),
+        ({"count": 3, "merged": [1, 9]}, "shard.merged: expected shard numbers from 1 to its count (3), found [1, 9]"),
+        ({"count": "x"}, "shard.count: expected an integer or null, found 'x'"),
+        ({"count": 2, "missing": [1, True]}, "shard.missing[1]: expected an integer, found a boolean"),
+    ],
+)
+def test_a_shard_block_is_typed_by_msgspec_and_its_numbers_checked_against_its_count(shard, expected):
+    from omk.records.shard import ShardInfo
+
+    with pytest.raises(InputError) as caught:
+        ShardInfo.read({"plan": "p", **shard}, "run/report.json")
+    assert str(caught.value) == f"run/report.json: {expected}; was report.json edited by hand?"
+    assert ShardInfo.read({"count": 2, "plan": "p", "merged": None, "index": 1}, "r").merged == ()

@@ -17,10 +17,11 @@ written, even null), `Summary` writes `scores_ci` with `pass_rate_ci`, `variance
 `capabilities` only when set (their `to_json` stays written by hand), reads a `repeat` of 0 as 1
 and loads the `--repeat` records only when a report has the block. `Capability` is read as its
 fields. `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
-from (`data`); its own fields (the run id, the files, the warnings) and the blocks read by hand
-(the judge settings, the experiment block, the pairwise comparisons) still go through the checked
-field reader of omk/records/fields.py, which every other block's `from_json` turns into a typed
-read (omk.records.wire's `JsonRecord`).
+from (`data`); its own fields (the run id, the files, the warnings) are read by msgspec too
+(`_Head`). The blocks are handed to their records as objects of the checked field reader of
+omk/records/fields.py (`Fields`, which knows where they sit for an error), whose `from_json` turns
+it into a typed read (omk.records.wire's `JsonRecord`); only the experiment block and the pairwise
+comparisons (omk/records/experiment_block.py) still read field by field through it.
 """
 
 from __future__ import annotations
@@ -226,21 +227,22 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
+        head = convert(data, _Head, origin, "", HINT, nulls=True)
         results: Sequence[SampleResult] = rows if rows is not None else _results(data["results"], origin)
         judge = f.obj("judge")  # an empty block is no judge
         return cls(
             data=data,
-            run_id=f.str("run_id"),
-            omk_version=f.str("omk_version"),
-            started_at=f.str("started_at"),
-            finished_at=f.str("finished_at"),
-            samples_files=f.strs("samples_files"),
+            run_id=head.run_id,
+            omk_version=head.omk_version,
+            started_at=head.started_at,
+            finished_at=head.finished_at,
+            samples_files=head.samples_files,
             target=RunTarget.from_json(f.obj("target")),
             judge=_block(judge if judge is not None and judge.data else None, "omk.records.judge_settings:JudgeSettings"),
             summary=Summary.read(data["summary"], origin),
             results=results,
             repeats=_block(f.obj("repeats"), "omk.records.repeats:Repeats"),
-            warnings=f.strs("warnings"),
+            warnings=head.warnings,
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
             triggering=_block(f.obj("triggering"), "omk.records.triggering:Triggering"),
@@ -303,6 +305,17 @@ def read_document(path: Path) -> ReportDocument:
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
     return ReportDocument.from_dict(data, str(path))
+
+
+class _Head(msgspec.Struct, frozen=True, gc=False):
+    """report.json's own fields (the blocks are read by their records)."""
+
+    run_id: str | None = None
+    omk_version: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    samples_files: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 class _CategoryLine(msgspec.Struct, frozen=True, gc=False):

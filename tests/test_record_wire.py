@@ -216,3 +216,15 @@ def test_a_shard_block_is_typed_by_msgspec_and_its_numbers_checked_against_its_c
         ShardInfo.read({"plan": "p", **shard}, "run/report.json")
     assert str(caught.value) == f"run/report.json: {expected}; was report.json edited by hand?"
     assert ShardInfo.read({"count": 2, "plan": "p", "merged": None, "index": 1}, "r").merged == ()
+
+
+def test_an_observation_read_back_names_a_wrong_field():
+    from omk.records.observe import FORMAT, Observation
+
+    skills = [{"skill": "pdf", "how": {"skill_call": 2}, "missed": [{"kind": "missed", "where": {"index": "two"}}]}]
+    with pytest.raises(InputError) as caught:
+        Observation.loads(json.dumps({"format": FORMAT, "skills": skills}), "observe.json")
+    assert str(caught.value) == "observe.json: skills[0].missed[0].where.index: expected an integer or null, found 'two'"
+    skills[0]["missed"][0]["where"]["index"] = None
+    again = Observation.loads(json.dumps({"format": FORMAT, "skills": skills}))
+    assert (again.skills[0].how, again.skills[0].missed[0].where.index) == ((("skill_call", 2),), 0)

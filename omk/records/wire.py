@@ -25,10 +25,12 @@ import msgspec.inspect as mi
 
 from omk.core.errors import InputError
 from omk.records.fields import Fields
+from omk.records.fields import (
+    Number as Number,  # a number kept as written: a `float` field would read 4 as 4.0
+)
 
 T = TypeVar("T")
 HINT = "; was report.json edited by hand?"  # what a wrong field's error in a run's own file adds
-Number = int | float  # a number kept as written: an integer stays one (a `float` field would read 4 as 4.0)
 
 _WORDS = {
     "float": "a number",

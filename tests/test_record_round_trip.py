@@ -15,7 +15,6 @@ from report_corpus import CORPUS
 
 from omk.records import JudgeBlock, SampleResult
 from omk.records.document import ReportDocument, RunTarget, read_document
-from omk.records.fields import Fields
 from omk.records.judge_settings import JudgeSettings
 
 FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "report.json").is_file())
@@ -87,7 +86,7 @@ def test_an_ensembles_agreement_and_a_kinds_fields_read_back():
 
 def test_a_bad_header_field_is_named():
     with pytest.raises(Exception, match=r"report: judge.repeat: expected an integer"):
-        JudgeSettings.from_json(Fields.of({"models": ["a"], "repeat": "two"}, "report", "judge"))
+        JudgeSettings.read({"models": ["a"], "repeat": "two"})
     with pytest.raises(Exception, match=r"report: target.kind: expected a string"):
         RunTarget.read({"kind": 3, "spec": "x"})
 
@@ -124,6 +123,6 @@ def test_a_judge_block_as_the_judge_builds_it_reads_back_to_what_it_wrote(specs,
 
 def test_a_judge_blocks_bad_field_is_named():
     with pytest.raises(Exception, match=r"results\[0\].judge.rubric.samples\[1\]: expected a number or null"):
-        JudgeBlock.from_json(Fields.of({"score": 3, "rubric": {"score": 3, "samples": [3, "x"]}}, "report", "results[0].judge"))
+        JudgeBlock.read({"score": 3, "rubric": {"score": 3, "samples": [3, "x"]}}, "report", "results[0].judge")
     with pytest.raises(Exception, match=r"judge: judges\[0\].score: expected a number or null"):
         JudgeBlock.read({"score": 3, "judges": [{"judge": "a", "score": "high"}]})

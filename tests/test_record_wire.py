@@ -153,3 +153,78 @@ def test_parsed_gives_what_json_loads_gives(text):
 def test_parsed_refuses_bad_json_as_json_does():
     with pytest.raises(json.JSONDecodeError, match="Expecting value"):
         parsed('{"a": }')
+
+
+def _line_error(raw: dict, at: str = "") -> str:
+    from omk.records.result import SampleResult
+
+    with pytest.raises(InputError) as caught:
+        SampleResult.decode(json.dumps(raw), "run/results.jsonl:4", at)
+    return str(caught.value).removesuffix("; was report.json edited by hand?")
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        ({"scores": {"fact": "high"}}, "results[3].scores.fact: expected a number or null, found 'high'"),
+        ({"status": "done"}, "results[3].status: expected 'error' or 'ok', found 'done'"),
+        ({"passed": "yes"}, "results[3].passed: expected true, false or null, found 'yes'"),
+        ({"assertions": [{"status": "passed", "layer": "style"}]}, "results[3].assertions[0].layer: expected 'fact' or 'behavior', found 'style'"),
+        ({"assertions": [{"status": "passed", "weight": "1"}]}, "results[3].assertions[0].weight: expected a number or null, found '1'"),
+        ({"trace": {"tokens": {"input": 2.5}}}, "results[3].trace.tokens.input: expected an integer or null, found float"),
+        ({"trace": {"tool_calls": [{"tool": "Read", "outcome": "maybe"}]}}, "results[3].trace.tool_calls[0].outcome: expected 'denied' or 'mock' or 'ran' or 'refused' or 'unsupported', found 'maybe'"),
+        ({"turns": [{"index": 0, "scores": {"composite": [1]}}]}, "results[3].turns[0].scores.composite: expected a number or null, found a list"),
+        ({"source": {"file": "s.yaml", "line": "3"}}, "results[3].source.line: expected an integer or null, found '3'"),
+        ({"sample_id": 7}, "results[3].sample_id: expected a string, found int"),
+    ],
+)
+def test_a_result_read_by_msgspec_names_the_wrong_field_as_omk_always_has(edit, expected):
+    raw = {"sample_id": "a", "status": "ok"} | edit
+    assert _line_error(raw, "results[3]") == f"run/results.jsonl:4: {expected}"
+
+
+def test_a_result_reads_nulls_as_defaults_and_numbers_as_written():
+    from omk.records.result import NO_SCORES, SampleResult
+
+    raw = {
+        "sample_id": "a", "status": "ok", "passed": None, "scores": None, "trace": {"tokens": {"input": 3, "output": None, "cache_read": None, "cache_creation": 2}},
+        "assertions": [{"type": "contains", "layer": "fact", "status": "passed", "weight": 2, "not": None, "metric": 1, "children": None}],
+        "source": {"file": "s.yaml", "line": 9}, "duration_ms": 12,
+    }  # fmt: skip
+    for result in (SampleResult.decode(json.dumps(raw), "r"), SampleResult.read(raw, "r")):
+        assert (result.passed, result.scores, result.source_file, result.source_line) == (False, NO_SCORES, "s.yaml", 9)
+        check = result.assertions[0]
+        assert (check.passed, check.negate, check.children, repr(check.weight), repr(check.metric)) == (True, False, (), "2", "1")
+        assert result.trace.tokens.to_json() == {"input": 3, "output": None, "cache_read": None, "cache_creation": 2}
+        assert json.dumps(result.to_json()["duration_ms"]) == "12"
+
+
+@pytest.mark.parametrize(
+    ("shard", "expected"),
+    [
+        ({"count": 3, "index": 5}, "shard.index: expected a shard number from 1 to its count (3), found 5"),
+        ({"count": 0}, "shard.count: expected a number of shards from 1 to 10000, found 0"),
+        ({"count": 3, "merged": [1, 9]}, "shard.merged: expected shard numbers from 1 to its count (3), found [1, 9]"),
+        ({"count": "x"}, "shard.count: expected an integer or null, found 'x'"),
+        ({"count": 2, "missing": [1, True]}, "shard.missing[1]: expected an integer, found a boolean"),
+    ],
+)
+def test_a_shard_block_is_typed_by_msgspec_and_its_numbers_checked_against_its_count(shard, expected):
+    from omk.records.shard import ShardInfo
+
+    with pytest.raises(InputError) as caught:
+        ShardInfo.read({"plan": "p", **shard}, "run/report.json")
+    assert str(caught.value) == f"run/report.json: {expected}; was report.json edited by hand?"
+    assert ShardInfo.read({"count": 2, "plan": "p", "merged": None, "index": 1}, "r").merged == ()
+
+
+def test_an_observation_read_back_names_a_wrong_field():
+    from omk.records.observe import FORMAT, Observation
+
+    skills = [{"skill": "pdf", "how": {"skill_call": 2}, "missed": [{"kind": "missed", "where": {"index": "two"}}]}]
+    with pytest.raises(InputError) as caught:
+        Observation.loads(json.dumps({"format": FORMAT, "skills": skills}), "observe.json")
+    assert str(caught.value) == "observe.json: skills[0].missed[0].where.index: expected an integer or null, found 'two'"
+    skills[0]["missed"][0]["where"]["index"] = None
+    again = Observation.loads(json.dumps({"format": FORMAT, "skills": skills}))
+    assert (again.skills[0].how, again.skills[0].missed[0].where.index) == ((("skill_call", 2),), 0)

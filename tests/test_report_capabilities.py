@@ -15,7 +15,6 @@ from cli_support import run_omk
 from report_factory import THRESHOLD, _result, build_report, leaf
 
 from omk.records.document import ReportDocument, Summary, read_document
-from omk.records.fields import Fields
 from omk.report.html_report import render_html
 from omk.report.junit import render_junit
 from omk.report.markdown import render_markdown
@@ -98,7 +97,7 @@ def test_no_capability_writes_no_field_and_no_section():
 
 def test_the_field_reads_back_and_an_old_report_without_it_still_reads():
     data = _report(results())
-    summary = Summary.from_json(Fields(data["summary"], "report.json"))
+    summary = Summary.read(data["summary"], "report.json")
     assert summary.capabilities == capability_breakdown(results())
     assert summary.to_json()["capabilities"] == data["summary"]["capabilities"]
     del data["summary"]["capabilities"]

@@ -73,10 +73,9 @@ def test_without_repeats_there_is_no_split_and_it_reads_back():
     assert v is not None
     assert v.judge_var is None
     assert [k for k, _ in v.shares] == ["sample", "run"]
-    from omk.records.fields import Fields
     from omk.records.repeats import VarianceSources
 
-    assert VarianceSources.from_json(Fields(v.to_json(), "report")) == v
+    assert VarianceSources.read(v.to_json(), "report") == v
 
 
 def test_judge_repeats_alone_take_the_judge_noise_out_of_the_samples_share():

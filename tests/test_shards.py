@@ -330,7 +330,7 @@ class ModelServerForJudges:
 
 def test_a_merge_holds_a_few_results_at_a_time_whatever_their_number(in_tmp, monkeypatch):
     """Every result the merge reads (from the shards, then back from the merged results file for
-    each format) is a `SampleResult` built by `from_json`; at most a few of them are alive at once,
+    each format) is a `SampleResult` read from its text (`SampleResult.decode`); at most a few of them are alive at once,
     not the 600 of the run, so a merge of 100,000 results fits in memory as one run does."""
     import gc
 
@@ -344,16 +344,16 @@ def test_a_merge_holds_a_few_results_at_a_time_whatever_their_number(in_tmp, mon
     for i in (1, 2, 3):
         assert _eval(in_tmp, "eval-samples.jsonl", "--target", "replay:outputs.jsonl", "--shard", f"{i}/3", "--out", f"s{i}") == 1
     reads, alive = [0], [0]
-    original = SampleResult.from_json.__func__  # type: ignore[attr-defined]
+    original = SampleResult.decode.__func__  # type: ignore[attr-defined]
 
-    def counted(cls, f):
+    def counted(cls, *args, **kwargs):
         reads[0] += 1
         if reads[0] % 20 == 0:
             gc.collect()
             alive[0] = max(alive[0], sum(1 for o in gc.get_objects() if type(o) is SampleResult))
-        return original(cls, f)
+        return original(cls, *args, **kwargs)
 
-    monkeypatch.setattr(SampleResult, "from_json", classmethod(counted))
+    monkeypatch.setattr(SampleResult, "decode", classmethod(counted))
     assert main(["merge", "s1", "s2", "s3", "--out", "merged", "--format", "md,junit,html", "--quiet"]) == 1
     assert reads[0] >= 2 * n  # read from the shards, and again for the formats
     assert alive[0] <= 10, f"{alive[0]} results held at once in a merge of {n}"

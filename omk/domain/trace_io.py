@@ -12,8 +12,8 @@ from typing import Any
 
 from omk.core.errors import InputError
 from omk.records import CALL_OUTCOMES, MockStats, Tokens, ToolCall, Trace, WorkspaceChanges
-from omk.records.fields import Fields
 from omk.records.result import EMPTY_TRACE
+from omk.records.wire import convert
 
 _ALIASES = {
     "turns": ("turns", "numTurns", "num_turns"),
@@ -123,7 +123,7 @@ def _workspace(value: Any) -> WorkspaceChanges | None:
     if not isinstance(value, dict):
         raise TraceFormatError("trace.workspace must be an object")
     try:
-        return WorkspaceChanges.from_json(Fields(value, "trace"))
+        return convert(value, WorkspaceChanges, "trace", nulls=True)
     except InputError as exc:
         raise TraceFormatError(f"trace.workspace: {exc}") from None
 

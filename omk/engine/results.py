@@ -155,9 +155,9 @@ class ResultLog:
         """One result as an object: the one kept, or rebuilt from its line."""
         if key in self.kept:
             return self.kept[key]
-        from omk.runner.resume import load_line, restore_result
+        from omk.runner.resume import restore_result
 
-        return restore_result(load_line(self._line_of(key, reader)), str(self.path))
+        return restore_result(self._line_of(key, reader), str(self.path))
 
     def _line_of(self, key: Key, reader: BinaryIO | None) -> bytes:
         """The stored line of one result (read with `reader`, or the file opened for it)."""

@@ -1,12 +1,13 @@
 """The records omk writes and reads back: results, turns, traces, tool calls, scores
 (`omk.records.result`), judge blocks (`omk.records.judging`), report.json and its header's
 target and judge settings (`omk.records.document`) and its experiment block
-(`omk.records.experiment_block`). Each is a frozen `msgspec.Struct` with one `to_json` and one
-checked `from_json`: msgspec's own encoding and typed read where the JSON is the record's fields
-(`JsonRecord`, omk.records.wire), written by hand where keys are worked out, renamed or written
-only when set, or a reader must take what older reports lack (each module says which, and why).
-No other module reads result or report JSON by hand. The judge block's records load on first use (a run without a
-judge never needs them)."""
+(`omk.records.experiment_block`). Each is a frozen `msgspec.Struct` with one `to_json`, read back
+by msgspec's typed decoding (omk.records.wire words a wrong field as omk always has): as itself
+where the JSON is the record's fields (`JsonRecord`), through a record of the written layout where
+keys are worked out, renamed, grouped or written only when set (each module says which, and why).
+The experiment block and the run folder's manifests are still read field by field through the
+checked reader of omk/records/fields.py. No other module reads result or report JSON by hand.
+The judge block's records load on first use (a run without a judge never needs them)."""
 
 from typing import TYPE_CHECKING
 

@@ -9,16 +9,19 @@ assume. The engine hands the formats the same view built from `Report.to_dict()`
 stays an integer); JSON values a format only shows (an assertion's `value`, a tool call's input,
 a judge block's extra fields) stay plain JSON.
 
-These records keep their own `to_json` and `from_json` (not msgspec's encoding of their fields, as
-omk.records.wire's `JsonRecord`s have): `Category` writes its intervals only in a report that has
-them (`intervals`, known from whether `composite_ci` was written); `Summary` writes `scores_ci`
-with `pass_rate_ci`, `variance` and `capabilities` only when set, reads a `repeat` of 0 or null as
-1 and loads the `--repeat` records only when a report has the block; `Capability` reads a null name
-as "". `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
-from (`data`). And every reader takes a missing or null field as its default (a report of an older
-omk lacks the fields added since; msgspec's typed read refuses a null where the type has none) and
-keeps a number as written (an integer stays one, where msgspec reads it into a `float` field as a
-float and the report would be written back with `.0`).
+The summary is read by msgspec's typed decoding (`Summary.read`; a wrong field is worded by
+omk.records.wire, a missing or null field takes its default), through a record of the written
+layout where the writing is not the fields (`_SummaryLine`, `_CategoryLine`): `Category` writes its
+intervals only in a report that has them (`intervals`, known from whether `composite_ci` was
+written, even null), `Summary` writes `scores_ci` with `pass_rate_ci`, `variance` and
+`capabilities` only when set (their `to_json` stays written by hand), reads a `repeat` of 0 as 1
+and loads the `--repeat` records only when a report has the block. `Capability` is read as its
+fields. `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
+from (`data`); its own fields (the run id, the files, the warnings) are read by msgspec too
+(`_Head`). The blocks are handed to their records as objects of the checked field reader of
+omk/records/fields.py (`Fields`, which knows where they sit for an error), whose `from_json` turns
+it into a typed read (omk.records.wire's `JsonRecord`); only the experiment block and the pairwise
+comparisons (omk/records/experiment_block.py) still read field by field through it.
 """
 
 from __future__ import annotations
@@ -32,13 +35,14 @@ import msgspec
 
 from omk.core.errors import InputError
 from omk.core.lazy import load_ref
-from omk.records.fields import Fields, Number
+from omk.records.fields import Fields
 from omk.records.parts import Bounds as Bounds
 from omk.records.parts import LayerBounds as LayerBounds
 from omk.records.parts import LayerMeans as LayerMeans
 from omk.records.parts import RunTarget as RunTarget
 from omk.records.parts import bounds_json
 from omk.records.result import SampleResult
+from omk.records.wire import HINT, Number, convert
 
 # Bounds, LayerBounds, LayerMeans and RunTarget are shared with other blocks (omk.records.parts),
 # still importable from here.
@@ -86,12 +90,6 @@ class Category(msgspec.Struct, frozen=True, gc=False):
             out |= {"pass_rate_ci": bounds_json(self.pass_rate_ci), "composite_ci": bounds_json(self.composite_ci)}
         return out
 
-    @classmethod
-    def from_json(cls, f: Fields) -> Category:
-        return cls(
-            f.str("category"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"), f.num("pass_rate"), f.num("composite"),
-            Bounds.from_json(f.obj("pass_rate_ci")), Bounds.from_json(f.obj("composite_ci")), "composite_ci" in f.data,
-        )  # fmt: skip
 
 
 class Capability(msgspec.Struct, frozen=True, gc=False):
@@ -100,14 +98,14 @@ class Capability(msgspec.Struct, frozen=True, gc=False):
     several counts in each). `samples` counts samples, `total` their results (runs under
     `--repeat`); the intervals are None below 2 samples."""
 
-    capability: str
-    samples: int
-    total: int
-    passed: int
-    failed: int
-    errored: int
-    pass_rate: Number | None
-    composite: Number | None
+    capability: str = ""
+    samples: int = 0
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    pass_rate: Number | None = None
+    composite: Number | None = None
     pass_rate_ci: Bounds | None = None
     composite_ci: Bounds | None = None
 
@@ -125,12 +123,6 @@ class Capability(msgspec.Struct, frozen=True, gc=False):
             "composite_ci": bounds_json(self.composite_ci),
         }
 
-    @classmethod
-    def from_json(cls, f: Fields) -> Capability:
-        return cls(
-            f.str("capability") or "", f.int("samples"), f.int("total"), f.int("passed"), f.int("failed"), f.int("errored"),
-            f.num("pass_rate"), f.num("composite"), Bounds.from_json(f.obj("pass_rate_ci")), Bounds.from_json(f.obj("composite_ci")),
-        )  # fmt: skip
 
 
 class Summary(msgspec.Struct, frozen=True, gc=False):
@@ -191,29 +183,9 @@ class Summary(msgspec.Struct, frozen=True, gc=False):
         }
 
     @classmethod
-    def from_json(cls, f: Fields) -> Summary:
-        return cls(
-            total=f.int("total"),
-            ok=f.int("ok"),
-            errored=f.int("errored"),
-            passed=f.int("passed"),
-            failed=f.int("failed"),
-            cost_usd=f.num("cost_usd"),
-            judge_cost_usd=f.num("judge_cost_usd"),
-            duration_ms=f.num("duration_ms"),
-            scores=LayerMeans.from_json(f.obj("scores")),
-            threshold=f.num("threshold"),
-            gate_passed=f.bool("gate_passed"),
-            skipped_judge_items=f.int("skipped_judge_items"),
-            skipped_judge_reason=f.str("skipped_judge_reason"),
-            cached=f.int("cached"),
-            repeat=f.int("repeat", 1) or 1,
-            categories=tuple(Category.from_json(c) for c in f.objs("categories")),
-            scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
-            pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
-            variance=_block(f.obj("variance"), "omk.records.repeats:VarianceSources"),
-            capabilities=tuple(Capability.from_json(c) for c in f.objs("capabilities")),
-        )
+    def read(cls, data: Any, origin: str = "report", at: str = "summary") -> Summary:
+        """report.json's `summary` (found at `at` of `origin`) read back."""
+        return convert(data, _SummaryLine, origin, at, HINT, nulls=True).record(origin, at)
 
     @property
     def pass_rate(self) -> float | None:
@@ -255,21 +227,22 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
         f = Fields(data, origin)
-        results: Sequence[SampleResult] = rows if rows is not None else tuple(SampleResult.from_json(r) for r in f.objs("results"))
+        head = convert(data, _Head, origin, "", HINT, nulls=True)
+        results: Sequence[SampleResult] = rows if rows is not None else _results(data["results"], origin)
         judge = f.obj("judge")  # an empty block is no judge
         return cls(
             data=data,
-            run_id=f.str("run_id"),
-            omk_version=f.str("omk_version"),
-            started_at=f.str("started_at"),
-            finished_at=f.str("finished_at"),
-            samples_files=f.strs("samples_files"),
+            run_id=head.run_id,
+            omk_version=head.omk_version,
+            started_at=head.started_at,
+            finished_at=head.finished_at,
+            samples_files=head.samples_files,
             target=RunTarget.from_json(f.obj("target")),
             judge=_block(judge if judge is not None and judge.data else None, "omk.records.judge_settings:JudgeSettings"),
-            summary=Summary.from_json(f.obj("summary")),  # type: ignore[arg-type]  # checked above: the summary is an object
+            summary=Summary.read(data["summary"], origin),
             results=results,
             repeats=_block(f.obj("repeats"), "omk.records.repeats:Repeats"),
-            warnings=f.strs("warnings"),
+            warnings=head.warnings,
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
             triggering=_block(f.obj("triggering"), "omk.records.triggering:Triggering"),
@@ -332,6 +305,84 @@ def read_document(path: Path) -> ReportDocument:
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
     return ReportDocument.from_dict(data, str(path))
+
+
+class _Head(msgspec.Struct, frozen=True, gc=False):
+    """report.json's own fields (the blocks are read by their records)."""
+
+    run_id: str | None = None
+    omk_version: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    samples_files: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+class _CategoryLine(msgspec.Struct, frozen=True, gc=False):
+    """A category as written: its intervals are there (even null) only in a report that has them."""
+
+    category: str | None = None
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    pass_rate: Number | None = None
+    composite: Number | None = None
+    pass_rate_ci: Bounds | None = None
+    composite_ci: Bounds | None | msgspec.UnsetType = msgspec.UNSET
+
+    def record(self) -> Category:
+        ci = self.composite_ci
+        kept = ci is not msgspec.UNSET
+        return Category(
+            self.category, self.total, self.passed, self.failed, self.errored, self.pass_rate, self.composite,
+            self.pass_rate_ci, ci if kept else None, kept,  # type: ignore[arg-type]  # UNSET ruled out
+        )  # fmt: skip
+
+
+class _SummaryLine(msgspec.Struct, frozen=True, gc=False):
+    """`summary` as written: its categories and its variance as above; a `repeat` of 0 is 1."""
+
+    total: int = 0
+    ok: int = 0
+    errored: int = 0
+    passed: int = 0
+    failed: int = 0
+    cost_usd: Number | None = None
+    duration_ms: Number | None = None
+    scores: LayerMeans = LayerMeans()
+    threshold: Number | None = None
+    gate_passed: bool = False
+    skipped_judge_items: int = 0
+    categories: tuple[_CategoryLine, ...] = ()
+    cached: int = 0
+    judge_cost_usd: Number | None = None
+    skipped_judge_reason: str | None = None
+    repeat: int = 1
+    scores_ci: LayerBounds | None = None
+    pass_rate_ci: Bounds | None = None
+    variance: Mapping[str, Any] | None = None  # read by its own record, loaded only when a report has one
+    capabilities: tuple[Capability, ...] = ()
+
+    def record(self, origin: str, at: str) -> Summary:
+        return Summary(
+            self.total, self.ok, self.errored, self.passed, self.failed, self.cost_usd, self.duration_ms, self.scores,
+            self.threshold, self.gate_passed, self.skipped_judge_items, tuple(c.record() for c in self.categories),
+            self.cached, self.judge_cost_usd, self.skipped_judge_reason, self.repeat or 1, self.scores_ci,
+            self.pass_rate_ci, _variance(self.variance, origin, at), self.capabilities,
+        )  # fmt: skip
+
+
+def _variance(data: Mapping[str, Any] | None, origin: str, at: str) -> VarianceSources | None:
+    if data is None:
+        return None
+    from omk.records.repeats import VarianceSources
+
+    return VarianceSources.read(data, origin, f"{at}.variance")
+
+
+def _results(items: list[Any], origin: str) -> tuple[SampleResult, ...]:
+    return tuple(SampleResult.read(r, origin, f"results[{i}]") for i, r in enumerate(items))
 
 
 def _block(f: Fields | None, ref: str) -> Any:

@@ -10,13 +10,15 @@ from a block written by an older omk remembers the keys that block lacked (`abse
 them out again, so a block read and written back is the block as it was.
 
 That is why these records keep their own `to_json` and `from_json` rather than msgspec's encoding
-of their fields (omk.records.wire's `JsonRecord`): keys are written only when the block read had
-them (`absent`), and some are not fields at all. `VariantRow` writes its gate and its tokens as
+of their fields (omk.records.wire's `JsonRecord`), and why they are still read field by field
+through omk/records/fields.py where the rest of report.json is read by msgspec's typed decoding:
+keys are written only when the block read had them (`absent`: a typed read would need msgspec's
+`UNSET` on each such field, and a record of the written layout for each record), and some are not
+fields at all (only `TriggerChange` and the shared intervals and means are read typed). `VariantRow` writes its gate and its tokens as
 objects of their own (`gate`, `tokens`); `Tally` writes `compared` first; `PairwiseOrder` writes
 an ensemble's `votes` only when it has some; the verdict is the analysis' own record
-(omk.stats), read back by `verdict_from_json`. And every reader takes a missing or null field as
-its default and keeps a number as written (an integer stays one), where msgspec's typed read
-refuses a null and reads an integer into a `float` field as a float.
+(omk.stats), read back by `verdict_from_json`. Every reader takes a missing or null field as its
+default and keeps a number as written (an integer stays one).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from omk.core.errors import InputError
 from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange
+from omk.records.wire import HINT, convert
 from omk.stats.paired import Regression as Regression
 from omk.stats.pairwise_rate import WinRate
 from omk.stats.verdict import Level
@@ -142,7 +145,7 @@ class VariantRow(msgspec.Struct, frozen=True, gc=False):
             passed=f.int("passed"),
             samples=f.int("samples"),
             pass_rate=f.num("pass_rate"),
-            scores=LayerMeans.from_json(f.obj("scores")),
+            scores=LayerMeans.from_json(f.obj("scores")) or LayerMeans(),
             gate_passed=gate.bool("passed"),
             gate_failing=tuple(str(x) for x in gate.list("failing")),
             errored=f.int("errored"),
@@ -1054,7 +1057,7 @@ class ExperimentBlock(msgspec.Struct, frozen=True, gc=False):
             runs=_runs(f.obj("runs")),
             pairwise=PairwiseBlock.from_json(block) if (block := f.obj("pairwise")) is not None else None,
             seed=_seed(f),
-            triggering=tuple(TriggerChange.from_json(t) for t in f.objs("triggering")),
+            triggering=tuple(convert(t.data, TriggerChange, t.origin, t.path, HINT, nulls=True) for t in f.objs("triggering")),
             ablation=Ablation.from_json(f.obj("ablation")),
             format=f.str("format"),
             schedule=f.str("schedule"),

@@ -1,5 +1,9 @@
-"""Reading one object of report.json with its types checked: what the typed report
-(omk/records/document.py) is parsed with.
+"""Reading one object of report.json or of a run folder's record with its types checked, field by
+field: what the records not yet on msgspec's typed decoding are read with (the experiment block,
+omk/records/experiment_block.py; run.json and experiment.json, omk/records/manifest.py and
+omk/records/experiment_manifest.py; an ablation's plan). The rest of report.json and results.jsonl
+is read by msgspec (omk/records/wire.py); report.json's blocks are still handed to their records
+as a `Fields`, which knows where in the file each sits for an error.
 
 A field that is missing or null takes its default (reports written by older omk lack fields added
 since); a field of the wrong type is an `InputError` naming the file and the field, e.g.

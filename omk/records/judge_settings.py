@@ -2,9 +2,12 @@
 ensemble's judges agree across the run): loaded only when a run has a judge, or a report read
 back has the block.
 
-The agreement records are msgspec structs (omk.records.wire). The judge models stay written by
-hand: each keeps the fields its kind adds (`details`) in the order the kind gave them, which no
-fixed set of fields can say."""
+Read by msgspec's typed decoding (`JudgeSettings.read`; a wrong field is worded by omk.records.wire,
+a missing or null field takes its default). The agreement records are written and read as their
+fields. The judge settings and models keep their own `to_json` and read through a record of the
+written layout (`_SettingsLine`): each model keeps the fields its kind adds (`details`) in the
+order the kind gave them, which no fixed set of fields can say (only its `spec` and `kind` are
+typed, the rest kept as written), and `agreement` is written only in an ensemble's block."""
 
 from __future__ import annotations
 
@@ -13,9 +16,8 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields, Number
-from omk.records.parts import details
-from omk.records.wire import JsonRecord
+from omk.records.fields import Fields
+from omk.records.wire import HINT, JsonRecord, Number, convert
 
 
 class PairAgreement(JsonRecord, frozen=True):
@@ -39,7 +41,7 @@ class RunAgreement(JsonRecord, frozen=True):
     @classmethod
     def read(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
         """What omk.judge.agreement.run_agreement returned, as a record."""
-        return cls.from_json(Fields.of(data, "report", "judge.agreement")) if data is not None else None
+        return convert(data, cls, "report", "judge.agreement", HINT, nulls=True) if data is not None else None
 
 
 class JudgeModel(msgspec.Struct, frozen=True, gc=False):
@@ -53,9 +55,6 @@ class JudgeModel(msgspec.Struct, frozen=True, gc=False):
     def to_json(self) -> dict[str, Any]:
         return {"spec": self.spec, "kind": self.kind, **dict(self.details)}
 
-    @classmethod
-    def from_json(cls, f: Fields) -> JudgeModel:
-        return cls(f.str("spec"), f.str("kind"), details(f, ("spec", "kind")))
 
 
 class JudgeSettings(msgspec.Struct, frozen=True, gc=False):
@@ -91,17 +90,43 @@ class JudgeSettings(msgspec.Struct, frozen=True, gc=False):
 
     @classmethod
     def from_json(cls, f: Fields | None) -> JudgeSettings | None:
-        if f is None or not f.data:
-            return None
-        templates = f.obj("templates")
-        return cls(
-            f.strs("models"), tuple(JudgeModel.from_json(j) for j in f.objs("judges")), f.str("prompt_version"),
-            f.str("prompt_hash"), f.str("lang"), f.bool("debias_length", None), f.int("repeat", None),
-            tuple(templates.data.items()) if templates is not None else (), RunAgreement.from_json(f.obj("agreement")),
-            "agreement" in f.data,
-        )  # fmt: skip
+        """The block in `f` (report.json's `judge`, read by the report's field reader); None for none."""
+        return cls.read(f.data, f.origin, f.path) if f is not None else None
 
     @classmethod
-    def read(cls, described: Mapping[str, Any] | None) -> JudgeSettings | None:
-        """A judge's `describe()` as a record; None for none."""
-        return cls.from_json(Fields.of(described, "report", "judge")) if described else None
+    def read(cls, described: Mapping[str, Any] | None, origin: str = "report", at: str = "judge") -> JudgeSettings | None:
+        """A judge's `describe()` (or report.json's `judge`, at `at` of `origin`) as a record; None for none."""
+        if not described:
+            return None
+        line = convert(described, _SettingsLine, origin, at, HINT, nulls=True)
+        models = zip(line.judges, described.get("judges") or (), strict=True)
+        agreement = line.agreement if line.agreement is not msgspec.UNSET else None
+        return cls(
+            line.models, tuple(JudgeModel(m.spec, m.kind, _details(raw)) for m, raw in models), line.prompt_version,
+            line.prompt_hash, line.lang, line.debias_length, line.repeat, tuple((line.templates or {}).items()),
+            agreement, line.agreement is not msgspec.UNSET,
+        )  # fmt: skip
+
+
+class _ModelLine(msgspec.Struct, frozen=True, gc=False):
+    spec: str | None = None
+    kind: str | None = None
+
+
+class _SettingsLine(msgspec.Struct, frozen=True, gc=False):
+    """`judge` as written: each model's fields besides its spec and kind are kept as written (its
+    `details`), the templates as a mapping, and `agreement` only in an ensemble's block (even null)."""
+
+    models: tuple[str, ...] = ()
+    judges: tuple[_ModelLine, ...] = ()
+    prompt_version: str | None = None
+    prompt_hash: str | None = None
+    lang: str | None = None
+    debias_length: bool | None = None
+    repeat: int | None = None
+    templates: Mapping[str, Any] | None = None
+    agreement: RunAgreement | None | msgspec.UnsetType = msgspec.UNSET
+
+
+def _details(raw: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple((k, v) for k, v in raw.items() if k not in ("spec", "kind"))

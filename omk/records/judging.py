@@ -1,11 +1,14 @@
 """A result's (or a turn's) judge block as omk writes and reads it (docs/report-format.md, "judge"):
 the layer score, the rubric and each dimension, an ensemble's members and agreement, typed.
 
-What the judge wrote comes back in the same order (`keys`: the fields as they were written), so a
-result read and written again is the text it was; a field omk does not write (a hand-made or a
-much older report's) is kept as written in `others` and shown, never interpreted. That order and
-those extra fields are why these records keep their own `to_json` and `from_json` rather than
-msgspec's encoding of their fields (omk.records.wire's `JsonRecord`).
+Read by msgspec's typed decoding (`JudgeBlock.read`: a wrong field is worded by omk.records.wire,
+a missing or null field takes its default) into records of the written layout (`_BlockLine`,
+`_ItemLine`, `_AgreementLine`), each then paired with the object it was read from: what the judge
+wrote comes back in the same order (`keys`: the fields as they were written), so a result read and
+written again is the text it was, and a field omk does not write (a hand-made or a much older
+report's) is kept as written in `others` and shown, never interpreted. That order and those extra
+fields are why these records keep their own `to_json` rather than msgspec's encoding of their
+fields (omk.records.wire's `JsonRecord`), and why the typed read is paired with the plain one.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields, Number
+from omk.records.wire import HINT, Number, convert
 
 ITEM_KEYS = ("judge", "score", "reason", "reasoning", "cost_usd", "detail", "samples", "stddev", "failures", "judges", "agreement", "errors", "raw_replies", "error")  # fmt: skip
 BLOCK_KEYS = ("score", "rubric", "dimensions", "cost_usd", "error", "judges", "agreement", "ensemble")
@@ -29,30 +32,8 @@ def _emit(values: Mapping[str, Any], keys: tuple[str, ...], others: Others) -> d
     return {k: values[k] if k in values else rest.get(k) for k in keys}
 
 
-def _others(f: Fields, typed: tuple[str, ...]) -> Others:
-    return tuple((k, v) for k, v in f.data.items() if k not in typed)
-
-
-def _numbers_or_null(f: Fields, key: str) -> tuple[Number | None, ...] | None:
-    if f.data.get(key) is None:
-        return None
-    values = f.list(key)
-    for i, v in enumerate(values):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
-            raise Fields.error(f.origin, f"{f.at(key)}[{i}]", "a number or null", v)
-    return tuple(values)
-
-
-def _strs_or_null(f: Fields, key: str) -> tuple[str, ...] | None:
-    return f.strs(key) if f.data.get(key) is not None else None
-
-
 def _items(items: tuple[JudgeItem, ...] | None) -> list[dict[str, Any]] | None:
     return [i.to_json() for i in items] if items is not None else None
-
-
-def _objects(f: Fields, key: str) -> tuple[JudgeItem, ...] | None:
-    return tuple(JudgeItem.from_json(m) for m in f.objs(key)) if f.data.get(key) is not None else None
 
 
 class SampleAgreement(msgspec.Struct, frozen=True, gc=False):
@@ -69,11 +50,6 @@ class SampleAgreement(msgspec.Struct, frozen=True, gc=False):
         values = {"mean_abs_diff": self.mean_abs_diff, "pair_count": self.pair_count, "stddev": self.stddev}
         return _emit(values, self.keys, self.others)
 
-    @classmethod
-    def from_json(cls, f: Fields | None) -> SampleAgreement | None:
-        if f is None:
-            return None
-        return cls(f.num("mean_abs_diff"), f.int("pair_count", None), f.num("stddev"), tuple(f.data), _others(f, AGREEMENT_KEYS))
 
 
 class JudgeItem(msgspec.Struct, frozen=True, gc=False):
@@ -111,16 +87,6 @@ class JudgeItem(msgspec.Struct, frozen=True, gc=False):
             "raw_replies": list(self.raw_replies) if self.raw_replies is not None else None,
         }  # fmt: skip
         return _emit(values, self.keys, self.others)
-
-    @classmethod
-    def from_json(cls, f: Fields) -> JudgeItem:
-        return cls(
-            score=f.num("score"), reason=f.str("reason"), judge=f.str("judge"), reasoning=f.str("reasoning"),
-            cost_usd=f.num("cost_usd"), detail=f.raw("detail"), samples=_numbers_or_null(f, "samples"),
-            stddev=f.num("stddev"), failures=f.int("failures", None), judges=_objects(f, "judges"),
-            agreement=SampleAgreement.from_json(f.obj("agreement")), errors=_strs_or_null(f, "errors"),
-            raw_replies=_strs_or_null(f, "raw_replies"), error=f.str("error"), keys=tuple(f.data), others=_others(f, ITEM_KEYS),
-        )  # fmt: skip
 
     def scores_by_judge(self) -> dict[str | None, float | None]:
         """The item's score under None, then each member's by its spec."""
@@ -193,26 +159,86 @@ class JudgeBlock(msgspec.Struct, frozen=True, gc=False):
         return found + [(f"dimension {name}", d.score, d.reason or "") for name, d in self.dimensions]
 
     @classmethod
-    def from_json(cls, f: Fields | None) -> JudgeBlock | None:
-        if f is None or not f.data:
+    def read(cls, data: Mapping[str, Any] | None, origin: str = "judge", at: str = "") -> JudgeBlock | None:
+        """A judge block (what a judge returned, or a result's `judge` found at `at` of `origin`) as
+        a record; None for none (or `{}`)."""
+        if not data:
             return None
-        dims = f.obj("dimensions")
-        rubric = f.obj("rubric")
-        return cls(
-            score=f.num("score"),
-            rubric=JudgeItem.from_json(rubric) if rubric is not None else None,
-            dimensions=tuple((str(name), JudgeItem.from_json(Fields.of(d, f.origin, dims.at(str(name))))) for name, d in dims.data.items()) if dims else (),
-            cost_usd=f.num("cost_usd"),
-            error=f.str("error"),
-            judges=_objects(f, "judges"),
-            agreement=SampleAgreement.from_json(f.obj("agreement")),
-            ensemble=_objects(f, "ensemble"),
-            dimensions_null=dims is None,
-            keys=tuple(f.data),
-            others=_others(f, BLOCK_KEYS),
+        return convert(data, _BlockLine, origin, at, HINT, nulls=True).record(data)
+
+
+# What a judge block is read from: its fields typed as written (msgspec checks them), each paired
+# with the object it was read from for the order of its keys and the fields omk does not know.
+
+
+class _AgreementLine(msgspec.Struct, frozen=True, gc=False):
+    mean_abs_diff: Number | None = None
+    pair_count: int | None = None
+    stddev: Number | None = None
+
+    def record(self, raw: Mapping[str, Any]) -> SampleAgreement:
+        return SampleAgreement(self.mean_abs_diff, self.pair_count, self.stddev, tuple(raw), _others(raw, AGREEMENT_KEYS))
+
+
+class _ItemLine(msgspec.Struct, frozen=True, gc=False):
+    score: Number | None = None
+    reason: str | None = None
+    judge: str | None = None
+    reasoning: str | None = None
+    cost_usd: Number | None = None
+    detail: Any = None
+    samples: tuple[Number | None, ...] | None = None
+    stddev: Number | None = None
+    failures: int | None = None
+    judges: tuple[_ItemLine, ...] | None = None
+    agreement: _AgreementLine | None = None
+    errors: tuple[str, ...] | None = None
+    raw_replies: tuple[str, ...] | None = None
+    error: str | None = None
+
+    def record(self, raw: Mapping[str, Any]) -> JudgeItem:
+        return JudgeItem(
+            score=self.score, reason=self.reason, judge=self.judge, reasoning=self.reasoning, cost_usd=self.cost_usd,
+            detail=self.detail, samples=self.samples, stddev=self.stddev, failures=self.failures,
+            judges=_items_of(self.judges, raw.get("judges")), agreement=_agreement_of(self.agreement, raw),
+            errors=self.errors, raw_replies=self.raw_replies, error=self.error, keys=tuple(raw), others=_others(raw, ITEM_KEYS),
+        )  # fmt: skip
+
+
+class _BlockLine(msgspec.Struct, frozen=True, gc=False):
+    score: Number | None = None
+    rubric: _ItemLine | None = None
+    dimensions: Mapping[str, _ItemLine] | None = None
+    cost_usd: Number | None = None
+    error: str | None = None
+    judges: tuple[_ItemLine, ...] | None = None
+    agreement: _AgreementLine | None = None
+    ensemble: tuple[_ItemLine, ...] | None = None
+
+    def record(self, raw: Mapping[str, Any]) -> JudgeBlock:
+        dims = raw.get("dimensions") or {}
+        return JudgeBlock(
+            score=self.score,
+            rubric=self.rubric.record(raw["rubric"]) if self.rubric is not None else None,
+            dimensions=tuple((name, d.record(dims[name])) for name, d in self.dimensions.items()) if self.dimensions else (),
+            cost_usd=self.cost_usd,
+            error=self.error,
+            judges=_items_of(self.judges, raw.get("judges")),
+            agreement=_agreement_of(self.agreement, raw),
+            ensemble=_items_of(self.ensemble, raw.get("ensemble")),
+            dimensions_null=self.dimensions is None,
+            keys=tuple(raw),
+            others=_others(raw, BLOCK_KEYS),
         )
 
-    @classmethod
-    def read(cls, data: Mapping[str, Any] | None, origin: str = "judge") -> JudgeBlock | None:
-        """The block a judge returned (a mapping) as a record; None for none."""
-        return cls.from_json(Fields(data, origin)) if data else None
+
+def _items_of(lines: tuple[_ItemLine, ...] | None, raw: list[Any] | None) -> tuple[JudgeItem, ...] | None:
+    return tuple(line.record(r) for line, r in zip(lines, raw or (), strict=True)) if lines is not None else None
+
+
+def _agreement_of(line: _AgreementLine | None, raw: Mapping[str, Any]) -> SampleAgreement | None:
+    return line.record(raw["agreement"]) if line is not None else None
+
+
+def _others(raw: Mapping[str, Any], typed: tuple[str, ...]) -> Others:
+    return tuple((k, v) for k, v in raw.items() if k not in typed)

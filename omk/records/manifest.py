@@ -167,4 +167,4 @@ def _shard(f: Fields | None) -> ShardInfo | None:
         return None
     from omk.records.shard import ShardInfo
 
-    return ShardInfo.from_json(f)
+    return ShardInfo.read(f.data, f.origin, f.path, hinted=False) if f.data else None

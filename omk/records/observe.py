@@ -8,21 +8,25 @@ description or to requests that did) and the candidate false triggers (requests 
 whose text is far from both), each ranked by its score (docs/skills.md, "Skills in the wild").
 Prompts are masked and cut before they are kept here.
 
-The records keep their own `to_json` and `from_json`: the output starts with its `format`, which
-no field holds; `Candidate` writes its score and similarities rounded to 4 places, and
-`SkillObservation` its firings by how they were seen (`how`, kept as pairs) as an object; the
-readers take a missing or null field as its default.
+Read back by msgspec's typed decoding (`Observation.loads`; a wrong field is worded by
+omk.records.wire, a missing or null field takes its default): `RequestRef`, `Candidate`,
+`ToolProblem` and `ProjectFiring` as themselves, the rest through records of the written layout
+(`_ObservationLine`, `_SkillLine`): the output starts with its `format`, which no field holds, and
+`SkillObservation` writes its firings by how they were seen (`how`, kept as pairs) as an object.
+Their `to_json` stay written by hand for that, and because `Candidate` writes its score and
+similarities rounded to 4 places.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields
+from omk.core.errors import InputError
 from omk.records.triggering import Rate
+from omk.records.wire import Number, decode
 
 FORMAT = "omk-observe/1"
 MISSED = "missed"
@@ -32,19 +36,14 @@ FALSE_TRIGGER = "false_trigger"
 class RequestRef(msgspec.Struct, frozen=True, gc=False):
     """Where a request is: its session file, the request's place in it (0-based), its project and time."""
 
-    session: str
-    index: int
-    cli: str
+    session: str = ""
+    index: int = 0
+    cli: str = ""
     project: str = ""
     time: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"session": self.session, "index": self.index, "cli": self.cli, "project": self.project, "time": self.time}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> RequestRef:
-        return cls(f.str("session", ""), f.int("index"), f.str("cli", ""), f.str("project", ""), f.str("time", ""))
-
 
 class Candidate(msgspec.Struct, frozen=True, gc=False):
     """A request a person should look at: `kind` is `missed` (the skill did not fire, the text is
@@ -52,13 +51,13 @@ class Candidate(msgspec.Struct, frozen=True, gc=False):
     the similarities are the text's to the skill's description and to the nearest other request
     that fired it (`nearest_request`, `SESSION#INDEX`; "" when none shares a word with it)."""
 
-    kind: str
-    skill: str
-    where: RequestRef
-    prompt: str
-    score: float
-    description_similarity: float
-    request_similarity: float
+    kind: str = ""
+    skill: str = ""
+    where: RequestRef = RequestRef()
+    prompt: str = ""
+    score: Number = 0.0
+    description_similarity: Number = 0.0
+    request_similarity: Number = 0.0
     nearest_request: str = ""
     fired_instead: tuple[str, ...] = ()  # the other skills the request fired
 
@@ -70,51 +69,27 @@ class Candidate(msgspec.Struct, frozen=True, gc=False):
             "fired_instead": list(self.fired_instead),
         }  # fmt: skip
 
-    @classmethod
-    def from_json(cls, f: Fields) -> Candidate:
-        where = f.obj("where")
-        return cls(
-            kind=f.str("kind", ""), skill=f.str("skill", ""),
-            where=RequestRef.from_json(where) if where is not None else RequestRef("", 0, ""),
-            prompt=f.str("prompt", ""), score=f.num("score", 0.0),
-            description_similarity=f.num("description_similarity", 0.0), request_similarity=f.num("request_similarity", 0.0),
-            nearest_request=f.str("nearest_request", ""), fired_instead=f.strs("fired_instead"),
-        )  # fmt: skip
-
-
 class ToolProblem(msgspec.Struct, frozen=True, gc=False):
     """A tool call after the skill fired, in the same request, that failed (`failed`) or that the
     user or the permission rules refused (`denied`); `output` is its masked, cut output."""
 
-    kind: str
-    tool: str
-    where: RequestRef
+    kind: str = ""
+    tool: str = ""
+    where: RequestRef = RequestRef()
     output: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "tool": self.tool, "where": self.where.to_json(), "output": self.output}
 
-    @classmethod
-    def from_json(cls, f: Fields) -> ToolProblem:
-        where = f.obj("where")
-        ref = RequestRef.from_json(where) if where is not None else RequestRef("", 0, "")
-        return cls(f.str("kind", ""), f.str("tool", ""), ref, f.str("output", ""))
-
-
 class ProjectFiring(msgspec.Struct, frozen=True, gc=False):
     """One project: the requests that fired the skill of those where it was installed, with the
     rate's Wilson interval."""
 
-    project: str
-    firing: Rate
+    project: str = ""
+    firing: Rate = Rate(0, 0)
 
     def to_json(self) -> dict[str, Any]:
         return {"project": self.project, "firing": self.firing.to_json()}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> ProjectFiring:
-        return cls(f.str("project", ""), Rate.from_json(f.obj("firing")) or Rate(0, 0))
-
 
 class SkillObservation(msgspec.Struct, frozen=True, gc=False):
     """One skill across the sessions read."""
@@ -144,22 +119,6 @@ class SkillObservation(msgspec.Struct, frozen=True, gc=False):
             "false_triggers": [c.to_json() for c in self.false_triggers],
         }  # fmt: skip
 
-    @classmethod
-    def from_json(cls, f: Fields) -> SkillObservation:
-        how = f.obj("how")
-        return cls(
-            skill=f.str("skill", ""), description=f.str("description", ""), source=f.str("source", ""),
-            firing=Rate.from_json(f.obj("firing")) or Rate(0, 0),
-            how=tuple((k, how.int(k)) for k in how.data) if how is not None else (),
-            subagent_firings=f.int("subagent_firings"), projects=tuple(ProjectFiring.from_json(p) for p in f.objs("projects")),
-            calls_after=f.int("calls_after"), failed_after=f.int("failed_after"), denied_after=f.int("denied_after"),
-            troubled=Rate.from_json(f.obj("troubled")) or Rate(0, 0),
-            problems=tuple(ToolProblem.from_json(p) for p in f.objs("problems")),
-            missed=tuple(Candidate.from_json(c) for c in f.objs("missed")),
-            false_triggers=tuple(Candidate.from_json(c) for c in f.objs("false_triggers")),
-        )  # fmt: skip
-
-
 class Observation(msgspec.Struct, frozen=True, gc=False):
     """The whole report: what was read, and one entry per skill (most firings first)."""
 
@@ -180,15 +139,52 @@ class Observation(msgspec.Struct, frozen=True, gc=False):
         }  # fmt: skip
 
     @classmethod
-    def from_json(cls, f: Fields) -> Observation:
-        if f.str("format", "") != FORMAT:
-            raise f.fail("format", repr(FORMAT))
+    def loads(cls, text: str, origin: str = "observe.json") -> Observation:
+        """`omk observe --json`'s output read back (a wrong field is an InputError naming it)."""
+        line = decode(text, _ObservationLine, origin, nulls=True)
+        if line.format != FORMAT:
+            raise InputError(f"{origin}: format: expected {FORMAT!r}, found {line.format!r}")
         return cls(
-            sessions=f.int("sessions"), subagent_sessions=f.int("subagent_sessions"), requests=f.int("requests"),
-            skills=tuple(SkillObservation.from_json(s) for s in f.objs("skills")), since=f.str("since", ""),
-            not_found=f.strs("not_found"), skipped_records=f.int("skipped_records"), warnings=f.strs("warnings"),
+            line.sessions, line.subagent_sessions, line.requests, tuple(s.record() for s in line.skills), line.since,
+            line.not_found, line.skipped_records, line.warnings,
         )  # fmt: skip
 
-    @classmethod
-    def loads(cls, text: str, origin: str = "observe.json") -> Observation:
-        return cls.from_json(Fields.of(json.loads(text), origin, ""))
+
+class _SkillLine(msgspec.Struct, frozen=True, gc=False):
+    """A skill as written: its firings by how they were seen as an object."""
+
+    skill: str = ""
+    description: str = ""
+    source: str = ""
+    firing: Rate = Rate(0, 0)
+    how: Mapping[str, int] = msgspec.field(default_factory=dict)
+    subagent_firings: int = 0
+    projects: tuple[ProjectFiring, ...] = ()
+    calls_after: int = 0
+    troubled: Rate = Rate(0, 0)
+    failed_after: int = 0
+    denied_after: int = 0
+    problems: tuple[ToolProblem, ...] = ()
+    missed: tuple[Candidate, ...] = ()
+    false_triggers: tuple[Candidate, ...] = ()
+
+    def record(self) -> SkillObservation:
+        return SkillObservation(
+            self.skill, self.description, self.source, self.firing, tuple(self.how.items()), self.subagent_firings,
+            self.projects, self.calls_after, self.troubled, self.failed_after, self.denied_after, self.problems,
+            self.missed, self.false_triggers,
+        )  # fmt: skip
+
+
+class _ObservationLine(msgspec.Struct, frozen=True, gc=False):
+    """The output as written: it starts with its `format`."""
+
+    format: str = ""
+    sessions: int = 0
+    subagent_sessions: int = 0
+    requests: int = 0
+    skills: tuple[_SkillLine, ...] = ()
+    since: str = ""
+    not_found: tuple[str, ...] = ()
+    skipped_records: int = 0
+    warnings: tuple[str, ...] = ()

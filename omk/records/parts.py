@@ -4,13 +4,11 @@ the outputs (`RunTarget`). The summary (omk.records.document), the experiment bl
 `--repeat` block and the judge settings all read them from here, so none of those modules imports
 another for them.
 
-They keep their own `to_json` and `from_json` (not msgspec's encoding of their fields, as
-omk.records.wire's `JsonRecord`s have): `Bounds` reads an interval without both ends as none,
-`RunTarget` writes what its kind adds (`details`) in the order the kind gave it, and every
-reader takes a missing or null field as its default (a report of an older omk lacks the fields
-added since; msgspec's typed read refuses a null where the type has none) and keeps a number as
-written (an integer stays one, where msgspec reads it into a `float` field as a float and the
-report would be written back with `.0`).
+`Bounds`, `LayerMeans` and `LayerBounds` are written and read as their fields (omk.records.wire's
+`JsonRecord`). `RunTarget` writes what its kind adds (`details`) in the order the kind gave it and
+keeps the order its fields were read in: only its `kind` and `spec` are read through msgspec, the
+rest kept as written. `from_json` (a record read from a `Fields` object) serves the readers still
+written by hand (the experiment block).
 """
 
 from __future__ import annotations
@@ -20,10 +18,11 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields, Number
+from omk.records.fields import Fields
+from omk.records.wire import HINT, JsonRecord, Number, convert
 
 
-class Bounds(msgspec.Struct, frozen=True, gc=False):
+class Bounds(JsonRecord, frozen=True, gc=False):
     """A confidence interval as report.json keeps it: its ends, level and how it was made."""
 
     low: Number
@@ -33,21 +32,12 @@ class Bounds(msgspec.Struct, frozen=True, gc=False):
     resamples: int | None = None
     seed: Any = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method, "resamples": self.resamples, "seed": self.seed}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Bounds | None:
-        if f is None or f.num("low") is None or f.num("high") is None:
-            return None
-        return cls(f.num("low"), f.num("high"), f.num("level"), f.str("method"), f.int("resamples", None), f.raw("seed"))
-
 
 def bounds_json(b: Bounds | None) -> dict[str, Any] | None:
     return b.to_json() if b is not None else None
 
 
-class LayerBounds(msgspec.Struct, frozen=True, gc=False):
+class LayerBounds(JsonRecord, frozen=True, gc=False):
     """The 95% interval of each mean in `LayerMeans` (`summary.scores_ci`); None where the mean
     is over fewer than 2 samples (or there is no mean)."""
 
@@ -59,40 +49,17 @@ class LayerBounds(msgspec.Struct, frozen=True, gc=False):
     def layer(self, name: str) -> Bounds | None:
         return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
 
-    def to_json(self) -> dict[str, Any]:
-        return {k: bounds_json(self.layer(k)) for k in ("fact", "behavior", "judge", "composite")}
 
-    @classmethod
-    def from_json(cls, f: Fields | None) -> LayerBounds | None:
-        if f is None:
-            return None
-        return cls(*(Bounds.from_json(f.obj(k)) for k in ("fact", "behavior", "judge", "composite")))
-
-
-class LayerMeans(msgspec.Struct, frozen=True, gc=False):
+class LayerMeans(JsonRecord, frozen=True, gc=False):
     """Mean scores over the samples that ran; None where no sample had that layer."""
 
-    fact: float | None = None
-    behavior: float | None = None
-    judge: float | None = None
-    composite: float | None = None
+    fact: Number | None = None
+    behavior: Number | None = None
+    judge: Number | None = None
+    composite: Number | None = None
 
     def layer(self, name: str) -> float | None:
         return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
-
-    def to_json(self) -> dict[str, float | None]:
-        return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> LayerMeans:
-        if f is None:
-            return cls()
-        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite"))
-
-
-def details(f: Fields, typed: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
-    """The fields of `f` besides the `typed` ones, as written and in order: what a kind adds."""
-    return tuple((k, v) for k, v in f.data.items() if k not in typed)
 
 
 class RunTarget(msgspec.Struct, frozen=True, gc=False):
@@ -116,13 +83,20 @@ class RunTarget(msgspec.Struct, frozen=True, gc=False):
 
     @classmethod
     def from_json(cls, f: Fields | None) -> RunTarget:
-        return cls(f.str("kind"), f.str("spec"), details(f, ("kind", "spec")), tuple(f.data)) if f is not None else cls()
+        return cls.read(f.data, f.origin, f.path) if f is not None else cls()
 
     @classmethod
-    def read(cls, described: Mapping[str, Any]) -> RunTarget:
-        """A target's `describe()` as a record (a bad field is an InputError naming it)."""
-        return cls.from_json(Fields.of(described, "report", "target"))
+    def read(cls, described: Mapping[str, Any], origin: str = "report", at: str = "target") -> RunTarget:
+        """A target's `describe()` (or report.json's `target`, at `at` of `origin`) as a record: its
+        kind and spec checked by msgspec (a bad one is an InputError naming it), the rest as written."""
+        named = convert(described, _Named, origin, at, HINT, nulls=True)
+        return cls(named.kind, named.spec, tuple((k, v) for k, v in described.items() if k not in ("kind", "spec")), tuple(described))
 
     @property
     def name(self) -> str | None:
         return self.spec or self.kind
+
+
+class _Named(msgspec.Struct, frozen=True, gc=False):
+    kind: str | None = None
+    spec: str | None = None

@@ -3,7 +3,8 @@ composite's spread comes from under `--repeat` / `--judge-repeat`, and report.js
 each sample's runs and pass@k / pass^k. A run without repeats never loads them.
 
 The `--repeat` records are msgspec structs (omk.records.wire), their intervals the report's
-`Bounds`. `VarianceSources` stays written by hand: report.json groups its figures into objects
+`Bounds`, written and read as their fields. `VarianceSources` is written by hand and read through
+a record of the written layout (`VarianceLine`): report.json groups its figures into objects
 (`components`, `shares`, `cost_per_call`) that the record keeps as fields of its own."""
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields, Number
 from omk.records.parts import Bounds
-from omk.records.wire import JsonRecord
+from omk.records.wire import HINT, JsonRecord, Number, convert
 
 
 class VarianceSources(msgspec.Struct, frozen=True, gc=False):
@@ -51,16 +51,41 @@ class VarianceSources(msgspec.Struct, frozen=True, gc=False):
         }
 
     @classmethod
-    def from_json(cls, f: Fields | None) -> VarianceSources | None:
-        if f is None:
-            return None
-        parts, shares, costs = f.obj("components"), f.obj("shares"), f.obj("cost_per_call")
-        return cls(
-            f.int("samples"), f.int("repeats", 1), f.int("judge_calls", 1),
-            (parts.num("sample") if parts else None) or 0, (parts.num("run") if parts else None) or 0, parts.num("judge") if parts else None,
-            tuple((k, shares.num(k)) for k in ("sample", "run", "judge") if shares and shares.num(k) is not None),
-            costs.num("target") if costs else None, costs.num("judge") if costs else None, f.str("advice"), f.bool("per_dollar"),
-            f.str("advice_without_samples"),
+    def read(cls, data: Any, origin: str = "report", at: str = "summary.variance") -> VarianceSources:
+        """`summary.variance` as report.json holds it (found at `at` of `origin`), read back."""
+        return convert(data, VarianceLine, origin, at, HINT, nulls=True).record()
+
+
+class _Parts(msgspec.Struct, frozen=True, gc=False):
+    sample: Number | None = None
+    run: Number | None = None
+    judge: Number | None = None
+
+
+class _Costs(msgspec.Struct, frozen=True, gc=False):
+    target: Number | None = None
+    judge: Number | None = None
+
+
+class VarianceLine(msgspec.Struct, frozen=True, gc=False):
+    """`summary.variance` as written: its figures grouped into objects; a missing variance is 0."""
+
+    samples: int = 0
+    repeats: int = 1
+    judge_calls: int = 1
+    components: _Parts = _Parts()
+    shares: _Parts = _Parts()
+    cost_per_call: _Costs = _Costs()
+    advice: str | None = None
+    advice_without_samples: str | None = None
+    per_dollar: bool = False
+
+    def record(self) -> VarianceSources:
+        parts, shares, costs = self.components, self.shares, self.cost_per_call
+        return VarianceSources(
+            self.samples, self.repeats, self.judge_calls, parts.sample or 0, parts.run or 0, parts.judge,
+            tuple((k, v) for k, v in (("sample", shares.sample), ("run", shares.run), ("judge", shares.judge)) if v is not None),
+            costs.target, costs.judge, self.advice, self.per_dollar, self.advice_without_samples,
         )  # fmt: skip
 
 

@@ -1,40 +1,40 @@
 """One sample's result as omk writes it and reads it back: one class per record, each with one
-`to_json` (what results.jsonl and report.json hold, docs/report-format.md) and one checked
-`from_json` (a wrong type is an `InputError` naming the file and the field, e.g.
-`run/report.json: results[3].scores.fact: expected a number or null, found "high"`; a missing
-field takes the value a reader of an older report would assume).
+`to_json` (what results.jsonl and report.json hold, docs/report-format.md), read back by msgspec's
+typed decoding (`SampleResult.decode` from a line's text, `SampleResult.read` from parsed values):
+a wrong type is an `InputError` naming the file and the field, e.g.
+`run/report.json: results[3].scores.fact: expected a number or null, found "high"`
+(omk.records.wire words msgspec's error); a missing or null field takes the value a reader of an
+older report would assume (the default; a null is read so only when the typed read failed).
 
 Every record is a frozen `msgspec.Struct` and its several-item fields are tuples: the code that runs
 a sample keeps its working state in its own variables and builds each record once per stage
 (what the target said, then the checks, the judge and the scores). A changed copy is made with
 `msgspec.structs.replace`. Values a report only shows (an assertion's `value`, a tool call's input and
 output, an inlined URL, a gold label, the judge block's own fields) stay plain JSON as written.
+A number is `Number` (an integer stays one: a `float` field would read 4 as 4.0, written back `4.0`).
 
-Each record here keeps its own `to_json` and `from_json` rather than msgspec's encoding of its
-fields (omk.records.wire's `JsonRecord`): what is written is not the fields as kept.
-`AssertionResult` keeps `passed` as a field worked out from its status and its `negate` under
-the name `not`, so its fields are its JSON object and a results.jsonl line encodes the checks
-straight from them (`SampleResult.to_wire`); its reader gives an assertion read without a
-`status` (an older report's) the one its `passed` says; `SampleResult`
-writes `source_file` and `source_line` as one `source` object (null without a file), `duration_ms`
-rounded to a tenth, and `turns` and `gold` only when there are some; `Trace` writes `notes`, the
-agent CLI's fields and `workspace` only when set, `ToolCall` its `outcome` only when known,
-`Tokens` the prompt-cache counts only when the target reported them (`cached`), and `MockStats`
-reads an empty object as none. And every reader takes a missing or null field as its default (a
-report of an older omk lacks the fields added since; msgspec's typed read refuses a null where the
-type has none) and keeps a number as written (an integer stays one, where msgspec reads it into a
-`float` field as a float and the report would be written back with `.0`): so even the records
-written field for field (`Scores`, `FileChange`) read by hand.
+Read as themselves: `AssertionResult` (`negate` is the key `not`; `passed` is worked out from
+`status` whatever the line says), `Scores`, `ToolCall`, `MockStats`, `FileChange` and
+`WorkspaceChanges`. Read through a record of the written layout (`_ResultLine`, `_TurnLine`,
+`_TraceLine`, `_TokensLine`, at the end of this module), because what is written is not the fields
+as kept: `SampleResult` writes `source_file` and `source_line` as one `source` object (null without
+a file); `Tokens` writes the prompt-cache counts only when the target reported them, which is how
+`cached` is read back (a count may be null, so their absence is msgspec's `UNSET`); and a judge
+block is read by its own reader (omk.records.judging: its fields come back in the order written,
+those omk does not know kept). Still written by hand (`to_json`, for report.json's writer, and
+`to_wire` for a results.jsonl line): `SampleResult` rounds `duration_ms` to a tenth and writes
+`turns` and `gold` only when there are some; `Trace` writes `notes`, the agent CLI's fields and
+`workspace` only when set, `ToolCall` its `outcome` only when known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from omk.records.fields import Fields
+from omk.records.wire import HINT, Number, convert, joined, parsed
 from omk.samples.model import Layer, Status
 
 if TYPE_CHECKING:  # a judge block's records load when a result has one (a run without a judge never does)
@@ -49,23 +49,6 @@ CALL_OUTCOMES: tuple[str, ...] = ("mock", "denied", "ran", "refused", "unsupport
 # The members as plain module names: reading a member from its enum class is slow (Python 3.11
 # looks it up through the class's machinery each time), and these are read for every check.
 _SKIPPED, _PASSED = Status.SKIPPED, Status.PASSED
-
-
-def _status(f: Fields, allowed: tuple[str, ...], default: str) -> Any:
-    value = f.str("status", default)
-    if value not in allowed:
-        raise f.fail("status", " or ".join(repr(a) for a in allowed))
-    return value
-
-
-def _enum(f: Fields, key: str, kind: type[Layer] | type[Status], default: Any) -> Any:
-    value = f.str(key)
-    if value is None:
-        return default
-    try:
-        return kind(value)
-    except ValueError:
-        raise f.fail(key, " or ".join(repr(m.value) for m in kind)) from None
 
 
 class ToolCall(msgspec.Struct, frozen=True, gc=False):
@@ -95,15 +78,6 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False):
             data["outcome"] = self.outcome
         return data
 
-    @classmethod
-    def from_json(cls, f: Fields) -> ToolCall:
-        outcome = f.str("outcome")
-        if outcome is not None and outcome not in CALL_OUTCOMES:
-            raise f.fail("outcome", " or ".join(repr(o) for o in CALL_OUTCOMES))
-        return cls(
-            f.str("tool", ""), f.raw("input"), f.raw("output"), f.bool("mocked"), f.str("mock_key"), f.bool("is_error"), outcome
-        )
-
 
 class MockStats(msgspec.Struct, frozen=True, gc=False):
     """How often the sample's mocks answered (`per_mock`: by mock key). The mocks count as calls
@@ -115,15 +89,6 @@ class MockStats(msgspec.Struct, frozen=True, gc=False):
 
     def to_json(self) -> dict[str, Any]:
         return {"hits": self.hits, "misses": self.misses, "per_mock": dict(self.per_mock)}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> MockStats | None:
-        if f is None or not f.data:
-            return None
-        per = f.obj("per_mock")
-        counts = {str(k): v for k, v in per.data.items()} if per else {}
-        return cls(f.int("hits"), f.int("misses"), counts)
-
 
 class Tokens(msgspec.Struct, frozen=True, gc=False):
     """Tokens the target reported (None: not reported, never zero). The prompt-cache counts are
@@ -163,14 +128,6 @@ class Tokens(msgspec.Struct, frozen=True, gc=False):
             data.update(cache_read=self.cache_read, cache_creation=self.cache_creation)
         return data
 
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Tokens:
-        if f is None:
-            return cls()
-        cached = "cache_read" in f.data or "cache_creation" in f.data
-        return cls(f.int("input", None), f.int("output", None), f.int("cache_read", None), f.int("cache_creation", None), cached)
-
-
 class FileChange(msgspec.Struct, frozen=True, gc=False):
     """One file the agent created, changed or deleted in its workspace: the path (relative, with
     `/`), the size in bytes (before, for a deleted file) and the start of its new text, masked
@@ -183,11 +140,6 @@ class FileChange(msgspec.Struct, frozen=True, gc=False):
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "size": self.size, "content": self.content, "truncated": self.truncated}
-
-    @classmethod
-    def from_json(cls, f: Fields) -> FileChange:
-        return cls(f.str("path", ""), f.int("size"), f.str("content"), f.bool("truncated"))
-
 
 class WorkspaceChanges(msgspec.Struct, frozen=True, gc=False):
     """What the agent left in its workspace, compared with what it started from."""
@@ -210,14 +162,6 @@ class WorkspaceChanges(msgspec.Struct, frozen=True, gc=False):
 
     def to_json(self) -> dict[str, Any]:
         return {kind: [c.to_json() for c in getattr(self, kind)] for kind in self.KINDS}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> WorkspaceChanges | None:
-        if f is None:
-            return None
-        found = {kind: tuple(FileChange.from_json(c) for c in f.objs(kind)) for kind in cls.KINDS}
-        return cls(found["created"], found["changed"], found["deleted"])
-
 
 class Trace(msgspec.Struct, frozen=True, gc=False):
     """What a target reports besides the output. None means "not reported", never zero.
@@ -262,25 +206,6 @@ class Trace(msgspec.Struct, frozen=True, gc=False):
             data["workspace"] = self.workspace.to_json()
         return data
 
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Trace:
-        if f is None:
-            return EMPTY_TRACE
-        return cls(
-            turns=f.int("turns", None),
-            tool_calls=tuple(ToolCall.from_json(c) for c in f.objs("tool_calls")),
-            cost_usd=f.num("cost_usd"),
-            latency_ms=f.num("latency_ms"),
-            tokens=Tokens.from_json(f.obj("tokens")),
-            mock_stats=MockStats.from_json(f.obj("mock_stats")),
-            notes=f.strs("notes"),
-            api_latency_ms=f.num("api_latency_ms"),
-            stop_reason=f.str("stop_reason"),
-            session_id=f.str("session_id"),
-            workspace=WorkspaceChanges.from_json(f.obj("workspace")),
-        )
-
-
 EMPTY_TRACE = Trace()  # a target that reported nothing; records are frozen, so one value serves them all
 _EMPTY_TRACE_JSON = EMPTY_TRACE.to_json()  # its JSON object, shared by the lines being encoded
 
@@ -294,15 +219,15 @@ class AssertionResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     given by name. Not tracked by the garbage collector: a result holds no reference back to
     itself (its `value` is what the sample wrote)."""
 
-    type: str
-    layer: Layer
+    type: str = ""
+    layer: Layer = Layer.FACT
     status: Status
     passed: bool | None = None  # from `status`, whatever is given
-    weight: float
-    negate: bool = msgspec.field(name="not")
+    weight: Number = 1.0
+    negate: bool = msgspec.field(default=False, name="not")
     value: Any = None  # what was checked for, for people reading the report
-    metric: float | None = None
-    score: float | None = None
+    metric: Number | None = None
+    score: Number | None = None
     message: str | None = None
     error: bool = False  # the check could not run (timeout, crash): failed, and `not` did not invert it
     children: tuple[AssertionResult, ...] = ()
@@ -328,55 +253,28 @@ class AssertionResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         }
 
     @classmethod
-    def from_json(cls, f: Fields) -> AssertionResult:
-        return cls(
-            type=f.str("type", ""),
-            layer=_enum(f, "layer", Layer, Layer.FACT),
-            status=_enum(f, "status", Status, _status_of(f.bool("passed", None))),
-            weight=f.num("weight", 1.0),
-            negate=f.bool("not"),
-            metric=f.num("metric"),
-            score=f.num("score"),
-            message=f.str("message"),
-            children=tuple(cls.from_json(c) for c in f.objs("children")),
-            value=f.raw("value"),
-            error=f.bool("error"),
-        )
-
-    @classmethod
     def read(cls, data: Any, origin: str = "assertion") -> AssertionResult:
         """An assertion's JSON object (as `to_json` writes it) read back."""
-        return cls.from_json(Fields.of(data, origin, ""))
+        return convert(data, cls, origin, "", HINT, nulls=True)
 
 
 _force = msgspec.structs.force_setattr
-
-
-def _status_of(passed: bool | None) -> Status:
-    return Status.SKIPPED if passed is None else (Status.PASSED if passed else Status.FAILED)
 
 
 class Scores(msgspec.Struct, frozen=True, gc=False):
     """A sample's (or turn's) layer scores, 1–5; None where the layer is absent. `composite` is
     their mean (0 when nothing was graded). A msgspec struct: its fields are its JSON object."""
 
-    fact: float | None = None
-    behavior: float | None = None
-    judge: float | None = None
-    composite: float = 0.0
+    fact: Number | None = None
+    behavior: Number | None = None
+    judge: Number | None = None
+    composite: Number = 0.0
 
     def layer(self, name: str) -> float | None:
         return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}.get(name)
 
     def to_json(self) -> dict[str, Any]:
         return {"fact": self.fact, "behavior": self.behavior, "judge": self.judge, "composite": self.composite}
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> Scores:
-        if f is None:
-            return NO_SCORES
-        return cls(f.num("fact"), f.num("behavior"), f.num("judge"), f.num("composite", 0.0))
-
 
 NO_SCORES = Scores()  # nothing graded; records are frozen, so one value serves them all
 
@@ -430,24 +328,6 @@ class TurnResult(msgspec.Struct, frozen=True, gc=False):
             "passed": self.passed,
             "attempts": self.attempts,
         }
-
-    @classmethod
-    def from_json(cls, f: Fields) -> TurnResult:
-        return cls(
-            index=f.int("index"),
-            prompt=f.str("prompt", ""),
-            status=_status(f, ("ok", "error", "skipped"), "ok"),
-            error=f.str("error"),
-            output=f.str("output"),
-            trace=Trace.from_json(f.obj("trace")),
-            assertions=tuple(AssertionResult.from_json(a) for a in f.objs("assertions")),
-            judge=_judge_block(f.obj("judge")),
-            judge_skipped=f.str("judge_skipped"),
-            scores=Scores.from_json(f.obj("scores")),
-            passed=f.bool("passed", None),
-            attempts=f.int("attempts"),
-        )
-
 
 class SampleResult(msgspec.Struct, frozen=True, gc=False):
     """One sample × repeat: `results[]` of report.json, a line of results.jsonl. The sample's
@@ -581,46 +461,146 @@ class SampleResult(msgspec.Struct, frozen=True, gc=False):
         return data
 
     @classmethod
-    def from_json(cls, f: Fields) -> SampleResult:
-        if not isinstance(f.data.get("sample_id"), str):
-            raise f.fail("sample_id", "a string")
-        source = f.obj("source")
-        return cls(
-            sample_id=f.data["sample_id"],
-            status=_status(f, ("ok", "error"), ""),
-            prompt=f.str("prompt", ""),
-            error=f.str("error"),
-            output=f.str("output"),
-            trace=Trace.from_json(f.obj("trace")),
-            assertions=tuple(AssertionResult.from_json(a) for a in f.objs("assertions")),
-            judge=_judge_block(f.obj("judge")),
-            judge_skipped=f.str("judge_skipped"),
-            scores=Scores.from_json(f.obj("scores")),
-            passed=f.bool("passed"),
-            duration_ms=f.num("duration_ms", 0.0),
-            repeat=f.int("repeat"),
-            attempts=f.int("attempts"),
-            cached=f.bool("cached"),
-            turns=tuple(TurnResult.from_json(t) for t in f.objs("turns")),
-            source_file=source.str("file") if source else None,
-            source_line=source.int("line", None) if source else None,
-            capability=f.strs("capability"),
-            difficulty=f.str("difficulty"),
-            tripwire=f.bool("tripwire"),
-            category=f.str("category"),
-            urls=tuple(f.list("urls")),
-            gold=tuple(f.list("gold")),
-        )
+    def decode(cls, raw: bytes | str, origin: str = "result", at: str = "", load: Callable[[Any], Any] = parsed) -> SampleResult:
+        """One result's JSON text (a results.jsonl line, report.json's `results[i]`, found at `at` of
+        `origin`) read back: typed as msgspec parses it. Text it refuses (a wrong field, or what only
+        `json` reads: a lone surrogate) is parsed by `load` and read from its values, which locates a
+        wrong field; text that is no JSON at all is `load`'s error (a `ValueError`)."""
+        try:
+            line = msgspec.json.decode(raw, type=_ResultLine)
+        except msgspec.DecodeError:  # a ValidationError too
+            line = convert(load(raw), _ResultLine, origin, at, HINT, nulls=True)
+        return line.record(cls, origin, at)
 
     @classmethod
-    def read(cls, data: Any, origin: str = "result") -> SampleResult:
-        """One result's JSON object (a results.jsonl line, report.json's `results[i]`) read back."""
-        return cls.from_json(Fields.of(data, origin, ""))
+    def read(cls, data: Any, origin: str = "result", at: str = "") -> SampleResult:
+        """One result's JSON object (parsed from a results.jsonl line or report.json's `results[i]`,
+        found at `at` of `origin`) read back."""
+        return convert(data, _ResultLine, origin, at, HINT, nulls=True).record(cls, origin, at)
 
 
-def _judge_block(f: Fields | None) -> JudgeBlock | None:
-    if f is None or not f.data:
+# How the results are written, where it is not their records' fields: what a result, a turn, a
+# trace and its tokens are read from. Every field has the default a reader of an older report
+# assumes; the records written field for field (checks, scores, tool calls, files) are read as
+# themselves.
+
+
+class _TokensLine(msgspec.Struct, frozen=True, gc=False):
+    """`trace.tokens`: the prompt-cache counts are there (even null) only when the target reported them."""
+
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None | msgspec.UnsetType = msgspec.UNSET
+    cache_creation: int | None | msgspec.UnsetType = msgspec.UNSET
+
+    def record(self) -> Tokens:
+        read, creation = self.cache_read, self.cache_creation
+        if read is msgspec.UNSET and creation is msgspec.UNSET:
+            return Tokens(self.input, self.output)
+        return Tokens(self.input, self.output, _set(read), _set(creation), True)
+
+
+def _set(value: int | None | msgspec.UnsetType) -> int | None:
+    return None if value is msgspec.UNSET else value
+
+
+class _TraceLine(msgspec.Struct, frozen=True, gc=False):
+    """`trace`: a `Trace`'s fields, its tokens as written."""
+
+    turns: int | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    cost_usd: Number | None = None
+    latency_ms: Number | None = None
+    tokens: _TokensLine | None = None
+    mock_stats: MockStats | None = None
+    notes: tuple[str, ...] = ()
+    api_latency_ms: Number | None = None
+    stop_reason: str | None = None
+    session_id: str | None = None
+    workspace: WorkspaceChanges | None = None
+
+    def record(self) -> Trace:
+        tokens = self.tokens.record() if self.tokens is not None else Tokens()
+        return Trace(
+            self.turns, self.tool_calls, self.cost_usd, self.latency_ms, tokens, self.mock_stats, self.notes,
+            self.api_latency_ms, self.stop_reason, self.session_id, self.workspace,
+        )  # fmt: skip
+
+
+class _TurnLine(msgspec.Struct, frozen=True, gc=False):
+    """`turns[i]`: a `TurnResult`, its judge block read by its own reader."""
+
+    index: int = 0
+    status: TurnStatus = "ok"
+    error: str | None = None
+    prompt: str = ""
+    output: str | None = None
+    trace: _TraceLine | None = None
+    assertions: tuple[AssertionResult, ...] = ()
+    judge: Mapping[str, Any] | None = None
+    judge_skipped: str | None = None
+    scores: Scores | None = None
+    passed: bool | None = None
+    attempts: int = 0
+
+    def record(self, origin: str, at: str) -> TurnResult:
+        return TurnResult(
+            self.index, self.prompt, self.status, self.error, self.output,
+            self.trace.record() if self.trace is not None else EMPTY_TRACE, self.assertions,
+            _judge_block(self.judge, origin, at), self.judge_skipped, self.scores or NO_SCORES, self.passed, self.attempts,
+        )  # fmt: skip
+
+
+class _Source(msgspec.Struct, frozen=True, gc=False):
+    file: str | None = None
+    line: int | None = None
+
+
+class _ResultLine(msgspec.Struct, frozen=True, gc=False):
+    """A result as written: where its sample is written as one `source` object, its turns and judge
+    block as above."""
+
+    sample_id: str
+    status: RunStatus
+    error: str | None = None
+    source: _Source | None = None
+    capability: tuple[str, ...] = ()
+    difficulty: str | None = None
+    tripwire: bool = False
+    category: str | None = None
+    prompt: str = ""
+    output: str | None = None
+    trace: _TraceLine | None = None
+    assertions: tuple[AssertionResult, ...] = ()
+    judge: Mapping[str, Any] | None = None
+    judge_skipped: str | None = None
+    urls: tuple[Any, ...] = ()
+    scores: Scores | None = None
+    passed: bool = False
+    duration_ms: Number = 0.0
+    repeat: int = 0
+    attempts: int = 0
+    cached: bool = False
+    turns: tuple[_TurnLine, ...] = ()
+    gold: tuple[Any, ...] = ()
+
+    def record(self, kind: type[SampleResult], origin: str, at: str) -> SampleResult:
+        source = self.source
+        turns = tuple(t.record(origin, joined(at, f"turns[{i}]")) for i, t in enumerate(self.turns)) if self.turns else ()
+        return kind(
+            self.sample_id, self.status, self.prompt, self.error, self.output,
+            self.trace.record() if self.trace is not None else EMPTY_TRACE, self.assertions,
+            _judge_block(self.judge, origin, at), self.judge_skipped, self.scores or NO_SCORES, self.passed,
+            self.duration_ms, self.repeat, self.attempts, self.cached, turns,
+            source.file if source else None, source.line if source else None, self.capability, self.difficulty,
+            self.tripwire, self.category, self.urls, self.gold,
+        )  # fmt: skip
+
+
+def _judge_block(data: Mapping[str, Any] | None, origin: str, at: str) -> JudgeBlock | None:
+    """A result's or a turn's judge block (at `at`), read by its own reader; None for none or `{}`."""
+    if not data:
         return None
     from omk.records.judging import JudgeBlock
 
-    return JudgeBlock.from_json(f)
+    return JudgeBlock.read(data, origin, joined(at, "judge"))

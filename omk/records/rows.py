@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, overload
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields
 from omk.records.result import SampleResult
-from omk.records.wire import parsed
 
 START = b'  "results": [\n'
 ITEM = b"    {"
@@ -86,13 +84,9 @@ class ResultRows(LazyResults):
     def _parse(self, i: int, text: str) -> SampleResult:
         origin = str(self.path)
         try:
-            data = parsed(text)
+            return SampleResult.decode(text, origin, f"results[{i}]")
         except json.JSONDecodeError as exc:
             raise InputError(f"{origin}: results[{i}]: not valid JSON: {exc.msg}") from None
-        holder = Fields({}, origin, Fields({}, origin), "results")
-        if not isinstance(data, dict):
-            raise Fields.error(origin, holder.at(i), "an object", data)
-        return SampleResult.from_json(Fields(data, origin, holder, i))
 
 
 def read_lazily(path: Path) -> tuple[dict[str, Any], ResultRows] | None:

@@ -3,9 +3,10 @@
 A shard's report (`omk eval --shard I/N`) records its index, the number of shards and the plan's
 fingerprint; a merged report (`omk merge`) records the shards it holds and those it lacks.
 
-`ShardInfo` keeps its own `to_json` and `from_json`: a shard's writes its `index`, a merge's its
-`merged` and `missing` shards and `partial`, worked out from `missing`; the reader checks each
-number against the shard count.
+`ShardInfo` keeps its own `to_json`: a shard's writes its `index`, a merge's its `merged` and
+`missing` shards and `partial`, worked out from `missing`. It is read by msgspec's typed decoding
+(`ShardInfo.read`, through `_ShardLine`), then each number is checked against the shard count by
+hand: no type says "from 1 to the count read beside it".
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 import msgspec
 
+from omk.core.errors import InputError
 from omk.records.fields import Fields
+from omk.records.wire import HINT, convert, joined
 
 # The most shards a run may be split into. A CI matrix has at most a few hundred jobs; a count
 # read from a report beyond this is refused, so no one can make `omk merge` build a list of every
@@ -68,19 +71,36 @@ class ShardInfo(msgspec.Struct, frozen=True, gc=False):
 
     @classmethod
     def from_json(cls, f: Fields | None) -> ShardInfo | None:
-        if f is None or not f.data:
-            return None
-        count = f.int("count", 1)
+        """report.json's `shard` object in `f` (read by the report's field reader); None for none."""
+        return cls.read(f.data, f.origin, f.path) if f is not None and f.data else None
+
+    @classmethod
+    def read(cls, data: Any, origin: str, at: str = "shard", hinted: bool = True) -> ShardInfo:
+        """A `shard` object (at `at` of `origin`) read back: typed by msgspec, then each number checked
+        against the shard count (`hinted`: a wrong one's error asks whether report.json was edited)."""
+        hint = HINT if hinted else ""
+        line = convert(data, _ShardLine, origin, at, hint, nulls=True)
+        count = line.count
+
+        def refuse(key: str, expected: str, found: Any) -> InputError:
+            return InputError(f"{origin}: {joined(at, key)}: expected {expected}, found {found!r}{hint}")
+
         if not 1 <= count <= MAX_SHARDS:
-            raise f.fail("count", f"a number of shards from 1 to {MAX_SHARDS}")
-        index = f.int("index", None)
-        if index is not None and not 1 <= index <= count:
-            raise f.fail("index", f"a shard number from 1 to its count ({count})")
+            raise refuse("count", f"a number of shards from 1 to {MAX_SHARDS}", count)
+        if line.index is not None and not 1 <= line.index <= count:
+            raise refuse("index", f"a shard number from 1 to its count ({count})", line.index)
+        for key in ("merged", "missing"):
+            numbers = getattr(line, key)
+            if len(numbers) > count or any(not 1 <= n <= count for n in numbers):
+                raise refuse(key, f"shard numbers from 1 to its count ({count})", list(numbers)[:10])
+        return cls(count=count, plan=line.plan, index=line.index, merged=line.merged, missing=line.missing)
 
-        def numbers(key: str) -> tuple[int, ...]:
-            found = [n for n in f.list(key) if isinstance(n, int) and not isinstance(n, bool)]
-            if len(found) > count or any(not 1 <= n <= count for n in found):
-                raise f.fail(key, f"shard numbers from 1 to its count ({count})")
-            return tuple(found)
 
-        return cls(count=count, plan=f.str("plan", ""), index=index, merged=numbers("merged"), missing=numbers("missing"))
+class _ShardLine(msgspec.Struct, frozen=True, gc=False):
+    """`shard` as written (a merge's `partial` is worked out from `missing`, not read)."""
+
+    count: int = 1
+    plan: str = ""
+    index: int | None = None
+    merged: tuple[int, ...] = ()
+    missing: tuple[int, ...] = ()

@@ -13,8 +13,9 @@ them the calls to a skill the run does not install (a made-up or misspelt name).
 In an experiment, `experiment.triggering` holds, per treatment and skill, the paired change of
 each rate with McNemar's exact test (`TriggerChange`).
 
-The block's records are msgspec structs (omk.records.wire). A case is not written (it lives in the
-results' digests), and `TriggerChange` stays written by hand: it writes the rates and the change
+The block's records are msgspec structs (omk.records.wire), written and read as their fields. A
+case is not written (it lives in the results' digests). `TriggerChange` is read as its fields (the
+rates written beside them are not read) but written by hand: it writes the rates and the change
 worked out from its counts, rounded, between its counted fields.
 """
 
@@ -25,8 +26,7 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields, Number
-from omk.records.wire import JsonRecord
+from omk.records.wire import JsonRecord, Number
 
 NONE = "(none)"  # the routing matrix's column for "no skill fired"
 NOT_INSTALLED = "(not installed)"  # its column for "called a skill the run does not install"
@@ -124,19 +124,19 @@ class Triggering(JsonRecord, frozen=True, kw_only=True):
         return [*names, *missing, NONE]
 
 
-class TriggerChange(msgspec.Struct, frozen=True, gc=False):
+class TriggerChange(JsonRecord, frozen=True, gc=False):
     """One skill in one treatment against the control: each rate on the cases both arms have, and
     McNemar's exact test on the discordant pairs (as the pass rate's)."""
 
-    treatment: str
-    skill: str
-    rate: str  # "recall" (cases that should fire) or "false_trigger_rate" (negative controls)
-    n: int
-    control_fired: int
-    treatment_fired: int
-    lost: int  # fired on control, not on treatment
-    gained: int  # fired on treatment, not on control
-    p_value: float
+    treatment: str = ""
+    skill: str = ""
+    rate: str = "recall"  # "recall" (cases that should fire) or "false_trigger_rate" (negative controls)
+    n: int = 0
+    control_fired: int = 0
+    treatment_fired: int = 0
+    lost: int = 0  # fired on control, not on treatment
+    gained: int = 0  # fired on treatment, not on control
+    p_value: Number = 1.0
 
     @property
     def change(self) -> float | None:
@@ -157,17 +157,3 @@ class TriggerChange(msgspec.Struct, frozen=True, gc=False):
             "gained": self.gained,
             "p_value": self.p_value,
         }
-
-    @classmethod
-    def from_json(cls, f: Fields) -> TriggerChange:
-        return cls(
-            f.str("treatment", ""),
-            f.str("skill", ""),
-            f.str("rate", "recall"),
-            f.int("n"),
-            f.int("control_fired"),
-            f.int("treatment_fired"),
-            f.int("lost"),
-            f.int("gained"),
-            f.num("p_value", 1.0),
-        )

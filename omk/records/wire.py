@@ -7,6 +7,11 @@ A wrong field is the one-line `InputError` omk has always printed, naming the fi
 where with a path (`$.results[3].scores.fact`) and what with type names (`float | null`); `located`
 turns that into omk's words, and shows the value found when the path leads to it (an object's
 member under a key of a mapping is `[...]` in msgspec's path: there the kind of value is shown).
+
+A reader may take a null as a missing field (`nulls=True`: the results and the report's own
+records, whose readers always have): the typed read runs as it is, and only when it fails is the
+text read again with every null member left out where its field has a default and no null in its
+type (so `"passed": null` is `passed`'s default, and a wrong value's error says `or null`).
 """
 
 from __future__ import annotations
@@ -16,11 +21,16 @@ import re
 from typing import Any, Self, TypeVar
 
 import msgspec
+import msgspec.inspect as mi
 
 from omk.core.errors import InputError
 from omk.records.fields import Fields
+from omk.records.fields import (
+    Number as Number,  # a number kept as written: a `float` field would read 4 as 4.0
+)
 
 T = TypeVar("T")
+HINT = "; was report.json edited by hand?"  # what a wrong field's error in a run's own file adds
 
 _WORDS = {
     "float": "a number",
@@ -43,13 +53,14 @@ _EXPECTED = re.compile(r"Expected `(?P<expected>[^`]*)`, got `(?P<found>[^`]*)`"
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 
 
-def decode(raw: bytes | str, kind: type[T], origin: str, hint: str = "") -> T:
-    """`raw` (JSON text omk wrote) read as `kind`; a wrong field or bad JSON is an InputError
-    naming `origin` and the field (`hint` is added to a wrong field's message)."""
+def decode(raw: bytes | str, kind: type[T], origin: str, hint: str = "", at: str = "", nulls: bool = False) -> T:
+    """`raw` (JSON text omk wrote, found at `at` of `origin`) read as `kind`; a wrong field or bad
+    JSON is an InputError naming `origin` and the field (`hint` is added to a wrong field's
+    message). `nulls`: a null is read as a missing field, where the field has a default."""
     try:
         return msgspec.json.decode(raw, type=kind)
     except msgspec.ValidationError as exc:
-        raise located(exc, origin, lambda: msgspec.json.decode(raw), hint) from None
+        return _again(exc, kind, origin, lambda: msgspec.json.decode(raw), hint, at, nulls)
     except msgspec.DecodeError as exc:
         raise InputError(f"{origin}: not valid JSON: {exc}") from None
 
@@ -64,29 +75,125 @@ def parsed(raw: bytes | str) -> Any:
         return json.loads(raw)
 
 
-def convert(data: Any, kind: type[T], origin: str, at: str = "", hint: str = "") -> T:
+def convert(data: Any, kind: type[T], origin: str, at: str = "", hint: str = "", nulls: bool = False) -> T:
     """`data` (JSON values already parsed, found at `at` of `origin`) read as `kind`, as `decode` reads."""
     try:
         return msgspec.convert(data, type=kind)
     except msgspec.ValidationError as exc:
-        raise located(exc, origin, lambda: data, hint, at) from None
+        return _again(exc, kind, origin, lambda: data, hint, at, nulls)
 
 
-def located(exc: msgspec.ValidationError, origin: str, data: Any, hint: str = "", at: str = "") -> InputError:
+def _again(exc: msgspec.ValidationError, kind: type[T], origin: str, data: Any, hint: str, at: str, nulls: bool) -> T:
+    """The record whose typed read failed: read again with its nulls left out (`nulls`), or the
+    first error, located."""
+    info = mi.type_info(kind) if nulls else None
+    if info is not None:
+        try:
+            value = data()
+        except (msgspec.DecodeError, RecursionError):
+            value = None
+        else:
+            kept = _without_nulls(value, info)
+            if kept is not value:
+                try:
+                    return msgspec.convert(kept, type=kind)
+                except msgspec.ValidationError as again:
+                    exc, data = again, lambda: kept
+    raise located(exc, origin, data, hint, at, info) from None
+
+
+def _without_nulls(value: Any, info: mi.Type) -> Any:
+    """`value` with the null members left out where the field has a default and takes no null; the
+    same object when there are none."""
+    info = _member(info, value)
+    if isinstance(info, mi.StructType) and isinstance(value, dict):
+        fields = {f.encode_name: f for f in info.fields}
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            field = fields.get(key)
+            if field is None:
+                out[key] = item
+            elif item is not None:
+                out[key] = _without_nulls(item, field.type)
+            elif field.required or _takes_null(field.type):
+                out[key] = item
+        same = len(out) == len(value) and all(out[k] is v for k, v in value.items())
+        return value if same else out
+    if isinstance(info, mi.ListType | mi.VarTupleType) and isinstance(value, list):
+        items = [_without_nulls(v, info.item_type) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(info, mi.DictType) and isinstance(value, dict):
+        members = {k: _without_nulls(v, info.value_type) for k, v in value.items()}
+        return value if all(members[k] is v for k, v in value.items()) else members
+    return value
+
+
+def _member(info: mi.Type, value: Any) -> mi.Type:
+    """The member of a union that a value of this kind is read as (an object's, a list's)."""
+    if not isinstance(info, mi.UnionType):
+        return info
+    wanted = (mi.StructType, mi.DictType) if isinstance(value, dict) else (mi.ListType, mi.VarTupleType)
+    return next((t for t in info.types if isinstance(t, wanted)), info)
+
+
+def _takes_null(info: mi.Type) -> bool:
+    return isinstance(info, mi.NoneType | mi.AnyType) or (isinstance(info, mi.UnionType) and any(isinstance(t, mi.NoneType) for t in info.types))
+
+
+def located(exc: msgspec.ValidationError, origin: str, data: Any, hint: str = "", at: str = "", info: mi.Type | None = None) -> InputError:
     """msgspec's error as omk's one line: `origin: field.path: expected …, found …`. `data` gives
-    the parsed document (called only here, on the error), to show the value found."""
+    the parsed document (called only here, on the error), to show the value found; `info`, the
+    type read when nulls are read as missing fields: a field with a default then takes null too,
+    and a value outside a fixed set names the set."""
     match = _MESSAGE.match(str(exc))
     what, path = (match["what"], match["path"] or "") if match else (str(exc), "")
-    where = _joined(at, path.lstrip("."))
+    where = joined(at, path.lstrip("."))
+    field = _field_at(info, path) if info is not None else None
     expected = _EXPECTED.match(what)
-    if expected is None:  # a missing field, a value its record refused: msgspec's own words
+    if expected is not None:
+        nullable = field is not None and not field.required and not _takes_null(field.type)
+        types = expected["expected"] + (" | null" if nullable else "")
+        text = f"expected {_expected(types)}, found {_found(data, path, expected['found'])}"
+    elif what.startswith("Invalid enum value") and field is not None and _choices(field.type):
+        text = f"expected {' or '.join(map(repr, _choices(field.type)))}, found {_found(data, path, 'str')}"
+    else:  # a missing field, a value its record refused: msgspec's own words
         text = what[:1].lower() + what[1:]
-    else:
-        text = f"expected {_expected(expected['expected'])}, found {_found(data, path, expected['found'])}"
     return InputError(f"{origin}: {where or '(top)'}: {text}{hint}")
 
 
-def _joined(at: str, path: str) -> str:
+def _field_at(info: mi.Type, path: str) -> mi.Field | None:
+    """The field of a record that `path` (msgspec's, `.results[3].scores.fact`) ends at; None
+    when it ends at a list's item or a mapping's value."""
+    field = None
+    for key, index in _STEP.findall(path):
+        kind = _member(info, {} if key or index == "..." else [])
+        field = None
+        if key and isinstance(kind, mi.StructType):
+            field = next((f for f in kind.fields if f.encode_name == key), None)
+            if field is None:
+                return None
+            info = field.type
+        elif index == "..." and isinstance(kind, mi.DictType):
+            info = kind.value_type
+        elif index and isinstance(kind, mi.ListType | mi.VarTupleType):
+            info = kind.item_type
+        else:
+            return None
+    return field
+
+
+def _choices(info: mi.Type) -> tuple[Any, ...]:
+    """The values a fixed set (a `Literal`, an enumeration) allows, as written."""
+    for t in info.types if isinstance(info, mi.UnionType) else (info,):
+        if isinstance(t, mi.LiteralType):
+            return tuple(t.values)
+        if isinstance(t, mi.EnumType):
+            return tuple(m.value for m in t.cls)
+    return ()
+
+
+def joined(at: str, path: str) -> str:
+    """`path` (`scores.fact`, `[3]`) under `at` (`results[3]`): where a field sits in its file."""
     if not at or not path:
         return at or path
     return at + path if path.startswith("[") else f"{at}.{path}"
@@ -135,7 +242,7 @@ class JsonRecord(msgspec.Struct, frozen=True):
         """The record in `f` (an object of a report being read); None when the report has none."""
         if f is None:
             return None
-        return convert(f.data, cls, f.origin, f.path, "; was report.json edited by hand?")
+        return convert(f.data, cls, f.origin, f.path, HINT, nulls=True)
 
 
 def _lists(value: Any) -> Any:

@@ -58,9 +58,11 @@ def read_manifest(run_dir: Path) -> RunManifest:
     return RunManifest.read(text, name)
 
 
-def restore_result(data: Any, origin: str = RESULTS) -> SampleResult:
-    """A stored line's result, read through the checked reader; InputError names the bad field."""
-    return SampleResult.read(data, origin)
+def restore_result(line: bytes | str, origin: str = RESULTS) -> SampleResult:
+    """A stored line's result, read through the checked reader: InputError names the bad field, a
+    `ValueError` (or `RecursionError`) says the line is no JSON. Its lone surrogates (a
+    hand-edited "\\ud800") are made U+FFFD, as `load_line` makes them."""
+    return SampleResult.decode(line, origin, "", load_line)
 
 
 class Dropped(Protocol):
@@ -145,17 +147,15 @@ def _take(line: bytes, samples: dict[str, Sample], repeat: int, tally: Dropped, 
             from omk.io.safe_files import run_file_cap
 
             raise ValueError(f"longer than the {run_file_cap()} bytes omk reads of a line")
-        data = load_line(line)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        tally.dropped += 1
-        tally.skipped.append(f"{where}: not a result line ({_why(exc)})")
-        return _TORN
-    try:
-        result = restore_result(data, where)
+        result = restore_result(line, where)
     except InputError as exc:
         tally.dropped += 1
         tally.skipped.append(str(exc).split("; was report.json edited by hand?")[0])
         return None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        tally.dropped += 1
+        tally.skipped.append(f"{where}: not a result line ({_why(exc)})")
+        return _TORN
     if result.sample_id not in samples or not 0 <= result.repeat < repeat:
         tally.dropped += 1
         return None

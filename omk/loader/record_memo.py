@@ -45,6 +45,7 @@ BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its p
 # careful way's parse stops ("nesting too deep", at Python's recursion limit): the memo's own
 # parse of its parts, a few calls deeper, never succeeds where that one would stop.
 SHALLOW = 256
+_MISSING = object()
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
 
 
@@ -55,12 +56,13 @@ class _Refused(Exception):
 class RecordMemo:
     """One per load, next to (and feeding) the load's `Sharer`."""
 
-    __slots__ = ("shared", "limit", "_parts", "_kept", "_decode")
+    __slots__ = ("shared", "limit", "_parts", "_scalars", "_kept", "_decode")
 
     def __init__(self, shared: Sharer, limit: int = LIMIT):
         self.shared = shared
         self.limit = limit
         self._parts: list[dict[bytes, Any]] = [{} for _ in range(DEEP)]  # by depth: text → the shared value
+        self._scalars: dict[bytes, Any] = {}  # text of a number, true, false, null → its value
         self._kept = 0  # bytes of text in `_parts`
         self._decode = QuietDecoder()
 
@@ -82,22 +84,44 @@ class RecordMemo:
         first = raw[0]
         if first == _QUOTE:
             return self.shared.text(_STRING(raw))
-        if (first != _BRACE and first != _BRACKET) or depth >= DEEP:
-            return self._careful(raw, depth)  # a number, true, false, null; or kept as it is
+        if first != _BRACE and first != _BRACKET:
+            return self._scalar(raw, depth)
+        if depth >= DEEP:
+            return self._careful(raw, depth)  # kept as it is
         memo = self._parts[depth]
         # A list that starts with a container is never kept whole (below): no need to look it up.
         found = memo.get(raw) if first == _BRACE or raw[1] not in _CONTAINERS else None
         if found is not None:
             return found
-        if first == _BRACKET:
+        if first == _BRACE:
+            value = self._object(raw, depth)
+        else:
             items = [bytes(item) for item in _ITEMS(raw)]
             if any(item[0] == _BRACE or item[0] == _BRACKET for item in items):
                 # A list that holds a container is not shared as a whole (omk.loader.share), only its items.
                 known = self._parts[depth + 1] if depth + 1 < DEEP else {}
                 return [known.get(item) or self._value(item, depth + 1) for item in items]
-        value = self._careful(raw, depth)
+            value = self._careful(raw, depth)
         self._keep(memo, raw, value)
         return value
+
+    def _object(self, raw: bytes, depth: int) -> Any:
+        """A mapping read for the first time, field by field as `record` reads a line, then
+        shared as the `Sharer` shares a mapping: equal content of the load is one object."""
+        texts = [(key, bytes(part)) for key, part in _FIELDS(raw).items()]
+        if not _keys_once(raw, texts):
+            raise _Refused
+        text, value = self.shared.text, self._value
+        return self.shared.adopt({text(key): value(part, depth + 1) for key, part in texts})
+
+    def _scalar(self, raw: bytes, depth: int) -> Any:
+        """A number, true, false or null, read the careful way once per text of the load."""
+        found = self._scalars.get(raw, _MISSING)
+        if found is _MISSING:
+            if len(self._scalars) >= self.limit:
+                self._scalars.clear()
+            found = self._scalars[raw] = self._careful(raw, depth)
+        return found
 
     def _keep(self, memo: dict[bytes, Any], raw: bytes, value: Any) -> None:
         if len(memo) >= self.limit or self._kept > BUDGET:

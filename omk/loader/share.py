@@ -22,6 +22,8 @@ import json
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]  # the C encoder, absent from the stubs
 from typing import Any
 
+import msgspec
+
 from omk.loader.document import Path_
 from omk.samples.model import AssertionSpec
 
@@ -135,6 +137,20 @@ class Sharer:
             self._numbers[value] = value
         return value
 
+    def adopt(self, value: dict[str, Any]) -> Any:
+        """A mapping (not nested deeper than `DEEP`) whose content is already shared: the one
+        object of its content in this load, as `value` would make it."""
+        key = _key(value)
+        if key is None:
+            return value
+        found = self._containers.get(key)
+        if found is not None:
+            return found
+        if len(self._containers) >= self.limit:
+            self._containers.clear()
+        self._containers[key] = value
+        return value
+
     def _container(self, value: dict[str, Any] | list[Any], depth: int) -> Any:
         key = None
         if value.__class__ is dict or not any(v.__class__ is dict or v.__class__ is list for v in value):
@@ -161,13 +177,27 @@ def _refuse(value: Any) -> Any:
 # The C encoder, made once (json.dumps makes one per call), compact, no circular check: a cycle
 # ends in RecursionError, which `_key` takes as "no key".
 _ENCODE = c_make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, True) if c_make_encoder else None
+_QUICK = msgspec.json.Encoder().encode
 SHORT = 256  # a JSON text up to this long is its own key; a longer one is keyed by its digest
+_NULL = b"null"
 
 
 def _key(value: Any) -> str | bytes | None:
-    """The JSON text, or a digest of it; None for what has none (a cycle, what JSON cannot write)."""
+    """The content's compact JSON text (key order kept; `1`, `1.0` and `true` apart), or a
+    digest of it; None for what has none (a cycle, what JSON cannot write).
+
+    msgspec writes the text (several times faster than json's encoder), as bytes. It writes a
+    float infinity or NaN as `null`, so a text with `null` anywhere in it is written again by
+    json's encoder, which tells them apart; that text is kept as str (its digest under another
+    name), so a key of one writer never meets a key of the other."""
+    try:
+        quick = _QUICK(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        quick = _NULL  # the careful writer decides
+    if _NULL not in quick:
+        return quick if len(quick) <= SHORT else hashlib.blake2b(quick, digest_size=16).digest()
     try:
         text = "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return None
-    return text if len(text) <= SHORT else hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()
+    return text if len(text) <= SHORT else hashlib.blake2b(text.encode("ascii"), digest_size=16, person=b"json").digest()

@@ -208,9 +208,9 @@ def test_changing_one_spec_gives_it_its_own_copy(tmp_path):
 
 
 def test_a_written_out_spec_equals_one_built_by_hand():
-    spec = AssertionSpec(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
-    assert spec == AssertionSpec(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
-    assert spec != AssertionSpec(type="contains", raw={"type": "contains", "value": "x"})
+    spec = AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
+    assert spec == AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
+    assert spec != AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"})
     assert spec.children == ()
     assert spec.source is None
     assert "weight=2.0" in repr(spec)
@@ -258,7 +258,7 @@ def test_the_sharing_tables_are_bounded():
 
 def test_the_compile_caches_are_bounded():
     for i in range(MAX_VALIDATORS + 20):
-        prepare_schema(AssertionSpec(type="json_schema", raw={"type": "json_schema", "schema": {"minLength": i}}))
+        prepare_schema(AssertionSpec.of(type="json_schema", raw={"type": "json_schema", "schema": {"minLength": i}}))
     assert len(_VALIDATORS) == MAX_VALIDATORS
     assert compile_regex.cache_info().maxsize is not None
     assert compile_regex("a+b", "i") is compile_regex("a+b", "i")

@@ -70,7 +70,7 @@ def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, 
 
 def _new_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str) -> AssertionSpec:
     weight = raw.get("weight", 1)
-    spec = AssertionSpec(
+    spec = AssertionSpec.of(
         type=raw["type"],
         raw=raw,
         weight=1.0 if weight == 1 else float(weight),  # one shared 1.0, not one float per assertion

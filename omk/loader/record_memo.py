@@ -26,6 +26,7 @@ the file holds nothing but its samples.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -56,7 +57,7 @@ class _Refused(Exception):
 class RecordMemo:
     """One per load, next to (and feeding) the load's `Sharer`."""
 
-    __slots__ = ("shared", "limit", "_parts", "_scalars", "_kept", "_decode")
+    __slots__ = ("shared", "limit", "_parts", "_scalars", "_kept", "_decode", "_known")
 
     def __init__(self, shared: Sharer, limit: int = LIMIT):
         self.shared = shared
@@ -65,6 +66,7 @@ class RecordMemo:
         self._scalars: dict[bytes, Any] = {}  # text of a number, true, false, null → its value
         self._kept = 0  # bytes of text in `_parts`
         self._decode = QuietDecoder()
+        self._known = shared.known_text  # a string the load has already: its one object, else None
 
     def record(self, line: bytes) -> dict[str, Any] | None:
         """The record of `line` as `Sharer.sample(parse_record(line))` makes it, or None when
@@ -72,47 +74,53 @@ class RecordMemo:
         if line.count(b"{") + line.count(b"[") > SHALLOW:
             return None  # may nest deep enough for the careful way's parse to stop: it decides
         try:
-            texts = [(key, bytes(raw)) for key, raw in _FIELDS(line).items()]
-            if not _keys_once(line, texts):
-                return None
-            text, value = self.shared.text, self._value
-            return {text(key): value(raw, 1) for key, raw in texts}
+            return self._mapping(line, 0)
         except (_Refused, *_DECODE_ERRORS):
             return None
 
     def _value(self, raw: bytes, depth: int) -> Any:
         first = raw[0]
         if first == _QUOTE:
-            return self.shared.text(_STRING(raw))
+            text = _STRING(raw)
+            return self._known(text) or self.shared.text(text)
         if first != _BRACE and first != _BRACKET:
             return self._scalar(raw, depth)
         if depth >= DEEP:
             return self._careful(raw, depth)  # kept as it is
         memo = self._parts[depth]
-        # A list that starts with a container is never kept whole (below): no need to look it up.
-        found = memo.get(raw) if first == _BRACE or raw[1] not in _CONTAINERS else None
+        if first == _BRACKET and raw[1] in _CONTAINERS:
+            # A list that holds a container is not shared as a whole (omk.loader.share), only
+            # its items; nor kept whole here, so it is not looked up.
+            return self._items(raw, depth)
+        found = memo.get(raw)
         if found is not None:
             return found
         if first == _BRACE:
-            value = self._object(raw, depth)
+            value = self.shared.adopt(self._mapping(raw, depth))
         else:
             items = [bytes(item) for item in _ITEMS(raw)]
             if any(item[0] == _BRACE or item[0] == _BRACKET for item in items):
-                # A list that holds a container is not shared as a whole (omk.loader.share), only its items.
-                known = self._parts[depth + 1] if depth + 1 < DEEP else {}
-                return [known.get(item) or self._value(item, depth + 1) for item in items]
+                return self._items(raw, depth)
             value = self._careful(raw, depth)
         self._keep(memo, raw, value)
         return value
 
-    def _object(self, raw: bytes, depth: int) -> Any:
-        """A mapping read for the first time, field by field as `record` reads a line, then
-        shared as the `Sharer` shares a mapping: equal content of the load is one object."""
-        texts = [(key, bytes(part)) for key, part in _FIELDS(raw).items()]
-        if not _keys_once(raw, texts):
+    def _mapping(self, raw: bytes, depth: int) -> dict[str, Any]:
+        """A mapping split by msgspec field by field (a record is one at depth 0), its keys
+        and values shared; `_Refused` when it may repeat a key."""
+        fields = _FIELDS(raw)
+        parts = list(map(bytes, fields.values()))
+        if not _keys_once(raw, parts):
             raise _Refused
-        text, value = self.shared.text, self._value
-        return self.shared.adopt({text(key): value(part, depth + 1) for key, part in texts})
+        known, text, value, depth = self._known, self.shared.text, self._value, depth + 1
+        return {known(key) or text(key): value(part, depth) for key, part in zip(fields, parts)}
+
+    def _items(self, raw: bytes, depth: int) -> list[Any]:
+        """A list that holds a container: each item read (a kept one found by its text)."""
+        depth += 1
+        known = self._parts[depth] if depth < DEEP else {}
+        get, value = known.get, self._value
+        return [get(item) or value(item, depth) for item in map(bytes, _ITEMS(raw))]
 
     def _scalar(self, raw: bytes, depth: int) -> Any:
         """A number, true, false or null, read the careful way once per text of the load."""
@@ -153,7 +161,7 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
             if list(top) != ["samples"]:
                 return None  # other top-level fields are checked the careful way
             listed = bytes(top["samples"])
-            if not _keys_once(whole, [("samples", listed)]):
+            if not _keys_once(whole, [listed]):
                 return None
             items, prefix = [bytes(item) for item in _ITEMS(listed)], ("samples",)
         else:
@@ -176,12 +184,11 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
     return Document({"samples": samples} if prefix else samples, locator, shared=True)
 
 
-def _keys_once(line: bytes, texts: list[tuple[str, bytes]]) -> bool:
-    """True when the line's object certainly writes each of its keys once (its values are
-    checked where they are read). Each member of the object has one colon of its own; every
-    other colon of the line is inside a string: in a key, or in a value. So the members are at
-    most the line's colons less those in the values kept: when that is the number of keys
-    kept, no member was dropped for repeating a key. Otherwise there may be one (a key with a
-    colon, or a repeated key): the careful way decides."""
-    bound = line.count(b":") - sum(raw.count(b":") for _, raw in texts)
-    return bound == len(texts)
+def _keys_once(raw: bytes, parts: list[bytes]) -> bool:
+    """True when the object written in `raw`, whose values are written in `parts`, certainly
+    writes each of its keys once (its values are checked where they are read). Each member of
+    the object has one colon of its own; every other colon of it is inside a string: in a key,
+    or in a value. So the members are at most its colons less those in the values kept: when
+    that is the number of keys kept, no member was dropped for repeating a key. Otherwise there
+    may be one (a key with a colon, or a repeated key): the careful way decides."""
+    return raw.count(b":") - sum(map(bytes.count, parts, repeat(b":"))) == len(parts)

@@ -35,13 +35,14 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "_bases")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "_bases", "known_text")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
         self.data = data
         self._containers: dict[str | bytes, Any] = {}
         self._strings: dict[str, str] = {}
+        self.known_text = self._strings.get  # a string already shared (its one object), or None
         self._numbers: dict[float, float] = {}  # floats only: 1 == 1.0 == True in a dict
         self._paths: dict[Path_, Path_] = {}
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)

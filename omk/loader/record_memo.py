@@ -113,7 +113,7 @@ class RecordMemo:
         if not _keys_once(raw, parts):
             raise _Refused
         known, text, value, depth = self._known, self.shared.text, self._value, depth + 1
-        return {known(key) or text(key): value(part, depth) for key, part in zip(fields, parts)}
+        return {known(key) or text(key): value(part, depth) for key, part in zip(fields, parts, strict=True)}
 
     def _items(self, raw: bytes, depth: int) -> list[Any]:
         """A list that holds a container: each item read (a kept one found by its text)."""

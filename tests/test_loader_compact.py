@@ -28,7 +28,7 @@ from omk.loader.document import Document
 from omk.loader.read import read_file
 from omk.loader.share import Sharer
 from omk.records import SampleResult, Trace
-from omk.samples.model import AssertionSpec, Sample, Status
+from omk.samples.model import _TUPLES, AssertionSpec, Sample, Status
 
 SCHEMA = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"enum": ["safe", "vulnerable"]}}}
 
@@ -348,3 +348,10 @@ def test_a_blank_json_lines_file_is_empty(tmp_path):
     assert problems(tmp_path, "x.jsonl", "\n  \n") == [
         'x.jsonl: the file is empty; expected an array of samples or an object with a "samples" field'
     ]
+
+
+@pytest.mark.parametrize("name", _TUPLES)
+def test_a_list_given_for_a_tuple_field_becomes_a_tuple(name):
+    """Each of a sample's tuple fields given as a list (an in-memory sample) is kept as a tuple."""
+    sample = Sample(sample_id="a", prompt="p", **{name: [{"k": 1}]})
+    assert getattr(sample, name) == ({"k": 1},) and type(getattr(sample, name)) is tuple

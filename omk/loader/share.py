@@ -23,9 +23,10 @@ from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace as _replace
 
 from omk.loader.document import Path_
-from omk.samples.model import AssertionSpec
+from omk.samples.model import AssertionSpec, SourceRef
 
 LIMIT = 1 << 14  # entries per table
 DEEP = 32  # containers nested deeper than this are kept as they are
@@ -102,9 +103,10 @@ class Sharer:
         found = self._specs.get((id(raw), rel))
         return found if found is not None and found.raw is raw else None
 
-    def specs_at(self, items: list[Any], base: Path_) -> list[tuple[Path_, AssertionSpec | None]]:
-        """For each of `items` (the assertions of the list at `base` in a sample): its path
-        in the sample, and the spec built from this very dict at that path in this load, if any."""
+    def placed(self, items: list[Any], base: Path_, origin: SourceRef) -> list[AssertionSpec | Path_]:
+        """For each of `items` (the assertions of the list at `base` in the sample placed at
+        `origin`): the spec built from this very dict at that path in this load, shared into
+        this sample; or, when there is none, the item's path in the sample (to build it)."""
         paths = self._bases.get(base)
         if paths is None or len(paths) < len(items):
             if len(self._bases) >= self.limit:
@@ -114,10 +116,12 @@ class Sharer:
         specs, out = self._specs, []
         for raw, path in zip(items, paths, strict=False):  # `paths` may be longer (a longer list before)
             found = specs.get((id(raw), path))
-            out.append((path, found if found is not None and found.raw is raw else None))
+            # What `AssertionSpec.share_with` makes (its core is marked shared when kept).
+            out.append(_replace(found, _origin=origin) if found is not None and found.raw is raw else path)
         return out
 
     def keep(self, spec: AssertionSpec, rel: Path_) -> None:
+        spec.share_with(None)  # marks its core shared: later samples' specs are copies (`placed`)
         if len(self._specs) >= self.limit:
             self._specs.clear()
         self._specs[(id(spec.raw), rel)] = spec  # the spec holds `raw`, so its id is not reused
@@ -196,9 +200,9 @@ def _key(value: Any) -> str | bytes | None:
     except (TypeError, ValueError, OverflowError, RecursionError):
         quick = _NULL  # the careful writer decides
     if _NULL not in quick:
-        return quick if len(quick) <= SHORT else hashlib.blake2b(quick, digest_size=16).digest()
+        return quick if len(quick) <= SHORT else hashlib.sha256(quick).digest()
     try:
         text = "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return None
-    return text if len(text) <= SHORT else hashlib.blake2b(text.encode("ascii"), digest_size=16, person=b"json").digest()
+    return text if len(text) <= SHORT else hashlib.sha256(b"json:" + text.encode("ascii")).digest()

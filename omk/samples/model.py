@@ -286,10 +286,16 @@ class Sample:
     gold: tuple[dict[str, Any], ...] = ()  # people's labels of this sample's output (`gold:`, omk.gold)
 
     def __post_init__(self) -> None:
-        for name in _TUPLES:  # given as lists (in-memory samples): kept as tuples like loaded ones
-            value = getattr(self, name)
-            if type(value) is not tuple:
-                setattr(self, name, tuple(value))
+        t = tuple
+        if (  # given as lists (in-memory samples): kept as tuples like loaded ones
+            self.capability.__class__ is not t or self.mocks.__class__ is not t or self.tools.__class__ is not t
+            or self.inlined_urls.__class__ is not t or self.turns.__class__ is not t
+            or self.history.__class__ is not t or self.gold.__class__ is not t
+        ):  # fmt: skip
+            for name in _TUPLES:
+                value = getattr(self, name)
+                if type(value) is not tuple:
+                    setattr(self, name, tuple(value))
 
     @property
     def has_judge_work(self) -> bool:

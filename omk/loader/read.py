@@ -93,15 +93,16 @@ def read_file(path: Path, quick: Callable[[str], Document | None] | None = None)
     from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     text = read_text(path)
-    if not text.strip():
+    if not text or text.isspace():
         raise ParseFailure(EMPTY_FILE)
     suffix = path.suffix.lower()
-    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not SURROGATE_ESCAPE.search(text)
+    escapes = "\\u" in text  # a lone surrogate can only be written as an escape
+    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not (escapes and SURROGATE_ESCAPE.search(text))
     if plain and quick is not None and (doc := quick(text)) is not None:
         return doc
     doc = parse_text(text, path.suffix)
 
-    if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
+    if escapes and SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
         doc.data = scrub_value(doc.data)
     return doc
 

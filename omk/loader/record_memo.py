@@ -178,6 +178,7 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
         if at < 0:
             return None
         places.append(at)
+        locator.place_first(at)  # the sample_id, usually: its line is asked for every sample
         at += len(written)
     locator.place_items(prefix, places)
     return Document({"samples": samples} if prefix else samples, locator, shared=True)

@@ -354,4 +354,5 @@ def test_a_blank_json_lines_file_is_empty(tmp_path):
 def test_a_list_given_for_a_tuple_field_becomes_a_tuple(name):
     """Each of a sample's tuple fields given as a list (an in-memory sample) is kept as a tuple."""
     sample = Sample(sample_id="a", prompt="p", **{name: [{"k": 1}]})
-    assert getattr(sample, name) == ({"k": 1},) and type(getattr(sample, name)) is tuple
+    assert getattr(sample, name) == ({"k": 1},)
+    assert type(getattr(sample, name)) is tuple

@@ -357,7 +357,7 @@ def test_the_shell_checked_field_by_field_says_what_the_whole_check_says(seed):
     once (omk.loader.validate.Shell), against the whole shell's compiled check."""
     from omk.loader.validate import Shell, schemas
 
-    rng, shared = random.Random(seed), Sharer()
+    rng, shared, seen = random.Random(seed), Sharer(), {}
     whole, shell = schemas().sample, Shell(schemas().sample._schema)
     said = {True: 0, False: 0}
     for _ in range(1500):
@@ -365,10 +365,12 @@ def test_the_shell_checked_field_by_field_says_what_the_whole_check_says(seed):
         for _ in range(rng.randint(0, 3)):
             sample = mutate_shell(sample, rng)
         raw = shared.sample(json.loads(json.dumps(sample)))  # shared as loading shares it
-        verdict = shell.valid(raw)
+        verdict = shell.valid(raw, seen)
         assert verdict == (whole.errors(raw) == []), raw
+        assert shell.valid(raw) == verdict  # and without the memo
         said[verdict] += 1
-    assert min(said.values()) > 300  # both answers were given, many from the memo of shared values
+    assert min(said.values()) > 300  # both answers were given
+    assert len(seen) > 10  # shared values were kept, and their verdicts used
 
 
 def test_content_keys_tell_apart_what_json_tells_apart():

@@ -4,11 +4,14 @@ Most lines of a large JSON Lines suite repeat the same parts word for word: the 
 assertions, the same JSON Schema, the same capability list. msgspec's decoder (C) splits a line
 into its fields, each with its own text (`msgspec.Raw`: the exact bytes, already checked to be
 well-formed JSON), and a part whose text was read before in this load is the object read then:
-it is neither parsed, nor checked for duplicate keys, nor keyed for sharing again. A part read
-for the first time takes the careful way (`json.loads` with the duplicate-key hook, as
-`parse_record` reads a line, then the load's `Sharer`), so what a record becomes is exactly what
-`Sharer.sample(parse_record(line))` makes of it: the same values, the same shared objects, the
-same key order.
+it is neither parsed, nor checked for duplicate keys, nor keyed for sharing again. A mapping
+read for the first time is split the same way, field by field (its keys checked as a line's
+are, its parts read through the memo), and then shared by the `Sharer`'s content key, so
+equal content written differently is still one object; a number, true, false or null is read
+the careful way once per text of the load, and a list of plain values whole the careful way
+(`json` with the duplicate-key hook, as `parse_record` reads a line, then the `Sharer`). What
+a record becomes is thus exactly what `Sharer.sample(parse_record(line))` makes of it: the same
+values, the same shared objects, the same key order.
 
 `RecordMemo.record` answers None, and the loader reads the line the careful way, whenever the
 line is not plainly a valid record: it is not one JSON object, an object in it repeats a key

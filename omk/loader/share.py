@@ -36,7 +36,7 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "_bases", "known_text")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "fields", "_bases", "known_text")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
@@ -49,6 +49,7 @@ class Sharer:
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
         self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
         self.checked: dict[int, tuple[Any, Any, bool]] = {}  # the validator's memo (omk.loader.validate.check_sample)
+        self.fields: dict[tuple[str, int], tuple[Any, bool]] = {}  # its memo of the samples' own fields
         self._tuples: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(list) → (list, its items as a tuple)
         self._bases: dict[Path_, list[Path_]] = {}  # a list's path → its items' paths (`specs_at`)
 

@@ -28,6 +28,9 @@ Found = list[tuple[Path_, str]]
 # id(assertion dict) → (the dict, its type schema's errors, whether the dict as a top-level
 # assertion, children included, has no problem in any sample: `_alone`)
 Seen = dict[int, tuple[Any, Found, bool]]
+# (a sample's field name, id(its value)) → (the value, whether it passes that field's schema):
+# the verdicts on sample fields that samples share, kept for one load (`Shell.valid`)
+FieldsSeen = dict[tuple[str, int], tuple[Any, bool]]
 SEEN_LIMIT = 1 << 14
 
 
@@ -82,7 +85,8 @@ class Shell:
     schema, every pattern's that matches the name, or else `additionalProperties`. Which apply
     is found once per name (by fastjsonschema itself, so patterns match as there), and that
     field's check compiled once. A field's value that samples share (a list or mapping read
-    once for the load: omk.loader.share) is checked once per load. `valid` answers True only
+    once for the load: omk.loader.share) is checked once per load (`seen`, which the load
+    keeps: nothing of a load stays here once it returns). `valid` answers True only
     when the whole shell's check would pass; on False the caller asks `Checker.errors`, which
     words every problem as before."""
 
@@ -92,25 +96,24 @@ class Shell:
         self._schema = schema
         self.usable = schema.get("type") == "object" and schema.keys() <= self._PLAIN
         self.required = frozenset(schema.get("required", ()))
-        self._fields: dict[str, tuple[Callable[[Any], Any] | None, dict[int, tuple[Any, bool]]]] = {}
+        self._fields: dict[str, Callable[[Any], Any] | None] = {}
 
-    def valid(self, sample: dict[str, Any]) -> bool:
+    def valid(self, sample: dict[str, Any], seen: FieldsSeen | None = None) -> bool:
         if not self.usable or not self.required <= sample.keys():
             return False
         fields = self._fields
         for key, value in sample.items():
-            found = fields.get(key)
-            if found is None:
+            check = fields.get(key, _UNKNOWN)
+            if check is _UNKNOWN:
                 if key.__class__ is not str:
                     return False  # the whole check decides
-                found = fields[key] = (self._check_of(key), {})
-            check, seen = found
+                check = fields[key] = self._check_of(key)
             if check is None:
                 return False
             cls = value.__class__
-            if (cls is dict or cls is list) and not (cls is list and value and value[0].__class__ in _CONTAINER):
+            if seen is not None and (cls is dict or cls is list) and not (cls is list and value and value[0].__class__ in _CONTAINER):
                 # Shared between samples (a list of containers never is: omk.loader.share).
-                known = seen.get(id(value))
+                known = seen.get((key, id(value)))
                 if known is not None and known[0] is value:
                     if not known[1]:
                         return False
@@ -118,7 +121,7 @@ class Shell:
                 verdict = _passes(check, value)
                 if len(seen) >= SEEN_LIMIT:
                     seen.clear()
-                seen[id(value)] = (value, verdict)  # holding `value` keeps its id from being reused
+                seen[key, id(value)] = (value, verdict)  # holding `value` keeps its id from being reused
             else:
                 verdict = _passes(check, value)
             if not verdict:
@@ -141,6 +144,7 @@ class Shell:
 
 
 _CONTAINER = (dict, list)
+_UNKNOWN: Any = object()
 
 
 def _passes(check: Callable[[Any], Any], value: Any) -> bool:
@@ -304,11 +308,14 @@ def _without_unknown(sample: dict[str, Any], unknown: list[tuple[Path_, str]]) -
     return out
 
 
-def check_sample(sample: Any, seen: Seen | None = None, unknown: list[tuple[Path_, str]] | None = None) -> Found:
+def check_sample(
+    sample: Any, seen: Seen | None = None, unknown: list[tuple[Path_, str]] | None = None, fields: FieldsSeen | None = None
+) -> Found:
     """Problems in one sample, as (path inside the sample, message). Unknown fields are not
     among them (`unknown_fields` lists those; `unknown`, when given, is what it answered for
     this sample). `seen`, kept by the caller across the samples of a load, remembers the
-    verdicts on assertion dicts that samples share (omk.loader.share)."""
+    verdicts on assertion dicts that samples share (omk.loader.share), `fields` those on the
+    sample's own fields."""
     if not isinstance(sample, dict):
         return [((), f"a sample must be a mapping with sample_id and prompt (got {kind_of(sample)})")]
     if unknown is None:
@@ -316,7 +323,7 @@ def check_sample(sample: Any, seen: Seen | None = None, unknown: list[tuple[Path
     if unknown:
         sample = _without_unknown(sample, unknown)
     s = schemas()
-    found = [] if s.shell.valid(sample) else s.sample.errors(sample)
+    found = [] if s.shell.valid(sample, fields) else s.sample.errors(sample)
     found += _conversation(sample)
     found += _tool_names(sample)
     turns = sample.get("turns")

@@ -356,3 +356,16 @@ def test_a_list_given_for_a_tuple_field_becomes_a_tuple(name):
     sample = Sample(sample_id="a", prompt="p", **{name: [{"k": 1}]})
     assert getattr(sample, name) == ({"k": 1},)
     assert type(getattr(sample, name)) is tuple
+
+
+def test_specs_equal_by_what_they_say_are_not_unequal():
+    """`==` and `!=` of two specs agree (the spec compares its type, content and place, not how
+    it stores them): a spec placed in a sample and a copy with its own core and source."""
+    from omk.loader.places import SampleRef
+
+    origin = SampleRef("s.json", 3, 0, None)
+    placed = AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"})
+    placed.place(origin, ("assertions", 0))
+    alone = AssertionSpec.of(type="contains", raw=placed.raw, source=placed.source)
+    assert placed == alone
+    assert not placed != alone

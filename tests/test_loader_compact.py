@@ -368,4 +368,4 @@ def test_specs_equal_by_what_they_say_are_not_unequal():
     placed.place(origin, ("assertions", 0))
     alone = AssertionSpec.of(type="contains", raw=placed.raw, source=placed.source)
     assert placed == alone
-    assert not placed != alone
+    assert (placed != alone) is False

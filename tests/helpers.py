@@ -21,7 +21,7 @@ def make_spec(raw: dict[str, Any] | str, **fields: Any) -> AssertionSpec:
     `make_spec("contains", value="x")` or `make_spec({"type": "contains", "value": "x"})`.
     """
     raw = {"type": raw, **fields} if isinstance(raw, str) else {**raw, **fields}
-    spec = AssertionSpec(
+    spec = AssertionSpec.of(
         type=raw["type"],
         raw=raw,
         weight=float(raw.get("weight", 1)),

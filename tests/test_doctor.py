@@ -24,7 +24,7 @@ from omk.samples.model import AssertionSpec, Sample
 
 def spec(type_: str, **raw) -> AssertionSpec:
     children = raw.pop("children", [])
-    return AssertionSpec(type=type_, raw={"type": type_, **raw}, children=children)
+    return AssertionSpec.of(type=type_, raw={"type": type_, **raw}, children=children)
 
 
 def sample(sid: str, prompt: str = "", **kw) -> Sample:

@@ -15,7 +15,7 @@ from omk.samples.model import AssertionSpec, Sample
 
 
 def spec(kind: str, **kw) -> AssertionSpec:
-    return AssertionSpec(type=kind, raw={"type": kind, **kw}, children=[])
+    return AssertionSpec.of(type=kind, raw={"type": kind, **kw}, children=[])
 
 
 def sample(sid: str, checks: int = 2, **kw) -> Sample:

@@ -28,7 +28,7 @@ from omk.loader.document import Document
 from omk.loader.read import read_file
 from omk.loader.share import Sharer
 from omk.records import SampleResult, Trace
-from omk.samples.model import AssertionSpec, Sample, Status
+from omk.samples.model import _TUPLES, AssertionSpec, Sample, Status
 
 SCHEMA = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"enum": ["safe", "vulnerable"]}}}
 
@@ -208,9 +208,9 @@ def test_changing_one_spec_gives_it_its_own_copy(tmp_path):
 
 
 def test_a_written_out_spec_equals_one_built_by_hand():
-    spec = AssertionSpec(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
-    assert spec == AssertionSpec(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
-    assert spec != AssertionSpec(type="contains", raw={"type": "contains", "value": "x"})
+    spec = AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
+    assert spec == AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"}, weight=2.0)
+    assert spec != AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"})
     assert spec.children == ()
     assert spec.source is None
     assert "weight=2.0" in repr(spec)
@@ -258,7 +258,7 @@ def test_the_sharing_tables_are_bounded():
 
 def test_the_compile_caches_are_bounded():
     for i in range(MAX_VALIDATORS + 20):
-        prepare_schema(AssertionSpec(type="json_schema", raw={"type": "json_schema", "schema": {"minLength": i}}))
+        prepare_schema(AssertionSpec.of(type="json_schema", raw={"type": "json_schema", "schema": {"minLength": i}}))
     assert len(_VALIDATORS) == MAX_VALIDATORS
     assert compile_regex.cache_info().maxsize is not None
     assert compile_regex("a+b", "i") is compile_regex("a+b", "i")
@@ -348,3 +348,24 @@ def test_a_blank_json_lines_file_is_empty(tmp_path):
     assert problems(tmp_path, "x.jsonl", "\n  \n") == [
         'x.jsonl: the file is empty; expected an array of samples or an object with a "samples" field'
     ]
+
+
+@pytest.mark.parametrize("name", _TUPLES)
+def test_a_list_given_for_a_tuple_field_becomes_a_tuple(name):
+    """Each of a sample's tuple fields given as a list (an in-memory sample) is kept as a tuple."""
+    sample = Sample(sample_id="a", prompt="p", **{name: [{"k": 1}]})
+    assert getattr(sample, name) == ({"k": 1},)
+    assert type(getattr(sample, name)) is tuple
+
+
+def test_specs_equal_by_what_they_say_are_not_unequal():
+    """`==` and `!=` of two specs agree (the spec compares its type, content and place, not how
+    it stores them): a spec placed in a sample and a copy with its own core and source."""
+    from omk.loader.places import SampleRef
+
+    origin = SampleRef("s.json", 3, 0, None)
+    placed = AssertionSpec.of(type="contains", raw={"type": "contains", "value": "x"})
+    placed.place(origin, ("assertions", 0))
+    alone = AssertionSpec.of(type="contains", raw=placed.raw, source=placed.source)
+    assert placed == alone
+    assert (placed != alone) is False

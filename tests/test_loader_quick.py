@@ -329,3 +329,60 @@ def test_the_memo_shares_what_the_careful_way_shares(seed):
     assert json.dumps(quick) == json.dumps(slow)
     assert sharing(quick) == sharing(slow)
     assert len(set(sharing(quick))) < len(sharing(quick)) // 2  # most parts were shared
+
+
+SHELL_VALUES = [None, "", " ", "x", "easy", "hard", "human", 0, 1.5, True, [], ["a"], [""], ["a", 1], {}, {"k": "v"},
+                {"k": ""}, {"": "v"}, [{"tool": "Read", "return": "x"}], [{"tool": ""}], {"notes": "n"}, {"cli_available": [1]}]  # fmt: skip
+
+
+def mutate_shell(sample: dict, rng: random.Random) -> dict:
+    """One random edit of a sample's own fields: a known field given another value, a field
+    dropped, or a field the schema does not know (an "x-" one or another)."""
+    sample = dict(sample)
+    edit = rng.randrange(4)
+    if edit == 0:
+        sample.pop(rng.choice(["sample_id", "prompt", "capability", "assertions"]), None)
+    elif edit == 1:
+        sample[rng.choice(["x-team", "x-", "notes", "prompts"])] = rng.choice(SHELL_VALUES)
+    else:
+        field = rng.choice(["sample_id", "prompt", "context", "difficulty", "provenance", "capability", "dimensions",
+                            "mocks", "environment", "tripwire", "assertions", "tools", "category", "workspace"])  # fmt: skip
+        sample[field] = rng.choice(SHELL_VALUES)
+    return sample
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_shell_checked_field_by_field_says_what_the_whole_check_says(seed):
+    """The sample shell's "valid?" taken field by field, a value that samples share checked
+    once (omk.loader.validate.Shell), against the whole shell's compiled check."""
+    from omk.loader.validate import Shell, schemas
+
+    rng, shared, seen = random.Random(seed), Sharer(), {}
+    whole, shell = schemas().sample, Shell(schemas().sample._schema)
+    said = {True: 0, False: 0}
+    for _ in range(1500):
+        sample = rng.choice(base_samples())
+        for _ in range(rng.randint(0, 3)):
+            sample = mutate_shell(sample, rng)
+        raw = shared.sample(json.loads(json.dumps(sample)))  # shared as loading shares it
+        verdict = shell.valid(raw, seen)
+        assert verdict == (whole.errors(raw) == []), raw
+        assert shell.valid(raw) == verdict  # and without the memo
+        said[verdict] += 1
+    assert min(said.values()) > 300  # both answers were given
+    assert len(seen) > 10  # shared values were kept, and their verdicts used
+
+
+def test_content_keys_tell_apart_what_json_tells_apart():
+    """The `Sharer` keys content by its JSON text (msgspec's, or json's where msgspec would write
+    null): contents that differ never get one key, equal ones always do."""
+    from omk.loader.share import _key
+
+    scalars = [None, True, False, 0, 1, -1, 0.0, -0.0, 1.0, 0.75, 1e300, float("inf"), float("-inf"), float("nan"),
+               10**30, 10**400, "", "null", "1", "é", "\u2028", "a\"b", "x" * 300]  # fmt: skip
+    values = [*([v] for v in scalars), *({"k": v} for v in scalars), *({"k": v, "z": None} for v in scalars)]
+    values += [{"a": 1, "b": 2}, {"b": 2, "a": 1}, [[]], [{}], {"k": []}, {"k": {}}, [1, [2]], [[1], 2]]
+    keys = [_key(v) for v in values]
+    assert None not in keys
+    assert len(set(keys)) == len(values)
+    assert [_key(json.loads(json.dumps(v))) for v in values[:3]] == keys[:3]  # the same content, read again

@@ -318,7 +318,7 @@ class _FileLoader:
             return False  # a JSON Lines record that did not parse
         parsed_badly = {issue.path[len(spath) :] for issue in issues} if issues else ()
         unknown = unknown_fields(raw)
-        for rel, message in check_sample(raw, self.shared.checked, unknown):
+        for rel, message in check_sample(raw, self.shared.checked, unknown, self.shared.fields):
             if rel not in parsed_badly:  # e.g. the null left by an undefined alias
                 add(rel, message)
         for rel, name in unknown:

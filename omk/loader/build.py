@@ -70,7 +70,7 @@ def build_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, 
 
 def _new_spec(raw: dict[str, Any], path: Path_, src: SourceInfo, found: Found, label: str) -> AssertionSpec:
     weight = raw.get("weight", 1)
-    spec = AssertionSpec(
+    spec = AssertionSpec.of(
         type=raw["type"],
         raw=raw,
         weight=1.0 if weight == 1 else float(weight),  # one shared 1.0, not one float per assertion
@@ -170,11 +170,11 @@ def _assertions(items: list[dict[str, Any]], src: SourceInfo, found: Found) -> l
     looked up here once, the only work most of a large set's assertions need."""
     if src.origin is None:
         return [build_spec(a, ("assertions", i), src, found, f"{src.label}.assertions[{i}]") for i, a in enumerate(items)]
-    origin = src.origin
-    return [
-        first.share_with(origin) if first is not None else build_spec(a, path, src, found)
-        for a, (path, first) in zip(items, src.shared.specs_at(items, ("assertions",)), strict=True)
-    ]
+    out = src.shared.placed(items, ("assertions",), src.origin)
+    for i, spec in enumerate(out):
+        if spec.__class__ is tuple:  # none built from this dict at this place yet in the load
+            out[i] = build_spec(items[i], spec, src, found)
+    return out  # type: ignore[return-value]  # every path was replaced by its spec
 
 
 def _gold(value: Any) -> tuple[dict[str, Any], ...]:

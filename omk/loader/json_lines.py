@@ -122,6 +122,7 @@ class JsonLocator:
         self._member_maps: dict[int, dict[str, tuple[int, int]]] = {}
         self._items: dict[int, list[int]] = {}
         self._values: dict[Path_, int | None] = {}
+        self._first: dict[int, tuple[str, int, int]] = {}  # an object's first member, found by the caller
 
     def line(self, path: Path_) -> int | None:
         try:
@@ -182,6 +183,9 @@ class JsonLocator:
 
     def _member(self, pos: int, key: str) -> tuple[int, int] | None:
         """(key position, value position) of `key` in the object at `pos`, or None."""
+        first = self._first.get(pos)
+        if first is not None and first[0] == key:
+            return first[1], first[2]
         found = self._member_maps.get(pos)
         if found is None and self.unique_keys:
             for k, key_pos, value_pos in self._scan_members(pos):
@@ -207,6 +211,16 @@ class JsonLocator:
     def place_items(self, path: Path_, places: list[int]) -> None:
         """The positions of the items of the list at `path` (which exists), found by the caller."""
         self._items[self.start(path)] = places
+
+    def place_first(self, pos: int) -> None:
+        """Find the first member of the object written at `pos` now, by its text alone (a key
+        is the first string after the brace), so a path through it needs no scan later."""
+        text, ws = self.text, _WS.match
+        key_pos = ws(text, pos + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
+        if text[key_pos] == '"':
+            key, end = scanstring(text, key_pos + 1)
+            value_pos = ws(text, ws(text, end).end() + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string too: never None
+            self._first[pos] = (key, key_pos, value_pos)
 
     def members(self, pos: int) -> list[tuple[str, int, int]]:
         """(key, key position, value position) of the object starting at `pos`."""

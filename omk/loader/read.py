@@ -93,15 +93,16 @@ def read_file(path: Path, quick: Callable[[str], Document | None] | None = None)
     from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     text = read_text(path)
-    if not text.strip():
+    if not text or text.isspace():
         raise ParseFailure(EMPTY_FILE)
     suffix = path.suffix.lower()
-    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not SURROGATE_ESCAPE.search(text)
+    escapes = "\\u" in text  # a lone surrogate can only be written as an escape
+    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not (escapes and SURROGATE_ESCAPE.search(text))
     if plain and quick is not None and (doc := quick(text)) is not None:
         return doc
     doc = parse_text(text, path.suffix)
 
-    if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
+    if escapes and SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
         doc.data = scrub_value(doc.data)
     return doc
 
@@ -144,14 +145,15 @@ def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> It
             text = decode(raw, number) if number == 1 else _decode_line(raw, number)
             if not text.strip():
                 continue
-            if SURROGATE_ESCAPE.search(text) is None and quick is not None:
+            escapes = "\\u" in text  # a lone surrogate can only be written as an escape
+            if quick is not None and (not escapes or SURROGATE_ESCAPE.search(text) is None):
                 value = quick(raw if number > 1 else text.encode("utf-8"))  # line 1 may start with a BOM
                 if value is not None:
                     yield LineRecord(number, index, value, shared=True)
                     index += 1
                     continue
             value, issues = parse_record(text, number, index)
-            if SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
+            if escapes and SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
                 value = scrub_value(value)
             yield LineRecord(number, index, value, issues)
             index += 1

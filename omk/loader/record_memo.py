@@ -4,11 +4,14 @@ Most lines of a large JSON Lines suite repeat the same parts word for word: the 
 assertions, the same JSON Schema, the same capability list. msgspec's decoder (C) splits a line
 into its fields, each with its own text (`msgspec.Raw`: the exact bytes, already checked to be
 well-formed JSON), and a part whose text was read before in this load is the object read then:
-it is neither parsed, nor checked for duplicate keys, nor keyed for sharing again. A part read
-for the first time takes the careful way (`json.loads` with the duplicate-key hook, as
-`parse_record` reads a line, then the load's `Sharer`), so what a record becomes is exactly what
-`Sharer.sample(parse_record(line))` makes of it: the same values, the same shared objects, the
-same key order.
+it is neither parsed, nor checked for duplicate keys, nor keyed for sharing again. A mapping
+read for the first time is split the same way, field by field (its keys checked as a line's
+are, its parts read through the memo), and then shared by the `Sharer`'s content key, so
+equal content written differently is still one object; a number, true, false or null is read
+the careful way once per text of the load, and a list of plain values whole the careful way
+(`json` with the duplicate-key hook, as `parse_record` reads a line, then the `Sharer`). What
+a record becomes is thus exactly what `Sharer.sample(parse_record(line))` makes of it: the same
+values, the same shared objects, the same key order.
 
 `RecordMemo.record` answers None, and the loader reads the line the careful way, whenever the
 line is not plainly a valid record: it is not one JSON object, an object in it repeats a key
@@ -45,6 +48,7 @@ BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its p
 # careful way's parse stops ("nesting too deep", at Python's recursion limit): the memo's own
 # parse of its parts, a few calls deeper, never succeeds where that one would stop.
 SHALLOW = 256
+_MISSING = object()
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
 
 
@@ -55,14 +59,16 @@ class _Refused(Exception):
 class RecordMemo:
     """One per load, next to (and feeding) the load's `Sharer`."""
 
-    __slots__ = ("shared", "limit", "_parts", "_kept", "_decode")
+    __slots__ = ("shared", "limit", "_parts", "_scalars", "_kept", "_decode", "_known")
 
     def __init__(self, shared: Sharer, limit: int = LIMIT):
         self.shared = shared
         self.limit = limit
         self._parts: list[dict[bytes, Any]] = [{} for _ in range(DEEP)]  # by depth: text → the shared value
+        self._scalars: dict[bytes, Any] = {}  # text of a number, true, false, null → its value
         self._kept = 0  # bytes of text in `_parts`
         self._decode = QuietDecoder()
+        self._known = shared.known_text  # a string the load has already: its one object, else None
 
     def record(self, line: bytes) -> dict[str, Any] | None:
         """The record of `line` as `Sharer.sample(parse_record(line))` makes it, or None when
@@ -70,34 +76,62 @@ class RecordMemo:
         if line.count(b"{") + line.count(b"[") > SHALLOW:
             return None  # may nest deep enough for the careful way's parse to stop: it decides
         try:
-            texts = [(key, bytes(raw)) for key, raw in _FIELDS(line).items()]
-            if not _keys_once(line, texts):
-                return None
-            text, value = self.shared.text, self._value
-            return {text(key): value(raw, 1) for key, raw in texts}
+            return self._mapping(line, 0)
         except (_Refused, *_DECODE_ERRORS):
             return None
 
     def _value(self, raw: bytes, depth: int) -> Any:
         first = raw[0]
         if first == _QUOTE:
-            return self.shared.text(_STRING(raw))
-        if (first != _BRACE and first != _BRACKET) or depth >= DEEP:
-            return self._careful(raw, depth)  # a number, true, false, null; or kept as it is
+            text = _STRING(raw)
+            return self._known(text) or self.shared.text(text)
+        if first != _BRACE and first != _BRACKET:
+            return self._scalar(raw, depth)
+        if depth >= DEEP:
+            return self._careful(raw, depth)  # kept as it is
         memo = self._parts[depth]
-        # A list that starts with a container is never kept whole (below): no need to look it up.
-        found = memo.get(raw) if first == _BRACE or raw[1] not in _CONTAINERS else None
+        if first == _BRACKET and raw[1] in _CONTAINERS:
+            # A list that holds a container is not shared as a whole (omk.loader.share), only
+            # its items; nor kept whole here, so it is not looked up.
+            return self._items(raw, depth)
+        found = memo.get(raw)
         if found is not None:
             return found
-        if first == _BRACKET:
+        if first == _BRACE:
+            value = self.shared.adopt(self._mapping(raw, depth))
+        else:
             items = [bytes(item) for item in _ITEMS(raw)]
             if any(item[0] == _BRACE or item[0] == _BRACKET for item in items):
-                # A list that holds a container is not shared as a whole (omk.loader.share), only its items.
-                known = self._parts[depth + 1] if depth + 1 < DEEP else {}
-                return [known.get(item) or self._value(item, depth + 1) for item in items]
-        value = self._careful(raw, depth)
+                return self._items(raw, depth)
+            value = self._careful(raw, depth)
         self._keep(memo, raw, value)
         return value
+
+    def _mapping(self, raw: bytes, depth: int) -> dict[str, Any]:
+        """A mapping split by msgspec field by field (a record is one at depth 0), its keys
+        and values shared; `_Refused` when it may repeat a key."""
+        fields = _FIELDS(raw)
+        parts = list(map(bytes, fields.values()))
+        if not _keys_once(raw, parts):
+            raise _Refused
+        known, text, value, depth = self._known, self.shared.text, self._value, depth + 1
+        return {known(key) or text(key): value(part, depth) for key, part in zip(fields, parts, strict=True)}
+
+    def _items(self, raw: bytes, depth: int) -> list[Any]:
+        """A list that holds a container: each item read (a kept one found by its text)."""
+        depth += 1
+        known = self._parts[depth] if depth < DEEP else {}
+        get, value = known.get, self._value
+        return [get(item) or value(item, depth) for item in map(bytes, _ITEMS(raw))]
+
+    def _scalar(self, raw: bytes, depth: int) -> Any:
+        """A number, true, false or null, read the careful way once per text of the load."""
+        found = self._scalars.get(raw, _MISSING)
+        if found is _MISSING:
+            if len(self._scalars) >= self.limit:
+                self._scalars.clear()
+            found = self._scalars[raw] = self._careful(raw, depth)
+        return found
 
     def _keep(self, memo: dict[bytes, Any], raw: bytes, value: Any) -> None:
         if len(memo) >= self.limit or self._kept > BUDGET:
@@ -129,7 +163,7 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
             if list(top) != ["samples"]:
                 return None  # other top-level fields are checked the careful way
             listed = bytes(top["samples"])
-            if not _keys_once(whole, [("samples", listed)]):
+            if not _keys_once(whole, [listed]):
                 return None
             items, prefix = [bytes(item) for item in _ITEMS(listed)], ("samples",)
         else:
@@ -147,17 +181,17 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
         if at < 0:
             return None
         places.append(at)
+        locator.place_first(at)  # the sample_id, usually: its line is asked for every sample
         at += len(written)
     locator.place_items(prefix, places)
     return Document({"samples": samples} if prefix else samples, locator, shared=True)
 
 
-def _keys_once(line: bytes, texts: list[tuple[str, bytes]]) -> bool:
-    """True when the line's object certainly writes each of its keys once (its values are
-    checked where they are read). Each member of the object has one colon of its own; every
-    other colon of the line is inside a string: in a key, or in a value. So the members are at
-    most the line's colons less those in the values kept: when that is the number of keys
-    kept, no member was dropped for repeating a key. Otherwise there may be one (a key with a
-    colon, or a repeated key): the careful way decides."""
-    bound = line.count(b":") - sum(raw.count(b":") for _, raw in texts)
-    return bound == len(texts)
+def _keys_once(raw: bytes, parts: list[bytes]) -> bool:
+    """True when the object written in `raw`, whose values are written in `parts`, certainly
+    writes each of its keys once (its values are checked where they are read). Each member of
+    the object has one colon of its own; every other colon of it is inside a string: in a key,
+    or in a value. So the members are at most its colons less those in the values kept: when
+    that is the number of keys kept, no member was dropped for repeating a key. Otherwise there
+    may be one (a key with a colon, or a repeated key): the careful way decides."""
+    return raw.count(b":") - b"".join(parts).count(b":") == len(parts)

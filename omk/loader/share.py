@@ -22,8 +22,11 @@ import json
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]  # the C encoder, absent from the stubs
 from typing import Any
 
+import msgspec
+from msgspec.structs import replace as _replace
+
 from omk.loader.document import Path_
-from omk.samples.model import AssertionSpec
+from omk.samples.model import AssertionSpec, SourceRef
 
 LIMIT = 1 << 14  # entries per table
 DEEP = 32  # containers nested deeper than this are kept as they are
@@ -33,18 +36,20 @@ class Sharer:
     """`data=False` leaves the samples' data as it is (data given by a program rather than read
     from a file may hold what JSON cannot tell apart, such as a tuple and a list)."""
 
-    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "_bases")
+    __slots__ = ("limit", "data", "_containers", "_strings", "_numbers", "_paths", "_prepared", "_specs", "_tuples", "checked", "fields", "_bases", "known_text")
 
     def __init__(self, limit: int = LIMIT, data: bool = True):
         self.limit = limit
         self.data = data
         self._containers: dict[str | bytes, Any] = {}
         self._strings: dict[str, str] = {}
+        self.known_text = self._strings.get  # a string already shared (its one object), or None
         self._numbers: dict[float, float] = {}  # floats only: 1 == 1.0 == True in a dict
         self._paths: dict[Path_, Path_] = {}
         self._prepared: dict[int, tuple[Any, Any]] = {}  # id(raw) → (raw, what `prepare` made of it)
         self._specs: dict[tuple[int, Path_], AssertionSpec] = {}  # (id(raw), path in the sample) → spec
         self.checked: dict[int, tuple[Any, Any, bool]] = {}  # the validator's memo (omk.loader.validate.check_sample)
+        self.fields: dict[tuple[str, int], tuple[Any, bool]] = {}  # its memo of the samples' own fields
         self._tuples: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(list) → (list, its items as a tuple)
         self._bases: dict[Path_, list[Path_]] = {}  # a list's path → its items' paths (`specs_at`)
 
@@ -99,9 +104,10 @@ class Sharer:
         found = self._specs.get((id(raw), rel))
         return found if found is not None and found.raw is raw else None
 
-    def specs_at(self, items: list[Any], base: Path_) -> list[tuple[Path_, AssertionSpec | None]]:
-        """For each of `items` (the assertions of the list at `base` in a sample): its path
-        in the sample, and the spec built from this very dict at that path in this load, if any."""
+    def placed(self, items: list[Any], base: Path_, origin: SourceRef) -> list[AssertionSpec | Path_]:
+        """For each of `items` (the assertions of the list at `base` in the sample placed at
+        `origin`): the spec built from this very dict at that path in this load, shared into
+        this sample; or, when there is none, the item's path in the sample (to build it)."""
         paths = self._bases.get(base)
         if paths is None or len(paths) < len(items):
             if len(self._bases) >= self.limit:
@@ -111,10 +117,12 @@ class Sharer:
         specs, out = self._specs, []
         for raw, path in zip(items, paths, strict=False):  # `paths` may be longer (a longer list before)
             found = specs.get((id(raw), path))
-            out.append((path, found if found is not None and found.raw is raw else None))
+            # What `AssertionSpec.share_with` makes (its core is marked shared when kept).
+            out.append(_replace(found, _origin=origin) if found is not None and found.raw is raw else path)
         return out
 
     def keep(self, spec: AssertionSpec, rel: Path_) -> None:
+        spec.share_with(None)  # marks its core shared: later samples' specs are copies (`placed`)
         if len(self._specs) >= self.limit:
             self._specs.clear()
         self._specs[(id(spec.raw), rel)] = spec  # the spec holds `raw`, so its id is not reused
@@ -133,6 +141,20 @@ class Sharer:
             if len(self._numbers) >= self.limit:
                 self._numbers.clear()
             self._numbers[value] = value
+        return value
+
+    def adopt(self, value: dict[str, Any]) -> Any:
+        """A mapping (not nested deeper than `DEEP`) whose content is already shared: the one
+        object of its content in this load, as `value` would make it."""
+        key = _key(value)
+        if key is None:
+            return value
+        found = self._containers.get(key)
+        if found is not None:
+            return found
+        if len(self._containers) >= self.limit:
+            self._containers.clear()
+        self._containers[key] = value
         return value
 
     def _container(self, value: dict[str, Any] | list[Any], depth: int) -> Any:
@@ -161,13 +183,27 @@ def _refuse(value: Any) -> Any:
 # The C encoder, made once (json.dumps makes one per call), compact, no circular check: a cycle
 # ends in RecursionError, which `_key` takes as "no key".
 _ENCODE = c_make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, True) if c_make_encoder else None
+_QUICK = msgspec.json.Encoder().encode
 SHORT = 256  # a JSON text up to this long is its own key; a longer one is keyed by its digest
+_NULL = b"null"
 
 
 def _key(value: Any) -> str | bytes | None:
-    """The JSON text, or a digest of it; None for what has none (a cycle, what JSON cannot write)."""
+    """The content's compact JSON text (key order kept; `1`, `1.0` and `true` apart), or a
+    digest of it; None for what has none (a cycle, what JSON cannot write).
+
+    msgspec writes the text (several times faster than json's encoder), as bytes. It writes a
+    float infinity or NaN as `null`, so a text with `null` anywhere in it is written again by
+    json's encoder, which tells them apart; that text is kept as str (its digest under another
+    name), so a key of one writer never meets a key of the other."""
+    try:
+        quick = _QUICK(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        quick = _NULL  # the careful writer decides
+    if _NULL not in quick:
+        return quick if len(quick) <= SHORT else hashlib.sha256(quick).digest()
     try:
         text = "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return None
-    return text if len(text) <= SHORT else hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()
+    return text if len(text) <= SHORT else hashlib.sha256(b"json:" + text.encode("ascii")).digest()

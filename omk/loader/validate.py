@@ -28,6 +28,10 @@ Found = list[tuple[Path_, str]]
 # id(assertion dict) → (the dict, its type schema's errors, whether the dict as a top-level
 # assertion, children included, has no problem in any sample: `_alone`)
 Seen = dict[int, tuple[Any, Found, bool]]
+# (a sample's field name, id(its value)) → (the value, whether it passes that field's schema):
+# the verdicts on sample fields that samples share, kept for one load (`Shell.valid`)
+FieldsSeen = dict[tuple[str, int], tuple[Any, bool]]
+SEEN_LIMIT = 1 << 14
 
 
 class Checker:
@@ -38,11 +42,7 @@ class Checker:
         # Only "valid?" is asked of the fast check: without messages its code is smaller and
         # compiles faster (docs/benchmarks.md). `use_default` off: it would write schema defaults
         # into the sample it checks.
-        self._fast: Callable[[Any], Any] = fastjsonschema.compile(
-            {**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"},
-            use_default=False,
-            detailed_exceptions=False,
-        )
+        self._fast: Callable[[Any], Any] = _compile(schema)
         self._schema = schema
         self._detail: Any = None  # jsonschema (slow to import) is needed only to word errors
 
@@ -64,6 +64,95 @@ class Checker:
                 if item not in found:
                     found.append(item)
         return found
+
+
+def _compile(schema: Any) -> Callable[[Any], Any]:
+    """fastjsonschema's check of `schema` (draft 7), which raises when the value does not pass."""
+    return fastjsonschema.compile(
+        {**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"} if isinstance(schema, dict) else schema,
+        use_default=False,
+        detailed_exceptions=False,
+    )
+
+
+class Shell:
+    """The sample shell's "valid?", field by field: the fast yes of `Checker` for the shell,
+    without running the whole shell's code for every sample.
+
+    The shell (an object's `required`, `properties`, `patternProperties` and
+    `additionalProperties`, nothing else) holds a sample exactly when its required fields are
+    there and each field's value passes what applies to that field's name: its property's
+    schema, every pattern's that matches the name, or else `additionalProperties`. Which apply
+    is found once per name (by fastjsonschema itself, so patterns match as there), and that
+    field's check compiled once. A field's value that samples share (a list or mapping read
+    once for the load: omk.loader.share) is checked once per load (`seen`, which the load
+    keeps: nothing of a load stays here once it returns). `valid` answers True only
+    when the whole shell's check would pass; on False the caller asks `Checker.errors`, which
+    words every problem as before."""
+
+    _PLAIN = frozenset({"type", "required", "properties", "patternProperties", "additionalProperties", "description", "title"})
+
+    def __init__(self, schema: dict[str, Any]):
+        self._schema = schema
+        self.usable = schema.get("type") == "object" and schema.keys() <= self._PLAIN
+        self.required = frozenset(schema.get("required", ()))
+        self._fields: dict[str, Callable[[Any], Any] | None] = {}
+
+    def valid(self, sample: dict[str, Any], seen: FieldsSeen | None = None) -> bool:
+        if not self.usable or not self.required <= sample.keys():
+            return False
+        fields = self._fields
+        for key, value in sample.items():
+            check = fields.get(key, _UNKNOWN)
+            if check is _UNKNOWN:
+                if key.__class__ is not str:
+                    return False  # the whole check decides
+                check = fields[key] = self._check_of(key)
+            if check is None:
+                return False
+            cls = value.__class__
+            if seen is not None and (cls is dict or cls is list) and not (cls is list and value and value[0].__class__ in _CONTAINER):
+                # Shared between samples (a list of containers never is: omk.loader.share).
+                known = seen.get((key, id(value)))
+                if known is not None and known[0] is value:
+                    if not known[1]:
+                        return False
+                    continue
+                verdict = _passes(check, value)
+                if len(seen) >= SEEN_LIMIT:
+                    seen.clear()
+                seen[key, id(value)] = (value, verdict)  # holding `value` keeps its id from being reused
+            else:
+                verdict = _passes(check, value)
+            if not verdict:
+                return False
+        return True
+
+    def _check_of(self, key: str) -> Callable[[Any], Any] | None:
+        """The compiled check of a field named `key`; None when no value may be written there."""
+        schema = self._schema
+        applies = [schema["properties"][key]] if key in schema.get("properties", {}) else []
+        for pattern, sub in schema.get("patternProperties", {}).items():
+            if not _passes(_compile({"type": "object", "patternProperties": {pattern: {"not": {}}}}), {key: None}):
+                applies.append(sub)  # the pattern matches the name
+        if not applies:
+            applies.append(schema.get("additionalProperties", True))
+        if any(sub is False for sub in applies):
+            return None
+        checks = [sub for sub in applies if sub is not True]
+        return _compile({"allOf": checks} if checks else {})
+
+
+_CONTAINER = (dict, list)
+_UNKNOWN: Any = object()
+
+
+def _passes(check: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        check(value)
+    except Exception:  # noqa: BLE001 - whatever the fast check trips on, the whole check decides
+        return False
+    return True
 
 
 _NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
@@ -125,7 +214,9 @@ class Schemas:
         defs = full["$defs"]
         self.types = types
         shell = {k: v for k, v in defs["sample"].items() if k != "allOf"}  # prompt/turns: `_conversation`
-        self.sample = Checker(inline_refs(shell, defs, {"assertion": {}}))
+        shell = inline_refs(shell, defs, {"assertion": {}})
+        self.sample = Checker(shell)
+        self.shell = Shell(shell)
         self.requires = Checker(defs["requires"])
         common = defs["assertion"]["properties"]
         self.by_type = _Checkers(types, common)
@@ -217,11 +308,14 @@ def _without_unknown(sample: dict[str, Any], unknown: list[tuple[Path_, str]]) -
     return out
 
 
-def check_sample(sample: Any, seen: Seen | None = None, unknown: list[tuple[Path_, str]] | None = None) -> Found:
+def check_sample(
+    sample: Any, seen: Seen | None = None, unknown: list[tuple[Path_, str]] | None = None, fields: FieldsSeen | None = None
+) -> Found:
     """Problems in one sample, as (path inside the sample, message). Unknown fields are not
     among them (`unknown_fields` lists those; `unknown`, when given, is what it answered for
     this sample). `seen`, kept by the caller across the samples of a load, remembers the
-    verdicts on assertion dicts that samples share (omk.loader.share)."""
+    verdicts on assertion dicts that samples share (omk.loader.share), `fields` those on the
+    sample's own fields."""
     if not isinstance(sample, dict):
         return [((), f"a sample must be a mapping with sample_id and prompt (got {kind_of(sample)})")]
     if unknown is None:
@@ -229,7 +323,7 @@ def check_sample(sample: Any, seen: Seen | None = None, unknown: list[tuple[Path
     if unknown:
         sample = _without_unknown(sample, unknown)
     s = schemas()
-    found = s.sample.errors(sample)
+    found = [] if s.shell.valid(sample, fields) else s.sample.errors(sample)
     found += _conversation(sample)
     found += _tool_names(sample)
     turns = sample.get("turns")
@@ -332,9 +426,6 @@ def _check_assertion(
             found.append((path + ("children",), f"assert-set nesting is too deep (at most {MAX_NESTING} levels)"))
         else:
             _check_assertions(s, children, path + ("children",), sample, found, depth + 1, True, seen)
-
-
-SEEN_LIMIT = 1 << 14
 
 
 def _schema_errors(s: Schemas, name: str, item: dict[str, Any], seen: Seen | None) -> Found:

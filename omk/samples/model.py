@@ -6,7 +6,6 @@ assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace as _replace
 
 
 class Layer(StrEnum):
@@ -87,32 +87,23 @@ class SourceRef:
         return f"SourceRef(file={self.file!r}, line={self.line!r}, path={self.path!r})"
 
 
-class _Core:
+class _Core(msgspec.Struct, gc=False):
     """What samples that write the same assertion at the same place share, besides `raw` and
-    `compiled` (which each spec also holds itself, being read on every check)."""
+    `compiled` (which each spec also holds itself, being read on every check). Not tracked by
+    the garbage collector (nothing it holds refers back to it), like `AssertionSpec`."""
 
-    __slots__ = ("weight", "negate", "layer", "children", "rel", "shared")
-
-    def __init__(self, weight: float, negate: bool, layer: Layer | None, children: Sequence[AssertionSpec], rel: Part | None = None):
-        self.weight = weight
-        self.negate = negate
-        self.layer = layer
-        self.children = children
-        self.rel = rel  # its path inside the sample, when the loader placed it there
-        self.shared = False
+    weight: float
+    negate: bool
+    layer: Layer | None
+    children: Sequence[AssertionSpec]
+    rel: Part | None = None  # its path inside the sample, when the loader placed it there
+    shared: bool = False
 
     def copy(self) -> _Core:
         return _Core(self.weight, self.negate, self.layer, self.children, self.rel)
 
 
-def _field(name: str) -> property:
-    def set_(self: AssertionSpec, value: Any) -> None:
-        setattr(self._own(), name, value)
-
-    return property(operator.attrgetter(f"_core.{name}"), set_)
-
-
-class AssertionSpec:
+class AssertionSpec(msgspec.Struct, gc=False):
     """One assertion as written, validated at load.
 
     `raw` keeps every field as written (custom hooks receive it); the common fields are lifted
@@ -124,12 +115,21 @@ class AssertionSpec:
     small: its type, `raw` and `compiled`, the shared rest, and the sample's place. `source` is
     made from that place and the assertion's path when asked for, which is rare (a message
     about this assertion).
+
+    Made with `AssertionSpec.of(type, raw, weight=…, …)` (`AssertionSpec(type, raw)` gives the
+    defaults). A msgspec struct that the garbage collector does not track: a large suite holds
+    one per assertion per sample, and nothing a spec holds refers back to it.
     """
 
-    __slots__ = ("type", "raw", "compiled", "_core", "_origin")
+    type: str
+    raw: dict[str, Any]
+    compiled: Any = None
+    _core: _Core = msgspec.field(default_factory=lambda: _Core(1.0, False, None, ()))
+    _origin: SourceRef | None = None
 
-    def __init__(
-        self,
+    @classmethod
+    def of(
+        cls,
         type: str,
         raw: dict[str, Any],
         weight: float = 1.0,
@@ -138,25 +138,39 @@ class AssertionSpec:
         children: Sequence[AssertionSpec] = (),  # an assert-set's
         source: SourceRef | None = None,
         compiled: Any = None,
-    ):
-        self.type = type
-        self.raw = raw
-        self.compiled = compiled
-        self._core = _Core(weight, negate, layer, children)
-        self._origin = source
+    ) -> AssertionSpec:
+        return cls(type, raw, compiled, _Core(weight, negate, layer, children), source)
 
-    weight: float = _field("weight")  # type: ignore[assignment]  # a property read through _core
-    negate: bool = _field("negate")  # type: ignore[assignment]  # a property read through _core
-    layer: Layer | None = _field("layer")  # type: ignore[assignment]  # a property read through _core
+    # weight, negate and layer are read through the shared core; setting one changes this spec alone.
+    @property
+    def weight(self) -> float:
+        return self._core.weight
+
+    @weight.setter
+    def weight(self, value: float) -> None:
+        self._own().weight = value
+
+    @property
+    def negate(self) -> bool:
+        return self._core.negate
+
+    @negate.setter
+    def negate(self, value: bool) -> None:
+        self._own().negate = value
+
+    @property
+    def layer(self) -> Layer | None:
+        return self._core.layer
+
+    @layer.setter
+    def layer(self, value: Layer | None) -> None:
+        self._own().layer = value
 
     def share_with(self, origin: SourceRef | None) -> AssertionSpec:
         """The same assertion, at the same place, in another sample (whose place is `origin`):
         a new spec that shares this one's content."""
-        spec = object.__new__(AssertionSpec)
-        spec.type, spec.raw, spec.compiled = self.type, self.raw, self.compiled
-        spec._core, spec._origin = self._core, origin
         self._core.shared = True
-        return spec
+        return _replace(self, _origin=origin)
 
     def place(self, origin: SourceRef, rel: Part) -> None:
         """Written at `rel` inside the sample whose place is `origin` (see `source`)."""
@@ -272,10 +286,16 @@ class Sample:
     gold: tuple[dict[str, Any], ...] = ()  # people's labels of this sample's output (`gold:`, omk.gold)
 
     def __post_init__(self) -> None:
-        for name in _TUPLES:  # given as lists (in-memory samples): kept as tuples like loaded ones
-            value = getattr(self, name)
-            if type(value) is not tuple:
-                setattr(self, name, tuple(value))
+        t = tuple
+        if (  # given as lists (in-memory samples): kept as tuples like loaded ones
+            self.capability.__class__ is not t or self.mocks.__class__ is not t or self.tools.__class__ is not t
+            or self.inlined_urls.__class__ is not t or self.turns.__class__ is not t
+            or self.history.__class__ is not t or self.gold.__class__ is not t
+        ):  # fmt: skip
+            for name in _TUPLES:
+                value = getattr(self, name)
+                if type(value) is not tuple:
+                    setattr(self, name, tuple(value))
 
     @property
     def has_judge_work(self) -> bool:

@@ -140,7 +140,7 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     from omk.report.plain import PlainTable as Table
     from omk.report.plain import plain
 
-    table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, lang=lang)
     drop = {"judge": 1, "fact": 2, "behavior": 3}  # too narrow: the layers go first (the line below the table has them)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":

@@ -60,7 +60,7 @@ def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     from omk.report.plain import PlainTable as Table
     from omk.report.plain import plain
 
-    table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, lang=lang)
     widest = min(20, max((len(p.name) for p in ablation.parts), default=4))
     drop = {5: 1, 4: 2}  # too narrow: the triggering changes go first, the false-trigger one before recall
     for i, col in enumerate(HEADER):  # the interval's header on a line of its own: the column stays narrow

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from fresh_copy import ACTIVATE
+from fresh_copy import copy_repo as _copy
 from judge_support import score_json
 
 from omk.testing import ModelServer
@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("## Quick start", "## Your first hour")
 INSTALL = "python3 -m venv .venv && .venv/bin/pip install -e . && "
 BROWSER = "python3 -m webbrowser "
-SKIP = {".git", ".venv", ".omk", "node_modules", ".ci", "__pycache__", ".pytest_cache", ".ruff_cache"}
 
 
 def readme_commands() -> list[str]:
@@ -44,13 +43,6 @@ def readme_commands() -> list[str]:
         for block in re.findall(r"```sh\n(.*?)```", body, flags=re.S):
             commands += [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
     return [c for c in commands if not c.endswith(("-m pytest", "-m pytest -n auto"))]
-
-
-def _copy(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    shutil.copytree(ROOT, repo, ignore=lambda _dir, names: [n for n in names if n in SKIP or n.endswith(".egg-info")])
-    (repo / ".venv").symlink_to(Path(sys.prefix))  # the venv running the tests, omk installed in it
-    return repo
 
 
 def _run(command: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -88,9 +80,6 @@ def test_every_first_hour_command_runs(tmp_path):
     assert ran == readme_commands()
     assert (repo / "my-evals" / "eval-samples.yaml").exists()
     assert (repo / ".omk" / "runs" / "first" / "report.json").exists()
-
-
-ACTIVATE = "source .venv/bin/activate"
 
 
 def skills_page_block() -> str:

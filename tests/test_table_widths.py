@@ -20,7 +20,7 @@ from omk.report.plain import PlainConsole, PlainTable
 
 ROOT = Path(__file__).resolve().parent.parent
 BORDERS = re.compile(r"[│┃┏┓┗┛┡┩└┘┌┐━─╇╈┳┻┴┬╭╮╯╰┼╋├┤┣┫┠┨]")
-NUMBER = re.compile(r"^[\[(]?[-+]?\$?\d+(\.\d+)?(%|ms|s)?[\]),]*$")  # a timing, a cost (cached the second time) differs
+NUMBER = re.compile(r"^[\[(]?[-+]?\$?\d+(\.\d+)?(%|ms|s)?[\]),;]*$")  # a timing, a cost (cached the second time) differs
 
 
 def words(text: str) -> set[str]:
@@ -87,3 +87,23 @@ def test_the_skills_walkthrough_fits_80_columns(repo_copy: Path, model_url: str)
     assert "By capability" in narrow
     assert "Triggering" in narrow
     assert broken(narrow, wide.replace("b/report.json", "a/report.json"), 80) == [], narrow
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_an_ablation_fits_with_its_headers_and_verdicts_whole(tmp_path: Path, columns: int):
+    """The experiment's Variants table and the Ablation table: at 80 columns they leave out the
+    columns that matter least (the layers the line beneath repeats, the triggering changes), and
+    no header, name or verdict is cut to `pas…` or `UNDERPOWER…`; the caption wraps between words."""
+    shutil.copytree(ROOT / "samples", tmp_path / "samples")
+    args = ["eval", "samples/experiment/eval-samples.yaml", "--ablate", "samples/experiment/skills/support-tone", "--no-judge", "--seed", "7", "--no-cache"]
+    narrow = run([*args, "--out", "a"], tmp_path, columns)
+    wide = run([*args, "--out", "b"], tmp_path, 1000)
+    assert "Variants" in narrow
+    assert "Ablation" in narrow
+    known = wide.replace("b/report.json", "a/report.json") + " left out to fit the width: judge, fact,"  # the notes under the narrowed tables
+    assert broken(narrow, known, columns) == [], narrow
+    assert [w for w in words(narrow) if w.endswith("…")] == [], narrow
+    for header in ("variant", "role", "passed", "composite", "errored", "part", "kind", "contribution", "tokens", "verdict"):
+        assert header in words(narrow), header
+    assert "without-acme-support-tone" in words(narrow)
+    assert "REGRESS" in words(narrow)

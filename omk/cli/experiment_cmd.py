@@ -140,12 +140,14 @@ def print_variants(block: ExperimentBlock, console: Any, lang: str = "en") -> No
     from omk.report.plain import PlainTable as Table
     from omk.report.plain import plain
 
-    table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(title=t("Variants", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, lang=lang)
+    drop = {"judge": 1, "fact": 2, "behavior": 3}  # too narrow: the layers go first (the line below the table has them)
     for col in ("variant", "role", "passed", "composite", "fact", "behavior", "judge", "errored"):
         if col == "variant":
             table.add_column(t(col, lang), min_width=min(24, max(len(v.name) for v in block.variants)))
         else:
-            table.add_column(t(col, lang), justify="left" if col == "role" else "right", no_wrap=col != "composite")  # its interval wraps
+            justify = "left" if col == "role" else "right"
+            table.add_column(t(col, lang), justify=justify, no_wrap=col != "composite", drop=drop.get(col))  # its interval wraps
     for v in block.variants:
         table.add_row(
             v.name,

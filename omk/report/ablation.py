@@ -60,14 +60,16 @@ def print_table(ablation: Ablation, console: Any, lang: str = "en") -> None:
     from omk.report.plain import PlainTable as Table
     from omk.report.plain import plain
 
-    table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    widest = min(28, max((len(p.name) for p in ablation.parts), default=4))
+    table = Table(title=t("Ablation", lang), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, lang=lang)
+    widest = min(20, max((len(p.name) for p in ablation.parts), default=4))
+    drop = {5: 1, 4: 2}  # too narrow: the triggering changes go first, the false-trigger one before recall
     for i, col in enumerate(HEADER):  # the interval's header on a line of its own: the column stays narrow
         header = t(col, lang).replace(" [", "\n[")
-        table.add_column(header, justify="right" if i in NUMBERS else "left", no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None)
+        justify = "right" if i in NUMBERS else "left"
+        table.add_column(header, justify=justify, no_wrap=i in (1, 2, 3), min_width=widest if i == 0 else None, drop=drop.get(i))
     for row in rows(ablation, lang):
         table.add_row(*row)
-    console.print(plain(caption(ablation, lang)), soft_wrap=True)
+    console.print(plain(caption(ablation, lang)))  # wrapped between words at the terminal's width
     console.print(table)
 
 

@@ -82,7 +82,7 @@ class PlainTable(Table):
         order = sorted((n, i) for i, n in self._drop.items())
         left_out: list[Any] = []
         while True:
-            ranges = [self._measure_column(console, options.update_width(room), c) for c in columns]
+            ranges = [self._measure(console, options.update_width(room), c) for c in columns]
             if sum(r.maximum for r in ranges) <= room and not left_out:
                 return self
             if sum(r.minimum for r in ranges) <= room or not order:
@@ -101,6 +101,12 @@ class PlainTable(Table):
             note = f"{t('left out to fit the width', self._lang)}: {names}"
             fitted.caption = plain(note if fitted.caption is None else f"{_text(fitted.caption)} · {note}", style="table.caption")
         return fitted
+
+
+    def _measure(self, console: Console, options: ConsoleOptions, column: Any) -> Measurement:
+        """A column's width range; a column that never wraps needs its whole width."""
+        found = self._measure_column(console, options, column)
+        return Measurement(found.maximum, found.maximum) if column.no_wrap else found
 
 
 def _text(value: Any) -> str:

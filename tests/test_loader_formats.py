@@ -252,6 +252,19 @@ def test_is_samples_file():
     assert is_samples_file(Path("X.YAML"))
     assert not is_samples_file(Path("responses.jsonl"))
     assert not is_samples_file(Path("OMK.yml"))
+    assert not is_samples_file(Path("eval-samples.schema.json"))
+    assert is_samples_file(Path("schema.json"))
+
+
+def test_a_folder_made_by_omk_init_loads_as_a_folder(tmp_path):
+    """`omk init` writes eval-samples.schema.json beside its samples: the folder still loads."""
+    from omk.cli.main import main
+
+    assert main(["init", str(tmp_path / "my-evals")]) == 0
+    assert (tmp_path / "my-evals" / "eval-samples.schema.json").is_file()
+    loaded = load_samples([tmp_path / "my-evals"])
+    assert [f.name for f in loaded.files] == ["eval-samples.yaml"]
+    assert loaded.samples
 
 
 def test_duplicate_sample_id_across_files(tmp_path):

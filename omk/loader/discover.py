@@ -4,8 +4,9 @@ Folder rule (as omk 0.54, plus JSON Lines): every `*.json`, `*.yaml`, `*.yml` in
 its subfolders), sorted by name, and `*.jsonl` only when the name ends in `samples.jsonl`
 (`eval-samples.jsonl`, `big.samples.jsonl`) so recorded replay files such as `responses.jsonl`
 beside the samples are left alone. Skipped: names starting with `report`, `health`, `_` or `.`
-(case-insensitive) and the settings files `omk.yaml` / `omk.yml`. A file named explicitly is
-always loaded, whatever its name.
+(case-insensitive), the settings files `omk.yaml` / `omk.yml` and JSON Schemas (`*.schema.json`,
+such as the `eval-samples.schema.json` that `omk init` writes beside its samples). A file named
+explicitly is always loaded, whatever its name.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ FOLDER_SUFFIXES = (".json", ".yaml", ".yml")
 JSONL_SAMPLES_SUFFIX = "samples.jsonl"
 SKIPPED_PREFIXES = ("report", "health", "_", ".")
 SETTINGS_NAMES = ("omk.yaml", "omk.yml")
+SCHEMA_SUFFIX = ".schema.json"
 FOLDER_RULE = (
     "looking for *.json, *.yaml, *.yml and *samples.jsonl, "
-    "skipping report*, health*, _*, .* and omk.yaml"
+    "skipping report*, health*, _*, .*, *.schema.json and omk.yaml"
 )
 
 
@@ -43,7 +45,7 @@ def discover(cwd: Path) -> list[Path]:
 def is_samples_file(path: Path) -> bool:
     """Would a folder scan pick this file up?"""
     name = path.name.lower()
-    if name.startswith(SKIPPED_PREFIXES) or name in SETTINGS_NAMES:
+    if name.startswith(SKIPPED_PREFIXES) or name in SETTINGS_NAMES or name.endswith(SCHEMA_SUFFIX):
         return False
     return name.endswith(FOLDER_SUFFIXES) or name.endswith(JSONL_SAMPLES_SUFFIX)
 

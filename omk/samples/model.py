@@ -91,7 +91,7 @@ class _Core:
     """What samples that write the same assertion at the same place share, besides `raw` and
     `compiled` (which each spec also holds itself, being read on every check)."""
 
-    __slots__ = ("weight", "negate", "layer", "children", "rel", "shared")
+    __slots__ = ("weight", "negate", "layer", "children", "rel", "shared", "plan")
 
     def __init__(self, weight: float, negate: bool, layer: Layer | None, children: Sequence[AssertionSpec], rel: Part | None = None):
         self.weight = weight
@@ -100,6 +100,7 @@ class _Core:
         self.children = children
         self.rel = rel  # its path inside the sample, when the loader placed it there
         self.shared = False
+        self.plan: Any = None  # what the run made of this content once (omk.assertions.evaluate)
 
     def copy(self) -> _Core:
         return _Core(self.weight, self.negate, self.layer, self.children, self.rel)
@@ -107,7 +108,9 @@ class _Core:
 
 def _field(name: str) -> property:
     def set_(self: AssertionSpec, value: Any) -> None:
-        setattr(self._own(), name, value)
+        core = self._own()
+        setattr(core, name, value)
+        core.plan = None  # made from the old value
 
     return property(operator.attrgetter(f"_core.{name}"), set_)
 
@@ -177,7 +180,21 @@ class AssertionSpec:
 
     @children.setter
     def children(self, value: Sequence[AssertionSpec]) -> None:
-        self._own().children = value
+        core = self._own()
+        core.children = value
+        core.plan = None
+
+    # Whether other samples share this assertion's content (their specs were made by `share_with`).
+    shared: bool = property(operator.attrgetter("_core.shared"))  # type: ignore[assignment]  # a property read through _core
+
+    def _set_plan(self, value: Any) -> None:
+        self._core.plan = value
+
+    # What the engine made once of this assertion's content for every sample that shares it
+    # (omk.assertions.evaluate checks it still fits before using it): a cache, not content, so
+    # setting it changes no field and is shared with those samples. Read through a C getter:
+    # the run reads it for every check.
+    plan: Any = property(operator.attrgetter("_core.plan"), _set_plan)
 
     @property
     def source(self) -> SourceRef | None:

@@ -76,7 +76,7 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
             outcome = _crashed(spec, exc)
         if type(outcome) is not Outcome:
             outcome = await _finish(spec, outcome)
-        made = plan.made.get(id(outcome))
+        made = _MADE.get((id(plan), id(outcome)))
         results.append(made[1] if made is not None else plan.result(outcome))
     return results
 
@@ -115,26 +115,24 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None
 
 class Plan:
     """What checking one assertion needs besides the output, made once for every sample that
-    shares the assertion's content: its type's entry, its layer, the value a report shows, and
-    the results already made from it. A check whose verdict and words repeat (most of them, on
-    most outputs) returns the same `Outcome` object each time, and its result is then the same
-    record, made once: records are frozen, so one serves every sample that has it."""
+    shares the assertion's content: its type's entry, its layer and the value a report shows.
+    A check whose verdict and words repeat (most of them, on most outputs) returns the same
+    `Outcome` object each time, and its result is then the same record, made once (`result`):
+    records are frozen, so one serves every sample that has it."""
 
-    __slots__ = ("raw", "type", "compiled", "revision", "core", "kind", "check", "direct", "layer", "value", "made")
+    __slots__ = ("raw", "type", "compiled", "revision", "weight", "negate", "kind", "check", "direct", "layer", "value")
 
     def __init__(self, spec: AssertionSpec):
         kind = None if spec.type == SET_TYPE else registry.get(spec.type)
         self.raw, self.type, self.compiled = spec.raw, spec.type, spec.compiled
         self.revision = registry.revision()  # read after `get`, which may load the types
-        self.core = (spec.weight, spec.negate)
+        self.weight, self.negate = spec.weight, spec.negate
         self.kind = kind
         self.check = kind.check if kind is not None else None
         self.direct = kind is not None and kind.kind != "judge"
         # an explicit `layer:`, else the type's; a set without one takes its children's (None here)
         self.layer: Layer | None = spec.layer or (None if spec.type == SET_TYPE else _layer(spec, kind))
         self.value = display_value(spec)
-        # the id of an outcome (with its children's ids, for a set) → ((outcome, children), result)
-        self.made: dict[Any, tuple[tuple[Outcome, tuple[AssertionResult, ...]], AssertionResult]] = {}
 
     def fits(self, spec: AssertionSpec, revision: int) -> bool:
         """Still what `spec` is (a cache set on content that changed since, or a type registered
@@ -144,19 +142,22 @@ class Plan:
     def result(self, outcome: Outcome, children: tuple[AssertionResult, ...] = (), layer: Layer | None = None) -> AssertionResult:
         """The record of `outcome`, made once for the same outcome (and, for a set, the same
         children, from which its layer follows when it has none of its own)."""
-        key: Any = (id(outcome), *map(id, children)) if children else id(outcome)
-        made = self.made.get(key)
+        key = (id(self), id(outcome), *map(id, children))
+        made = _MADE.get(key)
         if made is not None:
             return made[1]
-        weight, negate = self.core
-        result = _record(self.type, weight, negate, self.value, self.kind, outcome, children, layer or self.layer or Layer.FACT)
-        if len(self.made) >= MADE_KEPT:
-            self.made.clear()
-        self.made[key] = ((outcome, children), result)  # held here, so their ids are no other's while kept
+        layer = layer or self.layer or Layer.FACT
+        result = _record(self.type, self.weight, self.negate, self.value, self.kind, outcome, children, layer)
+        if len(_MADE) >= MADE_KEPT:
+            _MADE.clear()
+        _MADE[key] = ((self, outcome, children), result)  # held here, so their ids are no other's while kept
         return result
 
 
-MADE_KEPT = 64  # results kept per plan: a few verdicts repeat, the rest (numbers, quotes) rarely
+# The records made lately, by (plan, outcome, children): few verdicts repeat on most samples, the
+# rest (numbers, quotes) rarely, so a bounded number is kept for all plans together.
+_MADE: dict[tuple[int, ...], tuple[tuple[Plan, Outcome, tuple[AssertionResult, ...]], AssertionResult]] = {}
+MADE_KEPT = 256
 
 
 def _result(

@@ -212,7 +212,7 @@ class ResultLog:
         return open(self.path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - the caller's `with` closes it
 
 
-CHECKS_KEPT = 512  # check records whose JSON is kept: those that repeat are written again and again
+CHECKS_KEPT = 256  # check records whose JSON is kept: those that repeat are written again and again
 
 _ENCODE = msgspec.json.encode
 _TRUE, _FALSE, _NULL = b"true", b"false", b"null"

@@ -194,6 +194,17 @@ class ResultLog:
         reader.seek(offset)
         return reader.read(length)
 
+    def lines(self, keys: Iterable[Key]) -> Iterator[bytes | str]:
+        """What report.json holds of `keys`, in that order, read one at a time: the line itself
+        (UTF-8 bytes) when this process wrote it, strict as written; else its text (`text`)."""
+        if self.path is None or self._fresh < 0:
+            yield from self.texts(keys)
+            return
+        with self._reader() as reader:
+            for key in keys:
+                fresh = key not in self.kept and self._fresh <= self.spans[key][0]
+                yield self._line_of(key, reader) if fresh else self.text(key, reader)
+
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
         with self._reader() as reader:
@@ -333,6 +344,10 @@ class Results(LazyResults):
     def texts(self) -> Iterator[str]:
         """Each result's JSON text, as report.json holds it."""
         return self.log.texts(self.keys)
+
+    def lines(self) -> Iterator[bytes | str]:
+        """Each result as report.json holds it: a line this run wrote as its UTF-8 bytes, else its text."""
+        return self.log.lines(self.keys)
 
 
 def _open_log(path: Path, fresh: bool) -> BinaryIO:

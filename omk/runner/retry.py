@@ -56,6 +56,8 @@ def answer_at_once(target: AnswersAtOnce, sample: Sample, prompt: str, timeout: 
 def noted_unsupported(trace: Trace, spec: str) -> Trace:
     """The trace with a note per tool the agent called that its target does not offer (a call's
     `outcome: unsupported`): such a call gets the CLI's refusal and is easy to miss otherwise."""
+    if not trace.tool_calls:  # most traces: no call at all
+        return trace
     tools = dict.fromkeys(c.tool for c in trace.tool_calls if c.outcome == "unsupported")
     new = [n for n in (unsupported_note(tool, spec) for tool in tools) if n not in trace.notes]
     return msgspec.structs.replace(trace, notes=(*trace.notes, *new)) if new else trace

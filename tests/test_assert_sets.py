@@ -266,9 +266,16 @@ def test_shared_assertions_make_one_record_per_verdict_and_follow_a_change():
         return asyncio.run(evaluate(specs, CheckContext(output=output, trace=Trace(), sample=Sample(sample_id="s", prompt="p"))))
 
     a, b = run([first, group], "a cat"), run(others, "the CAT")
-    assert a[0] is b[0] and a[1] is b[1] and a[0].passed and a[1].children == (a[0],)
+    assert a[0] is b[0]
+    assert a[1] is b[1]
+    assert a[0].passed
+    assert a[1].children == (a[0],)
     c = run(others, "a dog")
-    assert not c[0].passed and c[0].message == 'output does not contain "cat"' and not c[1].passed
+    assert not c[0].passed
+    assert c[0].message == 'output does not contain "cat"'
+    assert not c[1].passed
     others[0].weight = 3.0  # this sample's copy only
     d, e = run(others, "a cat"), run([first, group], "a cat")
-    assert d[0].weight == 3.0 and e[0].weight == 1.0 and e[0] is a[0]
+    assert d[0].weight == 3.0
+    assert e[0].weight == 1.0
+    assert e[0] is a[0]

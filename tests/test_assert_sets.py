@@ -245,3 +245,37 @@ def test_layers_of_types_and_sets():
     }
     assert layer_of(make_spec(mixed)) is Layer.FACT
     assert layer_of(make_spec("contains", value="x", layer="behavior")) is Layer.BEHAVIOR
+
+
+def test_shared_assertions_make_one_record_per_verdict_and_follow_a_change():
+    """Samples that share an assertion's content share the records of its repeated verdicts (one
+    record, frozen, for each); a field set on one sample's copy afterwards is what that sample
+    gets, and the others keep theirs."""
+    import asyncio
+
+    from omk.assertions.context import CheckContext
+    from omk.assertions.evaluate import evaluate
+    from omk.records import Trace
+    from omk.samples.model import AssertionSpec, Sample
+
+    first = AssertionSpec("contains", {"type": "contains", "value": "cat"})
+    group = AssertionSpec.of("assert-set", {"type": "assert-set", "mode": "any"}, children=[first])
+    others = [s.share_with(None) for s in (first, group)]
+
+    def run(specs, output):
+        return asyncio.run(evaluate(specs, CheckContext(output=output, trace=Trace(), sample=Sample(sample_id="s", prompt="p"))))
+
+    a, b = run([first, group], "a cat"), run(others, "the CAT")
+    assert a[0] is b[0]
+    assert a[1] is b[1]
+    assert a[0].passed
+    assert a[1].children == (a[0],)
+    c = run(others, "a dog")
+    assert not c[0].passed
+    assert c[0].message == 'output does not contain "cat"'
+    assert not c[1].passed
+    others[0].weight = 3.0  # this sample's copy only
+    d, e = run(others, "a cat"), run([first, group], "a cat")
+    assert d[0].weight == 3.0
+    assert e[0].weight == 1.0
+    assert e[0] is a[0]

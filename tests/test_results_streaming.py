@@ -247,3 +247,34 @@ def test_a_results_line_is_the_text_json_writes_and_a_nan_is_still_named(tmp_pat
     assert '"input": {"x": [null]}' in lines[1]
     assert '"score": null' in lines[2]
     assert log.nonfinite == ["nan.trace.tool_calls[0].input.x[0]", "inf.assertions[0].children[0].score"]
+
+
+def test_a_line_made_piece_by_piece_is_the_line_of_the_whole_object(tmp_path):
+    """`wire_line` writes each value alone (and a check's JSON once for a repeated record): its
+    text is the one msgspec writes for `to_wire`'s whole object, whatever the result holds."""
+    from omk.engine.results import ResultLog, wire_line
+    from omk.records import AssertionResult, Scores, ToolCall, Trace
+    from omk.samples.model import Layer, Sample, SourceRef, Status
+
+    def whole(r):
+        return msgspec.json.format(msgspec.json.encode(r.to_wire()), indent=0) + b"\n"
+
+    check = AssertionResult(type="contains", layer=Layer.FACT, status=Status.PASSED, weight=1.0, negate=False, value="x", message='say "x", 1: 2')
+    child = AssertionResult(type="regex", layer=Layer.BEHAVIOR, status=Status.FAILED, weight=2.5, negate=True, metric=0.25, value={"a": [1, 2]})
+    both = AssertionResult(type="assert-set", layer=Layer.FACT, status=Status.SKIPPED, weight=1.0, negate=False, children=(check, child))
+    bare = Sample(sample_id="bare", prompt="p")
+    full = Sample(sample_id="full", prompt="p", capability=("a", "b"), difficulty="hard", tripwire=True, category="c")
+    full.source = SourceRef("s.jsonl", 3, "samples[2]")
+    full.inlined_urls = ({"url": "https://x", "content": "c, d: e"},)
+    trace = Trace(turns=2, tool_calls=(ToolCall(tool="t", input={"k": [1, "v: w"]}, output="o"),), cost_usd=0.5, notes=("n",))
+    results = [
+        SampleResult.start(bare, "p"),
+        SampleResult.start(bare, "p", status="error", error="boom, here: now", attempts=3, duration_ms=12.345),
+        SampleResult.start(full, "héllo\u2028 {}, []", output='{"a": 1, "b": [2, 3]}', trace=trace, assertions=(check, both, check),
+                           scores=Scores(5.0, 1.0, None, 3.0), passed=True, repeat=2, cached=True, judge_skipped="no judge"),
+    ]
+    log = ResultLog([bare, full])
+    for r in results:
+        assert wire_line(r, [msgspec.json.format(msgspec.json.encode(a), indent=0) for a in r.assertions]) == whole(r)
+        assert log._quick_line(r) == whole(r)  # its checks' JSON kept and taken again for `check`
+    assert len(log._checks) == 2  # the two records at the top, each kept once

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from omk.assertions import registry
@@ -58,23 +59,46 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
     """The results in the specs' order. A plain check whose function returns its outcome at once
     (most types) is called here directly, with no coroutine made for it."""
     results = []
+    revision = registry.revision()
     for spec in specs:
-        kind = None if spec.type == SET_TYPE else registry.get(spec.type)
-        if kind is None or kind.kind == "judge":
-            results.append(await evaluate_one(spec, ctx))
+        plan = spec.plan
+        if plan is None or not plan.fits(spec, revision):
+            if not spec.shared:  # checked once a run: no plan is kept for it
+                results.append(await _alone(spec, ctx))
+                continue
+            plan = spec.plan = Plan(spec)
+        if not plan.direct:
+            results.append(await evaluate_one(spec, ctx, plan))
             continue
-        outcome = _call(kind, spec, ctx)
+        try:
+            outcome = plan.check(spec, ctx)
+        except Exception as exc:  # a bug or bad data in one check fails that check alone
+            outcome = _crashed(spec, exc)
         if type(outcome) is not Outcome:
             outcome = await _finish(spec, outcome)
-        layer = spec.layer
-        results.append(_result(spec, kind, outcome, (), kind.layer if layer is None else layer))
+        made = _MADE.get((id(plan), id(outcome)))
+        results.append(made[1] if made is not None else plan.result(outcome))
     return results
 
 
-async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
+async def _alone(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
+    """The result of an assertion no other sample shares (a reference written for this sample)."""
     kind = None if spec.type == SET_TYPE else registry.get(spec.type)
-    children: tuple[AssertionResult, ...] = ()
+    if kind is None or kind.kind == "judge":
+        return await evaluate_one(spec, ctx)
+    outcome = _call(kind, spec, ctx)
+    if type(outcome) is not Outcome:
+        outcome = await _finish(spec, outcome)
     layer = spec.layer
+    return _result(spec, kind, outcome, (), kind.layer if layer is None else layer)
+
+
+async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None = None) -> AssertionResult:
+    if plan is None:
+        plan = Plan(spec)
+    kind = plan.kind
+    children: tuple[AssertionResult, ...] = ()
+    layer = plan.layer
     if spec.type == SET_TYPE:
         children = tuple(await evaluate(spec.children, ctx))
         outcome = _set_outcome(spec, children)
@@ -86,15 +110,74 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext) -> AssertionResul
         outcome = Outcome(False, message=f"skipped: {ctx.no_judge}", skipped=True)
     else:
         outcome = await _check(kind, spec, ctx)
-    return _result(spec, kind, outcome, children, layer or _layer(spec, kind))
+    return plan.result(outcome, children, layer)
+
+
+class Plan:
+    """What checking one assertion needs besides the output, made once for every sample that
+    shares the assertion's content: its type's entry, its layer and the value a report shows.
+    A check whose verdict and words repeat (most of them, on most outputs) returns the same
+    `Outcome` object each time, and its result is then the same record, made once (`result`):
+    records are frozen, so one serves every sample that has it."""
+
+    __slots__ = ("raw", "type", "compiled", "revision", "weight", "negate", "kind", "check", "direct", "layer", "value")
+
+    def __init__(self, spec: AssertionSpec):
+        kind = None if spec.type == SET_TYPE else registry.get(spec.type)
+        self.raw, self.type, self.compiled = spec.raw, spec.type, spec.compiled
+        self.revision = registry.revision()  # read after `get`, which may load the types
+        self.weight, self.negate = spec.weight, spec.negate
+        self.kind = kind
+        self.check = kind.check if kind is not None else None
+        self.direct = kind is not None and kind.kind != "judge"
+        # an explicit `layer:`, else the type's; a set without one takes its children's (None here)
+        self.layer: Layer | None = spec.layer or (None if spec.type == SET_TYPE else _layer(spec, kind))
+        self.value = display_value(spec)
+
+    def fits(self, spec: AssertionSpec, revision: int) -> bool:
+        """Still what `spec` is (a cache set on content that changed since, or a type registered
+        again, is made anew)."""
+        return self.raw is spec.raw and self.compiled is spec.compiled and self.type == spec.type and self.revision == revision
+
+    def result(self, outcome: Outcome, children: tuple[AssertionResult, ...] = (), layer: Layer | None = None) -> AssertionResult:
+        """The record of `outcome`, made once for the same outcome (and, for a set, the same
+        children, from which its layer follows when it has none of its own)."""
+        key = (id(self), id(outcome), *map(id, children))
+        made = _MADE.get(key)
+        if made is not None:
+            return made[1]
+        layer = layer or self.layer or Layer.FACT
+        result = _record(self.type, self.weight, self.negate, self.value, self.kind, outcome, children, layer)
+        if len(_MADE) >= MADE_KEPT:
+            _MADE.clear()
+        _MADE[key] = ((self, outcome, children), result)  # held here, so their ids are no other's while kept
+        return result
+
+
+# The records made lately, by (plan, outcome, children): few verdicts repeat on most samples, the
+# rest (numbers, quotes) rarely, so a bounded number is kept for all plans together.
+_MADE: dict[tuple[int, ...], tuple[tuple[Plan, Outcome, tuple[AssertionResult, ...]], AssertionResult]] = {}
+MADE_KEPT = 256
 
 
 def _result(
     spec: AssertionSpec, kind: registry.AssertionType | None, outcome: Outcome, children: tuple[AssertionResult, ...], layer: Layer
 ) -> AssertionResult:
+    return _record(spec.type, spec.weight, spec.negate, display_value(spec), kind, outcome, children, layer)
+
+
+def _record(
+    type_: str,
+    weight: float,
+    negate: bool,
+    value: object,
+    kind: registry.AssertionType | None,
+    outcome: Outcome,
+    children: tuple[AssertionResult, ...],
+    layer: Layer,
+) -> AssertionResult:
     """The assertion's result from its outcome: `not` inverts a verdict, never an error (a check that
     could not run fails either way), and mirrors a 1-5 score."""
-    negate = spec.negate
     if outcome.skipped:
         status, score, metric = _SKIPPED, None, None
     else:
@@ -103,16 +186,16 @@ def _result(
         if negate and score is not None:
             score = round(6 - score, 2)
     return AssertionResult(
-        type=spec.type,
+        type=type_,
         layer=layer,
         status=status,
-        weight=spec.weight,
+        weight=weight,
         negate=negate,
         metric=metric,
         score=score,
         message=outcome.message,
         children=children,
-        value=display_value(spec),
+        value=value,
         error=bool(outcome.error) and kind is not None and not outcome.skipped,
     )
 
@@ -149,13 +232,21 @@ def _set_outcome(spec: AssertionSpec, children: tuple[AssertionResult, ...]) -> 
     if not verdicts:
         return Outcome(False, message="assert-set has no evaluated children")
     raw = any(verdicts) if mode == "any" else all(verdicts)
-    passed_count = sum(verdicts)
-    message = f"{passed_count}/{len(verdicts)} children passed (mode {mode})"
     if spec.negate and raw:  # `not` fails because of what matched: say which child, on what text
+        passed_count = sum(verdicts)
+        message = f"{passed_count}/{len(verdicts)} children passed (mode {mode})"
         matched = [f"children[{i}] {c.type}: {c.message}" for i, c in enumerate(children) if c.status is Status.PASSED]
         more = f"; and {len(matched) - MATCHES_SHOWN} more" if len(matched) > MATCHES_SHOWN else ""
         message += f"; under not, it fails on {'; '.join(matched[:MATCHES_SHOWN])}{more}"
-    return Outcome(raw, metric=passed_count / len(verdicts), message=message)
+        return Outcome(raw, metric=passed_count / len(verdicts), message=message)
+    return _counted(raw, sum(verdicts), len(verdicts), mode)
+
+
+@lru_cache(maxsize=256)
+def _counted(raw: bool, passed: int, graded: int, mode: str) -> Outcome:
+    """A set's outcome from its children's count: one object for each count (its record is then
+    made once, omk.assertions.evaluate's `Plan`)."""
+    return Outcome(raw, metric=passed / graded, message=f"{passed}/{graded} children passed (mode {mode})")
 
 
 MATCHES_SHOWN = 3  # the children named in a failed `not` set's message

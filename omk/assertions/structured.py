@@ -87,6 +87,10 @@ def _validator(schema: Any) -> Any:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
+# One outcome for every output that matches (the engine then makes its result record once).
+_MATCHES = Outcome(True, message="output matches the schema")
+
+
 @assertion(
     "json_schema",
     layer=Layer.FACT,
@@ -101,12 +105,12 @@ def json_schema(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         return Outcome(False, message=why.replace("json_valid", "json_schema"))
     fast = _fast_check(validator)
     if fast is not None and _passes(fast, value):
-        return Outcome(True, message="output matches the schema")
+        return _MATCHES
     from jsonschema.exceptions import best_match  # only to say why an output fails
 
     error = best_match(validator.iter_errors(value))
     if error is None:
-        return Outcome(True, message="output matches the schema")
+        return _MATCHES
     return Outcome(False, message=f"schema violation at {error.json_path}: {error.message}")
 
 

@@ -107,22 +107,39 @@ def _contains(output: str, needle: Any) -> bool:
     return low(js_text(needle)) in low_output(output)
 
 
+# A check's outcome is the same object whenever its verdict and words are the same (the engine
+# then reuses the result record it made from it, omk.assertions.evaluate): the outcomes of a
+# value are made once, kept for the values most recently checked.
+SAME_OUTCOMES = 1024
+
+
+@lru_cache(maxsize=SAME_OUTCOMES)
+def _substring(needle: str) -> tuple[str, tuple[Outcome, Outcome], tuple[Outcome, Outcome]]:
+    """(the lower-cased needle, `contains`'s outcomes and `not_contains`'s, each as (when the
+    output has it, when it does not))."""
+    shown = _quote(needle)
+    has, lacks = f"output contains {shown}", f"output does not contain {shown}"
+    return low(needle), (Outcome(True, message=has), Outcome(False, message=lacks)), (Outcome(False, message=has), Outcome(True, message=lacks))
+
+
+def _substring_of(spec: AssertionSpec, ctx: CheckContext) -> tuple[bool, tuple[Outcome, Outcome], tuple[Outcome, Outcome]]:
+    value = spec.raw.get("value")
+    needle, contains_, not_contains_ = _substring(value if value.__class__ is str else js_text(value))
+    return needle in low_output(ctx.output), contains_, not_contains_
+
+
 @assertion("contains", layer=Layer.FACT, schema={"required": ["value"], "properties": {"value": TEXT}})
 def contains(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output contains `value`, ignoring case."""
-    needle = js_text(spec.get("value"))
-    if _contains(ctx.output, needle):
-        return Outcome(True, message=f"output contains {_quote(needle)}")
-    return Outcome(False, message=f"output does not contain {_quote(needle)}")
+    found, outcomes, _ = _substring_of(spec, ctx)
+    return outcomes[0] if found else outcomes[1]
 
 
 @assertion("not_contains", layer=Layer.FACT, schema={"required": ["value"], "properties": {"value": TEXT}})
 def not_contains(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output does not contain `value`, ignoring case."""
-    needle = js_text(spec.get("value"))
-    if _contains(ctx.output, needle):
-        return Outcome(False, message=f"output contains {_quote(needle)}")
-    return Outcome(True, message=f"output does not contain {_quote(needle)}")
+    found, _, outcomes = _substring_of(spec, ctx)
+    return outcomes[0] if found else outcomes[1]
 
 
 @assertion(
@@ -174,12 +191,20 @@ def not_equals(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     return Outcome(True, message=f"output does not equal {_quote(expected)}")
 
 
+@lru_cache(maxsize=SAME_OUTCOMES)
+def _prefix(prefix: str) -> tuple[str, Outcome]:
+    """(the lower-cased prefix, the outcome when the output starts with it)."""
+    return low(prefix), Outcome(True, message=f"output starts with {_quote(prefix)}")
+
+
 @assertion("starts_with", layer=Layer.BEHAVIOR, schema={"required": ["value"], "properties": {"value": TEXT}})
 def starts_with(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output starts with `value`, ignoring case; nothing is trimmed."""
-    prefix = js_text(spec.get("value"))
-    if low_output(ctx.output).startswith(low(prefix)):
-        return Outcome(True, message=f"output starts with {_quote(prefix)}")
+    value = spec.raw.get("value")
+    prefix = value if value.__class__ is str else js_text(value)
+    lowered, yes = _prefix(prefix)
+    if low_output(ctx.output).startswith(lowered):
+        return yes
     return Outcome(False, message=f"output starts with {_quote(ctx.output[:40])}, not {_quote(prefix)}")
 
 
@@ -199,12 +224,20 @@ _FLAG_BITS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "u
 
 
 class CompiledRegex:
-    __slots__ = ("pattern", "flags", "sticky")
+    __slots__ = ("pattern", "flags", "sticky", "shown", "no_match")
 
     def __init__(self, pattern: regex.Pattern[str], flags: str, sticky: bool):
         self.pattern = pattern
         self.flags = flags
         self.sticky = sticky
+        self.shown = _quote(pattern.pattern)  # the pattern as the check's words quote it
+        self.no_match = Outcome(False, message=f"output does not match {self.shown}")
+
+
+@lru_cache(maxsize=SAME_OUTCOMES)
+def _matched(compiled: CompiledRegex, text: str) -> Outcome:
+    """The outcome of `compiled` matching `text`: matches repeat, and so does their outcome."""
+    return Outcome(True, message=f"output matches {compiled.shown} at {_quote(text, 40)}")
 
 
 def prepare_regex(spec: AssertionSpec) -> CompiledRegex:
@@ -249,19 +282,16 @@ def regex_(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The output matches `pattern` (JS-style flags, default "i"), within a time limit."""
     compiled = spec.compiled if isinstance(spec.compiled, CompiledRegex) else prepare_regex(spec)
     find = compiled.pattern.match if compiled.sticky else compiled.pattern.search
-    shown = _quote(compiled.pattern.pattern)
     try:
         match = find(ctx.output, timeout=ctx.regex_timeout_s)
     except TimeoutError:
         return Outcome(
             False,
             error=True,
-            message=f"regex {shown} ran out of time ({ctx.regex_timeout_s:g}s); "
+            message=f"regex {compiled.shown} ran out of time ({ctx.regex_timeout_s:g}s); "
             "the pattern probably backtracks catastrophically",
         )
-    if match is not None:
-        return Outcome(True, message=f"output matches {shown} at {_quote(match.group(0), 40)}")
-    return Outcome(False, message=f"output does not match {shown}")
+    return compiled.no_match if match is None else _matched(compiled, match.group(0))
 
 
 # --- length and word count ----------------------------------------------------------------
@@ -269,6 +299,7 @@ def regex_(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
 _COUNT = {"required": ["value"], "properties": {"value": NON_NEGATIVE}}
 
 
+@lru_cache(maxsize=SAME_OUTCOMES, typed=True)  # typed: a limit of 1 and of 1.0 are worded alike, True is not a limit
 def _bound(kind: str, actual: int, limit: float, at_least: bool) -> Outcome:
     limit_text = js_text(limit)
     if at_least:

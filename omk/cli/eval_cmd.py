@@ -41,7 +41,11 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
     options = options_from(args, targets[0] if len(targets) == 1 else None)
     from omk.engine.run_kind import prepare_run
 
-    run = prepare_run(options, targets=targets if len(targets) > 1 else None)  # the engine decides what kind of run it is
+    gc.disable()  # loading makes the samples, which all live on: the collector would only rescan them
+    try:
+        run = prepare_run(options, targets=targets if len(targets) > 1 else None)  # the engine decides what kind of run it is
+    finally:
+        gc.enable()
     if not isinstance(run, Evaluation):
         from omk.cli.experiment_cmd import run_experiment_cli
 

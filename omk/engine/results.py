@@ -30,6 +30,7 @@ import msgspec
 from omk.core.secrets import Masker
 from omk.io.jsontext import CheckedJson, dumps
 from omk.records import AssertionResult, SampleResult, TurnResult
+from omk.records.result import EMPTY_TRACE
 from omk.records.rows import LazyResults
 from omk.samples.model import Sample
 from omk.scoring.digest import Digest
@@ -55,6 +56,7 @@ class ResultLog:
         self._out: BinaryIO | None = None
         self._end = 0
         self._fresh = -1  # where the lines this process writes start (-1: it writes none)
+        self._checks: dict[int, tuple[AssertionResult, bytes]] = {}  # check records written lately, and their JSON
 
     def __contains__(self, key: object) -> bool:
         return key in self.digests
@@ -101,17 +103,40 @@ class ResultLog:
         line is encoded once, straight to UTF-8; only a line that needs it (a number that is no
         number, a lone surrogate, a secret that shows) is built again by the strict encoder."""
         try:
-            finite = _finite_result(result)
+            line = self._quick_line(result)
         except RecursionError:  # nested past Python's stack (a recorded tool input): the strict encoder copes
-            finite = False
-        line = _quick(result.to_wire()) if finite else None
+            line = None
         if line is not None and not self.mask:  # most lines: no secret to look for
-            return line + b"\n"
+            return line
         at = result.sample_id if result.repeat <= 1 else f"{result.sample_id} (repeat {result.repeat})"
-        text = line.decode("utf-8") if line is not None else dumps(result.to_json(), where=self.nonfinite, at=at)
+        text = line[:-1].decode("utf-8") if line is not None else dumps(result.to_json(), where=self.nonfinite, at=at)
         if self.mask.may_be_in_json(text):
             text = dumps(self.mask.value(result.to_json()), at=at)
         return _encode(text)
+
+    def _quick_line(self, result: SampleResult) -> bytes | None:
+        """The line as msgspec writes it (`wire_line`), its checks' JSON made once per check record
+        (records repeat: omk.assertions.evaluate makes one for every sample with the same verdict
+        and words); None when a number in it is no number, or for what msgspec cannot write as
+        `json` does (a lone surrogate in a model's output, a value that is not JSON)."""
+        if not _finite_result(result, with_checks=False):
+            return None
+        written = self._checks
+        checks = []
+        try:
+            for check in result.assertions:
+                made = written.get(id(check))
+                if made is None:
+                    if not math.isfinite(_checks_total((check,))):
+                        return None
+                    if len(written) >= CHECKS_KEPT:
+                        written.clear()
+                    # the record is kept with its text, so its id is not another's while the entry lives
+                    made = written[id(check)] = (check, msgspec.json.format(msgspec.json.encode(check), indent=0))
+                checks.append(made[1])
+            return wire_line(result, checks)
+        except (UnicodeEncodeError, TypeError, OverflowError):
+            return None
 
     def _write(self, line: bytes) -> None:
         """Append one line; a folder that stopped taking writes (a full disk) stops the run with
@@ -169,6 +194,17 @@ class ResultLog:
         reader.seek(offset)
         return reader.read(length)
 
+    def lines(self, keys: Iterable[Key]) -> Iterator[bytes | str]:
+        """What report.json holds of `keys`, in that order, read one at a time: the line itself
+        (UTF-8 bytes) when this process wrote it, strict as written; else its text (`text`)."""
+        if self.path is None or self._fresh < 0:
+            yield from self.texts(keys)
+            return
+        with self._reader() as reader:
+            for key in keys:
+                fresh = key not in self.kept and self._fresh <= self.spans[key][0]
+                yield self._line_of(key, reader) if fresh else self.text(key, reader)
+
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
         with self._reader() as reader:
@@ -187,19 +223,47 @@ class ResultLog:
         return open(self.path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - the caller's `with` closes it
 
 
-def _quick(data: dict[str, Any]) -> bytes | None:
-    """`data` (a result's JSON object, its checks and scores as their msgspec structs) as `json.dumps`
-    writes it, in UTF-8, by msgspec; None for what msgspec cannot write as `json` does (a lone
-    surrogate in a model's output, a value that is not JSON): the strict encoder writes it."""
-    try:
-        return msgspec.json.format(msgspec.json.encode(data), indent=0)
-    except (UnicodeEncodeError, TypeError):
-        return None
+CHECKS_KEPT = 256  # check records whose JSON is kept: those that repeat are written again and again
+
+_ENCODE = msgspec.json.encode
+_TRUE, _FALSE, _NULL = b"true", b"false", b"null"
+_EMPTY_TRACE_LINE = msgspec.json.format(msgspec.json.encode(EMPTY_TRACE.to_json()), indent=0)
 
 
-def _finite_result(r: SampleResult | TurnResult) -> bool:
-    """No NaN or infinity in `r`: its numbers, its trace, its checks and the plain JSON it carries
-    (a check's value, the judge block, the inlined URLs, the gold labels); its turns likewise.
+def _formatted(value: Any) -> bytes:
+    """A container as `json.dumps` lays it out (`, ` and `: `), written by msgspec."""
+    return msgspec.json.format(_ENCODE(value), indent=0)
+
+
+def wire_line(r: SampleResult, checks: list[bytes]) -> bytes:
+    """`r`'s line (newline included) as `msgspec.json.format(msgspec.json.encode(r.to_wire()), indent=0)`
+    writes it, made piece by piece: each value is encoded alone and laid out only when it is a
+    container (the big strings, its prompt and output, are not gone over again to lay them out),
+    and its checks come written (`checks`). A result with turns or gold labels, rare, is written
+    whole. tests/test_results_streaming.py holds this to `to_wire`'s object, key for key."""
+    if r.turns or r.gold:
+        return _formatted(r.to_wire()) + b"\n"
+    enc = _ENCODE
+    source = _NULL if r.source_file is None else b'{"file": ' + enc(r.source_file) + b', "line": ' + enc(r.source_line) + b"}"
+    trace = _EMPTY_TRACE_LINE if r.trace is EMPTY_TRACE else _formatted(r.trace.to_json())
+    return b"".join((
+        b'{"sample_id": ', enc(r.sample_id), b', "status": ', enc(r.status), b', "error": ', enc(r.error),
+        b', "source": ', source, b', "capability": ', _formatted(r.capability) if r.capability else b"[]",
+        b', "difficulty": ', enc(r.difficulty), b', "tripwire": ', _TRUE if r.tripwire else _FALSE,
+        b', "category": ', enc(r.category), b', "prompt": ', enc(r.prompt), b', "output": ', enc(r.output),
+        b', "trace": ', trace, b', "assertions": [', b", ".join(checks),
+        b'], "judge": ', _NULL if r.judge is None else _formatted(r.judge.to_json()),
+        b', "judge_skipped": ', enc(r.judge_skipped), b', "urls": ', _formatted(r.urls) if r.urls else b"[]",
+        b', "scores": ', _formatted(r.scores), b', "passed": ', _TRUE if r.passed else _FALSE,
+        b', "duration_ms": ', enc(round(r.duration_ms, 1)), b', "repeat": ', enc(r.repeat),
+        b', "attempts": ', enc(r.attempts), b', "cached": ', _TRUE if r.cached else _FALSE, b"}\n",
+    ))
+
+
+def _finite_result(r: SampleResult | TurnResult, *, with_checks: bool = True) -> bool:
+    """No NaN or infinity in `r`: its numbers, its trace, its checks (unless not `with_checks`) and
+    the plain JSON it carries (a check's value, the judge block, the inlined URLs, the gold labels);
+    its turns likewise.
     Numbers are added up: a sum is finite only when every number in it is (a sum too large to be
     finite, or a value that is no number, answers no, and the strict encoder looks closer)."""
     s, t = r.scores, r.trace
@@ -208,7 +272,7 @@ def _finite_result(r: SampleResult | TurnResult) -> bool:
         total = (s.fact or 0) + (s.behavior or 0) + (s.judge or 0) + s.composite + getattr(r, "duration_ms", 0.0)
         total += (t.turns or 0) + (t.cost_usd or 0) + (t.latency_ms or 0) + (t.api_latency_ms or 0)
         total += (k.input or 0) + (k.output or 0) + (k.cache_read or 0) + (k.cache_creation or 0)
-        checks = _checks_total(r.assertions)
+        checks = _checks_total(r.assertions) if with_checks else 0.0
     except (TypeError, OverflowError):
         return False
     if not math.isfinite(total + checks):
@@ -280,6 +344,10 @@ class Results(LazyResults):
     def texts(self) -> Iterator[str]:
         """Each result's JSON text, as report.json holds it."""
         return self.log.texts(self.keys)
+
+    def lines(self) -> Iterator[bytes | str]:
+        """Each result as report.json holds it: a line this run wrote as its UTF-8 bytes, else its text."""
+        return self.log.lines(self.keys)
 
 
 def _open_log(path: Path, fresh: bool) -> BinaryIO:

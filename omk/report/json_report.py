@@ -99,6 +99,9 @@ def _indented(value: Any) -> str:
 
 
 def _write_results(out: TextIO, results: Any, mask: Masker | None, where: list[str]) -> None:
+    if not mask and hasattr(results, "lines") and hasattr(out, "buffer"):
+        _write_lines(out, results, where)
+        return
     texts: Iterator[str] = results.texts() if hasattr(results, "texts") else (
         json.dumps(r, ensure_ascii=False) for r in results
     )
@@ -107,6 +110,27 @@ def _write_results(out: TextIO, results: Any, mask: Masker | None, where: list[s
         _write(out, ("[\n    " if first else ",\n    ") + _clean(text, i, mask, where))
         first = False
     out.write("[]" if first else "\n  ]")
+
+
+def _write_lines(out: TextIO, results: Any, where: list[str]) -> None:
+    """The results as `_write_results` writes them, from a run's results file: a line this process
+    wrote (strict as written, in UTF-8) goes to the file as the bytes it is, without being decoded
+    and encoded again; any other (a resumed run's older line) is looked over as text first."""
+    out.flush()
+    raw = out.buffer  # a text file's binary layer (the caller checked it has one)
+    first = True
+    for i, line in enumerate(results.lines()):
+        raw.write(b"[\n    " if first else b",\n    ")
+        raw.write(line if line.__class__ is bytes else _utf8(_clean(line, i, None, where)))
+        first = False
+    raw.write(b"[]" if first else b"\n  ]")
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return scrub(text).encode("utf-8")
 
 
 def _clean(text: str, i: int, mask: Masker | None, where: list[str]) -> str:

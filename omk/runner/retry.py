@@ -69,6 +69,8 @@ def noted_run_mocks(trace: Trace, sample: Sample, spec: str) -> Trace:
 def noted_unsupported(trace: Trace, spec: str) -> Trace:
     """The trace with a note per tool the agent called that its target does not offer (a call's
     `outcome: unsupported`): such a call gets the CLI's refusal and is easy to miss otherwise."""
+    if not trace.tool_calls:  # most traces: no call at all
+        return trace
     tools = dict.fromkeys(c.tool for c in trace.tool_calls if c.outcome == "unsupported")
     new = [n for n in (unsupported_note(tool, spec) for tool in tools) if n not in trace.notes]
     return msgspec.structs.replace(trace, notes=(*trace.notes, *new)) if new else trace

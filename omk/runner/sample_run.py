@@ -52,7 +52,11 @@ async def run_sample(sample: Sample, target: Target, cfg: RunConfig, repeat: int
     started = time.perf_counter()
     prompt = compose_prompt(sample)
     try:
-        produced, attempts, cached = await produce(sample, prompt, target, cfg, repeat)
+        if cfg.cache is None and (at_once := answers_at_once(target)) is not None:  # a replay: no coroutine to wait on
+            produced, attempts = answer_at_once(at_once, sample, prompt, cfg.timeout)
+            cached = False
+        else:
+            produced, attempts, cached = await produce(sample, prompt, target, cfg, repeat)
     except TargetFailure as exc:
         duration_ms = (time.perf_counter() - started) * 1000
         return SampleResult.start(sample, prompt, repeat, status="error", error=str(exc), attempts=exc.attempts, duration_ms=duration_ms)

@@ -6,6 +6,7 @@ assertions and the judge fill `AssertionResult`; scoring fills `Scores`.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -98,6 +99,7 @@ class _Core(msgspec.Struct, gc=False):
     children: Sequence[AssertionSpec]
     rel: Part | None = None  # its path inside the sample, when the loader placed it there
     shared: bool = False
+    plan: Any = None  # what the run made of this content once (omk.assertions.evaluate)
 
     def copy(self) -> _Core:
         return _Core(self.weight, self.negate, self.layer, self.children, self.rel)
@@ -148,7 +150,9 @@ class AssertionSpec(msgspec.Struct, gc=False):
 
     @weight.setter
     def weight(self, value: float) -> None:
-        self._own().weight = value
+        core = self._own()
+        core.weight = value
+        core.plan = None  # made from the old value
 
     @property
     def negate(self) -> bool:
@@ -156,7 +160,9 @@ class AssertionSpec(msgspec.Struct, gc=False):
 
     @negate.setter
     def negate(self, value: bool) -> None:
-        self._own().negate = value
+        core = self._own()
+        core.negate = value
+        core.plan = None  # made from the old value
 
     @property
     def layer(self) -> Layer | None:
@@ -164,7 +170,9 @@ class AssertionSpec(msgspec.Struct, gc=False):
 
     @layer.setter
     def layer(self, value: Layer | None) -> None:
-        self._own().layer = value
+        core = self._own()
+        core.layer = value
+        core.plan = None  # made from the old value
 
     def share_with(self, origin: SourceRef | None) -> AssertionSpec:
         """The same assertion, at the same place, in another sample (whose place is `origin`):
@@ -191,7 +199,22 @@ class AssertionSpec(msgspec.Struct, gc=False):
 
     @children.setter
     def children(self, value: Sequence[AssertionSpec]) -> None:
-        self._own().children = value
+        core = self._own()
+        core.children = value
+        core.plan = None
+
+    # Whether other samples share this assertion's content (their specs were made by `share_with`).
+    # (No annotation: on a msgspec struct an annotated name is a field.)
+    shared = property(operator.attrgetter("_core.shared"))
+
+    def _set_plan(self, value: Any) -> None:
+        self._core.plan = value
+
+    # What the engine made once of this assertion's content for every sample that shares it
+    # (omk.assertions.evaluate checks it still fits before using it): a cache, not content, so
+    # setting it changes no field and is shared with those samples. Read through a C getter:
+    # the run reads it for every check.
+    plan = property(operator.attrgetter("_core.plan"), _set_plan)
 
     @property
     def source(self) -> SourceRef | None:

@@ -107,9 +107,15 @@ def _capabilities(names: tuple[str, ...]) -> tuple[str, ...]:
     """The sample's capabilities as spelled, blanks dropped, one string per name: the result's own
     tuple when its names are already those strings (a loaded sample's, shared by its results, so
     a digest adds no copy), else a new tuple of them (results read back from a report)."""
+    if names is _SPELLED[0]:  # the tuple just looked at: samples that write the same capabilities share it
+        return names
     if all(name and name == name.strip() and sys.intern(name) is name for name in names):
+        _SPELLED[0] = names
         return names
     return tuple(sys.intern(c.strip()) for c in names if c.strip())
+
+
+_SPELLED: list[tuple[str, ...]] = [()]  # the last tuple found spelled as it should be (tuples are read-only)
 
 
 def _skill_checks(assertions: Iterable[AssertionResult]) -> Iterable[AssertionResult]:

@@ -111,18 +111,15 @@ class _Sharing:
         return {text(k): value(v, 1) for k, v in raw.items()}
 
     def value(self, value: Any, depth: int) -> Any:
-        if id(value) not in self.repeated:
-            return self._value(value, depth)
-        found = self.done.get(id(value))
-        if found is None:
-            found = self.done[id(value)] = self._value(value, depth)
-        return found
-
-    def _value(self, value: Any, depth: int) -> Any:
         # A list that holds a container is never shared whole (omk.loader.share): only its items.
         if value.__class__ is list and depth < DEEP and any(v.__class__ is dict or v.__class__ is list for v in value):
             return [self.value(v, depth + 1) for v in value]
-        return self.shared.value(value, depth)
+        if id(value) not in self.repeated:
+            return self.shared.value(value, depth)
+        found = self.done.get(id(value))
+        if found is None:
+            found = self.done[id(value)] = self.shared.value(value, depth)
+        return found
 
 
 def _unusual(text: str) -> bool:
@@ -226,10 +223,10 @@ class _Plan:
                 if cuts:
                     cuts[-1][2].append(low.start() + 1)  # an item of a list written at its key's column
                 continue
-            key = _KEY.match(body, at)
-            if key is None:
+            word = _KEY.match(body, at)
+            if word is None:
                 return
-            cuts.append((low.start() + 1, key.group(1), []))
+            cuts.append((low.start() + 1, word.group(1), []))
         self.sizes.append(((s,), len(cuts) + 1))
         for n, (at, key, items) in enumerate(cuts):
             self._field(s, key, at, cuts[n + 1][0] if n + 1 < len(cuts) else end, column, items)
@@ -294,7 +291,7 @@ class _Plan:
         lines, data, prefix = table.lines, doc.data, self.prefix
         if any(lines.get((key,)) != line for key, line in self.top):
             return None
-        samples = data.get("samples") if prefix and isinstance(data, dict) else data
+        samples: Any = data.get("samples") if prefix and isinstance(data, dict) else data
         if not isinstance(samples, list) or len(samples) != self.samples:
             return None
         for path, size in self.sizes:  # each cut starts one key or item: no more, no fewer
@@ -317,7 +314,7 @@ class _Plan:
         return doc, repeated
 
 
-def _at(samples: list[Any], path: Path_) -> Any:
+def _at(samples: Any, path: Path_) -> Any:
     found: Any = samples
     for step in path:
         found = found[step]

@@ -43,7 +43,7 @@ from omk.loader.files import missing_files
 from omk.loader.messages import did_you_mean, field_label, kind_of, one_of, show
 from omk.loader.paths import allowed_dirs
 from omk.loader.places import PartLines, SampleRef
-from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, YAML_SUFFIXES, LineRecord, jsonl_records, parse_text, read_file
+from omk.loader.read import EMPTY_FILE, JSONL_SUFFIX, LineRecord, jsonl_records, parse_text, read_file
 from omk.loader.record_memo import RecordMemo, json_document
 from omk.loader.share import Sharer
 from omk.loader.validate import check_requires, check_sample, unknown_field_message, unknown_fields
@@ -360,6 +360,8 @@ class _FileLoader:
 
 def _quick(file: Path, shared: Sharer) -> Callable[[str], Document | None]:
     """How a JSON or YAML file is read first, its samples shared through the load's `shared`."""
+    from omk.loader.read import YAML_SUFFIXES
+
     if file.suffix.lower() in YAML_SUFFIXES:
         from omk.loader.yaml_memo import yaml_document  # PyYAML is imported only for YAML files
 

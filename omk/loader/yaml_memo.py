@@ -134,7 +134,7 @@ def _low(indent: int) -> re.Pattern[str]:
     """The lines (not empty, not a comment) that start at most `indent` columns in."""
     found = _LOW.get(indent)
     if found is None:
-        found = _LOW[indent] = re.compile(r"\n( {0,%d})(?=[^ \r\n#])" % indent)
+        found = _LOW[indent] = re.compile(rf"\n( {{0,{indent}}})(?=[^ \r\n#])")
     return found
 
 
@@ -291,7 +291,7 @@ class _Plan:
         lines, data, prefix = table.lines, doc.data, self.prefix
         if any(lines.get((key,)) != line for key, line in self.top):
             return None
-        samples: Any = data.get("samples") if prefix and isinstance(data, dict) else data
+        samples = data.get("samples") if prefix and isinstance(data, dict) else data
         if not isinstance(samples, list) or len(samples) != self.samples:
             return None
         for path, size in self.sizes:  # each cut starts one key or item: no more, no fewer
@@ -300,12 +300,13 @@ class _Plan:
                 return None
         redirects: dict[Path_, tuple[Path_, int]] = {}
         repeated: set[int] = set()
+        rows: Any = samples  # indexed by the steps of paths
         for where, line, first, moved in self.stand_ins:
-            parent, step = (samples[where[0]], where[1]) if len(where) == 2 else (samples[where[0]][where[1]], where[2])
+            parent, step = (rows[where[0]], where[1]) if len(where) == 2 else (rows[where[0]][where[1]], where[2])
             placed, path = parent[step], prefix + where
             if placed.__class__ is not int or placed != 0 or lines.get(path) != line:
                 return None
-            parent[step] = value = samples[first[0]][first[1]] if len(first) == 2 else samples[first[0]][first[1]][first[2]]
+            parent[step] = value = rows[first[0]][first[1]] if len(first) == 2 else rows[first[0]][first[1]][first[2]]
             redirects[path] = (prefix + first, moved)
             repeated.add(id(value))
             if value.__class__ is list:

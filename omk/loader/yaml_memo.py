@@ -143,6 +143,29 @@ def _is_item(body: str, at: int) -> bool:
     return body[at] == "-" and (at + 1 == len(body) or body[at + 1] in " \t\r\n")
 
 
+class _Run:
+    """Items `index` to `index + count - 1` of a list, the same text as items `first` onwards of
+    an earlier list, `moved` lines further down; one stand-in at `at` in the reduced text."""
+
+    __slots__ = ("index", "first", "line", "moved", "start", "stop", "breaks", "count", "at")
+
+    def __init__(self, index: int, first: Any, line: int, moved: int, start: int, stop: int, breaks: int):
+        self.index, self.first, self.line, self.moved = index, first, line, moved
+        self.start, self.stop, self.breaks = start, stop, breaks
+        self.count = 1
+        self.at = index
+
+    def follows(self, index: int, first: Any, moved: int) -> bool:
+        """Whether item `index`, first seen at `first`, continues the run."""
+        mine = self.first
+        return (
+            index == self.index + self.count
+            and moved == self.moved
+            and first[:2] == mine[:2]
+            and first[2] == mine[2] + self.count
+        )
+
+
 class _Plan:
     """The cuts of one file, the reduced text, and what the parse of that text must show."""
 
@@ -155,7 +178,8 @@ class _Plan:
         self.top: list[tuple[str, int]] = []  # top-level keys that must start at these lines
         self.samples = 0
         self.sizes: list[tuple[Path_, int]] = []  # (path, how many keys or items) of each cut container
-        self.stand_ins: list[tuple[Path_, int, Path_, int]] = []  # (where, its line, first place, lines between)
+        self.stand_ins: list[tuple[Path_, int, Path_, int]] = []  # fields: (where, its line, first place, lines between)
+        self.lists: list[tuple[int, str, list[_Run]]] = []  # lists with items standing in, in text order
         self.seen: dict[str, tuple[Path_, int]] = {}  # piece text → (its first place, its line)
         self.kept = 0
 
@@ -232,7 +256,10 @@ class _Plan:
             self._field(s, key, at, cuts[n + 1][0] if n + 1 < len(cuts) else end, column, items)
 
     def _field(self, s: int, key: str, at: int, end: int, column: int, items: list[int]) -> None:
-        if self._reused(at, end, (s, key), " " * column + key + ": 0"):
+        found = self._seen_before(at, end, (s, key))
+        if found is not None:
+            self._stand_in(at, end, " " * column + key + ": 0", found[2])
+            self.stand_ins.append(((s, key), found[1], found[0], found[1] - found[3]))
             return
         body = self.body
         head = _LIST_KEY.match(body, at + column, end)
@@ -244,16 +271,36 @@ class _Plan:
         if not items:  # the list is indented deeper than its key: find its items
             column = len(first.group(1))
             items = self._items(first.start(), end, column)
-        if not items or items[0] != first.start() + 1:
-            return
-        self.sizes.append(((s, key), len(items)))
-        stand_in = " " * column + "- 0"
+        if items and items[0] == first.start() + 1:
+            self._list(s, key, items, end, " " * column + "- 0")
+
+    def _list(self, s: int, key: str, items: list[int], end: int, stand_in: str) -> None:
+        """The items of a block list: a run of items that came before, one after the other in
+        an earlier sample's list, stands in as one line (`- 0`)."""
+        runs: list[_Run] = []
         last = len(items) - 1
         for j, start in enumerate(items):
-            self._reused(start, items[j + 1] if j < last else end, (s, key, j), stand_in)
+            stop = items[j + 1] if j < last else end
+            found = self._seen_before(start, stop, (s, key, j))
+            if found is None:
+                continue
+            first, line, breaks, first_line = found
+            run = runs[-1] if runs else None
+            if run is not None and run.follows(j, first, line - first_line) and first[0] < s:
+                run.count, run.stop, run.breaks = run.count + 1, stop, run.breaks + breaks
+            else:
+                runs.append(_Run(j, first, line, line - first_line, start, stop, breaks))
+        shrink = 0
+        for run in runs:
+            self._stand_in(run.start, run.stop, stand_in, run.breaks)
+            run.at = run.index - shrink  # its place in the reduced text's list
+            shrink += run.count - 1
+        self.sizes.append(((s, key), len(items) - shrink))
+        if runs:
+            self.lists.append((s, key, runs))
 
     def _items(self, at: int, end: int, column: int) -> list[int]:
-        """Where the items of a block list at `column` start, from the "\\n" at `at` to `end`; []
+        """Where the items of a block list at `column` start, from the "\n" at `at` to `end`; []
         when a line between is not one of its items nor deeper."""
         body = self.body
         starts = []
@@ -263,27 +310,28 @@ class _Plan:
             starts.append(low.start() + 1)
         return starts
 
-    def _reused(self, at: int, end: int, where: Path_, stand_in: str) -> bool:
-        """Put a stand-in for the piece at `at:end` when its text came before; else remember
-        where it first is."""
+    def _seen_before(self, at: int, end: int, where: Path_) -> tuple[Any, int, int, int] | None:
+        """(its first place, its line, its line breaks, the first place's line) when the text of
+        the piece at `at:end` came before; else None, and the piece is remembered."""
         text = self.body[at:end]
         breaks = text.count("\n")
         if breaks <= 1 and len(text) < SMALL:
-            return False
+            return None
         first = self.seen.get(text)
+        line = self._line(at)
         if first is not None:
-            line = self._line(at)
-            self.pieces.append(self.body[self.done : at])
-            self.pieces.append(stand_in + "\n" * breaks)
-            self.done = end
-            self.stand_ins.append((where, line, first[0], line - first[1]))
-            return True
+            return first[0], line, breaks, first[1]
         if self.kept > BUDGET:
             self.seen.clear()
             self.kept = 0
-        self.seen[text] = (where, self._line(at))
+        self.seen[text] = (where, line)
         self.kept += len(text)
-        return False
+        return None
+
+    def _stand_in(self, at: int, end: int, stand_in: str, breaks: int) -> None:
+        self.pieces.append(self.body[self.done : at])
+        self.pieces.append(stand_in + "\n" * breaks)
+        self.done = end
 
     def finish(self, doc: Document, table: LineTable) -> tuple[Document, set[int]] | None:
         """The document with each stand-in replaced, and the ids of the parts put in more than
@@ -298,21 +346,55 @@ class _Plan:
             found = _at(samples, path)
             if found.__class__ is not (dict if len(path) == 1 else list) or len(found) != size:
                 return None
-        redirects: dict[Path_, tuple[Path_, int]] = {}
-        repeated: set[int] = set()
         rows: Any = samples  # indexed by the steps of paths
+        redirects: dict[Path_, tuple[Path_, int]] = {}  # a field that stood in → (its first place, lines between)
+        shifted: dict[Path_, list[Any]] = {}  # a list with items standing in → each item's place
+        repeated: set[int] = set()
+        for s, key, runs in self.lists:  # before the fields: a field that stands in may hold such a list
+            if not self._place_items(rows, s, key, runs, lines, shifted, repeated):
+                return None
         for where, line, first, moved in self.stand_ins:
-            parent, step = (rows[where[0]], where[1]) if len(where) == 2 else (rows[where[0]][where[1]], where[2])
-            placed, path = parent[step], prefix + where
+            parent, path = rows[where[0]], prefix + where
+            placed = parent[where[1]]
             if placed.__class__ is not int or placed != 0 or lines.get(path) != line:
                 return None
-            parent[step] = value = rows[first[0]][first[1]] if len(first) == 2 else rows[first[0]][first[1]][first[2]]
+            parent[where[1]] = value = rows[first[0]][first[1]]
             redirects[path] = (prefix + first, moved)
             repeated.add(id(value))
             if value.__class__ is list:
                 repeated.update(id(item) for item in value)
-        doc.lines = MemoLines(table, redirects, len(prefix)) if redirects else table
+        doc.lines = MemoLines(table, redirects, shifted, len(prefix)) if redirects or shifted else table
         return doc, repeated
+
+    def _place_items(
+        self, rows: Any, s: int, key: str, runs: list[_Run], lines: dict[Path_, int], shifted: dict[Path_, list[Any]], repeated: set[int]
+    ) -> bool:
+        """The list `rows[s][key]` with each run's stand-in replaced by the items it stands for;
+        for each item, its place: its index in the reduced text's list, or (its first place,
+        lines between)."""
+        prefix, reduced = self.prefix, rows[s][key]
+        items: list[Any] = []
+        places: list[Any] = []
+        done = 0
+        for run in runs:
+            placed = reduced[run.at]
+            if placed.__class__ is not int or placed != 0 or lines.get(prefix + (s, key, run.at)) != run.line:
+                return False
+            items += reduced[done : run.at]
+            places += range(done, run.at)
+            s0, key0, j0 = run.first
+            part = (items if s0 == s and key0 == key else rows[s0][key0])[j0 : j0 + run.count]
+            if len(part) != run.count:
+                return False
+            items += part
+            places += [(prefix + (s0, key0, j0 + k), run.moved) for k in range(run.count)]
+            repeated.update(id(item) for item in part)
+            done = run.at + 1
+        items += reduced[done:]
+        places += range(done, len(reduced))
+        rows[s][key] = items
+        shifted[prefix + (s, key)] = places
+        return True
 
 
 def _at(samples: Any, path: Path_) -> Any:
@@ -324,23 +406,33 @@ def _at(samples: Any, path: Path_) -> Any:
 
 class MemoLines:
     """The lines of a document read through the memo: a path inside a part that stood in for a
-    repeated one is looked up at that part's first place, and moved by the lines between."""
+    repeated one is looked up at that part's first place, and moved by the lines between; an
+    item of a list where a run of items stood in as one is looked up at its index there."""
 
-    __slots__ = ("table", "redirects", "depths")
+    __slots__ = ("table", "redirects", "shifted", "depths")
 
-    def __init__(self, table: LineTable, redirects: dict[Path_, tuple[Path_, int]], prefix: int):
+    def __init__(self, table: LineTable, redirects: dict[Path_, tuple[Path_, int]], shifted: dict[Path_, list[Any]], prefix: int):
         self.table = table
         self.redirects = redirects
+        self.shifted = shifted
         self.depths = (prefix + 2, prefix + 3)  # a sample's field, a field's item
 
     def line(self, path: Path_) -> int | None:
+        field, item = self.depths
         moved = 0
-        redirected = True
-        while redirected:
-            redirected = False
-            for depth in self.depths:
-                if len(path) >= depth and (found := self.redirects.get(path[:depth])) is not None:
-                    path, moved, redirected = found[0] + path[depth:], moved + found[1], True
-                    break
+        while len(path) >= field:  # each step goes to an earlier place, or ends
+            found = self.redirects.get(path[:field])
+            if found is not None:
+                path, moved = found[0] + path[field:], moved + found[1]
+                continue
+            places = self.shifted.get(path[:field]) if len(path) >= item else None
+            index = path[field] if places is not None else None
+            if places is None or index.__class__ is not int or not 0 <= index < len(places):
+                break
+            place = places[index]
+            if place.__class__ is int:
+                path = path[:field] + (place,) + path[item:]
+                break
+            path, moved = place[0] + path[item:], moved + place[1]
         line = self.table.line(path)
         return None if line is None else line + moved

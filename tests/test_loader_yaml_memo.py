@@ -244,6 +244,24 @@ def test_a_repeated_part_is_found_at_its_own_lines():
     assert quick.data[3]["assertions"][0] is quick.data[0]["assertions"][0]  # read once
 
 
+ITEMS = {
+    "a": "  - type: contains\n    value: alpha, long enough to be a piece\n",
+    "b": "  - type: json_schema\n    schema:\n      type: object\n      required: [x]\n",
+    "c": "  - type: regex\n    pattern: gamma, long enough to be a piece\n",
+    "u": "  - type: contains\n    value: unique {n}, long enough to be a piece\n",
+}
+
+
+@pytest.mark.parametrize("orders", [["abc", "ac", "cab", "bca", "abc"], ["abab", "baba"], ["aaa", "aa"], ["abuc", "aubc", "ucab"], ["a", "abcabc", "cba"]])
+def test_repeated_items_in_any_order_are_read_in_their_place(orders):
+    """Items that repeat in another order, or within their own list: each stands for its own."""
+    text = "samples:\n"
+    for n, order in enumerate(orders):
+        text += f"- sample_id: s{n}\n  assertions:\n" + "".join(ITEMS[k].format(n=n) for k in order)
+    assert check_same_reading(text)
+    assert check_same_reading(text.replace("\n  - ", "\n    - ").replace("\n    ", "\n      ").replace("\n      - t", "\n    - t"))
+
+
 def walk_sharing(records: list[Any]) -> list[int]:
     """Which containers and strings are one object, written as the order each was first met."""
     first: dict[int, int] = {}

@@ -286,7 +286,7 @@ class _Plan:
                 continue
             first, line, breaks, first_line = found
             run = runs[-1] if runs else None
-            if run is not None and run.follows(j, first, line - first_line) and first[0] < s:
+            if run is not None and run.follows(j, first, line - first_line):
                 run.count, run.stop, run.breaks = run.count + 1, stop, run.breaks + breaks
             else:
                 runs.append(_Run(j, first, line, line - first_line, start, stop, breaks))

@@ -348,11 +348,12 @@ class _Plan:
                 return None
         rows: Any = samples  # indexed by the steps of paths
         redirects: dict[Path_, tuple[Path_, int]] = {}  # a field that stood in → (its first place, lines between)
-        shifted: dict[Path_, list[Any]] = {}  # a list with items standing in → each item's place
+        shifted: dict[Path_, list[_Run]] = {}  # a list with items standing in → its runs
         repeated: set[int] = set()
         for s, key, runs in self.lists:  # before the fields: a field that stands in may hold such a list
-            if not self._place_items(rows, s, key, runs, lines, shifted, repeated):
+            if not self._place_items(rows, s, key, runs, lines, repeated):
                 return None
+            shifted[prefix + (s, key)] = runs
         for where, line, first, moved in self.stand_ins:
             parent, path = rows[where[0]], prefix + where
             placed = parent[where[1]]
@@ -363,37 +364,28 @@ class _Plan:
             repeated.add(id(value))
             if value.__class__ is list:
                 repeated.update(id(item) for item in value)
-        doc.lines = MemoLines(table, redirects, shifted, len(prefix)) if redirects or shifted else table
+        doc.lines = MemoLines(table, redirects, shifted, prefix) if redirects or shifted else table
         return doc, repeated
 
-    def _place_items(
-        self, rows: Any, s: int, key: str, runs: list[_Run], lines: dict[Path_, int], shifted: dict[Path_, list[Any]], repeated: set[int]
-    ) -> bool:
-        """The list `rows[s][key]` with each run's stand-in replaced by the items it stands for;
-        for each item, its place: its index in the reduced text's list, or (its first place,
-        lines between)."""
+    def _place_items(self, rows: Any, s: int, key: str, runs: list[_Run], lines: dict[Path_, int], repeated: set[int]) -> bool:
+        """The list `rows[s][key]` with each run's stand-in replaced by the items it stands for."""
         prefix, reduced = self.prefix, rows[s][key]
         items: list[Any] = []
-        places: list[Any] = []
         done = 0
         for run in runs:
             placed = reduced[run.at]
             if placed.__class__ is not int or placed != 0 or lines.get(prefix + (s, key, run.at)) != run.line:
                 return False
             items += reduced[done : run.at]
-            places += range(done, run.at)
             s0, key0, j0 = run.first
             part = (items if s0 == s and key0 == key else rows[s0][key0])[j0 : j0 + run.count]
             if len(part) != run.count:
                 return False
             items += part
-            places += [(prefix + (s0, key0, j0 + k), run.moved) for k in range(run.count)]
             repeated.update(id(item) for item in part)
             done = run.at + 1
         items += reduced[done:]
-        places += range(done, len(reduced))
         rows[s][key] = items
-        shifted[prefix + (s, key)] = places
         return True
 
 
@@ -405,34 +397,50 @@ def _at(samples: Any, path: Path_) -> Any:
 
 
 class MemoLines:
-    """The lines of a document read through the memo: a path inside a part that stood in for a
-    repeated one is looked up at that part's first place, and moved by the lines between; an
-    item of a list where a run of items stood in as one is looked up at its index there."""
+    """The lines of a document read through the memo: a path inside a field that stood in for
+    a repeated one is looked up at that field's first place, an item of a run that stood in at
+    the item it repeats, each moved by the lines between; any other item of a list where a run
+    stood in, at its index in the reduced text's list."""
 
-    __slots__ = ("table", "redirects", "shifted", "depths")
+    __slots__ = ("table", "redirects", "shifted", "prefix")
 
-    def __init__(self, table: LineTable, redirects: dict[Path_, tuple[Path_, int]], shifted: dict[Path_, list[Any]], prefix: int):
+    def __init__(self, table: LineTable, redirects: dict[Path_, tuple[Path_, int]], shifted: dict[Path_, list[_Run]], prefix: Path_):
         self.table = table
         self.redirects = redirects
         self.shifted = shifted
-        self.depths = (prefix + 2, prefix + 3)  # a sample's field, a field's item
+        self.prefix = prefix
 
     def line(self, path: Path_) -> int | None:
-        field, item = self.depths
-        moved = 0
+        field, moved = len(self.prefix) + 2, 0  # a sample's field is this many steps deep
         while len(path) >= field:  # each step goes to an earlier place, or ends
-            found = self.redirects.get(path[:field])
-            if found is not None:
+            head = path[:field]
+            found = self.redirects.get(head)
+            if found is not None:  # a field that stood in
                 path, moved = found[0] + path[field:], moved + found[1]
                 continue
-            places = self.shifted.get(path[:field]) if len(path) >= item else None
-            index = path[field] if places is not None else None
-            if places is None or index.__class__ is not int or not 0 <= index < len(places):
+            runs = self.shifted.get(head) if len(path) > field else None
+            if runs is None:
                 break
-            place = places[index]
-            if place.__class__ is int:
-                path = path[:field] + (place,) + path[item:]
+            index, first, distance = _item_place(runs, path[field])
+            if first is None:  # an item of the reduced text's list, or not an item
+                path = (*head, index, *path[field + 1 :])
                 break
-            path, moved = place[0] + path[item:], moved + place[1]
+            path, moved = self.prefix + first + path[field + 1 :], moved + distance
         line = self.table.line(path)
         return None if line is None else line + moved
+
+
+def _item_place(runs: list[_Run], index: Any) -> tuple[Any, Path_ | None, int]:
+    """Where item `index` of a list with runs is: (its index in the reduced text's list, None,
+    0), or (None, the place of the item it repeats, the lines between)."""
+    if index.__class__ is not int:
+        return index, None, 0
+    shrink = 0
+    for run in runs:
+        if index < run.index:
+            break
+        if index < run.index + run.count:
+            first = run.first
+            return None, (first[0], first[1], first[2] + index - run.index), run.moved
+        shrink += run.count - 1
+    return index - shrink, None, 0

@@ -173,7 +173,7 @@ class _Plan:
         self.body = body  # the text after a "\n", so that every line starts after one
         self.pieces: list[str] = []
         self.done = 1  # where in `body` the text not yet in `pieces` starts
-        self.counted = (0, 0)  # (position, lines before it) for `_line`
+        self.counted_to = self.counted = 0  # `_line`: lines before position `counted_to`
         self.prefix: Path_ = ()
         self.top: list[tuple[str, int]] = []  # top-level keys that must start at these lines
         self.samples = 0
@@ -185,10 +185,9 @@ class _Plan:
 
     def _line(self, at: int) -> int:
         """The number of the line that starts at `at` (just after a "\\n"); asked in text order."""
-        start, before = self.counted
-        before += self.body.count("\n", start, at)
-        self.counted = (at, before)
-        return before
+        self.counted += self.body.count("\n", self.counted_to, at)
+        self.counted_to = at
+        return self.counted
 
     def cut(self) -> bool:
         """Cut the file into its pieces; False when it is not a list of samples written in blocks."""
@@ -241,7 +240,7 @@ class _Plan:
         cuts: list[tuple[int, str, list[int]]] = []  # (start, key, the items of a list at the key's column)
         for low in _low(column).finditer(body, start, end):
             at = low.end()
-            if len(low.group(1)) < column:
+            if at - low.start() <= column:  # the "\n" and fewer spaces than the column
                 return  # not a mapping at one column: the sample is parsed as written
             if body[at] == "-" and body[at + 1] in " \t\r\n":
                 if cuts:
@@ -305,7 +304,8 @@ class _Plan:
         body = self.body
         starts = []
         for low in _low(column).finditer(body, at, end):
-            if len(low.group(1)) != column or body[low.end()] != "-" or body[low.end() + 1] not in " \t\r\n":
+            at = low.end()
+            if at - low.start() <= column or body[at] != "-" or body[at + 1] not in " \t\r\n":
                 return []
             starts.append(low.start() + 1)
         return starts

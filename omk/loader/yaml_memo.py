@@ -45,6 +45,7 @@ from omk.loader.yaml_lines import parse_anchored, parse_yaml
 
 BUDGET = 1 << 20  # characters of piece texts kept as keys
 SMALL = 40  # a one-line piece shorter than this is left in the text: its stand-in saves nothing
+WHOLE = 512  # a block list longer than this is not looked up whole, only item by item
 _KEY = re.compile(r"([A-Za-z_][\w-]*):(?=[ \t\r\n]|\Z)")  # a plain key at a line's start
 _LIST_KEY = re.compile(r"([A-Za-z_][\w-]*):(?:[ \t]+(?:#[^\n]*)?)?\r?\n")  # `key:` alone on its line
 _ITEM_KEY = re.compile(r" *- +(?=[A-Za-z_])")  # `- key: ...`: a sample written as a mapping
@@ -255,18 +256,18 @@ class _Plan:
             self._field(s, key, at, cuts[n + 1][0] if n + 1 < len(cuts) else end, column, items)
 
     def _field(self, s: int, key: str, at: int, end: int, column: int, items: list[int]) -> None:
-        found = self._seen_before(at, end, (s, key))
-        if found is not None:
-            self._stand_in(at, end, " " * column + key + ": 0", found[2])
-            self.stand_ins.append(((s, key), found[1], found[0], found[1] - found[3]))
-            return
         body = self.body
-        head = _LIST_KEY.match(body, at + column, end)
-        if head is None or head.group(1) != key:
-            return  # not `key:` alone on its line
-        first = _CONTENT.search(body, head.end() - 1, end)
-        if first is None or body[first.end()] != "-" or body[first.end() + 1] not in " \t\r\n":
-            return  # the value is not a block list
+        head = _LIST_KEY.match(body, at + column, end)  # `key:` alone on its line, a block list below?
+        first = _CONTENT.search(body, head.end() - 1, end) if head is not None and head.group(1) == key else None
+        listed = first is not None and body[first.end()] == "-" and body[first.end() + 1] in " \t\r\n"
+        if not listed or end - at < WHOLE:  # a longer list is taken item by item: its runs stand in
+            found = self._seen_before(at, end, (s, key))
+            if found is not None:
+                self._stand_in(at, end, " " * column + key + ": 0", found[2])
+                self.stand_ins.append(((s, key), found[1], found[0], found[1] - found[3]))
+                return
+        if first is None or not listed:
+            return
         if not items:  # the list is indented deeper than its key: find its items
             column = len(first.group(1))
             items = self._items(first.start(), end, column)
@@ -313,14 +314,13 @@ class _Plan:
     def _seen_before(self, at: int, end: int, where: Path_) -> tuple[Any, int, int, int] | None:
         """(its first place, its line, its line breaks, the first place's line) when the text of
         the piece at `at:end` came before; else None, and the piece is remembered."""
-        text = self.body[at:end]
-        breaks = text.count("\n")
-        if breaks <= 1 and len(text) < SMALL:
+        if end - at < SMALL and self.body.count("\n", at, end) <= 1:
             return None
+        text = self.body[at:end]
         first = self.seen.get(text)
         line = self._line(at)
         if first is not None:
-            return first[0], line, breaks, first[1]
+            return first[0], line, text.count("\n"), first[1]
         if self.kept > BUDGET:
             self.seen.clear()
             self.kept = 0

@@ -12,18 +12,20 @@ piece once:
   mapping's column (the first field, on the `- ` line, stays with the sample's own text);
 * a field whose value is a block list (`assertions:`) is cut into its items the same way.
 
-A field or item whose text (its indentation included) came earlier in the file is replaced by
-one line standing for it (`key: 0`, `- 0`) followed by as many empty lines as it had, so every
-other line keeps its number. That reduced text is parsed the careful way (omk.loader.yaml_lines),
-in one pass; then each stand-in is replaced by the value read where the same text came first,
-and its lines are those of that place, moved by the distance between the two
-(`MemoLines`, worked out when a line is asked for).
+A field, or a run of items in a row, whose text (its indentation included) came earlier in the
+file is replaced by one line standing for it (`key: 0`, `- 0`) followed by as many empty lines
+as it had, so every other line keeps its number. (A long block list is not looked up whole: its
+items are, and a run of them stands in as one.) That reduced text is parsed the careful way
+(omk.loader.yaml_lines), in one pass; then each stand-in is replaced by the value (or values)
+read where the same text came first, and its lines are those of that place, moved by the
+distance between the two (`MemoLines`, worked out when a line is asked for).
 
 Why the value is the same: the cuts are at lines whose first character sits at a list's or
 mapping's column, and every other line of a piece starts deeper (or is a comment or empty), so
 a piece is read the same way wherever it stands, unless a cut falls inside a quoted string or a
-`[ ]`/`{ }` spanning lines. That case shows in the reduced text's parse: an item or key would
-not start at the line of its cut. So every cut is checked against the parse (each sample, field
+`[ ]`/`{ }` spanning lines; and it stands as deep in the file as its first place, so the
+nesting limit applies the same. A cut inside a quoted string or a bracket shows in the reduced
+text's parse: an item or key would not start at the line of its cut. So every cut is checked against the parse (each sample, field
 and item where it was expected, no more and no fewer), and the file is read whole the careful
 way (`None`) when one is not, and whenever anything could make a piece depend on another or on
 its place: an anchor (and so any alias), a directive or document marker, a line break other than

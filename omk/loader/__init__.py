@@ -154,7 +154,7 @@ class _FileLoader:
             return [Problem(self.name, None, "", "", why)]
         if self.file.suffix.lower() == JSONL_SUFFIX:
             return self._stream()
-        quick = functools.partial(json_document, memo=RecordMemo(self.shared)) if self.shared.data else None
+        quick = _quick(self.file, self.shared) if self.shared.data else None
         try:
             doc = read_file(self.file, quick)
             if doc.shared and formats.detect(doc.data, self.file) != formats.OMK:
@@ -356,6 +356,17 @@ class _FileLoader:
             self.loaded.samples.append(sample)
         for rel, message in found:
             add(rel, message)
+
+
+def _quick(file: Path, shared: Sharer) -> Callable[[str], Document | None]:
+    """How a JSON or YAML file is read first, its samples shared through the load's `shared`."""
+    from omk.loader.read import YAML_SUFFIXES
+
+    if file.suffix.lower() in YAML_SUFFIXES:
+        from omk.loader.yaml_memo import yaml_document  # PyYAML is imported only for YAML files
+
+        return functools.partial(yaml_document, shared=shared)
+    return functools.partial(json_document, memo=RecordMemo(shared))
 
 
 def _compile_fine(items: list[Any], base: Path_, src: SourceInfo, found: list[tuple[Path_, str]], bad: set[str]) -> None:

@@ -79,9 +79,9 @@ def read_text(path: Path) -> str:
 def parse_text(text: str, suffix: str) -> Document:
     suffix = suffix.lower()
     if suffix in YAML_SUFFIXES:
-        from omk.loader.yaml_lines import parse_yaml  # PyYAML is imported only for YAML files
+        from omk.loader.yaml_memo import read_yaml  # PyYAML is imported only for YAML files
 
-        return parse_yaml(text)
+        return read_yaml(text)
     if suffix == JSONL_SUFFIX:
         return parse_jsonl(text)
     return parse_json(text)
@@ -89,7 +89,8 @@ def parse_text(text: str, suffix: str) -> Document:
 
 def read_file(path: Path, quick: Callable[[str], Document | None] | None = None) -> Document:
     """Raises `ParseFailure` for a file that cannot be read or parsed at all. `quick` reads a
-    JSON file first (omk.loader.record_memo); when it answers None the file is parsed here."""
+    JSON file (omk.loader.record_memo) or a YAML file (omk.loader.yaml_memo) first; when it
+    answers None the file is parsed here."""
     from omk.io.textsafe import SURROGATE_ESCAPE, scrub_value
 
     text = read_text(path)
@@ -97,7 +98,7 @@ def read_file(path: Path, quick: Callable[[str], Document | None] | None = None)
         raise ParseFailure(EMPTY_FILE)
     suffix = path.suffix.lower()
     escapes = "\\u" in text  # a lone surrogate can only be written as an escape
-    plain = quick is not None and suffix not in (*YAML_SUFFIXES, JSONL_SUFFIX) and not (escapes and SURROGATE_ESCAPE.search(text))
+    plain = quick is not None and suffix != JSONL_SUFFIX and not (escapes and SURROGATE_ESCAPE.search(text))
     if plain and quick is not None and (doc := quick(text)) is not None:
         return doc
     doc = parse_text(text, path.suffix)

@@ -56,6 +56,12 @@ class _Frame:
 
 def parse_yaml(text: str) -> Document:
     """Parse one YAML document. Raises `ParseFailure` (with a line) for a syntax error."""
+    return parse_anchored(text)[0]
+
+
+def parse_anchored(text: str) -> tuple[Document, bool]:
+    """`parse_yaml`, and whether the document defines an anchor (omk.loader.yaml_memo reads a
+    document in pieces only when no part of it can refer to another)."""
     loader = _Loader(text)
     try:
         return _build(loader)
@@ -132,7 +138,7 @@ def _reader_line(text: str, exc: yaml.YAMLError) -> int | None:
     return text.count("\n", 0, position) + 1 if isinstance(position, int) else None
 
 
-def _build(loader: Any) -> Document:
+def _build(loader: Any) -> tuple[Document, bool]:
     """One pass over the events. Scalars, most of the events, are handled here, with the innermost
     open collection in locals (`container`, `path`, `is_map`, `key`); the `_Builder` handles the
     other events, and the locals are read from the frame it opens or returns to."""
@@ -189,7 +195,7 @@ def _build(loader: Any) -> Document:
         elif cls is yaml.DocumentStartEvent:
             builder.document_start(event)
         elif cls is yaml.StreamEndEvent:
-            return Document(builder.root, LineTable(lines), builder.issues)
+            return Document(builder.root, LineTable(lines), builder.issues), bool(anchors)
 
 
 class _Builder:

@@ -44,6 +44,9 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
     gc.disable()  # loading makes the samples, which all live on: the collector would only rescan them
     try:
         run = prepare_run(options, targets=targets if len(targets) > 1 else None)  # the engine decides what kind of run it is
+        # They live as long as the run: set aside before the collector runs again, so that it
+        # never walks them (enabled first, its next pass would walk every object the load made).
+        gc.freeze()
     finally:
         gc.enable()
     if not isinstance(run, Evaluation):
@@ -61,7 +64,6 @@ def _run_eval(args: argparse.Namespace, not_run: list[str] | None) -> int:
         return print_estimate([evaluation], not_run or [], args.lang or "en")
     print_warnings(evaluation.warnings)
     print_skipped(evaluation.log.skipped)
-    gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     report = execute(evaluation, quiet=args.quiet)
     if report is None:
         return EXIT_INTERRUPTED

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,6 @@ def run_experiment_cli(args: argparse.Namespace, experiment: Experiment) -> int:
 
     print_warnings(experiment.evaluations[0].warnings if experiment.evaluations else [])
     print_skipped([line for e in experiment.evaluations for line in e.log.skipped])
-    gc.freeze()  # the samples live as long as the run: the collector need not rescan them
     jobs = len(experiment.schedule())
     total = sum(len(e.plan) for e in experiment.evaluations)
     progress = make_progress(total, total - jobs, 0, quiet=args.quiet)

@@ -55,9 +55,10 @@ def escape_reason(path: Path, roots: list[Path]) -> str | None:
     return f"{real} is outside the project folder {where}; allow its folder with allow_paths in omk.yaml"
 
 
-def open_regular(path: Path, *, update: bool = False) -> BinaryIO:
+def open_regular(path: Path, *, update: bool = False, buffering: int = -1) -> BinaryIO:
     """A regular file opened for reading in binary (`update`: for reading and writing, as "r+b");
-    UnsafeFile for anything else.
+    UnsafeFile for anything else. `buffering` as for `open` (a large buffer for a file read line
+    by line from start to end).
 
     Opened without blocking (a FIFO swapped in after a check cannot hang the run) and checked
     with fstat on the open descriptor, so what is read is what was checked."""
@@ -76,8 +77,8 @@ def open_regular(path: Path, *, update: bool = False) -> BinaryIO:
         raise
     if update:
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "r+b")
-    return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "r+b", buffering)
+    return os.fdopen(fd, "rb", buffering)
 
 
 def read_regular_bytes(path: Path, max_bytes: int) -> bytes:

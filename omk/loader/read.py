@@ -21,6 +21,7 @@ from omk.loader.json_lines import parse_json, parse_jsonl, parse_record
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSONL_SUFFIX = ".jsonl"
+READ_BUFFER = 1 << 20  # a JSON Lines file is read line by line from start to end: fewer, larger reads
 
 _OTHER_BOMS = {
     codecs.BOM_UTF32_LE: "UTF-32",
@@ -134,7 +135,7 @@ def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> It
 
     index = 0
     try:
-        f = open_regular(path)
+        f = open_regular(path, buffering=READ_BUFFER)
     except OSError as exc:
         raise _unreadable(exc) from None
     with f:

@@ -279,3 +279,32 @@ def test_shared_assertions_make_one_record_per_verdict_and_follow_a_change():
     assert d[0].weight == 3.0
     assert e[0].weight == 1.0
     assert e[0] is a[0]
+
+
+def test_a_plan_is_kept_only_for_an_assertion_other_samples_share(tmp_path):
+    """What the run makes once per assertion (its plan) is kept for content two samples share,
+    and not made for content one sample alone has; both give the same records as checking anew."""
+    import asyncio
+    import json
+
+    from omk.assertions.context import CheckContext
+    from omk.assertions.evaluate import evaluate, evaluate_one
+    from omk.loader import load_samples
+    from omk.records import Trace
+
+    lines = [
+        {"sample_id": f"s{i}", "prompt": "p", "assertions": [{"type": "contains", "value": "cat"}, {"type": "contains", "value": f"own {i}"}]}
+        for i in range(3)
+    ]
+    path = tmp_path / "eval-samples.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    samples = load_samples([path]).samples
+    shared, own = [s.assertions[0] for s in samples], [s.assertions[1] for s in samples]
+    assert all(spec.reused for spec in shared) and not any(spec.reused for spec in own)
+    for sample in samples:
+        ctx = CheckContext(output="a cat, own 1", trace=Trace(), sample=sample)
+        got = asyncio.run(evaluate(sample.assertions, ctx))
+        assert got == [asyncio.run(evaluate_one(spec, ctx)) for spec in sample.assertions]
+    assert all(spec.plan is not None for spec in shared)
+    assert shared[0].plan is shared[2].plan  # made once for the three samples
+    assert all(spec.plan is None for spec in own)

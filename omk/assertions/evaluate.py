@@ -63,7 +63,7 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
     for spec in specs:
         plan = spec.plan
         if plan is None or not plan.fits(spec, revision):
-            if not spec.shared:  # checked once a run: no plan is kept for it
+            if not spec.reused:  # no other sample has it: checked once a run, no plan is kept for it
                 results.append(await _alone(spec, ctx))
                 continue
             plan = spec.plan = Plan(spec)

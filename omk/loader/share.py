@@ -114,15 +114,20 @@ class Sharer:
                 self._bases.clear()
             # The items' paths, made once per list path (for its longest list yet), not per sample.
             paths = self._bases[base] = [self.path(base + (i,)) for i in range(len(items))]
-        specs, out = self._specs, []
+        specs = self._specs
+        out: list[AssertionSpec | Path_] = []
         for raw, path in zip(items, paths, strict=False):  # `paths` may be longer (a longer list before)
             found = specs.get((id(raw), path))
-            # What `AssertionSpec.share_with` makes (its core is marked shared when kept).
-            out.append(_replace(found, _origin=origin) if found is not None and found.raw is raw else path)
+            # What `AssertionSpec.share_with` makes (its core is marked shared when kept), inline.
+            if found is not None and found.raw is raw:
+                found._core.reused = True
+                out.append(_replace(found, _origin=origin))
+            else:
+                out.append(path)
         return out
 
     def keep(self, spec: AssertionSpec, rel: Path_) -> None:
-        spec.share_with(None)  # marks its core shared: later samples' specs are copies (`placed`)
+        spec.offer()  # later samples' specs are copies (`placed`)
         if len(self._specs) >= self.limit:
             self._specs.clear()
         self._specs[(id(spec.raw), rel)] = spec  # the spec holds `raw`, so its id is not reused

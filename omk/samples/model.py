@@ -98,7 +98,8 @@ class _Core(msgspec.Struct, gc=False):
     layer: Layer | None
     children: Sequence[AssertionSpec]
     rel: Part | None = None  # its path inside the sample, when the loader placed it there
-    shared: bool = False
+    shared: bool = False  # other specs may hold this core: a setter copies it first
+    reused: bool = False  # another spec does (made by `share_with`)
     plan: Any = None  # what the run made of this content once (omk.assertions.evaluate)
 
     def copy(self) -> _Core:
@@ -177,8 +178,14 @@ class AssertionSpec(msgspec.Struct, gc=False):
     def share_with(self, origin: SourceRef | None) -> AssertionSpec:
         """The same assertion, at the same place, in another sample (whose place is `origin`):
         a new spec that shares this one's content."""
-        self._core.shared = True
+        core = self._core
+        core.shared = core.reused = True
         return _replace(self, _origin=origin)
+
+    def offer(self) -> None:
+        """Kept for later samples that may write the same (`share_with` then makes their specs):
+        a setter from now on copies the content first, so those samples get it as written."""
+        self._core.shared = True
 
     def place(self, origin: SourceRef, rel: Part) -> None:
         """Written at `rel` inside the sample whose place is `origin` (see `source`)."""
@@ -206,6 +213,9 @@ class AssertionSpec(msgspec.Struct, gc=False):
     # Whether other samples share this assertion's content (their specs were made by `share_with`).
     # (No annotation: on a msgspec struct an annotated name is a field.)
     shared = property(operator.attrgetter("_core.shared"))
+    # Whether another spec holds this content already: what is made once for it (`plan`) is then
+    # worth keeping; a spec no other sample shares is checked without it.
+    reused = property(operator.attrgetter("_core.reused"))
 
     def _set_plan(self, value: Any) -> None:
         self._core.plan = value

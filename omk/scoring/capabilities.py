@@ -30,26 +30,36 @@ def capability_breakdown(results: Sequence[SampleResult | Digest], draws: Draws 
     `draws` shares the bootstrap's draws with the rest of the summary."""
     names: dict[str, str] = {}
     groups: dict[str, list[Digest]] = {}
-    keys: dict[str, str] = {}  # each spelling normalized once: samples repeat a few names
+    spelled: dict[tuple[str, ...], list[tuple[str, str]]] = {}  # samples repeat a few lists of names
     for r in digests(results):
-        spelled: dict[str, str] = {}
-        for name in r.capabilities:  # named twice by one sample: counted once
-            key = keys.get(name)
-            if key is None:
-                key = keys[name] = normalize_capability(name)
-            spelled.setdefault(key, name)
-        for key, name in spelled.items():
-            if key:
-                names.setdefault(key, name)
-                groups.setdefault(key, []).append(r)
+        pairs = spelled.get(r.capabilities)
+        if pairs is None:
+            pairs = spelled[r.capabilities] = _spelled(r.capabilities)
+        for key, name in pairs:
+            if key not in names:
+                names[key], groups[key] = name, []
+            groups[key].append(r)
     return tuple(_entry(names[key], members, draws) for key, members in groups.items())
 
 
+def _spelled(capabilities: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(normalized key, spelling as first written) for each capability a sample names; one named
+    twice is counted once, and a name that normalizes to nothing not at all."""
+    found: dict[str, str] = {}
+    for name in capabilities:
+        found.setdefault(normalize_capability(name), name)
+    return [(key, name) for key, name in found.items() if key]
+
+
 def _entry(name: str, members: list[Digest], draws: Draws | None) -> Capability:
-    passed = sum(1 for r in members if r.passed)
-    errored = sum(1 for r in members if r.status != "ok")
+    passed = sum([r.passed for r in members])
+    errored = len(members) - [r.status for r in members].count("ok")
     graded = [r for r in members if r.graded]
     samples = len({r.sample_id for r in members})
+    if samples == len(members):  # no sample ran twice: each value is its sample's mean
+        values = [r.scores.composite + 0.0 for r in graded]  # as `per_sample` gives one run's
+    else:
+        values = per_sample(graded, lambda r: r.scores.composite)
     return Capability(
         capability=name,
         samples=samples,
@@ -58,7 +68,7 @@ def _entry(name: str, members: list[Digest], draws: Draws | None) -> Capability:
         failed=len(members) - passed,
         errored=errored,
         pass_rate=round(passed / len(members), 4),
-        composite=round2(fmean(r.scores.composite for r in graded)) if graded else None,
+        composite=round2(fmean([r.scores.composite for r in graded])) if graded else None,
         pass_rate_ci=pass_rate_interval(passed, len(members), samples),
-        composite_ci=mean_interval(per_sample(graded, lambda r: r.scores.composite), draws=draws),
+        composite_ci=mean_interval(values, draws=draws),
     )

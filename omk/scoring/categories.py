@@ -29,8 +29,9 @@ def _intervals(members: Sequence[SampleResult | Digest], passed: int, draws: Dra
 
     found = digests(members)
     graded = [r for r in found if r.graded]
-    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite), draws=draws)
-    return pass_rate_interval(passed, len(found), len({r.sample_id for r in found})), composite
+    samples = len({r.sample_id for r in found})
+    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite, samples == len(found)), draws=draws)
+    return pass_rate_interval(passed, len(found), samples), composite
 
 
 def category_breakdown(results: Sequence[SampleResult | Digest], draws: Draws | None = None) -> tuple[Category, ...]:

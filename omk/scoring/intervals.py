@@ -67,8 +67,11 @@ def _wilson_scaled(rate: float, n: int, level: float) -> Bounds:
     return Bounds(center - half, center + half, level, "wilson")
 
 
-def per_sample(results: Sequence[Digest], value: Callable[[Digest], float | None]) -> list[float]:
-    """The mean of `value` over each sample's runs (those that have one), in first-seen order."""
+def per_sample(results: Sequence[Digest], value: Callable[[Digest], float | None], once: bool = False) -> list[float]:
+    """The mean of `value` over each sample's runs (those that have one), in first-seen order.
+    `once`: each result is its sample's only run (no `--repeat`), so its value is its mean."""
+    if once:
+        return [v + 0.0 for r in results if (v := value(r)) is not None]  # as `_means` gives one run's
     groups: dict[str, list[float]] = {}
     for r in results:
         v = value(r)

@@ -66,14 +66,14 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
 def spread_sources(results: list[Digest]) -> VarianceSources | None:
     """`summary.variance` from the graded results (omk/scoring/variance.py)."""
     graded = [r for r in results if r.graded]
+    judged = [r.judge for r in graded if r.judge is not None]
+    calls = max((j.calls for j in judged), default=1)
+    if calls <= 1 and len({r.sample_id for r in graded}) == len(graded):  # no repeats of either: nothing to split
+        return None
     groups: dict[str, list[float]] = {}
     for r in graded:
         groups.setdefault(r.sample_id, []).append(r.scores.composite)
-    judged = [r.judge for r in graded if r.judge is not None]
     noises = [j.noise for j in judged if j.noise is not None]
-    calls = max((j.calls for j in judged), default=1)
-    if len(graded) <= len(groups) and calls <= 1:  # no repeats and no judge repeats: nothing to split
-        return None
     from omk.scoring.variance import Design, variance_sources
 
     asked = sum(j.items * j.calls for j in judged)

@@ -195,15 +195,31 @@ class ResultLog:
         return reader.read(length)
 
     def lines(self, keys: Iterable[Key]) -> Iterator[bytes | str]:
-        """What report.json holds of `keys`, in that order, read one at a time: the line itself
-        (UTF-8 bytes) when this process wrote it, strict as written; else its text (`text`)."""
+        """What report.json holds of `keys`, in that order: lines this process wrote as they are
+        in the file (UTF-8 bytes, strict as written, each ending with its newline), several in one
+        piece when they follow each other there (up to `READ_BUFFER` bytes); any other as its text
+        (`text`), one at a time."""
         if self.path is None or self._fresh < 0:
             yield from self.texts(keys)
             return
         with self._reader() as reader:
+            assert reader is not None
+            start = end = -1  # the piece of the file not yet read: [start, end)
             for key in keys:
-                fresh = key not in self.kept and self._fresh <= self.spans[key][0]
-                yield self._line_of(key, reader) if fresh else self.text(key, reader)
+                offset, length = self.spans[key]
+                if key in self.kept or offset < self._fresh:
+                    if start >= 0:
+                        yield _read_at(reader, start, end)
+                        start = end = -1
+                    yield self.text(key, reader)
+                    continue
+                if offset != end or end - start > READ_BUFFER:
+                    if start >= 0:
+                        yield _read_at(reader, start, end)
+                    start = offset
+                end = offset + length + 1  # its newline too
+            if start >= 0:
+                yield _read_at(reader, start, end)
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
@@ -221,6 +237,11 @@ class ResultLog:
         if self.path is None or not self.spans:
             return nullcontext()
         return open(self.path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - the caller's `with` closes it
+
+
+def _read_at(reader: BinaryIO, start: int, end: int) -> bytes:
+    reader.seek(start)
+    return reader.read(end - start)
 
 
 CHECKS_KEPT = 256  # check records whose JSON is kept: those that repeat are written again and again
@@ -346,7 +367,8 @@ class Results(LazyResults):
         return self.log.texts(self.keys)
 
     def lines(self) -> Iterator[bytes | str]:
-        """Each result as report.json holds it: a line this run wrote as its UTF-8 bytes, else its text."""
+        """The results as report.json holds them: lines this run wrote as their UTF-8 bytes (one
+        or more in a piece, each ending with its newline), else each one's text."""
         return self.log.lines(self.keys)
 
 

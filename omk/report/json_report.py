@@ -118,12 +118,17 @@ def _write_lines(out: TextIO, results: Any, where: list[str]) -> None:
     and encoded again; any other (a resumed run's older line) is looked over as text first."""
     out.flush()
     raw = out.buffer  # a text file's binary layer (the caller checked it has one)
-    first = True
-    for i, line in enumerate(results.lines()):
-        raw.write(b"[\n    " if first else b",\n    ")
-        raw.write(line if line.__class__ is bytes else _utf8(_clean(line, i, None, where)))
-        first = False
-    raw.write(b"[]" if first else b"\n  ]")
+    i, before = 0, b"[\n    "
+    for piece in results.lines():
+        raw.write(before)
+        if piece.__class__ is bytes:  # one line or more, each ending with its newline
+            raw.write(piece[:-1].replace(b"\n", b",\n    "))  # a JSON line holds no newline of its own
+            i += piece.count(b"\n")
+        else:
+            raw.write(_utf8(_clean(piece, i, None, where)))
+            i += 1
+        before = b",\n    "
+    raw.write(b"[]" if i == 0 else b"\n  ]")
 
 
 def _utf8(text: str) -> bytes:

@@ -300,7 +300,8 @@ def test_a_plan_is_kept_only_for_an_assertion_other_samples_share(tmp_path):
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     samples = load_samples([path]).samples
     shared, own = [s.assertions[0] for s in samples], [s.assertions[1] for s in samples]
-    assert all(spec.reused for spec in shared) and not any(spec.reused for spec in own)
+    assert all(spec.reused for spec in shared)
+    assert not any(spec.reused for spec in own)
     for sample in samples:
         ctx = CheckContext(output="a cat, own 1", trace=Trace(), sample=sample)
         got = asyncio.run(evaluate(sample.assertions, ctx))

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import msgspec
+
 from omk.assertions import registry
 from omk.assertions.context import CheckContext
 from omk.records import AssertionResult
@@ -66,7 +68,7 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
             if not spec.reused:  # no other sample has it: checked once a run, no plan is kept for it
                 results.append(await _alone(spec, ctx))
                 continue
-            plan = spec.plan = Plan(spec)
+            plan = spec.plan = Plan.of(spec)
         if not plan.direct:
             results.append(await evaluate_one(spec, ctx, plan))
             continue
@@ -95,7 +97,7 @@ async def _alone(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None = None) -> AssertionResult:
     if plan is None:
-        plan = Plan(spec)
+        plan = Plan.of(spec)
     kind = plan.kind
     children: tuple[AssertionResult, ...] = ()
     layer = plan.layer
@@ -113,26 +115,44 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None
     return plan.result(outcome, children, layer)
 
 
-class Plan:
+class Plan(msgspec.Struct, gc=False):
     """What checking one assertion needs besides the output, made once for every sample that
     shares the assertion's content: its type's entry, its layer and the value a report shows.
     A check whose verdict and words repeat (most of them, on most outputs) returns the same
     `Outcome` object each time, and its result is then the same record, made once (`result`):
-    records are frozen, so one serves every sample that has it."""
+    records are frozen, so one serves every sample that has it. Not tracked by the garbage
+    collector (a large run keeps one per shared assertion, and nothing it holds refers back to it).
 
-    __slots__ = ("raw", "type", "compiled", "revision", "weight", "negate", "kind", "check", "direct", "layer", "value")
+    Made with `Plan.of(spec)`."""
 
-    def __init__(self, spec: AssertionSpec):
+    raw: dict[str, Any]
+    type: str
+    compiled: Any
+    revision: int
+    weight: float
+    negate: bool
+    kind: registry.AssertionType | None
+    check: Any
+    direct: bool
+    layer: Layer | None  # an explicit `layer:`, else the type's; a set without one takes its children's (None here)
+    value: object
+
+    @classmethod
+    def of(cls, spec: AssertionSpec) -> Plan:
         kind = None if spec.type == SET_TYPE else registry.get(spec.type)
-        self.raw, self.type, self.compiled = spec.raw, spec.type, spec.compiled
-        self.revision = registry.revision()  # read after `get`, which may load the types
-        self.weight, self.negate = spec.weight, spec.negate
-        self.kind = kind
-        self.check = kind.check if kind is not None else None
-        self.direct = kind is not None and kind.kind != "judge"
-        # an explicit `layer:`, else the type's; a set without one takes its children's (None here)
-        self.layer: Layer | None = spec.layer or (None if spec.type == SET_TYPE else _layer(spec, kind))
-        self.value = display_value(spec)
+        return cls(
+            raw=spec.raw,
+            type=spec.type,
+            compiled=spec.compiled,
+            revision=registry.revision(),  # read after `get`, which may load the types
+            weight=spec.weight,
+            negate=spec.negate,
+            kind=kind,
+            check=kind.check if kind is not None else None,
+            direct=kind is not None and kind.kind != "judge",
+            layer=spec.layer or (None if spec.type == SET_TYPE else _layer(spec, kind)),
+            value=display_value(spec),
+        )
 
     def fits(self, spec: AssertionSpec, revision: int) -> bool:
         """Still what `spec` is (a cache set on content that changed since, or a type registered

@@ -86,4 +86,6 @@ class EvaluationState:
     @property
     def todo(self) -> list[tuple[Sample, int]]:
         """What is left to run: all of the plan, less what a resumed run had finished."""
+        if not len(self.log):  # nothing finished yet
+            return self.plan
         return [(s, r) for s, r in self.plan if (s.sample_id, r) not in self.log]

@@ -199,11 +199,10 @@ class ResultLog:
         in the file (UTF-8 bytes, strict as written, each ending with its newline), several in one
         piece when they follow each other there (up to `READ_BUFFER` bytes); any other as its text
         (`text`), one at a time."""
-        if self.path is None or self._fresh < 0:
+        if self.path is None or self._fresh < 0 or not self.spans:
             yield from self.texts(keys)
             return
-        with self._reader() as reader:
-            assert reader is not None
+        with open(self.path, "rb", buffering=READ_BUFFER) as reader:
             start = end = -1  # the piece of the file not yet read: [start, end)
             for key in keys:
                 offset, length = self.spans[key]

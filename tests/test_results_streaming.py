@@ -278,3 +278,28 @@ def test_a_line_made_piece_by_piece_is_the_line_of_the_whole_object(tmp_path):
         assert wire_line(r, [msgspec.json.format(msgspec.json.encode(a), indent=0) for a in r.assertions]) == whole(r)
         assert log._quick_line(r) == whole(r)  # its checks' JSON kept and taken again for `check`
     assert len(log._checks) == 2  # the two records at the top, each kept once
+
+
+def test_report_lines_come_in_pieces_of_lines_that_follow_each_other(tmp_path, monkeypatch):
+    """report.json copies the lines this run wrote in pieces: lines that follow each other in the
+    file (and in the order asked) are one piece, up to the read buffer; any other order starts a
+    new piece. Joined, the pieces are the lines in the order asked, each once."""
+    from omk.engine import results as module
+    from omk.engine.results import ResultLog
+    from omk.samples.model import Sample
+
+    samples = [Sample(sample_id=f"s{i}", prompt="p" * 40) for i in range(6)]
+    log = ResultLog(samples, tmp_path / "results.jsonl")
+    log.open(fresh=True)
+    for s in samples:
+        log.add(SampleResult.start(s, s.prompt, output="out"))
+    log.close()
+    written = (tmp_path / "results.jsonl").read_bytes().splitlines(keepends=True)
+    keys = [("s4", 0), ("s0", 0), ("s1", 0), ("s2", 0), ("s5", 0), ("s3", 0)]
+    pieces = list(log.lines(keys))
+    assert [p.count(b"\n") for p in pieces] == [1, 3, 1, 1]
+    assert b"".join(pieces) == b"".join(written[int(k[1:])] for k, _ in keys)
+    monkeypatch.setattr(module, "READ_BUFFER", len(written[0]))  # a piece is cut once it passes this
+    pieces = list(log.lines([("s0", 0), ("s1", 0), ("s2", 0), ("s3", 0)]))
+    assert [p.count(b"\n") for p in pieces] == [2, 2]
+    assert b"".join(pieces) == b"".join(written[:4])

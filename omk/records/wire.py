@@ -50,6 +50,7 @@ _FOUND = {
 }
 _MESSAGE = re.compile(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _EXPECTED = re.compile(r"Expected `(?P<expected>[^`]*)`, got `(?P<found>[^`]*)`")
+_MISSING = re.compile(r"Object missing required field `(?P<name>[^`]*)`$")
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 
 
@@ -154,9 +155,11 @@ def located(exc: msgspec.ValidationError, origin: str, data: Any, hint: str = ""
         nullable = field is not None and not field.required and not _takes_null(field.type)
         types = expected["expected"] + (" | null" if nullable else "")
         text = f"expected {_expected(types)}, found {_found(data, path, expected['found'])}"
+    elif missing := _MISSING.match(what):  # named where it should be, as a wrong field is
+        where, text = joined(where, missing["name"]), "missing"
     elif what.startswith("Invalid enum value") and field is not None and _choices(field.type):
         text = f"expected {' or '.join(map(repr, _choices(field.type)))}, found {_found(data, path, 'str')}"
-    else:  # a missing field, a value its record refused: msgspec's own words
+    else:  # a value its record refused: msgspec's own words
         text = what[:1].lower() + what[1:]
     return InputError(f"{origin}: {where or '(top)'}: {text}{hint}")
 
@@ -222,9 +225,21 @@ def _found(data: Any, path: str, kind: str) -> str:
             value = value[int(index)] if index else value[key]
         except (KeyError, IndexError, TypeError):
             return _FOUND.get(kind, kind)
+    return shown(value)
+
+
+def shown(value: Any) -> str:
+    """A value as an error shows what it found: a string's start, else its kind."""
     if isinstance(value, str):
         return repr(value[:40])
     return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), type(value).__name__)
+
+
+def plain(record: Any) -> Any:
+    """`record` (a struct, or plain values holding some) as the plain JSON values `json.loads`
+    gives back: its tuples as lists, numbers as they are; a value msgspec has no JSON for (a
+    `Path` in what a Python target describes) as its `str`, as `json.dumps(default=str)` writes it."""
+    return _lists(msgspec.to_builtins(record, enc_hook=str))
 
 
 class JsonRecord(msgspec.Struct, frozen=True):
@@ -234,7 +249,7 @@ class JsonRecord(msgspec.Struct, frozen=True):
     `from_json` reads one back with every field's type checked."""
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = _lists(msgspec.to_builtins(self))
+        data: dict[str, Any] = plain(self)
         return data
 
     @classmethod

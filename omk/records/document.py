@@ -42,7 +42,7 @@ from omk.records.parts import LayerMeans as LayerMeans
 from omk.records.parts import RunTarget as RunTarget
 from omk.records.parts import bounds_json
 from omk.records.result import SampleResult
-from omk.records.wire import HINT, Number, convert
+from omk.records.wire import HINT, Number, convert, shown
 
 # Bounds, LayerBounds, LayerMeans and RunTarget are shared with other blocks (omk.records.parts),
 # still importable from here.
@@ -226,10 +226,10 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
             raise InputError(f"{origin}: format: expected {FORMAT!r}, found {found!r}")
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
-        f = Fields(data, origin)
+        f = Fields(data, origin)  # the experiment block's reader
         head = convert(data, _Head, origin, "", HINT, nulls=True)
         results: Sequence[SampleResult] = rows if rows is not None else _results(data["results"], origin)
-        judge = f.obj("judge")  # an empty block is no judge
+        target = _object(data, "target", origin)
         return cls(
             data=data,
             run_id=head.run_id,
@@ -237,18 +237,18 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
             started_at=head.started_at,
             finished_at=head.finished_at,
             samples_files=head.samples_files,
-            target=RunTarget.from_json(f.obj("target")),
-            judge=_block(judge if judge is not None and judge.data else None, "omk.records.judge_settings:JudgeSettings"),
+            target=RunTarget() if target is None else RunTarget.read(target, origin),
+            judge=_block(data, "judge", origin, "omk.records.judge_settings:JudgeSettings"),
             summary=Summary.read(data["summary"], origin),
             results=results,
-            repeats=_block(f.obj("repeats"), "omk.records.repeats:Repeats"),
+            repeats=_block(data, "repeats", origin, "omk.records.repeats:Repeats"),
             warnings=head.warnings,
             experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
             pairs=ed.report_pairs(f),
-            triggering=_block(f.obj("triggering"), "omk.records.triggering:Triggering"),
-            shard=_block(f.obj("shard"), "omk.records.shard:ShardInfo"),
-            budget=_block(f.obj("budget"), "omk.records.budget:BudgetBlock"),
-            gold=_block(f.obj("gold"), "omk.records.gold:GoldCheck"),
+            triggering=_block(data, "triggering", origin, "omk.records.triggering:Triggering"),
+            shard=_block(data, "shard", origin, "omk.records.shard:ShardInfo"),
+            budget=_block(data, "budget", origin, "omk.records.budget:BudgetBlock"),
+            gold=_block(data, "gold", origin, "omk.records.gold:GoldCheck"),
         )
 
     @classmethod
@@ -385,7 +385,19 @@ def _results(items: list[Any], origin: str) -> tuple[SampleResult, ...]:
     return tuple(SampleResult.read(r, origin, f"results[{i}]") for i, r in enumerate(items))
 
 
-def _block(f: Fields | None, ref: str) -> Any:
-    """A feature block read by its record (`"module:Class"`), loaded only when the report has the
-    block: a plain run never reads those modules."""
-    return None if f is None else load_ref(ref).from_json(f)  # type: ignore[attr-defined]  # each ref names a record with from_json
+def _block(data: Mapping[str, Any], key: str, origin: str, ref: str) -> Any:
+    """The block under `key` read by its record (`"module:Class"`, whose `read` checks every
+    field), loaded only when the report has the block: a plain run never reads those modules. An
+    empty judge or shard block is none."""
+    value = _object(data, key, origin)
+    if value is None or (key in ("judge", "shard") and not value):
+        return None
+    return load_ref(ref).read(value, origin, key)  # type: ignore[attr-defined]  # each ref names a record with read
+
+
+def _object(data: Mapping[str, Any], key: str, origin: str) -> Mapping[str, Any] | None:
+    """The object under `key`; None when missing or null."""
+    value = data.get(key)
+    if value is not None and not isinstance(value, Mapping):
+        raise InputError(f"{origin}: {key}: expected an object or null, found {shown(value)}{HINT}")
+    return value

@@ -24,15 +24,15 @@ default and keeps a number as written (an integer stays one).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields, Number
+from omk.records.fields import Fields
 from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange
-from omk.records.wire import HINT, convert
+from omk.records.wire import HINT, JsonRecord, Number, convert
 from omk.stats.paired import Regression as Regression
 from omk.stats.pairwise_rate import WinRate
 from omk.stats.verdict import Level
@@ -46,12 +46,19 @@ if TYPE_CHECKING:
     from omk.stats.verdict import PolicyResult
     from omk.stats.winrate import Proportion
 
+R = TypeVar("R", bound=JsonRecord)
 LAYER_NAMES = ("fact", "behavior", "judge")
 NO_KEYS: frozenset[str] = frozenset()
 
 
 def _r(x: float | None, places: int = 4) -> Number | None:
     return round(x, places) if x is not None else None
+
+
+def _typed(kind: type[R], f: Fields | None) -> R | None:
+    """A record of the block read by msgspec (omk.records.wire), from an object of the block; None
+    when there is none."""
+    return None if f is None else kind.read(f.data, f.origin, f.path)
 
 
 def _absent(f: Fields, keys: Iterable[str]) -> frozenset[str]:
@@ -145,7 +152,7 @@ class VariantRow(msgspec.Struct, frozen=True, gc=False):
             passed=f.int("passed"),
             samples=f.int("samples"),
             pass_rate=f.num("pass_rate"),
-            scores=LayerMeans.from_json(f.obj("scores")) or LayerMeans(),
+            scores=_typed(LayerMeans, f.obj("scores")) or LayerMeans(),
             gate_passed=gate.bool("passed"),
             gate_failing=tuple(str(x) for x in gate.list("failing")),
             errored=f.int("errored"),
@@ -154,8 +161,8 @@ class VariantRow(msgspec.Struct, frozen=True, gc=False):
             tokens_in=tokens.int("input", None),
             tokens_out=tokens.int("output", None),
             spread=f.num("spread"),
-            scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
-            pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
+            scores_ci=_typed(LayerBounds, f.obj("scores_ci")),
+            pass_rate_ci=_typed(Bounds, f.obj("pass_rate_ci")),
             errored_runs=f.int("errored_runs"),
             repeats=f.int("repeats"),
             run_means=tuple(_nums(f, "run_means")),
@@ -259,7 +266,7 @@ class Delta(msgspec.Struct, frozen=True, gc=False):
         if f is None:
             return None
         return cls(
-            f.int("n"), f.num("mean"), Bounds.from_json(f.obj("ci")), f.bool("significant"), f.int("wins"), f.int("ties"),
+            f.int("n"), f.num("mean"), _typed(Bounds, f.obj("ci")), f.bool("significant"), f.int("wins"), f.int("ties"),
             f.int("losses"), f.num("d_z"), f.num("mde"), f.int("missing"), f.num("sd"), f.num("sign_p"), f.num("t_p"),
             f.num("g_z"), _absent(f, DELTA_KEYS),
         )  # fmt: skip
@@ -335,7 +342,7 @@ class Change(msgspec.Struct, frozen=True, gc=False):
             return cls()
         return cls(
             f.num("delta"), f.num("relative"), f.int("n"), f.num("control"), f.num("treatment"),
-            Bounds.from_json(f.obj("ci")), Bounds.from_json(f.obj("relative_ci")), _absent(f, CHANGE_KEYS),
+            _typed(Bounds, f.obj("ci")), _typed(Bounds, f.obj("relative_ci")), _absent(f, CHANGE_KEYS),
         )  # fmt: skip
 
 
@@ -522,7 +529,7 @@ class Run(msgspec.Struct, frozen=True, gc=False):
         results = tuple(Case.from_json(r) for r in f.objs("results")) if isinstance(f.data.get("results"), list) else None
         variant, described = f.obj("variant"), f.obj("target")
         return cls(
-            f.str("report"), RunTarget.from_json(described), results,
+            f.str("report"), RunTarget.read(described.data, described.origin, described.path) if described is not None else RunTarget(), results,
             variant.data if variant is not None else None, described.data if described is not None else None,
             _absent(f, ("variant", "report", "target")),
         )  # fmt: skip

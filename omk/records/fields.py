@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from omk.core.errors import InputError
-
-Number = int | float
+from omk.records.wire import Number
 
 
 def _shown(value: Any) -> str:

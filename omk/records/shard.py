@@ -18,7 +18,6 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields
 from omk.records.wire import HINT, convert, joined, plain
 
 # The most shards a run may be split into. A CI matrix has at most a few hundred jobs; a count
@@ -71,11 +70,6 @@ class ShardInfo(msgspec.Struct, frozen=True, gc=False):
             line = _ShardLine(self.count, self.plan, merged=self.merged, missing=self.missing, partial=self.partial, positions=positions)
         data: dict[str, Any] = plain(line)
         return data
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> ShardInfo | None:
-        """report.json's `shard` object in `f` (read by the report's field reader); None for none."""
-        return cls.read(f.data, f.origin, f.path) if f is not None and f.data else None
 
     @classmethod
     def read(cls, data: Any, origin: str, at: str = "shard", hinted: bool = True) -> ShardInfo:

@@ -24,12 +24,9 @@ import msgspec
 import msgspec.inspect as mi
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields
-from omk.records.fields import (
-    Number as Number,  # a number kept as written: a `float` field would read 4 as 4.0
-)
 
 T = TypeVar("T")
+Number = int | float  # a number kept as written: a `float` field would read 4 as 4.0
 HINT = "; was report.json edited by hand?"  # what a wrong field's error in a run's own file adds
 
 _WORDS = {
@@ -246,18 +243,16 @@ class JsonRecord(msgspec.Struct, frozen=True):
     """A record of report.json or a run folder's files on msgspec: its fields, in the order they
     are written, are the JSON object (`to_json` gives it as plain JSON values, for the writer that
     puts the whole file together; numbers stay as they are, so the text is as before), and
-    `from_json` reads one back with every field's type checked."""
+    `read` reads one back with every field's type checked."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = plain(self)
         return data
 
     @classmethod
-    def from_json(cls, f: Fields | None) -> Self | None:
-        """The record in `f` (an object of a report being read); None when the report has none."""
-        if f is None:
-            return None
-        return convert(f.data, cls, f.origin, f.path, HINT, nulls=True)
+    def read(cls, data: Any, origin: str = "report", at: str = "") -> Self:
+        """The record in `data`, found at `at` of `origin` (a block of a report being read)."""
+        return convert(data, cls, origin, at, HINT, nulls=True)
 
 
 def _lists(value: Any) -> Any:

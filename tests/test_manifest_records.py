@@ -17,7 +17,6 @@ from omk.engine.experiment import ablation_of, resume_experiment, variant_of
 from omk.engine.options import EvalOptions
 from omk.records.experiment_block import PairwiseBlock
 from omk.records.experiment_manifest import ExperimentManifest
-from omk.records.fields import Fields
 from omk.records.manifest import RunManifest
 from omk.runner import resume as rs
 
@@ -123,7 +122,7 @@ def test_a_broken_record_is_one_located_line(name, change, message):
 def test_the_pairwise_block_reads_back_to_the_same_json():
     for name in ("pairwise-votes", "two-targets"):
         block = json.loads((REPORTS / name / "report.json").read_text(encoding="utf-8"))["experiment"]["pairwise"]
-        read = PairwiseBlock.from_json(Fields.of(block, "report.json", "experiment.pairwise"))
+        read = PairwiseBlock.read(block, "report.json", "experiment.pairwise")
         assert read.to_json() == block
         assert read.pairs
         assert read.pairs[0].verdicts
@@ -132,9 +131,9 @@ def test_the_pairwise_block_reads_back_to_the_same_json():
 def test_a_pairwise_block_omk_did_not_write_is_named():
     block = json.loads((REPORTS / "two-targets" / "report.json").read_text(encoding="utf-8"))["experiment"]["pairwise"]
     with pytest.raises(InputError, match=r"report\.json: experiment\.pairwise\.pairs\[0\]\.verdicts: expected a list of verdicts"):
-        PairwiseBlock.from_json(Fields.of({**block, "pairs": [{"control": "a"}]}, "report.json", "experiment.pairwise"))
+        PairwiseBlock.read({**block, "pairs": [{"control": "a"}]}, "report.json", "experiment.pairwise")
     with pytest.raises(InputError, match=r"experiment\.pairwise\.pairs: expected a list of comparisons"):
-        PairwiseBlock.from_json(Fields.of({**block, "pairs": {}}, "report.json", "experiment.pairwise"))
+        PairwiseBlock.read({**block, "pairs": {}}, "report.json", "experiment.pairwise")
 
 
 def test_resuming_a_folder_with_a_broken_record_says_where(tmp_path):

@@ -18,10 +18,9 @@ written, even null), `Summary` writes `scores_ci` with `pass_rate_ci`, `variance
 and loads the `--repeat` records only when a report has the block. `Capability` is read as its
 fields. `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
 from (`data`); its own fields (the run id, the files, the warnings) are read by msgspec too
-(`_Head`). The blocks are handed to their records as objects of the checked field reader of
-omk/records/fields.py (`Fields`, which knows where they sit for an error), whose `from_json` turns
-it into a typed read (omk.records.wire's `JsonRecord`); only the experiment block and the pairwise
-comparisons (omk/records/experiment_block.py) still read field by field through it.
+(`_Head`). Each block is read by its record's `read(data, origin, at)`, typed by msgspec (a block
+that is not an object is named here); only the experiment block and the pairwise comparisons
+(omk/records/experiment_block.py) still read field by field, through omk/records/fields.py.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ import msgspec
 
 from omk.core.errors import InputError
 from omk.core.lazy import load_ref
-from omk.records.fields import Fields
 from omk.records.parts import Bounds as Bounds
 from omk.records.parts import LayerBounds as LayerBounds
 from omk.records.parts import LayerMeans as LayerMeans
@@ -226,10 +224,10 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
             raise InputError(f"{origin}: format: expected {FORMAT!r}, found {found!r}")
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
-        f = Fields(data, origin)  # the experiment block's reader
         head = convert(data, _Head, origin, "", HINT, nulls=True)
         results: Sequence[SampleResult] = rows if rows is not None else _results(data["results"], origin)
         target = _object(data, "target", origin)
+        experiment, pairs = ed.report_blocks(data, origin)
         return cls(
             data=data,
             run_id=head.run_id,
@@ -243,8 +241,8 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
             results=results,
             repeats=_block(data, "repeats", origin, "omk.records.repeats:Repeats"),
             warnings=head.warnings,
-            experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
-            pairs=ed.report_pairs(f),
+            experiment=experiment,
+            pairs=pairs,
             triggering=_block(data, "triggering", origin, "omk.records.triggering:Triggering"),
             shard=_block(data, "shard", origin, "omk.records.shard:ShardInfo"),
             budget=_block(data, "budget", origin, "omk.records.budget:BudgetBlock"),

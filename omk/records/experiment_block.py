@@ -883,9 +883,15 @@ class PairwiseBlock(msgspec.Struct, frozen=True, gc=False):
 
 
     @classmethod
-    def of_report(cls, report: Fields) -> PairwiseBlock | None:
-        """A report's `experiment.pairwise` block; None when it has none."""
-        experiment = report.obj("experiment")
+    def read(cls, data: Mapping[str, Any], origin: str = "pairwise", at: str = "") -> PairwiseBlock:
+        """The block in `data`, found at `at` of `origin`."""
+        return cls.from_json(Fields.of(data, origin, at))
+
+    @classmethod
+    def of_report(cls, data: Mapping[str, Any], origin: str) -> PairwiseBlock | None:
+        """A report's `experiment.pairwise` block (`data`, the report read from `origin`); None
+        when it has none."""
+        experiment = Fields.of(data, origin, "").obj("experiment")
         block = experiment.obj("pairwise") if experiment is not None else None
         return cls.from_json(block) if block is not None else None
 
@@ -896,6 +902,13 @@ def pairs_of(block: Fields | None) -> tuple[Pair, ...]:
         return ()
     judge = block.raw("judge")
     return tuple(Pair.from_json(p, judge) for p in block.objs("pairs"))
+
+
+def report_blocks(data: Mapping[str, Any], origin: str) -> tuple[ExperimentBlock | None, tuple[Pair, ...]]:
+    """A report's experiment block and every comparison of the pairwise judge (`data`, the whole
+    report read from `origin`)."""
+    report = Fields(data, origin)
+    return ExperimentBlock.from_json(report.obj("experiment")), report_pairs(report)
 
 
 def report_pairs(report: Fields) -> tuple[Pair, ...]:

@@ -9,16 +9,27 @@ into them (`ExperimentBlock.of`, each record's `of`), and `to_json` writes them.
 from a block written by an older omk remembers the keys that block lacked (`absent`) and writes
 them out again, so a block read and written back is the block as it was.
 
-That is why these records keep their own `to_json` and `from_json` rather than msgspec's encoding
-of their fields (omk.records.wire's `JsonRecord`), and why they are still read field by field
-through omk/records/fields.py where the rest of report.json is read by msgspec's typed decoding:
-keys are written only when the block read had them (`absent`: a typed read would need msgspec's
-`UNSET` on each such field, and a record of the written layout for each record), and some are not
-fields at all (only `TriggerChange` and the shared intervals and means are read typed). `VariantRow` writes its gate and its tokens as
-objects of their own (`gate`, `tokens`); `Tally` writes `compared` first; `PairwiseOrder` writes
-an ensemble's `votes` only when it has some; the verdict is the analysis' own record
-(omk.stats), read back by `verdict_from_json`. Every reader takes a missing or null field as its
-default and keeps a number as written (an integer stays one).
+Why these records keep their own `to_json` and `from_json`, read field by field through
+omk/records/fields.py, where every other record omk writes is on msgspec's typed decoding and
+encoding (omk.records.wire):
+
+- A block read and written back must be the block as it was (`omk verdict --json` prints a block
+  read from report.json), and a block written by an older omk lacks keys added since. Eight
+  records (`VariantRow`, `Delta`, `PassRate`, `Change`, `Comparison`, `Run`, `ComparisonSettings`,
+  `ExperimentBlock`) remember which of their 90 keys the block lacked (`absent`, found by
+  `_absent`, left out by `_present`). On msgspec each of those fields would be `X | UnsetType`,
+  and every reader of the block (the terminal, Markdown, HTML and JUnit formats, `omk verdict`,
+  the ablation ranking, `omk merge`, `omk view`) would have to tell `UNSET` from a value; or each
+  record would need a second record of its written layout beside it. Either is longer than this
+  reader.
+- The written layout is not the fields: `VariantRow` writes its gate and its tokens as objects of
+  their own (`gate`, `tokens`), `Comparison` groups its layers, errored counts and spread,
+  `Tally` writes `compared` first, `PairwiseOrder` writes an ensemble's `votes` only when it has
+  some, and the verdict is the analysis' own record (omk.stats), read back by `verdict_from_json`.
+
+Read typed already: the shared intervals and means (`Bounds`, `LayerBounds`, `LayerMeans`), the
+target (`RunTarget`) and the triggering changes (`TriggerChange`). Every reader takes a missing or
+null field as its default and keeps a number as written (an integer stays one).
 """
 
 from __future__ import annotations

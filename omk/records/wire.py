@@ -7,6 +7,7 @@ A wrong field is the one-line `InputError` omk has always printed, naming the fi
 where with a path (`$.results[3].scores.fact`) and what with type names (`float | null`); `located`
 turns that into omk's words, and shows the value found when the path leads to it (an object's
 member under a key of a mapping is `[...]` in msgspec's path: there the kind of value is shown).
+A missing field that has no default is named where it should be: `results[0].sample_id: missing`.
 
 A reader may take a null as a missing field (`nulls=True`: the results and the report's own
 records, whose readers always have): the typed read runs as it is, and only when it fails is the

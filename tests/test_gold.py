@@ -154,7 +154,7 @@ def test_gold_check_flags_the_member_people_disagree_with(tmp_path: Path, capsys
     lines = [json.dumps({"sample_id": f"s{i}", "rater": "bo", "score": p, "dimensions": {"tone": p}, "pass": p >= 3.5}) for i, p in enumerate(people)]
     labels.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code = main(["gold", "check", str(run), "--gold", str(labels), "--json"])
-    check = GoldCheck.from_json(__import__("omk.records.fields", fromlist=["Fields"]).Fields(json.loads(capsys.readouterr().out), "out"))
+    check = GoldCheck.read(json.loads(capsys.readouterr().out), "out")
     assert check is not None
     assert code == 1  # the bad member is flagged
     by = {j.judge: j for j in check.judges}

@@ -50,7 +50,7 @@ def test_a_wrong_field_is_named_by_its_path_with_the_value_found():
         ({"results": [{"sample_id": "a", "tags": ["x", 2]}]}, "run/report.json: results[0].tags[1]: expected a string, found int"),
         ({"results": {"sample_id": "a"}}, "run/report.json: results: expected a list, found an object"),
         ({"results": [{"sample_id": None}]}, "run/report.json: results[0].sample_id: expected a string, found NoneType"),
-        ({"results": [{"scores": {}}]}, "run/report.json: results[0]: object missing required field `sample_id`"),
+        ({"results": [{"scores": {}}]}, "run/report.json: results[0].sample_id: missing"),
         ([], "run/report.json: (top): expected an object, found a list"),
         ({"counts": {"a": "x"}}, "run/report.json: counts[...]: expected an integer, found a string"),
     ],

@@ -13,7 +13,6 @@ import pytest
 from scipy import special
 
 from omk.records.document import ReportDocument
-from omk.records.fields import Fields
 from omk.records.repeats import Repeats
 from omk.runner.repeats import repeat_stats, repeats_of
 from omk.stats.reliability import pass_at_k, pass_hat_k, run_figures
@@ -129,7 +128,7 @@ def test_the_repeats_section_lists_flaky_samples_first_with_pass_at_k():
     assert rep.pass_hat_k[2].mean == pytest.approx(round(2 / 3, 4))
     assert rep.pass_at_k[0].ci is not None
     assert rep.pass_at_k[0].ci.level == 0.95
-    back = Repeats.from_json(Fields(json.loads(json.dumps(rep.to_json())), "report.json", None, "repeats"))
+    back = Repeats.read(json.loads(json.dumps(rep.to_json())), "report.json", "repeats")
     assert back == rep
 
 
@@ -137,7 +136,7 @@ def test_a_repeats_block_from_before_pass_at_k_still_reads():
     old = {"n": 2, "samples": 1, "always_passed": 1, "flaky": 0, "never_passed": 0, "per_sample": [
         {"sample_id": "a", "runs": 2, "errored": 0, "passed": 2, "pass_rate": 1.0,
          "composite": {"mean": 5.0, "stddev": 0.0, "min": 5.0, "max": 5.0}}]}  # fmt: skip
-    rep = Repeats.from_json(Fields(old, "r.json", None, "repeats"))
+    rep = Repeats.read(old, "r.json", "repeats")
     assert rep is not None
     assert rep.per_sample[0].pass_at_k == ()
     assert rep.pass_at_k == ()
@@ -148,7 +147,7 @@ def test_a_repeats_block_edited_into_a_bad_shape_names_the_field():
 
     bad = {"n": 2, "per_sample": [{"sample_id": "a", "pass_at_k": [1.0, "x"]}]}
     with pytest.raises(InputError, match=r"repeats\.per_sample\[0\]\.pass_at_k\[1\]: expected a number"):
-        Repeats.from_json(Fields(bad, "r.json", None, "repeats"))
+        Repeats.read(bad, "r.json", "repeats")
 
 
 def test_a_repeated_run_writes_pass_at_k_into_report_json(tmp_path):

@@ -88,11 +88,10 @@ def test_a_call_to_a_skill_that_is_not_installed_is_counted_apart_and_named():
     assert rows["pdf"].not_installed == {"pdf-magic": 2, "pfd": 1}
     assert rows["docx"].not_installed == {}
     assert trig.columns == ["pdf", "docx", "(not installed)", "(none)"]  # no made-up name is a column
-    from omk.records.fields import Fields
     from omk.records.triggering import Triggering
     from omk.report.triggering import junit_properties, notes, routing_rows
 
-    assert Triggering.from_json(Fields(json.loads(json.dumps(trig.to_json())), "triggering")) == trig
+    assert Triggering.read(json.loads(json.dumps(trig.to_json())), "report.json", "triggering") == trig
     assert "pdf: called a skill that is not installed: pdf-magic ×2, pfd" in notes(trig)
     assert routing_rows(trig)[1][0] == ["pdf (4)", "1", "1", "3", "1"]
     assert routing_rows(trig, "zh")[0][3] == "（未安装）"

@@ -38,7 +38,7 @@ from omk.engine.options import EvalOptions
 from omk.engine.variants import Variant
 from omk.io.safe_files import copy_confined, file_sha256, read_regular_bytes, regular_files, sample_file_cap
 from omk.records.experiment_block import Ablation, AblationPart, ExperimentBlock
-from omk.records.fields import Fields
+from omk.records.wire import convert, plain
 
 if TYPE_CHECKING:
     from omk.settings.config import ConfigFile
@@ -108,40 +108,23 @@ class Part(msgspec.Struct, frozen=True, gc=False):
     tokens: int
     level: int | None = None  # a section's heading level
 
-    def to_json(self) -> dict[str, Any]:
-        return msgspec.structs.asdict(self)
-
-    @classmethod
-    def from_json(cls, f: Fields) -> Part:
-        tokens = f.int("tokens", None)
-        if tokens is None:
-            raise f.fail("tokens", "an integer")
-        return cls(_needed(f, "variant"), _needed(f, "kind"), _needed(f, "name"), tokens, f.int("level", None))
-
-
-def _needed(f: Fields, key: str) -> str:
-    value = f.str(key)
-    if value is None:
-        raise f.fail(key, "a string")
-    return str(value)
-
 
 class AblationPlan(msgspec.Struct, frozen=True, gc=False):
     """The skill ablated and its parts, in the order they appear."""
 
     skill: str
     path: str
-    parts: tuple[Part, ...]
+    parts: tuple[Part, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"skill": self.skill, "path": self.path, "parts": [p.to_json() for p in self.parts]}
+        data: dict[str, Any] = plain(self)
+        return data
 
     @classmethod
-    def from_json(cls, f: Fields) -> AblationPlan:
-        """The plan as experiment.json records it, each part checked: a part of the wrong shape is
-        an InputError naming it (`ablation.parts[2].tokens: expected an integer, found "x"`)."""
-        parts = tuple(Part.from_json(p) for p in f.objs("parts"))
-        return cls(_needed(f, "skill"), _needed(f, "path"), parts)
+    def read(cls, data: Any, origin: str, at: str = "ablation") -> AblationPlan:
+        """The plan as experiment.json records it (at `at` of `origin`), each part checked: a part
+        of the wrong shape is an InputError naming it (`ablation.parts[2].tokens: expected an integer, found 'x'`)."""
+        return convert(data, cls, origin, at, nulls=True)
 
     def ranking(self, block: ExperimentBlock, trivial: float) -> Ablation:
         """Each part's contribution from the paired comparison of its treatment with the control,

@@ -40,7 +40,6 @@ from omk.engine.variants import Variant
 from omk.io.jsontext import dumps
 from omk.records import SampleResult
 from omk.records.experiment_manifest import EXPERIMENT_FORMAT, ExperimentManifest, RecordedVariant
-from omk.records.manifest import ManifestFields
 from omk.records.shard import ShardInfo
 from omk.samples.model import Sample
 
@@ -264,7 +263,7 @@ def ablation_of(record: ExperimentManifest, path: Path) -> AblationPlan | None:
         return None
     from omk.engine.ablation import AblationPlan
 
-    return AblationPlan.from_json(ManifestFields.of(record.ablation, str(path), "ablation"))
+    return AblationPlan.read(record.ablation, str(path))
 
 
 def run_experiment(experiment: Experiment, on_result: Callable[[str, SampleResult], None] | None = None) -> ExperimentOutcome:

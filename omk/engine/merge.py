@@ -195,7 +195,7 @@ def judge_block(block: JudgeSettings | None, digests: Sequence[Digest]) -> Judge
     from omk.judge.agreement import run_agreement
 
     rows = [[by_spec.get(s) for s in block.models] for d in digests for by_spec in d.judge_scores]
-    return msgspec.structs.replace(block, agreement=RunAgreement.read(run_agreement(list(block.models), rows)))
+    return msgspec.structs.replace(block, agreement=RunAgreement.of(run_agreement(list(block.models), rows)))
 
 
 def gold_block(docs: Sequence[ReportDocument], manifests: list[RunManifest], folders: Sequence[Path], results: Results, out: Path) -> Any:

@@ -17,7 +17,6 @@ from omk.engine.variant_records import BlockInputs, experiment_outcome, trigger_
 from omk.engine.variants import Variant
 from omk.records.experiment_block import PairwiseBlock
 from omk.records.experiment_manifest import ExperimentManifest
-from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
 from omk.stats import AnalysisSettings
 
@@ -92,7 +91,7 @@ def _pairwise_of(run: ShardRun) -> PairwiseBlock | None:
     from omk.records.document import read_document
 
     where = run.folder / "report.json"
-    return PairwiseBlock.of_report(Fields.of(read_document(run.folder).data, str(where), ""))
+    return PairwiseBlock.of_report(read_document(run.folder).data, str(where))
 
 
 def _threshold(run: ShardRun, control: Variant) -> float:

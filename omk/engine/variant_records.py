@@ -15,7 +15,6 @@ from omk.engine.run_report import Report
 from omk.records import SampleResult
 from omk.records.document import ReportDocument
 from omk.records.experiment_block import Case, ExperimentBlock, PairwiseBlock, Require, Run
-from omk.records.fields import Fields
 from omk.records.shard import ShardInfo
 from omk.records.triggering import TriggerChange
 from omk.scoring.digest import Digest
@@ -128,7 +127,7 @@ def experiment_outcome(inputs: BlockInputs, reports: dict[str, Report]) -> Exper
         _runs(inputs, reports),
         seed=inputs.settings.seed,
         require=Require.of(evaluate_policy(analysis.verdict, inputs.require)) if inputs.require else None,
-        pairwise=PairwiseBlock.from_json(Fields(inputs.pairwise, "pairwise")) if inputs.pairwise is not None else None,
+        pairwise=PairwiseBlock.read(inputs.pairwise) if inputs.pairwise is not None else None,
         triggering=inputs.triggers,
     )
     if inputs.ablation is not None:  # each part's contribution, from the comparisons just made

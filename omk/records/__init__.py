@@ -5,8 +5,9 @@ target and judge settings (`omk.records.document`) and its experiment block
 by msgspec's typed decoding (omk.records.wire words a wrong field as omk always has): as itself
 where the JSON is the record's fields (`JsonRecord`), through a record of the written layout where
 keys are worked out, renamed, grouped or written only when set (each module says which, and why).
-The experiment block and the run folder's manifests are still read field by field through the
-checked reader of omk/records/fields.py. No other module reads result or report JSON by hand.
+Only the experiment block is still read field by field, through the checked reader of
+omk/records/fields.py (omk.records.experiment_block says why). No other module reads result or
+report JSON by hand.
 The judge block's records load on first use (a run without a judge never needs them)."""
 
 from typing import TYPE_CHECKING

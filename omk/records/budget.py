@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omk.records.fields import Number
-from omk.records.wire import JsonRecord
+from omk.records.wire import JsonRecord, Number
 
 
 class NotRun(JsonRecord, frozen=True):

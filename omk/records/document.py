@@ -18,10 +18,9 @@ written, even null), `Summary` writes `scores_ci` with `pass_rate_ci`, `variance
 and loads the `--repeat` records only when a report has the block. `Capability` is read as its
 fields. `ReportDocument` has no `to_json`: report.json is written from the dictionary it was read
 from (`data`); its own fields (the run id, the files, the warnings) are read by msgspec too
-(`_Head`). The blocks are handed to their records as objects of the checked field reader of
-omk/records/fields.py (`Fields`, which knows where they sit for an error), whose `from_json` turns
-it into a typed read (omk.records.wire's `JsonRecord`); only the experiment block and the pairwise
-comparisons (omk/records/experiment_block.py) still read field by field through it.
+(`_Head`). Each block is read by its record's `read(data, origin, at)`, typed by msgspec (a block
+that is not an object is named here); only the experiment block and the pairwise comparisons
+(omk/records/experiment_block.py) still read field by field, through omk/records/fields.py.
 """
 
 from __future__ import annotations
@@ -35,14 +34,13 @@ import msgspec
 
 from omk.core.errors import InputError
 from omk.core.lazy import load_ref
-from omk.records.fields import Fields
 from omk.records.parts import Bounds as Bounds
 from omk.records.parts import LayerBounds as LayerBounds
 from omk.records.parts import LayerMeans as LayerMeans
 from omk.records.parts import RunTarget as RunTarget
 from omk.records.parts import bounds_json
 from omk.records.result import SampleResult
-from omk.records.wire import HINT, Number, convert
+from omk.records.wire import HINT, Number, convert, shown
 
 # Bounds, LayerBounds, LayerMeans and RunTarget are shared with other blocks (omk.records.parts),
 # still importable from here.
@@ -226,10 +224,10 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
             raise InputError(f"{origin}: format: expected {FORMAT!r}, found {found!r}")
         if not isinstance(data.get("results"), list) or not isinstance(data.get("summary"), Mapping):
             raise InputError(f"{origin}: results/summary: missing; is this an omk report?")
-        f = Fields(data, origin)
         head = convert(data, _Head, origin, "", HINT, nulls=True)
         results: Sequence[SampleResult] = rows if rows is not None else _results(data["results"], origin)
-        judge = f.obj("judge")  # an empty block is no judge
+        target = _object(data, "target", origin)
+        experiment, pairs = ed.report_blocks(data, origin)
         return cls(
             data=data,
             run_id=head.run_id,
@@ -237,18 +235,18 @@ class ReportDocument(msgspec.Struct, frozen=True, gc=False):
             started_at=head.started_at,
             finished_at=head.finished_at,
             samples_files=head.samples_files,
-            target=RunTarget.from_json(f.obj("target")),
-            judge=_block(judge if judge is not None and judge.data else None, "omk.records.judge_settings:JudgeSettings"),
+            target=RunTarget() if target is None else RunTarget.read(target, origin),
+            judge=_block(data, "judge", origin, "omk.records.judge_settings:JudgeSettings"),
             summary=Summary.read(data["summary"], origin),
             results=results,
-            repeats=_block(f.obj("repeats"), "omk.records.repeats:Repeats"),
+            repeats=_block(data, "repeats", origin, "omk.records.repeats:Repeats"),
             warnings=head.warnings,
-            experiment=ed.ExperimentBlock.from_json(f.obj("experiment")),
-            pairs=ed.report_pairs(f),
-            triggering=_block(f.obj("triggering"), "omk.records.triggering:Triggering"),
-            shard=_block(f.obj("shard"), "omk.records.shard:ShardInfo"),
-            budget=_block(f.obj("budget"), "omk.records.budget:BudgetBlock"),
-            gold=_block(f.obj("gold"), "omk.records.gold:GoldCheck"),
+            experiment=experiment,
+            pairs=pairs,
+            triggering=_block(data, "triggering", origin, "omk.records.triggering:Triggering"),
+            shard=_block(data, "shard", origin, "omk.records.shard:ShardInfo"),
+            budget=_block(data, "budget", origin, "omk.records.budget:BudgetBlock"),
+            gold=_block(data, "gold", origin, "omk.records.gold:GoldCheck"),
         )
 
     @classmethod
@@ -385,7 +383,19 @@ def _results(items: list[Any], origin: str) -> tuple[SampleResult, ...]:
     return tuple(SampleResult.read(r, origin, f"results[{i}]") for i, r in enumerate(items))
 
 
-def _block(f: Fields | None, ref: str) -> Any:
-    """A feature block read by its record (`"module:Class"`), loaded only when the report has the
-    block: a plain run never reads those modules."""
-    return None if f is None else load_ref(ref).from_json(f)  # type: ignore[attr-defined]  # each ref names a record with from_json
+def _block(data: Mapping[str, Any], key: str, origin: str, ref: str) -> Any:
+    """The block under `key` read by its record (`"module:Class"`, whose `read` checks every
+    field), loaded only when the report has the block: a plain run never reads those modules. An
+    empty judge or shard block is none."""
+    value = _object(data, key, origin)
+    if value is None or (key in ("judge", "shard") and not value):
+        return None
+    return load_ref(ref).read(value, origin, key)  # type: ignore[attr-defined]  # each ref names a record with read
+
+
+def _object(data: Mapping[str, Any], key: str, origin: str) -> Mapping[str, Any] | None:
+    """The object under `key`; None when missing or null."""
+    value = data.get(key)
+    if value is not None and not isinstance(value, Mapping):
+        raise InputError(f"{origin}: {key}: expected an object or null, found {shown(value)}{HINT}")
+    return value

@@ -9,30 +9,41 @@ into them (`ExperimentBlock.of`, each record's `of`), and `to_json` writes them.
 from a block written by an older omk remembers the keys that block lacked (`absent`) and writes
 them out again, so a block read and written back is the block as it was.
 
-That is why these records keep their own `to_json` and `from_json` rather than msgspec's encoding
-of their fields (omk.records.wire's `JsonRecord`), and why they are still read field by field
-through omk/records/fields.py where the rest of report.json is read by msgspec's typed decoding:
-keys are written only when the block read had them (`absent`: a typed read would need msgspec's
-`UNSET` on each such field, and a record of the written layout for each record), and some are not
-fields at all (only `TriggerChange` and the shared intervals and means are read typed). `VariantRow` writes its gate and its tokens as
-objects of their own (`gate`, `tokens`); `Tally` writes `compared` first; `PairwiseOrder` writes
-an ensemble's `votes` only when it has some; the verdict is the analysis' own record
-(omk.stats), read back by `verdict_from_json`. Every reader takes a missing or null field as its
-default and keeps a number as written (an integer stays one).
+Why these records keep their own `to_json` and `from_json`, read field by field through
+omk/records/fields.py, where every other record omk writes is on msgspec's typed decoding and
+encoding (omk.records.wire):
+
+- A block read and written back must be the block as it was (`omk verdict --json` prints a block
+  read from report.json), and a block written by an older omk lacks keys added since. Eight
+  records (`VariantRow`, `Delta`, `PassRate`, `Change`, `Comparison`, `Run`, `ComparisonSettings`,
+  `ExperimentBlock`) remember which of their 90 keys the block lacked (`absent`, found by
+  `_absent`, left out by `_present`). On msgspec each of those fields would be `X | UnsetType`,
+  and every reader of the block (the terminal, Markdown, HTML and JUnit formats, `omk verdict`,
+  the ablation ranking, `omk merge`, `omk view`) would have to tell `UNSET` from a value; or each
+  record would need a second record of its written layout beside it. Either is longer than this
+  reader.
+- The written layout is not the fields: `VariantRow` writes its gate and its tokens as objects of
+  their own (`gate`, `tokens`), `Comparison` groups its layers, errored counts and spread,
+  `Tally` writes `compared` first, `PairwiseOrder` writes an ensemble's `votes` only when it has
+  some, and the verdict is the analysis' own record (omk.stats), read back by `verdict_from_json`.
+
+Read typed already: the shared intervals and means (`Bounds`, `LayerBounds`, `LayerMeans`), the
+target (`RunTarget`) and the triggering changes (`TriggerChange`). Every reader takes a missing or
+null field as its default and keeps a number as written (an integer stays one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields, Number
+from omk.records.fields import Fields
 from omk.records.parts import Bounds, LayerBounds, LayerMeans, RunTarget
 from omk.records.triggering import TriggerChange
-from omk.records.wire import HINT, convert
+from omk.records.wire import HINT, JsonRecord, Number, convert
 from omk.stats.paired import Regression as Regression
 from omk.stats.pairwise_rate import WinRate
 from omk.stats.verdict import Level
@@ -46,12 +57,19 @@ if TYPE_CHECKING:
     from omk.stats.verdict import PolicyResult
     from omk.stats.winrate import Proportion
 
+R = TypeVar("R", bound=JsonRecord)
 LAYER_NAMES = ("fact", "behavior", "judge")
 NO_KEYS: frozenset[str] = frozenset()
 
 
 def _r(x: float | None, places: int = 4) -> Number | None:
     return round(x, places) if x is not None else None
+
+
+def _typed(kind: type[R], f: Fields | None) -> R | None:
+    """A record of the block read by msgspec (omk.records.wire), from an object of the block; None
+    when there is none."""
+    return None if f is None else kind.read(f.data, f.origin, f.path)
 
 
 def _absent(f: Fields, keys: Iterable[str]) -> frozenset[str]:
@@ -145,7 +163,7 @@ class VariantRow(msgspec.Struct, frozen=True, gc=False):
             passed=f.int("passed"),
             samples=f.int("samples"),
             pass_rate=f.num("pass_rate"),
-            scores=LayerMeans.from_json(f.obj("scores")) or LayerMeans(),
+            scores=_typed(LayerMeans, f.obj("scores")) or LayerMeans(),
             gate_passed=gate.bool("passed"),
             gate_failing=tuple(str(x) for x in gate.list("failing")),
             errored=f.int("errored"),
@@ -154,8 +172,8 @@ class VariantRow(msgspec.Struct, frozen=True, gc=False):
             tokens_in=tokens.int("input", None),
             tokens_out=tokens.int("output", None),
             spread=f.num("spread"),
-            scores_ci=LayerBounds.from_json(f.obj("scores_ci")),
-            pass_rate_ci=Bounds.from_json(f.obj("pass_rate_ci")),
+            scores_ci=_typed(LayerBounds, f.obj("scores_ci")),
+            pass_rate_ci=_typed(Bounds, f.obj("pass_rate_ci")),
             errored_runs=f.int("errored_runs"),
             repeats=f.int("repeats"),
             run_means=tuple(_nums(f, "run_means")),
@@ -259,7 +277,7 @@ class Delta(msgspec.Struct, frozen=True, gc=False):
         if f is None:
             return None
         return cls(
-            f.int("n"), f.num("mean"), Bounds.from_json(f.obj("ci")), f.bool("significant"), f.int("wins"), f.int("ties"),
+            f.int("n"), f.num("mean"), _typed(Bounds, f.obj("ci")), f.bool("significant"), f.int("wins"), f.int("ties"),
             f.int("losses"), f.num("d_z"), f.num("mde"), f.int("missing"), f.num("sd"), f.num("sign_p"), f.num("t_p"),
             f.num("g_z"), _absent(f, DELTA_KEYS),
         )  # fmt: skip
@@ -335,7 +353,7 @@ class Change(msgspec.Struct, frozen=True, gc=False):
             return cls()
         return cls(
             f.num("delta"), f.num("relative"), f.int("n"), f.num("control"), f.num("treatment"),
-            Bounds.from_json(f.obj("ci")), Bounds.from_json(f.obj("relative_ci")), _absent(f, CHANGE_KEYS),
+            _typed(Bounds, f.obj("ci")), _typed(Bounds, f.obj("relative_ci")), _absent(f, CHANGE_KEYS),
         )  # fmt: skip
 
 
@@ -522,7 +540,7 @@ class Run(msgspec.Struct, frozen=True, gc=False):
         results = tuple(Case.from_json(r) for r in f.objs("results")) if isinstance(f.data.get("results"), list) else None
         variant, described = f.obj("variant"), f.obj("target")
         return cls(
-            f.str("report"), RunTarget.from_json(described), results,
+            f.str("report"), RunTarget.read(described.data, described.origin, described.path) if described is not None else RunTarget(), results,
             variant.data if variant is not None else None, described.data if described is not None else None,
             _absent(f, ("variant", "report", "target")),
         )  # fmt: skip
@@ -876,9 +894,15 @@ class PairwiseBlock(msgspec.Struct, frozen=True, gc=False):
 
 
     @classmethod
-    def of_report(cls, report: Fields) -> PairwiseBlock | None:
-        """A report's `experiment.pairwise` block; None when it has none."""
-        experiment = report.obj("experiment")
+    def read(cls, data: Mapping[str, Any], origin: str = "pairwise", at: str = "") -> PairwiseBlock:
+        """The block in `data`, found at `at` of `origin`."""
+        return cls.from_json(Fields.of(data, origin, at))
+
+    @classmethod
+    def of_report(cls, data: Mapping[str, Any], origin: str) -> PairwiseBlock | None:
+        """A report's `experiment.pairwise` block (`data`, the report read from `origin`); None
+        when it has none."""
+        experiment = Fields.of(data, origin, "").obj("experiment")
         block = experiment.obj("pairwise") if experiment is not None else None
         return cls.from_json(block) if block is not None else None
 
@@ -889,6 +913,13 @@ def pairs_of(block: Fields | None) -> tuple[Pair, ...]:
         return ()
     judge = block.raw("judge")
     return tuple(Pair.from_json(p, judge) for p in block.objs("pairs"))
+
+
+def report_blocks(data: Mapping[str, Any], origin: str) -> tuple[ExperimentBlock | None, tuple[Pair, ...]]:
+    """A report's experiment block and every comparison of the pairwise judge (`data`, the whole
+    report read from `origin`)."""
+    report = Fields(data, origin)
+    return ExperimentBlock.from_json(report.obj("experiment")), report_pairs(report)
 
 
 def report_pairs(report: Fields) -> tuple[Pair, ...]:

@@ -1,13 +1,11 @@
-"""Reading one object of report.json or of a run folder's record with its types checked, field by
-field: what the records not yet on msgspec's typed decoding are read with (the experiment block,
-omk/records/experiment_block.py; run.json and experiment.json, omk/records/manifest.py and
-omk/records/experiment_manifest.py; an ablation's plan). The rest of report.json and results.jsonl
-is read by msgspec (omk/records/wire.py); report.json's blocks are still handed to their records
-as a `Fields`, which knows where in the file each sits for an error.
+"""Reading one object of report.json with its types checked, field by field: what the experiment
+block and the pairwise judge's comparisons are read with (omk/records/experiment_block.py says why
+they are not on msgspec's typed decoding). Every other record omk writes is read by msgspec
+(omk/records/wire.py).
 
 A field that is missing or null takes its default (reports written by older omk lack fields added
 since); a field of the wrong type is an `InputError` naming the file and the field, e.g.
-`run/report.json: results[3].scores.fact: expected a number or null, found "high"`.
+`run/report.json: experiment.comparisons[0].n: expected an integer or null, found 'x'`.
 Values are kept as written (an integer stays an integer), so every format prints them as before.
 """
 
@@ -18,14 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from omk.core.errors import InputError
-
-Number = int | float
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value[:40])
-    return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), type(value).__name__)
+from omk.records.wire import Number, shown
 
 
 class Fields:
@@ -46,7 +37,7 @@ class Fields:
     @staticmethod
     def error(origin: str, path: str, expected: str, found: Any) -> InputError:
         where = f"{origin}: {path or '(top)'}"
-        return InputError(f"{where}: expected {expected}, found {_shown(found)}; was report.json edited by hand?")
+        return InputError(f"{where}: expected {expected}, found {shown(found)}; was report.json edited by hand?")
 
     @property
     def path(self) -> str:

@@ -15,8 +15,7 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Number
-from omk.records.wire import JsonRecord
+from omk.records.wire import JsonRecord, Number
 
 ALPHA_BAR = 0.667  # below this (or an interval reaching below it) a judge is not trusted
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields
 from omk.records.wire import HINT, JsonRecord, Number, convert
 
 
@@ -39,7 +38,7 @@ class RunAgreement(JsonRecord, frozen=True):
     pairs: tuple[PairAgreement, ...] = ()
 
     @classmethod
-    def read(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
+    def of(cls, data: Mapping[str, Any] | None) -> RunAgreement | None:
         """What omk.judge.agreement.run_agreement returned, as a record."""
         return convert(data, cls, "report", "judge.agreement", HINT, nulls=True) if data is not None else None
 
@@ -87,11 +86,6 @@ class JudgeSettings(msgspec.Struct, frozen=True, gc=False):
         if self.ensemble:
             out["agreement"] = self.agreement.to_json() if self.agreement is not None else None
         return out
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> JudgeSettings | None:
-        """The block in `f` (report.json's `judge`, read by the report's field reader); None for none."""
-        return cls.read(f.data, f.origin, f.path) if f is not None else None
 
     @classmethod
     def read(cls, described: Mapping[str, Any] | None, origin: str = "report", at: str = "judge") -> JudgeSettings | None:

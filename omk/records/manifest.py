@@ -2,73 +2,33 @@
 choices, target and judge) and an experiment's `experiment.json` (its variants, seed and choices).
 
 omk writes them when a run starts and reads them back for `--resume` and `omk merge`, through these
-classes only. A field of the wrong type is one located line, e.g.
-`run/experiment.json: seed: expected an integer, found "x"`; fields added since an older omk wrote
-the folder take their defaults.
-
-`RunSettings` and `RunManifest` keep their own `to_json` and `from_json`: run.json starts with its
-`format`, which no field holds, writes a shard's `positions` inside its `shard` object (and the
-shard only for a shard's run), and its reader takes a missing or null setting as its default (a
-`repeat` of 0 as 1, no `formats` as json), where msgspec's typed read refuses a null.
+classes only. Both are written and read by msgspec through a record of the written layout
+(`_RunLine` here, `_ExperimentLine` in omk.records.experiment_manifest): the file starts with its
+`format`, which no field of the record holds, and writes its `shard` only for a shard's run (in
+run.json with the shard's `positions` inside it). A field of the wrong type is one located line,
+e.g. `run/experiment.json: seed: expected an integer, found 'x'`; a missing or null field that has
+a default takes it (fields added since an older omk wrote the folder). Checked by hand, as no type
+says them: the format, which comes first; that the samples files are a list of paths, none empty.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields, Number, _shown
+from omk.records.wire import Number, convert, plain, shown
 
 if TYPE_CHECKING:
     from omk.records.shard import ShardInfo
 
 RUN_FORMAT = "omk-run/1"
 
-
-class ManifestFields(Fields):
-    """Fields of a run folder's record: its errors name the record, not report.json."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def error(origin: str, path: str, expected: str, found: Any) -> InputError:
-        return InputError(f"{origin}: {path or '(top)'}: expected {expected}, found {_shown(found)}")
-
-    def need(self, key: str, kind: str) -> Any:
-        """A field omk always writes: missing or null is an error too."""
-        value = self.str(key) if kind == "string" else self.int(key, None) if kind == "integer" else self.num(key)
-        if value is None:
-            raise self.fail(key, "an integer" if kind == "integer" else f"a {kind}")
-        return value
-
-    def mapping(self, key: str) -> Mapping[str, Any] | None:
-        found = self.obj(key)
-        return None if found is None else found.data
-
-
-def load(text: bytes, origin: str) -> ManifestFields:
-    """The top object of a record's text; an InputError of one line when it is not JSON."""
-    try:
-        data = json.loads(text.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{origin}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{origin}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{origin}: nested too deeply to read") from None
-    f = ManifestFields.of(data, origin, "")
-    if not isinstance(f, ManifestFields):  # pragma: no cover - `of` builds the class it is called on
-        raise TypeError(origin)
-    return f
-
-
-def _format(f: ManifestFields, expected: str) -> None:
-    if f.data.get("format") != expected:
-        raise f.fail("format", repr(expected))
+T = TypeVar("T")
 
 
 class RunSettings(msgspec.Struct, frozen=True, gc=False):
@@ -85,23 +45,11 @@ class RunSettings(msgspec.Struct, frozen=True, gc=False):
     lang: str = "en"
     config_file: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "target": self.target, "judge": list(self.judge), "threshold": self.threshold,
-            "concurrency": self.concurrency, "timeout": self.timeout, "retries": self.retries,
-            "repeat": self.repeat, "formats": list(self.formats), "lang": self.lang, "config_file": self.config_file,
-        }  # fmt: skip
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> RunSettings:
-        if f is None:
-            return cls()
-        return cls(
-            target=f.str("target"), judge=f.strs("judge"), threshold=f.num("threshold", 3.5),
-            concurrency=f.int("concurrency", 4), timeout=f.num("timeout", 120.0), retries=f.int("retries", 2),
-            repeat=f.int("repeat", 1) or 1, formats=f.strs("formats") or ("json",), lang=f.str("lang", "en"),
-            config_file=f.str("config_file"),
-        )  # fmt: skip
+    def __post_init__(self) -> None:
+        # a `repeat` of 0 is one run of each sample, no formats is json, as an older omk read them
+        if not self.repeat or not self.formats:
+            msgspec.structs.force_setattr(self, "repeat", self.repeat or 1)
+            msgspec.structs.force_setattr(self, "formats", self.formats or ("json",))
 
 
 class RunManifest(msgspec.Struct, frozen=True, gc=False):
@@ -126,45 +74,74 @@ class RunManifest(msgspec.Struct, frozen=True, gc=False):
         return tuple(str(f) for f in files) if isinstance(files, list | tuple) else ()
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "format": RUN_FORMAT, "run_id": self.run_id, "started_at": self.started_at, "cwd": self.cwd,
-            "samples_files": list(self.samples_files), "cli": dict(self.cli), "settings": self.settings.to_json(),
-            "target": None if self.target is None else dict(self.target),
-            "judge": None if self.judge is None else dict(self.judge), "git": self.git,
-        }  # fmt: skip
-        if self.shard is not None:
-            data["shard"] = {**self.shard.to_json(), "positions": list(self.positions)}
+        fields = msgspec.structs.asdict(self)
+        shard, positions = fields.pop("shard"), fields.pop("positions")
+        data: dict[str, Any] = plain(_RunLine(RUN_FORMAT, **fields, shard=UNSET if shard is None else shard.to_json(positions)))
         return data
 
     @classmethod
-    def from_json(cls, f: ManifestFields) -> RunManifest:
-        _format(f, RUN_FORMAT)
-        files = f.strs("samples_files")
-        if not isinstance(f.data.get("samples_files"), list) or not all(files):
-            raise f.fail("samples_files", "a list of samples files' paths")
-        cli = f.mapping("cli")
-        if cli is None:
-            raise f.fail("cli", "an object")
-        shard = f.obj("shard")
-        positions = shard.list("positions") if shard is not None else []
-        if not all(type(p) is int for p in positions):
-            raise f.fail("shard", "positions that are integers")
-        return cls(
-            run_id=f.need("run_id", "string"), started_at=f.need("started_at", "string"), cwd=f.need("cwd", "string"),
-            samples_files=files, cli=cli, settings=RunSettings.from_json(f.obj("settings")),
-            target=f.mapping("target"), judge=f.mapping("judge"), git=f.str("git"),
-            shard=_shard(shard), positions=tuple(positions),
-        )  # fmt: skip
-
-    @classmethod
     def read(cls, text: bytes, origin: str) -> RunManifest:
-        return cls.from_json(load(text, origin))
+        line = read_line(text, _RunLine, origin, RUN_FORMAT)
+        if not line.samples_files or not all(line.samples_files):
+            raise InputError(f"{origin}: samples_files: expected a list of samples files' paths, found {shown(list(line.samples_files))}")
+        fields = msgspec.structs.asdict(line)
+        del fields["format"], fields["shard"]
+        shard, positions = read_shard(line.shard, origin)
+        return cls(**fields, shard=shard, positions=positions)
 
 
-def _shard(f: Fields | None) -> ShardInfo | None:
-    """A shard's record, loaded only when the manifest has one (a plain run has none)."""
-    if f is None:
-        return None
+class _RunLine(msgspec.Struct, frozen=True, gc=False):
+    """run.json as written: its format first, the shard (with its positions) only for a shard's run."""
+
+    format: str | None
+    run_id: str
+    started_at: str
+    cwd: str
+    samples_files: tuple[str, ...]
+    cli: Mapping[str, Any]
+    settings: RunSettings = msgspec.field(default_factory=RunSettings)
+    target: Mapping[str, Any] | None = None
+    judge: Mapping[str, Any] | None = None
+    git: str | None = None
+    shard: Mapping[str, Any] | UnsetType = UNSET  # read by omk.records.shard, loaded only when there is one
+
+
+def read_line(text: bytes, kind: type[T], origin: str, expected: str) -> T:
+    """A run folder's record (`text`, read from `origin`) as its written layout `kind`: its
+    `format` checked first, then every field by msgspec; anything wrong is one located line."""
+    try:
+        line = msgspec.json.decode(text, type=kind)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        data = _parsed(text, origin)
+        if isinstance(data, dict):
+            _check_format(data.get("format"), expected, origin)
+        line = convert(data, kind, origin, nulls=True)
+    _check_format(getattr(line, "format", None), expected, origin)
+    return line
+
+
+def _parsed(text: bytes, origin: str) -> Any:
+    """The JSON values of a record's text; an InputError of one line when it is not JSON."""
+    try:
+        return json.loads(text.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{origin}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{origin}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{origin}: nested too deeply to read") from None
+
+
+def _check_format(found: Any, expected: str, origin: str) -> None:
+    if found != expected:
+        raise InputError(f"{origin}: format: expected {expected!r}, found {shown(found)}")
+
+
+def read_shard(data: Mapping[str, Any] | UnsetType, origin: str) -> tuple[ShardInfo | None, tuple[int, ...]]:
+    """A run folder record's `shard` and the positions run.json keeps in it; loaded only when the
+    record has one (a plain run has none)."""
+    if data is UNSET or not data:
+        return None, ()
     from omk.records.shard import ShardInfo
 
-    return ShardInfo.read(f.data, f.origin, f.path, hinted=False) if f.data else None
+    return ShardInfo.read_placed(data, origin, "shard", hinted=False)

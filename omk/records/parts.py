@@ -7,8 +7,7 @@ another for them.
 `Bounds`, `LayerMeans` and `LayerBounds` are written and read as their fields (omk.records.wire's
 `JsonRecord`). `RunTarget` writes what its kind adds (`details`) in the order the kind gave it and
 keeps the order its fields were read in: only its `kind` and `spec` are read through msgspec, the
-rest kept as written. `from_json` (a record read from a `Fields` object) serves the readers still
-written by hand (the experiment block).
+rest kept as written.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from typing import Any
 
 import msgspec
 
-from omk.records.fields import Fields
 from omk.records.wire import HINT, JsonRecord, Number, convert
 
 
@@ -80,10 +78,6 @@ class RunTarget(msgspec.Struct, frozen=True, gc=False):
     def get(self, key: str) -> Any:
         """One of the fields the kind adds (None when it has none of that name)."""
         return dict(self.details).get(key)
-
-    @classmethod
-    def from_json(cls, f: Fields | None) -> RunTarget:
-        return cls.read(f.data, f.origin, f.path) if f is not None else cls()
 
     @classmethod
     def read(cls, described: Mapping[str, Any], origin: str = "report", at: str = "target") -> RunTarget:

@@ -3,10 +3,10 @@
 A shard's report (`omk eval --shard I/N`) records its index, the number of shards and the plan's
 fingerprint; a merged report (`omk merge`) records the shards it holds and those it lacks.
 
-`ShardInfo` keeps its own `to_json`: a shard's writes its `index`, a merge's its `merged` and
-`missing` shards and `partial`, worked out from `missing`. It is read by msgspec's typed decoding
-(`ShardInfo.read`, through `_ShardLine`), then each number is checked against the shard count by
-hand: no type says "from 1 to the count read beside it".
+`ShardInfo` is written and read by msgspec through a record of the written layout (`_ShardLine`):
+a shard's writes its `index`, a merge's its `merged` and `missing` shards and `partial`, worked out
+from `missing`, and run.json keeps the shard's `positions` in it. Read back, each number is checked
+against the shard count by hand: no type says "from 1 to the count read beside it".
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields
-from omk.records.wire import HINT, convert, joined
+from omk.records.wire import HINT, convert, joined, plain
 
 # The most shards a run may be split into. A CI matrix has at most a few hundred jobs; a count
 # read from a report beyond this is refused, so no one can make `omk merge` build a list of every
@@ -61,23 +61,26 @@ class ShardInfo(msgspec.Struct, frozen=True, gc=False):
             return f"partial merge: {held}, missing {number_ranges(self.missing)}"
         return f"merged: {held}"
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"count": self.count, "plan": self.plan}
+    def to_json(self, positions: tuple[int, ...] | UnsetType = UNSET) -> dict[str, Any]:
+        """`shard` as written: a shard's index, or a merge's shards held and missing and whether it
+        is partial; run.json adds the shard's samples' places in the whole plan (`positions`)."""
         if self.index is not None:
-            data["index"] = self.index
+            line = _ShardLine(self.count, self.plan, self.index, positions=positions)
         else:
-            data.update(merged=list(self.merged), missing=list(self.missing), partial=self.partial)
+            line = _ShardLine(self.count, self.plan, merged=self.merged, missing=self.missing, partial=self.partial, positions=positions)
+        data: dict[str, Any] = plain(line)
         return data
 
     @classmethod
-    def from_json(cls, f: Fields | None) -> ShardInfo | None:
-        """report.json's `shard` object in `f` (read by the report's field reader); None for none."""
-        return cls.read(f.data, f.origin, f.path) if f is not None and f.data else None
+    def read(cls, data: Any, origin: str, at: str = "shard", hinted: bool = True) -> ShardInfo:
+        """A `shard` object (at `at` of `origin`) read back (`hinted`: a wrong field's error asks
+        whether report.json was edited)."""
+        return cls.read_placed(data, origin, at, hinted)[0]
 
     @classmethod
-    def read(cls, data: Any, origin: str, at: str = "shard", hinted: bool = True) -> ShardInfo:
-        """A `shard` object (at `at` of `origin`) read back: typed by msgspec, then each number checked
-        against the shard count (`hinted`: a wrong one's error asks whether report.json was edited)."""
+    def read_placed(cls, data: Any, origin: str, at: str = "shard", hinted: bool = True) -> tuple[ShardInfo, tuple[int, ...]]:
+        """A `shard` object and the positions run.json keeps in it: typed by msgspec, then each
+        number checked against the shard count, which no type can say."""
         hint = HINT if hinted else ""
         line = convert(data, _ShardLine, origin, at, hint, nulls=True)
         count = line.count
@@ -85,22 +88,28 @@ class ShardInfo(msgspec.Struct, frozen=True, gc=False):
         def refuse(key: str, expected: str, found: Any) -> InputError:
             return InputError(f"{origin}: {joined(at, key)}: expected {expected}, found {found!r}{hint}")
 
+        index = line.index if line.index is not UNSET else None
+        merged = line.merged if line.merged is not UNSET else ()
+        missing = line.missing if line.missing is not UNSET else ()
         if not 1 <= count <= MAX_SHARDS:
             raise refuse("count", f"a number of shards from 1 to {MAX_SHARDS}", count)
-        if line.index is not None and not 1 <= line.index <= count:
-            raise refuse("index", f"a shard number from 1 to its count ({count})", line.index)
-        for key in ("merged", "missing"):
-            numbers = getattr(line, key)
+        if index is not None and not 1 <= index <= count:
+            raise refuse("index", f"a shard number from 1 to its count ({count})", index)
+        for key, numbers in (("merged", merged), ("missing", missing)):
             if len(numbers) > count or any(not 1 <= n <= count for n in numbers):
                 raise refuse(key, f"shard numbers from 1 to its count ({count})", list(numbers)[:10])
-        return cls(count=count, plan=line.plan, index=line.index, merged=line.merged, missing=line.missing)
+        positions = line.positions if line.positions is not UNSET else ()
+        return cls(count=count, plan=line.plan, index=index, merged=merged, missing=missing), positions
 
 
 class _ShardLine(msgspec.Struct, frozen=True, gc=False):
-    """`shard` as written (a merge's `partial` is worked out from `missing`, not read)."""
+    """`shard` as written: a shard's `index`, or a merge's `merged`, `missing` and `partial` (worked
+    out from `missing`, never read); in run.json also the shard's `positions`."""
 
     count: int = 1
     plan: str = ""
-    index: int | None = None
-    merged: tuple[int, ...] = ()
-    missing: tuple[int, ...] = ()
+    index: int | None | UnsetType = UNSET
+    merged: tuple[int, ...] | UnsetType = UNSET
+    missing: tuple[int, ...] | UnsetType = UNSET
+    partial: bool | UnsetType = UNSET
+    positions: tuple[int, ...] | UnsetType = UNSET

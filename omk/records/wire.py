@@ -7,6 +7,7 @@ A wrong field is the one-line `InputError` omk has always printed, naming the fi
 where with a path (`$.results[3].scores.fact`) and what with type names (`float | null`); `located`
 turns that into omk's words, and shows the value found when the path leads to it (an object's
 member under a key of a mapping is `[...]` in msgspec's path: there the kind of value is shown).
+A missing field that has no default is named where it should be: `results[0].sample_id: missing`.
 
 A reader may take a null as a missing field (`nulls=True`: the results and the report's own
 records, whose readers always have): the typed read runs as it is, and only when it fails is the
@@ -24,12 +25,9 @@ import msgspec
 import msgspec.inspect as mi
 
 from omk.core.errors import InputError
-from omk.records.fields import Fields
-from omk.records.fields import (
-    Number as Number,  # a number kept as written: a `float` field would read 4 as 4.0
-)
 
 T = TypeVar("T")
+Number = int | float  # a number kept as written: a `float` field would read 4 as 4.0
 HINT = "; was report.json edited by hand?"  # what a wrong field's error in a run's own file adds
 
 _WORDS = {
@@ -50,6 +48,7 @@ _FOUND = {
 }
 _MESSAGE = re.compile(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _EXPECTED = re.compile(r"Expected `(?P<expected>[^`]*)`, got `(?P<found>[^`]*)`")
+_MISSING = re.compile(r"Object missing required field `(?P<name>[^`]*)`$")
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 
 
@@ -154,9 +153,11 @@ def located(exc: msgspec.ValidationError, origin: str, data: Any, hint: str = ""
         nullable = field is not None and not field.required and not _takes_null(field.type)
         types = expected["expected"] + (" | null" if nullable else "")
         text = f"expected {_expected(types)}, found {_found(data, path, expected['found'])}"
+    elif missing := _MISSING.match(what):  # named where it should be, as a wrong field is
+        where, text = joined(where, missing["name"]), "missing"
     elif what.startswith("Invalid enum value") and field is not None and _choices(field.type):
         text = f"expected {' or '.join(map(repr, _choices(field.type)))}, found {_found(data, path, 'str')}"
-    else:  # a missing field, a value its record refused: msgspec's own words
+    else:  # a value its record refused: msgspec's own words
         text = what[:1].lower() + what[1:]
     return InputError(f"{origin}: {where or '(top)'}: {text}{hint}")
 
@@ -222,27 +223,37 @@ def _found(data: Any, path: str, kind: str) -> str:
             value = value[int(index)] if index else value[key]
         except (KeyError, IndexError, TypeError):
             return _FOUND.get(kind, kind)
+    return shown(value)
+
+
+def shown(value: Any) -> str:
+    """A value as an error shows what it found: a string's start, else its kind."""
     if isinstance(value, str):
         return repr(value[:40])
     return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), type(value).__name__)
+
+
+def plain(record: Any) -> Any:
+    """`record` (a struct, or plain values holding some) as the plain JSON values `json.loads`
+    gives back: its tuples as lists, numbers as they are; a value msgspec has no JSON for (a
+    `Path` in what a Python target describes) as its `str`, as `json.dumps(default=str)` writes it."""
+    return _lists(msgspec.to_builtins(record, enc_hook=str))
 
 
 class JsonRecord(msgspec.Struct, frozen=True):
     """A record of report.json or a run folder's files on msgspec: its fields, in the order they
     are written, are the JSON object (`to_json` gives it as plain JSON values, for the writer that
     puts the whole file together; numbers stay as they are, so the text is as before), and
-    `from_json` reads one back with every field's type checked."""
+    `read` reads one back with every field's type checked."""
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = _lists(msgspec.to_builtins(self))
+        data: dict[str, Any] = plain(self)
         return data
 
     @classmethod
-    def from_json(cls, f: Fields | None) -> Self | None:
-        """The record in `f` (an object of a report being read); None when the report has none."""
-        if f is None:
-            return None
-        return convert(f.data, cls, f.origin, f.path, HINT, nulls=True)
+    def read(cls, data: Any, origin: str = "report", at: str = "") -> Self:
+        """The record in `data`, found at `at` of `origin` (a block of a report being read)."""
+        return convert(data, cls, origin, at, HINT, nulls=True)
 
 
 def _lists(value: Any) -> Any:

@@ -7,6 +7,7 @@ pyproject.toml, so `pytest` and `python -m pytest` collect the same way from the
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +21,56 @@ from inline_doc_server import DocServer
 
 # Where a test module asks for the model servers' variables to be unset.
 PROVIDER_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """omk's modules compiled once, before any test starts a process that imports them.
+
+    Most tests start omk as a program (`python -m omk …`), hundreds of times in a run. Python
+    keeps a module compiled (its __pycache__) after the first import, but not where bytecode is
+    never written (PYTHONDONTWRITEBYTECODE, set on some machines and CI images): there every start
+    compiled omk's modules again, a large part of what a short command costs. compileall writes
+    them once, in the process that runs before the test processes start (pytest-xdist's
+    controller); a module edited since is compiled again, as Python always does, by its time."""
+    if hasattr(config, "workerinput"):
+        return  # a pytest-xdist worker: the controller compiled them before starting it
+    import compileall
+
+    import omk
+
+    compileall.compile_dir(Path(omk.__file__).parent, quiet=1)
+
+
+def _starts_with(path: Path, prefix: bytes) -> bool:
+    with path.open("rb") as file:
+        return file.read(len(prefix)) == prefix
+
+
+@pytest.fixture(scope="session", autouse=True)
+def python_without_its_shim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """`python` and `python3` on PATH name the interpreter itself, not a version manager's shim.
+
+    The samples' agents run as `cmd:python agent.py`, once per sample: where `python` is a shell
+    script that picks the interpreter (pyenv's shim runs bash and `pyenv exec` first), each start
+    costs several times the agent's own run. Each name that is such a script gets a link, in a
+    folder put first on PATH, to the interpreter the script itself starts: the same program with
+    the same packages, so every test runs what it ran before, without the wrapper."""
+    links = tmp_path_factory.mktemp("python-on-path")
+    for name in ("python", "python3"):
+        found = shutil.which(name)
+        if found is None or not _starts_with(Path(found), b"#!"):
+            continue  # not on PATH, or the interpreter itself already
+        proc = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, timeout=60)
+        real = Path(proc.stdout.strip())
+        if proc.returncode == 0 and real.is_absolute() and real.is_file():
+            (links / name).symlink_to(real)
+    if not any(links.iterdir()):
+        yield
+        return
+    saved = os.environ["PATH"]
+    os.environ["PATH"] = os.pathsep.join([str(links), saved])
+    yield
+    os.environ["PATH"] = saved
 
 
 @pytest.fixture()

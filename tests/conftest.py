@@ -19,43 +19,55 @@ import pytest
 from api_support import SAMPLES_YAML, write_agent
 from inline_doc_server import DocServer
 
+TESTS = Path(__file__).resolve().parent
+
 # Where a test module asks for the model servers' variables to be unset.
 PROVIDER_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """omk's modules compiled once, before any test starts a process that imports them.
-
-    Most tests start omk as a program (`python -m omk …`), hundreds of times in a run. Python
-    keeps a module compiled (its __pycache__) after the first import, but not where bytecode is
-    never written (PYTHONDONTWRITEBYTECODE, set on some machines and CI images): there every start
-    compiled omk's modules again, a large part of what a short command costs. compileall writes
-    them once, in the process that runs before the test processes start (pytest-xdist's
-    controller); a module edited since is compiled again, as Python always does, by its time."""
+    """Before any test starts a program: omk's modules compiled, and `python` on PATH the
+    interpreter itself. Done once, in the process that starts the test processes (pytest-xdist's
+    controller), which inherit PATH from it."""
     if hasattr(config, "workerinput"):
-        return  # a pytest-xdist worker: the controller compiled them before starting it
+        return  # a pytest-xdist worker: the controller has done both before starting it
     import compileall
 
     import omk
 
+    # Most tests start omk as a program (`python -m omk …`), hundreds of times in a run. Python
+    # keeps a module compiled (its __pycache__) after its first import, but not where bytecode is
+    # never written (PYTHONDONTWRITEBYTECODE, set on some machines and CI images): there every
+    # start compiled omk's modules again, a large part of what a short command costs. A module
+    # edited since is compiled again, as Python always does, by its time.
     compileall.compile_dir(Path(omk.__file__).parent, quiet=1)
+    links = _python_links()
+    if links is not None:
+        config.stash[_LINKS] = (links, os.environ["PATH"])
+        os.environ["PATH"] = os.pathsep.join([str(links), os.environ["PATH"]])
 
 
-def _starts_with(path: Path, prefix: bytes) -> bool:
-    with path.open("rb") as file:
-        return file.read(len(prefix)) == prefix
+def pytest_unconfigure(config: pytest.Config) -> None:
+    links, path = config.stash.get(_LINKS, (None, ""))
+    if links is not None:
+        os.environ["PATH"] = path
+        shutil.rmtree(links, ignore_errors=True)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def python_without_its_shim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """`python` and `python3` on PATH name the interpreter itself, not a version manager's shim.
+_LINKS = pytest.StashKey[tuple[Path, str]]()
 
-    The samples' agents run as `cmd:python agent.py`, once per sample: where `python` is a shell
-    script that picks the interpreter (pyenv's shim runs bash and `pyenv exec` first), each start
-    costs several times the agent's own run. Each name that is such a script gets a link, in a
-    folder put first on PATH, to the interpreter the script itself starts: the same program with
-    the same packages, so every test runs what it ran before, without the wrapper."""
-    links = tmp_path_factory.mktemp("python-on-path")
+
+def _python_links() -> Path | None:
+    """A folder of links named `python` and `python3` to the interpreters those names start, for
+    each that is a script choosing the interpreter (a version manager's shim), or None.
+
+    The samples' agents run as `cmd:python agent.py`, once per sample: where `python` is such a
+    script (pyenv's runs bash and `pyenv exec` first), each start costs several times the agent's
+    own run. The link names the program the script itself ends in, the same interpreter with the
+    same packages, so every test runs what it ran before, without the wrapper."""
+    import tempfile
+
+    links = Path(tempfile.mkdtemp(prefix="omk-tests-python-"))
     for name in ("python", "python3"):
         found = shutil.which(name)
         if found is None or not _starts_with(Path(found), b"#!"):
@@ -64,13 +76,55 @@ def python_without_its_shim(tmp_path_factory: pytest.TempPathFactory) -> Iterato
         real = Path(proc.stdout.strip())
         if proc.returncode == 0 and real.is_absolute() and real.is_file():
             (links / name).symlink_to(real)
-    if not any(links.iterdir()):
-        yield
+    if any(links.iterdir()):
+        return links
+    links.rmdir()
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests that share a fixture set up once per module or once per session (a run of the
+    bundled experiment, a headless browser) are one `xdist_group`, and with them every test
+    sharing another such fixture with one of them: `--dist loadgroup` (the README's and CI's test
+    command) sends a group to one test process, so the fixture is set up once in the run, not
+    once in each process that happens to get one of its tests. The other tests go one by one to
+    whichever process is free."""
+    if not config.pluginmanager.hasplugin("xdist"):
         return
-    saved = os.environ["PATH"]
-    os.environ["PATH"] = os.pathsep.join([str(links), saved])
-    yield
-    os.environ["PATH"] = saved
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    shared = [(item, [k for k in (_shared_key(item, name) for name in getattr(item, "fixturenames", ())) if k]) for item in items]
+    for _, keys in shared:
+        for key in keys[1:]:
+            parent[root(key)] = root(keys[0])
+    for item, keys in shared:
+        if keys:
+            item.add_marker(pytest.mark.xdist_group(root(keys[0])))
+
+
+def _shared_key(item: pytest.Item, name: str) -> str | None:
+    """What one set-up of the fixture `name` serves: its module, or the whole session; None for a
+    fixture set up for each test, or one not defined in tests/ (pytest's own)."""
+    import inspect
+
+    definitions = item._fixtureinfo.name2fixturedefs.get(name) or ()
+    if not definitions or definitions[-1].scope == "function":
+        return None
+    fixture = definitions[-1]
+    if Path(inspect.getfile(fixture.func)).resolve().parent != TESTS:
+        return None
+    return name if fixture.scope in ("session", "package") else f"{item.path.stem}.{name}"
+
+
+def _starts_with(path: Path, prefix: bytes) -> bool:
+    with path.open("rb") as file:
+        return file.read(len(prefix)) == prefix
 
 
 @pytest.fixture()

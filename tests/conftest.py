@@ -19,8 +19,6 @@ import pytest
 from api_support import SAMPLES_YAML, write_agent
 from inline_doc_server import DocServer
 
-TESTS = Path(__file__).resolve().parent
-
 # Where a test module asks for the model servers' variables to be unset.
 PROVIDER_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
 
@@ -80,46 +78,6 @@ def _python_links() -> Path | None:
         return links
     links.rmdir()
     return None
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests that share a fixture set up once per module or once per session (a run of the
-    bundled experiment, a headless browser) are one `xdist_group`, and with them every test
-    sharing another such fixture with one of them: `--dist loadgroup` (the README's and CI's test
-    command) sends a group to one test process, so the fixture is set up once in the run, not
-    once in each process that happens to get one of its tests. The other tests go one by one to
-    whichever process is free."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    parent: dict[str, str] = {}
-
-    def root(key: str) -> str:
-        while parent.setdefault(key, key) != key:
-            key = parent[key]
-        return key
-
-    shared = [(item, [k for k in (_shared_key(item, name) for name in getattr(item, "fixturenames", ())) if k]) for item in items]
-    for _, keys in shared:
-        for key in keys[1:]:
-            parent[root(key)] = root(keys[0])
-    for item, keys in shared:
-        if keys:
-            item.add_marker(pytest.mark.xdist_group(root(keys[0])))
-
-
-def _shared_key(item: pytest.Item, name: str) -> str | None:
-    """What one set-up of the fixture `name` serves: its module, or the whole session; None for a
-    fixture set up for each test, or one not defined in tests/ (pytest's own)."""
-    import inspect
-
-    definitions = item._fixtureinfo.name2fixturedefs.get(name) or ()
-    if not definitions or definitions[-1].scope == "function":
-        return None
-    fixture = definitions[-1]
-    if Path(inspect.getfile(fixture.func)).resolve().parent != TESTS:
-        return None
-    return name if fixture.scope in ("session", "package") else f"{item.path.stem}.{name}"
 
 
 def _starts_with(path: Path, prefix: bytes) -> bool:

@@ -42,7 +42,7 @@ def readme_commands() -> list[str]:
         body = text[start : end if end != -1 else len(text)]
         for block in re.findall(r"```sh\n(.*?)```", body, flags=re.S):
             commands += [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
-    return [c for c in commands if not c.endswith(("-m pytest", "-m pytest -n auto", "-m pytest -n auto --dist loadgroup"))]
+    return [c for c in commands if not c.endswith(("-m pytest", "-m pytest -n auto"))]
 
 
 def _run(command: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess:

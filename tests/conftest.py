@@ -7,6 +7,7 @@ pyproject.toml, so `pytest` and `python -m pytest` collect the same way from the
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +21,68 @@ from inline_doc_server import DocServer
 
 # Where a test module asks for the model servers' variables to be unset.
 PROVIDER_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test starts a program: omk's modules compiled, and `python` on PATH the
+    interpreter itself. Done once, in the process that starts the test processes (pytest-xdist's
+    controller), which inherit PATH from it."""
+    if hasattr(config, "workerinput"):
+        return  # a pytest-xdist worker: the controller has done both before starting it
+    import compileall
+
+    import omk
+
+    # Most tests start omk as a program (`python -m omk …`), hundreds of times in a run. Python
+    # keeps a module compiled (its __pycache__) after its first import, but not where bytecode is
+    # never written (PYTHONDONTWRITEBYTECODE, set on some machines and CI images): there every
+    # start compiled omk's modules again, a large part of what a short command costs. A module
+    # edited since is compiled again, as Python always does, by its time.
+    compileall.compile_dir(Path(omk.__file__).parent, quiet=1)
+    links = _python_links()
+    if links is not None:
+        config.stash[_LINKS] = (links, os.environ["PATH"])
+        os.environ["PATH"] = os.pathsep.join([str(links), os.environ["PATH"]])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    links, path = config.stash.get(_LINKS, (None, ""))
+    if links is not None:
+        os.environ["PATH"] = path
+        shutil.rmtree(links, ignore_errors=True)
+
+
+_LINKS = pytest.StashKey[tuple[Path, str]]()
+
+
+def _python_links() -> Path | None:
+    """A folder of links named `python` and `python3` to the interpreters those names start, for
+    each that is a script choosing the interpreter (a version manager's shim), or None.
+
+    The samples' agents run as `cmd:python agent.py`, once per sample: where `python` is such a
+    script (pyenv's runs bash and `pyenv exec` first), each start costs several times the agent's
+    own run. The link names the program the script itself ends in, the same interpreter with the
+    same packages, so every test runs what it ran before, without the wrapper."""
+    import tempfile
+
+    links = Path(tempfile.mkdtemp(prefix="omk-tests-python-"))
+    for name in ("python", "python3"):
+        found = shutil.which(name)
+        if found is None or not _starts_with(Path(found), b"#!"):
+            continue  # not on PATH, or the interpreter itself already
+        proc = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, timeout=60)
+        real = Path(proc.stdout.strip())
+        if proc.returncode == 0 and real.is_absolute() and real.is_file():
+            (links / name).symlink_to(real)
+    if any(links.iterdir()):
+        return links
+    links.rmdir()
+    return None
+
+
+def _starts_with(path: Path, prefix: bytes) -> bool:
+    with path.open("rb") as file:
+        return file.read(len(prefix)) == prefix
 
 
 @pytest.fixture()

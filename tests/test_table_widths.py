@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,15 +66,37 @@ def test_a_table_too_narrow_for_its_words_leaves_out_the_columns_marked_to_go():
     assert broken(text, "skill recall release-notes 1/1 100% [21%, 100%] t left out to fit the width: fired when it must not", 34) == [], text
 
 
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory: pytest.TempPathFactory) -> Callable[[list[str]], tuple[Path, str]]:
+    """The command run once on a terminal wide enough for everything (`--out b`), in a copy of the
+    samples (the paths printed stay short); the narrow runs of the same command, at each width,
+    run in the same folder and are checked against its words."""
+    done: dict[tuple[str, ...], tuple[Path, str]] = {}
+
+    def run_wide(args: list[str]) -> tuple[Path, str]:
+        if tuple(args) not in done:
+            folder = tmp_path_factory.mktemp("widths")
+            shutil.copytree(ROOT / "samples", folder / "samples")
+            done[tuple(args)] = folder, run([*args, "--out", "b"], folder, 1000)
+        return done[tuple(args)]
+
+    return run_wide
+
+
+def narrow_out(columns: int) -> str:
+    """The narrow run's folder, one per width, named as long as the wide run's `b`."""
+    return {80: "a", 120: "c"}[columns]
+
+
 @pytest.mark.parametrize("columns", [80, 120])
 @pytest.mark.parametrize("samples", ["samples/eval-samples.yaml", "samples/experiment/eval-samples.yaml"])
-def test_the_bundled_samples_fit(tmp_path: Path, samples: str, columns: int):
-    shutil.copytree(ROOT / "samples", tmp_path / "samples")  # run from a copy: the paths printed stay short
+def test_the_bundled_samples_fit(wide: Callable[[list[str]], tuple[Path, str]], samples: str, columns: int):
     args = ["eval", samples, "--no-judge", "--seed", "7", "--no-cache"]
-    narrow = run([*args, "--out", "a"], tmp_path, columns)
-    wide = run([*args, "--out", "b"], tmp_path, 1000)
+    folder, wide_text = wide(args)
+    out = narrow_out(columns)
+    narrow = run([*args, "--out", out], folder, columns)
     assert "──" in narrow or "━━" in narrow  # tables were printed
-    assert broken(narrow, wide.replace("b/report.json", "a/report.json"), columns) == [], narrow
+    assert broken(narrow, wide_text.replace("b/report.json", f"{out}/report.json"), columns) == [], narrow
 
 
 def test_the_skills_walkthrough_fits_80_columns(repo_copy: Path, model_url: str):
@@ -90,17 +113,17 @@ def test_the_skills_walkthrough_fits_80_columns(repo_copy: Path, model_url: str)
 
 
 @pytest.mark.parametrize("columns", [80, 120])
-def test_an_ablation_fits_with_its_headers_and_verdicts_whole(tmp_path: Path, columns: int):
+def test_an_ablation_fits_with_its_headers_and_verdicts_whole(wide: Callable[[list[str]], tuple[Path, str]], columns: int):
     """The experiment's Variants table and the Ablation table: at 80 columns they leave out the
     columns that matter least (the layers the line beneath repeats, the triggering changes), and
     no header, name or verdict is cut to `pas…` or `UNDERPOWER…`; the caption wraps between words."""
-    shutil.copytree(ROOT / "samples", tmp_path / "samples")
     args = ["eval", "samples/experiment/eval-samples.yaml", "--ablate", "samples/experiment/skills/support-tone", "--no-judge", "--seed", "7", "--no-cache"]
-    narrow = run([*args, "--out", "a"], tmp_path, columns)
-    wide = run([*args, "--out", "b"], tmp_path, 1000)
+    folder, wide_text = wide(args)
+    out = narrow_out(columns)
+    narrow = run([*args, "--out", out], folder, columns)
     assert "Variants" in narrow
     assert "Ablation" in narrow
-    known = wide.replace("b/report.json", "a/report.json") + " left out to fit the width: judge, fact,"  # the notes under the narrowed tables
+    known = wide_text.replace("b/report.json", f"{out}/report.json") + " left out to fit the width: judge, fact,"  # the notes under the narrowed tables
     assert broken(narrow, known, columns) == [], narrow
     assert [w for w in words(narrow) if w.endswith("…")] == [], narrow
     for header in ("variant", "role", "passed", "composite", "errored", "part", "kind", "contribution", "tokens", "verdict"):

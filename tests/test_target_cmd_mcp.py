@@ -30,11 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 MCP = {"cmd": {"mcp": True}}
 
 # A test agent: writes the endpoint it was given to `<sample>.url` (in its cwd, the samples'
-# folder), asks `whoami` over MCP, answers with what it got; a prompt with "sleep" then hangs.
+# folder) first thing, asks `whoami` over MCP, answers with what it got; a prompt with "sleep" then hangs.
 AGENT = """
 import json, os, sys, time
-import anyio
-from mcp import Client
 
 request = json.loads(sys.stdin.readline())
 url = os.environ["OMK_MCP_URL"]
@@ -42,6 +40,9 @@ with open(request["sample_id"] + ".url", "a") as f:
     f.write(url + "\\n")
 with open(request["sample_id"] + ".messages", "w") as f:  # the last turn's history
     json.dump(request["messages"], f)
+
+import anyio  # after the endpoint is written: the SDK's import takes a second or more under load
+from mcp import Client
 
 async def go():
     async with Client(url) as client:

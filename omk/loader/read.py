@@ -21,7 +21,7 @@ from omk.loader.json_lines import parse_json, parse_jsonl, parse_record
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSONL_SUFFIX = ".jsonl"
-READ_BUFFER = 1 << 20  # a JSON Lines file is read line by line from start to end: fewer, larger reads
+READ_BUFFER = 1 << 17  # a JSON Lines file is read line by line from start to end: fewer, larger reads
 
 _OTHER_BOMS = {
     codecs.BOM_UTF32_LE: "UTF-32",

@@ -297,9 +297,10 @@ def test_report_lines_come_in_pieces_of_lines_that_follow_each_other(tmp_path, m
     written = (tmp_path / "results.jsonl").read_bytes().splitlines(keepends=True)
     keys = [("s4", 0), ("s0", 0), ("s1", 0), ("s2", 0), ("s5", 0), ("s3", 0)]
     pieces = list(log.lines(keys))
-    assert [p.count(b"\n") for p in pieces] == [1, 3, 1, 1]
-    assert b"".join(pieces) == b"".join(written[int(k[1:])] for k, _ in keys)
+    assert [count for _, count in pieces] == [1, 3, 1, 1]
+    assert [p.count(b"\n") for p, _ in pieces] == [1, 3, 1, 1]
+    assert b"".join(p for p, _ in pieces) == b"".join(written[int(k[1:])] for k, _ in keys)
     monkeypatch.setattr(module, "READ_BUFFER", len(written[0]))  # a piece is cut once it passes this
     pieces = list(log.lines([("s0", 0), ("s1", 0), ("s2", 0), ("s3", 0)]))
-    assert [p.count(b"\n") for p in pieces] == [2, 2]
-    assert b"".join(pieces) == b"".join(written[:4])
+    assert [count for _, count in pieces] == [2, 2]
+    assert b"".join(p for p, _ in pieces) == b"".join(written[:4])

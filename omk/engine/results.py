@@ -194,31 +194,34 @@ class ResultLog:
         reader.seek(offset)
         return reader.read(length)
 
-    def lines(self, keys: Iterable[Key]) -> Iterator[bytes | str]:
+    def lines(self, keys: Iterable[Key]) -> Iterator[tuple[bytes, int] | str]:
         """What report.json holds of `keys`, in that order: lines this process wrote as they are
         in the file (UTF-8 bytes, strict as written, each ending with its newline), several in one
-        piece when they follow each other there (up to `READ_BUFFER` bytes); any other as its text
-        (`text`), one at a time."""
+        piece when they follow each other there (up to `READ_BUFFER` bytes), with their number;
+        any other as its text (`text`), one at a time."""
         if self.path is None or self._fresh < 0 or not self.spans:
             yield from self.texts(keys)
             return
         with open(self.path, "rb", buffering=READ_BUFFER) as reader:
             start = end = -1  # the piece of the file not yet read: [start, end)
+            count = 0  # its lines
             for key in keys:
                 offset, length = self.spans[key]
                 if key in self.kept or offset < self._fresh:
-                    if start >= 0:
-                        yield _read_at(reader, start, end)
-                        start = end = -1
+                    if count:
+                        yield _read_at(reader, start, end), count
+                        count = 0
                     yield self.text(key, reader)
                     continue
-                if offset != end or end - start > READ_BUFFER:
-                    if start >= 0:
-                        yield _read_at(reader, start, end)
+                if count and (offset != end or end - start > READ_BUFFER):
+                    yield _read_at(reader, start, end), count
+                    count = 0
+                if not count:
                     start = offset
                 end = offset + length + 1  # its newline too
-            if start >= 0:
-                yield _read_at(reader, start, end)
+                count += 1
+            if count:
+                yield _read_at(reader, start, end), count
 
     def texts(self, keys: Iterable[Key]) -> Iterator[str]:
         """The JSON texts of `keys`, in that order, read one at a time."""
@@ -365,9 +368,9 @@ class Results(LazyResults):
         """Each result's JSON text, as report.json holds it."""
         return self.log.texts(self.keys)
 
-    def lines(self) -> Iterator[bytes | str]:
+    def lines(self) -> Iterator[tuple[bytes, int] | str]:
         """The results as report.json holds them: lines this run wrote as their UTF-8 bytes (one
-        or more in a piece, each ending with its newline), else each one's text."""
+        or more in a piece, each ending with its newline, with their number), else each one's text."""
         return self.log.lines(self.keys)
 
 

@@ -119,16 +119,21 @@ def _write_lines(out: TextIO, results: Any, where: list[str]) -> None:
     out.flush()
     raw = out.buffer  # a text file's binary layer (the caller checked it has one)
     i, before = 0, b"[\n    "
-    for piece in results.lines():
+    for item in results.lines():
         raw.write(before)
-        if piece.__class__ is bytes:  # one line or more, each ending with its newline
-            raw.write(piece[:-1].replace(b"\n", b",\n    "))  # a JSON line holds no newline of its own
-            i += piece.count(b"\n")
+        if isinstance(item, tuple):  # one line or more, each ending with its newline
+            piece, count = item
+            # a JSON line holds no newline of its own: each one ends a line, the last one the piece
+            raw.write(memoryview(piece.replace(b"\n", _BETWEEN))[: -len(_BETWEEN)])
+            i += count
         else:
-            raw.write(_utf8(_clean(piece, i, None, where)))
+            raw.write(_utf8(_clean(item, i, None, where)))
             i += 1
-        before = b",\n    "
+        before = _BETWEEN
     raw.write(b"[]" if i == 0 else b"\n  ]")
+
+
+_BETWEEN = b",\n    "  # between two results of report.json's list
 
 
 def _utf8(text: str) -> bytes:

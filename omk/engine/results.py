@@ -202,7 +202,8 @@ class ResultLog:
         if self.path is None or self._fresh < 0 or not self.spans:
             yield from self.texts(keys)
             return
-        with open(self.path, "rb", buffering=READ_BUFFER) as reader:
+        with self._reader() as reader:
+            assert reader is not None  # it has spans
             start = end = -1  # the piece of the file not yet read: [start, end)
             count = 0  # its lines
             for key in keys:

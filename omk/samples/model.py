@@ -210,11 +210,9 @@ class AssertionSpec(msgspec.Struct, gc=False):
         core.children = value
         core.plan = None
 
-    # Whether other samples share this assertion's content (their specs were made by `share_with`).
+    # Whether another spec holds this content already (made by `share_with`): what is made once for
+    # it (`plan`) is then worth keeping; a spec no other sample shares is checked without it.
     # (No annotation: on a msgspec struct an annotated name is a field.)
-    shared = property(operator.attrgetter("_core.shared"))
-    # Whether another spec holds this content already: what is made once for it (`plan`) is then
-    # worth keeping; a spec no other sample shares is checked without it.
     reused = property(operator.attrgetter("_core.reused"))
 
     def _set_plan(self, value: Any) -> None:

@@ -56,10 +56,7 @@ def _entry(name: str, members: list[Digest], draws: Draws | None) -> Capability:
     errored = len(members) - [r.status for r in members].count("ok")
     graded = [r for r in members if r.graded]
     samples = len({r.sample_id for r in members})
-    if samples == len(members):  # no sample ran twice: each value is its sample's mean
-        values = [r.scores.composite + 0.0 for r in graded]  # as `per_sample` gives one run's
-    else:
-        values = per_sample(graded, lambda r: r.scores.composite)
+    values = per_sample(graded, lambda r: r.scores.composite, once=samples == len(members))
     return Capability(
         capability=name,
         samples=samples,

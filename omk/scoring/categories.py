@@ -30,7 +30,7 @@ def _intervals(members: Sequence[SampleResult | Digest], passed: int, draws: Dra
     found = digests(members)
     graded = [r for r in found if r.graded]
     samples = len({r.sample_id for r in found})
-    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite, samples == len(found)), draws=draws)
+    composite = mean_interval(per_sample(graded, lambda r: r.scores.composite, once=samples == len(found)), draws=draws)
     return pass_rate_interval(passed, len(found), samples), composite
 
 

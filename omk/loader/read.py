@@ -144,12 +144,20 @@ def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> It
                 yield LineRecord(number, index, too_long=True)
                 index += 1
                 continue
+            # Most lines: read by the memo from the bytes as they are. A line it reads is UTF-8
+            # (every string in it was decoded by msgspec, which checks) without an escape, so
+            # without a lone surrogate; any other line is decoded here first.
+            tried = number > 1 and b"\\u" not in raw
+            if tried and quick is not None and (value := quick(raw)) is not None:
+                yield LineRecord(number, index, value, shared=True)
+                index += 1
+                continue
             text = decode(raw, number) if number == 1 else _decode_line(raw, number)
             if not text.strip():
                 continue
             escapes = "\\u" in text  # a lone surrogate can only be written as an escape
-            if quick is not None and (not escapes or SURROGATE_ESCAPE.search(text) is None):
-                value = quick(raw if number > 1 else text.encode("utf-8"))  # line 1 may start with a BOM
+            if quick is not None and not tried and (not escapes or SURROGATE_ESCAPE.search(text) is None):
+                value = quick(text.encode("utf-8") if number == 1 else raw)  # line 1 may start with a BOM
                 if value is not None:
                     yield LineRecord(number, index, value, shared=True)
                     index += 1

@@ -15,7 +15,8 @@ values, the same shared objects, the same key order.
 
 `RecordMemo.record` answers None, and the loader reads the line the careful way, whenever the
 line is not plainly a valid record: it is not one JSON object, an object in it repeats a key
-(or may: see `_keys_once`), a number is out of range, a string holds a lone surrogate. Every
+(or may: see `_keys_once`), a number is out of range, a string holds a lone surrogate, it nests
+more than `DEEP` containers deep. Every
 message about a line therefore comes from the careful way, unchanged.
 
 Equal text is equal content, so sharing by text never shares what the `Sharer` would keep apart
@@ -44,10 +45,6 @@ _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
 _CONTAINERS = (_BRACE, _BRACKET)
 BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
-# A record with at most this many objects and lists nests at most this deep, far from where the
-# careful way's parse stops ("nesting too deep", at Python's recursion limit): the memo's own
-# parse of its parts, a few calls deeper, never succeeds where that one would stop.
-SHALLOW = 256
 _MISSING = object()
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError)
 
@@ -73,8 +70,6 @@ class RecordMemo:
     def record(self, line: bytes) -> dict[str, Any] | None:
         """The record of `line` as `Sharer.sample(parse_record(line))` makes it, or None when
         the line is not plainly valid (the careful way then reads it, and words its problems)."""
-        if line.count(b"{") + line.count(b"[") > SHALLOW:
-            return None  # may nest deep enough for the careful way's parse to stop: it decides
         try:
             return self._mapping(line, 0)
         except (_Refused, *_DECODE_ERRORS):
@@ -88,7 +83,10 @@ class RecordMemo:
         if first != _BRACE and first != _BRACKET:
             return self._scalar(raw, depth)
         if depth >= DEEP:
-            return self._careful(raw, depth)  # kept as it is
+            # Nested this deep, far from where the careful way's parse stops ("nesting too deep",
+            # at Python's recursion limit), the line is read the careful way: the memo's own parse
+            # never goes deeper than this, so it never succeeds where that one would stop.
+            raise _Refused
         memo = self._parts[depth]
         if first == _BRACKET and raw[1] in _CONTAINERS:
             # A list that holds a container is not shared as a whole (omk.loader.share), only
@@ -120,8 +118,9 @@ class RecordMemo:
     def _items(self, raw: bytes, depth: int) -> list[Any]:
         """A list that holds a container: each item read (a kept one found by its text)."""
         depth += 1
-        known = self._parts[depth] if depth < DEEP else {}
-        get, value = known.get, self._value
+        if depth >= DEEP:
+            raise _Refused  # as in `_value`
+        get, value = self._parts[depth].get, self._value
         return [get(item) or value(item, depth) for item in map(bytes, _ITEMS(raw))]
 
     def _scalar(self, raw: bytes, depth: int) -> Any:

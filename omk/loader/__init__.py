@@ -54,8 +54,11 @@ __all__ = ["LoadedSamples", "discover", "load_data", "load_samples", "load_text"
 
 FILE_KEYS = ("schemaVersion", "samples", "requires", "$schema")
 LineOf = Callable[[Path_], int | None]
-Add = Callable[..., None]  # add(path in the sample, message, line=None): a problem of the sample
 SHAPE = 'expected an array of samples or an object with a "samples" field'
+# Samples are checked and built a block at a time (`_FileLoader._samples`); a JSON Lines file's
+# block also ends at this many bytes of its lines, so a file of long lines is not held whole.
+BLOCK = 256
+BLOCK_BYTES = 1 << 20
 
 
 @dataclass(slots=True)
@@ -166,15 +169,23 @@ class _FileLoader:
         return self.load(doc)
 
     def _stream(self) -> list[Problem]:
-        """A JSON Lines file, one record at a time: each is checked and built before the next
-        line is read, so the file is never in memory whole. A file that turns out not to be
+        """A JSON Lines file, a block of records at a time: each block is checked and built
+        before the next lines are read, so the file is never in memory whole. A file that turns out not to be
         UTF-8 text is one problem, as a JSON or YAML file is: what it added is taken back."""
         before = len(self.loaded.samples), len(self.loaded.warnings)
         base_dir, seen = self._base_dir(), False
+        block: list[_Pending] = []
+        size = 0  # the bytes of the block's lines
         try:
             for record in jsonl_records(self.file, RecordMemo(self.shared).record if self.shared.data else None):
                 seen = True
-                self._record(record, base_dir)
+                if (pending := self._record(record)) is not None:
+                    block.append(pending)
+                    size += record.size
+                if len(block) >= BLOCK or size >= BLOCK_BYTES:
+                    self._samples(block, base_dir)
+                    block, size = [], 0
+            self._samples(block, base_dir)
         except ParseFailure as exc:
             del self.loaded.samples[before[0] :], self.loaded.warnings[before[1] :]
             for sample_id in self.claimed:
@@ -185,16 +196,16 @@ class _FileLoader:
         self.problems.sort(key=lambda p: p.line or 0)
         return self.problems
 
-    def _record(self, record: LineRecord, base_dir: Path) -> None:
+    def _record(self, record: LineRecord) -> _Pending | None:
         if record.too_long:
             from omk.io.safe_files import sample_file_cap
 
             message = f"this line is longer than the {sample_file_cap()} bytes omk reads in one line (OMK_MAX_SAMPLE_FILE_BYTES)"
             self.problems.append(Problem(self.name, record.line, f"samples[{record.index}]", "", message))
-            return
+            return None
         line = record.line
         raw = record.value if record.shared else self.shared.sample(record.value)
-        self._sample(lambda _path: line, (record.index,), record.index, raw, record.issues, base_dir, None)
+        return _Pending(self.name, lambda _path: line, (record.index,), record.index, raw, record.issues, None)
 
     def _base_dir(self) -> Path:
         return self.base_dir if self.base_dir is not None else self.file.resolve().parent
@@ -215,11 +226,14 @@ class _FileLoader:
                     self._file_problem(issue.line, field_label(issue.path), issue.message)
             base_dir = self._base_dir()
             parts = PartLines(self.file, prefix) if from_file else None
-            for index, raw in enumerate(items):
-                shared = raw if doc.shared else self.shared.sample(raw)
-                self._sample(doc.line, prefix + (index,), index, shared, by_sample.get(index, []), base_dir, parts)
-                if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
-                    items[index] = None
+            for start in range(0, len(items), BLOCK):
+                block: list[_Pending] = []
+                for index in range(start, min(start + BLOCK, len(items))):
+                    shared = items[index] if doc.shared else self.shared.sample(items[index])
+                    block.append(_Pending(self.name, doc.line, prefix + (index,), index, shared, by_sample.get(index, []), parts))
+                    if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
+                        items[index] = None
+                self._samples(block, base_dir)
         else:
             for issue in doc.issues:
                 self._file_problem(issue.line, field_label(issue.path), issue.message)
@@ -292,26 +306,24 @@ class _FileLoader:
                 merged = self.loaded.requires.setdefault(key, [])
                 merged.extend(v for v in values if v not in merged)
 
-    def _sample(
-        self, line_of: LineOf, spath: Path_, index: int, raw: Any, issues: list[Issue], base_dir: Path, parts: PartLines | None
-    ) -> None:
-        sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
-        named = sample_id if isinstance(sample_id, str) and sample_id != "" else None
-        where = f"samples[{index}] ({named})" if named else f"samples[{index}]"
-        count = len(self.problems)
+    def _samples(self, block: list[_Pending], base_dir: Path) -> None:
+        """Check and build a block of samples, one step for the whole block at a time (checking,
+        then building, then looking for the files they name): each step's code and tables stay
+        in the processor's caches, where one sample after another through every step evicts
+        them. Each sample's problems keep the order they have for a sample alone."""
+        checked = [pending for pending in block if self._check(pending)]
+        for pending in checked:
+            if pending.named:
+                self._claim(pending)
+            self._build(pending, base_dir)
+        for pending in checked:
+            self._files(pending, base_dir)
+        for pending in block:
+            self.problems += pending.problems
 
-        def add(rel: Path_, message: str, line: int | None = None) -> None:
-            self.problems.append(Problem(self.name, line or line_of(spath + rel), where, field_label(rel), message))
-
-        if not self._check(raw, spath, issues, where, add, line_of):
-            return
-        if named:
-            self._claim(named, line_of(spath + ("sample_id",)), add)
-        origin = SampleRef(self.name, line_of(spath), index, parts)
-        self._build(raw, SourceInfo(self.name, origin.path, line_of, spath, origin, self.shared), base_dir, count, add)
-
-    def _check(self, raw: Any, spath: Path_, issues: list[Issue], where: str, add: Add, line_of: LineOf) -> bool:
+    def _check(self, pending: _Pending) -> bool:
         """Report what is wrong with the sample; False when it did not even parse."""
+        raw, spath, issues, add = pending.raw, pending.spath, pending.issues, pending.add
         for issue in issues:
             add(issue.path[len(spath) :], issue.message, issue.line)
         if raw is None and any(issue.path == spath for issue in issues):
@@ -326,36 +338,75 @@ class _FileLoader:
             if self.strict:
                 add(rel, message)
             else:
-                line = line_of(spath + rel)
-                self.loaded.warnings.append(Problem(self.name, line, where, field_label(rel), message, "warning"))
+                line = pending.line_of(spath + rel)
+                self.loaded.warnings.append(Problem(self.name, line, pending.where(), field_label(rel), message, "warning"))
         return True
 
-    def _claim(self, sample_id: str, line: int | None, add: Add) -> None:
+    def _claim(self, pending: _Pending) -> None:
+        sample_id = pending.named
+        assert sample_id is not None  # only a named sample claims its id
+        line = pending.line_of(pending.spath + ("sample_id",))
         first = self.first_ids.get(sample_id)
         if first is None:
             self.first_ids[sample_id] = (self.name, line)
             self.claimed.append(sample_id)
         else:
             at = f"line {first[1]}" if first[0] == self.name else f"{first[0]}:{first[1]}"
-            add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
+            pending.add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
 
-    def _build(self, raw: Any, src: SourceInfo, base_dir: Path, count: int, add: Add) -> None:
-        found: list[tuple[Path_, str]] = []
-        sample = None
-        if len(self.problems) > count:
-            # Still compile the assertions that are fine, so a bad regex shows up in this round too.
-            bad = {p.field for p in self.problems[count:]}
+    def _build(self, pending: _Pending, base_dir: Path) -> None:
+        """The sample (or, when it has problems, its assertions that are fine, compiled so a bad
+        regex shows up in this round too); what building found goes to `pending.found`."""
+        raw, spath, line_of = pending.raw, pending.spath, pending.line_of
+        origin = SampleRef(self.name, line_of(spath), pending.index, pending.parts)
+        src = SourceInfo(self.name, origin.path, line_of, spath, origin, self.shared)
+        if pending.problems:
+            bad = {p.field for p in pending.problems}
             for base, items in _assertion_lists(raw):
-                _compile_fine(items, base, src, found, bad)
+                _compile_fine(items, base, src, pending.found, bad)
         else:
-            sample = build_sample(raw, src, base_dir, found)
-        if absent := missing_files(raw, base_dir, self.allowed):  # a hook or mock file that is not there
-            taken = {p.field for p in self.problems[count:]} | {field_label(rel) for rel, _ in found}
+            pending.sample = build_sample(raw, src, base_dir, pending.found)
+
+    def _files(self, pending: _Pending, base_dir: Path) -> None:
+        """Hook and mock files that are not there; the sample is added when nothing was found."""
+        found = pending.found
+        if absent := missing_files(pending.raw, base_dir, self.allowed):
+            taken = {p.field for p in pending.problems} | {field_label(rel) for rel, _ in found}
             found += [(rel, message) for rel, message in absent if field_label(rel) not in taken]
-        if sample is not None and not found:
-            self.loaded.samples.append(sample)
+        if pending.sample is not None and not found:
+            self.loaded.samples.append(pending.sample)
         for rel, message in found:
-            add(rel, message)
+            pending.add(rel, message)
+
+
+class _Pending:
+    """A sample read from its file, on its way through the checks (`_FileLoader._samples`), with
+    the problems found in it so far."""
+
+    __slots__ = ("file", "line_of", "spath", "index", "raw", "issues", "parts", "named", "problems", "found", "sample")
+
+    def __init__(
+        self, file: str, line_of: LineOf, spath: Path_, index: int, raw: Any, issues: list[Issue], parts: PartLines | None
+    ):
+        self.file = file
+        self.line_of = line_of
+        self.spath = spath  # the sample's path in its document
+        self.index = index
+        self.raw = raw
+        self.issues = issues  # from parsing
+        self.parts = parts
+        sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
+        self.named: str | None = sample_id if isinstance(sample_id, str) and sample_id != "" else None
+        self.problems: list[Problem] = []
+        self.found: list[tuple[Path_, str]] = []  # building's (path in the sample, message)
+        self.sample: Sample | None = None
+
+    def where(self) -> str:
+        return f"samples[{self.index}] ({self.named})" if self.named else f"samples[{self.index}]"
+
+    def add(self, rel: Path_, message: str, line: int | None = None) -> None:
+        """A problem at `rel` in the sample (on `line`, or on the line of that path)."""
+        self.problems.append(Problem(self.file, line or self.line_of(self.spath + rel), self.where(), field_label(rel), message))
 
 
 def _quick(file: Path, shared: Sharer) -> Callable[[str], Document | None]:

@@ -122,6 +122,7 @@ class LineRecord:
     issues: list[Issue] = field(default_factory=list)
     too_long: bool = False
     shared: bool = False  # `value` is already shared with the load's other samples (omk.loader.record_memo)
+    size: int = 0  # the line's bytes
 
 
 def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> Iterator[LineRecord]:
@@ -149,7 +150,7 @@ def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> It
             # without a lone surrogate; any other line is decoded here first.
             tried = number > 1 and b"\\u" not in raw
             if tried and quick is not None and (value := quick(raw)) is not None:
-                yield LineRecord(number, index, value, shared=True)
+                yield LineRecord(number, index, value, shared=True, size=len(raw))
                 index += 1
                 continue
             text = decode(raw, number) if number == 1 else _decode_line(raw, number)
@@ -159,13 +160,13 @@ def jsonl_records(path: Path, quick: Callable[[bytes], Any] | None = None) -> It
             if quick is not None and not tried and (not escapes or SURROGATE_ESCAPE.search(text) is None):
                 value = quick(text.encode("utf-8") if number == 1 else raw)  # line 1 may start with a BOM
                 if value is not None:
-                    yield LineRecord(number, index, value, shared=True)
+                    yield LineRecord(number, index, value, shared=True, size=len(raw))
                     index += 1
                     continue
             value, issues = parse_record(text, number, index)
             if escapes and SURROGATE_ESCAPE.search(text):  # "\ud800": a lone surrogate could not be written out later
                 value = scrub_value(value)
-            yield LineRecord(number, index, value, issues)
+            yield LineRecord(number, index, value, issues, size=len(raw))
             index += 1
 
 

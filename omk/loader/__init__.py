@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from omk.core.errors import InputError, Problem
 from omk.loader import formats
 from omk.loader.build import SourceInfo, build_sample, build_spec
@@ -203,9 +205,8 @@ class _FileLoader:
             message = f"this line is longer than the {sample_file_cap()} bytes omk reads in one line (OMK_MAX_SAMPLE_FILE_BYTES)"
             self.problems.append(Problem(self.name, record.line, f"samples[{record.index}]", "", message))
             return None
-        line = record.line
         raw = record.value if record.shared else self.shared.sample(record.value)
-        return _Pending(self.name, lambda _path: line, (record.index,), record.index, raw, record.issues, None)
+        return _Pending.of(self.name, record.line, None, (record.index,), record.index, raw, record.issues, None)
 
     def _base_dir(self) -> Path:
         return self.base_dir if self.base_dir is not None else self.file.resolve().parent
@@ -230,7 +231,7 @@ class _FileLoader:
                 block: list[_Pending] = []
                 for index in range(start, min(start + BLOCK, len(items))):
                     shared = items[index] if doc.shared else self.shared.sample(items[index])
-                    block.append(_Pending(self.name, doc.line, prefix + (index,), index, shared, by_sample.get(index, []), parts))
+                    block.append(_Pending.of(self.name, None, doc.line, prefix + (index,), index, shared, by_sample.get(index, ()), parts))
                     if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
                         items[index] = None
                 self._samples(block, base_dir)
@@ -319,7 +320,8 @@ class _FileLoader:
         for pending in checked:
             self._files(pending, base_dir)
         for pending in block:
-            self.problems += pending.problems
+            if pending.problems:
+                self.problems += pending.problems
 
     def _check(self, pending: _Pending) -> bool:
         """Report what is wrong with the sample; False when it did not even parse."""
@@ -357,21 +359,24 @@ class _FileLoader:
     def _build(self, pending: _Pending, base_dir: Path) -> None:
         """The sample (or, when it has problems, its assertions that are fine, compiled so a bad
         regex shows up in this round too); what building found goes to `pending.found`."""
-        raw, spath, line_of = pending.raw, pending.spath, pending.line_of
-        origin = SampleRef(self.name, line_of(spath), pending.index, pending.parts)
-        src = SourceInfo(self.name, origin.path, line_of, spath, origin, self.shared)
+        raw, spath = pending.raw, pending.spath
+        origin = SampleRef(self.name, pending.line_of(spath), pending.index, pending.parts)
+        src = SourceInfo(self.name, origin.path, pending.lines, spath, origin, self.shared)
+        found: list[tuple[Path_, str]] = []
         if pending.problems:
             bad = {p.field for p in pending.problems}
             for base, items in _assertion_lists(raw):
-                _compile_fine(items, base, src, pending.found, bad)
+                _compile_fine(items, base, src, found, bad)
         else:
-            pending.sample = build_sample(raw, src, base_dir, pending.found)
+            pending.sample = build_sample(raw, src, base_dir, found)
+        if found:
+            pending.found = found
 
     def _files(self, pending: _Pending, base_dir: Path) -> None:
         """Hook and mock files that are not there; the sample is added when nothing was found."""
-        found = pending.found
+        found = pending.found or []
         if absent := missing_files(pending.raw, base_dir, self.allowed):
-            taken = {p.field for p in pending.problems} | {field_label(rel) for rel, _ in found}
+            taken = {p.field for p in pending.problems or ()} | {field_label(rel) for rel, _ in found}
             found += [(rel, message) for rel, message in absent if field_label(rel) not in taken]
         if pending.sample is not None and not found:
             self.loaded.samples.append(pending.sample)
@@ -379,33 +384,40 @@ class _FileLoader:
             pending.add(rel, message)
 
 
-class _Pending:
+class _Pending(msgspec.Struct, gc=False):
     """A sample read from its file, on its way through the checks (`_FileLoader._samples`), with
-    the problems found in it so far."""
+    the problems found in it so far. Not tracked by the garbage collector (nothing it holds
+    refers back to it): a block of them would otherwise set off collections while loading."""
 
-    __slots__ = ("file", "line_of", "spath", "index", "raw", "issues", "parts", "named", "problems", "found", "sample")
+    file: str
+    line: int | None  # the sample's line, where `lines` is None (a JSON Lines record)
+    lines: LineOf | None  # the line of each path in the document
+    spath: Path_  # the sample's path in its document
+    index: int
+    raw: Any
+    issues: Sequence[Issue]  # from parsing
+    parts: PartLines | None
+    named: str | None = None  # its sample_id, when one is written
+    problems: list[Problem] | None = None
+    found: list[tuple[Path_, str]] | None = None  # building's (path in the sample, message)
+    sample: Sample | None = None
 
-    def __init__(
-        self, file: str, line_of: LineOf, spath: Path_, index: int, raw: Any, issues: list[Issue], parts: PartLines | None
-    ):
-        self.file = file
-        self.line_of = line_of
-        self.spath = spath  # the sample's path in its document
-        self.index = index
-        self.raw = raw
-        self.issues = issues  # from parsing
-        self.parts = parts
+    @classmethod
+    def of(cls, file: str, line: int | None, lines: LineOf | None, spath: Path_, index: int, raw: Any, issues: Sequence[Issue], parts: PartLines | None) -> _Pending:
         sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
-        self.named: str | None = sample_id if isinstance(sample_id, str) and sample_id != "" else None
-        self.problems: list[Problem] = []
-        self.found: list[tuple[Path_, str]] = []  # building's (path in the sample, message)
-        self.sample: Sample | None = None
+        named = sample_id if isinstance(sample_id, str) and sample_id != "" else None
+        return cls(file, line, lines, spath, index, raw, issues, parts, named)
+
+    def line_of(self, path: Path_) -> int | None:
+        return self.lines(path) if self.lines is not None else self.line
 
     def where(self) -> str:
         return f"samples[{self.index}] ({self.named})" if self.named else f"samples[{self.index}]"
 
     def add(self, rel: Path_, message: str, line: int | None = None) -> None:
         """A problem at `rel` in the sample (on `line`, or on the line of that path)."""
+        if self.problems is None:
+            self.problems = []
         self.problems.append(Problem(self.file, line or self.line_of(self.spath + rel), self.where(), field_label(rel), message))
 
 

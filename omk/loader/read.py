@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import codecs
 import errno
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import msgspec
 
 from omk.loader.document import Document, Issue, ParseFailure
 from omk.loader.json_lines import parse_json, parse_jsonl, parse_record
@@ -109,17 +110,17 @@ def read_file(path: Path, quick: Callable[[str], Document | None] | None = None)
     return doc
 
 
-@dataclass(slots=True)
-class LineRecord:
+class LineRecord(msgspec.Struct, gc=False):
     """One non-blank line of a JSON Lines file: the `index`-th record, on line `line`.
 
     `value` is None when it did not parse (`issues` says why, on paths from the file's root:
-    `(index, ...)`) or was too long to read (`too_long`)."""
+    `(index, ...)`) or was too long to read (`too_long`). Not tracked by the garbage collector:
+    nothing it holds refers back to it."""
 
     line: int
     index: int
     value: Any = None
-    issues: list[Issue] = field(default_factory=list)
+    issues: Sequence[Issue] = ()
     too_long: bool = False
     shared: bool = False  # `value` is already shared with the load's other samples (omk.loader.record_memo)
     size: int = 0  # the line's bytes

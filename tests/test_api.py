@@ -405,3 +405,45 @@ def test_every_error_the_api_exports_is_an_omk_error():
     errors = [getattr(omk, name) for name in omk.__all__ if name.endswith("Error")]
     assert {e.__name__ for e in errors} >= {"OmkError", "InputError", "ConfigError", "CallError"}
     assert all(issubclass(e, omk.OmkError) for e in errors), [e for e in errors if not issubclass(e, omk.OmkError)]
+
+
+class Waiting(Recorder):
+    """A target that waits on something (as a model or a program does) before it answers, and
+    notes how many result lines were on disk once it had waited."""
+
+    def __init__(self, answers: dict[str, str], results: Path):
+        super().__init__(answers)
+        self.results = results
+        self.on_disk: list[int] = []
+
+    async def run(self, sample, prompt, session=None):
+        await asyncio.sleep(0.01)
+        self.on_disk.append(_lines(self.results))
+        return await super().run(sample, prompt, session)
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+@pytest.mark.parametrize("waits", [True, False])
+def test_each_result_is_on_disk_before_on_result_sees_it(tmp_path, waits):
+    """A result is written once the run stops computing: while the next sample waits, when the
+    target waits on anything; a replay's results a stretch at a time. Either way its line is
+    on disk before `on_result` is told of it."""
+    samples = [{"sample_id": f"s{i}", "prompt": f"p{i}", "assertions": [{"type": "contains", "value": "p"}]} for i in range(30)]
+    results = tmp_path / "run" / "results.jsonl"
+    answers = {s["sample_id"]: s["prompt"] for s in samples}
+    target = Waiting(answers, results) if waits else Recorder(answers)
+    told: list[tuple[str, int]] = []
+
+    def seen(result):
+        line = json.loads(results.read_text(encoding="utf-8").splitlines()[len(told)])
+        told.append((result.sample_id, line["sample_id"] == result.sample_id))
+
+    report = omk.evaluate(samples, target=target, judge=False, out=tmp_path / "run", cwd=tmp_path, concurrency=1, on_result=seen)
+    assert report.summary.total == 30
+    assert [sid for sid, _ in told] == [f"s{i}" for i in range(30)]
+    assert all(on_disk for _, on_disk in told)  # each told of in the order written, its line there
+    if waits:
+        assert target.on_disk == list(range(30))  # every earlier sample's line was written while this one waited

@@ -16,10 +16,13 @@ from omk.samples.model import Sample
 
 if TYPE_CHECKING:
     from omk.engine.state import EvaluationState, OnResult
+    from omk.records.result import SampleResult
     from omk.runner.sample_run import RunConfig
 
 # How many results a runtime records between two hand-overs of the event loop.
 YIELD_EVERY = 200
+# At most this many finished results wait to be written (see `Runtime.run_one`).
+WRITE_EVERY = 256
 
 
 def needs_hooks(samples: list[Sample]) -> bool:
@@ -58,6 +61,8 @@ class Runtime:
         self.hooks: Any = None
         self.cfg: RunConfig | None = None
         self._done = 0
+        self._finished: list[SampleResult] = []  # finished, not yet written (`_write`)
+        self._failed: BaseException | None = None  # what writing them raised, for the run to raise
 
     async def __aenter__(self) -> Runtime:
         ev = self.evaluation
@@ -101,6 +106,8 @@ class Runtime:
         """Run one job; its result is in the log (and on disk) before `on_result` sees it, and is
         not kept here."""
         assert self.cfg is not None
+        if self._failed is not None:
+            raise self._failed
         budget = self.evaluation.budget
         if budget is not None and budget.reached:  # no new call once the spend reaches the budget
             self.evaluation.not_run.append((sample.sample_id, repeat))
@@ -108,18 +115,42 @@ class Runtime:
         result = await self._run_sample(sample, self.evaluation.target, self.cfg, repeat)
         if budget is not None:
             budget.add(result)
-        self.evaluation.log.add(result)
-        if self.on_result is not None:
-            self.on_result(result)
+        # Written as soon as the run stops computing: when the event loop next turns (at once for
+        # a target that waits on anything), or after `WRITE_EVERY` results that finish in one
+        # stretch (a replay's). Writing a batch of lines apart from grading keeps each step's code
+        # in the processor's caches.
+        self._finished.append(result)
+        if len(self._finished) == 1:
+            asyncio.get_running_loop().call_soon(self._write_soon)
+        elif len(self._finished) >= WRITE_EVERY:
+            self._write()
         self._done += 1
         if not self._done % YIELD_EVERY:
             # A replay's samples never wait on anything, so nothing else gets the loop: hand it over
             # now and then, so Ctrl-C (a cancellation) stops the run promptly with what it finished.
             await asyncio.sleep(0)
 
+    def _write(self) -> None:
+        """Write the finished results: each line is on disk before `on_result` is told of it."""
+        if self._failed is not None:
+            raise self._failed
+        finished, self._finished = self._finished, []
+        for result in finished:
+            self.evaluation.log.add(result)
+        if self.on_result is not None:
+            for result in finished:
+                self.on_result(result)
+
+    def _write_soon(self) -> None:
+        try:
+            self._write()
+        except BaseException as exc:  # noqa: BLE001 - raised by the run's next step (`run_one`, the exit)
+            self._failed = exc
+
     async def __aexit__(self, *exc: object) -> None:
         ev = self.evaluation
         try:
+            self._write()
             await ev.target.close()
             if ev.judge is not None:
                 await ev.judge.close()

@@ -59,8 +59,8 @@ LineOf = Callable[[Path_], int | None]
 SHAPE = 'expected an array of samples or an object with a "samples" field'
 # Samples are checked and built a block at a time (`_FileLoader._samples`); a JSON Lines file's
 # block also ends at this many bytes of its lines, so a file of long lines is not held whole.
-BLOCK = 256
-BLOCK_BYTES = 1 << 20
+BLOCK = 1024
+BLOCK_BYTES = 1 << 22
 
 
 @dataclass(slots=True)

@@ -30,6 +30,7 @@ the file holds nothing but its samples.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -43,6 +44,7 @@ _ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _FILE = msgspec.json.Decoder(dict[str, msgspec.Raw] | list[msgspec.Raw]).decode
 _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
+_GAP = re.compile(r"[ \t\r\n]*,?[ \t\r\n]*")  # between two items of a JSON list
 _CONTAINERS = (_BRACE, _BRACKET)
 BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
 _MISSING = object()
@@ -176,8 +178,8 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
     at, places = locator.start(prefix) + 1, []  # just inside the list's "["
     for item in items:  # each sample's text comes next, past white space and a comma
         written = item.decode("utf-8")
-        at = text.find(written, at)
-        if at < 0:
+        at = _GAP.match(text, at).end()  # type: ignore[union-attr]  # matches anywhere: all of it is optional
+        if not text.startswith(written, at) and (at := text.find(written, at)) < 0:
             return None
         places.append(at)
         locator.place_first(at)  # the sample_id, usually: its line is asked for every sample

@@ -45,6 +45,8 @@ _FILE = msgspec.json.Decoder(dict[str, msgspec.Raw] | list[msgspec.Raw]).decode
 _STRING = msgspec.json.Decoder(str).decode
 _QUOTE, _BRACE, _BRACKET = b'"{['
 _GAP = re.compile(r"[ \t\r\n]*,?[ \t\r\n]*")  # between two items of a JSON list
+_HEAD = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"samples"[ \t\r\n]*:[ \t\r\n]*')  # before `{"samples": [`'s bracket
+_TAIL = re.compile(rb"[ \t\r\n]*\}[ \t\r\n]*")  # after its list
 _CONTAINERS = (_BRACE, _BRACKET)
 BUDGET = 1 << 18  # bytes of part texts kept as keys (what a load holds at its peak: docs/benchmarks.md)
 _MISSING = object()
@@ -161,31 +163,40 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
     try:
         top = _FILE(whole)
         if isinstance(top, dict):
-            if list(top) != ["samples"]:
+            if list(top) != ["samples"] or not _only_member(whole, top["samples"]):
                 return None  # other top-level fields are checked the careful way
-            listed = bytes(top["samples"])
-            if not _keys_once(whole, [listed]):
-                return None
-            items, prefix = [bytes(item) for item in _ITEMS(listed)], ("samples",)
+            items, prefix = _ITEMS(top["samples"]), ("samples",)
         else:
-            items = [bytes(item) for item in top]
+            items = top
     except _DECODE_ERRORS:
         return None
-    samples = [memo.record(item) for item in items]
-    if not samples or any(sample is None for sample in samples):
+    if not items:
         return None
     locator = JsonLocator(text, unique_keys=True)
-    at, places = locator.start(prefix) + 1, []  # just inside the list's "["
-    for item in items:  # each sample's text comes next, past white space and a comma
+    at, places, samples = locator.start(prefix) + 1, [], []  # just inside the list's "["
+    for raw in items:  # each sample's text comes next, past white space and a comma
+        item = bytes(raw)
+        if (sample := memo.record(item)) is None:
+            return None
         written = item.decode("utf-8")
         at = _GAP.match(text, at).end()  # type: ignore[union-attr]  # matches anywhere: all of it is optional
         if not text.startswith(written, at) and (at := text.find(written, at)) < 0:
             return None
+        samples.append(sample)
         places.append(at)
         locator.place_first(at)  # the sample_id, usually: its line is asked for every sample
         at += len(written)
     locator.place_items(prefix, places)
     return Document({"samples": samples} if prefix else samples, locator, shared=True)
+
+
+def _only_member(whole: bytes, value: msgspec.Raw) -> bool:
+    """True when the object written in `whole` certainly has one member, `"samples"`, whose
+    value is `value` (the last one written under that key): its text opens with that key and
+    closes right after a value of that length, so no other member (a repeated key) is between."""
+    start = whole.find(b"[")
+    head = _HEAD.fullmatch(whole, 0, start) if start >= 0 else None
+    return head is not None and _TAIL.fullmatch(whole, start + len(value)) is not None
 
 
 def _keys_once(raw: bytes, parts: list[bytes]) -> bool:

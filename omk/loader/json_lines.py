@@ -177,7 +177,8 @@ class JsonLocator:
                     pos = found[1] if found else None
                 elif char == "[" and isinstance(step, int):
                     items = self.items(parent)
-                    pos = items[step] if 0 <= step < len(items) else None
+                    # found again as cheaply in its list's positions: not kept (a sample each)
+                    return items[step] if 0 <= step < len(items) else None
         self._values[path] = pos
         return pos
 

@@ -71,7 +71,8 @@ def test_any_block_size_loads_as_one_sample_at_a_time(tmp_path, monkeypatch, suf
     path = write(tmp_path, suffix, items)
     monkeypatch.setattr(loader_module, "BLOCK", 1)
     alone = outcome(path)
-    assert alone[0] and any("duplicate sample_id" in line for line in alone[0])  # the mix has problems of every step
+    assert alone[0]
+    assert any("duplicate sample_id" in line for line in alone[0])  # the mix has problems of every step
     for block, block_bytes in [(7, loader_module.BLOCK_BYTES), (1024, loader_module.BLOCK_BYTES), (1024, 500)]:
         monkeypatch.setattr(loader_module, "BLOCK", block)
         monkeypatch.setattr(loader_module, "BLOCK_BYTES", block_bytes)
@@ -84,7 +85,8 @@ def test_a_clean_set_loads_the_same_samples_in_any_block_size(tmp_path, monkeypa
     path = write(tmp_path, suffix, items)
     monkeypatch.setattr(loader_module, "BLOCK", 1)
     alone = outcome(path)
-    assert alone[2] == [f"s{i}" for i in range(50)] and not alone[0]
+    assert alone[2] == [f"s{i}" for i in range(50)]
+    assert not alone[0]
     for block, block_bytes in [(3, loader_module.BLOCK_BYTES), (1024, 200)]:
         monkeypatch.setattr(loader_module, "BLOCK", block)
         monkeypatch.setattr(loader_module, "BLOCK_BYTES", block_bytes)

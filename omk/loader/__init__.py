@@ -83,8 +83,11 @@ def load_samples(
     shared = Sharer()  # equal content in any of the files is one object (omk.loader.share)
     # The collector is left as the caller set it: a library call does not change process-wide
     # state. `omk eval` raises its thresholds, which a program loading very large sets may do too.
-    for file in files:
-        problems += _FileLoader(file, loaded, first_ids, shared, allowed(file), strict=strict).run()
+    for number, file in enumerate(files, 1):
+        loader = _FileLoader(file, loaded, first_ids, shared, allowed(file), strict=strict)
+        problems += loader.run()
+        if number < len(files):
+            loader.settle()  # the next files may repeat its ids
     if problems:
         raise InputError(_with_warnings(problems, loaded.warnings))
     return loaded
@@ -153,6 +156,7 @@ class _FileLoader:
         self.base_dir = base_dir
         self.problems: list[Problem] = []
         self.claimed: list[str] = []  # the sample ids this file added to `first_ids`
+        self._unplaced: dict[str, tuple[LineOf, Path_]] = {}  # claimed ids whose line is not found yet
 
     def run(self) -> list[Problem]:
         if (why := formats.refuse(self.file)) is not None:
@@ -347,14 +351,36 @@ class _FileLoader:
     def _claim(self, pending: _Pending) -> None:
         sample_id = pending.named
         assert sample_id is not None  # only a named sample claims its id
-        line = pending.line_of(pending.spath + ("sample_id",))
         first = self.first_ids.get(sample_id)
         if first is None:
-            self.first_ids[sample_id] = (self.name, line)
+            # The id's line is found when a repeat asks for it, or before the next file loads
+            # (`settle`): most are never shown. A JSON Lines record's is its line, known.
+            if pending.lines is None:
+                self.first_ids[sample_id] = (self.name, pending.line)
+            else:
+                self.first_ids[sample_id] = (self.name, None)
+                self._unplaced[sample_id] = (pending.lines, pending.spath)
             self.claimed.append(sample_id)
         else:
-            at = f"line {first[1]}" if first[0] == self.name else f"{first[0]}:{first[1]}"
+            line = self._place(sample_id) if first[0] == self.name and first[1] is None else first[1]
+            at = f"line {line}" if first[0] == self.name else f"{first[0]}:{line}"
             pending.add(("sample_id",), f'duplicate sample_id "{sample_id}" (first defined at {at})')
+
+    def _place(self, sample_id: str) -> int | None:
+        """The line of a sample id this file claimed, found now."""
+        found = self._unplaced.pop(sample_id, None)
+        if found is None:
+            return self.first_ids[sample_id][1]
+        lines, spath = found
+        line = lines(spath + ("sample_id",))
+        self.first_ids[sample_id] = (self.name, line)
+        return line
+
+    def settle(self) -> None:
+        """Find the lines of the ids this file claimed, for the files loaded after it (and let
+        go of this file's document)."""
+        for sample_id in list(self._unplaced):
+            self._place(sample_id)
 
     def _build(self, pending: _Pending, base_dir: Path) -> None:
         """The sample (or, when it has problems, its assertions that are fine, compiled so a bad

@@ -156,7 +156,8 @@ class _FileLoader:
         self.base_dir = base_dir
         self.problems: list[Problem] = []
         self.claimed: list[str] = []  # the sample ids this file added to `first_ids`
-        self._unplaced: dict[str, tuple[LineOf, Path_]] = {}  # claimed ids whose line is not found yet
+        self._unplaced: dict[str, Path_] = {}  # claimed ids whose line is not found yet: their sample's path
+        self._lines: LineOf | None = None  # the line of a path in this file's document
 
     def run(self) -> list[Problem]:
         if (why := formats.refuse(self.file)) is not None:
@@ -231,11 +232,12 @@ class _FileLoader:
                     self._file_problem(issue.line, field_label(issue.path), issue.message)
             base_dir = self._base_dir()
             parts = PartLines(self.file, prefix) if from_file else None
+            line_of = doc.line  # one bound method for every sample
             for start in range(0, len(items), BLOCK):
                 block: list[_Pending] = []
                 for index in range(start, min(start + BLOCK, len(items))):
                     shared = items[index] if doc.shared else self.shared.sample(items[index])
-                    block.append(_Pending.of(self.name, None, doc.line, prefix + (index,), index, shared, by_sample.get(index, ()), parts))
+                    block.append(_Pending.of(self.name, None, line_of, prefix + (index,), index, shared, by_sample.get(index, ()), parts))
                     if from_file:  # the sample holds its own (shared) copy: the parsed one can go now
                         items[index] = None
                 self._samples(block, base_dir)
@@ -359,7 +361,7 @@ class _FileLoader:
                 self.first_ids[sample_id] = (self.name, pending.line)
             else:
                 self.first_ids[sample_id] = (self.name, None)
-                self._unplaced[sample_id] = (pending.lines, pending.spath)
+                self._lines, self._unplaced[sample_id] = pending.lines, pending.spath
             self.claimed.append(sample_id)
         else:
             line = self._place(sample_id) if first[0] == self.name and first[1] is None else first[1]
@@ -368,11 +370,10 @@ class _FileLoader:
 
     def _place(self, sample_id: str) -> int | None:
         """The line of a sample id this file claimed, found now."""
-        found = self._unplaced.pop(sample_id, None)
-        if found is None:
+        spath = self._unplaced.pop(sample_id, None)
+        if spath is None or self._lines is None:
             return self.first_ids[sample_id][1]
-        lines, spath = found
-        line = lines(spath + ("sample_id",))
+        line = self._lines(spath + ("sample_id",))
         self.first_ids[sample_id] = (self.name, line)
         return line
 

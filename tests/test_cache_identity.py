@@ -20,6 +20,7 @@ from cli_support import run_omk
 from codex_support import require_codex
 
 import omk
+from omk.loader import load_data
 from omk.samples.model import Sample
 from omk.store.cache import cache_key
 from omk.targets import make_target
@@ -266,6 +267,22 @@ def test_the_content_of_a_samples_workspace_and_files_available_is_part_of_the_k
     (tmp_path / "data" / "more.txt").write_text("two", encoding="utf-8")
     assert run("claude:", with_files) == ("read it", False)
     assert run("claude:", with_files) == ("read it", True)
+
+
+def test_a_name_the_system_refuses_in_files_available_is_keyed_not_a_traceback(tmp_path, monkeypatch):
+    """A `files_available` entry too long for the file system loads (the agent's copy says it is
+    missing); the cache key of its sample is still made, and the run goes on."""
+    monkeypatch.setenv("OMK_CACHE_KEY", "k" * 40)
+    (tmp_path / "reader.py").write_text(READER, encoding="utf-8")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text("first", encoding="utf-8")
+    sample = {"sample_id": "long", "prompt": "p", "workspace": "ws", "environment": {"files_available": ["x" * 300]}}
+    (loaded,) = load_data([sample], base_dir=tmp_path).samples
+    assert len(cache_key({"kind": "cmd"}, loaded, "p")) == 64
+    reader = f"cmd:{sys.executable} {tmp_path / 'reader.py'}"
+    result = omk.evaluate([sample], target=reader, judge=False, cwd=tmp_path).results[0]
+    assert result.status == "ok", result.error
+    assert result.output == "first"
 
 
 JUDGE = """import json, os, sys

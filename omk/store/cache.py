@@ -155,12 +155,12 @@ def _tree(path: Path) -> Any:
     real = Path(os.path.realpath(path))
     if special_reason(real) is not None:
         return None
-    if real.is_dir():
-        return sorted(snapshot(real).items())
     try:
+        if real.is_dir():
+            return sorted(snapshot(real).items())
         with real.open("rb") as f:
             return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:  # missing: the target says so when it copies
+    except OSError:  # missing, or a name the system refuses (too long): the target says so when it copies
         return None
 
 

@@ -59,27 +59,34 @@ def _set_layer(layers: set[Layer]) -> Layer:
 
 async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[AssertionResult]:
     """The results in the specs' order. A plain check whose function returns its outcome at once
-    (most types) is called here directly, with no coroutine made for it."""
+    (most types) is called here directly, with no coroutine made for it, and so is an assert-set's
+    own verdict (its children are checked by this same loop)."""
     results = []
     revision = registry.revision()
     for spec in specs:
         plan = spec.plan
-        if plan is None or not plan.fits(spec, revision):
+        # still what `spec` is (a plan set on content that changed since, or a type registered again, is made anew)
+        if plan is None or not (
+            plan.raw is spec.raw and plan.compiled is spec.compiled and plan.type == spec.type and plan.revision == revision
+        ):
             if not spec.reused:  # no other sample has it: checked once a run, no plan is kept for it
                 results.append(await _alone(spec, ctx))
                 continue
             plan = spec.plan = Plan.of(spec)
-        if not plan.direct:
+        if plan.direct:
+            try:
+                outcome = plan.check(spec, ctx)
+            except Exception as exc:  # a bug or bad data in one check fails that check alone
+                outcome = _crashed(spec, exc)
+            if type(outcome) is not Outcome:
+                outcome = await _finish(spec, outcome)
+            made = _MADE.get((id(plan), id(outcome)))
+            results.append(made[1] if made is not None else plan.result(outcome))
+        elif plan.kind is None and plan.type == SET_TYPE:
+            children = tuple(await evaluate(spec.children, ctx))
+            results.append(plan.result(_set_outcome(spec, children), children))
+        else:
             results.append(await evaluate_one(spec, ctx, plan))
-            continue
-        try:
-            outcome = plan.check(spec, ctx)
-        except Exception as exc:  # a bug or bad data in one check fails that check alone
-            outcome = _crashed(spec, exc)
-        if type(outcome) is not Outcome:
-            outcome = await _finish(spec, outcome)
-        made = _MADE.get((id(plan), id(outcome)))
-        results.append(made[1] if made is not None else plan.result(outcome))
     return results
 
 
@@ -88,7 +95,10 @@ async def _alone(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
     kind = None if spec.type == SET_TYPE else registry.get(spec.type)
     if kind is None or kind.kind == "judge":
         return await evaluate_one(spec, ctx)
-    outcome = _call(kind, spec, ctx)
+    try:
+        outcome = kind.check(spec, ctx)
+    except Exception as exc:  # a bug or bad data in one check fails that check alone
+        outcome = _crashed(spec, exc)
     if type(outcome) is not Outcome:
         outcome = await _finish(spec, outcome)
     layer = spec.layer
@@ -104,8 +114,6 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None
     if spec.type == SET_TYPE:
         children = tuple(await evaluate(spec.children, ctx))
         outcome = _set_outcome(spec, children)
-        if layer is None:  # the children's own layers, as `layer_of` finds them
-            layer = _set_layer({c.layer for c in children})
     elif kind is None:  # the loader rejects unknown types; this guards direct API use
         outcome = Outcome(False, message=f"unsupported assertion type: {spec.type!r}", error=True)
     elif kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
@@ -154,19 +162,17 @@ class Plan(msgspec.Struct, gc=False):
             value=display_value(spec),
         )
 
-    def fits(self, spec: AssertionSpec, revision: int) -> bool:
-        """Still what `spec` is (a cache set on content that changed since, or a type registered
-        again, is made anew)."""
-        return self.raw is spec.raw and self.compiled is spec.compiled and self.type == spec.type and self.revision == revision
-
     def result(self, outcome: Outcome, children: tuple[AssertionResult, ...] = (), layer: Layer | None = None) -> AssertionResult:
         """The record of `outcome`, made once for the same outcome (and, for a set, the same
         children, from which its layer follows when it has none of its own)."""
-        key = (id(self), id(outcome), *map(id, children))
+        key = (id(self), id(outcome), *map(id, children)) if children else (id(self), id(outcome))
         made = _MADE.get(key)
         if made is not None:
             return made[1]
-        layer = layer or self.layer or Layer.FACT
+        if layer is None:
+            layer = self.layer
+            if layer is None:  # a set without a `layer:` of its own: its children's, as `layer_of` finds them
+                layer = _set_layer({c.layer for c in children}) if children else Layer.FACT
         result = _record(self.type, self.weight, self.negate, self.value, self.kind, outcome, children, layer)
         if len(_MADE) >= MADE_KEPT:
             _MADE.clear()

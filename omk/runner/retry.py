@@ -58,7 +58,7 @@ def noted_run_mocks(trace: Trace, sample: Sample, spec: str) -> Trace:
     """The trace with a note per mock with `run: true` that answered with its return (`outcome:
     mock`): the target cannot run the real tool, and the call would otherwise read as the real
     tool's (claude: and codex: run it: `outcome: ran`)."""
-    if not any(m.get("run") is True for m in sample.mocks):
+    if not sample.mocks or not any(m.get("run") is True for m in sample.mocks):  # most samples have no mocks
         return trace
     runs = {key for key, m in zip(mock_keys(sample.mocks), sample.mocks, strict=True) if m.get("run") is True}
     keys = dict.fromkeys(c.mock_key for c in trace.tool_calls if c.outcome == "mock" and c.mock_key in runs)

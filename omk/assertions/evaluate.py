@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import is_
 from typing import Any
 
 import msgspec
@@ -80,11 +81,16 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
                 outcome = _crashed(spec, exc)
             if type(outcome) is not Outcome:
                 outcome = await _finish(spec, outcome)
-            made = _MADE.get((id(plan), id(outcome)))
-            results.append(made[1] if made is not None else plan.result(outcome))
+            if outcome is not plan.last:  # else: the same outcome as this plan's last, and so its record
+                made = _MADE.get((id(plan), id(outcome)))
+                plan.last, plan.made = outcome, made[1] if made is not None else plan.result(outcome)
+            results.append(plan.made)
         elif plan.kind is None and plan.type == SET_TYPE:
             children = tuple(await evaluate(spec.children, ctx))
-            results.append(plan.result(_set_outcome(spec, children), children))
+            last = plan.last  # a set's verdict and record follow from its children's records alone
+            if last is None or len(last) != len(children) or not all(map(is_, last, children)):
+                plan.last, plan.made = children, plan.result(_set_outcome(spec, children), children)
+            results.append(plan.made)
         else:
             results.append(await evaluate_one(spec, ctx, plan))
     return results
@@ -144,6 +150,10 @@ class Plan(msgspec.Struct, gc=False):
     direct: bool
     layer: Layer | None  # an explicit `layer:`, else the type's; a set without one takes its children's (None here)
     value: object
+    # The last outcome checked (a set: its children's records) and its record: a verdict often
+    # repeats from one sample to the next, and is then found here without a look-up.
+    last: Any = None
+    made: Any = None
 
     @classmethod
     def of(cls, spec: AssertionSpec) -> Plan:

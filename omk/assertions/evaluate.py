@@ -71,7 +71,15 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
             plan.raw is spec.raw and plan.compiled is spec.compiled and plan.type == spec.type and plan.revision == revision
         ):
             if not spec.reused:  # no other sample has it: checked once a run, no plan is kept for it
-                results.append(await _alone(spec, ctx))
+                kind = None if spec.type == SET_TYPE else registry.get(spec.type)
+                if kind is None or kind.kind == "judge":
+                    results.append(await evaluate_one(spec, ctx))
+                    continue
+                outcome = _call(kind, spec, ctx)
+                if type(outcome) is not Outcome:
+                    outcome = await _finish(spec, outcome)
+                layer = spec.layer
+                results.append(_result(spec, kind, outcome, (), kind.layer if layer is None else layer))
                 continue
             plan = spec.plan = Plan.of(spec)
         if plan.direct:
@@ -94,21 +102,6 @@ async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[As
         else:
             results.append(await evaluate_one(spec, ctx, plan))
     return results
-
-
-async def _alone(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
-    """The result of an assertion no other sample shares (a reference written for this sample)."""
-    kind = None if spec.type == SET_TYPE else registry.get(spec.type)
-    if kind is None or kind.kind == "judge":
-        return await evaluate_one(spec, ctx)
-    try:
-        outcome = kind.check(spec, ctx)
-    except Exception as exc:  # a bug or bad data in one check fails that check alone
-        outcome = _crashed(spec, exc)
-    if type(outcome) is not Outcome:
-        outcome = await _finish(spec, outcome)
-    layer = spec.layer
-    return _result(spec, kind, outcome, (), kind.layer if layer is None else layer)
 
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None = None) -> AssertionResult:

@@ -143,11 +143,16 @@ class ResultLog:
         `RunFolderError`, the line cut off so a resume starts on a whole line."""
         assert self._out is not None and self.path is not None
         try:
-            view = memoryview(line)
-            while view:  # a file that is filling up can take part of a line
-                if not (written := self._out.write(view)):
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                view = view[written:]
+            written = self._out.write(line)
+            if written != len(line):  # a file that is filling up can take part of a line: the rest goes after it
+                view = memoryview(line)
+                while True:
+                    if not written:
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    view = view[written:]
+                    if not view:
+                        break
+                    written = self._out.write(view)
         except OSError as exc:
             from omk.runner.folder_lock import cannot_write
 

@@ -24,7 +24,7 @@ _REFERENCE = {"type": "string", "minLength": 1}
 
 
 def _reference(spec: AssertionSpec) -> str:
-    return js_text(spec.get("reference"))
+    return js_text(spec.raw.get("reference"))
 
 
 def _ngrams(words: tuple[str, ...], n: int) -> Counter:

@@ -211,9 +211,10 @@ class ResultLog:
             assert reader is not None  # it has spans
             start = end = -1  # the piece of the file not yet read: [start, end)
             count = 0  # its lines
+            spans, kept, fresh = self.spans, self.kept, self._fresh  # read once: this runs for every result
             for key in keys:
-                offset, length = self.spans[key]
-                if key in self.kept or offset < self._fresh:
+                offset, length = spans[key]
+                if offset < fresh or key in kept:
                     if count:
                         yield _read_at(reader, start, end), count
                         count = 0

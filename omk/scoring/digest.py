@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -182,5 +183,8 @@ def _members(judge: JudgeBlock | None) -> dict[Any, Any] | None:
 
 
 def digests(results: Iterable[SampleResult | Digest]) -> list[Digest]:
-    """Digests of results (a digest is kept as it is)."""
+    """Digests of results (a digest is kept as it is; a list of digests is the list itself, read
+    only by the summary's parts, which each ask for it)."""
+    if isinstance(results, list) and all(map(isinstance, results, repeat(Digest))):
+        return results
     return [r if isinstance(r, Digest) else Digest.of(r) for r in results]

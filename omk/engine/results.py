@@ -255,7 +255,7 @@ def _read_at(reader: BinaryIO, start: int, end: int) -> bytes:
 
 CHECKS_KEPT = 256  # check records whose JSON is kept: those that repeat are written again and again
 
-_ENCODE = msgspec.json.encode
+_ENCODE, _FORMAT = msgspec.json.encode, msgspec.json.format
 _TRUE, _FALSE, _NULL = b"true", b"false", b"null"
 _EMPTY_TRACE_LINE = msgspec.json.format(msgspec.json.encode(EMPTY_TRACE.to_json()), indent=0)
 
@@ -279,14 +279,14 @@ def wire_line(r: SampleResult, checks: list[bytes]) -> bytes:
     return b"".join((
         b'{"sample_id": ', enc(r.sample_id), b', "status": ', enc(r.status),
         b', "error": ', _NULL if r.error is None else enc(r.error),
-        b', "source": ', source, b', "capability": ', _formatted(r.capability) if r.capability else b"[]",
+        b', "source": ', source, b', "capability": ', _FORMAT(enc(r.capability), indent=0) if r.capability else b"[]",
         b', "difficulty": ', _NULL if r.difficulty is None else enc(r.difficulty), b', "tripwire": ', _TRUE if r.tripwire else _FALSE,
         b', "category": ', _NULL if r.category is None else enc(r.category), b', "prompt": ', enc(r.prompt), b', "output": ', enc(r.output),
         b', "trace": ', trace, b', "assertions": [', b", ".join(checks),
         b'], "judge": ', _NULL if r.judge is None else _formatted(r.judge.to_json()),
         b', "judge_skipped": ', _NULL if r.judge_skipped is None else enc(r.judge_skipped),
         b', "urls": ', _formatted(r.urls) if r.urls else b"[]",
-        b', "scores": ', _formatted(r.scores), b', "passed": ', _TRUE if r.passed else _FALSE,
+        b', "scores": ', _FORMAT(enc(r.scores), indent=0), b', "passed": ', _TRUE if r.passed else _FALSE,
         b', "duration_ms": ', enc(round(r.duration_ms, 1)), b', "repeat": ', enc(r.repeat),
         b', "attempts": ', enc(r.attempts), b', "cached": ', _TRUE if r.cached else _FALSE, b"}\n",
     ))

@@ -50,7 +50,8 @@ def answer_at_once(target: AnswersAtOnce, sample: Sample, prompt: str, timeout: 
         produced = target.answer(sample, prompt)
     except Exception as exc:  # noqa: BLE001 - a bug in the target must not end the run
         raise TargetFailure(classify(exc, timeout)[0], 1) from None
-    produced.trace = noted_run_mocks(noted_unsupported(produced.trace, target.spec), sample, target.spec)
+    if produced.trace.tool_calls or sample.mocks:  # else there is nothing to note (most replays)
+        produced.trace = noted_run_mocks(noted_unsupported(produced.trace, target.spec), sample, target.spec)
     return produced, 1
 
 

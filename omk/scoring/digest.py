@@ -69,7 +69,7 @@ class Digest(msgspec.Struct, frozen=True, gc=False):
             cached=r.cached,
             skipped_judge_items=skipped,
             triggers=trigger_cases(r) if skills else (),
-            capabilities=_capabilities(r.capability),
+            capabilities=r.capability if r.capability is _SPELLED[0] else _capabilities(r.capability),
         )
 
     @classmethod

@@ -79,3 +79,35 @@ def test_importing_the_registry_does_not_import_heavy_metric_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_check_gets_each_run_setting_in_the_context_field_of_its_name():
+    """`grade` makes the checks' context by position (it does so for every output): each setting
+    of the run, a different value per field, reaches the field of its name."""
+    import asyncio
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from omk.records import Trace
+    from omk.runner.grading import RunConfig, grade
+    from omk.samples.model import AssertionSpec, Layer, Outcome, Sample, Turn
+
+    seen = []
+
+    @registry.assertion("context_probe", layer=Layer.FACT)
+    def probe(spec, ctx):
+        seen.append(ctx)
+        return Outcome(True)
+
+    try:
+        judge, hooks = SimpleNamespace(failure=lambda ctx, block: None), SimpleNamespace()
+        cfg = RunConfig(timeout=7.0, regex_timeout=3.0, judge=judge, no_judge="why", hooks=hooks, skills=("s",), max_output_bytes=99)
+        sample = Sample(sample_id="s1", prompt="p", assertions=[AssertionSpec("context_probe", {"type": "context_probe"})])
+        trace, turn, history = Trace(turns=1), Turn(prompt="t"), [("a", "b")]
+        asyncio.run(grade(sample, "out", trace, cfg, turn=turn, history=history, workspace=SimpleNamespace(folder=Path("/w"))))
+    finally:
+        registry.remove("context_probe")
+    ctx = seen[0]
+    assert (ctx.output, ctx.trace, ctx.sample, ctx.judge, ctx.no_judge, ctx.hooks) == ("out", trace, sample, judge, "why", hooks)
+    assert (ctx.regex_timeout_s, ctx.skills, ctx.turn, ctx.history) == (3.0, ("s",), turn, history)
+    assert (ctx.workspace, ctx.command_timeout_s, ctx.max_output_bytes) == (Path("/w"), 7.0, 99)

@@ -150,3 +150,34 @@ def test_json_schema_verdicts_and_messages_are_jsonschemas_on_plain_schemas():
     failed = check("json_schema", '{"v": "z"}', schema=schema)
     assert failed.message == "schema violation at $.v: 'z' is not one of ['x', 'y']"
     assert check("json_schema", '{"v": "x", "n": 2}', schema=schema).message == "output matches the schema"
+
+
+NARROWED_SCHEMAS = [
+    PLAIN_SCHEMAS[-1],
+    {"type": "object", "additionalProperties": False, "required": ["a", "b"],
+     "properties": {"a": {"type": "string", "maxLength": 2}, "b": {"type": "object", "required": ["c"], "properties": {"c": {"type": "integer"}}},
+                    "d": {"type": "array", "items": {"enum": ["x"]}, "minItems": 1}}},
+    {"properties": {"a": {"minimum": 3}, "b": {"minimum": 3}, "c": {"type": "null"}}, "minProperties": 2},
+]  # fmt: skip
+NARROWED_VALUES = [
+    {}, {"a": "xyz"}, {"a": "x", "b": {}}, {"a": "x", "b": {"c": 1.5}}, {"a": 1, "b": {"c": 1}, "d": []}, {"a": "x", "b": {"c": 1}, "e": 1},
+    {"a": "x", "b": {"c": 1}, "d": ["y", "x"]}, {"a": 1, "b": 2}, {"a": 4, "b": 1, "c": 0}, {"c": None}, {"v": "z", "n": 0}, {"v": "x", "n": "1"},
+    {"v": 1, "n": 1, "x": {}}, [], "a", {"a": "x", "b": {"c": 1}},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("schema", NARROWED_SCHEMAS, ids=str)
+def test_why_an_output_fails_a_plain_schema_is_jsonschemas_best_match(schema):
+    """A failing output of a plain schema is worded by jsonschema walking only the properties the
+    fast check finds invalid: the message is the one the whole walk gives, on every value."""
+    import json
+
+    import jsonschema
+    from jsonschema.exceptions import best_match
+
+    strict = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    for value in NARROWED_VALUES:
+        result = check("json_schema", json.dumps(value), schema=schema)
+        error = best_match(strict.iter_errors(value))
+        expected = "output matches the schema" if error is None else f"schema violation at {error.json_path}: {error.message}"
+        assert (result.passed, result.message) == (error is None, expected), value

@@ -280,6 +280,33 @@ def test_a_line_made_piece_by_piece_is_the_line_of_the_whole_object(tmp_path):
     assert len(log._checks) == 2  # the two records at the top, each kept once
 
 
+def test_a_result_started_from_a_sample_has_each_value_in_the_field_of_its_name():
+    """`SampleResult.start` gives the fields by position (it runs for every sample): each value
+    lands in the field it is given for, as given by name (the flags set one at a time, so no two
+    fields hold the same value unnoticed)."""
+    from omk.records import AssertionResult, Scores, Trace
+    from omk.records.judging import JudgeBlock
+    from omk.samples.model import Sample, SourceRef, Status
+
+    for passed, cached, tripwire in ((True, False, False), (False, True, False), (False, False, True)):
+        sample = Sample(sample_id="s7", prompt="p", capability=("a", "b"), difficulty="hard", tripwire=tripwire, category="c")
+        sample.source = SourceRef("s.jsonl", 3, "samples[2]")
+        sample.inlined_urls = ({"url": "https://x"},)
+        sample.gold = ({"label": 1},)
+        given = {
+            "status": "error", "error": "boom", "output": "o", "trace": Trace(turns=2),
+            "assertions": (AssertionResult(type="contains", status=Status.PASSED),), "judge": JudgeBlock.read({"score": 4.0}),
+            "judge_skipped": "why", "scores": Scores(5.0, 1.0, None, 3.0), "passed": passed, "duration_ms": 1.5,
+            "attempts": 3, "cached": cached,
+        }
+        started = SampleResult.start(sample, "composed", 2, **given)
+        by_name = SampleResult(
+            sample_id="s7", prompt="composed", repeat=2, turns=(), source_file="s.jsonl", source_line=3, capability=("a", "b"),
+            difficulty="hard", tripwire=tripwire, category="c", urls=({"url": "https://x"},), gold=({"label": 1},), **given,
+        )
+        assert msgspec.structs.asdict(started) == msgspec.structs.asdict(by_name)
+
+
 def test_report_lines_come_in_pieces_of_lines_that_follow_each_other(tmp_path, monkeypatch):
     """report.json copies the lines this run wrote in pieces: lines that follow each other in the
     file (and in the order asked) are one piece, up to the read buffer; any other order starts a

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import is_
 from typing import Any
 
 import msgspec
@@ -59,40 +60,48 @@ def _set_layer(layers: set[Layer]) -> Layer:
 
 async def evaluate(specs: Sequence[AssertionSpec], ctx: CheckContext) -> list[AssertionResult]:
     """The results in the specs' order. A plain check whose function returns its outcome at once
-    (most types) is called here directly, with no coroutine made for it."""
+    (most types) is called here directly, with no coroutine made for it, and so is an assert-set's
+    own verdict (its children are checked by this same loop)."""
     results = []
     revision = registry.revision()
     for spec in specs:
         plan = spec.plan
-        if plan is None or not plan.fits(spec, revision):
+        # still what `spec` is (a plan set on content that changed since, or a type registered again, is made anew)
+        if plan is None or not (
+            plan.raw is spec.raw and plan.compiled is spec.compiled and plan.type == spec.type and plan.revision == revision
+        ):
             if not spec.reused:  # no other sample has it: checked once a run, no plan is kept for it
-                results.append(await _alone(spec, ctx))
+                kind = None if spec.type == SET_TYPE else registry.get(spec.type)
+                if kind is None or kind.kind == "judge":
+                    results.append(await evaluate_one(spec, ctx))
+                    continue
+                outcome = _call(kind, spec, ctx)
+                if type(outcome) is not Outcome:
+                    outcome = await _finish(spec, outcome)
+                layer = spec.layer
+                results.append(_result(spec, kind, outcome, (), kind.layer if layer is None else layer))
                 continue
             plan = spec.plan = Plan.of(spec)
-        if not plan.direct:
+        if plan.direct:
+            try:
+                outcome = plan.check(spec, ctx)
+            except Exception as exc:  # a bug or bad data in one check fails that check alone
+                outcome = _crashed(spec, exc)
+            if type(outcome) is not Outcome:
+                outcome = await _finish(spec, outcome)
+            if outcome is not plan.last:  # else: the same outcome as this plan's last, and so its record
+                made = _MADE.get((id(plan), id(outcome)))
+                plan.last, plan.made = outcome, made[1] if made is not None else plan.result(outcome)
+            results.append(plan.made)
+        elif plan.kind is None and plan.type == SET_TYPE:
+            children = tuple(await evaluate(spec.children, ctx))
+            last = plan.last  # a set's verdict and record follow from its children's records alone
+            if last is None or len(last) != len(children) or not all(map(is_, last, children)):
+                plan.last, plan.made = children, plan.result(_set_outcome(spec, children), children)
+            results.append(plan.made)
+        else:
             results.append(await evaluate_one(spec, ctx, plan))
-            continue
-        try:
-            outcome = plan.check(spec, ctx)
-        except Exception as exc:  # a bug or bad data in one check fails that check alone
-            outcome = _crashed(spec, exc)
-        if type(outcome) is not Outcome:
-            outcome = await _finish(spec, outcome)
-        made = _MADE.get((id(plan), id(outcome)))
-        results.append(made[1] if made is not None else plan.result(outcome))
     return results
-
-
-async def _alone(spec: AssertionSpec, ctx: CheckContext) -> AssertionResult:
-    """The result of an assertion no other sample shares (a reference written for this sample)."""
-    kind = None if spec.type == SET_TYPE else registry.get(spec.type)
-    if kind is None or kind.kind == "judge":
-        return await evaluate_one(spec, ctx)
-    outcome = _call(kind, spec, ctx)
-    if type(outcome) is not Outcome:
-        outcome = await _finish(spec, outcome)
-    layer = spec.layer
-    return _result(spec, kind, outcome, (), kind.layer if layer is None else layer)
 
 
 async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None = None) -> AssertionResult:
@@ -104,8 +113,6 @@ async def evaluate_one(spec: AssertionSpec, ctx: CheckContext, plan: Plan | None
     if spec.type == SET_TYPE:
         children = tuple(await evaluate(spec.children, ctx))
         outcome = _set_outcome(spec, children)
-        if layer is None:  # the children's own layers, as `layer_of` finds them
-            layer = _set_layer({c.layer for c in children})
     elif kind is None:  # the loader rejects unknown types; this guards direct API use
         outcome = Outcome(False, message=f"unsupported assertion type: {spec.type!r}", error=True)
     elif kind.kind == "judge" and ctx.judge is None and not (kind.decides_alone and kind.decides_alone(spec, ctx)):
@@ -136,6 +143,10 @@ class Plan(msgspec.Struct, gc=False):
     direct: bool
     layer: Layer | None  # an explicit `layer:`, else the type's; a set without one takes its children's (None here)
     value: object
+    # The last outcome checked (a set: its children's records) and its record: a verdict often
+    # repeats from one sample to the next, and is then found here without a look-up.
+    last: Any = None
+    made: Any = None
 
     @classmethod
     def of(cls, spec: AssertionSpec) -> Plan:
@@ -154,19 +165,17 @@ class Plan(msgspec.Struct, gc=False):
             value=display_value(spec),
         )
 
-    def fits(self, spec: AssertionSpec, revision: int) -> bool:
-        """Still what `spec` is (a cache set on content that changed since, or a type registered
-        again, is made anew)."""
-        return self.raw is spec.raw and self.compiled is spec.compiled and self.type == spec.type and self.revision == revision
-
     def result(self, outcome: Outcome, children: tuple[AssertionResult, ...] = (), layer: Layer | None = None) -> AssertionResult:
         """The record of `outcome`, made once for the same outcome (and, for a set, the same
         children, from which its layer follows when it has none of its own)."""
-        key = (id(self), id(outcome), *map(id, children))
+        key = (id(self), id(outcome), *map(id, children)) if children else (id(self), id(outcome))
         made = _MADE.get(key)
         if made is not None:
             return made[1]
-        layer = layer or self.layer or Layer.FACT
+        if layer is None:
+            layer = self.layer
+            if layer is None:  # a set without a `layer:` of its own: its children's, as `layer_of` finds them
+                layer = _set_layer({c.layer for c in children}) if children else Layer.FACT
         result = _record(self.type, self.weight, self.negate, self.value, self.kind, outcome, children, layer)
         if len(_MADE) >= MADE_KEPT:
             _MADE.clear()

@@ -9,13 +9,13 @@ tests check BLEU-4 against sacrebleu (a test-only dependency) on random texts.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Callable
-from functools import cache
+from collections import Counter, _count_elements  # type: ignore[attr-defined]  # CPython's C counter (Counter.update's), not in typeshed
+from collections.abc import Callable, Iterable
+from functools import cache, lru_cache
 
 from omk.assertions.context import CheckContext
 from omk.assertions.registry import NON_NEGATIVE, RATIO, assertion
-from omk.assertions.text import js_text
+from omk.assertions.text import SAME_OUTCOMES, js_text
 from omk.assertions.tokenize import tokens
 from omk.samples.model import AssertionSpec, Layer, Outcome
 
@@ -24,7 +24,7 @@ _REFERENCE = {"type": "string", "minLength": 1}
 
 
 def _reference(spec: AssertionSpec) -> str:
-    return js_text(spec.get("reference"))
+    return js_text(spec.raw.get("reference"))
 
 
 def _ngrams(words: tuple[str, ...], n: int) -> Counter:
@@ -34,13 +34,26 @@ def _ngrams(words: tuple[str, ...], n: int) -> Counter:
     return Counter(zip(*(words[i:] for i in range(n)), strict=False))
 
 
+def _counted(grams: Iterable[object]) -> dict[object, int]:
+    """Each item of `grams` with its count, as a plain dict: counted in C by the function
+    `Counter.update` counts with, without Counter's checks around it."""
+    counts: dict[object, int] = {}
+    _count_elements(counts, grams)
+    return counts
+
+
 def rouge_n_recall(candidate: str, reference: str, n: int = 1) -> float:
     """Clipped n-gram overlap / reference n-gram count; 0 when the reference has none."""
-    ref = _ngrams(tokens(reference), n)
-    total = sum(ref.values())
-    if not total:
+    words = tokens(reference)
+    total = len(words) - n + 1  # the reference's n-grams
+    if total <= 0:
         return 0.0
-    counts = _ngrams(tokens(candidate), n).get
+    if n == 1:
+        ref, counts = _counted(words), _counted(tokens(candidate)).get
+    else:
+        out = tokens(candidate)
+        ref = _counted(zip(*(words[i:] for i in range(n)), strict=False))
+        counts = _counted(zip(*(out[i:] for i in range(n)), strict=False)).get
     overlap = 0
     for gram, wanted in ref.items():  # a plain loop: faster than map(min, ...) over a few dozen grams
         found = counts(gram, 0)
@@ -81,6 +94,7 @@ def _distance() -> Callable[[str, str], int]:
     return Levenshtein.distance
 
 
+@lru_cache(maxsize=SAME_OUTCOMES, typed=True)  # scores repeat (a recall of 1.0 most of all), and so does their outcome
 def _min_check(name: str, value: float, threshold: float) -> Outcome:
     ok = value >= threshold
     sign = ">=" if ok else "<"
@@ -101,9 +115,9 @@ def _min_check(name: str, value: float, threshold: float) -> Outcome:
 )
 def rouge_n_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """ROUGE-N recall of the output against `reference` is at least `threshold` (default 0.5)."""
-    n = int(spec.get("n") or 1)
-    threshold = spec.get("threshold", DEFAULT_THRESHOLD)
-    return _min_check(f"ROUGE-{n} recall", rouge_n_recall(ctx.output, _reference(spec), n), threshold)
+    raw = spec.raw
+    n = int(raw.get("n") or 1)
+    return _min_check(f"ROUGE-{n} recall", rouge_n_recall(ctx.output, _reference(spec), n), raw.get("threshold", DEFAULT_THRESHOLD))
 
 
 @assertion(
@@ -136,8 +150,11 @@ def bleu_min(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
 )
 def levenshtein_max(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
     """The edit distance from the output to `reference` is at most `value` (no trim, case-sensitive)."""
-    limit = spec.get("value")
-    distance = levenshtein(ctx.output, _reference(spec))
+    return _within(levenshtein(ctx.output, _reference(spec)), spec.raw.get("value"))
+
+
+@lru_cache(maxsize=SAME_OUTCOMES, typed=True)  # distances repeat, and so does their outcome
+def _within(distance: int, limit: float) -> Outcome:
     ok = distance <= limit
     sign = "<=" if ok else ">"
     return Outcome(ok, metric=distance, message=f"edit distance {distance} {sign} max {js_text(limit)}")

@@ -108,7 +108,7 @@ def json_schema(spec: AssertionSpec, ctx: CheckContext) -> Outcome:
         return _MATCHES
     from jsonschema.exceptions import best_match  # only to say why an output fails
 
-    error = best_match(validator.iter_errors(value))
+    error = best_match(_narrowed(validator, value).iter_errors(value) if fast is not None else validator.iter_errors(value))
     if error is None:
         return _MATCHES
     return Outcome(False, message=f"schema violation at {error.json_path}: {error.message}")
@@ -145,6 +145,53 @@ def _fast_check(validator: Any) -> Any:
         _FAST.clear()
     _FAST[id(validator)] = (validator, fast)  # holding the validator keeps its id from being reused
     return fast
+
+
+def _narrowed(validator: Any, value: Any) -> Any:
+    """The validator to word why `value` fails a plain schema: the schema with `true` for each
+    property whose value the fast check finds valid. jsonschema yields no error for such a
+    property either way (its "valid" is the fast check's, see above), so the errors, their
+    order and the best of them are the same; only the walk into valid properties is skipped
+    (jsonschema makes a validator for every subschema it goes into)."""
+    properties = validator.schema.get("properties")
+    if not isinstance(value, dict) or not isinstance(properties, dict):
+        return validator
+    checks = _property_checks(validator)
+    valid = tuple(name in value and (fast := checks[name]) is not None and _passes(fast, value[name]) for name in properties)
+    key = (id(validator), valid)  # outputs that fail tend to fail the same properties: one narrowed validator each
+    found = _NARROWED.get(key)
+    if found is not None and found[0] is validator:
+        return found[1]
+    kept = {name: True if ok else sub for (name, sub), ok in zip(properties.items(), valid, strict=True)}
+    narrowed = validator.evolve(schema={**validator.schema, "properties": kept})
+    if len(_NARROWED) >= MAX_VALIDATORS:
+        _NARROWED.clear()
+    _NARROWED[key] = (validator, narrowed)  # holding the validator keeps its id from being reused
+    return narrowed
+
+
+_PROPERTIES: dict[int, tuple[Any, dict[str, Any]]] = {}  # id(jsonschema validator) → (the validator, its properties' fast checks)
+_NARROWED: dict[tuple[int, tuple[bool, ...]], tuple[Any, Any]] = {}  # (id(validator), which properties passed) → (it, narrowed)
+
+
+def _property_checks(validator: Any) -> dict[str, Any]:
+    """The fast check of each property of a plain schema (None where fastjsonschema cannot
+    compile one: that property is walked by jsonschema)."""
+    found = _PROPERTIES.get(id(validator))
+    if found is not None and found[0] is validator:
+        return found[1]
+    import fastjsonschema
+
+    checks: dict[str, Any] = {}
+    for name, sub in validator.schema["properties"].items():
+        try:
+            checks[name] = fastjsonschema.compile({**sub, "$schema": "http://json-schema.org/draft-07/schema#"}, use_default=False, detailed_exceptions=False)
+        except Exception:  # noqa: BLE001 (what it cannot compile, jsonschema checks alone)
+            checks[name] = None
+    if len(_PROPERTIES) >= MAX_VALIDATORS:
+        _PROPERTIES.clear()
+    _PROPERTIES[id(validator)] = (validator, checks)  # holding the validator keeps its id from being reused
+    return checks
 
 
 def _passes(fast: Any, value: Any) -> bool:

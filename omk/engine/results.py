@@ -143,11 +143,16 @@ class ResultLog:
         `RunFolderError`, the line cut off so a resume starts on a whole line."""
         assert self._out is not None and self.path is not None
         try:
-            view = memoryview(line)
-            while view:  # a file that is filling up can take part of a line
-                if not (written := self._out.write(view)):
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                view = view[written:]
+            written = self._out.write(line)
+            if written != len(line):  # a file that is filling up can take part of a line: the rest goes after it
+                view = memoryview(line)
+                while True:
+                    if not written:
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    view = view[written:]
+                    if not view:
+                        break
+                    written = self._out.write(view)
         except OSError as exc:
             from omk.runner.folder_lock import cannot_write
 
@@ -206,9 +211,10 @@ class ResultLog:
             assert reader is not None  # it has spans
             start = end = -1  # the piece of the file not yet read: [start, end)
             count = 0  # its lines
+            spans, kept, fresh = self.spans, self.kept, self._fresh  # read once: this runs for every result
             for key in keys:
-                offset, length = self.spans[key]
-                if key in self.kept or offset < self._fresh:
+                offset, length = spans[key]
+                if offset < fresh or key in kept:
                     if count:
                         yield _read_at(reader, start, end), count
                         count = 0
@@ -249,7 +255,7 @@ def _read_at(reader: BinaryIO, start: int, end: int) -> bytes:
 
 CHECKS_KEPT = 256  # check records whose JSON is kept: those that repeat are written again and again
 
-_ENCODE = msgspec.json.encode
+_ENCODE, _FORMAT = msgspec.json.encode, msgspec.json.format
 _TRUE, _FALSE, _NULL = b"true", b"false", b"null"
 _EMPTY_TRACE_LINE = msgspec.json.format(msgspec.json.encode(EMPTY_TRACE.to_json()), indent=0)
 
@@ -271,14 +277,16 @@ def wire_line(r: SampleResult, checks: list[bytes]) -> bytes:
     source = _NULL if r.source_file is None else b'{"file": ' + enc(r.source_file) + b', "line": ' + enc(r.source_line) + b"}"
     trace = _EMPTY_TRACE_LINE if r.trace is EMPTY_TRACE else _formatted(r.trace.to_json())
     return b"".join((
-        b'{"sample_id": ', enc(r.sample_id), b', "status": ', enc(r.status), b', "error": ', enc(r.error),
-        b', "source": ', source, b', "capability": ', _formatted(r.capability) if r.capability else b"[]",
-        b', "difficulty": ', enc(r.difficulty), b', "tripwire": ', _TRUE if r.tripwire else _FALSE,
-        b', "category": ', enc(r.category), b', "prompt": ', enc(r.prompt), b', "output": ', enc(r.output),
+        b'{"sample_id": ', enc(r.sample_id), b', "status": ', enc(r.status),
+        b', "error": ', _NULL if r.error is None else enc(r.error),
+        b', "source": ', source, b', "capability": ', _FORMAT(enc(r.capability), indent=0) if r.capability else b"[]",
+        b', "difficulty": ', _NULL if r.difficulty is None else enc(r.difficulty), b', "tripwire": ', _TRUE if r.tripwire else _FALSE,
+        b', "category": ', _NULL if r.category is None else enc(r.category), b', "prompt": ', enc(r.prompt), b', "output": ', enc(r.output),
         b', "trace": ', trace, b', "assertions": [', b", ".join(checks),
         b'], "judge": ', _NULL if r.judge is None else _formatted(r.judge.to_json()),
-        b', "judge_skipped": ', enc(r.judge_skipped), b', "urls": ', _formatted(r.urls) if r.urls else b"[]",
-        b', "scores": ', _formatted(r.scores), b', "passed": ', _TRUE if r.passed else _FALSE,
+        b', "judge_skipped": ', _NULL if r.judge_skipped is None else enc(r.judge_skipped),
+        b', "urls": ', _formatted(r.urls) if r.urls else b"[]",
+        b', "scores": ', _FORMAT(enc(r.scores), indent=0), b', "passed": ', _TRUE if r.passed else _FALSE,
         b', "duration_ms": ', enc(round(r.duration_ms, 1)), b', "repeat": ', enc(r.repeat),
         b', "attempts": ', enc(r.attempts), b', "cached": ', _TRUE if r.cached else _FALSE, b"}\n",
     ))
@@ -318,7 +326,7 @@ def _checks_total(checks: tuple[AssertionResult, ...]) -> float:
     for a in checks:
         total += a.weight + (a.metric or 0) + (a.score or 0)
         value = a.value
-        if not (value is None or value.__class__ is str or _finite_value(value)):
+        if not (value is None or value.__class__ is str or value.__class__ is int or _finite_value(value)):
             return math.nan
         if a.children:
             total += _checks_total(a.children)
@@ -330,7 +338,7 @@ def _finite_value(value: Any) -> bool:
     kind = value.__class__
     if kind is float:
         return math.isfinite(value)
-    if kind is str or value is None:
+    if kind is str or kind is int or value is None:
         return True
     if isinstance(value, dict):
         return all(_finite_value(v) for v in value.values())

@@ -11,6 +11,7 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from omk.assertions.evaluate import SET_TYPE
 from omk.core.tasks import run_bounded
 from omk.samples.model import Sample
 
@@ -29,7 +30,8 @@ def needs_hooks(samples: list[Sample]) -> bool:
     for sample in samples:
         for specs in sample.assertion_lists() if sample.turns else (sample.assertions,):
             for spec in specs:
-                if spec.uses("custom"):
+                kind = spec.type
+                if kind == "custom" or (kind == SET_TYPE and spec.uses("custom")):  # only a set has children that run
                     return True
     return False
 

@@ -69,23 +69,13 @@ async def grade(
     workspace: WorkFolder | None = None,
 ) -> Grading:
     """Assert, judge and score one output (a sample's, or one turn's with `sample` its view)."""
-    ctx = CheckContext(
-        output=output,
-        trace=trace,
-        sample=sample,
-        judge=cfg.judge,
-        no_judge=cfg.no_judge,
-        hooks=cfg.hooks,
-        regex_timeout_s=cfg.regex_timeout,
-        skills=cfg.skills,
-        turn=turn,
-        history=history,
-        workspace=workspace.folder if workspace is not None else None,
-        command_timeout_s=cfg.timeout,
-        max_output_bytes=cfg.max_output_bytes,
-    )
+    ctx = CheckContext(  # by position, in the fields' order (made for every output): output, trace, sample, judge,
+        # no_judge, hooks, regex_timeout_s, skills, turn, history, workspace, command_timeout_s, max_output_bytes
+        output, trace, sample, cfg.judge, cfg.no_judge, cfg.hooks, cfg.regex_timeout, cfg.skills, turn, history,
+        workspace.folder if workspace is not None else None, cfg.timeout, cfg.max_output_bytes,
+    )  # fmt: skip
     assertions = await evaluate(sample.assertions, ctx)
-    drift, trace = _drift(sample, trace)
+    drift, trace = _drift(sample, trace) if sample.provenance == RECORDED else (None, trace)
     if drift and sample.mocks_strict:
         assertions.append(drift_failure(drift))
     if cfg.mask:

@@ -50,7 +50,8 @@ def answer_at_once(target: AnswersAtOnce, sample: Sample, prompt: str, timeout: 
         produced = target.answer(sample, prompt)
     except Exception as exc:  # noqa: BLE001 - a bug in the target must not end the run
         raise TargetFailure(classify(exc, timeout)[0], 1) from None
-    produced.trace = noted_run_mocks(noted_unsupported(produced.trace, target.spec), sample, target.spec)
+    if produced.trace.tool_calls or sample.mocks:  # else there is nothing to note (most replays)
+        produced.trace = noted_run_mocks(noted_unsupported(produced.trace, target.spec), sample, target.spec)
     return produced, 1
 
 
@@ -58,7 +59,7 @@ def noted_run_mocks(trace: Trace, sample: Sample, spec: str) -> Trace:
     """The trace with a note per mock with `run: true` that answered with its return (`outcome:
     mock`): the target cannot run the real tool, and the call would otherwise read as the real
     tool's (claude: and codex: run it: `outcome: ran`)."""
-    if not any(m.get("run") is True for m in sample.mocks):
+    if not sample.mocks or not any(m.get("run") is True for m in sample.mocks):  # most samples have no mocks
         return trace
     runs = {key for key, m in zip(mock_keys(sample.mocks), sample.mocks, strict=True) if m.get("run") is True}
     keys = dict.fromkeys(c.mock_key for c in trace.tool_calls if c.outcome == "mock" and c.mock_key in runs)

@@ -55,8 +55,12 @@ def _entry(name: str, members: list[Digest], draws: Draws | None) -> Capability:
     passed = sum([r.passed for r in members])
     errored = len(members) - [r.status for r in members].count("ok")
     graded = [r for r in members if r.graded]
+    composites = [r.scores.composite for r in graded]
     samples = len({r.sample_id for r in members})
-    values = per_sample(graded, lambda r: r.scores.composite, once=samples == len(members))
+    if samples == len(members):  # each result its sample's only run: its value as per_sample gives it
+        values = [v + 0.0 for v in composites if v is not None]
+    else:
+        values = per_sample(graded, lambda r: r.scores.composite)
     return Capability(
         capability=name,
         samples=samples,
@@ -65,7 +69,7 @@ def _entry(name: str, members: list[Digest], draws: Draws | None) -> Capability:
         failed=len(members) - passed,
         errored=errored,
         pass_rate=round(passed / len(members), 4),
-        composite=round2(fmean([r.scores.composite for r in graded])) if graded else None,
+        composite=round2(fmean(composites)) if graded else None,
         pass_rate_ci=pass_rate_interval(passed, len(members), samples),
         composite_ci=mean_interval(values, draws=draws),
     )

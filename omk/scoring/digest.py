@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -53,8 +54,27 @@ class Digest(msgspec.Struct, frozen=True, gc=False):
 
     @classmethod
     def of(cls, r: SampleResult) -> Digest:
-        units: tuple[SampleResult | TurnResult, ...] = (r, *r.turns) if r.turns else (r,)  # a conversation is checked turn by turn
         ok = r.status == "ok"
+        if r.turns or r.judge is not None:  # a conversation is checked turn by turn; a judge block has its figures
+            return cls._of_units(r, ok)
+        skipped, skills = _one_pass(r) if ok else (0, False)
+        return cls(
+            sample_id=r.sample_id,
+            category=r.category,
+            repeat=r.repeat,
+            status=r.status,
+            passed=r.passed,
+            scores=r.scores,
+            cost_usd=r.trace.cost_usd,
+            cached=r.cached,
+            skipped_judge_items=skipped,
+            triggers=trigger_cases(r) if skills else (),
+            capabilities=r.capability if r.capability is _SPELLED[0] else _capabilities(r.capability),
+        )
+
+    @classmethod
+    def _of_units(cls, r: SampleResult, ok: bool) -> Digest:
+        units: tuple[SampleResult | TurnResult, ...] = (r, *r.turns)
         return cls(
             sample_id=r.sample_id,
             category=r.category,
@@ -65,11 +85,24 @@ class Digest(msgspec.Struct, frozen=True, gc=False):
             cost_usd=r.trace.cost_usd,
             cached=r.cached,
             skipped_judge_items=_skipped_judge_items(units) if ok else 0,
-            judge_scores=() if r.judge is None and not r.turns else tuple(m for u in units if (m := _members(u.judge)) is not None),
+            judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
             triggers=trigger_cases(r) if ok and any(_checks_skill(u.assertions) for u in units) else (),
             judge=judge_noise(r) if ok else None,
             capabilities=_capabilities(r.capability),
         )
+
+
+def _one_pass(r: SampleResult) -> tuple[int, bool]:
+    """A result without turns or judge block that ran: its judge work skipped (as
+    `_skipped_judge_items` counts it) and whether it checks a skill, in one pass over its checks."""
+    skipped = 1 if r.judge_skipped else 0
+    skills = False
+    for a in r.assertions:
+        if a.status is _SKIPPED and a.message in JUDGE_SKIPS:
+            skipped += 1
+        if a.type == "skill_used" or (a.children and _checks_skill(a.children)):
+            skills = True
+    return skipped, skills
 
 
 def _skipped_judge_items(units: tuple[SampleResult | TurnResult, ...]) -> int:
@@ -150,5 +183,8 @@ def _members(judge: JudgeBlock | None) -> dict[Any, Any] | None:
 
 
 def digests(results: Iterable[SampleResult | Digest]) -> list[Digest]:
-    """Digests of results (a digest is kept as it is)."""
+    """Digests of results (a digest is kept as it is; a list of digests is the list itself, read
+    only by the summary's parts, which each ask for it)."""
+    if isinstance(results, list) and all(map(isinstance, results, repeat(Digest))):
+        return results
     return [r if isinstance(r, Digest) else Digest.of(r) for r in results]

@@ -53,22 +53,22 @@ def score_sample(results: list[AssertionResult], judge_score: float | None) -> S
             behaviors += 1
             if status is _PASSED:
                 behavior_passed += weight
-    fact = _layer_score(fact_total, fact_passed, facts)
-    behavior = _layer_score(behavior_total, behavior_passed, behaviors)
+    fact = round2(1 + 4 * (fact_passed / fact_total)) if facts and fact_total > 0 else None
+    behavior = round2(1 + 4 * (behavior_passed / behavior_total)) if behaviors and behavior_total > 0 else None
     judge = round2(judge_score) if judge_score is not None else None
+    if judge is None and fact is not None and behavior is not None:  # most samples: both layers of checks
+        return Scores(fact, behavior, None, round2((fact + behavior) / 2))
     present = [s for s in (fact, behavior, judge) if s is not None]
     composite = round2(sum(present) / len(present)) if present else 0.0
     return Scores(fact, behavior, judge, composite)
 
 
-def _layer_score(total: float, passed: float, graded: float) -> float | None:
-    return ratio_to_score(passed / total) if graded and total > 0 else None
-
-
 def passes(scores: Scores, threshold: float) -> bool:
     """Every present layer must reach the threshold; a sample with no layer does not pass."""
-    present = [s for s in (scores.fact, scores.behavior, scores.judge) if s is not None]
-    return bool(present) and all(s >= threshold for s in present)
+    fact, behavior, judge = scores.fact, scores.behavior, scores.judge
+    if fact is None and behavior is None and judge is None:
+        return False
+    return (fact is None or fact >= threshold) and (behavior is None or behavior >= threshold) and (judge is None or judge >= threshold)
 
 
 def is_graded(scores: Scores) -> bool:

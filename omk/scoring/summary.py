@@ -36,8 +36,11 @@ def summarize(items: Iterable[SampleResult | Digest], threshold: float, duration
     draws = Draws()  # the figures with as many values share the bootstrap's draws
     ok = [r for r in results if r.status == "ok"]
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
+    every = [r.scores for r in results]
     scores: dict[str, float | None] = {
-        layer: _mean([v for r in results if (v := getattr(r.scores, layer)) is not None]) for layer in LAYERS
+        "fact": _mean([v for s in every if (v := s.fact) is not None]),
+        "behavior": _mean([v for s in every if (v := s.behavior) is not None]),
+        "judge": _mean([v for s in every if (v := s.judge) is not None]),
     }
     scores["composite"] = _mean([r.scores.composite for r in ok if r.graded])
     layer_means = [v for k, v in scores.items() if k in LAYERS and v is not None]

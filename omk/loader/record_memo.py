@@ -172,17 +172,16 @@ def json_document(text: str, memo: RecordMemo) -> Document | None:
         return None
     if not items:
         return None
+    samples = [memo.record(bytes(raw)) for raw in items]
+    if any(sample is None for sample in samples):
+        return None
     locator = JsonLocator(text, unique_keys=True)
-    at, places, samples = locator.start(prefix) + 1, [], []  # just inside the list's "["
+    at, places = locator.start(prefix) + 1, []  # just inside the list's "["
     for raw in items:  # each sample's text comes next, past white space and a comma
-        item = bytes(raw)
-        if (sample := memo.record(item)) is None:
-            return None
-        written = item.decode("utf-8")
+        written = str(raw, "utf-8")
         at = _GAP.match(text, at).end()  # type: ignore[union-attr]  # matches anywhere: all of it is optional
         if not text.startswith(written, at) and (at := text.find(written, at)) < 0:
             return None
-        samples.append(sample)
         places.append(at)
         locator.place_first(at)  # the sample_id, usually: its line is asked for every sample
         at += len(written)

@@ -58,38 +58,36 @@ class Digest(msgspec.Struct, frozen=True, gc=False):
         if r.turns or r.judge is not None:  # a conversation is checked turn by turn; a judge block has its figures
             return cls._of_units(r, ok)
         skipped, skills = _one_pass(r) if ok else (0, False)
-        return cls(
-            sample_id=r.sample_id,
-            category=r.category,
-            repeat=r.repeat,
-            status=r.status,
-            passed=r.passed,
-            scores=r.scores,
-            cost_usd=r.trace.cost_usd,
-            cached=r.cached,
-            skipped_judge_items=skipped,
-            triggers=trigger_cases(r) if skills else (),
-            capabilities=r.capability if r.capability is _SPELLED[0] else _capabilities(r.capability),
-        )
+        spelled = r.capability if r.capability is _SPELLED[0] else _capabilities(r.capability)
+        return cls._made(r, skipped, trigger_cases(r) if skills else (), spelled)
 
     @classmethod
     def _of_units(cls, r: SampleResult, ok: bool) -> Digest:
         units: tuple[SampleResult | TurnResult, ...] = (r, *r.turns)
-        return cls(
-            sample_id=r.sample_id,
-            category=r.category,
-            repeat=r.repeat,
-            status=r.status,
-            passed=r.passed,
-            scores=r.scores,
-            cost_usd=r.trace.cost_usd,
-            cached=r.cached,
-            skipped_judge_items=_skipped_judge_items(units) if ok else 0,
+        return cls._made(
+            r,
+            _skipped_judge_items(units) if ok else 0,
+            trigger_cases(r) if ok and any(_checks_skill(u.assertions) for u in units) else (),
+            _capabilities(r.capability),
             judge_scores=tuple(m for u in units if (m := _members(u.judge)) is not None),
-            triggers=trigger_cases(r) if ok and any(_checks_skill(u.assertions) for u in units) else (),
             judge=judge_noise(r) if ok else None,
-            capabilities=_capabilities(r.capability),
         )
+
+    @classmethod
+    def _made(
+        cls,
+        r: SampleResult,
+        skipped: int,
+        triggers: tuple[TriggerCase, ...],
+        capabilities: tuple[str, ...],
+        judge_scores: tuple[dict[Any, Any], ...] = (),
+        judge: JudgeNoise | None = None,
+    ) -> Digest:
+        """The digest of `r` with what its kind of result worked out."""
+        return cls(
+            r.sample_id, r.category, r.repeat, r.status, r.passed, r.scores, r.trace.cost_usd, r.cached, skipped,
+            judge_scores, triggers, judge, capabilities,
+        )  # fmt: skip
 
 
 def _one_pass(r: SampleResult) -> tuple[int, bool]:

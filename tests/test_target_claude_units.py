@@ -20,7 +20,7 @@ from omk.settings.target_settings import TargetSettings
 from omk.targets.claude import hook
 from omk.targets.claude.setup import load_settings, read_skill
 from omk.targets.claude.stream import build_trace, parse_stream, tool_calls
-from omk.targets.claude.workspace import Workspace
+from omk.targets.claude.workspace import Workspace, copy_available
 
 HOOK = str(Path(hook.__file__).resolve())
 
@@ -212,6 +212,19 @@ def test_the_workspace_holds_the_skill_and_only_the_declared_files(tmp_path, mon
     finally:
         space.remove()
     assert not space.root.exists()
+
+
+def test_a_files_available_name_the_system_refuses_is_a_note_not_an_error(tmp_path):
+    """A name too long for the file system (which loading lets through) is not found: a note,
+    as for a missing file, and the other entries are still copied."""
+    (tmp_path / "data.txt").write_text("x")
+    long = "x" * 300
+    sample = Sample(sample_id="s", prompt="p", base_dir=tmp_path, environment={"files_available": [long, "data.txt"]})
+    work = tmp_path / "work"
+    work.mkdir()
+    notes = copy_available(sample, work)
+    assert notes == [f"files_available: {long!r} not found in {tmp_path}; not copied"]
+    assert (work / "data.txt").read_text() == "x"
 
 
 def test_the_mcp_stand_in_offers_what_mocks_and_declared_tools_name():

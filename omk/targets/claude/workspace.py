@@ -63,12 +63,20 @@ def copy_available(sample: Sample, work: Path) -> list[str]:
         origin = source / relative
         if not name or relative.is_absolute() or not origin.resolve().is_relative_to(source):
             notes.append(f"files_available: {name!r} is outside {source}; not copied")
-        elif not origin.exists():
+        elif not _exists(origin):
             notes.append(f"files_available: {name!r} not found in {source}; not copied")
         else:  # only regular files and folders that stay inside the source folder
             skipped = copy_confined(origin, work / relative, source)
             notes += [f"files_available: {s!r} leads outside {source} or is not a regular file; not copied" for s in skipped]
     return notes
+
+
+def _exists(path: Path) -> bool:
+    """Whether `path` is there; False for a name the system refuses (too long)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 class Workspace:

@@ -177,8 +177,9 @@ class _FileLoader:
 
     def _stream(self) -> list[Problem]:
         """A JSON Lines file, a block of records at a time: each block is checked and built
-        before the next lines are read, so the file is never in memory whole. A file that turns out not to be
-        UTF-8 text is one problem, as a JSON or YAML file is: what it added is taken back."""
+        before the next lines are read, so the file is never in memory whole. A file that turns
+        out not to be UTF-8 text is one problem, as a JSON or YAML file is: what it added is
+        taken back."""
         before = len(self.loaded.samples), len(self.loaded.warnings)
         base_dir, seen = self._base_dir(), False
         block: list[_Pending] = []
@@ -378,8 +379,8 @@ class _FileLoader:
         return line
 
     def settle(self) -> None:
-        """Find the lines of the ids this file claimed, for the files loaded after it (and let
-        go of this file's document)."""
+        """Find the lines of the ids this file claimed, for the files loaded after it to name
+        in their duplicate messages."""
         for sample_id in list(self._unplaced):
             self._place(sample_id)
 
